@@ -1,0 +1,120 @@
+"""What the interpreter learned about one file: the generate calls and the values that reach them.
+
+Rules read an `Analysis`; they never walk the tree themselves for facts about values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.findings import Span
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where a value was set, for related locations and hover links. `path` None: this file."""
+
+    span: Span
+    description: str
+    path: str | None = None
+
+
+@dataclass(frozen=True)
+class CacheImpl:
+    """The effective `cache_implementation` at a call, and where it comes from.
+
+    `value` is the string (None is never stored: no CacheImpl means none is effective).
+    `via`: "keyword" (this call), "kwargs" (a ** dict), "generation_config" (a passed config),
+    "model" (model.generation_config), "checkpoint" (generation_config.json), "pipeline",
+    "hub-default" (the shipped table) or "wrapper" (e.g. Unsloth).
+    `condition`: the name of what it depends on when it is only set on some paths (-> Warning).
+    """
+
+    value: str
+    via: str
+    site: Site | None = None
+    condition: str | None = None
+
+
+@dataclass(frozen=True)
+class CacheArg:
+    """A cache keyword of a generate call and what its value is known to be.
+
+    `kind`: "none", "cache" (a Cache object), "tuple", "unknown" (e.g. a parameter), "other".
+    `span` is the `keyword=value` argument, or the whole call when it arrives through **kwargs.
+    """
+
+    keyword: str
+    kind: str
+    span: Span
+    via_kwargs: bool = False
+    cache_class: str | None = None
+    condition: str | None = None
+    site: Site | None = None
+
+
+@dataclass(frozen=True)
+class Keyword:
+    """A keyword argument written in the call itself."""
+
+    name: str
+    span: Span  # `name=value`
+    name_span: Span
+    value_span: Span
+    value_text: str
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What is known about the model a call runs on."""
+
+    class_name: str | None = None  # e.g. "MambaForCausalLM"; None when only "some transformers model"
+    checkpoint: str | None = None  # from_pretrained's first argument when constant
+    is_transformers: bool = True
+    wrapper: str | None = None  # e.g. "unsloth"
+
+
+@dataclass(frozen=True)
+class GenerateCall:
+    """One call that reaches `GenerationMixin.generate` (directly, through a pipeline or a wrapper)."""
+
+    span: Span  # the whole call expression
+    callee_span: Span  # e.g. `model.generate`
+    kind: str  # "generate" | "pipeline"
+    model: ModelInfo
+    keywords: tuple[Keyword, ...]
+    cache_args: tuple[CacheArg, ...]
+    cache_implementation: CacheImpl | None
+    # The in-call `cache_implementation=` keyword, when written in this call.
+    ci_keyword: Keyword | None = None
+    # Where the call was reached from when it sits in a function analysed for a specific call site.
+    via: Site | None = None
+    # Closing parenthesis position (insert point for new keywords).
+    close_paren: Span | None = None
+    # Every argument of the call in order (for removal edits that keep commas right).
+    arguments: tuple[Span, ...] = ()
+    has_star_kwargs: bool = False
+
+
+@dataclass(frozen=True)
+class CiValue:
+    """A `cache_implementation` value written somewhere (call, config, attribute, dict, json)."""
+
+    value: str
+    span: Span  # the string literal, quotes included
+    where: str  # "keyword" | "GenerationConfig" | "attribute" | "dict" | "json"
+    path: str | None = None
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Everything the rules need about one source file."""
+
+    text: str
+    path: str
+    context: Context
+    calls: tuple[GenerateCall, ...] = ()
+    ci_values: tuple[CiValue, ...] = ()
+    tree: Any = field(default=None, compare=False, repr=False)  # the parso module, for fix builders

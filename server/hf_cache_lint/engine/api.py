@@ -1,0 +1,94 @@
+"""The engine's entry points: text (or a file, or notebook cells) in, findings out."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from hf_cache_lint.engine import interp
+from hf_cache_lint.engine.analysis import Analysis
+from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.findings import CheckResult, FileError, Finding
+from hf_cache_lint.engine.notebook import NotebookError, join_cells, read_ipynb, split_findings
+from hf_cache_lint.engine.suppress import is_suppressed, suppressions
+from hf_cache_lint.engine.text import UndecodableError, decode_source
+from hf_cache_lint.settings import Settings
+
+log = logging.getLogger("hf_cache_lint")
+
+# A file that mentions none of these cannot hold a finding: skip the parse.
+TRIGGERS = ("generate", "cache_implementation", "generation_config", "past_key_values", "cache_params",
+            "cache=", "pipeline")
+
+MAX_BYTES = 20 * 1024 * 1024
+
+
+def might_matter(text: str) -> bool:
+    return any(t in text for t in TRIGGERS)
+
+
+def analyse(text: str, path: str, context: Context | None = None) -> Analysis:
+    """Run the interpreter over one module's text (never raises on bad syntax)."""
+    return interp.analyse(text, path, context or Context())
+
+
+def check_source(
+    text: str, path: str = "<stdin>", settings: Settings | None = None, context: Context | None = None
+) -> CheckResult:
+    """All enabled rules over one module's text, suppressions and settings applied."""
+    from hf_cache_lint.rules import ALL_RULES
+
+    settings = settings or Settings()
+    if not might_matter(text):
+        return CheckResult(path)
+    try:
+        analysis = analyse(text, path, context)
+    except RecursionError:
+        return CheckResult(path, error=FileError(path, "too deeply nested to analyse"))
+    findings: list[Finding] = []
+    for rule in ALL_RULES:
+        if not settings.enabled(rule.code):
+            continue
+        try:
+            for f in rule.check(analysis):
+                findings.append(replace(f, severity=settings.severity_for(f.code, f.severity)))
+        except Exception:  # one failing rule must not hide the others
+            log.exception("rule %s failed on %s", rule.code, path)
+    table = suppressions(text)
+    kept = sorted({f for f in findings if not is_suppressed(f, table)},
+                  key=lambda f: (f.span.start, f.span.end, f.code))
+    return CheckResult(path, tuple(kept))
+
+
+def check_cells(
+    cells: Sequence[str], path: str, settings: Settings | None = None, context: Context | None = None
+) -> list[tuple[int, Finding]]:
+    """Notebook cells as one module in cell order; findings as (cell index, finding in cell)."""
+    joined = join_cells(cells)
+    result = check_source(joined.text, path, settings, context)
+    return split_findings(result.findings, joined)
+
+
+def check_file(path: Path, settings: Settings | None = None, context: Context | None = None,
+               display: str | None = None) -> CheckResult:
+    """Read and check one .py or .ipynb file; unreadable input becomes a FileError, never an exception."""
+    name = display or str(path)
+    try:
+        if path.stat().st_size > MAX_BYTES:
+            return CheckResult(name, error=FileError(name, f"larger than {MAX_BYTES // 2**20} MiB, skipped"))
+        data = path.read_bytes()
+        text = decode_source(data)
+    except OSError as exc:
+        return CheckResult(name, error=FileError(name, f"cannot read: {exc.strerror or exc}"))
+    except UndecodableError as exc:
+        return CheckResult(name, error=FileError(name, str(exc)))
+    if path.suffix == ".ipynb":
+        try:
+            cells = read_ipynb(text)
+        except NotebookError as exc:
+            return CheckResult(name, error=FileError(name, str(exc)))
+        joined = join_cells(cells)
+        return replace(check_source(joined.text, name, settings, context), cell_starts=joined.first_lines)
+    return check_source(text, name, settings, context)

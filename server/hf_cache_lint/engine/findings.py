@@ -1,0 +1,111 @@
+"""Values the engine hands out: positions, spans, fixes and findings.
+
+Positions here are 1-based lines and 0-based columns counted in code points (Python `str`
+indices). This is the engine's single convention; parso already uses it, so the engine converts
+nothing, and the CLI (1-based columns) and lsp/convert (the client's encoding) convert once each.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Severity(str, enum.Enum):
+    """How bad a finding is; the names match the CLI/JSON contract."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+    HINT = "hint"
+
+
+@dataclass(frozen=True, order=True)
+class Position:
+    """A place in a file: 1-based line, 0-based column in code points."""
+
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class Span:
+    """A half-open range [start, end) of a file."""
+
+    start: Position
+    end: Position
+
+    @staticmethod
+    def of(line: int, column: int, end_line: int, end_column: int) -> Span:
+        return Span(Position(line, column), Position(end_line, end_column))
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace `span` with `content` (an insertion has an empty span)."""
+
+    span: Span
+    content: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    """One way to fix a finding; `preferred` marks the one `--fix` and fixAll apply."""
+
+    title: str
+    edits: tuple[Edit, ...]
+    preferred: bool = False
+
+
+@dataclass(frozen=True)
+class Related:
+    """Another place that explains a finding. `path` None means the file being checked."""
+
+    span: Span
+    message: str
+    path: str | None = None
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem in one file."""
+
+    code: str
+    name: str
+    message: str
+    severity: Severity
+    span: Span
+    fixes: tuple[Fix, ...] = ()
+    related: tuple[Related, ...] = ()
+    # Markdown: the specific story of this finding (what meets what, where, the exact error) for hovers.
+    story: str = ""
+
+    @property
+    def url(self) -> str:
+        return docs_url(self.code)
+
+
+@dataclass(frozen=True)
+class FileError:
+    """A file that could not be checked, and why (in words for a person)."""
+
+    path: str
+    message: str
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """All findings of one file (sorted by position) or the reason it could not be read."""
+
+    path: str
+    findings: tuple[Finding, ...] = ()
+    error: FileError | None = None
+    # For a notebook: the 1-based module line where each code cell starts (findings use module lines).
+    cell_starts: tuple[int, ...] = ()
+
+
+DOCS_BASE = "https://github.com/hf-cache-lint/hf-cache-lint/blob/main/docs/rules/"
+
+
+def docs_url(code: str) -> str:
+    return f"{DOCS_BASE}{code}.md"

@@ -1,0 +1,54 @@
+"""Text utilities shared by the engine: decoding, edits, line offsets. Pure functions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from hf_cache_lint.engine.findings import Edit, Position
+
+
+class UndecodableError(ValueError):
+    """The bytes are not text this tool can read."""
+
+
+def decode_source(data: bytes) -> str:
+    """Decode Python source like the interpreter does: BOM, PEP 263 cookie, else UTF-8."""
+    import io
+    import tokenize
+
+    if b"\x00" in data[:8192]:
+        raise UndecodableError("binary file (contains NUL bytes)")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        return data.decode(encoding).removeprefix("\ufeff")
+    except (SyntaxError, LookupError, UnicodeDecodeError) as exc:
+        raise UndecodableError(f"not valid UTF-8 or declared encoding: {exc}") from None
+
+
+def line_starts(text: str) -> list[int]:
+    """Offsets of each line's first character (lines split on \\n, \\r\\n and \\r like parso)."""
+    starts = [0]
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\r" and i + 1 < n and text[i + 1] == "\n":
+            i += 1
+            starts.append(i + 1)
+        elif c in "\r\n":
+            starts.append(i + 1)
+        i += 1
+    return starts
+
+
+def offset(starts: list[int], pos: Position) -> int:
+    return starts[pos.line - 1] + pos.column
+
+
+def apply_edits(text: str, edits: Iterable[Edit]) -> str:
+    """Apply non-overlapping edits (any order) to `text`."""
+    starts = line_starts(text)
+    ordered = sorted(edits, key=lambda e: (e.span.start, e.span.end), reverse=True)
+    for edit in ordered:
+        a, b = offset(starts, edit.span.start), offset(starts, edit.span.end)
+        text = text[:a] + edit.content + text[b:]
+    return text

@@ -1,0 +1,115 @@
+"""What each transformers version does with caches (FACTS.md), as data the rules consult."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import total_ordering
+
+NEWEST = "5.24.0"
+
+
+@total_ordering
+@dataclass(frozen=True)
+class Version:
+    """A transformers release, compared numerically (pre-release tags are ignored)."""
+
+    major: int
+    minor: int
+    patch: int = 0
+
+    @staticmethod
+    def parse(text: str) -> Version:
+        m = re.match(r"\s*v?(\d+)\.(\d+)(?:\.(\d+))?", text)
+        if not m:
+            raise ValueError(f"not a transformers version: {text!r}")
+        return Version(int(m[1]), int(m[2]), int(m[3] or 0))
+
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, Version):
+            return NotImplemented
+        return (self.major, self.minor, self.patch) < (other.major, other.minor, other.patch)
+
+    def __str__(self) -> str:
+        return f"{self.major}.{self.minor}.{self.patch}"
+
+
+V = Version.parse
+
+_MAMBA_FAMILY = ("mamba",)
+
+_VALID_5 = ("static", "offloaded_static", "dynamic", "offloaded", "quantized", "paged")
+_DEPRECATED_5 = ("sliding_window", "hybrid", "hybrid_chunked", "offloaded_hybrid", "offloaded_hybrid_chunked")
+_VALID_457 = ("static", "offloaded_static", "dynamic", "offloaded", "quantized", "dynamic_full",
+              "sliding_window", "hybrid", "hybrid_chunked", "offloaded_hybrid", "offloaded_hybrid_chunked")
+
+
+@dataclass(frozen=True)
+class Target:
+    """The transformers version being linted for, and the behaviour that follows from it."""
+
+    version: Version
+
+    @staticmethod
+    def of(text: str | None) -> Target:
+        return Target(Version.parse(text or NEWEST))
+
+    @property
+    def has_conflict_error(self) -> bool:
+        """4.41+ raise the 'Passing both' ValueError (4.39-4.40 a static-only variant, older nothing)."""
+        return self.version >= V("4.41")
+
+    @property
+    def unified_cache_keyword(self) -> bool:
+        """5.24 renamed every cache keyword of generate to `cache=`."""
+        return self.version >= V("5.24")
+
+    def cache_keyword(self, model_class: str | None) -> str:
+        """The keyword `generate` takes the cache under for a model of this class name."""
+        if self.unified_cache_keyword:
+            return "cache"
+        if model_class and self.version >= V("4.43") and any(f in model_class.lower() for f in _MAMBA_FAMILY):
+            return "cache_params"
+        if model_class and V("4.55") <= self.version < V("5.5") and model_class.startswith("FalconH1"):
+            return "cache_params"
+        return "past_key_values"
+
+    def conflict_message(self, keyword: str, model_class: str | None) -> str:
+        """The exact text transformers raises for a cache passed with `cache_implementation` set."""
+        name = "cache" if self.unified_cache_keyword else keyword
+        return (
+            "ValueError: Passing both `cache_implementation` (used to initialize certain caches) and "
+            f"`{name}` (a Cache object) is unsupported. Please use only one of the two."
+        )
+
+    @property
+    def hybrid_is_reset(self) -> bool:
+        """5.x resets an effective "hybrid" to None, so it never conflicts."""
+        return self.version >= V("5.0")
+
+    @property
+    def hub_hybrid_dropped(self) -> bool:
+        """4.56+ drop a Hub-loaded "hybrid" default (Gemma 2/3)."""
+        return self.version >= V("4.56")
+
+    @property
+    def user_config_inherits_model(self) -> bool:
+        """A passed GenerationConfig inherits the model's unset fields (4.50+; 5.x always)."""
+        return self.version >= V("4.50")
+
+    @property
+    def tuple_cache_is_error(self) -> bool:
+        return self.version >= V("5.0")
+
+    @property
+    def valid_cache_implementations(self) -> tuple[str, ...]:
+        if self.version >= V("5.0"):
+            return _VALID_5 + _DEPRECATED_5
+        return _VALID_457 + (("mamba",) if self.version < V("4.56") else ())
+
+    @property
+    def deprecated_cache_implementations(self) -> tuple[str, ...]:
+        return _DEPRECATED_5 if self.version >= V("5.0") else ()
+
+    def __str__(self) -> str:
+        return str(self.version)

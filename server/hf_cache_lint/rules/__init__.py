@@ -1,0 +1,10 @@
+"""The rule registry: every rule module, in code order."""
+
+from __future__ import annotations
+
+from hf_cache_lint.rules.base import Rule
+from hf_cache_lint.rules.hfc001_cache_conflict import CacheConflict
+
+ALL_RULES: tuple[Rule, ...] = (CacheConflict(),)
+
+BY_CODE: dict[str, Rule] = {r.code: r for r in ALL_RULES}

@@ -1,0 +1,67 @@
+"""The shape every rule module fills in (after Fixit's LintRule): identity, docs, examples, check."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar
+
+from hf_cache_lint.engine.findings import Finding, Severity
+
+if TYPE_CHECKING:
+    from hf_cache_lint.engine.analysis import Analysis
+
+# The transformers releases every example is checked against (the oracle runs each of them).
+CHECKED_VERSIONS: tuple[str, ...] = ("4.57.6", "5.23.0", "5.24.0")
+
+
+@dataclass(frozen=True)
+class Valid:
+    """Code that must produce no finding of this rule for `versions`, and that runs clean there."""
+
+    code: str
+    versions: tuple[str, ...] = CHECKED_VERSIONS
+    files: Mapping[str, str] = field(default_factory=dict)
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """Code that must produce exactly one finding of this rule for each of `versions`.
+
+    `flagged` is the exact source text the finding's range covers (its `occurrence`-th match);
+    `fixed` maps each expected fix title to the whole text after applying that fix (checked on the
+    first version in `versions`). Every checked version not in `versions` must give no finding.
+    `runtime` is what the oracle expects the real run to raise for `versions` (default: this rule).
+    """
+
+    code: str
+    flagged: str
+    fixed: Mapping[str, str] = field(default_factory=dict)
+    versions: tuple[str, ...] = CHECKED_VERSIONS
+    severity: Severity | None = None
+    message_contains: str = ""
+    occurrence: int = 0
+    files: Mapping[str, str] = field(default_factory=dict)
+    runtime: str | None = None
+    note: str = ""
+
+
+class Rule:
+    """A lint rule: subclasses set the class attributes and implement `check`."""
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    default_severity: ClassVar[Severity]
+    docs: ClassVar[str]
+    valid: ClassVar[tuple[Valid, ...]] = ()
+    invalid: ClassVar[tuple[Invalid, ...]] = ()
+
+    def check(self, analysis: Analysis) -> Iterable[Finding]:
+        raise NotImplementedError
+
+    @classmethod
+    def full_docs(cls) -> str:
+        """The Markdown shown by `hf-cache-lint rule CODE`, hovers and docs/rules/CODE.md."""
+        return f"# {cls.code} {cls.name}\n\n{cls.summary}\n\n{cls.docs.strip()}\n"

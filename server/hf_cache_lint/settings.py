@@ -1,0 +1,86 @@
+"""The one `Settings` type fed by the CLI, `[tool.hf-cache-lint]` in pyproject and the LSP.
+
+Python uses snake_case; VS Code and LSP initializationOptions use camelCase. The mapping lives
+here, once (`from_mapping` accepts either spelling).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from hf_cache_lint.engine.findings import Severity
+
+RUN_MODES = ("onType", "onSave")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What to check and how."""
+
+    select: tuple[str, ...] = ()
+    """Rule codes (or prefixes like `HFC00`) to enable; empty means all."""
+    ignore: tuple[str, ...] = ()
+    """Rule codes (or prefixes) to disable; wins over `select`."""
+    severity: Mapping[str, Severity] = field(default_factory=dict)
+    """Per-code severity override, e.g. {"HFC003": "warning"}."""
+    transformers_version: str | None = None
+    """Target transformers version when none is installed in the analysed environment."""
+    interpreter: str | None = None
+    """Python interpreter of the analysed environment (jedi inference, version detection)."""
+    run: str = "onType"
+    """`onType` or `onSave` (language server only)."""
+    debounce_ms: int = 150
+    """Delay after the last edit before diagnostics are computed (language server only)."""
+    extra_paths: tuple[str, ...] = ()
+    """Extra import roots for cross-module resolution."""
+    exclude: tuple[str, ...] = ()
+    """gitignore-style patterns the CLI skips when walking folders."""
+
+    def enabled(self, code: str) -> bool:
+        if any(code.startswith(p) for p in self.ignore):
+            return False
+        return not self.select or any(code.startswith(p) for p in self.select)
+
+    def severity_for(self, code: str, default: Severity) -> Severity:
+        return self.severity.get(code, default)
+
+    def merged(self, overrides: Mapping[str, Any]) -> Settings:
+        """These settings with the keys present in `overrides` (either spelling) replaced."""
+        return replace(self, **_normalise(overrides))
+
+    @staticmethod
+    def from_mapping(data: Mapping[str, Any]) -> Settings:
+        return Settings().merged(data)
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).replace("-", "_").lower()
+
+
+_FIELDS = {f.name for f in fields(Settings)}
+
+
+def _normalise(data: Mapping[str, Any]) -> dict[str, Any]:
+    """Keep known keys, coerce JSON-ish values into the field types, drop None (= not set)."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        name = _snake(key)
+        if name not in _FIELDS or value is None:
+            continue
+        if name in ("select", "ignore", "extra_paths", "exclude"):
+            items = [value] if isinstance(value, str) else list(value)
+            out[name] = tuple(str(v).strip() for v in items if str(v).strip())
+        elif name == "severity":
+            out[name] = {str(k).upper(): Severity(str(v).lower()) for k, v in dict(value).items()}
+        elif name == "debounce_ms":
+            out[name] = max(0, int(value))
+        elif name == "run":
+            if value not in RUN_MODES:
+                raise ValueError(f"run must be one of {RUN_MODES}, not {value!r}")
+            out[name] = value
+        else:
+            out[name] = str(value) if value != "" else None
+    return out
