@@ -1,0 +1,165 @@
+"""`hf-cache-lint check | serve | rule`: the command line (parsing here, the work in cli_support)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+from hf_cache_lint import __version__
+from hf_cache_lint.cli_support.formats import FORMATS
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+CHECK_EPILOG = """\
+exit status:
+  0  no findings (or --exit-zero)
+  1  findings remain, or a file could not be checked
+  2  usage error, invalid configuration or internal error
+
+A file that cannot be checked (unreadable, not text, broken notebook JSON, too deeply
+nested) is reported on stderr as `path: error: message` and counts like a finding for the
+exit status (as Ruff's E902): the other files are still checked.
+
+Configuration comes from [tool.hf-cache-lint] in the nearest pyproject.toml at or above the
+first PATH. Flags win: --select replaces the configured select and ignore lists (then
+--ignore applies); --ignore alone adds to the configured ignore list.
+
+Notebooks (.ipynb): the code cells are checked as one module in cell order; rows are relative
+to the cell, and the cell is its 1-based position among all cells (text: `nb.ipynb:cell 3:2:5`,
+json: "cell": 3). --fix rewrites only the changed code cells' sources.
+"""
+
+
+def _codes(text: str) -> tuple[str, ...]:
+    from hf_cache_lint.cli_support.config import ConfigError, check_code
+
+    codes = tuple(c.strip().upper() for c in text.split(",") if c.strip())
+    try:
+        for c in codes:
+            check_code(c, "argument")
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("argument: ")) from None
+    return codes
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="hf-cache-lint", description="Find transformers generate() cache conflicts before they raise.")
+    parser.add_argument("--version", action="version", version=f"hf-cache-lint {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="show tracebacks of internal errors")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    check = sub.add_parser("check", help="check files and folders", epilog=CHECK_EPILOG,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+    check.add_argument("paths", nargs="*", metavar="PATH",
+                       help="files or folders (recursive: .py and .ipynb); default: .")
+    check.add_argument("--format", choices=tuple(FORMATS), default="text", help="output format (default: text)")
+    check.add_argument("--transformers-version", metavar="X.Y.Z",
+                       help="target transformers version (wins over the one found with --interpreter)")
+    check.add_argument("--interpreter", metavar="PY",
+                       help="Python whose environment's transformers version is the target")
+    check.add_argument("--select", type=_codes, metavar="CODES", help="comma-separated rule codes or prefixes")
+    check.add_argument("--ignore", type=_codes, metavar="CODES", help="comma-separated rule codes or prefixes")
+    check.add_argument("--fix", action="store_true", help="apply the preferred fix of each finding")
+    check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    check.add_argument("--jobs", type=int, default=0, metavar="N",
+                       help="worker processes for many files (default: one per CPU; 1: no pool)")
+    check.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+
+    serve = sub.add_parser("serve", help="run the language server (stdio unless --tcp)")
+    serve.add_argument("--tcp", action="store_true", help="listen on TCP instead of stdio")
+    serve.add_argument("--host", default="127.0.0.1", help="TCP host (default: 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=2087, help="TCP port (default: 2087)")
+
+    rule = sub.add_parser("rule", help="show a rule's documentation")
+    group = rule.add_mutually_exclusive_group(required=True)
+    group.add_argument("code", nargs="?", metavar="CODE", help="a rule code, e.g. HFC001")
+    group.add_argument("--all", action="store_true", help="list every rule's code, name and summary")
+    return parser
+
+
+class _OneLine(logging.Formatter):
+    """Log records as `hf-cache-lint: level: message: Error: detail`, tracebacks only when verbose."""
+
+    def __init__(self, verbose: bool) -> None:
+        super().__init__("hf-cache-lint: %(levelname)s: %(message)s")
+        self.verbose = verbose
+
+    def format(self, record: logging.LogRecord) -> str:
+        if record.exc_info and not self.verbose:
+            exc = record.exc_info[1]
+            record = logging.makeLogRecord({**record.__dict__, "exc_info": None, "exc_text": None,
+                                            "msg": f"{record.getMessage()}: {type(exc).__name__}: {exc}",
+                                            "args": ()})
+        return super().format(record).replace("hf-cache-lint: ERROR", "hf-cache-lint: error").replace(
+            "hf-cache-lint: WARNING", "hf-cache-lint: warning")
+
+
+def _setup_logging(verbose: bool) -> None:
+    log = logging.getLogger("hf_cache_lint")
+    for h in list(log.handlers):
+        if getattr(h, "_hf_cache_lint_cli", False):
+            log.removeHandler(h)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_OneLine(verbose))
+    handler._hf_cache_lint_cli = True  # type: ignore[attr-defined]
+    log.addHandler(handler)
+    log.setLevel(logging.DEBUG if verbose else logging.WARNING)
+    log.propagate = False
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI and return its exit status (the console script exits with it)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: 0 after --help/--version, 2 on a usage error
+        return int(exc.code or 0) if not isinstance(exc.code, str) else EXIT_ERROR
+    _setup_logging(args.verbose)
+    try:
+        if args.command == "check":
+            from hf_cache_lint.cli_support.check_cmd import run_check
+
+            return run_check(args)
+        if args.command == "serve":
+            return _serve(args)
+        return _rule(args)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # never a bare traceback: say what failed, exit 2
+        logging.getLogger("hf_cache_lint").debug("internal error", exc_info=True)
+        print(f"hf-cache-lint: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+
+
+def _serve(args: argparse.Namespace) -> int:
+    try:
+        from hf_cache_lint.lsp.server import start
+    except ImportError as exc:
+        missing = (exc.name or "").split(".")[0]
+        if missing in ("pygls", "lsprotocol"):
+            print(f"hf-cache-lint: error: the language server needs {missing}: "
+                  "pip install 'hf-cache-lint[lsp]'", file=sys.stderr)
+        else:
+            print(f"hf-cache-lint: error: cannot load the language server: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    start(tcp=args.tcp, host=args.host, port=args.port)
+    return EXIT_CLEAN
+
+
+def _rule(args: argparse.Namespace) -> int:
+    from hf_cache_lint.rules import ALL_RULES, BY_CODE
+
+    if args.all:
+        width = max((len(r.name) for r in ALL_RULES), default=0)
+        for r in ALL_RULES:
+            print(f"{r.code}  {r.name.ljust(width)}  {r.summary}")
+        return EXIT_CLEAN
+    rule = BY_CODE.get(args.code.strip().upper())
+    if rule is None:
+        print(f"hf-cache-lint: error: unknown rule {args.code!r} (known: {', '.join(BY_CODE)})", file=sys.stderr)
+        return EXIT_ERROR
+    print(rule.full_docs(), end="")
+    return EXIT_CLEAN

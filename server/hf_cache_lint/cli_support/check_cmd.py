@@ -1,0 +1,115 @@
+"""`hf-cache-lint check`: configuration, discovery, the check (and fix) run, output and exit status."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from hf_cache_lint.cli_support.config import Config, ConfigError, check_version, load_config
+from hf_cache_lint.cli_support.discovery import Discovery, SourceFile, discover
+from hf_cache_lint.cli_support.fixer import fix_file
+from hf_cache_lint.cli_support.formats import FORMATS
+from hf_cache_lint.cli_support.gitignore import PathSpec
+from hf_cache_lint.cli_support.report import Report, build_report
+from hf_cache_lint.cli_support.runner import check_files, check_one
+from hf_cache_lint.engine.context import Context, installed_transformers, resolve_context
+from hf_cache_lint.engine.findings import CheckResult, FileError
+from hf_cache_lint.settings import Settings
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def _error(message: str) -> int:
+    print(f"hf-cache-lint: error: {message}", file=sys.stderr)
+    return EXIT_ERROR
+
+
+def effective_settings(config: Config, args: argparse.Namespace) -> Settings:
+    """pyproject settings with the flags on top (a --select resets the configured lists, as in Ruff)."""
+    settings = config.settings
+    if args.select is not None:
+        settings = replace(settings, select=args.select, ignore=args.ignore or ())
+    elif args.ignore is not None:
+        settings = replace(settings, ignore=settings.ignore + args.ignore)
+    if args.transformers_version:
+        settings = replace(settings, transformers_version=args.transformers_version)
+    if args.interpreter:
+        settings = replace(settings, interpreter=args.interpreter)
+    return settings
+
+
+def make_context(settings: Settings, args: argparse.Namespace, root: Path) -> Context:
+    """The target version: --transformers-version, else the interpreter's environment, else pyproject/newest."""
+    interpreter = settings.interpreter
+    if interpreter and not shutil.which(interpreter):
+        raise ConfigError(f"interpreter not found: {interpreter}")
+    if args.transformers_version:
+        context = resolve_context(transformers_version=args.transformers_version, workspace=root)
+        return replace(context, interpreter=interpreter)
+    context = resolve_context(transformers_version=settings.transformers_version, interpreter=interpreter,
+                              workspace=root)
+    if interpreter and installed_transformers(interpreter) is None:
+        print(f"hf-cache-lint: note: no transformers installed for {interpreter}; "
+              f"checking for {context.target} ({context.version_source})", file=sys.stderr)
+    return context
+
+
+def _fix(sources: list[SourceFile], results: list[CheckResult], settings: Settings,
+         context: Context) -> tuple[list[CheckResult], list[FileError], int]:
+    """Fix the files that have a fixable finding; re-check them so the report shows what remains."""
+    errors: list[FileError] = []
+    fixed = 0
+    out = list(results)
+    for i, (source, result) in enumerate(zip(sources, results, strict=True)):
+        if not any(fix.preferred for f in result.findings for fix in f.fixes):
+            continue
+        outcome = fix_file(source, settings, context)
+        if outcome.error:
+            errors.append(FileError(source.display, outcome.error))
+        if outcome.fixed:
+            fixed += outcome.fixed
+            out[i] = check_one(source, settings, context)
+    return out, errors, fixed
+
+
+def run(args: argparse.Namespace) -> tuple[Report, Discovery]:
+    paths = args.paths or ["."]
+    config = load_config(paths)
+    for v in filter(None, [args.transformers_version]):
+        check_version(v, "--transformers-version")
+    settings = effective_settings(config, args)
+    context = make_context(settings, args, config.root)
+    found = discover(paths, PathSpec.of(settings.exclude), config.root)
+    sources = list(found.files)
+    results = check_files(sources, settings, context, jobs=args.jobs)
+    fix_errors: list[FileError] = []
+    fixed = 0
+    if args.fix:
+        results, fix_errors, fixed = _fix(sources, results, settings, context)
+    report = build_report(sources, results, [*found.errors, *fix_errors], fixed=fixed, fixing=args.fix)
+    return report, found
+
+
+def run_check(args: argparse.Namespace) -> int:
+    """The whole `check` command; returns the exit status."""
+    if args.jobs < 0:
+        return _error("--jobs must be 0 (one per CPU) or more")
+    try:
+        report, found = run(args)
+    except ConfigError as exc:
+        return _error(str(exc))
+    if not found.files and not found.errors:
+        print("hf-cache-lint: warning: no Python files found under the given paths", file=sys.stderr)
+    for err in report.errors:
+        print(f"{err.path}: error: {err.message}", file=sys.stderr)
+    try:
+        sys.stdout.write(FORMATS[args.format](report))
+        sys.stdout.flush()
+    except BrokenPipeError:  # `| head`: the reader is gone, the status still matters
+        pass
+    if args.exit_zero:
+        return EXIT_CLEAN
+    return EXIT_FINDINGS if report.items or report.errors else EXIT_CLEAN

@@ -1,0 +1,120 @@
+"""`[tool.hf-cache-lint]` in the nearest pyproject.toml, read into `Settings`."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hf_cache_lint.engine.versions import Version
+from hf_cache_lint.settings import Settings
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+TABLE = "hf-cache-lint"
+
+# The keys a pyproject may set (kebab-case, as TOML tables usually are; snake/camel also accepted).
+_CODE = re.compile(r"HFC\d{0,3}")
+
+KNOWN_KEYS = ("select", "ignore", "severity", "transformers-version", "exclude", "extra-paths", "interpreter")
+
+
+class ConfigError(ValueError):
+    """The configuration cannot be used; the message says where and why."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """Settings from pyproject (defaults when none) and the directory they are relative to."""
+
+    settings: Settings = field(default_factory=Settings)
+    root: Path = field(default_factory=Path.cwd)
+    source: Path | None = None
+
+
+def _table(path: Path) -> Mapping[str, Any] | None:
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    tool = doc.get("tool")
+    table = tool.get(TABLE) if isinstance(tool, dict) else None
+    if table is None:
+        return None
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.{TABLE}] must be a table")
+    return table
+
+
+def find_config(start: Path) -> tuple[Path, Mapping[str, Any]] | None:
+    """The nearest pyproject.toml at or above `start` that has a [tool.hf-cache-lint] table."""
+    here = start.resolve()
+    if not here.is_dir():
+        here = here.parent
+    for folder in (here, *here.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            table = _table(candidate)
+            if table is not None:
+                return candidate, table
+    return None
+
+
+def _norm(key: str) -> str:
+    """Any spelling (kebab, snake, camel) -> kebab-case, to compare with KNOWN_KEYS."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "-", key).replace("_", "-").lower()
+
+
+def settings_from_table(table: Mapping[str, Any], where: str) -> Settings:
+    """Validate the table's keys and values and build Settings (errors name the key)."""
+    for key, value in table.items():
+        name = _norm(key)
+        if name not in KNOWN_KEYS:
+            raise ConfigError(f"{where}: unknown key {key!r} in [tool.{TABLE}] (known: {', '.join(KNOWN_KEYS)})")
+        if name in ("select", "ignore", "exclude", "extra-paths"):
+            if not (isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))):
+                raise ConfigError(f"{where}: {key!r} must be a list of strings")
+        elif name == "severity":
+            if not isinstance(value, dict):
+                raise ConfigError(f"{where}: 'severity' must be a table like {{HFC003 = \"warning\"}}")
+        elif not isinstance(value, str):
+            raise ConfigError(f"{where}: {key!r} must be a string")
+    try:
+        settings = Settings.from_mapping(table)
+    except (ValueError, TypeError) as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+    for code in settings.select + settings.ignore + tuple(settings.severity):
+        check_code(code, where)
+    if settings.transformers_version:
+        check_version(settings.transformers_version, where)
+    return settings
+
+
+def check_code(code: str, where: str) -> None:
+    """A rule code or a prefix of one (`HFC`, `HFC00`, `HFC001`)."""
+    if not _CODE.fullmatch(code.upper()):
+        raise ConfigError(f"{where}: {code!r} is not a rule code or prefix (like HFC001 or HFC00)")
+
+
+def check_version(text: str, where: str) -> None:
+    try:
+        Version.parse(text)
+    except ValueError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+
+
+def load_config(paths: Sequence[str]) -> Config:
+    """The configuration for a run over `paths`: found above the first path, else the defaults."""
+    found = find_config(Path(paths[0]) if paths else Path.cwd())
+    if found is None:
+        return Config()
+    path, table = found
+    return Config(settings_from_table(table, str(path)), path.parent, path)

@@ -1,0 +1,105 @@
+"""`--format sarif`: a SARIF 2.1.0 log (GitHub code scanning and other SARIF viewers)."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+from urllib.parse import quote
+
+from hf_cache_lint import __version__
+from hf_cache_lint.cli_support.report import Located, Report
+from hf_cache_lint.engine.findings import DOCS_BASE, Edit, Severity, Span
+from hf_cache_lint.rules import ALL_RULES
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note", Severity.HINT: "note"}
+
+
+def _uri(path: str) -> dict[str, str]:
+    posix = path.replace(os.sep, "/")
+    if os.path.isabs(path):
+        return {"uri": "file://" + quote(posix)}
+    return {"uri": quote(posix), "uriBaseId": "%SRCROOT%"}
+
+
+def _region(span: Span) -> dict[str, int]:
+    # SARIF lines and columns are 1-based; columnKind below says they count code points, like ours.
+    return {"startLine": span.start.line, "startColumn": span.start.column + 1,
+            "endLine": span.end.line, "endColumn": span.end.column + 1}
+
+
+def _location(path: str, span: Span, cell: int | None) -> dict[str, Any]:
+    loc: dict[str, Any] = {"physicalLocation": {"artifactLocation": _uri(path), "region": _region(span)}}
+    if cell is not None:  # SARIF knows no notebook cells: rows are relative to the cell named here
+        loc["properties"] = {"cell": cell}
+    return loc
+
+
+def _replacement(edit: Edit) -> dict[str, Any]:
+    return {"deletedRegion": _region(edit.span), "insertedContent": {"text": edit.content}}
+
+
+def _result(item: Located, rule_index: dict[str, int]) -> dict[str, Any]:
+    f = item.finding
+    out: dict[str, Any] = {
+        "ruleId": f.code,
+        "level": LEVELS[f.severity],
+        "message": {"text": f.message},
+        "locations": [_location(item.filename, f.span, item.cell)],
+    }
+    if f.code in rule_index:
+        out["ruleIndex"] = rule_index[f.code]
+    if item.related:
+        out["relatedLocations"] = [
+            {"id": i, **_location(p.filename, p.related.span, p.cell), "message": {"text": p.related.message}}
+            for i, p in enumerate(item.related, start=1)
+        ]
+    if f.fixes:
+        out["fixes"] = [
+            {"description": {"text": fix.title},
+             "artifactChanges": [{"artifactLocation": _uri(item.filename),
+                                  "replacements": [_replacement(e) for e in fix.edits]}]}
+            for fix in f.fixes
+        ]
+    return out
+
+
+def _rules() -> list[dict[str, Any]]:
+    return [
+        {"id": r.code, "name": r.name,
+         "shortDescription": {"text": r.summary},
+         "fullDescription": {"text": r.summary},
+         "help": {"text": r.full_docs(), "markdown": r.full_docs()},
+         "helpUri": f"{DOCS_BASE}{r.code}.md",
+         "defaultConfiguration": {"level": LEVELS[r.default_severity]}}
+        for r in ALL_RULES
+    ]
+
+
+def sarif_log(report: Report) -> dict[str, Any]:
+    rules = _rules()
+    index = {r["id"]: i for i, r in enumerate(rules)}
+    notifications = [
+        {"level": "error", "message": {"text": e.message},
+         "locations": [{"physicalLocation": {"artifactLocation": _uri(e.path)}}]}
+        for e in report.errors
+    ]
+    cwd = quote(os.getcwd().replace(os.sep, "/").rstrip("/") + "/")
+    return {
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "hf-cache-lint", "version": __version__, "semanticVersion": __version__,
+                                "informationUri": "https://github.com/hf-cache-lint/hf-cache-lint",
+                                "rules": rules}},
+            "originalUriBaseIds": {"%SRCROOT%": {"uri": f"file://{cwd}"}},
+            "columnKind": "unicodeCodePoints",
+            "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notifications}],
+            "results": [_result(i, index) for i in report.items],
+        }],
+    }
+
+
+def render(report: Report) -> str:
+    return json.dumps(sarif_log(report), indent=2, ensure_ascii=False) + "\n"

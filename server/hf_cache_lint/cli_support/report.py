@@ -1,0 +1,121 @@
+"""What a `check` run found, arranged for the formats: per finding its file, cell and source line."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from hf_cache_lint.cli_support.discovery import SourceFile
+from hf_cache_lint.engine.findings import CheckResult, FileError, Finding, Related
+from hf_cache_lint.engine.notebook import Joined, read_ipynb, split_findings
+from hf_cache_lint.engine.text import UndecodableError, decode_source
+
+
+@dataclass(frozen=True)
+class Place:
+    """A related place resolved for printing: file name, cell number (notebooks) and the related value."""
+
+    filename: str
+    cell: int | None
+    related: Related
+
+
+@dataclass(frozen=True)
+class Located:
+    """One finding ready to print.
+
+    For a notebook, `finding`'s positions are relative to its cell and `cell` is the 1-based number
+    of that cell among all cells of the notebook (markdown included), as Jupyter shows them.
+    """
+
+    filename: str
+    finding: Finding
+    cell: int | None = None
+    line_text: str = ""
+    related: tuple[Place, ...] = ()
+
+    @property
+    def fixable(self) -> bool:
+        return any(f.preferred for f in self.finding.fixes)
+
+
+@dataclass(frozen=True)
+class Report:
+    """Findings in output order, files that could not be checked, and what `--fix` changed."""
+
+    items: tuple[Located, ...]
+    errors: tuple[FileError, ...]
+    files_checked: int
+    fixed: int = 0
+    fixing: bool = False
+
+
+def code_cell_numbers(notebook_text: str) -> tuple[int, ...]:
+    """1-based positions (among all cells) of the code cells, in order."""
+    doc = json.loads(notebook_text)
+    cells = doc.get("cells") if isinstance(doc, dict) else None
+    if not isinstance(cells, list):
+        return ()
+    return tuple(i for i, c in enumerate(cells, start=1) if isinstance(c, dict) and c.get("cell_type") == "code")
+
+
+def _texts(source: SourceFile) -> tuple[list[str], tuple[int, ...]]:
+    """The file's text as one chunk (or the notebook's code cells) and the cell numbers."""
+    try:
+        text = decode_source(source.path.read_bytes())
+        if source.is_notebook:
+            return read_ipynb(text), code_cell_numbers(text)
+    except (OSError, UndecodableError, ValueError):
+        return [], ()  # the file changed under us: print findings without source lines
+    return [text], ()
+
+
+def _line(texts: list[str], chunk: int, line: int) -> str:
+    if chunk >= len(texts):
+        return ""
+    lines = texts[chunk].splitlines()
+    return lines[line - 1] if 0 < line <= len(lines) else ""
+
+
+def _other_file(path: str) -> str:
+    rel = os.path.relpath(path) if os.path.isabs(path) else path
+    return path if rel.startswith("..") else rel
+
+
+def locate(source: SourceFile, result: CheckResult) -> list[Located]:
+    """The findings of one checked file, positions moved into cells for a notebook."""
+    if not result.findings:
+        return []
+    texts, numbers = _texts(source)
+    if not result.cell_starts:
+        return [Located(source.display, f, None, _line(texts, 0, f.span.start.line),
+                        tuple(_place(source.display, r, None, None) for r in f.related))
+                for f in result.findings]
+    out = []
+    for index, f in split_findings(result.findings, Joined("", result.cell_starts)):
+        number = numbers[index] if index < len(numbers) else index + 1
+        places = tuple(_place(source.display, r, number, numbers) for r in f.related)
+        out.append(Located(source.display, f, number, _line(texts, index, f.span.start.line), places))
+    return out
+
+
+def _place(display: str, r: Related, cell: int | None, numbers: Sequence[int] | None) -> Place:
+    if r.path is None:
+        return Place(display, cell, r)
+    if r.path.startswith("cell:") and numbers is not None:
+        index = int(r.path[5:])
+        return Place(display, numbers[index] if index < len(numbers) else index + 1, r)
+    return Place(_other_file(r.path), None, r)
+
+
+def build_report(sources: Sequence[SourceFile], results: Sequence[CheckResult],
+                 errors: Sequence[FileError] = (), fixed: int = 0, fixing: bool = False) -> Report:
+    items: list[Located] = []
+    errs = list(errors)
+    for source, result in zip(sources, results, strict=True):
+        if result.error is not None:
+            errs.append(result.error)
+        items.extend(locate(source, result))
+    return Report(tuple(items), tuple(errs), len(sources), fixed, fixing)
