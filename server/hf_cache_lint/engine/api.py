@@ -89,6 +89,10 @@ def check_file(path: Path, settings: Settings | None = None, context: Context | 
             cells = read_ipynb(text)
         except NotebookError as exc:
             return CheckResult(name, error=FileError(name, str(exc)))
+        except RecursionError:  # json.loads on absurdly nested JSON
+            return CheckResult(name, error=FileError(name, "invalid notebook: JSON too deeply nested"))
+        except (TypeError, AttributeError):  # e.g. a cell "source" list holding non-strings
+            return CheckResult(name, error=FileError(name, "invalid notebook: a code cell's source is not text"))
         joined = join_cells(cells)
         return replace(check_source(joined.text, name, settings, context), cell_starts=joined.first_lines)
     return check_source(text, name, settings, context)

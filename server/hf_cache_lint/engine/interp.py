@@ -1,4 +1,11 @@
-"""Placeholder: the abstract interpreter lands in the next commit."""
+"""The abstract interpreter: runs a module's statements in order over abstract values.
+
+It executes nothing. Per scope it keeps what is known about each name (a model and its
+generation config, a GenerationConfig, a kwargs dict, a cache, a pipeline), follows branches with
+their conditions, inlines calls to the module's own functions (bounded), and records every call
+that reaches `generate` with the facts that meet there. Functions nobody calls in the module
+(request handlers, methods) run afterwards against the module's final state, parameters unknown.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +13,28 @@ import parso
 
 from hf_cache_lint.engine.analysis import Analysis
 from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.statements import Statements
 
 _GRAMMAR = parso.load_grammar()
 
 
-def analyse(text: str, path: str, context: Context) -> Analysis:
-    tree = _GRAMMAR.parse(text, error_recovery=True)
-    return Analysis(text=text, path=path, context=context, tree=tree)
+class Interpreter(Statements):
+    """Statements (statements.py) over expressions (evaluate.py) and known APIs (known.py)."""
+
+    def run_module(self, tree: object) -> None:
+        self.exec_block(tree.children)  # type: ignore[attr-defined]
+        self.module_done = True
+        self.run_uncalled()
+
+
+def parse(text: str) -> object:
+    """parso's error-recovering parse: a broken line leaves the rest of the tree intact."""
+    return _GRAMMAR.parse(text, error_recovery=True)
+
+
+def analyse(text: str, path: str, context: Context, tree: object | None = None) -> Analysis:
+    tree = tree if tree is not None else parse(text)
+    interp = Interpreter(text, path, context)
+    interp.run_module(tree)
+    return Analysis(text=text, path=path, context=context, calls=tuple(interp.calls),
+                    ci_values=tuple(dict.fromkeys(interp.ci_values)), tree=tree)

@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from hf_cache_lint.engine.findings import Edit, Finding, Fix, Position, Related, Span
+from hf_cache_lint.engine.findings import Edit, Finding, Position, Related, Span
 
 _MAGIC = re.compile(r"^(\s*)([%!?])")
 

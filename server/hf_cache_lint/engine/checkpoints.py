@@ -1,0 +1,114 @@
+"""A checkpoint's generation_config.json: a local folder, the Hugging Face cache, or the shipped table.
+
+Never the network. Files are read only inside the allowed roots (workspace, the analysed file's
+folder, the hub cache), and each is read at most once per (path, mtime).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+from hf_cache_lint.engine.findings import Position, Span
+
+_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+
+
+@dataclass(frozen=True)
+class CheckpointConfig:
+    """What a checkpoint's generation config says about caches."""
+
+    cache_implementation: str | None
+    source: str  # "local" | "hub-cache" | "hub-default"
+    path: str | None = None  # the json file (None for the shipped table)
+    span: Span | None = None  # the value's place inside the json
+    transformers_version: str | None = None
+    architecture: str | None = None  # config.json "architectures"[0], when found
+
+
+def _within(path: Path, roots: tuple[Path, ...]) -> bool:
+    try:
+        resolved = path.resolve()
+    except OSError:
+        return False
+    return any(resolved == r or r in resolved.parents for r in roots)
+
+
+@lru_cache(maxsize=256)
+def _read_json(path: str, mtime: float) -> tuple[dict[str, object] | None, str]:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+        data = json.loads(text)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None, ""
+    return (data if isinstance(data, dict) else None), text
+
+
+def _load(path: Path) -> tuple[dict[str, object] | None, str]:
+    try:
+        return _read_json(str(path), path.stat().st_mtime)
+    except OSError:
+        return None, ""
+
+
+def _value_span(text: str, key: str) -> Span | None:
+    m = re.search(rf'"{re.escape(key)}"\s*:\s*("[^"]*"|null)', text)
+    if not m:
+        return None
+    before = text[: m.start(1)]
+    line = before.count("\n") + 1
+    col = len(before) - (before.rfind("\n") + 1)
+    return Span(Position(line, col), Position(line, col + len(m.group(1))))
+
+
+def _from_folder(folder: Path, source: str) -> CheckpointConfig | None:
+    gen = folder / "generation_config.json"
+    data, text = _load(gen) if gen.is_file() else (None, "")
+    cfg, _ = _load(folder / "config.json") if (folder / "config.json").is_file() else (None, "")
+    if data is None and cfg is None:
+        return None
+    arch = None
+    if cfg and isinstance(cfg.get("architectures"), list) and cfg["architectures"]:
+        arch = str(cfg["architectures"][0])
+    ci = data.get("cache_implementation") if data else None
+    return CheckpointConfig(
+        cache_implementation=ci if isinstance(ci, str) else None,
+        source=source,
+        path=str(gen) if data is not None else None,
+        span=_value_span(text, "cache_implementation") if data is not None else None,
+        transformers_version=str(data.get("transformers_version")) if data and data.get("transformers_version") else None,
+        architecture=arch,
+    )
+
+
+@lru_cache(maxsize=1)
+def _hub_defaults() -> dict[str, str | None]:
+    raw = json.loads(resources.files("hf_cache_lint").joinpath("data/hub_defaults.json").read_text("utf-8"))
+    return {k: v for k, v in raw.items() if not k.startswith("_")}
+
+
+def lookup(checkpoint: str, *, base_dirs: tuple[Path, ...], roots: tuple[Path, ...],
+           hub_cache: Path | None) -> CheckpointConfig | None:
+    """The generation config a `from_pretrained(checkpoint)` would load, as far as it can be seen."""
+    candidates = [Path(checkpoint)] if Path(checkpoint).is_absolute() else [b / checkpoint for b in base_dirs]
+    for folder in candidates:
+        if folder.is_dir() and _within(folder, roots):
+            return _from_folder(folder, "local")
+    if not _HUB_ID.match(checkpoint):
+        return None
+    if hub_cache is not None:
+        repo = hub_cache / ("models--" + checkpoint.replace("/", "--")) / "snapshots"
+        if repo.is_dir():
+            for snap in sorted(repo.iterdir(), key=lambda p: p.stat().st_mtime, reverse=True):
+                found = _from_folder(snap, "hub-cache")
+                if found is not None:
+                    return found
+    lowered = checkpoint.lower()
+    for prefix, value in _hub_defaults().items():
+        if lowered.startswith(prefix):
+            return CheckpointConfig(cache_implementation=value, source="hub-default")
+    return None

@@ -1,0 +1,103 @@
+"""The interpreter's shared state and small services (heap, lookups, recording)."""
+
+from __future__ import annotations
+
+import builtins
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hf_cache_lint.engine.analysis import CiValue, GenerateCall, Site
+from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.findings import Span
+from hf_cache_lint.engine.nodes import Arg, Node, code, span
+from hf_cache_lint.engine.state import State
+from hf_cache_lint.engine.values import DictState, HeapObj, Ref, Symbol, Unknown, Value
+
+
+@dataclass(frozen=True)
+class EvArg:
+    """A call argument and its evaluated value."""
+
+    arg: Arg
+    value: Value
+
+
+# Bounds that keep a keystroke cheap on pathological input.
+MAX_INLINE_DEPTH = 4
+MAX_STEPS = 50_000
+
+
+class Core:
+    def __init__(self, text: str, path: str, context: Context) -> None:
+        self.text = text
+        self.path = path
+        self.context = context
+        self.target = context.target
+        self.state = State()
+        self.module_state = self.state
+        self.module_done = False
+        self.calls: list[GenerateCall] = []
+        self.ci_values: list[CiValue] = []
+        self.recording = True
+        self.stack: list[Any] = []  # function nodes being inlined
+        self.called: set[int] = set()  # id() of function nodes inlined at least once
+        self.functions: list[tuple[Any, Ref | None]] = []  # module-level defs and methods: (node, class)
+        self.via: Site | None = None
+        self.steps = 0
+        self._next_id = 1
+        self.file_dir = Path(path).resolve().parent if path and not path.startswith("<") else None
+
+    # -- heap ---------------------------------------------------------------
+    def new(self, obj: HeapObj) -> Ref:
+        ref = Ref(self._next_id)
+        self._next_id += 1
+        self.state.heap[ref.id] = obj
+        return ref
+
+    def obj(self, value: Value) -> HeapObj | None:
+        return self.state.heap.get(value.id) if isinstance(value, Ref) else None
+
+    def put(self, ref: Ref, obj: HeapObj) -> None:
+        self.state.heap[ref.id] = obj
+
+    # -- names ----------------------------------------------------------------
+    def lookup(self, name: str) -> Value:
+        if name in self.state.names:
+            return self.state.names[name]
+        if self.state is not self.module_state and name in self.module_state.names:
+            return self.module_state.names[name]
+        if name == "__file__" and self.path and not self.path.startswith("<"):
+            from hf_cache_lint.engine.values import Const
+
+            return Const(str(Path(self.path).resolve()))
+        return Symbol(f"builtins.{name}") if name in _BUILTINS else Unknown(f"`{name}`")
+
+    def site_of(self, whole: object, description: str) -> Site:
+        assert isinstance(whole, Span)
+        return Site(whole, description)
+
+    # -- implemented by the mixins --------------------------------------------
+    def eval(self, node: Node) -> Value:
+        raise NotImplementedError
+
+    def exec_block(self, statements: list[Node]) -> None:
+        raise NotImplementedError
+
+    def merge_into(self, d: DictState, value: Value) -> DictState:
+        raise NotImplementedError
+
+    # -- recording ----------------------------------------------------------
+    def site(self, node: Node, description: str | None = None) -> Site:
+        return Site(span(node), description if description is not None else code(node)[:80])
+
+    def record_call(self, call: GenerateCall) -> None:
+        if self.recording:
+            self.calls.append(call)
+
+    def record_ci(self, value: CiValue) -> None:
+        if self.recording:
+            self.ci_values.append(value)
+
+
+_BUILTINS = frozenset(dir(builtins))

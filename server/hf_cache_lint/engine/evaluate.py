@@ -1,0 +1,192 @@
+"""Expressions to abstract values: names, attributes, literals, subscripts, calls."""
+
+from __future__ import annotations
+
+from hf_cache_lint.engine.analysis import CiValue
+from hf_cache_lint.engine.known import Known
+from hf_cache_lint.engine.nodes import Node, code, span, string_value
+from hf_cache_lint.engine.values import (
+    NONE,
+    UNKNOWN,
+    CacheVal,
+    ConfigState,
+    Const,
+    DictState,
+    InstanceState,
+    Maybe,
+    Method,
+    ModelState,
+    Output,
+    PipelineState,
+    Symbol,
+    TupleVal,
+    Unknown,
+    Value,
+)
+
+_KEYWORD_CONSTS = {"None": None, "True": True, "False": False}
+CACHE_ATTRS = ("past_key_values", "cache", "cache_params")
+
+
+class Evaluator(Known):
+    def eval(self, node: Node) -> Value:
+        self.steps += 1
+        t = node.type
+        if t == "name":
+            return self.lookup(node.value)
+        if t == "keyword":
+            return Const(_KEYWORD_CONSTS[node.value], self.site(node)) if node.value in _KEYWORD_CONSTS else UNKNOWN
+        if t in ("string", "strings"):
+            s = string_value(node)
+            return Const(s, self.site(node)) if s is not None else UNKNOWN
+        if t == "number":
+            return Const(0, self.site(node))
+        if t in ("power", "atom_expr"):
+            return self.eval_trailers(node)
+        if t == "atom":
+            return self.eval_atom(node)
+        if t in ("testlist_star_expr", "testlist", "exprlist"):
+            return TupleVal(self.site(node), tuple(self.eval(c) for c in node.children if c.type != "operator"))
+        if t == "test":  # a if c else b
+            a, b = self.eval(node.children[0]), self.eval(node.children[4])
+            return Maybe(((a, None), (b, None))) if a != b else a
+        if t in ("or_test", "and_test"):
+            vals = [self.eval(c) for c in node.children if c.type != "keyword"]
+            return Maybe(tuple((v, None) for v in vals))
+        if t == "namedexpr_test":
+            value = self.eval(node.children[2])
+            self.state.names[node.children[0].value] = value
+            return value
+        if t in ("await", "atom_expr") or (t == "keyword" and node.value == "await"):
+            return self.eval(node.children[-1])
+        if t == "lambdef":
+            return UNKNOWN
+        return Unknown(None)
+
+    def eval_atom(self, node: Node) -> Value:
+        first = node.children[0]
+        if first.value == "{":
+            return self.eval_dict(node.children[1] if len(node.children) == 3 else None, node)
+        if first.value == "(":
+            if len(node.children) == 2:
+                return TupleVal(self.site(node))
+            inner = node.children[1]
+            if inner.type == "testlist_comp" and any(c.type == "operator" and c.value == "," for c in inner.children):
+                return TupleVal(self.site(node), tuple(self.eval(c) for c in inner.children if c.type != "operator"))
+            if inner.type == "testlist_comp":  # a generator expression
+                return UNKNOWN
+            return self.eval(inner)
+        return UNKNOWN
+
+    def eval_dict(self, body: Node | None, whole: Node) -> Value:
+        d = DictState()
+        if body is not None and body.type == "dictorsetmaker":
+            kids = body.children
+            if any(c.type in ("comp_for", "sync_comp_for") for c in kids):
+                return self.new(DictState(opaque=True))
+            i = 0
+            while i < len(kids):
+                c = kids[i]
+                if c.type == "operator" and c.value == "**":
+                    d = self.merge_into(d, self.eval(kids[i + 1]))
+                    i += 3
+                    continue
+                if i + 2 < len(kids) and kids[i + 1].type == "operator" and kids[i + 1].value == ":":
+                    key = string_value(c)
+                    vnode = kids[i + 2]
+                    if key is None:
+                        d = DictState(d.entries, opaque=True)
+                    else:
+                        d = d.set(key, self.eval(vnode), self.site(c, f"`{code(c)}: {code(vnode)[:40]}`"))
+                        self.note_ci(key, vnode, "dict")
+                    i += 4
+                    continue
+                i += 1
+        return self.new(d)
+
+    def merge_into(self, d: DictState, value: Value) -> DictState:
+        src = self.obj(value)
+        if isinstance(src, DictState):
+            for k, v, s, c in src.entries:
+                d = d.set(k, v, s, c)
+            return DictState(d.entries, d.opaque or src.opaque)
+        return DictState(d.entries, opaque=True)
+
+    def note_ci(self, key: str, vnode: Node, where: str) -> None:
+        if key == "cache_implementation":
+            s = string_value(vnode)
+            if s is not None:
+                self.record_ci(CiValue(s, span(vnode), where))
+
+    def eval_trailers(self, node: Node) -> Value:
+        kids = node.children
+        start = 1
+        if kids[0].type == "keyword" and kids[0].value == "await":
+            return self.eval(kids[1]) if len(kids) == 2 else self.eval_chain(kids[1], kids[2:], node)
+        return self.eval_chain(kids[0], kids[start:], node)
+
+    def eval_chain(self, head: Node, trailers: list[Node], whole: Node) -> Value:
+        value = self.eval(head)
+        for i, t in enumerate(trailers):
+            if t.type != "trailer":
+                return UNKNOWN
+            opener = t.children[0].value
+            if opener == ".":
+                value = self.attribute(value, t.children[1].value, head, trailers[: i + 1])
+            elif opener == "(":
+                value = self.call(value, t, head, trailers[: i + 1])
+            else:
+                value = self.subscript(value, t)
+        return value
+
+    def attribute(self, value: Value, name: str, head: Node, trailers: list[Node]) -> Value:
+        if isinstance(value, Symbol):
+            return Symbol(f"{value.qualname}.{name}")
+        if isinstance(value, Maybe):
+            vals = {self.attribute(v, name, head, trailers) for v, _ in value.options}
+            return vals.pop() if len(vals) == 1 else Unknown(f"`{_text(head, trailers)}`")
+        obj = self.obj(value)
+        if isinstance(obj, ModelState):
+            if name == "generation_config" and obj.gen_config is not None:
+                return obj.gen_config
+            return Method(value, name)
+        if isinstance(obj, InstanceState):
+            got = obj.get(name)
+            return got if got is not None else Method(value, name)
+        if isinstance(obj, (ConfigState, DictState, PipelineState)):
+            return Method(value, name)
+        if isinstance(value, Output) and name in CACHE_ATTRS:
+            return CacheVal(f"the cache returned by {'generate' if value.kind == 'generate' else 'the forward pass'}",
+                            value.site)
+        if isinstance(value, CacheVal):
+            return Method(value, name)
+        return Unknown(f"`{_text(head, trailers)}`")
+
+    def subscript(self, value: Value, trailer: Node) -> Value:
+        obj = self.obj(value)
+        key = string_value(trailer.children[1])
+        if isinstance(obj, DictState) and key is not None:
+            got = obj.get(key)
+            return got[0] if got else UNKNOWN
+        if isinstance(value, TupleVal) and trailer.children[1].type == "number" and value.items:
+            try:
+                return value.items[int(trailer.children[1].value)]
+            except (ValueError, IndexError):
+                return UNKNOWN
+        if isinstance(value, Output) and key in CACHE_ATTRS:
+            return CacheVal("the cache returned by generate", value.site)
+        return UNKNOWN
+
+    def truth(self, value: Value) -> bool | None:
+        if isinstance(value, Const):
+            return bool(value.value)
+        if isinstance(value, (CacheVal, Output)):
+            return True
+        return None
+
+
+def _text(head: Node, trailers: list[Node]) -> str:
+    return code(head) + "".join(code(t) for t in trailers)
+
+
+__all__ = ["NONE", "Evaluator"]

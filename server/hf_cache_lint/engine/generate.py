@@ -1,0 +1,181 @@
+"""What meets at one generate (or pipeline) call: the cache arguments and the effective
+`cache_implementation`, resolved in transformers' own order (FACTS.md §2)."""
+
+from __future__ import annotations
+
+from hf_cache_lint.engine.analysis import CacheArg, CacheImpl, GenerateCall, Keyword, ModelInfo, Site
+from hf_cache_lint.engine.core import Core, EvArg
+from hf_cache_lint.engine.findings import Span
+from hf_cache_lint.engine.nodes import Node, code, span, span_between
+from hf_cache_lint.engine.values import (
+    CacheVal,
+    Cond,
+    ConfigState,
+    Const,
+    DictState,
+    Maybe,
+    ModelState,
+    PipelineState,
+    Ref,
+    Setting,
+    TupleVal,
+    Unknown,
+    Value,
+)
+
+CACHE_KEYWORDS = ("past_key_values", "cache_params", "cache")
+
+
+class GenerateFacts(Core):
+    def generate_facts(self, model: Ref | None, pipe: Ref | None, args: list[EvArg], trailer: Node,
+                       head: Node | None, trailers: list[Node], whole: object,
+                       extra_kwargs: Value | None = None) -> None:
+        assert isinstance(whole, Span)
+        pstate = self.obj(pipe) if pipe is not None else None
+        if isinstance(pstate, PipelineState) and pstate.model is not None:
+            model = pstate.model
+        mstate = self.obj(model) if model is not None else None
+        mstate = mstate if isinstance(mstate, ModelState) else None
+        if mstate is not None and not mstate.is_transformers:
+            return
+        # Effective keywords: written ones, then ** dicts, in call order (later wins like Python's
+        # duplicate check would refuse; good enough for facts).
+        given: dict[str, tuple[Value, Site, Cond | None, bool, Node | None]] = {}
+        dicts: list[Value] = [extra_kwargs] if extra_kwargs is not None else []
+        for a in args:
+            if a.arg.star == "**":
+                dicts.append(a.value)
+            elif a.arg.name:
+                given[a.arg.name] = (a.value, self.site(a.arg.node), None, False, a.arg.node)
+        for d in dicts:
+            obj = self.obj(d)
+            if isinstance(obj, DictState):
+                for k, v, s, c in obj.entries:
+                    if k not in given:
+                        given[k] = (v, s or Site(whole, "**kwargs"), c, True, None)
+        keywords = tuple(
+            Keyword(a.arg.name, span(a.arg.node), span(a.arg.name_node), span(a.arg.value),
+                    code(a.arg.value)) for a in args if a.arg.name and a.arg.name_node is not None
+        )
+        cache_args = tuple(self._cache_arg(k, given[k], whole) for k in CACHE_KEYWORDS if k in given)
+        ci = self._effective(given, args, mstate, pstate, pipe is not None)
+        ci_kw = next((k for k in keywords if k.name == "cache_implementation"), None)
+        callee = span_between(head, trailers[-2]) if head is not None and len(trailers) >= 2 else \
+            (span(head) if head is not None else whole)
+        self.record_call(GenerateCall(
+            span=whole, callee_span=callee, kind="pipeline" if pipe is not None else "generate",
+            model=ModelInfo(mstate.class_name if mstate else None, mstate.checkpoint if mstate else None,
+                            True, mstate.wrapper if mstate else None),
+            keywords=keywords, cache_args=cache_args, cache_implementation=ci, ci_keyword=ci_kw,
+            via=self.via, close_paren=span(trailer.children[-1]) if trailer.children[-1].type == "operator" else None,
+            arguments=tuple(span(a.arg.node) for a in args if trailer.children[0].value == "("
+                            and head is not None),
+            has_star_kwargs=any(a.arg.star == "**" for a in args),
+        ))
+
+    def _cache_arg(self, keyword: str, entry: tuple[Value, Site, Cond | None, bool, Node | None],
+                   whole: Span) -> CacheArg:
+        value, site, cond, via_kwargs, node = entry
+        kind, cls, condition = self.kind_of(value)
+        if cond is not None and condition is None:
+            decided = self.state.decides(cond)
+            if decided is False:
+                kind = "none"
+            elif decided is None:
+                condition = _cond_text(cond)
+        return CacheArg(keyword, kind, span(node) if node is not None else whole, via_kwargs, cls, condition, site)
+
+    def kind_of(self, value: Value) -> tuple[str, str | None, str | None]:
+        """("none" | "cache" | "tuple" | "unknown" | "other", cache class, what it depends on)."""
+        if isinstance(value, Const):
+            return ("none", None, None) if value.value is None else ("other", None, None)
+        if isinstance(value, CacheVal):
+            return "cache", value.class_name, None
+        if isinstance(value, TupleVal):
+            return "tuple", None, None
+        if isinstance(value, Unknown):
+            return "unknown", None, value.reason
+        if isinstance(value, Maybe):
+            live = []
+            for v, c in value.options:
+                if c is not None and self.state.decides(c) is False:
+                    continue
+                k, cls, dep = self.kind_of(v)
+                live.append((k, cls, dep, c))
+            real = [x for x in live if x[0] != "none"]
+            if not real:
+                return "none", None, None
+            k, cls, dep, c = real[0]
+            if len(real) < len(live):  # None on some path
+                dep = dep or (_cond_text(c) if c is not None and self.state.decides(c) is None else "a condition")
+            return k, cls, dep
+        return "other", None, None
+
+    def _effective(self, given: dict[str, tuple[Value, Site, Cond | None, bool, Node | None]],
+                   args: list[EvArg], model: ModelState | None, pipe: object, is_pipeline: bool) -> CacheImpl | None:
+        if "cache_implementation" in given:
+            value, site, cond, via_kwargs, _ = given["cache_implementation"]
+            got = self._from_value(value, site, "kwargs" if via_kwargs else "keyword", cond)
+            if got is not None or self._definitely_none(value, cond):
+                return got
+        cfg_arg = given.get("generation_config")
+        if cfg_arg is None and not is_pipeline:
+            pos = [a for a in args if a.arg.name is None and not a.arg.star]
+            if len(pos) >= 2:
+                cfg_arg = (pos[1].value, self.site(pos[1].arg.node), None, False, pos[1].arg.node)
+        if cfg_arg is not None:
+            cfg = self.obj(cfg_arg[0])
+            if isinstance(cfg, ConfigState) and cfg.ci is not None:
+                got = self._from_setting(cfg.ci, "generation_config")
+                if got is not None:
+                    return got
+        if isinstance(pipe, PipelineState) and pipe.ci is not None:
+            got = self._from_setting(pipe.ci, "pipeline")
+            if got is not None:
+                return got
+        if model is not None and model.gen_config is not None:
+            cfg = self.obj(model.gen_config)
+            if isinstance(cfg, ConfigState) and cfg.ci is not None:
+                via = cfg.ci.via if cfg.ci.via in ("checkpoint", "hub-default", "wrapper") else "model"
+                return self._from_setting(cfg.ci, via)
+        return None
+
+    def _definitely_none(self, value: Value, cond: Cond | None) -> bool:
+        if cond is not None and self.state.decides(cond) is not True:
+            return False
+        return isinstance(value, Const) and value.value is None
+
+    def _from_value(self, value: Value, site: Site, via: str, cond: Cond | None) -> CacheImpl | None:
+        if isinstance(value, Const):
+            s = Setting(value.value if isinstance(value.value, str) else None, site, cond, via)
+        elif isinstance(value, Unknown):
+            s = Setting(None, site, cond, via, unknown=value.reason or "a value the linter cannot see")
+        elif isinstance(value, Maybe):
+            strs = [(v, c) for v, c in value.options if isinstance(v, Const) and isinstance(v.value, str)
+                    and (c is None or self.state.decides(c) is not False)]
+            if not strs:
+                return None
+            v, c = strs[0]
+            assert isinstance(v, Const)
+            partial = len(strs) < len(value.options)
+            s = Setting(str(v.value), v.site or site, c or (cond if not partial else Cond("a condition", True)), via)
+        else:
+            return None
+        return self._from_setting(s, via)
+
+    def _from_setting(self, s: Setting, via: str) -> CacheImpl | None:
+        condition = None
+        if s.cond is not None:
+            decided = self.state.decides(s.cond)
+            if decided is False:
+                return None
+            condition = _cond_text(s.cond) if decided is None else None
+        if s.unknown is not None:
+            return CacheImpl("", via, s.site, s.unknown)
+        if s.value is None:
+            return None
+        return CacheImpl(s.value, via, s.site, condition)
+
+
+def _cond_text(c: Cond) -> str:
+    return f"`{c.text}`" if c.holds else f"`not {c.text}`"

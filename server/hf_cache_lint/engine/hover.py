@@ -1,0 +1,93 @@
+"""Hover text: a finding's story then its rule docs, or what a written `cache_implementation` builds.
+
+Pure: findings, text and an engine position in, Markdown out (the LSP adapter only converts positions).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from hf_cache_lint.engine.completion import describe, written_value_at
+from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.findings import Finding, Position, Span
+
+_SOURCES = {
+    "environment": "installed in the selected interpreter",
+    "setting": "from the `transformersVersion` setting",
+    "default": "the newest known; no interpreter with transformers selected",
+}
+
+
+@dataclass(frozen=True)
+class HoverText:
+    markdown: str
+    span: Span
+
+
+def _contains(span: Span, pos: Position) -> bool:
+    # The end is inclusive so a hover just after the last character (where editors put it) still counts.
+    return span.start <= pos <= span.end
+
+
+def findings_at(findings: Sequence[Finding], pos: Position) -> list[tuple[Finding, Span]]:
+    """Findings whose range, or a related place in this file (e.g. `cache_implementation=`), holds `pos`."""
+    out = []
+    for f in findings:
+        if _contains(f.span, pos):
+            out.append((f, f.span))
+            continue
+        for r in f.related:
+            if r.path is None and _contains(r.span, pos):
+                out.append((f, r.span))
+                break
+    return out
+
+
+def _rule_docs(code: str) -> str:
+    from hf_cache_lint.rules import BY_CODE  # lazy: rules import the engine
+
+    rule = BY_CODE.get(code)
+    return rule.full_docs() if rule else ""
+
+
+def finding_markdown(finding: Finding, docs: Callable[[str], str] = _rule_docs) -> str:
+    """The specific story (or the message when a rule wrote none), then the rule's docs."""
+    story = finding.story.strip() or f"**{finding.code}** {finding.message}"
+    rule_docs = docs(finding.code).strip()
+    return f"{story}\n\n---\n\n{rule_docs}" if rule_docs else story
+
+
+def value_markdown(value: str, context: Context) -> str:
+    """What `cache_implementation=value` does for the target version, and what meets it at run time."""
+    target = context.target
+    where = f"transformers {target} ({_SOURCES.get(context.version_source, context.version_source)})"
+    head = f'**`cache_implementation="{value}"`** for {where}'
+    described = describe(value, target)
+    if described is None:
+        valid = ", ".join(target.valid_cache_implementations)
+        return (f"{head}: not a valid value. `generate()` raises:\n\n```\nValueError: Invalid "
+                f"`cache_implementation` ({value}). Choose one of: ({valid})\n```")
+    text = f"{head}: {described}."
+    if value == "hybrid" and target.hybrid_is_reset:
+        return text
+    if target.has_conflict_error:
+        message = target.conflict_message(target.cache_keyword(None), None)
+        text += ("\n\nPassing a cache object (`" + target.cache_keyword(None) + "=`) to the same `generate()` "
+                 f"call while this is set raises:\n\n```\n{message}\n```")
+    return text
+
+
+def hover(
+    findings: Sequence[Finding], text: str, pos: Position, context: Context,
+    docs: Callable[[str], str] = _rule_docs,
+) -> HoverText | None:
+    """Hover for `pos`: the findings there first; else a written cache_implementation value explained."""
+    hits = findings_at(findings, pos)
+    if hits:
+        parts = [finding_markdown(f, docs) for f, _ in hits]
+        return HoverText("\n\n---\n\n".join(parts), hits[0][1])
+    written = written_value_at(text, pos)
+    if written is not None:
+        return HoverText(value_markdown(written.value, context), written.span)
+    return None

@@ -1,0 +1,263 @@
+"""Calls the interpreter understands: transformers constructors and loaders, stdlib helpers,
+the module's own functions and classes (inlined), and method calls on tracked objects."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+from hf_cache_lint.engine.analysis import CiValue
+from hf_cache_lint.engine.calls import Inliner
+from hf_cache_lint.engine.core import EvArg
+from hf_cache_lint.engine.nodes import Node, call_args, span, span_between, string_value
+from hf_cache_lint.engine.values import (
+    NONE,
+    UNKNOWN,
+    CacheVal,
+    ClassDef,
+    ConfigState,
+    Const,
+    DictState,
+    Function,
+    InstanceState,
+    Maybe,
+    Method,
+    ModelState,
+    Output,
+    Partial,
+    PipelineState,
+    Ref,
+    Setting,
+    Symbol,
+    TupleVal,
+    Unknown,
+    Value,
+)
+
+_MODEL_CLASS = re.compile(r"^(AutoModel\w*|\w+(?:Model|For[A-Z]\w*|LMHeadModel))$")
+_NOT_MODEL = re.compile(r"(Tokenizer|Processor|Config|FeatureExtractor|ImageProcessor)\w*$")
+_PASS_THROUGH = {"to", "cuda", "cpu", "eval", "train", "half", "float", "bfloat16", "requires_grad_", "compile"}
+_PATH_FUNCS = {"os.path.dirname", "os.path.abspath", "os.path.realpath", "os.path.join", "os.path.expanduser",
+               "os.path.normpath", "pathlib.Path", "os.fspath", "builtins.str"}
+
+
+class Known(Inliner):
+    def call(self, callee: Value, trailer: Node, head: Node, trailers: list[Node]) -> Value:
+        args = self.eval_args(trailer)
+        whole = span_between(head, trailer)
+        if isinstance(callee, Maybe):
+            known = [v for v, _ in callee.options if not isinstance(v, Unknown)]
+            callee = known[0] if known else UNKNOWN
+        if isinstance(callee, Symbol):
+            return self.call_symbol(callee.qualname, args, trailer, whole)
+        if isinstance(callee, Method):
+            return self.call_method(callee, args, trailer, head, trailers, whole)
+        if isinstance(callee, Function):
+            return self.inline(callee, args, None, whole)
+        if isinstance(callee, ClassDef):
+            return self.instantiate(callee, args, whole)
+        if isinstance(callee, Partial):
+            return self.call_partial(callee, args, trailer, head, trailers, whole)
+        obj = self.obj(callee)
+        if isinstance(obj, ModelState):
+            return Output("forward", self.site_of(whole, "the forward pass"))
+        if isinstance(obj, PipelineState):
+            assert isinstance(callee, Ref)
+            self.generate_facts(None, callee, args, trailer, head, trailers, whole)
+            return UNKNOWN
+        return Unknown(None)
+
+    # -- arguments ----------------------------------------------------------
+    def eval_args(self, trailer: Node) -> list[EvArg]:
+        out = []
+        for a in call_args(trailer):
+            value = self.eval(a.value)
+            if a.name == "cache_implementation":
+                s = string_value(a.value)
+                if s is not None:
+                    self.record_ci(CiValue(s, span(a.value), "keyword"))
+            out.append(EvArg(a, value))
+        return out
+
+    @staticmethod
+    def kw(args: list[EvArg], name: str) -> EvArg | None:
+        for a in args:
+            if a.arg.name == name:
+                return a
+        return None
+
+    @staticmethod
+    def positional(args: list[EvArg], i: int) -> EvArg | None:
+        pos = [a for a in args if a.arg.name is None and not a.arg.star]
+        return pos[i] if i < len(pos) else None
+
+    def setting_from(self, a: EvArg | None, via: str) -> Setting | None:
+        if a is None:
+            return None
+        v = a.value
+        site = self.site(a.arg.node)
+        if isinstance(v, Const):
+            return Setting(v.value if isinstance(v.value, str) else None, site, via=via)
+        reason = v.reason if isinstance(v, Unknown) else None
+        return Setting(None, site, via=via, unknown=reason or f"`{a.arg.value.get_code(include_prefix=False)}`")
+
+    # -- functions of modules ------------------------------------------------
+    def call_symbol(self, q: str, args: list[EvArg], trailer: Node, whole: object) -> Value:
+        parts = q.split(".")
+        root = parts[0]
+        if q in ("copy.deepcopy", "copy.copy"):
+            first = self.positional(args, 0)
+            return self.clone(first.value) if first else UNKNOWN
+        if q == "builtins.dict":
+            d = DictState()
+            for a in args:
+                if a.arg.star == "**" or (a.arg.name is None and not a.arg.star):
+                    d = self.merge_into(d, a.value)
+                elif a.arg.name:
+                    d = d.set(a.arg.name, a.value, self.site(a.arg.node))
+            return self.new(d)
+        if q in ("builtins.tuple",):
+            return TupleVal(self.site_of(whole, "tuple(...)"))
+        if q == "functools.partial":
+            first = self.positional(args, 0)
+            kws = DictState()
+            for a in args:
+                if a.arg.name:
+                    kws = kws.set(a.arg.name, a.value, self.site(a.arg.node))
+                elif a.arg.star == "**":
+                    kws = self.merge_into(kws, a.value)
+            return Partial(first.value if first else UNKNOWN, self.new(kws))
+        if q in ("threading.Thread", "multiprocessing.Process"):
+            target = self.kw(args, "target")
+            kwargs = self.kw(args, "kwargs")
+            if target is not None:
+                return self.call_with_kwargs(target.value, kwargs.value if kwargs else None, trailer, whole)
+            return UNKNOWN
+        if q in ("os.environ.get", "os.getenv"):
+            first = self.positional(args, 0)
+            key = first.value.value if first and isinstance(first.value, Const) else "?"
+            return Unknown(f"the environment variable `{key}`")
+        if q in _PATH_FUNCS:
+            return self.path_value(q, args)
+        if q == "torch.compile":
+            first = self.positional(args, 0)
+            return first.value if first else UNKNOWN
+        if root in ("transformers", "unsloth"):
+            return self.call_transformers(parts, args, whole)
+        return Unknown(None)
+
+    def path_value(self, q: str, args: list[EvArg]) -> Value:
+        vals = [a.value for a in args if a.arg.name is None and not a.arg.star]
+        if not vals or not all(isinstance(v, Const) and isinstance(v.value, str) for v in vals):
+            return UNKNOWN
+        strs = [str(v.value) for v in vals if isinstance(v, Const)]
+        if q == "os.path.dirname":
+            return Const(str(Path(strs[0]).parent))
+        if q == "os.path.join":
+            return Const(str(Path(*strs)))
+        if q == "os.path.expanduser":
+            return Const(str(Path(strs[0]).expanduser()))
+        return Const(strs[0])
+
+    def call_transformers(self, parts: list[str], args: list[EvArg], whole: object) -> Value:
+        owner = parts[-2] if len(parts) >= 2 else ""
+        if name == "from_legacy_cache":
+            return CacheVal(owner or "DynamicCache", self.site_of(whole, "from_legacy_cache(...)"))
+        if name.endswith("Cache") and name[:1].isupper():
+            return CacheVal(name, self.site_of(whole, f"{name}(...)"))
+        if name == "GenerationConfig":
+            return self.new(ConfigState(self.setting_from(self.kw(args, "cache_implementation"), "generation_config")))
+        if name == "from_pretrained" and owner == "GenerationConfig":
+            return self.config_from_pretrained(args)
+        if name == "pipeline":
+            return self.make_pipeline(args)
+        if owner in ("FastLanguageModel", "FastModel", "FastVisionModel") and name == "from_pretrained":
+            model = self.load_model(None, args, wrapper="unsloth")
+            return TupleVal(None, (model, UNKNOWN))
+        if name in ("from_pretrained", "from_config") and _MODEL_CLASS.match(owner) and not _NOT_MODEL.search(owner):
+            return self.load_model(None if owner.startswith("AutoModel") else owner, args,
+                                   checkpoint=name == "from_pretrained")
+        if _MODEL_CLASS.match(name) and not _NOT_MODEL.search(name) and not name.startswith("Auto"):
+            return self.new(ModelState(class_name=name, gen_config=self.new(ConfigState())))
+        return Unknown(None)
+
+    # -- methods on tracked objects --------------------------------------------
+    def call_method(self, m: Method, args: list[EvArg], trailer: Node, head: Node, trailers: list[Node],
+                    whole: object) -> Value:
+        obj = self.obj(m.owner)
+        if isinstance(obj, ModelState):
+            assert isinstance(m.owner, Ref)
+            if m.name == "generate":
+                self.generate_facts(m.owner, None, args, trailer, head, trailers, whole)
+                return Output("generate", self.site_of(whole, "generate(...)"))
+            if m.name in _PASS_THROUGH:
+                return m.owner
+            if m.name in ("forward", "__call__"):
+                return Output("forward", self.site_of(whole, "the forward pass"))
+            return UNKNOWN
+        if isinstance(obj, ConfigState) and isinstance(m.owner, Ref):
+            if m.name == "update":
+                s = self.setting_from(self.kw(args, "cache_implementation"), "model")
+                if s is not None:
+                    self.put(m.owner, ConfigState(s))
+            return UNKNOWN
+        if isinstance(obj, DictState) and isinstance(m.owner, Ref):
+            return self.dict_method(m.owner, obj, m.name, args)
+        if isinstance(obj, InstanceState) and isinstance(m.owner, Ref):
+            fn = self.method_of(obj.class_name, m.name)
+            return self.inline(fn, args, m.owner, whole) if fn else Unknown(None)
+        if isinstance(obj, PipelineState) and isinstance(m.owner, Ref):
+            if m.name == "__call__":
+                self.generate_facts(None, m.owner, args, trailer, head, trailers, whole)
+            return UNKNOWN
+        if isinstance(m.owner, CacheVal) and m.name == "to_legacy_cache":
+            return TupleVal(self.site_of(whole, "to_legacy_cache()"))
+        return Unknown(None)
+
+    def dict_method(self, ref: Ref, d: DictState, name: str, args: list[EvArg]) -> Value:
+        if name == "update":
+            for a in args:
+                if a.arg.name:
+                    d = d.set(a.arg.name, a.value, self.site(a.arg.node))
+                else:
+                    d = self.merge_into(d, a.value)
+            self.put(ref, d)
+            return NONE
+        if name in ("pop", "get", "setdefault"):
+            first = self.positional(args, 0)
+            key = first.value.value if first and isinstance(first.value, Const) else None
+            if not isinstance(key, str):
+                return UNKNOWN
+            got = d.get(key)
+            if name == "pop":
+                self.put(ref, d.delete(key))
+            elif name == "setdefault" and got is None:
+                second = self.positional(args, 1)
+                self.put(ref, d.set(key, second.value if second else NONE, self.site(first.arg.node)))  # type: ignore[union-attr]
+            return got[0] if got else UNKNOWN
+        if name == "copy":
+            return self.new(replace(d))
+        return UNKNOWN
+
+    def clone(self, value: Value) -> Value:
+        obj = self.obj(value)
+        if obj is None or isinstance(obj, ModelState):
+            return value
+        return self.new(replace(obj))
+
+    def call_partial(self, p: Partial, args: list[EvArg], trailer: Node, head: Node, trailers: list[Node],
+                     whole: object) -> Value:
+        return self.call_with_kwargs(p.func, p.kwargs, trailer, whole, extra=args)
+
+    def call_with_kwargs(self, func: Value, kwargs: Value | None, trailer: Node, whole: object,
+                         extra: list[EvArg] | None = None) -> Value:
+        """Call `func` with a kwargs dict value (partial, Thread(kwargs=...)), the findings on `whole`."""
+        if isinstance(func, Method) and func.name == "generate" and isinstance(self.obj(func.owner), ModelState):
+            assert isinstance(func.owner, Ref)
+            self.generate_facts(func.owner, None, extra or [], trailer, None, [], whole, extra_kwargs=kwargs)
+            return Output("generate", self.site_of(whole, "generate(...)"))
+        if isinstance(func, Function):
+            d = self.obj(kwargs) if kwargs is not None else None
+            return self.inline(func, extra or [], None, whole, extra_kwargs=d if isinstance(d, DictState) else None)
+        return UNKNOWN

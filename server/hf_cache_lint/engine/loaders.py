@@ -1,0 +1,106 @@
+"""Objects transformers builds: models from checkpoints, GenerationConfigs, pipelines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hf_cache_lint.engine import checkpoints
+from hf_cache_lint.engine.analysis import CiValue, Site
+from hf_cache_lint.engine.core import EvArg
+from hf_cache_lint.engine.generate import GenerateFacts
+from hf_cache_lint.engine.values import (
+    ConfigState,
+    Const,
+    ModelState,
+    PipelineState,
+    Ref,
+    Setting,
+    Value,
+)
+
+_MAMBA_IDS = (("falcon-mamba", "FalconMambaForCausalLM"), ("mamba2", "Mamba2ForCausalLM"),
+              ("mamba-2", "Mamba2ForCausalLM"), ("mamba", "MambaForCausalLM"))
+
+
+class Loaders(GenerateFacts):
+    def _const_str(self, a: EvArg | None) -> str | None:
+        if a is not None and isinstance(a.value, Const) and isinstance(a.value.value, str):
+            return a.value.value
+        return None
+
+    def checkpoint_config(self, checkpoint: str) -> checkpoints.CheckpointConfig | None:
+        bases = tuple(p for p in (self.context.workspace, self.file_dir, Path.cwd()) if p is not None)
+        roots = tuple(p.resolve() for p in (self.context.workspace, self.file_dir) if p is not None)
+        hub = self.context.hf_hub_cache
+        return checkpoints.lookup(checkpoint, base_dirs=bases, roots=roots + ((hub.resolve(),) if hub else ()),
+                                  hub_cache=hub)
+
+    def _checkpoint_setting(self, checkpoint: str | None) -> tuple[Setting | None, str | None]:
+        """The json's cache_implementation as a Setting, and the architecture it names."""
+        if checkpoint is None:
+            return None, None
+        found = self.checkpoint_config(checkpoint)
+        if found is None:
+            return None, None
+        if found.cache_implementation is None:
+            return None, found.architecture
+        via = "hub-default" if found.source == "hub-default" else "checkpoint"
+        site = None
+        if found.path and found.span:
+            site = Site(found.span, f"`\"cache_implementation\": \"{found.cache_implementation}\"` in "
+                        f"{found.path}", found.path)
+            self.record_ci(CiValue(found.cache_implementation, found.span, "json", found.path))
+        elif via == "hub-default":
+            site = None
+        return Setting(found.cache_implementation, site, via=via), found.architecture
+
+    def load_model(self, class_name: str | None, args: list[EvArg], *, checkpoint: bool = True,
+                   wrapper: str | None = None) -> Ref:
+        ckpt = self._const_str(self.positional(args, 0) or self.kw(args, "pretrained_model_name_or_path")
+                               or self.kw(args, "model_name")) if checkpoint else None
+        setting, arch = self._checkpoint_setting(ckpt)
+        explicit = self.kw(args, "generation_config")
+        if explicit is not None:
+            cfg = self.obj(explicit.value)
+            setting = cfg.ci if isinstance(cfg, ConfigState) else None
+        if wrapper == "unsloth" and setting is None:
+            setting = Setting("dynamic", self.site(args[0].arg.node) if args else None, via="wrapper")
+        name = class_name or arch or _class_from_id(ckpt)
+        return self.new(ModelState(class_name=name, checkpoint=ckpt, gen_config=self.new(ConfigState(setting)),
+                                   wrapper=wrapper))
+
+    def config_from_pretrained(self, args: list[EvArg]) -> Ref:
+        setting, _ = self._checkpoint_setting(self._const_str(self.positional(args, 0)))
+        kw = self.setting_from(self.kw(args, "cache_implementation"), "generation_config")
+        return self.new(ConfigState(kw if kw is not None else setting))
+
+    def make_pipeline(self, args: list[EvArg]) -> Ref:
+        task = self._const_str(self.positional(args, 0) or self.kw(args, "task"))
+        model_arg = self.kw(args, "model") or self.positional(args, 1)
+        model: Value | None = model_arg.value if model_arg else None
+        if model_arg is not None and isinstance(model_arg.value, Const):
+            model = self.load_model(None, [model_arg])
+        ci = self.setting_from(self.kw(args, "cache_implementation"), "pipeline")
+        return self.new(PipelineState(model if isinstance(model, Ref) else None, task, ci))
+
+    # implemented in known.py
+    def setting_from(self, a: EvArg | None, via: str) -> Setting | None:
+        raise NotImplementedError
+
+    @staticmethod
+    def kw(args: list[EvArg], name: str) -> EvArg | None:
+        raise NotImplementedError
+
+    @staticmethod
+    def positional(args: list[EvArg], i: int) -> EvArg | None:
+        raise NotImplementedError
+
+
+def _class_from_id(checkpoint: str | None) -> str | None:
+    if not checkpoint:
+        return None
+    low = checkpoint.lower()
+    for key, cls in _MAMBA_IDS:
+        if key in low and "jamba" not in low and "bamba" not in low and "zamba" not in low:
+            return cls
+    return None

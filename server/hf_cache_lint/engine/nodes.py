@@ -1,0 +1,113 @@
+"""parso tree helpers: spans, call arguments, dotted names. parso positions are already
+(1-based line, 0-based code-point column), the engine's convention, so nothing converts here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from hf_cache_lint.engine.findings import Position, Span
+
+Node = Any  # parso's tree classes are untyped
+
+
+def span(node: Node) -> Span:
+    return Span(Position(*node.start_pos), Position(*node.end_pos))
+
+
+def span_between(first: Node, last: Node) -> Span:
+    return Span(Position(*first.start_pos), Position(*last.end_pos))
+
+
+def code(node: Node) -> str:
+    """The node's source without leading whitespace/comments."""
+    return str(node.get_code(include_prefix=False))
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One call argument: `name` for keywords, `star` "*" or "**" for unpacking."""
+
+    node: Node
+    value: Node
+    name: str | None = None
+    name_node: Node | None = None
+    star: str = ""
+
+
+def call_args(trailer: Node) -> list[Arg]:
+    """The arguments of a call trailer `( ... )`."""
+    if len(trailer.children) < 3:
+        return []
+    inner = trailer.children[1]
+    items = [c for c in inner.children if c.type != "operator" or c.value not in (",",)] \
+        if inner.type == "arglist" else [inner]
+    out: list[Arg] = []
+    for item in items:
+        if item.type == "argument":
+            first = item.children[0]
+            if first.type == "operator" and first.value in ("*", "**"):
+                out.append(Arg(item, item.children[1], star=first.value))
+            elif len(item.children) >= 3 and item.children[1].type == "operator" and item.children[1].value == "=":
+                out.append(Arg(item, item.children[2], name=first.value, name_node=first))
+            else:  # a generator argument `f(x for x in y)`
+                out.append(Arg(item, item))
+        elif item.type == "star_expr":
+            out.append(Arg(item, item.children[1], star="*"))
+        elif item.type in ("error_node", "error_leaf") or (item.type == "operator"):
+            continue
+        else:
+            out.append(Arg(item, item))
+    return out
+
+
+def string_value(node: Node) -> str | None:
+    """The value of a plain string literal (or implicit concatenation), else None. No f-strings."""
+    if node.type == "string":
+        text = node.value
+        prefix = ""
+        while text and text[0] in "rRbBuU":
+            prefix += text[0]
+            text = text[1:]
+        if "b" in prefix.lower():
+            return None
+        for q in ('"""', "'''", '"', "'"):
+            if text.startswith(q) and text.endswith(q) and len(text) >= 2 * len(q):
+                body = text[len(q):-len(q)]
+                if "r" in prefix.lower() or "\\" not in body:
+                    return str(body)
+                try:
+                    return str(body.encode("latin-1", "backslashreplace").decode("unicode_escape"))
+                except UnicodeDecodeError:
+                    return None
+        return None
+    if node.type == "strings":
+        parts = [string_value(c) for c in node.children]
+        return None if any(p is None for p in parts) else "".join(p for p in parts if p is not None)
+    return None
+
+
+def dotted(node: Node) -> str | None:
+    """`a.b.c` for a name or attribute chain without calls/subscripts, else None."""
+    if node.type == "name":
+        return str(node.value)
+    if node.type in ("power", "atom_expr"):
+        parts = []
+        first = node.children[0]
+        if first.type != "name":
+            return None
+        parts.append(first.value)
+        for t in node.children[1:]:
+            if t.type == "trailer" and t.children[0].value == "." and len(t.children) == 2:
+                parts.append(t.children[1].value)
+            else:
+                return None
+        return ".".join(parts)
+    return None
+
+
+def suite_statements(suite: Node) -> list[Node]:
+    """The statements of a block (a `suite` node, or a simple statement on the same line)."""
+    if suite.type == "suite":
+        return [c for c in suite.children if c.type not in ("newline", "indent", "dedent")]
+    return [suite]

@@ -1,0 +1,119 @@
+"""The interpreter's per-path state: local names, the heap, the path's conditions; and joins."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from hf_cache_lint.engine.values import (
+    Cond,
+    ConfigState,
+    DictState,
+    HeapObj,
+    InstanceState,
+    Maybe,
+    PipelineState,
+    Setting,
+    Value,
+)
+
+
+@dataclass
+class State:
+    """Mutable on purpose: one State per path; `fork()` before a branch."""
+
+    names: dict[str, Value] = field(default_factory=dict)
+    heap: dict[int, HeapObj] = field(default_factory=dict)
+    path: tuple[Cond, ...] = ()
+    dead: bool = False
+
+    def fork(self, cond: Cond | None = None) -> State:
+        return State(dict(self.names), dict(self.heap), self.path + ((cond,) if cond else ()), self.dead)
+
+    def decides(self, cond: Cond) -> bool | None:
+        """Whether this path already fixes `cond` (True/False), else None."""
+        for c in self.path:
+            if c.text == cond.text:
+                return c.holds == cond.holds
+        return None
+
+
+def _with_cond(s: Setting | None, cond: Cond | None) -> Setting | None:
+    if s is None or cond is None or s.cond is not None:
+        return s
+    return replace(s, cond=cond)
+
+
+def merge_setting(a: Setting | None, b: Setting | None, ca: Cond | None, cb: Cond | None) -> Setting | None:
+    if a == b:
+        return a
+    if a is None or a.value is None:
+        return _with_cond(b, cb) if b is not None and b.value is not None else a or b
+    if b is None or b.value is None:
+        return _with_cond(a, ca)
+    return _with_cond(a, ca)
+
+
+def _merge_value(a: Value | None, b: Value | None, ca: Cond | None, cb: Cond | None) -> Value | None:
+    if a == b:
+        return a
+    options: list[tuple[Value, Cond | None]] = []
+    for v, c in ((a, ca), (b, cb)):
+        if v is None:
+            continue
+        if isinstance(v, Maybe):
+            options.extend(v.options)
+        else:
+            options.append((v, c))
+    return Maybe(tuple(options)) if options else None
+
+
+def _merge_obj(a: HeapObj, b: HeapObj, ca: Cond | None, cb: Cond | None) -> HeapObj:
+    if a == b or type(a) is not type(b):
+        return a
+    if isinstance(a, ConfigState) and isinstance(b, ConfigState):
+        return ConfigState(merge_setting(a.ci, b.ci, ca, cb))
+    if isinstance(a, PipelineState) and isinstance(b, PipelineState):
+        return replace(a, ci=merge_setting(a.ci, b.ci, ca, cb))
+    if isinstance(a, DictState) and isinstance(b, DictState):
+        keys = [k for k, *_ in a.entries] + [k for k, *_ in b.entries if a.get(k) is None]
+        merged = DictState(opaque=a.opaque or b.opaque)
+        for k in keys:
+            ea, eb = a.get(k), b.get(k)
+            if ea == eb and ea is not None:
+                merged = merged.set(k, ea[0], ea[1], ea[2])
+            elif ea is not None and eb is None:
+                merged = merged.set(k, ea[0], ea[1], ea[2] or ca)
+            elif eb is not None and ea is None:
+                merged = merged.set(k, eb[0], eb[1], eb[2] or cb)
+            elif ea is not None and eb is not None:
+                v = _merge_value(ea[0], eb[0], ca, cb)
+                merged = merged.set(k, v if v is not None else ea[0], ea[1] or eb[1])
+        return merged
+    if isinstance(a, InstanceState) and isinstance(b, InstanceState):
+        out = a
+        for k in {k for k, _ in a.attrs} | {k for k, _ in b.attrs}:
+            v = _merge_value(a.get(k), b.get(k), ca, cb)
+            if v is not None:
+                out = out.set(k, v)
+        return out
+    return a
+
+
+def join(a: State, b: State, ca: Cond | None, cb: Cond | None, base_path: tuple[Cond, ...]) -> State:
+    """The state after two paths meet; `ca`/`cb` are the conditions that led into each."""
+    if a.dead and b.dead:
+        return State(a.names, a.heap, base_path, dead=True)
+    if a.dead:
+        return State(b.names, b.heap, base_path)
+    if b.dead:
+        return State(a.names, a.heap, base_path)
+    names: dict[str, Value] = {}
+    for k in a.names.keys() | b.names.keys():
+        v = _merge_value(a.names.get(k), b.names.get(k), ca, cb)
+        if v is not None:
+            names[k] = v
+    heap: dict[int, HeapObj] = {}
+    for i in a.heap.keys() | b.heap.keys():
+        oa, ob = a.heap.get(i), b.heap.get(i)
+        heap[i] = _merge_obj(oa, ob, ca, cb) if oa is not None and ob is not None else (oa or ob)  # type: ignore[assignment]
+    return State(names, heap, base_path)

@@ -1,0 +1,375 @@
+"""Statements in order: assignments, imports, branches, loops, try, with, defs, returns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hf_cache_lint.engine.analysis import CiValue, Site
+from hf_cache_lint.engine.evaluate import Evaluator
+from hf_cache_lint.engine.nodes import Node, code, span, string_value, suite_statements
+from hf_cache_lint.engine.state import State, join
+from hf_cache_lint.engine.values import (
+    UNKNOWN,
+    ClassDef,
+    Cond,
+    ConfigState,
+    Const,
+    DictState,
+    Function,
+    InstanceState,
+    Maybe,
+    ModelState,
+    Ref,
+    Setting,
+    Symbol,
+    TupleVal,
+    Unknown,
+    Value,
+)
+
+# Cache classes transformers 5.x removed: importing one fails before any generate (FACTS.md §6).
+REMOVED_IN_5 = frozenset({"HybridCache", "HybridChunkedCache", "SlidingWindowCache", "OffloadedCache",
+                          "OffloadedStaticCache", "MambaCache", "QuantoQuantizedCache", "HQQQuantizedCache",
+                          "SinkCache"})
+_SIMPLE = {"expr_stmt", "import_name", "import_from", "return_stmt", "raise_stmt", "del_stmt", "pass_stmt",
+           "break_stmt", "continue_stmt", "global_stmt", "nonlocal_stmt", "assert_stmt", "keyword"}
+
+
+class Statements(Evaluator):
+    def exec_block(self, statements: list[Node]) -> None:
+        for stmt in statements:
+            if self.state.dead:
+                return
+            self.exec_stmt(stmt)
+
+    def exec_stmt(self, node: Node) -> None:
+        t = node.type
+        self.steps += 1
+        if t == "simple_stmt":
+            for child in node.children:
+                if child.type not in ("newline", "operator"):
+                    self.exec_small(child)
+        elif t == "if_stmt":
+            self.exec_if(node)
+        elif t in ("for_stmt", "while_stmt"):
+            self.exec_loop(node)
+        elif t == "try_stmt":
+            self.exec_try(node)
+        elif t == "with_stmt":
+            for item in node.children[1:-2]:
+                if item.type == "with_item":
+                    value = self.eval(item.children[0])
+                    self.assign(item.children[2], value, item)
+                elif item.type not in ("operator",):
+                    self.eval(item)
+            self.exec_block(suite_statements(node.children[-1]))
+        elif t in ("funcdef", "classdef"):
+            self.define(node)
+        elif t in ("decorated", "async_stmt", "async_funcdef"):
+            inner = node.children[-1]
+            if t == "decorated":
+                for dec in node.children[:-1]:
+                    self.eval_decorators(dec)
+            self.exec_stmt(inner)
+        elif t in ("newline", "endmarker", "error_node", "error_leaf"):
+            return
+        else:
+            self.exec_small(node)
+
+    def eval_decorators(self, node: Node) -> None:
+        return None  # decorators only register functions; handlers run afterwards (run_uncalled)
+
+    def exec_small(self, node: Node) -> None:
+        t = node.type
+        if t == "expr_stmt":
+            self.exec_assign(node)
+        elif t in ("import_name", "import_from"):
+            self.exec_import(node)
+        elif t == "return_stmt":
+            value = self.eval(node.children[1]) if len(node.children) > 1 else Const(None)
+            self.returns.append((value, self.state))
+            self.state = self.state.fork()
+            self.state.dead = True
+        elif t in ("raise_stmt", "break_stmt", "continue_stmt"):
+            if len(node.children) > 1 and t == "raise_stmt":
+                self.eval(node.children[1])
+            self.state.dead = True
+        elif t == "del_stmt":
+            self.exec_del(node.children[1])
+        elif t in ("pass_stmt", "global_stmt", "nonlocal_stmt", "assert_stmt", "keyword", "error_node",
+                   "error_leaf", "operator", "newline"):
+            return
+        else:
+            self.eval(node)
+
+    # -- assignment -----------------------------------------------------------
+    def exec_assign(self, node: Node) -> None:
+        kids = node.children
+        op = kids[1]
+        if op.type == "annassign":
+            if len(op.children) >= 4:
+                self.assign(kids[0], self.eval(op.children[3]), node)
+            return
+        if op.type == "operator" and op.value == "=":
+            value = self.eval(kids[-1])
+            for target in kids[:-1:2]:
+                self.assign(target, value, node)
+            return
+        if op.type == "operator" and op.value == "|=":  # dict merge in place
+            base = self.eval(kids[0])
+            d = self.obj(base)
+            if isinstance(d, DictState) and isinstance(base, Ref):
+                self.put(base, self.merge_into(d, self.eval(kids[2])))
+            return
+        self.eval(kids[-1])
+
+    def assign(self, target: Node, value: Value, stmt: Node) -> None:
+        t = target.type
+        if t == "name":
+            self.state.names[target.value] = value
+        elif t in ("testlist_star_expr", "exprlist", "testlist_comp") or (
+                t == "atom" and target.children[0].value in "(["):
+            inner = target if t != "atom" else target.children[1]
+            items = [c for c in getattr(inner, "children", [inner]) if c.type != "operator"] \
+                if inner.type in ("testlist_star_expr", "exprlist", "testlist_comp") else [inner]
+            values = value.items if isinstance(value, TupleVal) and len(value.items) == len(items) else ()
+            for i, item in enumerate(items):
+                self.assign(item, values[i] if values else UNKNOWN, stmt)
+        elif t in ("power", "atom_expr"):
+            *head, last = target.children
+            if last.type != "trailer":
+                return
+            base = self.eval_chain(head[0], head[1:], target) if len(head) > 1 else self.eval(head[0])
+            if last.children[0].value == ".":
+                self.set_attribute(base, last.children[1].value, value, stmt)
+            elif last.children[0].value == "[":
+                self.set_item(base, last.children[1], value, stmt)
+
+    def set_attribute(self, base: Value, attr: str, value: Value, stmt: Node) -> None:
+        obj = self.obj(base)
+        if not isinstance(base, Ref):
+            return
+        if isinstance(obj, ConfigState) and attr == "cache_implementation":
+            site = self.site(stmt)
+            self._note_value(stmt.children[-1], "attribute")
+            self.put(base, ConfigState(self._setting(value, site)))
+        elif isinstance(obj, ModelState) and attr == "generation_config":
+            cfg = value if isinstance(self.obj(value), ConfigState) else self.new(ConfigState())
+            assert isinstance(cfg, Ref)
+            self.put(base, ModelState(obj.class_name, obj.checkpoint, cfg, obj.is_transformers, obj.wrapper))
+        elif isinstance(obj, InstanceState):
+            self.put(base, obj.set(attr, value))
+
+    def _setting(self, value: Value, site: Site) -> Setting:
+        if isinstance(value, Const):
+            return Setting(value.value if isinstance(value.value, str) else None, site)
+        if isinstance(value, Maybe):
+            for v, c in value.options:
+                if isinstance(v, Const) and isinstance(v.value, str):
+                    return Setting(v.value, site, c or Cond("a condition", True))
+        reason = value.reason if isinstance(value, Unknown) else None
+        return Setting(None, site, unknown=reason or "a value the linter cannot see")
+
+    def _note_value(self, vnode: Node, where: str) -> None:
+        s = string_value(vnode)
+        if s is not None:
+            self.record_ci(CiValue(s, span(vnode), where))
+
+    def set_item(self, base: Value, key_node: Node, value: Value, stmt: Node) -> None:
+        d = self.obj(base)
+        key = string_value(key_node)
+        if isinstance(d, DictState) and isinstance(base, Ref):
+            if key is None:
+                self.put(base, DictState(d.entries, opaque=True))
+                return
+            self.put(base, d.set(key, value, self.site(stmt)))
+            if key == "cache_implementation":
+                self._note_value(stmt.children[-1], "dict")
+
+    def exec_del(self, target: Node) -> None:
+        if target.type in ("power", "atom_expr") and target.children[-1].type == "trailer":
+            last = target.children[-1]
+            if last.children[0].value == "[":
+                base = self.eval_chain(target.children[0], target.children[1:-1], target) \
+                    if len(target.children) > 2 else self.eval(target.children[0])
+                d, key = self.obj(base), string_value(last.children[1])
+                if isinstance(d, DictState) and isinstance(base, Ref) and key is not None:
+                    self.put(base, d.delete(key))
+
+    # -- imports --------------------------------------------------------------
+    def exec_import(self, node: Node) -> None:
+        if node.type == "import_name":
+            for dotted_as in node.get_defined_names():
+                path = [n.value for n in node.get_path_for_name(dotted_as)]
+                self.state.names[dotted_as.value] = Symbol(".".join(path) if dotted_as.value != path[0]
+                                                           or len(path) == 1 else path[0])
+            return
+        level = node.level
+        module = ".".join(n.value for n in (node.get_from_names() or []))
+        prefix = "." * level + module
+        for name in node.get_defined_names():
+            origin = [n.value for n in node.get_path_for_name(name)][-1]
+            qual = f"{prefix}.{origin}" if prefix else origin
+            if origin in REMOVED_IN_5 and module.startswith("transformers") and self.target.hybrid_is_reset:
+                self.state.dead = True  # ImportError on 5.x: nothing after this line runs
+                return
+            self.state.names[name.value] = Symbol(qual)
+
+    # -- control flow ---------------------------------------------------------
+    def condition(self, test: Node) -> Cond:
+        if test.type == "not_test":
+            return Cond(code(test.children[1]), False)
+        return Cond(code(test), True)
+
+    def exec_if(self, node: Node) -> None:
+        kids = node.children
+        branches: list[tuple[Node | None, Node]] = []
+        i = 0
+        while i < len(kids):
+            if kids[i].type == "keyword" and kids[i].value in ("if", "elif"):
+                branches.append((kids[i + 1], kids[i + 3]))
+                i += 4
+            elif kids[i].type == "keyword" and kids[i].value == "else":
+                branches.append((None, kids[i + 2]))
+                i += 3
+            else:
+                i += 1
+        self.exec_branches(branches)
+
+    def exec_branches(self, branches: list[tuple[Node | None, Node]]) -> None:
+        entry = self.state
+        if not branches:
+            return
+        test, suite = branches[0]
+        if test is None:
+            self.exec_block(suite_statements(suite))
+            return
+        self.eval(test)
+        cond = self.condition(test)
+        static = self.truth(self.eval(test)) if test.type in ("keyword", "number") else entry.decides(cond)
+        if static is True:
+            self.exec_block(suite_statements(suite))
+            return
+        if static is False:
+            self.exec_branches(branches[1:])
+            return
+        self.state = entry.fork(cond)
+        self.exec_block(suite_statements(suite))
+        taken = self.state
+        self.state = entry.fork(cond.negated())
+        self.exec_branches(branches[1:])
+        self.state = join(taken, self.state, cond, cond.negated(), entry.path)
+
+    def exec_loop(self, node: Node) -> None:
+        kids = node.children
+        if node.type == "for_stmt":
+            self.eval(kids[3])
+            body = kids[5]
+        else:
+            self.eval(kids[1])
+            body = kids[3]
+        entry = self.state
+        for _ in range(2):  # a second pass sees what the first iteration left behind
+            if kids[1].type != "operator" and node.type == "for_stmt":
+                self.assign(kids[1], Unknown("the loop variable"), node)
+            self.exec_block(suite_statements(body))
+            if self.state.dead:  # break/continue/return end this iteration's path only
+                self.state = State(self.state.names, self.state.heap, entry.path)
+        if "else" in [k.value for k in kids if k.type == "keyword"]:
+            self.exec_block(suite_statements(kids[-1]))
+
+    def exec_try(self, node: Node) -> None:
+        kids = node.children
+        entry = self.state
+        self.state = entry.fork()
+        self.exec_block(suite_statements(kids[2]))
+        after_try = self.state
+        ends = [after_try]
+        i = 3
+        final_suite = else_suite = None
+        while i < len(kids):
+            k = kids[i]
+            if k.type == "except_clause" or (k.type == "keyword" and k.value == "except"):
+                suite = kids[i + 2]
+                # An exception may come from anywhere in the try body: start from the state before it,
+                # with what the try body left on the heap (mutations already done stay done).
+                start = entry.fork() if after_try.dead else join(entry.fork(), after_try.fork(), None, None,
+                                                                 entry.path)
+                self.state = start
+                if k.type == "except_clause" and len(k.children) >= 4:
+                    self.assign(k.children[3], UNKNOWN, k)
+                self.exec_block(suite_statements(suite))
+                ends.append(self.state)
+                i += 3
+            elif k.type == "keyword" and k.value == "else":
+                else_suite = kids[i + 2]
+                i += 3
+            elif k.type == "keyword" and k.value == "finally":
+                final_suite = kids[i + 2]
+                i += 3
+            else:
+                i += 1
+        if else_suite is not None:
+            self.state = after_try
+            self.exec_block(suite_statements(else_suite))
+            ends[0] = self.state
+        merged = ends[0]
+        for st in ends[1:]:
+            merged = join(merged, st, None, None, entry.path)
+        self.state = merged
+        if final_suite is not None:
+            was_dead = self.state.dead
+            self.state.dead = False
+            self.exec_block(suite_statements(final_suite))
+            self.state.dead = self.state.dead or was_dead
+
+    # -- definitions --------------------------------------------------------
+    def define(self, node: Node) -> None:
+        name = node.name.value
+        if node.type == "funcdef":
+            self.state.names[name] = Function(node, name)
+            if self.state is self.module_state:
+                self.functions.append((node, None))
+        else:
+            self.state.names[name] = ClassDef(node, name)
+            if self.state is self.module_state:
+                for fn in node.iter_funcdefs():
+                    self.functions.append((fn, name))  # type: ignore[arg-type]
+
+    def run_uncalled(self) -> None:
+        """Functions never called in the module (handlers, methods, library code) run last,
+        against the module's final state, with their parameters unknown."""
+        end = self.module_state
+        instances: dict[str, Ref] = {}
+        for node, cls in self.functions:
+            if id(node) in self.called:
+                continue
+            self.state = end
+            names = {p.name.value: Unknown(f"the parameter `{p.name.value}`") for p in node.get_params()}
+            params = node.get_params()
+            if isinstance(cls, str) and params and not _is_static(node):
+                if cls not in instances:
+                    instances[cls] = self.setup_instance(cls)
+                names[params[0].name.value] = instances[cls]
+            self.run_function(node, names, None)
+        self.state = end
+
+    def setup_instance(self, cls: str) -> Ref:
+        """An instance as `__init__` leaves it, plus (conditionally) what setup methods add."""
+        ref = self.new(InstanceState(cls))
+        init = self.method_of(cls, "__init__")
+        if init is not None and id(init.node) not in self.called:
+            params = init.node.get_params()
+            names: dict[str, Value] = {p.name.value: Unknown(f"the parameter `{p.name.value}`") for p in params}
+            if params:
+                names[params[0].name.value] = ref
+            self.run_function(init.node, names, None)
+            self.called.add(id(init.node))
+        return ref
+
+
+def _is_static(node: Any) -> bool:
+    parent = node.parent
+    if parent is not None and parent.type == "decorated":
+        return any("staticmethod" in code(d) for d in parent.children[:-1])
+    return False

@@ -1,0 +1,192 @@
+"""Abstract values the interpreter tracks, and the per-path state (names + heap) they live in.
+
+Objects that user code mutates through aliases (models, generation configs, dicts, instances)
+live on a heap addressed by `Ref`; their states are frozen and replaced on mutation, so a branch
+copies the state cheaply and a join merges it field by field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Union
+
+from hf_cache_lint.engine.analysis import Site
+
+
+@dataclass(frozen=True)
+class Cond:
+    """A branch condition as written (`use_static`, `args.static`), and which way it went."""
+
+    text: str
+    holds: bool
+
+    def negated(self) -> Cond:
+        return Cond(self.text, not self.holds)
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """A value the linter cannot see; `reason` names it for messages ("the parameter `cache`")."""
+
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Const:
+    value: str | int | float | bool | None
+    site: Site | None = None
+
+
+@dataclass(frozen=True)
+class CacheVal:
+    """A transformers Cache object (built, deep-copied, or returned by a forward/generate)."""
+
+    class_name: str
+    site: Site | None = None
+
+
+@dataclass(frozen=True)
+class TupleVal:
+    """A tuple (the legacy cache format when passed as a cache)."""
+
+    site: Site | None = None
+    items: tuple[Value, ...] = ()
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A heap object."""
+
+    id: int
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """An imported module or name, by its dotted origin (`transformers.AutoModelForCausalLM`)."""
+
+    qualname: str
+
+
+@dataclass(frozen=True)
+class Output:
+    """What a model call returns: `generate` outputs or forward outputs (both carry a cache)."""
+
+    kind: str  # "generate" | "forward"
+    site: Site | None = None
+
+
+@dataclass(frozen=True)
+class Method:
+    """`obj.name` bound, e.g. `gen = model.generate`."""
+
+    owner: Value
+    name: str
+
+
+@dataclass(frozen=True)
+class Partial:
+    """`functools.partial(func, **kw)`: keywords as a dict Ref."""
+
+    func: Value
+    kwargs: Ref | None
+
+
+@dataclass(frozen=True)
+class Function:
+    """A user function or method (parso funcdef node), and the class it belongs to."""
+
+    node: Any = field(compare=False, hash=False)
+    qualname: str = ""
+    owner: Ref | None = None
+
+
+@dataclass(frozen=True)
+class ClassDef:
+    node: Any = field(compare=False, hash=False)
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class Maybe:
+    """A value that differs by path: each option with the condition under which it holds."""
+
+    options: tuple[tuple[Value, Cond | None], ...]
+
+
+Value = Union[Unknown, Const, CacheVal, TupleVal, Ref, Symbol, Output, Method, Partial, Function, ClassDef, Maybe]
+
+UNKNOWN = Unknown()
+NONE = Const(None)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A `cache_implementation` value held by a config: the string, where set, under which condition."""
+
+    value: str | None
+    site: Site | None = None
+    cond: Cond | None = None
+    via: str = "model"  # how it got there, for messages: "model", "checkpoint", "hub-default", ...
+    unknown: str | None = None  # set to a reason when the value is not a constant
+
+
+@dataclass(frozen=True)
+class ModelState:
+    class_name: str | None = None
+    checkpoint: str | None = None
+    gen_config: Ref | None = None
+    is_transformers: bool = True
+    wrapper: str | None = None
+
+
+@dataclass(frozen=True)
+class ConfigState:
+    """A GenerationConfig; `ci` None means the field is unset (None), which inherits the model's."""
+
+    ci: Setting | None = None
+
+
+@dataclass(frozen=True)
+class DictState:
+    entries: tuple[tuple[str, Value, Site | None, Cond | None], ...] = ()
+    opaque: bool = False  # holds keys the linter cannot see
+
+    def get(self, key: str) -> tuple[Value, Site | None, Cond | None] | None:
+        for k, v, s, c in self.entries:
+            if k == key:
+                return v, s, c
+        return None
+
+    def set(self, key: str, value: Value, site: Site | None, cond: Cond | None = None) -> DictState:
+        kept = tuple(e for e in self.entries if e[0] != key)
+        return replace(self, entries=(*kept, (key, value, site, cond)))
+
+    def delete(self, key: str) -> DictState:
+        return replace(self, entries=tuple(e for e in self.entries if e[0] != key))
+
+
+@dataclass(frozen=True)
+class InstanceState:
+    """A user object (e.g. `self`): its attributes."""
+
+    class_name: str
+    attrs: tuple[tuple[str, Value], ...] = ()
+
+    def get(self, name: str) -> Value | None:
+        for k, v in self.attrs:
+            if k == name:
+                return v
+        return None
+
+    def set(self, name: str, value: Value) -> InstanceState:
+        return replace(self, attrs=(*(a for a in self.attrs if a[0] != name), (name, value)))
+
+
+@dataclass(frozen=True)
+class PipelineState:
+    model: Ref | None = None
+    task: str | None = None
+    ci: Setting | None = None
+
+
+HeapObj = Union[ModelState, ConfigState, DictState, InstanceState, PipelineState]

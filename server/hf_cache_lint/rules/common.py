@@ -1,0 +1,54 @@
+"""Helpers several rules share: where a value was set, in words; the cache keyword a call accepts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hf_cache_lint.engine.analysis import CacheImpl, GenerateCall, Site
+from hf_cache_lint.engine.generate import CACHE_KEYWORDS
+from hf_cache_lint.engine.versions import Target
+
+
+def where(site: Site | None, via: str) -> str:
+    """`at line 12`, `in generation_config.json line 3`, `by the checkpoint's Hub default`."""
+    if via == "hub-default":
+        return "by the checkpoint's Hub generation_config.json default"
+    if via == "wrapper":
+        return "by the model wrapper's generate"
+    if site is None:
+        return "on the model's generation config"
+    if site.path:
+        return f"in {Path(site.path).name} line {site.span.start.line}"
+    if via == "keyword":
+        return ""
+    return f"at line {site.span.start.line}"
+
+
+def source_words(ci: CacheImpl) -> str:
+    return {
+        "keyword": "passed in this call",
+        "kwargs": "passed through a ** dict",
+        "generation_config": "set on the GenerationConfig passed to this call",
+        "model": "set on the model's generation_config",
+        "checkpoint": "loaded from the checkpoint's generation_config.json",
+        "hub-default": "shipped in the checkpoint's Hub generation_config.json",
+        "pipeline": "given to the pipeline",
+        "wrapper": "injected by the model wrapper's generate",
+    }.get(ci.via, "set")
+
+
+def accepts(target: Target, call: GenerateCall, keyword: str) -> bool:
+    """Whether generate takes the cache under `keyword` for this model and version (else it is rejected
+    as an unused model kwarg before any cache check, HFC003's business)."""
+    if target.unified_cache_keyword:
+        return keyword in CACHE_KEYWORDS
+    return keyword == target.cache_keyword(call.model.class_name)
+
+
+def link(site: Site, base_path: str) -> str:
+    """A Markdown link to a site (VS Code opens `file#Lnn`)."""
+    path = site.path or base_path
+    label = f"{Path(site.path).name}:{site.span.start.line}" if site.path else f"line {site.span.start.line}"
+    if path.startswith("<"):
+        return label
+    return f"[{label}]({Path(path).resolve().as_uri()}#L{site.span.start.line})"

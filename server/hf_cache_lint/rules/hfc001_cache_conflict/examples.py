@@ -1,0 +1,399 @@
+"""HFC001 examples that must be flagged; each runs unchanged under the oracle against real transformers."""
+
+from __future__ import annotations
+
+from hf_cache_lint.engine.findings import Severity
+from hf_cache_lint.rules.base import Invalid
+
+_LOAD = """from transformers import AutoModelForCausalLM, AutoTokenizer, DynamicCache, GenerationConfig
+
+tokenizer = AutoTokenizer.from_pretrained("meta-llama/Llama-3.2-1B")
+model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B")
+inputs = tokenizer("The capital of France is", return_tensors="pt")
+"""
+
+
+def _inv(code: str, flagged: str, fixes: dict[str, tuple[str, str]], **kw: object) -> Invalid:
+    """An Invalid example whose fix results are given as (line before, line after) pairs."""
+    fixed = {}
+    for title, (old, new) in fixes.items():
+        assert code.count(old) == 1, f"{old!r} must occur once"
+        fixed[title] = code.replace(old, new)
+    return Invalid(code, flagged, fixed, **kw)  # type: ignore[arg-type]
+
+
+INVALID: tuple[Invalid, ...] = (
+    _inv(
+        _LOAD
+        + 'out = model.generate(**inputs, past_key_values=DynamicCache(), cache_implementation="static")\n',
+        flagged="past_key_values=DynamicCache()",
+        fixes={
+            "Set `cache_implementation=None` in this call": (
+                'out = model.generate(**inputs, past_key_values=DynamicCache(), cache_implementation="static")\n',
+                "out = model.generate(**inputs, past_key_values=DynamicCache(), cache_implementation=None)\n",
+            ),
+            "Remove `past_key_values=`": (
+                'out = model.generate(**inputs, past_key_values=DynamicCache(), cache_implementation="static")\n',
+                'out = model.generate(**inputs, cache_implementation="static")\n',
+            ),
+            "Remove `cache_implementation=`": (
+                'out = model.generate(**inputs, past_key_values=DynamicCache(), cache_implementation="static")\n',
+                "out = model.generate(**inputs, past_key_values=DynamicCache())\n",
+            ),
+            "Ignore HFC001 on this line": (
+                'out = model.generate(**inputs, past_key_values=DynamicCache(), cache_implementation="static")\n',
+                'out = model.generate(**inputs, past_key_values=DynamicCache(), cache_implementation="static")  # hf-cache-lint: ignore[HFC001]\n',
+            ),
+        },
+        note="both in the same call",
+    ),
+    _inv(
+        _LOAD + 'model.generation_config.cache_implementation = "static"\n'
+        "cache = DynamicCache()\n"
+        "out = model.generate(**inputs, past_key_values=cache, max_new_tokens=5)\n",
+        flagged="past_key_values=cache",
+        fixes={
+            "Set `cache_implementation=None` in this call": (
+                "out = model.generate(**inputs, past_key_values=cache, max_new_tokens=5)\n",
+                "out = model.generate(**inputs, past_key_values=cache, max_new_tokens=5, cache_implementation=None)\n",
+            ),
+            "Remove `past_key_values=`": (
+                "out = model.generate(**inputs, past_key_values=cache, max_new_tokens=5)\n",
+                "out = model.generate(**inputs, max_new_tokens=5)\n",
+            ),
+            "Ignore HFC001 on this line": (
+                "out = model.generate(**inputs, past_key_values=cache, max_new_tokens=5)\n",
+                "out = model.generate(**inputs, past_key_values=cache, max_new_tokens=5)  # hf-cache-lint: ignore[HFC001]\n",
+            ),
+        },
+        note="set on the model's generation_config earlier",
+    ),
+    _inv(
+        _LOAD + 'gen_kwargs = {"max_new_tokens": 5, "cache_implementation": "offloaded"}\n'
+        "out = model.generate(**inputs, **gen_kwargs, past_key_values=DynamicCache())\n",
+        flagged="past_key_values=DynamicCache()",
+        fixes={
+            "Set `cache_implementation=None` in this call": (
+                "out = model.generate(**inputs, **gen_kwargs, past_key_values=DynamicCache())\n",
+                "out = model.generate(**inputs, **gen_kwargs, past_key_values=DynamicCache(), cache_implementation=None)\n",
+            ),
+            "Remove `past_key_values=`": (
+                "out = model.generate(**inputs, **gen_kwargs, past_key_values=DynamicCache())\n",
+                "out = model.generate(**inputs, **gen_kwargs)\n",
+            ),
+            "Ignore HFC001 on this line": (
+                "out = model.generate(**inputs, **gen_kwargs, past_key_values=DynamicCache())\n",
+                "out = model.generate(**inputs, **gen_kwargs, past_key_values=DynamicCache())  # hf-cache-lint: ignore[HFC001]\n",
+            ),
+        },
+        note="`cache_implementation` in a ** dict literal",
+    ),
+    _inv(
+        _LOAD + "kw = dict(past_key_values=DynamicCache(), max_new_tokens=5)\n"
+        'out = model.generate(**inputs, **kw, cache_implementation="static")\n',
+        flagged='model.generate(**inputs, **kw, cache_implementation="static")',
+        fixes={
+            "Set `cache_implementation=None` in this call": (
+                'out = model.generate(**inputs, **kw, cache_implementation="static")\n',
+                "out = model.generate(**inputs, **kw, cache_implementation=None)\n",
+            ),
+            "Remove `cache_implementation=`": (
+                'out = model.generate(**inputs, **kw, cache_implementation="static")\n',
+                "out = model.generate(**inputs, **kw)\n",
+            ),
+            "Ignore HFC001 on this line": (
+                'out = model.generate(**inputs, **kw, cache_implementation="static")\n',
+                'out = model.generate(**inputs, **kw, cache_implementation="static")  # hf-cache-lint: ignore[HFC001]\n',
+            ),
+        },
+        note="the cache arrives through `**kw`: the whole call is flagged",
+    ),
+    _inv(
+        _LOAD + "cache = DynamicCache()\n"
+        "out = model.generate(**inputs, past_key_values=cache,\n"
+        '                     generation_config=GenerationConfig(cache_implementation="static", max_new_tokens=5))\n',
+        flagged="past_key_values=cache",
+        fixes={
+            "Set `cache_implementation=None` in this call": (
+                '                     generation_config=GenerationConfig(cache_implementation="static", max_new_tokens=5))\n',
+                '                     generation_config=GenerationConfig(cache_implementation="static", max_new_tokens=5), cache_implementation=None)\n',
+            ),
+            "Remove `past_key_values=`": (
+                "out = model.generate(**inputs, past_key_values=cache,\n",
+                "out = model.generate(**inputs,\n",
+            ),
+            "Ignore HFC001 on this line": (
+                "out = model.generate(**inputs, past_key_values=cache,\n",
+                "out = model.generate(**inputs, past_key_values=cache,  # hf-cache-lint: ignore[HFC001]\n",
+            ),
+        },
+        note="a GenerationConfig passed by keyword",
+    ),
+    _inv(
+        _LOAD + 'config = GenerationConfig(cache_implementation="static", max_new_tokens=5)\n'
+        'out = model.generate(inputs["input_ids"], config, past_key_values=DynamicCache())\n',
+        flagged="past_key_values=DynamicCache()",
+        fixes={
+            "Set `cache_implementation=None` in this call": (
+                'out = model.generate(inputs["input_ids"], config, past_key_values=DynamicCache())\n',
+                'out = model.generate(inputs["input_ids"], config, past_key_values=DynamicCache(), cache_implementation=None)\n',
+            ),
+            "Remove `past_key_values=`": (
+                'out = model.generate(inputs["input_ids"], config, past_key_values=DynamicCache())\n',
+                'out = model.generate(inputs["input_ids"], config)\n',
+            ),
+            "Ignore HFC001 on this line": (
+                'out = model.generate(inputs["input_ids"], config, past_key_values=DynamicCache())\n',
+                'out = model.generate(inputs["input_ids"], config, past_key_values=DynamicCache())  # hf-cache-lint: ignore[HFC001]\n',
+            ),
+        },
+        note="the config as generate's second positional argument",
+    ),
+    _inv(
+        _LOAD + "config = GenerationConfig(max_new_tokens=5)\n"
+        'config.cache_implementation = "static"\n'
+        "out = model.generate(**inputs, generation_config=config, past_key_values=DynamicCache())\n",
+        flagged="past_key_values=DynamicCache()",
+        fixes={
+            "Set `cache_implementation=None` in this call": (
+                "out = model.generate(**inputs, generation_config=config, past_key_values=DynamicCache())\n",
+                "out = model.generate(**inputs, generation_config=config, past_key_values=DynamicCache(), cache_implementation=None)\n",
+            ),
+            "Remove `past_key_values=`": (
+                "out = model.generate(**inputs, generation_config=config, past_key_values=DynamicCache())\n",
+                "out = model.generate(**inputs, generation_config=config)\n",
+            ),
+            "Ignore HFC001 on this line": (
+                "out = model.generate(**inputs, generation_config=config, past_key_values=DynamicCache())\n",
+                "out = model.generate(**inputs, generation_config=config, past_key_values=DynamicCache())  # hf-cache-lint: ignore[HFC001]\n",
+            ),
+        },
+        note="an attribute set on a config built earlier",
+    ),
+    _inv(
+        _LOAD + 'model.generation_config.update(cache_implementation="static")\n'
+        "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5)\n",
+        flagged="past_key_values=DynamicCache()",
+        fixes={
+            "Set `cache_implementation=None` in this call": (
+                "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5)\n",
+                "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5, cache_implementation=None)\n",
+            ),
+            "Remove `past_key_values=`": (
+                "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5)\n",
+                "out = model.generate(**inputs, max_new_tokens=5)\n",
+            ),
+            "Ignore HFC001 on this line": (
+                "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5)\n",
+                "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5)  # hf-cache-lint: ignore[HFC001]\n",
+            ),
+        },
+        note="`update()` on the model's config",
+    ),
+    _inv(
+        _LOAD
+        + 'model.generation_config = GenerationConfig(cache_implementation="static", max_new_tokens=5)\n'
+        "out = model.generate(**inputs, past_key_values=DynamicCache())\n",
+        flagged="past_key_values=DynamicCache()",
+        fixes={
+            "Set `cache_implementation=None` in this call": (
+                "out = model.generate(**inputs, past_key_values=DynamicCache())\n",
+                "out = model.generate(**inputs, past_key_values=DynamicCache(), cache_implementation=None)\n",
+            ),
+            "Remove `past_key_values=`": (
+                "out = model.generate(**inputs, past_key_values=DynamicCache())\n",
+                "out = model.generate(**inputs)\n",
+            ),
+            "Ignore HFC001 on this line": (
+                "out = model.generate(**inputs, past_key_values=DynamicCache())\n",
+                "out = model.generate(**inputs, past_key_values=DynamicCache())  # hf-cache-lint: ignore[HFC001]\n",
+            ),
+        },
+        note="the model's config replaced",
+    ),
+    _inv(
+        _LOAD + 'model.generation_config.cache_implementation = "static"\n'
+        "config = GenerationConfig(cache_implementation=None, max_new_tokens=5)\n"
+        "out = model.generate(**inputs, generation_config=config, past_key_values=DynamicCache())\n",
+        flagged="past_key_values=DynamicCache()",
+        fixes={
+            "Set `cache_implementation=None` in this call": (
+                "out = model.generate(**inputs, generation_config=config, past_key_values=DynamicCache())\n",
+                "out = model.generate(**inputs, generation_config=config, past_key_values=DynamicCache(), cache_implementation=None)\n",
+            ),
+            "Remove `past_key_values=`": (
+                "out = model.generate(**inputs, generation_config=config, past_key_values=DynamicCache())\n",
+                "out = model.generate(**inputs, generation_config=config)\n",
+            ),
+            "Ignore HFC001 on this line": (
+                "out = model.generate(**inputs, generation_config=config, past_key_values=DynamicCache())\n",
+                "out = model.generate(**inputs, generation_config=config, past_key_values=DynamicCache())  # hf-cache-lint: ignore[HFC001]\n",
+            ),
+        },
+        note="`GenerationConfig(cache_implementation=None)` inherits the model's value; it does not clear it",
+    ),
+    _inv(
+        _LOAD + "import copy\n\n"
+        "base = GenerationConfig(max_new_tokens=5)\n"
+        'base.cache_implementation = "static"\n'
+        "config = copy.deepcopy(base)\n"
+        "out = model.generate(**inputs, generation_config=config, past_key_values=DynamicCache())\n",
+        flagged="past_key_values=DynamicCache()",
+        fixes={
+            "Set `cache_implementation=None` in this call": (
+                "out = model.generate(**inputs, generation_config=config, past_key_values=DynamicCache())\n",
+                "out = model.generate(**inputs, generation_config=config, past_key_values=DynamicCache(), cache_implementation=None)\n",
+            ),
+            "Remove `past_key_values=`": (
+                "out = model.generate(**inputs, generation_config=config, past_key_values=DynamicCache())\n",
+                "out = model.generate(**inputs, generation_config=config)\n",
+            ),
+            "Ignore HFC001 on this line": (
+                "out = model.generate(**inputs, generation_config=config, past_key_values=DynamicCache())\n",
+                "out = model.generate(**inputs, generation_config=config, past_key_values=DynamicCache())  # hf-cache-lint: ignore[HFC001]\n",
+            ),
+        },
+        note="a deep copy keeps the value",
+    ),
+    _inv(
+        _LOAD + 'config = GenerationConfig.from_pretrained("ckpt", cache_implementation="static")\n'
+        "out = model.generate(**inputs, generation_config=config, past_key_values=DynamicCache())\n",
+        flagged="past_key_values=DynamicCache()",
+        files={"ckpt/generation_config.json": '{"max_new_tokens": 5}\n'},
+        fixes={
+            "Set `cache_implementation=None` in this call": (
+                "out = model.generate(**inputs, generation_config=config, past_key_values=DynamicCache())\n",
+                "out = model.generate(**inputs, generation_config=config, past_key_values=DynamicCache(), cache_implementation=None)\n",
+            ),
+            "Remove `past_key_values=`": (
+                "out = model.generate(**inputs, generation_config=config, past_key_values=DynamicCache())\n",
+                "out = model.generate(**inputs, generation_config=config)\n",
+            ),
+            "Ignore HFC001 on this line": (
+                "out = model.generate(**inputs, generation_config=config, past_key_values=DynamicCache())\n",
+                "out = model.generate(**inputs, generation_config=config, past_key_values=DynamicCache())  # hf-cache-lint: ignore[HFC001]\n",
+            ),
+        },
+        note="`GenerationConfig.from_pretrained(..., cache_implementation=...)`",
+    ),
+    _inv(
+        _LOAD + "first = model.generate(**inputs, max_new_tokens=3, return_dict_in_generate=True)\n"
+        'model.generation_config.cache_implementation = "static"\n'
+        "more = model.generate(first.sequences, past_key_values=first.past_key_values, max_new_tokens=3)\n",
+        flagged="past_key_values=first.past_key_values",
+        fixes={
+            "Set `cache_implementation=None` in this call": (
+                "more = model.generate(first.sequences, past_key_values=first.past_key_values, max_new_tokens=3)\n",
+                "more = model.generate(first.sequences, past_key_values=first.past_key_values, max_new_tokens=3, cache_implementation=None)\n",
+            ),
+            "Remove `past_key_values=`": (
+                "more = model.generate(first.sequences, past_key_values=first.past_key_values, max_new_tokens=3)\n",
+                "more = model.generate(first.sequences, max_new_tokens=3)\n",
+            ),
+            "Ignore HFC001 on this line": (
+                "more = model.generate(first.sequences, past_key_values=first.past_key_values, max_new_tokens=3)\n",
+                "more = model.generate(first.sequences, past_key_values=first.past_key_values, max_new_tokens=3)  # hf-cache-lint: ignore[HFC001]\n",
+            ),
+        },
+        note="a cache returned by generate, passed back",
+    ),
+    _inv(
+        _LOAD
+        + 'out = model.generate(**inputs, past_key_values=DynamicCache(), cache_implementation="hybrid")\n',
+        flagged="past_key_values=DynamicCache()",
+        versions=("4.57.6",),
+        fixes={
+            "Set `cache_implementation=None` in this call": (
+                'out = model.generate(**inputs, past_key_values=DynamicCache(), cache_implementation="hybrid")\n',
+                "out = model.generate(**inputs, past_key_values=DynamicCache(), cache_implementation=None)\n",
+            ),
+            "Remove `past_key_values=`": (
+                'out = model.generate(**inputs, past_key_values=DynamicCache(), cache_implementation="hybrid")\n',
+                'out = model.generate(**inputs, cache_implementation="hybrid")\n',
+            ),
+            "Remove `cache_implementation=`": (
+                'out = model.generate(**inputs, past_key_values=DynamicCache(), cache_implementation="hybrid")\n',
+                "out = model.generate(**inputs, past_key_values=DynamicCache())\n",
+            ),
+            "Ignore HFC001 on this line": (
+                'out = model.generate(**inputs, past_key_values=DynamicCache(), cache_implementation="hybrid")\n',
+                'out = model.generate(**inputs, past_key_values=DynamicCache(), cache_implementation="hybrid")  # hf-cache-lint: ignore[HFC001]\n',
+            ),
+        },
+        note='4.57 raises for an explicit "hybrid" keyword; 5.x resets "hybrid" to None',
+    ),
+    _inv(
+        _LOAD + 'out = model.generate(**inputs, cache=DynamicCache(), cache_implementation="static")\n',
+        flagged="cache=DynamicCache()",
+        versions=("5.24.0",),
+        fixes={
+            "Set `cache_implementation=None` in this call": (
+                'out = model.generate(**inputs, cache=DynamicCache(), cache_implementation="static")\n',
+                "out = model.generate(**inputs, cache=DynamicCache(), cache_implementation=None)\n",
+            ),
+            "Remove `cache=`": (
+                'out = model.generate(**inputs, cache=DynamicCache(), cache_implementation="static")\n',
+                'out = model.generate(**inputs, cache_implementation="static")\n',
+            ),
+            "Remove `cache_implementation=`": (
+                'out = model.generate(**inputs, cache=DynamicCache(), cache_implementation="static")\n',
+                "out = model.generate(**inputs, cache=DynamicCache())\n",
+            ),
+            "Ignore HFC001 on this line": (
+                'out = model.generate(**inputs, cache=DynamicCache(), cache_implementation="static")\n',
+                'out = model.generate(**inputs, cache=DynamicCache(), cache_implementation="static")  # hf-cache-lint: ignore[HFC001]\n',
+            ),
+        },
+        note="`cache=` is the keyword from 5.24; before, generate rejects it as unused (HFC003)",
+    ),
+    _inv(
+        _LOAD + "import os\n\n"
+        'use_static = os.environ.get("USE_STATIC", "1") == "1"\n'
+        "if use_static:\n"
+        '    model.generation_config.cache_implementation = "static"\n'
+        "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5)\n",
+        flagged="past_key_values=DynamicCache()",
+        severity=Severity.WARNING,
+        message_contains="only if `use_static` holds",
+        fixes={
+            "Set `cache_implementation=None` in this call": (
+                "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5)\n",
+                "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5, cache_implementation=None)\n",
+            ),
+            "Remove `past_key_values=`": (
+                "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5)\n",
+                "out = model.generate(**inputs, max_new_tokens=5)\n",
+            ),
+            "Ignore HFC001 on this line": (
+                "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5)\n",
+                "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5)  # hf-cache-lint: ignore[HFC001]\n",
+            ),
+        },
+        note="depends on a flag: a Warning that names it",
+    ),
+    _inv(
+        _LOAD + "\n\ndef continue_chat(model, inputs, cache):\n"
+        '    return model.generate(**inputs, past_key_values=cache, cache_implementation="static")\n\n\n'
+        "out = continue_chat(model, inputs, DynamicCache())\n",
+        flagged="past_key_values=cache",
+        fixes={
+            "Set `cache_implementation=None` in this call": (
+                '    return model.generate(**inputs, past_key_values=cache, cache_implementation="static")\n',
+                "    return model.generate(**inputs, past_key_values=cache, cache_implementation=None)\n",
+            ),
+            "Remove `past_key_values=`": (
+                '    return model.generate(**inputs, past_key_values=cache, cache_implementation="static")\n',
+                '    return model.generate(**inputs, cache_implementation="static")\n',
+            ),
+            "Remove `cache_implementation=`": (
+                '    return model.generate(**inputs, past_key_values=cache, cache_implementation="static")\n',
+                "    return model.generate(**inputs, past_key_values=cache)\n",
+            ),
+            "Ignore HFC001 on this line": (
+                '    return model.generate(**inputs, past_key_values=cache, cache_implementation="static")\n',
+                '    return model.generate(**inputs, past_key_values=cache, cache_implementation="static")  # hf-cache-lint: ignore[HFC001]\n',
+            ),
+        },
+        note="inside a function, seen through its caller",
+    ),
+)

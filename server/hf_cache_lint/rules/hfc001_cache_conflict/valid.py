@@ -1,0 +1,89 @@
+"""HFC001 examples that must not be flagged (each runs clean under the oracle)."""
+
+from __future__ import annotations
+
+from hf_cache_lint.rules.base import Valid
+from hf_cache_lint.rules.hfc001_cache_conflict.examples import _LOAD
+
+VALID: tuple[Valid, ...] = (
+    Valid(
+        _LOAD + "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5)\n",
+        note="a cache alone",
+    ),
+    Valid(
+        _LOAD + 'out = model.generate(**inputs, cache_implementation="static", max_new_tokens=5)\n',
+        note="`cache_implementation` alone",
+    ),
+    Valid(
+        _LOAD
+        + 'out = model.generate(**inputs, past_key_values=None, cache_implementation="static", max_new_tokens=5)\n',
+        note="None is not a cache",
+    ),
+    Valid(
+        _LOAD + 'model.generation_config.cache_implementation = "static"\n'
+        "cache = None\n"
+        "out = model.generate(**inputs, past_key_values=cache, max_new_tokens=5)\n",
+        note="a variable that is None",
+    ),
+    Valid(
+        _LOAD + 'model.generation_config.cache_implementation = "static"\n'
+        "out = model.generate(**inputs, past_key_values=DynamicCache(), cache_implementation=None, max_new_tokens=5)\n",
+        note="an explicit `cache_implementation=None` keyword clears every source",
+    ),
+    Valid(
+        _LOAD + 'model.config.cache_implementation = "static"\n'
+        "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5)\n",
+        note="`model.config` is not the generation config",
+    ),
+    Valid(
+        _LOAD + 'model.generation_config.cache_implementation = "static"\n'
+        "logits = model(**inputs, past_key_values=DynamicCache()).logits\n",
+        note="a forward call, not generate",
+    ),
+    Valid(
+        _LOAD + 'model.generation_config.cache_implementation = "static"\n'
+        "model.generation_config.cache_implementation = None\n"
+        "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5)\n",
+        note="cleared before the call",
+    ),
+    Valid(
+        _LOAD
+        + 'out = model.generate(**inputs, past_key_values=DynamicCache(), cache_implementation="hybrid", max_new_tokens=5)\n',
+        versions=("5.23.0", "5.24.0"),
+        note='5.x resets "hybrid" to None',
+    ),
+    Valid(
+        _LOAD + "\n\nclass Sampler:\n"
+        "    def generate(self, **kwargs):\n"
+        "        return kwargs\n\n\n"
+        'out = Sampler().generate(past_key_values=DynamicCache(), cache_implementation="static")\n',
+        note="another class's generate",
+    ),
+    Valid(
+        _LOAD + "import os\n\n"
+        'use_static = os.environ.get("USE_STATIC", "1") == "1"\n'
+        "if use_static:\n"
+        '    model.generation_config.cache_implementation = "static"\n'
+        "    out = model.generate(**inputs, max_new_tokens=5)\n"
+        "else:\n"
+        "    out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5)\n",
+        note="the two sides sit on opposite branches of one condition",
+    ),
+    Valid(
+        _LOAD + 'gen_kwargs = {"max_new_tokens": 5, "cache_implementation": "static"}\n'
+        'gen_kwargs.pop("cache_implementation")\n'
+        "out = model.generate(**inputs, **gen_kwargs, past_key_values=DynamicCache())\n",
+        note="the key is popped from the ** dict before the call",
+    ),
+    Valid(
+        _LOAD + "config = GenerationConfig(max_new_tokens=5)\n"
+        "out = model.generate(**inputs, generation_config=config, past_key_values=DynamicCache())\n",
+        note="a config without the field, on a model without it",
+    ),
+    Valid(
+        _LOAD + 'model.generation_config.cache_implementation = "static"\n'
+        "model.generation_config.update(cache_implementation=None)\n"
+        "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5)\n",
+        note="`update(cache_implementation=None)` clears it",
+    ),
+)
