@@ -161,6 +161,7 @@ class Known(Inliner):
         return Const(strs[0])
 
     def call_transformers(self, parts: list[str], args: list[EvArg], whole: object) -> Value:
+        name = parts[-1]
         owner = parts[-2] if len(parts) >= 2 else ""
         if name == "from_legacy_cache":
             return CacheVal(owner or "DynamicCache", self.site_of(whole, "from_legacy_cache(...)"))
