@@ -72,8 +72,9 @@ def _from_folder(folder: Path, source: str) -> CheckpointConfig | None:
     if data is None and cfg is None:
         return None
     arch = None
-    if cfg and isinstance(cfg.get("architectures"), list) and cfg["architectures"]:
-        arch = str(cfg["architectures"][0])
+    archs = cfg.get("architectures") if cfg else None
+    if isinstance(archs, list) and archs:
+        arch = str(archs[0])
     ci = data.get("cache_implementation") if data else None
     return CheckpointConfig(
         cache_implementation=ci if isinstance(ci, str) else None,

@@ -42,7 +42,7 @@ class Core:
         self.recording = True
         self.stack: list[Any] = []  # function nodes being inlined
         self.called: set[int] = set()  # id() of function nodes inlined at least once
-        self.functions: list[tuple[Any, Ref | None]] = []  # module-level defs and methods: (node, class)
+        self.functions: list[tuple[Any, str | None]] = []  # module-level defs and methods: (node, class)
         self.via: Site | None = None
         self.steps = 0
         self._next_id = 1

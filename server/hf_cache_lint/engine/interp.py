@@ -15,7 +15,7 @@ from hf_cache_lint.engine.analysis import Analysis
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.statements import Statements
 
-_GRAMMAR = parso.load_grammar()
+_GRAMMAR = parso.load_grammar()  # type: ignore[attr-defined]
 
 
 class Interpreter(Statements):

@@ -334,7 +334,7 @@ class Statements(Evaluator):
             self.state.names[name] = ClassDef(node, name)
             if self.state is self.module_state:
                 for fn in node.iter_funcdefs():
-                    self.functions.append((fn, name))  # type: ignore[arg-type]
+                    self.functions.append((fn, name))
 
     def run_uncalled(self) -> None:
         """Functions never called in the module (handlers, methods, library code) run last,
@@ -345,7 +345,8 @@ class Statements(Evaluator):
             if id(node) in self.called:
                 continue
             self.state = end
-            names = {p.name.value: Unknown(f"the parameter `{p.name.value}`") for p in node.get_params()}
+            names: dict[str, Value] = {p.name.value: Unknown(f"the parameter `{p.name.value}`")
+                                       for p in node.get_params()}
             params = node.get_params()
             if isinstance(cls, str) and params and not _is_static(node):
                 if cls not in instances:
