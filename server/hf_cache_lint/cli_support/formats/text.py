@@ -10,8 +10,10 @@ TAB = 4
 
 
 def _width(text: str) -> int:
-    """Terminal columns `text` takes (tabs expanded, wide East Asian characters count two)."""
-    return sum(TAB if c == "\t" else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+    """Terminal columns `text` takes once its tabs are expanded (wide East Asian characters count two)."""
+    expanded = text.expandtabs(TAB)
+    return len(expanded) if expanded.isascii() else sum(
+        2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in expanded)
 
 
 def where(filename: str, cell: int | None, line: int, column: int) -> str:
@@ -29,7 +31,9 @@ def _snippet(item: Located) -> list[str]:
     end = max(end, start + 1)
     number = str(f.span.start.line)
     gutter = " " * len(number)
-    caret = " " * _width(line[:start]) + "^" * max(1, _width(line[start:end]))
+    # Columns count code points; the underline needs display columns (tabs, wide characters).
+    before = _width(line[:start])
+    caret = " " * before + "^" * max(1, _width(line[:end]) - before)
     return [f"{gutter} |", f"{number} | {line.expandtabs(TAB)}".rstrip(), f"{gutter} | {caret} {f.code}", f"{gutter} |"]
 
 

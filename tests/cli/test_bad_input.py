@@ -1,0 +1,149 @@
+"""Bad input never produces a traceback: a clear per-file error, and the other files still checked."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from cli_helpers import CONFLICT, RunFn, notebook, write
+
+
+def check_with_good_file(project: Path, run: RunFn, *bad: str) -> tuple[int, list[str], list[str]]:
+    """Check the bad files next to a file with one finding: (exit code, flagged files, stderr lines)."""
+    write(project / "good.py", CONFLICT)
+    r = run("check", "--format", "json", *bad, "good.py")
+    assert "Traceback" not in r.err
+    return r.code, [f["filename"] for f in r.json()], r.err.splitlines()
+
+
+def test_non_utf8_file(project: Path, run: RunFn) -> None:
+    write(project / "latin.py", b"# caf\xe9\nmodel.generate()\n")
+    code, flagged, err = check_with_good_file(project, run, "latin.py")
+    assert (code, flagged) == (1, ["good.py"])
+    [line] = err
+    assert line.startswith("latin.py: error: not valid UTF-8")
+
+
+def test_unknown_declared_encoding(project: Path, run: RunFn) -> None:
+    write(project / "weird.py", b"# -*- coding: no-such-codec -*-\nmodel.generate()\n")
+    code, flagged, err = check_with_good_file(project, run, "weird.py")
+    assert (code, flagged) == (1, ["good.py"])
+    assert err[0].startswith("weird.py: error: ") and "no-such-codec" in err[0]
+
+
+def test_binary_file(project: Path, run: RunFn) -> None:
+    write(project / "blob.py", bytes(range(256)) * 4)
+    code, flagged, err = check_with_good_file(project, run, "blob.py")
+    assert (code, flagged, err) == (1, ["good.py"], ["blob.py: error: binary file (contains NUL bytes)"])
+
+
+def test_five_megabyte_file_is_checked(project: Path, run: RunFn) -> None:
+    filler = "# " + "x" * 97 + "\n"
+    big = write(project / "big.py", filler * (5 * 1024 * 1024 // len(filler)) + CONFLICT)
+    assert big.stat().st_size > 5_000_000
+    code, flagged, err = check_with_good_file(project, run, "big.py")
+    assert (code, flagged, err) == (1, ["big.py", "good.py"], [])
+
+
+def test_oversized_file_is_skipped_with_a_message(project: Path, run: RunFn) -> None:
+    with open(project / "huge.py", "wb") as f:
+        f.truncate(21 * 1024 * 1024)  # sparse: costs no disk and no time
+    code, flagged, err = check_with_good_file(project, run, "huge.py")
+    assert (code, flagged, err) == (1, ["good.py"], ["huge.py: error: larger than 20 MiB, skipped"])
+
+
+def test_deeply_nested_code(project: Path, run: RunFn) -> None:
+    depth = 5000
+    write(project / "deep.py", "x = " + "(" * depth + "1" + ")" * depth + "\nmodel.generate()\n")
+    write(project / "deep_list.py", "x = " + "[" * depth + "]" * depth + "\nmodel.generate()\n")
+    code, flagged, err = check_with_good_file(project, run, "deep.py", "deep_list.py")
+    assert code == 1 and flagged == ["good.py"]
+    # Either analysed (nothing to report) or reported as one clear line per file.
+    for line in err:
+        assert line in ("deep.py: error: too deeply nested to analyse",
+                        "deep_list.py: error: too deeply nested to analyse"), line
+
+
+def test_broken_notebook_json(project: Path, run: RunFn) -> None:
+    write(project / "broken.ipynb", '{"cells": [')
+    write(project / "nocells.ipynb", '{"metadata": {}}')
+    write(project / "badsource.ipynb", json.dumps({"cells": [{"cell_type": "code", "source": [1, 2]}]}))
+    write(project / "nested.ipynb", "[" * 100_000 + "]" * 100_000)
+    code, flagged, err = check_with_good_file(project, run, "broken.ipynb", "nocells.ipynb", "badsource.ipynb",
+                                              "nested.ipynb")
+    assert (code, flagged) == (1, ["good.py"])
+    assert err[0].startswith("broken.ipynb: error: invalid notebook JSON: ")
+    assert err[1] == "nocells.ipynb: error: invalid notebook: no 'cells' list"
+    assert err[2].startswith("badsource.ipynb: error: invalid notebook")
+    assert err[3].startswith("nested.ipynb: error: invalid notebook")
+    assert len(err) == 4
+
+
+def test_unreadable_file(project: Path, run: RunFn, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(project / "secret.py", CONFLICT)
+    real = Path.read_bytes
+
+    def deny(self: Path) -> bytes:
+        if self.name == "secret.py":
+            raise PermissionError(13, "Permission denied")
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", deny)
+    code, flagged, err = check_with_good_file(project, run, "secret.py")
+    assert (code, flagged, err) == (1, ["good.py"], ["secret.py: error: cannot read: Permission denied"])
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root reads files whatever their mode")
+def test_unreadable_file_by_mode(project: Path, run: RunFn) -> None:
+    path = write(project / "secret.py", CONFLICT)
+    path.chmod(0)
+    code, flagged, err = check_with_good_file(project, run, "secret.py")
+    assert (code, flagged, err) == (1, ["good.py"], ["secret.py: error: cannot read: Permission denied"])
+
+
+def test_unlistable_folder_is_reported(project: Path, run: RunFn, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(project / "locked" / "x.py", CONFLICT)
+    real = os.scandir
+
+    def deny(path):  # type: ignore[no-untyped-def]
+        if str(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied")
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", deny)
+    r = run("check", "--format", "json", ".")
+    assert r.err.splitlines() == ["locked: error: cannot list folder: Permission denied"]
+    assert r.code == 1
+
+
+def test_file_errors_count_for_the_exit_status_unless_exit_zero(project: Path, run: RunFn) -> None:
+    write(project / "blob.py", b"\x00\x01")
+    r = run("check", "blob.py")
+    assert r.code == 1
+    assert r.out == "No findings, but 1 file could not be checked.\n"
+    assert run("check", "--exit-zero", "blob.py").code == 0
+
+
+def test_file_errors_appear_in_sarif_notifications_and_github_annotations(project: Path, run: RunFn) -> None:
+    write(project / "blob.py", b"\x00\x01")
+    log = run("check", "--format", "sarif", "blob.py").json()
+    [note] = log["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert note["level"] == "error" and note["message"]["text"] == "binary file (contains NUL bytes)"
+    assert note["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "blob.py"
+    out = run("check", "--format", "github", "blob.py").out
+    assert out == "::error file=blob.py,title=hf-cache-lint::binary file (contains NUL bytes)\n"
+
+
+def test_syntax_errors_elsewhere_do_not_hide_findings(project: Path, run: RunFn) -> None:
+    write(project / "half.py", "def broken(:\n    pass\n" + CONFLICT)
+    r = run("check", "--format", "json", "half.py")
+    assert [f["location"]["row"] for f in r.json()] == [6]
+
+
+def test_empty_and_whitespace_files_pass(project: Path, run: RunFn) -> None:
+    write(project / "empty.py", "")
+    write(project / "blank.py", "\n\n   \n")
+    write(project / "empty.ipynb", notebook())
+    assert run("check", "empty.py", "blank.py", "empty.ipynb").code == 0
