@@ -1,0 +1,75 @@
+"""Fetching settings from the client and re-linting when they change (the merge rules are in settings.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from lsprotocol import types
+
+from hf_cache_lint.lsp import diagnostics
+from hf_cache_lint.lsp.server import HfCacheLintServer
+from hf_cache_lint.lsp.settings import SECTION, FolderConfig, build, editor_mapping
+
+log = logging.getLogger(__name__)
+
+
+def register_for_changes(ls: HfCacheLintServer) -> None:
+    """Ask for didChangeConfiguration when the client registers it dynamically (VS Code does).
+
+    Not awaited: pytest-lsp 1.0.1 never answers client/registerCapability (REAL-CLIENTS.md), and
+    nothing here depends on the answer.
+    """
+    if ls.supports("workspace.did_change_configuration.dynamic_registration"):
+        ls.client_register_capability(types.RegistrationParams([types.Registration(
+            id="hf-cache-lint-configuration", method=types.WORKSPACE_DID_CHANGE_CONFIGURATION)]))
+
+
+def _folders(ls: HfCacheLintServer) -> list[str | None]:
+    folders: list[str | None] = [None, *ls.workspace.folders]
+    if ls.workspace.root_uri and ls.workspace.root_uri not in folders:
+        folders.append(ls.workspace.root_uri)
+    return folders
+
+
+async def _pull_editor_settings(ls: HfCacheLintServer, folders: list[str | None]) -> None:
+    items = [types.ConfigurationItem(scope_uri=f, section=SECTION) for f in folders]
+    try:
+        values = await ls.workspace_configuration_async(types.ConfigurationParams(items))
+    except Exception as exc:  # a client that fails the request keeps the settings it had
+        log.warning("workspace/configuration failed: %s", exc)
+        return
+    for folder, value in zip(folders, values or [], strict=False):
+        ls.state.editor[folder] = editor_mapping(value)
+
+
+async def refresh(ls: HfCacheLintServer, pushed: Any = None, initial: bool = False) -> None:
+    """Re-read every folder's settings; when anything changed, re-resolve contexts and re-lint.
+
+    Engine runs wait while this reads (see `HfCacheLintServer.settings_ready`), so a pull that
+    arrives right after didChangeConfiguration already sees the new settings.
+    """
+    ls.settings_ready.clear()
+    folders = _folders(ls)
+    if ls.supports("workspace.configuration"):
+        await _pull_editor_settings(ls, folders)
+    elif pushed is not None:  # an old client pushes the settings in didChangeConfiguration
+        ls.state.editor[None] = editor_mapping(pushed)
+    init = editor_mapping(ls.state.init_options)
+    loop = asyncio.get_running_loop()
+    configs: dict[str | None, FolderConfig] = {}
+    for folder in folders:
+        layers = [init, ls.state.editor.get(None, {}), ls.state.editor.get(folder, {}) if folder else {}]
+        try:  # resolving the target version may run the interpreter: keep it off the loop
+            configs[folder] = await loop.run_in_executor(ls.engine, build, ls.folder_path(folder), layers)
+        except Exception as exc:
+            ls.log_error(f"settings for {folder or 'the workspace'} failed: {exc!r}")
+            configs[folder] = build(None, [])
+    changed = configs != ls.state.folders
+    ls.state.folders = configs
+    if changed:
+        ls.state.generation += 1
+    ls.settings_ready.set()  # runs held back while settings were being read start now
+    if changed and not initial:
+        diagnostics.relint_all(ls)

@@ -1,0 +1,105 @@
+"""Engine values <-> LSP values. Pure functions; the one place LSP positions are converted.
+
+Bases that meet here: the engine counts lines from 1 and columns in code points (findings.py);
+LSP counts lines from 0 and columns in the negotiated position encoding (UTF-16 unless the client
+offered UTF-8/UTF-32). pygls's `PositionCodec` does the column arithmetic; lines are split here like
+the engine and the LSP spec split them (\\n, \\r\\n, \\r), not with `str.splitlines`, which also
+breaks on \\x0c, \\u2028 and friends and would shift every later line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from lsprotocol import types
+from pygls.workspace.position_codec import PositionCodec, ServerTextPosition
+
+from hf_cache_lint.engine.findings import Edit, Finding, Fix, Position, Severity, Span
+from hf_cache_lint.engine.text import line_starts
+
+SOURCE = "hf-cache-lint"
+
+SEVERITY = {
+    Severity.ERROR: types.DiagnosticSeverity.Error,
+    Severity.WARNING: types.DiagnosticSeverity.Warning,
+    Severity.INFO: types.DiagnosticSeverity.Information,
+    Severity.HINT: types.DiagnosticSeverity.Hint,
+}
+
+# Related place -> (uri, lines of that document), or None when it cannot be shown.
+Locate = Callable[[str | None], "tuple[str, Sequence[str]] | None"]
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines with their endings, split on \\n, \\r\\n and \\r only (LSP and engine agree on these)."""
+    starts = line_starts(text)
+    ends = [*starts[1:], len(text)]
+    return [text[a:b] for a, b in zip(starts, ends, strict=True)]
+
+
+def to_client_position(lines: Sequence[str], codec: PositionCodec, pos: Position) -> types.Position:
+    return codec.position_to_client_units(lines, ServerTextPosition(pos.line - 1, pos.column))
+
+
+def to_client_range(lines: Sequence[str], codec: PositionCodec, span: Span) -> types.Range:
+    return types.Range(to_client_position(lines, codec, span.start), to_client_position(lines, codec, span.end))
+
+
+def from_client_position(lines: Sequence[str], codec: PositionCodec, pos: types.Position) -> Position:
+    if not lines:
+        return Position(1, 0)
+    # The codec mutates an out-of-range character in place: give it a copy.
+    server = codec.position_from_client_units(lines, types.Position(pos.line, pos.character))
+    return Position(server.line + 1, server.character)
+
+
+def range_json(r: types.Range) -> dict[str, Any]:
+    return {"start": {"line": r.start.line, "character": r.start.character},
+            "end": {"line": r.end.line, "character": r.end.character}}
+
+
+def range_from_json(data: Mapping[str, Any]) -> types.Range:
+    s, e = data["start"], data["end"]
+    return types.Range(types.Position(int(s["line"]), int(s["character"])),
+                       types.Position(int(e["line"]), int(e["character"])))
+
+
+def fix_json(fix: Fix, lines: Sequence[str], codec: PositionCodec) -> dict[str, Any]:
+    """A fix as JSON for `Diagnostic.data`, its ranges already in the client's encoding."""
+    return {"title": fix.title, "preferred": fix.preferred,
+            "edits": [{"range": range_json(to_client_range(lines, codec, e.span)), "newText": e.content}
+                      for e in fix.edits]}
+
+
+def text_edits(fix_data: Mapping[str, Any]) -> list[types.TextEdit]:
+    return [types.TextEdit(range_from_json(e["range"]), str(e["newText"])) for e in fix_data.get("edits", ())]
+
+
+def to_diagnostic(
+    finding: Finding, lines: Sequence[str], codec: PositionCodec, version: int | None, locate: Locate
+) -> types.Diagnostic:
+    """One finding as a Diagnostic whose `data` carries the fixes, so code actions match what was shown."""
+    related = []
+    for r in finding.related:
+        where = locate(r.path)
+        if where is not None:
+            uri, rlines = where
+            related.append(types.DiagnosticRelatedInformation(
+                types.Location(uri, to_client_range(rlines, codec, r.span)), r.message))
+    return types.Diagnostic(
+        range=to_client_range(lines, codec, finding.span),
+        message=finding.message,
+        severity=SEVERITY[finding.severity],
+        code=finding.code,
+        code_description=types.CodeDescription(href=finding.url),
+        source=SOURCE,
+        related_information=related or None,
+        data={"version": version, "fixes": [fix_json(f, lines, codec) for f in finding.fixes]},
+    )
+
+
+def engine_edit(lines: Sequence[str], codec: PositionCodec, edit: types.TextEdit) -> Edit:
+    """A client TextEdit back in engine terms (used to apply fixes in tests and benchmarks)."""
+    return Edit(Span(from_client_position(lines, codec, edit.range.start),
+                     from_client_position(lines, codec, edit.range.end)), edit.new_text)

@@ -1,0 +1,124 @@
+"""Diagnostics: pushed (debounced per unit, stale runs dropped) or pulled (`textDocument/diagnostic`)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+
+from lsprotocol import types
+from pygls.uris import from_fs_path
+
+from hf_cache_lint.lsp.convert import split_lines, to_diagnostic
+from hf_cache_lint.lsp.documents import Results, Unit, cell_index_of
+from hf_cache_lint.lsp.server import HfCacheLintServer
+
+log = logging.getLogger(__name__)
+
+PartDiagnostics = dict[str, tuple[int | None, list[types.Diagnostic]]]  # part uri -> (version, diagnostics)
+
+
+def to_diagnostics(ls: HfCacheLintServer, unit: Unit, results: Results) -> PartDiagnostics:
+    codec = ls.workspace.position_codec
+    lines = {p.uri: split_lines(p.text) for p in unit.parts}
+
+    def locate(path: str | None, home: str) -> tuple[str, Sequence[str]] | None:
+        if path is None:
+            return home, lines[home]
+        index = cell_index_of(unit, path)
+        if index is not None:
+            cell = unit.parts[index].uri
+            return cell, lines[cell]
+        uri = from_fs_path(path) or path
+        doc = ls.workspace.get_text_document(uri)  # reads the file when it is not open
+        try:
+            return uri, split_lines(doc.source)
+        except OSError:
+            return None
+
+    out: PartDiagnostics = {}
+    for part in unit.parts:
+        found = results.get(part.uri, ())
+        out[part.uri] = (part.version, [
+            to_diagnostic(f, lines[part.uri], codec, part.version, lambda p, u=part.uri: locate(p, u))
+            for f in found])
+    return out
+
+
+def schedule(ls: HfCacheLintServer, unit_uri: str, *, debounce: bool = True) -> None:
+    """(Re)start the push for a unit: a newer edit cancels the older wait or run."""
+    if ls.pull_diagnostics:
+        return
+    old = ls.state.pending.pop(unit_uri, None)
+    if old is not None:
+        old.cancel()
+    delay = ls.config_for(unit_uri).settings.debounce_ms / 1000 if debounce else 0.0
+    ls.state.pending[unit_uri] = asyncio.ensure_future(_lint_and_publish(ls, unit_uri, delay))
+
+
+async def _lint_and_publish(ls: HfCacheLintServer, unit_uri: str, delay: float) -> None:
+    try:
+        if delay > 0:
+            await asyncio.sleep(delay)  # the debounce itself (tests run with 0)
+        unit = ls.snapshot(unit_uri)
+        if unit is None:
+            return
+        results = await ls.results_for(unit)
+        if results is None or ls.snapshot_key(unit_uri) != (unit.key, ls.state.generation):
+            return  # failed (already logged) or superseded by a newer edit or settings change
+        publish(ls, unit, to_diagnostics(ls, unit, results))
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # one document's failure never reaches the loop
+        ls.log_error(f"diagnostics for {unit_uri} failed: {exc!r}")
+    finally:
+        if ls.state.pending.get(unit_uri) is asyncio.current_task():
+            del ls.state.pending[unit_uri]
+
+
+def publish(ls: HfCacheLintServer, unit: Unit, diagnostics: PartDiagnostics) -> None:
+    before = ls.state.published.get(unit.uri, set())
+    for uri in before - diagnostics.keys():  # a deleted cell: clear what it showed
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
+    for uri, (version, items) in diagnostics.items():
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, items, version))
+    ls.state.published[unit.uri] = set(diagnostics)
+
+
+def clear(ls: HfCacheLintServer, unit_uri: str, part_uris: Sequence[str] = ()) -> None:
+    """A closed unit: stop its work and, when pushing, empty what it showed."""
+    task = ls.state.pending.pop(unit_uri, None)
+    if task is not None:
+        task.cancel()
+    ls.state.runs.pop(unit_uri, None)
+    ls.state.results.pop(unit_uri, None)
+    shown = ls.state.published.pop(unit_uri, set()) | set(part_uris)
+    if not ls.pull_diagnostics:
+        for uri in shown:
+            ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
+
+
+def relint_all(ls: HfCacheLintServer) -> None:
+    """After a settings change: push again, or ask a pulling client to pull again."""
+    if ls.pull_diagnostics:
+        if ls.supports("workspace.diagnostics.refresh_support"):
+            ls.workspace_diagnostic_refresh(None)
+        return
+    units = {u.uri for uri in ls.workspace.text_documents if (u := ls.unit_for(uri)) is not None}
+    for unit_uri in units:
+        schedule(ls, unit_uri, debounce=False)
+
+
+async def pull(ls: HfCacheLintServer, params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
+    """`textDocument/diagnostic` for a file or a cell; a cancelled request drops its queued run."""
+    uri = params.text_document.uri
+    home = ls.unit_for(uri)
+    unit = ls.snapshot(home.uri) if home is not None else None  # onSave: the text as last saved
+    if unit is None:
+        return types.RelatedFullDocumentDiagnosticReport(items=[])
+    results = await ls.results_for(unit) or {}
+    key = f"{ls.state.generation}:{unit.key}"
+    if params.previous_result_id == key:
+        return types.RelatedUnchangedDocumentDiagnosticReport(result_id=key)
+    items = to_diagnostics(ls, unit, results).get(uri, (None, []))[1]
+    return types.RelatedFullDocumentDiagnosticReport(items=items, result_id=key)

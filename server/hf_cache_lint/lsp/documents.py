@@ -1,0 +1,78 @@
+"""What gets analysed together: a text document, or a notebook's code cells in cell order.
+
+A `Unit` is an immutable snapshot (uris, versions, texts), so an analysis of it can run in a worker
+thread while edits arrive, and its `key` tells whether a result still matches the open documents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from urllib.parse import unquote, urlparse
+
+from hf_cache_lint.engine.api import check_cells, check_source
+from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.findings import Finding
+from hf_cache_lint.settings import Settings
+
+
+@dataclass(frozen=True)
+class Part:
+    """One text document of a unit: a file, or one notebook cell."""
+
+    uri: str
+    version: int | None
+    text: str
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A file or a notebook, as open in the editor at one moment."""
+
+    uri: str
+    parts: tuple[Part, ...]
+    notebook: bool = False
+
+    @property
+    def key(self) -> tuple[tuple[str, int | None], ...]:
+        """Changes whenever any part changes (a cell edited, added, moved or removed)."""
+        return tuple((p.uri, p.version) for p in self.parts)
+
+    @property
+    def path(self) -> str:
+        return uri_to_path(self.uri)
+
+
+Results = dict[str, tuple[Finding, ...]]  # part uri -> findings in that part's coordinates
+
+
+def uri_to_path(uri: str) -> str:
+    """A file path for messages and checkpoint lookups; other schemes keep the uri (untitled:, vscode-notebook-cell:)."""
+    parsed = urlparse(uri)
+    return unquote(parsed.path) if parsed.scheme == "file" else uri
+
+
+def analyse_unit(unit: Unit, settings: Settings, context: Context) -> Results:
+    """Run the engine over a unit; cells go through `check_cells` so they act as one module."""
+    if not unit.notebook:
+        (part,) = unit.parts
+        return {part.uri: check_source(part.text, unit.path, settings, context).findings}
+    results: Results = {p.uri: () for p in unit.parts}
+    per_cell: dict[int, list[Finding]] = {}
+    for index, finding in check_cells([p.text for p in unit.parts], unit.path, settings, context):
+        per_cell.setdefault(index, []).append(finding)
+    for index, found in per_cell.items():
+        results[unit.parts[index].uri] = tuple(found)
+    return results
+
+
+def cell_index_of(unit: Unit, label: str | None) -> int | None:
+    """`Related.path` "cell:N" (a place in another cell, see engine/notebook.py) -> N."""
+    if label and label.startswith("cell:") and label[5:].isdigit():
+        index = int(label[5:])
+        return index if index < len(unit.parts) else None
+    return None
+
+
+def parts_by_uri(units: Sequence[Unit]) -> dict[str, Unit]:
+    return {p.uri: u for u in units for p in u.parts}

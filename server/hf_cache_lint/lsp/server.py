@@ -1,0 +1,178 @@
+"""The language server object: open units, settings per folder, and the one engine worker thread."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import traceback
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from hf_cache_lint import __version__
+from hf_cache_lint.lsp import settings as lsp_settings
+from hf_cache_lint.lsp.documents import Part, Results, Unit, analyse_unit, uri_to_path
+
+log = logging.getLogger(__name__)
+
+NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
+    # lsprotocol 2025 clients cannot read a selector without `notebook=` (REAL-CLIENTS.md).
+    notebook_selector=[types.NotebookDocumentFilterWithNotebook(
+        notebook="*", cells=[types.NotebookCellLanguage(language="python")])],
+    save=True,
+)
+
+
+@dataclass
+class _Shared:
+    """One engine run that several waiters (push, pull, hover, code actions) may share."""
+
+    key: tuple[Any, ...]
+    future: asyncio.Future[Results | None]
+    waiters: int = 0
+
+
+@dataclass
+class State:
+    """Mutable server state; every field is touched on the event loop thread only."""
+
+    init_options: Mapping[str, Any] = field(default_factory=dict)
+    editor: dict[str | None, Mapping[str, Any]] = field(default_factory=dict)  # folder uri -> hfCacheLint
+    folders: dict[str | None, lsp_settings.FolderConfig] = field(default_factory=dict)
+    generation: int = 0  # bumped by every settings change: results of older generations are stale
+    runs: dict[str, _Shared] = field(default_factory=dict)  # unit uri -> latest engine run
+    pending: dict[str, asyncio.Task[None]] = field(default_factory=dict)  # unit uri -> debounce/push task
+    published: dict[str, set[str]] = field(default_factory=dict)  # unit uri -> part uris with diagnostics
+    results: dict[str, tuple[tuple[Any, ...], Results]] = field(default_factory=dict)  # unit uri -> last result
+    saved: dict[str, Unit] = field(default_factory=dict)  # unit uri -> snapshot at the last open or save
+
+
+class HfCacheLintServer(LanguageServer):
+    """Holds the state; handlers in lsp/handlers.py stay short and delegate to pure helpers."""
+
+    def __init__(self) -> None:
+        super().__init__("hf-cache-lint", __version__, notebook_document_sync=NOTEBOOK_SYNC)
+        self.state = State()
+        self.settings_ready = asyncio.Event()
+        # One worker: the engine (parso caches, jedi) is not meant for concurrent use, and a queue of
+        # one keeps superseded runs cancellable before they start.
+        self.engine = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hf-cache-lint-engine")
+        self.loop: asyncio.AbstractEventLoop | None = None  # set at initialize, for thread-safe logging
+
+    # -- units ------------------------------------------------------------------------------------
+    def unit_for(self, uri: str) -> Unit | None:
+        """The open file or notebook `uri` belongs to (a cell uri gives its notebook)."""
+        ws = self.workspace
+        notebook = ws.get_notebook_document(cell_uri=uri) or ws.get_notebook_document(notebook_uri=uri)
+        if notebook is not None:
+            parts = []
+            for cell in notebook.cells:
+                if cell.kind != types.NotebookCellKind.Code:
+                    continue
+                doc = ws.text_documents.get(cell.document)
+                if doc is not None:
+                    parts.append(Part(cell.document, doc.version, doc.source))
+            return Unit(notebook.uri, tuple(parts), notebook=True)
+        doc = ws.text_documents.get(uri)
+        return Unit(uri, (Part(uri, doc.version, doc.source),)) if doc is not None else None
+
+    def config_for(self, uri: str) -> lsp_settings.FolderConfig:
+        folder = lsp_settings.folder_of(uri, [f for f in self.state.folders if f is not None])
+        return self.state.folders.get(folder) or self.state.folders.get(None) or lsp_settings.build(None, [])
+
+    # -- engine runs ------------------------------------------------------------------------------
+    async def results_for(self, unit: Unit) -> Results | None:
+        """Findings for this exact snapshot; concurrent callers share one run, none runs twice."""
+        await self.settings_ready.wait()
+        key = (unit.key, self.state.generation)
+        shared = self.state.runs.get(unit.uri)
+        if shared is None or shared.key != key or shared.future.cancelled():
+            config = self.config_for(unit.uri)
+            future = asyncio.get_running_loop().run_in_executor(
+                self.engine, self._analyse, unit, config)
+            shared = self.state.runs[unit.uri] = _Shared(key, future)
+        shared.waiters += 1
+        try:
+            results = await asyncio.shield(shared.future)
+        finally:
+            shared.waiters -= 1
+            if shared.waiters == 0 and not shared.future.done():
+                # Nobody wants this run any more: drop it if it has not started (a running thread
+                # cannot be interrupted; its result is then simply discarded).
+                shared.future.cancel()
+        if results is not None:
+            self.state.results[unit.uri] = (key, results)
+        return results
+
+    def _analyse(self, unit: Unit, config: lsp_settings.FolderConfig) -> Results | None:
+        """Runs in the worker thread. Never raises: a failure is logged and yields no result."""
+        try:
+            return analyse_unit(unit, config.settings, config.context)
+        except Exception:
+            self.log_error(f"analysis of {unit.uri} failed:\n{traceback.format_exc()}")
+            return None
+
+    def snapshot(self, unit_uri: str) -> Unit | None:
+        """What to analyse: the open text, or with `run: onSave` the text as last opened or saved."""
+        if self.config_for(unit_uri).settings.run == "onSave" and unit_uri in self.state.saved:
+            return self.state.saved[unit_uri]
+        return self.unit_for(unit_uri)
+
+    def snapshot_key(self, unit_uri: str) -> tuple[Any, ...] | None:
+        unit = self.snapshot(unit_uri)
+        return None if unit is None else (unit.key, self.state.generation)
+
+    def mark_saved(self, unit_uri: str) -> None:
+        if (unit := self.unit_for(unit_uri)) is not None:
+            self.state.saved[unit_uri] = unit
+
+    # -- logging ----------------------------------------------------------------------------------
+    def log_error(self, message: str) -> None:
+        """Log to the client's output (window/logMessage); safe from any thread."""
+        log.error("%s", message)
+        if self.loop is None or self.loop.is_closed():
+            return  # not initialised or shutting down: stderr has it already
+        # pygls writes from the loop thread only: hop there from the engine thread.
+        self.loop.call_soon_threadsafe(
+            self.window_log_message, types.LogMessageParams(types.MessageType.Error, message))
+
+    def folder_path(self, folder_uri: str | None) -> Path | None:
+        return Path(uri_to_path(folder_uri)) if folder_uri and folder_uri.startswith("file:") else None
+
+    def supports(self, path: str) -> bool:
+        """A client capability by dotted path, e.g. "text_document.diagnostic"."""
+        node: Any = self.client_capabilities
+        for name in path.split("."):
+            node = getattr(node, name, None)
+            if node is None:
+                return False
+        return bool(node)
+
+    @property
+    def pull_diagnostics(self) -> bool:
+        """Like ruff and pylance: pull when the client can, else push (Neovim 0.7, eglot, ALE)."""
+        return self.supports("text_document.diagnostic")
+
+
+def build_server() -> HfCacheLintServer:
+    from hf_cache_lint.lsp import handlers
+
+    server = HfCacheLintServer()
+    handlers.register(server)
+    return server
+
+
+def start(tcp: bool = False, host: str = "127.0.0.1", port: int = 2087) -> None:
+    """Serve on stdio (default) or TCP; `hf-cache-lint serve` calls this."""
+    # stderr only: stdout is the protocol stream. pygls logs every registration at INFO.
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    server = build_server()
+    if tcp:
+        server.start_tcp(host, port)
+    else:
+        server.start_io()

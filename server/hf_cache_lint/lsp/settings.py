@@ -1,0 +1,78 @@
+"""Settings per workspace folder: pyproject, then initializationOptions, then `workspace/configuration`.
+
+Later sources win only for the keys they set (`Settings.merged` ignores absent and None values),
+which is what "editor settings win over pyproject only where the user set them" needs.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hf_cache_lint.engine.context import Context, resolve_context
+from hf_cache_lint.settings import Settings
+
+SECTION = "hfCacheLint"
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class FolderConfig:
+    """What one workspace folder analyses with."""
+
+    settings: Settings
+    context: Context
+
+
+def editor_mapping(data: Any) -> Mapping[str, Any]:
+    """Accept `{"hfCacheLint": {...}}`, `{"settings": {...}}` or the flat mapping itself."""
+    if not isinstance(data, Mapping):
+        return {}
+    for key in (SECTION, "settings"):
+        inner = data.get(key)
+        if isinstance(inner, Mapping):
+            return editor_mapping(inner) if key == "settings" else inner
+    return data
+
+
+def pyproject_settings(folder: Path | None) -> Settings:
+    """`[tool.hf-cache-lint]` of the folder's pyproject.toml (the CLI's loader), else defaults."""
+    if folder is None:
+        return Settings()
+    try:
+        from hf_cache_lint.cli_support.config import ConfigError, find_config, settings_from_table
+    except ImportError:  # the CLI helpers are optional for the server
+        return Settings()
+    try:
+        found = find_config(folder)
+        return settings_from_table(found[1], str(found[0])) if found else Settings()
+    except (ConfigError, OSError) as exc:
+        log.warning("ignoring pyproject settings: %s", exc)
+        return Settings()
+
+
+def build(folder: Path | None, layers: Iterable[Mapping[str, Any]]) -> FolderConfig:
+    """Merge the layers over pyproject and resolve the target version (may run the interpreter)."""
+    settings = pyproject_settings(folder)
+    for layer in layers:
+        try:
+            settings = settings.merged(layer)
+        except (ValueError, TypeError) as exc:
+            log.warning("ignoring invalid settings %r: %s", dict(layer), exc)
+    context = resolve_context(transformers_version=settings.transformers_version,
+                              interpreter=settings.interpreter, workspace=folder)
+    return FolderConfig(settings, context)
+
+
+def folder_of(uri: str, folders: Iterable[str]) -> str | None:
+    """The innermost workspace folder uri containing `uri` (cells: the notebook's uri)."""
+    best: str | None = None
+    for folder in folders:
+        prefix = folder.rstrip("/") + "/"
+        if uri.startswith(prefix) and (best is None or len(folder) > len(best)):
+            best = folder
+    return best

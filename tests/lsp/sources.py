@@ -1,0 +1,14 @@
+"""Source texts shared by the LSP tests (the HFC001 shape from DESIGN.md)."""
+
+HEADER = '''from transformers import AutoModelForCausalLM, DynamicCache
+
+model = AutoModelForCausalLM.from_pretrained("x")
+'''
+CALL = 'out = model.generate(past_key_values=DynamicCache(), cache_implementation="static")\n'
+CLEAN_CALL = 'out = model.generate(past_key_values=DynamicCache())\n'
+CONFLICT = HEADER + CALL
+CLEAN = HEADER + CLEAN_CALL
+FLAGGED = "past_key_values=DynamicCache()"
+
+PREFERRED = "Set `cache_implementation=None` in this call"
+TITLES = [PREFERRED, "Remove `past_key_values=`", "Remove `cache_implementation=`", "Ignore HFC001 on this line"]
