@@ -74,6 +74,7 @@ class ModelInfo:
     checkpoint: str | None = None  # from_pretrained's first argument when constant
     is_transformers: bool = True
     wrapper: str | None = None  # e.g. "unsloth"
+    receiver_known: bool = True  # False: an unseen object's `.generate` (jedi may show it is not a model)
 
 
 @dataclass(frozen=True)

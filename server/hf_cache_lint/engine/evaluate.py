@@ -160,6 +160,8 @@ class Evaluator(Known):
                             value.site)
         if isinstance(value, CacheVal):
             return Method(value, name)
+        if isinstance(value, Unknown) and name == "generate":
+            return Method(value, name)  # an unseen receiver: maybe a model (jedi may refute it)
         return Unknown(f"`{_text(head, trailers)}`")
 
     def subscript(self, value: Value, trailer: Node) -> Value:

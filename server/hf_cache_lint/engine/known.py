@@ -145,7 +145,13 @@ class Known(Inliner):
             return first.value if first else UNKNOWN
         if root in ("transformers", "unsloth"):
             return self.call_transformers(parts, args, whole)
-        return Unknown(None)
+        if root == "peft" and parts[-1] in ("get_peft_model", "from_pretrained"):
+            first = self.positional(args, 0)  # a PEFT model generates with its base model
+            if first is not None and isinstance(self.obj(first.value), ModelState):
+                return first.value
+        if q.startswith("builtins.") or q.startswith("."):
+            return Unknown(None)
+        return Symbol(q + "()")  # an object of another library: its methods are not transformers
 
     def path_value(self, q: str, args: list[EvArg]) -> Value:
         vals = [a.value for a in args if a.arg.name is None and not a.arg.star]
@@ -212,6 +218,9 @@ class Known(Inliner):
             if m.name == "__call__":
                 self.generate_facts(None, m.owner, args, trailer, head, trailers, whole)
             return UNKNOWN
+        if isinstance(m.owner, Unknown) and m.name == "generate":
+            self.generate_facts(None, None, args, trailer, head, trailers, whole)
+            return Output("generate", self.site_of(whole, "generate(...)"))
         if isinstance(m.owner, CacheVal) and m.name == "to_legacy_cache":
             return TupleVal(self.site_of(whole, "to_legacy_cache()"))
         return Unknown(None)

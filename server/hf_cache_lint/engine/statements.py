@@ -345,8 +345,7 @@ class Statements(Evaluator):
             if id(node) in self.called:
                 continue
             self.state = end
-            names: dict[str, Value] = {p.name.value: Unknown(f"the parameter `{p.name.value}`")
-                                       for p in node.get_params()}
+            names: dict[str, Value] = {p.name.value: self.annotated(p) for p in node.get_params()}
             params = node.get_params()
             if isinstance(cls, str) and params and not _is_static(node):
                 if cls not in instances:
@@ -354,6 +353,18 @@ class Statements(Evaluator):
                 names[params[0].name.value] = instances[cls]
             self.run_function(node, names, None)
         self.state = end
+
+    def annotated(self, param: Any) -> Value:
+        """A parameter of an uncalled function: unknown, unless annotated with a transformers model class."""
+        ann = param.annotation
+        if ann is not None:
+            hint = self.eval(ann)
+            if isinstance(hint, Symbol) and hint.qualname.startswith("transformers."):
+                name = hint.qualname.rsplit(".", 1)[-1]
+                if name.endswith(("Model", "LMHeadModel")) or "For" in name:
+                    return self.new(ModelState(class_name=None if name.startswith("Auto") else name,
+                                               gen_config=self.new(ConfigState())))
+        return Unknown(f"the parameter `{param.name.value}`")
 
     def setup_instance(self, cls: str) -> Ref:
         """An instance as `__init__` leaves it, plus (conditionally) what setup methods add."""
