@@ -11,7 +11,7 @@ from hf_cache_lint.engine import interp
 from hf_cache_lint.engine.analysis import Analysis
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import CheckResult, FileError, Finding
-from hf_cache_lint.engine.notebook import NotebookError, join_cells, read_ipynb, split_findings
+from hf_cache_lint.engine.notebook import NotebookError, join_cells, read_ipynb, relabel, split_findings
 from hf_cache_lint.engine.suppress import is_suppressed, suppressions
 from hf_cache_lint.engine.text import UndecodableError, decode_source
 from hf_cache_lint.settings import Settings
@@ -94,5 +94,7 @@ def check_file(path: Path, settings: Settings | None = None, context: Context | 
         except (TypeError, AttributeError):  # e.g. a cell "source" list holding non-strings
             return CheckResult(name, error=FileError(name, "invalid notebook: a code cell's source is not text"))
         joined = join_cells(cells)
-        return replace(check_source(joined.text, name, settings, context), cell_starts=joined.first_lines)
+        result = check_source(joined.text, name, settings, context)
+        findings = tuple(replace(f, message=relabel(f.message, joined)) for f in result.findings)
+        return replace(result, findings=findings, cell_starts=joined.first_lines)
     return check_source(text, name, settings, context)

@@ -66,6 +66,19 @@ def join_cells(cells: Sequence[str]) -> Joined:
     return Joined("".join(parts), tuple(firsts))
 
 
+_AT_LINE = re.compile(r"\bat line (\d+)")
+
+
+def relabel(message: str, joined: Joined) -> str:
+    """Module line numbers in a message, said as notebook places ("at cell 3, line 2")."""
+
+    def sub(m: re.Match[str]) -> str:
+        cell, line = joined.locate(int(m.group(1)))
+        return f"at cell {cell + 1}, line {line}"
+
+    return _AT_LINE.sub(sub, message)
+
+
 def _move(span: Span, joined: Joined) -> tuple[int, Span]:
     cell, start_line = joined.locate(span.start.line)
     end_cell, end_line = joined.locate(span.end.line)
@@ -102,5 +115,6 @@ def split_findings(findings: Sequence[Finding], joined: Joined) -> list[tuple[in
                 related.append(Related(rspan, r.message, None if rcell == cell else f"cell:{rcell}"))
             else:
                 related.append(r)
-        out.append((cell, replace(f, span=span, fixes=tuple(fixes), related=tuple(related))))
+        out.append((cell, replace(f, span=span, fixes=tuple(fixes), related=tuple(related),
+                                  message=relabel(f.message, joined))))
     return out

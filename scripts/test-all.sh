@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Install everything (pip, apt, npm, the oracle's transformers environments, real editors) and run ALL
+# the tests: lint, types, rule examples, engine, CLI, language server, oracle (real transformers) and
+# real editors (code-server, Neovim, Emacs, Vim). Idempotent; what is installed already is kept.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+export PIP_DISABLE_PIP_VERSION_CHECK=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+
+step() { printf '\n==> %s (%s)\n' "$1" "$(date +%T)"; }
+
+step "Python package and test dependencies"
+python3 -m pip install -q -e ".[test]"
+step "Oracle environments: transformers 4.57.6, 5.23.0, 5.24.0 on CPU torch 2.13.0"
+bash scripts/setup-oracle.sh
+step "Editors: Neovim, Emacs + eglot, Vim + ALE, code-server, chromium, node 24"
+bash scripts/setup-editors.sh
+step "VS Code extension (.vsix)"
+bash scripts/build-vsix.sh
+step "ruff and mypy"
+python3 -m ruff check server tests bench scripts
+python3 -m mypy
+step "pytest: every test"
+python3 -m pytest -p no:cacheprovider -q "$@"
