@@ -75,6 +75,7 @@ class ModelInfo:
     is_transformers: bool = True
     wrapper: str | None = None  # e.g. "unsloth"
     receiver_known: bool = True  # False: an unseen object's `.generate` (jedi may show it is not a model)
+    encoder_decoder: bool = False  # loaded through an encoder-decoder Auto class (AutoModelForSeq2SeqLM)
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,8 @@ class GenerateCall:
     # Every argument of the call in order (for removal edits that keep commas right).
     arguments: tuple[Span, ...] = ()
     has_star_kwargs: bool = False
+    # The pipeline task when constant ("text-generation"); None for generate calls or an unknown task.
+    task: str | None = None
 
 
 @dataclass(frozen=True)

@@ -65,12 +65,14 @@ class GenerateFacts(Core):
         self.record_call(GenerateCall(
             span=whole, callee_span=callee, kind="pipeline" if pipe is not None else "generate",
             model=ModelInfo(mstate.class_name if mstate else None, mstate.checkpoint if mstate else None,
-                            True, mstate.wrapper if mstate else None, receiver_known=model is not None),
+                            True, mstate.wrapper if mstate else None, receiver_known=model is not None,
+                            encoder_decoder=mstate.encoder_decoder if mstate else False),
             keywords=keywords, cache_args=cache_args, cache_implementation=ci, ci_keyword=ci_kw,
             via=self.via, close_paren=span(trailer.children[-1]) if trailer.children[-1].type == "operator" else None,
             arguments=tuple(span(a.arg.node) for a in args if trailer.children[0].value == "("
                             and head is not None),
             has_star_kwargs=any(a.arg.star == "**" for a in args),
+            task=pstate.task if isinstance(pstate, PipelineState) else None,
         ))
 
     def _cache_arg(self, keyword: str, entry: tuple[Value, Site, Cond | None, bool, Node | None],

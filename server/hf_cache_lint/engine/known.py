@@ -38,6 +38,7 @@ from hf_cache_lint.engine.values import (
 _MODEL_CLASS = re.compile(r"^(AutoModel\w*|\w+(?:Model|For[A-Z]\w*|LMHeadModel))$")
 _NOT_MODEL = re.compile(r"(Tokenizer|Processor|Config|FeatureExtractor|ImageProcessor)\w*$")
 _PASS_THROUGH = {"to", "cuda", "cpu", "eval", "train", "half", "float", "bfloat16", "requires_grad_", "compile"}
+_SEQ2SEQ_AUTO = ("AutoModelForSeq2SeqLM", "AutoModelForSpeechSeq2Seq")
 _PATH_FUNCS = {"os.path.dirname", "os.path.abspath", "os.path.realpath", "os.path.join", "os.path.expanduser",
                "os.path.normpath", "pathlib.Path", "os.fspath", "builtins.str"}
 
@@ -184,7 +185,7 @@ class Known(Inliner):
             return TupleVal(None, (model, UNKNOWN))
         if name in ("from_pretrained", "from_config") and _MODEL_CLASS.match(owner) and not _NOT_MODEL.search(owner):
             return self.load_model(None if owner.startswith("AutoModel") else owner, args,
-                                   checkpoint=name == "from_pretrained")
+                                   checkpoint=name == "from_pretrained", encoder_decoder=owner in _SEQ2SEQ_AUTO)
         if _MODEL_CLASS.match(name) and not _NOT_MODEL.search(name) and not name.startswith("Auto"):
             return self.new(ModelState(class_name=name, gen_config=self.new(ConfigState())))
         return Unknown(None)

@@ -55,7 +55,7 @@ class Loaders(GenerateFacts):
         return Setting(found.cache_implementation, site, via=via), found.architecture
 
     def load_model(self, class_name: str | None, args: list[EvArg], *, checkpoint: bool = True,
-                   wrapper: str | None = None) -> Ref:
+                   wrapper: str | None = None, encoder_decoder: bool = False) -> Ref:
         ckpt = self._const_str(self.positional(args, 0) or self.kw(args, "pretrained_model_name_or_path")
                                or self.kw(args, "model_name")) if checkpoint else None
         setting, arch = self._checkpoint_setting(ckpt)
@@ -67,7 +67,7 @@ class Loaders(GenerateFacts):
             setting = Setting("dynamic", self.site(args[0].arg.node) if args else None, via="wrapper")
         name = class_name or arch or _class_from_id(ckpt)
         return self.new(ModelState(class_name=name, checkpoint=ckpt, gen_config=self.new(ConfigState(setting)),
-                                   wrapper=wrapper))
+                                   wrapper=wrapper, encoder_decoder=encoder_decoder))
 
     def config_from_pretrained(self, args: list[EvArg]) -> Ref:
         setting, _ = self._checkpoint_setting(self._const_str(self.positional(args, 0)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from hf_cache_lint.engine.analysis import CiValue, Site
@@ -156,7 +157,7 @@ class Statements(Evaluator):
         elif isinstance(obj, ModelState) and attr == "generation_config":
             cfg = value if isinstance(self.obj(value), ConfigState) else self.new(ConfigState())
             assert isinstance(cfg, Ref)
-            self.put(base, ModelState(obj.class_name, obj.checkpoint, cfg, obj.is_transformers, obj.wrapper))
+            self.put(base, replace(obj, gen_config=cfg))
         elif isinstance(obj, InstanceState):
             self.put(base, obj.set(attr, value))
 

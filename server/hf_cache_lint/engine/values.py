@@ -137,6 +137,7 @@ class ModelState:
     gen_config: Ref | None = None
     is_transformers: bool = True
     wrapper: str | None = None
+    encoder_decoder: bool = False
 
 
 @dataclass(frozen=True)

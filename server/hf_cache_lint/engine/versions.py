@@ -43,6 +43,16 @@ _DEPRECATED_5 = ("sliding_window", "hybrid", "hybrid_chunked", "offloaded_hybrid
 _VALID_457 = ("static", "offloaded_static", "dynamic", "offloaded", "quantized", "dynamic_full",
               "sliding_window", "hybrid", "hybrid_chunked", "offloaded_hybrid", "offloaded_hybrid_chunked")
 
+# What `validate()` lists after "Choose one of:" (configuration_utils.py ALL_CACHE_IMPLEMENTATIONS, + "paged" in 5.x).
+_CHOICES_5 = ("static", "offloaded_static", *_DEPRECATED_5, "dynamic", "offloaded", "quantized", "paged")
+_CHOICES_457 = ("static", "offloaded_static", *_DEPRECATED_5, "dynamic", "dynamic_full", "offloaded", "quantized")
+
+
+def unused_kwargs_message(names: list[str]) -> str:
+    """The ValueError `_validate_model_kwargs` raises for keywords neither generate nor the model takes."""
+    return (f"ValueError: The following `model_kwargs` are not used by the model: {names!r} (note: typos in the "
+            "generate arguments will also show up in this list)")
+
 
 @dataclass(frozen=True)
 class Target:
@@ -110,6 +120,17 @@ class Target:
     @property
     def deprecated_cache_implementations(self) -> tuple[str, ...]:
         return _DEPRECATED_5 if self.version >= V("5.0") else ()
+
+    def invalid_cache_implementation_message(self, value: str) -> str:
+        """The exact ValueError `GenerationConfig.validate()` raises (the tuple in transformers' own order)."""
+        choices = _CHOICES_5 if self.version >= V("5.0") else _CHOICES_457
+        return f"ValueError: Invalid `cache_implementation` ({value}). Choose one of: {choices!r}"
+
+    @property
+    def tuple_cache_message(self) -> str:
+        """The ValueError for a legacy tuple cache (5.0+; 4.x converts it with a deprecation warning)."""
+        what = "for `cache`" if self.unified_cache_keyword else "of `past_key_values`"
+        return f"ValueError: Passing a tuple {what} is not supported anymore. Please use a `Cache` instance."
 
     def __str__(self) -> str:
         return str(self.version)
