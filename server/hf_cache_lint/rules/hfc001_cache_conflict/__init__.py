@@ -13,6 +13,7 @@ from hf_cache_lint.engine.versions import Target
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.common import accepts, link, source_words, where
 from hf_cache_lint.rules.hfc001_cache_conflict.examples import INVALID
+from hf_cache_lint.rules.hfc001_cache_conflict.routes import ROUTES_INVALID, ROUTES_VALID
 from hf_cache_lint.rules.hfc001_cache_conflict.valid import VALID
 
 
@@ -39,8 +40,8 @@ class CacheConflict(Rule):
     summary = "A cache object and `cache_implementation` reach the same `generate()` call."
     default_severity = Severity.ERROR
     docs = resources.files(__package__).joinpath("docs.md").read_text("utf-8")
-    valid = VALID
-    invalid = INVALID
+    valid = VALID + ROUTES_VALID
+    invalid = INVALID + ROUTES_INVALID
 
     def check(self, analysis: Analysis) -> Iterable[Finding]:
         seen: dict[tuple[object, str], Finding] = {}
