@@ -45,6 +45,9 @@ class Core:
         self.functions: list[tuple[Any, str | None]] = []  # module-level defs and methods: (node, class)
         self.via: Site | None = None
         self.steps = 0
+        # Environment variables the module sets (os.environ[...] = / setdefault), in order.
+        self.env_set: set[str] = set()
+        self.unsloth_fast_disabled: bool | None = None  # decided when unsloth is first imported
         self._next_id = 1
         self.file_dir = Path(path).resolve().parent if path and not path.startswith("<") else None
 

@@ -115,6 +115,10 @@ class GenerateFacts(Core):
 
     def _effective(self, given: dict[str, tuple[Value, Site, Cond | None, bool, Node | None]],
                    args: list[EvArg], model: ModelState | None, pipe: object, is_pipeline: bool) -> CacheImpl | None:
+        if model is not None and model.wrapper == "unsloth":
+            # Unsloth's fast generate sets kwargs["cache_implementation"] = "static" itself, over any
+            # keyword the caller passed (unsloth/models/vision.py, unsloth_base_fast_generate).
+            return CacheImpl("static", "wrapper", model.loaded_at)
         if "cache_implementation" in given:
             value, site, cond, via_kwargs, _ = given["cache_implementation"]
             got = self._from_value(value, site, "kwargs" if via_kwargs else "keyword", cond)

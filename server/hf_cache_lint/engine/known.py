@@ -135,6 +135,11 @@ class Known(Inliner):
             if target is not None:
                 return self.call_with_kwargs(target.value, kwargs.value if kwargs else None, trailer, whole)
             return UNKNOWN
+        if q == "os.environ.setdefault":
+            first = self.positional(args, 0)
+            if first is not None and isinstance(first.value, Const) and isinstance(first.value.value, str):
+                self.env_set.add(first.value.value)
+            return UNKNOWN
         if q in ("os.environ.get", "os.getenv"):
             first = self.positional(args, 0)
             key = first.value.value if first and isinstance(first.value, Const) else "?"
@@ -181,7 +186,10 @@ class Known(Inliner):
         if name == "pipeline":
             return self.make_pipeline(args)
         if owner in ("FastLanguageModel", "FastModel", "FastVisionModel") and name == "from_pretrained":
-            model = self.load_model(None, args, wrapper="unsloth")
+            # Unsloth reads the flag when it is imported; a later assignment changes nothing.
+            disabled = self.unsloth_fast_disabled
+            fast = not (disabled if disabled is not None else "UNSLOTH_DISABLE_FAST_GENERATION" in self.env_set)
+            model = self.load_model(None, args, wrapper="unsloth" if fast else None, site=whole)
             return TupleVal(None, (model, UNKNOWN))
         if name in ("from_pretrained", "from_config") and _MODEL_CLASS.match(owner) and not _NOT_MODEL.search(owner):
             return self.load_model(None if owner.startswith("AutoModel") else owner, args,

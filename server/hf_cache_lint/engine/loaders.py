@@ -55,7 +55,7 @@ class Loaders(GenerateFacts):
         return Setting(found.cache_implementation, site, via=via), found.architecture
 
     def load_model(self, class_name: str | None, args: list[EvArg], *, checkpoint: bool = True,
-                   wrapper: str | None = None, encoder_decoder: bool = False) -> Ref:
+                   wrapper: str | None = None, encoder_decoder: bool = False, site: object = None) -> Ref:
         ckpt = self._const_str(self.positional(args, 0) or self.kw(args, "pretrained_model_name_or_path")
                                or self.kw(args, "model_name")) if checkpoint else None
         setting, arch = self._checkpoint_setting(ckpt)
@@ -63,11 +63,10 @@ class Loaders(GenerateFacts):
         if explicit is not None:
             cfg = self.obj(explicit.value)
             setting = cfg.ci if isinstance(cfg, ConfigState) else None
-        if wrapper == "unsloth" and setting is None:
-            setting = Setting("dynamic", self.site(args[0].arg.node) if args else None, via="wrapper")
         name = class_name or arch or _class_from_id(ckpt)
+        loaded_at = self.site_of(site, "the model is loaded here") if site is not None else None
         return self.new(ModelState(class_name=name, checkpoint=ckpt, gen_config=self.new(ConfigState(setting)),
-                                   wrapper=wrapper, encoder_decoder=encoder_decoder))
+                                   wrapper=wrapper, encoder_decoder=encoder_decoder, loaded_at=loaded_at))
 
     def config_from_pretrained(self, args: list[EvArg]) -> Ref:
         setting, _ = self._checkpoint_setting(self._const_str(self.positional(args, 0)))

@@ -179,6 +179,9 @@ class Statements(Evaluator):
     def set_item(self, base: Value, key_node: Node, value: Value, stmt: Node) -> None:
         d = self.obj(base)
         key = string_value(key_node)
+        if isinstance(base, Symbol) and base.qualname == "os.environ" and key is not None:
+            self.env_set.add(key)
+            return
         if isinstance(d, DictState) and isinstance(base, Ref):
             if key is None:
                 self.put(base, DictState(d.entries, opaque=True))
@@ -207,6 +210,8 @@ class Statements(Evaluator):
             return
         level = node.level
         module = ".".join(n.value for n in (node.get_from_names() or []))
+        if module.split(".")[0] == "unsloth" and self.unsloth_fast_disabled is None:
+            self.unsloth_fast_disabled = "UNSLOTH_DISABLE_FAST_GENERATION" in self.env_set
         prefix = "." * level + module
         for name in node.get_defined_names():
             origin = [n.value for n in node.get_path_for_name(name)][-1]

@@ -138,6 +138,7 @@ class ModelState:
     is_transformers: bool = True
     wrapper: str | None = None
     encoder_decoder: bool = False
+    loaded_at: Site | None = None
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ def where(site: Site | None, via: str) -> str:
     if via == "hub-default":
         return "by the checkpoint's Hub generation_config.json default"
     if via == "wrapper":
-        return "by the model wrapper's generate"
+        return ""
     if site is None:
         return "on the model's generation config"
     if site.path:
@@ -33,7 +33,8 @@ def source_words(ci: CacheImpl) -> str:
         "checkpoint": "loaded from the checkpoint's generation_config.json",
         "hub-default": "shipped in the checkpoint's Hub generation_config.json",
         "pipeline": "given to the pipeline",
-        "wrapper": "injected by the model wrapper's generate",
+        "wrapper": "injected by Unsloth's fast generate, over any keyword you pass (set "
+                   "UNSLOTH_DISABLE_FAST_GENERATION=1 before importing unsloth to turn it off)",
     }.get(ci.via, "set")
 
 

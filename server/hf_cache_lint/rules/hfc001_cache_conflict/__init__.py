@@ -85,13 +85,14 @@ class CacheConflict(Rule):
 
     def fixes(self, analysis: Analysis, call: GenerateCall, arg: CacheArg, ci: CacheImpl) -> Iterator[Fix]:
         text = analysis.text
-        edit = set_keyword(text, call, "cache_implementation", "None")
+        # Unsloth overwrites the keyword, so setting it to None would not help there.
+        edit = set_keyword(text, call, "cache_implementation", "None") if ci.via != "wrapper" else None
         if edit is not None:
             yield Fix("Set `cache_implementation=None` in this call", (edit,), preferred=True)
         if not arg.via_kwargs:
             removal = remove_argument(call, arg.span)
             if removal is not None:
-                yield Fix(f"Remove `{arg.keyword}=`", (removal,))
+                yield Fix(f"Remove `{arg.keyword}=`", (removal,), preferred=edit is None)
         if ci.via == "keyword" and call.ci_keyword is not None:
             removal = remove_argument(call, call.ci_keyword.span)
             if removal is not None:
