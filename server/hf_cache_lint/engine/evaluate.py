@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from hf_cache_lint.engine.analysis import CiValue
+from hf_cache_lint.engine.importer import Importer
 from hf_cache_lint.engine.known import Known
 from hf_cache_lint.engine.nodes import Node, code, span, string_value
 from hf_cache_lint.engine.values import (
@@ -28,7 +29,7 @@ _KEYWORD_CONSTS = {"None": None, "True": True, "False": False}
 CACHE_ATTRS = ("past_key_values", "cache", "cache_params")
 
 
-class Evaluator(Known):
+class Evaluator(Known, Importer):
     def eval(self, node: Node) -> Value:
         self.steps += 1
         t = node.type

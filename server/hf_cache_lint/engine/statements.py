@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
+from hf_cache_lint.engine import modules
 from hf_cache_lint.engine.analysis import CiValue, Site
 from hf_cache_lint.engine.evaluate import Evaluator
 from hf_cache_lint.engine.nodes import Node, code, span, string_value, suite_statements
@@ -219,7 +221,17 @@ class Statements(Evaluator):
             if origin in REMOVED_IN_5 and module.startswith("transformers") and self.target.hybrid_is_reset:
                 self.state.dead = True  # ImportError on 5.x: nothing after this line runs
                 return
-            self.state.names[name.value] = Symbol(qual)
+            self.state.names[name.value] = self.workspace_value(module, level, origin) or Symbol(qual)
+
+    def workspace_value(self, module: str, level: int, name: str) -> Value | None:
+        """`from mod import name` where mod is a file of the workspace: the value it left there."""
+        importer = Path(self.path) if self.path and not self.path.startswith("<") else None
+        roots = tuple(p for p in (self.context.workspace, importer.parent if importer else None) if p is not None)
+        found = modules.resolve(module, level, importer, roots)
+        if found is None:
+            return None
+        exp = modules.exports(found, self.context)
+        return self.import_value(exp, name) if exp is not None else None
 
     # -- control flow ---------------------------------------------------------
     def condition(self, test: Node) -> Cond:

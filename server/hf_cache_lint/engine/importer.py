@@ -1,0 +1,93 @@
+"""Copying a value exported by another module into this analysis's heap (fresh ids, sites marked
+with that module's path, its functions and classes left opaque)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from hf_cache_lint.engine.analysis import Site
+from hf_cache_lint.engine.core import Core
+from hf_cache_lint.engine.modules import Exports
+from hf_cache_lint.engine.values import (
+    CacheVal,
+    ClassDef,
+    ConfigState,
+    Const,
+    DictState,
+    Function,
+    HeapObj,
+    InstanceState,
+    Maybe,
+    Method,
+    ModelState,
+    Output,
+    Partial,
+    PipelineState,
+    Ref,
+    Setting,
+    TupleVal,
+    Unknown,
+    Value,
+)
+
+
+class Importer(Core):
+    def import_value(self, exp: Exports, name: str) -> Value:
+        value = exp.names.get(name)
+        if value is None:
+            return Unknown(f"`{name}`")
+        return _Copier(self, exp).value(value, name)
+
+
+class _Copier:
+    def __init__(self, interp: Core, exp: Exports) -> None:
+        self.interp = interp
+        self.exp = exp
+        self.done: dict[int, Ref] = {}
+
+    def site(self, site: Site | None) -> Site | None:
+        return replace(site, path=self.exp.path) if site is not None and site.path is None else site
+
+    def setting(self, s: Setting | None) -> Setting | None:
+        return replace(s, site=self.site(s.site)) if s is not None else None
+
+    def value(self, v: Value, name: str = "") -> Value:
+        if isinstance(v, Ref):
+            return self.ref(v)
+        if isinstance(v, (Function, ClassDef)):
+            return Unknown(f"`{name or v.name if isinstance(v, ClassDef) else v.qualname}` from {self.exp.path}")
+        if isinstance(v, (Const, CacheVal, Output)):
+            return replace(v, site=self.site(v.site))
+        if isinstance(v, TupleVal):
+            return TupleVal(self.site(v.site), tuple(self.value(i) for i in v.items))
+        if isinstance(v, Maybe):
+            return Maybe(tuple((self.value(o), c) for o, c in v.options))
+        if isinstance(v, Method):
+            return Method(self.value(v.owner), v.name)
+        if isinstance(v, Partial):
+            kw = self.ref(v.kwargs) if v.kwargs is not None else None
+            return Partial(self.value(v.func), kw)
+        return v
+
+    def ref(self, r: Ref) -> Ref:
+        if r.id in self.done:
+            return self.done[r.id]
+        obj = self.exp.heap.get(r.id)
+        new = self.interp.new(ConfigState())  # placeholder keeps cycles finite
+        self.done[r.id] = new
+        self.interp.put(new, self.obj(obj) if obj is not None else ConfigState())
+        return new
+
+    def obj(self, o: HeapObj) -> HeapObj:
+        if isinstance(o, ModelState):
+            return replace(o, gen_config=self.ref(o.gen_config) if o.gen_config else None,
+                           loaded_at=self.site(o.loaded_at))
+        if isinstance(o, ConfigState):
+            return ConfigState(self.setting(o.ci))
+        if isinstance(o, PipelineState):
+            return replace(o, model=self.ref(o.model) if o.model else None, ci=self.setting(o.ci))
+        if isinstance(o, DictState):
+            return DictState(tuple((k, self.value(v), self.site(s), c) for k, v, s, c in o.entries), o.opaque)
+        if isinstance(o, InstanceState):
+            return InstanceState(o.class_name, tuple((k, self.value(v)) for k, v in o.attrs))
+        return o

@@ -1,0 +1,114 @@
+"""The workspace's own modules: find the file an import names, and what its top level leaves behind.
+
+A module's exports are computed once per (path, mtime, size, target version) and kept in a small
+LRU, so importing a workspace module costs one analysis per change of that file, not per keystroke.
+Only files inside the workspace (or the importing file's folder) are read; nothing is executed.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.values import HeapObj, Value
+
+MAX_MODULE_BYTES = 2 * 1024 * 1024
+_SKIP_ROOTS = frozenset(sys.stdlib_module_names) | {
+    "transformers", "torch", "unsloth", "peft", "vllm", "mamba_ssm", "numpy", "fastapi", "flask",
+    "accelerate", "datasets", "tokenizers", "huggingface_hub", "optimum", "trl",
+}
+
+
+@dataclass(frozen=True)
+class Exports:
+    """A module's names and heap after its top level ran (abstractly)."""
+
+    path: str
+    names: dict[str, Value]
+    heap: dict[int, HeapObj]
+
+
+def resolve(module: str, level: int, importer: Path | None, roots: tuple[Path, ...]) -> Path | None:
+    """The workspace file for `from <level dots><module> import ...`, if there is one."""
+    parts = [p for p in module.split(".") if p]
+    if level == 0 and (not parts or parts[0] in _SKIP_ROOTS):
+        return None
+    if level > 0:
+        if importer is None:
+            return None
+        base = importer.parent
+        for _ in range(level - 1):
+            base = base.parent
+        bases: tuple[Path, ...] = (base,)
+    else:
+        bases = roots
+    for base in bases:
+        candidate = base.joinpath(*parts) if parts else base
+        for path in (candidate.with_suffix(".py"), candidate / "__init__.py"):
+            if path.is_file():
+                return path
+    return None
+
+
+_LOCK = threading.Lock()
+_CACHE: OrderedDict[tuple[str, int, int, str], Exports] = OrderedDict()
+_CACHE_SIZE = 64
+_IN_PROGRESS = threading.local()
+
+
+def exports(path: Path, context: Context) -> Exports | None:
+    """The module's exports, from the cache when the file has not changed."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    if st.st_size > MAX_MODULE_BYTES:
+        return None
+    key = (str(path), st.st_mtime_ns, st.st_size, str(context.target))
+    with _LOCK:
+        hit = _CACHE.get(key)
+        if hit is not None:
+            _CACHE.move_to_end(key)
+            return hit
+    busy: set[str] = getattr(_IN_PROGRESS, "paths", set())
+    if str(path) in busy:  # an import cycle: the module is still being analysed
+        return None
+    busy.add(str(path))
+    _IN_PROGRESS.paths = busy
+    try:
+        result = _analyse(path, context)
+    finally:
+        busy.discard(str(path))
+    if result is not None:
+        with _LOCK:
+            _CACHE[key] = result
+            while len(_CACHE) > _CACHE_SIZE:
+                _CACHE.popitem(last=False)
+    return result
+
+
+def _analyse(path: Path, context: Context) -> Exports | None:
+    from hf_cache_lint.engine.interp import Interpreter, parse
+    from hf_cache_lint.engine.text import UndecodableError, decode_source
+
+    try:
+        text = decode_source(path.read_bytes())
+    except (OSError, UndecodableError):
+        return None
+    interp = Interpreter(text, str(path), context)
+    interp.recording = False
+    try:
+        interp.exec_block(parse(text).children)  # type: ignore[attr-defined]
+    except RecursionError:
+        return None
+    state = interp.module_state
+    return Exports(str(path), dict(state.names), dict(state.heap))
+
+
+def clear_cache() -> None:
+    with _LOCK:
+        _CACHE.clear()
