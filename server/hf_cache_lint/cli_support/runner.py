@@ -7,6 +7,7 @@ import os
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from multiprocessing.context import BaseContext
 
 from hf_cache_lint.cli_support.discovery import SourceFile
 from hf_cache_lint.engine.api import check_file
@@ -45,11 +46,18 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _pool_context() -> object | None:
+def _pool_context() -> BaseContext | None:
     import multiprocessing
 
     # fork starts workers in milliseconds with the engine already imported; elsewhere use the default.
     return multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
+
+
+def _size(source: SourceFile) -> int:
+    try:
+        return source.path.stat().st_size
+    except OSError:
+        return 0
 
 
 def check_files(sources: Sequence[SourceFile], settings: Settings, context: Context,
@@ -58,13 +66,18 @@ def check_files(sources: Sequence[SourceFile], settings: Settings, context: Cont
     jobs = jobs or default_jobs()
     if jobs <= 1 or len(sources) < PARALLEL_MIN:
         return [check_one(s, settings, context) for s in sources]
-    # Small chunks interleaved across workers balance big and small files without much pickling.
-    size = max(1, min(32, len(sources) // (jobs * 8)))
-    chunks = [sources[i:i + size] for i in range(0, len(sources), size)]
+    # Largest files first, in small chunks: parse time grows with size, and handing the big ones out
+    # early keeps every worker busy until the end (longest-processing-time-first scheduling).
+    order = sorted(range(len(sources)), key=lambda i: -_size(sources[i]))
+    size = max(1, min(8, len(sources) // (jobs * 16)))
+    chunks = [[sources[i] for i in order[k:k + size]] for k in range(0, len(order), size)]
     try:
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=_pool_context()) as pool:  # type: ignore[arg-type]
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=_pool_context()) as pool:
             parts = list(pool.map(_check_chunk, chunks, [settings] * len(chunks), [context] * len(chunks)))
     except (BrokenProcessPool, OSError) as exc:  # a worker died (e.g. killed for memory): redo it here
         log.warning("parallel check failed (%s); checking in one process", exc)
         return [check_one(s, settings, context) for s in sources]
-    return [r for part in parts for r in part]
+    results: list[CheckResult | None] = [None] * len(sources)
+    for i, result in zip(order, (r for part in parts for r in part), strict=True):
+        results[i] = result
+    return [r for r in results if r is not None]
