@@ -151,3 +151,21 @@ def test_a_value_set_after_the_call_does_not_count(check: Checker) -> None:
     code = HEAD + ("model.generate(past_key_values=DynamicCache())\n"
                    "model.generation_config.cache_implementation = 'static'\n")
     assert check(code) == []
+
+
+def test_save_pretrained_then_load_the_same_folder(check: Checker) -> None:
+    code = HEAD + ('model.generation_config.cache_implementation = "static"\n'
+                   'model.save_pretrained("out/ckpt")\n'
+                   'reloaded = AutoModelForCausalLM.from_pretrained("out/ckpt")\n'
+                   "reloaded.generate(past_key_values=DynamicCache())\n")
+    [f] = check(code)
+    assert f.span.start.line == 6 and "save_pretrained" in f.related[0].message
+
+
+def test_generate_kwargs_on_a_forwarding_pipeline(check: Checker) -> None:
+    code = ("from transformers import DynamicCache, pipeline\n"
+            'asr = pipeline("automatic-speech-recognition", model="openai/whisper-tiny")\n'
+            'asr("a.wav", generate_kwargs={"past_key_values": DynamicCache(), "cache_implementation": "static"})\n'
+            'tg = pipeline("text-generation", model="gpt2")\n'
+            'tg("hi", generate_kwargs={"past_key_values": DynamicCache(), "cache_implementation": "static"})\n')
+    assert lines(check(code)) == [3]  # text-generation rejects generate_kwargs first (HFC005)

@@ -12,7 +12,7 @@ from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import Span
 from hf_cache_lint.engine.nodes import Arg, Node, code, span
 from hf_cache_lint.engine.state import State
-from hf_cache_lint.engine.values import DictState, HeapObj, Ref, Symbol, Unknown, Value
+from hf_cache_lint.engine.values import DictState, HeapObj, Ref, Setting, Symbol, Unknown, Value
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,8 @@ class Core:
         # Environment variables the module sets (os.environ[...] = / setdefault), in order.
         self.env_set: set[str] = set()
         self.unsloth_fast_disabled: bool | None = None  # decided when unsloth is first imported
+        # Folders this module saved a model or GenerationConfig to: resolved path -> its cache_implementation.
+        self.saved: dict[str, Setting | None] = {}
         self._next_id = 1
         self.file_dir = Path(path).resolve().parent if path and not path.startswith("<") else None
 
@@ -75,6 +77,12 @@ class Core:
 
             return Const(str(Path(self.path).resolve()))
         return Symbol(f"builtins.{name}") if name in _BUILTINS else Unknown(f"`{name}`")
+
+    def folder_key(self, folder: str) -> str:
+        p = Path(folder)
+        if not p.is_absolute():
+            p = (self.context.workspace or self.file_dir or Path.cwd()) / p
+        return str(p.resolve())
 
     def site_of(self, whole: object, description: str) -> Site:
         assert isinstance(whole, Span)

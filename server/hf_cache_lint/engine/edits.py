@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from hf_cache_lint.engine.analysis import GenerateCall
+from typing import Any
+
+from hf_cache_lint.engine.analysis import GenerateCall, Keyword
 from hf_cache_lint.engine.findings import Edit, Position, Span
 from hf_cache_lint.engine.suppress import ignore_comment
 from hf_cache_lint.engine.text import line_starts, offset
@@ -49,3 +51,60 @@ def ignore_line(text: str, line: int, code: str) -> Edit:
     src = lines[line - 1] if line - 1 < len(lines) else ""
     col, content = ignore_comment(src, code)
     return Edit(Span(Position(line, col), Position(line, col)), content)
+
+
+def transformers_name(tree: Any, name: str) -> tuple[str, Edit | None]:
+    """How to spell `transformers.<name>` in this module, and the import edit that makes it available.
+
+    Reuses an existing `from transformers import name [as alias]` or `import transformers [as tf]`; else
+    appends `name` to the module's first top-level `from transformers import ...`; else adds that import
+    after the last top-level import (or at the top of the file)."""
+    first_from = None
+    last_import = None
+    for stmt in getattr(tree, "children", []):
+        node = stmt.children[0] if stmt.type == "simple_stmt" else stmt
+        if node.type not in ("import_from", "import_name"):
+            continue
+        last_import = node
+        if node.type == "import_name":
+            for path, alias in _import_name_paths(node):
+                if path == "transformers":
+                    return f"{alias}.{name}", None
+            continue
+        module = "".join(str(p.value) for p in node.get_from_names())
+        if module != "transformers" or node.level:
+            continue
+        for imported, alias in zip(node.get_defined_names(), _imported_originals(node), strict=False):
+            if alias == name:
+                return str(imported.value), None
+        if first_from is None and not node.is_star_import():
+            first_from = node
+    if first_from is not None:
+        last = first_from.get_defined_names()[-1]
+        end = Position(*last.end_pos)
+        return name, Edit(Span(end, end), f", {name}")
+    line = last_import.end_pos[0] + 1 if last_import is not None else 1
+    at = Position(line, 0)
+    return name, Edit(Span(at, at), f"from transformers import {name}\n")
+
+
+def _import_name_paths(node: Any) -> list[tuple[str, str]]:
+    """(dotted module, the name it is bound to) for each module of `import a.b as c, d`."""
+    out = []
+    for path in node.get_paths():
+        dotted = ".".join(str(p.value) for p in path)
+        out.append((dotted, dotted))
+    for defined, path in zip(node.get_defined_names(), node.get_paths(), strict=False):
+        dotted = ".".join(str(p.value) for p in path)
+        out = [(d, str(defined.value) if d == dotted and len(path) == 1 else b) for d, b in out]
+    return out
+
+
+def _imported_originals(node: Any) -> list[str]:
+    """The original names of `from m import a as b, c` (a, c), in the order of get_defined_names()."""
+    return [str(pair[0].value) for pair in node._as_name_tuples()]
+
+
+def rename_keyword(kw: Keyword, new: str) -> Edit:
+    """`old=value` -> `new=value` (only the name changes, so comments and formatting stay)."""
+    return Edit(kw.name_span, new)

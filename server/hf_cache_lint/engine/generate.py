@@ -24,6 +24,9 @@ from hf_cache_lint.engine.values import (
 )
 
 CACHE_KEYWORDS = ("past_key_values", "cache_params", "cache")
+# Pipelines whose __call__ forwards `generate_kwargs=` into generate (text-generation does not).
+FORWARDING_TASKS = frozenset({"automatic-speech-recognition", "image-text-to-text", "any-to-any", "text-to-audio",
+                              "text-to-speech"})
 
 
 class GenerateFacts(Core):
@@ -47,6 +50,8 @@ class GenerateFacts(Core):
                 dicts.append(a.value)
             elif a.arg.name:
                 given[a.arg.name] = (a.value, self.site(a.arg.node), None, False, a.arg.node)
+        if isinstance(pstate, PipelineState) and pstate.task in FORWARDING_TASKS and "generate_kwargs" in given:
+            dicts.append(given["generate_kwargs"][0])  # these pipelines pass generate_kwargs to generate
         for d in dicts:
             obj = self.obj(d)
             if isinstance(obj, DictState):

@@ -209,10 +209,16 @@ class Known(Inliner):
                 return Output("generate", self.site_of(whole, "generate(...)"))
             if m.name in _PASS_THROUGH:
                 return m.owner
+            if m.name == "save_pretrained":
+                self.remember_save(obj.gen_config, args)
+                return NONE
             if m.name in ("forward", "__call__"):
                 return Output("forward", self.site_of(whole, "the forward pass"))
             return UNKNOWN
         if isinstance(obj, ConfigState) and isinstance(m.owner, Ref):
+            if m.name == "save_pretrained":
+                self.remember_save(m.owner, args)
+                return NONE
             if m.name == "update":
                 s = self.setting_from(self.kw(args, "cache_implementation"), "model")
                 if s is not None:
@@ -233,6 +239,18 @@ class Known(Inliner):
         if isinstance(m.owner, CacheVal) and m.name == "to_legacy_cache":
             return TupleVal(self.site_of(whole, "to_legacy_cache()"))
         return Unknown(None)
+
+    def remember_save(self, config: Ref | None, args: list[EvArg]) -> None:
+        """`save_pretrained(folder)` writes generation_config.json: a later load of it sees the value."""
+        first = self.positional(args, 0) or self.kw(args, "save_directory")
+        if first is None or not isinstance(first.value, Const) or not isinstance(first.value.value, str):
+            return
+        cfg = self.obj(config) if config is not None else None
+        ci = cfg.ci if isinstance(cfg, ConfigState) else None
+        if ci is not None and ci.value is not None:
+            ci = replace(ci, site=self.site(first.arg.node, f"saved by save_pretrained({first.value.value!r})"),
+                         via="checkpoint")
+        self.saved[self.folder_key(first.value.value)] = ci
 
     def dict_method(self, ref: Ref, d: DictState, name: str, args: list[EvArg]) -> Value:
         if name == "update":

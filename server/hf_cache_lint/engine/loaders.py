@@ -59,6 +59,8 @@ class Loaders(GenerateFacts):
         ckpt = self._const_str(self.positional(args, 0) or self.kw(args, "pretrained_model_name_or_path")
                                or self.kw(args, "model_name")) if checkpoint else None
         setting, arch = self._checkpoint_setting(ckpt)
+        if ckpt is not None and self.folder_key(ckpt) in self.saved:  # saved earlier in this module
+            setting = self.saved[self.folder_key(ckpt)]
         explicit = self.kw(args, "generation_config")
         if explicit is not None:
             cfg = self.obj(explicit.value)
@@ -69,7 +71,10 @@ class Loaders(GenerateFacts):
                                    wrapper=wrapper, encoder_decoder=encoder_decoder, loaded_at=loaded_at))
 
     def config_from_pretrained(self, args: list[EvArg]) -> Ref:
-        setting, _ = self._checkpoint_setting(self._const_str(self.positional(args, 0)))
+        path = self._const_str(self.positional(args, 0))
+        setting, _ = self._checkpoint_setting(path)
+        if path is not None and self.folder_key(path) in self.saved:
+            setting = self.saved[self.folder_key(path)]
         kw = self.setting_from(self.kw(args, "cache_implementation"), "generation_config")
         return self.new(ConfigState(kw if kw is not None else setting))
 
