@@ -1,0 +1,44 @@
+"""jedi runs against the analysed interpreter: a library installed only there settles a receiver."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from hf_cache_lint.engine.api import check_source
+from hf_cache_lint.engine.context import Context
+
+CODE = ("import fancylib\nfrom transformers import DynamicCache\n\n"
+        "def run(engine: fancylib.Engine):\n"
+        '    return engine.generate(past_key_values=DynamicCache(), cache_implementation="static")\n')
+
+
+@pytest.fixture(scope="module")
+def venv_python(tmp_path_factory: pytest.TempPathFactory) -> str:
+    root = tmp_path_factory.mktemp("env")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root / "venv")], check=True)
+    python = root / "venv" / "bin" / "python"
+    purelib = subprocess.run([str(python), "-c", "import sysconfig;print(sysconfig.get_paths()['purelib'])"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    (Path(purelib) / "fancylib.py").write_text("class Engine:\n    def generate(self, **kw):\n        return kw\n")
+    assert "fancylib" not in sysconfig.get_paths()["purelib"]
+    return str(python)
+
+
+def findings(tmp_path: Path, interpreter: str | None) -> list[str]:
+    path = tmp_path / "user.py"
+    path.write_text(CODE)
+    ctx = Context(workspace=tmp_path, interpreter=interpreter)
+    return [f.code for f in check_source(CODE, str(path), context=ctx).findings]
+
+
+def test_without_the_library_the_receiver_counts_as_a_model(tmp_path: Path) -> None:
+    assert findings(tmp_path, None) == ["HFC001"]
+
+
+def test_with_the_library_in_the_analysed_environment_jedi_refutes_it(tmp_path: Path, venv_python: str) -> None:
+    assert findings(tmp_path, venv_python) == []
