@@ -44,6 +44,7 @@ def start(raw_client: RecordingClient, tmp_path: Path) -> Start:
             initialization_options={"debounceMs": 0, **(options or {})}))
         encoding = result.capabilities.position_encoding or "utf-16"
         raw_client.encoding = str(getattr(encoding, "value", encoding))
+        raw_client.init_result = result  # type: ignore[attr-defined]
         return raw_client
 
     return go

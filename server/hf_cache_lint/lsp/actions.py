@@ -60,15 +60,18 @@ def quickfix(ls: HfCacheLintServer, part: Part, diagnostic: types.Diagnostic,
 
 
 def fixes_of(diagnostic: types.Diagnostic, part: Part, current: Iterable[types.Diagnostic]
-             ) -> list[Mapping[str, Any]]:
-    """The fixes published with a diagnostic; if it is stale or lost its data, the current ones there."""
+             ) -> list[Mapping[str, Any]] | None:
+    """The fixes published with a diagnostic; if stale or without data, those of the same diagnostic now.
+
+    None when the diagnostic no longer exists as sent: its edits would land in the wrong place.
+    """
     data = diagnostic.data if isinstance(diagnostic.data, Mapping) else None
     if data is not None and data.get("version") == part.version:
         return list(data.get("fixes", ()))
     for now in current:
         if now.code == diagnostic.code and now.range == diagnostic.range and isinstance(now.data, Mapping):
             return list(now.data.get("fixes", ()))
-    return []
+    return None
 
 
 def preferred_edits(findings: Iterable[Finding]) -> list[Edit]:
@@ -115,8 +118,11 @@ async def code_actions(ls: HfCacheLintServer, params: types.CodeActionParams) ->
         for diagnostic in params.context.diagnostics:
             if diagnostic.source != SOURCE or not isinstance(diagnostic.code, str):
                 continue
+            fixes = fixes_of(diagnostic, part, current)
+            if fixes is None:
+                continue
             line = diagnostic.range.start.line + 1  # lines need no encoding conversion
-            for fix in with_ignore(fixes_of(diagnostic, part, current), diagnostic.code, line, part, ls):
+            for fix in with_ignore(fixes, diagnostic.code, line, part, ls):
                 actions.append(quickfix(ls, part, diagnostic, fix))
     if wanted(FIX_ALL, only) and (action := fix_all(ls, [part], results, FIX_ALL)) is not None:
         actions.append(action)

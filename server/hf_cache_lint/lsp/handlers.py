@@ -87,5 +87,5 @@ def register(server: HfCacheLintServer) -> None:
         return await hover.hover(ls, params)
 
     @feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=['"', "'", "="]))
-    def completion(ls: HfCacheLintServer, params: types.CompletionParams) -> types.CompletionList | None:
-        return hover.completion(ls, params)
+    async def completion(ls: HfCacheLintServer, params: types.CompletionParams) -> types.CompletionList | None:
+        return await hover.completion(ls, params)

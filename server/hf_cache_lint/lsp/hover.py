@@ -26,8 +26,9 @@ async def hover(ls: HfCacheLintServer, params: types.HoverParams) -> types.Hover
                        to_client_range(lines, codec, found.span))
 
 
-def completion(ls: HfCacheLintServer, params: types.CompletionParams) -> types.CompletionList | None:
+async def completion(ls: HfCacheLintServer, params: types.CompletionParams) -> types.CompletionList | None:
     """Values of `cache_implementation` for the target version, deprecated ones tagged."""
+    await ls.settings_ready.wait()  # the target version may be being re-resolved
     doc = ls.workspace.text_documents.get(params.text_document.uri)
     if doc is None:
         return None

@@ -1,0 +1,86 @@
+"""Hover (finding story + rule docs, or what a value builds) and completion of cache_implementation values."""
+
+from __future__ import annotations
+
+from lsp_support import diagnostics, open_doc, position_of
+from lsprotocol import types
+from sources import CLEAN, CONFLICT, HEADER
+
+from hf_cache_lint.engine.versions import Target
+
+# The exact text transformers 5.24 raises for this call (FACTS.md section 1).
+RAISED = Target.of("5.24.0").conflict_message("past_key_values", None).removeprefix("ValueError: ")
+
+
+async def hover_at(client, uri, text, needle, shift=1):
+    pos = position_of(text, needle, client.encoding)
+    pos = types.Position(pos.line, pos.character + shift)
+    return await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri), pos))
+
+
+async def test_hover_on_the_flagged_keyword_tells_the_story_and_the_exact_error(start, uri):
+    client = await start()
+    open_doc(client, uri, CONFLICT)
+    await diagnostics(client, uri, version=1, where=bool)
+    hover = await hover_at(client, uri, CONFLICT, "past_key_values=")
+    assert isinstance(hover.contents, types.MarkupContent)
+    assert hover.contents.kind == types.MarkupKind.Markdown
+    assert RAISED in hover.contents.value
+    assert "# HFC001 cache-conflict" in hover.contents.value  # then the rule docs
+
+
+async def test_hover_on_cache_implementation_of_a_flagged_call_shows_the_same_story(start, uri):
+    client = await start()
+    open_doc(client, uri, CONFLICT)
+    await diagnostics(client, uri, version=1, where=bool)
+    hover = await hover_at(client, uri, CONFLICT, "cache_implementation=")
+    assert hover is not None and RAISED in hover.contents.value
+
+
+async def test_hover_on_a_clean_value_explains_what_it_builds_for_the_target(start, uri):
+    client = await start()
+    text = HEADER + 'out = model.generate(cache_implementation="static")\n'
+    open_doc(client, uri, text)
+    await diagnostics(client, uri, version=1)
+    hover = await hover_at(client, uri, text, '"static"')
+    assert hover is not None
+    assert "StaticCache" in hover.contents.value
+    assert "transformers 5.24.0" in hover.contents.value
+    assert RAISED.replace("`past_key_values`", "`cache`") in hover.contents.value
+
+
+async def test_no_hover_away_from_cache_code(start, uri):
+    client = await start()
+    open_doc(client, uri, CLEAN)
+    assert await hover_at(client, uri, CLEAN, "import", shift=0) is None
+
+
+async def test_completion_lists_values_valid_for_the_default_target(start, uri):
+    client = await start()
+    text = HEADER + 'out = model.generate(cache_implementation="")\n'  # the editor closed the quote
+    open_doc(client, uri, text)
+    pos = position_of(text, '="")', client.encoding)
+    result = await client.text_document_completion_async(types.CompletionParams(
+        types.TextDocumentIdentifier(uri), types.Position(pos.line, pos.character + 2)))
+    items = {i.label: i for i in result.items}
+    assert {"static", "paged", "dynamic", "offloaded"} <= items.keys()
+    assert "dynamic_full" not in items  # 4.x only
+    assert items["static"].detail and "StaticCache" in items["static"].detail
+    assert items["static"].text_edit.new_text == "static"  # the closing quote is already there
+    hybrid = items["sliding_window"]
+    assert types.CompletionItemTag.Deprecated in (hybrid.tags or ()) or hybrid.deprecated
+
+
+async def test_completion_in_dict_and_attribute_assignments(start, uri):
+    client = await start()
+    text = 'kw = {"cache_implementation": "st\nmodel.generation_config.cache_implementation = \n'
+    open_doc(client, uri, text)
+    for line, character in ((0, len('kw = {"cache_implementation": "st')),
+                            (1, len("model.generation_config.cache_implementation = "))):
+        result = await client.text_document_completion_async(types.CompletionParams(
+            types.TextDocumentIdentifier(uri), types.Position(line, character)))
+        assert "static" in {i.label for i in result.items}
+    # Outside a value: nothing.
+    result = await client.text_document_completion_async(types.CompletionParams(
+        types.TextDocumentIdentifier(uri), types.Position(0, 2)))
+    assert result is None or not result.items

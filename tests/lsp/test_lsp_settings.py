@@ -1,0 +1,84 @@
+"""Settings: initializationOptions, workspace/configuration changes, pyproject, run onSave."""
+
+from __future__ import annotations
+
+from lsp_support import diagnostics, open_doc, pulls, replace_all
+from lsprotocol import types
+from sources import CLEAN, CONFLICT
+
+
+async def test_ignore_in_initialization_options_silences_the_rule(start, uri):
+    client = await start({"ignore": ["HFC001"]})
+    open_doc(client, uri, CONFLICT)
+    assert await diagnostics(client, uri, version=1) == []
+
+
+async def test_ignoring_the_rule_in_the_editor_settings_clears_its_diagnostics(start, uri):
+    client = await start()
+    open_doc(client, uri, CONFLICT)
+    await diagnostics(client, uri, version=1, where=bool)
+    client.set_configuration({"ignore": ["HFC001"]}, section="hfCacheLint")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    assert await diagnostics(client, uri, version=1, where=lambda d: not d) == []
+
+
+async def test_severity_override_from_settings(start, uri):
+    client = await start({"severity": {"HFC001": "warning"}})
+    open_doc(client, uri, CONFLICT)
+    (diag,) = await diagnostics(client, uri, version=1, where=bool)
+    assert diag.severity == types.DiagnosticSeverity.Warning
+
+
+async def test_target_version_setting_changes_the_completed_values(start, uri):
+    client = await start({"transformersVersion": "4.57.6"})
+    text = 'model.generate(cache_implementation="")\n'
+    open_doc(client, uri, text)
+    await diagnostics(client, uri, version=1)
+    result = await client.text_document_completion_async(types.CompletionParams(
+        types.TextDocumentIdentifier(uri), types.Position(0, text.index('"') + 1)))
+    labels = {i.label for i in result.items}
+    assert "dynamic_full" in labels and "paged" not in labels
+
+
+async def test_pyproject_of_the_workspace_folder_is_read(start, uri, tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.hf-cache-lint]\nignore = ["HFC001"]\n')
+    client = await start()
+    open_doc(client, uri, CONFLICT)
+    assert await diagnostics(client, uri, version=1) == []
+
+
+async def test_run_on_save_lints_the_saved_text_only(start, uri):
+    client = await start({"run": "onSave"})
+    open_doc(client, uri, CLEAN)
+    assert await diagnostics(client, uri, version=1) == []
+    replace_all(client, uri, CONFLICT, version=2)
+    if pulls(client):
+        assert await diagnostics(client, uri) == []  # typed but not saved
+    client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri)))
+    (diag,) = await diagnostics(client, uri, version=2, where=bool)
+    assert diag.code == "HFC001"
+    assert all(not p.diagnostics for p in client.published[:-1])  # nothing showed before the save
+
+
+async def test_changing_the_interpreter_re_resolves_the_target_version(start, uri, tmp_path):
+    # A stand-in interpreter whose site-packages holds transformers 4.57.6 (only its dist-info is read).
+    site = tmp_path / "site"
+    (site / "transformers-4.57.6.dist-info").mkdir(parents=True)
+    python = tmp_path / "python"
+    python.write_text(f"#!/bin/sh\necho {site}\n")
+    python.chmod(0o755)
+    client = await start()
+    text = 'model.generate(cache_implementation="")\n'
+    open_doc(client, uri, text)
+    await diagnostics(client, uri, version=1)
+    at = types.Position(0, text.index('"') + 1)
+
+    async def labels() -> set[str]:
+        result = await client.text_document_completion_async(
+            types.CompletionParams(types.TextDocumentIdentifier(uri), at))
+        return {i.label for i in result.items}
+
+    assert "paged" in await labels()
+    client.set_configuration({"interpreter": str(python)}, section="hfCacheLint")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    assert "dynamic_full" in await labels()
