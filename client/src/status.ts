@@ -1,0 +1,66 @@
+/** The status bar item: server state and the transformers version the server targets. */
+import * as vscode from 'vscode';
+
+export type ServerState = 'starting' | 'running' | 'stopped' | 'disabled' | 'error';
+
+const ICONS: Record<ServerState, string> = {
+  starting: '$(sync~spin)',
+  running: '$(check)',
+  stopped: '$(circle-slash)',
+  disabled: '$(circle-slash)',
+  error: '$(error)',
+};
+
+/** What the server reports about its target (custom notification `hfCacheLint/status`, or serverInfo). */
+export interface TargetInfo {
+  transformersVersion?: string;
+  /** Where the version comes from, e.g. "installed", "setting", "default". */
+  versionSource?: string;
+}
+
+export class StatusItem implements vscode.Disposable {
+  private readonly item: vscode.StatusBarItem;
+  private state: ServerState = 'starting';
+  private target: TargetInfo = {};
+  private detail = '';
+
+  constructor(command: string) {
+    this.item = vscode.window.createStatusBarItem('hfCacheLint.status', vscode.StatusBarAlignment.Right, 100);
+    this.item.name = 'hf-cache-lint';
+    this.item.command = command;
+    this.render();
+    this.item.show();
+  }
+
+  setState(state: ServerState, detail = ''): void {
+    this.state = state;
+    this.detail = detail;
+    this.render();
+  }
+
+  setTarget(target: TargetInfo): void {
+    this.target = { ...this.target, ...target };
+    this.render();
+  }
+
+  get text(): string {
+    return this.item.text;
+  }
+
+  private render(): void {
+    const version = this.target.transformersVersion || 'auto';
+    this.item.text = `${ICONS[this.state]} HF cache: transformers ${version}`;
+    const lines = [
+      `hf-cache-lint server: ${this.state}${this.detail ? ` (${this.detail})` : ''}`,
+      `Target transformers: ${version}${this.target.versionSource ? ` (${this.target.versionSource})` : ''}`,
+      'Click to show the logs.',
+    ];
+    this.item.tooltip = lines.join('\n');
+    this.item.backgroundColor =
+      this.state === 'error' ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
+  }
+
+  dispose(): void {
+    this.item.dispose();
+  }
+}
