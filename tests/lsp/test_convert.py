@@ -1,0 +1,77 @@
+"""Pure conversions between engine values and LSP values (no server process)."""
+
+from __future__ import annotations
+
+import pytest
+from lsprotocol import types
+from pygls.workspace.position_codec import PositionCodec
+
+from hf_cache_lint.engine.findings import Edit, Finding, Fix, Position, Related, Severity, Span
+from hf_cache_lint.lsp import convert
+
+LINE = 'x = f("🤗é", cache_implementation="static")\n'  # 🤗: 1 code point, 2 UTF-16 units, 4 UTF-8 bytes
+COL = LINE.index("cache_implementation")  # code points
+
+
+@pytest.mark.parametrize(("encoding", "expected"), [
+    (types.PositionEncodingKind.Utf16, COL + 1),
+    (types.PositionEncodingKind.Utf8, COL + 3 + 1),
+    (types.PositionEncodingKind.Utf32, COL),
+])
+def test_code_point_columns_become_client_units_and_back(encoding, expected):
+    lines = convert.split_lines("first\n" + LINE)
+    codec = PositionCodec(encoding)
+    client = convert.to_client_position(lines, codec, Position(2, COL))
+    assert client == types.Position(1, expected)
+    assert convert.from_client_position(lines, codec, client) == Position(2, COL)
+
+
+def test_lines_split_like_lsp_not_like_str_splitlines():
+    # \x0c (form feed) and \u2028 are line breaks for str.splitlines but not for LSP or the engine.
+    text = "a\x0cb\u2028c\r\nd\re\n"
+    assert convert.split_lines(text) == ["a\x0cb\u2028c\r\n", "d\r", "e\n", ""]
+
+
+def test_position_past_the_end_of_a_line_is_clamped_without_mutating_the_request():
+    lines = convert.split_lines("ab\n")
+    request = types.Position(0, 99)
+    assert convert.from_client_position(lines, PositionCodec(), request).line == 1
+    assert request.character == 99
+
+
+def test_empty_document_positions():
+    assert convert.from_client_position([], PositionCodec(), types.Position(0, 0)) == Position(1, 0)
+
+
+FINDING = Finding(
+    code="HFC001", name="cache-conflict", message="m", severity=Severity.ERROR,
+    span=Span.of(1, COL, 1, COL + 20),
+    fixes=(Fix("Set `cache_implementation=None` in this call",
+               (Edit(Span.of(1, COL, 1, COL + 29), "cache_implementation=None"),), preferred=True),),
+    related=(Related(Span.of(1, 0, 1, 1), "set here"), Related(Span.of(1, 0, 1, 1), "elsewhere", "cell:3")),
+)
+
+
+def test_a_finding_becomes_a_diagnostic_with_link_source_related_and_fix_data():
+    lines = convert.split_lines(LINE)
+    codec = PositionCodec()
+    diag = convert.to_diagnostic(FINDING, lines, codec, 4, lambda path: ("file:///x.py", lines) if path is None else None)
+    assert diag.range == types.Range(types.Position(0, COL + 1), types.Position(0, COL + 21))
+    assert diag.severity == types.DiagnosticSeverity.Error
+    assert (diag.code, diag.source) == ("HFC001", "hf-cache-lint")
+    assert diag.code_description.href == FINDING.url
+    # The related place that cannot be located is left out rather than pointing somewhere wrong.
+    assert [r.message for r in diag.related_information] == ["set here"]
+    assert diag.data["version"] == 4
+    (fix,) = diag.data["fixes"]
+    assert fix["preferred"] is True
+    (edit,) = convert.text_edits(fix)
+    assert edit.range.start == types.Position(0, COL + 1) and edit.new_text == "cache_implementation=None"
+
+
+def test_text_edits_round_trip_to_engine_edits():
+    lines = convert.split_lines(LINE)
+    codec = PositionCodec()
+    fix = convert.fix_json(FINDING.fixes[0], lines, codec)
+    (edit,) = convert.text_edits(fix)
+    assert convert.engine_edit(lines, codec, edit) == FINDING.fixes[0].edits[0]
