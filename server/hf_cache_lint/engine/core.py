@@ -50,6 +50,8 @@ class Core:
         self.unsloth_fast_disabled: bool | None = None  # decided when unsloth is first imported
         # Folders this module saved a model or GenerationConfig to: resolved path -> its cache_implementation.
         self.saved: dict[str, Setting | None] = {}
+        self.resolved: dict[tuple[str, int, str], Value] = {}  # lazy workspace imports, once each
+        self.modules_analysed = 0
         self._next_id = 1
         self.file_dir = Path(path).resolve().parent if path and not path.startswith("<") else None
 
@@ -96,6 +98,9 @@ class Core:
         raise NotImplementedError
 
     def merge_into(self, d: DictState, value: Value) -> DictState:
+        raise NotImplementedError
+
+    def force(self, value: Value) -> Value:
         raise NotImplementedError
 
     # -- recording ----------------------------------------------------------

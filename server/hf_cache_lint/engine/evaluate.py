@@ -14,6 +14,7 @@ from hf_cache_lint.engine.values import (
     Const,
     DictState,
     InstanceState,
+    Lazy,
     Maybe,
     Method,
     ModelState,
@@ -27,6 +28,10 @@ from hf_cache_lint.engine.values import (
 
 _KEYWORD_CONSTS = {"None": None, "True": True, "False": False}
 CACHE_ATTRS = ("past_key_values", "cache", "cache_params")
+# Attributes whose use on an imported workspace name is worth analysing that module for.
+FORCING_ATTRS = frozenset({"generate", "generation_config", "save_pretrained", "forward", "model", "update", "pop",
+                           "get", "setdefault", "copy", "to", "cuda", "eval", "half", "cache_implementation",
+                           *CACHE_ATTRS})
 
 
 class Evaluator(Known, Importer):
@@ -106,7 +111,7 @@ class Evaluator(Known, Importer):
         return self.new(d)
 
     def merge_into(self, d: DictState, value: Value) -> DictState:
-        src = self.obj(value)
+        src = self.obj(self.force(value))
         if isinstance(src, DictState):
             for k, v, s, c in src.entries:
                 d = d.set(k, v, s, c)
@@ -141,6 +146,10 @@ class Evaluator(Known, Importer):
         return value
 
     def attribute(self, value: Value, name: str, head: Node, trailers: list[Node]) -> Value:
+        if isinstance(value, Lazy):
+            if name not in FORCING_ATTRS:
+                return Unknown(f"`{_text(head, trailers)}`")
+            value = self.force(value)
         if isinstance(value, Symbol):
             return Symbol(f"{value.qualname}.{name}")
         if isinstance(value, Maybe):
@@ -166,6 +175,7 @@ class Evaluator(Known, Importer):
         return Unknown(f"`{_text(head, trailers)}`")
 
     def subscript(self, value: Value, trailer: Node) -> Value:
+        value = self.force(value)
         obj = self.obj(value)
         key = string_value(trailer.children[1])
         if isinstance(obj, DictState) and key is not None:

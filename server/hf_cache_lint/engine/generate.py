@@ -47,9 +47,9 @@ class GenerateFacts(Core):
         dicts: list[Value] = [extra_kwargs] if extra_kwargs is not None else []
         for a in args:
             if a.arg.star == "**":
-                dicts.append(a.value)
+                dicts.append(self.force(a.value))
             elif a.arg.name:
-                given[a.arg.name] = (a.value, self.site(a.arg.node), None, False, a.arg.node)
+                given[a.arg.name] = (self.force(a.value), self.site(a.arg.node), None, False, a.arg.node)
         if isinstance(pstate, PipelineState) and pstate.task in FORWARDING_TASKS and "generate_kwargs" in given:
             dicts.append(given["generate_kwargs"][0])  # these pipelines pass generate_kwargs to generate
         for d in dicts:
@@ -133,7 +133,7 @@ class GenerateFacts(Core):
         if cfg_arg is None and not is_pipeline:
             pos = [a for a in args if a.arg.name is None and not a.arg.star]
             if len(pos) >= 2:
-                cfg_arg = (pos[1].value, self.site(pos[1].arg.node), None, False, pos[1].arg.node)
+                cfg_arg = (self.force(pos[1].value), self.site(pos[1].arg.node), None, False, pos[1].arg.node)
         if cfg_arg is not None:
             cfg = self.obj(cfg_arg[0])
             if isinstance(cfg, ConfigState) and cfg.ci is not None:

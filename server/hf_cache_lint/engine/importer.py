@@ -4,9 +4,11 @@ with that module's path, its functions and classes left opaque)."""
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 from hf_cache_lint.engine.analysis import Site
 from hf_cache_lint.engine.core import Core
+from hf_cache_lint.engine import modules
 from hf_cache_lint.engine.modules import Exports
 from hf_cache_lint.engine.values import (
     CacheVal,
@@ -17,6 +19,7 @@ from hf_cache_lint.engine.values import (
     Function,
     HeapObj,
     InstanceState,
+    Lazy,
     Maybe,
     Method,
     ModelState,
@@ -25,18 +28,39 @@ from hf_cache_lint.engine.values import (
     PipelineState,
     Ref,
     Setting,
+    Symbol,
     TupleVal,
     Unknown,
     Value,
 )
 
 
+# How many workspace modules one check may analyse (cached ones are free): bounds a cold keystroke.
+MAX_MODULES_PER_CHECK = 8
+
+
 class Importer(Core):
-    def import_value(self, exp: Exports, name: str) -> Value:
-        value = exp.names.get(name)
-        if value is None:
-            return Unknown(f"`{name}`")
-        return _Copier(self, exp).value(value, name)
+    def force(self, value: Value) -> Value:
+        """The value behind a lazy workspace import (a Symbol when the module says nothing useful)."""
+        if not isinstance(value, Lazy):
+            return value
+        key = (value.module, value.level, value.name)
+        if key not in self.resolved:
+            self.resolved[key] = self._resolve(value)
+        return self.resolved[key]
+
+    def _resolve(self, lazy: Lazy) -> Value:
+        importer = Path(self.path) if self.path and not self.path.startswith("<") else None
+        roots = tuple(p for p in (self.context.workspace, importer.parent if importer else None) if p is not None)
+        found = modules.resolve(lazy.module, lazy.level, importer, roots)
+        if found is None or self.modules_analysed >= MAX_MODULES_PER_CHECK:
+            return Symbol(lazy.qualname)
+        self.modules_analysed += 1
+        exp = modules.exports(found, self.context)
+        value = exp.names.get(lazy.name) if exp is not None else None
+        if exp is None or value is None or isinstance(value, (Function, ClassDef, Symbol, Lazy)):
+            return Symbol(lazy.qualname)
+        return _Copier(self, exp).value(value, lazy.name)
 
 
 class _Copier:

@@ -47,6 +47,7 @@ class Known(Inliner):
     def call(self, callee: Value, trailer: Node, head: Node, trailers: list[Node]) -> Value:
         args = self.eval_args(trailer)
         whole = span_between(head, trailer)
+        callee = self.force(callee)
         if isinstance(callee, Maybe):
             known = [v for v, _ in callee.options if not isinstance(v, Unknown)]
             callee = known[0] if known else UNKNOWN

@@ -17,7 +17,10 @@ from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.values import HeapObj, Value
 
 MAX_MODULE_BYTES = 2 * 1024 * 1024
-_SKIP_ROOTS = frozenset(sys.stdlib_module_names) | {
+# A module whose text has none of these cannot export a model, config, cache or kwargs fact worth a parse.
+FACT_WORDS = ("from_pretrained", "generation_config", "cache_implementation", "GenerationConfig", "pipeline(",
+              "Cache(", "_key_values")
+SKIP_ROOTS = frozenset(sys.stdlib_module_names) | {
     "transformers", "torch", "unsloth", "peft", "vllm", "mamba_ssm", "numpy", "fastapi", "flask",
     "accelerate", "datasets", "tokenizers", "huggingface_hub", "optimum", "trl",
 }
@@ -35,7 +38,7 @@ class Exports:
 def resolve(module: str, level: int, importer: Path | None, roots: tuple[Path, ...]) -> Path | None:
     """The workspace file for `from <level dots><module> import ...`, if there is one."""
     parts = [p for p in module.split(".") if p]
-    if level == 0 and (not parts or parts[0] in _SKIP_ROOTS):
+    if level == 0 and (not parts or parts[0] in SKIP_ROOTS):
         return None
     if level > 0:
         if importer is None:
@@ -99,6 +102,8 @@ def _analyse(path: Path, context: Context) -> Exports | None:
         text = decode_source(path.read_bytes())
     except (OSError, UndecodableError):
         return None
+    if not any(w in text for w in FACT_WORDS):
+        return Exports(str(path), {}, {})
     interp = Interpreter(text, str(path), context)
     interp.recording = False
     try:

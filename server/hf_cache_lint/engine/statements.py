@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
-from hf_cache_lint.engine import modules
+from hf_cache_lint.engine.modules import SKIP_ROOTS
 from hf_cache_lint.engine.analysis import CiValue, Site
 from hf_cache_lint.engine.evaluate import Evaluator
 from hf_cache_lint.engine.nodes import Node, code, span, string_value, suite_statements
@@ -21,6 +20,7 @@ from hf_cache_lint.engine.values import (
     Function,
     InstanceState,
     Maybe,
+    Lazy,
     ModelState,
     Ref,
     Setting,
@@ -149,6 +149,7 @@ class Statements(Evaluator):
                 self.set_item(base, last.children[1], value, stmt)
 
     def set_attribute(self, base: Value, attr: str, value: Value, stmt: Node) -> None:
+        base = self.force(base) if attr in ("cache_implementation", "generation_config") else base
         obj = self.obj(base)
         if not isinstance(base, Ref):
             return
@@ -221,17 +222,9 @@ class Statements(Evaluator):
             if origin in REMOVED_IN_5 and module.startswith("transformers") and self.target.hybrid_is_reset:
                 self.state.dead = True  # ImportError on 5.x: nothing after this line runs
                 return
-            self.state.names[name.value] = self.workspace_value(module, level, origin) or Symbol(qual)
+            local = level > 0 or (module.split(".")[0] not in SKIP_ROOTS and module != "")
+            self.state.names[name.value] = Lazy(module, level, origin, qual) if local else Symbol(qual)
 
-    def workspace_value(self, module: str, level: int, name: str) -> Value | None:
-        """`from mod import name` where mod is a file of the workspace: the value it left there."""
-        importer = Path(self.path) if self.path and not self.path.startswith("<") else None
-        roots = tuple(p for p in (self.context.workspace, importer.parent if importer else None) if p is not None)
-        found = modules.resolve(module, level, importer, roots)
-        if found is None:
-            return None
-        exp = modules.exports(found, self.context)
-        return self.import_value(exp, name) if exp is not None else None
 
     # -- control flow ---------------------------------------------------------
     def condition(self, test: Node) -> Cond:

@@ -107,13 +107,24 @@ class ClassDef:
 
 
 @dataclass(frozen=True)
+class Lazy:
+    """`from module import name` of a workspace module, resolved only when its value matters."""
+
+    module: str
+    level: int
+    name: str
+    qualname: str
+
+
+@dataclass(frozen=True)
 class Maybe:
     """A value that differs by path: each option with the condition under which it holds."""
 
     options: tuple[tuple[Value, Cond | None], ...]
 
 
-Value = Union[Unknown, Const, CacheVal, TupleVal, Ref, Symbol, Output, Method, Partial, Function, ClassDef, Maybe]
+Value = Union[Unknown, Const, CacheVal, TupleVal, Ref, Symbol, Output, Method, Partial, Function, ClassDef, Maybe,
+              Lazy]
 
 UNKNOWN = Unknown()
 NONE = Const(None)
