@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from hf_cache_lint.engine import modules
 from hf_cache_lint.engine.analysis import Site
 from hf_cache_lint.engine.core import Core
-from hf_cache_lint.engine import modules
 from hf_cache_lint.engine.modules import Exports
 from hf_cache_lint.engine.values import (
     CacheVal,
@@ -33,7 +33,6 @@ from hf_cache_lint.engine.values import (
     Unknown,
     Value,
 )
-
 
 # How many workspace modules one check may analyse (cached ones are free): bounds a cold keystroke.
 MAX_MODULES_PER_CHECK = 8

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from hf_cache_lint.engine.modules import SKIP_ROOTS
 from hf_cache_lint.engine.analysis import CiValue, Site
 from hf_cache_lint.engine.evaluate import Evaluator
+from hf_cache_lint.engine.modules import SKIP_ROOTS
 from hf_cache_lint.engine.nodes import Node, code, span, string_value, suite_statements
 from hf_cache_lint.engine.state import State, join
 from hf_cache_lint.engine.values import (
@@ -19,8 +19,8 @@ from hf_cache_lint.engine.values import (
     DictState,
     Function,
     InstanceState,
-    Maybe,
     Lazy,
+    Maybe,
     ModelState,
     Ref,
     Setting,
