@@ -169,3 +169,22 @@ def test_generate_kwargs_on_a_forwarding_pipeline(check: Checker) -> None:
             'tg = pipeline("text-generation", model="gpt2")\n'
             'tg("hi", generate_kwargs={"past_key_values": DynamicCache(), "cache_implementation": "static"})\n')
     assert lines(check(code)) == [3]  # text-generation rejects generate_kwargs first (HFC005)
+
+
+def test_config_built_from_a_dict_and_setattr(check: Checker) -> None:
+    code = HEAD + ("from transformers import GenerationConfig\n"
+                   'opts = {"max_new_tokens": 8, "cache_implementation": "static"}\n'
+                   "cfg = GenerationConfig(**opts)\n"
+                   "model.generate(generation_config=cfg, past_key_values=DynamicCache())\n"
+                   "cfg2 = GenerationConfig()\n"
+                   'setattr(cfg2, "cache_implementation", "offloaded")\n'
+                   "model.generate(generation_config=cfg2, past_key_values=DynamicCache())\n")
+    assert lines(check(code)) == [6, 9]
+
+
+def test_a_pipelines_model_configured_after_construction(check: Checker) -> None:
+    code = ("from transformers import DynamicCache, pipeline\n"
+            'pipe = pipeline("text-generation", model="meta-llama/Llama-3.2-1B")\n'
+            'pipe.model.generation_config.cache_implementation = "static"\n'
+            'pipe("hi", past_key_values=DynamicCache())\n')
+    assert lines(check(code)) == [4]

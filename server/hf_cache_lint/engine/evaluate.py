@@ -163,6 +163,8 @@ class Evaluator(Known, Importer):
         if isinstance(obj, InstanceState):
             got = obj.get(name)
             return got if got is not None else Method(value, name)
+        if isinstance(obj, PipelineState) and name == "model" and obj.model is not None:
+            return obj.model
         if isinstance(obj, (ConfigState, DictState, PipelineState)):
             return Method(value, name)
         if isinstance(value, Output) and name in CACHE_ATTRS:

@@ -104,6 +104,22 @@ class Known(Inliner):
         reason = v.reason if isinstance(v, Unknown) else None
         return Setting(None, site, via=via, unknown=reason or f"`{a.arg.value.get_code(include_prefix=False)}`")
 
+    def ci_setting(self, args: list[EvArg], via: str) -> Setting | None:
+        """`cache_implementation` as a call gives it: written, or a key of a `**dict` argument."""
+        written = self.setting_from(self.kw(args, "cache_implementation"), via)
+        if written is not None:
+            return written
+        for a in args:
+            d = self.obj(self.force(a.value)) if a.arg.star == "**" else None
+            got = d.get("cache_implementation") if isinstance(d, DictState) else None
+            if got is not None:
+                value, site, cond = got
+                if isinstance(value, Const):
+                    return Setting(value.value if isinstance(value.value, str) else None, site, cond, via)
+                return Setting(None, site, cond, via, unknown=value.reason if isinstance(value, Unknown) else
+                               "a value the linter cannot see")
+        return None
+
     # -- functions of modules ------------------------------------------------
     def call_symbol(self, q: str, args: list[EvArg], trailer: Node, whole: object) -> Value:
         parts = q.split(".")
@@ -147,6 +163,8 @@ class Known(Inliner):
             return Unknown(f"the environment variable `{key}`")
         if q in _PATH_FUNCS:
             return self.path_value(q, args)
+        if q == "builtins.setattr":
+            return self.call_setattr(args, whole)
         if q == "torch.compile":
             first = self.positional(args, 0)
             return first.value if first else UNKNOWN
@@ -181,7 +199,7 @@ class Known(Inliner):
         if name.endswith("Cache") and name[:1].isupper():
             return CacheVal(name, self.site_of(whole, f"{name}(...)"))
         if name == "GenerationConfig":
-            return self.new(ConfigState(self.setting_from(self.kw(args, "cache_implementation"), "generation_config")))
+            return self.new(ConfigState(self.ci_setting(args, "generation_config")))
         if name == "from_pretrained" and owner == "GenerationConfig":
             return self.config_from_pretrained(args)
         if name == "pipeline":
@@ -221,7 +239,7 @@ class Known(Inliner):
                 self.remember_save(m.owner, args)
                 return NONE
             if m.name == "update":
-                s = self.setting_from(self.kw(args, "cache_implementation"), "model")
+                s = self.ci_setting(args, "model")
                 if s is not None:
                     self.put(m.owner, ConfigState(s))
             return UNKNOWN
@@ -240,6 +258,17 @@ class Known(Inliner):
         if isinstance(m.owner, CacheVal) and m.name == "to_legacy_cache":
             return TupleVal(self.site_of(whole, "to_legacy_cache()"))
         return Unknown(None)
+
+    def call_setattr(self, args: list[EvArg], whole: object) -> Value:
+        """`setattr(config, "cache_implementation", value)` is the attribute assignment."""
+        target, attr, value = (self.positional(args, i) for i in range(3))
+        if target is None or attr is None or value is None or not isinstance(attr.value, Const):
+            return NONE
+        cfg = self.obj(self.force(target.value))
+        if attr.value.value == "cache_implementation" and isinstance(cfg, ConfigState) and isinstance(target.value, Ref):
+            s = self.setting_from(value, "model")
+            self.put(target.value, ConfigState(s))
+        return NONE
 
     def remember_save(self, config: Ref | None, args: list[EvArg]) -> None:
         """`save_pretrained(folder)` writes generation_config.json: a later load of it sees the value."""
