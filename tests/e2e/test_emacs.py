@@ -1,0 +1,49 @@
+"""Emacs 28 + eglot 1.9 against `python -m hf_cache_lint serve`: diagnostic, hover, quick fix."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from harness import SCENARIOS, require_executable, run_scenario, server_command, server_env
+from samples import CONFLICT_FIXED, HOVER_PARTS, MESSAGE_PARTS, PREFERRED_FIX, RANGE, write_workspace
+
+ELPA = Path("/usr/share/emacs/site-lisp/elpa")
+
+
+def test_emacs_eglot_shows_diagnostic_hover_and_applies_quick_fix(tmp_path: Path, artifacts: Path) -> None:
+    emacs = require_executable("emacs")
+    if not list(ELPA.glob("eglot-*")):
+        require_executable("eglot (elpa-eglot)")
+    files = write_workspace(tmp_path / "ws")
+    result = artifacts / "result.json"
+    env = server_env() | {
+        "HFC_SERVER_CMD": json.dumps(server_command()),
+        "HFC_FILE": str(files["conflict"]),
+        "HFC_ROOT": str(files["conflict"].parent),
+        "HFC_FIX_TITLE": PREFERRED_FIX,
+        "HFC_RESULT": str(result),
+        "HFC_TIMEOUT_S": "60",
+        "HOME": str(tmp_path / "home"),  # no user init, no ~/.emacs.d writes
+    }
+    argv = [emacs, "--batch", "-Q", "-l", str(SCENARIOS / "emacs.el")]
+    got = run_scenario(argv, result, env, timeout=240, log=artifacts / "emacs.log")
+
+    assert "error" not in got, got
+    (diagnostic,) = got["diagnostics"]
+    assert diagnostic["type"] == "eglot-error"
+    assert all(part in diagnostic["message"] for part in MESSAGE_PARTS), diagnostic["message"]
+    start, end = RANGE["start"], RANGE["end"]
+    assert (
+        diagnostic["start_line"],
+        diagnostic["start_col"],
+        diagnostic["end_line"],
+        diagnostic["end_col"],
+    ) == (start["line"], start["character"], end["line"], end["character"])
+    assert all(part in got["hover"] for part in HOVER_PARTS), got["hover"]
+    assert PREFERRED_FIX in got["action_titles"]
+    assert (
+        "hf-cache-lint: Fix all auto-fixable problems" not in got["action_titles"]
+    )  # kind filter: quickfix only
+    assert got["text_after_fix"] == CONFLICT_FIXED
+    assert got["cleared"] is True, "the diagnostic stayed after the fix"
