@@ -110,6 +110,8 @@ class CiValue:
     span: Span  # the string literal, quotes included
     where: str  # "keyword" | "GenerationConfig" | "attribute" | "dict" | "json"
     path: str | None = None
+    # For "json": the call in this file that reads the file (`from_pretrained(...)`), where a bad value raises.
+    origin: Span | None = None
 
 
 @dataclass(frozen=True)

@@ -201,7 +201,7 @@ class Known(Inliner):
         if name == "GenerationConfig":
             return self.new(ConfigState(self.ci_setting(args, "generation_config")))
         if name == "from_pretrained" and owner == "GenerationConfig":
-            return self.config_from_pretrained(args)
+            return self.config_from_pretrained(args, call_span=whole)
         if name == "pipeline":
             return self.make_pipeline(args)
         if owner in ("FastLanguageModel", "FastModel", "FastVisionModel") and name == "from_pretrained":
@@ -212,7 +212,8 @@ class Known(Inliner):
             return TupleVal(None, (model, UNKNOWN))
         if name in ("from_pretrained", "from_config") and _MODEL_CLASS.match(owner) and not _NOT_MODEL.search(owner):
             return self.load_model(None if owner.startswith("AutoModel") else owner, args,
-                                   checkpoint=name == "from_pretrained", encoder_decoder=owner in _SEQ2SEQ_AUTO)
+                                   checkpoint=name == "from_pretrained", encoder_decoder=owner in _SEQ2SEQ_AUTO,
+                                   call_span=whole)
         if _MODEL_CLASS.match(name) and not _NOT_MODEL.search(name) and not name.startswith("Auto"):
             return self.new(ModelState(class_name=name, gen_config=self.new(ConfigState())))
         return Unknown(None)

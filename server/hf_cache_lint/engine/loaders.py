@@ -7,6 +7,7 @@ from pathlib import Path
 from hf_cache_lint.engine import checkpoints
 from hf_cache_lint.engine.analysis import CiValue, Site
 from hf_cache_lint.engine.core import EvArg
+from hf_cache_lint.engine.findings import Span
 from hf_cache_lint.engine.generate import GenerateFacts
 from hf_cache_lint.engine.values import (
     ConfigState,
@@ -35,7 +36,8 @@ class Loaders(GenerateFacts):
         return checkpoints.lookup(checkpoint, base_dirs=bases, roots=roots + ((hub.resolve(),) if hub else ()),
                                   hub_cache=hub)
 
-    def _checkpoint_setting(self, checkpoint: str | None) -> tuple[Setting | None, str | None]:
+    def _checkpoint_setting(self, checkpoint: str | None,
+                            call_span: object = None) -> tuple[Setting | None, str | None]:
         """The json's cache_implementation as a Setting, and the architecture it names."""
         if checkpoint is None:
             return None, None
@@ -49,16 +51,18 @@ class Loaders(GenerateFacts):
         if found.path and found.span:
             site = Site(found.span, f"`\"cache_implementation\": \"{found.cache_implementation}\"` in "
                         f"{found.path}", found.path)
-            self.record_ci(CiValue(found.cache_implementation, found.span, "json", found.path))
+            self.record_ci(CiValue(found.cache_implementation, found.span, "json", found.path,
+                                   call_span if isinstance(call_span, Span) else None))
         elif via == "hub-default":
             site = None
         return Setting(found.cache_implementation, site, via=via), found.architecture
 
     def load_model(self, class_name: str | None, args: list[EvArg], *, checkpoint: bool = True,
-                   wrapper: str | None = None, encoder_decoder: bool = False, site: object = None) -> Ref:
+                   wrapper: str | None = None, encoder_decoder: bool = False, site: object = None,
+                   call_span: object = None) -> Ref:
         ckpt = self._const_str(self.positional(args, 0) or self.kw(args, "pretrained_model_name_or_path")
                                or self.kw(args, "model_name")) if checkpoint else None
-        setting, arch = self._checkpoint_setting(ckpt)
+        setting, arch = self._checkpoint_setting(ckpt, call_span or site)
         if ckpt is not None and self.folder_key(ckpt) in self.saved:  # saved earlier in this module
             setting = self.saved[self.folder_key(ckpt)]
         explicit = self.kw(args, "generation_config")
@@ -70,9 +74,9 @@ class Loaders(GenerateFacts):
         return self.new(ModelState(class_name=name, checkpoint=ckpt, gen_config=self.new(ConfigState(setting)),
                                    wrapper=wrapper, encoder_decoder=encoder_decoder, loaded_at=loaded_at))
 
-    def config_from_pretrained(self, args: list[EvArg]) -> Ref:
+    def config_from_pretrained(self, args: list[EvArg], call_span: object = None) -> Ref:
         path = self._const_str(self.positional(args, 0))
-        setting, _ = self._checkpoint_setting(path)
+        setting, _ = self._checkpoint_setting(path, call_span)
         if path is not None and self.folder_key(path) in self.saved:
             setting = self.saved[self.folder_key(path)]
         kw = self.setting_from(self.kw(args, "cache_implementation"), "generation_config")
