@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from hf_cache_lint import __version__
 from hf_cache_lint.cli_support.formats import FORMATS
@@ -97,17 +97,25 @@ class _OneLine(logging.Formatter):
             "hf-cache-lint: WARNING", "hf-cache-lint: warning")
 
 
-def _setup_logging(verbose: bool) -> None:
+def _setup_logging(verbose: bool) -> Callable[[], None]:
+    """Send the package's log records to stderr as one line each; returns how to undo it.
+
+    Undoing matters to in-process callers (tests, the language server): the logger is shared.
+    """
     log = logging.getLogger("hf_cache_lint")
-    for h in list(log.handlers):
-        if getattr(h, "_hf_cache_lint_cli", False):
-            log.removeHandler(h)
+    saved = (log.level, log.propagate)
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_OneLine(verbose))
-    handler._hf_cache_lint_cli = True  # type: ignore[attr-defined]
     log.addHandler(handler)
     log.setLevel(logging.DEBUG if verbose else logging.WARNING)
     log.propagate = False
+
+    def undo() -> None:
+        log.removeHandler(handler)
+        log.setLevel(saved[0])
+        log.propagate = saved[1]
+
+    return undo
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -117,7 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: 0 after --help/--version, 2 on a usage error
         return int(exc.code or 0) if not isinstance(exc.code, str) else EXIT_ERROR
-    _setup_logging(args.verbose)
+    undo_logging = _setup_logging(args.verbose)
     try:
         if args.command == "check":
             from hf_cache_lint.cli_support.check_cmd import run_check
@@ -132,6 +140,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         logging.getLogger("hf_cache_lint").debug("internal error", exc_info=True)
         print(f"hf-cache-lint: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return EXIT_ERROR
+    finally:
+        undo_logging()
 
 
 def _serve(args: argparse.Namespace) -> int:

@@ -28,6 +28,16 @@ CLEAN = (
 )
 PREFERRED_TITLE = "Set `cache_implementation=None` in this call"
 
+# The tests pin the target version: from 5.24 `past_key_values=` itself is flagged (HFC003, the
+# `cache=` rename), which would add a second finding to every CONFLICT.
+TARGET = "5.23.0"
+
+
+def pyproject_text(table: str) -> str:
+    """A pyproject.toml whose [tool.hf-cache-lint] holds `table` (TARGET unless it sets a version)."""
+    pin = "" if "version" in table else f'transformers-version = "{TARGET}"\n'
+    return f'[project]\nname = "demo"\n\n[tool.hf-cache-lint]\n{pin}{table}\n'
+
 
 @dataclass(frozen=True)
 class Run:

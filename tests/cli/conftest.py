@@ -6,16 +6,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from cli_helpers import Run
+from cli_helpers import Run, pyproject_text, write
 
 from hf_cache_lint.cli import main
 
 
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """An empty project folder that is the current directory (so printed paths are relative)."""
+    """A project folder (the cwd, so printed paths are relative) whose pyproject pins TARGET."""
     root = tmp_path / "proj"
     root.mkdir()
+    write(root / "pyproject.toml", pyproject_text(""))
     monkeypatch.chdir(root)
     return root
 

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_helpers import CONFLICT, CONFLICT_COL, CONFLICT_ROW, RunFn, write
+from cli_helpers import CONFLICT, CONFLICT_COL, CONFLICT_ROW, TARGET, RunFn, write
 
 from hf_cache_lint import __version__
 from hf_cache_lint.rules import ALL_RULES, BY_CODE
@@ -131,7 +131,7 @@ def test_console_script_runs_check_end_to_end(tmp_path: Path) -> None:
     script = shutil.which("hf-cache-lint")
     cmd = [script] if script else [sys.executable, "-m", "hf_cache_lint"]
     write(tmp_path / "demo.py", CONFLICT)
-    proc = subprocess.run([*cmd, "check", "--format", "json", "demo.py"], cwd=tmp_path, capture_output=True,
+    proc = subprocess.run([*cmd, "check", "--format", "json", "--transformers-version", TARGET, "demo.py"], cwd=tmp_path, capture_output=True,
                           text=True, timeout=120, check=False)
     assert proc.returncode == 1, proc.stderr
     [f] = json.loads(proc.stdout)
@@ -143,3 +143,29 @@ def test_python_dash_m_runs_the_cli(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "hf_cache_lint", "--version"], capture_output=True, text=True,
                           timeout=120, check=False)
     assert (proc.returncode, proc.stdout) == (0, f"hf-cache-lint {__version__}\n")
+
+
+def test_logging_setup_is_undone_after_main(run: RunFn, project: Path) -> None:
+    import logging
+
+    log = logging.getLogger("hf_cache_lint")
+    before = (list(log.handlers), log.level, log.propagate)
+    write(project / "demo.py", CONFLICT)
+    run("check")
+    assert (list(log.handlers), log.level, log.propagate) == before
+
+
+def test_engine_log_records_print_as_one_line_without_traceback(run: RunFn, project: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from hf_cache_lint.rules import ALL_RULES
+
+    rule = ALL_RULES[0]
+
+    def broken(analysis: object) -> list[object]:
+        raise ValueError("bad rule")
+
+    monkeypatch.setattr(rule, "check", broken)
+    write(project / "demo.py", CONFLICT)
+    r = run("check", "--select", rule.code, "demo.py")
+    assert r.err == f"hf-cache-lint: error: rule {rule.code} failed on demo.py: ValueError: bad rule\n"
+    assert r.code == 0

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cli_helpers import CONFLICT, RunFn, write
+from cli_helpers import CONFLICT, RunFn, pyproject_text, write
 
 
 def pyproject(root: Path, table: str) -> None:
-    write(root / "pyproject.toml", f'[project]\nname = "demo"\n\n[tool.hf-cache-lint]\n{table}\n')
+    write(root / "pyproject.toml", pyproject_text(table))
 
 
 def test_ignore_in_pyproject_disables_the_rule(project: Path, run: RunFn) -> None:

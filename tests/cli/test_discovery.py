@@ -48,7 +48,7 @@ def test_printed_paths_follow_the_given_path(project: Path) -> None:
 def test_files_named_explicitly_are_checked_whatever_suffix_or_exclude(project: Path) -> None:
     write(project / "script", "x = 1\n")
     write(project / "gen" / "g.py", "x = 1\n")
-    assert names(project, "script", "gen/g.py", exclude=("gen/", "script")) == ["script", "gen/g.py"]
+    assert names(project, "./script", "gen/g.py", exclude=("gen/", "script")) == ["script", "gen/g.py"]
 
 
 def test_each_file_is_checked_once_in_argument_order(project: Path) -> None:

@@ -96,7 +96,7 @@ def discover(paths: Sequence[str], exclude: PathSpec, base: Path) -> Discovery:
         if os.path.isdir(given):
             candidates = walker.walk(given, given)
         elif os.path.exists(given):
-            candidates = (SourceFile(Path(given), given),)
+            candidates = (SourceFile(Path(given), os.path.normpath(given)),)
         else:
             walker.errors.append(FileError(given, "no such file or directory"))
             continue

@@ -1,0 +1,204 @@
+"""Benchmark `hf-cache-lint check` against `ruff check` on the transformers source tree (not a test).
+
+    python bench/bench_cli.py [--rounds N] [--tree DIR] [--ruff-rules all|default] [--jobs N] [--breakdown]
+
+The tree: --tree, else a transformers package in an oracle venv under .cache/oracle, else
+.cache/bench/transformers-<V>/transformers unpacked from the wheel (`pip download`, never imported).
+Each round runs ours then Ruff (alternating, so load drifts hit both alike), each in a small wrapper
+process that reports its children's peak RSS. Results print as a table and go to bench/results/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+import zipfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VERSION = "5.23.0"
+
+# Runs argv, then prints the peak RSS (KiB) of the largest process among its waited-for descendants.
+_WRAPPER = (
+    "import resource, subprocess, sys\n"
+    "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)\n"
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+)
+
+
+def find_tree(explicit: str | None) -> Path:
+    """A transformers package folder to lint; downloaded and unpacked (never imported) if none is here."""
+    if explicit:
+        return Path(explicit).resolve()
+    oracle = ROOT / ".cache" / "oracle"
+    if oracle.is_dir():
+        found = sorted(oracle.glob("**/site-packages/transformers/__init__.py"))
+        preferred = [p for p in found if f"transformers-{VERSION}.dist-info" in
+                     {d.name for d in p.parent.parent.glob("transformers-*.dist-info")}]
+        if preferred or found:
+            return (preferred or found)[-1].parent
+    bench = ROOT / ".cache" / "bench"
+    unpacked = bench / f"transformers-{VERSION}"
+    if not (unpacked / "transformers").is_dir():
+        bench.mkdir(parents=True, exist_ok=True)
+        wheel = bench / f"transformers-{VERSION}-py3-none-any.whl"
+        if not wheel.exists():
+            subprocess.run([sys.executable, "-m", "pip", "download", f"transformers=={VERSION}", "--no-deps",
+                            "--only-binary=:all:", "-d", str(bench), "-q"], check=True)
+        with zipfile.ZipFile(wheel) as zf:
+            zf.extractall(unpacked)
+    return unpacked / "transformers"
+
+
+def count_files(tree: Path) -> tuple[int, int]:
+    """Files our discovery checks there, and their total size."""
+    sys.path.insert(0, str(ROOT / "server"))
+    from hf_cache_lint.cli_support.discovery import discover
+    from hf_cache_lint.cli_support.gitignore import PathSpec
+
+    files = discover([str(tree)], PathSpec(), tree).files
+    return len(files), sum(f.path.stat().st_size for f in files)
+
+
+@dataclass(frozen=True)
+class Sample:
+    wall_s: float
+    peak_rss_mib: float
+
+
+def measure(argv: list[str], cwd: Path) -> Sample:
+    start = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", _WRAPPER, *argv], cwd=cwd, capture_output=True, text=True,
+                         check=True).stdout
+    wall = time.perf_counter() - start
+    return Sample(wall, int(out.strip().splitlines()[-1]) / 1024)
+
+
+@dataclass(frozen=True)
+class Summary:
+    tool: str
+    argv: list[str]
+    median_s: float
+    min_s: float
+    files_per_s: float
+    peak_rss_mib: float
+
+
+def summarise(tool: str, argv: list[str], samples: list[Sample], files: int) -> Summary:
+    med = statistics.median(s.wall_s for s in samples)
+    return Summary(tool, argv, round(med, 3), round(min(s.wall_s for s in samples), 3), round(files / med, 1),
+                   round(max(s.peak_rss_mib for s in samples), 1))
+
+
+def breakdown(tree: Path, limit: int) -> dict[str, float]:
+    """Where our time goes, file by file in this process: read, prefilter, parse, interpret, rules."""
+    sys.path.insert(0, str(ROOT / "server"))
+    from hf_cache_lint.cli_support.discovery import discover
+    from hf_cache_lint.cli_support.gitignore import PathSpec
+    from hf_cache_lint.engine import interp
+    from hf_cache_lint.engine.api import might_matter
+    from hf_cache_lint.engine.context import Context
+    from hf_cache_lint.engine.text import decode_source
+    from hf_cache_lint.rules import ALL_RULES
+
+    files = discover([str(tree)], PathSpec(), tree).files[:limit]
+    t = dict.fromkeys(("read", "prefilter", "parse", "interpret", "rules"), 0.0)
+    parsed = parsed_bytes = 0
+    for f in files:
+        a = time.perf_counter()
+        text = decode_source(f.path.read_bytes())
+        b = time.perf_counter()
+        keep = might_matter(text)
+        c = time.perf_counter()
+        t["read"] += b - a
+        t["prefilter"] += c - b
+        if not keep:
+            continue
+        parsed, parsed_bytes = parsed + 1, parsed_bytes + len(text)
+        try:
+            tree_ = interp.parse(text)
+            d = time.perf_counter()
+            analysis = interp.analyse(text, str(f.path), Context(), tree=tree_)
+            e = time.perf_counter()
+            for rule in ALL_RULES:
+                list(rule.check(analysis))
+            g = time.perf_counter()
+        except RecursionError:
+            continue
+        t["parse"] += d - c
+        t["interpret"] += e - d
+        t["rules"] += g - e
+    total = sum(t.values())
+    print(f"\nbreakdown over {len(files)} files ({parsed} passed the prefilter, {parsed_bytes / 1e6:.1f} MB parsed), "
+          f"one process:")
+    for k, v in t.items():
+        print(f"  {k:<10} {v:8.2f} s  {100 * v / total:5.1f} %")
+    if t["parse"]:
+        print(f"  parso throughput: {parsed_bytes / 1e6 / t['parse']:.2f} MB/s")
+    return {**t, "files": len(files), "parsed": parsed, "parsed_bytes": parsed_bytes}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--tree", help="folder to lint (default: a transformers package, see above)")
+    ap.add_argument("--ruff-rules", choices=("all", "default"), default="all")
+    ap.add_argument("--jobs", type=int, default=0, help="our --jobs (0: one per CPU, like Ruff's threads)")
+    ap.add_argument("--breakdown", type=int, metavar="N", default=0,
+                    help="also time the phases of our check in-process over the first N files")
+    args = ap.parse_args()
+
+    tree = find_tree(args.tree)
+    ruff = shutil.which("ruff")
+    if ruff is None:
+        print("ruff not found on PATH (pip install ruff)", file=sys.stderr)
+        return 2
+    files, size = count_files(tree)
+    cwd, target = tree.parent, tree.name
+    ours = [sys.executable, "-m", "hf_cache_lint", "check", "--format", "json", "--exit-zero",
+            "--jobs", str(args.jobs), target]
+    # --isolated: no pyproject of ours (ruff would find this repo's excludes); json output like ours.
+    theirs = [ruff, "check", "--isolated", "--no-cache", "--exit-zero", "--output-format", "json", target]
+    if args.ruff_rules == "all":
+        theirs[2:2] = ["--select", "ALL"]
+    print(f"tree: {tree} ({files} files, {size / 1e6:.1f} MB); {os.cpu_count()} CPUs; load {os.getloadavg()}")
+    result: dict[str, object] = {"tree": str(tree), "files": files, "bytes": size, "cpus": os.cpu_count(),
+                                 "python": platform.python_version(), "ruff_rules": args.ruff_rules}
+    if args.rounds > 0:
+        result.update(race(args.rounds, files, ours, theirs, cwd))
+    if args.breakdown:
+        result["breakdown"] = breakdown(tree, args.breakdown)
+    out = ROOT / "bench" / "results"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"cli-{time.strftime('%Y%m%dT%H%M%S')}.json").write_text(json.dumps(result, indent=2) + "\n")
+    return 0
+
+
+def race(rounds: int, files: int, ours: list[str], theirs: list[str], cwd: Path) -> dict[str, object]:
+    """Alternate the two tools `rounds` times; print and return the summaries."""
+    samples: dict[str, list[Sample]] = {"hf-cache-lint": [], "ruff": []}
+    for i in range(rounds):
+        for tool, argv in (("hf-cache-lint", ours), ("ruff", theirs)):
+            s = measure(argv, cwd)
+            samples[tool].append(s)
+            print(f"  round {i + 1}: {tool:<13} {s.wall_s:7.2f} s  peak RSS {s.peak_rss_mib:7.1f} MiB", flush=True)
+    a = summarise("hf-cache-lint", ours, samples["hf-cache-lint"], files)
+    b = summarise("ruff", theirs, samples["ruff"], files)
+    print(f"\n{'tool':<14}{'median s':>10}{'min s':>9}{'files/s':>10}{'peak RSS MiB':>14}")
+    for s in (a, b):
+        print(f"{s.tool:<14}{s.median_s:>10.2f}{s.min_s:>9.2f}{s.files_per_s:>10.1f}{s.peak_rss_mib:>14.1f}")
+    ratio = a.median_s / b.median_s
+    print(f"ratio ours/ruff (median wall): {ratio:.2f}x")
+    return {"ratio": round(ratio, 3), "ours": asdict(a), "ruff": asdict(b), "load_after": os.getloadavg()}
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
