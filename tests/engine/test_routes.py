@@ -188,3 +188,9 @@ def test_a_pipelines_model_configured_after_construction(check: Checker) -> None
             'pipe.model.generation_config.cache_implementation = "static"\n'
             'pipe("hi", past_key_values=DynamicCache())\n')
     assert lines(check(code)) == [4]
+
+
+def test_deeply_nested_loops_stay_linear_and_still_find(check: Checker) -> None:
+    body = "".join("    " * i + f"for x{i} in range(3):\n" for i in range(40))
+    code = HEAD + body + "    " * 40 + "model.generate(past_key_values=DynamicCache(), cache_implementation='static')\n"
+    assert lines(check(code)) == [43]  # 2 ** 40 passes would never finish

@@ -25,7 +25,9 @@ class EvArg:
 
 # Bounds that keep a keystroke cheap on pathological input.
 MAX_INLINE_DEPTH = 4
-MAX_STEPS = 50_000
+MAX_STEPS = 50_000  # past this, calls are no longer inlined
+HARD_STEPS = 400_000  # past this, nothing more is executed: a truncated analysis beats a hung editor
+MAX_LOOP_REPEAT_DEPTH = 2  # loops nested deeper run their body once (a second pass each would be 2^depth)
 
 
 class Core:
@@ -45,6 +47,7 @@ class Core:
         self.functions: list[tuple[Any, str | None]] = []  # module-level defs and methods: (node, class)
         self.via: Site | None = None
         self.steps = 0
+        self.loop_depth = 0
         # Environment variables the module sets (os.environ[...] = / setdefault), in order.
         self.env_set: set[str] = set()
         self.unsloth_fast_disabled: bool | None = None  # decided when unsloth is first imported

@@ -6,6 +6,7 @@ from dataclasses import replace
 from typing import Any
 
 from hf_cache_lint.engine.analysis import CiValue, Site
+from hf_cache_lint.engine.core import HARD_STEPS, MAX_LOOP_REPEAT_DEPTH
 from hf_cache_lint.engine.evaluate import Evaluator
 from hf_cache_lint.engine.modules import SKIP_ROOTS
 from hf_cache_lint.engine.nodes import Node, code, span, string_value, suite_statements
@@ -41,7 +42,7 @@ _SIMPLE = {"expr_stmt", "import_name", "import_from", "return_stmt", "raise_stmt
 class Statements(Evaluator):
     def exec_block(self, statements: list[Node]) -> None:
         for stmt in statements:
-            if self.state.dead:
+            if self.state.dead or self.steps > HARD_STEPS:
                 return
             self.exec_stmt(stmt)
 
@@ -280,12 +281,15 @@ class Statements(Evaluator):
             self.eval(kids[1])
             body = kids[3]
         entry = self.state
-        for _ in range(2):  # a second pass sees what the first iteration left behind
+        self.loop_depth += 1
+        # A second pass sees what the first iteration left behind (a cache returned, a key set).
+        for _ in range(2 if self.loop_depth <= MAX_LOOP_REPEAT_DEPTH else 1):
             if kids[1].type != "operator" and node.type == "for_stmt":
                 self.assign(kids[1], Unknown("the loop variable"), node)
             self.exec_block(suite_statements(body))
             if self.state.dead:  # break/continue/return end this iteration's path only
                 self.state = State(self.state.names, self.state.heap, entry.path)
+        self.loop_depth -= 1
         if "else" in [k.value for k in kids if k.type == "keyword"]:
             self.exec_block(suite_statements(kids[-1]))
 
