@@ -8,10 +8,9 @@ from importlib import resources
 from hf_cache_lint.engine.analysis import Analysis, CacheArg, CacheImpl, GenerateCall
 from hf_cache_lint.engine.edits import ignore_line, remove_argument, set_keyword
 from hf_cache_lint.engine.findings import Finding, Fix, Related, Severity
-from hf_cache_lint.engine.jedi_bridge import is_foreign
 from hf_cache_lint.engine.versions import Target
 from hf_cache_lint.rules.base import Rule
-from hf_cache_lint.rules.common import accepts, link, source_words, where
+from hf_cache_lint.rules.common import accepts, is_foreign, link, source_words, where
 from hf_cache_lint.rules.hfc001_cache_conflict.examples import INVALID
 from hf_cache_lint.rules.hfc001_cache_conflict.routes import ROUTES_INVALID, ROUTES_VALID
 from hf_cache_lint.rules.hfc001_cache_conflict.valid import VALID
@@ -50,7 +49,7 @@ class CacheConflict(Rule):
             if ci is None:
                 continue
             for arg in call.cache_args:
-                if not conflicts(analysis.context.target, call, arg, ci) or _foreign(analysis, call):
+                if not conflicts(analysis.context.target, call, arg, ci) or is_foreign(analysis, call):
                     continue
                 finding = self.finding(analysis, call, arg, ci)
                 key = (finding.span, arg.keyword)
@@ -125,13 +124,6 @@ class CacheConflict(Rule):
                   f"other source); or drop `{arg.keyword}=` and let generate build the cache "
                   f"`cache_implementation` asks for."]
         return "\n".join(lines)
-
-
-def _foreign(analysis: Analysis, call: GenerateCall) -> bool:
-    if call.model.receiver_known:
-        return False
-    ctx = analysis.context
-    return is_foreign(analysis.text, analysis.path, call.callee_span, ctx.interpreter, ctx.workspace)
 
 
 def _phrase(dependency: str) -> str:
