@@ -1,0 +1,191 @@
+"""The oracle worker: `python main.py TF_DIR IN.json OUT.json` (runs in .cache/oracle/venv).
+
+Imports torch + transformers (from TF_DIR, first on sys.path) once, installs the simulation, then forks
+one child per snippet. The child writes the snippet's files into a fresh temp dir (its cwd), runs the
+source as `__main__`, calls any recorded web handlers, and reports what was raised through a pipe.
+The parent enforces the per-snippet timeout. Snippet stdout/stderr go to a log whose tail is reported.
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import json
+import os
+import re
+import select
+import signal
+import sys
+import tempfile
+import time
+import traceback
+import types
+from typing import Any
+
+TF_DIR = sys.argv[1]
+sys.path.insert(0, TF_DIR)
+for key, value in {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
+                   "OMP_NUM_THREADS": "1", "HF_HUB_DISABLE_TELEMETRY": "1"}.items():
+    os.environ[key] = value
+
+import torch  # noqa: E402
+import transformers  # noqa: E402
+
+import sim  # noqa: E402
+import tiny  # noqa: E402
+import web  # noqa: E402
+
+torch.set_num_threads(1)  # fork after torch: a single intra-op thread keeps children from deadlocking
+
+CONFLICT = re.compile(r"Passing both `cache_implementation` .* and `(\w+)` \(a Cache object\)")
+
+
+def classify(exc: BaseException | None) -> tuple[str, str]:
+    """(kind, detail): the HFC code whose runtime error this is, or OTHER / OK."""
+    if exc is None:
+        return "OK", ""
+    msg = str(exc)
+    if isinstance(exc, ValueError):
+        m = CONFLICT.search(msg)
+        if m:
+            return "HFC001", m.group(1)
+        if "tuple" in msg and "is not supported anymore" in msg:
+            return "HFC002", ""
+        if "Invalid `cache_implementation`" in msg:
+            return "HFC004", ""
+        if "`model_kwargs` are not used by the model" in msg:
+            return "HFC005", ""
+    return "OTHER", ""
+
+
+def snippet_line(exc: BaseException, path: str) -> int | None:
+    """The innermost traceback frame that belongs to the snippet file."""
+    line = exc.lineno if isinstance(exc, SyntaxError) and exc.filename == path else None
+    for frame, lineno in traceback.walk_tb(exc.__traceback__):
+        if frame.f_code.co_filename == path:
+            line = lineno
+    return line
+
+
+def execute(case: dict[str, Any]) -> dict[str, Any]:
+    """Run one snippet in this (forked) process; return its outcome."""
+    workdir = tempfile.mkdtemp(prefix="oracle-case-")
+    os.chdir(workdir)
+    for rel, content in case.get("files", {}).items():
+        os.makedirs(os.path.dirname(os.path.join(workdir, rel)) or workdir, exist_ok=True)
+        with open(os.path.join(workdir, rel), "w") as f:
+            f.write(content)
+    path = os.path.join(workdir, case.get("filename") or "snippet.py")
+    with open(path, "w") as f:
+        f.write(case["source"])
+    sim.SNIPPET_FILE[0] = path
+    sys.argv = [path]
+    module = types.ModuleType("__main__")
+    module.__file__ = path
+    sys.modules["__main__"] = module
+    error: BaseException | None = None
+    line: int | None = None
+    with sim.install_mode():
+        try:
+            # dont_inherit: this file's `from __future__ import annotations` must not leak into user code
+            exec(compile(case["source"], path, "exec", dont_inherit=True), module.__dict__)
+            for hook in list(web.STARTUP):
+                web.call(hook)
+            for handler in list(web.HANDLERS):
+                web.call(handler)
+        except SystemExit as exc:
+            if exc.code not in (0, None):
+                error = exc
+        except BaseException as exc:
+            error = exc
+    if error is not None:
+        line = snippet_line(error, path)
+    elif sim.THREAD_ERRORS:
+        error, line = sim.THREAD_ERRORS[0]
+    kind, detail = classify(error)
+    return {"kind": kind, "detail": detail, "line": line,
+            "exc_type": type(error).__name__ if error is not None else "",
+            "message": str(error)[:2000] if error is not None else ""}
+
+
+def run_child(case: dict[str, Any], out_fd: int, log_path: str, timeout: float) -> None:
+    log_fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    os.dup2(log_fd, 1)
+    os.dup2(log_fd, 2)
+    # Just before the parent kills a stuck child, dump every thread's stack into the log (reported).
+    faulthandler.dump_traceback_later(max(timeout - 1.0, 0.5), file=sys.stderr)
+    try:
+        result = execute(case)
+    except BaseException as exc:  # the harness itself failed: report it, never hang the parent
+        result = {"kind": "OTHER", "detail": "", "line": None, "exc_type": "HarnessError",
+                  "message": f"{type(exc).__name__}: {exc}"}
+    sys.stdout.flush()
+    sys.stderr.flush()
+    with os.fdopen(out_fd, "w") as out:
+        out.write(json.dumps(result))
+    os._exit(0)
+
+
+def tail(path: str, limit: int = 3000) -> str:
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()[-limit:]
+    except OSError:
+        return ""
+
+
+def run_one(case: dict[str, Any], timeout: float) -> dict[str, Any]:
+    read_fd, write_fd = os.pipe()
+    log_path = os.path.join(tempfile.gettempdir(), f"oracle-{os.getpid()}-{abs(hash(case['id']))}.log")
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_fd)
+        run_child(case, write_fd, log_path, timeout)
+    os.close(write_fd)
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + timeout
+    timed_out = False
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            timed_out = True
+            os.kill(pid, signal.SIGKILL)
+            break
+        ready, _, _ = select.select([read_fd], [], [], left)
+        if ready:
+            chunk = os.read(read_fd, 65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    os.close(read_fd)
+    _, status = os.waitpid(pid, 0)
+    if timed_out:
+        result = {"kind": "OTHER", "detail": "", "line": None, "exc_type": "Timeout",
+                  "message": f"snippet did not finish within {timeout:.0f}s"}
+    elif not chunks:
+        result = {"kind": "OTHER", "detail": "", "line": None, "exc_type": "Crash",
+                  "message": f"child died without a result (wait status {status})"}
+    else:
+        result = json.loads(b"".join(chunks))
+    result["output"] = tail(log_path)
+    try:
+        os.unlink(log_path)
+    except OSError:
+        pass
+    return result
+
+
+def main() -> None:
+    with open(sys.argv[2]) as f:
+        request = json.load(f)
+    tiny.install()
+    sim.install()
+    web.install()
+    results = {"__version__": transformers.__version__}
+    for case in request["cases"]:
+        results[case["id"]] = run_one(case, float(request.get("timeout", 60)))
+    with open(sys.argv[3], "w") as f:
+        json.dump(results, f)
+
+
+if __name__ == "__main__":
+    main()
