@@ -122,3 +122,9 @@ def test_github_escapes_properties_and_data(tmp_path: Path) -> None:
     out = github.render(report_for(p, "a,b:c.py", f))
     assert out == ("::warning file=a%2Cb%3Ac.py,line=1,col=1,endLine=1,endColumn=2,"
                    "title=HFC001 cache-conflict::50%25 done%0Anext line\n")
+
+
+def test_text_snippet_uses_the_engines_line_split_not_form_feeds(tmp_path: Path) -> None:
+    p = write(tmp_path / "ff.py", "a = 1\x0c  # page break\nmodel.generate(x=1)\n")
+    lines = text.render(report_for(p, "ff.py", finding(Span.of(2, 15, 2, 18)))).splitlines()
+    assert lines[2] == "2 | model.generate(x=1)"

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from hf_cache_lint.cli_support.discovery import SourceFile
 from hf_cache_lint.engine.findings import CheckResult, FileError, Finding, Related
 from hf_cache_lint.engine.notebook import Joined, read_ipynb, split_findings
-from hf_cache_lint.engine.text import UndecodableError, decode_source
+from hf_cache_lint.engine.text import UndecodableError, decode_source, line_starts
 
 
 @dataclass(frozen=True)
@@ -72,11 +72,22 @@ def _texts(source: SourceFile) -> tuple[list[str], tuple[int, ...]]:
     return [text], ()
 
 
-def _line(texts: list[str], chunk: int, line: int) -> str:
-    if chunk >= len(texts):
-        return ""
-    lines = texts[chunk].splitlines()
-    return lines[line - 1] if 0 < line <= len(lines) else ""
+class _Lines:
+    """Lines of each chunk, split as the engine splits (not str.splitlines, which splits at form feeds)."""
+
+    def __init__(self, texts: list[str]) -> None:
+        self.texts = texts
+        self.starts: dict[int, list[int]] = {}
+
+    def get(self, chunk: int, line: int) -> str:
+        if chunk >= len(self.texts):
+            return ""
+        text = self.texts[chunk]
+        starts = self.starts.setdefault(chunk, line_starts(text))
+        if not 0 < line <= len(starts):
+            return ""
+        end = starts[line] if line < len(starts) else len(text)
+        return text[starts[line - 1]:end].rstrip("\r\n")
 
 
 def _other_file(path: str) -> str:
@@ -89,15 +100,16 @@ def locate(source: SourceFile, result: CheckResult) -> list[Located]:
     if not result.findings:
         return []
     texts, numbers = _texts(source)
+    lines = _Lines(texts)
     if not result.cell_starts:
-        return [Located(source.display, f, None, _line(texts, 0, f.span.start.line),
+        return [Located(source.display, f, None, lines.get(0, f.span.start.line),
                         tuple(_place(source.display, r, None, None) for r in f.related))
                 for f in result.findings]
     out = []
     for index, f in split_findings(result.findings, Joined("", result.cell_starts)):
         number = numbers[index] if index < len(numbers) else index + 1
         places = tuple(_place(source.display, r, number, numbers) for r in f.related)
-        out.append(Located(source.display, f, number, _line(texts, index, f.span.start.line), places))
+        out.append(Located(source.display, f, number, lines.get(index, f.span.start.line), places))
     return out
 
 
