@@ -15,7 +15,7 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-DIR="$ROOT/.cache/oracle"
+DIR="${ORACLE_DIR:-$ROOT/.cache/oracle}"  # ORACLE_DIR: build elsewhere (e.g. to time a fresh run)
 VENV="$DIR/venv"
 VERSIONS=(${ORACLE_VERSIONS:-4.57.6 5.23.0 5.24.0})
 TORCH="torch==2.13.0"

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-ORACLE_DIR = REPO / ".cache" / "oracle"
+ORACLE_DIR = Path(os.environ.get("ORACLE_DIR") or REPO / ".cache" / "oracle")  # same override as the setup script
 VENV_PYTHON = ORACLE_DIR / "venv" / "bin" / "python"
 WORKER = Path(__file__).resolve().parent / "worker" / "main.py"
 SETUP_HINT = "run `bash scripts/setup-oracle.sh` (builds .cache/oracle/, ~2 min, PyPI only)"

@@ -1,0 +1,173 @@
+"""The oracle's own snippets: runner self-tests (test_runner.py) and FACTS.md checks (test_facts.py).
+
+`expect` maps each checked version to "KIND" or "KIND:detail" (detail = the cache keyword named in the
+HFC001 message). The line marked `# <- raises` is where the error must come from (when not OK).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+V457, V523, V524 = "4.57.6", "5.23.0", "5.24.0"
+
+PRE = """\
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer, DynamicCache, GenerationConfig
+model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B")
+tok = AutoTokenizer.from_pretrained("meta-llama/Llama-3.2-1B")
+ids = tok("hello there my friend", return_tensors="pt").input_ids
+"""
+
+MAMBA = """\
+import torch
+from transformers import AutoTokenizer, DynamicCache, MambaForCausalLM
+model = MambaForCausalLM.from_pretrained("state-spaces/mamba-130m-hf")
+ids = AutoTokenizer.from_pretrained("state-spaces/mamba-130m-hf")("hello there", return_tensors="pt").input_ids
+"""
+
+
+def every(kind: str) -> dict[str, str]:
+    return {V457: kind, V523: kind, V524: kind}
+
+
+def conflict(old: str) -> dict[str, str]:
+    """HFC001 naming `old` before 5.24 and `cache` on 5.24 (FACTS.md §1 table)."""
+    return {V457: f"HFC001:{old}", V523: f"HFC001:{old}", V524: "HFC001:cache"}
+
+
+def case(body: str, expect: dict[str, str], pre: str = PRE, **extra: Any) -> dict[str, Any]:
+    return {"source": pre + body, "expect": expect, **extra}
+
+
+# Runner self-tests: one per outcome kind, each on every version.
+RUNNER: dict[str, dict[str, Any]] = {
+    "same_call_conflict": case(
+        "model.generate(ids, past_key_values=DynamicCache(), cache_implementation='static', max_new_tokens=3)  # <- raises\n",
+        conflict("past_key_values")),
+    "pkv_none_clean": case(
+        "pkv = None\nmodel.generate(ids, past_key_values=pkv, cache_implementation='static', max_new_tokens=3)\n",
+        every("OK")),
+    "tuple_cache": case(
+        "legacy = tuple((torch.zeros(1, 1, 3, 64), torch.zeros(1, 1, 3, 64)) for _ in range(2))\n"
+        "model.generate(ids[:, :4], past_key_values=legacy, max_new_tokens=3)  # <- raises\n",
+        {V457: "OK", V523: "HFC002", V524: "HFC002"},
+        contains={V523: "tuple of `past_key_values` is not supported anymore",
+                  V524: "Passing a tuple for `cache` is not supported anymore"}),
+    "invalid_value": case(
+        "model.generate(ids, cache_implementation='Static', max_new_tokens=3)  # <- raises\n", every("HFC004")),
+    "misspelled_keyword": case(
+        "model.generate(ids, past_key_valyes=DynamicCache(), max_new_tokens=3)  # <- raises\n", every("HFC005"),
+        contains=every("['past_key_valyes']")),
+    "mamba_cache_params_conflict": case(
+        "model.generate(ids, cache_params=DynamicCache(), cache_implementation='static', max_new_tokens=3)  # <- raises\n",
+        conflict("cache_params"), pre=MAMBA),
+    "mamba_past_key_values": case(
+        "model.generate(ids, past_key_values=DynamicCache(), cache_implementation='static', max_new_tokens=3)  # <- raises\n",
+        {V457: "HFC005", V523: "HFC005", V524: "HFC001:cache"}, pre=MAMBA),
+    "cache_keyword": case(
+        "model.generate(ids, cache=DynamicCache(), cache_implementation='static', max_new_tokens=3)  # <- raises\n",
+        {V457: "HFC005", V523: "HFC005", V524: "HFC001:cache"}),
+    "other_error": case("model.generate(ids, max_new_tokens=3)\nraise KeyError('boom')  # <- raises\n", every("OTHER")),
+    "user_style_gpu_code": case(
+        "model = AutoModelForCausalLM.from_pretrained('google/gemma-2-2b-it', device_map='auto', torch_dtype=torch.bfloat16)\n"
+        "model.to('cuda'); model.forward = torch.compile(model.forward, mode='reduce-overhead')\n"
+        "msgs = [{'role': 'user', 'content': 'hi'}]\n"
+        "inputs = tok.apply_chat_template(msgs, add_generation_prompt=True, return_tensors='pt', return_dict=True).to('cuda')\n"
+        "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=4)\n"
+        "print(tok.batch_decode(out), tok.decode(out[0]), torch.arange(3, device='cuda').cuda())\n",
+        every("OK")),
+    "fastapi_handler": case(
+        "from fastapi import FastAPI, Request\napp = FastAPI()\n"
+        "@app.post('/gen')\nasync def gen(request: Request):\n    data = await request.json()\n"
+        "    enc = tok(data['text'], return_tensors='pt')\n"
+        "    return model.generate(**enc, past_key_values=DynamicCache(), cache_implementation='static')  # <- raises\n",
+        conflict("past_key_values")),
+    "thread_target": case(
+        "from threading import Thread\n"
+        "t = Thread(target=model.generate, kwargs=dict(input_ids=ids, cache_implementation='nope'))  # <- raises\n"
+        "t.start(); t.join()\n", every("HFC004")),
+    "simulated_oom": case(
+        "long = tok('okay ' * 2500, return_tensors='pt').input_ids\nmodel.generate(long, max_new_tokens=2)  # <- raises\n",
+        every("OTHER"), contains=every("simulated GPU")),
+}
+
+# FACTS.md claims, each checked on every version.
+FACTS: dict[str, dict[str, Any]] = {
+    # §2.5: "hybrid" never conflicts in 5.x; an explicit "hybrid" keyword DOES conflict in 4.57.
+    "hybrid_keyword": case(
+        "model.generate(ids, past_key_values=DynamicCache(), cache_implementation='hybrid', max_new_tokens=3)  # <- raises\n",
+        {V457: "HFC001:past_key_values", V523: "OK", V524: "OK"}),
+    # §2.2: GenerationConfig(cache_implementation=None) does not clear the model's value.
+    "genconfig_none_does_not_clear": case(
+        "model.generation_config.cache_implementation = 'static'\n"
+        "cfg = GenerationConfig(cache_implementation=None, max_new_tokens=3)\n"
+        "model.generate(ids, generation_config=cfg, past_key_values=DynamicCache())  # <- raises\n",
+        conflict("past_key_values")),
+    # §2.4: an explicit cache_implementation=None keyword clears it.
+    "none_keyword_clears": case(
+        "model.generation_config.cache_implementation = 'static'\n"
+        "model.generate(ids, past_key_values=DynamicCache(), cache_implementation=None, max_new_tokens=3)\n",
+        every("OK")),
+    # §1: the check runs before the use_cache=False escape.
+    "use_cache_false_still_conflicts": case(
+        "model.generate(ids, past_key_values=DynamicCache(), cache_implementation='static',  # <- raises\n"
+        "               use_cache=False, max_new_tokens=3)\n", conflict("past_key_values")),
+    # §1: ANY non-None object counts, even a string.
+    "string_cache_conflicts": case(
+        "model.generate(ids, past_key_values='oops', cache_implementation='static', max_new_tokens=3)  # <- raises\n",
+        conflict("past_key_values")),
+    # §2 routes: the pipeline constructor's cache_implementation and a cache at call time.
+    "pipeline_constructor": case(
+        "from transformers import pipeline\n"
+        "pipe = pipeline('text-generation', model='meta-llama/Llama-3.2-1B', cache_implementation='static')\n"
+        "pipe('hello there', past_key_values=DynamicCache(), max_new_tokens=3)  # <- raises\n",
+        conflict("past_key_values")),
+    # §2 non-route: generate_kwargs= on text-generation is rejected as an unused model kwarg.
+    "pipeline_generate_kwargs": case(
+        "from transformers import pipeline\npipe = pipeline('text-generation', model='meta-llama/Llama-3.2-1B')\n"
+        "pipe('hello', generate_kwargs={'past_key_values': DynamicCache(), 'cache_implementation': 'static'})  # <- raises\n",
+        every("HFC005"), contains=every("generate_kwargs")),
+    # §2 non-route: model.config.cache_implementation is ignored.
+    "model_config_attr_ignored": case(
+        "model.config.cache_implementation = 'static'\n"
+        "model.generate(ids, past_key_values=DynamicCache(), max_new_tokens=3)\n", every("OK")),
+    # §2 non-route: from_pretrained(id, cache_implementation=...) fails in the model's __init__.
+    "from_pretrained_kwarg": case(
+        "m = AutoModelForCausalLM.from_pretrained('meta-llama/Llama-3.2-1B', cache_implementation='static')  # <- raises\n",
+        every("OTHER"), contains=every("__init__() got an unexpected keyword argument 'cache_implementation'")),
+    # §2: the checkpoint's generation_config.json (a local folder).
+    "local_checkpoint_json": case(
+        "m = AutoModelForCausalLM.from_pretrained('./ckpt')\n"
+        "m.generate(ids, past_key_values=DynamicCache(), max_new_tokens=3)  # <- raises\n",
+        conflict("past_key_values"),
+        files={"ckpt/generation_config.json": '{"cache_implementation": "static", "transformers_version": "4.50.3"}'}),
+    # §2: GenerationConfig.from_pretrained(path, cache_implementation=...) then passed positionally.
+    "genconfig_from_pretrained": case(
+        "cfg = GenerationConfig.from_pretrained('./ckpt', cache_implementation='offloaded')\n"
+        "model.generate(ids, cfg, past_key_values=DynamicCache(), max_new_tokens=3)  # <- raises\n",
+        conflict("past_key_values"), files={"ckpt/generation_config.json": '{"max_new_tokens": 3}'}),
+    # §3: invalid value raised by GenerationConfig(...) itself; plain assignment silent until generate.
+    "invalid_in_constructor": case(
+        "GenerationConfig(cache_implementation='staticc')  # <- raises\n", every("HFC004")),
+    "invalid_assignment_silent_until_generate": case(
+        "model.generation_config.cache_implementation = 'staticc'\nprint('assigned')\n"
+        "model.generate(ids, max_new_tokens=3)  # <- raises\n", every("HFC004")),
+    # §2: Gemma 2 ships "hybrid" in its Hub generation_config; 4.56+ and 5.x drop it: no conflict.
+    "gemma2_hub_hybrid_default": case(
+        "g = AutoModelForCausalLM.from_pretrained('google/gemma-2-2b-it')\n"
+        "print(g.generation_config.cache_implementation)\n"
+        "g.generate(ids, past_key_values=DynamicCache(), max_new_tokens=3)\n", every("OK")),
+    # §2 non-route: a forward call with both keywords is not generate.
+    "forward_not_generate": case(
+        "model(ids, past_key_values=DynamicCache(), use_cache=True)\n", every("OK")),
+}
+
+OWN_CASES: dict[str, dict[str, Any]] = {**{f"runner:{k}": v for k, v in RUNNER.items()},
+                                        **{f"facts:{k}": v for k, v in FACTS.items()}}
+
+
+def raising_line(source: str) -> int | None:
+    for number, text in enumerate(source.splitlines(), start=1):
+        if "# <- raises" in text:
+            return number
+    return None

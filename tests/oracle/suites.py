@@ -1,0 +1,88 @@
+"""Every snippet the oracle runs, gathered in one place so one worker per version runs them all at once.
+
+- the shared corpus (../shared/corpus next to the repo) with its labels.tsv;
+- the rule examples (`Valid` / `Invalid` of every rule in hf_cache_lint.rules.ALL_RULES);
+- the oracle's own cases (own_cases.py): runner self-tests and FACTS.md checks.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hf_cache_lint.rules import ALL_RULES
+from hf_cache_lint.rules.base import CHECKED_VERSIONS, Invalid, Rule, Valid
+
+from .own_cases import OWN_CASES
+from .runner import Snippet
+
+SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+CORPUS = SHARED / "corpus"
+VERSIONS: tuple[str, ...] = CHECKED_VERSIONS
+
+
+@dataclass(frozen=True)
+class CorpusCase:
+    name: str  # as in labels.tsv: "004_x.py" or "014_folder/main.py"
+    path: Path  # the real file (the engine reads generation_config.json next to it)
+    labels: dict[str, str]  # version -> "HFC00N" | "OTHER" | "-"
+    line: int | None
+    snippet: Snippet
+
+
+def corpus_cases() -> list[CorpusCase]:
+    """The labelled corpus cases (empty when the shared folder is absent)."""
+    labels = CORPUS / "labels.tsv"
+    if not labels.exists():
+        return []
+    cases = []
+    with labels.open(newline="") as f:
+        for row in csv.DictReader(f, delimiter="\t"):
+            path = CORPUS / row["case"]
+            by_version = {k.removeprefix("code_at_"): v.strip() for k, v in row.items() if k.startswith("code_at_")}
+            line = int(row["line"]) if row.get("line", "-").strip().isdigit() else None
+            # A folder case runs main.py with the folder's other files beside it (the cwd is a temp dir,
+            # so `os.path.dirname(__file__)` finds them as it would in the real folder).
+            files = {p.name: p.read_text() for p in path.parent.iterdir()
+                     if p.is_file() and p != path} if path.name == "main.py" else {}
+            snippet = Snippet(f"corpus:{row['case']}", path.read_text(), files=files, filename=path.name)
+            cases.append(CorpusCase(row["case"], path, by_version, line, snippet))
+    return cases
+
+
+@dataclass(frozen=True)
+class Example:
+    rule: Rule
+    kind: str  # "valid" | "invalid"
+    index: int
+    example: Valid | Invalid
+    snippet: Snippet
+
+    @property
+    def id(self) -> str:
+        return f"{self.rule.code}-{self.kind}-{self.index}"
+
+
+def rule_examples() -> list[Example]:
+    out = []
+    for rule in ALL_RULES:
+        for kind, examples in (("valid", rule.valid), ("invalid", rule.invalid)):
+            for i, ex in enumerate(examples):
+                snippet = Snippet(f"example:{rule.code}:{kind}:{i}", ex.code, files=dict(ex.files))
+                out.append(Example(rule, kind, i, ex, snippet))
+    return out
+
+
+def own_snippets() -> list[Snippet]:
+    return [Snippet(f"own:{name}", case["source"], files=case.get("files", {}))
+            for name, case in OWN_CASES.items()]
+
+
+def all_snippets() -> list[Snippet]:
+    return ([c.snippet for c in corpus_cases()] + [e.snippet for e in rule_examples()] + own_snippets())
+
+
+def own_case(name: str) -> dict[str, Any]:
+    return OWN_CASES[name]

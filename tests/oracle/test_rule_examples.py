@@ -1,0 +1,47 @@
+"""Every rule example, run for real on every checked version (hf_cache_lint.rules.base.CHECKED_VERSIONS).
+
+- Valid: must run clean (OK) on each of its `versions`. Any exception is a broken example, even one that
+  is not this rule's error: examples are shown to users as code that works.
+- Invalid: must raise `runtime or rule.code` on each of its `versions`, and must NOT raise it on the
+  other checked versions (when it is an HFC code). When `runtime` maps versions to outcomes, a version it names must give exactly
+  that outcome ("OK" and "OTHER" included), wherever the version is listed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import pytest
+
+from hf_cache_lint.rules.base import CHECKED_VERSIONS, Invalid
+
+from .conftest import Oracle
+from .suites import Example, rule_examples
+
+pytestmark = pytest.mark.oracle
+
+EXAMPLES = rule_examples()
+
+
+def params() -> list[object]:
+    return [pytest.param(ex, v, id=f"{ex.id}@{v}") for ex in EXAMPLES for v in CHECKED_VERSIONS]
+
+
+@pytest.mark.parametrize(("ex", "version"), params())
+def test_example_runtime(oracle: Oracle, ex: Example, version: str) -> None:
+    got = oracle.outcome(version, ex.snippet.id)
+    where = f"{ex.id} on transformers {version} ({ex.example.note or 'no note'})\n--- code ---\n{ex.example.code}"
+    if isinstance(ex.example, Invalid):
+        runtime = ex.example.runtime
+        if isinstance(runtime, Mapping) and version in runtime:
+            # Stated explicitly for this version (it may be "OK" or "OTHER"): that is what must happen.
+            expected = runtime[version]
+            assert got.kind == expected, f"{where}\nexpected {expected}, real run: {got.describe()}\n{got.output}"
+        elif version in ex.example.versions:
+            expected = runtime if isinstance(runtime, str) else ex.rule.code
+            assert got.kind == expected, f"{where}\nexpected {expected}, real run: {got.describe()}\n{got.output}"
+        elif (expected := runtime if isinstance(runtime, str) else ex.rule.code).startswith("HFC"):
+            # Only an error code can be "not raised" elsewhere; "OK"/"OTHER" say nothing about other versions.
+            assert got.kind != expected, f"{where}\nmust not raise {expected} here, real run: {got.describe()}"
+    elif version in ex.example.versions:
+        assert got.kind == "OK", f"{where}\nvalid example must run clean, real run: {got.describe()}\n{got.output}"
