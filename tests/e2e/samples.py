@@ -17,9 +17,20 @@ CONFLICT_FIXED = CONFLICT.replace('cache_implementation="static"', "cache_implem
 PREFERRED_FIX = "Set `cache_implementation=None` in this call"
 OTHER_FIXES = ("Remove `past_key_values=`", "Ignore HFC001 on this line")
 
+# Every editor sends this as `transformersVersion` (initializationOptions / settings): the target when the
+# analysed environment has no transformers. 5.23.0 keeps `past_key_values=` current (5.24 deprecates it, HFC003),
+# and seeing it in the message proves the settings reached the server.
+TARGET_VERSION = "5.23.0"
+INIT_OPTIONS = {"transformersVersion": TARGET_VERSION}
+
 # The diagnostic covers `past_key_values=DynamicCache()`: 0-based line, 0-based UTF-16 columns.
 RANGE = {"start": {"line": 3, "character": 21}, "end": {"line": 3, "character": 51}}
-MESSAGE_PARTS = ("past_key_values", 'cache_implementation="static"', "ValueError")
+MESSAGE_PARTS = (
+    "past_key_values",
+    'cache_implementation="static"',
+    "ValueError",
+    f"transformers {TARGET_VERSION}",
+)
 HOVER_PARTS = ("HFC001", "cache_implementation")
 
 CLEAN = """\

@@ -6,7 +6,15 @@ import json
 from pathlib import Path
 
 from harness import SCENARIOS, require_executable, run_scenario, server_command, server_env
-from samples import CONFLICT_FIXED, HOVER_PARTS, MESSAGE_PARTS, PREFERRED_FIX, RANGE, write_workspace
+from samples import (
+    CONFLICT_FIXED,
+    HOVER_PARTS,
+    INIT_OPTIONS,
+    MESSAGE_PARTS,
+    PREFERRED_FIX,
+    RANGE,
+    write_workspace,
+)
 
 ELPA = Path("/usr/share/emacs/site-lisp/elpa")
 
@@ -22,6 +30,7 @@ def test_emacs_eglot_shows_diagnostic_hover_and_applies_quick_fix(tmp_path: Path
         "HFC_FILE": str(files["conflict"]),
         "HFC_ROOT": str(files["conflict"].parent),
         "HFC_FIX_TITLE": PREFERRED_FIX,
+        "HFC_INIT_OPTIONS": json.dumps(INIT_OPTIONS),
         "HFC_RESULT": str(result),
         "HFC_TIMEOUT_S": "60",
         "HOME": str(tmp_path / "home"),  # no user init, no ~/.emacs.d writes

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
 from harness import SCENARIOS, missing, require_executable, run_scenario, server_env
-from samples import CONFLICT_FIXED, HOVER_PARTS, MESSAGE_PARTS, PREFERRED_FIX, RANGE, write_workspace
+from samples import (
+    CONFLICT_FIXED,
+    HOVER_PARTS,
+    INIT_OPTIONS,
+    MESSAGE_PARTS,
+    PREFERRED_FIX,
+    RANGE,
+    write_workspace,
+)
 
 ALE = Path("/usr/share/vim-ale/plugin/ale.vim")
 
@@ -22,6 +31,7 @@ def test_vim_ale_shows_diagnostic_hover_and_applies_quick_fix(tmp_path: Path, ar
         "HFC_FILE": str(files["conflict"]),
         "HFC_ROOT": str(files["conflict"].parent),
         "HFC_FIX_TITLE": PREFERRED_FIX,
+        "HFC_INIT_OPTIONS": json.dumps(INIT_OPTIONS),
         "HFC_RESULT": str(result),
         "HFC_TIMEOUT_MS": "60000",
         "HOME": str(tmp_path / "home"),

@@ -1,7 +1,7 @@
 ;;; emacs.el --- Emacs 28 + eglot 1.9 scenario for hf-cache-lint  -*- lexical-binding: t -*-
 ;; Start the server with eglot, wait for the flymake diagnostic, hover, then apply a quick fix through
 ;; `eglot-code-actions' (its completing-read answered with the wanted title).
-;; Inputs (env): HFC_SERVER_CMD (JSON list), HFC_FILE, HFC_ROOT, HFC_FIX_TITLE, HFC_TIMEOUT_S; output: HFC_RESULT.
+;; Inputs (env): HFC_SERVER_CMD (JSON list), HFC_INIT_OPTIONS (JSON object), HFC_FILE, HFC_ROOT, HFC_FIX_TITLE, HFC_TIMEOUT_S; output: HFC_RESULT.
 (dolist (dir (file-expand-wildcards "/usr/share/emacs/site-lisp/elpa/*"))
   (add-to-list 'load-path dir))
 (require 'json)
@@ -11,6 +11,10 @@
 
 (defvar hfc-result nil "Alist written as JSON at the end.")
 (defvar hfc-timeout (string-to-number (or (getenv "HFC_TIMEOUT_S") "60")))
+
+(cl-defmethod eglot-initialization-options ((_server eglot-lsp-server))
+  (let ((json-object-type 'plist) (json-key-type 'keyword))
+    (json-read-from-string (getenv "HFC_INIT_OPTIONS"))))
 
 (defun hfc-put (key value) (push (cons key value) hfc-result))
 

@@ -1,6 +1,6 @@
 -- Neovim 0.7 scenario: start the server with vim.lsp.start_client, wait for the pushed diagnostic, hover,
 -- then apply a quick fix through vim.lsp.buf.code_action() (vim.ui.select answered with the wanted title).
--- Inputs (env): HFC_SERVER_CMD (JSON list), HFC_FILE, HFC_ROOT, HFC_FIX_TITLE, HFC_TIMEOUT_MS; output: HFC_RESULT.
+-- Inputs (env): HFC_SERVER_CMD (JSON list), HFC_INIT_OPTIONS (JSON), HFC_FILE, HFC_ROOT, HFC_FIX_TITLE, HFC_TIMEOUT_MS; output: HFC_RESULT.
 local result = { steps = {} }
 local out_path = os.getenv('HFC_RESULT')
 local timeout = tonumber(os.getenv('HFC_TIMEOUT_MS') or '60000')
@@ -19,6 +19,7 @@ local ok, err = pcall(function()
     name = 'hf-cache-lint',
     cmd = vim.fn.json_decode(os.getenv('HFC_SERVER_CMD')),
     root_dir = os.getenv('HFC_ROOT'),
+    init_options = vim.fn.json_decode(os.getenv('HFC_INIT_OPTIONS')),
   })
   vim.lsp.buf_attach_client(bufnr, client_id)
   table.insert(result.steps, 'attached')

