@@ -3,9 +3,9 @@ import * as vscode from 'vscode';
 import { LanguageClient, State } from 'vscode-languageclient/node';
 import { fixAll } from './commands';
 import { createLogChannel, logError, logInfo, showLogs } from './logging';
-import { onDidChangeInterpreter, resolveInterpreters } from './python';
+import { installedTransformers, Interpreters, onDidChangeInterpreter, resolveInterpreters } from './python';
 import { createClient, CLIENT_NAME } from './server';
-import { needsRestart, readSettings } from './settings';
+import { configuredVersion, isEnabled, needsRestart, serverSettings } from './settings';
 import { ServerState, StatusItem, TargetInfo } from './status';
 
 const STATUS_NOTIFICATION = 'hfCacheLint/status';
@@ -53,9 +53,9 @@ class Controller implements vscode.Disposable {
 
   private async start(): Promise<void> {
     const scope = vscode.workspace.workspaceFolders?.[0]?.uri;
-    const settings = readSettings(scope);
-    this.status.setTarget({ transformersVersion: settings.transformersVersion || 'auto', versionSource: 'setting' });
-    if (!settings.enable) {
+    const configured = configuredVersion(scope);
+    this.status.resetTarget(configured ? { transformersVersion: configured, versionSource: 'setting' } : {});
+    if (!isEnabled(scope)) {
       this.setState('disabled');
       return;
     }
@@ -66,7 +66,13 @@ class Controller implements vscode.Disposable {
       logError(`Cannot run the server: neither ${interpreters.analysed} nor python3 is Python >= 3.10`);
       return;
     }
-    const client = createClient(this.context.extensionPath, interpreters, settings, this.channel);
+    void this.guessTarget(interpreters);
+    const client = createClient(
+      this.context.extensionPath,
+      interpreters,
+      serverSettings(scope, interpreters.analysed),
+      this.channel,
+    );
     client.onDidChangeState((e) => {
       if (e.newState === State.Running) {
         this.setState('running');
@@ -76,11 +82,12 @@ class Controller implements vscode.Disposable {
         this.setState('stopped');
       }
     });
+    // Registered before start so a report sent right after `initialized` is not missed.
+    client.onNotification(STATUS_NOTIFICATION, (info: TargetInfo) => this.status.setTarget(info, true));
     this.client = client;
     try {
       await client.start();
-      client.onNotification(STATUS_NOTIFICATION, (info: TargetInfo) => this.status.setTarget(info));
-      this.readServerInfo(client);
+      logInfo(`Server ${client.initializeResult?.serverInfo?.version ?? ''} running`);
       this.setState('running', `Python ${interpreters.runnerVersion}`);
     } catch (error) {
       this.setState('error', 'failed to start; see the logs');
@@ -88,16 +95,15 @@ class Controller implements vscode.Disposable {
     }
   }
 
-  /** The server may report its target transformers version in the initialize result. */
-  private readServerInfo(client: LanguageClient): void {
-    const result = client.initializeResult as
-      | { serverInfo?: { version?: string }; experimental?: { transformersVersion?: string; versionSource?: string } }
-      | undefined;
-    const target = result?.experimental;
-    if (target?.transformersVersion) {
-      this.status.setTarget({ transformersVersion: target.transformersVersion, versionSource: target.versionSource });
+  /**
+   * Until the server reports its target (notification `hfCacheLint/status`), show what it will pick: the
+   * transformers installed in the analysed environment, else the setting, else "auto" (the newest known).
+   */
+  private async guessTarget(interpreters: Interpreters): Promise<void> {
+    const installed = await installedTransformers(interpreters.analysed);
+    if (installed) {
+      this.status.setTarget({ transformersVersion: installed, versionSource: 'environment' });
     }
-    logInfo(`Server ${result?.serverInfo?.version ?? ''} running`);
   }
 
   async stop(): Promise<void> {

@@ -11,7 +11,7 @@ import {
   ServerOptions,
 } from 'vscode-languageclient/node';
 import { Interpreters } from './python';
-import { readSettings, SECTION, ServerSettings } from './settings';
+import { SECTION, serverSettings, ServerSettings } from './settings';
 
 export const CLIENT_ID = SECTION; // so languageclient applies `hfCacheLint.trace.server` itself
 export const CLIENT_NAME = 'hf-cache-lint';
@@ -69,7 +69,7 @@ export function createClient(
     traceOutputChannel: outputChannel,
     revealOutputChannelOn: RevealOutputChannelOn.Never,
     diagnosticCollectionName: CLIENT_NAME,
-    initializationOptions: { ...settings, interpreter: interpreters.analysed },
+    initializationOptions: settings,
     markdown: { isTrusted: false, supportHtml: false },
     middleware: {
       workspace: {
@@ -85,7 +85,7 @@ export function createClient(
               return raw[i];
             }
             const scope = item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined;
-            return readSettings(scope, interpreters.analysed);
+            return serverSettings(scope, interpreters.analysed);
           });
         },
       },

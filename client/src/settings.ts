@@ -6,18 +6,21 @@ export const SECTION = 'hfCacheLint';
 export type RunMode = 'onType' | 'onSave';
 export type Level = 'error' | 'warning' | 'info' | 'hint';
 
-/** What the server receives, in initializationOptions and as the `hfCacheLint` configuration section. */
+/**
+ * What the server receives, in initializationOptions and as the `hfCacheLint` configuration section.
+ * Only the keys the user set are sent (plus the resolved interpreter): the server layers these over
+ * `[tool.hf-cache-lint]` in pyproject.toml, and an editor default must not hide a pyproject value.
+ */
 export interface ServerSettings {
-  enable: boolean;
   /** The interpreter of the ANALYSED environment (not the one running the server). */
   interpreter: string;
-  /** Empty means auto: the transformers installed in `interpreter`, else the newest known. */
-  transformersVersion: string;
-  run: RunMode;
-  debounceMs: number;
-  select: string[];
-  ignore: string[];
-  severity: Record<string, Level>;
+  /** Unset means auto: the transformers installed in `interpreter`, else the newest known. */
+  transformersVersion?: string;
+  run?: RunMode;
+  debounceMs?: number;
+  select?: string[];
+  ignore?: string[];
+  severity?: Record<string, Level>;
 }
 
 const LEVELS: readonly Level[] = ['error', 'warning', 'info', 'hint'];
@@ -56,20 +59,51 @@ export function interpreterSetting(scope?: vscode.ConfigurationScope): string {
   return (config(scope).get<string>('interpreter') ?? '').trim();
 }
 
-/** Settings for `scope`, with `interpreter` replaced by the resolved analysed interpreter when given. */
-export function readSettings(scope?: vscode.ConfigurationScope, interpreter?: string): ServerSettings {
+/** Whether the user set `key` anywhere (user, workspace, folder, or per language). */
+function isSet(c: vscode.WorkspaceConfiguration, key: string): boolean {
+  const i = c.inspect(key);
+  return [
+    i?.globalValue,
+    i?.workspaceValue,
+    i?.workspaceFolderValue,
+    i?.globalLanguageValue,
+    i?.workspaceLanguageValue,
+    i?.workspaceFolderLanguageValue,
+  ].some((v) => v !== undefined);
+}
+
+export function isEnabled(scope?: vscode.ConfigurationScope): boolean {
+  return config(scope).get<boolean>('enable') ?? true;
+}
+
+/** The version the user configured, or '' for auto. */
+export function configuredVersion(scope?: vscode.ConfigurationScope): string {
+  return (config(scope).get<string>('transformersVersion') ?? '').trim();
+}
+
+/** Settings for `scope` as the server reads them; `interpreter` is the resolved analysed interpreter. */
+export function serverSettings(scope: vscode.ConfigurationScope | undefined, interpreter: string): ServerSettings {
   const c = config(scope);
-  const run = c.get<string>('run');
-  return {
-    enable: c.get<boolean>('enable') ?? true,
-    interpreter: interpreter ?? interpreterSetting(scope),
-    transformersVersion: (c.get<string>('transformersVersion') ?? '').trim(),
-    run: run === 'onSave' ? 'onSave' : 'onType',
-    debounceMs: Math.max(0, Math.trunc(c.get<number>('debounceMs') ?? 150)),
-    select: strings(c.get('select')),
-    ignore: strings(c.get('ignore')),
-    severity: severities(c.get('severity')),
-  };
+  const out: ServerSettings = { interpreter };
+  if (configuredVersion(scope)) {
+    out.transformersVersion = configuredVersion(scope);
+  }
+  if (isSet(c, 'run')) {
+    out.run = c.get<string>('run') === 'onSave' ? 'onSave' : 'onType';
+  }
+  if (isSet(c, 'debounceMs')) {
+    out.debounceMs = Math.max(0, Math.trunc(c.get<number>('debounceMs') ?? 150));
+  }
+  if (isSet(c, 'select')) {
+    out.select = strings(c.get('select'));
+  }
+  if (isSet(c, 'ignore')) {
+    out.ignore = strings(c.get('ignore'));
+  }
+  if (isSet(c, 'severity')) {
+    out.severity = severities(c.get('severity'));
+  }
+  return out;
 }
 
 /** Whether a settings change needs a server restart (trace changes are applied by languageclient itself). */

@@ -14,7 +14,7 @@ const ICONS: Record<ServerState, string> = {
 /** What the server reports about its target (custom notification `hfCacheLint/status`, or serverInfo). */
 export interface TargetInfo {
   transformersVersion?: string;
-  /** Where the version comes from, e.g. "installed", "setting", "default". */
+  /** Where the version comes from: "environment", "setting" or "default" (the server's names). */
   versionSource?: string;
 }
 
@@ -23,6 +23,7 @@ export class StatusItem implements vscode.Disposable {
   private state: ServerState = 'starting';
   private target: TargetInfo = {};
   private detail = '';
+  private fromServer = false;
 
   constructor(command: string) {
     this.item = vscode.window.createStatusBarItem('hfCacheLint.status', vscode.StatusBarAlignment.Right, 100);
@@ -38,9 +39,20 @@ export class StatusItem implements vscode.Disposable {
     this.render();
   }
 
-  setTarget(target: TargetInfo): void {
-    this.target = { ...this.target, ...target };
+  /** A guess made by the client (before the server reports) never overrides what the server reported. */
+  setTarget(target: TargetInfo, fromServer = false): void {
+    if (this.fromServer && !fromServer) {
+      return;
+    }
+    this.fromServer ||= fromServer;
+    this.target = { ...target };
     this.render();
+  }
+
+  /** Forget what the last server reported (on restart). */
+  resetTarget(target: TargetInfo): void {
+    this.fromServer = false;
+    this.setTarget(target);
   }
 
   get text(): string {
