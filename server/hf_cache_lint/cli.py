@@ -28,7 +28,8 @@ first PATH. Flags win: --select replaces the configured select and ignore lists 
 
 Notebooks (.ipynb): the code cells are checked as one module in cell order; rows are relative
 to the cell, and the cell is its 1-based position among all cells (text: `nb.ipynb:cell 3:2:5`,
-json: "cell": 3). --fix rewrites only the changed code cells' sources.
+json: "cell": 3; sarif: a "cell" property, no fixes; github: the file, with the cell in the
+title). --fix rewrites only the changed code cells' sources and keeps the rest of the JSON.
 """
 
 

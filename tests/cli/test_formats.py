@@ -81,8 +81,8 @@ def test_notebook_rows_are_relative_to_the_cell_and_cells_count_markdown(tmp_pat
                                "end_location": {"row": 1, "column": 9}, "message": "set in the first cell"}
     [res] = sarif.sarif_log(r)["runs"][0]["results"]
     assert res["locations"][0]["properties"] == {"cell": 4}
-    assert github.render(r).startswith("::error file=n.ipynb,line=2,col=1,endLine=2,endColumn=2,"
-                                       "title=HFC001 cache-conflict (cell 4)::")
+    assert "fixes" not in res
+    assert github.render(r) == "::error file=n.ipynb,title=HFC001 cache-conflict (cell 4%2C line 2%2C column 1)::boom\n"
 
 
 def test_json_for_a_python_file_has_no_cell_key(tmp_path: Path) -> None:

@@ -21,9 +21,14 @@ def render(report: Report) -> str:
     lines = []
     for item in report.items:
         f = item.finding
-        title = f"{f.code} {f.name}" + (f" (cell {item.cell})" if item.cell is not None else "")
-        props = (f"file={_prop(item.filename)},line={f.span.start.line},col={f.span.start.column + 1},"
-                 f"endLine={f.span.end.line},endColumn={f.span.end.column + 1},title={_prop(title)}")
+        if item.cell is None:
+            props = (f"file={_prop(item.filename)},line={f.span.start.line},col={f.span.start.column + 1},"
+                     f"endLine={f.span.end.line},endColumn={f.span.end.column + 1},"
+                     f"title={_prop(f'{f.code} {f.name}')}")
+        else:
+            # Lines of a notebook's JSON are not the cell's lines: annotate the file, say where in the title.
+            where = f"cell {item.cell}, line {f.span.start.line}, column {f.span.start.column + 1}"
+            props = f"file={_prop(item.filename)},title={_prop(f'{f.code} {f.name} ({where})')}"
         lines.append(f"::{LEVELS[f.severity]} {props}::{_data(f.message)}")
     for err in report.errors:
         lines.append(f"::error file={_prop(err.path)},title={_prop('hf-cache-lint')}::{_data(err.message)}")

@@ -55,7 +55,7 @@ def _result(item: Located, rule_index: dict[str, int]) -> dict[str, Any]:
             {"id": i, **_location(p.filename, p.related.span, p.cell), "message": {"text": p.related.message}}
             for i, p in enumerate(item.related, start=1)
         ]
-    if f.fixes:
+    if f.fixes and item.cell is None:  # a notebook's cell rows are not rows of the .ipynb artifact
         out["fixes"] = [
             {"description": {"text": fix.title},
              "artifactChanges": [{"artifactLocation": _uri(item.filename),
