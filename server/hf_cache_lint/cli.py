@@ -26,6 +26,9 @@ Configuration comes from [tool.hf-cache-lint] in the nearest pyproject.toml at o
 first PATH. Flags win: --select replaces the configured select and ignore lists (then
 --ignore applies); --ignore alone adds to the configured ignore list.
 
+Target transformers version: --transformers-version; else the one installed for --interpreter
+(or pyproject's interpreter); else pyproject's transformers-version; else the newest known.
+
 Notebooks (.ipynb): the code cells are checked as one module in cell order; rows are relative
 to the cell, and the cell is its 1-based position among all cells (text: `nb.ipynb:cell 3:2:5`,
 json: "cell": 3; sarif: a "cell" property, no fixes; github: the file, with the cell in the
