@@ -85,3 +85,14 @@ def test_fix_on_a_read_only_file_is_reported_not_raised(project: Path, run: RunF
     assert "demo.py: error: cannot write fixes: Permission denied" in r.err.splitlines()
     assert r.code == 1
     assert path.read_text(encoding="utf-8") == CONFLICT
+
+
+def test_fixes_of_two_rules_on_one_call_converge(project: Path, run: RunFn) -> None:
+    # At 5.24 the same keyword is also flagged for its name (HFC003): both fixes land, then nothing remains.
+    path = write(project / "demo.py", CONFLICT)
+    r = run("check", "--fix", "--transformers-version", "5.24.0", "demo.py")
+    assert r.code == 0
+    assert r.out.splitlines()[-1].endswith(" fixed, 0 remaining).")
+    call = path.read_text(encoding="utf-8").splitlines()[3]
+    assert "cache_implementation=None" in call and "past_key_values=" not in call
+    assert run("check", "--transformers-version", "5.24.0", "demo.py").out == "All checks passed!\n"
