@@ -53,7 +53,7 @@ def test_example(rule: Rule, ex: Valid | Invalid, version: str, tmp_path: Path) 
     for _ in range(ex.occurrence + 1):
         start = ex.code.index(ex.flagged, start) + (1 if _ < ex.occurrence else 0)
     assert flagged_span_text(ex.code, f) == ex.flagged
-    assert f.severity == (ex.severity or rule.default_severity)
+    assert f.severity == ex.severity_on(version, rule.default_severity)
     assert ex.message_contains in f.message
     assert f.url.endswith(f"docs/rules/{rule.code}.md")
     if version == ex.versions[0]:

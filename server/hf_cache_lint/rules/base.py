@@ -32,19 +32,32 @@ class Invalid:
     `flagged` is the exact source text the finding's range covers (its `occurrence`-th match);
     `fixed` maps each expected fix title to the whole text after applying that fix (checked on the
     first version in `versions`). Every checked version not in `versions` must give no finding.
-    `runtime` is what the oracle expects the real run to raise for `versions` (default: this rule).
+    `runtime` is what the oracle expects the real run to raise for `versions` (default: this rule): an HFC
+    code, "OTHER", or "OK" (no exception, e.g. a deprecation that only warns). `severity` and `runtime` may
+    also map each version to its own value when they differ by version (read them with `severity_on` and
+    `runtime_on`).
     """
 
     code: str
     flagged: str
     fixed: Mapping[str, str] = field(default_factory=dict)
     versions: tuple[str, ...] = CHECKED_VERSIONS
-    severity: Severity | None = None
+    severity: Severity | Mapping[str, Severity] | None = None
     message_contains: str = ""
     occurrence: int = 0
     files: Mapping[str, str] = field(default_factory=dict)
-    runtime: str | None = None
+    runtime: str | Mapping[str, str] | None = None
     note: str = ""
+
+    def severity_on(self, version: str, default: Severity) -> Severity:
+        """The expected severity of the finding on `version`."""
+        got = self.severity.get(version) if isinstance(self.severity, Mapping) else self.severity
+        return got or default
+
+    def runtime_on(self, version: str, default: str) -> str:
+        """What the real run on `version` raises: an HFC code, "OTHER" or "OK" (default: the rule's code)."""
+        got = self.runtime.get(version) if isinstance(self.runtime, Mapping) else self.runtime
+        return got or default
 
 
 class Rule:

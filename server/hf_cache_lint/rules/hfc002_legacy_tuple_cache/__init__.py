@@ -1,0 +1,111 @@
+"""HFC002 legacy-tuple-cache: a tuple (the legacy cache format) passed to `generate()` as the cache."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from importlib import resources
+
+from hf_cache_lint.engine.analysis import Analysis, CacheArg, GenerateCall, Keyword
+from hf_cache_lint.engine.edits import ignore_line, transformers_name
+from hf_cache_lint.engine.findings import Edit, Finding, Fix, Severity
+from hf_cache_lint.engine.versions import Target
+from hf_cache_lint.rules.base import Rule
+from hf_cache_lint.rules.hfc001_cache_conflict import conflicts
+from hf_cache_lint.rules.hfc002_legacy_tuple_cache.examples import INVALID
+from hf_cache_lint.rules.hfc002_legacy_tuple_cache.valid import VALID
+from hf_cache_lint.rules.order import ci_rejected, is_mamba_family, keyword_rejected, kwargs_rejected
+
+_TO_LEGACY = ".to_legacy_cache()"
+
+
+class LegacyTupleCache(Rule):
+    code = "HFC002"
+    name = "legacy-tuple-cache"
+    summary = "A tuple (the legacy cache format) is passed to `generate()` as the cache."
+    default_severity = Severity.ERROR
+    docs = resources.files(__package__).joinpath("docs.md").read_text("utf-8")
+    valid = VALID
+    invalid = INVALID
+
+    def check(self, analysis: Analysis) -> Iterable[Finding]:
+        target = analysis.context.target
+        seen = set()
+        for call in analysis.calls:
+            # generate raises an earlier error for these (HFC004, HFC003/HFC005): the tuple is never looked at.
+            if ci_rejected(target, call) or kwargs_rejected(target, call):
+                continue
+            for arg in call.cache_args:
+                if arg.kind != "tuple" or keyword_rejected(target, call, arg.keyword) or arg.span in seen:
+                    continue
+                # 4.x converts a tuple only for attention caches; Mamba's own cache is not built from one.
+                if not target.tuple_cache_is_error and is_mamba_family(call.model.class_name):
+                    continue
+                ci = call.cache_implementation
+                if ci is not None and conflicts(target, call, arg, ci):
+                    continue  # the conflict check runs first (HFC001)
+                seen.add(arg.span)
+                yield self.finding(analysis, call, arg)
+
+    def finding(self, analysis: Analysis, call: GenerateCall, arg: CacheArg) -> Finding:
+        target = analysis.context.target
+        kw = _written(call, arg)
+        from_legacy = kw is not None and kw.value_text.endswith(_TO_LEGACY)
+        if target.tuple_cache_is_error:
+            message = f"`{arg.keyword}=` gets a tuple (the legacy cache format); transformers {target} raises " \
+                      f"{target.tuple_cache_message}"
+            if from_legacy:
+                message += f" (and `to_legacy_cache()` no longer exists in {target}: an AttributeError comes first)"
+            severity = Severity.ERROR
+        else:
+            message = (f"`{arg.keyword}=` gets a tuple (the legacy cache format); transformers {target} still "
+                       "converts it with a deprecation warning, and 5.0+ raise "
+                       f"{Target.of('5.23.0').tuple_cache_message}")
+            severity = Severity.WARNING
+        if arg.condition:
+            message += f" This happens only if {arg.condition} is not None."
+            severity = Severity.WARNING if severity == Severity.ERROR else severity
+        return Finding(self.code, self.name, message, severity, arg.span,
+                       tuple(self.fixes(analysis, arg, kw)), (), self.story(analysis, call, arg, kw))
+
+    def fixes(self, analysis: Analysis, arg: CacheArg, kw: Keyword | None) -> Iterator[Fix]:
+        if kw is not None and kw.value_text.endswith(_TO_LEGACY):
+            cache = kw.value_text[: -len(_TO_LEGACY)]
+            yield Fix("Pass the `Cache` object instead of its legacy tuple", (Edit(kw.value_span, cache),),
+                      preferred=True)
+        elif kw is not None:
+            name, imp = transformers_name(analysis.tree, "DynamicCache")
+            edits = (Edit(kw.value_span, f"{name}({kw.value_text})"),) + ((imp,) if imp is not None else ())
+            yield Fix(f"Wrap in `{name}(...)`", edits, preferred=True)
+        if kw is not None:  # through a ** dict there is nothing safe to apply; the editor still offers ignore
+            yield Fix(f"Ignore {self.code} on this line", (ignore_line(analysis.text, arg.span.start.line, self.code),))
+
+    def story(self, analysis: Analysis, call: GenerateCall, arg: CacheArg, kw: Keyword | None) -> str:
+        target = analysis.context.target
+        model = call.model.class_name or "a transformers model"
+        if target.tuple_cache_is_error:
+            runtime = (f"`generate()` raises while preparing the cache (transformers {target}):\n\n"
+                       f"```\n{target.tuple_cache_message}\n```")
+        else:
+            runtime = (f"transformers {target} converts the tuple with `DynamicCache.from_legacy_cache` and logs a "
+                       "deprecation warning; from 5.0 `generate()` raises:\n\n"
+                       f"```\n{Target.of('5.23.0').tuple_cache_message}\n```")
+        return "\n".join([
+            f"**{self.code} {self.name}**: the cache passed to `generate()` is a tuple.",
+            "",
+            f"- **The cache**: `{arg.keyword}=` receives "
+            f"{'`' + kw.value_text + '`, ' if kw is not None and len(kw.value_text) < 60 else ''}"
+            "a tuple of `(key, value)` pairs per layer (the legacy format).",
+            f"- **The model**: {model}.",
+            "",
+            runtime,
+            "",
+            "**Fixes**: pass the `Cache` object the tuple came from, or wrap the tuple: `DynamicCache(legacy)` "
+            "(works in 4.x and 5.x; `DynamicCache.from_legacy_cache` and `to_legacy_cache` are gone in 5.x).",
+        ])
+
+
+def _written(call: GenerateCall, arg: CacheArg) -> Keyword | None:
+    """The keyword as written in the call (None when the tuple arrives through a ** dict)."""
+    if arg.via_kwargs:
+        return None
+    return next((k for k in call.keywords if k.name == arg.keyword and k.span == arg.span), None)

@@ -1,0 +1,113 @@
+"""HFC002 examples that must be flagged; each runs unchanged under the oracle against real transformers."""
+
+from __future__ import annotations
+
+from hf_cache_lint.engine.findings import Severity
+from hf_cache_lint.rules.base import Invalid
+
+_LOAD = """from transformers import AutoModelForCausalLM, AutoTokenizer
+
+tokenizer = AutoTokenizer.from_pretrained("meta-llama/Llama-3.2-1B")
+model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B")
+prefix = tokenizer("The capital of France", return_tensors="pt")
+inputs = tokenizer("The capital of France is", return_tensors="pt")
+out = model(**prefix, use_cache=True)
+"""
+_IMPORT = ("from transformers import AutoModelForCausalLM, AutoTokenizer\n",
+           "from transformers import AutoModelForCausalLM, AutoTokenizer, DynamicCache\n")
+
+# 4.x converts the tuple and only warns; 5.x raise.
+_WARN_457 = {"severity": {"4.57.6": Severity.WARNING}, "runtime": {"4.57.6": "OK"}}
+# 5.x lost `to_legacy_cache()`: the run stops there with an AttributeError before generate.
+_GONE_5X = {"severity": {"4.57.6": Severity.WARNING}, "runtime": {"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER"}}
+
+
+def _inv(code: str, flagged: str, fixes: dict[str, tuple[tuple[str, str], ...]], **kw: object) -> Invalid:
+    """An Invalid example whose fix results are given as (text before, text after) replacements."""
+    fixed = {}
+    for title, pairs in fixes.items():
+        result = code
+        for old, new in pairs:
+            assert result.count(old) == 1, f"{old!r} must occur once"
+            result = result.replace(old, new)
+        fixed[title] = result
+    return Invalid(code, flagged, fixed, **kw)  # type: ignore[arg-type]
+
+
+def _ignore(line: str) -> tuple[tuple[str, str], ...]:
+    return ((line, line.rstrip("\n") + "  # hf-cache-lint: ignore[HFC002]\n"),)
+
+
+_LAYERS = "legacy = tuple((layer.keys, layer.values) for layer in out.past_key_values.layers)\n"
+_CALL = "result = model.generate(**inputs, past_key_values=legacy, max_new_tokens=5)\n"
+
+INVALID: tuple[Invalid, ...] = (
+    _inv(
+        _LOAD + _LAYERS + _CALL,
+        flagged="past_key_values=legacy",
+        fixes={
+            "Wrap in `DynamicCache(...)`": (
+                _IMPORT, (_CALL, "result = model.generate(**inputs, past_key_values=DynamicCache(legacy), max_new_tokens=5)\n")),
+            "Ignore HFC002 on this line": _ignore(_CALL),
+        },
+        note="a tuple built from a cache's layers",
+        **_WARN_457,
+    ),
+    _inv(
+        _LOAD + "keys = [layer.keys for layer in out.past_key_values.layers]\n"
+        "values = [layer.values for layer in out.past_key_values.layers]\n"
+        "result = model.generate(**inputs, past_key_values=tuple(zip(keys, values)), max_new_tokens=5)\n",
+        flagged="past_key_values=tuple(zip(keys, values))",
+        fixes={
+            "Wrap in `DynamicCache(...)`": (
+                _IMPORT,
+                ("past_key_values=tuple(zip(keys, values))", "past_key_values=DynamicCache(tuple(zip(keys, values)))")),
+        },
+        note="a tuple written in the call",
+        **_WARN_457,
+    ),
+    _inv(
+        _LOAD + "result = model.generate(**inputs, past_key_values=out.past_key_values.to_legacy_cache(), max_new_tokens=5)\n",
+        flagged="past_key_values=out.past_key_values.to_legacy_cache()",
+        fixes={
+            "Pass the `Cache` object instead of its legacy tuple": (
+                ("past_key_values=out.past_key_values.to_legacy_cache()", "past_key_values=out.past_key_values"),),
+        },
+        note="`to_legacy_cache()` in the call (gone in 5.x: the run fails there first)",
+        **_GONE_5X,
+    ),
+    _inv(
+        _LOAD + "legacy = out.past_key_values.to_legacy_cache()\n" + _CALL,
+        flagged="past_key_values=legacy",
+        fixes={
+            "Wrap in `DynamicCache(...)`": (
+                _IMPORT, (_CALL, "result = model.generate(**inputs, past_key_values=DynamicCache(legacy), max_new_tokens=5)\n")),
+        },
+        note="a `to_legacy_cache()` result kept in a variable",
+        **_GONE_5X,
+    ),
+    _inv(
+        _LOAD.replace("from transformers import AutoModelForCausalLM, AutoTokenizer\n",
+                      "import transformers\nfrom transformers import AutoModelForCausalLM, AutoTokenizer\n")
+        + _LAYERS + "result = model.generate(**inputs, cache=legacy, max_new_tokens=5)\n",
+        flagged="cache=legacy",
+        fixes={
+            "Wrap in `transformers.DynamicCache(...)`": (
+                ("cache=legacy", "cache=transformers.DynamicCache(legacy)"),),
+        },
+        versions=("5.24.0",),
+        note="the 5.24 `cache=` keyword (before 5.24 `cache=` is rejected first: HFC003)",
+    ),
+    _inv(
+        _LOAD + _LAYERS + "\n\ndef continue_from(kv, max_new_tokens=5):\n"
+        "    return model.generate(**inputs, past_key_values=kv, max_new_tokens=max_new_tokens)\n\n\n"
+        "result = continue_from(legacy)\n",
+        flagged="past_key_values=kv",
+        fixes={
+            "Wrap in `DynamicCache(...)`": (
+                _IMPORT, ("past_key_values=kv,", "past_key_values=DynamicCache(kv),")),
+        },
+        note="a tuple reaching generate through a helper function",
+        **_WARN_457,
+    ),
+)

@@ -1,0 +1,44 @@
+"""HFC002 examples that must not be flagged (each runs clean under the oracle)."""
+
+from __future__ import annotations
+
+from hf_cache_lint.rules.base import Valid
+from hf_cache_lint.rules.hfc002_legacy_tuple_cache.examples import _LAYERS, _LOAD
+
+_LOAD_DC = _LOAD.replace("AutoTokenizer\n", "AutoTokenizer, DynamicCache\n", 1)
+
+VALID: tuple[Valid, ...] = (
+    Valid(
+        _LOAD_DC + _LAYERS + "result = model.generate(**inputs, past_key_values=DynamicCache(legacy), max_new_tokens=5)\n",
+        note="the tuple wrapped in a `DynamicCache`",
+    ),
+    Valid(
+        _LOAD + "result = model.generate(**inputs, past_key_values=out.past_key_values, max_new_tokens=5)\n",
+        note="the `Cache` object itself",
+    ),
+    Valid(
+        _LOAD_DC + _LAYERS + "legacy = DynamicCache(legacy)\n"
+        "result = model.generate(**inputs, past_key_values=legacy, max_new_tokens=5)\n",
+        note="the name is rebound to a Cache before the call",
+    ),
+    Valid(
+        _LOAD + _LAYERS + "result = model.generate(**inputs, past_key_values=None, max_new_tokens=5)\n"
+        "print(len(legacy))\n",
+        note="a tuple that never reaches generate",
+    ),
+    Valid(
+        _LOAD + "first = model.generate(**prefix, max_new_tokens=2, return_dict_in_generate=True)\n"
+        "result = model.generate(first.sequences, past_key_values=first.past_key_values, max_new_tokens=5)\n",
+        note="the cache returned by an earlier generate",
+    ),
+    Valid(
+        _LOAD_DC + _LAYERS + "result = model.generate(**inputs, cache=DynamicCache(legacy), max_new_tokens=5)\n",
+        versions=("5.24.0",),
+        note="the 5.24 `cache=` keyword with a Cache",
+    ),
+    Valid(
+        _LOAD + "sizes = tuple(layer.keys.shape[-2] for layer in out.past_key_values.layers)\n"
+        "result = model.generate(**inputs, max_new_tokens=5, eos_token_id=None)\n",
+        note="a tuple that is not a cache",
+    ),
+)
