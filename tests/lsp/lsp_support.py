@@ -98,6 +98,19 @@ async def diagnostics(
     return list(client.diagnostics[uri])
 
 
+def conflicts(found: Sequence[types.Diagnostic]) -> list[types.Diagnostic]:
+    """Only HFC001: other rules (e.g. HFC003 on `past_key_values=` in 5.24) may flag the same call."""
+    return [d for d in found if d.code == "HFC001"]
+
+
+def has_conflict(found: Sequence[types.Diagnostic]) -> bool:
+    return bool(conflicts(found))
+
+
+def no_conflict(found: Sequence[types.Diagnostic]) -> bool:
+    return not conflicts(found)
+
+
 def open_doc(client: LanguageClient, uri: str, text: str, version: int = 1) -> None:
     client.text_document_did_open(types.DidOpenTextDocumentParams(
         types.TextDocumentItem(uri=uri, language_id="python", version=version, text=text)))

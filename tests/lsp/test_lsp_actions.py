@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from lsp_support import apply, diagnostics, edits_for, open_doc, replace_all
+from lsp_support import (
+    apply,
+    conflicts,
+    diagnostics,
+    edits_for,
+    has_conflict,
+    no_conflict,
+    open_doc,
+    replace_all,
+)
 from lsprotocol import types
 from sources import CALL, CONFLICT, HEADER, PREFERRED, TITLES
 
@@ -15,7 +24,7 @@ async def actions_for(client, uri, diag, only=None):
 async def test_quick_fixes_are_the_rule_fixes_with_exact_titles_and_kind(start, uri):
     client = await start()
     open_doc(client, uri, CONFLICT)
-    (diag,) = await diagnostics(client, uri, version=1, where=bool)
+    (diag,) = conflicts(await diagnostics(client, uri, version=1, where=has_conflict))
     actions = await actions_for(client, uri, diag, only=[types.CodeActionKind.QuickFix])
     assert [a.title for a in actions] == TITLES
     # eglot shows only kind exactly `quickfix`.
@@ -27,30 +36,30 @@ async def test_quick_fixes_are_the_rule_fixes_with_exact_titles_and_kind(start, 
 async def test_applying_the_preferred_fix_removes_the_diagnostic(start, uri):
     client = await start()
     open_doc(client, uri, CONFLICT)
-    (diag,) = await diagnostics(client, uri, version=1, where=bool)
+    (diag,) = conflicts(await diagnostics(client, uri, version=1, where=has_conflict))
     (action,) = [a for a in await actions_for(client, uri, diag) if a.is_preferred]
     fixed = apply(CONFLICT, edits_for(action.edit, uri), client.encoding)
     assert fixed == HEADER + "out = model.generate(past_key_values=DynamicCache(), cache_implementation=None)\n"
     replace_all(client, uri, fixed, version=2)
-    assert await diagnostics(client, uri, version=2, where=lambda d: not d) == []
+    assert no_conflict(await diagnostics(client, uri, version=2, where=no_conflict))
 
 
 async def test_ignore_action_adds_a_suppression_comment_that_silences_the_line(start, uri):
     client = await start()
     open_doc(client, uri, CONFLICT)
-    (diag,) = await diagnostics(client, uri, version=1, where=bool)
+    (diag,) = conflicts(await diagnostics(client, uri, version=1, where=has_conflict))
     (action,) = [a for a in await actions_for(client, uri, diag) if a.title == "Ignore HFC001 on this line"]
     fixed = apply(CONFLICT, edits_for(action.edit, uri), client.encoding)
     assert fixed.splitlines()[-1].endswith("# hf-cache-lint: ignore[HFC001]")
     replace_all(client, uri, fixed, version=2)
-    assert await diagnostics(client, uri, version=2, where=lambda d: not d) == []
+    assert no_conflict(await diagnostics(client, uri, version=2, where=no_conflict))
 
 
 async def test_fix_all_applies_every_preferred_fix(start, uri):
     client = await start()
     text = CONFLICT + CALL.replace("out =", "again =")
     open_doc(client, uri, text)
-    found = await diagnostics(client, uri, version=1, where=lambda d: len(d) == 2)
+    found = conflicts(await diagnostics(client, uri, version=1, where=lambda d: len(conflicts(d)) == 2))
     assert len(found) == 2
     actions = await actions_for(client, uri, found[0], only=["source.fixAll.hf-cache-lint"])
     (action,) = actions
@@ -58,13 +67,13 @@ async def test_fix_all_applies_every_preferred_fix(start, uri):
     fixed = apply(text, edits_for(action.edit, uri), client.encoding)
     assert fixed.count("cache_implementation=None") == 2
     replace_all(client, uri, fixed, version=2)
-    assert await diagnostics(client, uri, version=2, where=lambda d: not d) == []
+    assert no_conflict(await diagnostics(client, uri, version=2, where=no_conflict))
 
 
 async def test_a_source_request_includes_fix_all_but_no_quick_fixes(start, uri):
     client = await start()
     open_doc(client, uri, CONFLICT)
-    (diag,) = await diagnostics(client, uri, version=1, where=bool)
+    (diag,) = conflicts(await diagnostics(client, uri, version=1, where=has_conflict))
     actions = await actions_for(client, uri, diag, only=[types.CodeActionKind.Source])
     assert [a.kind for a in actions] == ["source.fixAll.hf-cache-lint"]
 
@@ -72,13 +81,13 @@ async def test_a_source_request_includes_fix_all_but_no_quick_fixes(start, uri):
 async def test_a_stale_diagnostic_gets_current_fixes_or_none(start, uri):
     client = await start()
     open_doc(client, uri, CONFLICT)
-    (old,) = await diagnostics(client, uri, version=1, where=bool)
+    (old,) = conflicts(await diagnostics(client, uri, version=1, where=has_conflict))
     # An edit below the call: the old diagnostic's range still matches, its data is one version old.
     replace_all(client, uri, CONFLICT + "# more\n", version=2)
-    await diagnostics(client, uri, version=2, where=bool)
+    await diagnostics(client, uri, version=2, where=has_conflict)
     assert [a.title for a in await actions_for(client, uri, old, only=[types.CodeActionKind.QuickFix])] == TITLES
     # A line inserted above: the old range points at the wrong text, so no edit is offered there.
     shifted = "\n" + CONFLICT
     replace_all(client, uri, shifted, version=3)
-    await diagnostics(client, uri, version=3, where=lambda d: bool(d) and d[0].range != old.range)
+    await diagnostics(client, uri, version=3, where=lambda d: has_conflict(d) and conflicts(d)[0].range != old.range)
     assert not await actions_for(client, uri, old, only=[types.CodeActionKind.QuickFix])

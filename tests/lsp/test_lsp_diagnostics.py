@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from lsp_support import diagnostics, open_doc, pulls, range_of, replace_all
+from lsp_support import (
+    conflicts,
+    diagnostics,
+    has_conflict,
+    no_conflict,
+    open_doc,
+    pulls,
+    range_of,
+    replace_all,
+)
 from lsprotocol import types
 from sources import CLEAN, CONFLICT, FLAGGED, HEADER, PREFERRED
 
@@ -12,7 +21,7 @@ from hf_cache_lint.engine.api import check_source
 async def test_conflict_is_reported_on_open_with_code_link_and_fixes(start, uri):
     client = await start()
     open_doc(client, uri, CONFLICT)
-    (diag,) = await diagnostics(client, uri, version=1, where=bool)
+    (diag,) = conflicts(await diagnostics(client, uri, version=1, where=has_conflict))
     assert diag.code == "HFC001"
     assert diag.source == "hf-cache-lint"
     assert diag.severity == types.DiagnosticSeverity.Error
@@ -27,7 +36,7 @@ async def test_conflict_is_reported_on_open_with_code_link_and_fixes(start, uri)
 async def test_pushed_diagnostics_carry_the_document_version(start, uri):
     client = await start()
     open_doc(client, uri, CONFLICT, version=7)
-    await diagnostics(client, uri, version=7, where=bool)
+    await diagnostics(client, uri, version=7, where=has_conflict)
     if not pulls(client):
         assert client.versions[uri] == 7
 
@@ -35,7 +44,7 @@ async def test_pushed_diagnostics_carry_the_document_version(start, uri):
 async def test_edits_introducing_then_removing_a_conflict(start, uri):
     client = await start()
     open_doc(client, uri, CLEAN)
-    assert await diagnostics(client, uri, version=1) == []
+    assert no_conflict(await diagnostics(client, uri, version=1))
     # An incremental insert of `, cache_implementation="static"` before the closing parenthesis.
     line = CLEAN.count("\n") - 1
     col = len(CLEAN.splitlines()[line]) - 1
@@ -43,17 +52,17 @@ async def test_edits_introducing_then_removing_a_conflict(start, uri):
     client.text_document_did_change(types.DidChangeTextDocumentParams(
         types.VersionedTextDocumentIdentifier(uri=uri, version=2),
         [types.TextDocumentContentChangePartial(range=types.Range(at, at), text=', cache_implementation="static"')]))
-    (diag,) = await diagnostics(client, uri, version=2, where=bool)
+    (diag,) = conflicts(await diagnostics(client, uri, version=2, where=has_conflict))
     assert diag.code == "HFC001"
     replace_all(client, uri, CLEAN, version=3)
-    assert await diagnostics(client, uri, version=3, where=lambda d: not d) == []
+    assert no_conflict(await diagnostics(client, uri, version=3, where=no_conflict))
 
 
 async def test_columns_follow_the_negotiated_encoding_after_emoji_and_accents(start, uri):
     client = await start()
     text = HEADER + 'out = model.generate("héllo 🤗 wörld", past_key_values=DynamicCache(), cache_implementation="static")\n'
     open_doc(client, uri, text)
-    (diag,) = await diagnostics(client, uri, version=1, where=bool)
+    (diag,) = conflicts(await diagnostics(client, uri, version=1, where=has_conflict))
     expected = range_of(text, FLAGGED, client.encoding)
     assert diag.range == expected
     # 🤗 is 2 UTF-16 units and 4 UTF-8 bytes: the columns differ from code points.
@@ -63,7 +72,7 @@ async def test_columns_follow_the_negotiated_encoding_after_emoji_and_accents(st
 async def test_closing_a_document_clears_its_diagnostics(start, uri):
     client = await start()
     open_doc(client, uri, CONFLICT)
-    await diagnostics(client, uri, version=1, where=bool)
+    await diagnostics(client, uri, version=1, where=has_conflict)
     client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
     if not pulls(client):
         await client.until(lambda: client.diagnostics.get(uri) == [])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lsp_support import diagnostics, open_doc, position_of
+from lsp_support import diagnostics, has_conflict, open_doc, position_of
 from lsprotocol import types
 from sources import CLEAN, CONFLICT, HEADER
 
@@ -21,7 +21,7 @@ async def hover_at(client, uri, text, needle, shift=1):
 async def test_hover_on_the_flagged_keyword_tells_the_story_and_the_exact_error(start, uri):
     client = await start()
     open_doc(client, uri, CONFLICT)
-    await diagnostics(client, uri, version=1, where=bool)
+    await diagnostics(client, uri, version=1, where=has_conflict)
     hover = await hover_at(client, uri, CONFLICT, "past_key_values=")
     assert isinstance(hover.contents, types.MarkupContent)
     assert hover.contents.kind == types.MarkupKind.Markdown
@@ -32,7 +32,7 @@ async def test_hover_on_the_flagged_keyword_tells_the_story_and_the_exact_error(
 async def test_hover_on_cache_implementation_of_a_flagged_call_shows_the_same_story(start, uri):
     client = await start()
     open_doc(client, uri, CONFLICT)
-    await diagnostics(client, uri, version=1, where=bool)
+    await diagnostics(client, uri, version=1, where=has_conflict)
     hover = await hover_at(client, uri, CONFLICT, "cache_implementation=")
     assert hover is not None and RAISED in hover.contents.value
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lsp_support import diagnostics, pulls, range_of
+from lsp_support import conflicts, diagnostics, has_conflict, no_conflict, pulls, range_of
 from lsprotocol import types
 from sources import CALL, FLAGGED, HEADER
 
@@ -44,8 +44,8 @@ async def test_notebook_sync_is_declared_with_a_notebook_selector(start):
 async def test_cells_are_one_module_and_diagnostics_land_on_the_right_cell(start, tmp_path):
     client = await start(notebooks=True)
     _, (c0, c1, c2) = await open_notebook(client, tmp_path / "nb.ipynb", [HEADER, "x = 1\n", CALL])
-    assert await diagnostics(client, c0, where=lambda d: not d) == []
-    (diag,) = await diagnostics(client, c2, where=bool)
+    assert no_conflict(await diagnostics(client, c0, where=no_conflict))
+    (diag,) = conflicts(await diagnostics(client, c2, where=has_conflict))
     assert diag.code == "HFC001"
     assert diag.range == range_of(CALL, FLAGGED, client.encoding)  # in the cell's own coordinates
     assert await diagnostics(client, c1) == []
@@ -54,7 +54,7 @@ async def test_cells_are_one_module_and_diagnostics_land_on_the_right_cell(start
 async def test_editing_one_cell_republishes_the_others(start, tmp_path):
     client = await start(notebooks=True)
     nb, (c0, c1) = await open_notebook(client, tmp_path / "nb.ipynb", [HEADER, CALL])
-    await diagnostics(client, c1, where=bool)
+    await diagnostics(client, c1, where=has_conflict)
     before = publishes(client, c0)
     client.notebook_document_did_change(types.DidChangeNotebookDocumentParams(
         types.VersionedNotebookDocumentIdentifier(version=2, uri=nb),
@@ -62,7 +62,7 @@ async def test_editing_one_cell_republishes_the_others(start, tmp_path):
             types.NotebookDocumentCellContentChanges(
                 document=types.VersionedTextDocumentIdentifier(uri=c1, version=2),
                 changes=[types.TextDocumentContentChangeWholeDocument(text=CALL.replace('"static"', "None"))])]))))
-    assert await diagnostics(client, c1, version=2, where=lambda d: not d) == []
+    assert no_conflict(await diagnostics(client, c1, version=2, where=no_conflict))
     if not pulls(client):
         await client.until(lambda: publishes(client, c0) > before)
 
@@ -71,7 +71,7 @@ async def test_deleting_and_adding_cells_moves_the_findings(start, tmp_path):
     client = await start(notebooks=True)
     path = tmp_path / "nb.ipynb"
     nb, (c0, c1) = await open_notebook(client, path, [HEADER, CALL])
-    await diagnostics(client, c1, where=bool)
+    await diagnostics(client, c1, where=has_conflict)
     # Delete the conflicting cell: its squiggles go.
     client.notebook_document_did_change(types.DidChangeNotebookDocumentParams(
         types.VersionedNotebookDocumentIdentifier(version=2, uri=nb),
@@ -89,7 +89,7 @@ async def test_deleting_and_adding_cells_moves_the_findings(start, tmp_path):
             structure=types.NotebookDocumentCellChangeStructure(
                 array=types.NotebookCellArrayChange(start=1, delete_count=0, cells=[cell(c2)]),
                 did_open=[item(c2, CALL)])))))
-    (diag,) = await diagnostics(client, c2, where=bool)
+    (diag,) = conflicts(await diagnostics(client, c2, where=has_conflict))
     assert diag.code == "HFC001"
     assert await diagnostics(client, c0) == []
 
@@ -97,7 +97,7 @@ async def test_deleting_and_adding_cells_moves_the_findings(start, tmp_path):
 async def test_closing_a_notebook_clears_every_cell(start, tmp_path):
     client = await start(notebooks=True)
     nb, uris = await open_notebook(client, tmp_path / "nb.ipynb", [HEADER, CALL])
-    await diagnostics(client, uris[1], where=bool)
+    await diagnostics(client, uris[1], where=has_conflict)
     client.notebook_document_did_close(types.DidCloseNotebookDocumentParams(
         types.NotebookDocumentIdentifier(nb), [types.TextDocumentIdentifier(u) for u in uris]))
     if not pulls(client):

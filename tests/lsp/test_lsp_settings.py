@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lsp_support import diagnostics, open_doc, pulls, replace_all
+from lsp_support import conflicts, diagnostics, has_conflict, no_conflict, open_doc, pulls, replace_all
 from lsprotocol import types
 from sources import CLEAN, CONFLICT
 
@@ -10,22 +10,22 @@ from sources import CLEAN, CONFLICT
 async def test_ignore_in_initialization_options_silences_the_rule(start, uri):
     client = await start({"ignore": ["HFC001"]})
     open_doc(client, uri, CONFLICT)
-    assert await diagnostics(client, uri, version=1) == []
+    assert no_conflict(await diagnostics(client, uri, version=1))
 
 
 async def test_ignoring_the_rule_in_the_editor_settings_clears_its_diagnostics(start, uri):
     client = await start()
     open_doc(client, uri, CONFLICT)
-    await diagnostics(client, uri, version=1, where=bool)
+    await diagnostics(client, uri, version=1, where=has_conflict)
     client.set_configuration({"ignore": ["HFC001"]}, section="hfCacheLint")
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
-    assert await diagnostics(client, uri, version=1, where=lambda d: not d) == []
+    assert no_conflict(await diagnostics(client, uri, version=1, where=no_conflict))
 
 
 async def test_severity_override_from_settings(start, uri):
     client = await start({"severity": {"HFC001": "warning"}})
     open_doc(client, uri, CONFLICT)
-    (diag,) = await diagnostics(client, uri, version=1, where=bool)
+    (diag,) = conflicts(await diagnostics(client, uri, version=1, where=has_conflict))
     assert diag.severity == types.DiagnosticSeverity.Warning
 
 
@@ -44,20 +44,20 @@ async def test_pyproject_of_the_workspace_folder_is_read(start, uri, tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.hf-cache-lint]\nignore = ["HFC001"]\n')
     client = await start()
     open_doc(client, uri, CONFLICT)
-    assert await diagnostics(client, uri, version=1) == []
+    assert no_conflict(await diagnostics(client, uri, version=1))
 
 
 async def test_run_on_save_lints_the_saved_text_only(start, uri):
     client = await start({"run": "onSave"})
     open_doc(client, uri, CLEAN)
-    assert await diagnostics(client, uri, version=1) == []
+    assert no_conflict(await diagnostics(client, uri, version=1))
     replace_all(client, uri, CONFLICT, version=2)
     if pulls(client):
-        assert await diagnostics(client, uri) == []  # typed but not saved
+        assert no_conflict(await diagnostics(client, uri))  # typed but not saved
     client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri)))
-    (diag,) = await diagnostics(client, uri, version=2, where=bool)
+    (diag,) = conflicts(await diagnostics(client, uri, version=2, where=has_conflict))
     assert diag.code == "HFC001"
-    assert all(not p.diagnostics for p in client.published[:-1])  # nothing showed before the save
+    assert all(no_conflict(p.diagnostics) for p in client.published[:-1])  # nothing showed before the save
 
 
 async def test_changing_the_interpreter_re_resolves_the_target_version(start, uri, tmp_path):

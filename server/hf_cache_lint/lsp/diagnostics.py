@@ -20,15 +20,21 @@ PartDiagnostics = dict[str, tuple[int | None, list[types.Diagnostic]]]  # part u
 
 def to_diagnostics(ls: HfCacheLintServer, unit: Unit, results: Results) -> PartDiagnostics:
     codec = ls.workspace.position_codec
-    lines = {p.uri: split_lines(p.text) for p in unit.parts}
+    texts = {p.uri: p.text for p in unit.parts}
+    split: dict[str, list[str]] = {}
+
+    def lines(uri: str) -> list[str]:  # split lazily: most parts have no findings
+        if uri not in split:
+            split[uri] = split_lines(texts[uri])
+        return split[uri]
 
     def locate(path: str | None, home: str) -> tuple[str, Sequence[str]] | None:
         if path is None:
-            return home, lines[home]
+            return home, lines(home)
         index = cell_index_of(unit, path)
         if index is not None:
             cell = unit.parts[index].uri
-            return cell, lines[cell]
+            return cell, lines(cell)
         uri = from_fs_path(path) or path
         doc = ls.workspace.get_text_document(uri)  # reads the file when it is not open
         try:
@@ -40,7 +46,7 @@ def to_diagnostics(ls: HfCacheLintServer, unit: Unit, results: Results) -> PartD
     for part in unit.parts:
         found = results.get(part.uri, ())
         out[part.uri] = (part.version, [
-            to_diagnostic(f, lines[part.uri], codec, part.version, lambda p, u=part.uri: locate(p, u))
+            to_diagnostic(f, lines(part.uri), codec, part.version, lambda p, u=part.uri: locate(p, u))
             for f in found])
     return out
 
@@ -91,7 +97,7 @@ def clear(ls: HfCacheLintServer, unit_uri: str, part_uris: Sequence[str] = ()) -
     if task is not None:
         task.cancel()
     ls.state.runs.pop(unit_uri, None)
-    ls.state.results.pop(unit_uri, None)
+    ls.state.saved.pop(unit_uri, None)
     shown = ls.state.published.pop(unit_uri, set()) | set(part_uris)
     if not ls.pull_diagnostics:
         for uri in shown:

@@ -6,11 +6,11 @@ thread while edits arrive, and its `key` tells whether a result still matches th
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import unquote, urlparse
 
-from hf_cache_lint.engine.api import check_cells, check_source
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import Finding
 from hf_cache_lint.settings import Settings
@@ -43,6 +43,8 @@ class Unit:
         return uri_to_path(self.uri)
 
 
+log = logging.getLogger(__name__)
+
 Results = dict[str, tuple[Finding, ...]]  # part uri -> findings in that part's coordinates
 
 
@@ -54,6 +56,8 @@ def uri_to_path(uri: str) -> str:
 
 def analyse_unit(unit: Unit, settings: Settings, context: Context) -> Results:
     """Run the engine over a unit; cells go through `check_cells` so they act as one module."""
+    from hf_cache_lint.engine.api import check_cells, check_source  # see warm_up
+
     if not unit.notebook:
         (part,) = unit.parts
         return {part.uri: check_source(part.text, unit.path, settings, context).findings}
@@ -64,6 +68,20 @@ def analyse_unit(unit: Unit, settings: Settings, context: Context) -> Results:
     for index, found in per_cell.items():
         results[unit.parts[index].uri] = tuple(found)
     return results
+
+
+def warm_up() -> None:
+    """Import and exercise the engine in the worker thread while the client is still handshaking.
+
+    The engine's imports are kept out of the server's start so `initialize` is answered sooner
+    and this cost overlaps the client's initialized/configuration/didOpen round trips.
+    """
+    try:
+        from hf_cache_lint.engine.api import check_source
+
+        check_source("model.generate(x, cache_implementation='static')\n", "<warm-up>")
+    except Exception:  # a real run will fail the same way and report it; never fail the handshake
+        log.exception("engine warm-up failed")
 
 
 def cell_index_of(unit: Unit, label: str | None) -> int | None:

@@ -48,7 +48,6 @@ class State:
     runs: dict[str, _Shared] = field(default_factory=dict)  # unit uri -> latest engine run
     pending: dict[str, asyncio.Task[None]] = field(default_factory=dict)  # unit uri -> debounce/push task
     published: dict[str, set[str]] = field(default_factory=dict)  # unit uri -> part uris with diagnostics
-    results: dict[str, tuple[tuple[Any, ...], Results]] = field(default_factory=dict)  # unit uri -> last result
     saved: dict[str, Unit] = field(default_factory=dict)  # unit uri -> snapshot at the last open or save
 
 
@@ -64,7 +63,6 @@ class HfCacheLintServer(LanguageServer):
         self.engine = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hf-cache-lint-engine")
         self.loop: asyncio.AbstractEventLoop | None = None  # set at initialize, for thread-safe logging
 
-    # -- units ------------------------------------------------------------------------------------
     def unit_for(self, uri: str) -> Unit | None:
         """The open file or notebook `uri` belongs to (a cell uri gives its notebook)."""
         ws = self.workspace
@@ -85,7 +83,6 @@ class HfCacheLintServer(LanguageServer):
         folder = lsp_settings.folder_of(uri, [f for f in self.state.folders if f is not None])
         return self.state.folders.get(folder) or self.state.folders.get(None) or lsp_settings.build(None, [])
 
-    # -- engine runs ------------------------------------------------------------------------------
     async def results_for(self, unit: Unit) -> Results | None:
         """Findings for this exact snapshot; concurrent callers share one run, none runs twice."""
         await self.settings_ready.wait()
@@ -105,8 +102,6 @@ class HfCacheLintServer(LanguageServer):
                 # Nobody wants this run any more: drop it if it has not started (a running thread
                 # cannot be interrupted; its result is then simply discarded).
                 shared.future.cancel()
-        if results is not None:
-            self.state.results[unit.uri] = (key, results)
         return results
 
     def _analyse(self, unit: Unit, config: lsp_settings.FolderConfig) -> Results | None:
@@ -131,7 +126,10 @@ class HfCacheLintServer(LanguageServer):
         if (unit := self.unit_for(unit_uri)) is not None:
             self.state.saved[unit_uri] = unit
 
-    # -- logging ----------------------------------------------------------------------------------
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """pygls shows every handler failure as a popup (window/showMessage); log it instead."""
+        self.log_error(f"{getattr(source, '__name__', source)}: {error!r}")
+
     def log_error(self, message: str) -> None:
         """Log to the client's output (window/logMessage); safe from any thread."""
         log.error("%s", message)

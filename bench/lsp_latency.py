@@ -1,0 +1,269 @@
+"""didChange -> publishDiagnostics latency of `hf-cache-lint` and `ruff server`, side by side.
+
+    python bench/lsp_latency.py [--edits 200] [--json out.json]
+
+For each server and each file (a 100-line script, and transformers' own generation/utils.py):
+cold first diagnostics (process spawn -> first publishDiagnostics after didOpen), then N
+incremental edits, each waited for (p50/p95 of didChange -> publishDiagnostics of that version),
+then the server's peak RSS (VmHWM). Our server runs with debounceMs=0; both push diagnostics
+(the client declares no pull support). transformers is never imported: its source is only text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CACHE = ROOT / ".cache"
+TRANSFORMERS = "5.24.0"
+
+SCRIPT_HEAD = '''"""A generation script of the usual shape."""
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer, DynamicCache, GenerationConfig
+
+MODEL = "org/some-model"
+tokenizer = AutoTokenizer.from_pretrained(MODEL)
+model = AutoModelForCausalLM.from_pretrained(MODEL)
+'''
+SCRIPT_CALL = '''
+
+def answer_{i}(prompt: str, max_new_tokens: int = 32) -> str:
+    # step {i}: tokenise, generate with a fresh cache, decode
+    inputs = tokenizer(prompt, return_tensors="pt")
+    cache = DynamicCache()
+    out = model.generate(**inputs, past_key_values=cache, max_new_tokens=max_new_tokens, cache_implementation={ci})
+    return tokenizer.decode(out[0], skip_special_tokens=True)
+'''
+
+
+def script_100_lines() -> str:
+    text = SCRIPT_HEAD
+    i = 0
+    while text.count("\n") < 100:
+        text += SCRIPT_CALL.format(i=i, ci='"static"' if i % 4 == 0 else "None")
+        i += 1
+    return "\n".join(text.split("\n")[:100]) + "\n"
+
+
+def generation_utils() -> Path:
+    """transformers' generation/utils.py as text: the oracle's tree, else the wheel unzipped (never imported)."""
+    for candidate in sorted((CACHE / "oracle").glob("tf-*/transformers/generation/utils.py"), reverse=True):
+        return candidate
+    target = CACHE / "bench" / f"transformers-{TRANSFORMERS}"
+    utils = target / "transformers" / "generation" / "utils.py"
+    if not utils.exists():
+        (CACHE / "bench").mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, "-m", "pip", "download", f"transformers=={TRANSFORMERS}", "--no-deps",
+                        "-d", str(CACHE / "bench")], check=True)
+        wheel = next((CACHE / "bench").glob(f"transformers-{TRANSFORMERS}-*.whl"))
+        with zipfile.ZipFile(wheel) as zf:
+            zf.extract("transformers/generation/utils.py", target)
+    return utils
+
+
+@dataclass
+class Run:
+    server: str
+    file: str
+    lines: int
+    cold_ms: float
+    initialize_ms: float
+    p50_ms: float
+    p95_ms: float
+    peak_rss_mb: float
+    edits: int
+
+
+class Client:
+    """A bare JSON-RPC client over stdio: no lsprotocol structuring, so both servers are read alike.
+
+    (pygls's client cannot read ruff's initialize result: its notebook selector lacks `notebook`,
+    which lsprotocol 2025 requires; see REAL-CLIENTS.md.)
+    """
+
+    def __init__(self, command: list[str], cwd: Path) -> None:
+        self.command, self.cwd = command, cwd
+        self.process: asyncio.subprocess.Process | None = None
+        self.ids = 0
+        self.responses: dict[int, asyncio.Future[object]] = {}
+        self.on_publish: list[object] = []
+        self.publishes: asyncio.Queue[tuple[float, dict[str, object]]] = asyncio.Queue()
+
+    async def start(self) -> None:
+        self.process = await asyncio.create_subprocess_exec(
+            *self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=self.cwd)
+        self.reader = asyncio.create_task(self._read())
+
+    def _send(self, message: dict[str, object]) -> None:
+        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
+        assert self.process and self.process.stdin
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    def notify(self, method: str, params: object) -> None:
+        self._send({"method": method, "params": params})
+
+    async def request(self, method: str, params: object) -> object:
+        self.ids += 1
+        future = self.responses[self.ids] = asyncio.get_running_loop().create_future()
+        self._send({"id": self.ids, "method": method, "params": params})
+        return await asyncio.wait_for(future, 60)
+
+    async def _read(self) -> None:
+        assert self.process and self.process.stdout
+        stream = self.process.stdout
+        while True:
+            length = 0
+            while (line := await stream.readline()) not in (b"\r\n", b""):
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":")[1])
+            if not length:
+                return
+            message = json.loads(await stream.readexactly(length))
+            now = time.perf_counter()
+            if "method" not in message:
+                future = self.responses.pop(message.get("id"), None)
+                if future and not future.done():
+                    future.set_result(message.get("result"))
+            elif message["method"] == "textDocument/publishDiagnostics":
+                self.publishes.put_nowait((now, message["params"]))
+            elif "id" in message:  # a server request: configuration -> nulls, anything else -> null
+                items = message.get("params", {}).get("items", []) if message["method"] == "workspace/configuration" else None
+                self._send({"id": message["id"], "result": [None] * len(items) if items is not None else None})
+
+    async def published(self, uri: str, version: int | None) -> float:
+        """When the publish for `uri` (at `version`, when the server sends versions) arrived."""
+        while True:
+            at, params = await asyncio.wait_for(self.publishes.get(), 60)
+            if params["uri"] == uri and (version is None or params.get("version") in (None, version)):
+                return at
+
+    async def stop(self) -> None:
+        await self.request("shutdown", None)
+        self.notify("exit", None)
+        assert self.process
+        await self.process.wait()
+        self.reader.cancel()
+
+
+def position(line: int, character: int) -> dict[str, int]:
+    return {"line": line, "character": character}
+
+
+async def bench(name: str, command: list[str], options: object, path: Path, edits: int) -> Run:
+    text, uri = path.read_text(), path.as_uri()
+    client = Client(command, path.parent)
+    spawned = time.perf_counter()
+    await client.start()
+    await client.request("initialize", {  # answered once the server has imported everything
+        "processId": os.getpid(), "rootUri": path.parent.as_uri(), "initializationOptions": options,
+        "workspaceFolders": [{"uri": path.parent.as_uri(), "name": "bench"}],
+        "capabilities": {"workspace": {"configuration": True},
+                         "textDocument": {"publishDiagnostics": {"versionSupport": True}}}})
+    client.notify("initialized", {})
+    client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1,
+                                                            "text": text}})
+    initialized = (time.perf_counter() - spawned) * 1000
+    cold = (await client.published(uri, 1) - spawned) * 1000
+    lines = text.split("\n")
+    row = next(i for i, line in enumerate(lines) if "cache_implementation=" in line)
+    col = lines[row].index("cache_implementation=") + len("cache_implementation=")
+    samples = []
+    for n in range(edits):
+        version = n + 2
+        # Type a character into the value, then delete it: the call keeps its shape, the text changes.
+        start, end, new = (col, col, "x") if n % 2 == 0 else (col, col + 1, "")
+        sent = time.perf_counter()
+        client.notify("textDocument/didChange", {
+            "textDocument": {"uri": uri, "version": version},
+            "contentChanges": [{"range": {"start": position(row, start), "end": position(row, end)}, "text": new}]})
+        samples.append((await client.published(uri, version) - sent) * 1000)
+    assert client.process
+    rss = peak_rss_mb(client.process.pid)
+    await client.stop()
+    samples.sort()
+    return Run(name, path.name, text.count("\n"), round(cold, 1), round(initialized, 1),
+               round(statistics.median(samples), 2), round(p95(samples), 2), rss, edits)
+
+
+def p95(samples: list[float]) -> float:
+    return sorted(samples)[int(0.95 * (len(samples) - 1))]
+
+
+def engine_only(path: Path, edits: int) -> Run:
+    """The same edits straight into check_source, in this process: what the adapter adds is the difference."""
+    from hf_cache_lint.engine.api import check_source
+    from hf_cache_lint.engine.context import resolve_context
+
+    text = path.read_text()
+    context = resolve_context()
+    lines = text.split("\n")
+    row = next(i for i, line in enumerate(lines) if "cache_implementation=" in line)
+    col = lines[row].index("cache_implementation=") + len("cache_implementation=")
+    samples = []
+    for n in range(edits):
+        lines[row] = lines[row][:col] + ("x" if n % 2 == 0 else "") + lines[row][col + (0 if n % 2 == 0 else 1):]
+        start = time.perf_counter()
+        check_source("\n".join(lines), str(path), None, context)
+        samples.append((time.perf_counter() - start) * 1000)
+    return Run("engine only", path.name, text.count("\n"), 0.0, 0.0, round(statistics.median(samples), 2),
+               round(p95(samples), 2), 0.0, edits)
+
+
+def peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return 0.0
+
+
+SERVERS = {
+    "hf-cache-lint": ([sys.executable, "-m", "hf_cache_lint.lsp"], {"debounceMs": 0}),
+    "ruff server": ([shutil.which("ruff") or "ruff", "server"], None),
+}
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--edits", type=int, default=200)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    # Outside the repository: its pyproject excludes .cache from ruff, which would then lint nothing.
+    work = Path(tempfile.mkdtemp(prefix="hf-cache-lint-bench-"))
+    small = work / "script_100.py"
+    small.write_text(script_100_lines())
+    big = work / "generation_utils.py"
+    big.write_text(generation_utils().read_text())
+    runs = []
+    for path in (small, big):
+        for name, (command, options) in SERVERS.items():
+            runs.append(await bench(name, command, options, path, args.edits))
+            print(json.dumps(asdict(runs[-1])), flush=True)
+        runs.append(engine_only(path, args.edits))
+        print(json.dumps(asdict(runs[-1])), flush=True)
+    print()
+    print(f"{'file':<22}{'server':<15}{'cold ms':>9}{'init ms':>9}{'p50 ms':>9}{'p95 ms':>9}{'RSS MB':>8}")
+    for r in runs:
+        print(f"{r.file:<22}{r.server:<15}{r.cold_ms:>9}{r.initialize_ms:>9}{r.p50_ms:>9}{r.p95_ms:>9}"
+              f"{r.peak_rss_mb:>8}")
+    for path in (small, big):
+        ours, ruff = (next(r for r in runs if r.file == path.name and r.server == s) for s in SERVERS)
+        print(f"{path.name}: p95 ratio {ours.p95_ms / ruff.p95_ms:.2f}x, p50 ratio {ours.p50_ms / ruff.p50_ms:.2f}x, "
+              f"cold ratio {ours.cold_ms / ruff.cold_ms:.2f}x (target: p95 <= 2x, cold < 1500 ms)")
+    if args.json:
+        args.json.write_text(json.dumps([asdict(r) for r in runs], indent=2))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
