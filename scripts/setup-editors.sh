@@ -76,7 +76,7 @@ fi
 step "versions"
 nvim --version | head -1
 emacs --version | head -1
-emacs --batch -Q --eval "(progn (dolist (d (file-expand-wildcards \"/usr/share/emacs/site-lisp/elpa/*\")) (add-to-list 'load-path d)) (require 'eglot) (princ (format \"eglot %s\n\" (or (ignore-errors (package-get-version)) (bound-and-true-p eglot-version) (cadr (assq 'eglot package-alist)) \"loaded\"))))" 2>&1 | tail -1
+dpkg-query -W -f='elpa-eglot ${Version}\n' elpa-eglot
 vim --version | head -1
 dpkg-query -W -f='vim-ale ${Version}\n' vim-ale
 chromium --version

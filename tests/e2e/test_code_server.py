@@ -227,6 +227,10 @@ def test_code_server_extension_lints_fixes_and_handles_notebooks(
 
     assert got["cleanDiagnostics"] == [] and got["cleanQuickFixes"] == 0
 
+    # Changing a setting restarts the server with it (and the status bar follows).
+    assert "transformers 4.57.0" in got["messageAfterSettingsChange"]
+    assert "transformers 4.57.0" in got["statusAfterSettingsChange"]
+
     assert browser.returncode == 0, (artifacts / "browser.log").read_text()[-3000:]
     for name in SCREENSHOTS:
         assert (shots / name).stat().st_size > 10_000, name

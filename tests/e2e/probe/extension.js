@@ -155,8 +155,24 @@ async function scenario() {
   result.cleanDiagnostics = appeared ? ours(clean).map(plain) : [];
   step('clean');
 
-  // 5. Leave conflict.py open with its squiggle for the browser's screenshots.
+  // 5. A settings change restarts the server with the new settings: the message names the new target version.
   const conflict = vscode.Uri.joinPath(folder, 'conflict.py');
+  await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(conflict));
+  const message = () => (ours(conflict).find((d) => plain(d).code === 'HFC001') || {}).message || '';
+  const settings = vscode.workspace.getConfiguration('hfCacheLint');
+  const before = settings.get('transformersVersion');
+  await waitFor('the HFC001 diagnostic on conflict.py', () => message().includes(`transformers ${before}`));
+  await settings.update('transformersVersion', '4.57.0', vscode.ConfigurationTarget.Global);
+  await waitFor('a message for transformers 4.57.0 after the settings change', () => message().includes('transformers 4.57.0'));
+  result.messageAfterSettingsChange = message();
+  result.statusAfterSettingsChange = await waitFor('the status bar to show 4.57.0', () =>
+    api.statusText().includes('4.57.0') ? api.statusText() : undefined,
+  );
+  await settings.update('transformersVersion', before, vscode.ConfigurationTarget.Global);
+  await waitFor('the message for the restored version', () => message().includes(`transformers ${before}`));
+  step('settings change');
+
+  // 6. Leave conflict.py open with its squiggle for the browser's screenshots.
   await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(conflict), { preview: false });
   await vscode.commands.executeCommand('workbench.action.files.saveAll');
   await vscode.commands.executeCommand('workbench.action.closeOtherEditors');
