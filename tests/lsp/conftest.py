@@ -30,10 +30,27 @@ async def raw_client(lsp_client: RecordingClient, request: pytest.FixtureRequest
     await lsp_client.shutdown_session()
 
 
+# Push-only clients (REAL-CLIENTS.md): Neovim 0.7 (ALE and eglot behave alike); Emacs 29 offers UTF-32 first.
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND, client_factory=make_client,
+                                              server_env=ENV), params=["neovim@v0.7.0", "emacs"])
+async def push_client(lsp_client: RecordingClient, request: pytest.FixtureRequest) -> AsyncIterator[None]:
+    lsp_client.profile = request.param  # type: ignore[attr-defined]
+    yield
+    await lsp_client.shutdown_session()
+
+
 @pytest.fixture
 def start(raw_client: RecordingClient, tmp_path: Path) -> Start:
     """Initialise the session; tests pick init options and whether the client does notebooks."""
+    return starter(raw_client, tmp_path)
 
+
+@pytest.fixture
+def start_push_only(push_client: RecordingClient, tmp_path: Path) -> Start:
+    return starter(push_client, tmp_path)
+
+
+def starter(raw_client: RecordingClient, tmp_path: Path) -> Start:
     async def go(options: dict[str, Any] | None = None, notebooks: bool = False) -> RecordingClient:
         caps = client_capabilities(raw_client.profile)  # type: ignore[attr-defined]
         if notebooks:  # none of pytest-lsp's presets declares notebook support (REAL-CLIENTS.md)

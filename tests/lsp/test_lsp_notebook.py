@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lsp_support import conflicts, diagnostics, has_conflict, no_conflict, pulls, range_of
+from lsp_support import apply, conflicts, diagnostics, edits_for, has_conflict, no_conflict, pulls, range_of
 from lsprotocol import types
 from sources import CALL, FLAGGED, HEADER
 
@@ -102,3 +102,17 @@ async def test_closing_a_notebook_clears_every_cell(start, tmp_path):
         types.NotebookDocumentIdentifier(nb), [types.TextDocumentIdentifier(u) for u in uris]))
     if not pulls(client):
         await client.until(lambda: client.diagnostics.get(uris[1]) == [])
+
+
+async def test_notebook_fix_all_edits_every_cell(start, tmp_path):
+    client = await start(notebooks=True)
+    second = CALL.replace("out =", "again =")
+    _, (_, c1, c2) = await open_notebook(client, tmp_path / "nb.ipynb", [HEADER, CALL, second])
+    (diag,) = conflicts(await diagnostics(client, c1, where=has_conflict))
+    await diagnostics(client, c2, where=has_conflict)
+    (action,) = await client.text_document_code_action_async(types.CodeActionParams(
+        types.TextDocumentIdentifier(c1), diag.range,
+        types.CodeActionContext([diag], only=["notebook.source.fixAll.hf-cache-lint"])))
+    assert action.kind == "notebook.source.fixAll.hf-cache-lint"
+    for uri, text in ((c1, CALL), (c2, second)):
+        assert "cache_implementation=None" in apply(text, edits_for(action.edit, uri), client.encoding)

@@ -82,3 +82,9 @@ async def test_changing_the_interpreter_re_resolves_the_target_version(start, ur
     client.set_configuration({"interpreter": str(python)}, section="hfCacheLint")
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
     assert "dynamic_full" in await labels()
+
+
+async def test_the_target_version_is_reported_to_the_client(start):
+    client = await start({"transformersVersion": "5.23.0"})
+    status = await client.wait_for_notification("hfCacheLint/status")
+    assert (status.transformersVersion, status.versionSource) == ("5.23.0", "setting")

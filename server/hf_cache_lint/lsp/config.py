@@ -44,6 +44,17 @@ async def _pull_editor_settings(ls: HfCacheLintServer, folders: list[str | None]
         ls.state.editor[folder] = editor_mapping(value)
 
 
+STATUS = "hfCacheLint/status"
+
+
+def report_status(ls: HfCacheLintServer, configs: dict[str | None, FolderConfig]) -> None:
+    """Tell the client which transformers version is targeted and why (VS Code's status bar item)."""
+    first = next((f for f in configs if f is not None), None)
+    context = configs[first].context
+    ls.protocol.notify(STATUS, {"transformersVersion": str(context.target),
+                                "versionSource": context.version_source})
+
+
 async def refresh(ls: HfCacheLintServer, pushed: Any = None, initial: bool = False) -> None:
     """Re-read every folder's settings; when anything changed, re-resolve contexts and re-lint.
 
@@ -71,5 +82,6 @@ async def refresh(ls: HfCacheLintServer, pushed: Any = None, initial: bool = Fal
     if changed:
         ls.state.generation += 1
     ls.settings_ready.set()  # runs held back while settings were being read start now
+    report_status(ls, configs)
     if changed and not initial:
         diagnostics.relint_all(ls)

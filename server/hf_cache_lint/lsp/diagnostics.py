@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Sequence
 
@@ -45,9 +46,9 @@ def to_diagnostics(ls: HfCacheLintServer, unit: Unit, results: Results) -> PartD
     out: PartDiagnostics = {}
     for part in unit.parts:
         found = results.get(part.uri, ())
-        out[part.uri] = (part.version, [
-            to_diagnostic(f, lines(part.uri), codec, part.version, lambda p, u=part.uri: locate(p, u))
-            for f in found])
+        place = functools.partial(locate, home=part.uri)
+        out[part.uri] = (part.version, [to_diagnostic(f, lines(part.uri), codec, part.version, place)
+                                        for f in found])
     return out
 
 
