@@ -3,22 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from hf_cache_lint.engine.analysis import CiValue, Site
 from hf_cache_lint.engine.core import HARD_STEPS, MAX_LOOP_REPEAT_DEPTH
-from hf_cache_lint.engine.evaluate import Evaluator
+from hf_cache_lint.engine.definitions import Definitions
 from hf_cache_lint.engine.modules import SKIP_ROOTS
 from hf_cache_lint.engine.nodes import Node, code, span, string_value, suite_statements
 from hf_cache_lint.engine.state import State, join
 from hf_cache_lint.engine.values import (
     UNKNOWN,
-    ClassDef,
     Cond,
     ConfigState,
     Const,
     DictState,
-    Function,
     InstanceState,
     Lazy,
     Maybe,
@@ -39,7 +36,7 @@ _SIMPLE = {"expr_stmt", "import_name", "import_from", "return_stmt", "raise_stmt
            "break_stmt", "continue_stmt", "global_stmt", "nonlocal_stmt", "assert_stmt", "keyword"}
 
 
-class Statements(Evaluator):
+class Statements(Definitions):
     def exec_block(self, statements: list[Node]) -> None:
         for stmt in statements:
             if self.state.dead or self.steps > HARD_STEPS:
@@ -337,66 +334,3 @@ class Statements(Evaluator):
             self.state.dead = False
             self.exec_block(suite_statements(final_suite))
             self.state.dead = self.state.dead or was_dead
-
-    # -- definitions --------------------------------------------------------
-    def define(self, node: Node) -> None:
-        name = node.name.value
-        if node.type == "funcdef":
-            self.state.names[name] = Function(node, name)
-            if self.state is self.module_state:
-                self.functions.append((node, None))
-        else:
-            self.state.names[name] = ClassDef(node, name)
-            if self.state is self.module_state:
-                for fn in node.iter_funcdefs():
-                    self.functions.append((fn, name))
-
-    def run_uncalled(self) -> None:
-        """Functions never called in the module (handlers, methods, library code) run last,
-        against the module's final state, with their parameters unknown."""
-        end = self.module_state
-        instances: dict[str, Ref] = {}
-        for node, cls in self.functions:
-            if id(node) in self.called:
-                continue
-            self.state = end
-            names: dict[str, Value] = {p.name.value: self.annotated(p) for p in node.get_params()}
-            params = node.get_params()
-            if isinstance(cls, str) and params and not _is_static(node):
-                if cls not in instances:
-                    instances[cls] = self.setup_instance(cls)
-                names[params[0].name.value] = instances[cls]
-            self.run_function(node, names, None)
-        self.state = end
-
-    def annotated(self, param: Any) -> Value:
-        """A parameter of an uncalled function: unknown, unless annotated with a transformers model class."""
-        ann = param.annotation
-        if ann is not None:
-            hint = self.eval(ann)
-            if isinstance(hint, Symbol) and hint.qualname.startswith("transformers."):
-                name = hint.qualname.rsplit(".", 1)[-1]
-                if name.endswith(("Model", "LMHeadModel")) or "For" in name:
-                    return self.new(ModelState(class_name=None if name.startswith("Auto") else name,
-                                               gen_config=self.new(ConfigState())))
-        return Unknown(f"the parameter `{param.name.value}`")
-
-    def setup_instance(self, cls: str) -> Ref:
-        """An instance as `__init__` leaves it, plus (conditionally) what setup methods add."""
-        ref = self.new(InstanceState(cls))
-        init = self.method_of(cls, "__init__")
-        if init is not None and id(init.node) not in self.called:
-            params = init.node.get_params()
-            names: dict[str, Value] = {p.name.value: Unknown(f"the parameter `{p.name.value}`") for p in params}
-            if params:
-                names[params[0].name.value] = ref
-            self.run_function(init.node, names, None)
-            self.called.add(id(init.node))
-        return ref
-
-
-def _is_static(node: Any) -> bool:
-    parent = node.parent
-    if parent is not None and parent.type == "decorated":
-        return any("staticmethod" in code(d) for d in parent.children[:-1])
-    return False
