@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
-from harness import ARTIFACTS
+from harness import ARTIFACTS, REPO
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -23,3 +25,17 @@ def artifacts(request: pytest.FixtureRequest) -> Path:
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     return folder
+
+
+@pytest.fixture(scope="session")
+def vsix(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The extension as users get it: HFC_VSIX, or built now with scripts/build-vsix.sh."""
+    if os.environ.get("HFC_VSIX"):
+        return Path(os.environ["HFC_VSIX"]).resolve()
+    out = tmp_path_factory.mktemp("vsix")
+    env = dict(os.environ, HFC_VSIX_OUT=str(out))
+    subprocess.run(
+        ["bash", str(REPO / "scripts" / "build-vsix.sh")], cwd=REPO, env=env, check=True, timeout=900
+    )
+    (built,) = out.glob("*.vsix")
+    return built

@@ -92,20 +92,6 @@ def _env(tmp: Path) -> dict[str, str]:
     return env
 
 
-@pytest.fixture(scope="session")
-def vsix(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The extension as users get it: HFC_VSIX, or built now with scripts/build-vsix.sh."""
-    if os.environ.get("HFC_VSIX"):
-        return Path(os.environ["HFC_VSIX"]).resolve()
-    out = tmp_path_factory.mktemp("vsix")
-    env = dict(os.environ, HFC_VSIX_OUT=str(out))
-    subprocess.run(
-        ["bash", str(REPO / "scripts" / "build-vsix.sh")], cwd=REPO, env=env, check=True, timeout=900
-    )
-    (built,) = out.glob("*.vsix")
-    return built
-
-
 def _probe_vsix(tmp: Path) -> Path:
     folder = tmp / "probe"
     shutil.copytree(PROBE, folder)
