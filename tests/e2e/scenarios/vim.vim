@@ -85,6 +85,7 @@ function! s:Scenario() abort
   let l:before = join(getline(1, '$'), "\n")
   call cursor(l:first.lnum, l:first.col)
   ALECodeAction
+  call s:Wait('has_key(s:result, "action_prompt")')
   if !get(s:result, 'matched', v:false)
     throw 'the quick fix ' . $HFC_FIX_TITLE . ' was not offered'
   endif
