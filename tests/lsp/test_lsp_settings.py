@@ -88,3 +88,14 @@ async def test_the_target_version_is_reported_to_the_client(start):
     client = await start({"transformersVersion": "5.23.0"})
     status = await client.wait_for_notification("hfCacheLint/status")
     assert (status.transformersVersion, status.versionSource) == ("5.23.0", "setting")
+
+
+async def test_a_changed_pyproject_is_re_read_when_the_client_reports_it(start, uri, tmp_path):
+    client = await start()
+    open_doc(client, uri, CONFLICT)
+    await diagnostics(client, uri, version=1, where=has_conflict)
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text('[tool.hf-cache-lint]\nignore = ["HFC001"]\n')
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+        [types.FileEvent(pyproject.as_uri(), types.FileChangeType.Created)]))
+    assert no_conflict(await diagnostics(client, uri, version=1, where=no_conflict))

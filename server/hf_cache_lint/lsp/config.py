@@ -21,9 +21,18 @@ def register_for_changes(ls: HfCacheLintServer) -> None:
     Not awaited: pytest-lsp 1.0.1 never answers client/registerCapability (REAL-CLIENTS.md), and
     nothing here depends on the answer.
     """
+    registrations = []
     if ls.supports("workspace.did_change_configuration.dynamic_registration"):
-        ls.client_register_capability(types.RegistrationParams([types.Registration(
-            id="hf-cache-lint-configuration", method=types.WORKSPACE_DID_CHANGE_CONFIGURATION)]))
+        registrations.append(types.Registration(
+            id="hf-cache-lint-configuration", method=types.WORKSPACE_DID_CHANGE_CONFIGURATION))
+    if ls.supports("workspace.did_change_watched_files.dynamic_registration"):
+        # Files the analysis reads besides the open documents: settings and checkpoint configs.
+        registrations.append(types.Registration(
+            id="hf-cache-lint-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=[
+                types.FileSystemWatcher(glob_pattern=g) for g in WATCHED])))
+    if registrations:
+        ls.client_register_capability(types.RegistrationParams(registrations))
 
 
 def _folders(ls: HfCacheLintServer) -> list[str | None]:
@@ -45,6 +54,7 @@ async def _pull_editor_settings(ls: HfCacheLintServer, folders: list[str | None]
 
 
 STATUS = "hfCacheLint/status"
+WATCHED = ("**/pyproject.toml", "**/generation_config.json")
 
 
 def report_status(ls: HfCacheLintServer, configs: dict[str | None, FolderConfig]) -> None:
@@ -55,8 +65,8 @@ def report_status(ls: HfCacheLintServer, configs: dict[str | None, FolderConfig]
                                 "versionSource": context.version_source})
 
 
-async def refresh(ls: HfCacheLintServer, pushed: Any = None, initial: bool = False) -> None:
-    """Re-read every folder's settings; when anything changed, re-resolve contexts and re-lint.
+async def refresh(ls: HfCacheLintServer, pushed: Any = None, initial: bool = False, files: bool = False) -> None:
+    """Re-read every folder's settings; when anything changed (or `files` did), re-resolve and re-lint.
 
     Engine runs wait while this reads (see `HfCacheLintServer.settings_ready`), so a pull that
     arrives right after didChangeConfiguration already sees the new settings.
@@ -77,7 +87,8 @@ async def refresh(ls: HfCacheLintServer, pushed: Any = None, initial: bool = Fal
         except Exception as exc:
             ls.log_error(f"settings for {folder or 'the workspace'} failed: {exc!r}")
             configs[folder] = build(None, [])
-    changed = configs != ls.state.folders
+    # A changed generation_config.json changes findings without changing any setting.
+    changed = files or configs != ls.state.folders
     ls.state.folders = configs
     if changed:
         ls.state.generation += 1

@@ -39,6 +39,10 @@ def register(server: HfCacheLintServer) -> None:
     async def did_change_folders(ls: HfCacheLintServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
         await config.refresh(ls)
 
+    @feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    async def did_change_files(ls: HfCacheLintServer, params: types.DidChangeWatchedFilesParams) -> None:
+        await config.refresh(ls, files=True)
+
     @feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: HfCacheLintServer, params: types.DidOpenTextDocumentParams) -> None:
         ls.mark_saved(params.text_document.uri)
