@@ -3,8 +3,8 @@
 #
 # Layout under .cache/oracle/ (gitignored):
 #   venv/          one venv: torch==2.13.0 (the CPU wheel on this machine's disk) + numpy/jinja2, and
-#                  optimum-quanto (for cache_implementation="quantized"; its CPU extension is compiled here
-#                  once, ~50 s, instead of inside a timed snippet).
+#                  optimum-quanto (for cache_implementation="quantized"; the worker swaps its C++ kernel,
+#                  which would JIT-compile for 1-2 min, for quanto's own pure-torch one).
 #   tf-X.Y.Z/      `pip install --target` of transformers==X.Y.Z and those of its dependencies that the
 #                  venv does not already hold at the resolved version (never torch); the oracle worker
 #                  puts it first on sys.path. One torch install instead of three keeps this fast and small.
@@ -52,19 +52,16 @@ else
   log "venv ok"
 fi
 
-# 2. One --target folder per transformers version, holding only what the venv lacks.
-for v in "${VERSIONS[@]}"; do
-  T="$DIR/tf-$v"
-  if [[ -f "$T/.ok" ]]; then
-    log "transformers $v ok"
-    continue
-  fi
+# 2. One --target folder per transformers version, holding only what the venv lacks. The versions are
+#    independent, so they install side by side (pip mostly waits on I/O and unpacking).
+install_version() {
+  local v="$1" T="$DIR/tf-$1" report="$DIR/report-$1.json"
   log "installing transformers $v into $T"
   rm -rf "$T"
-  report="$DIR/report-$v.json"
   # Resolve the full dependency set as if nothing were installed (pins torch so it can never be chosen).
   "$VENV/bin/pip" install --quiet --dry-run --ignore-installed --report "$report" \
     "transformers==$v" "$TORCH"
+  local reqs
   mapfile -t reqs < <("$VENV/bin/python" - "$report" <<'EOF'
 import json, sys
 from importlib import metadata
@@ -77,11 +74,11 @@ for item in json.load(open(sys.argv[1]))["install"]:
     print(f"{name}=={ver}")
 EOF
 )
-  log "  into target: ${reqs[*]}"
+  log "  $v into target: ${reqs[*]}"
   "$VENV/bin/pip" install --quiet --no-deps --target "$T" "${reqs[@]}"
   rm -f "$report"
-  # Prove it: import this version from the target and run a tiny generate.
-  ORACLE_TF_DIR="$T" "$VENV/bin/python" - "$v" <<'EOF'
+  # Prove it: import this version from the target and run a tiny generate (its warnings are noise).
+  ORACLE_TF_DIR="$T" "$VENV/bin/python" - "$v" 2>/dev/null <<'EOF'
 import os, sys
 sys.path.insert(0, os.environ["ORACLE_TF_DIR"])
 import torch, transformers
@@ -95,17 +92,24 @@ assert out.shape == (1, 6), out.shape
 print(f"transformers {transformers.__version__} on torch {torch.__version__}: tiny generate ok")
 EOF
   touch "$T/.ok"
-done
+}
 
-# 3. Build quanto's CPU extension now: it JIT-compiles on first use (~50 s, into its own package folder),
-#    which must not happen inside a timed snippet. Its imports (packaging, safetensors) come from a target.
-if ! compgen -G "$VENV/lib/python3*/site-packages/optimum/quanto/library/extensions/cpp/build/quanto_cpp*.so" >/dev/null; then
-  log "compiling optimum-quanto's CPU extension"
-  ORACLE_TF_DIR="$DIR/tf-${VERSIONS[0]}" "$VENV/bin/python" -c '
-import os, sys
-sys.path.insert(0, os.environ["ORACLE_TF_DIR"])
-import optimum.quanto.library.extensions.cpp as cpp
-cpp.ext.lib'
+pids=()
+for v in "${VERSIONS[@]}"; do
+  if [[ -f "$DIR/tf-$v/.ok" ]]; then
+    log "transformers $v ok"
+  else
+    install_version "$v" &
+    pids+=("$!")
+  fi
+done
+failed=0
+for pid in "${pids[@]}"; do
+  wait "$pid" || failed=1
+done
+if (( failed )); then
+  log "FAILED: a transformers version did not install or did not run (see above)"
+  exit 1
 fi
 
 log "done in $(( $(date +%s) - start ))s; sizes: $(cd "$DIR" && du -sh venv tf-* | awk '{printf "%s=%s ", $2, $1}')"

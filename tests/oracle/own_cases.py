@@ -82,6 +82,19 @@ RUNNER: dict[str, dict[str, Any]] = {
         "    enc = tok(data['text'], return_tensors='pt')\n"
         "    return model.generate(**enc, past_key_values=DynamicCache(), cache_implementation='static')  # <- raises\n",
         conflict("past_key_values")),
+    "flask_handler": case(
+        "from flask import Flask, request, jsonify\napp = Flask(__name__)\n"
+        "@app.route('/gen', methods=['POST'])\ndef gen():\n    text = request.get_json()['prompt']\n"
+        "    out = model.generate(**tok(text, return_tensors='pt'), past_key_valyes=DynamicCache())  # <- raises\n"
+        "    return jsonify({'text': tok.decode(out[0])})\n"
+        "if __name__ == '__main__':\n    app.run(host='0.0.0.0', port=8000)\n", every("HFC005")),
+    "pydantic_streaming_handler": case(
+        "from fastapi import FastAPI\nfrom fastapi.responses import StreamingResponse\nfrom pydantic import BaseModel\n"
+        "import uvicorn\napp = FastAPI()\nclass Req(BaseModel):\n    prompt: str\n    max_new_tokens: int = 4\n"
+        "@app.post('/stream')\ndef stream(req: Req):\n    def gen():\n"
+        "        yield model.generate(**tok(req.prompt, return_tensors='pt'), cache_implementation='statik')  # <- raises\n"
+        "    return StreamingResponse(gen(), media_type='text/plain')\n"
+        "if __name__ == '__main__':\n    uvicorn.run(app)\n", every("HFC004")),
     "thread_target": case(
         "from threading import Thread\n"
         "t = Thread(target=model.generate, kwargs=dict(input_ids=ids, cache_implementation='nope'))  # <- raises\n"

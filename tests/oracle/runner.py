@@ -43,6 +43,7 @@ class Outcome:
     exc_type: str = ""
     detail: str = ""
     output: str = ""  # tail of the snippet's stdout/stderr, for failure reports
+    seconds: float = 0.0  # wall time of the forked run
 
     def describe(self) -> str:
         where = f" at line {self.line}" if self.line else ""
@@ -79,9 +80,10 @@ def start(version: str, cases: Sequence[Snippet], timeout: float = 60.0) -> tupl
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
     env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", TOKENIZERS_PARALLELISM="false", OMP_NUM_THREADS="1",
                HF_HOME=str(work / "hf-home"))  # an empty HF cache: nothing real can leak in
-    proc = subprocess.Popen(
-        [str(VENV_PYTHON), str(WORKER), str(tf_dir(version)), str(work / "in.json"), str(work / "out.json")],
-        cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=open(work / "worker.log", "wb"))
+    with open(work / "worker.log", "wb") as log:  # the child keeps its own copy of the descriptor
+        proc = subprocess.Popen(
+            [str(VENV_PYTHON), str(WORKER), str(tf_dir(version)), str(work / "in.json"), str(work / "out.json")],
+            cwd=work, env=env, stdout=subprocess.DEVNULL, stderr=log)
     return proc, work
 
 

@@ -8,6 +8,7 @@ The parent enforces the per-snippet timeout. Snippet stdout/stderr go to a log w
 
 from __future__ import annotations
 
+import contextlib
 import faulthandler
 import json
 import os
@@ -27,14 +28,15 @@ for key, value in {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZE
                    "OMP_NUM_THREADS": "1", "HF_HUB_DISABLE_TELEMETRY": "1"}.items():
     os.environ[key] = value
 
-import torch  # noqa: E402
-import transformers  # noqa: E402
-
 import sim  # noqa: E402
 import tiny  # noqa: E402
+import torch  # noqa: E402
+import transformers  # noqa: E402
 import web  # noqa: E402
 
-torch.set_num_threads(1)  # fork after torch: a single intra-op thread keeps children from deadlocking
+# OMP_NUM_THREADS=1 (set above, before torch loads) keeps OpenMP from starting threads a fork would orphan.
+# Do NOT call torch.set_num_threads here: then every new thread in a forked child (5.x loads weights on a
+# thread pool) re-applies it and trips "pool INTERNAL ASSERT FAILED ... Invalid thread pool!".
 
 CONFLICT = re.compile(r"Passing both `cache_implementation` .* and `(\w+)` \(a Cache object\)")
 
@@ -136,6 +138,7 @@ def tail(path: str, limit: int = 3000) -> str:
 def run_one(case: dict[str, Any], timeout: float) -> dict[str, Any]:
     read_fd, write_fd = os.pipe()
     log_path = os.path.join(tempfile.gettempdir(), f"oracle-{os.getpid()}-{abs(hash(case['id']))}.log")
+    began = time.monotonic()
     pid = os.fork()
     if pid == 0:
         os.close(read_fd)
@@ -167,10 +170,9 @@ def run_one(case: dict[str, Any], timeout: float) -> dict[str, Any]:
     else:
         result = json.loads(b"".join(chunks))
     result["output"] = tail(log_path)
-    try:
+    result["seconds"] = round(time.monotonic() - began, 3)
+    with contextlib.suppress(OSError):
         os.unlink(log_path)
-    except OSError:
-        pass
     return result
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import sys
 import threading
+import types
 from typing import Any
 
 import torch
@@ -153,7 +154,23 @@ def install_mode() -> CpuForCuda:
     return CpuForCuda()
 
 
+def _quanto_without_compiling() -> None:
+    """optimum-quanto JIT-compiles a C++ `unpack` kernel (~1-2 min) on first use; its own pure-torch
+    implementation computes the same thing, so hand that to the extension object instead."""
+    try:
+        import optimum.quanto.library.extensions.cpp as cpp
+    except ImportError:
+        return
+
+    def unpack(packed: torch.Tensor, bits: int) -> torch.Tensor:  # optimum/quanto/library/unpack.py
+        parts = [(packed & (2 ** (bits * (i + 1)) - 1)) >> (bits * i) for i in range(8 // bits)]
+        return torch.cat(parts).to(torch.uint8)
+
+    cpp.ext._lib = types.SimpleNamespace(unpack=unpack)
+
+
 def install() -> None:
+    _quanto_without_compiling()
     torch.nn.Module.to = _module_to(torch.nn.Module.to)  # type: ignore[method-assign]
     torch.nn.Module.cuda = lambda self, *a, **k: self  # type: ignore[method-assign]
     torch.compile = lambda model=None, *a, **k: model if model is not None else (lambda f: f)  # type: ignore[assignment]

@@ -35,6 +35,8 @@ HUB_GENERATION: dict[str, dict[str, Any]] = {
     "mamba": {"bos_token_id": 0, "eos_token_id": 0, "pad_token_id": 0, "transformers_version": "4.39.0.dev0"},
     "gemma2": {"bos_token_id": 2, "cache_implementation": "hybrid", "eos_token_id": [1, 107],
                "pad_token_id": 0, "transformers_version": "4.42.4"},
+    "t5": {"decoder_start_token_id": 0, "eos_token_id": 1, "pad_token_id": 0, "transformers_version": "4.27.0"},
+    "gpt2": {"bos_token_id": 0, "eos_token_id": 0, "transformers_version": "4.27.0"},
     "gemma3_text": {"bos_token_id": 2, "cache_implementation": "hybrid", "eos_token_id": [1, 106],
                     "pad_token_id": 0, "transformers_version": "4.50.0.dev0"},
 }

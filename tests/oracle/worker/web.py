@@ -12,7 +12,7 @@ import inspect
 import sys
 import types
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 PAYLOAD: dict[str, Any] = {"text": "hi", "prompt": "hi", "message": "hi", "query": "hi", "question": "hi",
                            "messages": [{"role": "user", "content": "hi"}], "max_new_tokens": 8}
@@ -60,10 +60,10 @@ class App(Placeholder):
 
 
 class Request(Placeholder):
-    headers: dict[str, str] = {}
-    query_params: dict[str, str] = {}
-    args: dict[str, Any] = PAYLOAD
-    form: dict[str, Any] = PAYLOAD
+    headers: ClassVar[dict[str, str]] = {}
+    query_params: ClassVar[dict[str, str]] = {}
+    args: ClassVar[dict[str, Any]] = PAYLOAD
+    form: ClassVar[dict[str, Any]] = PAYLOAD
     json = PAYLOAD  # flask's request.json (fastapi's is the async method below, set per instance)
     method = "POST"
 
@@ -106,8 +106,10 @@ class BaseModel:
 
     def __init__(self, **data: Any) -> None:
         for klass in reversed(type(self).__mro__):
-            for key, value in vars(klass).items():
-                if key in getattr(klass, "__annotations__", {}):
+            # Read __dict__ directly: getattr(klass, "__annotations__") may create the entry mid-iteration.
+            fields = klass.__dict__.get("__annotations__", {})
+            for key, value in list(vars(klass).items()):
+                if key in fields:
                     setattr(self, key, value)
         for key, value in data.items():
             setattr(self, key, value)
@@ -132,8 +134,8 @@ def install() -> None:
 
 def _argument(param: inspect.Parameter) -> Any:
     ann = param.annotation
-    if isinstance(ann, type) and issubclass(ann, Request) or param.name in ("request", "req") and \
-            ann is inspect.Parameter.empty:
+    untyped_request = param.name in ("request", "req") and ann is inspect.Parameter.empty
+    if (isinstance(ann, type) and issubclass(ann, Request)) or untyped_request:
         return FastApiRequest()
     if isinstance(ann, type) and any(k.__name__ == "BaseModel" for k in ann.__mro__[1:]):
         fields = getattr(ann, "model_fields", None) or getattr(ann, "__annotations__", {})
