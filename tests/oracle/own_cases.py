@@ -170,6 +170,52 @@ FACTS: dict[str, dict[str, Any]] = {
         "g = AutoModelForCausalLM.from_pretrained('google/gemma-2-2b-it')\n"
         "print(g.generation_config.cache_implementation)\n"
         "g.generate(ids, past_key_values=DynamicCache(), max_new_tokens=3)\n", every("OK")),
+    # §1: in 5.24 both `past_key_values=` and `cache=` only warn and `cache` wins (None here: no conflict);
+    # before 5.24 a None `cache=` is skipped by the unused-kwargs check, so past_key_values conflicts.
+    "both_names_cache_wins": case(
+        "model.generate(ids, past_key_values=DynamicCache(), cache=None, cache_implementation='static',  # <- raises\n"
+        "               max_new_tokens=3)\n", {**conflict("past_key_values"), V524: "OK"}),
+    # §1: the "mamba" keyword rule is on the class name: for a subclass named otherwise, <= 5.23 checks
+    # `past_key_values` (which Mamba's forward rejects first: HFC005) and lets `cache_params` through.
+    "mamba_subclass_past_key_values": case(
+        "class MySSM(MambaForCausalLM):\n    pass\n"
+        "m = MySSM.from_pretrained('state-spaces/mamba-130m-hf')\n"
+        "m.generate(ids, past_key_values=DynamicCache(), cache_implementation='static', max_new_tokens=3)  # <- raises\n",
+        {V457: "HFC005", V523: "HFC005", V524: "HFC001:cache"}, pre=MAMBA),
+    "mamba_subclass_cache_params": case(
+        "class MySSM(MambaForCausalLM):\n    pass\n"
+        "m = MySSM.from_pretrained('state-spaces/mamba-130m-hf')\n"
+        "m.generate(ids, cache_params=DynamicCache(), cache_implementation='static', max_new_tokens=3)  # <- raises\n",
+        {V457: "OTHER", V523: "OTHER", V524: "HFC001:cache"}, pre=MAMBA),
+    # §2 routes: generation_config.update(...) and the text-generation pipeline call keywords.
+    "genconfig_update": case(
+        "model.generation_config.update(cache_implementation='offloaded')\n"
+        "model.generate(ids, past_key_values=DynamicCache(), max_new_tokens=3)  # <- raises\n",
+        conflict("past_key_values")),
+    "pipeline_call_keywords": case(
+        "from transformers import pipeline\npipe = pipeline('text-generation', model=model, tokenizer=tok)\n"
+        "pipe('hello', past_key_values=DynamicCache(), cache_implementation='static', max_new_tokens=3)  # <- raises\n",
+        conflict("past_key_values")),
+    "pipeline_model_default": case(
+        "from transformers import pipeline\nmodel.generation_config.cache_implementation = 'static'\n"
+        "pipe = pipeline('text-generation', model=model, tokenizer=tok)\n"
+        "pipe('hello', past_key_values=DynamicCache(), max_new_tokens=3)  # <- raises\n",
+        conflict("past_key_values")),
+    # §2, 4.57: a user GenerationConfig takes the model's values only when the checkpoint's config was
+    # saved by transformers >= 4.50; 5.x always fills unset fields from the model.
+    "user_config_old_checkpoint": case(
+        "m = AutoModelForCausalLM.from_pretrained('./ckpt')\n"
+        "m.generate(ids, generation_config=GenerationConfig(max_new_tokens=3), past_key_values=DynamicCache())  # <- raises\n",
+        {V457: "OK", V523: "HFC001:past_key_values", V524: "HFC001:cache"},
+        files={"ckpt/generation_config.json": '{"cache_implementation": "static", "transformers_version": "4.45.0"}'}),
+    "user_config_new_checkpoint": case(
+        "m = AutoModelForCausalLM.from_pretrained('./ckpt')\n"
+        "m.generate(ids, generation_config=GenerationConfig(max_new_tokens=3), past_key_values=DynamicCache())  # <- raises\n",
+        conflict("past_key_values"),
+        files={"ckpt/generation_config.json": '{"cache_implementation": "static", "transformers_version": "4.50.3"}'}),
+    # §4: use_cache=False with cache_implementation and no cache object only warns.
+    "use_cache_false_no_cache": case(
+        "model.generate(ids, cache_implementation='static', use_cache=False, max_new_tokens=3)\n", every("OK")),
     # §2 non-route: a forward call with both keywords is not generate.
     "forward_not_generate": case(
         "model(ids, past_key_values=DynamicCache(), use_cache=True)\n", every("OK")),

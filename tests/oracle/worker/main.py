@@ -30,7 +30,6 @@ for key, value in {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZE
 
 import sim  # noqa: E402
 import tiny  # noqa: E402
-import torch  # noqa: E402
 import transformers  # noqa: E402
 import web  # noqa: E402
 

@@ -106,8 +106,8 @@ class BaseModel:
 
     def __init__(self, **data: Any) -> None:
         for klass in reversed(type(self).__mro__):
-            # Read __dict__ directly: getattr(klass, "__annotations__") may create the entry mid-iteration.
-            fields = klass.__dict__.get("__annotations__", {})
+            # Not getattr(klass, "__annotations__"): that may create the entry mid-iteration.
+            fields = inspect.get_annotations(klass)
             for key, value in list(vars(klass).items()):
                 if key in fields:
                     setattr(self, key, value)
