@@ -26,11 +26,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 VERSION = "5.23.0"
 
-# Runs argv, then prints the peak RSS (KiB) of the largest process among its waited-for descendants.
+# Runs argv, then prints the peak RSS (KiB) of the largest process among its waited-for descendants
+# and their CPU seconds (user + system): CPU time moves less than wall time on a shared machine.
 _WRAPPER = (
     "import resource, subprocess, sys\n"
     "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)\n"
-    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+    "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+    "print(u.ru_maxrss, u.ru_utime + u.ru_stime)\n"
 )
 
 
@@ -72,6 +74,7 @@ def count_files(tree: Path) -> tuple[int, int]:
 class Sample:
     wall_s: float
     peak_rss_mib: float
+    cpu_s: float
 
 
 def measure(argv: list[str], cwd: Path) -> Sample:
@@ -79,7 +82,8 @@ def measure(argv: list[str], cwd: Path) -> Sample:
     out = subprocess.run([sys.executable, "-c", _WRAPPER, *argv], cwd=cwd, capture_output=True, text=True,
                          check=True).stdout
     wall = time.perf_counter() - start
-    return Sample(wall, int(out.strip().splitlines()[-1]) / 1024)
+    rss, cpu = out.strip().splitlines()[-1].split()
+    return Sample(wall, int(rss) / 1024, float(cpu))
 
 
 @dataclass(frozen=True)
@@ -90,12 +94,14 @@ class Summary:
     min_s: float
     files_per_s: float
     peak_rss_mib: float
+    median_cpu_s: float
 
 
 def summarise(tool: str, argv: list[str], samples: list[Sample], files: int) -> Summary:
     med = statistics.median(s.wall_s for s in samples)
     return Summary(tool, argv, round(med, 3), round(min(s.wall_s for s in samples), 3), round(files / med, 1),
-                   round(max(s.peak_rss_mib for s in samples), 1))
+                   round(max(s.peak_rss_mib for s in samples), 1),
+                   round(statistics.median(s.cpu_s for s in samples), 2))
 
 
 def breakdown(tree: Path, limit: int) -> dict[str, float]:
@@ -189,14 +195,17 @@ def race(rounds: int, files: int, ours: list[str], theirs: list[str], cwd: Path)
         for tool, argv in (("hf-cache-lint", ours), ("ruff", theirs)):
             s = measure(argv, cwd)
             samples[tool].append(s)
-            print(f"  round {i + 1}: {tool:<13} {s.wall_s:7.2f} s  peak RSS {s.peak_rss_mib:7.1f} MiB", flush=True)
+            print(f"  round {i + 1}: {tool:<13} {s.wall_s:7.2f} s  CPU {s.cpu_s:7.2f} s  "
+                  f"peak RSS {s.peak_rss_mib:7.1f} MiB", flush=True)
     a = summarise("hf-cache-lint", ours, samples["hf-cache-lint"], files)
     b = summarise("ruff", theirs, samples["ruff"], files)
-    print(f"\n{'tool':<14}{'median s':>10}{'min s':>9}{'files/s':>10}{'peak RSS MiB':>14}")
+    print(f"\n{'tool':<14}{'median s':>10}{'min s':>9}{'files/s':>10}{'CPU s':>9}{'peak RSS MiB':>14}")
     for s in (a, b):
-        print(f"{s.tool:<14}{s.median_s:>10.2f}{s.min_s:>9.2f}{s.files_per_s:>10.1f}{s.peak_rss_mib:>14.1f}")
+        print(f"{s.tool:<14}{s.median_s:>10.2f}{s.min_s:>9.2f}{s.files_per_s:>10.1f}{s.median_cpu_s:>9.2f}"
+              f"{s.peak_rss_mib:>14.1f}")
     ratio = a.median_s / b.median_s
-    print(f"ratio ours/ruff (median wall): {ratio:.2f}x")
+    print(f"ratio ours/ruff: {ratio:.2f}x median wall, {a.min_s / b.min_s:.2f}x min wall, "
+          f"{a.median_cpu_s / b.median_cpu_s:.2f}x CPU")
     return {"ratio": round(ratio, 3), "ours": asdict(a), "ruff": asdict(b), "load_after": os.getloadavg()}
 
 

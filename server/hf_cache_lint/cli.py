@@ -8,7 +8,10 @@ import sys
 from collections.abc import Callable, Sequence
 
 from hf_cache_lint import __version__
-from hf_cache_lint.cli_support.formats import FORMATS
+
+# The names only: the formats (and through them the engine) load when `check` runs, so `--version`
+# and `serve` start fast. cli_support.formats.FORMATS maps the same names.
+FORMAT_NAMES = ("text", "json", "sarif", "github")
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -59,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
                            formatter_class=argparse.RawDescriptionHelpFormatter)
     check.add_argument("paths", nargs="*", metavar="PATH",
                        help="files or folders (recursive: .py and .ipynb); default: .")
-    check.add_argument("--format", choices=tuple(FORMATS), default="text", help="output format (default: text)")
+    check.add_argument("--format", choices=FORMAT_NAMES, default="text", help="output format (default: text)")
     check.add_argument("--transformers-version", metavar="X.Y.Z",
                        help="target transformers version (wins over the one found with --interpreter)")
     check.add_argument("--interpreter", metavar="PY",

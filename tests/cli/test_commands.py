@@ -169,3 +169,17 @@ def test_engine_log_records_print_as_one_line_without_traceback(run: RunFn, proj
     r = run("check", "--select", rule.code, "demo.py")
     assert r.err == f"hf-cache-lint: error: rule {rule.code} failed on demo.py: ValueError: bad rule\n"
     assert r.code == 0
+
+
+def test_format_names_match_the_formats() -> None:
+    from hf_cache_lint.cli import FORMAT_NAMES
+    from hf_cache_lint.cli_support.formats import FORMATS
+
+    assert tuple(FORMATS) == FORMAT_NAMES
+
+
+def test_version_and_help_do_not_load_the_engine() -> None:
+    code = ("import sys; from hf_cache_lint.cli import main; main(['--version']); "
+            "print(sorted(m for m in sys.modules if m.startswith('hf_cache_lint.engine') or m == 'parso'))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert proc.stdout.splitlines()[-1] == "[]"
