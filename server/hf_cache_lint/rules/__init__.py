@@ -6,7 +6,10 @@ from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc001_cache_conflict import CacheConflict
 from hf_cache_lint.rules.hfc002_legacy_tuple_cache import LegacyTupleCache
 from hf_cache_lint.rules.hfc003_cache_keyword import CacheKeyword
+from hf_cache_lint.rules.hfc004_invalid_cache_implementation import InvalidCacheImplementation
+from hf_cache_lint.rules.hfc005_unused_generate_kwarg import UnusedGenerateKwarg
 
-ALL_RULES: tuple[Rule, ...] = (CacheConflict(), LegacyTupleCache(), CacheKeyword())
+ALL_RULES: tuple[Rule, ...] = (CacheConflict(), LegacyTupleCache(), CacheKeyword(),
+                              InvalidCacheImplementation(), UnusedGenerateKwarg())
 
 BY_CODE: dict[str, Rule] = {r.code: r for r in ALL_RULES}

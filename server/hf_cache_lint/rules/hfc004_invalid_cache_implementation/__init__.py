@@ -1,0 +1,144 @@
+"""HFC004 invalid-cache-implementation: a `cache_implementation` value the target version rejects."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Iterator
+from importlib import resources
+from pathlib import Path
+
+from hf_cache_lint.engine.analysis import Analysis, CiValue, GenerateCall
+from hf_cache_lint.engine.edits import ignore_line
+from hf_cache_lint.engine.findings import Edit, Finding, Fix, Related, Severity, Span
+from hf_cache_lint.engine.text import line_starts, offset
+from hf_cache_lint.engine.versions import Target
+from hf_cache_lint.rules.base import Rule
+from hf_cache_lint.rules.hfc004_invalid_cache_implementation.examples import INVALID
+from hf_cache_lint.rules.hfc004_invalid_cache_implementation.valid import VALID
+from hf_cache_lint.rules.order import ci_rejected, is_encoder_decoder, kwargs_rejected, quote_like
+
+# What a deprecated 5.x name builds now, and the current name that builds the same (None: leave it unset).
+_DEPRECATED_NOW: dict[str, tuple[str, str | None]] = {
+    "sliding_window": ("a `StaticCache` whose layer types come from the model config", "static"),
+    "hybrid_chunked": ("a `StaticCache` whose layer types come from the model config", "static"),
+    "offloaded_hybrid": ("an offloaded `StaticCache` whose layer types come from the model config", "offloaded_static"),
+    "offloaded_hybrid_chunked": ("an offloaded `StaticCache` whose layer types come from the model config",
+                                 "offloaded_static"),
+    "hybrid": ("nothing: it is reset to None and generate builds its default `DynamicCache`", None),
+}
+QUANTIZED_MESSAGE = ("ValueError: This model does not support the quantized cache. If you want your model to "
+                     "support quantized cache, please open an issue and tag @zucchini-nlp.")
+_NONE = "None"
+
+
+def suggestion(target: Target, value: str) -> str | None:
+    """The value the user most likely meant, as Python source (`"static"`, or `None` to leave it unset)."""
+    current = [v for v in target.valid_cache_implementations if v not in target.deprecated_cache_implementations]
+    low = value.strip().lower()
+    if low in current:
+        return low
+    if low == "dynamic_full":  # 4.x only: a DynamicCache without sliding layers; 5.x builds a DynamicCache
+        return "dynamic"
+    if low in ("mamba", "paged"):  # Mamba builds its own cache; 4.x has no paged cache (use None: the default)
+        return _NONE
+    if low in _DEPRECATED_NOW and low not in target.valid_cache_implementations:
+        return _DEPRECATED_NOW[low][1] or _NONE
+    got = difflib.get_close_matches(low, current, n=1, cutoff=0.6)
+    return got[0] if got else None
+
+
+class InvalidCacheImplementation(Rule):
+    code = "HFC004"
+    name = "invalid-cache-implementation"
+    summary = "A `cache_implementation` value this transformers version rejects (or has deprecated)."
+    default_severity = Severity.ERROR
+    docs = resources.files(__package__).joinpath("docs.md").read_text("utf-8")
+    valid = VALID
+    invalid = INVALID
+
+    def check(self, analysis: Analysis) -> Iterable[Finding]:
+        target = analysis.context.target
+        seen: set[Span] = set()
+        for ci in analysis.ci_values:
+            span = ci.origin if ci.where == "json" else ci.span
+            if span is None or span in seen:
+                continue
+            if ci.value not in target.valid_cache_implementations:
+                seen.add(span)
+                yield self.invalid_value(analysis, ci, span)
+            elif ci.value in target.deprecated_cache_implementations and ci.where != "json":
+                seen.add(span)
+                yield self.deprecated_value(analysis, ci)
+        for call in analysis.calls:
+            finding = self.quantized(analysis, call, seen)
+            if finding is not None:
+                seen.add(finding.span)
+                yield finding
+
+    def invalid_value(self, analysis: Analysis, ci: CiValue, span: Span) -> Finding:
+        target = analysis.context.target
+        error = target.invalid_cache_implementation_message(ci.value)
+        meant = suggestion(target, ci.value)
+        hint = f" (did you mean {meant if meant == _NONE else repr(meant).replace(chr(39), chr(34))}?)" \
+            if meant else ""
+        where = {"keyword": "generate", "GenerationConfig": "`GenerationConfig(...)`",
+                 "json": "`from_pretrained` (reading generation_config.json)"}.get(ci.where, "generate")
+        message = f'`cache_implementation="{ci.value}"` is not valid in transformers {target}{hint}; {where} raises {error}'
+        related: tuple[Related, ...] = ()
+        if ci.where == "json":
+            related = (Related(ci.span, f'"cache_implementation": "{ci.value}" is set here', ci.path),)
+        fixes = () if ci.where == "json" else tuple(self.replace_fixes(analysis, ci, meant))
+        story = self.story(target, ci, [
+            f"`\"{ci.value}\"` is not one of the values transformers {target} accepts"
+            f"{'' if ci.where != 'json' else f' (in {Path(ci.path or ci.where).name})'}.",
+            f"`{where}` raises:", "", f"```\n{error}\n```"])
+        return Finding(self.code, self.name, message, Severity.ERROR, span, fixes, related, story)
+
+    def deprecated_value(self, analysis: Analysis, ci: CiValue) -> Finding:
+        target = analysis.context.target
+        builds, now = _DEPRECATED_NOW.get(ci.value, ("the same cache as `static`", "static"))
+        instead = f'`"{now}"`' if now else "leaving it unset"
+        message = (f'`cache_implementation="{ci.value}"` is deprecated in transformers {target}: it builds {builds}; '
+                   f"use {instead} instead")
+        fixes = tuple(self.replace_fixes(analysis, ci, now or _NONE))
+        story = self.story(target, ci, [f"`\"{ci.value}\"` is deprecated: generate logs a deprecation and builds "
+                                        f"{builds}.", f"Use {instead} instead: the same cache, the current name."])
+        return Finding(self.code, self.name, message, Severity.INFO, ci.span, fixes, (), story)
+
+    def quantized(self, analysis: Analysis, call: GenerateCall, seen: set[Span]) -> Finding | None:
+        """`"quantized"` on an encoder-decoder model fails when generate builds the cache."""
+        target = analysis.context.target
+        ci = call.cache_implementation
+        if ci is None or ci.value != "quantized" or not is_encoder_decoder(call.model):
+            return None
+        if ci_rejected(target, call) or kwargs_rejected(target, call) or any(a.kind != "none" for a in call.cache_args):
+            return None  # an earlier error, or a cache is given (then nothing is built: HFC001's business)
+        literal = next((v for v in analysis.ci_values if v.where != "json" and ci.site is not None
+                        and ci.site.path is None and ci.site.span.start <= v.span.start
+                        and v.span.end <= ci.site.span.end), None)
+        span = literal.span if literal is not None else call.span
+        if span in seen:
+            return None
+        model = call.model.class_name or "this encoder-decoder model"
+        message = (f'`cache_implementation="quantized"` on {model} (an encoder-decoder model); transformers '
+                   f"{target} raises {QUANTIZED_MESSAGE}")
+        fixes = tuple(self.replace_fixes(analysis, literal, "dynamic")) if literal is not None else ()
+        story = self.story(target, literal or CiValue("quantized", span, "keyword"), [
+            f"{model} is an encoder-decoder model: transformers quantizes only decoder-only caches.",
+            "`generate()` raises when it builds the cache:", "", f"```\n{QUANTIZED_MESSAGE}\n```"])
+        return Finding(self.code, self.name, message, Severity.ERROR, span, fixes, (), story)
+
+    def replace_fixes(self, analysis: Analysis, ci: CiValue, value: str | None) -> Iterator[Fix]:
+        if value is None:
+            return
+        starts = line_starts(analysis.text)
+        literal = analysis.text[offset(starts, ci.span.start):offset(starts, ci.span.end)]
+        new = value if value == _NONE else quote_like(literal, value)
+        yield Fix(f"Replace with `{new}`", (Edit(ci.span, new),), preferred=True)
+        yield Fix(f"Ignore {self.code} on this line", (ignore_line(analysis.text, ci.span.start.line, self.code),))
+
+    def story(self, target: Target, ci: CiValue, body: list[str]) -> str:
+        valid = ", ".join(f"`{v}`" for v in target.valid_cache_implementations
+                          if v not in target.deprecated_cache_implementations)
+        return "\n".join([f"**{self.code} {self.name}**: `cache_implementation=\"{ci.value}\"`.", "", *body, "",
+                          f"Values transformers {target} accepts: {valid}."])

@@ -1,0 +1,112 @@
+"""HFC004 examples that must be flagged; each runs unchanged under the oracle against real transformers."""
+
+from __future__ import annotations
+
+from hf_cache_lint.engine.findings import Severity
+from hf_cache_lint.rules.base import Invalid
+
+_LOAD = """from transformers import AutoModelForCausalLM, AutoTokenizer, GenerationConfig
+
+tokenizer = AutoTokenizer.from_pretrained("meta-llama/Llama-3.2-1B")
+model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B")
+inputs = tokenizer("The capital of France is", return_tensors="pt")
+"""
+_MAMBA = """from transformers import AutoTokenizer, MambaForCausalLM
+
+tokenizer = AutoTokenizer.from_pretrained("state-spaces/mamba-130m-hf")
+model = MambaForCausalLM.from_pretrained("state-spaces/mamba-130m-hf")
+inputs = tokenizer("The capital of France is", return_tensors="pt")
+"""
+_T5 = """from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
+
+tokenizer = AutoTokenizer.from_pretrained("google-t5/t5-small")
+model = AutoModelForSeq2SeqLM.from_pretrained("google-t5/t5-small")
+inputs = tokenizer("translate English to German: The house is wonderful.", return_tensors="pt")
+"""
+_5X = ("5.23.0", "5.24.0")
+
+
+def _inv(code: str, flagged: str, fixes: dict[str, tuple[str, str]], **kw: object) -> Invalid:
+    """An Invalid example whose fix results are given as (text before, text after) pairs."""
+    fixed = {}
+    for title, (old, new) in fixes.items():
+        assert code.count(old) == 1, f"{old!r} must occur once"
+        fixed[title] = code.replace(old, new)
+    return Invalid(code, flagged, fixed, **kw)  # type: ignore[arg-type]
+
+
+_TYPO_CALL = 'out = model.generate(**inputs, cache_implementation="statc", max_new_tokens=5)\n'
+
+INVALID: tuple[Invalid, ...] = (
+    _inv(
+        _LOAD + _TYPO_CALL,
+        flagged='"statc"',
+        fixes={
+            'Replace with `"static"`': ('"statc"', '"static"'),
+            "Ignore HFC004 on this line": (_TYPO_CALL, _TYPO_CALL.rstrip("\n") + "  # hf-cache-lint: ignore[HFC004]\n"),
+        },
+        message_contains='did you mean "static"?',
+        note="a typo in the call",
+    ),
+    _inv(
+        _LOAD + 'model.generation_config.cache_implementation = "Static"\n'
+        "out = model.generate(**inputs, max_new_tokens=5)\n",
+        flagged='"Static"',
+        fixes={'Replace with `"static"`': ('"Static"', '"static"')},
+        note="values are case-sensitive (an attribute is only checked when generate runs)",
+    ),
+    _inv(
+        _LOAD + "config = GenerationConfig(max_new_tokens=5, cache_implementation='offload')\n"
+        "out = model.generate(**inputs, generation_config=config)\n",
+        flagged="'offload'",
+        fixes={"Replace with `'offloaded'`": ("'offload'", "'offloaded'")},
+        note="in a GenerationConfig (raised when it is built); the fix keeps the quote style",
+    ),
+    _inv(
+        _LOAD + 'gen_kwargs = {"max_new_tokens": 5, "cache_implementation": "dynamic_full"}\n'
+        "out = model.generate(**inputs, **gen_kwargs)\n",
+        flagged='"dynamic_full"',
+        fixes={'Replace with `"dynamic"`': ('"dynamic_full"', '"dynamic"')},
+        versions=_5X,
+        note="`dynamic_full` was removed in 5.0 (a kwargs dict)",
+    ),
+    _inv(
+        _LOAD + 'out = model.generate(**inputs, cache_implementation="paged", max_new_tokens=5)\n',
+        flagged='"paged"',
+        fixes={"Replace with `None`": ('"paged"', "None")},
+        versions=("4.57.6",),
+        note="`paged` (continuous batching) arrived in 5.0",
+    ),
+    _inv(
+        _MAMBA + 'out = model.generate(**inputs, cache_implementation="mamba", max_new_tokens=5)\n',
+        flagged='"mamba"',
+        fixes={"Replace with `None`": ('"mamba"', "None")},
+        note="`mamba` stopped being a value in 4.56 (Mamba models build their own cache)",
+    ),
+    _inv(
+        _LOAD + 'out = model.generate(**inputs, cache_implementation="sliding_window", max_new_tokens=5)\n',
+        flagged='"sliding_window"',
+        fixes={'Replace with `"static"`': ('"sliding_window"', '"static"')},
+        versions=_5X,
+        severity=Severity.INFO,
+        runtime="OK",
+        note="a deprecated value: it builds a StaticCache, as `static` does",
+    ),
+    _inv(
+        _LOAD + 'config = GenerationConfig(max_new_tokens=5, cache_implementation="hybrid")\n'
+        "out = model.generate(**inputs, generation_config=config)\n",
+        flagged='"hybrid"',
+        fixes={"Replace with `None`": ('"hybrid"', "None")},
+        versions=_5X,
+        severity=Severity.INFO,
+        runtime="OK",
+        note="`hybrid` is deprecated and reset to None in 5.x",
+    ),
+    _inv(
+        _T5 + 'out = model.generate(**inputs, cache_implementation="quantized", max_new_tokens=5)\n',
+        flagged='"quantized"',
+        fixes={'Replace with `"dynamic"`': ('"quantized"', '"dynamic"')},
+        runtime="OTHER",
+        note="`quantized` on an encoder-decoder model",
+    ),
+)

@@ -1,0 +1,42 @@
+"""HFC004 examples that must not be flagged (each runs clean under the oracle)."""
+
+from __future__ import annotations
+
+from hf_cache_lint.rules.base import Valid
+from hf_cache_lint.rules.hfc004_invalid_cache_implementation.examples import _LOAD, _MAMBA
+
+VALID: tuple[Valid, ...] = (
+    Valid(
+        _LOAD + 'out = model.generate(**inputs, cache_implementation="static", max_new_tokens=5)\n',
+        note="a valid value",
+    ),
+    Valid(
+        _LOAD + 'config = GenerationConfig(max_new_tokens=5, cache_implementation="dynamic")\n'
+        "out = model.generate(**inputs, generation_config=config)\n",
+        note="a valid value in a GenerationConfig",
+    ),
+    Valid(
+        _LOAD + 'out = model.generate(**inputs, cache_implementation="dynamic_full", max_new_tokens=5)\n',
+        versions=("4.57.6",),
+        note="`dynamic_full` is still a value in 4.x",
+    ),
+    Valid(
+        _LOAD + 'out = model.generate(**inputs, cache_implementation="sliding_window", max_new_tokens=5)\n',
+        versions=("4.57.6",),
+        note="`sliding_window` is not deprecated by name in 4.x",
+    ),
+    Valid(
+        _MAMBA + "out = model.generate(**inputs, cache_implementation=None, max_new_tokens=5)\n",
+        note="None is always allowed",
+    ),
+    Valid(
+        _LOAD + 'label = "Static"\nprint(label)\n'
+        'mode = "static"\nout = model.generate(**inputs, cache_implementation=mode, max_new_tokens=5)\n',
+        note="a string that is not a `cache_implementation`",
+    ),
+    Valid(
+        _LOAD + 'model.generation_config.cache_implementation = "static"\n'
+        "out = model.generate(**inputs, max_new_tokens=5)\n",
+        note="a valid value set on the model's generation config",
+    ),
+)

@@ -1,0 +1,111 @@
+"""HFC005 unused-generate-kwarg: a keyword `generate()` rejects as unused (a misspelled cache keyword,
+`generate_kwargs=` on a text-generation pipeline)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Iterator
+from importlib import resources
+
+from hf_cache_lint.engine.analysis import Analysis, GenerateCall, Keyword
+from hf_cache_lint.engine.edits import ignore_line, remove_argument, rename_keyword
+from hf_cache_lint.engine.findings import Edit, Finding, Fix, Severity
+from hf_cache_lint.engine.generate import CACHE_KEYWORDS
+from hf_cache_lint.engine.versions import unused_kwargs_message
+from hf_cache_lint.rules.base import Rule
+from hf_cache_lint.rules.hfc005_unused_generate_kwarg.examples import INVALID
+from hf_cache_lint.rules.hfc005_unused_generate_kwarg.valid import VALID
+from hf_cache_lint.rules.order import ci_rejected, keyword_rejected, misspelled, rejected_generate_kwargs
+
+
+class UnusedGenerateKwarg(Rule):
+    code = "HFC005"
+    name = "unused-generate-kwarg"
+    summary = "A keyword `generate()` rejects as unused: a misspelled cache keyword, or `generate_kwargs=` " \
+              "on a text-generation pipeline."
+    default_severity = Severity.ERROR
+    docs = resources.files(__package__).joinpath("docs.md").read_text("utf-8")
+    valid = VALID
+    invalid = INVALID
+
+    def check(self, analysis: Analysis) -> Iterable[Finding]:
+        target = analysis.context.target
+        for call in analysis.calls:
+            if ci_rejected(target, call):
+                continue  # the invalid `cache_implementation` is raised first (HFC004)
+            error = unused_kwargs_message(self.unused_names(analysis, call))
+            for kw, meant in misspelled(call):
+                right = target.cache_keyword(call.model.class_name) if meant in CACHE_KEYWORDS else meant
+                message = (f"`{kw.name}=` is not an argument of generate (a typo of `{right}`?); transformers "
+                           f"{target} raises {error}")
+                yield self.finding(analysis, call, kw, message, error, tuple(self.rename(analysis, call, kw, right)))
+            gk = rejected_generate_kwargs(call)
+            if gk is not None:
+                message = ("the text-generation pipeline passes unknown keywords to generate as they are, so "
+                           f"`generate_kwargs=` reaches generate itself; transformers {target} raises {error}")
+                yield self.finding(analysis, call, gk, message, error, tuple(self.unpack(analysis, call, gk)))
+
+    def unused_names(self, analysis: Analysis, call: GenerateCall) -> list[str]:
+        """Every keyword of the call the real error lists, in call order."""
+        target = analysis.context.target
+        typos = {kw.name for kw, _ in misspelled(call)}
+        gk = rejected_generate_kwargs(call)
+        return [kw.name for kw in call.keywords
+                if kw.name in typos or (gk is not None and kw is gk)
+                or (kw.value_text != "None" and keyword_rejected(target, call, kw.name))]
+
+    def finding(self, analysis: Analysis, call: GenerateCall, kw: Keyword, message: str, error: str,
+                fixes: tuple[Fix, ...]) -> Finding:
+        severity = Severity.ERROR
+        if not call.model.receiver_known:
+            severity = Severity.WARNING
+            message += " (if the object whose `generate` this is is a transformers model)"
+        return Finding(self.code, self.name, message, severity, kw.span, fixes, (),
+                       self.story(analysis, call, kw, error))
+
+    def rename(self, analysis: Analysis, call: GenerateCall, kw: Keyword, right: str) -> Iterator[Fix]:
+        if any(k.name == right for k in call.keywords):
+            return  # renaming would repeat a keyword (a SyntaxError): the user must choose
+        yield Fix(f"Rename to `{right}=`", (rename_keyword(kw, right),), preferred=True)
+        yield Fix(f"Ignore {self.code} on this line", (ignore_line(analysis.text, kw.span.start.line, self.code),))
+
+    def unpack(self, analysis: Analysis, call: GenerateCall, kw: Keyword) -> Iterator[Fix]:
+        """`generate_kwargs={"a": 1}` -> `a=1`; `generate_kwargs=d` -> `**d` (the pipeline forwards both)."""
+        edit: Edit | None
+        try:
+            node = ast.parse(kw.value_text.strip(), mode="eval").body
+        except SyntaxError:
+            return
+        if isinstance(node, ast.Dict):
+            keys = [k.value for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)]
+            if len(keys) != len(node.keys) or not all(k.isidentifier() for k in keys):
+                return
+            taken = {k.name for k in call.keywords}
+            if any(k in taken for k in keys):
+                return
+            source = kw.value_text.strip()
+            parts = [f"{k}={ast.get_source_segment(source, v)}" for k, v in zip(keys, node.values, strict=True)]
+            edit = Edit(kw.span, ", ".join(parts)) if parts else remove_argument(call, kw.span)
+        else:
+            edit = Edit(kw.span, f"**{kw.value_text.strip()}")
+        if edit is None:
+            return
+        yield Fix("Unpack `generate_kwargs` into the call", (edit,), preferred=True)
+        yield Fix(f"Ignore {self.code} on this line", (ignore_line(analysis.text, kw.span.start.line, self.code),))
+
+    def story(self, analysis: Analysis, call: GenerateCall, kw: Keyword, error: str) -> str:
+        target = analysis.context.target
+        what = "a text-generation pipeline" if call.kind == "pipeline" else \
+            (call.model.class_name or "a transformers model")
+        return "\n".join([
+            f"**{self.code} {self.name}**: `{kw.name}=` is neither an argument of `generate()` nor of the "
+            "model's forward.",
+            "",
+            f"- **The call**: {what}.",
+            "- **Why it fails**: generate hands every keyword it does not know to the model, and "
+            "`_validate_model_kwargs` refuses the ones the model does not take (a None value passes).",
+            "",
+            f"`generate()` raises before anything runs (transformers {target}):",
+            "",
+            f"```\n{error}\n```",
+        ])

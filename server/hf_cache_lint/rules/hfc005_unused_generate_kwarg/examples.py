@@ -1,0 +1,87 @@
+"""HFC005 examples that must be flagged; each runs unchanged under the oracle against real transformers."""
+
+from __future__ import annotations
+
+from hf_cache_lint.rules.base import Invalid
+
+_LOAD = """from transformers import AutoModelForCausalLM, AutoTokenizer, DynamicCache
+
+tokenizer = AutoTokenizer.from_pretrained("meta-llama/Llama-3.2-1B")
+model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B")
+inputs = tokenizer("The capital of France is", return_tensors="pt")
+"""
+_MAMBA = """from transformers import AutoTokenizer, MambaForCausalLM
+
+tokenizer = AutoTokenizer.from_pretrained("state-spaces/mamba-130m-hf")
+model = MambaForCausalLM.from_pretrained("state-spaces/mamba-130m-hf")
+inputs = tokenizer("The capital of France is", return_tensors="pt")
+"""
+_PIPE = """from transformers import pipeline
+
+generator = pipeline("text-generation", model="meta-llama/Llama-3.2-1B")
+"""
+
+
+def _inv(code: str, flagged: str, fixes: dict[str, tuple[str, str]], **kw: object) -> Invalid:
+    """An Invalid example whose fix results are given as (text before, text after) pairs."""
+    fixed = {}
+    for title, (old, new) in fixes.items():
+        assert code.count(old) == 1, f"{old!r} must occur once"
+        fixed[title] = code.replace(old, new)
+    return Invalid(code, flagged, fixed, **kw)  # type: ignore[arg-type]
+
+
+_TYPO_CALL = "out = model.generate(**inputs, past_key_valyes=DynamicCache(), max_new_tokens=5)\n"
+
+INVALID: tuple[Invalid, ...] = (
+    _inv(
+        _LOAD + _TYPO_CALL,
+        flagged="past_key_valyes=DynamicCache()",
+        fixes={
+            "Rename to `past_key_values=`": ("past_key_valyes=", "past_key_values="),
+            "Ignore HFC005 on this line": (_TYPO_CALL, _TYPO_CALL.rstrip("\n") + "  # hf-cache-lint: ignore[HFC005]\n"),
+        },
+        message_contains="['past_key_valyes']",
+        note="a misspelled cache keyword",
+    ),
+    _inv(
+        _LOAD + 'out = model.generate(**inputs, cache_implmentation="static", max_new_tokens=5)\n',
+        flagged='cache_implmentation="static"',
+        fixes={"Rename to `cache_implementation=`": ("cache_implmentation=", "cache_implementation=")},
+        note="a misspelled `cache_implementation`",
+    ),
+    _inv(
+        _LOAD + "cache = DynamicCache()\nout = model.generate(**inputs, past_key_value=cache, max_new_tokens=5)\n",
+        flagged="past_key_value=cache",
+        fixes={"Rename to `past_key_values=`": ("past_key_value=", "past_key_values=")},
+        note="the singular `past_key_value` (the name inside attention layers)",
+    ),
+    _inv(
+        _MAMBA + "state = model(**inputs, use_cache=True).cache_params\n"
+        "out = model.generate(**inputs, cache_param=state, max_new_tokens=5)\n",
+        flagged="cache_param=state",
+        fixes={"Rename to `cache_params=`": ("cache_param=", "cache_params=")},
+        note="Mamba's `cache_params` without the s",
+    ),
+    _inv(
+        _LOAD + "out = model.generate(**inputs, use_cahce=True, max_new_tokens=5)\n",
+        flagged="use_cahce=True",
+        fixes={"Rename to `use_cache=`": ("use_cahce=", "use_cache=")},
+        note="a misspelled `use_cache`",
+    ),
+    _inv(
+        _PIPE + 'result = generator("The capital of France is", generate_kwargs={"max_new_tokens": 5, "do_sample": False})\n',
+        flagged='generate_kwargs={"max_new_tokens": 5, "do_sample": False}',
+        fixes={"Unpack `generate_kwargs` into the call": (
+            'generate_kwargs={"max_new_tokens": 5, "do_sample": False}', "max_new_tokens=5, do_sample=False")},
+        message_contains="['generate_kwargs']",
+        note="`generate_kwargs=` on a text-generation pipeline",
+    ),
+    _inv(
+        _PIPE + 'settings = {"max_new_tokens": 5, "cache_implementation": "static"}\n'
+        'result = generator("The capital of France is", generate_kwargs=settings)\n',
+        flagged="generate_kwargs=settings",
+        fixes={"Unpack `generate_kwargs` into the call": ("generate_kwargs=settings", "**settings")},
+        note="`generate_kwargs=` given a dict variable",
+    ),
+)

@@ -1,0 +1,34 @@
+"""HFC005 examples that must not be flagged (each runs clean under the oracle)."""
+
+from __future__ import annotations
+
+from hf_cache_lint.rules.base import Valid
+from hf_cache_lint.rules.hfc005_unused_generate_kwarg.examples import _LOAD, _PIPE
+
+VALID: tuple[Valid, ...] = (
+    Valid(
+        _LOAD + 'out = model.generate(**inputs, cache_implementation="static", use_cache=True, max_new_tokens=5)\n',
+        note="correctly spelled keywords (`use_cache` is not a typo of `cache`)",
+    ),
+    Valid(
+        _LOAD + "out = model.generate(**inputs, past_key_valyes=None, max_new_tokens=5)\n",
+        note="a None value passes generate's check, misspelled or not",
+    ),
+    Valid(
+        _LOAD + "out = model.generate(**inputs, max_new_tokens=5, return_dict_in_generate=True, output_scores=True)\n",
+        note="other generate arguments",
+    ),
+    Valid(
+        _PIPE + 'result = generator("The capital of France is", max_new_tokens=5, cache_implementation="static")\n',
+        note="generate arguments passed to the text-generation pipeline directly",
+    ),
+    Valid(
+        _PIPE + 'settings = {"max_new_tokens": 5}\nresult = generator("The capital of France is", **settings)\n',
+        note="a dict unpacked into the pipeline call",
+    ),
+    Valid(
+        _LOAD + "\n\nclass Echo:\n    def generate(self, **kwargs):\n        return kwargs\n\n\n"
+        "echo = Echo().generate(past_key_valyes=1)\n",
+        note="the `generate` of a class that is not a transformers model",
+    ),
+)
