@@ -65,9 +65,8 @@ def value_markdown(value: str, context: Context) -> str:
     head = f'**`cache_implementation="{value}"`** for {where}'
     described = describe(value, target)
     if described is None:
-        valid = ", ".join(target.valid_cache_implementations)
-        return (f"{head}: not a valid value. `generate()` raises:\n\n```\nValueError: Invalid "
-                f"`cache_implementation` ({value}). Choose one of: ({valid})\n```")
+        return (f"{head}: not a valid value. `generate()` raises:\n\n"
+                f"```\n{target.invalid_cache_implementation_message(value)}\n```")
     text = f"{head}: {described}."
     if value == "hybrid" and target.hybrid_is_reset:
         return text
