@@ -12,21 +12,15 @@ from hf_cache_lint.engine.analysis import Analysis
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import CheckResult, FileError, Finding
 from hf_cache_lint.engine.notebook import NotebookError, join_cells, read_ipynb, relabel, split_findings
+from hf_cache_lint.engine.prefilter import might_matter
 from hf_cache_lint.engine.suppress import is_suppressed, suppressions
 from hf_cache_lint.engine.text import UndecodableError, decode_source
 from hf_cache_lint.settings import Settings
 
 log = logging.getLogger("hf_cache_lint")
 
-# A file that mentions none of these cannot hold a finding: skip the parse.
-TRIGGERS = ("generate", "cache_implementation", "generation_config", "past_key_values", "cache_params",
-            "cache=", "pipeline")
 
 MAX_BYTES = 20 * 1024 * 1024
-
-
-def might_matter(text: str) -> bool:
-    return any(t in text for t in TRIGGERS)
 
 
 def analyse(text: str, path: str, context: Context | None = None) -> Analysis:
