@@ -221,6 +221,41 @@ FACTS: dict[str, dict[str, Any]] = {
         "model(ids, past_key_values=DynamicCache(), use_cache=True)\n", every("OK")),
 }
 
+# Table-shaped claims (§3 values, §6 classes): the snippet asserts the whole table, so OK means it holds.
+FACTS["valid_values_table"] = case("""
+import transformers
+from transformers import GenerationConfig
+common = ["static", "offloaded_static", "dynamic", "offloaded", "quantized", "sliding_window", "hybrid",
+          "hybrid_chunked", "offloaded_hybrid", "offloaded_hybrid_chunked"]
+only = {"4": ["dynamic_full"], "5": ["paged"]}
+major = transformers.__version__[0]
+def ok(value):
+    try:
+        GenerationConfig(cache_implementation=value)
+        return True
+    except ValueError:
+        return False
+assert all(ok(v) for v in common + only[major]), [v for v in common + only[major] if not ok(v)]
+rejected = ["mamba", "Static", "foo"] + only["5" if major == "4" else "4"]
+assert not any(ok(v) for v in rejected), [v for v in rejected if ok(v)]
+""", every("OK"), pre="")
+FACTS["cache_classes_table"] = case("""
+import transformers
+names = ["Cache", "DynamicCache", "StaticCache", "QuantizedCache", "EncoderDecoderCache", "HybridCache",
+         "HybridChunkedCache", "SlidingWindowCache", "OffloadedCache", "OffloadedStaticCache", "MambaCache",
+         "QuantoQuantizedCache", "HQQQuantizedCache", "SinkCache"]
+def importable(name):
+    try:
+        exec(f"from transformers import {name}", {})
+        return True
+    except (ImportError, AttributeError):
+        return False
+have = [n for n in names if importable(n)]
+expected = {"4.57.6": names, "5.23.0": names[:5], "5.24.0": names[:5]}.get(transformers.__version__)
+print(transformers.__version__, have)
+assert expected is None or have == expected, have
+""", every("OK"), pre="")
+
 OWN_CASES: dict[str, dict[str, Any]] = {**{f"runner:{k}": v for k, v in RUNNER.items()},
                                         **{f"facts:{k}": v for k, v in FACTS.items()}}
 

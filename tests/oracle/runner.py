@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -78,8 +79,10 @@ def start(version: str, cases: Sequence[Snippet], timeout: float = 60.0) -> tupl
         {"id": c.id, "source": c.source, "files": dict(c.files), "filename": c.filename} for c in cases]}
     (work / "in.json").write_text(json.dumps(request))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
+    (work / "tmp").mkdir()
     env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", TOKENIZERS_PARALLELISM="false", OMP_NUM_THREADS="1",
-               HF_HOME=str(work / "hf-home"))  # an empty HF cache: nothing real can leak in
+               HF_HOME=str(work / "hf-home"),  # an empty HF cache: nothing real can leak in
+               TMPDIR=str(work / "tmp"))  # the worker's checkpoints and per-snippet dirs, removed in finish()
     with open(work / "worker.log", "wb") as log:  # the child keeps its own copy of the descriptor
         proc = subprocess.Popen(
             [str(VENV_PYTHON), str(WORKER), str(tf_dir(version)), str(work / "in.json"), str(work / "out.json")],
@@ -98,6 +101,7 @@ def finish(version: str, proc: subprocess.Popen[bytes], work: Path) -> dict[str,
     got = raw.pop("__version__")
     if got != version:
         raise RuntimeError(f"worker imported transformers {got}, expected {version}")
+    shutil.rmtree(work, ignore_errors=True)  # kept only when the worker failed, for its log
     return {cid: Outcome(**data) for cid, data in raw.items()}
 
 
