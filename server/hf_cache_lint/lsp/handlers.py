@@ -11,7 +11,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from hf_cache_lint.lsp import actions, config, diagnostics, hover, notebook
+from hf_cache_lint.lsp import actions, completion, config, diagnostics, hover, notebook
 from hf_cache_lint.lsp.documents import warm_up
 from hf_cache_lint.lsp.server import HfCacheLintServer
 
@@ -93,5 +93,5 @@ def register(server: HfCacheLintServer) -> None:
         return await hover.hover(ls, params)
 
     @feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=['"', "'", "="]))
-    async def completion(ls: HfCacheLintServer, params: types.CompletionParams) -> types.CompletionList | None:
-        return await hover.completion(ls, params)
+    async def on_completion(ls: HfCacheLintServer, params: types.CompletionParams) -> types.CompletionList | None:
+        return await completion.completion(ls, params)
