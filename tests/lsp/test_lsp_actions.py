@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from lsp_sources import CALL, CONFLICT, HEADER, PREFERRED, TITLES
 from lsp_support import (
     apply,
     conflicts,
@@ -13,7 +14,6 @@ from lsp_support import (
     replace_all,
 )
 from lsprotocol import types
-from sources import CALL, CONFLICT, HEADER, PREFERRED, TITLES
 
 
 async def actions_for(client, uri, diag, only=None):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from lsp_sources import CLEAN, CONFLICT, FLAGGED, HEADER, PREFERRED
 from lsp_support import (
     conflicts,
     diagnostics,
@@ -13,7 +14,6 @@ from lsp_support import (
     replace_all,
 )
 from lsprotocol import types
-from sources import CLEAN, CONFLICT, FLAGGED, HEADER, PREFERRED
 
 from hf_cache_lint.engine.api import check_source
 

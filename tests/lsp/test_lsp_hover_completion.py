@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from lsp_sources import CLEAN, CONFLICT, HEADER
 from lsp_support import diagnostics, has_conflict, open_doc, position_of
 from lsprotocol import types
-from sources import CLEAN, CONFLICT, HEADER
 
 from hf_cache_lint.engine.versions import Target
 

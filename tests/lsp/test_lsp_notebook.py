@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lsp_sources import CALL, FLAGGED, HEADER
 from lsp_support import apply, conflicts, diagnostics, edits_for, has_conflict, no_conflict, pulls, range_of
 from lsprotocol import types
-from sources import CALL, FLAGGED, HEADER
 
 
 def cell_uri(path: Path, n: int) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from lsp_sources import CONFLICT, FLAGGED, HEADER, PREFERRED
 from lsp_support import (
     apply,
     conflicts,
@@ -14,7 +15,6 @@ from lsp_support import (
     range_of,
 )
 from lsprotocol import types
-from sources import CONFLICT, FLAGGED, HEADER, PREFERRED
 
 
 async def test_push_only_clients_get_diagnostics_and_a_working_quick_fix(start_push_only, uri):

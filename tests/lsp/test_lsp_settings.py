@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from lsp_sources import CLEAN, CONFLICT
 from lsp_support import conflicts, diagnostics, has_conflict, no_conflict, open_doc, pulls, replace_all
 from lsprotocol import types
-from sources import CLEAN, CONFLICT
 
 
 async def test_ignore_in_initialization_options_silences_the_rule(start, uri):
