@@ -76,6 +76,13 @@ RUNNER: dict[str, dict[str, Any]] = {
         "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=4)\n"
         "print(tok.batch_decode(out), tok.decode(out[0]), torch.arange(3, device='cuda').cuda())\n",
         every("OK")),
+    "multimodal_classes": case(
+        "from transformers import AutoModelForImageTextToText, Gemma3ForConditionalGeneration\n"
+        "g = Gemma3ForConditionalGeneration.from_pretrained('google/gemma-3-4b-it', torch_dtype=torch.bfloat16)\n"
+        "g.generate(ids, past_key_values=DynamicCache(), max_new_tokens=3)\n"
+        "v = AutoModelForImageTextToText.from_pretrained('llava-hf/llava-1.5-7b-hf')\n"
+        "v.generate(ids, past_key_values=DynamicCache(), cache_implementation='static', max_new_tokens=3)  # <- raises\n",
+        conflict("past_key_values")),
     "fastapi_handler": case(
         "from fastapi import FastAPI, Request\napp = FastAPI()\n"
         "@app.post('/gen')\nasync def gen(request: Request):\n    data = await request.json()\n"

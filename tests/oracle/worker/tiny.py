@@ -39,13 +39,15 @@ HUB_GENERATION: dict[str, dict[str, Any]] = {
     "gpt2": {"bos_token_id": 0, "eos_token_id": 0, "transformers_version": "4.27.0"},
     "gemma3_text": {"bos_token_id": 2, "cache_implementation": "hybrid", "eos_token_id": [1, 106],
                     "pad_token_id": 0, "transformers_version": "4.50.0.dev0"},
+    "gemma3": {"bos_token_id": 2, "cache_implementation": "hybrid", "eos_token_id": [1, 106],
+               "pad_token_id": 0, "transformers_version": "4.50.0.dev0"},
 }
 
 # Hub id -> model_type, first match wins. "google/gemma-2b" is Gemma 1 (no hybrid): only "gemma-2-" is 2.
 ID_RULES: tuple[tuple[str, str], ...] = (
     (r"falcon-?mamba", "falcon_mamba"), (r"mamba-?2|mamba2", "mamba2"), (r"mamba", "mamba"),
     (r"gemma-?3", "gemma3_text"), (r"gemma-?2-|gemma2", "gemma2"),
-    (r"(^|/)(flan-)?t5", "t5"), (r"(^|/)gpt2|distilgpt2", "gpt2"),
+    (r"llava", "llava"), (r"(^|/)(flan-)?t5", "t5"), (r"(^|/)gpt2|distilgpt2", "gpt2"),
 )
 PREBUILT = ("llama", "mamba", "gemma2", "gemma3_text")
 WEIGHTS = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
@@ -68,20 +70,40 @@ def model_type_for(name: str, cls: type | None = None) -> str:
     return "llama"
 
 
+def _shrunk(config_class: Any) -> Any:
+    """The class's defaults with every size knob it has set small; sub-configs (text/vision) likewise."""
+    defaults = config_class()
+    kwargs: dict[str, Any] = {k: v for k, v in SIZE.items() if hasattr(defaults, k)}
+    for name in getattr(config_class, "sub_configs", None) or {}:
+        sub = getattr(defaults, name, None)
+        if sub is not None and hasattr(sub, "to_dict"):
+            kwargs[name] = _shrunk(type(sub)).to_dict()
+    for key, small in (("pad_token_id", 0), ("bos_token_id", 1), ("eos_token_id", 2)):
+        if "vocab_size" in kwargs and isinstance(getattr(defaults, key, None), int) \
+                and getattr(defaults, key) >= kwargs["vocab_size"]:
+            kwargs[key] = small  # e.g. Phi-3's pad id 32000 must fit the tiny vocabulary
+    if hasattr(defaults, "image_size") and hasattr(defaults, "patch_size"):
+        kwargs.update(image_size=32, patch_size=8)  # 16 patches
+    return config_class(**kwargs)
+
+
 def tiny_config(model_type: str) -> Any:
     config_class = transformers.CONFIG_MAPPING[model_type]
-    defaults = config_class()
-    kwargs = {k: v for k, v in SIZE.items() if hasattr(defaults, k)}
     if model_type == "mamba2":  # Mamba2 ties heads to the inner size: keep them consistent
-        kwargs.update(num_heads=8, head_dim=8, n_groups=1, expand=2)
-    return config_class(**kwargs)
+        return config_class(**{k: v for k, v in SIZE.items() if k in ("vocab_size", "num_hidden_layers", "state_size")},
+                            hidden_size=64, num_heads=8, head_dim=16, n_groups=1, expand=2)
+    config = _shrunk(config_class)
+    if model_type == "gemma3":
+        config.mm_tokens_per_image = 16  # = the tiny vision tower's patch count
+    return config
 
 
 def build(model_type: str, dest: Path) -> Path:
     """Save a tiny random model of this family (the causal-LM class, else seq2seq) with Hub-like defaults."""
     config = tiny_config(model_type)
     model = None
-    for auto in (transformers.AutoModelForCausalLM, transformers.AutoModelForSeq2SeqLM):
+    for auto in (transformers.AutoModelForCausalLM, transformers.AutoModelForImageTextToText,
+                 transformers.AutoModelForSeq2SeqLM):
         try:
             model = auto.from_config(config)
             break
