@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -23,22 +25,44 @@ log = logging.getLogger("hf_cache_lint")
 MAX_BYTES = 20 * 1024 * 1024
 
 
-def analyse(text: str, path: str, context: Context | None = None) -> Analysis:
+def analyse(text: str, path: str, context: Context | None = None, incremental: bool = False) -> Analysis:
     """Run the interpreter over one module's text (never raises on bad syntax)."""
-    return interp.analyse(text, path, context or Context())
+    return interp.analyse(text, path, context or Context(), incremental=incremental)
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """parso builds a large cyclic tree; the cyclic GC walking it mid-parse cost ~40% of a check
+    (bench/bench_cli.py). Pause it for one check; the tree is collected when the check is done."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def check_source(
-    text: str, path: str = "<stdin>", settings: Settings | None = None, context: Context | None = None
+    text: str, path: str = "<stdin>", settings: Settings | None = None, context: Context | None = None,
+    *, incremental: bool = False,
 ) -> CheckResult:
-    """All enabled rules over one module's text, suppressions and settings applied."""
-    from hf_cache_lint.rules import ALL_RULES
+    """All enabled rules over one module's text, suppressions and settings applied.
 
+    `incremental`: reuse the previous parse of this path (an editor buffer, edited keystroke by keystroke).
+    """
     settings = settings or Settings()
     if not might_matter(text):
         return CheckResult(path)
+    with gc_paused():
+        return _check(text, path, settings, context, incremental)
+
+
+def _check(text: str, path: str, settings: Settings, context: Context | None, incremental: bool) -> CheckResult:
+    from hf_cache_lint.rules import ALL_RULES
+
     try:
-        analysis = analyse(text, path, context)
+        analysis = analyse(text, path, context, incremental)
     except RecursionError:
         return CheckResult(path, error=FileError(path, "too deeply nested to analyse"))
     findings: list[Finding] = []
@@ -57,11 +81,12 @@ def check_source(
 
 
 def check_cells(
-    cells: Sequence[str], path: str, settings: Settings | None = None, context: Context | None = None
+    cells: Sequence[str], path: str, settings: Settings | None = None, context: Context | None = None,
+    *, incremental: bool = False,
 ) -> list[tuple[int, Finding]]:
     """Notebook cells as one module in cell order; findings as (cell index, finding in cell)."""
     joined = join_cells(cells)
-    result = check_source(joined.text, path, settings, context)
+    result = check_source(joined.text, path, settings, context, incremental=incremental)
     return split_findings(result.findings, joined)
 
 

@@ -27,13 +27,19 @@ class Interpreter(Statements):
         self.run_uncalled()
 
 
-def parse(text: str) -> object:
+def parse(text: str, incremental_key: str | None = None) -> object:
     """parso's error-recovering parse: a broken line leaves the rest of the tree intact."""
+    if incremental_key:
+        # parso's diff parser re-parses only what changed since the last text under this key (the same
+        # cache jedi uses); it updates the previous tree in place, so callers opt in per document.
+        return _GRAMMAR.parse(text, error_recovery=True, path=incremental_key, diff_cache=True, cache=False)
     return _GRAMMAR.parse(text, error_recovery=True)
 
 
-def analyse(text: str, path: str, context: Context, tree: object | None = None) -> Analysis:
-    tree = tree if tree is not None else parse(text)
+def analyse(text: str, path: str, context: Context, tree: object | None = None,
+            incremental: bool = False) -> Analysis:
+    if tree is None:
+        tree = parse(text, path if incremental and not path.startswith("<") else None)
     interp = Interpreter(text, path, context)
     interp.run_module(tree)
     return Analysis(text=text, path=path, context=context, calls=tuple(interp.calls),

@@ -1,35 +1,45 @@
 """Cheap first: does this text need a parse at all?
 
-A finding needs a call that reaches generate (a `generate` attribute or name, a `pipeline`) or a
+A finding needs a call that reaches generate (`.generate`, `generate(`, `pipeline(`) or a
 `cache_implementation` value written somewhere (`GenerationConfig`, `generation_config`, the keyword
-itself). A file whose code (comments and docstrings removed) names none of these cannot hold one, however
-often it says `past_key_values` (transformers' own modeling code says it everywhere). Known gap: a
-pipeline object imported from another module and called here with a cache is not parsed.
+itself), in code: not in a comment, a doctest line or a docstring. A file without one cannot hold a
+finding, however often it says `past_key_values` (transformers' own modeling code says it everywhere).
+Plain substring searches only: a regex pass over every file cost more than the parses it saved.
+Known gap: a pipeline object imported from another module and called here with a cache is not parsed.
 """
 
 from __future__ import annotations
 
-import re
+from bisect import bisect_left
 
 # The words of DESIGN.md's contract; a file with none of them is never parsed.
 TRIGGERS = ("generate", "cache_implementation", "generation_config", "past_key_values", "cache_params",
             "cache=", "pipeline")
-# Strings first, so a `#` or `'''` inside a short string is not taken for a comment or a docstring.
-_TOKENS = re.compile(r'''("""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*')|#[^\n]*''')
-_NEEDED = re.compile(r"\bgenerate\b|\bpipeline\b|GenerationConfig|generation_config|cache_implementation")
+NEEDED = (".generate", "generate(", "pipeline(", "GenerationConfig", "generation_config", "cache_implementation")
 
 
-def code_only(text: str) -> str:
-    """The text without comments and triple-quoted strings (short strings stay: dict keys matter)."""
+def _positions(text: str, word: str) -> list[int]:
+    out, i = [], text.find(word)
+    while i >= 0:
+        out.append(i)
+        i = text.find(word, i + 1)
+    return out
 
-    def keep(m: re.Match[str]) -> str:
-        s = m.group(1)
-        return s if s and not s.startswith(('"""', "'''")) else ""
 
-    return _TOKENS.sub(keep, text)
+def _in_code(text: str, pos: int, quotes: dict[str, list[int]]) -> bool:
+    line = text[text.rfind("\n", 0, pos) + 1:pos].lstrip()
+    if line.startswith(("#", ">>>", "...")) or ("#" in line and "'" not in line and '"' not in line):
+        return False
+    # Inside a triple-quoted string when an odd number of its delimiters come before (good enough:
+    # a file that mixes both kinds inside one another is rare, and the error only costs a parse).
+    return all(bisect_left(found, pos) % 2 == 0 for found in quotes.values())
 
 
 def might_matter(text: str) -> bool:
-    if not any(t in text for t in TRIGGERS) or not _NEEDED.search(text):
+    if not any(t in text for t in TRIGGERS):
         return False
-    return bool(_NEEDED.search(code_only(text)))
+    hits = sorted(p for w in NEEDED if w in text for p in _positions(text, w))
+    if not hits:
+        return False
+    quotes = {q: _positions(text, q) for q in ('"""', "'''")}
+    return any(_in_code(text, p, quotes) for p in hits)

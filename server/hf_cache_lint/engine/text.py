@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from hf_cache_lint.engine.findings import Edit, Position
@@ -25,19 +26,12 @@ def decode_source(data: bytes) -> str:
         raise UndecodableError(f"not valid UTF-8 or declared encoding: {exc}") from None
 
 
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
 def line_starts(text: str) -> list[int]:
     """Offsets of each line's first character (lines split on \\n, \\r\\n and \\r like parso)."""
-    starts = [0]
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == "\r" and i + 1 < n and text[i + 1] == "\n":
-            i += 1
-            starts.append(i + 1)
-        elif c in "\r\n":
-            starts.append(i + 1)
-        i += 1
-    return starts
+    return [0, *(m.end() for m in _NEWLINE.finditer(text))]
 
 
 def offset(starts: list[int], pos: Position) -> int:
