@@ -106,6 +106,8 @@ RUNNER: dict[str, dict[str, Any]] = {
         "from threading import Thread\n"
         "t = Thread(target=model.generate, kwargs=dict(input_ids=ids, cache_implementation='nope'))  # <- raises\n"
         "t.start(); t.join()\n", every("HFC004")),
+    "memory_cap": case("x = torch.empty(8 << 30, dtype=torch.uint8)  # <- raises\n", every("OTHER"),
+                       contains=every("can't allocate memory")),
     "simulated_oom": case(
         "long = tok('okay ' * 2500, return_tensors='pt').input_ids\nmodel.generate(long, max_new_tokens=2)  # <- raises\n",
         every("OTHER"), contains=every("simulated GPU")),

@@ -13,6 +13,7 @@ import faulthandler
 import json
 import os
 import re
+import resource
 import select
 import signal
 import sys
@@ -37,6 +38,7 @@ import web  # noqa: E402
 # Do NOT call torch.set_num_threads here: then every new thread in a forked child (5.x loads weights on a
 # thread pool) re-applies it and trips "pool INTERNAL ASSERT FAILED ... Invalid thread pool!".
 
+CHILD_MEMORY_BYTES = 6 << 30  # address-space cap per snippet (tiny models need well under 1 GiB)
 CONFLICT = re.compile(r"Passing both `cache_implementation` .* and `(\w+)` \(a Cache object\)")
 
 
@@ -112,6 +114,8 @@ def run_child(case: dict[str, Any], out_fd: int, log_path: str, timeout: float) 
     log_fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
     os.dup2(log_fd, 1)
     os.dup2(log_fd, 2)
+    # A runaway snippet gets a MemoryError instead of waking the kernel's OOM killer on a shared machine.
+    resource.setrlimit(resource.RLIMIT_AS, (CHILD_MEMORY_BYTES, CHILD_MEMORY_BYTES))
     # Just before the parent kills a stuck child, dump every thread's stack into the log (reported).
     faulthandler.dump_traceback_later(max(timeout - 1.0, 0.5), file=sys.stderr)
     try:

@@ -4,7 +4,8 @@
   factory functions and Tensor.to alike); `nn.Module.to/cuda` are routed through it; torch.compile is identity.
 - a SMALL GPU (the harness's simulated memory limit): `generate` raises torch.cuda.OutOfMemoryError when the
   prompt is longer than OOM_TOKENS tokens, unless the cache is offloaded (cache_implementation "offloaded*"
-  or an offloaded cache object). This lets OOM-retry code paths (corpus 005) run.
+  or an offloaded cache object). This lets OOM-retry code paths (corpus 005) run. Continuous batching
+  ("paged") sees a 1 GiB device instead of the machine's RAM.
 - a tokenizer: a real PreTrainedTokenizerFast over a word-level vocabulary (one token per word, so length
   grows with text), with a chat template; every tokenizer from_pretrained returns it.
 - threads the snippet starts with Thread(target=...): run to completion inside start() (so they are joined);
@@ -169,8 +170,31 @@ def _quanto_without_compiling() -> None:
     cpp.ext._lib = types.SimpleNamespace(unpack=unpack)
 
 
+SIM_GPU_BYTES = 1 << 30  # what continuous batching ("paged") may size its cache from
+
+
+def _small_gpu_for_paged() -> None:
+    """Continuous batching sizes its paged cache from the device's free memory: on the CPU that is the
+    machine's RAM (60-90% of it), which got the worker OOM-killed. Report a 1 GiB simulated GPU instead."""
+    try:
+        from transformers.generation.continuous_batching import cache, utils
+    except ImportError:
+        return
+    original = utils.get_device_and_memory_breakdown
+
+    def breakdown() -> tuple[Any, int, int, int]:
+        device, total, reserved, allocated = original()
+        if device.type == "cpu":
+            return device, SIM_GPU_BYTES, 0, 0
+        return device, total, reserved, allocated
+
+    utils.get_device_and_memory_breakdown = breakdown
+    cache.get_device_and_memory_breakdown = breakdown
+
+
 def install() -> None:
     _quanto_without_compiling()
+    _small_gpu_for_paged()
     torch.nn.Module.to = _module_to(torch.nn.Module.to)  # type: ignore[method-assign]
     torch.nn.Module.cuda = lambda self, *a, **k: self  # type: ignore[method-assign]
     torch.compile = lambda model=None, *a, **k: model if model is not None else (lambda f: f)  # type: ignore[assignment]
