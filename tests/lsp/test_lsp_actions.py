@@ -91,3 +91,24 @@ async def test_a_stale_diagnostic_gets_current_fixes_or_none(start, uri):
     replace_all(client, uri, shifted, version=3)
     await diagnostics(client, uri, version=3, where=lambda d: has_conflict(d) and conflicts(d)[0].range != old.range)
     assert not await actions_for(client, uri, old, only=[types.CodeActionKind.QuickFix])
+
+
+async def test_a_percent_encoded_uri_gets_diagnostics_and_fixes(start, tmp_path):
+    # pygls keys documents by unquote(uri); a folder with a space arrives as `work%20space`.
+    client = await start()
+    spaced = (tmp_path / "work space" / "script.py").as_uri()
+    assert "%20" in spaced
+    open_doc(client, spaced, CONFLICT)
+    (diag,) = conflicts(await diagnostics(client, spaced, version=1, where=has_conflict))
+    actions = await actions_for(client, spaced, diag, only=[types.CodeActionKind.QuickFix])
+    assert [a.title for a in actions] == TITLES
+
+
+async def test_a_diagnostic_echoed_without_source_still_gets_its_fixes(start, uri):
+    # Vim's ALE sends context diagnostics back with only code, message and range.
+    client = await start()
+    open_doc(client, uri, CONFLICT)
+    (diag,) = conflicts(await diagnostics(client, uri, version=1, where=has_conflict))
+    bare = types.Diagnostic(range=diag.range, message=diag.message, code=diag.code)
+    actions = await actions_for(client, uri, bare, only=[types.CodeActionKind.QuickFix])
+    assert [a.title for a in actions] == TITLES

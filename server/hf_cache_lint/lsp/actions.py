@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+from urllib.parse import unquote
 
 from lsprotocol import types
 
@@ -110,13 +111,16 @@ async def code_actions(ls: HfCacheLintServer, params: types.CodeActionParams) ->
     unit = ls.unit_for(uri)
     if unit is None:
         return []
-    part = next(p for p in unit.parts if p.uri == uri)
+    part = next((p for p in unit.parts if unquote(p.uri) == unquote(uri)), None)
+    if part is None:  # a cell uri the notebook no longer has
+        return []
     results = await ls.results_for(unit) or {}
     actions: list[types.CodeAction] = []
     if wanted(QUICKFIX, only):
-        current = to_diagnostics(ls, unit, results).get(uri, (None, []))[1]
+        current = to_diagnostics(ls, unit, results).get(part.uri, (None, []))[1]
         for diagnostic in params.context.diagnostics:
-            if diagnostic.source != SOURCE or not isinstance(diagnostic.code, str):
+            # ALE sends back only code, message and range: no source means "maybe ours".
+            if diagnostic.source not in (SOURCE, None) or not isinstance(diagnostic.code, str):
                 continue
             fixes = fixes_of(diagnostic, part, current)
             if fixes is None:

@@ -60,10 +60,10 @@ def analyse_unit(unit: Unit, settings: Settings, context: Context) -> Results:
 
     if not unit.notebook:
         (part,) = unit.parts
-        return {part.uri: check_source(part.text, unit.path, settings, context).findings}
+        return {part.uri: check_source(part.text, unit.path, settings, context, incremental=True).findings}
     results: Results = {p.uri: () for p in unit.parts}
     per_cell: dict[int, list[Finding]] = {}
-    for index, finding in check_cells([p.text for p in unit.parts], unit.path, settings, context):
+    for index, finding in check_cells([p.text for p in unit.parts], unit.path, settings, context, incremental=True):
         per_cell.setdefault(index, []).append(finding)
     for index, found in per_cell.items():
         results[unit.parts[index].uri] = tuple(found)

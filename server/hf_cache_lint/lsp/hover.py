@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import unquote
+
 from lsprotocol import types
 
 from hf_cache_lint.engine import hover as engine_hover
@@ -14,11 +16,13 @@ async def hover(ls: HfCacheLintServer, params: types.HoverParams) -> types.Hover
     unit = ls.unit_for(uri)
     if unit is None:
         return None
-    part = next(p for p in unit.parts if p.uri == uri)
+    part = next((p for p in unit.parts if unquote(p.uri) == unquote(uri)), None)
+    if part is None:  # a cell uri the notebook no longer has
+        return None
     results = await ls.results_for(unit) or {}
     lines, codec = split_lines(part.text), ls.workspace.position_codec
     position = from_client_position(lines, codec, params.position)
-    found = engine_hover.hover(results.get(uri, ()), part.text, position, ls.config_for(unit.uri).context)
+    found = engine_hover.hover(results.get(part.uri, ()), part.text, position, ls.config_for(unit.uri).context)
     if found is None:
         return None
     return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, found.markdown),

@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -73,11 +74,11 @@ class HfCacheLintServer(LanguageServer):
             for cell in notebook.cells:
                 if cell.kind != types.NotebookCellKind.Code:
                     continue
-                doc = ws.text_documents.get(cell.document)
+                doc = ws.text_documents.get(unquote(cell.document))  # pygls keys documents by unquote(uri)
                 if doc is not None:
                     parts.append(Part(cell.document, doc.version, doc.source))
             return Unit(notebook.uri, tuple(parts), notebook=True)
-        doc = ws.text_documents.get(uri)
+        doc = ws.text_documents.get(unquote(uri))
         return Unit(uri, (Part(uri, doc.version, doc.source),)) if doc is not None else None
 
     def config_for(self, uri: str) -> lsp_settings.FolderConfig:
