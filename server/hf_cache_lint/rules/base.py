@@ -78,3 +78,21 @@ class Rule:
     def full_docs(cls) -> str:
         """The Markdown shown by `hf-cache-lint rule CODE`, hovers and docs/rules/CODE.md."""
         return f"# {cls.code} {cls.name}\n\n{cls.summary}\n\n{cls.docs.strip()}\n"
+
+
+Replacement = tuple[str, str]
+
+
+def invalid(code: str, flagged: str, fixes: Mapping[str, Replacement | tuple[Replacement, ...]],
+            **kw: object) -> Invalid:
+    """An Invalid example whose fix results are written as replacements on its code: for each fix
+    title, one `(text before, text after)` pair or several (each `before` must occur exactly once)."""
+    fixed = {}
+    for title, change in fixes.items():
+        pairs: tuple[Replacement, ...] = (change,) if isinstance(change[0], str) else change
+        result = code
+        for old, new in pairs:
+            assert result.count(old) == 1, f"{old!r} must occur once"
+            result = result.replace(old, new)
+        fixed[title] = result
+    return Invalid(code, flagged, fixed, **kw)  # type: ignore[arg-type]

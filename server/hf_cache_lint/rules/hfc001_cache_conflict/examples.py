@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hf_cache_lint.engine.findings import Severity
-from hf_cache_lint.rules.base import Invalid
+from hf_cache_lint.rules.base import Invalid, invalid
 
 _LOAD = """from transformers import AutoModelForCausalLM, AutoTokenizer, DynamicCache, GenerationConfig
 
@@ -13,17 +13,10 @@ inputs = tokenizer("The capital of France is", return_tensors="pt")
 """
 
 
-def _inv(code: str, flagged: str, fixes: dict[str, tuple[str, str]], **kw: object) -> Invalid:
-    """An Invalid example whose fix results are given as (line before, line after) pairs."""
-    fixed = {}
-    for title, (old, new) in fixes.items():
-        assert code.count(old) == 1, f"{old!r} must occur once"
-        fixed[title] = code.replace(old, new)
-    return Invalid(code, flagged, fixed, **kw)  # type: ignore[arg-type]
 
 
 INVALID: tuple[Invalid, ...] = (
-    _inv(
+    invalid(
         _LOAD
         + 'out = model.generate(**inputs, past_key_values=DynamicCache(), cache_implementation="static")\n',
         flagged="past_key_values=DynamicCache()",
@@ -47,7 +40,7 @@ INVALID: tuple[Invalid, ...] = (
         },
         note="both in the same call",
     ),
-    _inv(
+    invalid(
         _LOAD + 'model.generation_config.cache_implementation = "static"\n'
         "cache = DynamicCache()\n"
         "out = model.generate(**inputs, past_key_values=cache, max_new_tokens=5)\n",
@@ -68,7 +61,7 @@ INVALID: tuple[Invalid, ...] = (
         },
         note="set on the model's generation_config earlier",
     ),
-    _inv(
+    invalid(
         _LOAD + 'gen_kwargs = {"max_new_tokens": 5, "cache_implementation": "offloaded"}\n'
         "out = model.generate(**inputs, **gen_kwargs, past_key_values=DynamicCache())\n",
         flagged="past_key_values=DynamicCache()",
@@ -88,7 +81,7 @@ INVALID: tuple[Invalid, ...] = (
         },
         note="`cache_implementation` in a ** dict literal",
     ),
-    _inv(
+    invalid(
         _LOAD + "kw = dict(past_key_values=DynamicCache(), max_new_tokens=5)\n"
         'out = model.generate(**inputs, **kw, cache_implementation="static")\n',
         flagged='model.generate(**inputs, **kw, cache_implementation="static")',
@@ -108,7 +101,7 @@ INVALID: tuple[Invalid, ...] = (
         },
         note="the cache arrives through `**kw`: the whole call is flagged",
     ),
-    _inv(
+    invalid(
         _LOAD + "cache = DynamicCache()\n"
         "out = model.generate(**inputs, past_key_values=cache,\n"
         '                     generation_config=GenerationConfig(cache_implementation="static", max_new_tokens=5))\n',
@@ -129,7 +122,7 @@ INVALID: tuple[Invalid, ...] = (
         },
         note="a GenerationConfig passed by keyword",
     ),
-    _inv(
+    invalid(
         _LOAD + 'config = GenerationConfig(cache_implementation="static", max_new_tokens=5)\n'
         'out = model.generate(inputs["input_ids"], config, past_key_values=DynamicCache())\n',
         flagged="past_key_values=DynamicCache()",
@@ -149,7 +142,7 @@ INVALID: tuple[Invalid, ...] = (
         },
         note="the config as generate's second positional argument",
     ),
-    _inv(
+    invalid(
         _LOAD + "config = GenerationConfig(max_new_tokens=5)\n"
         'config.cache_implementation = "static"\n'
         "out = model.generate(**inputs, generation_config=config, past_key_values=DynamicCache())\n",
@@ -170,7 +163,7 @@ INVALID: tuple[Invalid, ...] = (
         },
         note="an attribute set on a config built earlier",
     ),
-    _inv(
+    invalid(
         _LOAD + 'model.generation_config.update(cache_implementation="static")\n'
         "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5)\n",
         flagged="past_key_values=DynamicCache()",
@@ -190,7 +183,7 @@ INVALID: tuple[Invalid, ...] = (
         },
         note="`update()` on the model's config",
     ),
-    _inv(
+    invalid(
         _LOAD
         + 'model.generation_config = GenerationConfig(cache_implementation="static", max_new_tokens=5)\n'
         "out = model.generate(**inputs, past_key_values=DynamicCache())\n",
@@ -211,7 +204,7 @@ INVALID: tuple[Invalid, ...] = (
         },
         note="the model's config replaced",
     ),
-    _inv(
+    invalid(
         _LOAD + 'model.generation_config.cache_implementation = "static"\n'
         "config = GenerationConfig(cache_implementation=None, max_new_tokens=5)\n"
         "out = model.generate(**inputs, generation_config=config, past_key_values=DynamicCache())\n",
@@ -232,7 +225,7 @@ INVALID: tuple[Invalid, ...] = (
         },
         note="`GenerationConfig(cache_implementation=None)` inherits the model's value; it does not clear it",
     ),
-    _inv(
+    invalid(
         _LOAD + "import copy\n\n"
         "base = GenerationConfig(max_new_tokens=5)\n"
         'base.cache_implementation = "static"\n'
@@ -255,7 +248,7 @@ INVALID: tuple[Invalid, ...] = (
         },
         note="a deep copy keeps the value",
     ),
-    _inv(
+    invalid(
         _LOAD + 'config = GenerationConfig.from_pretrained("ckpt", cache_implementation="static")\n'
         "out = model.generate(**inputs, generation_config=config, past_key_values=DynamicCache())\n",
         flagged="past_key_values=DynamicCache()",
@@ -276,7 +269,7 @@ INVALID: tuple[Invalid, ...] = (
         },
         note="`GenerationConfig.from_pretrained(..., cache_implementation=...)`",
     ),
-    _inv(
+    invalid(
         _LOAD + "first = model.generate(**inputs, max_new_tokens=3, return_dict_in_generate=True)\n"
         'model.generation_config.cache_implementation = "static"\n'
         "more = model.generate(first.sequences, past_key_values=first.past_key_values, max_new_tokens=3)\n",
@@ -297,7 +290,7 @@ INVALID: tuple[Invalid, ...] = (
         },
         note="a cache returned by generate, passed back",
     ),
-    _inv(
+    invalid(
         _LOAD
         + 'out = model.generate(**inputs, past_key_values=DynamicCache(), cache_implementation="hybrid")\n',
         flagged="past_key_values=DynamicCache()",
@@ -322,7 +315,7 @@ INVALID: tuple[Invalid, ...] = (
         },
         note='4.57 raises for an explicit "hybrid" keyword; 5.x resets "hybrid" to None',
     ),
-    _inv(
+    invalid(
         _LOAD + 'out = model.generate(**inputs, cache=DynamicCache(), cache_implementation="static")\n',
         flagged="cache=DynamicCache()",
         versions=("5.24.0",),
@@ -346,7 +339,7 @@ INVALID: tuple[Invalid, ...] = (
         },
         note="`cache=` is the keyword from 5.24; before, generate rejects it as unused (HFC003)",
     ),
-    _inv(
+    invalid(
         _LOAD + "import os\n\n"
         'use_static = os.environ.get("USE_STATIC", "1") == "1"\n'
         "if use_static:\n"
@@ -371,7 +364,7 @@ INVALID: tuple[Invalid, ...] = (
         },
         note="depends on a flag: a Warning that names it",
     ),
-    _inv(
+    invalid(
         _LOAD + "\n\ndef continue_chat(model, inputs, cache):\n"
         '    return model.generate(**inputs, past_key_values=cache, cache_implementation="static")\n\n\n'
         "out = continue_chat(model, inputs, DynamicCache())\n",

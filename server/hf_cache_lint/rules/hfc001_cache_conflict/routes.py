@@ -3,8 +3,8 @@ wrappers and checkpoints. Each runs unchanged under the oracle against real tran
 
 from __future__ import annotations
 
-from hf_cache_lint.rules.base import Invalid, Valid
-from hf_cache_lint.rules.hfc001_cache_conflict.examples import _LOAD, _inv
+from hf_cache_lint.rules.base import Invalid, Valid, invalid
+from hf_cache_lint.rules.hfc001_cache_conflict.examples import _LOAD
 
 _CKPT = {
     "ckpt/config.json": "{}\n",
@@ -12,7 +12,7 @@ _CKPT = {
 }
 
 ROUTES_INVALID: tuple[Invalid, ...] = (
-    _inv(
+    invalid(
         _LOAD + "\n\nclass Chat:\n"
         "    def __init__(self, model):\n"
         "        self.model = model\n"
@@ -39,7 +39,7 @@ ROUTES_INVALID: tuple[Invalid, ...] = (
         },
         note="set in `__init__`, a cache from a helper method",
     ),
-    _inv(
+    invalid(
         _LOAD + "from transformers import pipeline\n\n"
         'pipe = pipeline("text-generation", model=model, tokenizer=tokenizer, cache_implementation="static")\n'
         'out = pipe("Hello", past_key_values=DynamicCache(), max_new_tokens=5)\n',
@@ -60,7 +60,7 @@ ROUTES_INVALID: tuple[Invalid, ...] = (
         },
         note="`cache_implementation` given to the pipeline",
     ),
-    _inv(
+    invalid(
         _LOAD + "import functools\n\n"
         'generate = functools.partial(model.generate, cache_implementation="static", max_new_tokens=5)\n'
         "out = generate(**inputs, past_key_values=DynamicCache())\n",
@@ -77,7 +77,7 @@ ROUTES_INVALID: tuple[Invalid, ...] = (
         },
         note="`functools.partial(model.generate, ...)`",
     ),
-    _inv(
+    invalid(
         _LOAD + "import threading\n\n"
         'kwargs = dict(inputs, past_key_values=DynamicCache(), cache_implementation="static", max_new_tokens=5)\n'
         "worker = threading.Thread(target=model.generate, kwargs=kwargs)\n"
@@ -95,7 +95,7 @@ ROUTES_INVALID: tuple[Invalid, ...] = (
         },
         note="`Thread(target=model.generate, kwargs=...)`: the error is raised in the thread",
     ),
-    _inv(
+    invalid(
         _LOAD + "\n\ndef run(model, **kwargs):\n"
         '    kwargs.setdefault("max_new_tokens", 5)\n'
         "    return model.generate(**kwargs)\n\n\n"
@@ -113,7 +113,7 @@ ROUTES_INVALID: tuple[Invalid, ...] = (
         },
         note="a wrapper that forwards `**kwargs`",
     ),
-    _inv(
+    invalid(
         "from transformers import AutoModelForCausalLM, AutoTokenizer, DynamicCache\n\n"
         'tokenizer = AutoTokenizer.from_pretrained("meta-llama/Llama-3.2-1B")\n'
         'model = AutoModelForCausalLM.from_pretrained("./ckpt")\n'

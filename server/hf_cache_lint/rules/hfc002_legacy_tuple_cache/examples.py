@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hf_cache_lint.engine.findings import Severity
-from hf_cache_lint.rules.base import Invalid
+from hf_cache_lint.rules.base import Invalid, invalid
 
 _LOAD = """from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -22,16 +22,6 @@ _WARN_457 = {"severity": {"4.57.6": Severity.WARNING}, "runtime": {"4.57.6": "OK
 _GONE_5X = {"severity": {"4.57.6": Severity.WARNING}, "runtime": {"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER"}}
 
 
-def _inv(code: str, flagged: str, fixes: dict[str, tuple[tuple[str, str], ...]], **kw: object) -> Invalid:
-    """An Invalid example whose fix results are given as (text before, text after) replacements."""
-    fixed = {}
-    for title, pairs in fixes.items():
-        result = code
-        for old, new in pairs:
-            assert result.count(old) == 1, f"{old!r} must occur once"
-            result = result.replace(old, new)
-        fixed[title] = result
-    return Invalid(code, flagged, fixed, **kw)  # type: ignore[arg-type]
 
 
 def _ignore(line: str) -> tuple[tuple[str, str], ...]:
@@ -42,7 +32,7 @@ _LAYERS = "legacy = tuple((layer.keys, layer.values) for layer in out.past_key_v
 _CALL = "result = model.generate(**inputs, past_key_values=legacy, max_new_tokens=5)\n"
 
 INVALID: tuple[Invalid, ...] = (
-    _inv(
+    invalid(
         _LOAD + _LAYERS + _CALL,
         flagged="past_key_values=legacy",
         fixes={
@@ -53,7 +43,7 @@ INVALID: tuple[Invalid, ...] = (
         note="a tuple built from a cache's layers",
         **_WARN_457,
     ),
-    _inv(
+    invalid(
         _LOAD + "keys = [layer.keys for layer in out.past_key_values.layers]\n"
         "values = [layer.values for layer in out.past_key_values.layers]\n"
         "result = model.generate(**inputs, past_key_values=tuple(zip(keys, values)), max_new_tokens=5)\n",
@@ -66,7 +56,7 @@ INVALID: tuple[Invalid, ...] = (
         note="a tuple written in the call",
         **_WARN_457,
     ),
-    _inv(
+    invalid(
         _LOAD + "result = model.generate(**inputs, past_key_values=out.past_key_values.to_legacy_cache(), max_new_tokens=5)\n",
         flagged="past_key_values=out.past_key_values.to_legacy_cache()",
         fixes={
@@ -76,7 +66,7 @@ INVALID: tuple[Invalid, ...] = (
         note="`to_legacy_cache()` in the call (gone in 5.x: the run fails there first)",
         **_GONE_5X,
     ),
-    _inv(
+    invalid(
         _LOAD + "legacy = out.past_key_values.to_legacy_cache()\n" + _CALL,
         flagged="past_key_values=legacy",
         fixes={
@@ -86,7 +76,7 @@ INVALID: tuple[Invalid, ...] = (
         note="a `to_legacy_cache()` result kept in a variable",
         **_GONE_5X,
     ),
-    _inv(
+    invalid(
         _LOAD.replace("from transformers import AutoModelForCausalLM, AutoTokenizer\n",
                       "import transformers\nfrom transformers import AutoModelForCausalLM, AutoTokenizer\n")
         + _LAYERS + "result = model.generate(**inputs, cache=legacy, max_new_tokens=5)\n",
@@ -98,7 +88,7 @@ INVALID: tuple[Invalid, ...] = (
         versions=("5.24.0",),
         note="the 5.24 `cache=` keyword (before 5.24 `cache=` is rejected first: HFC003)",
     ),
-    _inv(
+    invalid(
         _LOAD + _LAYERS + "\n\ndef continue_from(kv, max_new_tokens=5):\n"
         "    return model.generate(**inputs, past_key_values=kv, max_new_tokens=max_new_tokens)\n\n\n"
         "result = continue_from(legacy)\n",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hf_cache_lint.engine.findings import Severity
-from hf_cache_lint.rules.base import Invalid
+from hf_cache_lint.rules.base import Invalid, invalid
 
 _LLAMA = """from transformers import AutoModelForCausalLM, AutoTokenizer, DynamicCache
 
@@ -25,13 +25,6 @@ _THEN_DEPRECATED = {"severity": {"5.24.0": Severity.INFO},
                     "runtime": {"4.57.6": "HFC005", "5.23.0": "HFC005", "5.24.0": "OK"}}
 
 
-def _inv(code: str, flagged: str, fixes: dict[str, tuple[str, str]], **kw: object) -> Invalid:
-    """An Invalid example whose fix results are given as (text before, text after) pairs."""
-    fixed = {}
-    for title, (old, new) in fixes.items():
-        assert code.count(old) == 1, f"{old!r} must occur once"
-        fixed[title] = code.replace(old, new)
-    return Invalid(code, flagged, fixed, **kw)  # type: ignore[arg-type]
 
 
 def _ignore(line: str) -> tuple[str, str]:
@@ -41,7 +34,7 @@ def _ignore(line: str) -> tuple[str, str]:
 _CACHE_CALL = "out = model.generate(**inputs, cache=DynamicCache(), max_new_tokens=5)\n"
 
 INVALID: tuple[Invalid, ...] = (
-    _inv(
+    invalid(
         _LLAMA + _CACHE_CALL,
         flagged="cache=DynamicCache()",
         fixes={
@@ -52,14 +45,14 @@ INVALID: tuple[Invalid, ...] = (
         note="the 5.24 `cache=` keyword on an older transformers",
         **_UNUSED,
     ),
-    _inv(
+    invalid(
         _LLAMA + "out = model.generate(**inputs, cache_params=DynamicCache(), max_new_tokens=5)\n",
         flagged="cache_params=DynamicCache()",
         fixes={"Rename to `past_key_values=`": ("cache_params=DynamicCache()", "past_key_values=DynamicCache()")},
         note="Mamba's `cache_params=` on an attention model",
         **_THEN_DEPRECATED,
     ),
-    _inv(
+    invalid(
         _MAMBA + "state = model(**inputs, use_cache=True).cache_params\n"
         "out = model.generate(**inputs, past_key_values=state, max_new_tokens=5)\n",
         flagged="past_key_values=state",
@@ -67,7 +60,7 @@ INVALID: tuple[Invalid, ...] = (
         note="`past_key_values=` on a Mamba model",
         **_THEN_DEPRECATED,
     ),
-    _inv(
+    invalid(
         _LLAMA + "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5)\n",
         flagged="past_key_values=DynamicCache()",
         fixes={"Rename to `cache=`": ("past_key_values=DynamicCache()", "cache=DynamicCache()")},
@@ -76,7 +69,7 @@ INVALID: tuple[Invalid, ...] = (
         runtime="OK",
         note="`past_key_values=` is deprecated in 5.24 (FutureWarning)",
     ),
-    _inv(
+    invalid(
         _MAMBA + "state = model(**inputs, use_cache=True).cache\n"
         "out = model.generate(**inputs, cache_params=state, max_new_tokens=5)\n",
         flagged="cache_params=state",
@@ -86,7 +79,7 @@ INVALID: tuple[Invalid, ...] = (
         runtime="OK",
         note="`cache_params=` is deprecated in 5.24 (FutureWarning)",
     ),
-    _inv(
+    invalid(
         _LLAMA + "\n\ndef complete(prompt, cache=None, past=None):\n"
         "    batch = tokenizer(prompt, return_tensors=\"pt\")\n"
         "    return model.generate(**batch, past_key_values=past, cache=cache, max_new_tokens=5)\n\n\n"
@@ -98,7 +91,7 @@ INVALID: tuple[Invalid, ...] = (
         runtime="OK",
         note="both names in 5.24: `cache=None` wins and the cache passed as `past_key_values=` is ignored",
     ),
-    _inv(
+    invalid(
         _MAMBA + "draft = MambaForCausalLM.from_pretrained(\"state-spaces/mamba-130m-hf\")\n"
         "out = model.generate(**inputs, assistant_model=draft, max_new_tokens=5)\n",
         flagged="assistant_model=draft",
@@ -106,7 +99,7 @@ INVALID: tuple[Invalid, ...] = (
         runtime="OTHER",
         note="assisted generation on a stateful (Mamba) model",
     ),
-    _inv(
+    invalid(
         "from transformers import DynamicCache, pipeline\n\n"
         "generator = pipeline(\"text-generation\", model=\"meta-llama/Llama-3.2-1B\")\n"
         "result = generator(\"The capital of France is\", cache=DynamicCache(), max_new_tokens=5)\n",

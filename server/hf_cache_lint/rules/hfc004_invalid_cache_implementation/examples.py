@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hf_cache_lint.engine.findings import Severity
-from hf_cache_lint.rules.base import Invalid
+from hf_cache_lint.rules.base import Invalid, invalid
 
 _LOAD = """from transformers import AutoModelForCausalLM, AutoTokenizer, GenerationConfig
 
@@ -26,19 +26,12 @@ inputs = tokenizer("translate English to German: The house is wonderful.", retur
 _5X = ("5.23.0", "5.24.0")
 
 
-def _inv(code: str, flagged: str, fixes: dict[str, tuple[str, str]], **kw: object) -> Invalid:
-    """An Invalid example whose fix results are given as (text before, text after) pairs."""
-    fixed = {}
-    for title, (old, new) in fixes.items():
-        assert code.count(old) == 1, f"{old!r} must occur once"
-        fixed[title] = code.replace(old, new)
-    return Invalid(code, flagged, fixed, **kw)  # type: ignore[arg-type]
 
 
 _TYPO_CALL = 'out = model.generate(**inputs, cache_implementation="statc", max_new_tokens=5)\n'
 
 INVALID: tuple[Invalid, ...] = (
-    _inv(
+    invalid(
         _LOAD + _TYPO_CALL,
         flagged='"statc"',
         fixes={
@@ -48,21 +41,21 @@ INVALID: tuple[Invalid, ...] = (
         message_contains='did you mean "static"?',
         note="a typo in the call",
     ),
-    _inv(
+    invalid(
         _LOAD + 'model.generation_config.cache_implementation = "Static"\n'
         "out = model.generate(**inputs, max_new_tokens=5)\n",
         flagged='"Static"',
         fixes={'Replace with `"static"`': ('"Static"', '"static"')},
         note="values are case-sensitive (an attribute is only checked when generate runs)",
     ),
-    _inv(
+    invalid(
         _LOAD + "config = GenerationConfig(max_new_tokens=5, cache_implementation='offload')\n"
         "out = model.generate(**inputs, generation_config=config)\n",
         flagged="'offload'",
         fixes={"Replace with `'offloaded'`": ("'offload'", "'offloaded'")},
         note="in a GenerationConfig (raised when it is built); the fix keeps the quote style",
     ),
-    _inv(
+    invalid(
         _LOAD + 'gen_kwargs = {"max_new_tokens": 5, "cache_implementation": "dynamic_full"}\n'
         "out = model.generate(**inputs, **gen_kwargs)\n",
         flagged='"dynamic_full"',
@@ -70,20 +63,20 @@ INVALID: tuple[Invalid, ...] = (
         versions=_5X,
         note="`dynamic_full` was removed in 5.0 (a kwargs dict)",
     ),
-    _inv(
+    invalid(
         _LOAD + 'out = model.generate(**inputs, cache_implementation="paged", max_new_tokens=5)\n',
         flagged='"paged"',
         fixes={"Replace with `None`": ('"paged"', "None")},
         versions=("4.57.6",),
         note="`paged` (continuous batching) arrived in 5.0",
     ),
-    _inv(
+    invalid(
         _MAMBA + 'out = model.generate(**inputs, cache_implementation="mamba", max_new_tokens=5)\n',
         flagged='"mamba"',
         fixes={"Replace with `None`": ('"mamba"', "None")},
         note="`mamba` stopped being a value in 4.56 (Mamba models build their own cache)",
     ),
-    _inv(
+    invalid(
         _LOAD + 'out = model.generate(**inputs, cache_implementation="sliding_window", max_new_tokens=5)\n',
         flagged='"sliding_window"',
         fixes={'Replace with `"static"`': ('"sliding_window"', '"static"')},
@@ -92,7 +85,7 @@ INVALID: tuple[Invalid, ...] = (
         runtime="OK",
         note="a deprecated value: it builds a StaticCache, as `static` does",
     ),
-    _inv(
+    invalid(
         _LOAD + 'config = GenerationConfig(max_new_tokens=5, cache_implementation="hybrid")\n'
         "out = model.generate(**inputs, generation_config=config)\n",
         flagged='"hybrid"',
@@ -102,7 +95,7 @@ INVALID: tuple[Invalid, ...] = (
         runtime="OK",
         note="`hybrid` is deprecated and reset to None in 5.x",
     ),
-    _inv(
+    invalid(
         _T5 + 'out = model.generate(**inputs, cache_implementation="quantized", max_new_tokens=5)\n',
         flagged='"quantized"',
         fixes={'Replace with `"dynamic"`': ('"quantized"', '"dynamic"')},

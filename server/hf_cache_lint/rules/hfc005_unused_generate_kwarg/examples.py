@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hf_cache_lint.rules.base import Invalid
+from hf_cache_lint.rules.base import Invalid, invalid
 
 _LOAD = """from transformers import AutoModelForCausalLM, AutoTokenizer, DynamicCache
 
@@ -22,19 +22,12 @@ generator = pipeline("text-generation", model="meta-llama/Llama-3.2-1B")
 """
 
 
-def _inv(code: str, flagged: str, fixes: dict[str, tuple[str, str]], **kw: object) -> Invalid:
-    """An Invalid example whose fix results are given as (text before, text after) pairs."""
-    fixed = {}
-    for title, (old, new) in fixes.items():
-        assert code.count(old) == 1, f"{old!r} must occur once"
-        fixed[title] = code.replace(old, new)
-    return Invalid(code, flagged, fixed, **kw)  # type: ignore[arg-type]
 
 
 _TYPO_CALL = "out = model.generate(**inputs, past_key_valyes=DynamicCache(), max_new_tokens=5)\n"
 
 INVALID: tuple[Invalid, ...] = (
-    _inv(
+    invalid(
         _LOAD + _TYPO_CALL,
         flagged="past_key_valyes=DynamicCache()",
         fixes={
@@ -44,32 +37,32 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="['past_key_valyes']",
         note="a misspelled cache keyword",
     ),
-    _inv(
+    invalid(
         _LOAD + 'out = model.generate(**inputs, cache_implmentation="static", max_new_tokens=5)\n',
         flagged='cache_implmentation="static"',
         fixes={"Rename to `cache_implementation=`": ("cache_implmentation=", "cache_implementation=")},
         note="a misspelled `cache_implementation`",
     ),
-    _inv(
+    invalid(
         _LOAD + "cache = DynamicCache()\nout = model.generate(**inputs, past_key_value=cache, max_new_tokens=5)\n",
         flagged="past_key_value=cache",
         fixes={"Rename to `past_key_values=`": ("past_key_value=", "past_key_values=")},
         note="the singular `past_key_value` (the name inside attention layers)",
     ),
-    _inv(
+    invalid(
         _MAMBA + "state = model(**inputs, use_cache=True).cache_params\n"
         "out = model.generate(**inputs, cache_param=state, max_new_tokens=5)\n",
         flagged="cache_param=state",
         fixes={"Rename to `cache_params=`": ("cache_param=", "cache_params=")},
         note="Mamba's `cache_params` without the s",
     ),
-    _inv(
+    invalid(
         _LOAD + "out = model.generate(**inputs, use_cahce=True, max_new_tokens=5)\n",
         flagged="use_cahce=True",
         fixes={"Rename to `use_cache=`": ("use_cahce=", "use_cache=")},
         note="a misspelled `use_cache`",
     ),
-    _inv(
+    invalid(
         _PIPE + 'result = generator("The capital of France is", generate_kwargs={"max_new_tokens": 5, "do_sample": False})\n',
         flagged='generate_kwargs={"max_new_tokens": 5, "do_sample": False}',
         fixes={"Unpack `generate_kwargs` into the call": (
@@ -77,7 +70,7 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="['generate_kwargs']",
         note="`generate_kwargs=` on a text-generation pipeline",
     ),
-    _inv(
+    invalid(
         _PIPE + 'settings = {"max_new_tokens": 5, "cache_implementation": "static"}\n'
         'result = generator("The capital of France is", generate_kwargs=settings)\n',
         flagged="generate_kwargs=settings",
