@@ -12,7 +12,7 @@ from hf_cache_lint.engine.prefilter import might_matter
     "gen = model.generate\n",
     'pipe = pipeline("text-generation", model=m)\n',
     'kw = {"cache_implementation": "static"}\n',
-    "cfg = GenerationConfig(max_new_tokens=5)  # past_key_values later\n",
+    "cfg = GenerationConfig(max_new_tokens=5)  # past_key_values later\nout = model.generate(generation_config=cfg)\n",
     'x = "#"; model.generation_config.cache_implementation = "static"\n',
     '"""Module docstring."""\nout = model.generate(past_key_values=c)\n',
 ])
@@ -26,6 +26,8 @@ def test_code_that_may_hold_a_finding_is_parsed(text: str) -> None:
     'def f(past_key_values=None):\n    """\n    >>> model.generate(past_key_values=c)\n    """\n',
     'def f(past_key_values=None):\n    """Call `model.generate(...)` with a cache."""\n    return 1\n',
     "x = 1\n",
+    "class M:\n    def generate(self, past_key_values=None):\n        return past_key_values\n",
+    "model.generation_config.max_new_tokens = 5  # no cache_implementation, no generate\n",
 ])
 def test_code_that_cannot_hold_a_finding_is_skipped(text: str) -> None:
     assert not might_matter(text)
