@@ -52,7 +52,7 @@ class Importer(Core):
         importer = Path(self.path) if self.path and not self.path.startswith("<") else None
         roots = tuple(p for p in (self.context.workspace, importer.parent if importer else None) if p is not None)
         found = modules.resolve(lazy.module, lazy.level, importer, roots)
-        if found is None or self.modules_analysed >= MAX_MODULES_PER_CHECK:
+        if found is None or self.modules_analysed >= MAX_MODULES_PER_CHECK or not modules.assigns(found, lazy.name):
             return Symbol(lazy.qualname)
         self.modules_analysed += 1
         exp = modules.exports(found, self.context)

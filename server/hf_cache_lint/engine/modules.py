@@ -7,10 +7,12 @@ Only files inside the workspace (or the importing file's folder) are read; nothi
 
 from __future__ import annotations
 
+import re
 import sys
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from hf_cache_lint.engine.context import Context
@@ -24,6 +26,9 @@ SKIP_ROOTS = frozenset(sys.stdlib_module_names) | {
     "transformers", "torch", "unsloth", "peft", "vllm", "mamba_ssm", "numpy", "fastapi", "flask",
     "accelerate", "datasets", "tokenizers", "huggingface_hub", "optimum", "trl",
 }
+
+
+_TOP_ASSIGN = re.compile(r"^([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*(?::[^=\n]*)?=(?!=)", re.M)
 
 
 @dataclass(frozen=True)
@@ -112,6 +117,27 @@ def _analyse(path: Path, context: Context) -> Exports | None:
         return None
     state = interp.module_state
     return Exports(str(path), dict(state.names), dict(state.heap))
+
+
+@lru_cache(maxsize=256)
+def _top_level_names(path: str, mtime_ns: int) -> frozenset[str]:
+    """Names a module assigns at its top level (`name = ...`, `name: T = ...`, `a, b = ...`)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return frozenset()
+    names: set[str] = set()
+    for m in _TOP_ASSIGN.finditer(text):
+        names.update(n.strip() for n in m.group(1).split(","))
+    return frozenset(names)
+
+
+def assigns(path: Path, name: str) -> bool:
+    """Whether `name` can hold a value worth importing: classes, functions and re-exports cannot."""
+    try:
+        return name in _top_level_names(str(path), path.stat().st_mtime_ns)
+    except OSError:
+        return False
 
 
 def clear_cache() -> None:
