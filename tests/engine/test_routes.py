@@ -194,3 +194,14 @@ def test_deeply_nested_loops_stay_linear_and_still_find(check: Checker) -> None:
     body = "".join("    " * i + f"for x{i} in range(3):\n" for i in range(40))
     code = HEAD + body + "    " * 40 + "model.generate(past_key_values=DynamicCache(), cache_implementation='static')\n"
     assert lines(check(code)) == [43]  # 2 ** 40 passes would never finish
+
+
+def test_accelerate_unwrap_and_a_main_guard(check: Checker) -> None:
+    code = ("from accelerate import Accelerator\nfrom transformers import AutoModelForCausalLM, DynamicCache\n"
+            'model = AutoModelForCausalLM.from_pretrained("x")\n'
+            'if __name__ == "__main__":\n'
+            '    model.generation_config.cache_implementation = "static"\n'
+            "acc = Accelerator()\n"
+            "acc.unwrap_model(model).generate(past_key_values=DynamicCache())\n")
+    [f] = check(code)
+    assert f.span.start.line == 7 and f.severity == Severity.ERROR

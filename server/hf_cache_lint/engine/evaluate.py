@@ -159,6 +159,8 @@ class Evaluator(Known, Importer):
         if isinstance(obj, ModelState):
             if name == "generation_config" and obj.gen_config is not None:
                 return obj.gen_config
+            if name == "module":  # DistributedDataParallel / DataParallel wrappers
+                return value
             return Method(value, name)
         if isinstance(obj, InstanceState):
             got = obj.get(name)

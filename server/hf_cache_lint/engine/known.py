@@ -37,7 +37,10 @@ from hf_cache_lint.engine.values import (
 
 _MODEL_CLASS = re.compile(r"^(AutoModel\w*|\w+(?:Model|For[A-Z]\w*|LMHeadModel))$")
 _NOT_MODEL = re.compile(r"(Tokenizer|Processor|Config|FeatureExtractor|ImageProcessor)\w*$")
-_PASS_THROUGH = {"to", "cuda", "cpu", "eval", "train", "half", "float", "bfloat16", "requires_grad_", "compile"}
+_PASS_THROUGH = {"to", "cuda", "cpu", "eval", "train", "half", "float", "bfloat16", "requires_grad_", "compile",
+                 "get_base_model", "merge_and_unload"}
+# Calls of other libraries that hand back the model they were given.
+_RETURNS_MODEL = {"unwrap_model", "prepare_model", "get_peft_model", "from_pretrained"}
 _SEQ2SEQ_AUTO = ("AutoModelForSeq2SeqLM", "AutoModelForSpeechSeq2Seq")
 _PATH_FUNCS = {"os.path.dirname", "os.path.abspath", "os.path.realpath", "os.path.join", "os.path.expanduser",
                "os.path.normpath", "pathlib.Path", "os.fspath", "builtins.str"}
@@ -170,8 +173,9 @@ class Known(Inliner):
             return first.value if first else UNKNOWN
         if root in ("transformers", "unsloth"):
             return self.call_transformers(parts, args, whole)
-        if root == "peft" and parts[-1] in ("get_peft_model", "from_pretrained"):
-            first = self.positional(args, 0)  # a PEFT model generates with its base model
+        if root in ("peft", "accelerate") and parts[-1] in _RETURNS_MODEL:
+            # A PEFT model generates with its base model; accelerate unwraps to the model it wrapped.
+            first = self.positional(args, 0)
             if first is not None and isinstance(self.obj(first.value), ModelState):
                 return first.value
         if q.startswith("builtins.") or q.startswith("."):

@@ -256,6 +256,8 @@ class Statements(Definitions):
         self.eval(test)
         cond = self.condition(test)
         static = self.truth(self.eval(test)) if test.type in ("keyword", "number") else entry.decides(cond)
+        if cond.text.replace("'", '"') in ('__name__ == "__main__"', '"__main__" == __name__'):
+            static = cond.holds  # a script is run as __main__; that guard is no flag
         if static is True:
             self.exec_block(suite_statements(suite))
             return
