@@ -205,3 +205,19 @@ def test_accelerate_unwrap_and_a_main_guard(check: Checker) -> None:
             "acc.unwrap_model(model).generate(past_key_values=DynamicCache())\n")
     [f] = check(code)
     assert f.span.start.line == 7 and f.severity == Severity.ERROR
+
+
+def test_sides_set_on_opposite_branches_into_one_dict_never_meet(check: Checker) -> None:
+    code = HEAD + ("import os\nprefix = os.environ.get('PREFIX') == '1'\nkw = {}\n"
+                   "if prefix:\n    kw['past_key_values'] = DynamicCache()\n"
+                   "else:\n    kw['cache_implementation'] = 'static'\n"
+                   "model.generate(**kw)\n")
+    assert check(code) == []
+
+
+def test_a_cache_variable_and_the_config_on_opposite_branches(check: Checker) -> None:
+    code = HEAD + ("import os\nprefix = os.environ.get('PREFIX') == '1'\ncache = None\n"
+                   "if prefix:\n    cache = DynamicCache()\n"
+                   "else:\n    model.generation_config.cache_implementation = 'static'\n"
+                   "model.generate(past_key_values=cache)\n")
+    assert check(code) == []

@@ -36,6 +36,8 @@ class CacheImpl:
     via: str
     site: Site | None = None
     condition: str | None = None
+    # The branch condition as (text, holds) when it is one, so rules can see two that exclude each other.
+    when: tuple[str, bool] | None = None
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,7 @@ class CacheArg:
     cache_class: str | None = None
     condition: str | None = None
     site: Site | None = None
+    when: tuple[str, bool] | None = None  # as CacheImpl.when
 
 
 @dataclass(frozen=True)

@@ -83,40 +83,45 @@ class GenerateFacts(Core):
     def _cache_arg(self, keyword: str, entry: tuple[Value, Site, Cond | None, bool, Node | None],
                    whole: Span) -> CacheArg:
         value, site, cond, via_kwargs, node = entry
-        kind, cls, condition = self.kind_of(value)
+        kind, cls, condition, when = self.kind_of(value)
         if cond is not None and condition is None:
             decided = self.state.decides(cond)
             if decided is False:
                 kind = "none"
             elif decided is None:
-                condition = _cond_text(cond)
-        return CacheArg(keyword, kind, span(node) if node is not None else whole, via_kwargs, cls, condition, site)
+                condition, when = _cond_text(cond), (cond.text, cond.holds)
+        return CacheArg(keyword, kind, span(node) if node is not None else whole, via_kwargs, cls, condition, site,
+                        when)
 
-    def kind_of(self, value: Value) -> tuple[str, str | None, str | None]:
-        """("none" | "cache" | "tuple" | "unknown" | "other", cache class, what it depends on)."""
+    def kind_of(self, value: Value) -> tuple[str, str | None, str | None, tuple[str, bool] | None]:
+        """(kind: "none" | "cache" | "tuple" | "unknown" | "other", cache class, what it depends on,
+        that dependency as a branch condition (text, holds) when it is one)."""
         if isinstance(value, Const):
-            return ("none", None, None) if value.value is None else ("other", None, None)
+            return ("none", None, None, None) if value.value is None else ("other", None, None, None)
         if isinstance(value, CacheVal):
-            return "cache", value.class_name, None
+            return "cache", value.class_name, None, None
         if isinstance(value, TupleVal):
-            return "tuple", None, None
+            return "tuple", None, None, None
         if isinstance(value, Unknown):
-            return "unknown", None, value.reason
+            return "unknown", None, value.reason, None
         if isinstance(value, Maybe):
             live = []
             for v, c in value.options:
                 if c is not None and self.state.decides(c) is False:
                     continue
-                k, cls, dep = self.kind_of(v)
-                live.append((k, cls, dep, c))
+                k, cls, dep, when = self.kind_of(v)
+                live.append((k, cls, dep, when, c))
             real = [x for x in live if x[0] != "none"]
             if not real:
-                return "none", None, None
-            k, cls, dep, c = real[0]
+                return "none", None, None, None
+            k, cls, dep, when, c = real[0]
             if len(real) < len(live):  # None on some path
-                dep = dep or (_cond_text(c) if c is not None and self.state.decides(c) is None else "a condition")
-            return k, cls, dep
-        return "other", None, None
+                undecided = c is not None and self.state.decides(c) is None
+                if dep is None and undecided and c is not None:
+                    dep, when = _cond_text(c), (c.text, c.holds)
+                dep = dep or "a condition"
+            return k, cls, dep, when
+        return "other", None, None, None
 
     def _effective(self, given: dict[str, tuple[Value, Site, Cond | None, bool, Node | None]],
                    args: list[EvArg], model: ModelState | None, pipe: object, is_pipeline: bool) -> CacheImpl | None:
@@ -181,11 +186,12 @@ class GenerateFacts(Core):
             if decided is False:
                 return None
             condition = _cond_text(s.cond) if decided is None else None
+        when = (s.cond.text, s.cond.holds) if condition is not None and s.cond is not None else None
         if s.unknown is not None:
             return CacheImpl("", via, s.site, s.unknown)
         if s.value is None:
             return None
-        return CacheImpl(s.value, via, s.site, condition)
+        return CacheImpl(s.value, via, s.site, condition, when)
 
 
 def _cond_text(c: Cond) -> str:
