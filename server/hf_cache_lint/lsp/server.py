@@ -19,6 +19,7 @@ from pygls.lsp.server import LanguageServer
 from hf_cache_lint import __version__
 from hf_cache_lint.lsp import settings as lsp_settings
 from hf_cache_lint.lsp.documents import Part, Results, Unit, analyse_unit, uri_to_path
+from hf_cache_lint.lsp.protocol import Protocol
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +58,7 @@ class HfCacheLintServer(LanguageServer):
     """Holds the state; handlers in lsp/handlers.py stay short and delegate to pure helpers."""
 
     def __init__(self) -> None:
-        super().__init__("hf-cache-lint", __version__, notebook_document_sync=NOTEBOOK_SYNC)
+        super().__init__("hf-cache-lint", __version__, notebook_document_sync=NOTEBOOK_SYNC, protocol_cls=Protocol)
         self.state = State()
         self.settings_ready = asyncio.Event()
         # One worker: the engine (parso caches, jedi) is not meant for concurrent use, and a queue of
