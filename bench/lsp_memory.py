@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from lsp_latency import SERVERS, Client, position, script_100_lines  # noqa: E402
+from lsp_latency import SERVERS, Client, position, script_100_lines
 
 
 def rss_mb(pid: int) -> float:
