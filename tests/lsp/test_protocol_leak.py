@@ -27,4 +27,9 @@ async def test_notifications_do_not_accumulate_request_futures() -> None:
     handlers = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
     if handlers:
         await asyncio.wait(handlers, timeout=10)
+    # The clean-up is scheduled with call_soon: a future resolved by call_soon runs after it (FIFO).
+    loop = asyncio.get_running_loop()
+    drained = loop.create_future()
+    loop.call_soon(drained.set_result, None)
+    await drained
     assert len(protocol._request_futures) <= 2  # at most the ones still running, not one per keystroke

@@ -63,7 +63,7 @@ class Known(Inliner):
         if isinstance(callee, ClassDef):
             return self.instantiate(callee, args, whole)
         if isinstance(callee, Partial):
-            return self.call_partial(callee, args, trailer, head, trailers, whole)
+            return self.call_with_kwargs(callee.func, callee.kwargs, trailer, whole, extra=args)
         obj = self.obj(callee)
         if isinstance(obj, ModelState):
             return Output("forward", self.site_of(whole, "the forward pass"))
@@ -317,10 +317,6 @@ class Known(Inliner):
         if obj is None or isinstance(obj, ModelState):
             return value
         return self.new(replace(obj))
-
-    def call_partial(self, p: Partial, args: list[EvArg], trailer: Node, head: Node, trailers: list[Node],
-                     whole: object) -> Value:
-        return self.call_with_kwargs(p.func, p.kwargs, trailer, whole, extra=args)
 
     def call_with_kwargs(self, func: Value, kwargs: Value | None, trailer: Node, whole: object,
                          extra: list[EvArg] | None = None) -> Value:

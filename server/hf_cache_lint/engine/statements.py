@@ -67,18 +67,12 @@ class Statements(Definitions):
         elif t in ("funcdef", "classdef"):
             self.define(node)
         elif t in ("decorated", "async_stmt", "async_funcdef"):
-            inner = node.children[-1]
-            if t == "decorated":
-                for dec in node.children[:-1]:
-                    self.eval_decorators(dec)
-            self.exec_stmt(inner)
+            # Decorators only register functions (route handlers): those run last, in run_uncalled.
+            self.exec_stmt(node.children[-1])
         elif t in ("newline", "endmarker", "error_node", "error_leaf"):
             return
         else:
             self.exec_small(node)
-
-    def eval_decorators(self, node: Node) -> None:
-        return None  # decorators only register functions; handlers run afterwards (run_uncalled)
 
     def exec_small(self, node: Node) -> None:
         t = node.type

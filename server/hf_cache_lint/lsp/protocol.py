@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from concurrent.futures import Future
 from functools import partial
 from typing import Any
@@ -18,8 +19,12 @@ class Protocol(LanguageServerProtocol):
     def _handle_notification(self, method_name: str, params: Any) -> None:
         before = set(self._request_futures)
         super()._handle_notification(method_name, params)
+        loop = asyncio.get_running_loop()
         for key in set(self._request_futures) - before:
-            self._request_futures[key].add_done_callback(partial(self._forget, key))
+            self._request_futures[key].add_done_callback(partial(self._forget, loop, key))
 
-    def _forget(self, key: Any, _future: Future[Any]) -> None:
-        self._request_futures.pop(key, None)
+    def _forget(self, loop: asyncio.AbstractEventLoop, key: Any, _future: Future[Any]) -> None:
+        # Deferred to the loop: a callback can run inside pygls's own iteration of the dict (shutdown
+        # cancels every future) or on a worker thread; the pop must happen after, on the loop thread.
+        if not loop.is_closed():
+            loop.call_soon_threadsafe(self._request_futures.pop, key, None)
