@@ -38,7 +38,10 @@ async function screenshots(page) {
   const squiggle = page.locator('.squiggly-error').first();
   await squiggle.waitFor({ state: 'visible', timeout: 60000 });
   const box = await squiggle.boundingBox();
-  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  // The editor opens its hover on mouse *movement* over the range (a single jump may not count):
+  // come in from below the line in steps.
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height * 4);
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 8 });
   await page.getByText('cache-conflict', { exact: false }).first().waitFor({ state: 'visible', timeout: 30000 });
   await page.screenshot({ path: path.join(shots, 'hover.png') });
   log('hover.png');
