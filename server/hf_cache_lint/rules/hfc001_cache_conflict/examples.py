@@ -4,13 +4,9 @@ from __future__ import annotations
 
 from hf_cache_lint.engine.findings import Severity
 from hf_cache_lint.rules.base import Invalid, invalid
+from hf_cache_lint.rules.snippets import prelude
 
-_LOAD = """from transformers import AutoModelForCausalLM, AutoTokenizer, DynamicCache, GenerationConfig
-
-tokenizer = AutoTokenizer.from_pretrained("meta-llama/Llama-3.2-1B")
-model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B")
-inputs = tokenizer("The capital of France is", return_tensors="pt")
-"""
+_LOAD = prelude("DynamicCache", "GenerationConfig")
 
 
 

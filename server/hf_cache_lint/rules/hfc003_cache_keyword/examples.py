@@ -4,19 +4,10 @@ from __future__ import annotations
 
 from hf_cache_lint.engine.findings import Severity
 from hf_cache_lint.rules.base import Invalid, invalid
+from hf_cache_lint.rules.snippets import MAMBA, prelude
 
-_LLAMA = """from transformers import AutoModelForCausalLM, AutoTokenizer, DynamicCache
-
-tokenizer = AutoTokenizer.from_pretrained("meta-llama/Llama-3.2-1B")
-model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B")
-inputs = tokenizer("The capital of France is", return_tensors="pt")
-"""
-_MAMBA = """from transformers import AutoTokenizer, MambaForCausalLM
-
-tokenizer = AutoTokenizer.from_pretrained("state-spaces/mamba-130m-hf")
-model = MambaForCausalLM.from_pretrained("state-spaces/mamba-130m-hf")
-inputs = tokenizer("The capital of France is", return_tensors="pt")
-"""
+_LLAMA = prelude("DynamicCache")
+_MAMBA = prelude(model="MambaForCausalLM", checkpoint=MAMBA)
 _BEFORE_524 = ("4.57.6", "5.23.0")
 # A wrong keyword fails `_validate_model_kwargs`: the oracle classifies that error as HFC005's.
 _UNUSED = {"runtime": "HFC005"}

@@ -4,19 +4,10 @@ from __future__ import annotations
 
 from hf_cache_lint.engine.findings import Severity
 from hf_cache_lint.rules.base import Invalid, invalid
+from hf_cache_lint.rules.snippets import MAMBA, prelude
 
-_LOAD = """from transformers import AutoModelForCausalLM, AutoTokenizer, GenerationConfig
-
-tokenizer = AutoTokenizer.from_pretrained("meta-llama/Llama-3.2-1B")
-model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B")
-inputs = tokenizer("The capital of France is", return_tensors="pt")
-"""
-_MAMBA = """from transformers import AutoTokenizer, MambaForCausalLM
-
-tokenizer = AutoTokenizer.from_pretrained("state-spaces/mamba-130m-hf")
-model = MambaForCausalLM.from_pretrained("state-spaces/mamba-130m-hf")
-inputs = tokenizer("The capital of France is", return_tensors="pt")
-"""
+_LOAD = prelude("GenerationConfig")
+_MAMBA = prelude(model="MambaForCausalLM", checkpoint=MAMBA)
 _T5 = """from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
 
 tokenizer = AutoTokenizer.from_pretrained("google-t5/t5-small")

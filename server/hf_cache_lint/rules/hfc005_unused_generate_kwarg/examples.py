@@ -3,19 +3,10 @@
 from __future__ import annotations
 
 from hf_cache_lint.rules.base import Invalid, invalid
+from hf_cache_lint.rules.snippets import MAMBA, prelude
 
-_LOAD = """from transformers import AutoModelForCausalLM, AutoTokenizer, DynamicCache
-
-tokenizer = AutoTokenizer.from_pretrained("meta-llama/Llama-3.2-1B")
-model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B")
-inputs = tokenizer("The capital of France is", return_tensors="pt")
-"""
-_MAMBA = """from transformers import AutoTokenizer, MambaForCausalLM
-
-tokenizer = AutoTokenizer.from_pretrained("state-spaces/mamba-130m-hf")
-model = MambaForCausalLM.from_pretrained("state-spaces/mamba-130m-hf")
-inputs = tokenizer("The capital of France is", return_tensors="pt")
-"""
+_LOAD = prelude("DynamicCache")
+_MAMBA = prelude(model="MambaForCausalLM", checkpoint=MAMBA)
 _PIPE = """from transformers import pipeline
 
 generator = pipeline("text-generation", model="meta-llama/Llama-3.2-1B")
