@@ -42,3 +42,14 @@ def test_without_the_library_the_receiver_counts_as_a_model(tmp_path: Path) -> N
 
 def test_with_the_library_in_the_analysed_environment_jedi_refutes_it(tmp_path: Path, venv_python: str) -> None:
     assert findings(tmp_path, venv_python) == []
+
+
+def test_refutation_covers_every_rule_not_only_hfc001(tmp_path: Path, venv_python: str) -> None:
+    code = ("import fancylib\nfrom transformers import DynamicCache\n\n"
+            "def run(engine: fancylib.Engine):\n"
+            "    return engine.generate(past_key_values=(1, 2), cache_implementation='statik')\n")
+    path = tmp_path / "other.py"
+    path.write_text(code)
+    seen = [f.code for f in check_source(code, str(path), context=Context(workspace=tmp_path)).findings]
+    refuted = check_source(code, str(path), context=Context(workspace=tmp_path, interpreter=venv_python)).findings
+    assert seen and refuted == ()

@@ -13,6 +13,7 @@ from hf_cache_lint.engine import interp
 from hf_cache_lint.engine.analysis import Analysis
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import CheckResult, FileError, Finding
+from hf_cache_lint.engine.jedi_bridge import drop_foreign
 from hf_cache_lint.engine.notebook import NotebookError, join_cells, read_ipynb, relabel, split_findings
 from hf_cache_lint.engine.prefilter import might_matter
 from hf_cache_lint.engine.suppress import is_suppressed, suppressions
@@ -75,6 +76,7 @@ def _check(text: str, path: str, settings: Settings, context: Context | None, in
         except Exception:  # one failing rule must not hide the others
             log.exception("rule %s failed on %s", rule.code, path)
     table = suppressions(text)
+    findings = drop_foreign(analysis, findings)
     kept = sorted({f for f in findings if not is_suppressed(f, table)},
                   key=lambda f: (f.span.start, f.span.end, f.code))
     return CheckResult(path, tuple(kept))

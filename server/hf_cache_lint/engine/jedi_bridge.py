@@ -12,7 +12,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from hf_cache_lint.engine.findings import Span
+from hf_cache_lint.engine.analysis import Analysis
+from hf_cache_lint.engine.findings import Finding, Span
 
 log = logging.getLogger("hf_cache_lint")
 
@@ -58,3 +59,24 @@ def is_foreign(text: str, path: str, callee: Span, interpreter: str | None, work
         module.split(".")[0] not in _TRANSFORMERS_LIKE and full.split(".")[0] not in _TRANSFORMERS_LIKE
         for full, module in found
     )
+
+
+def drop_foreign(analysis: Analysis, findings: list[Finding]) -> list[Finding]:
+    """Findings minus those on a `.generate` whose unseen receiver jedi shows is not a model, for every
+    rule at once. Lazy: jedi runs only for such a call that holds a finding, once per call."""
+    unseen = [c for c in analysis.calls if not c.model.receiver_known]
+    if not unseen:
+        return findings
+    verdict: dict[Span, bool] = {}
+    ctx = analysis.context
+    kept = []
+    for f in findings:
+        call = next((c for c in unseen if c.span.start <= f.span.start and f.span.end <= c.span.end), None)
+        if call is not None:
+            if call.span not in verdict:
+                verdict[call.span] = is_foreign(analysis.text, analysis.path, call.callee_span, ctx.interpreter,
+                                                ctx.workspace)
+            if verdict[call.span]:
+                continue
+        kept.append(f)
+    return kept

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hf_cache_lint.engine import jedi_bridge
-from hf_cache_lint.engine.analysis import Analysis, CacheImpl, GenerateCall, Site
+from hf_cache_lint.engine.analysis import CacheImpl, GenerateCall, Site
 from hf_cache_lint.engine.generate import CACHE_KEYWORDS
 from hf_cache_lint.engine.versions import Target
 
@@ -55,10 +54,3 @@ def link(site: Site, base_path: str) -> str:
         return label
     return f"[{label}]({Path(path).resolve().as_uri()}#L{site.span.start.line})"
 
-
-def is_foreign(analysis: Analysis, call: GenerateCall) -> bool:
-    """A `.generate` on an object the interpreter could not see, that jedi shows is not a model."""
-    if call.model.receiver_known:
-        return False
-    ctx = analysis.context
-    return jedi_bridge.is_foreign(analysis.text, analysis.path, call.callee_span, ctx.interpreter, ctx.workspace)

@@ -10,7 +10,7 @@ from hf_cache_lint.engine.edits import ignore_line, remove_argument, set_keyword
 from hf_cache_lint.engine.findings import Finding, Fix, Related, Severity
 from hf_cache_lint.engine.versions import Target
 from hf_cache_lint.rules.base import Rule
-from hf_cache_lint.rules.common import accepts, is_foreign, link, source_words, where
+from hf_cache_lint.rules.common import accepts, link, source_words, where
 from hf_cache_lint.rules.hfc001_cache_conflict.examples import INVALID
 from hf_cache_lint.rules.hfc001_cache_conflict.routes import ROUTES_INVALID, ROUTES_VALID
 from hf_cache_lint.rules.hfc001_cache_conflict.valid import VALID
@@ -51,7 +51,7 @@ class CacheConflict(Rule):
             if ci is None:
                 continue
             for arg in call.cache_args:
-                if not conflicts(analysis.context.target, call, arg, ci) or is_foreign(analysis, call):
+                if not conflicts(analysis.context.target, call, arg, ci):
                     continue
                 finding = self.finding(analysis, call, arg, ci)
                 key = (finding.span, arg.keyword)
