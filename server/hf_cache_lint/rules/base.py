@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from importlib import resources
 from typing import TYPE_CHECKING, ClassVar
 
 from hf_cache_lint.engine.findings import Finding, Severity
@@ -70,6 +71,13 @@ class Rule:
     docs: ClassVar[str]
     valid: ClassVar[tuple[Valid, ...]] = ()
     invalid: ClassVar[tuple[Invalid, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        # A rule package keeps its docs beside it, as docs.md (Ruff-style headings).
+        if "docs" not in cls.__dict__:
+            package = cls.__module__
+            cls.docs = resources.files(package).joinpath("docs.md").read_text("utf-8")
 
     def check(self, analysis: Analysis) -> Iterable[Finding]:
         raise NotImplementedError

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from importlib import resources
 
 from hf_cache_lint.engine.analysis import Analysis, CacheArg, CacheImpl, GenerateCall
 from hf_cache_lint.engine.edits import ignore_line, remove_argument, set_keyword
@@ -40,7 +39,6 @@ class CacheConflict(Rule):
     name = "cache-conflict"
     summary = "A cache object and `cache_implementation` reach the same `generate()` call."
     default_severity = Severity.ERROR
-    docs = resources.files(__package__).joinpath("docs.md").read_text("utf-8")
     valid = VALID + ROUTES_VALID
     invalid = INVALID + ROUTES_INVALID
 

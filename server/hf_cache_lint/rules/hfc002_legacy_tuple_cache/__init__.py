@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from importlib import resources
 
 from hf_cache_lint.engine.analysis import Analysis, CacheArg, GenerateCall, Keyword
 from hf_cache_lint.engine.edits import ignore_line, transformers_name
@@ -23,7 +22,6 @@ class LegacyTupleCache(Rule):
     name = "legacy-tuple-cache"
     summary = "A tuple (the legacy cache format) is passed to `generate()` as the cache."
     default_severity = Severity.ERROR
-    docs = resources.files(__package__).joinpath("docs.md").read_text("utf-8")
     valid = VALID
     invalid = INVALID
 

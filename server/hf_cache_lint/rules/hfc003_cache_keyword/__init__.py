@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from importlib import resources
 
 from hf_cache_lint.engine.analysis import Analysis, CacheArg, GenerateCall, Keyword
 from hf_cache_lint.engine.edits import ignore_line, remove_argument, rename_keyword
@@ -36,7 +35,6 @@ class CacheKeyword(Rule):
     name = "cache-keyword"
     summary = "The cache keyword of `generate()` does not fit the model class or the transformers version."
     default_severity = Severity.ERROR
-    docs = resources.files(__package__).joinpath("docs.md").read_text("utf-8")
     valid = VALID
     invalid = INVALID
 

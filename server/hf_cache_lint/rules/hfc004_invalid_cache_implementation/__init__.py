@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Iterator
-from importlib import resources
 from pathlib import Path
 
 from hf_cache_lint.engine.analysis import Analysis, CiValue, GenerateCall
@@ -52,7 +51,6 @@ class InvalidCacheImplementation(Rule):
     name = "invalid-cache-implementation"
     summary = "A `cache_implementation` value this transformers version rejects (or has deprecated)."
     default_severity = Severity.ERROR
-    docs = resources.files(__package__).joinpath("docs.md").read_text("utf-8")
     valid = VALID
     invalid = INVALID
 

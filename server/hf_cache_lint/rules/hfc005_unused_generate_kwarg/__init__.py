@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Iterator
-from importlib import resources
 
 from hf_cache_lint.engine.analysis import Analysis, GenerateCall, Keyword
 from hf_cache_lint.engine.edits import ignore_line, remove_argument, rename_keyword
@@ -24,7 +23,6 @@ class UnusedGenerateKwarg(Rule):
     summary = "A keyword `generate()` rejects as unused: a misspelled cache keyword, or `generate_kwargs=` " \
               "on a text-generation pipeline."
     default_severity = Severity.ERROR
-    docs = resources.files(__package__).joinpath("docs.md").read_text("utf-8")
     valid = VALID
     invalid = INVALID
 
