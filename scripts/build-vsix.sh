@@ -14,14 +14,16 @@ PYTHON="${PYTHON:-python3}"
 cd "$ROOT"
 start=$SECONDS
 
-# The server's runtime requirements: [project].dependencies + the `lsp` extra of pyproject.toml.
+# The server's runtime requirements: [project].dependencies of pyproject.toml (pygls and lsprotocol are required
+# there; the `lsp` extra is an empty alias kept for old commands, read too in case it names something again).
+# Markers are dropped: pip evaluates them for the running Python, not --python-version, and the bundle must
+# serve Python 3.10 (tomli; cattrs needs exceptiongroup below 3.11), so those are bundled unconditionally.
 mapfile -t requirements < <("$PYTHON" - <<'PY'
 import tomllib
 with open("pyproject.toml", "rb") as f:
     project = tomllib.load(f)["project"]
-for req in project["dependencies"] + project["optional-dependencies"]["lsp"]:
-    print(req)
-# cattrs needs exceptiongroup below 3.11; pip evaluates markers for the running Python, not --python-version.
+for req in project["dependencies"] + project.get("optional-dependencies", {}).get("lsp", []):
+    print(req.split(";")[0].strip())
 print("exceptiongroup>=1.1.1")
 PY
 )

@@ -157,8 +157,9 @@ def _serve(args: argparse.Namespace) -> int:
     except ImportError as exc:
         missing = (exc.name or "").split(".")[0]
         if missing in ("pygls", "lsprotocol"):
-            print(f"hf-cache-lint: error: the language server needs {missing}: "
-                  "pip install 'hf-cache-lint[lsp]'", file=sys.stderr)
+            # Both are required dependencies, so this is a broken or partial install (e.g. --no-deps).
+            print(f"hf-cache-lint: error: the language server needs {missing}, a dependency missing here: "
+                  "pip install --force-reinstall hf-cache-lint", file=sys.stderr)
         else:
             print(f"hf-cache-lint: error: cannot load the language server: {exc}", file=sys.stderr)
         return EXIT_ERROR

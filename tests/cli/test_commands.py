@@ -83,7 +83,8 @@ def test_serve_without_pygls_says_how_to_install(run: RunFn, monkeypatch: pytest
     r = run("serve")
     assert r.code == 2
     # Whichever of the two the server module imports first is the one named.
-    assert r.err in (f"hf-cache-lint: error: the language server needs {m}: pip install 'hf-cache-lint[lsp]'\n"
+    assert r.err in (f"hf-cache-lint: error: the language server needs {m}, a dependency missing here: "
+                     "pip install --force-reinstall hf-cache-lint\n"
                      for m in ("pygls", "lsprotocol"))
 
 
