@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from hf_cache_lint.engine.analysis import CiValue
+from hf_cache_lint.engine.constants import literal_truth, number_value
 from hf_cache_lint.engine.importer import Importer
 from hf_cache_lint.engine.known import Known
 from hf_cache_lint.engine.nodes import Node, code, span, string_value
@@ -46,14 +47,18 @@ class Evaluator(Known, Importer):
             s = string_value(node)
             return Const(s, self.site(node)) if s is not None else UNKNOWN
         if t == "number":
-            return Const(0, self.site(node))
+            n = number_value(node.value)
+            return Const(n, self.site(node)) if n is not None else UNKNOWN
         if t in ("power", "atom_expr"):
             return self.eval_trailers(node)
         if t == "atom":
             return self.eval_atom(node)
         if t in ("testlist_star_expr", "testlist", "exprlist"):
             return TupleVal(self.site(node), tuple(self.eval(c) for c in node.children if c.type != "operator"))
-        if t == "test":  # a if c else b
+        if t == "test" and len(node.children) == 5:  # a if c else b
+            decided = literal_truth(node.children[2])
+            if decided is not None:
+                return self.eval(node.children[0 if decided else 4])
             a, b = self.eval(node.children[0]), self.eval(node.children[4])
             return Maybe(((a, None), (b, None))) if a != b else a
         if t in ("or_test", "and_test"):

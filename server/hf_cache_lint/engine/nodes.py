@@ -49,6 +49,8 @@ def call_args(trailer: Node) -> list[Arg]:
             if first.type == "operator" and first.value in ("*", "**"):
                 out.append(Arg(item, item.children[1], star=first.value))
             elif len(item.children) >= 3 and item.children[1].type == "operator" and item.children[1].value == "=":
+                if first.type != "name":  # `f(cfg.x=1)` while typing: Python rejects it, no argument
+                    continue
                 out.append(Arg(item, item.children[2], name=first.value, name_node=first))
             else:  # a generator argument `f(x for x in y)`
                 out.append(Arg(item, item))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from hf_cache_lint.engine.analysis import CiValue, Site
+from hf_cache_lint.engine.constants import literal_truth
 from hf_cache_lint.engine.core import HARD_STEPS, MAX_LOOP_REPEAT_DEPTH
 from hf_cache_lint.engine.definitions import Definitions
 from hf_cache_lint.engine.modules import SKIP_ROOTS
@@ -82,6 +83,10 @@ class Statements(Definitions):
             self.exec_import(node)
         elif t == "return_stmt":
             value = self.eval(node.children[1]) if len(node.children) > 1 else Const(None)
+            if not self.stack:
+                # `return` outside a function (mid-edit: its `def` line deleted). Python refuses to compile
+                # such a module, so nothing after it is more dead than before it: keep analysing.
+                return
             self.returns.append((value, self.state))
             self.state = self.state.fork()
             self.state.dead = True
@@ -249,7 +254,8 @@ class Statements(Definitions):
             return
         self.eval(test)
         cond = self.condition(test)
-        static = self.truth(self.eval(test)) if test.type in ("keyword", "number") else entry.decides(cond)
+        literal = literal_truth(test)  # `if 1:`, `if not 0:`: decided as Python decides it
+        static = literal if literal is not None else entry.decides(cond)
         if cond.text.replace("'", '"') in ('__name__ == "__main__"', '"__main__" == __name__'):
             static = cond.holds  # a script is run as __main__; that guard is no flag
         if static is True:
@@ -274,6 +280,10 @@ class Statements(Definitions):
             self.eval(kids[1])
             body = kids[3]
         entry = self.state
+        if node.type == "while_stmt" and literal_truth(kids[1]) is False:  # `while 0:` never runs its body
+            if "else" in [k.value for k in kids if k.type == "keyword"]:
+                self.exec_block(suite_statements(kids[-1]))
+            return
         self.loop_depth += 1
         # A second pass sees what the first iteration left behind (a cache returned, a key set).
         for _ in range(2 if self.loop_depth <= MAX_LOOP_REPEAT_DEPTH else 1):

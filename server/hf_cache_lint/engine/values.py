@@ -33,7 +33,7 @@ class Unknown:
 
 @dataclass(frozen=True)
 class Const:
-    value: str | int | float | bool | None
+    value: str | int | float | complex | bool | None
     site: Site | None = None
 
 

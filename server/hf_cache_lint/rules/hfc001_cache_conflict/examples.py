@@ -385,4 +385,27 @@ INVALID: tuple[Invalid, ...] = (
         },
         note="inside a function, seen through its caller",
     ),
+    invalid(
+        _LOAD + "if 1:  # always taken, as Python reads it\n"
+        '    model.generation_config.cache_implementation = "static"\n'
+        "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5)\n",
+        flagged="past_key_values=DynamicCache()",
+        fixes={
+            "Set `cache_implementation=None` in this call": (
+                "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5)\n",
+                "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5, "
+                "cache_implementation=None)\n",
+            ),
+            "Remove `past_key_values=`": (
+                "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5)\n",
+                "out = model.generate(**inputs, max_new_tokens=5)\n",
+            ),
+            "Ignore HFC001 on this line": (
+                "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5)\n",
+                "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5)"
+                "  # hf-cache-lint: ignore[HFC001]\n",
+            ),
+        },
+        note="set under `if 1:`, a branch that is always taken",
+    ),
 )

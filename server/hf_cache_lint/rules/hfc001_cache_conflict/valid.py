@@ -86,4 +86,12 @@ VALID: tuple[Valid, ...] = (
         "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5)\n",
         note="`update(cache_implementation=None)` clears it",
     ),
+    Valid(
+        _LOAD + "if 0:  # the static cache is switched off\n"
+        '    model.generation_config.cache_implementation = "static"\n'
+        "while 0:\n"
+        '    model.generation_config.cache_implementation = "static"\n'
+        "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5)\n",
+        note="set only under `if 0:` and `while 0:`, which never run",
+    ),
 )
