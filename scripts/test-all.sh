@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install everything (pip, apt, npm, the oracle's transformers environments, real editors) and run ALL
-# the tests: lint, types, rule examples, engine, CLI, language server, oracle (real transformers) and
-# real editors (code-server, Neovim, Emacs, Vim). Idempotent; what is installed already is kept.
+# the tests: lint, types, rule examples, engine, CLI, language server, a fresh plain install (wheel, README
+# command, serve, .vsix server, pre-commit hook), oracle (real transformers) and real editors (code-server,
+# Neovim, Emacs, Vim). Idempotent; what is installed already is kept.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export PIP_DISABLE_PIP_VERSION_CHECK=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
@@ -10,6 +11,8 @@ step() { printf '\n==> %s (%s)\n' "$1" "$(date +%T)"; }
 
 step "Python package and test dependencies"
 python3 -m pip install -q -e ".[test]"
+step "Offline wheelhouse for the fresh-install and pre-commit tests"
+bash scripts/fetch-wheelhouse.sh
 step "Oracle environments: transformers 4.57.6, 5.23.0, 5.24.0 on CPU torch 2.13.0"
 bash scripts/setup-oracle.sh
 step "Editors: Neovim, Emacs + eglot, Vim + ALE, code-server, chromium, node 24"

@@ -1,0 +1,144 @@
+"""Helpers for the install tests: a clean copy of the tree, an offline fresh venv, the README's first command,
+and the one place that says how the VS Code extension starts its bundled server.
+
+Everything runs offline: set-up (scripts/fetch-wheelhouse.sh, run by scripts/test-all.sh) put every wheel a
+fresh install needs into .cache/wheelhouse, and pip is pointed there with PIP_NO_INDEX / PIP_FIND_LINKS.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NoReturn
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+WHEELHOUSE = Path(os.environ.get("HFC_WHEELHOUSE", REPO / ".cache" / "wheelhouse"))
+FIGURES: dict[str, str] = {}  # printed at the end of the run (conftest's pytest_terminal_summary)
+
+
+def missing(what: str, setup: str) -> NoReturn:
+    """Set-up did not run: a failure under CI (the test command must prepare it), a skip elsewhere."""
+    message = f"{what}: run {setup}"
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message)
+
+
+def require_wheelhouse() -> Path:
+    if not any(WHEELHOUSE.glob("pygls-*.whl")) or not any(WHEELHOUSE.glob("setuptools-*.whl")):
+        missing(f"no offline wheelhouse at {WHEELHOUSE}", "scripts/fetch-wheelhouse.sh")
+    return WHEELHOUSE
+
+
+def user_env(*, bin_dir: Path | None = None, **extra: str) -> dict[str, str]:
+    """The environment of a new user's shell: none of the test run's Python paths, pip offline.
+
+    PYTHONPATH is dropped (the suite exports it to run the repo's sources; a user has no such thing), the user
+    site is off, and with `bin_dir` the venv's bin comes first, as after `source venv/bin/activate`."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP") and not k.startswith("PIP_")}
+    env.update(PYTHONNOUSERSITE="1", PIP_NO_INDEX="1", PIP_FIND_LINKS=str(WHEELHOUSE),
+               PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_CACHE_DIR="1", PIP_ROOT_USER_ACTION="ignore")
+    if bin_dir is not None:
+        env["PATH"] = os.pathsep.join((str(bin_dir), env.get("PATH", "")))
+        env["VIRTUAL_ENV"] = str(bin_dir.parent)
+    env.update(extra)
+    return env
+
+
+def tracked_files(repo: Path = REPO) -> list[str]:
+    """What a clone holds: the tracked files plus new ones not ignored (so uncommitted work is tested too),
+    without deleted files; symlinks (a worktree's .cache, node_modules) are not part of a clone."""
+    out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                         cwd=repo, check=True, capture_output=True).stdout.decode()
+    return sorted(p for p in set(out.split("\0")) if p and (repo / p).is_file() and not (repo / p).is_symlink())
+
+
+def clean_copy(dest: Path) -> Path:
+    """A copy of the tree as `git clone` gives it, committed in a git repository of its own (pre-commit
+    try-repo needs one)."""
+    for rel in tracked_files():
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / rel, target)
+    git = ["git", "-c", "user.name=hf-cache-lint tests", "-c", "user.email=tests@localhost",
+           "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main"]
+    subprocess.run([*git, "init", "-q"], cwd=dest, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=dest, check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "clean copy"], cwd=dest, check=True)
+    return dest
+
+
+def readme_first_command(readme: Path) -> list[str]:
+    """The README's first set-up command, split at `&&` into the steps a shell runs one after the other."""
+    text = readme.read_text(encoding="utf-8")
+    section = text.split("## Set up", 1)[1]
+    match = re.search(r"^    (\S.*)$", section, re.M)
+    assert match, "the README's Set up section has no indented command"
+    return [step.strip() for step in match.group(1).split("&&")]
+
+
+@dataclass(frozen=True)
+class Venv:
+    root: Path
+
+    @property
+    def bin(self) -> Path:
+        return self.root / "bin"
+
+    @property
+    def python(self) -> Path:
+        return self.bin / "python"
+
+
+@dataclass(frozen=True)
+class Installed:
+    """A new user's state after the README's install step: the clean tree and the venv it installed into."""
+
+    tree: Path
+    venv: Venv
+    steps: list[str]  # the README's first command, split at &&; steps[0] ran already
+
+
+@dataclass(frozen=True)
+class Built:
+    sdist: Path
+    wheel: Path
+
+
+def make_venv(root: Path) -> Venv:
+    """`python3 -m venv`, with pip, from the interpreter running the tests."""
+    subprocess.run([sys.executable, "-m", "venv", str(root)], check=True, env=user_env(), timeout=300)
+    return Venv(root)
+
+
+def run_timed(argv: list[str] | str, *, cwd: Path, env: dict[str, str], timeout: float = 600,
+              shell: bool = False) -> tuple[subprocess.CompletedProcess[str], float]:
+    began = time.monotonic()
+    proc = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout,
+                          shell=shell, executable="/bin/bash" if shell else None, check=False)
+    return proc, time.monotonic() - began
+
+
+# --- how the VS Code extension starts its bundled server ------------------------------------------------
+# Mirrors serverOptions() and serverPythonPath() in client/src/server.ts: keep these in step with it
+# (test_vsix.py::test_launch_mirrors_the_extension fails when server.ts's arguments change).
+EXTENSION_SERVER_ARGS = ["-m", "hf_cache_lint", "serve"]
+
+
+def extension_launch(extension_dir: Path, python: str, workspace: Path) -> tuple[list[str], dict[str, str], Path]:
+    """argv, env and cwd of the server as the extension runs it from an installed .vsix: the runner Python,
+    PYTHONPATH = bundled/tool, bundled/libs (then the user's PYTHONPATH, none here), UTF-8, unbuffered,
+    cwd the first workspace folder."""
+    bundled = [extension_dir / "bundled" / "tool", extension_dir / "bundled" / "libs"]
+    assert all(d.is_dir() for d in bundled), f"the .vsix has no bundled/tool and bundled/libs: {extension_dir}"
+    env = user_env(PYTHONPATH=os.pathsep.join(str(d) for d in bundled), PYTHONUTF8="1", PYTHONUNBUFFERED="1")
+    return [python, *EXTENSION_SERVER_ARGS], env, workspace
