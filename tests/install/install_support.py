@@ -114,9 +114,10 @@ class Built:
     wheel: Path
 
 
-def make_venv(root: Path) -> Venv:
-    """`python3 -m venv`, with pip, from the interpreter running the tests."""
-    subprocess.run([sys.executable, "-m", "venv", str(root)], check=True, env=user_env(), timeout=300)
+def make_venv(root: Path, *, with_pip: bool = True) -> Venv:
+    """`python3 -m venv` from the interpreter running the tests."""
+    argv = [sys.executable, "-m", "venv", str(root)] + ([] if with_pip else ["--without-pip"])
+    subprocess.run(argv, check=True, env=user_env(), timeout=300)
     return Venv(root)
 
 
