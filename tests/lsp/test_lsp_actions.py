@@ -1,4 +1,4 @@
-"""Code actions over LSP: the rule's quick fixes from Diagnostic.data, the ignore comment, fixAll."""
+"""Code actions over LSP: the verified fixes of every finding in the range, ignore comments last, fixAll."""
 
 from __future__ import annotations
 
@@ -16,9 +16,15 @@ from lsp_support import (
 from lsprotocol import types
 
 
-async def actions_for(client, uri, diag, only=None):
+async def actions_for(client, uri, diag, only=None, sent=None):
     return await client.text_document_code_action_async(types.CodeActionParams(
-        types.TextDocumentIdentifier(uri), diag.range, types.CodeActionContext([diag], only=only)))
+        types.TextDocumentIdentifier(uri), diag.range,
+        types.CodeActionContext([diag] if sent is None else sent, only=only)))
+
+
+def titles_of(actions, code="HFC001"):
+    """The titles of the actions that fix findings of `code` (other findings may share the range)."""
+    return [a.title for a in actions if a.diagnostics and a.diagnostics[0].code == code]
 
 
 async def test_quick_fixes_are_the_rule_fixes_with_exact_titles_and_kind(start, uri):
@@ -26,11 +32,15 @@ async def test_quick_fixes_are_the_rule_fixes_with_exact_titles_and_kind(start, 
     open_doc(client, uri, CONFLICT)
     (diag,) = conflicts(await diagnostics(client, uri, version=1, where=has_conflict))
     actions = await actions_for(client, uri, diag, only=[types.CodeActionKind.QuickFix])
-    assert [a.title for a in actions] == TITLES
+    assert titles_of(actions) == TITLES
+    titles = [a.title for a in actions]
+    assert titles[:3] == TITLES[:3]  # the Error's fixes first, whatever else overlaps (a deprecation)
+    ignores = [t for t in titles if t.startswith("Ignore ")]
+    assert titles[len(titles) - len(ignores):] == ignores  # ignore actions last
     # eglot shows only kind exactly `quickfix`.
     assert {a.kind for a in actions} == {types.CodeActionKind.QuickFix}
     assert [a.title for a in actions if a.is_preferred] == [PREFERRED]
-    assert all(list(a.diagnostics or ()) == [diag] for a in actions)
+    assert all(list(a.diagnostics or ()) == [diag] for a in actions if a.diagnostics[0].code == "HFC001")
 
 
 async def test_applying_the_preferred_fix_removes_the_diagnostic(start, uri):
@@ -85,7 +95,7 @@ async def test_a_stale_diagnostic_gets_current_fixes_or_none(start, uri):
     # An edit below the call: the old diagnostic's range still matches, its data is one version old.
     replace_all(client, uri, CONFLICT + "# more\n", version=2)
     await diagnostics(client, uri, version=2, where=has_conflict)
-    assert [a.title for a in await actions_for(client, uri, old, only=[types.CodeActionKind.QuickFix])] == TITLES
+    assert titles_of(await actions_for(client, uri, old, only=[types.CodeActionKind.QuickFix])) == TITLES
     # A line inserted above: the old range points at the wrong text, so no edit is offered there.
     shifted = "\n" + CONFLICT
     replace_all(client, uri, shifted, version=3)
@@ -101,7 +111,7 @@ async def test_a_percent_encoded_uri_gets_diagnostics_and_fixes(start, tmp_path)
     open_doc(client, spaced, CONFLICT)
     (diag,) = conflicts(await diagnostics(client, spaced, version=1, where=has_conflict))
     actions = await actions_for(client, spaced, diag, only=[types.CodeActionKind.QuickFix])
-    assert [a.title for a in actions] == TITLES
+    assert titles_of(actions) == TITLES
 
 
 async def test_a_diagnostic_echoed_without_source_still_gets_its_fixes(start, uri):
@@ -111,4 +121,22 @@ async def test_a_diagnostic_echoed_without_source_still_gets_its_fixes(start, ur
     (diag,) = conflicts(await diagnostics(client, uri, version=1, where=has_conflict))
     bare = types.Diagnostic(range=diag.range, message=diag.message, code=diag.code)
     actions = await actions_for(client, uri, bare, only=[types.CodeActionKind.QuickFix])
-    assert [a.title for a in actions] == TITLES
+    assert titles_of(actions) == TITLES
+
+
+async def test_any_subset_of_diagnostics_sent_gets_every_overlapping_finding_error_first(start, uri):
+    # ALE sends the one diagnostic under the cursor; here the other finding on the same keyword (the
+    # 5.24 deprecation), or none at all: the Error's fixes still come first, and the preferred one is its.
+    client = await start()
+    open_doc(client, uri, CONFLICT)
+    found = await diagnostics(client, uri, version=1, where=has_conflict)
+    (_error,) = conflicts(found)
+    others = [d for d in found if d.code != "HFC001"]
+    assert others, "expected a second finding on the cache keyword (the deprecation at 5.24)"
+    bare = types.Diagnostic(range=others[0].range, message=others[0].message, code=others[0].code)
+    for sent in ([bare], []):
+        actions = await actions_for(client, uri, others[0], only=[types.CodeActionKind.QuickFix], sent=sent)
+        assert [a.title for a in actions][:3] == TITLES[:3]
+        assert [a.title for a in actions if a.is_preferred] == [PREFERRED]
+        assert titles_of(actions, others[0].code), "the other finding's fixes are offered too"
+        assert [a.title for a in actions][-2:] == sorted(t for t in (a.title for a in actions) if t.startswith("Ignore "))

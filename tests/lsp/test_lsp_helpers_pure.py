@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from hf_cache_lint.engine.findings import Edit, Finding, Fix, Severity, Span
-from hf_cache_lint.lsp.actions import FIX_ALL, preferred_edits, wanted
+from hf_cache_lint.fixcheck import choose, preferred
+from hf_cache_lint.lsp.actions import FIX_ALL, quick_fixes, wanted
 from hf_cache_lint.lsp.settings import build, editor_mapping, folder_of
 
 
@@ -46,6 +47,26 @@ def _finding(start: int, end: int) -> Finding:
     return Finding("HFC001", "n", "m", Severity.ERROR, Span.of(1, start, 1, end), fixes=(fix,))
 
 
-def test_fix_all_skips_fixes_that_overlap_one_already_taken():
-    edits = preferred_edits([_finding(0, 5), _finding(3, 8), _finding(10, 12)])
-    assert [e.span.start.column for e in edits] == [0, 10]
+def test_fix_all_skips_fixes_that_overlap_or_touch_one_already_taken():
+    found = [(0, _finding(0, 5)), (0, _finding(3, 8)), (0, _finding(5, 6)), (0, _finding(10, 12)),
+             (1, _finding(3, 8))]  # another cell: no conflict with cell 0
+    chosen = choose(preferred(found))
+    assert [(c, fix.edits[0].span.start.column) for c, _, fix in chosen] == [(0, 0), (0, 10), (1, 3)]
+
+
+def _with(code: str, severity: Severity, start: int, end: int, *titles: str) -> Finding:
+    fixes = tuple(Fix(t, (Edit(Span.of(1, start, 1, start), t),), preferred=i == 0) for i, t in enumerate(titles))
+    return Finding(code, "n", "m", severity, Span.of(1, start, 1, end), fixes=fixes)
+
+
+def test_quick_fixes_put_errors_first_ignores_last_and_mark_one_preferred_per_overlap():
+    hint = _with("HFC006", Severity.HINT, 10, 20, "Rename to `cache=`", "Ignore HFC006 on this line")
+    error = _with("HFC001", Severity.ERROR, 10, 30, "Set `cache_implementation=None` in this call",
+                  "Remove `past_key_values=`", "Ignore HFC001 on this line")
+    apart = _with("HFC004", Severity.WARNING, 40, 45, "Replace with `static`", "Ignore HFC004 on this line")
+    got = [(fix.title, mark) for _, _, fix, mark in quick_fixes([(0, hint), (1, error), (2, apart)])]
+    assert got == [
+        ("Set `cache_implementation=None` in this call", True), ("Remove `past_key_values=`", False),
+        ("Replace with `static`", True), ("Rename to `cache=`", False),
+        ("Ignore HFC001 on this line", False), ("Ignore HFC004 on this line", False),
+        ("Ignore HFC006 on this line", False)]

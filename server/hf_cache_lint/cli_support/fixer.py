@@ -5,15 +5,23 @@ from __future__ import annotations
 import codecs
 import io
 import tokenize
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 
 from hf_cache_lint.cli_support.discovery import SourceFile
 from hf_cache_lint.cli_support.notebook_io import Notebook
-from hf_cache_lint.engine.api import check_cells, check_source
 from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.findings import Edit, Finding
-from hf_cache_lint.engine.text import apply_edits, decode_source
+from hf_cache_lint.engine.findings import Edit, Fix
+from hf_cache_lint.engine.text import decode_source
+from hf_cache_lint.fixcheck import (
+    Recheck,
+    Verifier,
+    apply_chosen,
+    choose,
+    file_recheck,
+    notebook_recheck,
+    preferred,
+)
 from hf_cache_lint.settings import Settings
 
 # A fix can enable or reveal another; Ruff loops up to 100 times, a handful is plenty for our rules.
@@ -38,41 +46,38 @@ def newline_of(text: str) -> str:
     return "\n"
 
 
-def _overlaps(a: Edit, b: Edit) -> bool:
-    if a.span.start == a.span.end and b.span.start == b.span.end:
-        return a.span.start == b.span.start  # two insertions at one point: order would be a guess
-    return (a.span.start < b.span.end and b.span.start < a.span.end) or a.span == b.span
+def with_newline(fix: Fix, newline: str) -> Fix:
+    """A fix whose inserted line breaks are the file's own."""
+    if newline == "\n" or not any("\n" in e.content for e in fix.edits):
+        return fix
+    return replace(fix, edits=tuple(Edit(e.span, e.content.replace("\r\n", "\n").replace("\n", newline))
+                                    for e in fix.edits))
 
 
-def choose_edits(findings: Iterable[Finding], newline: str) -> tuple[list[Edit], int]:
-    """The preferred fixes' edits that do not overlap (the rest wait for the next pass), and how many fixes."""
-    chosen: list[Edit] = []
-    count = 0
-    for f in findings:
-        fix = next((x for x in f.fixes if x.preferred), None)
-        if fix is None or not fix.edits:
-            continue
-        edits = [Edit(e.span, e.content.replace("\r\n", "\n").replace("\n", newline)) for e in fix.edits]
-        if any(_overlaps(e, c) for e in edits for c in chosen):
-            continue
-        chosen.extend(edits)
-        count += 1
-    return chosen, count
+def fix_cells(cells: Sequence[str], recheck: Recheck, notebook: bool = False, path: str = "") -> tuple[list[str], int]:
+    """The cells with preferred fixes applied pass after pass until nothing changes; and how many.
 
-
-def fix_text(text: str, check: Callable[[str], Sequence[Finding]]) -> tuple[str, int]:
-    """`text` with preferred fixes applied pass after pass until nothing changes; and the count."""
+    Each pass checks the text, takes the preferred fixes in order (Errors first) that pass verification
+    (fixcheck: the result parses and the finding is gone) and do not conflict with one already taken
+    (fixcheck.choose, the chooser fixAll uses too), and applies them together.
+    """
+    current = list(cells)
     total = 0
-    newline = newline_of(text)
     for _ in range(MAX_PASSES):
-        edits, count = choose_edits(check(text), newline)
-        if not edits:
+        items = recheck(current)
+        newlines = [newline_of(c) for c in current]
+        candidates = [(c, f, with_newline(x, newlines[c])) for c, f, x in preferred(items)]
+        if not candidates:
             break
-        new = apply_edits(text, edits)
-        if new == text:
+        verifier = Verifier(current, recheck, notebook, path)
+        chosen = choose(candidates, verifier.ok)
+        if not chosen:
             break
-        text, total = new, total + count
-    return text, total
+        new, applied = apply_chosen(current, chosen, notebook)
+        if new == current:
+            break
+        current, total = new, total + len(applied)
+    return current, total
 
 
 def _encoding(data: bytes) -> str:
@@ -84,32 +89,21 @@ def _encoding(data: bytes) -> str:
 def fix_python(source: SourceFile, settings: Settings, context: Context) -> FixOutcome:
     data = source.path.read_bytes()
     text = decode_source(data)
-    new, fixed = fix_text(text, lambda t: check_source(t, source.display, settings, context).findings)
+    (new,), fixed = fix_cells([text], file_recheck(source.display, settings, context), path=source.display)
     if fixed:
         source.path.write_bytes(new.encode(_encoding(data)))
     return FixOutcome(fixed)
 
 
 def fix_notebook(source: SourceFile, settings: Settings, context: Context) -> FixOutcome:
-    """Fix the code cells as one module (cell order), writing back only their sources."""
-    nb = Notebook.parse(decode_source(source.path.read_bytes()))
-    cells = list(nb.code_sources())
-    total = 0
-    for _ in range(MAX_PASSES):
-        per_cell: dict[int, list[Finding]] = {}
-        for index, finding in check_cells(cells, source.display, settings, context):
-            per_cell.setdefault(index, []).append(finding)
-        changed = 0
-        for index, findings in per_cell.items():
-            edits, count = choose_edits(findings, newline_of(cells[index]))
-            new = apply_edits(cells[index], edits) if edits else cells[index]
-            if new != cells[index]:
-                cells[index], changed = new, changed + count
-        if not changed:
-            break
-        total += changed
+    """Fix the code cells as one module (cell order), writing back only the changed cells' sources."""
+    data = source.path.read_bytes()
+    nb = Notebook.parse(decode_source(data))
+    cells, total = fix_cells(list(nb.code_sources()), notebook_recheck(source.display, settings, context),
+                             notebook=True, path=source.display)
     if total:
-        source.path.write_bytes(nb.with_code_sources(cells).encode("utf-8"))
+        bom = codecs.BOM_UTF8 if data.startswith(codecs.BOM_UTF8) else b""
+        source.path.write_bytes(bom + nb.with_code_sources(cells).encode("utf-8"))
     return FixOutcome(total)
 
 

@@ -1,4 +1,10 @@
-"""Read an .ipynb document and write it back with only code cell sources changed."""
+"""Read an .ipynb document and write it back with only the changed code cells' sources replaced.
+
+The new text is the original text with each changed `"source"` value spliced in; every other byte
+(outputs, metadata, numbers such as `Infinity`, `NaN`, big integers and float spellings, key order,
+indentation, escapes, the trailing newline) is the original's. A json.load + json.dump round trip
+would rewrite all of them.
+"""
 
 from __future__ import annotations
 
@@ -6,49 +12,182 @@ import json
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from hf_cache_lint.engine.notebook import NotebookError
 
 
 @dataclass(frozen=True)
 class Notebook:
-    """The parsed document and how it was laid out (so an unchanged part is written back the same)."""
+    """The original text, and where each code cell's `"source"` value sits in it."""
 
-    doc: dict[str, Any]
-    indent: int | None
-    ensure_ascii: bool
-    trailing_newline: bool
+    text: str
+    # (start, end) of each code cell's "source" value in `text`, in cell order; None: the cell has none.
+    sources: tuple[tuple[int, int] | None, ...]
 
     @staticmethod
     def parse(text: str) -> Notebook:
         try:
-            doc = json.loads(text)
+            json.loads(text)  # the same acceptance (and messages) as the checker's reader
         except json.JSONDecodeError as exc:
             raise NotebookError(f"invalid notebook JSON: {exc.msg}") from None
-        if not isinstance(doc, dict) or not isinstance(doc.get("cells"), list):
-            raise NotebookError("invalid notebook: no 'cells' list")
-        m = re.match(r"\{\r?\n( +)\S", text)
-        # nbformat writes indent=1 and raw non-ASCII; keep whatever this file used.
-        return Notebook(doc, len(m.group(1)) if m else None,
-                        text.isascii() and "\\u" in text, text.endswith("\n"))
-
-    def _code_cells(self) -> Iterator[dict[str, Any]]:
-        for cell in self.doc["cells"]:
-            if isinstance(cell, dict) and cell.get("cell_type") == "code":
-                yield cell
+        try:
+            return Notebook(text, tuple(_Scanner(text).code_sources()))
+        except _Bad:
+            raise NotebookError("invalid notebook: no 'cells' list") from None
 
     def code_sources(self) -> Iterator[str]:
-        for cell in self._code_cells():
-            src = cell.get("source", "")
-            yield "".join(src) if isinstance(src, list) else str(src)
+        for where in self.sources:
+            yield "" if where is None else _as_text(json.loads(self.text[where[0]:where[1]]))
 
     def with_code_sources(self, sources: Sequence[str]) -> str:
-        """The document text with the code cells' sources replaced (lists stay lists of lines)."""
-        for cell, new in zip(self._code_cells(), sources, strict=False):
-            old = cell.get("source", "")
-            old_text = "".join(old) if isinstance(old, list) else str(old)
-            if new != old_text:
-                cell["source"] = new.splitlines(keepends=True) if isinstance(old, list) else new
-        text = json.dumps(self.doc, indent=self.indent, ensure_ascii=self.ensure_ascii)
-        return text + "\n" if self.trailing_newline else text
+        """The document text with the changed code cells' sources replaced, in the style each had: a list
+        of lines stays a list laid out as before, a string stays a string, escapes follow the original."""
+        out, last = [], 0
+        for where, new in zip(self.sources, sources, strict=False):
+            if where is None:
+                continue  # a code cell without "source": the checker saw "", nothing to write back
+            old_raw = self.text[where[0]:where[1]]
+            if _as_text(json.loads(old_raw)) == new:
+                continue
+            out.append(self.text[last:where[0]])
+            out.append(_render(old_raw, new, self._ascii(old_raw)))
+            last = where[1]
+        out.append(self.text[last:])
+        return "".join(out)
+
+    def _ascii(self, raw: str) -> bool:
+        """Whether to write non-ASCII as \\u escapes: as this cell's source did, else as the document does."""
+        for sample in (raw, self.text):
+            if not sample.isascii():
+                return False
+            if re.search(r"\\u(?!00[0-7])[0-9a-fA-F]{4}", sample):
+                return True
+        return False  # nbformat's own default (ensure_ascii=False)
+
+
+def _as_text(value: object) -> str:
+    if isinstance(value, list):
+        return "".join(value)
+    return value if isinstance(value, str) else str(value)
+
+
+def _render(old_raw: str, new: str, ensure_ascii: bool) -> str:
+    def dumps(s: str) -> str:
+        return json.dumps(s, ensure_ascii=ensure_ascii)
+
+    if not old_raw.startswith("["):
+        return dumps(new)
+    lines = new.splitlines(keepends=True)
+    if not lines:
+        return "[]"
+    inner = old_raw[1:-1]
+    m = re.match(r"\s*", inner)
+    lead = m.group(0) if m else ""
+    tail_m = re.search(r"\s*$", inner)
+    tail = tail_m.group(0) if tail_m and inner.strip() else ""
+    if not inner.strip():  # was empty: the one-line form
+        return "[" + ", ".join(dumps(x) for x in lines) + "]"
+    # The separator between items as the original wrote it (",\n    " in nbformat's layout).
+    sep_m = re.search(r'"\s*(,\s*)"', inner)
+    sep = sep_m.group(1) if sep_m else "," + lead if "\n" in lead else ", "
+    return "[" + lead + sep.join(dumps(x) for x in lines) + tail + "]"
+
+
+class _Bad(Exception):
+    pass
+
+
+_WS = re.compile(r"[ \t\r\n]*")
+_NUMBER = re.compile(r"-?(?:Infinity|NaN|\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)|NaN|Infinity")
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+
+
+class _Scanner:
+    """Just enough of a JSON reader to find the code cells' "source" values (the text already parsed
+    with json.loads, so it is well formed; only positions are wanted here)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.i = 0
+
+    def ws(self) -> None:
+        m = _WS.match(self.text, self.i)
+        self.i = m.end() if m else self.i
+
+    def string(self) -> str:
+        m = _STRING.match(self.text, self.i)
+        if not m:
+            raise _Bad
+        self.i = m.end()
+        value = json.loads(m.group(0))
+        assert isinstance(value, str)
+        return value
+
+    def skip(self) -> tuple[int, int]:
+        """Skip one value; its (start, end)."""
+        self.ws()
+        start, ch = self.i, self.text[self.i:self.i + 1]
+        if ch == '"':
+            self.string()
+        elif ch in "[{":
+            self.container()
+        else:
+            m = _NUMBER.match(self.text, self.i)
+            for word in ("true", "false", "null"):
+                if self.text.startswith(word, self.i):
+                    self.i += len(word)
+                    break
+            else:
+                if not m:
+                    raise _Bad
+                self.i = m.end()
+        return start, self.i
+
+    def container(self) -> dict[str, tuple[int, int]]:
+        """Skip an object or array; for an object, the span of each member's value (the last wins, as in json)."""
+        opening = self.text[self.i]
+        closing = "}" if opening == "{" else "]"
+        self.i += 1
+        members: dict[str, tuple[int, int]] = {}
+        while True:
+            self.ws()
+            if self.text[self.i] == closing:
+                self.i += 1
+                return members
+            if self.text[self.i] == ",":
+                self.i += 1
+                continue
+            if opening == "{":
+                key = self.string()
+                self.ws()
+                if self.text[self.i] != ":":
+                    raise _Bad
+                self.i += 1
+                members[key] = self.skip()
+            else:
+                self.skip()
+
+    def code_sources(self) -> list[tuple[int, int] | None]:
+        self.ws()
+        if self.text[self.i:self.i + 1] != "{":
+            raise _Bad
+        top = self.container()
+        if "cells" not in top or self.text[top["cells"][0]] != "[":
+            raise _Bad
+        self.i = top["cells"][0] + 1
+        out: list[tuple[int, int] | None] = []
+        while True:
+            self.ws()
+            ch = self.text[self.i]
+            if ch == "]":
+                return out
+            if ch == ",":
+                self.i += 1
+                continue
+            if ch != "{":
+                self.skip()
+                continue
+            members = self.container()
+            kind = members.get("cell_type")
+            if kind is not None and json.loads(self.text[kind[0]:kind[1]]) == "code":
+                out.append(members.get("source"))

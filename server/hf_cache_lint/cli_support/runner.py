@@ -13,6 +13,7 @@ from hf_cache_lint.cli_support.discovery import SourceFile
 from hf_cache_lint.engine.api import check_file
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import CheckResult, FileError
+from hf_cache_lint.fixcheck import verify_result
 from hf_cache_lint.settings import Settings
 
 log = logging.getLogger("hf_cache_lint")
@@ -22,9 +23,11 @@ PARALLEL_MIN = 16
 
 
 def check_one(source: SourceFile, settings: Settings, context: Context) -> CheckResult:
-    """check_file, with any unexpected failure turned into a per-file error (never a traceback)."""
+    """check_file with its fixes verified (fixcheck), any unexpected failure turned into a per-file
+    error (never a traceback)."""
     try:
-        return check_file(source.path, settings, context, display=source.display)
+        result = check_file(source.path, settings, context, display=source.display)
+        return verify_result(result, source.path, settings, context)
     except RecursionError:
         return CheckResult(source.display, error=FileError(source.display, "too deeply nested to analyse"))
     except MemoryError:

@@ -103,6 +103,11 @@ class GenerateCall:
     has_star_kwargs: bool = False
     # The pipeline task when constant ("text-generation"); None for generate calls or an unknown task.
     task: str | None = None
+    # Whether a keyword written in this call reaches generate (False for `Thread(target=model.generate)`).
+    keywords_reach: bool = True
+    # The dict expression `cache_implementation` arrives through, when a fix can edit it: the `expr` of a
+    # `**expr` in this call, or the `kwargs=` value of the Thread that runs generate.
+    ci_spread: Span | None = None
 
 
 @dataclass(frozen=True)

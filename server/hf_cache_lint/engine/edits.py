@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import bisect
 from typing import Any
 
 from hf_cache_lint.engine.analysis import GenerateCall, Keyword
@@ -10,31 +12,108 @@ from hf_cache_lint.engine.suppress import ignore_comment
 from hf_cache_lint.engine.text import line_starts, offset
 
 
-def set_keyword(text: str, call: GenerateCall, name: str, value: str) -> Edit | None:
-    """`name=value` in this call: replace the written value, or add the keyword at the end."""
+def clear_keyword(text: str, call: GenerateCall, name: str) -> tuple[Edit, ...] | None:
+    """`name=None` for this call, in the form Python accepts there.
+
+    A written keyword gets the value None. When `name` arrives through a dict (`**kw`, a Thread's
+    `kwargs=`), adding the keyword would make Python raise "got multiple values for keyword
+    argument", so that dict expression becomes `{**kw, "name": None}` instead. Else the keyword is
+    added, unless keywords written in this call do not reach generate (Thread(...))."""
     for kw in call.keywords:
         if kw.name == name:
-            return Edit(kw.value_span, value)
-    if call.close_paren is None:
+            return (Edit(kw.value_span, "None"),)
+    if name == "cache_implementation" and call.ci_spread is not None:
+        return (override_in_dict(text, call.ci_spread, name, "None"),)
+    return set_keyword(text, call, name, "None")
+
+
+def override_in_dict(text: str, holder: Span, key: str, value: str) -> Edit:
+    """`expr` -> `{**expr, "key": value}` (parenthesised where `**expr` would not parse in a dict display)."""
+    starts = line_starts(text)
+    expr = text[offset(starts, holder.start):offset(starts, holder.end)]
+    if not _parses(f"{{**{expr}}}"):  # `**a if c else b` is fine in a call, not in a dict display
+        expr = f"({expr})"
+    return Edit(holder, f'{{**{expr}, "{key}": {value}}}')
+
+
+def _parses(expression: str) -> bool:
+    try:
+        ast.parse(expression, mode="eval")
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def set_keyword(text: str, call: GenerateCall, name: str, value: str) -> tuple[Edit, ...] | None:
+    """`name=value` in this call: replace the written value, or add the keyword after the last argument.
+
+    Built from the argument and parenthesis positions: the separating comma is added when the call has
+    none, a trailing comma is kept, a comment after the last argument stays with it, and a call written
+    one argument per line gets a new line in the same style."""
+    for kw in call.keywords:
+        if kw.name == name:
+            return (Edit(kw.value_span, value),)
+    if call.close_paren is None or not call.keywords_reach:
         return None
+    new = f"{name}={value}"
     if not call.arguments:
-        return Edit(Span(call.close_paren.start, call.close_paren.start), f"{name}={value}")
+        return (Edit(Span(call.close_paren.start, call.close_paren.start), new),)
     last = call.arguments[-1]
     starts = line_starts(text)
-    between = text[offset(starts, last.end):offset(starts, call.close_paren.start)]
-    if "\n" in between:  # one argument per line: add a line in the same style
-        line = text.splitlines()[last.start.line - 1]
-        indent = line[: len(line) - len(line.lstrip())]
-        comma = between.find(",")
-        if comma >= 0:
-            at = Position(last.end.line, last.end.column + comma + 1) if "\n" not in between[:comma] else last.end
-            return Edit(Span(at, at), f"\n{indent}{name}={value},")
-        return Edit(Span(last.end, last.end), f",\n{indent}{name}={value}")
-    return Edit(Span(last.end, last.end), f", {name}={value}")
+    end = offset(starts, last.end)
+    comma, line_end = _gap(text, end, offset(starts, call.close_paren.start))
+    before = text[starts[last.start.line - 1]:offset(starts, last.start)]
+    own_line = line_end is not None and before.strip() == ""  # one argument per line, `)` further down
+    if comma is not None:
+        if own_line and line_end is not None and comma < line_end:  # `    b,  # c` then `)` below
+            at = _position(starts, line_end)
+            return (Edit(Span(at, at), f"{_newline_at(text, line_end)}{before}{new},"),)
+        at = _position(starts, comma + 1)  # `b,)`, `b, )`, `b,  # c`, or a comma leading the next line
+        return (Edit(Span(at, at), f" {new},"),)
+    if not own_line or line_end is None:
+        return (Edit(Span(last.end, last.end), f", {new}"),)
+    newline = _newline_at(text, line_end)
+    if line_end == end:
+        return (Edit(Span(last.end, last.end), f",{newline}{before}{new}"),)
+    # A comment follows the last argument: the comma goes after the argument, the new line after the comment.
+    at = _position(starts, line_end)
+    return (Edit(Span(last.end, last.end), ","), Edit(Span(at, at), f"{newline}{before}{new}"))
+
+
+def _gap(text: str, start: int, stop: int) -> tuple[int | None, int | None]:
+    """Between the last argument and `)` (only blanks, comments, line continuations and a comma): the
+    offsets of the comma and of the end of the last argument's line (before its newline), when present."""
+    comma = line_end = None
+    i = start
+    while i < stop:
+        ch = text[i]
+        if ch == "#":  # a comment may hold commas: skip to its end
+            while i < stop and text[i] not in "\r\n":
+                i += 1
+            continue
+        if ch in "\r\n":
+            if line_end is None:
+                line_end = i
+        elif ch == "," and comma is None:
+            comma = i
+        elif ch == "\\" and i + 1 < stop and text[i + 1] in "\r\n":
+            i += 1
+        i += 1
+    return comma, line_end
+
+
+def _newline_at(text: str, index: int) -> str:
+    return "\r\n" if text.startswith("\r\n", index) else text[index]
+
+
+def _position(starts: list[int], off: int) -> Position:
+    line = bisect.bisect_right(starts, off)
+    return Position(line, off - starts[line - 1])
 
 
 def remove_argument(call: GenerateCall, arg: Span) -> Edit | None:
-    """Remove one argument and the comma that separates it from its neighbour."""
+    """Remove one argument and the comma that separates it from its neighbour (the only argument: up to
+    the closing parenthesis, so no lone trailing comma is left behind)."""
     try:
         i = call.arguments.index(arg)
     except ValueError:
@@ -43,6 +122,8 @@ def remove_argument(call: GenerateCall, arg: Span) -> Edit | None:
         return Edit(Span(call.arguments[i - 1].end, arg.end), "")
     if len(call.arguments) > 1:
         return Edit(Span(arg.start, call.arguments[1].start), "")
+    if call.close_paren is not None:
+        return Edit(Span(arg.start, call.close_paren.start), "")
     return Edit(arg, "")
 
 

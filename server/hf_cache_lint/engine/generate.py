@@ -32,7 +32,11 @@ FORWARDING_TASKS = frozenset({"automatic-speech-recognition", "image-text-to-tex
 class GenerateFacts(Core):
     def generate_facts(self, model: Ref | None, pipe: Ref | None, args: list[EvArg], trailer: Node,
                        head: Node | None, trailers: list[Node], whole: object,
-                       extra_kwargs: Value | None = None) -> None:
+                       extra_kwargs: Value | None = None, spread: Node | None = None,
+                       keywords_reach: bool = True) -> None:
+        """Record one call reaching generate. `extra_kwargs`: a dict that also feeds its keywords (a
+        partial's, a Thread's `kwargs=`), written at `spread` when that is an expression a fix can edit;
+        `keywords_reach`: whether a keyword written in this call goes to generate (not for Thread(...))."""
         assert isinstance(whole, Span)
         pstate = self.obj(pipe) if pipe is not None else None
         if isinstance(pstate, PipelineState) and pstate.model is not None:
@@ -44,20 +48,26 @@ class GenerateFacts(Core):
         # Effective keywords: written ones, then ** dicts, in call order (later wins like Python's
         # duplicate check would refuse; good enough for facts).
         given: dict[str, tuple[Value, Site, Cond | None, bool, Node | None]] = {}
-        dicts: list[Value] = [extra_kwargs] if extra_kwargs is not None else []
+        # Each dict with the expression that holds it (a fix sets a key on top of that expression).
+        dicts: list[tuple[Value, Node | None]] = [(extra_kwargs, spread)] if extra_kwargs is not None else []
         for a in args:
             if a.arg.star == "**":
-                dicts.append(self.force(a.value))
+                dicts.append((self.force(a.value), a.arg.value))
             elif a.arg.name:
                 given[a.arg.name] = (self.force(a.value), self.site(a.arg.node), None, False, a.arg.node)
         if isinstance(pstate, PipelineState) and pstate.task in FORWARDING_TASKS and "generate_kwargs" in given:
-            dicts.append(given["generate_kwargs"][0])  # these pipelines pass generate_kwargs to generate
-        for d in dicts:
+            # these pipelines pass generate_kwargs to generate
+            gk = next(a.arg.value for a in args if a.arg.name == "generate_kwargs")
+            dicts.append((given["generate_kwargs"][0], gk))
+        ci_spread: Span | None = None
+        for d, holder in dicts:
             obj = self.obj(d)
             if isinstance(obj, DictState):
                 for k, v, s, c in obj.entries:
                     if k not in given:
                         given[k] = (v, s or Site(whole, "**kwargs"), c, True, None)
+                        if k == "cache_implementation" and holder is not None:
+                            ci_spread = span(holder)
         keywords = tuple(
             Keyword(a.arg.name, span(a.arg.node), span(a.arg.name_node), span(a.arg.value),
                     code(a.arg.value)) for a in args if a.arg.name and a.arg.name_node is not None
@@ -74,8 +84,9 @@ class GenerateFacts(Core):
                             encoder_decoder=mstate.encoder_decoder if mstate else False),
             keywords=keywords, cache_args=cache_args, cache_implementation=ci, ci_keyword=ci_kw,
             via=self.via, close_paren=span(trailer.children[-1]) if trailer.children[-1].type == "operator" else None,
-            arguments=tuple(span(a.arg.node) for a in args if trailer.children[0].value == "("
-                            and head is not None),
+            arguments=tuple(span(a.arg.node) for a in args) if trailer.children[0].value == "(" and keywords_reach
+            else (),
+            keywords_reach=keywords_reach, ci_spread=ci_spread,
             has_star_kwargs=any(a.arg.star == "**" for a in args),
             task=pstate.task if isinstance(pstate, PipelineState) else None,
         ))

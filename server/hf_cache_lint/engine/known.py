@@ -153,7 +153,8 @@ class Known(Inliner):
             target = self.kw(args, "target")
             kwargs = self.kw(args, "kwargs")
             if target is not None:
-                return self.call_with_kwargs(target.value, kwargs.value if kwargs else None, trailer, whole)
+                return self.call_with_kwargs(target.value, kwargs.value if kwargs else None, trailer, whole,
+                                             holder=kwargs.arg.value if kwargs else None)
             return UNKNOWN
         if q == "os.environ.setdefault":
             first = self.positional(args, 0)
@@ -319,11 +320,15 @@ class Known(Inliner):
         return self.new(replace(obj))
 
     def call_with_kwargs(self, func: Value, kwargs: Value | None, trailer: Node, whole: object,
-                         extra: list[EvArg] | None = None) -> Value:
-        """Call `func` with a kwargs dict value (partial, Thread(kwargs=...)), the findings on `whole`."""
+                         extra: list[EvArg] | None = None, holder: Node | None = None) -> Value:
+        """Call `func` with a kwargs dict value (partial, Thread(kwargs=...)), the findings on `whole`.
+
+        `extra`: the arguments written in this call (a partial's call), None when they are not for
+        `func` (Thread(...)); `holder`: the expression of the dict, when written in this call."""
         if isinstance(func, Method) and func.name == "generate" and isinstance(self.obj(func.owner), ModelState):
             assert isinstance(func.owner, Ref)
-            self.generate_facts(func.owner, None, extra or [], trailer, None, [], whole, extra_kwargs=kwargs)
+            self.generate_facts(func.owner, None, extra or [], trailer, None, [], whole, extra_kwargs=kwargs,
+                                spread=holder, keywords_reach=extra is not None)
             return Output("generate", self.site_of(whole, "generate(...)"))
         if isinstance(func, Function):
             d = self.obj(kwargs) if kwargs is not None else None

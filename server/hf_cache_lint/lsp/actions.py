@@ -1,17 +1,26 @@
-"""Code actions: the rule fixes carried in `Diagnostic.data`, an ignore comment, and fixAll."""
+"""Code actions: the verified rule fixes of every finding in the requested range, ignore comments, fixAll.
+
+Actions come from the findings of the document as it is now, not from the diagnostics the client sent
+back in the context: clients send different subsets (Vim's ALE sends only the one under the cursor,
+without `data`), and a finding's fixes must not depend on which one that was. Every offered edit is
+verified first (fixcheck: the fixed text parses and the finding is gone), lazily, on the engine thread,
+with the answers kept per document version.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+import asyncio
+from collections.abc import Callable, Mapping, Sequence
+from typing import TypeVar
 from urllib.parse import unquote
 
 from lsprotocol import types
 
-from hf_cache_lint.engine.findings import Edit, Finding, Fix, Span
+from hf_cache_lint.engine.findings import Edit, Finding, Fix, Position, Severity, Span
 from hf_cache_lint.engine.suppress import ignore_comment
-from hf_cache_lint.lsp.convert import SOURCE, fix_json, split_lines, text_edits, to_client_range
-from hf_cache_lint.lsp.documents import Part
+from hf_cache_lint.fixcheck import Verifier, apply_chosen, choose, file_recheck, notebook_recheck, preferred
+from hf_cache_lint.lsp.convert import SOURCE, from_client_position, split_lines, to_client_range
+from hf_cache_lint.lsp.documents import Part, Results, Unit
 from hf_cache_lint.lsp.server import HfCacheLintServer
 
 # eglot 1.9 lists only actions whose kind is exactly `quickfix` (REAL-CLIENTS.md): no sub-kinds.
@@ -20,10 +29,18 @@ FIX_ALL = "source.fixAll.hf-cache-lint"
 NOTEBOOK_FIX_ALL = "notebook.source.fixAll.hf-cache-lint"
 KINDS = [QUICKFIX, FIX_ALL, NOTEBOOK_FIX_ALL]
 
+T = TypeVar("T")
+
+RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2, Severity.HINT: 3}
+
 
 def wanted(kind: str, only: Sequence[str] | None) -> bool:
     """LSP kinds are hierarchical: asking for `source` includes `source.fixAll.hf-cache-lint`."""
     return not only or any(k == "" or kind == k or kind.startswith(k + ".") for k in only)
+
+
+def is_ignore(fix: Fix) -> bool:
+    return fix.title.startswith("Ignore ")
 
 
 def ignore_fix(finding_code: str, line: int, line_text: str) -> Fix:
@@ -31,15 +48,53 @@ def ignore_fix(finding_code: str, line: int, line_text: str) -> Fix:
     return Fix(f"Ignore {finding_code} on this line", (Edit(Span.of(line, column, line, column), text),))
 
 
-def with_ignore(fixes: list[Mapping[str, Any]], code: str, line: int, part: Part,
-                ls: HfCacheLintServer) -> list[Mapping[str, Any]]:
+def with_ignore(finding: Finding, text: str) -> Finding:
     """Rules normally ship the ignore fix; add it when one does not."""
-    if any(str(f.get("title", "")).startswith("Ignore ") for f in fixes):
-        return fixes
-    lines = split_lines(part.text)
+    if any(is_ignore(f) for f in finding.fixes):
+        return finding
+    lines = split_lines(text)
+    line = finding.span.start.line
     if line > len(lines):
-        return fixes
-    return [*fixes, fix_json(ignore_fix(code, line, lines[line - 1]), lines, ls.workspace.position_codec)]
+        return finding
+    return Finding(finding.code, finding.name, finding.message, finding.severity, finding.span,
+                   (*finding.fixes, ignore_fix(finding.code, line, lines[line - 1])), finding.related, finding.story)
+
+
+def overlaps(span: Span, start: Position, end: Position) -> bool:
+    """Closed ranges: a cursor (empty range) at either end of a finding is on it."""
+    return span.start <= end and start <= span.end
+
+
+def ordered(found: Sequence[tuple[int, Finding]]) -> list[tuple[int, Finding]]:
+    """Errors first, then Warnings, Information, Hints; in file order within a severity."""
+    return sorted(found, key=lambda it: (RANK[it[1].severity], it[1].span.start, it[1].code))
+
+
+def quick_fixes(found: Sequence[tuple[int, Finding]]) -> list[tuple[int, Finding, Fix, bool]]:
+    """(finding index, finding, fix, is_preferred) in the order to show them: each finding's fixes
+    (preferred first), most severe finding first, then every ignore action. Only one finding's
+    preferred fix is marked where findings overlap: the most severe one's (the one a client's
+    "auto fix" then applies)."""
+    out: list[tuple[int, Finding, Fix, bool]] = []
+    ignores: list[tuple[int, Finding, Fix, bool]] = []
+    marked: list[Span] = []
+    for index, f in ordered(found):
+        fixes = sorted(f.fixes, key=lambda x: not x.preferred)
+        for fix in fixes:
+            if is_ignore(fix):
+                ignores.append((index, f, fix, False))
+                continue
+            mark = fix.preferred and not any(overlaps(f.span, s.start, s.end) for s in marked)
+            if mark:
+                marked.append(f.span)
+            out.append((index, f, fix, mark))
+    return out + ignores
+
+
+def _text_edits(part: Part, fix: Fix, ls: HfCacheLintServer) -> list[types.TextEdit]:
+    lines = split_lines(part.text)
+    codec = ls.workspace.position_codec
+    return [types.TextEdit(to_client_range(lines, codec, e.span), e.content) for e in fix.edits]
 
 
 def workspace_edit(ls: HfCacheLintServer, edits: Mapping[str, tuple[int | None, list[types.TextEdit]]]
@@ -52,51 +107,35 @@ def workspace_edit(ls: HfCacheLintServer, edits: Mapping[str, tuple[int | None, 
     return types.WorkspaceEdit(changes={uri: list(items) for uri, (_, items) in edits.items()})
 
 
-def quickfix(ls: HfCacheLintServer, part: Part, diagnostic: types.Diagnostic,
-             fix: Mapping[str, Any]) -> types.CodeAction:
-    return types.CodeAction(
-        title=str(fix["title"]), kind=QUICKFIX, diagnostics=[diagnostic],
-        is_preferred=bool(fix.get("preferred")) or None,
-        edit=workspace_edit(ls, {part.uri: (part.version, text_edits(fix))}))
+def verifier_for(ls: HfCacheLintServer, unit: Unit) -> Verifier:
+    """The verifier of this unit's current snapshot (kept until the text or the settings change)."""
+    key = (unit.key, ls.state.generation)
+    held = ls.state.verifiers.get(unit.uri)
+    if held is not None and held[0] == key:
+        return held[1]
+    config = ls.config_for(unit.uri)
+    recheck = (notebook_recheck if unit.notebook else file_recheck)(unit.path, config.settings, config.context)
+    verifier = Verifier([p.text for p in unit.parts], recheck, unit.notebook, unit.path)
+    ls.state.verifiers[unit.uri] = (key, verifier)
+    return verifier
 
 
-def fixes_of(diagnostic: types.Diagnostic, part: Part, current: Iterable[types.Diagnostic]
-             ) -> list[Mapping[str, Any]] | None:
-    """The fixes published with a diagnostic; if stale or without data, those of the same diagnostic now.
-
-    None when the diagnostic no longer exists as sent: its edits would land in the wrong place.
-    """
-    data = diagnostic.data if isinstance(diagnostic.data, Mapping) else None
-    if data is not None and data.get("version") == part.version:
-        return list(data.get("fixes", ()))
-    for now in current:
-        if now.code == diagnostic.code and now.range == diagnostic.range and isinstance(now.data, Mapping):
-            return list(now.data.get("fixes", ()))
-    return None
+async def on_engine(ls: HfCacheLintServer, work: Callable[[], T]) -> T:
+    """Run verification on the engine thread (the engine is not for concurrent use)."""
+    return await asyncio.get_running_loop().run_in_executor(ls.engine, work)
 
 
-def preferred_edits(findings: Iterable[Finding]) -> list[Edit]:
-    """Each finding's preferred fix, skipping any whose edits overlap one already taken."""
-    taken: list[Edit] = []
-    for f in findings:
-        fix = next((x for x in f.fixes if x.preferred), None)
-        if fix is None:
-            continue
-        if all(e.span.end < t.span.start or t.span.end < e.span.start for e in fix.edits for t in taken):
-            taken.extend(fix.edits)
-    return taken
-
-
-def fix_all(ls: HfCacheLintServer, parts: Sequence[Part], findings: Mapping[str, Sequence[Finding]],
+def fix_all(ls: HfCacheLintServer, unit: Unit, verifier: Verifier, results: Results, parts: Sequence[int],
             kind: str) -> types.CodeAction | None:
-    codec = ls.workspace.position_codec
+    """Every verified preferred fix that conflicts with none taken before it (fixcheck.choose, the
+    chooser `--fix` uses), as one action. Runs on the engine thread."""
+    items = [(i, f) for i in parts for f in results.get(unit.parts[i].uri, ())]
+    chosen = choose(preferred(items), verifier.ok)
+    _, applied = apply_chosen(verifier.cells, chosen, unit.notebook)
     edits: dict[str, tuple[int | None, list[types.TextEdit]]] = {}
-    for part in parts:
-        chosen = preferred_edits(findings.get(part.uri, ()))
-        if chosen:
-            lines = split_lines(part.text)
-            edits[part.uri] = (part.version, [
-                types.TextEdit(to_client_range(lines, codec, e.span), e.content) for e in chosen])
+    for i, _, fix in applied:
+        part = unit.parts[i]
+        edits.setdefault(part.uri, (part.version, []))[1].extend(_text_edits(part, fix, ls))
     if not edits:
         return None
     return types.CodeAction(title="hf-cache-lint: Fix all auto-fixable problems", kind=kind,
@@ -104,34 +143,55 @@ def fix_all(ls: HfCacheLintServer, parts: Sequence[Part], findings: Mapping[str,
 
 
 async def code_actions(ls: HfCacheLintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-    """Quick fixes for our diagnostics in the request, then the fixAll actions that were asked for."""
+    """Quick fixes for every finding of ours that overlaps the range, then the fixAll actions asked for."""
     from hf_cache_lint.lsp.diagnostics import to_diagnostics
 
     uri, only = params.text_document.uri, params.context.only
     unit = ls.unit_for(uri)
     if unit is None:
         return []
-    part = next((p for p in unit.parts if unquote(p.uri) == unquote(uri)), None)
-    if part is None:  # a cell uri the notebook no longer has
+    index = next((i for i, p in enumerate(unit.parts) if unquote(p.uri) == unquote(uri)), None)
+    if index is None:  # a cell uri the notebook no longer has
         return []
+    part = unit.parts[index]
     results = await ls.results_for(unit) or {}
+    if ls.unit_for(uri) != unit:
+        return []  # edited meanwhile: these edits would land in the wrong place; the client asks again
+    verifier = verifier_for(ls, unit)
     actions: list[types.CodeAction] = []
     if wanted(QUICKFIX, only):
-        current = to_diagnostics(ls, unit, results).get(part.uri, (None, []))[1]
-        for diagnostic in params.context.diagnostics:
-            # ALE sends back only code, message and range: no source means "maybe ours".
-            if diagnostic.source not in (SOURCE, None) or not isinstance(diagnostic.code, str):
-                continue
-            fixes = fixes_of(diagnostic, part, current)
-            if fixes is None:
-                continue
-            line = diagnostic.range.start.line + 1  # lines need no encoding conversion
-            for fix in with_ignore(fixes, diagnostic.code, line, part, ls):
-                actions.append(quickfix(ls, part, diagnostic, fix))
-    if wanted(FIX_ALL, only) and (action := fix_all(ls, [part], results, FIX_ALL)) is not None:
-        actions.append(action)
+        lines = split_lines(part.text)
+        codec = ls.workspace.position_codec
+        start = from_client_position(lines, codec, params.range.start)
+        end = from_client_position(lines, codec, params.range.end)
+        mine = list(results.get(part.uri, ()))
+        found = [(i, with_ignore(f, part.text)) for i, f in enumerate(mine) if overlaps(f.span, start, end)]
+        if found:
+            shown = to_diagnostics(ls, unit, results).get(part.uri, (None, []))[1]
+
+            def keep() -> list[tuple[int, Finding]]:
+                return [(i, verifier.keep(index, f)) for i, f in found]
+
+            kept = await on_engine(ls, keep)
+            sent = [d for d in params.context.diagnostics if d.source in (SOURCE, None)]
+            for i, _, fix, mark in quick_fixes(kept):
+                diagnostic = shown[i]
+                # Echo the client's own diagnostic when it sent this one (ALE's lack `source` and `data`).
+                echo = next((d for d in sent if d.code == diagnostic.code and d.range == diagnostic.range), diagnostic)
+                actions.append(types.CodeAction(
+                    title=fix.title, kind=QUICKFIX, diagnostics=[echo], is_preferred=mark or None,
+                    edit=workspace_edit(ls, {part.uri: (part.version, _text_edits(part, fix, ls))})))
+    requests = []
+    if wanted(FIX_ALL, only):
+        requests.append((FIX_ALL, [index]))
     # Only on request: VS Code asks for `notebook.source.*` kinds by name (notebook codeActionsOnSave).
-    notebook_wanted = unit.notebook and bool(only) and wanted(NOTEBOOK_FIX_ALL, only)
-    if notebook_wanted and (action := fix_all(ls, unit.parts, results, NOTEBOOK_FIX_ALL)) is not None:
-        actions.append(action)
+    if unit.notebook and bool(only) and wanted(NOTEBOOK_FIX_ALL, only):
+        requests.append((NOTEBOOK_FIX_ALL, list(range(len(unit.parts)))))
+    for kind, parts in requests:
+        def build(kind: str = kind, parts: list[int] = parts) -> types.CodeAction | None:
+            return fix_all(ls, unit, verifier, results, parts, kind)
+
+        action = await on_engine(ls, build)
+        if action is not None:
+            actions.append(action)
     return actions

@@ -99,6 +99,7 @@ def clear(ls: HfCacheLintServer, unit_uri: str, part_uris: Sequence[str] = ()) -
         task.cancel()
     ls.state.runs.pop(unit_uri, None)
     ls.state.saved.pop(unit_uri, None)
+    ls.state.verifiers.pop(unit_uri, None)
     shown = ls.state.published.pop(unit_uri, set()) | set(part_uris)
     if not ls.pull_diagnostics:
         for uri in shown:

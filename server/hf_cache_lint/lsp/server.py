@@ -17,6 +17,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from hf_cache_lint import __version__
+from hf_cache_lint.fixcheck import Verifier
 from hf_cache_lint.lsp import settings as lsp_settings
 from hf_cache_lint.lsp.documents import Part, Results, Unit, analyse_unit, uri_to_path
 from hf_cache_lint.lsp.protocol import Protocol
@@ -52,6 +53,8 @@ class State:
     pending: dict[str, asyncio.Task[None]] = field(default_factory=dict)  # unit uri -> debounce/push task
     published: dict[str, set[str]] = field(default_factory=dict)  # unit uri -> part uris with diagnostics
     saved: dict[str, Unit] = field(default_factory=dict)  # unit uri -> snapshot at the last open or save
+    # unit uri -> (snapshot key, fixcheck.Verifier of that snapshot): fixes verified once per version
+    verifiers: dict[str, tuple[tuple[Any, ...], Verifier]] = field(default_factory=dict)
 
 
 class HfCacheLintServer(LanguageServer):

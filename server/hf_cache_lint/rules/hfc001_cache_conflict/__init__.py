@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from hf_cache_lint.engine.analysis import Analysis, CacheArg, CacheImpl, GenerateCall
-from hf_cache_lint.engine.edits import ignore_line, remove_argument, set_keyword
+from hf_cache_lint.engine.edits import clear_keyword, ignore_line, remove_argument
 from hf_cache_lint.engine.findings import Finding, Fix, Related, Severity
 from hf_cache_lint.engine.versions import Target
 from hf_cache_lint.rules.base import Rule
@@ -85,13 +85,13 @@ class CacheConflict(Rule):
     def fixes(self, analysis: Analysis, call: GenerateCall, arg: CacheArg, ci: CacheImpl) -> Iterator[Fix]:
         text = analysis.text
         # Unsloth overwrites the keyword, so setting it to None would not help there.
-        edit = set_keyword(text, call, "cache_implementation", "None") if ci.via != "wrapper" else None
-        if edit is not None:
-            yield Fix("Set `cache_implementation=None` in this call", (edit,), preferred=True)
+        edits = clear_keyword(text, call, "cache_implementation") if ci.via != "wrapper" else None
+        if edits is not None:
+            yield Fix("Set `cache_implementation=None` in this call", edits, preferred=True)
         if not arg.via_kwargs:
             removal = remove_argument(call, arg.span)
             if removal is not None:
-                yield Fix(f"Remove `{arg.keyword}=`", (removal,), preferred=edit is None)
+                yield Fix(f"Remove `{arg.keyword}=`", (removal,), preferred=edits is None)
         if ci.via == "keyword" and call.ci_keyword is not None:
             removal = remove_argument(call, call.ci_keyword.span)
             if removal is not None:

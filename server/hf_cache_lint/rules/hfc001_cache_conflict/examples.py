@@ -64,7 +64,8 @@ INVALID: tuple[Invalid, ...] = (
         fixes={
             "Set `cache_implementation=None` in this call": (
                 "out = model.generate(**inputs, **gen_kwargs, past_key_values=DynamicCache())\n",
-                "out = model.generate(**inputs, **gen_kwargs, past_key_values=DynamicCache(), cache_implementation=None)\n",
+                'out = model.generate(**inputs, **{**gen_kwargs, "cache_implementation": None}, '
+                "past_key_values=DynamicCache())\n",
             ),
             "Remove `past_key_values=`": (
                 "out = model.generate(**inputs, **gen_kwargs, past_key_values=DynamicCache())\n",

@@ -68,7 +68,11 @@ ROUTES_INVALID: tuple[Invalid, ...] = (
         fixes={
             "Set `cache_implementation=None` in this call": (
                 "out = generate(**inputs, past_key_values=DynamicCache())\n",
-                "out = generate(**inputs, past_key_values=DynamicCache()cache_implementation=None)\n",
+                "out = generate(**inputs, past_key_values=DynamicCache(), cache_implementation=None)\n",
+            ),
+            "Remove `past_key_values=`": (
+                "out = generate(**inputs, past_key_values=DynamicCache())\n",
+                "out = generate(**inputs)\n",
             ),
             "Ignore HFC001 on this line": (
                 "out = generate(**inputs, past_key_values=DynamicCache())\n",
@@ -86,7 +90,7 @@ ROUTES_INVALID: tuple[Invalid, ...] = (
         fixes={
             "Set `cache_implementation=None` in this call": (
                 "worker = threading.Thread(target=model.generate, kwargs=kwargs)\n",
-                "worker = threading.Thread(target=model.generate, kwargs=kwargscache_implementation=None)\n",
+                'worker = threading.Thread(target=model.generate, kwargs={**kwargs, "cache_implementation": None})\n',
             ),
             "Ignore HFC001 on this line": (
                 "worker = threading.Thread(target=model.generate, kwargs=kwargs)\n",
@@ -104,7 +108,7 @@ ROUTES_INVALID: tuple[Invalid, ...] = (
         fixes={
             "Set `cache_implementation=None` in this call": (
                 "    return model.generate(**kwargs)\n",
-                "    return model.generate(**kwargs, cache_implementation=None)\n",
+                '    return model.generate(**{**kwargs, "cache_implementation": None})\n',
             ),
             "Ignore HFC001 on this line": (
                 "    return model.generate(**kwargs)\n",
