@@ -13,6 +13,7 @@ from hf_cache_lint.engine import interp
 from hf_cache_lint.engine.analysis import Analysis
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import CheckResult, FileError, Finding
+from hf_cache_lint.engine.gate import cannot_hold_finding
 from hf_cache_lint.engine.jedi_bridge import drop_foreign
 from hf_cache_lint.engine.notebook import NotebookError, join_cells, read_ipynb, relabel, split_findings
 from hf_cache_lint.engine.prefilter import might_matter
@@ -46,16 +47,20 @@ def gc_paused() -> Iterator[None]:
 
 def check_source(
     text: str, path: str = "<stdin>", settings: Settings | None = None, context: Context | None = None,
-    *, incremental: bool = False,
+    *, incremental: bool = False, use_gate: bool = True,
 ) -> CheckResult:
     """All enabled rules over one module's text, suppressions and settings applied.
 
     `incremental`: reuse the previous parse of this path (an editor buffer, edited keystroke by keystroke).
+    `use_gate`: False forces parso on every module the prefilter passes (tests compare both paths).
     """
     settings = settings or Settings()
     if not might_matter(text):
         return CheckResult(path)
     with gc_paused():
+        # An editor buffer keeps parso's incremental tree warm instead; the gate is for whole files.
+        if not incremental and use_gate and cannot_hold_finding(text, path, context or Context()):
+            return CheckResult(path)
         return _check(text, path, settings, context, incremental)
 
 
@@ -100,9 +105,29 @@ def check_file(path: Path, settings: Settings | None = None, context: Context | 
         if path.stat().st_size > MAX_BYTES:
             return CheckResult(name, error=FileError(name, f"larger than {MAX_BYTES // 2**20} MiB, skipped"))
         data = path.read_bytes()
-        text = decode_source(data)
     except OSError as exc:
         return CheckResult(name, error=FileError(name, f"cannot read: {exc.strerror or exc}"))
+    return check_data(data, path, settings, context, name)
+
+
+def trivially_clean(data: bytes, path: Path) -> bool:
+    """A .py file the text prefilter rules out: its result is known without a parse (or a worker)."""
+    if path.suffix == ".ipynb" or len(data) > MAX_BYTES:
+        return False
+    try:
+        return not might_matter(decode_source(data))
+    except UndecodableError:
+        return False
+
+
+def check_data(data: bytes, path: Path, settings: Settings | None = None, context: Context | None = None,
+               display: str | None = None) -> CheckResult:
+    """check_file on bytes already read (the CLI's cache hashed exactly these)."""
+    name = display or str(path)
+    if len(data) > MAX_BYTES:
+        return CheckResult(name, error=FileError(name, f"larger than {MAX_BYTES // 2**20} MiB, skipped"))
+    try:
+        text = decode_source(data)
     except UndecodableError as exc:
         return CheckResult(name, error=FileError(name, str(exc)))
     if path.suffix == ".ipynb":

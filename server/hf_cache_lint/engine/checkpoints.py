@@ -13,6 +13,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from hf_cache_lint.engine import deps
 from hf_cache_lint.engine.findings import Position, Span
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
@@ -49,6 +50,7 @@ def _read_json(path: str, mtime: float) -> tuple[dict[str, object] | None, str]:
 
 
 def _load(path: Path) -> tuple[dict[str, object] | None, str]:
+    deps.note(path)
     try:
         return _read_json(str(path), path.stat().st_mtime)
     except OSError:
@@ -67,6 +69,8 @@ def _value_span(text: str, key: str) -> Span | None:
 
 def _from_folder(folder: Path, source: str) -> CheckpointConfig | None:
     gen = folder / "generation_config.json"
+    deps.note(gen)
+    deps.note(folder / "config.json")
     data, text = _load(gen) if gen.is_file() else (None, "")
     cfg, _ = _load(folder / "config.json") if (folder / "config.json").is_file() else (None, "")
     if data is None and cfg is None:
@@ -97,12 +101,14 @@ def lookup(checkpoint: str, *, base_dirs: tuple[Path, ...], roots: tuple[Path, .
     """The generation config a `from_pretrained(checkpoint)` would load, as far as it can be seen."""
     candidates = [Path(checkpoint)] if Path(checkpoint).is_absolute() else [b / checkpoint for b in base_dirs]
     for folder in candidates:
+        deps.note(folder)
         if folder.is_dir() and _within(folder, roots):
             return _from_folder(folder, "local")
     if not _HUB_ID.match(checkpoint):
         return None
     if hub_cache is not None:
         repo = hub_cache / ("models--" + checkpoint.replace("/", "--")) / "snapshots"
+        deps.note(repo)
         if repo.is_dir():
             for snap in sorted(repo.iterdir(), key=lambda p: p.stat().st_mtime, reverse=True):
                 found = _from_folder(snap, "hub-cache")

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from hf_cache_lint.engine import deps
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.values import HeapObj, Value
 
@@ -57,6 +58,7 @@ def resolve(module: str, level: int, importer: Path | None, roots: tuple[Path, .
     for base in bases:
         candidate = base.joinpath(*parts) if parts else base
         for path in (candidate.with_suffix(".py"), candidate / "__init__.py"):
+            deps.note(path)
             if path.is_file():
                 return path
     return None
@@ -70,6 +72,7 @@ _IN_PROGRESS = threading.local()
 
 def exports(path: Path, context: Context) -> Exports | None:
     """The module's exports, from the cache when the file has not changed."""
+    deps.note(path)
     try:
         st = path.stat()
     except OSError:
@@ -132,8 +135,28 @@ def _top_level_names(path: str, mtime_ns: int) -> frozenset[str]:
     return frozenset(names)
 
 
+@lru_cache(maxsize=256)
+def _has_fact_words(path: str, mtime_ns: int, size: int) -> bool:
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return any(w in text for w in FACT_WORDS)
+
+
+def might_export_facts(path: Path) -> bool:
+    """False when `exports(path)` would be empty for sure (no FACT_WORDS, or too large to analyse)."""
+    deps.note(path)
+    try:
+        st = path.stat()
+    except OSError:
+        return False
+    return st.st_size <= MAX_MODULE_BYTES and _has_fact_words(str(path), st.st_mtime_ns, st.st_size)
+
+
 def assigns(path: Path, name: str) -> bool:
     """Whether `name` can hold a value worth importing: classes, functions and re-exports cannot."""
+    deps.note(path)
     try:
         return name in _top_level_names(str(path), path.stat().st_mtime_ns)
     except OSError:

@@ -1,0 +1,35 @@
+"""What a check consulted outside its own text, so a result cache can key on it.
+
+The engine notes every path it probes or reads on behalf of the module being checked (workspace
+modules an import resolves to, a checkpoint's folder, its generation_config.json and config.json).
+A caller that wants the list runs the check inside `recording()`; everyone else pays one ContextVar
+read per note. A path is noted whether or not it exists: a file that appears later changes the result
+as surely as one that changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from pathlib import Path
+
+_NOTED: ContextVar[set[str] | None] = ContextVar("hf_cache_lint_deps", default=None)
+
+
+def note(path: Path | str) -> None:
+    """Record that the running check's result may depend on `path` (its content, or its absence)."""
+    noted = _NOTED.get()
+    if noted is not None:
+        noted.add(str(path))
+
+
+@contextmanager
+def recording() -> Iterator[set[str]]:
+    """Collect the paths noted by the checks run inside the block."""
+    noted: set[str] = set()
+    token = _NOTED.set(noted)
+    try:
+        yield noted
+    finally:
+        _NOTED.reset(token)

@@ -1,0 +1,135 @@
+"""The compile gate in front of parso changes no finding: both paths over real and example code."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from hf_cache_lint.engine.api import check_source
+from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.findings import CheckResult
+from hf_cache_lint.engine.gate import cannot_hold_finding
+from hf_cache_lint.engine.prefilter import might_matter
+from hf_cache_lint.engine.text import decode_source
+from hf_cache_lint.engine.versions import Target
+from hf_cache_lint.rules import ALL_RULES
+from hf_cache_lint.rules.base import CHECKED_VERSIONS
+
+REPO = Path(__file__).resolve().parents[2]
+CORPUS = REPO / "tests" / "data" / "corpus"
+
+
+def both(code: str, path: Path, ctx: Context) -> tuple[CheckResult, CheckResult]:
+    return (check_source(code, str(path), context=ctx, use_gate=True),
+            check_source(code, str(path), context=ctx, use_gate=False))
+
+
+EXAMPLES = [
+    pytest.param(ex, v, id=f"{rule.code}-{kind}{i}-{v}")
+    for rule in ALL_RULES
+    for kind, examples in (("invalid", rule.invalid), ("valid", rule.valid))
+    for i, ex in enumerate(examples)
+    for v in CHECKED_VERSIONS[-1:]
+]
+
+
+@pytest.mark.parametrize(("ex", "version"), EXAMPLES)
+def test_rule_examples_have_the_same_findings_on_both_paths(ex: object, version: str, tmp_path: Path) -> None:
+    for rel, content in ex.files.items():  # type: ignore[attr-defined]
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(content)
+    path = tmp_path / "example.py"
+    path.write_text(ex.code)  # type: ignore[attr-defined]
+    gated, parsed = both(ex.code, path, Context(target=Target.of(version), workspace=tmp_path))  # type: ignore[attr-defined]
+    assert gated == parsed
+
+
+def _corpus_files() -> list[Path]:
+    return sorted(p for p in CORPUS.rglob("*") if p.suffix == ".py") if CORPUS.is_dir() else []
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="tests/data/corpus not in this checkout yet")
+@pytest.mark.parametrize("path", _corpus_files(), ids=lambda p: p.name)
+def test_corpus_has_the_same_findings_on_both_paths(path: Path) -> None:
+    code = decode_source(path.read_bytes())
+    gated, parsed = both(code, path, Context(workspace=path.parent))
+    assert gated == parsed
+
+
+# Code the text prefilter passes (it says `.generate`, `pipeline(` or `cache_implementation` in code)
+# but that names no trigger in code: the gate skips parso for it, and parso's path finds nothing either.
+GATED_OUT = [
+    "out = model.generate_text(prompt, past_key_values=cache)\n",
+    "x = text_pipeline(prompt, past_key_values=cache)\n",
+    "my_cache_implementation = 'statc'\nmodel.forward(past_key_values=())\n",
+    "from .helpers import make_model\nout = model.generate_ids(past_key_values=())\n",
+]
+
+# Code the gate must hand to parso, each leading to a finding.
+PASSED = [
+    ("out = model.generate(**inputs, past_key_values=(k, v))\n", {}),
+    ("from transformers import pipeline as p\nx = p('text-generation', model='gpt2')\n"
+     "y = x('hi', cache_implementation='statc')\n", {}),
+    ('kw = {"cache_implementation": "statc"}\n', {}),
+    # a pipeline built in a workspace module, called here: the value comes through the import
+    ("from helpers import pipe\nout = pipe('hi', cache_implementation='statc', past_key_values=())\n",
+     {"helpers.py": "from transformers import pipeline\npipe = pipeline('text-generation', model='gpt2')\n"}),
+    # a checkpoint folder whose generation_config.json holds an invalid value, loaded here
+    ("from transformers import AutoModelForCausalLM\nmodel = AutoModelForCausalLM.from_pretrained('./ckpt')\n"
+     "# model.generate later\nx = 1; model.forward_pipeline(x)\n",
+     {"ckpt/generation_config.json": '{"cache_implementation": "statc"}\n'}),
+]
+
+
+@pytest.mark.parametrize("code", GATED_OUT)
+def test_gated_out_code_has_no_finding_on_parsos_path(code: str, tmp_path: Path) -> None:
+    (tmp_path / "helpers.py").write_text("def make_model():\n    return None\n")
+    path = tmp_path / "main.py"
+    ctx = Context(workspace=tmp_path)
+    assert might_matter(code)
+    assert cannot_hold_finding(code, str(path), ctx)
+    gated, parsed = both(code, path, ctx)
+    assert gated == parsed == CheckResult(str(path))
+
+
+@pytest.mark.parametrize(("code", "files"), PASSED)
+def test_code_that_may_hold_a_finding_goes_to_parso(code: str, files: dict[str, str], tmp_path: Path) -> None:
+    for rel, content in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(content)
+    path = tmp_path / "main.py"
+    path.write_text(code)
+    ctx = Context(workspace=tmp_path)
+    assert not cannot_hold_finding(code, str(path), ctx)
+    gated, parsed = both(code, path, ctx)
+    assert parsed.findings
+    assert gated == parsed
+
+
+@pytest.mark.parametrize("code", ["x = (\n", "if not __debug__:\n    model.generate(past_key_values=())\n",
+                                  "return 1\nmodel.generate_x(past_key_values=())\n"])
+def test_code_that_does_not_compile_goes_to_parso(code: str) -> None:
+    assert not cannot_hold_finding(code, "main.py", Context())
+
+
+def _oracle_tree() -> Path | None:
+    root = Path(os.environ.get("ORACLE_DIR", REPO / ".cache" / "oracle")) / "tf-5.24.0" / "transformers"
+    return root if root.is_dir() else None
+
+
+@pytest.mark.skipif(_oracle_tree() is None, reason="no transformers tree under ORACLE_DIR")
+def test_transformers_files_the_gate_skips_have_no_finding_on_parsos_path() -> None:
+    """Real code the gate skips (the smallest such files of transformers itself, to keep this quick)."""
+    tree = _oracle_tree()
+    assert tree is not None
+    skipped: list[tuple[int, Path, str]] = []
+    for p in sorted(tree.rglob("*.py")):
+        text = decode_source(p.read_bytes())
+        if might_matter(text) and cannot_hold_finding(text, str(p), Context(workspace=tree)):
+            skipped.append((len(text), p, text))
+    assert skipped, "the gate skips none of transformers' files: the test no longer tests anything"
+    for _, p, text in sorted(skipped)[:6]:
+        result = check_source(text, str(p), context=Context(workspace=tree), use_gate=False)
+        assert result.findings == (), p
