@@ -72,7 +72,10 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--fix", action="store_true", help="apply the preferred fix of each finding")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     check.add_argument("--jobs", type=int, default=0, metavar="N",
-                       help="worker processes for many files (default: one per CPU; 1: no pool)")
+                       help="at most N worker processes (default: one per CPU; fewer, or none, when the "
+                            "files to parse are few or small; 1: no pool)")
+    check.add_argument("--no-cache", action="store_true",
+                       help="neither read nor write the result cache (.hf_cache_lint_cache/)")
     check.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
 
     serve = sub.add_parser("serve", help="run the language server (stdio unless --tcp)")

@@ -101,16 +101,16 @@ def test_internal_error_is_one_line_and_exit_2(run: RunFn, monkeypatch: pytest.M
 
 
 def test_a_failing_file_is_isolated(run: RunFn, monkeypatch: pytest.MonkeyPatch, project: Path) -> None:
-    from hf_cache_lint.cli_support import runner
+    from hf_cache_lint.engine import api
 
-    real = runner.check_file
+    real = api.check_data
 
-    def flaky(path: Path, *args: object, **kwargs: object) -> object:
+    def flaky(data: bytes, path: Path, *args: object, **kwargs: object) -> object:
         if path.name == "bad.py":
             raise KeyError("oops")
-        return real(path, *args, **kwargs)  # type: ignore[arg-type]
+        return real(data, path, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(runner, "check_file", flaky)
+    monkeypatch.setattr(api, "check_data", flaky)
     write(project / "bad.py", CONFLICT)
     write(project / "good.py", CONFLICT)
     r = run("check", "--format", "json")
@@ -119,11 +119,18 @@ def test_a_failing_file_is_isolated(run: RunFn, monkeypatch: pytest.MonkeyPatch,
     assert r.code == 1
 
 
-def test_parallel_and_serial_runs_give_the_same_report(run: RunFn, project: Path) -> None:
+def test_parallel_and_serial_runs_give_the_same_report(run: RunFn, project: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from hf_cache_lint.cli_support import runner
+
     for i in range(40):
         write(project / f"m{i:02}.py", CONFLICT if i % 3 == 0 else "x = 1\nmodel.generate()\n")
-    serial = run("check", "--format", "json", "--jobs", "1")
-    parallel = run("check", "--format", "json", "--jobs", "2")
+    serial = run("check", "--format", "json", "--jobs", "1", "--no-cache")
+    # 40 small files are not worth a pool by default: make them worth two workers
+    monkeypatch.setattr(runner, "POOL_MIN_BYTES", 0)
+    monkeypatch.setattr(runner, "BYTES_PER_WORKER", 1)
+    assert runner.workers_for([100] * 40, 2) == 2
+    parallel = run("check", "--format", "json", "--jobs", "2", "--no-cache")
     assert serial.out == parallel.out
     assert len(serial.json()) == 14
 

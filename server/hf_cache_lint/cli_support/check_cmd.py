@@ -8,9 +8,9 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from hf_cache_lint.cli_support.cache import ResultCache, cache_folder, disabled_by_env
 from hf_cache_lint.cli_support.config import Config, ConfigError, check_version, load_config
 from hf_cache_lint.cli_support.discovery import Discovery, SourceFile, discover
-from hf_cache_lint.cli_support.fixer import fix_file
 from hf_cache_lint.cli_support.formats import FORMATS
 from hf_cache_lint.cli_support.gitignore import PathSpec
 from hf_cache_lint.cli_support.report import Report, build_report
@@ -60,6 +60,8 @@ def make_context(settings: Settings, args: argparse.Namespace, root: Path) -> Co
 def _fix(sources: list[SourceFile], results: list[CheckResult], settings: Settings,
          context: Context) -> tuple[list[CheckResult], list[FileError], int]:
     """Fix the files that have a fixable finding; re-check them so the report shows what remains."""
+    from hf_cache_lint.cli_support.fixer import fix_file  # the engine: only when fixing
+
     errors: list[FileError] = []
     fixed = 0
     out = list(results)
@@ -84,7 +86,10 @@ def run(args: argparse.Namespace) -> tuple[Report, Discovery]:
     context = make_context(settings, args, config.root)
     found = discover(paths, PathSpec.of(settings.exclude), config.root)
     sources = list(found.files)
-    results = check_files(sources, settings, context, jobs=args.jobs)
+    cache = None
+    if config.cache and not args.no_cache and not disabled_by_env():
+        cache = ResultCache(cache_folder(config.root, config.cache_dir), settings, context)
+    results = check_files(sources, settings, context, jobs=args.jobs, cache=cache)
     fix_errors: list[FileError] = []
     fixed = 0
     if args.fix:

@@ -22,7 +22,8 @@ TABLE = "hf-cache-lint"
 # The keys a pyproject may set (kebab-case, as TOML tables usually are; snake/camel also accepted).
 _CODE = re.compile(r"HFC\d{0,3}")
 
-KNOWN_KEYS = ("select", "ignore", "severity", "transformers-version", "exclude", "extra-paths", "interpreter")
+KNOWN_KEYS = ("select", "ignore", "severity", "transformers-version", "exclude", "extra-paths", "interpreter",
+              "cache", "cache-dir")
 
 
 class ConfigError(ValueError):
@@ -36,6 +37,9 @@ class Config:
     settings: Settings = field(default_factory=Settings)
     root: Path = field(default_factory=Path.cwd)
     source: Path | None = None
+    # The CLI's result cache (cli_support/cache.py): `cache = false` turns it off, `cache-dir` moves it.
+    cache: bool = True
+    cache_dir: str | None = None
 
 
 def _table(path: Path) -> Mapping[str, Any] | None:
@@ -82,6 +86,9 @@ def settings_from_table(table: Mapping[str, Any], where: str) -> Settings:
         if name in ("select", "ignore", "exclude", "extra-paths"):
             if not (isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))):
                 raise ConfigError(f"{where}: {key!r} must be a list of strings")
+        elif name == "cache":
+            if not isinstance(value, bool):
+                raise ConfigError(f"{where}: {key!r} must be true or false")
         elif name == "severity":
             if not isinstance(value, dict):
                 raise ConfigError(f"{where}: 'severity' must be a table like {{HFC003 = \"warning\"}}")
@@ -117,4 +124,6 @@ def load_config(paths: Sequence[str]) -> Config:
     if found is None:
         return Config()
     path, table = found
-    return Config(settings_from_table(table, str(path)), path.parent, path)
+    options = {_norm(k): v for k, v in table.items()}
+    return Config(settings_from_table(table, str(path)), path.parent, path,
+                  cache=options.get("cache", True), cache_dir=options.get("cache-dir"))

@@ -89,7 +89,7 @@ def discover(paths: Sequence[str], exclude: PathSpec, base: Path) -> Discovery:
     the skip lists and `exclude` patterns apply to what a folder walk finds below a given folder.
     """
     walker = _Walker(exclude, base)
-    seen: set[str] = set()
+    seen: set[object] = set()
     files: list[SourceFile] = []
     for given in paths:
         candidates: Iterator[SourceFile] | tuple[SourceFile, ...]
@@ -101,7 +101,13 @@ def discover(paths: Sequence[str], exclude: PathSpec, base: Path) -> Discovery:
             walker.errors.append(FileError(given, "no such file or directory"))
             continue
         for f in candidates:
-            key = os.path.realpath(f.path)
+            # The file's identity (device, inode) finds a file reached twice (a symlink, overlapping
+            # paths) with one stat, where realpath costs an lstat per path component.
+            try:
+                st = os.stat(f.path)
+                key: object = (st.st_dev, st.st_ino)
+            except OSError:
+                key = os.path.realpath(f.path)
             if key not in seen:
                 seen.add(key)
                 files.append(f)

@@ -1,4 +1,11 @@
-"""Check many files: in this process for a few, in a process pool (one per core) for many."""
+"""Check many files: cache hits and prefiltered files in this process, the rest in as many workers as pay.
+
+Most files of a real tree never reach the parser (the text prefilter rules them out in microseconds),
+so the work a pool could share is the bytes of the files that pass it, not the number of files. The
+parent reads every file once (the cache hashes exactly those bytes), answers cache hits and files the
+prefilter rules out itself, and starts workers only for enough bytes to parse: a worker costs a fork and
+pickling both ways, which a few small files never pay back (bench/bench_pool.py measured it).
+"""
 
 from __future__ import annotations
 
@@ -7,27 +14,42 @@ import os
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from multiprocessing.context import BaseContext
+from typing import TYPE_CHECKING
 
 from hf_cache_lint.cli_support.discovery import SourceFile
-from hf_cache_lint.engine.api import check_file
+from hf_cache_lint.engine import deps
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import CheckResult, FileError
+from hf_cache_lint.engine.prefilter import trivially_clean
 from hf_cache_lint.fixcheck import verify_result
 from hf_cache_lint.settings import Settings
 
+if TYPE_CHECKING:
+    from hf_cache_lint.cli_support.cache import ResultCache
+
 log = logging.getLogger("hf_cache_lint")
 
-# Below this many files a pool costs more (start-up, pickling) than it saves.
-PARALLEL_MIN = 16
+MAX_BYTES = 20 * 1024 * 1024  # = engine.api.MAX_BYTES (not imported: the engine loads only when needed)
+# Pool sizing from the bytes that need a parse (parso parses ~0.5-1 MB/s here; a fork plus the pickling
+# costs tens of milliseconds): no pool below POOL_MIN_BYTES, then one worker per BYTES_PER_WORKER.
+POOL_MIN_BYTES = 256 * 1024
+BYTES_PER_WORKER = 128 * 1024
 
 
-def check_one(source: SourceFile, settings: Settings, context: Context) -> CheckResult:
-    """check_file with its fixes verified (fixcheck), any unexpected failure turned into a per-file
-    error (never a traceback)."""
+@dataclass(frozen=True)
+class Job:
+    """A file that needs the engine, with the bytes the parent read (and hashed)."""
+
+    index: int
+    source: SourceFile
+    data: bytes | None  # None: the parent could not read it; check_one reports why
+
+
+def _guarded(source: SourceFile, run: object) -> CheckResult:
     try:
-        result = check_file(source.path, settings, context, display=source.display)
-        return verify_result(result, source.path, settings, context)
+        return run()  # type: ignore[operator,no-any-return]
     except RecursionError:
         return CheckResult(source.display, error=FileError(source.display, "too deeply nested to analyse"))
     except MemoryError:
@@ -38,8 +60,37 @@ def check_one(source: SourceFile, settings: Settings, context: Context) -> Check
             source.display, f"internal error: {type(exc).__name__}: {exc}"))
 
 
-def _check_chunk(chunk: Sequence[SourceFile], settings: Settings, context: Context) -> list[CheckResult]:
-    return [check_one(s, settings, context) for s in chunk]
+def check_one(source: SourceFile, settings: Settings, context: Context) -> CheckResult:
+    """check_file with its fixes verified (fixcheck), any unexpected failure turned into a per-file
+    error (never a traceback)."""
+    from hf_cache_lint.engine.api import check_file
+
+    return _guarded(source, lambda: verify_result(check_file(source.path, settings, context,
+                                                             display=source.display),
+                                                  source.path, settings, context))
+
+
+def _run_job(job: Job, settings: Settings, context: Context) -> tuple[CheckResult, tuple[str, ...]]:
+    """One file through the engine, and the paths its check consulted (for the cache)."""
+    from hf_cache_lint.engine.api import check_data, check_file
+
+    source = job.source
+
+    def run() -> CheckResult:
+        if job.data is None:
+            result = check_file(source.path, settings, context, display=source.display)
+        else:
+            result = check_data(job.data, source.path, settings, context, display=source.display)
+        return verify_result(result, source.path, settings, context)
+
+    with deps.recording() as noted:  # the fix verification's re-checks read the same dependencies
+        result = _guarded(source, run)
+    return result, tuple(sorted(noted))
+
+
+def _run_chunk(chunk: Sequence[Job], settings: Settings,
+               context: Context) -> list[tuple[CheckResult, tuple[str, ...]]]:
+    return [_run_job(j, settings, context) for j in chunk]
 
 
 def default_jobs() -> int:
@@ -56,31 +107,81 @@ def _pool_context() -> BaseContext | None:
     return multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
 
 
-def _size(source: SourceFile) -> int:
+def _read(source: SourceFile) -> tuple[bytes | None, os.stat_result | None]:
     try:
-        return source.path.stat().st_size
+        st = source.path.stat()
+        if st.st_size > MAX_BYTES:
+            return None, st
+        return source.path.read_bytes(), st
     except OSError:
-        return 0
+        return None, None
+
+
+def workers_for(sizes: Sequence[int], cap: int) -> int:
+    """How many worker processes the files needing a parse are worth (1: none, check here)."""
+    total = sum(sizes)
+    if cap <= 1 or len(sizes) < 2 or total < POOL_MIN_BYTES:
+        return 1
+    return max(1, min(cap, len(sizes), total // BYTES_PER_WORKER))
 
 
 def check_files(sources: Sequence[SourceFile], settings: Settings, context: Context,
-                jobs: int = 0) -> list[CheckResult]:
-    """Results in the order of `sources` (deterministic whatever the parallelism)."""
-    jobs = jobs or default_jobs()
-    if jobs <= 1 or len(sources) < PARALLEL_MIN:
-        return [check_one(s, settings, context) for s in sources]
-    # Largest files first, in small chunks: parse time grows with size, and handing the big ones out
-    # early keeps every worker busy until the end (longest-processing-time-first scheduling).
-    order = sorted(range(len(sources)), key=lambda i: -_size(sources[i]))
-    size = max(1, min(8, len(sources) // (jobs * 16)))
-    chunks = [[sources[i] for i in order[k:k + size]] for k in range(0, len(order), size)]
+                jobs: int = 0, cache: ResultCache | None = None) -> list[CheckResult]:
+    """Results in the order of `sources` (deterministic whatever the parallelism or the cache)."""
+    results: list[CheckResult | None] = [None] * len(sources)
+    todo: list[Job] = []
+    digests: dict[int, tuple[str, os.stat_result | None]] = {}
+    if cache is not None:
+        from hf_cache_lint.cli_support.cache import digest
+    for i, source in enumerate(sources):
+        if cache is not None:
+            try:
+                hit = cache.get_by_stat(source.path, source.path.stat(), source.display)
+            except OSError:
+                hit = None
+            if hit is not None:
+                results[i] = hit
+                continue
+        data, st = _read(source)
+        if data is not None and cache is not None:
+            digests[i] = (digest(data), st)
+            hit = cache.get(source.path, digests[i][0], source.display)
+            if hit is not None:
+                results[i] = hit
+                continue
+        if data is not None and trivially_clean(data, source.path, MAX_BYTES):
+            results[i] = CheckResult(source.display)
+            if cache is not None:
+                cache.put(source.path, *digests[i], (), CheckResult(source.display))
+            continue
+        todo.append(Job(i, source, data))
+    for job, (result, noted) in zip(todo, _run_all(todo, settings, context, jobs or default_jobs()), strict=True):
+        results[job.index] = result
+        if cache is not None and job.index in digests:
+            cache.put(job.source.path, *digests[job.index], noted, result)
+    if cache is not None:
+        cache.save()
+    return [r for r in results if r is not None]
+
+
+def _run_all(todo: Sequence[Job], settings: Settings, context: Context,
+             cap: int) -> list[tuple[CheckResult, tuple[str, ...]]]:
+    sizes = [len(j.data) if j.data is not None else 0 for j in todo]
+    workers = workers_for(sizes, cap)
+    if workers <= 1:
+        return [_run_job(j, settings, context) for j in todo]
+    import hf_cache_lint.engine.api  # noqa: F401  (once here, not once per forked worker)
+    # Largest files first, one per task: parse time grows with size, and handing the big ones out early
+    # keeps every worker busy until the end (longest-processing-time-first scheduling).
+    order = sorted(range(len(todo)), key=lambda k: -sizes[k])
+    chunks = [[todo[k]] for k in order]
     try:
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=_pool_context()) as pool:
-            parts = list(pool.map(_check_chunk, chunks, [settings] * len(chunks), [context] * len(chunks)))
+        with ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context()) as pool:
+            parts = list(pool.map(_run_chunk, chunks, [settings] * len(chunks), [context] * len(chunks)))
     except (BrokenProcessPool, OSError) as exc:  # a worker died (e.g. killed for memory): redo it here
         log.warning("parallel check failed (%s); checking in one process", exc)
-        return [check_one(s, settings, context) for s in sources]
-    results: list[CheckResult | None] = [None] * len(sources)
-    for i, result in zip(order, (r for part in parts for r in part), strict=True):
-        results[i] = result
-    return [r for r in results if r is not None]
+        return [_run_job(j, settings, context) for j in todo]
+    out: list[tuple[CheckResult, tuple[str, ...]] | None] = [None] * len(todo)
+    for k, part in zip(order, parts, strict=True):
+        out[k] = part[0]
+    return [r for r in out if r is not None]

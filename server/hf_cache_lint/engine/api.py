@@ -110,16 +110,6 @@ def check_file(path: Path, settings: Settings | None = None, context: Context | 
     return check_data(data, path, settings, context, name)
 
 
-def trivially_clean(data: bytes, path: Path) -> bool:
-    """A .py file the text prefilter rules out: its result is known without a parse (or a worker)."""
-    if path.suffix == ".ipynb" or len(data) > MAX_BYTES:
-        return False
-    try:
-        return not might_matter(decode_source(data))
-    except UndecodableError:
-        return False
-
-
 def check_data(data: bytes, path: Path, settings: Settings | None = None, context: Context | None = None,
                display: str | None = None) -> CheckResult:
     """check_file on bytes already read (the CLI's cache hashed exactly these)."""

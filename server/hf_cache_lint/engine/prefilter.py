@@ -13,6 +13,9 @@ value, loaded by a file that never generates.
 from __future__ import annotations
 
 from bisect import bisect_left
+from pathlib import Path
+
+from hf_cache_lint.engine.text import UndecodableError, decode_source
 
 # The words of DESIGN.md's contract; a file with none of them is never parsed.
 TRIGGERS = ("generate", "cache_implementation", "generation_config", "past_key_values", "cache_params",
@@ -45,3 +48,13 @@ def might_matter(text: str) -> bool:
         return False
     quotes = {q: _positions(text, q) for q in ('"""', "'''")}
     return any(_in_code(text, p, quotes) for p in hits)
+
+
+def trivially_clean(data: bytes, path: Path, max_bytes: int) -> bool:
+    """A .py file ruled out here: its result (no finding) is known without a parse, or a worker."""
+    if path.suffix == ".ipynb" or len(data) > max_bytes:
+        return False
+    try:
+        return not might_matter(decode_source(data))
+    except UndecodableError:
+        return False

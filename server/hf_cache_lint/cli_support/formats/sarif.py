@@ -10,7 +10,6 @@ from urllib.parse import quote
 from hf_cache_lint import __version__
 from hf_cache_lint.cli_support.report import Located, Report
 from hf_cache_lint.engine.findings import DOCS_BASE, Edit, Severity, Span
-from hf_cache_lint.rules import ALL_RULES
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note", Severity.HINT: "note"}
@@ -66,6 +65,8 @@ def _result(item: Located, rule_index: dict[str, int]) -> dict[str, Any]:
 
 
 def _rules() -> list[dict[str, Any]]:
+    from hf_cache_lint.rules import ALL_RULES  # the rules load the engine: only for SARIF output
+
     return [
         {"id": r.code, "name": r.name,
          "shortDescription": {"text": r.summary},

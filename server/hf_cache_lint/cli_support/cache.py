@@ -1,0 +1,242 @@
+"""The result cache, as Ruff's: a file's findings are reused while nothing they depend on changed.
+
+One JSON file per (tool build, Python, settings, target version, workspace) under
+`.hf_cache_lint_cache/<version>/`, mapping each checked file to the hash of its content, the
+fingerprints of everything its check consulted (workspace modules an import resolved to, and every
+candidate it probed on the way; checkpoint folders and their generation_config.json / config.json;
+hub cache snapshots: see engine/deps.py) and its findings. An entry is used only when the content hash
+and every fingerprint still match, so a changed, created or deleted dependency is a miss, never a
+stale result. The folder writes its own `.gitignore` (`*`).
+
+Two runs may share the folder: each writes a whole new file next to the old one and renames it into
+place (os.replace is atomic), so a reader sees the old file or the new one, never half of either; the
+last writer wins and the other's new entries are simply recomputed next time. Anything unreadable
+(a truncated file, a foreign format, an entry of the wrong shape) is a miss and gets rewritten.
+Entries are plain JSON, never pickle: the folder sits in the workspace, and loading it must not run code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import stat
+import sys
+import tempfile
+import time
+from collections.abc import Iterable
+from dataclasses import asdict
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from hf_cache_lint import __version__
+from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.findings import CheckResult, Edit, Finding, Fix, Position, Related, Severity, Span
+from hf_cache_lint.settings import Settings
+
+FOLDER = ".hf_cache_lint_cache"
+DIR_ENV = "HF_CACHE_LINT_CACHE_DIR"
+OFF_ENV = "HF_CACHE_LINT_NO_CACHE"
+FORMAT = 1
+
+
+# A file whose stat (size, mtime, inode) matches the entry's is taken as unchanged without reading it,
+# as git's index does; to stay clear of "racy" writes (two writes within one mtime tick), the stat is
+# only trusted when the file was last written well before the entry (RACY_NS).
+RACY_NS = 2_000_000_000
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:32]  # sha256: hardware-assisted, about 2x blake2b here
+
+
+def stat_key(st: os.stat_result) -> list[int]:
+    return [st.st_size, st.st_mtime_ns, st.st_ino]
+
+
+@lru_cache(maxsize=1)
+def tool_fingerprint() -> str:
+    """The version, and the size and mtime of every file of the package (an edited checkout is a new tool)."""
+    root = Path(__file__).resolve().parents[1]
+    h = hashlib.blake2b(f"{__version__}|{FORMAT}|{sys.version}".encode(), digest_size=16)
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        for name in sorted(filenames):
+            if name.endswith((".py", ".json", ".md")):
+                st = os.stat(os.path.join(dirpath, name))
+                h.update(f"{dirpath}/{name}|{st.st_size}|{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
+
+
+def fingerprint(path: str) -> str:
+    """What a dependency looks like now: a file's content hash, a folder's listing, or absent."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return "-"
+    if stat.S_ISDIR(st.st_mode):
+        try:
+            listing = sorted((e.name, e.stat(follow_symlinks=False).st_mtime_ns) for e in os.scandir(path))
+        except OSError:
+            return "d?"
+        return "d:" + digest(repr(listing).encode())
+    try:
+        with open(path, "rb") as fh:
+            return "f:" + digest(fh.read())
+    except OSError:
+        return "f?"
+
+
+def run_key(settings: Settings, context: Context) -> str:
+    """Everything outside the files that a result depends on, as one hash."""
+    parts = {
+        "tool": tool_fingerprint(),
+        "settings": asdict(settings),
+        "target": str(context.target),
+        "workspace": str(context.workspace),
+        "hub": str(context.hf_hub_cache),
+        "interpreter": context.interpreter,
+        "version_source": context.version_source,
+    }
+    return digest(json.dumps(parts, sort_keys=True, default=str).encode())
+
+
+def cache_folder(root: Path, setting: str | None) -> Path:
+    """HF_CACHE_LINT_CACHE_DIR, else the `cache-dir` setting (relative to the config's folder), else the default."""
+    env = os.environ.get(DIR_ENV)
+    if env:
+        return Path(env)
+    if setting:
+        p = Path(setting).expanduser()
+        return p if p.is_absolute() else root / p
+    return root / FOLDER
+
+
+def disabled_by_env() -> bool:
+    return os.environ.get(OFF_ENV, "").strip().lower() not in ("", "0", "false", "no")
+
+
+# -- (de)serialising results: explicit, so a crafted file can only ever be a miss -----------------
+def _span(s: Span) -> list[int]:
+    return [s.start.line, s.start.column, s.end.line, s.end.column]
+
+
+def _unspan(v: Any) -> Span:
+    a, b, c, d = (int(x) for x in v)
+    return Span(Position(a, b), Position(c, d))
+
+
+def encode(result: CheckResult) -> dict[str, Any]:
+    return {
+        "findings": [{
+            "code": f.code, "name": f.name, "message": f.message, "severity": f.severity.value,
+            "span": _span(f.span), "story": f.story,
+            "fixes": [{"title": x.title, "preferred": x.preferred,
+                       "edits": [[_span(e.span), e.content] for e in x.edits]} for x in f.fixes],
+            "related": [[_span(r.span), r.message, r.path] for r in f.related],
+        } for f in result.findings],
+        "cell_starts": list(result.cell_starts),
+    }
+
+
+def decode(data: Any, path: str) -> CheckResult:
+    findings = tuple(Finding(
+        code=str(f["code"]), name=str(f["name"]), message=str(f["message"]), severity=Severity(f["severity"]),
+        span=_unspan(f["span"]), story=str(f["story"]),
+        fixes=tuple(Fix(str(x["title"]), tuple(Edit(_unspan(s), str(c)) for s, c in x["edits"]),
+                        bool(x["preferred"])) for x in f["fixes"]),
+        related=tuple(Related(_unspan(s), str(m), None if p is None else str(p)) for s, m, p in f["related"]),
+    ) for f in data["findings"])
+    return CheckResult(path, findings, cell_starts=tuple(int(x) for x in data["cell_starts"]))
+
+
+class ResultCache:
+    """The entries of one run key; `get` before checking a file, `put` after, `save` once at the end."""
+
+    def __init__(self, folder: Path, settings: Settings, context: Context) -> None:
+        self.folder = folder
+        self.file = folder / __version__ / f"{run_key(settings, context)}.json"
+        self.entries = self._read()
+        self.changed: dict[str, dict[str, Any]] = {}
+        self.hits = 0
+        self._now: dict[str, str] = {}  # fingerprints taken this run (many files share a dependency)
+
+    def fingerprint(self, path: str) -> str:
+        if path not in self._now:
+            self._now[path] = fingerprint(path)
+        return self._now[path]
+
+    def _read(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.file.read_bytes())
+        except (OSError, ValueError, RecursionError):
+            return {}
+        if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("files"), dict):
+            return {}
+        files: dict[str, Any] = data["files"]
+        return files
+
+    def _valid(self, entry: Any, display: str) -> CheckResult | None:
+        try:
+            if any(self.fingerprint(str(p)) != fp for p, fp in entry["deps"]):
+                return None
+            result = decode(entry["result"], display)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return None  # a corrupt entry: checked again, and rewritten by put()
+        self.hits += 1
+        return result
+
+    def get_by_stat(self, path: Path, st: os.stat_result, display: str) -> CheckResult | None:
+        """The result when the file's stat says it is the content the entry was made from."""
+        entry = self.entries.get(os.path.abspath(path))
+        if not isinstance(entry, dict) or entry.get("stat") != stat_key(st):
+            return None
+        return self._valid(entry, display)
+
+    def get(self, path: Path, content: str, display: str) -> CheckResult | None:
+        """The result when the entry was made from content with this hash."""
+        entry = self.entries.get(os.path.abspath(path))
+        if not isinstance(entry, dict) or entry.get("content") != content:
+            return None
+        return self._valid(entry, display)
+
+    def put(self, path: Path, content: str, st: os.stat_result | None, deps: Iterable[str],
+            result: CheckResult) -> None:
+        """Remember `result` for `content` (`st`: the file's stat taken before it was read)."""
+        if result.error is not None:  # unreadable now may be readable next time: never cached
+            return
+        settled = st is not None and st.st_mtime_ns < time.time_ns() - RACY_NS
+        self.changed[os.path.abspath(path)] = {
+            "content": content,
+            "stat": stat_key(st) if settled and st is not None else None,
+            "deps": sorted([p, self.fingerprint(p)] for p in set(deps)),
+            "result": encode(result),
+        }
+
+    def save(self) -> None:
+        """Write the entries (merged over what another run may have written meanwhile); never raises."""
+        if not self.changed:
+            return
+        try:
+            self.file.parent.mkdir(parents=True, exist_ok=True)
+            ignore = self.folder / ".gitignore"
+            if not ignore.exists():
+                _atomic_write(ignore, b"# Automatically created by hf-cache-lint.\n*\n")
+            files = {**self._read(), **self.changed}
+            _atomic_write(self.file, json.dumps({"format": FORMAT, "files": files}, separators=(",", ":")).encode())
+        except OSError:
+            pass  # a read-only or full disk costs the next run its speed, not this run its result
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

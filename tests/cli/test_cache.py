@@ -1,0 +1,215 @@
+"""The result cache: hits when nothing changed, a miss for every kind of change, safe when shared."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from cli_helpers import CONFLICT, CONFLICT_FIXED, Run, pyproject_text, write
+
+from hf_cache_lint.cli_support import cache as cache_mod
+
+RunFn = Callable[..., Run]
+
+# A model configured in a workspace module and used here: the finding depends on helpers.py.
+MAIN_IMPORTING = ("from transformers import DynamicCache\nfrom helpers import model\n"
+                  "out = model.generate(past_key_values=DynamicCache())\n")
+HELPERS = ("from transformers import AutoModelForCausalLM\nmodel = AutoModelForCausalLM.from_pretrained('x')\n"
+           "model.generation_config.cache_implementation = 'static'\n")
+# A checkpoint folder read through from_pretrained: the finding depends on its generation_config.json.
+MAIN_CKPT = ("from transformers import AutoModelForCausalLM\n"
+             "model = AutoModelForCausalLM.from_pretrained('./ckpt')\nout = model.generate(max_new_tokens=5)\n")
+
+
+@pytest.fixture
+def engine_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The files the engine really checked (a cache hit never gets here)."""
+    from hf_cache_lint.engine import api
+
+    calls: list[str] = []
+    real = api.check_data
+
+    def counting(data: bytes, path: Path, *args: object, **kwargs: object) -> object:
+        calls.append(path.name)
+        return real(data, path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(api, "check_data", counting)
+    return calls
+
+
+def codes(r: Run) -> list[str]:
+    return [f["code"] for f in r.json()]
+
+
+def check(run: RunFn, *extra: str) -> Run:
+    return run("check", "--format", "json", *extra)
+
+
+def test_a_second_run_is_served_from_the_cache(run: RunFn, project: Path, engine_calls: list[str]) -> None:
+    write(project / "a.py", CONFLICT)
+    first = check(run)
+    assert engine_calls == ["a.py"] and codes(first) == ["HFC001"]
+    second = check(run)
+    assert engine_calls == ["a.py"]  # not checked again
+    assert second == first
+    folder = project / cache_mod.FOLDER
+    assert (folder / ".gitignore").read_text().splitlines()[-1] == "*"
+    (entry,) = (folder / cache_mod.__version__).glob("*.json")
+    assert json.loads(entry.read_text())["format"] == cache_mod.FORMAT
+
+
+def test_a_changed_file_is_checked_again_even_at_the_same_size_and_time(
+        run: RunFn, project: Path, engine_calls: list[str]) -> None:
+    path = write(project / "a.py", CONFLICT)
+    assert codes(check(run)) == ["HFC001"]
+    st = path.stat()
+    same_size = CONFLICT.replace('"static"', '"sliced"')  # an invalid value (HFC004), same length
+    assert len(same_size) == len(CONFLICT)
+    write(path, same_size)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert codes(check(run)) == ["HFC004"]
+    assert engine_calls == ["a.py", "a.py"]
+
+
+def test_a_settled_file_is_recognised_by_its_stat_and_rehashed_when_it_changes(
+        run: RunFn, project: Path, engine_calls: list[str]) -> None:
+    path = write(project / "a.py", CONFLICT)
+    old = path.stat().st_mtime_ns - 10 * cache_mod.RACY_NS
+    os.utime(path, ns=(old, old))  # written long ago: the entry may trust the stat
+    check(run)
+    (entry_file,) = (project / cache_mod.FOLDER / cache_mod.__version__).glob("*.json")
+    (entry,) = json.loads(entry_file.read_text())["files"].values()
+    assert entry["stat"] == cache_mod.stat_key(path.stat())
+    write(path, CONFLICT_FIXED)  # a new mtime: the stat no longer matches, the content decides
+    assert codes(check(run)) == []
+    assert engine_calls == ["a.py", "a.py"]
+
+
+def test_an_imported_workspace_module_is_a_dependency(run: RunFn, project: Path, engine_calls: list[str]) -> None:
+    write(project / "main.py", MAIN_IMPORTING)
+    helpers = write(project / "helpers.py", HELPERS)
+    assert codes(check(run)) == ["HFC001"]
+    write(helpers, HELPERS.replace("'static'", "None"))
+    assert codes(check(run)) == []
+    assert engine_calls.count("main.py") == 2
+    check(run)
+    assert engine_calls.count("main.py") == 2  # unchanged again: a hit
+
+
+def test_a_module_that_appears_later_is_a_dependency(run: RunFn, project: Path) -> None:
+    write(project / "main.py", MAIN_IMPORTING)
+    assert codes(check(run)) == []  # helpers.py does not exist yet: nothing known about `model`
+    write(project / "helpers.py", HELPERS)
+    assert codes(check(run)) == ["HFC001"]
+
+
+def test_a_generation_config_json_is_a_dependency(run: RunFn, project: Path, engine_calls: list[str]) -> None:
+    write(project / "main.py", MAIN_CKPT)
+    gen = write(project / "ckpt" / "generation_config.json", '{"cache_implementation": "static"}\n')
+    assert codes(check(run)) == []
+    write(gen, '{"cache_implementation": "statc"}\n')
+    assert codes(check(run)) == ["HFC004"]
+    gen.unlink()
+    assert codes(check(run)) == []
+    assert engine_calls == ["main.py"] * 3
+
+
+def test_settings_are_part_of_the_key(run: RunFn, project: Path) -> None:
+    write(project / "a.py", CONFLICT)
+    assert codes(check(run)) == ["HFC001"]
+    write(project / "pyproject.toml", pyproject_text('ignore = ["HFC001"]'))
+    assert codes(check(run)) == []
+    assert codes(check(run, "--select", "HFC001")) == ["HFC001"]
+
+
+def test_the_target_version_is_part_of_the_key(run: RunFn, project: Path) -> None:
+    write(project / "a.py", CONFLICT)
+    assert codes(check(run)) == ["HFC001"]  # 5.23.0, pinned by the project
+    assert sorted(codes(check(run, "--transformers-version", "5.24.0"))) == ["HFC001", "HFC003"]
+    assert codes(check(run)) == ["HFC001"]
+
+
+def test_the_tool_version_is_part_of_the_key(run: RunFn, project: Path, engine_calls: list[str],
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    write(project / "a.py", CONFLICT)
+    check(run)
+    check(run)
+    assert engine_calls == ["a.py"]
+    monkeypatch.setattr(cache_mod, "tool_fingerprint", lambda: "another build")
+    check(run)
+    assert engine_calls == ["a.py", "a.py"]
+
+
+def test_a_corrupt_cache_is_ignored_and_rewritten(run: RunFn, project: Path, engine_calls: list[str]) -> None:
+    write(project / "a.py", CONFLICT)
+    first = check(run)
+    (entry_file,) = (project / cache_mod.FOLDER / cache_mod.__version__).glob("*.json")
+    data = json.loads(entry_file.read_text())
+    (key,) = data["files"]
+    data["files"][key]["result"] = {"findings": [{"code": 1}]}  # an entry of the wrong shape
+    entry_file.write_text(json.dumps(data))
+    assert check(run) == first
+    entry_file.write_text('{"format": 1, "files": {"a.py": ')  # a truncated file
+    assert check(run) == first
+    assert engine_calls == ["a.py"] * 3
+    assert check(run) == first  # rewritten whole: a hit again
+    assert len(engine_calls) == 3
+
+
+def test_no_cache_flag_setting_and_env(run: RunFn, project: Path, monkeypatch: pytest.MonkeyPatch,
+                                       tmp_path: Path) -> None:
+    write(project / "a.py", CONFLICT)
+    check(run, "--no-cache")
+    assert not (project / cache_mod.FOLDER).exists()
+    write(project / "pyproject.toml", pyproject_text("cache = false"))
+    check(run)
+    assert not (project / cache_mod.FOLDER).exists()
+    write(project / "pyproject.toml", pyproject_text('cache-dir = "build/lint-cache"'))
+    check(run)
+    assert (project / "build" / "lint-cache" / ".gitignore").is_file()
+    monkeypatch.setenv(cache_mod.DIR_ENV, str(tmp_path / "elsewhere"))
+    check(run)
+    assert (tmp_path / "elsewhere" / ".gitignore").is_file()
+    assert not (project / cache_mod.FOLDER).exists()
+
+
+def test_a_bad_cache_setting_is_a_configuration_error(run: RunFn, project: Path) -> None:
+    write(project / "pyproject.toml", pyproject_text('cache = "no"'))
+    write(project / "a.py", CONFLICT)
+    r = check(run)
+    assert r.code == 2 and "'cache' must be true or false" in r.err
+
+
+def test_fix_is_not_fooled_by_the_cache(run: RunFn, project: Path) -> None:
+    path = write(project / "a.py", CONFLICT)
+    check(run)
+    check(run)  # cached: the finding (and its fix) comes from the cache entry
+    fixed = run("check", "--fix", "--format", "json")
+    assert fixed.code == 0 and fixed.json() == []
+    assert path.read_text() == CONFLICT_FIXED
+    assert codes(check(run)) == []
+    write(path, CONFLICT)  # back to the conflict: the cache must not still say "fixed"
+    assert codes(check(run)) == ["HFC001"]
+
+
+def test_two_runs_can_share_the_cache(project: Path) -> None:
+    for i in range(6):
+        write(project / f"m{i}.py", CONFLICT if i % 2 else CONFLICT_FIXED)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    cmd = [sys.executable, "-m", "hf_cache_lint", "check", "--format", "json", "--jobs", "1"]
+    procs = [subprocess.Popen(cmd, cwd=project, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+             for _ in range(3)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [1, 1, 1], [e.decode() for _, e in outs]
+    assert len({o for o, _ in outs}) == 1
+    assert len(json.loads(outs[0][0])) == 3
+    (entry_file,) = (project / cache_mod.FOLDER / cache_mod.__version__).glob("*.json")
+    assert len(json.loads(entry_file.read_text())["files"]) == 6  # whole, valid JSON
+    assert not list((project / cache_mod.FOLDER / cache_mod.__version__).glob("*.tmp"))
+    again = subprocess.run(cmd, cwd=project, env=env, capture_output=True, timeout=120)
+    assert again.stdout == outs[0][0]
