@@ -92,3 +92,31 @@ def test_invalid_config_exits_2_with_a_clear_message(project: Path, run: RunFn, 
     assert r.out == ""
     assert r.err.startswith("hf-cache-lint: error: ") and "pyproject.toml" in r.err and needle in r.err
     assert "Traceback" not in r.err
+
+
+def test_select_in_pyproject_keeps_only_those_rules(project: Path, run: RunFn) -> None:
+    write(project / "demo.py", CONFLICT)
+    pyproject(project, 'select = ["HFC002"]')
+    assert run("check").code == 0
+    pyproject(project, 'select = ["HFC00"]')  # a prefix
+    assert run("check").code == 1
+
+
+SRC_MODELS = ('from transformers import AutoModelForCausalLM\n'
+              'model = AutoModelForCausalLM.from_pretrained("x")\n'
+              'model.generation_config.cache_implementation = "static"\n')
+IMPORTS_MODEL = ("from transformers import DynamicCache\nfrom pkg.models import model\n"
+                 "out = model.generate(past_key_values=DynamicCache())\n")
+
+
+def test_extra_paths_in_pyproject_are_import_roots(project: Path, run: RunFn) -> None:
+    """A src/ layout: the model configured in src/pkg/models.py is seen only with extra-paths = ["src"]."""
+    write(project / "src" / "pkg" / "__init__.py", "")
+    write(project / "src" / "pkg" / "models.py", SRC_MODELS)
+    write(project / "app" / "serve.py", IMPORTS_MODEL)
+    assert run("check", "app").code == 0
+    pyproject(project, 'extra-paths = ["src"]')
+    r = run("check", "app", "--format", "json")
+    assert r.code == 1
+    [finding] = r.json()
+    assert (finding["code"], finding["filename"], finding["location"]["row"]) == ("HFC001", "app/serve.py", 3)

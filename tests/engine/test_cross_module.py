@@ -60,3 +60,22 @@ def test_stdlib_and_library_imports_are_not_looked_up(check: Checker, tmp_path: 
     write(tmp_path, "json.py", MODELS)  # shadows nothing: `json` is the standard library's
     code = "from transformers import DynamicCache\nfrom json import model\nmodel.generate(past_key_values=DynamicCache())\n"
     assert check(code) == []
+
+
+def test_extra_paths_are_import_roots_for_workspace_modules(tmp_path: Path) -> None:
+    """A src/ layout: `pkg` lives in src/, found only when src is an extra import root (`extraPaths`)."""
+    from hf_cache_lint.engine.api import check_source
+    from hf_cache_lint.engine.context import Context, resolve_context
+
+    write(tmp_path, "src/pkg/__init__.py", "")
+    write(tmp_path, "src/pkg/models.py", MODELS)
+    code = "from transformers import DynamicCache\nfrom pkg.models import model\nmodel.generate(past_key_values=DynamicCache())\n"
+    path = write(tmp_path, "app/serve.py", code)
+
+    def hfc001(ctx: Context) -> list[int]:
+        return lines([f for f in check_source(code, str(path), context=ctx).findings if f.code == "HFC001"])
+
+    assert hfc001(resolve_context(workspace=tmp_path)) == []
+    assert hfc001(resolve_context(workspace=tmp_path, extra_paths=["src"])) == [3]
+    # Outside the workspace an entry is dropped: the analysis reads nothing beyond it.
+    assert resolve_context(workspace=tmp_path / "app", extra_paths=["../src"]).extra_paths == ()

@@ -53,3 +53,21 @@ def test_refutation_covers_every_rule_not_only_hfc001(tmp_path: Path, venv_pytho
     seen = [f.code for f in check_source(code, str(path), context=Context(workspace=tmp_path)).findings]
     refuted = check_source(code, str(path), context=Context(workspace=tmp_path, interpreter=venv_python)).findings
     assert seen and refuted == ()
+
+
+def test_extra_paths_let_jedi_find_a_vendored_library(tmp_path: Path) -> None:
+    """`extraPaths` reaches jedi too: with vendor/ as an import root, jedi sees fancylib.Engine and refutes."""
+    from hf_cache_lint.engine.context import resolve_context
+
+    (tmp_path / "vendor").mkdir()
+    (tmp_path / "vendor" / "fancylib.py").write_text("class Engine:\n    def generate(self, **kw):\n        return kw\n")
+    (tmp_path / "app").mkdir()
+    path = tmp_path / "app" / "user.py"
+    path.write_text(CODE)
+
+    def hfc001(extra: list[str]) -> list[str]:
+        ctx = resolve_context(workspace=tmp_path, extra_paths=extra)
+        return [f.code for f in check_source(CODE, str(path), context=ctx).findings if f.code == "HFC001"]
+
+    assert hfc001([]) == ["HFC001"]
+    assert hfc001(["vendor"]) == []

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+
+import pytest
 from lsp_sources import CLEAN, CONFLICT
 from lsp_support import conflicts, diagnostics, has_conflict, no_conflict, open_doc, pulls, replace_all
 from lsprotocol import types
@@ -99,3 +102,45 @@ async def test_a_changed_pyproject_is_re_read_when_the_client_reports_it(start, 
     client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
         [types.FileEvent(pyproject.as_uri(), types.FileChangeType.Created)]))
     assert no_conflict(await diagnostics(client, uri, version=1, where=no_conflict))
+
+
+async def test_select_in_initialization_options_keeps_only_those_rules(start, uri):
+    client = await start({"select": ["HFC002"]})
+    open_doc(client, uri, CONFLICT)
+    assert no_conflict(await diagnostics(client, uri, version=1))
+    client.set_configuration({"select": ["HFC001"]}, section="hfCacheLint")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    assert has_conflict(await diagnostics(client, uri, version=1, where=has_conflict))
+
+
+SRC_MODELS = ('from transformers import AutoModelForCausalLM\n'
+              'model = AutoModelForCausalLM.from_pretrained("x")\n'
+              'model.generation_config.cache_implementation = "static"\n')
+IMPORTS_MODEL = ("from transformers import DynamicCache\nfrom pkg.models import model\n"
+                 "out = model.generate(past_key_values=DynamicCache())\n")
+
+
+@pytest.mark.parametrize("extra", [[], ["src"]])
+async def test_extra_paths_in_initialization_options_are_import_roots(start, uri, tmp_path, extra):
+    """A src/ layout: the model configured in src/pkg/models.py is seen only with `extraPaths: ["src"]`."""
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    (tmp_path / "src" / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "src" / "pkg" / "models.py").write_text(SRC_MODELS)
+    client = await start({"extraPaths": extra})
+    open_doc(client, uri, IMPORTS_MODEL)
+    found = await diagnostics(client, uri, version=1)
+    assert has_conflict(found) == bool(extra)
+
+
+async def test_debounce_ms_delays_and_coalesces_pushed_diagnostics(start_push_only, uri):
+    """Push clients: a result comes `debounceMs` after the last edit, and an edit inside the wait replaces
+    the pending one (no publish for the superseded version)."""
+    client = await start_push_only({"debounceMs": 1000})
+    open_doc(client, uri, CLEAN)  # an open is linted at once
+    assert no_conflict(await diagnostics(client, uri, version=1))
+    began = time.monotonic()
+    replace_all(client, uri, CLEAN + "# typing\n", version=2)
+    replace_all(client, uri, CONFLICT, version=3)
+    await diagnostics(client, uri, version=3, where=has_conflict)
+    assert time.monotonic() - began >= 1.0
+    assert 2 not in {p.version for p in client.published}

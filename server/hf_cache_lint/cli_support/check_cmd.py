@@ -47,10 +47,11 @@ def make_context(settings: Settings, args: argparse.Namespace, root: Path) -> Co
     if interpreter and not shutil.which(interpreter):
         raise ConfigError(f"interpreter not found: {interpreter}")
     if args.transformers_version:
-        context = resolve_context(transformers_version=args.transformers_version, workspace=root)
+        context = resolve_context(transformers_version=args.transformers_version, workspace=root,
+                                  extra_paths=settings.extra_paths)
         return replace(context, interpreter=interpreter)
     context = resolve_context(transformers_version=settings.transformers_version, interpreter=interpreter,
-                              workspace=root)
+                              workspace=root, extra_paths=settings.extra_paths)
     if interpreter and installed_transformers(interpreter) is None:
         print(f"hf-cache-lint: note: no transformers installed for {interpreter}; "
               f"checking for {context.target} ({context.version_source})", file=sys.stderr)

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 from hf_cache_lint.engine.versions import Target
+
+log = logging.getLogger("hf_cache_lint")
 
 
 @dataclass(frozen=True)
@@ -21,6 +25,26 @@ class Context:
     interpreter: str | None = None
     # Where the target version came from: "environment", "setting" or "default" (shown in hovers).
     version_source: str = "default"
+    # Extra import roots (absolute, inside the workspace): where `import x` also looks for workspace
+    # modules, for cross-module facts and for jedi (the `extraPaths` setting, e.g. a src/ layout).
+    extra_paths: tuple[Path, ...] = ()
+
+
+def import_roots(extra_paths: Sequence[str], workspace: Path | None) -> tuple[Path, ...]:
+    """`extraPaths` as absolute folders: relative entries are relative to the workspace; entries outside
+    the workspace are dropped (the analysis reads nothing outside the workspace and the HF cache)."""
+    if workspace is None:
+        return ()
+    base = workspace.resolve()
+    roots: list[Path] = []
+    for entry in extra_paths:
+        path = (base / Path(entry).expanduser()).resolve()
+        if path == base or base in path.parents:
+            if path not in roots:
+                roots.append(path)
+        else:
+            log.warning("ignoring extraPaths entry %r: outside the workspace %s", entry, base)
+    return tuple(roots)
 
 
 def default_hub_cache() -> Path:
@@ -56,7 +80,8 @@ def installed_transformers(interpreter: str | None) -> str | None:
 
 
 def resolve_context(
-    *, transformers_version: str | None = None, interpreter: str | None = None, workspace: Path | None = None
+    *, transformers_version: str | None = None, interpreter: str | None = None, workspace: Path | None = None,
+    extra_paths: Sequence[str] = (),
 ) -> Context:
     """Target version: installed in the interpreter's environment, else the setting, else the newest known."""
     found = installed_transformers(interpreter)
@@ -67,4 +92,5 @@ def resolve_context(
     else:
         target, source = Target.of(None), "default"
     return Context(target=target, workspace=workspace, hf_hub_cache=default_hub_cache(),
-                   interpreter=interpreter, version_source=source)
+                   interpreter=interpreter, version_source=source,
+                   extra_paths=import_roots(extra_paths, workspace))

@@ -51,6 +51,7 @@ class Importer(Core):
     def _resolve(self, lazy: Lazy) -> Value:
         importer = Path(self.path) if self.path and not self.path.startswith("<") else None
         roots = tuple(p for p in (self.context.workspace, importer.parent if importer else None) if p is not None)
+        roots += self.context.extra_paths
         found = modules.resolve(lazy.module, lazy.level, importer, roots)
         if found is None or self.modules_analysed >= MAX_MODULES_PER_CHECK or not modules.assigns(found, lazy.name):
             return Symbol(lazy.qualname)

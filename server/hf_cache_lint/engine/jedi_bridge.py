@@ -21,7 +21,7 @@ _TRANSFORMERS_LIKE = ("transformers", "peft", "unsloth", "optimum", "trl")
 
 
 @lru_cache(maxsize=8)
-def _project(root: str, interpreter: str | None) -> Any:
+def _project(root: str, interpreter: str | None, extra_paths: tuple[str, ...] = ()) -> Any:
     import jedi
 
     env = None
@@ -30,11 +30,13 @@ def _project(root: str, interpreter: str | None) -> Any:
             env = jedi.create_environment(interpreter, safe=False)
         except Exception:  # an interpreter jedi cannot use: fall back to the server's own
             log.info("jedi cannot use interpreter %s; using the server's", interpreter)
-    return jedi.Project(root, environment_path=env.executable if env else None, load_unsafe_extensions=False)
+    # added_sys_path: the `extraPaths` import roots, so jedi follows `import x` into them as the interpreter does.
+    return jedi.Project(root, environment_path=env.executable if env else None, load_unsafe_extensions=False,
+                        added_sys_path=list(extra_paths))
 
 
 def receiver_types(text: str, path: str, callee: Span, interpreter: str | None,
-                   workspace: Path | None) -> list[tuple[str, str]]:
+                   workspace: Path | None, extra_paths: tuple[Path, ...] = ()) -> list[tuple[str, str]]:
     """(full_name, module_name) of what jedi infers for the object before `.generate`."""
     import jedi
 
@@ -45,16 +47,17 @@ def receiver_types(text: str, path: str, callee: Span, interpreter: str | None,
     root = str(workspace or (Path(path).parent if not path.startswith("<") else Path.cwd()))
     try:
         script = jedi.Script(text, path=None if path.startswith("<") else path,
-                             project=_project(root, interpreter))
+                             project=_project(root, interpreter, tuple(str(p) for p in extra_paths)))
         return [(d.full_name or "", d.module_name or "") for d in script.infer(callee.end.line, dot - 1)]
     except Exception:  # jedi failing must never hide other findings
         log.exception("jedi inference failed in %s", path)
         return []
 
 
-def is_foreign(text: str, path: str, callee: Span, interpreter: str | None, workspace: Path | None) -> bool:
+def is_foreign(text: str, path: str, callee: Span, interpreter: str | None, workspace: Path | None,
+               extra_paths: tuple[Path, ...] = ()) -> bool:
     """Whether jedi resolves the receiver to something that is not a transformers-family model."""
-    found = receiver_types(text, path, callee, interpreter, workspace)
+    found = receiver_types(text, path, callee, interpreter, workspace, extra_paths)
     return bool(found) and all(
         module.split(".")[0] not in _TRANSFORMERS_LIKE and full.split(".")[0] not in _TRANSFORMERS_LIKE
         for full, module in found
@@ -75,7 +78,7 @@ def drop_foreign(analysis: Analysis, findings: list[Finding]) -> list[Finding]:
         if call is not None:
             if call.span not in verdict:
                 verdict[call.span] = is_foreign(analysis.text, analysis.path, call.callee_span, ctx.interpreter,
-                                                ctx.workspace)
+                                                ctx.workspace, ctx.extra_paths)
             if verdict[call.span]:
                 continue
         kept.append(f)

@@ -64,7 +64,7 @@ def build(folder: Path | None, layers: Iterable[Mapping[str, Any]]) -> FolderCon
         except (ValueError, TypeError) as exc:
             log.warning("ignoring invalid settings %r: %s", dict(layer), exc)
     context = resolve_context(transformers_version=settings.transformers_version,
-                              interpreter=settings.interpreter, workspace=folder)
+                              interpreter=settings.interpreter, workspace=folder, extra_paths=settings.extra_paths)
     return FolderConfig(settings, context)
 
 
