@@ -21,6 +21,8 @@ export interface ServerSettings {
   select?: string[];
   ignore?: string[];
   severity?: Record<string, Level>;
+  /** Extra import roots, relative to the workspace folder (the server drops folders outside it). */
+  extraPaths?: string[];
 }
 
 const LEVELS: readonly Level[] = ['error', 'warning', 'info', 'hint'];
@@ -103,11 +105,16 @@ export function serverSettings(scope: vscode.ConfigurationScope | undefined, int
   if (isSet(c, 'severity')) {
     out.severity = severities(c.get('severity'));
   }
+  if (isSet(c, 'extraPaths')) {
+    out.extraPaths = strings(c.get('extraPaths'));
+  }
   return out;
 }
 
 /** Whether a settings change needs a server restart (trace changes are applied by languageclient itself). */
 export function needsRestart(event: vscode.ConfigurationChangeEvent): boolean {
-  const keys = ['enable', 'interpreter', 'transformersVersion', 'run', 'debounceMs', 'select', 'ignore', 'severity'];
+  const keys = [
+    'enable', 'interpreter', 'transformersVersion', 'run', 'debounceMs', 'select', 'ignore', 'severity', 'extraPaths',
+  ];
   return keys.some((key) => event.affectsConfiguration(`${SECTION}.${key}`));
 }
