@@ -1,6 +1,6 @@
 """Agreement between our findings and what real transformers raises, per version (for release notes).
 
-Runs every rule example and every ../shared/corpus case through the oracle (tests/oracle, needs
+Runs every rule example and every tests/data/corpus case through the oracle (tests/oracle, needs
 scripts/setup-oracle.sh) and through the engine, then counts, per transformers version:
   TP  we predict the error transformers raises     FP  we predict an error it does not raise
   FN  it raises an HFC error we do not predict     TN  neither

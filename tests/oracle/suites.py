@@ -1,6 +1,6 @@
 """Every snippet the oracle runs, gathered in one place so one worker per version runs them all at once.
 
-- the shared corpus (../shared/corpus next to the repo) with its labels.tsv;
+- the labelled corpus (tests/data/corpus, with its labels.tsv): real-world-style programs;
 - the rule examples (`Valid` / `Invalid` of every rule in hf_cache_lint.rules.ALL_RULES);
 - the oracle's own cases (own_cases.py): runner self-tests and FACTS.md checks.
 """
@@ -18,8 +18,7 @@ from hf_cache_lint.rules.base import CHECKED_VERSIONS, Invalid, Rule, Valid
 from .own_cases import OWN_CASES
 from .runner import Snippet
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared"
-CORPUS = SHARED / "corpus"
+CORPUS = Path(__file__).resolve().parents[1] / "data" / "corpus"
 VERSIONS: tuple[str, ...] = CHECKED_VERSIONS
 
 
@@ -33,10 +32,8 @@ class CorpusCase:
 
 
 def corpus_cases() -> list[CorpusCase]:
-    """The labelled corpus cases (empty when the shared folder is absent)."""
+    """The labelled corpus cases (the corpus is part of the repository: a missing labels.tsv is an error)."""
     labels = CORPUS / "labels.tsv"
-    if not labels.exists():
-        return []
     cases = []
     with labels.open(newline="") as f:
         for row in csv.DictReader(f, delimiter="\t"):
