@@ -59,6 +59,7 @@ export class Controller implements vscode.Disposable {
   private async start(): Promise<void> {
     const scope = vscode.workspace.workspaceFolders?.[0]?.uri;
     this.showConfiguredTarget();
+    this.status.setRestricted(!vscode.workspace.isTrusted);
     if (!isEnabled(scope)) {
       this.setState('disabled');
       return;
@@ -67,7 +68,7 @@ export class Controller implements vscode.Disposable {
     const interpreters = await resolveInterpreters(scope);
     if (!interpreters.runnerVersion) {
       this.setState('error', 'no Python >= 3.10 to run the server');
-      logError(`Cannot run the server: neither ${interpreters.analysed} nor python3 is Python >= 3.10`);
+      logError(`Cannot run the server: neither ${interpreters.runner} nor python3 is Python >= 3.10`);
       return;
     }
     void this.guessTarget(interpreters);
@@ -104,6 +105,9 @@ export class Controller implements vscode.Disposable {
    * transformers installed in the analysed environment, else the setting, else "auto" (the newest known).
    */
   private async guessTarget(interpreters: Interpreters): Promise<void> {
+    if (!interpreters.analysed) {
+      return; // untrusted: no interpreter is run, not even to read its transformers version
+    }
     const installed = await installedTransformers(interpreters.analysed);
     if (installed) {
       this.status.setTarget({ transformersVersion: installed, versionSource: 'environment' });

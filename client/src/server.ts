@@ -1,4 +1,4 @@
-/** Builds the language client that runs `<python> -m hf_cache_lint serve` with the bundled libraries. */
+/** Builds the language client that runs the bundled server (client/launch.json) on the runner interpreter. */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -12,6 +12,7 @@ import {
 } from 'vscode-languageclient/node';
 import { Interpreters } from './python';
 import { SECTION, serverSettings, ServerSettings } from './settings';
+import launchSpec from '../launch.json';
 
 export const CLIENT_ID = SECTION; // so languageclient applies `hfCacheLint.trace.server` itself
 export const CLIENT_NAME = 'hf-cache-lint';
@@ -24,37 +25,34 @@ export const DOCUMENT_SELECTOR: DocumentSelector = [
   { notebook: '*', language: 'python' },
 ];
 
+/** How the server is started: the one definition, shared with the tests (client/launch.json). */
+export interface Launch {
+  command: string;
+  args: string[];
+  cwd: string;
+}
+
 /**
- * PYTHONPATH entries for the server. The .vsix carries `bundled/tool` (the hf_cache_lint package) and
- * `bundled/libs` (pygls, lsprotocol, jedi, parso and their dependencies), so the user's environment needs nothing.
- * From a source checkout (no bundled/ yet) the repo's `server/` folder is used instead.
+ * `<runner> -I -X utf8 -u <bootstrap> serve` with the extension's folder as working directory.
+ * Isolated mode keeps the workspace (and PYTHONPATH, the user site) off the server's sys.path: started as
+ * `python -m` in the workspace folder, a workspace `json.py` or `uuid.py` would run at start-up. The
+ * bootstrap (bundled/serve.py in the .vsix, client/serve.py in a checkout) puts the bundled server and its
+ * libraries on sys.path itself, so no PYTHONPATH is set: the user's PYTHONPATH reaches the analysed
+ * interpreter (jedi) unchanged, the bundled libraries never do.
  */
-export function serverPythonPath(extensionPath: string): string[] {
-  const bundled = [path.join(extensionPath, 'bundled', 'tool'), path.join(extensionPath, 'bundled', 'libs')];
-  if (bundled.every((dir) => fs.existsSync(dir))) {
-    return bundled;
+export function serverLaunch(extensionPath: string, runner: string): Launch {
+  const bootstrap = launchSpec.bootstrap.map((p) => path.join(extensionPath, p)).find((p) => fs.existsSync(p));
+  if (!bootstrap) {
+    throw new Error(`no server bootstrap (${launchSpec.bootstrap.join(', ')}) in ${extensionPath}`);
   }
-  return [path.join(extensionPath, 'server')];
+  const fill = (arg: string): string => arg.replace('{bootstrap}', bootstrap).replace('{extension}', extensionPath);
+  return { command: runner, args: launchSpec.args.map(fill), cwd: fill(launchSpec.cwd) };
 }
 
-function serverOptions(extensionPath: string, interpreters: Interpreters, cwd: string): ServerOptions {
-  // PYTHONPATH comes before site-packages: the bundled pygls wins over any other in the user's environment.
-  const pythonPath = [...serverPythonPath(extensionPath), process.env.PYTHONPATH ?? '']
-    .filter((p) => p.length > 0)
-    .join(path.delimiter);
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PYTHONPATH: pythonPath,
-    PYTHONUTF8: '1',
-    PYTHONUNBUFFERED: '1',
-  };
-  const run = { command: interpreters.runner, args: ['-m', 'hf_cache_lint', 'serve'], options: { cwd, env } };
+function serverOptions(extensionPath: string, interpreters: Interpreters): ServerOptions {
+  const launch = serverLaunch(extensionPath, interpreters.runner);
+  const run = { command: launch.command, args: launch.args, options: { cwd: launch.cwd, env: { ...process.env } } };
   return { run, debug: run };
-}
-
-function workspaceCwd(extensionPath: string): string {
-  const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file');
-  return folder?.uri.fsPath ?? extensionPath;
 }
 
 export function createClient(
@@ -94,7 +92,7 @@ export function createClient(
   return new LanguageClient(
     CLIENT_ID,
     CLIENT_NAME,
-    serverOptions(extensionPath, interpreters, workspaceCwd(extensionPath)),
+    serverOptions(extensionPath, interpreters),
     clientOptions,
   );
 }

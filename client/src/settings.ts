@@ -12,8 +12,10 @@ export type Level = 'error' | 'warning' | 'info' | 'hint';
  * `[tool.hf-cache-lint]` in pyproject.toml, and an editor default must not hide a pyproject value.
  */
 export interface ServerSettings {
-  /** The interpreter of the ANALYSED environment (not the one running the server). */
-  interpreter: string;
+  /** The interpreter of the ANALYSED environment (not the one running the server); absent when untrusted. */
+  interpreter?: string;
+  /** false in an untrusted workspace: the server then runs no interpreter at all. Only the client sets it. */
+  workspaceTrusted: boolean;
   /** Unset means auto: the transformers installed in `interpreter`, else the newest known. */
   transformersVersion?: string;
   run?: RunMode;
@@ -84,9 +86,15 @@ export function configuredVersion(scope?: vscode.ConfigurationScope): string {
 }
 
 /** Settings for `scope` as the server reads them; `interpreter` is the resolved analysed interpreter. */
-export function serverSettings(scope: vscode.ConfigurationScope | undefined, interpreter: string): ServerSettings {
+export function serverSettings(
+  scope: vscode.ConfigurationScope | undefined,
+  interpreter: string | undefined,
+): ServerSettings {
   const c = config(scope);
-  const out: ServerSettings = { interpreter };
+  const out: ServerSettings = { workspaceTrusted: vscode.workspace.isTrusted };
+  if (interpreter && vscode.workspace.isTrusted) {
+    out.interpreter = interpreter;
+  }
   if (configuredVersion(scope)) {
     out.transformersVersion = configuredVersion(scope);
   }

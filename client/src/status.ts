@@ -16,6 +16,10 @@ export interface TargetInfo {
   transformersVersion?: string;
   /** Where the version comes from: "environment", "setting" or "default" (the server's names). */
   versionSource?: string;
+  /** The interpreter the server analyses with; null when it runs none (untrusted workspace). */
+  interpreter?: string | null;
+  /** true when the server was told the workspace is untrusted. */
+  restricted?: boolean;
 }
 
 export class StatusItem implements vscode.Disposable {
@@ -24,6 +28,7 @@ export class StatusItem implements vscode.Disposable {
   private target: TargetInfo = {};
   private detail = '';
   private fromServer = false;
+  private restricted = false;
 
   constructor(command: string) {
     this.item = vscode.window.createStatusBarItem('hfCacheLint.status', vscode.StatusBarAlignment.Right, 100);
@@ -49,6 +54,12 @@ export class StatusItem implements vscode.Disposable {
     this.render();
   }
 
+  /** Untrusted workspace (restricted mode): the server runs no interpreter; say so. */
+  setRestricted(restricted: boolean): void {
+    this.restricted = restricted;
+    this.render();
+  }
+
   /** Forget what the last server reported (on restart). */
   resetTarget(target: TargetInfo): void {
     this.fromServer = false;
@@ -61,10 +72,14 @@ export class StatusItem implements vscode.Disposable {
 
   private render(): void {
     const version = this.target.transformersVersion || 'auto';
-    this.item.text = `${ICONS[this.state]} HF cache: transformers ${version}`;
+    const restricted = this.restricted || this.target.restricted === true;
+    this.item.text = `${ICONS[this.state]} HF cache: transformers ${version}${restricted ? ' (restricted)' : ''}`;
     const lines = [
       `hf-cache-lint server: ${this.state}${this.detail ? ` (${this.detail})` : ''}`,
       `Target transformers: ${version}${this.target.versionSource ? ` (${this.target.versionSource})` : ''}`,
+      restricted
+        ? 'Untrusted workspace: no Python interpreter is run (no version probe, no jedi); the target comes from settings or the default.'
+        : `Analysed interpreter: ${this.target.interpreter ?? 'unknown'}`,
       'Click to show the logs.',
     ];
     this.item.tooltip = lines.join('\n');

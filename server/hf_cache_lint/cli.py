@@ -29,8 +29,11 @@ Configuration comes from [tool.hf-cache-lint] in the nearest pyproject.toml at o
 first PATH. Flags win: --select replaces the configured select and ignore lists (then
 --ignore applies); --ignore alone adds to the configured ignore list.
 
-Target transformers version: --transformers-version; else the one installed for --interpreter
-(or pyproject's interpreter); else pyproject's transformers-version; else the newest known.
+Target transformers version: --transformers-version; else the one installed for --interpreter;
+else pyproject's transformers-version; else the newest known. The only program a check runs is
+--interpreter (to read its transformers version, and for jedi's inference): an `interpreter` key
+in pyproject.toml is ignored with a warning. Files are read only under the project root (the
+pyproject.toml folder, else the current folder), the given paths and the Hugging Face cache.
 
 Notebooks (.ipynb): the code cells are checked as one module in cell order; rows are relative
 to the cell, and the cell is its 1-based position among all cells (text: `nb.ipynb:cell 3:2:5`,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import sys
 from collections.abc import Mapping, Sequence
@@ -77,8 +78,20 @@ def _norm(key: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "-", key).replace("_", "-").lower()
 
 
+def ignored_interpreter(table: Mapping[str, Any], where: str) -> str | None:
+    """The warning for an `interpreter` key, which is read no more: a file in the project must not choose a
+    program for hf-cache-lint to run (cloning a repository and opening it would run it). The analysed
+    interpreter comes from --interpreter, the editor's settings or the editor's Python extension."""
+    if not any(_norm(key) == "interpreter" for key in table):
+        return None
+    return (f"{where}: `interpreter` in [tool.{TABLE}] is ignored: a project file never chooses the program "
+            "hf-cache-lint runs; use --interpreter or the editor's setting")
+
+
 def settings_from_table(table: Mapping[str, Any], where: str) -> Settings:
-    """Validate the table's keys and values and build Settings (errors name the key)."""
+    """Validate the table's keys and values and build Settings (errors name the key); `interpreter` is
+    dropped (see ignored_interpreter)."""
+    table = {k: v for k, v in table.items() if _norm(k) != "interpreter"}
     for key, value in table.items():
         name = _norm(key)
         if name not in KNOWN_KEYS:
@@ -124,6 +137,9 @@ def load_config(paths: Sequence[str]) -> Config:
     if found is None:
         return Config()
     path, table = found
+    note = ignored_interpreter(table, str(path))
+    if note:
+        logging.getLogger("hf_cache_lint").warning("%s", note)
     options = {_norm(k): v for k, v in table.items()}
     return Config(settings_from_table(table, str(path)), path.parent, path,
                   cache=options.get("cache", True), cache_dir=options.get("cache-dir"))

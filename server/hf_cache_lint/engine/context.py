@@ -28,6 +28,8 @@ class Context:
     # Extra import roots (absolute, inside the workspace): where `import x` also looks for workspace
     # modules, for cross-module facts and for jedi (the `extraPaths` setting, e.g. a src/ layout).
     extra_paths: tuple[Path, ...] = ()
+    # An untrusted workspace: no interpreter is run at all (no version probe, jedi infers in-process).
+    restricted: bool = False
 
 
 def import_roots(extra_paths: Sequence[str], workspace: Path | None) -> tuple[Path, ...]:
@@ -82,8 +84,14 @@ def installed_transformers(interpreter: str | None) -> str | None:
 def resolve_context(
     *, transformers_version: str | None = None, interpreter: str | None = None, workspace: Path | None = None,
     extra_paths: Sequence[str] = (),
+    restricted: bool = False,
 ) -> Context:
-    """Target version: installed in the interpreter's environment, else the setting, else the newest known."""
+    """Target version: installed in the interpreter's environment, else the setting, else the newest known.
+
+    `restricted` (an untrusted workspace): the interpreter is neither run nor kept.
+    """
+    if restricted:
+        interpreter = None
     found = installed_transformers(interpreter)
     if found:
         target, source = Target.of(found), "environment"
@@ -92,5 +100,5 @@ def resolve_context(
     else:
         target, source = Target.of(None), "default"
     return Context(target=target, workspace=workspace, hf_hub_cache=default_hub_cache(),
-                   interpreter=interpreter, version_source=source,
+                   interpreter=interpreter, version_source=source, restricted=restricted,
                    extra_paths=import_roots(extra_paths, workspace))

@@ -10,7 +10,7 @@ from lsprotocol import types
 
 from hf_cache_lint.lsp import diagnostics
 from hf_cache_lint.lsp.server import HfCacheLintServer
-from hf_cache_lint.lsp.settings import SECTION, FolderConfig, build, editor_mapping
+from hf_cache_lint.lsp.settings import SECTION, FolderConfig, build, editor_mapping, trusted
 
 log = logging.getLogger(__name__)
 
@@ -58,11 +58,23 @@ WATCHED = ("**/pyproject.toml", "**/generation_config.json")
 
 
 def report_status(ls: HfCacheLintServer, configs: dict[str | None, FolderConfig]) -> None:
-    """Tell the client which transformers version is targeted and why (VS Code's status bar item)."""
+    """Tell the client which transformers version is targeted and why, and which interpreter the server
+    analyses with (`null` when it runs none: an untrusted workspace). VS Code shows it in the status bar."""
     first = next((f for f in configs if f is not None), None)
     context = configs[first].context
     ls.protocol.notify(STATUS, {"transformersVersion": str(context.target),
-                                "versionSource": context.version_source})
+                                "versionSource": context.version_source,
+                                "interpreter": context.interpreter,
+                                "restricted": context.restricted})
+
+
+def show_notes(ls: HfCacheLintServer, configs: dict[str | None, FolderConfig]) -> None:
+    """Warnings about the settings (an ignored pyproject `interpreter`), once each per session."""
+    for note in dict.fromkeys(n for c in configs.values() for n in c.notes):
+        if note not in ls.state.shown_notes:
+            ls.state.shown_notes.add(note)
+            log.warning("%s", note)
+            ls.window_show_message(types.ShowMessageParams(types.MessageType.Warning, f"hf-cache-lint: {note}"))
 
 
 async def refresh(ls: HfCacheLintServer, pushed: Any = None, initial: bool = False, files: bool = False) -> None:
@@ -78,15 +90,17 @@ async def refresh(ls: HfCacheLintServer, pushed: Any = None, initial: bool = Fal
     elif pushed is not None:  # an old client pushes the settings in didChangeConfiguration
         ls.state.editor[None] = editor_mapping(pushed)
     init = editor_mapping(ls.state.init_options)
+    is_trusted = trusted(ls.state.init_options) and trusted(init)
     loop = asyncio.get_running_loop()
     configs: dict[str | None, FolderConfig] = {}
     for folder in folders:
         layers = [init, ls.state.editor.get(None, {}), ls.state.editor.get(folder, {}) if folder else {}]
         try:  # resolving the target version may run the interpreter: keep it off the loop
-            configs[folder] = await loop.run_in_executor(ls.engine, build, ls.folder_path(folder), layers)
+            configs[folder] = await loop.run_in_executor(ls.engine, build, ls.folder_path(folder), layers,
+                                                         is_trusted)
         except Exception as exc:
             ls.log_error(f"settings for {folder or 'the workspace'} failed: {exc!r}")
-            configs[folder] = build(None, [])
+            configs[folder] = build(None, [], is_trusted)
     # A changed generation_config.json changes findings without changing any setting.
     changed = files or configs != ls.state.folders
     ls.state.folders = configs
@@ -94,5 +108,6 @@ async def refresh(ls: HfCacheLintServer, pushed: Any = None, initial: bool = Fal
         ls.state.generation += 1
     ls.settings_ready.set()  # runs held back while settings were being read start now
     report_status(ls, configs)
+    show_notes(ls, configs)
     if changed and not initial:
         diagnostics.relint_all(ls)

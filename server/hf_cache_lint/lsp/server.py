@@ -55,6 +55,7 @@ class State:
     saved: dict[str, Unit] = field(default_factory=dict)  # unit uri -> snapshot at the last open or save
     # unit uri -> (snapshot key, fixcheck.Verifier of that snapshot): fixes verified once per version
     verifiers: dict[str, tuple[tuple[Any, ...], Verifier]] = field(default_factory=dict)
+    shown_notes: set[str] = field(default_factory=set)  # settings warnings already shown to the user
 
 
 class HfCacheLintServer(LanguageServer):
@@ -87,7 +88,8 @@ class HfCacheLintServer(LanguageServer):
 
     def config_for(self, uri: str) -> lsp_settings.FolderConfig:
         folder = lsp_settings.folder_of(uri, [f for f in self.state.folders if f is not None])
-        return self.state.folders.get(folder) or self.state.folders.get(None) or lsp_settings.build(None, [])
+        return self.state.folders.get(folder) or self.state.folders.get(None) or lsp_settings.build(
+            None, [], lsp_settings.trusted(self.state.init_options))
 
     async def results_for(self, unit: Unit) -> Results | None:
         """Findings for this exact snapshot; concurrent callers share one run, none runs twice."""

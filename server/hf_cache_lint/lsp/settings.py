@@ -22,10 +22,20 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class FolderConfig:
-    """What one workspace folder analyses with."""
+    """What one workspace folder analyses with, and what the user should be told about it."""
 
     settings: Settings
     context: Context
+    notes: tuple[str, ...] = ()
+
+
+def trusted(init_options: Mapping[str, Any]) -> bool:
+    """Whether the client says the workspace is trusted (`workspaceTrusted` in initializationOptions).
+
+    Only the client can say it: never pyproject nor workspace/configuration. Clients with no notion of
+    trust (Neovim, Emacs, Vim) send nothing: the workspace is the user's own choice to open, trusted.
+    """
+    return init_options.get("workspaceTrusted", True) is not False
 
 
 def editor_mapping(data: Any) -> Mapping[str, Any]:
@@ -39,33 +49,39 @@ def editor_mapping(data: Any) -> Mapping[str, Any]:
     return data
 
 
-def pyproject_settings(folder: Path | None) -> Settings:
-    """`[tool.hf-cache-lint]` of the folder's pyproject.toml (the CLI's loader), else defaults."""
+def pyproject_settings(folder: Path | None) -> tuple[Settings, tuple[str, ...]]:
+    """`[tool.hf-cache-lint]` of the folder's pyproject.toml (the CLI's loader), else defaults; and the
+    warnings about it (an `interpreter` key, which is never used: a cloned repository must not pick a
+    program for the server to run)."""
     if folder is None:
-        return Settings()
+        return Settings(), ()
     try:
-        from hf_cache_lint.cli_support.config import ConfigError, find_config, settings_from_table
+        from hf_cache_lint.cli_support.config import ConfigError, find_config, ignored_interpreter, settings_from_table
     except ImportError:  # the CLI helpers are optional for the server
-        return Settings()
+        return Settings(), ()
     try:
         found = find_config(folder)
-        return settings_from_table(found[1], str(found[0])) if found else Settings()
+        if not found:
+            return Settings(), ()
+        note = ignored_interpreter(found[1], str(found[0]))
+        return settings_from_table(found[1], str(found[0])), (note,) if note else ()
     except (ConfigError, OSError) as exc:
         log.warning("ignoring pyproject settings: %s", exc)
-        return Settings()
+        return Settings(), ()
 
 
-def build(folder: Path | None, layers: Iterable[Mapping[str, Any]]) -> FolderConfig:
-    """Merge the layers over pyproject and resolve the target version (may run the interpreter)."""
-    settings = pyproject_settings(folder)
+def build(folder: Path | None, layers: Iterable[Mapping[str, Any]], trusted: bool = True) -> FolderConfig:
+    """Merge the layers over pyproject and resolve the target version (runs the interpreter, when trusted)."""
+    settings, notes = pyproject_settings(folder)
     for layer in layers:
         try:
             settings = settings.merged(layer)
         except (ValueError, TypeError) as exc:
             log.warning("ignoring invalid settings %r: %s", dict(layer), exc)
     context = resolve_context(transformers_version=settings.transformers_version,
-                              interpreter=settings.interpreter, workspace=folder, extra_paths=settings.extra_paths)
-    return FolderConfig(settings, context)
+                              interpreter=settings.interpreter, workspace=folder, extra_paths=settings.extra_paths,
+                              restricted=not trusted)
+    return FolderConfig(settings, context, notes)
 
 
 def folder_of(uri: str, folders: Iterable[str]) -> str | None:
