@@ -15,6 +15,7 @@ def test_vsix_carries_client_server_and_libraries_only(vsix: Path) -> None:
     names = zipfile.ZipFile(vsix).namelist()
     assert "extension/client/out/extension.js" in names
     assert "extension/bundled/tool/hf_cache_lint/lsp/server.py" in names
+    assert "extension/bundled/serve.py" in names  # the -I bootstrap (client/launch.json)
     for lib in ("pygls", "lsprotocol", "jedi", "parso", "cattrs", "attrs"):
         assert any(n.startswith(f"extension/bundled/libs/{lib}/") for n in names), lib
     for unwanted in ("node_modules/", "/tests/", "client/src/", ".ts", "__pycache__", ".pyc", ".map"):

@@ -56,7 +56,12 @@ def pyproject_settings(folder: Path | None) -> tuple[Settings, tuple[str, ...]]:
     if folder is None:
         return Settings(), ()
     try:
-        from hf_cache_lint.cli_support.config import ConfigError, find_config, ignored_interpreter, settings_from_table
+        from hf_cache_lint.cli_support.config import (
+            ConfigError,
+            find_config,
+            ignored_interpreter,
+            settings_from_table,
+        )
     except ImportError:  # the CLI helpers are optional for the server
         return Settings(), ()
     try:
