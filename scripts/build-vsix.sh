@@ -42,11 +42,11 @@ mkdir -p bundled/libs/jedi/third_party/typeshed/stubs
 cp -r server/hf_cache_lint bundled/tool/
 # The bootstrap the extension runs with `python -I` (client/launch.json): it puts tool/ and libs/ on sys.path.
 cp client/serve.py bundled/serve.py
-find bundled -name __pycache__ -type d -prune -exec rm -rf {} +
-# Prove the bundle imports on its own (no site-packages, no user site).
+# Prove the bundle imports on its own (no site-packages, no user site), and that the bootstrap starts it in
+# isolated mode as the extension does; then drop the bytecode those runs wrote.
 PYTHONPATH="bundled/tool:bundled/libs" "$PYTHON" -S -s -c "import pygls, lsprotocol, jedi, parso, hf_cache_lint"
-# And that the bootstrap starts it in isolated mode, as the extension does.
 "$PYTHON" -I bundled/serve.py --version
+find bundled -name __pycache__ -type d -prune -exec rm -rf {} +
 echo "bundled/ ready ($(du -sh bundled | cut -f1))"
 
 if [[ "${1:-}" == "--server-only" ]]; then

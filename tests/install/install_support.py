@@ -7,6 +7,7 @@ fresh install needs into .cache/wheelhouse, and pip is pointed there with PIP_NO
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -130,16 +131,21 @@ def run_timed(argv: list[str] | str, *, cwd: Path, env: dict[str, str], timeout:
 
 
 # --- how the VS Code extension starts its bundled server ------------------------------------------------
-# Mirrors serverOptions() and serverPythonPath() in client/src/server.ts: keep these in step with it
-# (test_vsix.py::test_launch_mirrors_the_extension fails when server.ts's arguments change).
-EXTENSION_SERVER_ARGS = ["-m", "hf_cache_lint", "serve"]
+# client/launch.json is the one definition: client/src/server.ts reads it (serverLaunch), so do these
+# (test_vsix.py::test_launch_mirrors_the_extension checks server.ts still does).
+LAUNCH = json.loads((REPO / "client" / "launch.json").read_text(encoding="utf-8"))
+EXTENSION_SERVER_ARGS = list(LAUNCH["args"])
 
 
 def extension_launch(extension_dir: Path, python: str, workspace: Path) -> tuple[list[str], dict[str, str], Path]:
-    """argv, env and cwd of the server as the extension runs it from an installed .vsix: the runner Python,
-    PYTHONPATH = bundled/tool, bundled/libs (then the user's PYTHONPATH, none here), UTF-8, unbuffered,
-    cwd the first workspace folder."""
-    bundled = [extension_dir / "bundled" / "tool", extension_dir / "bundled" / "libs"]
-    assert all(d.is_dir() for d in bundled), f"the .vsix has no bundled/tool and bundled/libs: {extension_dir}"
-    env = user_env(PYTHONPATH=os.pathsep.join(str(d) for d in bundled), PYTHONUTF8="1", PYTHONUNBUFFERED="1")
-    return [python, *EXTENSION_SERVER_ARGS], env, workspace
+    """argv, env and cwd of the server as the extension runs it from an installed .vsix: the runner Python in
+    isolated mode on the bootstrap (bundled/serve.py puts bundled/tool and bundled/libs on sys.path), the
+    user's environment unchanged (no PYTHONPATH added), cwd the extension's folder (never the workspace)."""
+    del workspace  # the server's working directory is never the workspace (client/launch.json)
+    bootstrap = next((extension_dir / b for b in LAUNCH["bootstrap"] if (extension_dir / b).exists()), None)
+    assert bootstrap is not None, f"the .vsix has no server bootstrap ({LAUNCH['bootstrap']}): {extension_dir}"
+
+    def fill(arg: str) -> str:
+        return arg.replace("{bootstrap}", str(bootstrap)).replace("{extension}", str(extension_dir))
+
+    return [python, *map(fill, EXTENSION_SERVER_ARGS)], user_env(), Path(fill(LAUNCH["cwd"]))

@@ -1,12 +1,11 @@
 """The built .vsix's bundled server answers the handshake when started exactly as the extension starts it:
-the runner Python of an environment with nothing installed, PYTHONPATH = the .vsix's bundled/tool and
-bundled/libs (install_support.extension_launch mirrors client/src/server.ts)."""
+the runner Python of an environment with nothing installed, in isolated mode on the .vsix's bundled/serve.py
+(client/launch.json, which client/src/server.ts and install_support.extension_launch both read)."""
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import zipfile
@@ -36,14 +35,13 @@ def vsix() -> Path:
 
 
 def test_launch_mirrors_the_extension() -> None:
-    """install_support.extension_launch must start the server the way client/src/server.ts does."""
+    """client/src/server.ts must start the server from client/launch.json, as extension_launch does."""
     source = (REPO / "client" / "src" / "server.ts").read_text(encoding="utf-8")
-    match = re.search(r"const run = \{ command: interpreters\.runner, args: \[([^\]]*)\]", source)
-    assert match, "client/src/server.ts changed how it starts the server: update tests/install/install_support.py"
-    args = [a.strip().strip("'\"") for a in match.group(1).split(",") if a.strip()]
-    assert args == EXTENSION_SERVER_ARGS, "update extension_launch in tests/install/install_support.py"
-    for needed in ("'bundled', 'tool'", "'bundled', 'libs'", "PYTHONUTF8: '1'", "PYTHONUNBUFFERED: '1'"):
+    assert "import launchSpec from '../launch.json'" in source, "server.ts no longer reads client/launch.json"
+    for needed in ("launchSpec.args.map(fill)", "fill(launchSpec.cwd)", "launchSpec.bootstrap"):
         assert needed in source, f"client/src/server.ts no longer has {needed}: update extension_launch"
+    assert "PYTHONPATH" not in source.split("function serverOptions", 1)[1].split("\n}\n", 1)[0]
+    assert EXTENSION_SERVER_ARGS[0] == "-I" and "{bootstrap}" in EXTENSION_SERVER_ARGS
 
 
 def test_vsix_server_handshake(vsix: Path, tmp_path: Path) -> None:
