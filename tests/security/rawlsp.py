@@ -27,7 +27,9 @@ Message = dict[str, Any]
 def extension_launch(extension_dir: Path = REPO, python: str = sys.executable) -> tuple[list[str], Path]:
     """(argv, cwd) as client/src/server.ts builds them from client/launch.json for `extension_dir`
     (a checkout: client/serve.py; an unpacked .vsix: bundled/serve.py)."""
-    bootstrap = next(extension_dir / p for p in LAUNCH["bootstrap"] if (extension_dir / p).exists())
+    # In the checkout, the sources under test: a stale bundled/ from an earlier build must not win.
+    candidates = ["client/serve.py"] if extension_dir == REPO else LAUNCH["bootstrap"]
+    bootstrap = next(extension_dir / p for p in candidates if (extension_dir / p).exists())
 
     def fill(arg: str) -> str:
         return arg.replace("{bootstrap}", str(bootstrap)).replace("{extension}", str(extension_dir))

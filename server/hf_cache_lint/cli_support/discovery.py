@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hf_cache_lint.cli_support.gitignore import PathSpec
+from hf_cache_lint.engine.confine import inside
 from hf_cache_lint.engine.findings import FileError
 
 SUFFIXES = (".py", ".ipynb")
@@ -42,9 +43,12 @@ def _display(given: str, rel: str) -> str:
 
 
 class _Walker:
-    def __init__(self, exclude: PathSpec, base: Path) -> None:
+    def __init__(self, exclude: PathSpec, base: Path, roots: tuple[str, ...] = ()) -> None:
         self.exclude = exclude
         self.base = os.path.abspath(base)
+        # Where a folder walk may read: the project root and the folders given. A symlinked file leading
+        # elsewhere is not checked; symlinked folders are never entered (no loops, no escapes).
+        self.roots = (self.base, *roots)
         self.errors: list[FileError] = []
 
     def rel_to_base(self, path: str) -> str:
@@ -73,6 +77,8 @@ class _Walker:
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)
                 is_file = not is_dir and entry.is_file()
+                if is_file and entry.is_symlink() and not inside(entry.path, self.roots):
+                    continue
             except OSError:
                 continue
             if is_dir:
@@ -86,9 +92,11 @@ def discover(paths: Sequence[str], exclude: PathSpec, base: Path) -> Discovery:
     """The files under `paths` in a stable order (each once), and the paths that do not exist.
 
     A file named on the command line is checked whatever its suffix or the excludes (as Ruff does);
-    the skip lists and `exclude` patterns apply to what a folder walk finds below a given folder.
+    the skip lists and `exclude` patterns apply to what a folder walk finds below a given folder. A walk
+    does not enter symlinked folders and skips symlinked files that lead out of the project root and
+    the given folders.
     """
-    walker = _Walker(exclude, base)
+    walker = _Walker(exclude, base, tuple(os.path.abspath(p) for p in paths if os.path.isdir(p)))
     seen: set[object] = set()
     files: list[SourceFile] = []
     for given in paths:

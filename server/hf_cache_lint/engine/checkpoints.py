@@ -1,7 +1,9 @@
 """A checkpoint's generation_config.json: a local folder, the Hugging Face cache, or the shipped table.
 
 Never the network. Files are read only inside the allowed roots (workspace, the analysed file's
-folder, the hub cache), and each is read at most once per (path, mtime).
+folder, the hub cache; engine/confine.py): a checkpoint path or a file in it that leads outside (`../..`,
+an absolute path, a symlink) is not read. A json file is read only up to MAX_JSON_BYTES (real ones are a
+few hundred bytes), each at most once per (path, mtime).
 """
 
 from __future__ import annotations
@@ -14,9 +16,11 @@ from importlib import resources
 from pathlib import Path
 
 from hf_cache_lint.engine import deps
+from hf_cache_lint.engine.confine import inside, read_capped
 from hf_cache_lint.engine.findings import Position, Span
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+MAX_JSON_BYTES = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -31,26 +35,23 @@ class CheckpointConfig:
     architecture: str | None = None  # config.json "architectures"[0], when found
 
 
-def _within(path: Path, roots: tuple[Path, ...]) -> bool:
-    try:
-        resolved = path.resolve()
-    except OSError:
-        return False
-    return any(resolved == r or r in resolved.parents for r in roots)
-
-
 @lru_cache(maxsize=256)
 def _read_json(path: str, mtime: float) -> tuple[dict[str, object] | None, str]:
+    raw = read_capped(path, MAX_JSON_BYTES)
+    if raw is None:
+        return None, ""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = raw.decode("utf-8")
         data = json.loads(text)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         return None, ""
     return (data if isinstance(data, dict) else None), text
 
 
-def _load(path: Path) -> tuple[dict[str, object] | None, str]:
+def _load(path: Path, roots: tuple[Path, ...]) -> tuple[dict[str, object] | None, str]:
     deps.note(path)
+    if not inside(path, roots):  # a symlink out of the checkpoint's allowed place
+        return None, ""
     try:
         return _read_json(str(path), path.stat().st_mtime)
     except OSError:
@@ -67,12 +68,12 @@ def _value_span(text: str, key: str) -> Span | None:
     return Span(Position(line, col), Position(line, col + len(m.group(1))))
 
 
-def _from_folder(folder: Path, source: str) -> CheckpointConfig | None:
+def _from_folder(folder: Path, source: str, roots: tuple[Path, ...]) -> CheckpointConfig | None:
     gen = folder / "generation_config.json"
     deps.note(gen)
     deps.note(folder / "config.json")
-    data, text = _load(gen) if gen.is_file() else (None, "")
-    cfg, _ = _load(folder / "config.json") if (folder / "config.json").is_file() else (None, "")
+    data, text = _load(gen, roots) if gen.is_file() else (None, "")
+    cfg, _ = _load(folder / "config.json", roots) if (folder / "config.json").is_file() else (None, "")
     if data is None and cfg is None:
         return None
     arch = None
@@ -98,20 +99,25 @@ def _hub_defaults() -> dict[str, str | None]:
 
 def lookup(checkpoint: str, *, base_dirs: tuple[Path, ...], roots: tuple[Path, ...],
            hub_cache: Path | None) -> CheckpointConfig | None:
-    """The generation config a `from_pretrained(checkpoint)` would load, as far as it can be seen."""
+    """The generation config a `from_pretrained(checkpoint)` would load, as far as it can be seen.
+
+    A local folder outside `roots` (`../../elsewhere`, `/abs/path`, a symlink out) is not read: nothing
+    is said about it (the shipped table is for hub ids only).
+    """
     candidates = [Path(checkpoint)] if Path(checkpoint).is_absolute() else [b / checkpoint for b in base_dirs]
     for folder in candidates:
         deps.note(folder)
-        if folder.is_dir() and _within(folder, roots):
-            return _from_folder(folder, "local")
+        if inside(folder, roots) and folder.is_dir():
+            return _from_folder(folder, "local", roots)
     if not _HUB_ID.match(checkpoint):
         return None
     if hub_cache is not None:
         repo = hub_cache / ("models--" + checkpoint.replace("/", "--")) / "snapshots"
         deps.note(repo)
         if repo.is_dir():
+            # Snapshot files are symlinks into the cache's own blobs/: the cache is their only root.
             for snap in sorted(repo.iterdir(), key=lambda p: p.stat().st_mtime, reverse=True):
-                found = _from_folder(snap, "hub-cache")
+                found = _from_folder(snap, "hub-cache", (hub_cache,))
                 if found is not None:
                     return found
     lowered = checkpoint.lower()

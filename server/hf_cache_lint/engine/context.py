@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from hf_cache_lint.engine.confine import real
 from hf_cache_lint.engine.versions import Target
 
 log = logging.getLogger("hf_cache_lint")
@@ -37,10 +38,10 @@ def import_roots(extra_paths: Sequence[str], workspace: Path | None) -> tuple[Pa
     the workspace are dropped (the analysis reads nothing outside the workspace and the HF cache)."""
     if workspace is None:
         return ()
-    base = workspace.resolve()
+    base = Path(real(workspace))
     roots: list[Path] = []
     for entry in extra_paths:
-        path = (base / Path(entry).expanduser()).resolve()
+        path = Path(real(base / Path(entry).expanduser()))  # realpath: a symlink loop must not raise
         if path == base or base in path.parents:
             if path not in roots:
                 roots.append(path)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import builtins
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from hf_cache_lint.engine.analysis import CiValue, GenerateCall, Site
+from hf_cache_lint.engine.confine import real
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import Span
 from hf_cache_lint.engine.nodes import Arg, Node, code, span
@@ -56,7 +58,8 @@ class Core:
         self.resolved: dict[tuple[str, int, str], Value] = {}  # lazy workspace imports, once each
         self.modules_analysed = 0
         self._next_id = 1
-        self.file_dir = Path(path).resolve().parent if path and not path.startswith("<") else None
+        # The folder the file is in as named (not a symlink's target): a read root (engine/confine.py).
+        self.file_dir = Path(os.path.abspath(path)).parent if path and not path.startswith("<") else None
 
     # -- heap ---------------------------------------------------------------
     def new(self, obj: HeapObj) -> Ref:
@@ -87,7 +90,7 @@ class Core:
         p = Path(folder)
         if not p.is_absolute():
             p = (self.context.workspace or self.file_dir or Path.cwd()) / p
-        return str(p.resolve())
+        return real(p)  # realpath: a symlink loop named in the code must not raise
 
     def site_of(self, whole: object, description: str) -> Site:
         assert isinstance(whole, Span)

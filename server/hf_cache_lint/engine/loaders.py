@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from hf_cache_lint.engine import checkpoints
 from hf_cache_lint.engine.analysis import CiValue, Site
 from hf_cache_lint.engine.core import EvArg
@@ -30,10 +28,11 @@ class Loaders(GenerateFacts):
         return None
 
     def checkpoint_config(self, checkpoint: str) -> checkpoints.CheckpointConfig | None:
-        bases = tuple(p for p in (self.context.workspace, self.file_dir, Path.cwd()) if p is not None)
-        roots = tuple(p.resolve() for p in (self.context.workspace, self.file_dir) if p is not None)
+        # Relative checkpoints resolve against the workspace and the file's folder, not the process's working
+        # directory (the server's is the extension's folder); reads stay inside those and the hub cache.
+        roots = tuple(p for p in (self.context.workspace, self.file_dir) if p is not None)
         hub = self.context.hf_hub_cache
-        return checkpoints.lookup(checkpoint, base_dirs=bases, roots=roots + ((hub.resolve(),) if hub else ()),
+        return checkpoints.lookup(checkpoint, base_dirs=roots, roots=roots + ((hub,) if hub else ()),
                                   hub_cache=hub)
 
     def _checkpoint_setting(self, checkpoint: str | None,

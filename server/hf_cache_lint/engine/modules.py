@@ -2,7 +2,8 @@
 
 A module's exports are computed once per (path, mtime, size, target version) and kept in a small
 LRU, so importing a workspace module costs one analysis per change of that file, not per keystroke.
-Only files inside the workspace (or the importing file's folder) are read; nothing is executed.
+Only files inside the workspace (or the importing file's folder, or an extraPaths root) are read, symlinks
+resolved (engine/confine.py); nothing is executed.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from hf_cache_lint.engine import deps
+from hf_cache_lint.engine.confine import inside
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.values import HeapObj, Value
 
@@ -59,7 +61,9 @@ def resolve(module: str, level: int, importer: Path | None, roots: tuple[Path, .
         candidate = base.joinpath(*parts) if parts else base
         for path in (candidate.with_suffix(".py"), candidate / "__init__.py"):
             deps.note(path)
-            if path.is_file():
+            # Only a file inside the roots: not a symlink out of the workspace, not `from ... import`
+            # climbing above it.
+            if path.is_file() and inside(path, roots):
                 return path
     return None
 
