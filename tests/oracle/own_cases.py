@@ -230,6 +230,31 @@ FACTS: dict[str, dict[str, Any]] = {
         "model(ids, past_key_values=DynamicCache(), use_cache=True)\n", every("OK")),
 }
 
+# §7: generate keywords 4.x accepted and 5.x rejects as unused model kwargs.
+FACTS["use_model_defaults_removed"] = case(
+    "model.generate(ids, use_model_defaults=False, max_new_tokens=3)  # <- raises\n",
+    {V457: "OK", V523: "HFC005", V524: "HFC005"}, contains={V523: "['use_model_defaults']", V524: "['use_model_defaults']"})
+FACTS["return_legacy_cache_removed"] = case(
+    "model.generate(ids, return_legacy_cache=True, max_new_tokens=3)  # <- raises\n",
+    {V457: "OK", V523: "HFC005", V524: "HFC005"},
+    contains={V523: "['return_legacy_cache']", V524: "['return_legacy_cache']"})
+# §7: the legacy-format converters exist in 4.57 and are gone in 5.x.
+FACTS["legacy_cache_methods"] = case("""
+import transformers
+from transformers import Cache, DynamicCache
+present = (hasattr(Cache, "to_legacy_cache") or hasattr(DynamicCache, "to_legacy_cache"),
+           hasattr(DynamicCache, "from_legacy_cache"))
+expected = {"4.57.6": (True, True), "5.23.0": (False, False), "5.24.0": (False, False)}[transformers.__version__]
+assert present == expected, present
+""", every("OK"), pre="")
+# §6: from 5.24 generate's outputs carry `.cache`, with `.past_key_values` kept as an alias.
+FACTS["output_cache_alias"] = case(
+    "import transformers\n"
+    "out = model.generate(ids, max_new_tokens=2, return_dict_in_generate=True)\n"
+    "has = (getattr(out, 'cache', None) is not None, getattr(out, 'past_key_values', None) is not None)\n"
+    "expected = {'4.57.6': (False, True), '5.23.0': (False, True), '5.24.0': (True, True)}[transformers.__version__]\n"
+    "assert has == expected, has\n", every("OK"))
+
 # Table-shaped claims (§3 values, §6 classes): the snippet asserts the whole table, so OK means it holds.
 FACTS["valid_values_table"] = case("""
 import transformers
