@@ -90,7 +90,7 @@ class Client:
     """A bare JSON-RPC client over stdio: no lsprotocol structuring, so both servers are read alike.
 
     (pygls's client cannot read ruff's initialize result: its notebook selector lacks `notebook`,
-    which lsprotocol 2025 requires; see REAL-CLIENTS.md.)
+    which lsprotocol 2025 requires; see docs/editors.md.)
     """
 
     def __init__(self, command: list[str], cwd: Path) -> None:

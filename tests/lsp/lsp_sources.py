@@ -1,4 +1,4 @@
-"""Source texts shared by the LSP tests (the HFC001 shape from DESIGN.md)."""
+"""Source texts shared by the LSP tests (HFC001: a cache and `cache_implementation` in one generate call)."""
 
 HEADER = '''from transformers import AutoModelForCausalLM, DynamicCache
 

@@ -61,7 +61,7 @@ def _publish(client: RecordingClient, params: types.PublishDiagnosticsParams) ->
 
 
 def _register(client: RecordingClient, params: types.RegistrationParams) -> None:
-    # pytest-lsp 1.0.1 leaves client/registerCapability unanswered (REAL-CLIENTS.md).
+    # pytest-lsp 1.0.1 leaves client/registerCapability unanswered (docs/editors.md).
     client.registrations.append(params)
 
 

@@ -8,7 +8,7 @@ from lsprotocol import types
 
 from hf_cache_lint.engine.versions import Target
 
-# The exact text transformers 5.24 raises for this call (FACTS.md section 1).
+# The exact text transformers 5.24 raises for this call (docs/facts.md section 1).
 RAISED = Target.of("5.24.0").conflict_message("past_key_values", None).removeprefix("ValueError: ")
 
 

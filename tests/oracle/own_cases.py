@@ -1,4 +1,4 @@
-"""The oracle's own snippets: runner self-tests (test_runner.py) and FACTS.md checks (test_facts.py).
+"""The oracle's own snippets: runner self-tests (test_runner.py) and docs/facts.md checks (test_facts.py).
 
 `expect` maps each checked version to "KIND" or "KIND:detail" (detail = the cache keyword named in the
 HFC001 message). The line marked `# <- raises` is where the error must come from (when not OK).
@@ -31,7 +31,7 @@ def every(kind: str) -> dict[str, str]:
 
 
 def conflict(old: str) -> dict[str, str]:
-    """HFC001 naming `old` before 5.24 and `cache` on 5.24 (FACTS.md §1 table)."""
+    """HFC001 naming `old` before 5.24 and `cache` on 5.24 (docs/facts.md §1 table)."""
     return {V457: f"HFC001:{old}", V523: f"HFC001:{old}", V524: "HFC001:cache"}
 
 
@@ -113,7 +113,7 @@ RUNNER: dict[str, dict[str, Any]] = {
         every("OTHER"), contains=every("simulated GPU")),
 }
 
-# FACTS.md claims, each checked on every version.
+# docs/facts.md claims, each checked on every version.
 FACTS: dict[str, dict[str, Any]] = {
     # §2.5: "hybrid" never conflicts in 5.x; an explicit "hybrid" keyword DOES conflict in 4.57.
     "hybrid_keyword": case(

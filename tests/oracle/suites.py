@@ -2,7 +2,7 @@
 
 - the labelled corpus (tests/data/corpus, with its labels.tsv): real-world-style programs;
 - the rule examples (`Valid` / `Invalid` of every rule in hf_cache_lint.rules.ALL_RULES);
-- the oracle's own cases (own_cases.py): runner self-tests and FACTS.md checks.
+- the oracle's own cases (own_cases.py): runner self-tests and docs/facts.md checks.
 """
 
 from __future__ import annotations

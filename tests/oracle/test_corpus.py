@@ -1,4 +1,4 @@
-"""The shared corpus: (a) real transformers does what labels.tsv says; (b) our engine agrees with the label.
+"""The labelled corpus (tests/data/corpus): (a) real transformers does what labels.tsv says; (b) our engine agrees with the label.
 
 Kept as two tests so an engine gap never hides runtime truth. A label that real runs contradict is not
 edited here: that one test is xfail(strict=True) in KNOWN_LABEL_DISAGREEMENTS with the evidence.

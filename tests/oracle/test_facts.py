@@ -1,4 +1,4 @@
-"""FACTS.md claims, re-checked against real transformers on every version (see own_cases.FACTS)."""
+"""docs/facts.md claims, re-checked against real transformers on every version (see own_cases.FACTS)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The runner itself: each outcome kind, the HFC001 keyword per version (FACTS.md §1), and the simulation."""
+"""The runner itself: each outcome kind, the HFC001 keyword per version (docs/facts.md §1), and the simulation."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Completion of `cache_implementation` values, and what each value builds (FACTS.md section 3).
+"""Completion of `cache_implementation` values, and what each value builds (docs/facts.md section 3).
 
 Pure: source text and an engine position in, values out. Works on the text of the current line
 only, because the line being typed is usually not valid Python yet (`cache_implementation="st`).

@@ -1,5 +1,5 @@
 """What meets at one generate (or pipeline) call: the cache arguments and the effective
-`cache_implementation`, resolved in transformers' own order (FACTS.md §2)."""
+`cache_implementation`, resolved in transformers' own order (docs/facts.md §2)."""
 
 from __future__ import annotations
 

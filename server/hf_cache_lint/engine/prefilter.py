@@ -17,7 +17,7 @@ from pathlib import Path
 
 from hf_cache_lint.engine.text import UndecodableError, decode_source
 
-# The words of DESIGN.md's contract; a file with none of them is never parsed.
+# The words of docs/architecture.md's contracts; a file with none of them is never parsed.
 TRIGGERS = ("generate", "cache_implementation", "generation_config", "past_key_values", "cache_params",
             "cache=", "pipeline")
 NEEDED = (".generate", "pipeline(", "cache_implementation")

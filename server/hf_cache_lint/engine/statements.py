@@ -29,7 +29,7 @@ from hf_cache_lint.engine.values import (
     Value,
 )
 
-# Cache classes transformers 5.x removed: importing one fails before any generate (FACTS.md §6).
+# Cache classes transformers 5.x removed: importing one fails before any generate (docs/facts.md §6).
 REMOVED_IN_5 = frozenset({"HybridCache", "HybridChunkedCache", "SlidingWindowCache", "OffloadedCache",
                           "OffloadedStaticCache", "MambaCache", "QuantoQuantizedCache", "HQQQuantizedCache",
                           "SinkCache"})

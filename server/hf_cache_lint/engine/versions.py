@@ -1,4 +1,4 @@
-"""What each transformers version does with caches (FACTS.md), as data the rules consult."""
+"""What each transformers version does with caches (docs/facts.md), as data the rules consult."""
 
 from __future__ import annotations
 

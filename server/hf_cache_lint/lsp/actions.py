@@ -23,7 +23,7 @@ from hf_cache_lint.lsp.convert import SOURCE, from_client_position, split_lines,
 from hf_cache_lint.lsp.documents import Part, Results, Unit
 from hf_cache_lint.lsp.server import HfCacheLintServer
 
-# eglot 1.9 lists only actions whose kind is exactly `quickfix` (REAL-CLIENTS.md): no sub-kinds.
+# eglot 1.9 lists only actions whose kind is exactly `quickfix` (docs/editors.md): no sub-kinds.
 QUICKFIX = types.CodeActionKind.QuickFix
 FIX_ALL = "source.fixAll.hf-cache-lint"
 NOTEBOOK_FIX_ALL = "notebook.source.fixAll.hf-cache-lint"

@@ -18,7 +18,7 @@ log = logging.getLogger(__name__)
 def register_for_changes(ls: HfCacheLintServer) -> None:
     """Ask for didChangeConfiguration when the client registers it dynamically (VS Code does).
 
-    Not awaited: pytest-lsp 1.0.1 never answers client/registerCapability (REAL-CLIENTS.md), and
+    Not awaited: pytest-lsp 1.0.1 never answers client/registerCapability (docs/editors.md), and
     nothing here depends on the answer.
     """
     registrations = []

@@ -1,6 +1,6 @@
 """LSP method -> handler. Each handler is a line or two; the work is in the feature modules.
 
-pygls injects the server only into a first parameter named `ls` (REAL-CLIENTS.md), hence the names.
+pygls injects the server only into a first parameter named `ls` (docs/editors.md), hence the names.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from hf_cache_lint.lsp.protocol import Protocol
 log = logging.getLogger(__name__)
 
 NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
-    # lsprotocol 2025 clients cannot read a selector without `notebook=` (REAL-CLIENTS.md).
+    # lsprotocol 2025 clients cannot read a selector without `notebook=` (docs/editors.md).
     notebook_selector=[types.NotebookDocumentFilterWithNotebook(
         notebook="*", cells=[types.NotebookCellLanguage(language="python")])],
     save=True,

@@ -29,7 +29,7 @@ SIZE: dict[str, Any] = dict(vocab_size=320, hidden_size=128, intermediate_size=1
                             d_kv=8, n_positions=8192)
 
 # What the Hub ships as generation_config.json for each family (small token ids so they fit vocab 320).
-# Gemma 2/3 really ship "cache_implementation": "hybrid" (FACTS.md §2).
+# Gemma 2/3 really ship "cache_implementation": "hybrid" (docs/facts.md §2).
 HUB_GENERATION: dict[str, dict[str, Any]] = {
     "llama": {"bos_token_id": 1, "eos_token_id": 2, "transformers_version": "4.50.0"},
     "mamba": {"bos_token_id": 0, "eos_token_id": 0, "pad_token_id": 0, "transformers_version": "4.39.0.dev0"},

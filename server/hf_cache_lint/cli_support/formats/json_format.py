@@ -1,4 +1,4 @@
-"""`--format json`: one JSON array of findings, the shape DESIGN.md's CLI contract fixes."""
+"""`--format json`: one JSON array of findings, the shape docs/architecture.md's CLI contract fixes."""
 
 from __future__ import annotations
 

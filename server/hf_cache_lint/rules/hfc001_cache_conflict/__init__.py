@@ -16,7 +16,7 @@ from hf_cache_lint.rules.hfc001_cache_conflict.valid import VALID
 
 
 def conflicts(target: Target, call: GenerateCall, arg: CacheArg, ci: CacheImpl) -> bool:
-    """Whether transformers `target` raises the 'Passing both' ValueError for this pair (FACTS.md §1-3)."""
+    """Whether transformers `target` raises the 'Passing both' ValueError for this pair (docs/facts.md §1-3)."""
     if arg.kind == "none" or not target.has_conflict_error or not accepts(target, call, arg.keyword):
         return False
     if ci.when and arg.when and ci.when[0] == arg.when[0] and ci.when[1] != arg.when[1]:
