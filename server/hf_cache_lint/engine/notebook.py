@@ -9,8 +9,6 @@ from dataclasses import dataclass, replace
 
 from hf_cache_lint.engine.findings import Edit, Finding, Position, Related, Span
 
-_MAGIC = re.compile(r"^(\s*)([%!?])")
-
 
 class NotebookError(ValueError):
     """The .ipynb file is not a notebook this tool can read."""
@@ -33,11 +31,62 @@ def read_ipynb(text: str) -> list[str]:
     return out
 
 
+# Cell magics whose body IPython runs as Python (`%%time` times it, `%%capture` hides its output); the body
+# of any other cell magic (`%%writefile`, `%%bash`, `%%html`, ...) is not Python and is skipped.
+_PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "memit", "mprun"})
+# Line magics that run the rest of their line as a Python statement: `%time out = model.generate(...)`.
+_PYTHON_LINE_MAGICS = frozenset({"time", "timeit", "prun", "debug", "memit", "mprun"})
+_LINE_MAGIC = re.compile(r"^(\s*)%([A-Za-z_]\w*)(\s+)(\S.*)?$")
+_ESCAPE = re.compile(r"^(\s*)[%!?]")
+_HELP = re.compile(r"^\s*[A-Za-z_][\w.]*\?\??\s*$")
+_ASSIGNED = re.compile(r"^(\s*[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*)([!%].*)$")
+
+
 def neutralise_magics(cell: str) -> str:
-    """Turn IPython magics and shell escapes into comments of the same length (columns stay put)."""
+    """IPython syntax made inert, line by line, each line keeping its length (positions stay put).
+
+    A cell magic's body is skipped unless IPython runs it as Python (`%%time`); a line magic or shell escape
+    becomes a comment, except that the Python a magic runs (`%time x = f()`, `x = !ls`) stays analysed.
+    """
     if "%" not in cell and "!" not in cell and "?" not in cell:
         return cell
-    return "\n".join(_MAGIC.sub(r"\1#", line) for line in cell.split("\n"))
+    lines = cell.split("\n")
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is not None and lines[first].lstrip().startswith("%%"):
+        name = lines[first].lstrip()[2:].split(maxsplit=1)
+        body_is_python = bool(name) and name[0] in _PYTHON_CELL_MAGICS
+        lines[first] = _comment(lines[first])
+        if not body_is_python:
+            return "\n".join(_comment(line) for line in lines)
+    out: list[str] = []
+    continued = False
+    for line in lines:
+        # IPython joins a magic's `\`-continued lines before running it: they belong to the magic.
+        masked = _comment(line) if continued else _mask_line(line)
+        continued = masked != line and masked.lstrip().startswith("#") and line.endswith("\\")
+        out.append(masked)
+    return "\n".join(out)
+
+
+def _comment(line: str) -> str:
+    stripped = line.lstrip()
+    return line if not stripped else line[: len(line) - len(stripped)] + "#" + stripped[1:]
+
+
+def _mask_line(line: str) -> str:
+    m = _LINE_MAGIC.match(line)
+    if m and m.group(2) in _PYTHON_LINE_MAGICS and m.group(4) and not m.group(4).startswith("-"):
+        # `%time ` -> `_    ;`: same length, and the statement after it keeps its column.
+        indent, name, gap = m.group(1), m.group(2), m.group(3)
+        return indent + "_" + " " * (len(name) + len(gap) - 1) + ";" + m.group(4)
+    if _ESCAPE.match(line):
+        return _comment(line)
+    m = _ASSIGNED.match(line)
+    if m:  # `files = !ls`, `out = %sx ls`: the name is bound to something unknown
+        return m.group(1) + "_" + " " * (len(m.group(2)) - 1)
+    if _HELP.match(line):  # `model.generate?` asks for help (a `?` ending a string's line is text)
+        return _comment(line)
+    return line
 
 
 @dataclass(frozen=True)
