@@ -52,6 +52,14 @@ class Core:
         self.loop_depth = 0
         # Environment variables the module sets (os.environ[...] = / setdefault), in order.
         self.env_set: set[str] = set()
+        # Pipeline tasks the module registers itself (PIPELINE_REGISTRY.register_pipeline): their own classes decide.
+        self.custom_tasks: set[str] = set()
+        # Classes of this module that define their own `generate` (an nn.Module wrapper, a sampler): an unseen
+        # receiver's `.generate(...)` may be one of them, which takes its own parameters.
+        self.own_generate: set[str] = set()
+        # `config.cache_implementation = "..."` is silent until generate, validate() or save_pretrained() reads
+        # the config (FACTS.md §3): the literal waits here, by the assignment's span, until one does.
+        self.pending_ci: dict[Span, CiValue] = {}
         self.unsloth_fast_disabled: bool | None = None  # decided when unsloth is first imported
         # Folders this module saved a model or GenerationConfig to: resolved path -> its cache_implementation.
         self.saved: dict[str, Setting | None] = {}
@@ -120,6 +128,29 @@ class Core:
     def record_ci(self, value: CiValue) -> None:
         if self.recording:
             self.ci_values.append(value)
+
+    def note_ci_argument(self, args: list[EvArg], where: str = "keyword") -> None:
+        """A call that transformers validates received `cache_implementation=`: the string it gets, written
+        in the call or passed down from where it was written (a parameter, a variable), is checked."""
+        for a in args:
+            if a.arg.name == "cache_implementation":
+                self.note_ci_value(a.value, where)
+
+    def note_ci_value(self, value: Value, where: str = "keyword") -> None:
+        from hf_cache_lint.engine.values import Const
+
+        if isinstance(value, Const) and isinstance(value.value, str) and value.site is not None:
+            self.record_ci(CiValue(value.value, value.site.span, where))
+
+    def note_validated(self, config: Value | None) -> None:
+        """transformers validates this GenerationConfig now: an invalid value assigned to it raises here."""
+        from hf_cache_lint.engine.values import ConfigState
+
+        cfg = self.obj(config) if config is not None else None
+        if isinstance(cfg, ConfigState) and cfg.ci is not None and cfg.ci.site is not None:
+            pending = self.pending_ci.get(cfg.ci.site.span)
+            if pending is not None:
+                self.record_ci(pending)
 
 
 _BUILTINS = frozenset(dir(builtins))

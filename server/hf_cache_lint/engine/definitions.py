@@ -29,9 +29,24 @@ class Definitions(Evaluator):
                 self.functions.append((node, None))
         else:
             self.state.names[name] = ClassDef(node, name)
+            if any(fn.name.value == "generate" for fn in node.iter_funcdefs()) and not self._transformers_based(node):
+                self.own_generate.add(name)
             if self.state is self.module_state:
                 for fn in node.iter_funcdefs():
                     self.functions.append((fn, name))
+
+    def _transformers_based(self, node: Node) -> bool:
+        """A subclass of a transformers class (its `generate` override still ends in transformers')."""
+        arglist = node.get_super_arglist()
+        if arglist is None:
+            return False
+        bases = arglist.children if arglist.type == "arglist" else [arglist]
+        for base in bases:
+            if base.type in ("name", "power", "atom_expr"):
+                value = self.eval(base)
+                if isinstance(value, Symbol) and value.qualname.startswith("transformers."):
+                    return True
+        return False
 
     def run_uncalled(self) -> None:
         """Functions never called in the module (handlers, methods, library code) run last,

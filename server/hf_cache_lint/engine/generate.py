@@ -24,12 +24,33 @@ from hf_cache_lint.engine.values import (
 )
 
 CACHE_KEYWORDS = ("past_key_values", "cache_params", "cache")
-# Pipelines whose __call__ forwards `generate_kwargs=` into generate (text-generation does not).
+# Which keywords of a pipeline call reach `generate`, by task (each pipeline class's `_sanitize_parameters`,
+# T/pipelines/*.py). Tasks whose call keywords go to generate as they are (`**generate_kwargs`):
+DIRECT_TASKS = frozenset({"text-generation", "automatic-speech-recognition"})
+DIRECT_TASKS_4X = frozenset({"text2text-generation", "summarization", "translation"})  # 5.0 removed them (KeyError)
+# Tasks that hand only a `generate_kwargs={...}` dict to generate; their other keywords go to the processor.
 FORWARDING_TASKS = frozenset({"automatic-speech-recognition", "image-text-to-text", "any-to-any", "text-to-audio",
                               "text-to-speech"})
+# Pipeline classes built directly, by the task they run.
+PIPELINE_CLASSES = {"TextGenerationPipeline": "text-generation",
+                    "AutomaticSpeechRecognitionPipeline": "automatic-speech-recognition",
+                    "Text2TextGenerationPipeline": "text2text-generation", "SummarizationPipeline": "summarization",
+                    "TranslationPipeline": "translation", "ImageTextToTextPipeline": "image-text-to-text",
+                    "AnyToAnyPipeline": "any-to-any", "TextToAudioPipeline": "text-to-audio"}
 
 
 class GenerateFacts(Core):
+    def pipeline_reaches_generate(self, pstate: PipelineState) -> bool:
+        """Whether this pipeline's call keywords (or its `generate_kwargs`) reach generate: the task decides.
+        An unknown task (a variable, none given, a custom one) proves nothing, so no generate rule applies."""
+        task = pstate.task
+        if task is None or task in self.custom_tasks:
+            return False
+        if task.startswith("translation_"):
+            task = "translation"
+        return task in DIRECT_TASKS or task in FORWARDING_TASKS or (
+            task in DIRECT_TASKS_4X and not self.target.hybrid_is_reset)
+
     def generate_facts(self, model: Ref | None, pipe: Ref | None, args: list[EvArg], trailer: Node,
                        head: Node | None, trailers: list[Node], whole: object,
                        extra_kwargs: Value | None = None, spread: Node | None = None,
@@ -55,10 +76,12 @@ class GenerateFacts(Core):
                 dicts.append((self.force(a.value), a.arg.value))
             elif a.arg.name:
                 given[a.arg.name] = (self.force(a.value), self.site(a.arg.node), None, False, a.arg.node)
-        if isinstance(pstate, PipelineState) and pstate.task in FORWARDING_TASKS and "generate_kwargs" in given:
-            # these pipelines pass generate_kwargs to generate
-            gk = next(a.arg.value for a in args if a.arg.name == "generate_kwargs")
-            dicts.append((given["generate_kwargs"][0], gk))
+        if isinstance(pstate, PipelineState) and pstate.task in FORWARDING_TASKS:
+            gk = next((a for a in args if a.arg.name == "generate_kwargs"), None)
+            if pstate.task not in DIRECT_TASKS:  # only generate_kwargs: the call's own keywords go to the processor
+                given, dicts, args = {}, [], []
+            if gk is not None:  # these pipelines pass generate_kwargs to generate
+                dicts.append((self.force(gk.value), gk.arg.value))
         ci_spread: Span | None = None
         for d, holder in dicts:
             obj = self.obj(d)
@@ -68,6 +91,7 @@ class GenerateFacts(Core):
                         given[k] = (v, s or Site(whole, "**kwargs"), c, True, None)
                         if k == "cache_implementation" and holder is not None:
                             ci_spread = span(holder)
+        self._note_checked(given, args, mstate, pipe is not None)
         keywords = tuple(
             Keyword(a.arg.name, span(a.arg.node), span(a.arg.name_node), span(a.arg.value),
                     code(a.arg.value)) for a in args if a.arg.name and a.arg.name_node is not None
@@ -90,6 +114,24 @@ class GenerateFacts(Core):
             has_star_kwargs=any(a.arg.star == "**" for a in args),
             task=pstate.task if isinstance(pstate, PipelineState) else None,
         ))
+
+    def _note_checked(self, given: dict[str, tuple[Value, Site, Cond | None, bool, Node | None]],
+                      args: list[EvArg], model: ModelState | None, is_pipeline: bool) -> None:
+        """What generate validates at this call: the `cache_implementation` it is given, and the generation
+        configs it reads. 5.x validates the passed config and the model's whatever the keywords say; 4.x only
+        reads them when no `cache_implementation` keyword is given (checked on the oracle)."""
+        if "cache_implementation" in given:
+            self.note_ci_value(given["cache_implementation"][0])
+            if not self.target.hybrid_is_reset:
+                return
+        passed = given.get("generation_config")
+        config: Value | None = passed[0] if passed is not None else None
+        pos = [a for a in args if a.arg.name is None and not a.arg.star]
+        if config is None and not is_pipeline and len(pos) >= 2:
+            config = self.force(pos[1].value)
+        self.note_validated(config)
+        if model is not None:
+            self.note_validated(model.gen_config)
 
     def _cache_arg(self, keyword: str, entry: tuple[Value, Site, Cond | None, bool, Node | None],
                    whole: Span) -> CacheArg:

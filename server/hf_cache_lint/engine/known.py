@@ -7,10 +7,10 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from hf_cache_lint.engine.analysis import CiValue
 from hf_cache_lint.engine.calls import Inliner
 from hf_cache_lint.engine.core import EvArg
-from hf_cache_lint.engine.nodes import Node, call_args, span, span_between, string_value
+from hf_cache_lint.engine.generate import PIPELINE_CLASSES
+from hf_cache_lint.engine.nodes import Node, call_args, span_between
 from hf_cache_lint.engine.values import (
     NONE,
     UNKNOWN,
@@ -69,20 +69,19 @@ class Known(Inliner):
             return Output("forward", self.site_of(whole, "the forward pass"))
         if isinstance(obj, PipelineState):
             assert isinstance(callee, Ref)
-            self.generate_facts(None, callee, args, trailer, head, trailers, whole)
+            if self.pipeline_reaches_generate(obj):
+                self.generate_facts(None, callee, args, trailer, head, trailers, whole)
             return UNKNOWN
         return Unknown(None)
 
     # -- arguments ----------------------------------------------------------
     def eval_args(self, trailer: Node) -> list[EvArg]:
         out = []
+        # A `cache_implementation=` keyword is checked only where transformers receives it (generate, a
+        # GenerationConfig, a pipeline that reaches generate): another callee (a user's own `generate`, another
+        # library) takes its own parameters.
         for a in call_args(trailer):
-            value = self.eval(a.value)
-            if a.name == "cache_implementation":
-                s = string_value(a.value)
-                if s is not None:
-                    self.record_ci(CiValue(s, span(a.value), "keyword"))
-            out.append(EvArg(a, value))
+            out.append(EvArg(a, self.eval(a.value)))
         return out
 
     @staticmethod
@@ -203,12 +202,21 @@ class Known(Inliner):
             return CacheVal(owner or "DynamicCache", self.site_of(whole, "from_legacy_cache(...)"))
         if name.endswith("Cache") and name[:1].isupper():
             return CacheVal(name, self.site_of(whole, f"{name}(...)"))
-        if name == "GenerationConfig":
+        if name == "GenerationConfig":  # the constructor validates what it is given
+            self.note_ci_argument(args, "GenerationConfig")
             return self.new(ConfigState(self.ci_setting(args, "generation_config")))
         if name == "from_pretrained" and owner == "GenerationConfig":
+            self.note_ci_argument(args)
             return self.config_from_pretrained(args, call_span=whole)
         if name == "pipeline":
             return self.make_pipeline(args)
+        if name in PIPELINE_CLASSES:  # `TextGenerationPipeline(model=..., tokenizer=...)`
+            return self.make_pipeline(args, PIPELINE_CLASSES[name])
+        if name == "register_pipeline":  # a custom task: its own Pipeline subclass takes its own parameters
+            task = self._const_str(self.positional(args, 0) or self.kw(args, "task"))
+            if task is not None:
+                self.custom_tasks.add(task)
+            return NONE
         if owner in ("FastLanguageModel", "FastModel", "FastVisionModel") and name == "from_pretrained":
             # Unsloth reads the flag when it is imported; a later assignment changes nothing.
             disabled = self.unsloth_fast_disabled
@@ -234,17 +242,21 @@ class Known(Inliner):
                 return Output("generate", self.site_of(whole, "generate(...)"))
             if m.name in _PASS_THROUGH:
                 return m.owner
-            if m.name == "save_pretrained":
+            if m.name == "save_pretrained":  # saving the model saves (and validates) its generation config
+                self.note_validated(obj.gen_config)
                 self.remember_save(obj.gen_config, args)
                 return NONE
             if m.name in ("forward", "__call__"):
                 return Output("forward", self.site_of(whole, "the forward pass"))
             return UNKNOWN
         if isinstance(obj, ConfigState) and isinstance(m.owner, Ref):
+            if m.name in ("validate", "save_pretrained", "update"):  # each runs validate()
+                self.note_validated(m.owner)
             if m.name == "save_pretrained":
                 self.remember_save(m.owner, args)
                 return NONE
             if m.name == "update":
+                self.note_ci_argument(args)
                 s = self.ci_setting(args, "model")
                 if s is not None:
                     self.put(m.owner, ConfigState(s))
@@ -255,10 +267,10 @@ class Known(Inliner):
             fn = self.method_of(obj.class_name, m.name)
             return self.inline(fn, args, m.owner, whole) if fn else Unknown(None)
         if isinstance(obj, PipelineState) and isinstance(m.owner, Ref):
-            if m.name == "__call__":
+            if m.name == "__call__" and self.pipeline_reaches_generate(obj):
                 self.generate_facts(None, m.owner, args, trailer, head, trailers, whole)
             return UNKNOWN
-        if isinstance(m.owner, Unknown) and m.name == "generate":
+        if isinstance(m.owner, Unknown) and m.name == "generate" and not self.own_generate:
             self.generate_facts(None, None, args, trailer, head, trailers, whole)
             return Output("generate", self.site_of(whole, "generate(...)"))
         if isinstance(m.owner, CacheVal) and m.name == "to_legacy_cache":

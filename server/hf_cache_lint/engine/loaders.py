@@ -81,14 +81,25 @@ class Loaders(GenerateFacts):
         kw = self.setting_from(self.kw(args, "cache_implementation"), "generation_config")
         return self.new(ConfigState(kw if kw is not None else setting))
 
-    def make_pipeline(self, args: list[EvArg]) -> Ref:
-        task = self._const_str(self.positional(args, 0) or self.kw(args, "task"))
-        model_arg = self.kw(args, "model") or self.positional(args, 1)
+    def make_pipeline(self, args: list[EvArg], task_of_class: str | None = None) -> Ref:
+        """`pipeline(task, model=...)` (or a pipeline class built directly): what its calls hand to generate
+        depends on the task, so an unknown task is kept as None."""
+        if task_of_class is not None:
+            task: str | None = task_of_class
+            model_arg = self.kw(args, "model") or self.positional(args, 0)
+        else:
+            task = self._const_str(self.positional(args, 0) or self.kw(args, "task"))
+            model_arg = self.kw(args, "model") or self.positional(args, 1)
+        if self.kw(args, "pipeline_class") is not None:
+            task = None  # the user's own Pipeline subclass decides what reaches generate
         model: Value | None = model_arg.value if model_arg else None
         if model_arg is not None and isinstance(model_arg.value, Const):
             model = self.load_model(None, [model_arg])
         ci = self.setting_from(self.kw(args, "cache_implementation"), "pipeline")
-        return self.new(PipelineState(model if isinstance(model, Ref) else None, task, ci))
+        state = PipelineState(model if isinstance(model, Ref) else None, task, ci)
+        if self.pipeline_reaches_generate(state):  # its keywords become generate's defaults
+            self.note_ci_argument(args)
+        return self.new(state)
 
     # implemented in known.py
     def setting_from(self, a: EvArg | None, via: str) -> Setting | None:

@@ -152,7 +152,9 @@ class Statements(Definitions):
             return
         if isinstance(obj, ConfigState) and attr == "cache_implementation":
             site = self.site(stmt)
-            self._note_value(stmt.children[-1], "attribute")
+            literal = string_value(stmt.children[-1])
+            if literal is not None:  # checked only once something validates this config
+                self.pending_ci[site.span] = CiValue(literal, span(stmt.children[-1]), "attribute")
             self.put(base, ConfigState(self._setting(value, site)))
         elif isinstance(obj, ModelState) and attr == "generation_config":
             cfg = value if isinstance(self.obj(value), ConfigState) else self.new(ConfigState())

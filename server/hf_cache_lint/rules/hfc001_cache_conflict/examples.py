@@ -409,4 +409,22 @@ INVALID: tuple[Invalid, ...] = (
         },
         note="set under `if 1:`, a branch that is always taken",
     ),
+    invalid(
+        "from transformers import DynamicCache, EncoderDecoderCache, pipeline\n\n"
+        'summarizer = pipeline("summarization", model="google-t5/t5-small")\n'
+        "cache = EncoderDecoderCache(DynamicCache(), DynamicCache())\n"
+        'out = summarizer("The tower is 324 metres tall.", past_key_values=cache, cache_implementation="static")\n',
+        flagged="past_key_values=cache",
+        fixes={
+            "Set `cache_implementation=None` in this call": ('cache_implementation="static")',
+                                                              "cache_implementation=None)"),
+            "Remove `past_key_values=`": ("past_key_values=cache, ", ""),
+            "Remove `cache_implementation=`": (', cache_implementation="static"', ""),
+            "Ignore HFC001 on this line": ('cache_implementation="static")\n',
+                                           'cache_implementation="static")  # hf-cache-lint: ignore[HFC001]\n'),
+        },
+        versions=("4.57.6",),
+        runtime={"5.23.0": "OTHER", "5.24.0": "OTHER"},
+        note="the summarization task hands its call keywords to generate (5.0 removed the task: KeyError)",
+    ),
 )

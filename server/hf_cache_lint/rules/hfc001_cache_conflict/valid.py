@@ -94,4 +94,30 @@ VALID: tuple[Valid, ...] = (
         "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5)\n",
         note="set only under `if 0:` and `while 0:`, which never run",
     ),
+    Valid(
+        _LOAD + "from transformers import pipeline\n\n"
+        'classifier = pipeline("text-classification", model="meta-llama/Llama-3.2-1B", tokenizer=tokenizer)\n'
+        'out = classifier("hi", past_key_values=DynamicCache(), cache_implementation="static")\n',
+        versions=("5.23.0", "5.24.0"),
+        note="a text-classification pipeline never calls generate (4.x hands the keywords to the tokenizer: "
+             "TypeError)",
+    ),
+    Valid(
+        _LOAD + "from transformers import Pipeline, pipeline\n"
+        "from transformers.pipelines import PIPELINE_REGISTRY\n\n\n"
+        "class CachedPipeline(Pipeline):\n"
+        "    def _sanitize_parameters(self, cache=None, cache_implementation=None, **kwargs):\n"
+        '        return {}, {"cache": cache, "cache_implementation": cache_implementation}, {}\n\n'
+        "    def preprocess(self, text):\n"
+        '        return self.tokenizer(text, return_tensors="pt")\n\n'
+        "    def _forward(self, model_inputs, cache=None, cache_implementation=None):\n"
+        "        return self.model.generate(**model_inputs, max_new_tokens=3)\n\n"
+        "    def postprocess(self, outputs):\n"
+        "        return outputs\n\n\n"
+        'PIPELINE_REGISTRY.register_pipeline("cached-generation", pipeline_class=CachedPipeline, '
+        "pt_model=AutoModelForCausalLM)\n"
+        'pipe = pipeline("cached-generation", model=model, tokenizer=tokenizer)\n'
+        'out = pipe("hi", cache=DynamicCache(), cache_implementation="static")\n',
+        note="a custom task: its own Pipeline subclass takes `cache` and `cache_implementation` itself",
+    ),
 )

@@ -93,4 +93,16 @@ INVALID: tuple[Invalid, ...] = (
         runtime="OTHER",
         note="`quantized` on an encoder-decoder model",
     ),
+    invalid(
+        _LOAD + "config = GenerationConfig(max_new_tokens=5)\n"
+        'config.cache_implementation = "offload"\n'
+        'config.save_pretrained("generation")\n',
+        flagged='"offload"',
+        fixes={
+            "Replace with `\"offloaded\"`": ('"offload"', '"offloaded"'),
+            "Ignore HFC004 on this line": ('config.cache_implementation = "offload"\n',
+                                           'config.cache_implementation = "offload"  # hf-cache-lint: ignore[HFC004]\n'),
+        },
+        note="assigned as an attribute, then validated by `save_pretrained` (no generate call)",
+    ),
 )

@@ -39,4 +39,23 @@ VALID: tuple[Valid, ...] = (
         "out = model.generate(**inputs, max_new_tokens=5)\n",
         note="a valid value set on the model's generation config",
     ),
+    Valid(
+        _LOAD + "config = GenerationConfig(max_new_tokens=5)\n"
+        'config.cache_implementation = "statc"\n'
+        "print(config.max_new_tokens)\n",
+        note="an invalid value assigned to a config that nothing validates (a plain attribute is silent until generate)",
+    ),
+    Valid(
+        _LOAD + "from transformers import DynamicCache\n" + "import torch.nn as nn\n\n\n"
+        "class Wrapper(nn.Module):\n"
+        "    def __init__(self, lm):\n"
+        "        super().__init__()\n"
+        "        self.lm = lm\n\n"
+        "    def generate(self, inputs, past_key_values=None, cache_implementation=None, use_model_defaults=True):\n"
+        "        return self.lm.generate(**inputs, max_new_tokens=3)\n\n\n"
+        "wrapper = Wrapper(model)\n"
+        'out = wrapper.generate(inputs, past_key_values=DynamicCache(), cache_implementation="statc", '
+        "use_model_defaults=False)\n",
+        note="a user's own `generate` takes its own `cache_implementation`",
+    ),
 )

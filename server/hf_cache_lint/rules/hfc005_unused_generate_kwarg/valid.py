@@ -31,4 +31,17 @@ VALID: tuple[Valid, ...] = (
         "echo = Echo().generate(past_key_valyes=1)\n",
         note="the `generate` of a class that is not a transformers model",
     ),
+    Valid(
+        _LOAD + "from transformers import DynamicCache\n" + "import torch.nn as nn\n\n\n"
+        "class Wrapper(nn.Module):\n"
+        "    def __init__(self, lm):\n"
+        "        super().__init__()\n"
+        "        self.lm = lm\n\n"
+        "    def generate(self, inputs, past_key_values=None, cache_implementation=None, use_model_defaults=True):\n"
+        "        return self.lm.generate(**inputs, max_new_tokens=3)\n\n\n"
+        "wrapper = Wrapper(model)\n"
+        'out = wrapper.generate(inputs, past_key_values=DynamicCache(), cache_implementation="static", '
+        "use_model_defaults=False)\n",
+        note="a user's own `generate` takes its own parameters (`use_model_defaults` included)",
+    ),
 )
