@@ -79,7 +79,7 @@ class GenerateFacts(Core):
         if isinstance(pstate, PipelineState) and pstate.task in FORWARDING_TASKS:
             gk = next((a for a in args if a.arg.name == "generate_kwargs"), None)
             if pstate.task not in DIRECT_TASKS:  # only generate_kwargs: the call's own keywords go to the processor
-                given, dicts, args = {}, [], []
+                given, dicts, args, keywords_reach = {}, [], [], False
             if gk is not None:  # these pipelines pass generate_kwargs to generate
                 dicts.append((self.force(gk.value), gk.arg.value))
         ci_spread: Span | None = None
