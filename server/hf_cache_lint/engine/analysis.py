@@ -10,6 +10,7 @@ from typing import Any
 
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import Span
+from hf_cache_lint.engine.removed_api import RemovedApiUse
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,7 @@ class CacheArg:
     condition: str | None = None
     site: Site | None = None
     when: tuple[str, bool] | None = None  # as CacheImpl.when
+    origin: Site | None = None  # for a tuple: where it was made (e.g. "to_legacy_cache()")
 
 
 @dataclass(frozen=True)
@@ -131,4 +133,8 @@ class Analysis:
     context: Context
     calls: tuple[GenerateCall, ...] = ()
     ci_values: tuple[CiValue, ...] = ()
+    removed_api: tuple[RemovedApiUse, ...] = ()  # uses of cache APIs the target no longer has (HFC007)
+    # Blocks under a transformers-version test the analysis cannot decide, with the test's text: a finding
+    # there holds only on the versions the test admits (so it is a Warning, never an Error).
+    version_guarded: tuple[tuple[Span, str], ...] = ()
     tree: Any = field(default=None, compare=False, repr=False)  # the parso module, for fix builders

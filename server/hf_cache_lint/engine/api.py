@@ -12,11 +12,12 @@ from pathlib import Path
 from hf_cache_lint.engine import interp
 from hf_cache_lint.engine.analysis import Analysis
 from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.findings import CheckResult, FileError, Finding
+from hf_cache_lint.engine.findings import CheckResult, FileError, Finding, Severity
 from hf_cache_lint.engine.gate import cannot_hold_finding
 from hf_cache_lint.engine.jedi_bridge import drop_foreign
 from hf_cache_lint.engine.notebook import NotebookError, join_cells, read_ipynb, relabel, split_findings
 from hf_cache_lint.engine.prefilter import might_matter
+from hf_cache_lint.engine.removed_api import might_use_removed_api
 from hf_cache_lint.engine.suppress import is_suppressed, suppressions
 from hf_cache_lint.engine.text import UndecodableError, decode_source
 from hf_cache_lint.settings import Settings
@@ -55,11 +56,12 @@ def check_source(
     `use_gate`: False forces parso on every module the prefilter passes (tests compare both paths).
     """
     settings = settings or Settings()
-    if not might_matter(text):
+    removed_api = might_use_removed_api(text)  # HFC007 needs no generate call: an import is enough
+    if not might_matter(text) and not removed_api:
         return CheckResult(path)
     with gc_paused():
         # An editor buffer keeps parso's incremental tree warm instead; the gate is for whole files.
-        if not incremental and use_gate and cannot_hold_finding(text, path, context or Context()):
+        if not incremental and use_gate and not removed_api and cannot_hold_finding(text, path, context or Context()):
             return CheckResult(path)
         return _check(text, path, settings, context, incremental)
 
@@ -81,10 +83,22 @@ def _check(text: str, path: str, settings: Settings, context: Context | None, in
         except Exception:  # one failing rule must not hide the others
             log.exception("rule %s failed on %s", rule.code, path)
     table = suppressions(text)
-    findings = drop_foreign(analysis, findings)
+    findings = [under_version_guard(f, analysis) for f in drop_foreign(analysis, findings)]
     kept = sorted({f for f in findings if not is_suppressed(f, table)},
                   key=lambda f: (f.span.start, f.span.end, f.code))
     return CheckResult(path, tuple(kept))
+
+
+def under_version_guard(finding: Finding, analysis: Analysis) -> Finding:
+    """An Error inside a block whose transformers-version test the analysis cannot decide becomes a Warning:
+    it happens only on the versions that test admits."""
+    if finding.severity != Severity.ERROR:
+        return finding
+    for block, test in analysis.version_guarded:
+        if block.start <= finding.span.start and finding.span.end <= block.end:
+            return replace(finding, severity=Severity.WARNING,
+                           message=f"{finding.message} (only where the version test `{test}` lets this run)")
+    return finding
 
 
 def check_cells(

@@ -15,6 +15,7 @@ from hf_cache_lint.engine.findings import Span
 from hf_cache_lint.engine.nodes import Arg, Node, code, span
 from hf_cache_lint.engine.state import State
 from hf_cache_lint.engine.values import DictState, HeapObj, Ref, Setting, Symbol, Unknown, Value
+from hf_cache_lint.engine.version_guard import VersionGuards
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,8 @@ class Core:
         self._next_id = 1
         # The folder the file is in as named (not a symlink's target): a read root (engine/confine.py).
         self.file_dir = Path(os.path.abspath(path)).parent if path and not path.startswith("<") else None
+        self.guards: VersionGuards | None = None  # the module's version guards, set when it starts running
+        self.version_guarded: set[tuple[Span, str]] = set()  # blocks under an undecided version test
 
     # -- heap ---------------------------------------------------------------
     def new(self, obj: HeapObj) -> Ref:

@@ -57,6 +57,8 @@ class Evaluator(Known, Importer):
             return TupleVal(self.site(node), tuple(self.eval(c) for c in node.children if c.type != "operator"))
         if t == "test" and len(node.children) == 5:  # a if c else b
             decided = literal_truth(node.children[2])
+            if decided is None and self.guards is not None:
+                decided = self.guards.decide(node.children[2])
             if decided is not None:
                 return self.eval(node.children[0 if decided else 4])
             a, b = self.eval(node.children[0]), self.eval(node.children[4])

@@ -143,8 +143,9 @@ class GenerateFacts(Core):
                 kind = "none"
             elif decided is None:
                 condition, when = _cond_text(cond), (cond.text, cond.holds)
+        origin = value.site if isinstance(value, TupleVal) else None
         return CacheArg(keyword, kind, span(node) if node is not None else whole, via_kwargs, cls, condition, site,
-                        when)
+                        when, origin)
 
     def kind_of(self, value: Value) -> tuple[str, str | None, str | None, tuple[str, bool] | None]:
         """(kind: "none" | "cache" | "tuple" | "unknown" | "other", cache class, what it depends on,

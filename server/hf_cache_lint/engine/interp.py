@@ -13,7 +13,9 @@ import parso
 
 from hf_cache_lint.engine.analysis import Analysis
 from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.removed_api import removed_api_uses
 from hf_cache_lint.engine.statements import Statements
+from hf_cache_lint.engine.version_guard import VersionGuards
 
 _GRAMMAR = parso.load_grammar()  # type: ignore[attr-defined]
 
@@ -22,6 +24,7 @@ class Interpreter(Statements):
     """Statements (statements.py) over expressions (evaluate.py) and known APIs (known.py)."""
 
     def run_module(self, tree: object) -> None:
+        self.guards = VersionGuards(tree, self.target)
         self.exec_block(tree.children)  # type: ignore[attr-defined]
         self.module_done = True
         self.run_uncalled()
@@ -42,5 +45,8 @@ def analyse(text: str, path: str, context: Context, tree: object | None = None,
         tree = parse(text, path if incremental and not path.startswith("<") else None)
     interp = Interpreter(text, path, context)
     interp.run_module(tree)
+    assert interp.guards is not None
     return Analysis(text=text, path=path, context=context, calls=tuple(interp.calls),
-                    ci_values=tuple(dict.fromkeys(interp.ci_values)), tree=tree)
+                    ci_values=tuple(dict.fromkeys(interp.ci_values)), tree=tree,
+                    removed_api=removed_api_uses(tree, text, context.target, interp.guards),
+                    version_guarded=tuple(sorted(interp.version_guarded, key=lambda b: (b[0].start, b[0].end))))

@@ -9,7 +9,7 @@ from hf_cache_lint.engine.constants import literal_truth
 from hf_cache_lint.engine.core import HARD_STEPS, MAX_LOOP_REPEAT_DEPTH
 from hf_cache_lint.engine.definitions import Definitions
 from hf_cache_lint.engine.modules import SKIP_ROOTS
-from hf_cache_lint.engine.nodes import Node, code, span, string_value, suite_statements
+from hf_cache_lint.engine.nodes import Node, code, span, span_between, string_value, suite_statements
 from hf_cache_lint.engine.state import State, join
 from hf_cache_lint.engine.values import (
     UNKNOWN,
@@ -257,6 +257,11 @@ class Statements(Definitions):
         self.eval(test)
         cond = self.condition(test)
         literal = literal_truth(test)  # `if 1:`, `if not 0:`: decided as Python decides it
+        if literal is None and self.guards is not None:
+            literal = self.guards.decide(test)  # `if is_transformers_version("<", "5"):` for the target
+            if literal is None and self.guards.mentions_version(test):
+                # A version test the analysis cannot decide: what it guards holds on some versions only.
+                self.version_guarded.add((span_between(suite, branches[-1][1]), code(test)))
         static = literal if literal is not None else entry.decides(cond)
         if cond.text.replace("'", '"') in ('__name__ == "__main__"', '"__main__" == __name__'):
             static = cond.holds  # a script is run as __main__; that guard is no flag

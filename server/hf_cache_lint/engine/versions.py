@@ -48,6 +48,30 @@ _CHOICES_5 = ("static", "offloaded_static", *_DEPRECATED_5, "dynamic", "offloade
 _CHOICES_457 = ("static", "offloaded_static", *_DEPRECATED_5, "dynamic", "dynamic_full", "offloaded", "quantized")
 
 
+# Keywords `generate` took in 4.x and rejects from 5.0 as unused model kwargs (checked on 4.57.6, 5.0.0, 5.23.0
+# and 5.24.0: `use_model_defaults` was a parameter of generate, `return_legacy_cache` a GenerationConfig field).
+REMOVED_GENERATE_KEYWORDS: dict[str, str] = {"use_model_defaults": "5.0.0", "return_legacy_cache": "5.0.0"}
+
+
+# Cache classes 4.57.6 exports and later releases do not (the import raises ImportError, the attribute
+# AttributeError): class -> the first release known without it. Checked by importing on 4.57.6, 5.23.0 and 5.24.0
+# and by reading 5.0.0's `transformers/__init__.py` (MambaCache was still exported there, so for it the
+# first release checked without it is given).
+REMOVED_CACHE_CLASSES: dict[str, str] = {
+    "HybridCache": "5.0.0", "HybridChunkedCache": "5.0.0", "SlidingWindowCache": "5.0.0", "OffloadedCache": "5.0.0",
+    "OffloadedStaticCache": "5.0.0", "QuantoQuantizedCache": "5.0.0", "HQQQuantizedCache": "5.0.0",
+    "SinkCache": "5.0.0", "MambaCache": "5.23.0",
+}
+# `transformers.cache_utils` keeps `SlidingWindowCache` in 5.x (only the top-level export is gone); MambaCache
+# lived in `transformers.models.mamba.modeling_mamba`, never in cache_utils.
+KEPT_IN_CACHE_UTILS = frozenset({"SlidingWindowCache"})
+# Cache methods 4.57.6 has and 5.0.0+ do not (AttributeError), with what replaces them.
+REMOVED_CACHE_METHODS: dict[str, tuple[str, str]] = {
+    "to_legacy_cache": ("5.0.0", "use the `Cache` object itself (generate and the models take it)"),
+    "from_legacy_cache": ("5.0.0", "pass the legacy tuple to the constructor: `DynamicCache(legacy)`"),
+}
+
+
 def unused_kwargs_message(names: list[str]) -> str:
     """The ValueError `_validate_model_kwargs` raises for keywords neither generate nor the model takes."""
     return (f"ValueError: The following `model_kwargs` are not used by the model: {names!r} (note: typos in the "
@@ -106,6 +130,21 @@ class Target:
     def user_config_inherits_model(self) -> bool:
         """A passed GenerationConfig inherits the model's unset fields (4.50+; 5.x always)."""
         return self.version >= V("4.50")
+
+    def removed_cache_class(self, name: str) -> str | None:
+        """The release that stopped exporting this cache class, when the target is at or past it."""
+        removed = REMOVED_CACHE_CLASSES.get(name)
+        return removed if removed is not None and self.version >= V(removed) else None
+
+    def removed_cache_method(self, name: str) -> str | None:
+        """The release that removed this Cache method, when the target is at or past it."""
+        removed = REMOVED_CACHE_METHODS.get(name)
+        return removed[0] if removed is not None and self.version >= V(removed[0]) else None
+
+    def removed_keyword(self, name: str) -> str | None:
+        """The release that removed this generate keyword, when the target is at or past it."""
+        removed = REMOVED_GENERATE_KEYWORDS.get(name)
+        return removed if removed is not None and self.version >= V(removed) else None
 
     @property
     def tuple_cache_is_error(self) -> bool:

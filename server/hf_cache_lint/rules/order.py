@@ -58,6 +58,13 @@ def misspelled(call: GenerateCall) -> list[tuple[Keyword, str]]:
             if kw.value_text != "None" and (meant := intended(kw.name)) is not None]
 
 
+def removed_keywords(target: Target, call: GenerateCall) -> list[tuple[Keyword, str]]:
+    """Written keywords the target version removed from generate, each with the release that removed it
+    (a None value passes `_validate_model_kwargs`)."""
+    return [(kw, removed) for kw in call.keywords
+            if kw.value_text != "None" and (removed := target.removed_keyword(kw.name)) is not None]
+
+
 def rejected_generate_kwargs(call: GenerateCall) -> Keyword | None:
     """`generate_kwargs=` on a text-generation pipeline call: that pipeline hands it to generate as is."""
     if call.kind != "pipeline" or call.task != "text-generation":
@@ -74,7 +81,8 @@ def ci_rejected(target: Target, call: GenerateCall) -> bool:
 def kwargs_rejected(target: Target, call: GenerateCall) -> bool:
     """Some keyword fails `_validate_model_kwargs` (HFC003's wrong cache keyword, HFC005's typos)."""
     wrong = any(arg.kind != "none" and keyword_rejected(target, call, arg.keyword) for arg in call.cache_args)
-    return wrong or bool(misspelled(call)) or rejected_generate_kwargs(call) is not None
+    return wrong or bool(misspelled(call)) or bool(removed_keywords(target, call)) \
+        or rejected_generate_kwargs(call) is not None
 
 
 def keyword_rejected(target: Target, call: GenerateCall, keyword: str) -> bool:

@@ -120,4 +120,11 @@ VALID: tuple[Valid, ...] = (
         'out = pipe("hi", cache=DynamicCache(), cache_implementation="static")\n',
         note="a custom task: its own Pipeline subclass takes `cache` and `cache_implementation` itself",
     ),
+    Valid(
+        "import transformers\nfrom packaging import version\n" + _LOAD
+        + 'if version.parse(transformers.__version__) >= version.parse("5.0.0"):\n'
+        '    out = model.generate(**inputs, past_key_values=DynamicCache(), cache_implementation="hybrid", '
+        "max_new_tokens=5)\n",
+        note="an explicit `\"hybrid\"` conflicts in 4.x only, and this call runs only on 5.x (a version test)",
+    ),
 )

@@ -1,5 +1,5 @@
-"""HFC005 unused-generate-kwarg: a keyword `generate()` rejects as unused (a misspelled cache keyword,
-`generate_kwargs=` on a text-generation pipeline)."""
+"""HFC005 unused-generate-kwarg: a keyword `generate()` rejects as unused (a misspelled cache keyword, a
+keyword the target version removed, `generate_kwargs=` on a text-generation pipeline)."""
 
 from __future__ import annotations
 
@@ -14,14 +14,21 @@ from hf_cache_lint.engine.versions import unused_kwargs_message
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc005_unused_generate_kwarg.examples import INVALID
 from hf_cache_lint.rules.hfc005_unused_generate_kwarg.valid import VALID
-from hf_cache_lint.rules.order import ci_rejected, keyword_rejected, misspelled, rejected_generate_kwargs
+from hf_cache_lint.rules.order import (
+    ci_rejected,
+    keyword_rejected,
+    misspelled,
+    rejected_generate_kwargs,
+    removed_keywords,
+)
 
 
 class UnusedGenerateKwarg(Rule):
     code = "HFC005"
     name = "unused-generate-kwarg"
-    summary = "A keyword `generate()` rejects as unused: a misspelled cache keyword, or `generate_kwargs=` " \
-              "on a text-generation pipeline."
+    summary = "A keyword `generate()` rejects as unused: a misspelled cache keyword, a keyword the version " \
+              "removed (`use_model_defaults`, `return_legacy_cache` in 5.x), or `generate_kwargs=` on a " \
+              "text-generation pipeline."
     default_severity = Severity.ERROR
     valid = VALID
     invalid = INVALID
@@ -37,6 +44,10 @@ class UnusedGenerateKwarg(Rule):
                 message = (f"`{kw.name}=` is not an argument of generate (a typo of `{right}`?); transformers "
                            f"{target} raises {error}")
                 yield self.finding(analysis, call, kw, message, error, tuple(self.rename(analysis, call, kw, right)))
+            for kw, removed in removed_keywords(target, call):
+                message = (f"`{kw.name}=` was removed from generate in transformers {removed}; transformers "
+                           f"{target} raises {error}")
+                yield self.finding(analysis, call, kw, message, error, tuple(self.remove(analysis, call, kw)))
             gk = rejected_generate_kwargs(call)
             if gk is not None:
                 message = ("the text-generation pipeline passes unknown keywords to generate as they are, so "
@@ -46,7 +57,7 @@ class UnusedGenerateKwarg(Rule):
     def unused_names(self, analysis: Analysis, call: GenerateCall) -> list[str]:
         """Every keyword of the call the real error lists, in call order."""
         target = analysis.context.target
-        typos = {kw.name for kw, _ in misspelled(call)}
+        typos = {kw.name for kw, _ in misspelled(call)} | {kw.name for kw, _ in removed_keywords(target, call)}
         gk = rejected_generate_kwargs(call)
         return [kw.name for kw in call.keywords
                 if kw.name in typos or (gk is not None and kw is gk)
@@ -65,6 +76,12 @@ class UnusedGenerateKwarg(Rule):
         if any(k.name == right for k in call.keywords):
             return  # renaming would repeat a keyword (a SyntaxError): the user must choose
         yield Fix(f"Rename to `{right}=`", (rename_keyword(kw, right),), preferred=True)
+        yield Fix(f"Ignore {self.code} on this line", (ignore_line(analysis.text, kw.span.start.line, self.code),))
+
+    def remove(self, analysis: Analysis, call: GenerateCall, kw: Keyword) -> Iterator[Fix]:
+        edit = remove_argument(call, kw.span)
+        if edit is not None:
+            yield Fix(f"Remove `{kw.name}=`", (edit,), preferred=True)
         yield Fix(f"Ignore {self.code} on this line", (ignore_line(analysis.text, kw.span.start.line, self.code),))
 
     def unpack(self, analysis: Analysis, call: GenerateCall, kw: Keyword) -> Iterator[Fix]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from hf_cache_lint.engine.findings import Severity
 from hf_cache_lint.rules.base import Invalid, invalid
 from hf_cache_lint.rules.snippets import MAMBA, prelude
 
@@ -15,6 +16,7 @@ generator = pipeline("text-generation", model="meta-llama/Llama-3.2-1B")
 
 
 
+_5X = ("5.23.0", "5.24.0")
 _TYPO_CALL = "out = model.generate(**inputs, past_key_valyes=DynamicCache(), max_new_tokens=5)\n"
 
 INVALID: tuple[Invalid, ...] = (
@@ -67,5 +69,32 @@ INVALID: tuple[Invalid, ...] = (
         flagged="generate_kwargs=settings",
         fixes={"Unpack `generate_kwargs` into the call": ("generate_kwargs=settings", "**settings")},
         note="`generate_kwargs=` given a dict variable",
+    ),
+    invalid(
+        _LOAD + "out = model.generate(**inputs, max_new_tokens=5, use_model_defaults=False)\n",
+        flagged="use_model_defaults=False",
+        fixes={"Remove `use_model_defaults=`": (", use_model_defaults=False", "")},
+        versions=_5X,
+        message_contains="['use_model_defaults']",
+        note="`use_model_defaults=`, a parameter of generate that 5.0 removed",
+    ),
+    invalid(
+        _LOAD + "out = model.generate(**inputs, return_legacy_cache=True, max_new_tokens=5)\n",
+        flagged="return_legacy_cache=True",
+        fixes={"Remove `return_legacy_cache=`": ("return_legacy_cache=True, ", "")},
+        versions=_5X,
+        message_contains="removed from generate in transformers 5.0.0",
+        note="`return_legacy_cache=`, a GenerationConfig field that 5.0 removed",
+    ),
+    invalid(
+        "import os\n\nimport transformers\nfrom packaging import version\n" + _LOAD
+        + 'if version.parse(transformers.__version__) >= version.parse(os.environ.get("OLDEST_TESTED", "4.40")):\n'
+        "    out = model.generate(**inputs, max_new_tokens=5, use_model_defaults=False)\n",
+        flagged="use_model_defaults=False",
+        fixes={"Remove `use_model_defaults=`": (", use_model_defaults=False", "")},
+        versions=_5X,
+        severity=Severity.WARNING,
+        message_contains="only where the version test",
+        note="under a version test the linter cannot decide (a bound read from the environment): a Warning",
     ),
 )

@@ -44,4 +44,21 @@ VALID: tuple[Valid, ...] = (
         "use_model_defaults=False)\n",
         note="a user's own `generate` takes its own parameters (`use_model_defaults` included)",
     ),
+    Valid(
+        "import transformers\nfrom packaging import version\n" + _LOAD
+        + 'if version.parse(transformers.__version__) < version.parse("5.0.0"):\n'
+        "    out = model.generate(**inputs, max_new_tokens=5, use_model_defaults=False, return_legacy_cache=True)\n"
+        "else:\n    out = model.generate(**inputs, max_new_tokens=5)\n",
+        note="keywords 5.0 removed, passed only under a version test that excludes 5.x",
+    ),
+    Valid(
+        "import importlib.metadata\n\n" + _LOAD
+        + 'OLD_GENERATE = importlib.metadata.version("transformers").startswith("4.")\n'
+        "extra = {}\nif OLD_GENERATE:\n    out = model.generate(**inputs, max_new_tokens=5, use_model_defaults=False)\n",
+        note="a module-level flag computed from the installed version",
+    ),
+    Valid(
+        _LOAD + "out = model.generate(**inputs, max_new_tokens=5, use_model_defaults=None)\n",
+        note="a None value passes generate's check on every version",
+    ),
 )

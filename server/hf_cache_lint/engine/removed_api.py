@@ -1,0 +1,264 @@
+"""Uses of cache APIs the target transformers no longer has: imports of removed cache classes, attribute
+reads `transformers.HybridCache`, and calls of removed Cache methods (`to_legacy_cache()`,
+`DynamicCache.from_legacy_cache(...)`).
+
+Only uses that will run are reported: code under a version guard that excludes the target, under
+`if TYPE_CHECKING:`, inside a `try` whose handler catches the error (ImportError, AttributeError,
+Exception, a bare except), or behind a `hasattr(x, "name")` test is skipped. A use under a condition the
+analysis cannot decide carries that condition (a Warning, not an Error).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+from hf_cache_lint.engine.findings import Span
+from hf_cache_lint.engine.nodes import Node, code, span
+from hf_cache_lint.engine.version_guard import VersionGuards
+from hf_cache_lint.engine.versions import KEPT_IN_CACHE_UTILS, REMOVED_CACHE_CLASSES, Target
+
+UseKind = Literal["import", "attribute", "method"]
+
+_CACHE_MODULES = ("transformers", "transformers.cache_utils", "transformers.models.mamba.modeling_mamba")
+_CATCH_ALL = frozenset({"Exception", "BaseException"})
+_CATCHES: dict[UseKind, frozenset[str]] = {
+    "import": frozenset({"ImportError"}) | _CATCH_ALL,  # ModuleNotFoundError does not catch "cannot import name"
+    "attribute": frozenset({"AttributeError"}) | _CATCH_ALL,
+    "method": frozenset({"AttributeError"}) | _CATCH_ALL,
+}
+
+
+@dataclass(frozen=True)
+class RemovedApiUse:
+    """One use of a removed cache API that the code reaches.
+
+    `name`: the class or method; `module`: where it is imported from (import/attribute) or the receiver's
+    source text (method); `removed`: the first release without it; `span`: the name as written (for a method,
+    `.name(...)` through the call's closing parenthesis is the whole call); `condition`: an undecided condition
+    on the way, else None.
+    """
+
+    kind: UseKind
+    name: str
+    module: str
+    removed: str
+    span: Span
+    call_span: Span | None = None
+    argument_span: Span | None = None  # `from_legacy_cache(x)`: the argument `x`
+    condition: str | None = None
+
+
+@dataclass(frozen=True)
+class _Scope:
+    condition: str | None = None
+    caught: frozenset[str] = frozenset()  # exception names a surrounding try catches ("*": bare except)
+    probed: frozenset[str] = frozenset()  # names a surrounding hasattr/getattr test looks for
+
+
+def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGuards) -> tuple[RemovedApiUse, ...]:
+    """Every reached use of a cache API the target has removed, in source order."""
+    if target.version.major < 5 or not might_use_removed_api(text):  # every table entry is a 5.x removal
+        return ()
+    user_methods = {n.value for n in _names_defined(module)}
+    found: list[RemovedApiUse] = []
+    stack: list[tuple[Node, _Scope]] = [(module, _Scope())]
+    while stack:
+        node, scope = stack.pop()
+        t = node.type
+        if t == "if_stmt":
+            stack.extend(reversed(list(_if_branches(node, scope, guards))))
+            continue
+        if t == "try_stmt":
+            stack.extend(reversed(list(_try_parts(node, scope))))
+            continue
+        if t == "test" and len(node.children) == 5:  # a if c else b
+            stack.extend(reversed(list(_ternary(node, scope, guards))))
+            continue
+        if t == "import_from":
+            found.extend(_imports(node, target, scope))
+            continue
+        if t in ("power", "atom_expr"):
+            found.extend(_chain_uses(node, target, scope, guards, user_methods))
+        if hasattr(node, "children"):
+            stack.extend((c, scope) for c in reversed(node.children))
+    return tuple(sorted(found, key=lambda u: (u.span.start, u.name)))
+
+
+_IMPORT_FROM = re.compile(
+    r"^[ \t]*from[ \t]+transformers(?:\.cache_utils|\.models\.mamba\.modeling_mamba)?[ \t]+import\b(?:[^\n(]*\([^)]*\)|[^\n]*)",
+    re.MULTILINE)
+_ATTRIBUTE = re.compile(r"\.(?:" + "|".join(REMOVED_CACHE_CLASSES) + r")\b")
+
+
+def might_use_removed_api(text: str) -> bool:
+    """Cheap first (a prefilter beside engine/prefilter.py's): can the text hold a use of a removed cache API?"""
+    if "_legacy_cache(" in text:
+        return True
+    if not any(name in text for name in REMOVED_CACHE_CLASSES):
+        return False
+    if any(name in m[0] for m in _IMPORT_FROM.finditer(text) for name in REMOVED_CACHE_CLASSES):
+        return True
+    return _ATTRIBUTE.search(text) is not None
+
+
+def _handled(kind: UseKind, name: str, scope: _Scope) -> bool:
+    return "*" in scope.caught or bool(scope.caught & _CATCHES[kind]) or name in scope.probed
+
+
+def _imports(node: Node, target: Target, scope: _Scope) -> Iterator[RemovedApiUse]:
+    source = "".join(leaf.value for leaf in _leaves(node.children[1]))
+    if source not in _CACHE_MODULES:
+        return
+    for name_node in _imported_names(node):
+        name = name_node.value
+        removed = target.removed_cache_class(name)
+        if removed is None or _handled("import", name, scope):
+            continue
+        if source == "transformers.cache_utils" and name in KEPT_IN_CACHE_UTILS:
+            continue
+        if source == "transformers.cache_utils" and name == "MambaCache":
+            continue  # never lived there: that import fails on every version, not a 5.x change
+        yield RemovedApiUse("import", name, source, removed, span(name_node), condition=scope.condition)
+
+
+def _chain_uses(node: Node, target: Target, scope: _Scope, guards: VersionGuards,
+                user_methods: set[str]) -> Iterator[RemovedApiUse]:
+    kids = node.children
+    for i in range(1, len(kids)):
+        trailer = kids[i]
+        if trailer.type != "trailer" or trailer.children[0].value != "." or len(trailer.children) < 2:
+            continue
+        attr = trailer.children[1].value
+        receiver = kids[:i]
+        if i == 1 and kids[0].type == "name" and kids[0].value in guards.modules:
+            removed = target.removed_cache_class(attr)
+            if removed is not None and not _handled("attribute", attr, scope):
+                yield RemovedApiUse("attribute", attr, "transformers", removed, span(trailer.children[1]),
+                                    condition=scope.condition)
+            continue
+        removed = target.removed_cache_method(attr)
+        if removed is None or attr in user_methods or _handled("method", attr, scope):
+            continue
+        call = kids[i + 1] if i + 1 < len(kids) else None
+        if call is None or call.type != "trailer" or call.children[0].value != "(":
+            continue  # `getattr`-free references (`f = cache.to_legacy_cache`) fail only when called
+        argument = call.children[1] if len(call.children) == 3 else None
+        yield RemovedApiUse(
+            "method", attr, "".join(code(k) if j == 0 else k.get_code() for j, k in enumerate(receiver)),
+            removed, span(trailer.children[1]), Span(span(kids[0]).start, span(call).end),
+            span(argument) if argument is not None and argument.type not in ("arglist", "argument") else None,
+            condition=scope.condition)
+
+
+def _if_branches(node: Node, scope: _Scope, guards: VersionGuards) -> Iterator[tuple[Node, _Scope]]:
+    kids = node.children
+    i = 0
+    undecided: list[str] = []
+    while i < len(kids):
+        kid = kids[i]
+        if kid.type == "keyword" and kid.value in ("if", "elif"):
+            test, suite = kids[i + 1], kids[i + 3]
+            yield test, scope
+            decided = guards.decide(test)
+            if decided is False:
+                i += 4
+                continue
+            probed = scope.probed | _probed_names(test)
+            if decided is True:
+                yield suite, _Scope(scope.condition, scope.caught, probed)
+                return
+            text = code(test)
+            undecided.append(text)
+            yield suite, _Scope(scope.condition or text, scope.caught, probed)
+            i += 4
+        elif kid.type == "keyword" and kid.value == "else":
+            probed = scope.probed
+            for text in undecided:  # `if not hasattr(c, "to_legacy_cache"): ... else: c.to_legacy_cache()`
+                probed = probed | _probed_names_text(text)
+            condition = scope.condition or (f"not ({undecided[-1]})" if undecided else None)
+            yield kids[i + 2], _Scope(condition, scope.caught, probed)
+            return
+        else:
+            i += 1
+
+
+def _ternary(node: Node, scope: _Scope, guards: VersionGuards) -> Iterator[tuple[Node, _Scope]]:
+    body, test, other = node.children[0], node.children[2], node.children[4]
+    yield test, scope
+    decided = guards.decide(test)
+    probed = scope.probed | _probed_names(test)
+    if decided is not False:
+        yield body, _Scope(scope.condition if decided else scope.condition or code(test), scope.caught, probed)
+    if decided is not True:
+        yield other, _Scope(scope.condition if decided is False else scope.condition or f"not ({code(test)})",
+                            scope.caught, probed)
+
+
+def _try_parts(node: Node, scope: _Scope) -> Iterator[tuple[Node, _Scope]]:
+    kids = node.children
+    caught: set[str] = set()
+    for kid in kids:
+        if kid.type == "except_clause" and len(kid.children) >= 2:  # `except E`, `except (A, B) as e`
+            caught.update(leaf.value.rsplit(".", 1)[-1] for leaf in _leaves(kid.children[1]) if leaf.type == "name")
+        elif kid.type == "keyword" and kid.value == "except" and _bare(kids, kid):
+            caught.add("*")
+    body_seen = False
+    for kid in kids:
+        if kid.type == "suite" and not body_seen:
+            body_seen = True
+            yield kid, _Scope(scope.condition, scope.caught | frozenset(caught), scope.probed)
+        elif kid.type == "suite" or kid.type == "simple_stmt":
+            yield kid, scope
+
+
+def _bare(kids: list[Node], kw: Node) -> bool:
+    i = kids.index(kw)
+    return i + 1 < len(kids) and kids[i + 1].type == "operator" and kids[i + 1].value == ":"
+
+
+def _probed_names(test: Node) -> frozenset[str]:
+    return _probed_names_text(test.get_code())
+
+
+def _probed_names_text(text: str) -> frozenset[str]:
+    """Names a `hasattr(x, "name")` / `getattr(x, "name", ...)` test looks for."""
+    return frozenset(re.findall(r"""\b(?:hasattr|getattr)\s*\([^,()]*(?:\([^()]*\))?[^,()]*,\s*['"](\w+)['"]""", text))
+
+
+def _imported_names(node: Node) -> Iterator[Node]:
+    """The original names (not aliases) a `from m import ...` binds."""
+    for child in node.children[3:]:
+        if child.type == "name":
+            yield child
+        elif child.type == "import_as_name":
+            yield child.children[0]
+        elif child.type == "import_as_names":
+            for item in child.children:
+                if item.type == "name":
+                    yield item
+                elif item.type == "import_as_name":
+                    yield item.children[0]
+
+
+def _names_defined(module: Node) -> Iterator[Node]:
+    """Names of the functions the module defines (a user `to_legacy_cache` is not transformers')."""
+    stack = [module]
+    while stack:
+        node = stack.pop()
+        if node.type == "funcdef":
+            yield node.children[1]
+        if hasattr(node, "children"):
+            stack.extend(node.children)
+
+
+def _leaves(node: Node) -> Iterator[Node]:
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if hasattr(n, "children"):
+            stack.extend(reversed(n.children))
+        else:
+            yield n

@@ -1,0 +1,326 @@
+"""Conditions that compare the installed transformers version with a constant, decided for the target.
+
+Real projects guard version-specific code: `if is_transformers_version("<", "5"):`,
+`if version.parse(transformers.__version__) >= version.parse("5.0.0"):`,
+`if importlib.metadata.version("transformers").startswith("4."):`, or a module-level
+`TRANSFORMERS_5 = Version(transformers.__version__) >= Version("5")` read later. The code under such a
+guard runs only on the versions the guard admits, so a finding there holds only for those. `decide`
+answers True/False when the guard can be evaluated for the target, None when it cannot (then the
+branch is an ordinary unknown condition: a finding under it is at most a Warning).
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from hf_cache_lint.engine.nodes import Node, string_value
+from hf_cache_lint.engine.versions import Target
+
+
+@dataclass(frozen=True, order=True)
+class Release:
+    """A version as `packaging` orders it, for the releases this needs: X.Y.Z, with pre-releases
+    (`5.0.0.dev0`, `5.0.0rc1`) sorting before their release."""
+
+    numbers: tuple[int, ...]
+    final: bool = True
+
+    @staticmethod
+    def parse(text: str) -> Release | None:
+        m = re.fullmatch(r"\s*v?(\d+(?:\.\d+)*)((?:\.?(?:dev|a|b|rc|alpha|beta|pre|post)\d*)*)(\+\S*)?\s*", text)
+        if not m:
+            return None
+        numbers = tuple(int(n) for n in m[1].split("."))
+        while len(numbers) > 1 and numbers[-1] == 0:  # packaging: 5 == 5.0 == 5.0.0
+            numbers = numbers[:-1]
+        suffix = m[2] or ""
+        return Release(numbers, final=not suffix or "post" in suffix)
+
+
+_COMPARE: dict[str, Callable[[Any, Any], Any]] = {
+    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq, "!=": operator.ne,
+}
+_MISSING = object()
+# Callables that turn a version string into a comparable version (packaging.version.parse/Version,
+# pkg_resources.parse_version, distutils' LooseVersion/StrictVersion).
+_PARSERS = frozenset({"parse", "Version", "parse_version", "LooseVersion", "StrictVersion"})
+# Helpers of accelerate/peft/trl-style libraries: f(operation, version) compares the installed transformers.
+_COMPARERS = frozenset({"is_transformers_version"})
+
+
+class VersionGuards:
+    """Evaluates version guards of one module for one target version."""
+
+    def __init__(self, module: Node, target: Target) -> None:
+        self.target = target
+        self.version_text = str(target)
+        self.modules: set[str] = {"transformers"}  # names bound to the transformers module
+        self.version_names: set[str] = set()  # `from transformers import __version__ as v`
+        self.names: dict[str, object] = {}
+        for stmt in _top_level(module):
+            self._learn(stmt)
+
+    def decide(self, test: Node) -> bool | None:
+        """The guard's truth for the target, or None when it does not compare the version decidably."""
+        value = self._eval(test)
+        if value is _MISSING or not isinstance(value, bool):
+            return None
+        return value
+
+    def mentions_version(self, test: Node) -> bool:
+        """Does the condition read the transformers version at all (so an undecided guard is about it)?"""
+        text = test.get_code(include_prefix=False)
+        return "__version__" in text or "is_transformers_version" in text or ("transformers" in text and "version" in text)
+
+    # -- what the module binds ------------------------------------------------------------------------------
+
+    def _learn(self, stmt: Node) -> None:
+        t = stmt.type
+        if t == "import_name":
+            for dotted, alias in _import_names(stmt):
+                if dotted == "transformers":
+                    self.modules.add(alias or "transformers")
+        elif t == "import_from":
+            source = _dotted(stmt.children[1]) if len(stmt.children) > 1 else ""
+            for name, alias in _import_from_names(stmt):
+                if source == "transformers" and name == "__version__":
+                    self.version_names.add(alias or name)
+        elif t == "expr_stmt" and len(stmt.children) == 3 and stmt.children[1].type == "operator" \
+                and stmt.children[1].value == "=" and stmt.children[0].type == "name":
+            # Only names computed from the version: a name bound to a plain literal stays a flag (a CLI option
+            # or a test may rebind it), as for any other condition.
+            value = self._eval(stmt.children[2]) if self.mentions_version(stmt.children[2]) else _MISSING
+            name = stmt.children[0].value
+            if value is _MISSING:
+                self.names.pop(name, None)
+            else:
+                self.names[name] = value
+
+    # -- evaluation -----------------------------------------------------------------------------------------
+
+    def _eval(self, node: Node) -> object:
+        t = node.type
+        if t == "name":
+            if node.value in self.version_names:
+                return self.version_text
+            if node.value in ("TYPE_CHECKING",):
+                return False  # typing.TYPE_CHECKING is False whenever the code runs
+            return self.names.get(node.value, _MISSING)
+        if t in ("string", "strings"):
+            s = string_value(node)
+            return _MISSING if s is None else s
+        if t == "number":
+            try:
+                return int(node.value)
+            except ValueError:
+                return _MISSING
+        if t == "keyword" and node.value in ("True", "False"):
+            return node.value == "True"
+        if t == "atom" and len(node.children) == 3 and node.children[0].value == "(":
+            return self._eval(node.children[1])
+        if t == "not_test":
+            inner = self._eval(node.children[1])
+            return _MISSING if not isinstance(inner, bool) else not inner
+        if t in ("and_test", "or_test"):
+            return self._logic(node, t == "and_test")
+        if t == "comparison":
+            return self._comparison(node)
+        if t in ("power", "atom_expr"):
+            return self._chain(node)
+        return _MISSING
+
+    def _logic(self, node: Node, is_and: bool) -> object:
+        # Three-valued: `unknown and False` is False, `unknown or True` is True.
+        unknown = False
+        for operand in (c for c in node.children if c.type != "keyword"):
+            v = self._eval(operand)
+            if not isinstance(v, bool):
+                unknown = True
+            elif v != is_and:
+                return v
+        return _MISSING if unknown else is_and
+
+    def _comparison(self, node: Node) -> object:
+        kids = node.children
+        if len(kids) != 3 or kids[1].type != "operator" or kids[1].value not in _COMPARE:
+            return _MISSING
+        left, right = self._eval(kids[0]), self._eval(kids[2])
+        return _compare(left, kids[1].value, right)
+
+    def _chain(self, node: Node) -> object:
+        kids = node.children
+        if kids[0].type == "keyword" and kids[0].value == "await":
+            return _MISSING
+        value: object = _MISSING
+        dotted: str | None = None
+        head = kids[0]
+        if head.type == "name" and head.value not in self.version_names and head.value not in self.names:
+            dotted = head.value
+        else:
+            value = self._eval(head)
+        for i in range(1, len(kids)):
+            trailer = kids[i]
+            first = trailer.children[0].value if trailer.children else ""
+            if first == ".":
+                attr = trailer.children[1].value
+                if dotted is not None:
+                    dotted = f"{dotted}.{attr}"
+                    if attr == "__version__" and dotted.rsplit(".", 1)[0] in self.modules:
+                        value, dotted = self.version_text, None
+                    continue
+                value = _attribute(value, attr)
+            elif first == "(":
+                args = _call_arguments(trailer)
+                if dotted is not None:
+                    value, dotted = self._call(dotted, args), None
+                else:
+                    value = _method(value, args)
+            elif first == "[":
+                value = _subscript(value, trailer, self)
+            else:
+                return _MISSING
+            if value is _MISSING:
+                return _MISSING
+        if dotted is not None:
+            return self.names.get(dotted, _MISSING)
+        return value
+
+    def _call(self, dotted: str, args: list[Node]) -> object:
+        last = dotted.rsplit(".", 1)[-1]
+        values = [self._eval(a) for a in args]
+        if last in _PARSERS and len(values) == 1 and isinstance(values[0], str):
+            return Release.parse(values[0]) or _MISSING
+        if last == "version" and values == ["transformers"]:
+            return self.version_text  # importlib.metadata.version("transformers")
+        if last in _COMPARERS and len(values) == 2 and all(isinstance(v, str) for v in values):
+            op, wanted = values
+            installed, other = Release.parse(self.version_text), Release.parse(str(wanted))
+            if op in _COMPARE and installed is not None and other is not None:
+                return _COMPARE[str(op)](installed, other)
+            return _MISSING
+        if last == "int" and len(values) == 1 and isinstance(values[0], str) and values[0].isdigit():
+            return int(values[0])
+        return _MISSING
+
+
+def _compare(left: object, op: str, right: object) -> object:
+    if isinstance(left, str) and isinstance(right, Release):
+        left = Release.parse(left) or _MISSING
+    if isinstance(right, str) and isinstance(left, Release):
+        right = Release.parse(right) or _MISSING
+    if isinstance(left, Release) and isinstance(right, Release):
+        return _COMPARE[op](left, right)
+    if isinstance(left, str) and isinstance(right, str):
+        return _COMPARE[op](left, right)  # as Python compares strings: lexicographically
+    if isinstance(left, int) and isinstance(right, int) and not isinstance(left, bool):
+        return _COMPARE[op](left, right)
+    if isinstance(left, tuple) and isinstance(right, tuple):
+        return _COMPARE[op](left, right)
+    return _MISSING
+
+
+def _attribute(value: object, attr: str) -> object:
+    if isinstance(value, Release):
+        nums = (*value.numbers, 0, 0)
+        return {"major": nums[0], "minor": nums[1], "micro": nums[2]}.get(attr, _MISSING)
+    if isinstance(value, str) and attr in ("startswith", "split"):
+        return (value, attr)  # a bound method, applied by the call that follows
+    return _MISSING
+
+
+def _method(bound: object, args: list[Node]) -> object:
+    if not (isinstance(bound, tuple) and len(bound) == 2 and isinstance(bound[0], str)):
+        return _MISSING
+    text, name = bound
+    literals = [string_value(a) if a.type in ("string", "strings") else None for a in args]
+    if name == "startswith" and len(literals) == 1 and literals[0] is not None:
+        return text.startswith(literals[0])
+    if name == "split" and len(literals) == 1 and literals[0] is not None:
+        return tuple(text.split(literals[0]))
+    return _MISSING
+
+
+def _subscript(value: object, trailer: Node, guards: VersionGuards) -> object:
+    index = guards._eval(trailer.children[1])
+    if isinstance(value, tuple) and isinstance(index, int) and not isinstance(index, bool):
+        try:
+            return value[index]
+        except IndexError:
+            return _MISSING
+    return _MISSING
+
+
+def _call_arguments(trailer: Node) -> list[Node]:
+    if len(trailer.children) < 3:
+        return []
+    inner = trailer.children[1]
+    if inner.type == "arglist":
+        return [c for c in inner.children if not (c.type == "operator" and c.value == ",")]
+    if inner.type == "argument":
+        return [_MISSING_NODE]  # a keyword or star argument: not a shape decided here
+    return [inner]
+
+
+class _Unknown:
+    type = "unknown"
+
+
+_MISSING_NODE = _Unknown()
+
+
+def _top_level(module: Node) -> Iterator[Node]:
+    """The module's top-level simple statements, also inside top-level `try` bodies (guarded imports)."""
+    for stmt in module.children:
+        if stmt.type == "simple_stmt":
+            yield from (s for s in stmt.children if s.type not in ("newline", "operator"))
+        elif stmt.type in ("import_name", "import_from", "expr_stmt"):
+            yield stmt
+        elif stmt.type == "try_stmt":
+            for part in stmt.children:
+                if part.type == "suite":
+                    for s in part.children:
+                        if s.type == "simple_stmt":
+                            yield from (x for x in s.children if x.type not in ("newline", "operator"))
+                    break
+
+
+def _dotted(node: Node) -> str:
+    return "".join(leaf.value for leaf in _leaves(node))
+
+
+def _leaves(node: Node) -> Iterator[Node]:
+    if hasattr(node, "children"):
+        for c in node.children:
+            yield from _leaves(c)
+    else:
+        yield node
+
+
+def _import_names(stmt: Node) -> Iterator[tuple[str, str | None]]:
+    """`import a.b as c, d`: ("a.b", "c"), ("d", None)."""
+    body = stmt.children[1]
+    items = body.children if body.type == "dotted_as_names" else [body]
+    for item in items:
+        if item.type == "operator":
+            continue
+        if item.type == "dotted_as_name":
+            yield _dotted(item.children[0]), item.children[2].value
+        else:
+            yield _dotted(item), None
+
+
+def _import_from_names(stmt: Node) -> Iterator[tuple[str, str | None]]:
+    """`from m import a as b, c`: ("a", "b"), ("c", None)."""
+    names = stmt.children[-1]
+    if names.type == "operator" and names.value == ")":
+        names = stmt.children[-2]
+    items = names.children if names.type == "import_as_names" else [names]
+    for item in items:
+        if item.type == "import_as_name":
+            yield item.children[0].value, item.children[2].value
+        elif item.type == "name":
+            yield item.value, None

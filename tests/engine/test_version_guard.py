@@ -1,0 +1,65 @@
+"""Version tests in conditions, decided for the target as Python and `packaging` would decide them."""
+
+from __future__ import annotations
+
+import parso
+import pytest
+
+from hf_cache_lint.engine.version_guard import Release, VersionGuards
+from hf_cache_lint.engine.versions import Target
+
+HEAD = ("import importlib.metadata\nimport transformers\nimport transformers as tf\nfrom packaging import version\n"
+        "from packaging.version import Version\nfrom transformers import __version__ as TV\n")
+
+
+def decide(condition: str, version: str, prelude: str = "") -> bool | None:
+    module = parso.parse(HEAD + prelude + f"if {condition}:\n    pass\n")
+    guards = VersionGuards(module, Target.of(version))
+    test = module.children[-2].children[1]  # the if statement (the last child is the end marker)
+    return guards.decide(test)
+
+
+@pytest.mark.parametrize(("condition", "old", "new"), [
+    ('version.parse(transformers.__version__) < version.parse("5.0.0")', True, False),
+    ('version.parse(transformers.__version__) >= version.parse("5.0.0.dev0")', False, True),
+    ('Version(tf.__version__) >= Version("5")', False, True),
+    ('version.parse(TV).major >= 5', False, True),
+    ('importlib.metadata.version("transformers").startswith("4.")', True, False),
+    ('int(transformers.__version__.split(".")[0]) < 5', True, False),
+    ('is_transformers_version("<", "5")', True, False),
+    ('is_transformers_version(">=", "4.57.0")', True, True),
+    ('not is_transformers_version(">=", "5.0")', True, False),
+    ('transformers.__version__ >= "5"', False, True),  # a string comparison, as Python does it
+    ('is_transformers_version("<", "5") and flag', None, False),  # False and anything is False
+    ('is_transformers_version("<", "5") or flag', True, None),
+    ("TYPE_CHECKING", False, False),
+])
+def test_guards_decide_like_the_running_code(condition: str, old: bool | None, new: bool | None) -> None:
+    assert decide(condition, "4.57.6") is old
+    assert decide(condition, "5.24.0") is new
+
+
+def test_a_module_level_name_computed_from_the_version_is_decided() -> None:
+    prelude = 'TF5 = version.parse(transformers.__version__) >= version.parse("5.0.0")\n'
+    assert decide("TF5", "4.57.6", prelude) is False
+    assert decide("not TF5", "4.57.6", prelude) is True
+    assert decide("TF5", "5.23.0", prelude) is True
+
+
+@pytest.mark.parametrize("condition", [
+    "flag", "args.old_api", 'version.parse(transformers.__version__) >= version.parse(os.environ["MIN"])',
+    'version.parse(torch.__version__) >= version.parse("2.0")',
+])
+def test_anything_else_stays_undecided(condition: str) -> None:
+    assert decide(condition, "5.24.0") is None
+
+
+def test_a_name_bound_to_a_plain_literal_is_not_a_version_guard() -> None:
+    assert decide("OLD", "5.24.0", "OLD = False\n") is None
+
+
+def test_releases_order_as_packaging_does() -> None:
+    assert Release.parse("5") == Release.parse("5.0.0")
+    assert Release.parse("5.0.0.dev0") < Release.parse("5.0.0") < Release.parse("5.0.1")
+    assert Release.parse("4.57.6") < Release.parse("5.0.0rc1")
+    assert Release.parse("not a version") is None
