@@ -21,7 +21,7 @@ ORACLE_DIR = Path(os.environ.get("ORACLE_DIR") or REPO / ".cache" / "oracle")  #
 VENV_PYTHON = ORACLE_DIR / "venv" / "bin" / "python"
 WORKER = Path(__file__).resolve().parent / "worker" / "main.py"
 SETUP_HINT = "run `bash scripts/setup-oracle.sh` (builds .cache/oracle/, ~2 min, PyPI only)"
-KINDS = ("HFC001", "HFC002", "HFC004", "HFC005", "OTHER", "OK")
+KINDS = ("HFC001", "HFC002", "HFC004", "HFC005", "HFC007", "OTHER", "OK")
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,8 @@ class Snippet:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What the real run raised. `detail` is the cache keyword named in an HFC001 message."""
+    """What the real run raised. `detail` is the cache keyword named in an HFC001 message (for HFC007, the
+    removed class or method)."""
 
     kind: str
     message: str = ""

@@ -50,7 +50,9 @@ def expected_kind(label: str) -> str:
 def test_runtime_matches_label(oracle: Oracle, case: CorpusCase, version: str) -> None:
     label = case.labels[version]
     got = oracle.outcome(version, case.snippet.id)
-    assert got.kind == expected_kind(label), (
+    # labels.tsv predates HFC007: a removed cache API's ImportError/AttributeError is labelled OTHER there.
+    kind = "OTHER" if got.kind == "HFC007" else got.kind
+    assert kind == expected_kind(label), (
         f"{case.name} on transformers {version}: label {label}, real run {got.describe()}\n{got.output}")
     if label != "-" and case.line is not None:
         assert got.line == case.line, f"raised at line {got.line}, label says {case.line}: {got.describe()}"

@@ -64,6 +64,9 @@ def test_example(rule: Rule, ex: Valid | Invalid, version: str, tmp_path: Path) 
             assert apply_edits(ex.code, fix.edits) == expected
         if f.fixes:
             assert f.fixes[0].preferred and sum(x.preferred for x in f.fixes) == 1
+            assert ex.fixed, f"{rule.code} INVALID example {ex.note!r} pins no fix result"
+        else:
+            assert not ex.fixed, "the example pins fixes the finding does not offer"
 
 
 @pytest.mark.parametrize("rule", ALL_RULES, ids=lambda r: r.code)
@@ -72,5 +75,5 @@ def test_rule_has_docs_sections_and_enough_examples(rule: Rule) -> None:
                     "## Versions"):
         assert heading in rule.docs, f"{rule.code} docs lack {heading}"
     assert rule.invalid and rule.valid
-    for ex in rule.invalid:
-        assert ex.fixed, f"{rule.code} INVALID example {ex.note!r} pins no fix result"
+    # A fix result is pinned wherever a finding offers fixes (test_example); some findings have none to offer.
+    assert any(ex.fixed for ex in rule.invalid), f"{rule.code} pins no fix result at all"

@@ -39,6 +39,9 @@ import web  # noqa: E402
 # thread pool) re-applies it and trips "pool INTERNAL ASSERT FAILED ... Invalid thread pool!".
 
 CHILD_MEMORY_BYTES = 6 << 30  # address-space cap per snippet (tiny models need well under 1 GiB)
+REMOVED_IMPORT = re.compile(r"cannot import name '(\w*Cache)' from 'transformers[\w.]*'")
+REMOVED_ATTRIBUTE = re.compile(r"has no attribute '?(to_legacy_cache|from_legacy_cache)'?|"
+                               r"module transformers has no attribute (\w*Cache)\b")
 CONFLICT = re.compile(r"Passing both `cache_implementation` .* and `(\w+)` \(a Cache object\)")
 
 
@@ -57,6 +60,15 @@ def classify(exc: BaseException | None) -> tuple[str, str]:
             return "HFC004", ""
         if "`model_kwargs` are not used by the model" in msg:
             return "HFC005", ""
+    # A cache API 5.x removed (HFC007): a cache class that no longer imports, or a removed Cache method.
+    if isinstance(exc, ImportError):
+        m = REMOVED_IMPORT.search(msg)
+        if m:
+            return "HFC007", m.group(1)
+    if isinstance(exc, AttributeError):
+        m = REMOVED_ATTRIBUTE.search(msg)
+        if m:
+            return "HFC007", m.group(1) or m.group(2)
     return "OTHER", ""
 
 

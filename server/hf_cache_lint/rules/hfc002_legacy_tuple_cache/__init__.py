@@ -41,6 +41,8 @@ class LegacyTupleCache(Rule):
                 ci = call.cache_implementation
                 if ci is not None and conflicts(target, call, arg, ci):
                     continue  # the conflict check runs first (HFC001)
+                if _from_removed_to_legacy(target, call, arg):
+                    continue  # `to_legacy_cache()` itself raises first on this version (HFC007)
                 seen.add(arg.span)
                 yield self.finding(analysis, call, arg)
 
@@ -100,6 +102,16 @@ class LegacyTupleCache(Rule):
             "**Fixes**: pass the `Cache` object the tuple came from, or wrap the tuple: `DynamicCache(legacy)` "
             "(works in 4.x and 5.x; `DynamicCache.from_legacy_cache` and `to_legacy_cache` are gone in 5.x).",
         ])
+
+
+def _from_removed_to_legacy(target: Target, call: GenerateCall, arg: CacheArg) -> bool:
+    """The tuple comes from `to_legacy_cache()`, which the target no longer has: that call fails first."""
+    if target.removed_cache_method("to_legacy_cache") is None:
+        return False
+    kw = _written(call, arg)
+    if kw is not None and kw.value_text.endswith(_TO_LEGACY):
+        return True
+    return arg.origin is not None and arg.origin.description == "to_legacy_cache()"
 
 
 def _written(call: GenerateCall, arg: CacheArg) -> Keyword | None:

@@ -18,8 +18,9 @@ _IMPORT = ("from transformers import AutoModelForCausalLM, AutoTokenizer\n",
 
 # 4.x converts the tuple and only warns; 5.x raise.
 _WARN_457 = {"severity": {"4.57.6": Severity.WARNING}, "runtime": {"4.57.6": "OK"}}
-# 5.x lost `to_legacy_cache()`: the run stops there with an AttributeError before generate.
-_GONE_5X = {"severity": {"4.57.6": Severity.WARNING}, "runtime": {"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER"}}
+# 5.x lost `to_legacy_cache()`: the run stops there with an AttributeError before generate (HFC007 reports it).
+_GONE_5X = {"versions": ("4.57.6",), "severity": Severity.WARNING,
+            "runtime": {"4.57.6": "OK", "5.23.0": "HFC007", "5.24.0": "HFC007"}}
 
 
 

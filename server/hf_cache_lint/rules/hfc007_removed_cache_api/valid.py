@@ -1,0 +1,39 @@
+"""HFC007 examples that must not be flagged (each runs clean under the oracle)."""
+
+from __future__ import annotations
+
+from hf_cache_lint.rules.base import Valid
+from hf_cache_lint.rules.hfc007_removed_cache_api.examples import _GEN, _LOAD
+
+VALID: tuple[Valid, ...] = (
+    Valid(
+        "try:\n    from transformers import HybridCache\nexcept ImportError:  # transformers 5.x\n"
+        "    HybridCache = None\n" + _LOAD,
+        note="an import whose ImportError is handled",
+    ),
+    Valid(
+        "import transformers\nfrom packaging import version\n\n"
+        'if version.parse(transformers.__version__) < version.parse("5.0.0"):\n'
+        "    from transformers import SlidingWindowCache\n" + _LOAD,
+        note="an import only under a version test that excludes 5.x",
+    ),
+    Valid(
+        _LOAD + _GEN + "cache = out.past_key_values\n"
+        'legacy = cache.to_legacy_cache() if hasattr(cache, "to_legacy_cache") else cache\n',
+        note="`to_legacy_cache()` only where `hasattr` says it exists",
+    ),
+    Valid(
+        "from transformers.cache_utils import SlidingWindowCache\n" + _LOAD,
+        note="`SlidingWindowCache` from `transformers.cache_utils`, which 5.x still has",
+    ),
+    Valid(
+        "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from transformers import HybridCache\n" + _LOAD,
+        note="an import for type checkers only",
+    ),
+    Valid(
+        "import importlib.metadata\n\n"
+        'if importlib.metadata.version("transformers").startswith("4."):\n'
+        "    from transformers import OffloadedCache\n" + _LOAD,
+        note="a version test on the installed distribution",
+    ),
+)
