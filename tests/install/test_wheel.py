@@ -67,7 +67,8 @@ def hook(event, args):
 sys.addaudithook(hook)
 from hf_cache_lint.cli import main
 
-codes = [main(["check", "examples/", "--format", "json"]), main(["rule", "HFC001"])]
+# --no-cache: a result-cache hit would skip the engine, and with it the reads this records.
+codes = [main(["check", "examples/", "--format", "json", "--no-cache"]), main(["rule", "HFC001"])]
 import hf_cache_lint.lsp.server  # the language server's modules and whatever they read on import
 json.dump({"root": root, "opened": sorted(opened), "codes": codes}, open(sys.argv[1], "w"))
 '''
@@ -91,3 +92,14 @@ def test_installed_package_opens_only_what_its_wheel_installed(installed: Instal
     assert "rules/hfc001_cache_conflict/docs.md" in opened  # the hook sees the reads at all
     assert "data/hub_defaults.json" in opened
     assert not opened - installed_files, f"opened but not installed by the wheel: {sorted(opened - installed_files)}"
+
+
+def test_the_language_server_dependencies_are_required_and_lsp_stays_an_extra(built: Built) -> None:
+    """A plain `pip install hf-cache-lint` runs `serve`; `hf-cache-lint[lsp]` (older docs, scripts) still resolves."""
+    with zipfile.ZipFile(built.wheel) as whl:
+        (name,) = [n for n in whl.namelist() if n.endswith(".dist-info/METADATA")]
+        metadata = whl.read(name).decode("utf-8").splitlines()
+    required = {line.split(":", 1)[1].strip().split("<")[0].split(">")[0].split("=")[0].split(";")[0].strip()
+                for line in metadata if line.startswith("Requires-Dist:") and "extra ==" not in line}
+    assert {"pygls", "lsprotocol", "jedi", "parso"} <= required, required
+    assert "Provides-Extra: lsp" in metadata
