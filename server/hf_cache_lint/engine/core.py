@@ -59,7 +59,7 @@ class Core:
         # receiver's `.generate(...)` may be one of them, which takes its own parameters.
         self.own_generate: set[str] = set()
         # `config.cache_implementation = "..."` is silent until generate, validate() or save_pretrained() reads
-        # the config (FACTS.md §3): the literal waits here, by the assignment's span, until one does.
+        # the config (docs/facts.md §3): the literal waits here, by the assignment's span, until one does.
         self.pending_ci: dict[Span, CiValue] = {}
         self.unsloth_fast_disabled: bool | None = None  # decided when unsloth is first imported
         # Folders this module saved a model or GenerationConfig to: resolved path -> its cache_implementation.
