@@ -1,6 +1,11 @@
 """Benchmark `hf-cache-lint check` against `ruff check` on the transformers source tree (not a test).
 
-    python bench/bench_cli.py [--rounds N] [--tree DIR] [--ruff-rules all|default] [--jobs N] [--breakdown]
+    python bench/bench_cli.py [--rounds N] [--tree DIR] [--ruff-rules F|all|default] [--jobs N]
+                              [--mode cold|warm|pool] [--breakdown N]
+
+--mode cold (default): ours with --no-cache against `ruff check --no-cache`; warm: ours answering from a
+primed result cache (HF_CACHE_LINT_CACHE_DIR in a temporary folder) against the same cold Ruff; pool:
+ours with the default pool sizing against ours with --jobs 1 (both --no-cache), the "never slower" check.
 
 The tree: --tree, else a transformers package in an oracle venv under .cache/oracle, else
 .cache/bench/transformers-<V>/transformers unpacked from the wheel (`pip download`, never imported).
@@ -18,13 +23,14 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import zipfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-VERSION = "5.23.0"
+VERSION = "5.24.0"
 
 # Runs argv, then prints the peak RSS (KiB) of the largest process among its waited-for descendants
 # and their CPU seconds (user + system): CPU time moves less than wall time on a shared machine.
@@ -41,6 +47,8 @@ def find_tree(explicit: str | None) -> Path:
     if explicit:
         return Path(explicit).resolve()
     oracle = ROOT / ".cache" / "oracle"
+    if (oracle / f"tf-{VERSION}" / "transformers" / "__init__.py").is_file():
+        return (oracle / f"tf-{VERSION}" / "transformers").resolve()
     if oracle.is_dir():
         found = sorted(oracle.glob("**/site-packages/transformers/__init__.py"))
         preferred = [p for p in found if f"transformers-{VERSION}.dist-info" in
@@ -77,10 +85,10 @@ class Sample:
     cpu_s: float
 
 
-def measure(argv: list[str], cwd: Path) -> Sample:
+def measure(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> Sample:
     start = time.perf_counter()
     out = subprocess.run([sys.executable, "-c", _WRAPPER, *argv], cwd=cwd, capture_output=True, text=True,
-                         check=True).stdout
+                         check=True, env=env).stdout
     wall = time.perf_counter() - start
     rss, cpu = out.strip().splitlines()[-1].split()
     return Sample(wall, int(rss) / 1024, float(cpu))
@@ -110,13 +118,14 @@ def breakdown(tree: Path, limit: int) -> dict[str, float]:
     from hf_cache_lint.cli_support.discovery import discover
     from hf_cache_lint.cli_support.gitignore import PathSpec
     from hf_cache_lint.engine import interp
-    from hf_cache_lint.engine.api import might_matter
     from hf_cache_lint.engine.context import Context
+    from hf_cache_lint.engine.gate import cannot_hold_finding
+    from hf_cache_lint.engine.prefilter import might_matter
     from hf_cache_lint.engine.text import decode_source
     from hf_cache_lint.rules import ALL_RULES
 
     files = discover([str(tree)], PathSpec(), tree).files[:limit]
-    t = dict.fromkeys(("read", "prefilter", "parse", "interpret", "rules"), 0.0)
+    t = dict.fromkeys(("read", "prefilter", "gate", "parse", "interpret", "rules"), 0.0)
     parsed = parsed_bytes = 0
     for f in files:
         a = time.perf_counter()
@@ -128,6 +137,12 @@ def breakdown(tree: Path, limit: int) -> dict[str, float]:
         t["prefilter"] += c - b
         if not keep:
             continue
+        skip = cannot_hold_finding(text, str(f.path), Context(workspace=tree))
+        c2 = time.perf_counter()
+        t["gate"] += c2 - c
+        if skip:
+            continue
+        c = c2
         parsed, parsed_bytes = parsed + 1, parsed_bytes + len(text)
         try:
             tree_ = interp.parse(text)
@@ -143,7 +158,8 @@ def breakdown(tree: Path, limit: int) -> dict[str, float]:
         t["interpret"] += e - d
         t["rules"] += g - e
     total = sum(t.values())
-    print(f"\nbreakdown over {len(files)} files ({parsed} passed the prefilter, {parsed_bytes / 1e6:.1f} MB parsed), "
+    print(f"\nbreakdown over {len(files)} files ({parsed} passed the prefilter and the gate, "
+          f"{parsed_bytes / 1e6:.1f} MB parsed), "
           f"one process:")
     for k, v in t.items():
         print(f"  {k:<10} {v:8.2f} s  {100 * v / total:5.1f} %")
@@ -156,8 +172,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--tree", help="folder to lint (default: a transformers package, see above)")
-    ap.add_argument("--ruff-rules", choices=("all", "default"), default="all")
-    ap.add_argument("--jobs", type=int, default=0, help="our --jobs (0: one per CPU, like Ruff's threads)")
+    ap.add_argument("--ruff-rules", choices=("F", "all", "default"), default="F")
+    ap.add_argument("--jobs", type=int, default=0, help="our --jobs (0: sized from the work, at most one per CPU)")
+    ap.add_argument("--mode", choices=("cold", "warm", "pool"), default="cold")
     ap.add_argument("--breakdown", type=int, metavar="N", default=0,
                     help="also time the phases of our check in-process over the first N files")
     args = ap.parse_args()
@@ -169,17 +186,30 @@ def main() -> int:
         return 2
     files, size = count_files(tree)
     cwd, target = tree.parent, tree.name
-    ours = [sys.executable, "-m", "hf_cache_lint", "check", "--format", "json", "--exit-zero",
-            "--jobs", str(args.jobs), target]
+    base = [sys.executable, "-m", "hf_cache_lint", "check", "--format", "json", "--exit-zero"]
+    ours = [*base, "--jobs", str(args.jobs), *([] if args.mode == "warm" else ["--no-cache"]), target]
     # --isolated: no pyproject of ours (ruff would find this repo's excludes); json output like ours.
     theirs = [ruff, "check", "--isolated", "--no-cache", "--exit-zero", "--output-format", "json", target]
-    if args.ruff_rules == "all":
-        theirs[2:2] = ["--select", "ALL"]
-    print(f"tree: {tree} ({files} files, {size / 1e6:.1f} MB); {os.cpu_count()} CPUs; load {os.getloadavg()}")
+    if args.ruff_rules != "default":
+        theirs[2:2] = ["--select", args.ruff_rules.upper()]
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # users have .pyc files; compiling ours every run is not the tool
+    env["PYTHONPATH"] = str(ROOT / "server")
+    cache_dir = tempfile.mkdtemp(prefix="hf-cache-lint-bench-cache-")
+    env["HF_CACHE_LINT_CACHE_DIR"] = cache_dir
+    yardstick = ("ruff", theirs)
+    if args.mode == "pool":
+        yardstick = ("ours --jobs 1", [*base, "--jobs", "1", "--no-cache", target])
+    if args.mode == "warm":
+        subprocess.run(ours, cwd=cwd, env=env, capture_output=True, check=False)  # prime the cache
+    print(f"tree: {tree} ({files} files, {size / 1e6:.1f} MB); {os.cpu_count()} CPUs; load {os.getloadavg()}; "
+          f"mode {args.mode}")
     result: dict[str, object] = {"tree": str(tree), "files": files, "bytes": size, "cpus": os.cpu_count(),
-                                 "python": platform.python_version(), "ruff_rules": args.ruff_rules}
+                                 "python": platform.python_version(), "ruff_rules": args.ruff_rules,
+                                 "mode": args.mode}
     if args.rounds > 0:
-        result.update(race(args.rounds, files, ours, theirs, cwd))
+        result.update(race(args.rounds, files, ("hf-cache-lint", ours), yardstick, cwd, env))
+    shutil.rmtree(cache_dir, ignore_errors=True)
     if args.breakdown:
         result["breakdown"] = breakdown(tree, args.breakdown)
     out = ROOT / "bench" / "results"
@@ -188,25 +218,28 @@ def main() -> int:
     return 0
 
 
-def race(rounds: int, files: int, ours: list[str], theirs: list[str], cwd: Path) -> dict[str, object]:
-    """Alternate the two tools `rounds` times; print and return the summaries."""
-    samples: dict[str, list[Sample]] = {"hf-cache-lint": [], "ruff": []}
+def race(rounds: int, files: int, a_cmd: tuple[str, list[str]], b_cmd: tuple[str, list[str]], cwd: Path,
+         env: dict[str, str]) -> dict[str, object]:
+    """Alternate the two commands `rounds` times; print and return the summaries and the ratio."""
+    samples: dict[str, list[Sample]] = {a_cmd[0]: [], b_cmd[0]: []}
+    ratios = []
     for i in range(rounds):
-        for tool, argv in (("hf-cache-lint", ours), ("ruff", theirs)):
-            s = measure(argv, cwd)
+        for tool, argv in (a_cmd, b_cmd):
+            s = measure(argv, cwd, env)
             samples[tool].append(s)
             print(f"  round {i + 1}: {tool:<13} {s.wall_s:7.2f} s  CPU {s.cpu_s:7.2f} s  "
                   f"peak RSS {s.peak_rss_mib:7.1f} MiB", flush=True)
-    a = summarise("hf-cache-lint", ours, samples["hf-cache-lint"], files)
-    b = summarise("ruff", theirs, samples["ruff"], files)
+        ratios.append(samples[a_cmd[0]][-1].wall_s / samples[b_cmd[0]][-1].wall_s)
+    a = summarise(a_cmd[0], a_cmd[1], samples[a_cmd[0]], files)
+    b = summarise(b_cmd[0], b_cmd[1], samples[b_cmd[0]], files)
     print(f"\n{'tool':<14}{'median s':>10}{'min s':>9}{'files/s':>10}{'CPU s':>9}{'peak RSS MiB':>14}")
     for s in (a, b):
         print(f"{s.tool:<14}{s.median_s:>10.2f}{s.min_s:>9.2f}{s.files_per_s:>10.1f}{s.median_cpu_s:>9.2f}"
               f"{s.peak_rss_mib:>14.1f}")
-    ratio = a.median_s / b.median_s
-    print(f"ratio ours/ruff: {ratio:.2f}x median wall, {a.min_s / b.min_s:.2f}x min wall, "
+    ratio = statistics.median(ratios)
+    print(f"ratio {a.tool}/{b.tool}: {ratio:.2f}x (median of per-round wall ratios), "
           f"{a.median_cpu_s / b.median_cpu_s:.2f}x CPU")
-    return {"ratio": round(ratio, 3), "ours": asdict(a), "ruff": asdict(b), "load_after": os.getloadavg()}
+    return {"ratio": round(ratio, 3), "ours": asdict(a), "yardstick": asdict(b), "load_after": os.getloadavg()}
 
 
 if __name__ == "__main__":

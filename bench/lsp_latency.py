@@ -1,7 +1,9 @@
 """didChange -> publishDiagnostics latency of `hf-cache-lint` and `ruff server`, side by side.
 
-    python bench/lsp_latency.py [--edits 200] [--json out.json]
+    python bench/lsp_latency.py [--rounds 3] [--edits 200] [--big-edits 40] [--json out.json]
 
+Servers: ours, the floor (bench/baseline_server.py: pygls + ast.parse + an empty publish) and `ruff server`,
+alternating within each round; every figure is the median over rounds.
 For each server and each file (a 100-line script, and transformers' own generation/utils.py):
 cold first diagnostics (process spawn -> first publishDiagnostics after didOpen), then N
 incremental edits, each waited for (p50/p95 of didChange -> publishDiagnostics of that version),
@@ -230,37 +232,65 @@ def peak_rss_mb(pid: int) -> float:
 
 SERVERS = {
     "hf-cache-lint": ([sys.executable, "-m", "hf_cache_lint.lsp"], {"debounceMs": 0}),
+    # The floor: pygls + ast.parse + an empty publish (bench/baseline_server.py). Our targets are ratios to it.
+    "ast baseline": ([sys.executable, str(Path(__file__).resolve().parent / "baseline_server.py")], None),
     "ruff server": ([shutil.which("ruff") or "ruff", "server"], None),
 }
 
 
+def _median_run(runs: list[Run]) -> Run:
+    """Per figure, the median over rounds (a slow or a lucky round moves nothing)."""
+    first = runs[0]
+    med = {k: round(statistics.median(getattr(r, k) for r in runs), 2)
+           for k in ("cold_ms", "initialize_ms", "p50_ms", "p95_ms", "peak_rss_mb")}
+    return Run(first.server, first.file, first.lines, edits=first.edits, **med)
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--edits", type=int, default=200)
+    parser.add_argument("--edits", type=int, default=200, help="edits per run on the 100-line script")
+    parser.add_argument("--big-edits", type=int, default=40, help="edits per run on generation/utils.py")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds; figures are the median over rounds")
+    parser.add_argument("--servers", default=",".join(SERVERS), help="comma-separated subset of: " + ", ".join(SERVERS))
+    parser.add_argument("--small-only", action="store_true", help="skip generation/utils.py")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
+    chosen = {k: SERVERS[k] for k in args.servers.split(",")}
     # Outside the repository: its pyproject excludes .cache from ruff, which would then lint nothing.
     work = Path(tempfile.mkdtemp(prefix="hf-cache-lint-bench-"))
     small = work / "script_100.py"
     small.write_text(script_100_lines())
-    big = work / "generation_utils.py"
-    big.write_text(generation_utils().read_text())
-    runs = []
-    for path in (small, big):
-        for name, (command, options) in SERVERS.items():
-            runs.append(await bench(name, command, options, path, args.edits))
-            print(json.dumps(asdict(runs[-1])), flush=True)
-        runs.append(engine_only(path, args.edits))
-        print(json.dumps(asdict(runs[-1])), flush=True)
+    files = [(small, args.edits)]
+    if not args.small_only:
+        big = work / "generation_utils.py"
+        big.write_text(generation_utils().read_text())
+        files.append((big, args.big_edits))
+    per: dict[tuple[str, str], list[Run]] = {}
+    load = os.getloadavg()[0]
+    for rnd in range(args.rounds):
+        for path, edits in files:
+            # Servers alternate within a round, so a change of load hits all of them.
+            for name, (command, options) in chosen.items():
+                run = await bench(name, command, options, path, edits)
+                per.setdefault((name, path.name), []).append(run)
+                print(f"round {rnd + 1}: " + json.dumps(asdict(run)), flush=True)
+    runs = [_median_run(v) for v in per.values()]
+    for path, edits in files:
+        runs.append(engine_only(path, edits))
     print()
+    print(f"median of {args.rounds} rounds, load average {load:.1f} at start")
     print(f"{'file':<22}{'server':<15}{'cold ms':>9}{'init ms':>9}{'p50 ms':>9}{'p95 ms':>9}{'RSS MB':>8}")
     for r in runs:
         print(f"{r.file:<22}{r.server:<15}{r.cold_ms:>9}{r.initialize_ms:>9}{r.p50_ms:>9}{r.p95_ms:>9}"
               f"{r.peak_rss_mb:>8}")
-    for path in (small, big):
-        ours, ruff = (next(r for r in runs if r.file == path.name and r.server == s) for s in SERVERS)
-        print(f"{path.name}: p95 ratio {ours.p95_ms / ruff.p95_ms:.2f}x, p50 ratio {ours.p50_ms / ruff.p50_ms:.2f}x, "
-              f"cold ratio {ours.cold_ms / ruff.cold_ms:.2f}x (target: p95 <= 2x, cold < 1500 ms)")
+    for path, _ in files:
+        ours = next((r for r in runs if r.file == path.name and r.server == "hf-cache-lint"), None)
+        for other in ("ast baseline", "ruff server"):
+            base = next((r for r in runs if r.file == path.name and r.server == other), None)
+            if ours and base:
+                print(f"{path.name} vs {other}: p50 {ours.p50_ms / base.p50_ms:.2f}x, p95 {ours.p95_ms / base.p95_ms:.2f}x, "
+                      f"spawn->first diagnostics {ours.cold_ms / base.cold_ms:.2f}x, "
+                      f"spawn->initialized {ours.initialize_ms / base.initialize_ms:.2f}x")
     if args.json:
         args.json.write_text(json.dumps([asdict(r) for r in runs], indent=2))
 

@@ -4,7 +4,7 @@ Most files of a real tree never reach the parser (the text prefilter rules them 
 so the work a pool could share is the bytes of the files that pass it, not the number of files. The
 parent reads every file once (the cache hashes exactly those bytes), answers cache hits and files the
 prefilter rules out itself, and starts workers only for enough bytes to parse: a worker costs a fork and
-pickling both ways, which a few small files never pay back (bench/bench_pool.py measured it).
+pickling both ways, which a few small files never pay back (bench/bench_cli.py --mode pool measures it).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import total_ordering
+from functools import lru_cache, total_ordering
 
 NEWEST = "5.24.0"
 
@@ -19,6 +19,7 @@ class Version:
     patch: int = 0
 
     @staticmethod
+    @lru_cache(maxsize=256)  # the rules compare against the same few literals on every call of every check
     def parse(text: str) -> Version:
         m = re.match(r"\s*v?(\d+)\.(\d+)(?:\.(\d+))?", text)
         if not m:
