@@ -67,6 +67,8 @@ GATED_OUT = [
     "from .helpers import make_model\nout = model.generate_ids(past_key_values=())\n",
 ]
 
+_PIPE_HELPERS = "from transformers import pipeline\npipe = pipeline('text-generation', model='gpt2', cache_implementation='static')\n"
+
 # Code the gate must hand to parso, each leading to a finding.
 PASSED = [
     ("out = model.generate(**inputs, past_key_values=(k, v))\n", {}),
@@ -76,6 +78,12 @@ PASSED = [
     # a pipeline built in a workspace module, called here: the value comes through the import
     ("from helpers import pipe\nout = pipe('hi', cache_implementation='statc', past_key_values=())\n",
      {"helpers.py": "from transformers import pipeline\npipe = pipeline('text-generation', model='gpt2')\n"}),
+    # no trigger word in this file's code at all: only the imported pipeline leads to the finding (the
+    # prefilter passes it for the `.generate` in the comment), imported after `;` or over a `\` line
+    ("import os; from helpers import pipe\nfrom transformers import DynamicCache\n"
+     "out = pipe('hi', past_key_values=DynamicCache())  # .generate\n", {"helpers.py": _PIPE_HELPERS}),
+    ("from helpers import os, \\\n    pipe\nfrom transformers import DynamicCache\n"
+     "out = pipe('hi', past_key_values=DynamicCache())  # .generate\n", {"helpers.py": _PIPE_HELPERS}),
     # a checkpoint folder whose generation_config.json holds an invalid value, loaded here
     ("from transformers import AutoModelForCausalLM\nmodel = AutoModelForCausalLM.from_pretrained('./ckpt')\n"
      "# model.generate later\nx = 1; model.forward_pipeline(x)\n",

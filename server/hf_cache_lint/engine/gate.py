@@ -23,8 +23,10 @@ from hf_cache_lint.engine.context import Context
 
 TRIGGERS = frozenset({"generate", "pipeline", "cache_implementation", "from_pretrained"})
 
-# `from .x import (a, b)` / `from pkg.mod import a as b, c`: the names a workspace module may lend.
-_FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]*)", re.M)
+# `from .x import (a, b)` / `from pkg.mod import a as b, \` continued: the names a workspace module may
+# lend. Anywhere in the text (after `;`, in a one-line `if`, even in a string): too many is only slower.
+_FROM_IMPORT = re.compile(
+    r"(?<![\w.])from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|(?:[^\n#;\\]|\\\r?\n)*)")
 
 
 def _words(code: CodeType, out: set[str]) -> None:
@@ -65,7 +67,8 @@ def _imports_workspace_value(text: str, path: str, context: Context) -> bool:
             continue
         # `from . import x` names a module or a value of the package's __init__: keep it simple, both.
         found = modules.resolve(module, level, importer, roots)
-        names = [n.split(" as ")[0].strip() for n in m.group(3).strip("() \t\n").replace("\n", " ").split(",")]
+        listed = m.group(3).strip("() \t\r\n").replace("\\", " ").replace("\n", " ")
+        names = [n.split(" as ")[0].strip() for n in listed.split(",")]
         if found is None:
             if level > 0 and module == "":
                 return True
