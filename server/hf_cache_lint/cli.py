@@ -77,6 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--jobs", type=int, default=0, metavar="N",
                        help="at most N worker processes (default: one per CPU; fewer, or none, when the "
                             "files to parse are few or small; 1: no pool)")
+    check.add_argument("--upgrade-to", metavar="X.Y.Z",
+                       help="report only what is new at transformers X.Y.Z compared with the current target, "
+                            "with the release that brings each finding")
     check.add_argument("--no-cache", action="store_true",
                        help="neither read nor write the result cache (.hf_cache_lint_cache/)")
     check.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)

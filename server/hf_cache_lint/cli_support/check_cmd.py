@@ -15,8 +15,10 @@ from hf_cache_lint.cli_support.formats import FORMATS
 from hf_cache_lint.cli_support.gitignore import PathSpec
 from hf_cache_lint.cli_support.report import Report, build_report
 from hf_cache_lint.cli_support.runner import check_files, check_one
+from hf_cache_lint.cli_support.upgrade import new_at_upgrade
 from hf_cache_lint.engine.context import Context, installed_transformers, resolve_context
 from hf_cache_lint.engine.findings import CheckResult, FileError
+from hf_cache_lint.engine.versions import Target
 from hf_cache_lint.settings import Settings
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -81,8 +83,11 @@ def _fix(sources: list[SourceFile], results: list[CheckResult], settings: Settin
 def run(args: argparse.Namespace) -> tuple[Report, Discovery]:
     paths = args.paths or ["."]
     config = load_config(paths)
-    for v in filter(None, [args.transformers_version]):
-        check_version(v, "--transformers-version")
+    for v, flag in ((args.transformers_version, "--transformers-version"), (args.upgrade_to, "--upgrade-to")):
+        if v:
+            check_version(v, flag)
+    if args.upgrade_to and args.fix:
+        raise ConfigError("--upgrade-to reports what an upgrade would break; it does not combine with --fix")
     settings = effective_settings(config, args)
     context = make_context(settings, args, config.root)
     found = discover(paths, PathSpec.of(settings.exclude), config.root)
@@ -91,6 +96,14 @@ def run(args: argparse.Namespace) -> tuple[Report, Discovery]:
     if config.cache and not args.no_cache and not disabled_by_env():
         cache = ResultCache(cache_folder(config.root, config.cache_dir), settings, context)
     results = check_files(sources, settings, context, jobs=args.jobs, cache=cache)
+    if args.upgrade_to:
+        upgrade = Target.of(args.upgrade_to)
+        if upgrade.version <= context.target.version:
+            raise ConfigError(f"--upgrade-to {upgrade} is not newer than the current target {context.target} "
+                              f"({context.version_source})")
+        later = check_files(sources, settings, replace(context, target=upgrade), jobs=args.jobs, cache=cache)
+        results = new_at_upgrade(sources, results, later, context, upgrade,
+                                 lambda files, ctx: check_files(files, settings, ctx, jobs=args.jobs, cache=cache))
     fix_errors: list[FileError] = []
     fixed = 0
     if args.fix:

@@ -16,8 +16,7 @@ from hf_cache_lint.engine.findings import CheckResult, FileError, Finding, Sever
 from hf_cache_lint.engine.gate import cannot_hold_finding
 from hf_cache_lint.engine.jedi_bridge import drop_foreign
 from hf_cache_lint.engine.notebook import NotebookError, join_cells, read_ipynb, relabel, split_findings
-from hf_cache_lint.engine.prefilter import might_matter
-from hf_cache_lint.engine.removed_api import might_use_removed_api
+from hf_cache_lint.engine.prefilter import might_matter, might_use_removed_api
 from hf_cache_lint.engine.suppress import is_suppressed, suppressions
 from hf_cache_lint.engine.text import UndecodableError, decode_source
 from hf_cache_lint.settings import Settings

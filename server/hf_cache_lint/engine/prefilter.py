@@ -12,10 +12,12 @@ value, loaded by a file that never generates.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from pathlib import Path
 
 from hf_cache_lint.engine.text import UndecodableError, decode_source
+from hf_cache_lint.engine.versions import REMOVED_CACHE_CLASSES
 
 # The words of docs/architecture.md's contracts; a file with none of them is never parsed.
 TRIGGERS = ("generate", "cache_implementation", "generation_config", "past_key_values", "cache_params",
@@ -50,11 +52,33 @@ def might_matter(text: str) -> bool:
     return any(_in_code(text, p, quotes) for p in hits)
 
 
+_IMPORT_FROM = re.compile(
+    r"^[ \t]*from[ \t]+transformers(?:\.cache_utils|\.models\.mamba\.modeling_mamba)?[ \t]+import\b(?:[^\n(]*\([^)]*\)|[^\n]*)",
+    re.MULTILINE)
+_ATTRIBUTE = re.compile(r"\.(?:" + "|".join(REMOVED_CACHE_CLASSES) + r")\b")
+
+
+def might_use_removed_api(text: str) -> bool:
+    """Can the text hold a use of a removed cache API (HFC007, which needs no generate call)?"""
+    if "_legacy_cache(" in text:
+        return True
+    if not any(name in text for name in REMOVED_CACHE_CLASSES):
+        return False
+    if any(name in m[0] for m in _IMPORT_FROM.finditer(text) for name in REMOVED_CACHE_CLASSES):
+        return True
+    return _ATTRIBUTE.search(text) is not None
+
+
+def needs_analysis(text: str) -> bool:
+    """The prefilter: a generate/pipeline/cache_implementation word in code, or a removed cache API."""
+    return might_matter(text) or might_use_removed_api(text)
+
+
 def trivially_clean(data: bytes, path: Path, max_bytes: int) -> bool:
     """A .py file ruled out here: its result (no finding) is known without a parse, or a worker."""
     if path.suffix == ".ipynb" or len(data) > max_bytes:
         return False
     try:
-        return not might_matter(decode_source(data))
+        return not needs_analysis(decode_source(data))
     except UndecodableError:
         return False

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from hf_cache_lint.engine.findings import Span
 from hf_cache_lint.engine.nodes import Node, code, span
+from hf_cache_lint.engine.prefilter import might_use_removed_api
 from hf_cache_lint.engine.version_guard import VersionGuards
-from hf_cache_lint.engine.versions import KEPT_IN_CACHE_UTILS, REMOVED_CACHE_CLASSES, Target
+from hf_cache_lint.engine.versions import KEPT_IN_CACHE_UTILS, Target
 
 UseKind = Literal["import", "attribute", "method"]
 
@@ -49,11 +50,13 @@ class RemovedApiUse:
     call_span: Span | None = None
     argument_span: Span | None = None  # `from_legacy_cache(x)`: the argument `x`
     condition: str | None = None
+    deferred: bool = False  # in a function body (runs when called)
 
 
 @dataclass(frozen=True)
 class _Scope:
     condition: str | None = None
+    deferred: bool = False  # inside a function body: runs when called, not when the module loads
     caught: frozenset[str] = frozenset()  # exception names a surrounding try catches ("*": bare except)
     probed: frozenset[str] = frozenset()  # names a surrounding hasattr/getattr test looks for
 
@@ -80,28 +83,26 @@ def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGua
         if t == "import_from":
             found.extend(_imports(node, target, scope))
             continue
+        if t in ("funcdef", "lambdef") and not scope.deferred:
+            scope = replace(scope, deferred=True)
         if t in ("power", "atom_expr"):
             found.extend(_chain_uses(node, target, scope, guards, user_methods))
         if hasattr(node, "children"):
             stack.extend((c, scope) for c in reversed(node.children))
-    return tuple(sorted(found, key=lambda u: (u.span.start, u.name)))
+    found.sort(key=lambda u: (u.span.start, u.name))
+    # An import that fails as the module loads ends the run there: nothing after it is reached (the
+    # interpreter stops at the same line, engine/statements.py).
+    fatal = next((u for u in found if u.kind == "import" and u.condition is None and not u.deferred), None)
+    return tuple(u for u in found if fatal is None or u.span.start <= fatal.span.start)
 
 
-_IMPORT_FROM = re.compile(
-    r"^[ \t]*from[ \t]+transformers(?:\.cache_utils|\.models\.mamba\.modeling_mamba)?[ \t]+import\b(?:[^\n(]*\([^)]*\)|[^\n]*)",
-    re.MULTILINE)
-_ATTRIBUTE = re.compile(r"\.(?:" + "|".join(REMOVED_CACHE_CLASSES) + r")\b")
-
-
-def might_use_removed_api(text: str) -> bool:
-    """Cheap first (a prefilter beside engine/prefilter.py's): can the text hold a use of a removed cache API?"""
-    if "_legacy_cache(" in text:
-        return True
-    if not any(name in text for name in REMOVED_CACHE_CLASSES):
-        return False
-    if any(name in m[0] for m in _IMPORT_FROM.finditer(text) for name in REMOVED_CACHE_CLASSES):
-        return True
-    return _ATTRIBUTE.search(text) is not None
+def import_fails(source: str, name: str, target: Target) -> str | None:
+    """The release since which `from <source> import <name>` raises ImportError, if the target is past it."""
+    if source not in _CACHE_MODULES:
+        return None
+    if source == "transformers.cache_utils" and name in KEPT_IN_CACHE_UTILS | {"MambaCache"}:
+        return None  # cache_utils keeps SlidingWindowCache; MambaCache never lived there (fails everywhere)
+    return target.removed_cache_class(name)
 
 
 def _handled(kind: UseKind, name: str, scope: _Scope) -> bool:
@@ -114,14 +115,11 @@ def _imports(node: Node, target: Target, scope: _Scope) -> Iterator[RemovedApiUs
         return
     for name_node in _imported_names(node):
         name = name_node.value
-        removed = target.removed_cache_class(name)
+        removed = import_fails(source, name, target)
         if removed is None or _handled("import", name, scope):
             continue
-        if source == "transformers.cache_utils" and name in KEPT_IN_CACHE_UTILS:
-            continue
-        if source == "transformers.cache_utils" and name == "MambaCache":
-            continue  # never lived there: that import fails on every version, not a 5.x change
-        yield RemovedApiUse("import", name, source, removed, span(name_node), condition=scope.condition)
+        yield RemovedApiUse("import", name, source, removed, span(name_node), condition=scope.condition,
+                            deferred=scope.deferred)
 
 
 def _chain_uses(node: Node, target: Target, scope: _Scope, guards: VersionGuards,
@@ -168,18 +166,18 @@ def _if_branches(node: Node, scope: _Scope, guards: VersionGuards) -> Iterator[t
                 continue
             probed = scope.probed | _probed_names(test)
             if decided is True:
-                yield suite, _Scope(scope.condition, scope.caught, probed)
+                yield suite, _Scope(scope.condition, scope.deferred, scope.caught, probed)
                 return
             text = code(test)
             undecided.append(text)
-            yield suite, _Scope(scope.condition or text, scope.caught, probed)
+            yield suite, _Scope(scope.condition or text, scope.deferred, scope.caught, probed)
             i += 4
         elif kid.type == "keyword" and kid.value == "else":
             probed = scope.probed
             for text in undecided:  # `if not hasattr(c, "to_legacy_cache"): ... else: c.to_legacy_cache()`
                 probed = probed | _probed_names_text(text)
             condition = scope.condition or (f"not ({undecided[-1]})" if undecided else None)
-            yield kids[i + 2], _Scope(condition, scope.caught, probed)
+            yield kids[i + 2], _Scope(condition, scope.deferred, scope.caught, probed)
             return
         else:
             i += 1
@@ -191,10 +189,11 @@ def _ternary(node: Node, scope: _Scope, guards: VersionGuards) -> Iterator[tuple
     decided = guards.decide(test)
     probed = scope.probed | _probed_names(test)
     if decided is not False:
-        yield body, _Scope(scope.condition if decided else scope.condition or code(test), scope.caught, probed)
+        yield body, _Scope(scope.condition if decided else scope.condition or code(test), scope.deferred,
+                           scope.caught, probed)
     if decided is not True:
         yield other, _Scope(scope.condition if decided is False else scope.condition or f"not ({code(test)})",
-                            scope.caught, probed)
+                            scope.deferred, scope.caught, probed)
 
 
 def _try_parts(node: Node, scope: _Scope) -> Iterator[tuple[Node, _Scope]]:
@@ -209,7 +208,7 @@ def _try_parts(node: Node, scope: _Scope) -> Iterator[tuple[Node, _Scope]]:
     for kid in kids:
         if kid.type == "suite" and not body_seen:
             body_seen = True
-            yield kid, _Scope(scope.condition, scope.caught | frozenset(caught), scope.probed)
+            yield kid, _Scope(scope.condition, scope.deferred, scope.caught | frozenset(caught), scope.probed)
         elif kid.type == "suite" or kid.type == "simple_stmt":
             yield kid, scope
 

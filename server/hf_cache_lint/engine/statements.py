@@ -10,6 +10,7 @@ from hf_cache_lint.engine.core import HARD_STEPS, MAX_LOOP_REPEAT_DEPTH
 from hf_cache_lint.engine.definitions import Definitions
 from hf_cache_lint.engine.modules import SKIP_ROOTS
 from hf_cache_lint.engine.nodes import Node, code, span, span_between, string_value, suite_statements
+from hf_cache_lint.engine.removed_api import import_fails
 from hf_cache_lint.engine.state import State, join
 from hf_cache_lint.engine.values import (
     UNKNOWN,
@@ -29,10 +30,6 @@ from hf_cache_lint.engine.values import (
     Value,
 )
 
-# Cache classes transformers 5.x removed: importing one fails before any generate (docs/facts.md §6).
-REMOVED_IN_5 = frozenset({"HybridCache", "HybridChunkedCache", "SlidingWindowCache", "OffloadedCache",
-                          "OffloadedStaticCache", "MambaCache", "QuantoQuantizedCache", "HQQQuantizedCache",
-                          "SinkCache"})
 _SIMPLE = {"expr_stmt", "import_name", "import_from", "return_stmt", "raise_stmt", "del_stmt", "pass_stmt",
            "break_stmt", "continue_stmt", "global_stmt", "nonlocal_stmt", "assert_stmt", "keyword"}
 
@@ -218,8 +215,8 @@ class Statements(Definitions):
         for name in node.get_defined_names():
             origin = [n.value for n in node.get_path_for_name(name)][-1]
             qual = f"{prefix}.{origin}" if prefix else origin
-            if origin in REMOVED_IN_5 and module.startswith("transformers") and self.target.hybrid_is_reset:
-                self.state.dead = True  # ImportError on 5.x: nothing after this line runs
+            if level == 0 and import_fails(module, origin, self.target):
+                self.state.dead = True  # ImportError on 5.x (HFC007): nothing after this line runs
                 return
             local = level > 0 or (module.split(".")[0] not in SKIP_ROOTS and module != "")
             self.state.names[name.value] = Lazy(module, level, origin, qual) if local else Symbol(qual)

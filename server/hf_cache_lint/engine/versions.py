@@ -73,6 +73,18 @@ REMOVED_CACHE_METHODS: dict[str, tuple[str, str]] = {
 }
 
 
+# Every release at which something these tables or `Target` describe changes (a test keeps it complete): the
+# upgrade check names the first of them where a new finding appears.
+BEHAVIOUR_CHANGES: tuple[str, ...] = ("4.41.0", "4.43.0", "4.50.0", "4.55.0", "4.56.0", "5.0.0", "5.5.0", "5.23.0",
+                                      "5.24.0")
+
+
+def releases_between(old: Target, new: Target) -> tuple[Target, ...]:
+    """The behaviour changes after `old` up to and including `new`, in order, ending with `new` itself."""
+    points = [Target.of(v) for v in BEHAVIOUR_CHANGES if old.version < V(v) < new.version]
+    return (*points, new)
+
+
 def unused_kwargs_message(names: list[str]) -> str:
     """The ValueError `_validate_model_kwargs` raises for keywords neither generate nor the model takes."""
     return (f"ValueError: The following `model_kwargs` are not used by the model: {names!r} (note: typos in the "
