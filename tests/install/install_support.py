@@ -115,9 +115,9 @@ class Built:
     wheel: Path
 
 
-def make_venv(root: Path, *, with_pip: bool = True) -> Venv:
-    """`python3 -m venv` from the interpreter running the tests."""
-    argv = [sys.executable, "-m", "venv", str(root)] + ([] if with_pip else ["--without-pip"])
+def make_venv(root: Path, *, with_pip: bool = True, base: str = sys.executable) -> Venv:
+    """`python -m venv` from `base` (default: the interpreter running the tests)."""
+    argv = [base, "-m", "venv", str(root)] + ([] if with_pip else ["--without-pip"])
     subprocess.run(argv, check=True, env=user_env(), timeout=300)
     return Venv(root)
 

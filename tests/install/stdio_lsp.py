@@ -121,17 +121,20 @@ class StdioSession:
             raise AssertionError(f"server did not exit within {timeout}s; stderr:\n{self.stderr}") from None
 
 
-def handshake(argv: Sequence[str], env: Mapping[str, str], cwd: Path, document: Path) -> dict[str, Any]:
-    """initialize, initialized, didOpen `document` (must publish HFC001), shutdown, exit.
+def handshake(argv: Sequence[str], env: Mapping[str, str], cwd: Path, document: Path,
+              workspace: Path | None = None) -> dict[str, Any]:
+    """initialize (workspace folder: `workspace`, else the document's folder), initialized, didOpen `document`
+    (must publish HFC001), shutdown, exit. The server runs in `cwd`, which need not be the workspace.
 
     Returns the published diagnostics, the server's exit code and the seconds from start to the diagnostics."""
+    folder = workspace or document.parent
     began = time.monotonic()
     session = StdioSession(argv, env, cwd)
     try:
         init = session.request("initialize", {
             "processId": None,
-            "rootUri": cwd.as_uri(),
-            "workspaceFolders": [{"uri": cwd.as_uri(), "name": cwd.name}],
+            "rootUri": folder.as_uri(),
+            "workspaceFolders": [{"uri": folder.as_uri(), "name": folder.name}],
             "capabilities": {"textDocument": {"publishDiagnostics": {"relatedInformation": True}}},
             "initializationOptions": {},
         })
