@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,7 +80,9 @@ def string_value(node: Node) -> str | None:
                 if "r" in prefix.lower() or "\\" not in body:
                     return str(body)
                 try:
-                    return str(body.encode("latin-1", "backslashreplace").decode("unicode_escape"))
+                    with warnings.catch_warnings():  # `"\\e"`: Python warns (DeprecationWarning), it does not fail
+                        warnings.simplefilter("ignore")
+                        return str(body.encode("latin-1", "backslashreplace").decode("unicode_escape"))
                 except UnicodeDecodeError:
                     return None
         return None
