@@ -9,7 +9,7 @@ from typing import Any
 from hf_cache_lint.engine.analysis import GenerateCall, Keyword
 from hf_cache_lint.engine.findings import Edit, Position, Span
 from hf_cache_lint.engine.suppress import ignore_comment
-from hf_cache_lint.engine.text import line_starts, offset
+from hf_cache_lint.engine.text import line_starts, offset, split_lines
 
 
 def clear_keyword(text: str, call: GenerateCall, name: str) -> tuple[Edit, ...] | None:
@@ -128,7 +128,7 @@ def remove_argument(call: GenerateCall, arg: Span) -> Edit | None:
 
 
 def ignore_line(text: str, line: int, code: str) -> Edit:
-    lines = text.splitlines()
+    lines = split_lines(text)
     src = lines[line - 1] if line - 1 < len(lines) else ""
     col, content = ignore_comment(src, code)
     return Edit(Span(Position(line, col), Position(line, col)), content)

@@ -30,6 +30,7 @@ from typing import Any
 
 from hf_cache_lint.engine.analysis import Analysis
 from hf_cache_lint.engine.findings import Finding, Span
+from hf_cache_lint.engine.text import split_lines
 
 log = logging.getLogger("hf_cache_lint")
 
@@ -102,7 +103,8 @@ def receiver_types(text: str, path: str, callee: Span, interpreter: str | None,
     """
     import jedi
 
-    line = text.splitlines()[callee.end.line - 1] if callee.end.line - 1 < len(text.splitlines()) else ""
+    lines = split_lines(text)
+    line = lines[callee.end.line - 1] if callee.end.line - 1 < len(lines) else ""
     dot = line.rfind(".", 0, callee.end.column)
     if dot <= 0:
         return []

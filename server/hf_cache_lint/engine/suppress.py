@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from hf_cache_lint.engine.findings import Finding
+from hf_cache_lint.engine.text import split_lines
 
 _PRAGMA = re.compile(r"#\s*hf-cache-lint:\s*ignore(?:\[(?P<codes>[A-Za-z0-9_,\s]*)\])?")
 
@@ -16,7 +17,7 @@ def suppressions(text: str) -> dict[int, frozenset[str]]:
     out: dict[int, frozenset[str]] = {}
     if "hf-cache-lint" not in text:
         return out
-    for i, line in enumerate(text.splitlines(), start=1):
+    for i, line in enumerate(split_lines(text), start=1):  # Python's lines: a \\f does not end one
         if "#" not in line:
             continue
         m = _PRAGMA.search(line)

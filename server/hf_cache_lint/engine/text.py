@@ -34,6 +34,14 @@ def line_starts(text: str) -> list[int]:
     return [0, *(m.end() for m in _NEWLINE.finditer(text))]
 
 
+def split_lines(text: str) -> list[str]:
+    """Lines without their endings, split where Python's tokenizer and LSP split them (\\n, \\r\\n, \\r).
+
+    Not `str.splitlines`: it also breaks at \\f, \\v, \\x1c-\\x1e, \\x85, \\u2028 and \\u2029, which Python
+    reads as part of a line (a form feed is whitespace, a \\u2028 may sit in a string or comment)."""
+    return _NEWLINE.split(text)
+
+
 def offset(starts: list[int], pos: Position) -> int:
     return starts[pos.line - 1] + pos.column
 

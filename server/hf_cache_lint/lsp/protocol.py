@@ -1,4 +1,5 @@
-"""The pygls protocol, minus a leak: a future per incoming notification that nothing removed."""
+"""The pygls protocol, minus two bugs: a future per incoming notification that nothing removed, and
+documents split into lines by `str.splitlines` (which breaks lines where Python and LSP do not)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,29 @@ from functools import partial
 from typing import Any
 
 from pygls.protocol import LanguageServerProtocol
+from pygls.workspace import TextDocument, Workspace
+
+from hf_cache_lint.lsp.convert import split_lines
+
+
+class PythonLinesDocument(TextDocument):
+    """pygls 2.1's `TextDocument.lines` is `source.splitlines(True)`, which also breaks at \\f, \\v, \\x1c-\\x1e,
+    \\x85, \\u2028 and \\u2029 (pygls/workspace/text_document.py). LSP and Python's tokenizer break lines at
+    \\n, \\r\\n and \\r only, so an incremental edit below such a character landed on the wrong line and the
+    server's copy of the buffer drifted from the editor's. No upstream issue found (openlawlibrary/pygls#550
+    is about the same property at EOF); drop when pygls splits lines as LSP does."""
+
+    @property
+    def lines(self) -> list[str]:
+        lines = split_lines(self.source)
+        return lines[:-1] if lines and not lines[-1] else lines  # as splitlines: no empty last line
+
+
+class PythonLinesWorkspace(Workspace):
+    def _create_text_document(self, doc_uri: str, source: str | None = None, version: int | None = None,
+                              language_id: str | None = None) -> TextDocument:
+        return PythonLinesDocument(doc_uri, source=source, version=version, language_id=language_id,
+                                   sync_kind=self._sync_kind, position_codec=self._position_codec)
 
 
 class Protocol(LanguageServerProtocol):
@@ -15,6 +39,18 @@ class Protocol(LanguageServerProtocol):
     in `_request_futures` under a fresh uuid, and only a response ever pops an entry: a notification
     has none, so each keystroke leaked ~2 KB (bench/lsp_memory.py: +16 MB over 10,000 edits). The same
     kind of leak as openlawlibrary/pygls#608, for incoming notifications; drop when fixed upstream."""
+
+    # pygls builds its Workspace inside `lsp_initialize` (`self._workspace = Workspace(...)`): documents it
+    # creates from then on split lines as LSP does.
+    @property
+    def _workspace(self) -> Workspace | None:
+        return self.__dict__.get("_hf_workspace")
+
+    @_workspace.setter
+    def _workspace(self, workspace: Workspace | None) -> None:
+        if workspace is not None and type(workspace) is Workspace:
+            workspace.__class__ = PythonLinesWorkspace
+        self.__dict__["_hf_workspace"] = workspace
 
     def _handle_notification(self, method_name: str, params: Any) -> None:
         before = set(self._request_futures)

@@ -113,12 +113,13 @@ class HfCacheLintServer(LanguageServer):
         return results
 
     def _analyse(self, unit: Unit, config: lsp_settings.FolderConfig) -> Results | None:
-        """Runs in the worker thread. Never raises: a failure is logged and yields no result."""
+        """Runs in the worker thread. Never raises: a failure is logged and yields no findings for this
+        version, so what the editor shows is cleared rather than left at the positions of an older text."""
         try:
             return analyse_unit(unit, config.settings, config.context)
         except Exception:
             self.log_error(f"analysis of {unit.uri} failed:\n{traceback.format_exc()}")
-            return None
+            return {p.uri: () for p in unit.parts}
 
     def snapshot(self, unit_uri: str) -> Unit | None:
         """What to analyse: the open text, or with `run: onSave` the text as last opened or saved."""
