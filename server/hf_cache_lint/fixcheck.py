@@ -66,8 +66,11 @@ def python_cell(cell: str) -> bool:
 
 
 def compiles(text: str, notebook: bool = False) -> bool:
-    """CPython's own parser accepts `text` (a notebook cell: magics as comments, top-level await allowed)."""
-    flags = ast.PyCF_ONLY_AST
+    """CPython's own compiler accepts `text` (a notebook cell: magics as comments, top-level await allowed).
+
+    Compiled to bytecode, not only parsed: `await` or `return` outside a function are compiler errors.
+    Compiling runs nothing."""
+    flags = 0
     if notebook:
         text = neutralise_magics(text.replace("\r\n", "\n"))
         flags |= ast.PyCF_ALLOW_TOP_LEVEL_AWAIT

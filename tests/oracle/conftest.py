@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import pytest
 
 from .runner import Outcome, Snippet, finish, missing, start
-from .suites import VERSIONS, all_snippets
+from .suites import VERSIONS, all_snippets, versions_of
 
 
 class Oracle:
@@ -32,7 +32,7 @@ class Oracle:
             self._error = reasons[0]
             return
         began = time.monotonic()
-        started = {v: start(v, self.snippets) for v in self.versions}
+        started = {v: start(v, [s for s in self.snippets if v in versions_of(s.id)]) for v in self.versions}
         results = {}
         try:
             for v, (proc, work) in started.items():

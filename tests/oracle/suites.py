@@ -2,7 +2,8 @@
 
 - the labelled corpus (tests/data/corpus, with its labels.tsv): real-world-style programs;
 - the rule examples (`Valid` / `Invalid` of every rule in hf_cache_lint.rules.ALL_RULES);
-- the oracle's own cases (own_cases.py): runner self-tests and docs/facts.md checks.
+- the oracle's own cases (own_cases.py): runner self-tests and docs/facts.md checks;
+- the rule examples' fixed texts (every fix but the ignore comment), each on the version it was made for.
 """
 
 from __future__ import annotations
@@ -72,13 +73,54 @@ def rule_examples() -> list[Example]:
     return out
 
 
+@dataclass(frozen=True)
+class FixedExample:
+    """An Invalid example's expected text after one of its fixes (not the ignore comment, which keeps
+    the error on purpose), run on the version the fix was computed for: it must now run clean."""
+
+    rule: Rule
+    index: int
+    title: str
+    version: str
+    example: Invalid
+    snippet: Snippet
+
+    @property
+    def id(self) -> str:
+        return f"{self.rule.code}-invalid-{self.index}-fixed-{self.title}"
+
+
+def fixed_examples() -> list[FixedExample]:
+    out = []
+    for rule in ALL_RULES:
+        for i, ex in enumerate(rule.invalid):
+            for title, text in ex.fixed.items():
+                if title.startswith("Ignore "):
+                    continue
+                snippet = Snippet(f"fixed:{rule.code}:{i}:{title}", text, files=dict(ex.files))
+                out.append(FixedExample(rule, i, title, ex.versions[0], ex, snippet))
+    return out
+
+
+def versions_of(snippet_id: str) -> tuple[str, ...]:
+    """The versions a snippet runs on: a fixed text only on the version its fix was made for."""
+    for fx in _FIXED:
+        if fx.snippet.id == snippet_id:
+            return (fx.version,)
+    return VERSIONS
+
+
 def own_snippets() -> list[Snippet]:
     return [Snippet(f"own:{name}", case["source"], files=case.get("files", {}))
             for name, case in OWN_CASES.items()]
 
 
 def all_snippets() -> list[Snippet]:
-    return ([c.snippet for c in corpus_cases()] + [e.snippet for e in rule_examples()] + own_snippets())
+    return ([c.snippet for c in corpus_cases()] + [e.snippet for e in rule_examples()] + own_snippets()
+            + [f.snippet for f in _FIXED])
+
+
+_FIXED = fixed_examples()
 
 
 def own_case(name: str) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import Finding
 from hf_cache_lint.engine.text import apply_edits
 from hf_cache_lint.engine.versions import Target
+from hf_cache_lint.fixcheck import Verifier, compiles, file_recheck
 from hf_cache_lint.rules import ALL_RULES
 from hf_cache_lint.rules.base import CHECKED_VERSIONS, Invalid, Rule, Valid
 
@@ -25,13 +26,17 @@ CASES = [
 
 
 def run(rule: Rule, ex: Valid | Invalid, version: str, tmp_path: Path) -> list[Finding]:
+    return [f for f in check_source(ex.code, *where(ex, version, tmp_path)).findings if f.code == rule.code]
+
+
+def where(ex: Valid | Invalid, version: str, tmp_path: Path) -> tuple[str, None, Context]:
+    """(path, settings, context) the example is checked with, its files written beside it."""
     for rel, content in ex.files.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(content)
     path = tmp_path / "example.py"
     path.write_text(ex.code)
-    ctx = Context(target=Target.of(version), workspace=tmp_path)
-    return [f for f in check_source(ex.code, str(path), context=ctx).findings if f.code == rule.code]
+    return str(path), None, Context(target=Target.of(version), workspace=tmp_path)
 
 
 def flagged_span_text(code: str, f: Finding) -> str:
@@ -58,10 +63,14 @@ def test_example(rule: Rule, ex: Valid | Invalid, version: str, tmp_path: Path) 
     assert f.url.endswith(f"docs/rules/{rule.code}.md")
     if version == ex.versions[0]:
         titles = [fix.title for fix in f.fixes]
+        verifier = Verifier([ex.code], file_recheck(*where(ex, version, tmp_path)))
         for title, expected in ex.fixed.items():
             assert title in titles, f"fix {title!r} not offered: {titles}"
             fix = next(x for x in f.fixes if x.title == title)
             assert apply_edits(ex.code, fix.edits) == expected
+            # What the user gets must compile, and pass the same verification the CLI and server apply.
+            assert compiles(expected), f"fixed text of {title!r} does not compile"
+            assert verifier.problem(0, f, fix) is None, f"{title!r}: {verifier.problem(0, f, fix)}"
         if f.fixes:
             assert f.fixes[0].preferred and sum(x.preferred for x in f.fixes) == 1
             assert ex.fixed, f"{rule.code} INVALID example {ex.note!r} pins no fix result"

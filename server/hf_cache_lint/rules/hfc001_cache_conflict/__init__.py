@@ -11,6 +11,7 @@ from hf_cache_lint.engine.versions import Target
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.common import accepts, link, source_words, where
 from hf_cache_lint.rules.hfc001_cache_conflict.examples import INVALID
+from hf_cache_lint.rules.hfc001_cache_conflict.layouts import LAYOUT_INVALID
 from hf_cache_lint.rules.hfc001_cache_conflict.routes import ROUTES_INVALID, ROUTES_VALID
 from hf_cache_lint.rules.hfc001_cache_conflict.valid import VALID
 
@@ -40,7 +41,7 @@ class CacheConflict(Rule):
     summary = "A cache object and `cache_implementation` reach the same `generate()` call."
     default_severity = Severity.ERROR
     valid = VALID + ROUTES_VALID
-    invalid = INVALID + ROUTES_INVALID
+    invalid = INVALID + ROUTES_INVALID + LAYOUT_INVALID
 
     def check(self, analysis: Analysis) -> Iterable[Finding]:
         seen: dict[tuple[object, str], Finding] = {}
