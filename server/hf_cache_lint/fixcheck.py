@@ -35,22 +35,26 @@ Recheck = Callable[[Sequence[str]], Sequence[tuple[int, Finding]]]
 # engine.api is imported when a check runs, not with this module: the language server imports this at
 # start and keeps the engine's import cost off the handshake (lsp/documents.py warm_up).
 
-def file_recheck(path: str, settings: Settings | None, context: Context | None) -> Recheck:
-    """Check a one-cell source (a .py file) again, as the CLI and the server check it."""
+def file_recheck(path: str, settings: Settings | None, context: Context | None, key: str | None = None) -> Recheck:
+    """Check a one-cell source (a .py file) again, as the CLI and the server check it.
+
+    `key`: keep a parse tree under this key and re-parse only what changed (the texts of one document's
+    fixes differ by a few characters; parsing is most of a check). The server passes one per document."""
 
     def recheck(cells: Sequence[str]) -> list[tuple[int, Finding]]:
         from hf_cache_lint.engine.api import check_source
 
-        return [(0, f) for f in check_source(cells[0], path, settings, context).findings]
+        return [(0, f) for f in check_source(cells[0], path, settings, context, incremental=key or False).findings]
 
     return recheck
 
 
-def notebook_recheck(path: str, settings: Settings | None, context: Context | None) -> Recheck:
+def notebook_recheck(path: str, settings: Settings | None, context: Context | None,
+                     key: str | None = None) -> Recheck:
     def recheck(cells: Sequence[str]) -> list[tuple[int, Finding]]:
         from hf_cache_lint.engine.api import check_cells
 
-        return check_cells(cells, path, settings, context)
+        return check_cells(cells, path, settings, context, incremental=key or False)
 
     return recheck
 

@@ -119,11 +119,9 @@ def generated(count: int, seed: int = 10) -> list[Input]:
 
 
 def corpus_dir() -> Path | None:
-    """The project's corpus (tests/data/corpus); before it is copied in, the shared one beside the repo."""
-    for candidate in (TESTS / "data" / "corpus", TESTS.parents[1] / "shared" / "corpus"):
-        if candidate.is_dir():
-            return candidate
-    return None
+    """The project's labelled corpus (tests/data/corpus)."""
+    root = TESTS / "data" / "corpus"
+    return root if root.is_dir() else None
 
 
 def corpus() -> Iterator[Input]:

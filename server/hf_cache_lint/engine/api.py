@@ -27,7 +27,7 @@ log = logging.getLogger("hf_cache_lint")
 MAX_BYTES = 20 * 1024 * 1024
 
 
-def analyse(text: str, path: str, context: Context | None = None, incremental: bool = False) -> Analysis:
+def analyse(text: str, path: str, context: Context | None = None, incremental: bool | str = False) -> Analysis:
     """Run the interpreter over one module's text (never raises on bad syntax)."""
     return interp.analyse(text, path, context or Context(), incremental=incremental)
 
@@ -47,11 +47,12 @@ def gc_paused() -> Iterator[None]:
 
 def check_source(
     text: str, path: str = "<stdin>", settings: Settings | None = None, context: Context | None = None,
-    *, incremental: bool = False, use_gate: bool = True,
+    *, incremental: bool | str = False, use_gate: bool = True,
 ) -> CheckResult:
     """All enabled rules over one module's text, suppressions and settings applied.
 
-    `incremental`: reuse the previous parse of this path (an editor buffer, edited keystroke by keystroke).
+    `incremental`: reuse the previous parse of this path (an editor buffer, edited keystroke by keystroke);
+    a string: of that key instead (a second tree for one document, e.g. the texts fixes would give).
     `use_gate`: False forces parso on every module the prefilter passes (tests compare both paths).
     """
     settings = settings or Settings()
@@ -65,7 +66,8 @@ def check_source(
         return _check(text, path, settings, context, incremental)
 
 
-def _check(text: str, path: str, settings: Settings, context: Context | None, incremental: bool) -> CheckResult:
+def _check(text: str, path: str, settings: Settings, context: Context | None,
+           incremental: bool | str) -> CheckResult:
     from hf_cache_lint.rules import ALL_RULES
 
     try:
@@ -102,7 +104,7 @@ def under_version_guard(finding: Finding, analysis: Analysis) -> Finding:
 
 def check_cells(
     cells: Sequence[str], path: str, settings: Settings | None = None, context: Context | None = None,
-    *, incremental: bool = False,
+    *, incremental: bool | str = False,
 ) -> list[tuple[int, Finding]]:
     """Notebook cells as one module in cell order; findings as (cell index, finding in cell)."""
     joined = join_cells(cells)

@@ -40,9 +40,11 @@ def parse(text: str, incremental_key: str | None = None) -> object:
 
 
 def analyse(text: str, path: str, context: Context, tree: object | None = None,
-            incremental: bool = False) -> Analysis:
+            incremental: bool | str = False) -> Analysis:
     if tree is None:
-        tree = parse(text, path if incremental and not path.startswith("<") else None)
+        key = incremental if isinstance(incremental, str) else \
+            path if incremental and not path.startswith("<") else None
+        tree = parse(text, key)
     interp = Interpreter(text, path, context)
     interp.run_module(tree)
     assert interp.guards is not None

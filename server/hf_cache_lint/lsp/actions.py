@@ -114,7 +114,9 @@ def verifier_for(ls: HfCacheLintServer, unit: Unit) -> Verifier:
     if held is not None and held[0] == key:
         return held[1]
     config = ls.config_for(unit.uri)
-    recheck = (notebook_recheck if unit.notebook else file_recheck)(unit.path, config.settings, config.context)
+    # A parse tree of its own per document (never the one diagnostics keep: parso updates it in place).
+    recheck = (notebook_recheck if unit.notebook else file_recheck)(
+        unit.path, config.settings, config.context, key=f"{unit.uri}#fixcheck")
     verifier = Verifier([p.text for p in unit.parts], recheck, unit.notebook, unit.path)
     ls.state.verifiers[unit.uri] = (key, verifier)
     return verifier
