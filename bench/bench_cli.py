@@ -152,7 +152,8 @@ def breakdown(tree: Path, limit: int) -> dict[str, float]:
             for rule in ALL_RULES:
                 list(rule.check(analysis))
             g = time.perf_counter()
-        except RecursionError:
+        except Exception as exc:  # an engine bug on one file must not end the breakdown: say which
+            print(f"  {f.display}: {type(exc).__name__}: {exc}")
             continue
         t["parse"] += d - c
         t["interpret"] += e - d
