@@ -255,6 +255,21 @@ FACTS["output_cache_alias"] = case(
     "expected = {'4.57.6': (False, True), '5.23.0': (False, True), '5.24.0': (True, True)}[transformers.__version__]\n"
     "assert has == expected, has\n", every("OK"))
 
+# §4: crop(n) with n > 0 on a dynamic cache raises from 5.0; 4.57 crops silently.
+FACTS["crop_positive"] = case(
+    "cache = DynamicCache()\nmodel(ids, past_key_values=cache, use_cache=True)\ncache.crop(2)  # <- raises\n",
+    {V457: "OK", V523: "OTHER", V524: "OTHER"},
+    contains={V523: "Calling `crop` with a positive value", V524: "Calling `crop` with a positive value"})
+# §3: "paged" as a generate keyword switches to continuous batching (no conflict with a cache); set on the
+# model's generation config it conflicts. 4.57 has no "paged": invalid either way.
+FACTS["paged_keyword_no_conflict"] = case(
+    "model.generate(ids, past_key_values=DynamicCache(), cache_implementation='paged', max_new_tokens=3)  # <- raises\n",
+    {V457: "HFC004", V523: "OK", V524: "OK"})
+FACTS["paged_on_config_conflicts"] = case(
+    "model.generation_config.cache_implementation = 'paged'\n"
+    "model.generate(ids, past_key_values=DynamicCache(), max_new_tokens=3)  # <- raises\n",
+    {V457: "HFC004", V523: "HFC001:past_key_values", V524: "HFC001:cache"})
+
 # Table-shaped claims (§3 values, §6 classes): the snippet asserts the whole table, so OK means it holds.
 FACTS["valid_values_table"] = case("""
 import transformers
