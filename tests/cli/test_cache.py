@@ -213,3 +213,12 @@ def test_two_runs_can_share_the_cache(project: Path) -> None:
     assert not list((project / cache_mod.FOLDER / cache_mod.__version__).glob("*.tmp"))
     again = subprocess.run(cmd, cwd=project, env=env, capture_output=True, timeout=120)
     assert again.stdout == outs[0][0]
+
+
+def test_a_result_that_needed_jedi_is_not_cached(run: RunFn, project: Path, engine_calls: list[str]) -> None:
+    """jedi decides about an unseen receiver from installed packages and files nobody lists: recheck."""
+    write(project / "a.py", "def reply(m, a, b):\n    return m.generate(past_key_values=(a, b))\n")
+    first = check(run)
+    assert codes(first) == ["HFC002"]
+    assert check(run) == first
+    assert engine_calls == ["a.py", "a.py"]

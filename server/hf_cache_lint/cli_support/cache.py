@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from hf_cache_lint import __version__
+from hf_cache_lint.engine import deps as engine_deps
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import CheckResult, Edit, Finding, Fix, Position, Related, Severity, Span
 from hf_cache_lint.settings import Settings
@@ -205,13 +206,14 @@ class ResultCache:
     def put(self, path: Path, content: str, st: os.stat_result | None, deps: Iterable[str],
             result: CheckResult) -> None:
         """Remember `result` for `content` (`st`: the file's stat taken before it was read)."""
-        if result.error is not None:  # unreadable now may be readable next time: never cached
-            return
+        deps = set(deps)
+        if result.error is not None or engine_deps.VOLATILE in deps:
+            return  # unreadable now may be readable next time; jedi's inputs cannot be fingerprinted
         settled = st is not None and st.st_mtime_ns < time.time_ns() - RACY_NS
         self.changed[os.path.abspath(path)] = {
             "content": content,
             "stat": stat_key(st) if settled and st is not None else None,
-            "deps": sorted([p, self.fingerprint(p)] for p in set(deps)),
+            "deps": sorted([p, self.fingerprint(p)] for p in deps),
             "result": encode(result),
         }
 

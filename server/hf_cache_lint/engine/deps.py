@@ -14,6 +14,10 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
 
+# Noted when the result depends on more than can be listed (jedi's inference over installed packages):
+# a cache must then not keep the result at all.
+VOLATILE = "<volatile>"
+
 _NOTED: ContextVar[set[str] | None] = ContextVar("hf_cache_lint_deps", default=None)
 
 
@@ -22,6 +26,10 @@ def note(path: Path | str) -> None:
     noted = _NOTED.get()
     if noted is not None:
         noted.add(str(path))
+
+
+def note_volatile() -> None:
+    note(VOLATILE)
 
 
 @contextmanager

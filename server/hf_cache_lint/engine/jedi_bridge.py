@@ -28,6 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from hf_cache_lint.engine import deps
 from hf_cache_lint.engine.analysis import Analysis
 from hf_cache_lint.engine.findings import Finding, Span
 from hf_cache_lint.engine.text import split_lines
@@ -124,6 +125,7 @@ def is_foreign(text: str, path: str, callee: Span, interpreter: str | None, work
                extra_paths: tuple[Path, ...] = (), restricted: bool = False) -> bool:
     """Whether the receiver is not a transformers-family model: jedi resolves it to something else, or
     jedi failed, so nothing may be claimed about it."""
+    deps.note_volatile()  # jedi reads installed packages and workspace files nobody lists: never cache this
     try:
         found = receiver_types(text, path, callee, interpreter, workspace, extra_paths, restricted)
     except InferenceFailed:
