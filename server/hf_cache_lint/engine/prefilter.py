@@ -34,7 +34,7 @@ def _positions(text: str, word: str) -> list[int]:
 
 
 def _in_code(text: str, pos: int, quotes: dict[str, list[int]]) -> bool:
-    line = text[text.rfind("\n", 0, pos) + 1:pos].lstrip()
+    line = text[max(text.rfind("\n", 0, pos), text.rfind("\r", 0, pos)) + 1:pos].lstrip()  # CR-only files too
     if line.startswith(("#", ">>>", "...")) or ("#" in line and "'" not in line and '"' not in line):
         return False
     # Inside a triple-quoted string when an odd number of its delimiters come before (good enough:
@@ -49,11 +49,37 @@ def might_matter(text: str) -> bool:
     if not hits:
         return False
     quotes = {q: _positions(text, q) for q in ('"""', "'''")}
-    return any(_in_code(text, p, quotes) for p in hits)
+    if any(_in_code(text, p, quotes) for p in hits):
+        return True
+    # The quick test said "only in comments and strings". It miscounts when a triple quote sits inside an
+    # ordinary string or a comment (`s = 'a """ b'`), which then hides the whole rest of the file; so before
+    # skipping, settle it with an exact scan of the strings and comments (a C-speed regex).
+    return any(quotes.values()) and _any_in_code_exact(text, hits)
+
+
+# Comments and string literals as the tokenizer reads them (a prefix does not change a literal's extent); an
+# unterminated one runs to the end of its line (or of the file, for a triple quote).
+_NOT_CODE = re.compile(
+    r"#[^\r\n]*"
+    r"|'''(?:\\.|[^\\])*?(?:'''|\Z)"
+    r'|"""(?:\\.|[^\\])*?(?:"""|\Z)'
+    r"|'(?:\\.|[^'\\\r\n])*(?:'|$)"
+    r'|"(?:\\.|[^"\\\r\n])*(?:"|$)',
+    re.MULTILINE | re.DOTALL)
+
+
+def _any_in_code_exact(text: str, hits: list[int]) -> bool:
+    spans = [(m.start(), m.end()) for m in _NOT_CODE.finditer(text)]
+    starts = [a for a, _ in spans]
+    for pos in hits:
+        i = bisect_left(starts, pos + 1) - 1
+        if i < 0 or not spans[i][0] <= pos < spans[i][1]:
+            return True
+    return False
 
 
 _IMPORT_FROM = re.compile(
-    r"^[ \t]*from[ \t]+transformers(?:\.cache_utils|\.models\.mamba\.modeling_mamba)?[ \t]+import\b(?:[^\n(]*\([^)]*\)|[^\n]*)",
+    r"(?:^|(?<=\r))[ \t]*from[ \t]+transformers(?:\.cache_utils|\.models\.mamba\.modeling_mamba)?[ \t]+import\b(?:[^\n(]*\([^)]*\)|[^\n]*)",
     re.MULTILINE)
 _ATTRIBUTE = re.compile(r"\.(?:" + "|".join(REMOVED_CACHE_CLASSES) + r")\b")
 

@@ -42,6 +42,16 @@ class Statements(Definitions):
             self.exec_stmt(stmt)
 
     def exec_stmt(self, node: Node) -> None:
+        at_module_level = not self.stack and not self.module_done
+        if at_module_level:
+            # A top-level `if`/`try` forks and joins the module's state: the statements after it (and the
+            # functions they define, which read globals from it) live in the joined state, not the first one.
+            self.module_state = self.state
+        self._exec_stmt(node)
+        if at_module_level:
+            self.module_state = self.state
+
+    def _exec_stmt(self, node: Node) -> None:
         t = node.type
         self.steps += 1
         if t == "simple_stmt":
