@@ -305,6 +305,38 @@ print(transformers.__version__, have)
 assert expected is None or have == expected, have
 """, every("OK"), pre="")
 
+# §3: where an invalid value assigned to a GenerationConfig raises (a finding belongs there).
+_ASSIGNED = "config = GenerationConfig(max_new_tokens=3)\nconfig.cache_implementation = 'staticc'\n"
+FACTS["invalid_assignment_unvalidated"] = case(
+    _ASSIGNED + "model.generation_config = config\nprint(config.max_new_tokens)\n", every("OK"))
+FACTS["invalid_assignment_validate"] = case(_ASSIGNED + "config.validate()  # <- raises\n", every("HFC004"))
+FACTS["invalid_assignment_save_pretrained"] = case(
+    _ASSIGNED + "config.save_pretrained('out')  # <- raises\n", every("HFC004"))
+FACTS["invalid_assignment_update"] = case(_ASSIGNED + "config.update(top_k=5)  # <- raises\n", every("HFC004"))
+FACTS["invalid_model_config_save_pretrained"] = case(
+    "model.generation_config.cache_implementation = 'staticc'\nmodel.save_pretrained('out')  # <- raises\n",
+    every("HFC004"))
+# 5.x validates the passed config even when a keyword overrides its value; 4.57 then never reads it.
+FACTS["invalid_config_keyword_override"] = case(
+    _ASSIGNED + "model.generate(ids, generation_config=config, cache_implementation=None)  # <- raises\n",
+    {V457: "OK", V523: "HFC004", V524: "HFC004"})
+# §2/§7: the pipeline's task decides what reaches generate.
+FACTS["pipeline_non_generating_task"] = case(
+    "from transformers import pipeline\n"
+    "clf = pipeline('text-classification', model='meta-llama/Llama-3.2-1B', tokenizer=tok)\n"
+    "clf('hi', past_key_values=DynamicCache(), cache_implementation='static')  # <- raises\n",
+    {V457: "OTHER", V523: "OK", V524: "OK"})  # 4.57: the tokenizer rejects `past_key_values` (TypeError)
+FACTS["pipeline_no_task_model_object"] = case(
+    "from transformers import pipeline\npipe = pipeline(model=model, tokenizer=tok)  # <- raises\n", every("OTHER"),
+    contains=every("Inferring the task automatically requires"))
+FACTS["pipeline_summarization_4x"] = case(
+    "from transformers import EncoderDecoderCache, pipeline\n"
+    "cache = EncoderDecoderCache(DynamicCache(), DynamicCache())\n"
+    "pipeline('summarization', model='google-t5/t5-small')('The tower is tall.', past_key_values=cache, "
+    "cache_implementation='static')  # <- raises\n",
+    {V457: "HFC001:past_key_values", V523: "OTHER", V524: "OTHER"},
+    contains={V523: "has been removed from transformers", V524: "has been removed from transformers"})
+
 OWN_CASES: dict[str, dict[str, Any]] = {**{f"runner:{k}": v for k, v in RUNNER.items()},
                                         **{f"facts:{k}": v for k, v in FACTS.items()}}
 
