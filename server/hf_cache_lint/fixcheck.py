@@ -205,6 +205,9 @@ class Verifier:
                 self._answers[key] = self._problem(cell, finding, fix)
             except (RecursionError, MemoryError):
                 self._answers[key] = "the fixed text is too deeply nested to check"
+            except Exception as exc:  # a failing re-check must not take the file's findings down with it
+                log.debug("verifying %r failed", fix.title, exc_info=True)
+                self._answers[key] = f"it could not be verified ({type(exc).__name__}: {exc})"
             reason = self._answers[key]
             if reason is not None:
                 where = f"{self.path}:{finding.span.start.line}" + (f" (cell {cell + 1})" if self.notebook else "")

@@ -111,3 +111,13 @@ def test_a_dict_override_is_parenthesised_only_when_needed() -> None:
     text = "f(**kw, **a if b else c)\n"
     assert override_in_dict(text, Span.of(1, 4, 1, 6), "k", "None").content == '{**kw, "k": None}'
     assert override_in_dict(text, Span.of(1, 10, 1, 23), "k", "None").content == '{**(a if b else c), "k": None}'
+
+
+def test_a_recheck_that_fails_drops_the_fix_and_nothing_else() -> None:
+    f = finding()
+
+    def broken(cells: object) -> list[tuple[int, Finding]]:
+        raise KeyError("boom")
+
+    reason = Verifier([CONFLICT], broken).problem(0, f, f.fixes[0])
+    assert reason is not None and "could not be verified" in reason
