@@ -141,3 +141,12 @@ def test_transformers_files_the_gate_skips_have_no_finding_on_parsos_path() -> N
     for _, p, text in sorted(skipped)[:6]:
         result = check_source(text, str(p), context=Context(workspace=tree), use_gate=False)
         assert result.findings == (), p
+
+
+def test_code_hits_counts_words_in_code_up_to_the_limit() -> None:
+    from hf_cache_lint.engine.prefilter import code_hits
+
+    text = '"""model.generate(x)"""\n# model.generate()\n' + "out = model.generate(x)\n" * 5
+    assert code_hits(text, 10) == 5  # the docstring and the comment do not count
+    assert code_hits(text, 2) == 2
+    assert code_hits("x = 1\n", 4) == 0

@@ -42,19 +42,30 @@ def _in_code(text: str, pos: int, quotes: dict[str, list[int]]) -> bool:
     return all(bisect_left(found, pos) % 2 == 0 for found in quotes.values())
 
 
-def might_matter(text: str) -> bool:
+def code_hits(text: str, limit: int) -> int:
+    """How many NEEDED words stand in code (as far as this can tell), counting up to `limit`."""
     if not any(t in text for t in TRIGGERS):
-        return False
+        return 0
     hits = sorted(p for w in NEEDED if w in text for p in _positions(text, w))
     if not hits:
-        return False
+        return 0
     quotes = {q: _positions(text, q) for q in ('"""', "'''")}
-    if any(_in_code(text, p, quotes) for p in hits):
-        return True
+    found = 0
+    for p in hits:
+        if _in_code(text, p, quotes):
+            found += 1
+            if found >= limit:
+                return found
+    if found:
+        return found
     # The quick test said "only in comments and strings". It miscounts when a triple quote sits inside an
     # ordinary string or a comment (`s = 'a """ b'`), which then hides the whole rest of the file; so before
     # skipping, settle it with an exact scan of the strings and comments (a C-speed regex).
-    return any(quotes.values()) and _any_in_code_exact(text, hits)
+    return int(bool(any(quotes.values()) and _any_in_code_exact(text, hits)))
+
+
+def might_matter(text: str) -> bool:
+    return code_hits(text, 1) > 0
 
 
 # Comments and string literals as the tokenizer reads them (a prefix does not change a literal's extent); an
