@@ -196,3 +196,11 @@ def test_a_transformers_subclass_overriding_generate_is_still_transformers(check
             "def serve(model):\n"
             f"    return model.generate({CONFLICT})\n")
     assert lines(check(code)) == [10]
+
+
+def test_inside_a_wrapper_the_delegated_generate_is_still_checked(check: Checker) -> None:
+    code = LOAD + ("import torch.nn as nn\n\n\nclass Wrapper(nn.Module):\n"
+                   "    def __init__(self, lm):\n        super().__init__()\n        self.lm = lm\n\n"
+                   "    def generate(self, inputs):\n"
+                   f"        return self.lm.generate(**inputs, {CONFLICT})\n")
+    assert lines(check(code)) == [13]

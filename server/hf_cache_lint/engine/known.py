@@ -270,7 +270,9 @@ class Known(Inliner):
             if m.name == "__call__" and self.pipeline_reaches_generate(obj):
                 self.generate_facts(None, m.owner, args, trailer, head, trailers, whole)
             return UNKNOWN
-        if isinstance(m.owner, Unknown) and m.name == "generate" and not self.own_generate:
+        # A bare unseen name (`lm.generate(...)`, a parameter) may be an instance of this module's own class
+        # with a `generate`; an attribute (`self.model.generate(...)`) is what such a wrapper delegates to.
+        if isinstance(m.owner, Unknown) and m.name == "generate" and not (self.own_generate and len(trailers) == 2):
             self.generate_facts(None, None, args, trailer, head, trailers, whole)
             return Output("generate", self.site_of(whole, "generate(...)"))
         if isinstance(m.owner, CacheVal) and m.name == "to_legacy_cache":
