@@ -121,3 +121,19 @@ def test_a_recheck_that_fails_drops_the_fix_and_nothing_else() -> None:
 
     reason = Verifier([CONFLICT], broken).problem(0, f, f.fixes[0])
     assert reason is not None and "could not be verified" in reason
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ('#!/usr/bin/env python\n# -*- coding: latin-1 -*-\n"""Doc."""\nx = 1\n',
+     '#!/usr/bin/env python\n# -*- coding: latin-1 -*-\n"""Doc."""\nfrom transformers import DynamicCache\nx = 1\n'),
+    ("import os", "import os\nfrom transformers import DynamicCache"),
+    ("import os\nx = 1\n", "import os\nfrom transformers import DynamicCache\nx = 1\n"),
+])
+def test_an_added_import_keeps_the_shebang_cookie_and_docstring_first(text: str, expected: str) -> None:
+    from hf_cache_lint.engine.edits import transformers_name
+    from hf_cache_lint.engine.interp import parse
+    from hf_cache_lint.engine.text import apply_edits
+
+    name, edit = transformers_name(parse(text), "DynamicCache")
+    assert name == "DynamicCache" and edit is not None
+    assert apply_edits(text, [edit]) == expected

@@ -164,9 +164,30 @@ def transformers_name(tree: Any, name: str) -> tuple[str, Edit | None]:
         last = first_from.get_defined_names()[-1]
         end = Position(*last.end_pos)
         return name, Edit(Span(end, end), f", {name}")
-    line = last_import.end_pos[0] + 1 if last_import is not None else 1
+    new = f"from transformers import {name}"
+    if last_import is None:  # below a shebang, encoding cookie or comments, and the module docstring
+        at = Position(_first_statement_line(tree), 0)
+        return name, Edit(Span(at, at), new + "\n")
+    line = last_import.end_pos[0] + 1
+    tree_end: tuple[int, int] = getattr(tree, "end_pos", (line, 0))
+    if line > tree_end[0]:  # the import ends the file without a newline
+        at = Position(*tree_end)
+        return name, Edit(Span(at, at), "\n" + new)
     at = Position(line, 0)
-    return name, Edit(Span(at, at), f"from transformers import {name}\n")
+    return name, Edit(Span(at, at), new + "\n")
+
+
+def _first_statement_line(tree: Any) -> int:
+    """The line a new first statement goes on: after the docstring, else where the first statement starts
+    (its leading comments, a shebang or an encoding cookie, stay above it)."""
+    children = [c for c in getattr(tree, "children", []) if c.type != "endmarker"]
+    if not children:
+        return 1
+    first = children[0]
+    head = first.children[0] if first.type == "simple_stmt" else first
+    if head.type == "string" or (head.type == "atom" and head.children[0].type == "string"):
+        return int(first.end_pos[0]) + (0 if first.end_pos[1] == 0 else 1)
+    return int(first.start_pos[0])
 
 
 def _import_name_paths(node: Any) -> list[tuple[str, str]]:
