@@ -222,3 +222,18 @@ def test_a_result_that_needed_jedi_is_not_cached(run: RunFn, project: Path, engi
     assert codes(first) == ["HFC002"]
     assert check(run) == first
     assert engine_calls == ["a.py", "a.py"]
+
+
+def test_upgrade_to_with_the_cache_matches_no_cache(run: RunFn, project: Path) -> None:
+    """--upgrade-to checks the files again for the newer target: its results are keyed by that target."""
+    from test_upgrade import FOUR_X, HYBRID
+
+    write(project / "old.py", FOUR_X)
+    write(project / "conflict.py", CONFLICT)
+    write(project / "hybrid.py", HYBRID)
+    args = ("check", ".", "--transformers-version", "4.57.6", "--upgrade-to", "5.24.0", "--format", "json",
+            "--select", "HFC001,HFC005,HFC007")
+    expected = run(*args, "--no-cache")
+    assert expected.json()
+    assert run(*args) == expected  # cold cache
+    assert run(*args) == expected  # warm: both targets answered from their own entries

@@ -158,7 +158,8 @@ class ResultCache:
 
     def __init__(self, folder: Path, settings: Settings, context: Context) -> None:
         self.folder = folder
-        self.file = folder / __version__ / f"{run_key(settings, context)}.json"
+        self.key = run_key(settings, context)
+        self.file = folder / __version__ / f"{self.key}.json"
         self.entries = self._read()
         self.changed: dict[str, dict[str, Any]] = {}
         self.hits = 0
@@ -168,6 +169,11 @@ class ResultCache:
         if path not in self._now:
             self._now[path] = fingerprint(path)
         return self._now[path]
+
+    def for_run(self, settings: Settings, context: Context) -> ResultCache:
+        """This cache when it was made for these settings and context, else the one that was (same folder):
+        a caller checking the same files for another target (--upgrade-to) must not get this target's."""
+        return self if run_key(settings, context) == self.key else ResultCache(self.folder, settings, context)
 
     def _read(self) -> dict[str, Any]:
         try:

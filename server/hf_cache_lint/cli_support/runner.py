@@ -133,6 +133,8 @@ def check_files(sources: Sequence[SourceFile], settings: Settings, context: Cont
     digests: dict[int, tuple[str, os.stat_result | None]] = {}
     if cache is not None:
         from hf_cache_lint.cli_support.cache import digest
+
+        cache = cache.for_run(settings, context)  # entries keyed for exactly this settings and context
     for i, source in enumerate(sources):
         if cache is not None:
             try:
