@@ -21,6 +21,7 @@ export interface ServerSettings {
   run?: RunMode;
   debounceMs?: number;
   select?: string[];
+  extendSelect?: string[];
   ignore?: string[];
   severity?: Record<string, Level>;
   /** Extra import roots, relative to the workspace folder (the server drops folders outside it). */
@@ -107,6 +108,9 @@ export function serverSettings(
   if (isSet(c, 'select')) {
     out.select = strings(c.get('select'));
   }
+  if (isSet(c, 'extendSelect')) {
+    out.extendSelect = strings(c.get('extendSelect'));
+  }
   if (isSet(c, 'ignore')) {
     out.ignore = strings(c.get('ignore'));
   }
@@ -122,7 +126,8 @@ export function serverSettings(
 /** Whether a settings change needs a server restart (trace changes are applied by languageclient itself). */
 export function needsRestart(event: vscode.ConfigurationChangeEvent): boolean {
   const keys = [
-    'enable', 'interpreter', 'transformersVersion', 'run', 'debounceMs', 'select', 'ignore', 'severity', 'extraPaths',
+    'enable', 'interpreter', 'transformersVersion', 'run', 'debounceMs', 'select', 'extendSelect', 'ignore', 'severity',
+    'extraPaths',
   ];
   return keys.some((key) => event.affectsConfiguration(`${SECTION}.${key}`));
 }

@@ -17,8 +17,8 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 CHECK_EPILOG = """\
 exit status:
-  0  no findings (or --exit-zero)
-  1  findings remain, or a file could not be checked
+  0  no Error or Warning finding (Information and Hint findings never fail a run), or --exit-zero
+  1  an Error or Warning finding remains, or a file could not be checked
   2  usage error, invalid configuration or internal error
 
 A file that cannot be checked (unreadable, not text, broken notebook JSON, too deeply
@@ -27,7 +27,12 @@ exit status (as Ruff's E902): the other files are still checked.
 
 Configuration comes from [tool.hf-cache-lint] in the nearest pyproject.toml at or above the
 first PATH. Flags win: --select replaces the configured select and ignore lists (then
---ignore applies); --ignore alone adds to the configured ignore list.
+--ignore applies); --ignore alone adds to the configured ignore list; --extend-select adds
+to the configured extend-select list.
+
+HFC006 (deprecated-cache-usage: code that works but warns at the target version) is off by
+default here: turn it on with --select HFC006, --extend-select HFC006 or extend-select in
+pyproject. Its findings are hints: they are shown and counted but never fail the run.
 
 Target transformers version: --transformers-version; else the one installed for --interpreter;
 else pyproject's transformers-version; else the newest known. The only program a check runs is
@@ -71,6 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--interpreter", metavar="PY",
                        help="Python whose environment's transformers version is the target")
     check.add_argument("--select", type=_codes, metavar="CODES", help="comma-separated rule codes or prefixes")
+    check.add_argument("--extend-select", type=_codes, metavar="CODES",
+                       help="rule codes or prefixes to enable on top of the selection (e.g. HFC006, off by default)")
     check.add_argument("--ignore", type=_codes, metavar="CODES", help="comma-separated rule codes or prefixes")
     check.add_argument("--fix", action="store_true", help="apply the preferred fix of each finding")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")

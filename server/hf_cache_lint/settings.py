@@ -21,7 +21,9 @@ class Settings:
     """What to check and how."""
 
     select: tuple[str, ...] = ()
-    """Rule codes (or prefixes like `HFC00`) to enable; empty means all."""
+    """Rule codes (or prefixes like `HFC00`) to enable; empty means all (but the `quiet` ones)."""
+    extend_select: tuple[str, ...] = ()
+    """Rule codes (or prefixes) to enable on top of `select`, e.g. the CLI's off-by-default HFC006."""
     ignore: tuple[str, ...] = ()
     """Rule codes (or prefixes) to disable; wins over `select`."""
     severity: Mapping[str, Severity] = field(default_factory=dict)
@@ -38,11 +40,18 @@ class Settings:
     """Extra import roots for cross-module resolution."""
     exclude: tuple[str, ...] = ()
     """gitignore-style patterns the CLI skips when walking folders."""
+    quiet: tuple[str, ...] = field(default=(), metadata={"internal": True})
+    """Rule codes off unless `select` or `extend_select` names them (set by the CLI for its off-by-default
+    rules, never read from a user's settings; the editor leaves it empty, so they show there)."""
 
     def enabled(self, code: str) -> bool:
         if any(code.startswith(p) for p in self.ignore):
             return False
-        return not self.select or any(code.startswith(p) for p in self.select)
+        if any(code.startswith(p) for p in self.extend_select):
+            return True
+        if self.select:
+            return any(code.startswith(p) for p in self.select)
+        return code not in self.quiet
 
     def severity_for(self, code: str, default: Severity) -> Severity:
         return self.severity.get(code, default)
@@ -60,7 +69,7 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).replace("-", "_").lower()
 
 
-_FIELDS = {f.name for f in fields(Settings)}
+_FIELDS = {f.name for f in fields(Settings) if not f.metadata.get("internal")}
 
 
 def _normalise(data: Mapping[str, Any]) -> dict[str, Any]:
@@ -70,7 +79,7 @@ def _normalise(data: Mapping[str, Any]) -> dict[str, Any]:
         name = _snake(key)
         if name not in _FIELDS or value is None:
             continue
-        if name in ("select", "ignore", "extra_paths", "exclude"):
+        if name in ("select", "extend_select", "ignore", "extra_paths", "exclude"):
             items = [value] if isinstance(value, str) else list(value)
             out[name] = tuple(str(v).strip() for v in items if str(v).strip())
         elif name == "severity":

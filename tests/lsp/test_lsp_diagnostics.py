@@ -112,3 +112,32 @@ async def test_a_thousand_rapid_edits_leave_the_server_alive_and_exact(start, ur
     hover = await client.text_document_hover_async(types.HoverParams(
         types.TextDocumentIdentifier(uri), types.Position(3, 10)))
     assert hover is None or isinstance(hover, types.Hover)
+
+
+async def test_a_deprecation_is_a_struck_through_hint_on_by_default_in_the_editor(start, uri):
+    # 5.24 still runs `past_key_values=` (a FutureWarning): HFC006, without asking for it (unlike the CLI).
+    client = await start({"transformersVersion": "5.24.0"})
+    open_doc(client, uri, CLEAN)
+    (diag,) = await diagnostics(client, uri, version=1, where=lambda found: bool(found))
+    assert diag.code == "HFC006"
+    assert diag.severity == types.DiagnosticSeverity.Hint
+    assert list(diag.tags or ()) == [types.DiagnosticTag.Deprecated]
+    assert diag.range == range_of(CLEAN, FLAGGED, client.encoding)
+    assert diag.data["fixes"][0]["title"] == "Rename to `cache=`"
+
+
+async def test_a_deprecation_is_not_stacked_on_the_error_of_the_same_keyword(start, uri):
+    client = await start({"transformersVersion": "5.24.0"})
+    open_doc(client, uri, CONFLICT)
+    found = await diagnostics(client, uri, version=1, where=has_conflict)
+    assert [(d.code, d.severity, d.tags) for d in found] == [("HFC001", types.DiagnosticSeverity.Error, None)]
+
+
+async def test_select_without_the_deprecation_rule_hides_it_in_the_editor(start, uri):
+    client = await start({"transformersVersion": "5.24.0", "select": ["HFC001"]})
+    open_doc(client, uri, CLEAN + "x = 1\n")
+    replace_all(client, uri, CONFLICT, version=2)  # a publish to wait for: the conflict, and nothing else
+    found = await diagnostics(client, uri, version=2, where=has_conflict)
+    assert [d.code for d in found] == ["HFC001"]
+    replace_all(client, uri, CLEAN, version=3)
+    assert await diagnostics(client, uri, version=3, where=no_conflict) == []

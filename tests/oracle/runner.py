@@ -22,6 +22,8 @@ VENV_PYTHON = ORACLE_DIR / "venv" / "bin" / "python"
 WORKER = Path(__file__).resolve().parent / "worker" / "main.py"
 SETUP_HINT = "run `bash scripts/setup-oracle.sh` (builds .cache/oracle/, ~2 min, PyPI only)"
 KINDS = ("HFC001", "HFC002", "HFC004", "HFC005", "HFC007", "OTHER", "OK")
+# What a run that raises nothing may still show: a deprecation warning (`Outcome.warned`, `Outcome.verdict`).
+WARNED_KINDS = ("HFC006",)
 
 
 @dataclass(frozen=True)
@@ -46,11 +48,18 @@ class Outcome:
     detail: str = ""
     output: str = ""  # tail of the snippet's stdout/stderr, for failure reports
     seconds: float = 0.0  # wall time of the forked run
+    warned: str = ""  # "HFC006" when the run emitted a cache deprecation (FutureWarning or logged), else ""
+    warnings: tuple[str, ...] = ()  # the first warnings it emitted (warnings.warn and transformers' log)
+
+    @property
+    def verdict(self) -> str:
+        """The kind, with a clean run that warned of a cache deprecation told apart: "HFC006" then."""
+        return (self.warned or "OK") if self.kind == "OK" else self.kind
 
     def describe(self) -> str:
         where = f" at line {self.line}" if self.line else ""
         if self.kind == "OK":
-            return "OK"
+            return f"OK, warned {self.warned}: {self.warnings}" if self.warned else "OK"
         return f"{self.kind}{where}: {self.exc_type}: {self.message[:300]}"
 
 
@@ -103,7 +112,7 @@ def finish(version: str, proc: subprocess.Popen[bytes], work: Path) -> dict[str,
     if got != version:
         raise RuntimeError(f"worker imported transformers {got}, expected {version}")
     shutil.rmtree(work, ignore_errors=True)  # kept only when the worker failed, for its log
-    return {cid: Outcome(**data) for cid, data in raw.items()}
+    return {cid: Outcome(**{**data, "warnings": tuple(data.get("warnings", ()))}) for cid, data in raw.items()}
 
 
 def run_snippets(version: str, cases: Sequence[Snippet], timeout: float = 60.0) -> dict[str, Outcome]:

@@ -5,17 +5,21 @@
 - Invalid: must raise `runtime or rule.code` on each of its `versions`, and must NOT raise it on the
   other checked versions (when it is an HFC code). When `runtime` maps versions to outcomes, a version it names must give exactly
   that outcome ("OK" and "OTHER" included), wherever the version is listed.
+- A deprecation rule (HFC006) predicts a warning, not an exception: its examples are judged on the outcome's
+  `verdict`, where a clean run that warned of a cache deprecation counts as "HFC006" and a silent one as "OK".
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 import pytest
 
 from hf_cache_lint.rules.base import CHECKED_VERSIONS, Invalid
 
 from .conftest import Oracle
+from .runner import WARNED_KINDS
 from .suites import Example, FixedExample, fixed_examples, rule_examples
 
 pytestmark = pytest.mark.oracle
@@ -30,7 +34,9 @@ def params() -> list[object]:
 
 @pytest.mark.parametrize(("ex", "version"), params())
 def test_example_runtime(oracle: Oracle, ex: Example, version: str) -> None:
-    got = oracle.outcome(version, ex.snippet.id)
+    outcome = oracle.outcome(version, ex.snippet.id)
+    # A deprecation rule's examples must tell "warned" from "ran silently"; the others only look at exceptions.
+    got = replace(outcome, kind=outcome.verdict) if ex.rule.code in WARNED_KINDS else outcome
     where = f"{ex.id} on transformers {version} ({ex.example.note or 'no note'})\n--- code ---\n{ex.example.code}"
     if isinstance(ex.example, Invalid):
         runtime = ex.example.runtime
@@ -58,3 +64,5 @@ def test_fixed_example_runs_clean(oracle: Oracle, fx: FixedExample) -> None:
         # (tests/oracle/README.md). The cache error is gone, which is what this test is about.
         return
     assert got.kind == "OK", f"{where}\nthe fixed code must run clean, real run: {got.describe()}\n{got.output}"
+    if fx.rule.code in WARNED_KINDS:  # a deprecation's fix must also silence the warning it predicted
+        assert got.verdict == "OK", f"{where}\nthe fixed code still warns: {got.describe()}\n{got.output}"

@@ -30,12 +30,19 @@ def _error(message: str) -> int:
 
 
 def effective_settings(config: Config, args: argparse.Namespace) -> Settings:
-    """pyproject settings with the flags on top (a --select resets the configured lists, as in Ruff)."""
-    settings = config.settings
+    """pyproject settings with the flags on top (a --select resets the configured lists, as in Ruff).
+
+    The rules that are off by default in the CLI (HFC006) stay off unless a selection names them.
+    """
+    from hf_cache_lint.rules import ALL_RULES
+
+    settings = replace(config.settings, quiet=tuple(r.code for r in ALL_RULES if not r.cli_default))
     if args.select is not None:
         settings = replace(settings, select=args.select, ignore=args.ignore or ())
     elif args.ignore is not None:
         settings = replace(settings, ignore=settings.ignore + args.ignore)
+    if getattr(args, "extend_select", None):
+        settings = replace(settings, extend_select=settings.extend_select + args.extend_select)
     if args.transformers_version:
         settings = replace(settings, transformers_version=args.transformers_version)
     if args.interpreter:
@@ -131,4 +138,4 @@ def run_check(args: argparse.Namespace) -> int:
         pass
     if args.exit_zero:
         return EXIT_CLEAN
-    return EXIT_FINDINGS if report.items or report.errors else EXIT_CLEAN
+    return EXIT_FINDINGS if report.fails else EXIT_CLEAN

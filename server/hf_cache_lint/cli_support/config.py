@@ -23,8 +23,8 @@ TABLE = "hf-cache-lint"
 # The keys a pyproject may set (kebab-case, as TOML tables usually are; snake/camel also accepted).
 _CODE = re.compile(r"HFC\d{0,3}")
 
-KNOWN_KEYS = ("select", "ignore", "severity", "transformers-version", "exclude", "extra-paths", "interpreter",
-              "cache", "cache-dir")
+KNOWN_KEYS = ("select", "extend-select", "ignore", "severity", "transformers-version", "exclude", "extra-paths",
+              "interpreter", "cache", "cache-dir")
 
 
 class ConfigError(ValueError):
@@ -96,7 +96,7 @@ def settings_from_table(table: Mapping[str, Any], where: str) -> Settings:
         name = _norm(key)
         if name not in KNOWN_KEYS:
             raise ConfigError(f"{where}: unknown key {key!r} in [tool.{TABLE}] (known: {', '.join(KNOWN_KEYS)})")
-        if name in ("select", "ignore", "exclude", "extra-paths"):
+        if name in ("select", "extend-select", "ignore", "exclude", "extra-paths"):
             if not (isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))):
                 raise ConfigError(f"{where}: {key!r} must be a list of strings")
         elif name == "cache":
@@ -111,7 +111,7 @@ def settings_from_table(table: Mapping[str, Any], where: str) -> Settings:
         settings = Settings.from_mapping(table)
     except (ValueError, TypeError) as exc:
         raise ConfigError(f"{where}: {exc}") from None
-    for code in settings.select + settings.ignore + tuple(settings.severity):
+    for code in settings.select + settings.extend_select + settings.ignore + tuple(settings.severity):
         check_code(code, where)
     if settings.transformers_version:
         check_version(settings.transformers_version, where)

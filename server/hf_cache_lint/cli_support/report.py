@@ -8,9 +8,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hf_cache_lint.cli_support.discovery import SourceFile
-from hf_cache_lint.engine.findings import CheckResult, FileError, Finding, Related
+from hf_cache_lint.engine.findings import CheckResult, FileError, Finding, Related, Severity
 from hf_cache_lint.engine.notebook import Joined, read_ipynb, split_findings
 from hf_cache_lint.engine.text import UndecodableError, decode_source, line_starts
+
+FAILING = frozenset({Severity.ERROR, Severity.WARNING})
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,12 @@ class Report:
     files_checked: int
     fixed: int = 0
     fixing: bool = False
+
+    @property
+    def fails(self) -> bool:
+        """Whether the run exits 1: an Error or Warning finding, or a file that could not be checked.
+        Information and Hint findings (HFC006's deprecations) never fail a run (DESIGN.md's CLI contract)."""
+        return bool(self.errors) or any(i.finding.severity in FAILING for i in self.items)
 
 
 def code_cell_numbers(notebook_text: str) -> tuple[int, ...]:

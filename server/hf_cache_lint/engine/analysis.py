@@ -39,6 +39,9 @@ class CacheImpl:
     condition: str | None = None
     # The branch condition as (text, holds) when it is one, so rules can see two that exclude each other.
     when: tuple[str, bool] | None = None
+    # For via "kwargs": what carried the keyword in when it is not a `**dict` written in the call
+    # ("`functools.partial`", "`Thread(kwargs=...)`", "`generate_kwargs=`"), for messages.
+    through: str | None = None
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,7 @@ class CacheArg:
     site: Site | None = None
     when: tuple[str, bool] | None = None  # as CacheImpl.when
     origin: Site | None = None  # for a tuple: where it was made (e.g. "to_legacy_cache()")
+    through: str | None = None  # as CacheImpl.through, for `via_kwargs`
 
 
 @dataclass(frozen=True)

@@ -90,6 +90,7 @@ def _check(text: str, path: str, settings: Settings, context: Context | None,
             log.exception("rule %s failed on %s", rule.code, path)
     table = suppressions(text)
     findings = [under_version_guard(f, analysis) for f in drop_foreign(analysis, findings)]
+    findings = _unstacked(findings, {r.code for r in ALL_RULES if r.yields_to_errors})
     kept = sorted({f for f in findings if not is_suppressed(f, table)},
                   key=lambda f: (f.span.start, f.span.end, f.code))
     return CheckResult(path, tuple(kept))
@@ -105,6 +106,21 @@ def under_version_guard(finding: Finding, analysis: Analysis) -> Finding:
             return replace(finding, severity=Severity.WARNING,
                            message=f"{finding.message} (only where the version test `{test}` lets this run)")
     return finding
+
+
+def _unstacked(findings: list[Finding], yielding: set[str]) -> list[Finding]:
+    """Drop the findings of `yielding` rules (deprecations) where another rule's Error or Warning covers
+    the same code (its range, or a related place in this file): the call raises or may raise there, and
+    that finding is the one to act on."""
+    raising = [f for f in findings if f.code not in yielding and f.severity in (Severity.ERROR, Severity.WARNING)]
+    if not raising:
+        return findings
+    spans = [f.span for f in raising] + [r.span for f in raising for r in f.related if r.path is None]
+
+    def covered(f: Finding) -> bool:
+        return any(s.start < f.span.end and f.span.start < s.end for s in spans)
+
+    return [f for f in findings if f.code not in yielding or not covered(f)]
 
 
 def check_cells(

@@ -79,6 +79,9 @@ class Finding:
     related: tuple[Related, ...] = ()
     # Markdown: the specific story of this finding (what meets what, where, the exact error) for hovers.
     story: str = ""
+    # What kind of problem it is beyond its severity: "deprecated" (works, but warns and will go away),
+    # which editors draw struck through instead of squiggled.
+    tags: tuple[str, ...] = ()
 
     @property
     def url(self) -> str:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hf_cache_lint.engine.analysis import CacheArg, CacheImpl, GenerateCall, Keyword, ModelInfo, Site
 from hf_cache_lint.engine.core import Core, EvArg
 from hf_cache_lint.engine.findings import Span
@@ -54,10 +56,11 @@ class GenerateFacts(Core):
     def generate_facts(self, model: Ref | None, pipe: Ref | None, args: list[EvArg], trailer: Node,
                        head: Node | None, trailers: list[Node], whole: object,
                        extra_kwargs: Value | None = None, spread: Node | None = None,
-                       keywords_reach: bool = True) -> None:
+                       keywords_reach: bool = True, through: str | None = None) -> None:
         """Record one call reaching generate. `extra_kwargs`: a dict that also feeds its keywords (a
         partial's, a Thread's `kwargs=`), written at `spread` when that is an expression a fix can edit;
-        `keywords_reach`: whether a keyword written in this call goes to generate (not for Thread(...))."""
+        `keywords_reach`: whether a keyword written in this call goes to generate (not for Thread(...));
+        `through`: what carried `extra_kwargs` in, in words for messages ("`functools.partial`")."""
         assert isinstance(whole, Span)
         pstate = self.obj(pipe) if pipe is not None else None
         if isinstance(pstate, PipelineState) and pstate.model is not None:
@@ -69,11 +72,13 @@ class GenerateFacts(Core):
         # Effective keywords: written ones, then ** dicts, in call order (later wins like Python's
         # duplicate check would refuse; good enough for facts).
         given: dict[str, tuple[Value, Site, Cond | None, bool, Node | None]] = {}
-        # Each dict with the expression that holds it (a fix sets a key on top of that expression).
-        dicts: list[tuple[Value, Node | None]] = [(extra_kwargs, spread)] if extra_kwargs is not None else []
+        # Each dict with the expression that holds it (a fix sets a key on top of that expression) and,
+        # when it is not a `**dict` written in the call, what carried it in (for messages).
+        dicts: list[tuple[Value, Node | None, str | None]] = \
+            [(extra_kwargs, spread, through)] if extra_kwargs is not None else []
         for a in args:
             if a.arg.star == "**":
-                dicts.append((self.force(a.value), a.arg.value))
+                dicts.append((self.force(a.value), a.arg.value, None))
             elif a.arg.name:
                 given[a.arg.name] = (self.force(a.value), self.site(a.arg.node), None, False, a.arg.node)
         if isinstance(pstate, PipelineState) and pstate.task in FORWARDING_TASKS:
@@ -81,9 +86,10 @@ class GenerateFacts(Core):
             if pstate.task not in DIRECT_TASKS:  # only generate_kwargs: the call's own keywords go to the processor
                 given, dicts, args, keywords_reach = {}, [], [], False
             if gk is not None:  # these pipelines pass generate_kwargs to generate
-                dicts.append((self.force(gk.value), gk.arg.value))
+                dicts.append((self.force(gk.value), gk.arg.value, "`generate_kwargs=`"))
         ci_spread: Span | None = None
-        for d, holder in dicts:
+        carried: dict[str, str] = {}  # keyword -> what carried it in, when not a written ** dict
+        for d, holder, by in dicts:
             obj = self.obj(d)
             if isinstance(obj, DictState):
                 for k, v, s, c in obj.entries:
@@ -91,13 +97,18 @@ class GenerateFacts(Core):
                         given[k] = (v, s or Site(whole, "**kwargs"), c, True, None)
                         if k == "cache_implementation" and holder is not None:
                             ci_spread = span(holder)
+                        if by is not None:
+                            carried[k] = by
         self._note_checked(given, args, mstate, pipe is not None)
         keywords = tuple(
             Keyword(a.arg.name, span(a.arg.node), span(a.arg.name_node), span(a.arg.value),
                     code(a.arg.value)) for a in args if a.arg.name and a.arg.name_node is not None
         )
-        cache_args = tuple(self._cache_arg(k, given[k], whole) for k in CACHE_KEYWORDS if k in given)
+        cache_args = tuple(replace(self._cache_arg(k, given[k], whole), through=carried.get(k))
+                           for k in CACHE_KEYWORDS if k in given)
         ci = self._effective(given, args, mstate, pstate, pipe is not None)
+        if ci is not None and ci.via == "kwargs" and "cache_implementation" in carried:
+            ci = replace(ci, through=carried["cache_implementation"])
         ci_kw = next((k for k in keywords if k.name == "cache_implementation"), None)
         callee = span_between(head, trailers[-2]) if head is not None and len(trailers) >= 2 else \
             (span(head) if head is not None else whole)

@@ -63,7 +63,8 @@ class Known(Inliner):
         if isinstance(callee, ClassDef):
             return self.instantiate(callee, args, whole)
         if isinstance(callee, Partial):
-            return self.call_with_kwargs(callee.func, callee.kwargs, trailer, whole, extra=args)
+            return self.call_with_kwargs(callee.func, callee.kwargs, trailer, whole, extra=args,
+                                         through="`functools.partial`")
         obj = self.obj(callee)
         if isinstance(obj, ModelState):
             return Output("forward", self.site_of(whole, "the forward pass"))
@@ -153,7 +154,8 @@ class Known(Inliner):
             kwargs = self.kw(args, "kwargs")
             if target is not None:
                 return self.call_with_kwargs(target.value, kwargs.value if kwargs else None, trailer, whole,
-                                             holder=kwargs.arg.value if kwargs else None)
+                                             holder=kwargs.arg.value if kwargs else None,
+                                             through=f"`{q.rsplit('.', 1)[-1]}(kwargs=...)`")
             return UNKNOWN
         if q == "os.environ.setdefault":
             first = self.positional(args, 0)
@@ -334,15 +336,17 @@ class Known(Inliner):
         return self.new(replace(obj))
 
     def call_with_kwargs(self, func: Value, kwargs: Value | None, trailer: Node, whole: object,
-                         extra: list[EvArg] | None = None, holder: Node | None = None) -> Value:
+                         extra: list[EvArg] | None = None, holder: Node | None = None,
+                         through: str | None = None) -> Value:
         """Call `func` with a kwargs dict value (partial, Thread(kwargs=...)), the findings on `whole`.
 
         `extra`: the arguments written in this call (a partial's call), None when they are not for
-        `func` (Thread(...)); `holder`: the expression of the dict, when written in this call."""
+        `func` (Thread(...)); `holder`: the expression of the dict, when written in this call; `through`:
+        what carried the dict in, for messages."""
         if isinstance(func, Method) and func.name == "generate" and isinstance(self.obj(func.owner), ModelState):
             assert isinstance(func.owner, Ref)
             self.generate_facts(func.owner, None, extra or [], trailer, None, [], whole, extra_kwargs=kwargs,
-                                spread=holder, keywords_reach=extra is not None)
+                                spread=holder, keywords_reach=extra is not None, through=through)
             return Output("generate", self.site_of(whole, "generate(...)"))
         if isinstance(func, Function):
             d = self.obj(kwargs) if kwargs is not None else None

@@ -171,12 +171,28 @@ class Target:
 
     @property
     def deprecated_cache_implementations(self) -> tuple[str, ...]:
-        return _DEPRECATED_5 if self.version >= V("5.0") else ()
+        """Accepted, but generate logs a deprecation when it builds a cache from them (4.57.6 already does,
+        generation/utils.py `_prepare_cache_for_generation`; checked by the oracle)."""
+        return _DEPRECATED_5 if self.version >= V("4.57") else ()
 
     def invalid_cache_implementation_message(self, value: str) -> str:
         """The exact ValueError `GenerationConfig.validate()` raises (the tuple in transformers' own order)."""
         choices = _CHOICES_5 if self.version >= V("5.0") else _CHOICES_457
         return f"ValueError: Invalid `cache_implementation` ({value}). Choose one of: {choices!r}"
+
+    def keyword_deprecation_message(self, keyword: str, model_class: str | None) -> str:
+        """The FutureWarning 5.24+ emit for a pre-5.24 cache keyword (utils/deprecation.py `deprecate_kwarg`,
+        which names the model's class; `<model class>` stands in when the linter does not know it)."""
+        owner = f"{model_class or '<model class>'}.generate"
+        return (f"FutureWarning: `{keyword}` is deprecated and will be removed in version 6.0.0 for `{owner}`. "
+                "Use `cache` instead.")
+
+    def deprecated_cache_implementation_message(self, value: str) -> str:
+        """What generate logs when it builds a cache from a deprecated `cache_implementation` name
+        (generation/utils.py `_prepare_cache_for_generation`, `logger.warning_once`; 4.57.6, 5.23.0, 5.24.0)."""
+        removal = " and will be removed in v5.13" if self.version >= V("5.0") else ""
+        return (f"Using `cache_implementation='{value}' is deprecated{removal}. Please only use one of "
+                "('static', 'offloaded_static'), and the layer structure will be inferred automatically.")
 
     @property
     def tuple_cache_message(self) -> str:

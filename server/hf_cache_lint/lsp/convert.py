@@ -27,6 +27,9 @@ SEVERITY = {
     Severity.HINT: types.DiagnosticSeverity.Hint,
 }
 
+# The engine's finding tags -> LSP's: a deprecation is drawn struck through, without a squiggle.
+TAGS = {"deprecated": types.DiagnosticTag.Deprecated, "unnecessary": types.DiagnosticTag.Unnecessary}
+
 # Related place -> (uri, lines of that document), or None when it cannot be shown.
 Locate = Callable[[str | None], "tuple[str, Sequence[str]] | None"]
 
@@ -101,6 +104,7 @@ def to_diagnostic(
         code_description=types.CodeDescription(href=finding.url),
         source=SOURCE,
         related_information=related or None,
+        tags=[TAGS[t] for t in finding.tags if t in TAGS] or None,
         data={"version": version, "fixes": [fix_json(f, lines, codec) for f in finding.fixes]},
     )
 

@@ -71,6 +71,12 @@ class Rule:
     docs: ClassVar[str]
     valid: ClassVar[tuple[Valid, ...]] = ()
     invalid: ClassVar[tuple[Invalid, ...]] = ()
+    # Whether `hf-cache-lint check` runs the rule without being asked (editors always do). Off for
+    # findings that only predict a warning, so CI output stays about what raises.
+    cli_default: ClassVar[bool] = True
+    # A finding of this rule is dropped where an Error finding of another rule covers the same range:
+    # the call raises there, and a deprecation on the same keyword would only repeat it.
+    yields_to_errors: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: object) -> None:
         super().__init_subclass__(**kwargs)

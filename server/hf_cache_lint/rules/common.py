@@ -25,9 +25,12 @@ def where(site: Site | None, via: str) -> str:
 
 
 def source_words(ci: CacheImpl) -> str:
+    """How `cache_implementation` reaches the call, as the end of "... is <words>"."""
+    if ci.via == "kwargs" and ci.through:
+        return f"passed in through {ci.through}"
     return {
         "keyword": "passed in this call",
-        "kwargs": "passed through a ** dict",
+        "kwargs": "passed through a `**` dict",
         "generation_config": "set on the GenerationConfig passed to this call",
         "model": "set on the model's generation_config",
         "checkpoint": "loaded from the checkpoint's generation_config.json",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import faulthandler
 import json
+import logging
 import os
 import re
 import resource
@@ -21,6 +22,8 @@ import tempfile
 import time
 import traceback
 import types
+import warnings
+from collections.abc import Iterator
 from typing import Any
 
 TF_DIR = sys.argv[1]
@@ -43,6 +46,47 @@ REMOVED_IMPORT = re.compile(r"cannot import name '(\w*Cache)' from 'transformers
 REMOVED_ATTRIBUTE = re.compile(r"has no attribute '?(to_legacy_cache|from_legacy_cache)'?|"
                                r"module transformers has no attribute (\w*Cache)\b")
 CONFLICT = re.compile(r"Passing both `cache_implementation` .* and `(\w+)` \(a Cache object\)")
+# The deprecations HFC006 predicts: the FutureWarning of 5.24's `deprecate_kwarg` on generate's old cache
+# keywords, and the deprecation 5.x logs when it builds a cache from a deprecated `cache_implementation` name.
+DEPRECATIONS = (re.compile(r"`(past_key_values|cache_params)` is deprecated and will be removed in version [\d.]+ "
+                           r"for `\w+\.generate`"),
+                re.compile(r"Using `cache_implementation='\w+' is deprecated"))
+
+
+def classify_warnings(messages: list[str]) -> str:
+    """"HFC006" when a recorded warning is one of the cache deprecations, else ""."""
+    return "HFC006" if any(p.search(m) for p in DEPRECATIONS for m in messages) else ""
+
+
+class _Recorder(logging.Handler):
+    """Collects transformers' logged warnings (`logger.warning_once` never goes through `warnings`)."""
+
+    def __init__(self, into: list[str]) -> None:
+        super().__init__(logging.WARNING)
+        self.into = into
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.into.append(record.getMessage())
+
+
+@contextlib.contextmanager
+def recording_warnings(into: list[str]) -> Iterator[None]:
+    """Record every `warnings.warn` (still shown as usual) and transformers warning log record."""
+    shown = warnings.showwarning
+
+    def show(message: Warning | str, category: type[Warning], *args: Any, **kwargs: Any) -> None:
+        into.append(f"{category.__name__}: {message}")
+        shown(message, category, *args, **kwargs)
+
+    handler = _Recorder(into)
+    logger = logging.getLogger("transformers")
+    warnings.showwarning = show
+    logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        warnings.showwarning = shown
+        logger.removeHandler(handler)
 
 
 def classify(exc: BaseException | None) -> tuple[str, str]:
@@ -99,7 +143,8 @@ def execute(case: dict[str, Any]) -> dict[str, Any]:
     sys.modules["__main__"] = module
     error: BaseException | None = None
     line: int | None = None
-    with sim.install_mode():
+    recorded: list[str] = []
+    with sim.install_mode(), recording_warnings(recorded):
         try:
             # dont_inherit: this file's `from __future__ import annotations` must not leak into user code
             exec(compile(case["source"], path, "exec", dont_inherit=True), module.__dict__)
@@ -117,7 +162,8 @@ def execute(case: dict[str, Any]) -> dict[str, Any]:
     elif sim.THREAD_ERRORS:
         error, line = sim.THREAD_ERRORS[0]
     kind, detail = classify(error)
-    return {"kind": kind, "detail": detail, "line": line,
+    return {"kind": kind, "detail": detail, "line": line, "warned": classify_warnings(recorded),
+            "warnings": recorded[:20],
             "exc_type": type(error).__name__ if error is not None else "",
             "message": str(error)[:2000] if error is not None else ""}
 

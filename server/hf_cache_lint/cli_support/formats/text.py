@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import unicodedata
+from collections import Counter
+from collections.abc import Sequence
 
 from hf_cache_lint.cli_support.report import Located, Place, Report
+from hf_cache_lint.engine.findings import Severity
 
 TAB = 4
 
@@ -58,6 +61,21 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+# How each severity is counted in the summary, in this order ("Found 2 errors and 1 warning.").
+_WORDS = ((Severity.ERROR, "error"), (Severity.WARNING, "warning"), (Severity.INFO, "info finding"),
+          (Severity.HINT, "hint"))
+
+
+def _and(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+
+
+def counts(items: Sequence[Located]) -> str:
+    """`2 errors and 1 warning`, `1 error, 1 warning and 3 hints`: each severity that occurs, counted."""
+    by = Counter(i.finding.severity for i in items)
+    return _and([_plural(by[sev], word) for sev, word in _WORDS if by[sev]])
+
+
 def summary(report: Report) -> str:
     """The closing line; files that could not be checked are named on stderr and counted here."""
     line = _found(report)
@@ -74,12 +92,13 @@ def _found(report: Report) -> str:
     if report.fixing:
         if found + report.fixed == 0:
             return "All checks passed!"
-        return f"Found {_plural(found + report.fixed, 'error')} ({report.fixed} fixed, {found} remaining)."
+        left = f": {counts(report.items)}" if found else ""
+        return f"Found {_plural(found + report.fixed, 'finding')} ({report.fixed} fixed, {found} remaining{left})."
     if found == 0:
         return "All checks passed!"
     fixable = sum(1 for i in report.items if i.fixable)
     extra = f" ({fixable} fixable with --fix)" if fixable else ""
-    return f"Found {_plural(found, 'error')}{extra}."
+    return f"Found {counts(report.items)}{extra}."
 
 
 def render(report: Report) -> str:

@@ -14,14 +14,14 @@ from hf_cache_lint.rules.hfc003_cache_keyword.examples import INVALID
 from hf_cache_lint.rules.hfc003_cache_keyword.valid import VALID
 from hf_cache_lint.rules.order import ci_rejected, is_mamba_family, keyword_rejected, kwargs_rejected
 
-_DEPRECATED = ("past_key_values", "cache_params")
+_OLD_NAMES = ("past_key_values", "cache_params")
 
 
 @dataclass(frozen=True)
 class _Problem:
     """One finding before it is rendered: what is wrong with which keyword, and the fix."""
 
-    kind: str  # "rejected" | "deprecated" | "both" | "assisted"
+    kind: str  # "rejected" | "both" | "assisted"
     keyword: str
     span: Span
     written: Keyword | None
@@ -50,7 +50,6 @@ class CacheKeyword(Rule):
     def problems(self, analysis: Analysis, call: GenerateCall) -> Iterator[_Problem]:
         target = analysis.context.target
         model = call.model.class_name or "this model"
-        owner = f"{call.model.class_name or 'the model'}.generate"
         args = {a.keyword: a for a in call.cache_args}
         for arg in call.cache_args:
             kw = _written(call, arg)
@@ -66,19 +65,15 @@ class CacheKeyword(Rule):
                     message += f" This happens only if {arg.condition or 'the value'} is not None."
                 yield _Problem("rejected", arg.keyword, arg.span, kw, Severity.WARNING if maybe else Severity.ERROR,
                                message, runtime)
-            elif target.unified_cache_keyword and arg.keyword in _DEPRECATED:
-                if "cache" in args:
-                    runtime = (f"FutureWarning: Both `{arg.keyword}` and `cache` are set for `{owner}`. Using "
-                               f"`cache=...` and ignoring deprecated `{arg.keyword}=...`.")
-                    message = (f"`{arg.keyword}=` and `cache=` are both given: transformers {target} uses `cache=` "
-                               f"and ignores `{arg.keyword}=` ({runtime})")
-                    yield _Problem("both", arg.keyword, arg.span, kw, Severity.WARNING, message, runtime)
-                else:
-                    runtime = (f"FutureWarning: `{arg.keyword}` is deprecated and will be removed in version 6.0.0 "
-                               f"for `{owner}`. Use `cache` instead.")
-                    message = (f"`{arg.keyword}=` is deprecated in transformers {target}: generate takes the cache "
-                               f"as `cache=` ({runtime})")
-                    yield _Problem("deprecated", arg.keyword, arg.span, kw, Severity.INFO, message, runtime)
+            elif target.unified_cache_keyword and arg.keyword in _OLD_NAMES and "cache" in args:
+                # Both names: 5.24 keeps `cache=` and drops the old one (deprecate_kwarg), so the cache given
+                # under the old name is silently lost. An old name alone only warns: HFC006's business.
+                owner = f"{call.model.class_name or '<model class>'}.generate"
+                runtime = (f"FutureWarning: Both `{arg.keyword}` and `cache` are set for `{owner}`. Using "
+                           f"`cache=...` and ignoring deprecated `{arg.keyword}=...`.")
+                message = (f"`{arg.keyword}=` and `cache=` are both given: transformers {target} uses `cache=` "
+                           f"and ignores `{arg.keyword}=`, with a FutureWarning")
+                yield _Problem("both", arg.keyword, arg.span, kw, Severity.WARNING, message, runtime)
         assistant = next((k for k in call.keywords if k.name == "assistant_model" and k.value_text != "None"), None)
         if assistant is not None and is_mamba_family(call.model.class_name) and not kwargs_rejected(target, call):
             runtime = ("ValueError: assisted generation is not supported with stateful models, such as "
@@ -94,8 +89,6 @@ class CacheKeyword(Rule):
         if p.kind == "rejected":
             expected = target.cache_keyword(call.model.class_name)
             yield Fix(f"Rename to `{expected}=`", (rename_keyword(p.written, expected),), preferred=True)
-        elif p.kind == "deprecated":
-            yield Fix("Rename to `cache=`", (rename_keyword(p.written, "cache"),), preferred=True)
         else:
             removal = remove_argument(call, p.written.span)
             if removal is None:
@@ -109,11 +102,10 @@ class CacheKeyword(Rule):
         expected = target.cache_keyword(call.model.class_name)
         headline = {
             "rejected": f"`{p.keyword}=` is not where transformers {target} looks for this model's cache.",
-            "deprecated": f"`{p.keyword}=` is the pre-5.24 name of the cache keyword.",
             "both": f"the cache is given twice; `{p.keyword}=` is ignored.",
             "assisted": "assisted generation needs a cache it can roll back; a stateful model has none.",
         }[p.kind]
-        effect = "raises" if p.runtime.startswith("ValueError") else "warns"
+        effect = "raises" if p.runtime.startswith("ValueError") else "warns and drops the cache"
         return "\n".join([
             f"**{self.code} {self.name}**: {headline}",
             "",

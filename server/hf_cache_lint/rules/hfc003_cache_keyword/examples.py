@@ -11,11 +11,9 @@ _MAMBA = prelude(model="MambaForCausalLM", checkpoint=MAMBA)
 _BEFORE_524 = ("4.57.6", "5.23.0")
 # A wrong keyword fails `_validate_model_kwargs`: the oracle classifies that error as HFC005's.
 _UNUSED = {"runtime": "HFC005"}
-# Before 5.24 rejected; 5.24 renames it to `cache=` with a FutureWarning (Information, runs fine).
-_THEN_DEPRECATED = {"severity": {"5.24.0": Severity.INFO},
+# Before 5.24 rejected; 5.24 reads it as `cache=` with a FutureWarning (HFC006's hint, runs fine).
+_THEN_DEPRECATED = {"versions": _BEFORE_524,
                     "runtime": {"4.57.6": "HFC005", "5.23.0": "HFC005", "5.24.0": "OK"}}
-
-
 
 
 def _ignore(line: str) -> tuple[str, str]:
@@ -50,25 +48,6 @@ INVALID: tuple[Invalid, ...] = (
         fixes={"Rename to `cache_params=`": ("past_key_values=state", "cache_params=state")},
         note="`past_key_values=` on a Mamba model",
         **_THEN_DEPRECATED,
-    ),
-    invalid(
-        _LLAMA + "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5)\n",
-        flagged="past_key_values=DynamicCache()",
-        fixes={"Rename to `cache=`": ("past_key_values=DynamicCache()", "cache=DynamicCache()")},
-        versions=("5.24.0",),
-        severity=Severity.INFO,
-        runtime="OK",
-        note="`past_key_values=` is deprecated in 5.24 (FutureWarning)",
-    ),
-    invalid(
-        _MAMBA + "state = model(**inputs, use_cache=True).cache\n"
-        "out = model.generate(**inputs, cache_params=state, max_new_tokens=5)\n",
-        flagged="cache_params=state",
-        fixes={"Rename to `cache=`": ("cache_params=state", "cache=state")},
-        versions=("5.24.0",),
-        severity=Severity.INFO,
-        runtime="OK",
-        note="`cache_params=` is deprecated in 5.24 (FutureWarning)",
     ),
     invalid(
         _LLAMA + "\n\ndef complete(prompt, cache=None, past=None):\n"

@@ -14,17 +14,9 @@ from hf_cache_lint.engine.versions import Target
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc004_invalid_cache_implementation.examples import INVALID
 from hf_cache_lint.rules.hfc004_invalid_cache_implementation.valid import VALID
+from hf_cache_lint.rules.hfc006_deprecated_cache_usage import DEPRECATED_NOW
 from hf_cache_lint.rules.order import ci_rejected, is_encoder_decoder, kwargs_rejected, quote_like
 
-# What a deprecated 5.x name builds now, and the current name that builds the same (None: leave it unset).
-_DEPRECATED_NOW: dict[str, tuple[str, str | None]] = {
-    "sliding_window": ("a `StaticCache` whose layer types come from the model config", "static"),
-    "hybrid_chunked": ("a `StaticCache` whose layer types come from the model config", "static"),
-    "offloaded_hybrid": ("an offloaded `StaticCache` whose layer types come from the model config", "offloaded_static"),
-    "offloaded_hybrid_chunked": ("an offloaded `StaticCache` whose layer types come from the model config",
-                                 "offloaded_static"),
-    "hybrid": ("nothing: it is reset to None and generate builds its default `DynamicCache`", None),
-}
 QUANTIZED_MESSAGE = ("ValueError: This model does not support the quantized cache. If you want your model to "
                      "support quantized cache, please open an issue and tag @zucchini-nlp.")
 _NONE = "None"
@@ -40,8 +32,8 @@ def suggestion(target: Target, value: str) -> str | None:
         return "dynamic"
     if low in ("mamba", "paged"):  # Mamba builds its own cache; 4.x has no paged cache (use None: the default)
         return _NONE
-    if low in _DEPRECATED_NOW and low not in target.valid_cache_implementations:
-        return _DEPRECATED_NOW[low][1] or _NONE
+    if low in DEPRECATED_NOW and low not in target.valid_cache_implementations:
+        return DEPRECATED_NOW[low][1] or _NONE
     got = difflib.get_close_matches(low, current, n=1, cutoff=0.6)
     return got[0] if got else None
 
@@ -49,7 +41,7 @@ def suggestion(target: Target, value: str) -> str | None:
 class InvalidCacheImplementation(Rule):
     code = "HFC004"
     name = "invalid-cache-implementation"
-    summary = "A `cache_implementation` value this transformers version rejects (or has deprecated)."
+    summary = "A `cache_implementation` value this transformers version rejects."
     default_severity = Severity.ERROR
     valid = VALID
     invalid = INVALID
@@ -61,12 +53,10 @@ class InvalidCacheImplementation(Rule):
             span = ci.origin if ci.where == "json" else ci.span
             if span is None or span in seen:
                 continue
+            # A deprecated name is still valid: it only warns (HFC006's business).
             if ci.value not in target.valid_cache_implementations:
                 seen.add(span)
                 yield self.invalid_value(analysis, ci, span)
-            elif ci.value in target.deprecated_cache_implementations and ci.where != "json":
-                seen.add(span)
-                yield self.deprecated_value(analysis, ci)
         for call in analysis.calls:
             finding = self.quantized(analysis, call, seen)
             if finding is not None:
@@ -91,17 +81,6 @@ class InvalidCacheImplementation(Rule):
             f"{'' if ci.where != 'json' else f' (in {Path(ci.path or ci.where).name})'}.",
             f"`{where}` raises:", "", f"```\n{error}\n```"])
         return Finding(self.code, self.name, message, Severity.ERROR, span, fixes, related, story)
-
-    def deprecated_value(self, analysis: Analysis, ci: CiValue) -> Finding:
-        target = analysis.context.target
-        builds, now = _DEPRECATED_NOW.get(ci.value, ("the same cache as `static`", "static"))
-        instead = f'`"{now}"`' if now else "leaving it unset"
-        message = (f'`cache_implementation="{ci.value}"` is deprecated in transformers {target}: it builds {builds}; '
-                   f"use {instead} instead")
-        fixes = tuple(self.replace_fixes(analysis, ci, now or _NONE))
-        story = self.story(target, ci, [f"`\"{ci.value}\"` is deprecated: generate logs a deprecation and builds "
-                                        f"{builds}.", f"Use {instead} instead: the same cache, the current name."])
-        return Finding(self.code, self.name, message, Severity.INFO, ci.span, fixes, (), story)
 
     def quantized(self, analysis: Analysis, call: GenerateCall, seen: set[Span]) -> Finding | None:
         """`"quantized"` on an encoder-decoder model fails when generate builds the cache."""

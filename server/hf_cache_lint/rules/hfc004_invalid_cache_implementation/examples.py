@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from hf_cache_lint.engine.findings import Severity
 from hf_cache_lint.rules.base import Invalid, invalid
 from hf_cache_lint.rules.snippets import MAMBA, prelude
 
@@ -15,9 +14,6 @@ model = AutoModelForSeq2SeqLM.from_pretrained("google-t5/t5-small")
 inputs = tokenizer("translate English to German: The house is wonderful.", return_tensors="pt")
 """
 _5X = ("5.23.0", "5.24.0")
-
-
-
 
 _TYPO_CALL = 'out = model.generate(**inputs, cache_implementation="statc", max_new_tokens=5)\n'
 
@@ -66,25 +62,6 @@ INVALID: tuple[Invalid, ...] = (
         flagged='"mamba"',
         fixes={"Replace with `None`": ('"mamba"', "None")},
         note="`mamba` stopped being a value in 4.56 (Mamba models build their own cache)",
-    ),
-    invalid(
-        _LOAD + 'out = model.generate(**inputs, cache_implementation="sliding_window", max_new_tokens=5)\n',
-        flagged='"sliding_window"',
-        fixes={'Replace with `"static"`': ('"sliding_window"', '"static"')},
-        versions=_5X,
-        severity=Severity.INFO,
-        runtime="OK",
-        note="a deprecated value: it builds a StaticCache, as `static` does",
-    ),
-    invalid(
-        _LOAD + 'config = GenerationConfig(max_new_tokens=5, cache_implementation="hybrid")\n'
-        "out = model.generate(**inputs, generation_config=config)\n",
-        flagged='"hybrid"',
-        fixes={"Replace with `None`": ('"hybrid"', "None")},
-        versions=_5X,
-        severity=Severity.INFO,
-        runtime="OK",
-        note="`hybrid` is deprecated and reset to None in 5.x",
     ),
     invalid(
         _T5 + 'out = model.generate(**inputs, cache_implementation="quantized", max_new_tokens=5)\n',

@@ -23,7 +23,7 @@ VALID: tuple[Valid, ...] = (
     Valid(
         _LOAD + 'out = model.generate(**inputs, cache_implementation="sliding_window", max_new_tokens=5)\n',
         versions=("4.57.6",),
-        note="`sliding_window` is not deprecated by name in 4.x",
+        note="`sliding_window` is still accepted in 4.x (deprecated: HFC006)",
     ),
     Valid(
         _MAMBA + "out = model.generate(**inputs, cache_implementation=None, max_new_tokens=5)\n",
