@@ -125,18 +125,24 @@ async def test_a_diagnostic_echoed_without_source_still_gets_its_fixes(start, ur
 
 
 async def test_any_subset_of_diagnostics_sent_gets_every_overlapping_finding_error_first(start, uri):
-    # ALE sends the one diagnostic under the cursor; here the other finding on the same keyword (the
-    # 5.24 deprecation), or none at all: the Error's fixes still come first, and the preferred one is its.
+    # ALE sends the one diagnostic under the cursor; here the other finding in the range (a 5.24 deprecation
+    # on a second call of the line: HFC006 never stacks on the conflict's own keyword), or none at all: the
+    # Error's fixes still come first, and the preferred one is its.
     client = await start()
-    open_doc(client, uri, CONFLICT)
-    found = await diagnostics(client, uri, version=1, where=has_conflict)
+    line = CALL.rstrip("\n") + "; again = model.generate(past_key_values=DynamicCache())\n"
+    open_doc(client, uri, HEADER + line)
+    found = await diagnostics(client, uri, version=1, where=lambda ds: has_conflict(ds) and len(ds) == 2)
     (_error,) = conflicts(found)
     others = [d for d in found if d.code != "HFC001"]
-    assert others, "expected a second finding on the cache keyword (the deprecation at 5.24)"
+    assert [d.code for d in others] == ["HFC006"]
+    row = HEADER.count("\n")
+    whole_line = types.Diagnostic(range=types.Range(types.Position(row, 0), types.Position(row, len(line) - 1)),
+                                  message="", code=None)
     bare = types.Diagnostic(range=others[0].range, message=others[0].message, code=others[0].code)
     for sent in ([bare], []):
-        actions = await actions_for(client, uri, others[0], only=[types.CodeActionKind.QuickFix], sent=sent)
+        actions = await actions_for(client, uri, whole_line, only=[types.CodeActionKind.QuickFix], sent=sent)
         assert [a.title for a in actions][:3] == TITLES[:3]
-        assert [a.title for a in actions if a.is_preferred] == [PREFERRED]
+        # One preferred fix per finding (their edits do not overlap), the Error's first.
+        assert [a.title for a in actions if a.is_preferred] == [PREFERRED, "Rename to `cache=`"]
         assert titles_of(actions, others[0].code), "the other finding's fixes are offered too"
         assert [a.title for a in actions][-2:] == sorted(t for t in (a.title for a in actions) if t.startswith("Ignore "))

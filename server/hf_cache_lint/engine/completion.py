@@ -26,7 +26,8 @@ _BUILDS_5: dict[str, str] = {
 _DEPRECATED_5 = "deprecated: logs a deprecation warning and builds a `StaticCache`"
 _HYBRID_5 = "deprecated: reset to None by `generate()` in 5.x, so no cache is built from it and it never conflicts"
 
-# 4.x (checked on 4.57.6): the same core values, the hybrid family as its own classes.
+# 4.x: the same core values, the hybrid family as its own classes (unverified; 4.57.6 builds a StaticCache
+# from every one of them and logs a deprecation, so `describe` says that from 4.57 on).
 _BUILDS_4: dict[str, str] = {
     **{k: v for k, v in _BUILDS_5.items() if k != "paged"},
     "dynamic_full": "builds a `DynamicCache` with full-attention layers only (sliding windows ignored)",
