@@ -128,10 +128,12 @@ def test_settings_are_part_of_the_key(run: RunFn, project: Path) -> None:
 
 
 def test_the_target_version_is_part_of_the_key(run: RunFn, project: Path) -> None:
-    write(project / "a.py", CONFLICT)
-    assert codes(check(run)) == ["HFC001"]  # 5.23.0, pinned by the project
-    assert sorted(codes(check(run, "--transformers-version", "5.24.0"))) == ["HFC001", "HFC003"]
-    assert codes(check(run)) == ["HFC001"]
+    # `cache=` is rejected before 5.24 (HFC003) and the keyword's own name from 5.24.
+    write(project / "a.py", CONFLICT.replace('past_key_values=DynamicCache(), cache_implementation="static"',
+                                             "cache=DynamicCache()"))
+    assert codes(check(run)) == ["HFC003"]  # 5.23.0, pinned by the project
+    assert codes(check(run, "--transformers-version", "5.24.0")) == []
+    assert codes(check(run)) == ["HFC003"]
 
 
 def test_the_tool_version_is_part_of_the_key(run: RunFn, project: Path, engine_calls: list[str],
@@ -237,3 +239,17 @@ def test_upgrade_to_with_the_cache_matches_no_cache(run: RunFn, project: Path) -
     assert expected.json()
     assert run(*args) == expected  # cold cache
     assert run(*args) == expected  # warm: both targets answered from their own entries
+
+
+def test_a_cached_finding_keeps_its_tags() -> None:
+    from hf_cache_lint.engine.findings import CheckResult, Finding, Severity, Span
+
+    hint = Finding("HFC006", "deprecated-cache-usage", "m", Severity.HINT, Span.of(1, 0, 1, 1), tags=("deprecated",))
+    assert cache_mod.decode(json.loads(json.dumps(cache_mod.encode(CheckResult("a.py", (hint,))))), "a.py") == \
+        CheckResult("a.py", (hint,))
+
+
+def test_extend_select_is_part_of_the_key(run: RunFn, project: Path) -> None:
+    write(project / "a.py", CONFLICT.replace(', cache_implementation="static"', ""))
+    assert codes(check(run, "--transformers-version", "5.24.0")) == []
+    assert codes(check(run, "--transformers-version", "5.24.0", "--extend-select", "HFC006")) == ["HFC006"]

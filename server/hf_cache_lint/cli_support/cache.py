@@ -137,6 +137,7 @@ def encode(result: CheckResult) -> dict[str, Any]:
             "fixes": [{"title": x.title, "preferred": x.preferred,
                        "edits": [[_span(e.span), e.content] for e in x.edits]} for x in f.fixes],
             "related": [[_span(r.span), r.message, r.path] for r in f.related],
+            "tags": list(f.tags),
         } for f in result.findings],
         "cell_starts": list(result.cell_starts),
     }
@@ -149,6 +150,7 @@ def decode(data: Any, path: str) -> CheckResult:
         fixes=tuple(Fix(str(x["title"]), tuple(Edit(_unspan(s), str(c)) for s, c in x["edits"]),
                         bool(x["preferred"])) for x in f["fixes"]),
         related=tuple(Related(_unspan(s), str(m), None if p is None else str(p)) for s, m, p in f["related"]),
+        tags=tuple(str(t) for t in f.get("tags", ())),
     ) for f in data["findings"])
     return CheckResult(path, findings, cell_starts=tuple(int(x) for x in data["cell_starts"]))
 

@@ -56,7 +56,7 @@ class Report:
     @property
     def fails(self) -> bool:
         """Whether the run exits 1: an Error or Warning finding, or a file that could not be checked.
-        Information and Hint findings (HFC006's deprecations) never fail a run (DESIGN.md's CLI contract)."""
+        Information and Hint findings (HFC006's deprecations) never fail a run (the CLI contract in the README)."""
         return bool(self.errors) or any(i.finding.severity in FAILING for i in self.items)
 
 

@@ -47,7 +47,7 @@ class DeprecatedCacheUsage(Rule):
             if ci.where == "json" or ci.value not in target.deprecated_cache_implementations:
                 continue
             if ci.value == "hybrid" and not target.hybrid_is_reset and ci.where == "attribute":
-                continue  # 4.x resets a "hybrid" on the model's own config in place, silently (FACTS.md §2)
+                continue  # 4.x resets a "hybrid" on the model's own config in place, silently (docs/facts.md §2)
             yield self.deprecated_value(analysis, ci)
 
     def old_keywords(self, analysis: Analysis, call: GenerateCall) -> Iterator[Finding]:
