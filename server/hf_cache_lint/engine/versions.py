@@ -75,8 +75,8 @@ REMOVED_CACHE_METHODS: dict[str, tuple[str, str]] = {
 
 # Every release at which something these tables or `Target` describe changes (a test keeps it complete): the
 # upgrade check names the first of them where a new finding appears.
-BEHAVIOUR_CHANGES: tuple[str, ...] = ("4.41.0", "4.43.0", "4.50.0", "4.55.0", "4.56.0", "5.0.0", "5.5.0", "5.23.0",
-                                      "5.24.0")
+BEHAVIOUR_CHANGES: tuple[str, ...] = ("4.41.0", "4.43.0", "4.50.0", "4.55.0", "4.56.0", "4.57.0", "5.0.0", "5.5.0",
+                                      "5.23.0", "5.24.0")
 
 
 def releases_between(old: Target, new: Target) -> tuple[Target, ...]:
