@@ -54,6 +54,12 @@ def private_cache_dir() -> str:
     return _CACHE_DIR[1]
 
 
+def remove_private_cache_dir() -> None:
+    """Remove this process's jedi cache folder now (a process ending with os._exit runs no atexit)."""
+    if _CACHE_DIR is not None and _CACHE_DIR[0] == os.getpid():
+        shutil.rmtree(_CACHE_DIR[1], ignore_errors=True)
+
+
 def subprocess_env() -> dict[str, str]:
     """The environment of jedi's subprocess: ours, minus what could import from the working directory."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONSAFEPATH")}

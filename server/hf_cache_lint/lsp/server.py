@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
+import os
+import sys
+import threading
 import traceback
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 from urllib.parse import unquote
 
 from lsprotocol import types
@@ -69,6 +73,28 @@ class HfCacheLintServer(LanguageServer):
         # one keeps superseded runs cancellable before they start.
         self.engine = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hf-cache-lint-engine")
         self.loop: asyncio.AbstractEventLoop | None = None  # set at initialize, for thread-safe logging
+        self.exit_status = 0  # the process's status: `exit` without `shutdown` makes it 1 (the spec)
+
+    def _start_io_async(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """pygls 2.1's `_start_io_async` with lsp/wire.py's message loop: a bad frame or invalid params get
+        an error response and the server keeps reading (pygls's loop goes deaf or stays silent)."""
+        from pygls.io_ import StdinAsyncReader, StdoutWriter
+
+        from hf_cache_lint.lsp import wire
+
+        self._stop_event = threading.Event()
+        reader = StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool)
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(wire.run_async(self._stop_event, reader, self.protocol, self.report_server_error))
+        except BrokenPipeError:
+            log.error("the client closed the connection")
+        except SystemExit as exc:  # pygls's `exit` handler: 0 after `shutdown`, else 1 (pygls drops it)
+            self.exit_status = exc.code if isinstance(exc.code, int) else 1
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.shutdown()  # type: ignore[no-untyped-call]
 
     def unit_for(self, uri: str) -> Unit | None:
         """The open file or notebook `uri` belongs to (a cell uri gives its notebook)."""
@@ -187,3 +213,17 @@ def start(tcp: bool = False, host: str = "127.0.0.1", port: int = 2087) -> None:
         server.start_tcp(host, port)
     else:
         server.start_io()
+    exit_now(server.exit_status)
+
+
+def exit_now(status: int) -> None:
+    """End the process at once: an analysis still running in the engine thread (which nothing can
+    interrupt) must not hold the exit back, as the interpreter's join of worker threads would."""
+    bridge = sys.modules.get("hf_cache_lint.engine.jedi_bridge")
+    if bridge is not None:
+        bridge.remove_private_cache_dir()
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(status)
