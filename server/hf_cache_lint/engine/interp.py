@@ -30,6 +30,13 @@ class Interpreter(Statements):
         self.run_uncalled()
 
 
+def forget(incremental_key: str) -> None:
+    """Drop parso's kept tree for an editor buffer (the document closed): its memory goes with it."""
+    import parso.cache
+
+    parso.cache.parser_cache.get(_GRAMMAR._hashed, {}).pop(incremental_key, None)
+
+
 def parse(text: str, incremental_key: str | None = None) -> object:
     """parso's error-recovering parse: a broken line leaves the rest of the tree intact."""
     if incremental_key:

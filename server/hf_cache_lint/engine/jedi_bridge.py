@@ -24,6 +24,7 @@ import logging
 import os
 import shutil
 import tempfile
+import threading
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,7 @@ log = logging.getLogger("hf_cache_lint")
 _TRANSFORMERS_LIKE = ("transformers", "peft", "unsloth", "optimum", "trl")
 
 
+_JEDI_LOCK = threading.Lock()
 _CACHE_DIR: tuple[int, str] | None = None  # (pid, folder): a forked pool worker makes its own
 
 
@@ -117,11 +119,12 @@ def receiver_types(text: str, path: str, callee: Span, interpreter: str | None,
         return []
     root = str(workspace or (Path(path).parent if not path.startswith("<") else Path.home()))
     try:
-        private_cache_dir()
-        script = jedi.Script(text, path=None if path.startswith("<") else path,
-                             project=_project(root, tuple(str(p) for p in extra_paths)),
-                             environment=_environment(interpreter, restricted))
-        return [(d.full_name or "", d.module_name or "") for d in script.infer(callee.end.line, dot - 1)]
+        with _JEDI_LOCK:  # jedi is not thread-safe; the server analyses big documents on a second thread
+            private_cache_dir()
+            script = jedi.Script(text, path=None if path.startswith("<") else path,
+                                 project=_project(root, tuple(str(p) for p in extra_paths)),
+                                 environment=_environment(interpreter, restricted))
+            return [(d.full_name or "", d.module_name or "") for d in script.infer(callee.end.line, dot - 1)]
     except Exception as exc:
         log.warning("jedi inference failed in %s: %r", path, exc)
         raise InferenceFailed(str(exc)) from exc

@@ -6,14 +6,14 @@ from lsprotocol import types
 
 from hf_cache_lint.engine import completion as engine_completion
 from hf_cache_lint.lsp.convert import from_client_position, split_lines, to_client_range
-from hf_cache_lint.lsp.server import HfCacheLintServer
+from hf_cache_lint.lsp.server import MAX_DOCUMENT_CHARS, HfCacheLintServer
 
 
 async def completion(ls: HfCacheLintServer, params: types.CompletionParams) -> types.CompletionList | None:
     """Values of `cache_implementation` for the target version, deprecated ones tagged."""
     await ls.settings_ready.wait()  # the target version may be being re-resolved
     doc = ls.workspace.text_documents.get(params.text_document.uri)
-    if doc is None:
+    if doc is None or len(doc.source) > MAX_DOCUMENT_CHARS:  # not analysed, not completed
         return None
     lines, codec = split_lines(doc.source), ls.workspace.position_codec
     position = from_client_position(lines, codec, params.position)

@@ -12,7 +12,7 @@ from pygls.uris import from_fs_path
 
 from hf_cache_lint.lsp.convert import split_lines, to_diagnostic
 from hf_cache_lint.lsp.documents import Results, Unit, cell_index_of
-from hf_cache_lint.lsp.server import HfCacheLintServer
+from hf_cache_lint.lsp.server import MAX_DOCUMENT_CHARS, HfCacheLintServer
 
 log = logging.getLogger(__name__)
 
@@ -44,12 +44,24 @@ def to_diagnostics(ls: HfCacheLintServer, unit: Unit, results: Results) -> PartD
             return None
 
     out: PartDiagnostics = {}
+    size = ls.too_big(unit)
+    if size is not None:  # one Information diagnostic on the first part, none anywhere else
+        return {part.uri: (part.version, [too_big_diagnostic(size)] if i == 0 else [])
+                for i, part in enumerate(unit.parts)}
     for part in unit.parts:
         found = results.get(part.uri, ())
         place = functools.partial(locate, home=part.uri)
         out[part.uri] = (part.version, [to_diagnostic(f, lines(part.uri), codec, part.version, place)
                                         for f in found])
     return out
+
+
+def too_big_diagnostic(size: int) -> types.Diagnostic:
+    return types.Diagnostic(
+        range=types.Range(types.Position(0, 0), types.Position(0, 0)), severity=types.DiagnosticSeverity.Information,
+        source="hf-cache-lint",
+        message=(f"hf-cache-lint: not analysed: this file has {size:,} characters, more than the "
+                 f"{MAX_DOCUMENT_CHARS:,} it analyses. Run `hf-cache-lint check` on it, or split it."))
 
 
 def schedule(ls: HfCacheLintServer, unit_uri: str, *, debounce: bool = True) -> None:
@@ -99,6 +111,7 @@ def clear(ls: HfCacheLintServer, unit_uri: str, part_uris: Sequence[str] = ()) -
         task.cancel()
     ls.state.runs.pop(unit_uri, None)
     ls.state.saved.pop(unit_uri, None)
+    ls.forget_unit(unit_uri)
     ls.state.verifiers.pop(unit_uri, None)
     shown = ls.state.published.pop(unit_uri, set()) | set(part_uris)
     if not ls.pull_diagnostics:

@@ -19,6 +19,8 @@ async def hover(ls: HfCacheLintServer, params: types.HoverParams) -> types.Hover
     part = next((p for p in unit.parts if unquote(p.uri) == unquote(uri)), None)
     if part is None:  # a cell uri the notebook no longer has
         return None
+    if ls.too_big(unit) is not None:
+        return None  # not analysed: nothing to say, and no 20 MB line split on the event loop
     results = await ls.results_for(unit) or {}
     lines, codec = split_lines(part.text), ls.workspace.position_codec
     position = from_client_position(lines, codec, params.position)

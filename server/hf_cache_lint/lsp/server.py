@@ -28,6 +28,14 @@ from hf_cache_lint.lsp.protocol import Protocol
 
 log = logging.getLogger(__name__)
 
+# A document (a notebook: all its code cells) longer than this is not analysed: one Information diagnostic
+# says so. The same cap the engine puts on the workspace modules it imports (engine/modules.py).
+MAX_DOCUMENT_CHARS = 2 * 1024 * 1024
+# Documents longer than this are analysed on their own thread, so a long analysis of one never delays the
+# diagnostics of the others (the engine cannot be interrupted mid-run; the GIL shares the CPU between
+# the two threads, so a small file's check stays about as fast as alone).
+BIG_DOCUMENT_CHARS = 64 * 1024
+
 NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
     # lsprotocol 2025 clients cannot read a selector without `notebook=` (docs/editors.md).
     notebook_selector=[types.NotebookDocumentFilterWithNotebook(
@@ -72,6 +80,10 @@ class HfCacheLintServer(LanguageServer):
         # One worker: the engine (parso caches, jedi) is not meant for concurrent use, and a queue of
         # one keeps superseded runs cancellable before they start.
         self.engine = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hf-cache-lint-engine")
+        self.big_engine = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hf-cache-lint-engine-big")
+        self.big_units: set[str] = set()  # units that once were big: they stay on big_engine until closed
+        self._unit_locks: dict[str, threading.Lock] = {}  # one run per unit at a time, whatever the lane
+        self._locks_guard = threading.Lock()
         self.loop: asyncio.AbstractEventLoop | None = None  # set at initialize, for thread-safe logging
         self.exit_status = 0  # the process's status: `exit` without `shutdown` makes it 1 (the spec)
 
@@ -117,15 +129,25 @@ class HfCacheLintServer(LanguageServer):
         return self.state.folders.get(folder) or self.state.folders.get(None) or lsp_settings.build(
             None, [], lsp_settings.trusted(self.state.init_options))
 
+    @staticmethod
+    def too_big(unit: Unit) -> int | None:
+        """The unit's length in characters when it is too long to analyse, else None."""
+        size = sum(len(p.text) for p in unit.parts)
+        return size if size > MAX_DOCUMENT_CHARS else None
+
     async def results_for(self, unit: Unit) -> Results | None:
         """Findings for this exact snapshot; concurrent callers share one run, none runs twice."""
         await self.settings_ready.wait()
+        if self.too_big(unit) is not None:
+            return {p.uri: () for p in unit.parts}  # to_diagnostics says why
         key = (unit.key, self.state.generation)
         shared = self.state.runs.get(unit.uri)
         if shared is None or shared.key != key or shared.future.cancelled():
             config = self.config_for(unit.uri)
-            future = asyncio.get_running_loop().run_in_executor(
-                self.engine, self._analyse, unit, config)
+            if sum(len(p.text) for p in unit.parts) > BIG_DOCUMENT_CHARS:
+                self.big_units.add(unit.uri)
+            lane = self.big_engine if unit.uri in self.big_units else self.engine
+            future = asyncio.get_running_loop().run_in_executor(lane, self._analyse, unit, config)
             shared = self.state.runs[unit.uri] = _Shared(key, future)
         shared.waiters += 1
         try:
@@ -138,11 +160,25 @@ class HfCacheLintServer(LanguageServer):
                 shared.future.cancel()
         return results
 
+    def _unit_lock(self, uri: str) -> threading.Lock:
+        with self._locks_guard:
+            return self._unit_locks.setdefault(uri, threading.Lock())
+
+    def forget_unit(self, uri: str) -> None:
+        """A closed unit: its lane, its lock and parso's kept tree of it go (memory returned)."""
+        self.big_units.discard(uri)
+        with self._locks_guard:
+            self._unit_locks.pop(uri, None)
+        self.engine.submit(_forget_tree, uri_to_path(uri))
+
     def _analyse(self, unit: Unit, config: lsp_settings.FolderConfig) -> Results | None:
-        """Runs in the worker thread. Never raises: a failure is logged and yields no findings for this
+        """Runs in a worker thread. Never raises: a failure is logged and yields no findings for this
         version, so what the editor shows is cleared rather than left at the positions of an older text."""
         try:
-            return analyse_unit(unit, config.settings, config.context)
+            # A unit that grew past BIG_DOCUMENT_CHARS moves lanes: its run on the other lane may still
+            # be going, and parso's incremental tree of one path must not be shared by two runs.
+            with self._unit_lock(unit.uri):
+                return analyse_unit(unit, config.settings, config.context)
         except Exception:
             self.log_error(f"analysis of {unit.uri} failed:\n{traceback.format_exc()}")
             return {p.uri: () for p in unit.parts}
@@ -190,6 +226,28 @@ class HfCacheLintServer(LanguageServer):
     def pull_diagnostics(self) -> bool:
         """Like ruff and pylance: pull when the client can, else push (Neovim 0.7, eglot, ALE)."""
         return self.supports("text_document.diagnostic")
+
+
+def _forget_tree(path: str) -> None:
+    """On the engine thread: parso's kept tree of a closed buffer, and the memory it held."""
+    if "hf_cache_lint.engine.interp" in sys.modules:
+        from hf_cache_lint.engine.interp import forget
+
+        forget(path)
+    gc.collect()
+    _trim_malloc()
+
+
+def _trim_malloc() -> None:
+    """Give freed heap pages back to the system (glibc keeps them otherwise: RSS stays high after close)."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc (musl): nothing to trim
+        pass
 
 
 def build_server() -> HfCacheLintServer:
