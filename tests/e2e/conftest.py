@@ -5,10 +5,14 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from harness import ARTIFACTS, REPO
+
+# test_code_server.py opens the shadow workspace of tests/security (shadow_workspace.py, rawlsp.py).
+sys.path.insert(0, str(REPO / "tests" / "security"))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

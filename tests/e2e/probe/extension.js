@@ -101,6 +101,14 @@ async function scenario() {
   result.hover = hoverText(hovers);
   step('hover');
 
+  // Completion of the cache_implementation value (inside "static"): the server answers with the valid names.
+  const quote = doc.getText().split('\n')[3].indexOf('"static"');
+  const completions = await vscode.commands.executeCommand(
+    'vscode.executeCompletionItemProvider', target, new vscode.Position(3, quote + 1));
+  result.completionLabels = ((completions && completions.items) || []).map((i) =>
+    typeof i.label === 'string' ? i.label : i.label.label);
+  step('completion');
+
   const actions =
     (await vscode.commands.executeCommand('vscode.executeCodeActionProvider', target, diagnostic.range, undefined, 10)) ||
     [];
