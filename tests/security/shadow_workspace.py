@@ -135,7 +135,7 @@ def importtime_interpreter(folder: Path, log: Path) -> Path:
 def measure_imports(root: Path) -> set[str]:
     """Every top-level module a real session imports: the server's and jedi's subprocess's."""
     workspace = root / "ws"
-    workspace.mkdir()
+    workspace.mkdir(parents=True)
     log = root / "subprocess-imports.log"
     argv, cwd = extension_launch()
     argv = [argv[0], "-X", "importtime", *argv[1:]]
