@@ -131,6 +131,68 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
             proc.wait(timeout=20)
 
 
+def _run_code_server(tmp_path: Path, artifacts: Path, vsix: Path, workspace: Path, settings: dict[str, Any],
+                     extra_env: dict[str, str], trust: bool) -> tuple[dict[str, Any], subprocess.CompletedProcess[bytes]]:
+    """Install the .vsix and the probe, open `workspace`, let the probe run; its JSON and the browser run."""
+    env = _env(tmp_path)
+    user_data, extensions = tmp_path / "user data", tmp_path / "extensions"
+    (user_data / "User").mkdir(parents=True)
+    (user_data / "User" / "settings.json").write_text(json.dumps(settings, indent=2))
+    base = [str(CODE_SERVER), "--user-data-dir", str(user_data), "--extensions-dir", str(extensions)]
+    for package in (vsix, _probe_vsix(tmp_path)):
+        subprocess.run([*base, "--install-extension", str(package)], env=env, check=True, timeout=300)
+    result = artifacts / "probe.json"
+    env |= {"HFC_PROBE_RESULT": str(result), "HFC_PROBE_TIMEOUT_MS": str(PROBE_TIMEOUT_S * 1000), **extra_env}
+    port = _free_port()
+    server = _start(
+        [*base, "--auth", "none", "--bind-addr", f"127.0.0.1:{port}", "--disable-telemetry",
+         "--disable-update-check", *([] if trust else ["--disable-workspace-trust"]),
+         "--disable-getting-started-override", "--log", os.environ.get("HFC_CODE_SERVER_LOG", "info"),
+         str(workspace)],
+        env, artifacts / "code-server.log")
+    try:
+        _wait_until("code-server to answer /healthz", lambda: _healthy(port), timeout=120)
+        with (artifacts / "browser.log").open("w") as out:
+            browser = subprocess.run(
+                ["node", str(BROWSER), f"http://127.0.0.1:{port}/", str(result), str(artifacts / "screenshots"),
+                 str(PROBE_TIMEOUT_S * 1000 + 60000)],
+                cwd=REPO, stdout=out, stderr=subprocess.STDOUT, timeout=PROBE_TIMEOUT_S + 300, check=False,
+            )  # fmt: skip
+    finally:
+        _stop(server)
+        shutil.copytree(user_data / "logs", artifacts / "logs", dirs_exist_ok=True)
+    assert result.exists(), "the probe wrote nothing; see artifacts/*/browser.log and code-server.log"
+    return json.loads(result.read_text()), browser
+
+
+@pytest.mark.usefixtures("code_server_tools")
+def test_code_server_untrusted_workspace_runs_nothing_it_names(tmp_path: Path, artifacts: Path, vsix: Path) -> None:
+    """Restricted mode, for real: workspace trust on, the folder never trusted. The workspace's
+    .vscode/settings.json and pyproject.toml both name an interpreter that leaves a marker when run."""
+    workspace = tmp_path / "untrusted ws"
+    write_workspace(workspace)
+    marker = tmp_path / "workspace-python.ran"
+    script = workspace / "python-from-the-workspace"
+    script.write_text(f'#!/bin/sh\necho "$@" >> "{marker}"\nexec python3 "$@"\n')
+    script.chmod(0o755)
+    (workspace / ".vscode").mkdir()
+    (workspace / ".vscode" / "settings.json").write_text(json.dumps({"hfCacheLint.interpreter": str(script)}))
+    (workspace / "pyproject.toml").write_text(f'[tool.hf-cache-lint]\ninterpreter = "{script}"\n')
+    settings = {**USER_SETTINGS, "security.workspace.trust.enabled": True,
+                "security.workspace.trust.startupPrompt": "never", "security.workspace.trust.banner": "never",
+                "security.workspace.trust.emptyWindow": False}
+    got, _ = _run_code_server(tmp_path, artifacts, vsix, workspace, settings, {"HFC_PROBE_MODE": "untrusted"},
+                              trust=True)
+    assert "error" not in got, got["error"]
+    assert got["done"], got["steps"]
+    print(f"untrusted workspace: isTrusted={got['isTrusted']}, status {got['statusText']!r}, "
+          f"diagnostics {[d['code'] for d in got['diagnostics']]}, marker {marker.exists()}")
+    assert got["isTrusted"] is False
+    assert "(restricted)" in got["statusText"] and got["serverState"] == "running"
+    assert [d["code"] for d in got["diagnostics"]] == ["HFC001"]
+    assert not marker.exists()
+
+
 @pytest.mark.usefixtures("code_server_tools")
 def test_code_server_extension_lints_fixes_and_handles_notebooks(
     tmp_path: Path, artifacts: Path, vsix: Path

@@ -118,3 +118,22 @@ def test_shutdown_then_exit_ends_with_status_0(client: RawClient) -> None:
     assert client.call("shutdown")["result"] is None
     client.notify("exit")
     assert client.proc.wait(15) == 0
+
+
+def test_completion_under_a_folder_with_a_space(tmp_path: Path) -> None:
+    """The uri is percent-encoded (`work%20space`); pygls keys its documents by the unquoted uri."""
+    ws = tmp_path / "work space"
+    ws.mkdir()
+    argv, cwd = extension_launch()
+    client = RawClient(argv, cwd, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    try:
+        client.initialize(ws, {"transformersVersion": "5.23.0"})
+        uri = client.open(ws / "x.py", CONFLICT)
+        assert "%20" in uri
+        client.diagnostics(uri)
+        column = CONFLICT.splitlines()[1].index('"static"') + 1
+        got = client.call("textDocument/completion", {"textDocument": {"uri": uri},
+                                                      "position": {"line": 1, "character": column}})
+        assert {"static", "dynamic"} <= {item["label"] for item in got["result"]["items"]}
+    finally:
+        client.kill()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import unquote
+
 from lsprotocol import types
 
 from hf_cache_lint.engine import completion as engine_completion
@@ -12,7 +14,7 @@ from hf_cache_lint.lsp.server import MAX_DOCUMENT_CHARS, HfCacheLintServer
 async def completion(ls: HfCacheLintServer, params: types.CompletionParams) -> types.CompletionList | None:
     """Values of `cache_implementation` for the target version, deprecated ones tagged."""
     await ls.settings_ready.wait()  # the target version may be being re-resolved
-    doc = ls.workspace.text_documents.get(params.text_document.uri)
+    doc = ls.workspace.text_documents.get(unquote(params.text_document.uri))  # pygls keys by unquote(uri)
     if doc is None or len(doc.source) > MAX_DOCUMENT_CHARS:  # not analysed, not completed
         return None
     lines, codec = split_lines(doc.source), ls.workspace.position_codec

@@ -190,8 +190,30 @@ async function scenario() {
   step('ready for screenshots');
 }
 
+// HFC_PROBE_MODE=untrusted: the folder is open in restricted mode. Lint still works, the status says the
+// server runs no interpreter, and nothing the workspace names (.vscode/settings.json, pyproject.toml) ran.
+async function untrustedScenario() {
+  const extension = vscode.extensions.getExtension(OURS);
+  if (!extension) throw new Error(`${OURS} is not installed`);
+  const api = await extension.activate();
+  step('activated');
+  result.isTrusted = vscode.workspace.isTrusted;
+  const folder = vscode.workspace.workspaceFolders[0].uri;
+  const conflict = vscode.Uri.joinPath(folder, 'conflict.py');
+  await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(conflict));
+  await waitFor('a diagnostic on conflict.py', () => ours(conflict).length > 0);
+  result.diagnostics = ours(conflict).map(plain);
+  result.statusText = await waitFor('the status bar to say restricted', () =>
+    api.statusText().includes('(restricted)') ? api.statusText() : undefined,
+  );
+  result.serverState = api.state();
+  result.done = true;
+  step('untrusted');
+}
+
 function activate() {
-  scenario().catch((error) => {
+  const run = process.env.HFC_PROBE_MODE === 'untrusted' ? untrustedScenario : scenario;
+  run().catch((error) => {
     result.error = String((error && error.stack) || error);
     save();
   });
