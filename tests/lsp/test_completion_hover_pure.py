@@ -121,3 +121,12 @@ def test_hover_on_a_finding_or_its_related_place_shows_story_then_docs():
 def test_a_finding_without_story_falls_back_to_its_message():
     bare = Finding("HFC001", "cache-conflict", "the message", Severity.ERROR, Span.of(1, 0, 1, 1))
     assert finding_markdown(bare, docs=lambda c: "").startswith("**HFC001** the message")
+
+
+def test_overlapping_findings_tell_each_story_once_then_point_to_each_rule():
+    other = Finding("HFC006", "deprecated-cache-usage", "m", Severity.HINT, Span.of(2, 4, 2, 10), story="the hint")
+    text = hover([FINDING, FINDING, other], "", Position(2, 5), Context()).markdown  # type: ignore[union-attr]
+    assert text.count("the story") == 1 and text.count("the hint") == 1
+    assert text.index("the hint") < text.index("**[HFC001 cache-conflict](")
+    assert "docs/rules/HFC006.md)**: " in text
+    assert "## What it does" not in text

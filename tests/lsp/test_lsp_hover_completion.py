@@ -26,7 +26,8 @@ async def test_hover_on_the_flagged_keyword_tells_the_story_and_the_exact_error(
     assert isinstance(hover.contents, types.MarkupContent)
     assert hover.contents.kind == types.MarkupKind.Markdown
     assert RAISED in hover.contents.value
-    assert "# HFC001 cache-conflict" in hover.contents.value  # then the rule docs
+    assert "**[HFC001 cache-conflict](" in hover.contents.value  # then a pointer to the rule docs
+    assert "## What it does" not in hover.contents.value  # not the whole page
 
 
 async def test_hover_on_cache_implementation_of_a_flagged_call_shows_the_same_story(start, uri):

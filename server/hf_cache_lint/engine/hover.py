@@ -1,4 +1,4 @@
-"""Hover text: a finding's story then its rule docs, or what a written `cache_implementation` builds.
+"""Hover text: each finding's story then a pointer to its rule docs, or what a written `cache_implementation` builds.
 
 Pure: findings, text and an engine position in, Markdown out (the LSP adapter only converts positions).
 """
@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from hf_cache_lint.engine.completion import describe, written_value_at
 from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.findings import Finding, Position, Span
+from hf_cache_lint.engine.findings import Finding, Position, Span, docs_url
 
 _SOURCES = {
     "environment": "installed in the selected interpreter",
@@ -45,17 +45,33 @@ def findings_at(findings: Sequence[Finding], pos: Position) -> list[tuple[Findin
 
 
 def _rule_docs(code: str) -> str:
+    """A short pointer to a rule's docs: its name, summary line and a link (the full page is one click away)."""
     from hf_cache_lint.rules import BY_CODE  # lazy: rules import the engine
 
     rule = BY_CODE.get(code)
-    return rule.full_docs() if rule else ""
+    if rule is None:
+        return ""
+    return f"**[{rule.code} {rule.name}]({docs_url(rule.code)})**: {rule.summary}"
+
+
+def _story(finding: Finding) -> str:
+    return finding.story.strip() or f"**{finding.code}** {finding.message}"
 
 
 def finding_markdown(finding: Finding, docs: Callable[[str], str] = _rule_docs) -> str:
-    """The specific story (or the message when a rule wrote none), then the rule's docs."""
-    story = finding.story.strip() or f"**{finding.code}** {finding.message}"
-    rule_docs = docs(finding.code).strip()
-    return f"{story}\n\n---\n\n{rule_docs}" if rule_docs else story
+    """The specific story (or the message when a rule wrote none), then a pointer to the rule's docs."""
+    pointer = docs(finding.code).strip()
+    return f"{_story(finding)}\n\n---\n\n{pointer}" if pointer else _story(finding)
+
+
+def findings_markdown(findings: Sequence[Finding], docs: Callable[[str], str] = _rule_docs) -> str:
+    """Several findings at one place: each story once, then one docs pointer per rule (not every full page)."""
+    stories = list(dict.fromkeys(_story(f) for f in findings))
+    pointers = [p for p in dict.fromkeys(docs(f.code).strip() for f in findings) if p]
+    parts = ["\n\n---\n\n".join(stories)]
+    if pointers:
+        parts.append("\n\n".join(pointers))
+    return "\n\n---\n\n".join(parts)
 
 
 def value_markdown(value: str, context: Context) -> str:
@@ -84,8 +100,7 @@ def hover(
     """Hover for `pos`: the findings there first; else a written cache_implementation value explained."""
     hits = findings_at(findings, pos)
     if hits:
-        parts = [finding_markdown(f, docs) for f, _ in hits]
-        return HoverText("\n\n---\n\n".join(parts), hits[0][1])
+        return HoverText(findings_markdown([f for f, _ in hits], docs), hits[0][1])
     written = written_value_at(text, pos)
     if written is not None:
         return HoverText(value_markdown(written.value, context), written.span)
