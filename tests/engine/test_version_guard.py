@@ -47,7 +47,7 @@ def test_a_module_level_name_computed_from_the_version_is_decided() -> None:
 
 
 @pytest.mark.parametrize("condition", [
-    "flag", "args.old_api", 'version.parse(transformers.__version__) >= version.parse(os.environ["MIN"])',
+    "flag", "args.old_api", "2 ** depth > limit", "transformers.__version__ ** 2", 'version.parse(transformers.__version__) >= version.parse(os.environ["MIN"])',
     'version.parse(torch.__version__) >= version.parse("2.0")',
 ])
 def test_anything_else_stays_undecided(condition: str) -> None:

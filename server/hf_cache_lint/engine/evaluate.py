@@ -11,6 +11,7 @@ from hf_cache_lint.engine.values import (
     NONE,
     UNKNOWN,
     CacheVal,
+    Cond,
     ConfigState,
     Const,
     DictState,
@@ -61,8 +62,15 @@ class Evaluator(Known, Importer):
                 decided = self.guards.decide(node.children[2])
             if decided is not None:
                 return self.eval(node.children[0 if decided else 4])
+            test = node.children[2]
+            # Each side under its condition, so `c if flag else None` and a value set under `not flag`
+            # are seen to exclude each other (the path decides the test where it already knows it).
+            cond = Cond(code(test.children[1]), False) if test.type == "not_test" else Cond(code(test), True)
+            known = self.state.decides(cond)
+            if known is not None:
+                return self.eval(node.children[0 if known else 4])
             a, b = self.eval(node.children[0]), self.eval(node.children[4])
-            return Maybe(((a, None), (b, None))) if a != b else a
+            return Maybe(((a, cond), (b, cond.negated()))) if a != b else a
         if t in ("or_test", "and_test"):
             vals = [self.eval(c) for c in node.children if c.type != "keyword"]
             return Maybe(tuple((v, None) for v in vals))
@@ -118,12 +126,37 @@ class Evaluator(Known, Importer):
         return self.new(d)
 
     def merge_into(self, d: DictState, value: Value) -> DictState:
+        if isinstance(value, Maybe):
+            return self._merge_options(d, value)
         src = self.obj(self.force(value))
         if isinstance(src, DictState):
             for k, v, s, c in src.entries:
                 d = d.set(k, v, s, c)
             return DictState(d.entries, d.opaque or src.opaque)
         return DictState(d.entries, opaque=True)
+
+    def _merge_options(self, d: DictState, value: Maybe) -> DictState:
+        """`**kw` where `kw` was rebound on some paths (`kw = {}` then `if x: kw = {...}`): a key every
+        option holds alike is as certain as the dict; a key only some hold is set under their condition."""
+        options: list[tuple[DictState, Cond | None]] = []
+        for v, c in value.options:
+            forced = self.force(v)
+            src = self.obj(forced)
+            if isinstance(src, DictState):
+                options.append((src, c))
+            elif isinstance(forced, Const) and forced.value is None:
+                options.append((DictState(), c))  # `**(kw or {})`-style: no keys on that path
+            else:
+                return DictState(d.entries, opaque=True)
+        keys = list(dict.fromkeys(k for src, _ in options for k, *_ in src.entries))
+        for key in keys:
+            present = [(entry, c) for src, c in options if (entry := src.get(key)) is not None]
+            (v, site, own), cond = present[0]
+            if len(present) == len(options) and all(entry == present[0][0] for entry, _ in present):
+                d = d.set(key, v, site, own)
+            else:
+                d = d.set(key, v, site, own or cond or Cond("a condition", True))
+        return DictState(d.entries, d.opaque or any(src.opaque for src, _ in options))
 
     def note_ci(self, key: str, vnode: Node, where: str) -> None:
         if key == "cache_implementation":
@@ -168,7 +201,10 @@ class Evaluator(Known, Importer):
                 return obj.gen_config
             if name == "module":  # DistributedDataParallel / DataParallel wrappers
                 return value
-            return Method(value, name)
+            if name == "generate" and obj.generate is not None:
+                return obj.generate  # replaced: `model.generate = functools.partial(model.generate, ...)`
+            alias = next((v for k, v in obj.aliases if k == name), None)
+            return alias if alias is not None else Method(value, name)
         if isinstance(obj, InstanceState):
             got = obj.get(name)
             return got if got is not None else Method(value, name)

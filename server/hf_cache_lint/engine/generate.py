@@ -90,7 +90,8 @@ class GenerateFacts(Core):
         ci_spread: Span | None = None
         carried: dict[str, str] = {}  # keyword -> what carried it in, when not a written ** dict
         for d, holder, by in dicts:
-            obj = self.obj(d)
+            # A dict rebound on some paths: its keys, each under the condition of the paths that hold it.
+            obj = self.merge_into(DictState(), d) if isinstance(d, Maybe) else self.obj(d)
             if isinstance(obj, DictState):
                 for k, v, s, c in obj.entries:
                     if k not in given:

@@ -59,7 +59,7 @@ class Known(Inliner):
         if isinstance(callee, Method):
             return self.call_method(callee, args, trailer, head, trailers, whole)
         if isinstance(callee, Function):
-            return self.inline(callee, args, None, whole)
+            return self.inline(callee, args, callee.owner, whole)  # owner: bound by types.MethodType
         if isinstance(callee, ClassDef):
             return self.instantiate(callee, args, whole)
         if isinstance(callee, Partial):
@@ -149,6 +149,11 @@ class Known(Inliner):
                 elif a.arg.star == "**":
                     kws = self.merge_into(kws, a.value)
             return Partial(first.value if first else UNKNOWN, self.new(kws))
+        if q == "types.MethodType":
+            fn, obj = self.positional(args, 0), self.positional(args, 1)
+            if fn is not None and isinstance(fn.value, Function) and obj is not None and isinstance(obj.value, Ref):
+                return replace(fn.value, owner=obj.value)  # a function bound to the object as `self`
+            return UNKNOWN
         if q in ("threading.Thread", "multiprocessing.Process"):
             target = self.kw(args, "target")
             kwargs = self.kw(args, "kwargs")

@@ -21,6 +21,7 @@ from hf_cache_lint.engine.values import (
     InstanceState,
     Lazy,
     Maybe,
+    Method,
     ModelState,
     Ref,
     Setting,
@@ -163,6 +164,10 @@ class Statements(Definitions):
             if literal is not None:  # checked only once something validates this config
                 self.pending_ci[site.span] = CiValue(literal, span(stmt.children[-1]), "attribute")
             self.put(base, ConfigState(self._setting(value, site)))
+        elif isinstance(obj, ModelState) and attr == "generate":
+            self.put(base, replace(obj, generate=value))  # a wrapper installed over generate
+        elif isinstance(obj, ModelState) and isinstance(value, Method) and value.name == "generate":
+            self.put(base, replace(obj, aliases=(*((k, v) for k, v in obj.aliases if k != attr), (attr, value))))
         elif isinstance(obj, ModelState) and attr == "generation_config":
             cfg = value if isinstance(self.obj(value), ConfigState) else self.new(ConfigState())
             assert isinstance(cfg, Ref)

@@ -150,6 +150,11 @@ class ModelState:
     wrapper: str | None = None
     encoder_decoder: bool = False
     loaded_at: Site | None = None
+    # `model.generate = <replacement>` (functools.partial, a function, types.MethodType): later
+    # `model.generate(...)` calls go through it; the original stays reachable as `Method(model, "generate")`.
+    generate: Value | None = None
+    # Other attributes that hold the original generate (`model._old_generate = model.generate`).
+    aliases: tuple[tuple[str, Value], ...] = ()
 
 
 @dataclass(frozen=True)

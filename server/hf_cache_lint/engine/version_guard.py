@@ -164,6 +164,8 @@ class VersionGuards:
             value = self._eval(head)
         for i in range(1, len(kids)):
             trailer = kids[i]
+            if trailer.type != "trailer":  # `a ** b` is a `power` node too: not a chain this decides
+                return _MISSING
             first = trailer.children[0].value if trailer.children else ""
             if first == ".":
                 attr = trailer.children[1].value

@@ -3,6 +3,7 @@ wrappers and checkpoints. Each runs unchanged under the oracle against real tran
 
 from __future__ import annotations
 
+from hf_cache_lint.engine.findings import Severity
 from hf_cache_lint.rules.base import Invalid, Valid, invalid
 from hf_cache_lint.rules.hfc001_cache_conflict.examples import _LOAD
 
@@ -10,6 +11,16 @@ _CKPT = {
     "ckpt/config.json": "{}\n",
     "ckpt/generation_config.json": '{\n  "cache_implementation": "static",\n  "max_new_tokens": 5\n}\n',
 }
+
+_PARTIAL_OVER_GENERATE = (
+    'import functools\n\nmodel.generate = functools.partial(model.generate, cache_implementation="static")\n')
+_CALL_5 = "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5)\n"
+# As some fine-tuning libraries' fast-generate wrappers do: set `cache_implementation` over what the caller passed.
+_FAST_GENERATE = (
+    "import types\n\noriginal_generate = model.generate\n\n\n"
+    "def fast_generate(self, *args, **kwargs):\n"
+    '    kwargs["cache_implementation"] = "static"\n'
+    "    return original_generate(*args, **kwargs)\n")
 
 ROUTES_INVALID: tuple[Invalid, ...] = (
     invalid(
@@ -141,6 +152,52 @@ ROUTES_INVALID: tuple[Invalid, ...] = (
         },
         note="the checkpoint's generation_config.json sets it",
     ),
+    invalid(
+        _LOAD + _PARTIAL_OVER_GENERATE + _CALL_5,
+        flagged="past_key_values=DynamicCache()",
+        fixes={"Set `cache_implementation=None` in this call": (
+            _CALL_5, _CALL_5.replace("max_new_tokens=5)", "max_new_tokens=5, cache_implementation=None)"))},
+        note="`model.generate` replaced by a `functools.partial` that pre-binds `cache_implementation`",
+    ),
+    invalid(
+        _LOAD + _FAST_GENERATE + "\n\nmodel.generate = types.MethodType(fast_generate, model)\n" + _CALL_5,
+        flagged="original_generate(*args, **kwargs)",
+        fixes={"Set `cache_implementation=None` in this call": (
+            "return original_generate(*args, **kwargs)",
+            'return original_generate(*args, **{**kwargs, "cache_implementation": None})')},
+        note="a fast-generate wrapper bound with `types.MethodType` that sets `cache_implementation` itself",
+    ),
+    invalid(
+        _LOAD + _FAST_GENERATE.replace("(self, *args", "(*args") + "\n\nmodel.generate = fast_generate\n" + _CALL_5,
+        flagged="original_generate(*args, **kwargs)",
+        fixes={"Set `cache_implementation=None` in this call": (
+            "return original_generate(*args, **kwargs)",
+            'return original_generate(*args, **{**kwargs, "cache_implementation": None})')},
+        note="a plain function assigned over `model.generate`",
+    ),
+    invalid(
+        _LOAD + "import functools\n\n\nclass Server:\n    def __init__(self, model):\n        self.model = model\n"
+        '        self.model.generate = functools.partial(self.model.generate, cache_implementation="static")\n\n'
+        "    def reply(self, inputs, cache):\n"
+        "        return self.model.generate(**inputs, past_key_values=cache, max_new_tokens=5)\n\n\n"
+        "Server(model).reply(inputs, DynamicCache())\n",
+        flagged="past_key_values=cache",
+        fixes={"Set `cache_implementation=None` in this call": (
+            "past_key_values=cache, max_new_tokens=5)", "past_key_values=cache, max_new_tokens=5, cache_implementation=None)")},
+        note="`self.model.generate` replaced in `__init__`, called in a method",
+    ),
+    invalid(
+        _LOAD + "import sys\n\n"
+        'settings = {"cache_implementation": "static", "max_new_tokens": 5}\n'
+        "if len(sys.argv) > 1:\n"
+        '    settings = {"max_new_tokens": 5}\n'
+        "out = model.generate(**inputs, past_key_values=DynamicCache(), **settings)\n",
+        flagged="past_key_values=DynamicCache()",
+        severity=Severity.WARNING,
+        fixes={"Set `cache_implementation=None` in this call": (
+            "**settings)", '**{**settings, "cache_implementation": None})')},
+        note="a kwargs dict rebound in one branch: a Warning (the oracle runs without arguments)",
+    ),
 )
 
 ROUTES_VALID: tuple[Valid, ...] = (
@@ -175,5 +232,26 @@ ROUTES_VALID: tuple[Valid, ...] = (
         "        return self.model.generate(**inputs, past_key_values=cache, max_new_tokens=5)\n\n\n"
         "Chat(model).reply(inputs, DynamicCache())\n",
         note="a class whose model has no `cache_implementation`",
+    ),
+    Valid(
+        _LOAD + "import sys\n\nreuse = len(sys.argv) > 1\nif not reuse:\n"
+        '    model.generation_config.cache_implementation = "static"\n'
+        "cache = DynamicCache()\n"
+        "out = model.generate(**inputs, past_key_values=cache if reuse else None, max_new_tokens=5)\n",
+        note="the cache only `if reuse`, `cache_implementation` only `if not reuse`: they never meet",
+    ),
+    Valid(
+        _LOAD + "import argparse\n\nparser = argparse.ArgumentParser()\n"
+        'parser.add_argument("--reuse-cache", action="store_true")\nargs = parser.parse_args()\n'
+        'if not args.reuse_cache:\n    model.generation_config.cache_implementation = "static"\n'
+        "for _ in range(2):\n    if args.reuse_cache:\n"
+        "        out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5)\n",
+        note="exclusive conditions on an attribute (`args.reuse_cache`), across statements and a loop",
+    ),
+    Valid(
+        _LOAD + 'import functools\n\nmodel.generation_config.cache_implementation = "static"\n'
+        "model.generate = functools.partial(model.generate, cache_implementation=None)\n"
+        "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5)\n",
+        note="a partial over `model.generate` that clears `cache_implementation` for every later call",
     ),
 )
