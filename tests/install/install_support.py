@@ -132,7 +132,7 @@ def run_timed(argv: list[str] | str, *, cwd: Path, env: dict[str, str], timeout:
 
 # --- how the VS Code extension starts its bundled server ------------------------------------------------
 # client/launch.json is the one definition: client/src/server.ts reads it (serverLaunch), so do these
-# (test_vsix.py::test_launch_mirrors_the_extension checks server.ts still does).
+# (test_vsix_handshake.py::test_launch_mirrors_the_extension checks server.ts still does).
 LAUNCH = json.loads((REPO / "client" / "launch.json").read_text(encoding="utf-8"))
 EXTENSION_SERVER_ARGS = list(LAUNCH["args"])
 
