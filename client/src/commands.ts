@@ -1,6 +1,7 @@
-/** The `hf-cache-lint: Fix All` command: applies the server's `source.fixAll.hf-cache-lint` action. */
+/** The commands: `Fix All` (the server's `source.fixAll.hf-cache-lint` action) and `What breaks if I upgrade`. */
 import * as vscode from 'vscode';
-import { logInfo } from './logging';
+import type { Controller } from './controller';
+import { logInfo, showLogs } from './logging';
 
 export const FIX_ALL_KIND = vscode.CodeActionKind.SourceFixAll.append('hf-cache-lint');
 
@@ -36,4 +37,58 @@ export async function fixAll(uri?: vscode.Uri): Promise<boolean> {
   }
   logInfo(`Fix All: applied "${action.title}" to ${document.uri.toString()}`);
   return true;
+}
+
+/** One finding the server's `hf-cache-lint.upgradeCheck` command reports (rows and columns 1-based). */
+interface UpgradeFinding {
+  uri: string;
+  code: string;
+  severity: string;
+  release: string;
+  row: number;
+  column: number;
+  message: string;
+}
+
+/** `hf-cache-lint: What breaks if I upgrade transformers...`: asks for a version, lists the new findings in the log. */
+export async function upgradeCheck(ctl: Controller): Promise<number | undefined> {
+  const document = vscode.window.activeTextEditor?.document;
+  if (!document) {
+    void vscode.window.showInformationMessage('hf-cache-lint: open a Python file to check.');
+    return undefined;
+  }
+  const version = await vscode.window.showInputBox({
+    prompt: 'transformers version to upgrade to',
+    value: '5.24.0',
+    validateInput: (v) => (/^\d+\.\d+(\.\d+)?$/.test(v.trim()) ? undefined : 'a version such as 5.24.0'),
+  });
+  if (!version) {
+    return undefined;
+  }
+  let found: UpgradeFinding[] | undefined;
+  try {
+    found = await ctl.executeServerCommand<UpgradeFinding[]>('hf-cache-lint.upgradeCheck', [
+      document.uri.toString(),
+      version.trim(),
+    ]);
+  } catch (error) {
+    void vscode.window.showErrorMessage(`hf-cache-lint: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  }
+  if (found === undefined) {
+    void vscode.window.showWarningMessage('hf-cache-lint: the server is not running.');
+    return undefined;
+  }
+  logInfo(`What breaks on transformers ${version} in ${document.uri.fsPath}: ${found.length} finding(s)`);
+  for (const f of found) {
+    logInfo(`  ${vscode.Uri.parse(f.uri).fsPath}:${f.row}:${f.column}: ${f.code} (${f.severity}) ${f.message}`);
+  }
+  const choice = await vscode.window.showInformationMessage(
+    `hf-cache-lint: ${found.length} new finding(s) on transformers ${version}.`,
+    ...(found.length ? ['Show'] : []),
+  );
+  if (choice === 'Show') {
+    showLogs();
+  }
+  return found.length;
 }

@@ -23,6 +23,14 @@ export class Controller implements vscode.Disposable {
     private readonly status: StatusItem,
   ) {}
 
+  /** Runs one of the server's `workspace/executeCommand` commands (undefined when no server is running). */
+  async executeServerCommand<T>(command: string, args: unknown[]): Promise<T | undefined> {
+    if (!this.client || this.current !== 'running') {
+      return undefined;
+    }
+    return (await this.client.sendRequest('workspace/executeCommand', { command, arguments: args })) as T;
+  }
+
   /** Stops and starts the server; calls are serialised so two restarts never overlap. */
   restart(reason: string): Promise<void> {
     this.queue = this.queue.then(async () => {

@@ -1,6 +1,6 @@
 /** Activation: the log channel, status item, commands, and restarts on settings / interpreter / trust changes. */
 import * as vscode from 'vscode';
-import { fixAll } from './commands';
+import { fixAll, upgradeCheck } from './commands';
 import { Controller } from './controller';
 import { createLogChannel, logInfo, showLogs } from './logging';
 import { onDidChangeInterpreter } from './python';
@@ -29,6 +29,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<HfCach
     vscode.commands.registerCommand('hfCacheLint.restart', () => ctl.restart('command')),
     vscode.commands.registerCommand('hfCacheLint.showLogs', showLogs),
     vscode.commands.registerCommand('hfCacheLint.fixAll', (uri?: vscode.Uri) => fixAll(uri)),
+    vscode.commands.registerCommand('hfCacheLint.upgradeCheck', () => upgradeCheck(ctl)),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (needsRestart(e)) {
         ctl.showConfiguredTarget();

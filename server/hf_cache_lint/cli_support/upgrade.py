@@ -10,13 +10,9 @@ from hf_cache_lint.cli_support.discovery import SourceFile
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import CheckResult, Finding
 from hf_cache_lint.engine.versions import Target, releases_between
+from hf_cache_lint.upgrade_diff import key, new_since, note
 
 Checker = Callable[[Sequence[SourceFile], Context], list[CheckResult]]
-
-
-def _key(f: Finding) -> tuple[str, object]:
-    # The message names the version, so the same problem is the same code at the same place.
-    return f.code, f.span
 
 
 def new_at_upgrade(sources: Sequence[SourceFile], now: list[CheckResult], later: list[CheckResult],
@@ -25,8 +21,7 @@ def new_at_upgrade(sources: Sequence[SourceFile], now: list[CheckResult], later:
     out: list[CheckResult] = []
     pending: list[tuple[int, list[Finding]]] = []
     for i, (before, after) in enumerate(zip(now, later, strict=True)):
-        known = {_key(f) for f in before.findings}
-        fresh = [f for f in after.findings if _key(f) not in known]
+        fresh = new_since(before.findings, after.findings)
         out.append(replace(after, findings=tuple(fresh)))
         if fresh:
             pending.append((i, fresh))
@@ -40,8 +35,7 @@ def new_at_upgrade(sources: Sequence[SourceFile], now: list[CheckResult], later:
         labelled = []
         for f in fresh:
             release = next((step for step, results in zip(steps[:-1], seen_at, strict=True)
-                            if _key(f) in {_key(g) for g in results[j].findings}), upgrade)
-            note = f" [new in transformers {release}; not reported for {context.target}]"
-            labelled.append(replace(f, message=f.message + note))
+                            if key(f) in {key(g) for g in results[j].findings}), upgrade)
+            labelled.append(replace(f, message=f.message + note(release, context.target)))
         out[i] = replace(out[i], findings=tuple(labelled))
     return out

@@ -11,7 +11,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from hf_cache_lint.lsp import actions, completion, config, diagnostics, hover, notebook
+from hf_cache_lint.lsp import actions, completion, config, diagnostics, hover, notebook, upgrade
 from hf_cache_lint.lsp.documents import warm_up
 from hf_cache_lint.lsp.server import HfCacheLintServer
 
@@ -87,6 +87,10 @@ def register(server: HfCacheLintServer) -> None:
     @feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=actions.KINDS))
     async def code_action(ls: HfCacheLintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
         return await actions.code_actions(ls, params)
+
+    @server.command(upgrade.COMMAND)
+    async def upgrade_check(ls: HfCacheLintServer, uri: str, version: str) -> list[dict[str, Any]]:
+        return await upgrade.upgrade_check(ls, uri, version)
 
     @feature(types.TEXT_DOCUMENT_HOVER)
     async def on_hover(ls: HfCacheLintServer, params: types.HoverParams) -> types.Hover | None:

@@ -160,7 +160,7 @@ class HfCacheLintServer(LanguageServer):
                 shared.future.cancel()
         return results
 
-    def _unit_lock(self, uri: str) -> threading.Lock:
+    def unit_lock(self, uri: str) -> threading.Lock:
         with self._locks_guard:
             return self._unit_locks.setdefault(uri, threading.Lock())
 
@@ -177,7 +177,7 @@ class HfCacheLintServer(LanguageServer):
         try:
             # A unit that grew past BIG_DOCUMENT_CHARS moves lanes: its run on the other lane may still
             # be going, and parso's incremental tree of one path must not be shared by two runs.
-            with self._unit_lock(unit.uri):
+            with self.unit_lock(unit.uri):
                 return analyse_unit(unit, config.settings, config.context)
         except Exception:
             self.log_error(f"analysis of {unit.uri} failed:\n{traceback.format_exc()}")

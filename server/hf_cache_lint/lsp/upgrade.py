@@ -1,0 +1,62 @@
+"""The `hf-cache-lint.upgradeCheck` command: what an open document would break on a newer transformers.
+
+Arguments: the document's uri and the version to upgrade to. The answer lists the findings that are new
+at that version (rows and columns 1-based, columns in characters, as in the CLI's JSON), each with the
+release that brings it; the editor shows them (VS Code: *hf-cache-lint: What breaks if I upgrade*).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from functools import cache
+from typing import Any
+
+from pygls.exceptions import JsonRpcInvalidParams
+
+from hf_cache_lint.engine.findings import Finding
+from hf_cache_lint.engine.versions import Target
+from hf_cache_lint.lsp.documents import Results, Unit, analyse_unit
+from hf_cache_lint.lsp.server import HfCacheLintServer
+from hf_cache_lint.lsp.settings import FolderConfig
+from hf_cache_lint.upgrade_diff import first_release, new_since, note
+
+COMMAND = "hf-cache-lint.upgradeCheck"
+
+
+async def upgrade_check(ls: HfCacheLintServer, uri: str, version: str) -> list[dict[str, Any]]:
+    try:
+        upgrade = Target.of(version)
+    except ValueError as exc:
+        raise JsonRpcInvalidParams(str(exc)) from exc
+    unit = ls.unit_for(uri)
+    if unit is None:
+        raise JsonRpcInvalidParams(f"not an open document: {uri}")
+    config = ls.config_for(uri)
+    current = config.context.target
+    if upgrade.version <= current.version:
+        raise JsonRpcInvalidParams(f"{upgrade} is not newer than the current target {current}")
+    await ls.settings_ready.wait()
+    return await asyncio.get_running_loop().run_in_executor(ls.engine, _report, ls, unit, config, upgrade)
+
+
+def _report(ls: HfCacheLintServer, unit: Unit, config: FolderConfig, upgrade: Target) -> list[dict[str, Any]]:
+    current = config.context.target
+
+    @cache
+    def at(target: Target) -> Results:
+        with ls.unit_lock(unit.uri):  # parso's incremental tree of this path serves one run at a time
+            return analyse_unit(unit, config.settings, replace(config.context, target=target))
+
+    out: list[dict[str, Any]] = []
+    for part in unit.parts:
+        for f in new_since(at(current).get(part.uri, ()), at(upgrade).get(part.uri, ())):
+            release = first_release(f, current, upgrade, lambda t, uri=part.uri: at(t).get(uri, ()))
+            out.append(_entry(part.uri, f, release, current))
+    return out
+
+
+def _entry(uri: str, f: Finding, release: Target, current: Target) -> dict[str, Any]:
+    return {"uri": uri, "code": f.code, "severity": f.severity.value, "release": str(release),
+            "row": f.span.start.line, "column": f.span.start.column + 1,
+            "message": f.message + note(release, current)}
