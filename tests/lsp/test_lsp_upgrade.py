@@ -29,7 +29,7 @@ async def test_a_bad_version_is_an_invalid_params_error_and_the_server_goes_on(s
     client = await start({"transformersVersion": "5.24.0"})
     open_doc(client, uri, FOUR_X)
     for version in ("five", "5.23.0"):
-        with pytest.raises(Exception, match="not a transformers version|not newer than"):
+        with pytest.raises(Exception, match=r"not a transformers version|not newer than"):
             await client.workspace_execute_command_async(types.ExecuteCommandParams(
                 "hf-cache-lint.upgradeCheck", [uri, version]))
     found = await diagnostics(client, uri, version=1, where=lambda ds: bool(ds))

@@ -50,9 +50,12 @@ def _report(ls: HfCacheLintServer, unit: Unit, config: FolderConfig, upgrade: Ta
 
     out: list[dict[str, Any]] = []
     for part in unit.parts:
-        for f in new_since(at(current).get(part.uri, ()), at(upgrade).get(part.uri, ())):
-            release = first_release(f, current, upgrade, lambda t, uri=part.uri: at(t).get(uri, ()))
-            out.append(_entry(part.uri, f, release, current))
+
+        def in_part(target: Target, uri: str = part.uri) -> tuple[Finding, ...]:
+            return at(target).get(uri, ())
+
+        for f in new_since(in_part(current), in_part(upgrade)):
+            out.append(_entry(part.uri, f, first_release(f, current, upgrade, in_part), current))
     return out
 
 
