@@ -15,11 +15,11 @@ from hf_cache_lint.engine.values import (
     DictState,
     Function,
     InstanceState,
-    Maybe,
     Ref,
-    TupleVal,
     Unknown,
     Value,
+    maybe,
+    tuple_val,
 )
 
 
@@ -66,7 +66,7 @@ class Inliner(Loaders):
         for p in params:
             pname = p.name.value
             if p.star_count == 1:
-                names[pname] = TupleVal(None, tuple(positional))
+                names[pname] = tuple_val(None, positional)
                 positional = []
             elif p.star_count == 2:
                 star_kw = pname
@@ -108,7 +108,7 @@ class Inliner(Loaders):
             result: Value = UNKNOWN
             values = [v for v, _ in ends if v is not None]
             if values:
-                result = values[0] if all(v == values[0] for v in values) else Maybe(tuple((v, None) for v in values))
+                result = values[0] if all(v == values[0] for v in values) else maybe((v, None) for v in values)
             merged = ends[0][1] if ends else self.state
             for _, st in ends[1:]:
                 merged = join(merged, st, None, None, caller.path)

@@ -26,6 +26,8 @@ from hf_cache_lint.engine.values import (
     TupleVal,
     Unknown,
     Value,
+    maybe,
+    tuple_val,
 )
 
 _KEYWORD_CONSTS = {"None": None, "True": True, "False": False}
@@ -55,7 +57,7 @@ class Evaluator(Known, Importer):
         if t == "atom":
             return self.eval_atom(node)
         if t in ("testlist_star_expr", "testlist", "exprlist"):
-            return TupleVal(self.site(node), tuple(self.eval(c) for c in node.children if c.type != "operator"))
+            return tuple_val(self.site(node), (self.eval(c) for c in node.children if c.type != "operator"))
         if t == "test" and len(node.children) == 5:  # a if c else b
             decided = literal_truth(node.children[2])
             if decided is None and self.guards is not None:
@@ -70,10 +72,10 @@ class Evaluator(Known, Importer):
             if known is not None:
                 return self.eval(node.children[0 if known else 4])
             a, b = self.eval(node.children[0]), self.eval(node.children[4])
-            return Maybe(((a, cond), (b, cond.negated()))) if a != b else a
+            return maybe(((a, cond), (b, cond.negated()))) if a != b else a
         if t in ("or_test", "and_test"):
             vals = [self.eval(c) for c in node.children if c.type != "keyword"]
-            return Maybe(tuple((v, None) for v in vals))
+            return maybe((v, None) for v in vals)
         if t == "namedexpr_test":
             value = self.eval(node.children[2])
             self.state.names[node.children[0].value] = value
@@ -93,7 +95,7 @@ class Evaluator(Known, Importer):
                 return TupleVal(self.site(node))
             inner = node.children[1]
             if inner.type == "testlist_comp" and any(c.type == "operator" and c.value == "," for c in inner.children):
-                return TupleVal(self.site(node), tuple(self.eval(c) for c in inner.children if c.type != "operator"))
+                return tuple_val(self.site(node), (self.eval(c) for c in inner.children if c.type != "operator"))
             if inner.type == "testlist_comp":  # a generator expression
                 return UNKNOWN
             return self.eval(inner)

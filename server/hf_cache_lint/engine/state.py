@@ -14,6 +14,7 @@ from hf_cache_lint.engine.values import (
     PipelineState,
     Setting,
     Value,
+    maybe,
 )
 
 
@@ -64,7 +65,9 @@ def _merge_value(a: Value | None, b: Value | None, ca: Cond | None, cb: Cond | N
             options.extend(v.options)
         else:
             options.append((v, c))
-    return Maybe(tuple(options)) if options else None
+    # maybe() drops repeated options: two paths that both carry the same earlier options (a loop's second
+    # pass, the branches of a try) no longer double them at every join.
+    return maybe(options) if options else None
 
 
 def _merge_obj(a: HeapObj, b: HeapObj, ca: Cond | None, cb: Cond | None) -> HeapObj:

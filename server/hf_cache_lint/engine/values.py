@@ -7,6 +7,7 @@ copies the state cheaply and a join merges it field by field.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, Union
 
@@ -128,6 +129,70 @@ Value = Union[Unknown, Const, CacheVal, TupleVal, Ref, Symbol, Output, Method, P
 
 UNKNOWN = Unknown()
 NONE = Const(None)
+
+# Size bounds on values (the per-file budget's memory side). Joins and calls combine values; without a
+# bound, `p = helper(p, q)` repeated doubles a value each time (2^n options after n calls), and loops
+# with `try` joined the same options again and again. Past a bound a value widens (to fewer options or
+# unknown items), never multiplies.
+MAX_OPTIONS = 16  # options of one Maybe, after flattening and removing duplicates
+MAX_TUPLE_ITEMS = 64  # items of a tuple tracked one by one (a longer literal keeps its length only)
+MAX_WEIGHT = 256  # values one value is made of (tuples of tuples, options of options)
+MANY_VALUES = Unknown("one of many values")
+
+
+def maybe(options: Iterable[tuple[Value, Cond | None]]) -> Value:
+    """A Maybe of `options`, flat (a nested Maybe's options are lifted, keeping their own condition, else
+    the outer one), without repeats, and at most MAX_OPTIONS long: past that the first options are kept
+    and one unknown option stands for the rest. One option left: that value itself."""
+    seen: dict[tuple[Value, Cond | None], None] = {}
+    widened = False
+    for v, c in options:
+        inner = v.options if isinstance(v, Maybe) else ((v, None),)
+        for iv, ic in inner:
+            key = (bounded(iv), ic if ic is not None else c)
+            if key in seen:
+                continue
+            if len(seen) >= MAX_OPTIONS - 1:
+                widened = True
+                continue
+            seen[key] = None
+    out = tuple(seen)
+    if widened:
+        out = (*out, (MANY_VALUES, None))
+    if len(out) == 1 and out[0][1] is None:
+        return out[0][0]
+    return Maybe(out)
+
+
+def tuple_val(site: Site | None, items: Iterable[Value] = ()) -> TupleVal:
+    """A TupleVal of at most MAX_TUPLE_ITEMS bounded items (a longer one keeps no items: unknown contents)."""
+    kept = tuple(items)
+    if len(kept) > MAX_TUPLE_ITEMS:
+        return TupleVal(site)
+    return TupleVal(site, tuple(bounded(v) for v in kept))
+
+
+def bounded(v: Value) -> Value:
+    """`v`, or an unknown value when it is made of more than MAX_WEIGHT values (nested tuples, options)."""
+    return v if _weight(v, MAX_WEIGHT) <= MAX_WEIGHT else MANY_VALUES
+
+
+def _weight(v: Value, limit: int) -> int:
+    """How many values `v` is made of, counting stops a little past `limit` (so the cost is bounded too)."""
+    total = 0
+    todo = [v]
+    while todo and total <= limit:
+        x = todo.pop()
+        total += 1
+        if isinstance(x, TupleVal):
+            todo.extend(x.items)
+        elif isinstance(x, Maybe):
+            todo.extend(o for o, _ in x.options)
+        elif isinstance(x, Method):
+            todo.append(x.owner)
+        elif isinstance(x, Partial):
+            todo.append(x.func)
+    return total
 
 
 @dataclass(frozen=True)
