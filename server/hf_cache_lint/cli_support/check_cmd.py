@@ -129,6 +129,8 @@ def run_check(args: argparse.Namespace) -> int:
         return _error(str(exc))
     if not found.files and not found.errors:
         print("hf-cache-lint: warning: no Python files found under the given paths", file=sys.stderr)
+    for note in report.notes:
+        print(f"{note.path}: note: {note.message}", file=sys.stderr)
     for err in report.errors:
         print(f"{err.path}: error: {err.message}", file=sys.stderr)
     try:

@@ -52,6 +52,8 @@ class Report:
     files_checked: int
     fixed: int = 0
     fixing: bool = False
+    # Files analysed only in part (the analysis budget ran out, a statement too deeply nested): not errors.
+    notes: tuple[FileError, ...] = ()
 
     @property
     def fails(self) -> bool:
@@ -134,8 +136,10 @@ def build_report(sources: Sequence[SourceFile], results: Sequence[CheckResult],
                  errors: Sequence[FileError] = (), fixed: int = 0, fixing: bool = False) -> Report:
     items: list[Located] = []
     errs = list(errors)
+    notes: list[FileError] = []
     for source, result in zip(sources, results, strict=True):
         if result.error is not None:
             errs.append(result.error)
+        notes.extend(FileError(result.path, n) for n in result.notes)
         items.extend(locate(source, result))
-    return Report(tuple(items), tuple(errs), len(sources), fixed, fixing)
+    return Report(tuple(items), tuple(errs), len(sources), fixed, fixing, tuple(notes))

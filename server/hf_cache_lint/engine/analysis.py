@@ -129,6 +129,15 @@ class CiValue:
 
 
 @dataclass(frozen=True)
+class Incomplete:
+    """Why and where an analysis stopped short: the rest of the file was not analysed (or, for a
+    statement too deeply nested to analyse, that statement only)."""
+
+    reason: str
+    line: int
+
+
+@dataclass(frozen=True)
 class Analysis:
     """Everything the rules need about one source file."""
 
@@ -142,3 +151,7 @@ class Analysis:
     # there holds only on the versions the test admits (so it is a Warning, never an Error).
     version_guarded: tuple[tuple[Span, str], ...] = ()
     tree: Any = field(default=None, compare=False, repr=False)  # the parso module, for fix builders
+    # Where the per-file budget ran out (nothing after `stopped.line` was analysed), and the statements
+    # skipped alone because they were too deeply nested to analyse.
+    stopped: Incomplete | None = None
+    skipped: tuple[Incomplete, ...] = ()

@@ -77,8 +77,8 @@ def _check(text: str, path: str, settings: Settings, context: Context | None,
 
     try:
         analysis = analyse(text, path, context, incremental)
-    except RecursionError:
-        return CheckResult(path, error=FileError(path, "too deeply nested to analyse"))
+    except RecursionError:  # the parser itself (the interpreter skips such statements one by one)
+        return CheckResult(path, notes=("not analysed: too deeply nested to parse",))
     findings: list[Finding] = []
     for rule in ALL_RULES:
         if not settings.enabled(rule.code):
@@ -93,7 +93,21 @@ def _check(text: str, path: str, settings: Settings, context: Context | None,
     findings = _unstacked(findings, {r.code for r in ALL_RULES if r.yields_to_errors})
     kept = sorted({f for f in findings if not is_suppressed(f, table)},
                   key=lambda f: (f.span.start, f.span.end, f.code))
-    return CheckResult(path, tuple(kept))
+    return CheckResult(path, tuple(kept), notes=budget_notes(analysis))
+
+
+def budget_notes(analysis: Analysis) -> tuple[str, ...]:
+    """What the analysis left out, said once per kind (at most a few lines are named)."""
+    notes = []
+    if analysis.skipped:
+        lines = sorted({s.line for s in analysis.skipped})
+        where = ", ".join(f"at line {n}" for n in lines[:3]) + (f" and {len(lines) - 3} more" if len(lines) > 3 else "")
+        what = "a statement" if len(lines) == 1 else f"{len(lines)} statements"
+        notes.append(f"{what} too deeply nested to analyse skipped ({where})")
+    if analysis.stopped is not None:
+        notes.append(f"analysis stopped at line {analysis.stopped.line}: the file is beyond the analysis budget "
+                     f"({analysis.stopped.reason}); findings after that point may be missing")
+    return tuple(notes)
 
 
 def under_version_guard(finding: Finding, analysis: Analysis) -> Finding:
@@ -168,5 +182,6 @@ def check_data(data: bytes, path: Path, settings: Settings | None = None, contex
         joined = join_cells(cells)
         result = check_source(joined.text, name, settings, context)
         findings = tuple(replace(f, message=relabel(f.message, joined)) for f in result.findings)
-        return replace(result, findings=findings, cell_starts=joined.first_lines)
+        return replace(result, findings=findings, cell_starts=joined.first_lines,
+                       notes=tuple(relabel(n, joined) for n in result.notes))
     return check_source(text, name, settings, context)

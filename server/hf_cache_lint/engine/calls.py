@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from hf_cache_lint.engine.analysis import Site
-from hf_cache_lint.engine.core import MAX_INLINE_DEPTH, MAX_STEPS, EvArg
+from hf_cache_lint.engine.core import MAX_INLINE_DEPTH, MAX_STEPS, MAX_WORK, EvArg
 from hf_cache_lint.engine.findings import Span
 from hf_cache_lint.engine.loaders import Loaders
 from hf_cache_lint.engine.state import State, join
@@ -90,14 +90,16 @@ class Inliner(Loaders):
                extra_kwargs: DictState | None = None) -> Value:
         node = fn.node
         self.called.add(id(node))
-        if node in self.stack or len(self.stack) >= MAX_INLINE_DEPTH or self.steps > MAX_STEPS:
+        if node in self.stack or len(self.stack) >= MAX_INLINE_DEPTH or self.steps > MAX_STEPS \
+                or self.meter.work > MAX_WORK // 2:
             return UNKNOWN
         names = self.bind(fn, args, self_ref, extra_kwargs)
         return self.run_function(node, names, Site(whole, "called here") if isinstance(whole, Span) else None)
 
     def run_function(self, node: Any, names: dict[str, Value], via: Site | None) -> Value:
         caller, saved_returns, saved_via = self.state, getattr(self, "returns", []), self.via
-        self.state = State(names, dict(caller.heap), caller.path)
+        self.charge(len(caller.heap))
+        self.state = State(names, dict(caller.heap), caller.path, False, caller.meter)
         self.returns = []
         if self.via is None:
             self.via = via

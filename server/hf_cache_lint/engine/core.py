@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hf_cache_lint.engine.analysis import CiValue, GenerateCall, Site
+from hf_cache_lint.engine.analysis import CiValue, GenerateCall, Incomplete, Site
 from hf_cache_lint.engine.confine import real
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import Span
 from hf_cache_lint.engine.nodes import Arg, Node, code, span
-from hf_cache_lint.engine.state import State
+from hf_cache_lint.engine.state import Meter, State
 from hf_cache_lint.engine.values import DictState, HeapObj, Ref, Setting, Symbol, Unknown, Value
 from hf_cache_lint.engine.version_guard import VersionGuards
 
@@ -26,10 +26,16 @@ class EvArg:
     value: Value
 
 
-# Bounds that keep a keystroke cheap on pathological input.
+# Bounds that keep a keystroke cheap on pathological input. Together they are the per-file budget:
+# every statement and expression is a step, every fork or join costs the size of the state (the meter),
+# and every heap object counts; no nesting of loops, branches, `try` or calls multiplies past them.
+# Values themselves are bounded where they are built (values.py: MAX_OPTIONS, MAX_TUPLE_ITEMS, MAX_WEIGHT,
+# MAX_DICT_KEYS) and a path keeps at most MAX_PATH conditions (state.py).
 MAX_INLINE_DEPTH = 4
-MAX_STEPS = 50_000  # past this, calls are no longer inlined
+MAX_STEPS = 50_000  # past this, calls are no longer inlined (nor past half of MAX_WORK)
 HARD_STEPS = 400_000  # past this, nothing more is executed: a truncated analysis beats a hung editor
+MAX_WORK = 20_000_000  # state entries copied or merged (the meter); past this, nothing more is executed
+MAX_HEAP = 200_000  # objects on the heap (dicts, models, configs, instances); past this, likewise
 MAX_LOOP_REPEAT_DEPTH = 2  # loops nested deeper run their body once (a second pass each would be 2^depth)
 
 
@@ -39,7 +45,8 @@ class Core:
         self.path = path
         self.context = context
         self.target = context.target
-        self.state = State()
+        self.meter = Meter()
+        self.state = State(meter=self.meter)
         self.module_state = self.state
         self.module_done = False
         self.calls: list[GenerateCall] = []
@@ -71,6 +78,27 @@ class Core:
         self.file_dir = Path(os.path.abspath(path)).parent if path and not path.startswith("<") else None
         self.guards: VersionGuards | None = None  # the module's version guards, set when it starts running
         self.version_guarded: set[tuple[Span, str]] = set()  # blocks under an undecided version test
+        self.stopped: Incomplete | None = None  # set when the budget ran out
+        self.skipped: list[Incomplete] = []  # statements too deeply nested to analyse
+
+    # -- budget -----------------------------------------------------------------
+    def charge(self, work: int) -> None:
+        self.meter.work += work
+
+    def out_of_budget(self, stmt: Node) -> bool:
+        """Whether the budget is spent; the first time, remember where (later statements are skipped)."""
+        if self.stopped is not None:
+            return True
+        if self.steps > HARD_STEPS:
+            reason = f"more than {HARD_STEPS:,} steps"
+        elif self.meter.work > MAX_WORK:
+            reason = f"more than {MAX_WORK:,} state entries copied or merged"
+        elif self._next_id > MAX_HEAP:
+            reason = f"more than {MAX_HEAP:,} tracked objects"
+        else:
+            return False
+        self.stopped = Incomplete(reason, stmt.start_pos[0])
+        return True
 
     # -- heap ---------------------------------------------------------------
     def new(self, obj: HeapObj) -> Ref:

@@ -105,6 +105,9 @@ class CheckResult:
     error: FileError | None = None
     # For a notebook: the 1-based module line where each code cell starts (findings use module lines).
     cell_starts: tuple[int, ...] = ()
+    # What was not analysed and why, in words for a person (the budget ran out, a statement too deeply
+    # nested): the findings are those of the rest; the file is not an error.
+    notes: tuple[str, ...] = ()
 
 
 DOCS_BASE = "https://github.com/hf-cache-lint/hf-cache-lint/blob/main/docs/rules/"

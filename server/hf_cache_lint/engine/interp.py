@@ -58,4 +58,5 @@ def analyse(text: str, path: str, context: Context, tree: object | None = None,
     return Analysis(text=text, path=path, context=context, calls=tuple(interp.calls),
                     ci_values=tuple(dict.fromkeys(interp.ci_values)), tree=tree,
                     removed_api=removed_api_uses(tree, text, context.target, interp.guards),
-                    version_guarded=tuple(sorted(interp.version_guarded, key=lambda b: (b[0].start, b[0].end))))
+                    version_guarded=tuple(sorted(interp.version_guarded, key=lambda b: (b[0].start, b[0].end))),
+                    stopped=interp.stopped, skipped=tuple(interp.skipped))

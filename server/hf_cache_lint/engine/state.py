@@ -17,6 +17,16 @@ from hf_cache_lint.engine.values import (
     maybe,
 )
 
+MAX_PATH = 32
+
+
+@dataclass
+class Meter:
+    """The work one analysis spends on states: entries copied by forks and visited by joins (a statement
+    costs one step, but a fork or join costs as much as the state is large)."""
+
+    work: int = 0
+
 
 @dataclass
 class State:
@@ -26,9 +36,15 @@ class State:
     heap: dict[int, HeapObj] = field(default_factory=dict)
     path: tuple[Cond, ...] = ()
     dead: bool = False
+    meter: Meter | None = field(default=None, compare=False, repr=False)
 
     def fork(self, cond: Cond | None = None) -> State:
-        return State(dict(self.names), dict(self.heap), self.path + ((cond,) if cond else ()), self.dead)
+        # A path remembers its first MAX_PATH conditions (a long `elif` chain adds one per branch; copying
+        # an ever longer tuple at every fork was quadratic). Forgetting one only leaves it undecided.
+        path = (*self.path, cond) if cond is not None and len(self.path) < MAX_PATH else self.path
+        if self.meter is not None:
+            self.meter.work += len(self.names) + len(self.heap)
+        return State(dict(self.names), dict(self.heap), path, self.dead, self.meter)
 
     def decides(self, cond: Cond) -> bool | None:
         """Whether this path already fixes `cond` (True/False), else None."""
@@ -104,12 +120,15 @@ def _merge_obj(a: HeapObj, b: HeapObj, ca: Cond | None, cb: Cond | None) -> Heap
 
 def join(a: State, b: State, ca: Cond | None, cb: Cond | None, base_path: tuple[Cond, ...]) -> State:
     """The state after two paths meet; `ca`/`cb` are the conditions that led into each."""
+    meter = a.meter or b.meter
     if a.dead and b.dead:
-        return State(a.names, a.heap, base_path, dead=True)
+        return State(a.names, a.heap, base_path, True, meter)
     if a.dead:
-        return State(b.names, b.heap, base_path)
+        return State(b.names, b.heap, base_path, False, meter)
     if b.dead:
-        return State(a.names, a.heap, base_path)
+        return State(a.names, a.heap, base_path, False, meter)
+    if meter is not None:
+        meter.work += len(a.names) + len(b.names) + len(a.heap) + len(b.heap)
     names: dict[str, Value] = {}
     for k in a.names.keys() | b.names.keys():
         v = _merge_value(a.names.get(k), b.names.get(k), ca, cb)
@@ -119,4 +138,4 @@ def join(a: State, b: State, ca: Cond | None, cb: Cond | None, base_path: tuple[
     for i in a.heap.keys() | b.heap.keys():
         oa, ob = a.heap.get(i), b.heap.get(i)
         heap[i] = _merge_obj(oa, ob, ca, cb) if oa is not None and ob is not None else (oa or ob)  # type: ignore[assignment]
-    return State(names, heap, base_path)
+    return State(names, heap, base_path, False, meter)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from hf_cache_lint.engine.analysis import CiValue, Site
+from hf_cache_lint.engine.analysis import CiValue, Incomplete, Site
 from hf_cache_lint.engine.constants import literal_truth
-from hf_cache_lint.engine.core import HARD_STEPS, MAX_LOOP_REPEAT_DEPTH
+from hf_cache_lint.engine.core import MAX_LOOP_REPEAT_DEPTH
 from hf_cache_lint.engine.definitions import Definitions
 from hf_cache_lint.engine.modules import SKIP_ROOTS
 from hf_cache_lint.engine.nodes import Node, code, span, span_between, string_value, suite_statements
@@ -38,7 +38,7 @@ _SIMPLE = {"expr_stmt", "import_name", "import_from", "return_stmt", "raise_stmt
 class Statements(Definitions):
     def exec_block(self, statements: list[Node]) -> None:
         for stmt in statements:
-            if self.state.dead or self.steps > HARD_STEPS:
+            if self.state.dead or self.out_of_budget(stmt):
                 return
             self.exec_stmt(stmt)
 
@@ -48,9 +48,27 @@ class Statements(Definitions):
             # A top-level `if`/`try` forks and joins the module's state: the statements after it (and the
             # functions they define, which read globals from it) live in the joined state, not the first one.
             self.module_state = self.state
-        self._exec_stmt(node)
+        # A statement too deeply nested for Python's stack (thousands of nested brackets or calls) is
+        # skipped on its own: what it assigns becomes unknown, the statements around it run as usual.
+        state, depth, stack = self.state, self.loop_depth, len(self.stack)
+        try:
+            self._exec_stmt(node)
+        except RecursionError:
+            self.state, self.loop_depth = state, depth
+            del self.stack[stack:]
+            self.skipped.append(Incomplete("too deeply nested to analyse", node.start_pos[0]))
+            self._forget_targets(node)
         if at_module_level:
             self.module_state = self.state
+
+    def _forget_targets(self, node: Node) -> None:
+        small = [c for c in node.children if c.type == "expr_stmt"] if node.type == "simple_stmt" else [node]
+        for stmt in small:
+            if stmt.type != "expr_stmt":
+                continue
+            for target in stmt.children[:-1:2]:
+                if target.type == "name":
+                    self.state.names[target.value] = Unknown("a value too deeply nested to analyse")
 
     def _exec_stmt(self, node: Node) -> None:
         t = node.type
@@ -259,36 +277,37 @@ class Statements(Definitions):
         self.exec_branches(branches)
 
     def exec_branches(self, branches: list[tuple[Node | None, Node]]) -> None:
-        entry = self.state
-        if not branches:
-            return
-        test, suite = branches[0]
-        if test is None:
+        # Iterative, not one call per `elif`: a flat 1,000-branch chain is as deep as a single `if`. Each
+        # undecided branch forks from the state where the previous tests failed; the paths then meet from
+        # the last one back, as nested `if`/`else` would.
+        pending: list[tuple[State, Cond, tuple[Cond, ...]]] = []
+        for test, suite in branches:
+            entry = self.state
+            if test is None:
+                self.exec_block(suite_statements(suite))
+                break
+            self.eval(test)
+            cond = self.condition(test)
+            literal = literal_truth(test)  # `if 1:`, `if not 0:`: decided as Python decides it
+            if literal is None and self.guards is not None:
+                literal = self.guards.decide(test)  # `if is_transformers_version("<", "5"):` for the target
+                if literal is None and self.guards.mentions_version(test):
+                    # A version test the analysis cannot decide: what it guards holds on some versions only.
+                    self.version_guarded.add((span_between(suite, branches[-1][1]), code(test)))
+            static = literal if literal is not None else entry.decides(cond)
+            if cond.text.replace("'", '"') in ('__name__ == "__main__"', '"__main__" == __name__'):
+                static = cond.holds  # a script is run as __main__; that guard is no flag
+            if static is True:
+                self.exec_block(suite_statements(suite))
+                break
+            if static is False:
+                continue
+            self.state = entry.fork(cond)
             self.exec_block(suite_statements(suite))
-            return
-        self.eval(test)
-        cond = self.condition(test)
-        literal = literal_truth(test)  # `if 1:`, `if not 0:`: decided as Python decides it
-        if literal is None and self.guards is not None:
-            literal = self.guards.decide(test)  # `if is_transformers_version("<", "5"):` for the target
-            if literal is None and self.guards.mentions_version(test):
-                # A version test the analysis cannot decide: what it guards holds on some versions only.
-                self.version_guarded.add((span_between(suite, branches[-1][1]), code(test)))
-        static = literal if literal is not None else entry.decides(cond)
-        if cond.text.replace("'", '"') in ('__name__ == "__main__"', '"__main__" == __name__'):
-            static = cond.holds  # a script is run as __main__; that guard is no flag
-        if static is True:
-            self.exec_block(suite_statements(suite))
-            return
-        if static is False:
-            self.exec_branches(branches[1:])
-            return
-        self.state = entry.fork(cond)
-        self.exec_block(suite_statements(suite))
-        taken = self.state
-        self.state = entry.fork(cond.negated())
-        self.exec_branches(branches[1:])
-        self.state = join(taken, self.state, cond, cond.negated(), entry.path)
+            pending.append((self.state, cond, entry.path))
+            self.state = entry.fork(cond.negated())
+        for taken, cond, path in reversed(pending):
+            self.state = join(taken, self.state, cond, cond.negated(), path)
 
     def exec_loop(self, node: Node) -> None:
         kids = node.children
@@ -310,7 +329,7 @@ class Statements(Definitions):
                 self.assign(kids[1], Unknown("the loop variable"), node)
             self.exec_block(suite_statements(body))
             if self.state.dead:  # break/continue/return end this iteration's path only
-                self.state = State(self.state.names, self.state.heap, entry.path)
+                self.state = State(self.state.names, self.state.heap, entry.path, False, entry.meter)
         self.loop_depth -= 1
         if "else" in [k.value for k in kids if k.type == "keyword"]:
             self.exec_block(suite_statements(kids[-1]))

@@ -147,15 +147,19 @@ def maybe(options: Iterable[tuple[Value, Cond | None]]) -> Value:
     seen: dict[tuple[Value, Cond | None], None] = {}
     widened = False
     for v, c in options:
-        inner = v.options if isinstance(v, Maybe) else ((v, None),)
+        inner = v.options if isinstance(v, Maybe) else ((v, c),)
         for iv, ic in inner:
-            key = (bounded(iv), ic if ic is not None else c)
+            if isinstance(iv, _COMPOUND):
+                iv = bounded(iv)
+            key = (iv, ic if ic is not None else c)
             if key in seen:
                 continue
             if len(seen) >= MAX_OPTIONS - 1:
                 widened = True
-                continue
+                break
             seen[key] = None
+        if widened:
+            break
     out = tuple(seen)
     if widened:
         out = (*out, (MANY_VALUES, None))
@@ -169,7 +173,7 @@ def tuple_val(site: Site | None, items: Iterable[Value] = ()) -> TupleVal:
     kept = tuple(items)
     if len(kept) > MAX_TUPLE_ITEMS:
         return TupleVal(site)
-    return TupleVal(site, tuple(bounded(v) for v in kept))
+    return TupleVal(site, tuple(bounded(v) if isinstance(v, _COMPOUND) else v for v in kept))
 
 
 def bounded(v: Value) -> Value:
@@ -193,6 +197,9 @@ def _weight(v: Value, limit: int) -> int:
         elif isinstance(x, Partial):
             todo.append(x.func)
     return total
+
+
+_COMPOUND = (TupleVal, Maybe, Method, Partial)
 
 
 @dataclass(frozen=True)
@@ -229,23 +236,80 @@ class ConfigState:
     ci: Setting | None = None
 
 
+# Keys one dict tracks one by one; past this, new keys are not tracked and the dict is opaque (holds keys
+# the linter cannot see), except the keys generate's cache handling reads, which stay tracked.
+MAX_DICT_KEYS = 1000
+ALWAYS_TRACKED = frozenset({"past_key_values", "cache_params", "cache", "cache_implementation", "generation_config",
+                            "generate_kwargs", "use_cache"})
+Entry = tuple[str, Value, Site | None, Cond | None]
+
+
 @dataclass(frozen=True)
 class DictState:
-    entries: tuple[tuple[str, Value, Site | None, Cond | None], ...] = ()
+    entries: tuple[Entry, ...] = ()
     opaque: bool = False  # holds keys the linter cannot see
+    # key -> position in `entries`, shared with the states derived from this one by appending (it may hold
+    # their keys too: a position is trusted only when `entries` has that key there). Lookups and adding a
+    # key are O(1) this way instead of a scan and a copy of every entry.
+    index: dict[str, int] | None = field(default=None, compare=False, repr=False)
+
+    def _pos(self, key: str) -> int | None:
+        entries = self.entries
+        if len(entries) <= 8:
+            for i, e in enumerate(entries):
+                if e[0] == key:
+                    return i
+            return None
+        index = self.index
+        if index is None:
+            index = {e[0]: i for i, e in enumerate(entries)}
+            object.__setattr__(self, "index", index)
+        p = index.get(key)
+        return p if p is not None and p < len(entries) and entries[p][0] == key else None
 
     def get(self, key: str) -> tuple[Value, Site | None, Cond | None] | None:
-        for k, v, s, c in self.entries:
-            if k == key:
-                return v, s, c
-        return None
+        p = self._pos(key)
+        if p is None:
+            return None
+        _, v, s, c = self.entries[p]
+        return v, s, c
 
     def set(self, key: str, value: Value, site: Site | None, cond: Cond | None = None) -> DictState:
-        kept = tuple(e for e in self.entries if e[0] != key)
-        return replace(self, entries=(*kept, (key, value, site, cond)))
+        entries = self.entries
+        entry = (key, value, site, cond)
+        p = self._pos(key)
+        if p is None:
+            if len(entries) >= MAX_DICT_KEYS and key not in ALWAYS_TRACKED:
+                return DictState(entries, True, self.index)
+            index = self.index
+            if index is not None:
+                if key in index:  # another state derived from this one put the key elsewhere
+                    index = dict(index)
+                index[key] = len(entries)
+            return DictState((*entries, entry), self.opaque, index)
+        if p == len(entries) - 1:  # the last key again: positions unchanged
+            return DictState((*entries[:p], entry), self.opaque, self.index)
+        return DictState((*entries[:p], *entries[p + 1:], entry), self.opaque)
 
     def delete(self, key: str) -> DictState:
-        return replace(self, entries=tuple(e for e in self.entries if e[0] != key))
+        p = self._pos(key)
+        if p is None:
+            return self
+        return DictState((*self.entries[:p], *self.entries[p + 1:]), self.opaque)
+
+    @staticmethod
+    def build(items: Iterable[Entry], opaque: bool = False) -> DictState:
+        """A dict of `items` in order (a later repeat of a key replaces it and moves it last), as `set`
+        one by one would build it, in one pass."""
+        out: dict[str, Entry] = {}
+        for e in items:
+            if e[0] in out:
+                del out[e[0]]
+            elif len(out) >= MAX_DICT_KEYS and e[0] not in ALWAYS_TRACKED:
+                opaque = True
+                continue
+            out[e[0]] = e
+        return DictState(tuple(out.values()), opaque)
 
 
 @dataclass(frozen=True)

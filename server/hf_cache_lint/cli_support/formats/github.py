@@ -30,6 +30,8 @@ def render(report: Report) -> str:
             where = f"cell {item.cell}, line {f.span.start.line}, column {f.span.start.column + 1}"
             props = f"file={_prop(item.filename)},title={_prop(f'{f.code} {f.name} ({where})')}"
         lines.append(f"::{LEVELS[f.severity]} {props}::{_data(f.message)}")
+    for note in report.notes:
+        lines.append(f"::notice file={_prop(note.path)},title={_prop('hf-cache-lint')}::{_data(note.message)}")
     for err in report.errors:
         lines.append(f"::error file={_prop(err.path)},title={_prop('hf-cache-lint')}::{_data(err.message)}")
     return "".join(line + "\n" for line in lines)
