@@ -45,20 +45,32 @@ def big_tuple(n: int) -> str:
     return "PAIRS = (\n" + "".join(f'    ("p{i}", {i}),\n' for i in range(n)) + ")\n"
 
 
+# CPython's own parser refuses a single chain much past 2,500 links (RecursionError or MemoryError in
+# ast.parse), so the chain shapes repeat chains of at most CHAIN links: `ast.parse` stays a baseline at
+# every size. tests/engine/test_budget.py checks single chains of 10,000-20,000 links on their own.
+CHAIN = 1000
+
+
+def _chunks(n: int) -> list[int]:
+    return [min(CHAIN, n - k) for k in range(0, n, CHAIN)]
+
+
 def elif_chain(n: int) -> str:
-    lines = ["def pick(x):"]
-    for i in range(n):
-        lines.append(f"    {'if' if i == 0 else 'elif'} x == {i}:")
-        lines.append(f"        mode = 'm{i}'")
-    lines.append("    else:")
-    lines.append("        mode = None")
-    lines.append("    return mode")
-    lines.append("")
-    lines.append("MODE = pick(3)")
-    # The same chain at module level, where its joins meet the module's state.
-    for i in range(n):
-        lines.append(f"{'if' if i == 0 else 'elif'} MODE == 'm{i}':")
-        lines.append(f"    level = {i}")
+    lines = []
+    for c, size in enumerate(_chunks(n)):
+        lines.append(f"def pick{c}(x):")
+        for i in range(size):
+            lines.append(f"    {'if' if i == 0 else 'elif'} x == {i}:")
+            lines.append(f"        mode = 'm{i}'")
+        lines.append("    else:")
+        lines.append("        mode = None")
+        lines.append("    return mode")
+        lines.append("")
+        lines.append(f"MODE = pick{c}(3)")
+        # The same chain at module level, where its joins meet the module's state.
+        for i in range(size):
+            lines.append(f"{'if' if i == 0 else 'elif'} MODE == 'm{i}':")
+            lines.append(f"    level = {i}")
     return "\n".join(lines) + "\n"
 
 
@@ -67,20 +79,21 @@ def subscript_assign(n: int) -> str:
 
 
 def call_chain(n: int) -> str:
-    # f()()()... and x.m().m().m()... of n calls each (one line each: real code wraps, parso does not care).
-    return f"a = f{'()' * n}\nb = x{'.m()' * n}\n"
+    # f()()()... and x.m().m().m()... : n calls of each kind.
+    return "".join(f"a{c} = f{'()' * size}\nb{c} = x{'.m()' * size}\n" for c, size in enumerate(_chunks(n)))
 
 
 def attribute_chain(n: int) -> str:
-    return f"c = a{''.join(f'.b{i % 10}' for i in range(n))}\n"
+    return "".join(f"c{c} = a{''.join(f'.b{i % 10}' for i in range(size))}\n" for c, size in enumerate(_chunks(n)))
 
 
 def binop_chain(n: int) -> str:
-    # 1+1+1+... of n terms, wrapped over lines inside parentheses.
-    terms = []
-    for i in range(n):
-        terms.append("1" if i % 20 else "\n    1")
-    return "total = (" + " + ".join(terms) + "\n)\n"
+    # 1+1+1+... : n terms, wrapped over lines inside parentheses.
+    out = []
+    for c, size in enumerate(_chunks(n)):
+        terms = ["1" if i % 20 else "\n    1" for i in range(size)]
+        out.append(f"total{c} = (" + " + ".join(terms) + "\n)\n")
+    return "".join(out)
 
 
 def async_server(n: int) -> str:

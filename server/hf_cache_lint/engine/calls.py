@@ -98,8 +98,9 @@ class Inliner(Loaders):
 
     def run_function(self, node: Any, names: dict[str, Value], via: Site | None) -> Value:
         caller, saved_returns, saved_via = self.state, getattr(self, "returns", []), self.via
-        self.charge(len(caller.heap))
-        self.state = State(names, dict(caller.heap), caller.path, False, caller.meter)
+        heap = caller.heap.fork()
+        self.charge(len(names) + len(heap.own))
+        self.state = State(names, heap, caller.path, False, caller.meter)
         self.returns = []
         if self.via is None:
             self.via = via

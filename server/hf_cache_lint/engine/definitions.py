@@ -7,6 +7,7 @@ from typing import Any
 
 from hf_cache_lint.engine.evaluate import Evaluator
 from hf_cache_lint.engine.nodes import Node, code
+from hf_cache_lint.engine.state import Heap, reachable
 from hf_cache_lint.engine.values import (
     ClassDef,
     ConfigState,
@@ -53,9 +54,17 @@ class Definitions(Evaluator):
         against the module's final state, with their parameters unknown."""
         end = self.module_state
         instances: dict[str, Ref] = {}
+        live = len(end.heap)
         for node, cls in self.functions:
             if id(node) in self.called:
                 continue
+            if len(end.heap) > 2 * live + 64:
+                # What earlier functions built and dropped stays on the module's heap, and every later
+                # function's forks paid for it (quadratic in the number of functions): keep what is
+                # still reachable, whenever the heap has doubled since the last time.
+                end.heap = Heap(reachable(end.heap, [*end.names.values(), *instances.values(),
+                                                     *self.resolved.values()]))
+                live = len(end.heap)
             self.state = end
             names: dict[str, Value] = {p.name.value: self.annotated(p) for p in node.get_params()}
             params = node.get_params()

@@ -123,7 +123,7 @@ def _analyse(path: Path, context: Context) -> Exports | None:
     except RecursionError:
         return None
     state = interp.module_state
-    return Exports(str(path), dict(state.names), dict(state.heap))
+    return Exports(str(path), dict(state.names), state.heap.as_dict())
 
 
 @lru_cache(maxsize=256)

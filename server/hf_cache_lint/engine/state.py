@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from hf_cache_lint.engine.values import (
     Cond,
     ConfigState,
     DictState,
+    Function,
     HeapObj,
     InstanceState,
     Maybe,
+    Method,
+    ModelState,
+    Partial,
     PipelineState,
+    Ref,
     Setting,
+    TupleVal,
     Value,
     maybe,
 )
@@ -28,12 +36,48 @@ class Meter:
     work: int = 0
 
 
+class Heap:
+    """A path's heap objects by id, copied on write: a fork shares the objects every path has (`base`,
+    never changed once shared) and copies only what this path changed since (`own`). Forking a path that
+    holds a 40,000-entry table no longer copies 40,000 entries, and two paths forked from one state meet
+    by merging only what either of them changed."""
+
+    __slots__ = ("base", "own")
+
+    def __init__(self, base: dict[int, HeapObj] | None = None, own: dict[int, HeapObj] | None = None) -> None:
+        self.base: dict[int, HeapObj] = base if base is not None else {}
+        self.own: dict[int, HeapObj] = own if own is not None else {}
+
+    def get(self, i: int) -> HeapObj | None:
+        got = self.own.get(i)
+        return got if got is not None else self.base.get(i)
+
+    def __setitem__(self, i: int, obj: HeapObj) -> None:
+        self.own[i] = obj
+
+    def __len__(self) -> int:
+        return len(self.base) + len(self.own)
+
+    def fork(self) -> Heap:
+        """A copy to change on another path; what it costs (entries copied) is len(self.own) afterwards."""
+        if len(self.own) > 32 + 2 * math.isqrt(len(self.base)):
+            # Fold what this path changed into a new shared base (paths forked earlier keep the old one):
+            # a copy of the whole heap once every ~sqrt(size) writes instead of a growing copy at every
+            # fork, so a fork or a write costs about sqrt(heap size) entries, not the heap size.
+            self.base = {**self.base, **self.own}
+            self.own = {}
+        return Heap(self.base, dict(self.own))
+
+    def as_dict(self) -> dict[int, HeapObj]:
+        return {**self.base, **self.own}
+
+
 @dataclass
 class State:
     """Mutable on purpose: one State per path; `fork()` before a branch."""
 
     names: dict[str, Value] = field(default_factory=dict)
-    heap: dict[int, HeapObj] = field(default_factory=dict)
+    heap: Heap = field(default_factory=Heap)
     path: tuple[Cond, ...] = ()
     dead: bool = False
     meter: Meter | None = field(default=None, compare=False, repr=False)
@@ -42,9 +86,10 @@ class State:
         # A path remembers its first MAX_PATH conditions (a long `elif` chain adds one per branch; copying
         # an ever longer tuple at every fork was quadratic). Forgetting one only leaves it undecided.
         path = (*self.path, cond) if cond is not None and len(self.path) < MAX_PATH else self.path
+        heap = self.heap.fork()
         if self.meter is not None:
-            self.meter.work += len(self.names) + len(self.heap)
-        return State(dict(self.names), dict(self.heap), path, self.dead, self.meter)
+            self.meter.work += len(self.names) + len(heap.own)
+        return State(dict(self.names), heap, path, self.dead, self.meter)
 
     def decides(self, cond: Cond) -> bool | None:
         """Whether this path already fixes `cond` (True/False), else None."""
@@ -52,6 +97,41 @@ class State:
             if c.text == cond.text:
                 return c.holds == cond.holds
         return None
+
+
+def reachable(heap: Heap, roots: Iterable[Value]) -> dict[int, HeapObj]:
+    """The heap objects that `roots` reach (through tuples, options, methods, partials, dict entries,
+    attributes, a model's config and a pipeline's model)."""
+    out: dict[int, HeapObj] = {}
+    todo: list[object] = list(roots)
+    while todo:
+        v = todo.pop()
+        if isinstance(v, Ref):
+            if v.id in out:
+                continue
+            obj = heap.get(v.id)
+            if obj is None:
+                continue
+            out[v.id] = obj
+            if isinstance(obj, ModelState):
+                todo.append(obj.gen_config)
+            elif isinstance(obj, PipelineState):
+                todo.append(obj.model)
+            elif isinstance(obj, DictState):
+                todo.extend(e[1] for e in obj.entries)
+            elif isinstance(obj, InstanceState):
+                todo.extend(a[1] for a in obj.attrs)
+        elif isinstance(v, TupleVal):
+            todo.extend(v.items)
+        elif isinstance(v, Maybe):
+            todo.extend(o for o, _ in v.options)
+        elif isinstance(v, Method):
+            todo.append(v.owner)
+        elif isinstance(v, Partial):
+            todo.extend((v.func, v.kwargs))
+        elif isinstance(v, Function):
+            todo.append(v.owner)
+    return out
 
 
 def _with_cond(s: Setting | None, cond: Cond | None) -> Setting | None:
@@ -127,15 +207,19 @@ def join(a: State, b: State, ca: Cond | None, cb: Cond | None, base_path: tuple[
         return State(b.names, b.heap, base_path, False, meter)
     if b.dead:
         return State(a.names, a.heap, base_path, False, meter)
-    if meter is not None:
-        meter.work += len(a.names) + len(b.names) + len(a.heap) + len(b.heap)
     names: dict[str, Value] = {}
     for k in a.names.keys() | b.names.keys():
         v = _merge_value(a.names.get(k), b.names.get(k), ca, cb)
         if v is not None:
             names[k] = v
-    heap: dict[int, HeapObj] = {}
-    for i in a.heap.keys() | b.heap.keys():
+    if a.heap.base is b.heap.base:  # forked from one state: only what either path changed can differ
+        base, ids = a.heap.base, a.heap.own.keys() | b.heap.own.keys()
+    else:
+        base, ids = {}, a.heap.as_dict().keys() | b.heap.as_dict().keys()
+    if meter is not None:
+        meter.work += len(a.names) + len(b.names) + (len(ids) if base else len(a.heap) + len(b.heap))
+    own: dict[int, HeapObj] = {}
+    for i in ids:
         oa, ob = a.heap.get(i), b.heap.get(i)
-        heap[i] = _merge_obj(oa, ob, ca, cb) if oa is not None and ob is not None else (oa or ob)  # type: ignore[assignment]
-    return State(names, heap, base_path, False, meter)
+        own[i] = _merge_obj(oa, ob, ca, cb) if oa is not None and ob is not None else (oa or ob)  # type: ignore[assignment]
+    return State(names, Heap(base, own), base_path, False, meter)
