@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from multiprocessing.context import BaseContext
@@ -176,14 +176,62 @@ def _run_all(todo: Sequence[Job], settings: Settings, context: Context,
     # Largest files first, one per task: parse time grows with size, and handing the big ones out early
     # keeps every worker busy until the end (longest-processing-time-first scheduling).
     order = sorted(range(len(todo)), key=lambda k: -sizes[k])
-    chunks = [[todo[k]] for k in order]
+    done: dict[int, tuple[CheckResult, tuple[str, ...]]] = {}
+    # A worker that dies (killed by the kernel for memory, a crash in C code) breaks the whole pool and
+    # fails every unfinished task. Finished results are kept and the rest run again in a fresh pool; when a
+    # round finishes nothing, the first unfinished file runs alone, and if it takes that process down too,
+    # that file alone is reported (checking it in this process could take the whole run down with it).
+    while len(done) < len(todo):
+        left = [k for k in order if k not in done]
+        if not _pool_round(todo, left, settings, context, workers, done):
+            done[left[0]] = _alone(todo[left[0]], settings, context)
+    return [done[k] for k in range(len(todo))]
+
+
+def _pool_round(todo: Sequence[Job], left: Sequence[int], settings: Settings, context: Context, workers: int,
+                done: dict[int, tuple[CheckResult, tuple[str, ...]]]) -> int:
+    """Run the `left` jobs in one pool, one per task; store what finishes; return how many did."""
+    finished = 0
     try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=_pool_context()) as pool:
-            parts = list(pool.map(_run_chunk, chunks, [settings] * len(chunks), [context] * len(chunks)))
-    except (BrokenProcessPool, OSError) as exc:  # a worker died (e.g. killed for memory): redo it here
-        log.warning("parallel check failed (%s); checking in one process", exc)
-        return [_run_job(j, settings, context) for j in todo]
-    out: list[tuple[CheckResult, tuple[str, ...]] | None] = [None] * len(todo)
-    for k, part in zip(order, parts, strict=True):
-        out[k] = part[0]
-    return [r for r in out if r is not None]
+        with ProcessPoolExecutor(max_workers=min(workers, len(left)), mp_context=_pool_context(),
+                                 initializer=_limit_memory) as pool:
+            futures = {pool.submit(_run_chunk, [todo[k]], settings, context): k for k in left}
+            for future in as_completed(futures):
+                try:
+                    [part] = future.result()
+                except BrokenProcessPool:
+                    continue
+                done[futures[future]] = part
+                finished += 1
+    except (BrokenProcessPool, OSError) as exc:
+        log.warning("a worker process died (%s); checking the unfinished files again", exc)
+    return finished
+
+
+def _alone(job: Job, settings: Settings, context: Context) -> tuple[CheckResult, tuple[str, ...]]:
+    """One job in a process of its own; its death becomes that file's error."""
+    try:
+        with ProcessPoolExecutor(max_workers=1, mp_context=_pool_context(), initializer=_limit_memory) as pool:
+            [part] = pool.submit(_run_chunk, [job], settings, context).result()
+            return part
+    except (BrokenProcessPool, OSError):
+        display = job.source.display
+        return CheckResult(display, error=FileError(
+            display, "the analysis process died (out of memory or a crash); file skipped")), ()
+
+
+# A worker's address space: past it an allocation fails with MemoryError (reported for that file by
+# _guarded) instead of the kernel killing a process, or others, once the machine's memory is gone.
+WORKER_MEMORY = 4 * 2**30
+
+
+def _limit_memory() -> None:
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if soft == resource.RLIM_INFINITY or soft > WORKER_MEMORY:
+            limit = WORKER_MEMORY if hard == resource.RLIM_INFINITY else min(WORKER_MEMORY, hard)
+            resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (ImportError, ValueError, OSError):  # not on this platform, or not allowed: no limit
+        pass
