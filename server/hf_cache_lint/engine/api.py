@@ -142,9 +142,17 @@ def check_cells(
     *, incremental: bool | str = False,
 ) -> list[tuple[int, Finding]]:
     """Notebook cells as one module in cell order; findings as (cell index, finding in cell)."""
+    return check_cells_result(cells, path, settings, context, incremental=incremental)[0]
+
+
+def check_cells_result(
+    cells: Sequence[str], path: str, settings: Settings | None = None, context: Context | None = None,
+    *, incremental: bool = False,
+) -> tuple[list[tuple[int, Finding]], tuple[str, ...]]:
+    """check_cells, and the notes of what was left out (lines said as cell places)."""
     joined = join_cells(cells)
     result = check_source(joined.text, path, settings, context, incremental=incremental)
-    return split_findings(result.findings, joined)
+    return split_findings(result.findings, joined), tuple(relabel(n, joined) for n in result.notes)
 
 
 def check_file(path: Path, settings: Settings | None = None, context: Context | None = None,

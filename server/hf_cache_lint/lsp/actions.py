@@ -156,7 +156,7 @@ async def code_actions(ls: HfCacheLintServer, params: types.CodeActionParams) ->
     if index is None:  # a cell uri the notebook no longer has
         return []
     part = unit.parts[index]
-    results = await ls.results_for(unit) or {}
+    results = await ls.results_for(unit) or Results()
     if ls.unit_for(uri) != unit:
         return []  # edited meanwhile: these edits would land in the wrong place; the client asks again
     verifier = verifier_for(ls, unit)

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from hf_cache_lint.lsp.convert import split_lines, to_diagnostic
+from hf_cache_lint.lsp.convert import SOURCE, split_lines, to_diagnostic
 from hf_cache_lint.lsp.documents import Results, Unit, cell_index_of
 from hf_cache_lint.lsp.server import MAX_DOCUMENT_CHARS, HfCacheLintServer
 
@@ -53,6 +53,12 @@ def to_diagnostics(ls: HfCacheLintServer, unit: Unit, results: Results) -> PartD
         place = functools.partial(locate, home=part.uri)
         out[part.uri] = (part.version, [to_diagnostic(f, lines(part.uri), codec, part.version, place)
                                         for f in found])
+    notes = getattr(results, "notes", ())
+    if notes and unit.parts:
+        # What the analysis left out is said where the user looks: one Information diagnostic at the
+        # top of the file (of the first cell), without a rule code or fixes.
+        first = unit.parts[0].uri
+        out[first][1].extend(note_diagnostic(n) for n in notes)
     return out
 
 
@@ -62,6 +68,12 @@ def too_big_diagnostic(size: int) -> types.Diagnostic:
         source="hf-cache-lint",
         message=(f"hf-cache-lint: not analysed: this file has {size:,} characters, more than the "
                  f"{MAX_DOCUMENT_CHARS:,} it analyses. Run `hf-cache-lint check` on it, or split it."))
+
+
+def note_diagnostic(note: str) -> types.Diagnostic:
+    return types.Diagnostic(range=types.Range(types.Position(0, 0), types.Position(0, 0)),
+                            message=f"hf-cache-lint: {note}", severity=types.DiagnosticSeverity.Information,
+                            source=SOURCE)
 
 
 def schedule(ls: HfCacheLintServer, unit_uri: str, *, debounce: bool = True) -> None:
@@ -137,7 +149,7 @@ async def pull(ls: HfCacheLintServer, params: types.DocumentDiagnosticParams) ->
     unit = ls.snapshot(home.uri) if home is not None else None  # onSave: the text as last saved
     if unit is None:
         return types.RelatedFullDocumentDiagnosticReport(items=[])
-    results = await ls.results_for(unit) or {}
+    results = await ls.results_for(unit) or Results()
     key = f"{ls.state.generation}:{unit.key}"
     if params.previous_result_id == key:
         return types.RelatedUnchangedDocumentDiagnosticReport(result_id=key)

@@ -45,7 +45,11 @@ class Unit:
 
 log = logging.getLogger(__name__)
 
-Results = dict[str, tuple[Finding, ...]]  # part uri -> findings in that part's coordinates
+class Results(dict[str, tuple[Finding, ...]]):
+    """Part uri -> findings in that part's coordinates; `notes`: what the analysis left out (the file is
+    beyond its budget, a statement too deeply nested), shown once on the unit's first part."""
+
+    notes: tuple[str, ...] = ()
 
 
 def uri_to_path(uri: str) -> str:
@@ -56,14 +60,19 @@ def uri_to_path(uri: str) -> str:
 
 def analyse_unit(unit: Unit, settings: Settings, context: Context) -> Results:
     """Run the engine over a unit; cells go through `check_cells` so they act as one module."""
-    from hf_cache_lint.engine.api import check_cells, check_source  # see warm_up
+    from hf_cache_lint.engine.api import check_cells_result, check_source  # see warm_up
 
     if not unit.notebook:
         (part,) = unit.parts
-        return {part.uri: check_source(part.text, unit.path, settings, context, incremental=True).findings}
-    results: Results = {p.uri: () for p in unit.parts}
+        result = check_source(part.text, unit.path, settings, context, incremental=True)
+        results = Results({part.uri: result.findings})
+        results.notes = result.notes
+        return results
+    results = Results({p.uri: () for p in unit.parts})
     per_cell: dict[int, list[Finding]] = {}
-    for index, finding in check_cells([p.text for p in unit.parts], unit.path, settings, context, incremental=True):
+    found_in_cells, results.notes = check_cells_result([p.text for p in unit.parts], unit.path, settings, context,
+                                                       incremental=True)
+    for index, finding in found_in_cells:
         per_cell.setdefault(index, []).append(finding)
     for index, found in per_cell.items():
         results[unit.parts[index].uri] = tuple(found)

@@ -8,6 +8,7 @@ from lsprotocol import types
 
 from hf_cache_lint.engine import hover as engine_hover
 from hf_cache_lint.lsp.convert import from_client_position, split_lines, to_client_range
+from hf_cache_lint.lsp.documents import Results
 from hf_cache_lint.lsp.server import HfCacheLintServer
 
 
@@ -21,7 +22,7 @@ async def hover(ls: HfCacheLintServer, params: types.HoverParams) -> types.Hover
         return None
     if ls.too_big(unit) is not None:
         return None  # not analysed: nothing to say, and no 20 MB line split on the event loop
-    results = await ls.results_for(unit) or {}
+    results = await ls.results_for(unit) or Results()
     lines, codec = split_lines(part.text), ls.workspace.position_codec
     position = from_client_position(lines, codec, params.position)
     found = engine_hover.hover(results.get(part.uri, ()), part.text, position, ls.config_for(unit.uri).context)
