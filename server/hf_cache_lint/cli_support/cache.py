@@ -140,6 +140,7 @@ def encode(result: CheckResult) -> dict[str, Any]:
             "tags": list(f.tags),
         } for f in result.findings],
         "cell_starts": list(result.cell_starts),
+        "notes": list(result.notes),
     }
 
 
@@ -152,7 +153,8 @@ def decode(data: Any, path: str) -> CheckResult:
         related=tuple(Related(_unspan(s), str(m), None if p is None else str(p)) for s, m, p in f["related"]),
         tags=tuple(str(t) for t in f.get("tags", ())),
     ) for f in data["findings"])
-    return CheckResult(path, findings, cell_starts=tuple(int(x) for x in data["cell_starts"]))
+    return CheckResult(path, findings, cell_starts=tuple(int(x) for x in data["cell_starts"]),
+                       notes=tuple(str(n) for n in data.get("notes", ())))
 
 
 class ResultCache:
