@@ -64,7 +64,9 @@ def test_deeply_nested_code_is_skipped_alone(project: Path, run: RunFn) -> None:
     write(project / "deep_list.py", "x = " + "[" * depth + "]" * depth + "\nmodel.generate()\n")
     code, flagged, err = check_with_good_file(project, run, "deep.py", "deep_list.py")
     assert code == 1 and flagged == ["deep.py", "good.py"]
-    assert err == ["deep.py: note: a statement too deeply nested to analyse skipped (at line 1)"]
+    assert "deep.py: note: a statement too deeply nested to analyse skipped (at line 1)" in err
+    # (CPython itself refuses 5,000 nested brackets, so the fixes' own re-check drops them with a warning.)
+    assert not [line for line in err if ": error:" in line]
 
 
 def test_broken_notebook_json(project: Path, run: RunFn) -> None:
