@@ -85,6 +85,10 @@ def sarif_log(report: Report) -> dict[str, Any]:
         {"level": "error", "message": {"text": e.message},
          "locations": [{"physicalLocation": {"artifactLocation": _uri(e.path)}}]}
         for e in report.errors
+    ] + [
+        {"level": "note", "message": {"text": n.message},
+         "locations": [{"physicalLocation": {"artifactLocation": _uri(n.path)}}]}
+        for n in report.notes
     ]
     cwd = quote(os.getcwd().replace(os.sep, "/").rstrip("/") + "/")
     return {
