@@ -55,8 +55,12 @@ def analyse(text: str, path: str, context: Context, tree: object | None = None,
     interp = Interpreter(text, path, context)
     interp.run_module(tree)
     assert interp.guards is not None
+    try:
+        removed = removed_api_uses(tree, text, context.target, interp.guards)
+    except RecursionError:  # a statement too deeply nested for its walk (the interpreter noted it)
+        removed = ()
     return Analysis(text=text, path=path, context=context, calls=tuple(interp.calls),
                     ci_values=tuple(dict.fromkeys(interp.ci_values)), tree=tree,
-                    removed_api=removed_api_uses(tree, text, context.target, interp.guards),
+                    removed_api=removed,
                     version_guarded=tuple(sorted(interp.version_guarded, key=lambda b: (b[0].start, b[0].end))),
                     stopped=interp.stopped, skipped=tuple(interp.skipped))

@@ -62,7 +62,10 @@ class VersionGuards:
         self.version_names: set[str] = set()  # `from transformers import __version__ as v`
         self.names: dict[str, object] = {}
         for stmt in _top_level(module):
-            self._learn(stmt)
+            try:
+                self._learn(stmt)
+            except RecursionError:  # too deeply nested to read: it binds no version name worth knowing
+                continue
 
     def decide(self, test: Node) -> bool | None:
         """The guard's truth for the target, or None when it does not compare the version decidably."""
