@@ -147,7 +147,7 @@ def check_cells(
 
 def check_cells_result(
     cells: Sequence[str], path: str, settings: Settings | None = None, context: Context | None = None,
-    *, incremental: bool = False,
+    *, incremental: bool | str = False,
 ) -> tuple[list[tuple[int, Finding]], tuple[str, ...]]:
     """check_cells, and the notes of what was left out (lines said as cell places)."""
     joined = join_cells(cells)

@@ -181,7 +181,7 @@ class HfCacheLintServer(LanguageServer):
                 return analyse_unit(unit, config.settings, config.context)
         except Exception:
             self.log_error(f"analysis of {unit.uri} failed:\n{traceback.format_exc()}")
-            return {p.uri: () for p in unit.parts}
+            return Results({p.uri: () for p in unit.parts})
 
     def snapshot(self, unit_uri: str) -> Unit | None:
         """What to analyse: the open text, or with `run: onSave` the text as last opened or saved."""
