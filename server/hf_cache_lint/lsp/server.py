@@ -139,7 +139,7 @@ class HfCacheLintServer(LanguageServer):
         """Findings for this exact snapshot; concurrent callers share one run, none runs twice."""
         await self.settings_ready.wait()
         if self.too_big(unit) is not None:
-            return {p.uri: () for p in unit.parts}  # to_diagnostics says why
+            return Results({p.uri: () for p in unit.parts})  # to_diagnostics says why
         key = (unit.key, self.state.generation)
         shared = self.state.runs.get(unit.uri)
         if shared is None or shared.key != key or shared.future.cancelled():
