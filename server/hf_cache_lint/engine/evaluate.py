@@ -115,8 +115,12 @@ class Evaluator(Known, Importer):
             while i < len(kids):
                 c = kids[i]
                 if c.type == "operator" and c.value == "**":
-                    src = self.obj(self.force(self.eval(kids[i + 1])))
-                    if isinstance(src, DictState):
+                    spread = self.eval(kids[i + 1])
+                    src = self.obj(self.force(spread))
+                    if isinstance(spread, Maybe):  # rebound on some paths: merge_into sets keys by condition
+                        merged = self.merge_into(DictState.build(items, opaque), spread)
+                        items, opaque = list(merged.entries), merged.opaque
+                    elif isinstance(src, DictState):
                         items.extend(src.entries)
                         opaque = opaque or src.opaque
                     else:
