@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Install everything (pip, apt, npm, the oracle's transformers environments, real editors) and run ALL
-# the tests: lint, types, rule examples, engine, CLI, language server, a fresh plain install (wheel, README
-# command, serve, .vsix server, pre-commit hook), oracle (real transformers) and real editors (code-server,
-# Neovim, Emacs, Vim). Idempotent; what is installed already is kept.
+# Install everything (pip, apt, npm, the oracle's transformers environments, the real-code wheels, real
+# editors) and run ALL the tests: lint, types, rule examples, engine, CLI, language server, a fresh plain
+# install (wheel, README command, serve, .vsix server, pre-commit hook), oracle (real transformers), real
+# code (pinned packages that call generate) and real editors (code-server, Neovim, Emacs, Vim).
+# Idempotent; what is installed already is kept.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export PIP_DISABLE_PIP_VERSION_CHECK=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
@@ -15,6 +16,8 @@ step "Offline wheelhouse for the fresh-install and pre-commit tests"
 bash scripts/fetch-wheelhouse.sh
 step "Oracle environments: transformers 4.57.6, 5.23.0, 5.24.0 on CPU torch 2.13.0"
 bash scripts/setup-oracle.sh
+step "Real code: pinned wheels of packages that call generate (tests/realcode)"
+bash scripts/setup-realcode.sh
 step "Editors: Neovim, Emacs + eglot, Vim + ALE, code-server, chromium, node 24"
 bash scripts/setup-editors.sh
 step "VS Code extension (.vsix)"
