@@ -46,6 +46,40 @@ def test_a_module_level_name_computed_from_the_version_is_decided() -> None:
     assert decide("TF5", "5.23.0", prelude) is True
 
 
+def _local_flag(body: str, version: str) -> bool | None:
+    """Decide the `if` inside a function shaped like peft's prefix-tuning cache code."""
+    module = parso.parse(HEAD + "def f(cache):\n" + body + "    if lt_4_56:\n        pass\n")
+    guards = VersionGuards(module, Target.of(version))
+    suite = module.children[-2].children[-1]  # the def's body
+    [test] = [s.children[1] for s in suite.children if s.type == "if_stmt"]
+    return guards.decide(test)
+
+
+PEFT_FLAG = ('    lt_4_56 = version.parse(transformers.__version__) < version.parse(\n'
+             '        "4.56.0.dev0"\n    )\n')
+
+
+def test_a_function_local_flag_computed_from_the_version_is_decided() -> None:
+    assert _local_flag(PEFT_FLAG, "5.24.0") is False
+    assert _local_flag(PEFT_FLAG, "4.57.6") is False
+    assert _local_flag(PEFT_FLAG.replace('"4.56.0.dev0"', '"4.58"'), "4.57.6") is True
+
+
+@pytest.mark.parametrize("other", [
+    "    lt_4_56 = True\n",  # also bound to a plain value: a flag like any other
+    "    for lt_4_56 in (True, False):\n        pass\n",
+])
+def test_a_local_flag_with_another_binding_stays_undecided(other: str) -> None:
+    assert _local_flag(PEFT_FLAG + other, "5.24.0") is None
+
+
+def test_a_local_flag_bound_to_different_versions_stays_undecided() -> None:
+    prelude = 'def g():\n    lt_4_56 = version.parse(transformers.__version__) < version.parse("6")\n'
+    module = parso.parse(HEAD + prelude + "def f():\n" + PEFT_FLAG + "    if lt_4_56:\n        pass\n")
+    test = module.children[-2].children[-1].children[-1].children[1]
+    assert VersionGuards(module, Target.of("5.24.0")).decide(test) is None
+
+
 @pytest.mark.parametrize("condition", [
     "flag", "args.old_api", "2 ** depth > limit", "transformers.__version__ ** 2", 'version.parse(transformers.__version__) >= version.parse(os.environ["MIN"])',
     'version.parse(torch.__version__) >= version.parse("2.0")',

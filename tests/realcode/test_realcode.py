@@ -35,16 +35,11 @@ class Known:
 EXPECTED: tuple[Known, ...] = ()
 
 V5 = ("5.23.0", "5.24.0")
-_LOCAL_GUARD = ("HFC007 under a function-local version flag (`transformers_lt_4_56 = packaging.version.parse("
-                "transformers.__version__) < ...` then `if transformers_lt_4_56:`): the guard is False on 5.x, the "
-                "branch never runs; engine/version_guard.py learns only module-level flags")
 _DUCK_TYPED = ("HFC007 conditional `to_legacy_cache()` on a fallback branch of duck-typed code that 5.x never "
                "takes (`getattr(cache, 'layers', None) is None`; an `isinstance(x, DynamicCache)` branch before)")
 # False alarms not fixed yet (each xfails strictly in test_known_false_alarm_is_gone, so it flips once fixed).
+# Fixed here: peft/peft_model.py:825/893/908 (HFC007 under a function-local version flag, engine/version_guard.py).
 KNOWN_FALSE_ALARMS: tuple[Known, ...] = (
-    Known("peft-0.21.2", "peft/peft_model.py", 825, "HFC007", V5, _LOCAL_GUARD),
-    Known("peft-0.21.2", "peft/peft_model.py", 893, "HFC007", V5, _LOCAL_GUARD),
-    Known("peft-0.21.2", "peft/peft_model.py", 908, "HFC007", V5, _LOCAL_GUARD),
     Known("unsloth-2026.10.9", "unsloth/models/llama.py", 377, "HFC007", V5, _DUCK_TYPED),
     Known("optimum-intel-2.2.0", "optimum/exporters/openvino/model_patcher.py", 10979, "HFC007", V5, _DUCK_TYPED),
     Known("optimum-intel-2.2.0", "optimum/exporters/openvino/model_patcher.py", 11124, "HFC007", V5, _DUCK_TYPED),

@@ -66,6 +66,7 @@ class VersionGuards:
                 self._learn(stmt)
             except RecursionError:  # too deeply nested to read: it binds no version name worth knowing
                 continue
+        self._learn_locals(module)
 
     def decide(self, test: Node) -> bool | None:
         """The guard's truth for the target, or None when it does not compare the version decidably."""
@@ -102,6 +103,41 @@ class VersionGuards:
                 self.names.pop(name, None)
             else:
                 self.names[name] = value
+
+    def _learn_locals(self, module: Node) -> None:
+        """Flags a function computes from the version (peft: `transformers_lt_4_56 = packaging.version.parse(
+        transformers.__version__) < packaging.version.parse("4.56.0.dev0")`, then `if transformers_lt_4_56:`).
+
+        A name counts only when every binding of it in the module (assignments, parameters, loop targets,
+        imports: parso's `is_definition`) is such an assignment and they all agree: one name, one value.
+        """
+        values: dict[str, set[object]] = {}
+        flags: set[int] = set()  # id() of the name leaves those assignments bind
+        bindings: dict[str, list[Node]] = {}
+        top = {id(s) for s in _top_level(module)}
+        stack: list[Node] = [module]
+        while stack:
+            node = stack.pop()
+            kids = getattr(node, "children", None)
+            if kids is None:
+                if node.type == "name" and node.is_definition():
+                    bindings.setdefault(node.value, []).append(node)
+                continue
+            if node.type == "expr_stmt" and id(node) not in top and len(kids) == 3 and kids[0].type == "name" \
+                    and kids[1].type == "operator" and kids[1].value == "=" and self.mentions_version(kids[2]):
+                try:
+                    value = self._eval(kids[2])
+                except RecursionError:  # too deeply nested to read, as above
+                    value = _MISSING
+                if value is not _MISSING:
+                    values.setdefault(kids[0].value, set()).add(value)
+                    flags.add(id(kids[0]))
+            stack.extend(kids)
+        for name, found in values.items():
+            if name in self.names or name in self.version_names or len(found) != 1:
+                continue
+            if all(id(leaf) in flags for leaf in bindings.get(name, ())):
+                self.names[name] = next(iter(found))
 
     # -- evaluation -----------------------------------------------------------------------------------------
 

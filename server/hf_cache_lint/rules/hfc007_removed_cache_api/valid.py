@@ -36,4 +36,15 @@ VALID: tuple[Valid, ...] = (
         "    from transformers import OffloadedCache\n" + _LOAD,
         note="a version test on the installed distribution",
     ),
+    Valid(
+        "import packaging.version\nimport transformers\nfrom transformers import DynamicCache\n\n\n"
+        "def as_cache(legacy):\n"
+        "    transformers_lt_4_56 = packaging.version.parse(transformers.__version__) < packaging.version.parse(\n"
+        '        "4.56.0.dev0"\n    )\n'
+        "    if transformers_lt_4_56:\n"
+        "        return DynamicCache.from_legacy_cache(legacy)\n"
+        "    return DynamicCache(legacy)\n\n\n"
+        "cache = as_cache(None)\n",
+        note="a removed method under a function-local version flag that excludes the target (as peft does)",
+    ),
 )
