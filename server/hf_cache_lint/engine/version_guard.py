@@ -124,9 +124,9 @@ class VersionGuards:
                     bindings.setdefault(node.value, []).append(node)
                 continue
             if node.type == "expr_stmt" and id(node) not in top and len(kids) == 3 and kids[0].type == "name" \
-                    and kids[1].type == "operator" and kids[1].value == "=" and self.mentions_version(kids[2]):
+                    and kids[1].type == "operator" and kids[1].value == "=":
                 try:
-                    value = self._eval(kids[2])
+                    value = self._eval(kids[2]) if self.mentions_version(kids[2]) else _MISSING
                 except RecursionError:  # too deeply nested to read, as above
                     value = _MISSING
                 if value is not _MISSING:
