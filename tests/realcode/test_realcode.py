@@ -45,9 +45,9 @@ KNOWN_FALSE_ALARMS: tuple[Known, ...] = (
     Known("optimum-intel-2.2.0", "optimum/exporters/openvino/model_patcher.py", 11124, "HFC007", V5, _DUCK_TYPED),
 )
 
-# Files whose analysis ran out of memory (3 GiB after 55-120 s; 23 GB in the CLI's pool, uncapped) on the
-# engine this test was written against: the `budget` helper's part (issue 11 item 4: values that multiply
-# instead of widening). They are checked alone, with a time limit, in test_costly_file_within_budget.
+# Files whose analysis ran out of memory (3 GiB after 55-120 s; 23 GB in the CLI's pool, uncapped) before the
+# `budget` work (issue 11 item 4: values widen instead of multiplying) landed; now each must finish alone within
+# COSTLY_SECONDS (test_costly_file_within_budget), and they are in the main batch like every other file.
 COSTLY: tuple[tuple[str, str], ...] = (
     ("unsloth-2026.10.9", "studio/backend/core/inference/orchestrator.py"),
     ("unsloth-zoo-2026.10.9", "unsloth_zoo/mlx/trainer.py"),
@@ -68,7 +68,7 @@ def _show(findings: list[Finding]) -> str:
 @pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("package", PKG_IDS)
 def test_package_is_silent(package: str, version: str) -> None:
-    run = batch(COSTLY).runs[(package, version)]
+    run = batch(()).runs[(package, version)]
     assert not run.errors, f"{package} at {version}: the check reported errors:\n" + "\n".join(run.errors)
     expected = _allowed(EXPECTED, version)
     unexpected = [f for f in run.failing()
@@ -87,17 +87,16 @@ def test_package_is_silent(package: str, version: str) -> None:
     pytest.param(k, marks=pytest.mark.xfail(strict=True, reason=k.why), id=f"{k.package}/{k.path}:{k.line}:{k.code}")
     for k in KNOWN_FALSE_ALARMS])
 def test_known_false_alarm_is_gone(known: Known) -> None:
-    runs = batch(COSTLY).runs
+    runs = batch(()).runs
     still = [v for v in known.versions if known.key() in {f.key() for f in runs[(known.package, v)].failing()}]
     assert not still, f"{known.path}:{known.line}: {known.code} still reported at {still} ({known.why})"
 
 
 @pytest.mark.parametrize("package,path", COSTLY, ids=[f"{p}/{f}" for p, f in COSTLY])
-@pytest.mark.xfail(strict=True, reason="budget (issue 11 item 4): the analysis of this file runs out of memory")
 def test_costly_file_within_budget(package: str, path: str) -> None:
     folder = realcode_dir() / "src" / package
     if not (folder / path).is_file():
-        batch(COSTLY)  # skips, or fails under CI, with the set-up's reason
+        batch(())  # skips, or fails under CI, with the set-up's reason
     run = run_cli(Target(package, folder, (path,)), VERSIONS[-1], timeout=COSTLY_SECONDS)
     assert not run.errors, run.errors
     assert not run.failing(), _show(run.failing())
