@@ -337,6 +337,39 @@ FACTS["pipeline_summarization_4x"] = case(
     {V457: "HFC001:past_key_values", V523: "OTHER", V524: "OTHER"},
     contains={V523: "has been removed from transformers", V524: "has been removed from transformers"})
 
+# §6/§7 (HFC007): where the removed classes still live, the exact errors, and the mechanical replacement.
+FACTS["removed_cache_api_details"] = case("""
+import torch
+import transformers
+from transformers import DynamicCache
+def error(stmt):
+    try:
+        exec(stmt, {})
+        return None
+    except (ImportError, AttributeError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+v = transformers.__version__
+# SlidingWindowCache left the top level in 5.x but stays in cache_utils.
+assert error("from transformers.cache_utils import SlidingWindowCache") is None
+assert (error("from transformers import SlidingWindowCache") is None) == (v == "4.57.6")
+# MambaCache lived in the Mamba modeling module (4.57), gone by 5.23.
+mamba = error("from transformers.models.mamba.modeling_mamba import MambaCache")
+assert (mamba is None) == (v == "4.57.6"), mamba
+if v != "4.57.6":
+    assert error("from transformers import HybridCache").startswith(
+        "ImportError: cannot import name 'HybridCache' from 'transformers'")
+    assert error("import transformers; transformers.SinkCache") == (
+        "AttributeError: module transformers has no attribute SinkCache")
+    assert error("from transformers import DynamicCache; DynamicCache.from_legacy_cache(None)") == (
+        "AttributeError: type object 'DynamicCache' has no attribute 'from_legacy_cache'")
+    assert error("from transformers import DynamicCache; DynamicCache().to_legacy_cache()") == (
+        "AttributeError: 'DynamicCache' object has no attribute 'to_legacy_cache'")
+# HFC007's fix: the constructor takes the legacy tuple on every version.
+legacy = ((torch.zeros(1, 2, 3, 8), torch.zeros(1, 2, 3, 8)),)
+assert DynamicCache(legacy).get_seq_length() == 3
+""", every("OK"), pre="")
+
+
 OWN_CASES: dict[str, dict[str, Any]] = {**{f"runner:{k}": v for k, v in RUNNER.items()},
                                         **{f"facts:{k}": v for k, v in FACTS.items()}}
 

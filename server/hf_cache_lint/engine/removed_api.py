@@ -140,6 +140,11 @@ def _chain_uses(node: Node, target: Target, scope: _Scope, guards: VersionGuards
         removed = target.removed_cache_method(attr)
         if removed is None or attr in user_methods or _handled("method", attr, scope):
             continue
+        if scope.condition is not None:
+            # Compat code calls the removed method on a fallback branch that tests the object first
+            # (`if getattr(cache, "layers", None) is None:`, after an `isinstance(..., DynamicCache)` branch):
+            # whether 5.x ever takes it, the code does not say (real cases: unsloth, optimum-intel).
+            continue
         call = kids[i + 1] if i + 1 < len(kids) else None
         if call is None or call.type != "trailer" or call.children[0].value != "(":
             continue  # `getattr`-free references (`f = cache.to_legacy_cache`) fail only when called

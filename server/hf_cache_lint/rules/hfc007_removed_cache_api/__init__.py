@@ -115,5 +115,6 @@ def _text(text: str, span: Span) -> str:
 
 def _known_cache(receiver: str) -> bool:
     """The receiver is a transformers cache as the code says it: a cache class, or a model output's cache."""
-    last = receiver.rsplit(".", 1)[-1]
-    return receiver in _CACHE_CLASSES or last in ("past_key_values", "cache", "cache_params")
+    head, _, last = receiver.rpartition(".")
+    # `out.past_key_values` is a model output's cache; a bare name (a parameter) may hold anything.
+    return receiver in _CACHE_CLASSES or (bool(head) and last in ("past_key_values", "cache", "cache_params"))

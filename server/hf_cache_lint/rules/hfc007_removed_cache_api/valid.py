@@ -47,4 +47,12 @@ VALID: tuple[Valid, ...] = (
         "cache = as_cache(None)\n",
         note="a removed method under a function-local version flag that excludes the target (as peft does)",
     ),
+    Valid(
+        _LOAD + _GEN + "cache = out.past_key_values\n"
+        'if getattr(cache, "layers", None) is None:  # a 4.x cache without layers\n'
+        "    legacy = cache.to_legacy_cache()\n"
+        "else:\n"
+        "    legacy = tuple((layer.keys, layer.values) for layer in cache.layers)\n",
+        note="duck-typed compat code: `to_legacy_cache()` only on a fallback branch that tests the object first",
+    ),
 )
