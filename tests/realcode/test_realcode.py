@@ -35,15 +35,11 @@ class Known:
 EXPECTED: tuple[Known, ...] = ()
 
 V5 = ("5.23.0", "5.24.0")
-_DUCK_TYPED = ("HFC007 conditional `to_legacy_cache()` on a fallback branch of duck-typed code that 5.x never "
-               "takes (`getattr(cache, 'layers', None) is None`; an `isinstance(x, DynamicCache)` branch before)")
 # False alarms not fixed yet (each xfails strictly in test_known_false_alarm_is_gone, so it flips once fixed).
 # Fixed here: peft/peft_model.py:825/893/908 (HFC007 under a function-local version flag, engine/version_guard.py).
-KNOWN_FALSE_ALARMS: tuple[Known, ...] = (
-    Known("unsloth-2026.10.9", "unsloth/models/llama.py", 377, "HFC007", V5, _DUCK_TYPED),
-    Known("optimum-intel-2.2.0", "optimum/exporters/openvino/model_patcher.py", 10979, "HFC007", V5, _DUCK_TYPED),
-    Known("optimum-intel-2.2.0", "optimum/exporters/openvino/model_patcher.py", 11124, "HFC007", V5, _DUCK_TYPED),
-)
+KNOWN_FALSE_ALARMS: tuple[Known, ...] = ()
+# Fixed in HFC007 (engine/removed_api.py): a removed method on a fallback branch the code tests first is not
+# reported: unsloth/models/llama.py:377 and optimum-intel model_patcher.py:10979/11124 (duck-typed compat code).
 
 # Files whose analysis ran out of memory (3 GiB after 55-120 s; 23 GB in the CLI's pool, uncapped) before the
 # `budget` work (issue 11 item 4: values widen instead of multiplying) landed; now each must finish alone within
