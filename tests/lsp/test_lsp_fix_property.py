@@ -17,6 +17,7 @@ from lsprotocol import types
 
 from hf_cache_lint.engine.api import check_source
 from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.findings import Finding
 from hf_cache_lint.engine.versions import Target
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cli"))  # the shared input generator
@@ -76,10 +77,16 @@ async def test_every_code_action_is_safe(start, tmp_path: Path, version: str) ->
                     pytest.fail(f"{inp.name}: {action.title!r} gives code that does not compile:\n{new}")
                 after = check_source(new, str(path), context=ctx).findings
                 if action.kind == "source.fixAll.hf-cache-lint":
-                    assert len(after) < len(before), f"{inp.name}: fixAll fixed nothing:\n{new}"
+                    # A deprecation hint hidden under the fixed Error may surface (HFC006 is never stacked on an
+                    # Error for the same keyword): count what fixAll is for, the findings that are not deprecations.
+                    assert len(_problems(after)) < len(_problems(before)), f"{inp.name}: fixAll fixed nothing:\n{new}"
                     continue
                 code = action.diagnostics[0].code if action.diagnostics else None
                 if sum(f.code == code for f in after) >= sum(f.code == code for f in before):
                     STATS["finding remained"] += 1
                     pytest.fail(f"{inp.name}: {action.title!r} leaves {code} in place:\n{new}")
         client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
+
+
+def _problems(findings: tuple[Finding, ...]) -> list[Finding]:
+    return [f for f in findings if "deprecated" not in f.tags]
