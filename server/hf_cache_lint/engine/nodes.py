@@ -116,3 +116,8 @@ def suite_statements(suite: Node) -> list[Node]:
     if suite.type == "suite":
         return [c for c in suite.children if c.type not in ("newline", "indent", "dedent")]
     return [suite]
+
+
+def imported_from(node: Node) -> str:
+    """The module of a `from M import ...` as written, without its leading dots (parso's own API)."""
+    return ".".join(n.value for n in node.get_from_names() or [])

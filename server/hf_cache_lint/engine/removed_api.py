@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from hf_cache_lint.engine.findings import Span
-from hf_cache_lint.engine.nodes import Node, code, span
+from hf_cache_lint.engine.nodes import Node, code, imported_from, span
 from hf_cache_lint.engine.prefilter import might_use_removed_api
 from hf_cache_lint.engine.version_guard import VersionGuards
 from hf_cache_lint.engine.versions import KEPT_IN_CACHE_UTILS, Target
@@ -110,10 +110,11 @@ def _handled(kind: UseKind, name: str, scope: _Scope) -> bool:
 
 
 def _imports(node: Node, target: Target, scope: _Scope) -> Iterator[RemovedApiUse]:
-    source = "".join(leaf.value for leaf in _leaves(node.children[1]))
-    if source not in _CACHE_MODULES:
+    source = imported_from(node)
+    if node.level != 0 or source not in _CACHE_MODULES:
         return
-    for name_node in _imported_names(node):
+    for bound in node.get_defined_names():
+        name_node = node.get_path_for_name(bound)[-1]  # the original name, not its alias
         name = name_node.value
         removed = import_fails(source, name, target)
         if removed is None or _handled("import", name, scope):
@@ -230,21 +231,6 @@ def _probed_names(test: Node) -> frozenset[str]:
 def _probed_names_text(text: str) -> frozenset[str]:
     """Names a `hasattr(x, "name")` / `getattr(x, "name", ...)` test looks for."""
     return frozenset(re.findall(r"""\b(?:hasattr|getattr)\s*\([^,()]*(?:\([^()]*\))?[^,()]*,\s*['"](\w+)['"]""", text))
-
-
-def _imported_names(node: Node) -> Iterator[Node]:
-    """The original names (not aliases) a `from m import ...` binds."""
-    for child in node.children[3:]:
-        if child.type == "name":
-            yield child
-        elif child.type == "import_as_name":
-            yield child.children[0]
-        elif child.type == "import_as_names":
-            for item in child.children:
-                if item.type == "name":
-                    yield item
-                elif item.type == "import_as_name":
-                    yield item.children[0]
 
 
 def _names_defined(module: Node) -> Iterator[Node]:

@@ -9,7 +9,15 @@ from hf_cache_lint.engine.constants import literal_truth
 from hf_cache_lint.engine.core import MAX_LOOP_REPEAT_DEPTH
 from hf_cache_lint.engine.definitions import Definitions
 from hf_cache_lint.engine.modules import SKIP_ROOTS
-from hf_cache_lint.engine.nodes import Node, code, span, span_between, string_value, suite_statements
+from hf_cache_lint.engine.nodes import (
+    Node,
+    code,
+    imported_from,
+    span,
+    span_between,
+    string_value,
+    suite_statements,
+)
 from hf_cache_lint.engine.removed_api import import_fails
 from hf_cache_lint.engine.state import State, join
 from hf_cache_lint.engine.values import (
@@ -241,7 +249,7 @@ class Statements(Definitions):
                                                            or len(path) == 1 else path[0])
             return
         level = node.level
-        module = ".".join(n.value for n in (node.get_from_names() or []))
+        module = imported_from(node)
         if module.split(".")[0] == "unsloth" and self.unsloth_fast_disabled is None:
             self.unsloth_fast_disabled = "UNSLOTH_DISABLE_FAST_GENERATION" in self.env_set
         prefix = "." * level + module

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from hf_cache_lint.engine.nodes import Node, string_value
+from hf_cache_lint.engine.nodes import Node, imported_from, string_value
 from hf_cache_lint.engine.versions import Target
 
 
@@ -84,15 +84,15 @@ class VersionGuards:
 
     def _learn(self, stmt: Node) -> None:
         t = stmt.type
+        # parso's own import API, as the interpreter's exec_import reads it (engine/statements.py).
         if t == "import_name":
-            for dotted, alias in _import_names(stmt):
-                if dotted == "transformers":
-                    self.modules.add(alias or "transformers")
-        elif t == "import_from":
-            source = _dotted(stmt.children[1]) if len(stmt.children) > 1 else ""
-            for name, alias in _import_from_names(stmt):
-                if source == "transformers" and name == "__version__":
-                    self.version_names.add(alias or name)
+            for name in stmt.get_defined_names():
+                if [n.value for n in stmt.get_path_for_name(name)] == ["transformers"]:
+                    self.modules.add(name.value)  # `import transformers` / `import transformers as tf`
+        elif t == "import_from" and stmt.level == 0 and imported_from(stmt) == "transformers":
+            for name in stmt.get_defined_names():
+                if stmt.get_path_for_name(name)[-1].value == "__version__":
+                    self.version_names.add(name.value)
         elif t == "expr_stmt" and len(stmt.children) == 3 and stmt.children[1].type == "operator" \
                 and stmt.children[1].value == "=" and stmt.children[0].type == "name":
             # Only names computed from the version: a name bound to a plain literal stays a flag (a CLI option
@@ -327,41 +327,3 @@ def _top_level(module: Node) -> Iterator[Node]:
                         if s.type == "simple_stmt":
                             yield from (x for x in s.children if x.type not in ("newline", "operator"))
                     break
-
-
-def _dotted(node: Node) -> str:
-    return "".join(leaf.value for leaf in _leaves(node))
-
-
-def _leaves(node: Node) -> Iterator[Node]:
-    if hasattr(node, "children"):
-        for c in node.children:
-            yield from _leaves(c)
-    else:
-        yield node
-
-
-def _import_names(stmt: Node) -> Iterator[tuple[str, str | None]]:
-    """`import a.b as c, d`: ("a.b", "c"), ("d", None)."""
-    body = stmt.children[1]
-    items = body.children if body.type == "dotted_as_names" else [body]
-    for item in items:
-        if item.type == "operator":
-            continue
-        if item.type == "dotted_as_name":
-            yield _dotted(item.children[0]), item.children[2].value
-        else:
-            yield _dotted(item), None
-
-
-def _import_from_names(stmt: Node) -> Iterator[tuple[str, str | None]]:
-    """`from m import a as b, c`: ("a", "b"), ("c", None)."""
-    names = stmt.children[-1]
-    if names.type == "operator" and names.value == ")":
-        names = stmt.children[-2]
-    items = names.children if names.type == "import_as_names" else [names]
-    for item in items:
-        if item.type == "import_as_name":
-            yield item.children[0].value, item.children[2].value
-        elif item.type == "name":
-            yield item.value, None
