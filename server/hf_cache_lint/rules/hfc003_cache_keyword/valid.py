@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hf_cache_lint.rules.base import Valid
 from hf_cache_lint.rules.hfc003_cache_keyword.examples import _BEFORE_524, _LLAMA, _MAMBA
+from hf_cache_lint.rules.snippets import own_generate_wrapper
 
 VALID: tuple[Valid, ...] = (
     Valid(
@@ -43,16 +44,7 @@ VALID: tuple[Valid, ...] = (
         note="no cache keyword at all",
     ),
     Valid(
-        _LLAMA + "import torch.nn as nn\n\n\n"
-        "class Wrapper(nn.Module):\n"
-        "    def __init__(self, lm):\n"
-        "        super().__init__()\n"
-        "        self.lm = lm\n\n"
-        "    def generate(self, inputs, past_key_values=None, cache_implementation=None, use_model_defaults=True):\n"
-        "        return self.lm.generate(**inputs, max_new_tokens=3)\n\n\n"
-        "wrapper = Wrapper(model)\n"
-        'out = wrapper.generate(inputs, past_key_values=DynamicCache(), cache_implementation="static", '
-        "use_model_defaults=False)\n",
+        _LLAMA + own_generate_wrapper("static"),
         note="a user's own `generate` takes its own `past_key_values`",
     ),
 )

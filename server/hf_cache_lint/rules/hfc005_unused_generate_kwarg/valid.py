@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hf_cache_lint.rules.base import Valid
 from hf_cache_lint.rules.hfc005_unused_generate_kwarg.examples import _LOAD, _PIPE
+from hf_cache_lint.rules.snippets import own_generate_wrapper
 
 VALID: tuple[Valid, ...] = (
     Valid(
@@ -32,16 +33,7 @@ VALID: tuple[Valid, ...] = (
         note="the `generate` of a class that is not a transformers model",
     ),
     Valid(
-        _LOAD + "from transformers import DynamicCache\n" + "import torch.nn as nn\n\n\n"
-        "class Wrapper(nn.Module):\n"
-        "    def __init__(self, lm):\n"
-        "        super().__init__()\n"
-        "        self.lm = lm\n\n"
-        "    def generate(self, inputs, past_key_values=None, cache_implementation=None, use_model_defaults=True):\n"
-        "        return self.lm.generate(**inputs, max_new_tokens=3)\n\n\n"
-        "wrapper = Wrapper(model)\n"
-        'out = wrapper.generate(inputs, past_key_values=DynamicCache(), cache_implementation="static", '
-        "use_model_defaults=False)\n",
+        _LOAD + "from transformers import DynamicCache\n" + own_generate_wrapper("static"),
         note="a user's own `generate` takes its own parameters (`use_model_defaults` included)",
     ),
     Valid(
