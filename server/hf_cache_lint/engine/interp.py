@@ -24,7 +24,7 @@ class Interpreter(Statements):
     """Statements (statements.py) over expressions (evaluate.py) and known APIs (known.py)."""
 
     def run_module(self, tree: object) -> None:
-        self.guards = VersionGuards(tree, self.target)
+        self.guards = VersionGuards(tree, self.target, self.text)
         self.exec_block(tree.children)  # type: ignore[attr-defined]
         self.module_done = True
         self.run_uncalled()

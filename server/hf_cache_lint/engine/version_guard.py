@@ -45,6 +45,9 @@ _COMPARE: dict[str, Callable[[Any, Any], Any]] = {
     "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq, "!=": operator.ne,
 }
 _MISSING = object()
+# What a function-local version flag must read (`transformers.__version__`, `importlib.metadata.version(
+# "transformers")`, `is_transformers_version(...)`): a module naming none of them has no such flag.
+_READS_VERSION = ("__version__", "is_transformers_version", 'version("transformers"', "version('transformers'")
 # Callables that turn a version string into a comparable version (packaging.version.parse/Version,
 # pkg_resources.parse_version, distutils' LooseVersion/StrictVersion).
 _PARSERS = frozenset({"parse", "Version", "parse_version", "LooseVersion", "StrictVersion"})
@@ -55,7 +58,7 @@ _COMPARERS = frozenset({"is_transformers_version"})
 class VersionGuards:
     """Evaluates version guards of one module for one target version."""
 
-    def __init__(self, module: Node, target: Target) -> None:
+    def __init__(self, module: Node, target: Target, text: str | None = None) -> None:
         self.target = target
         self.version_text = str(target)
         self.modules: set[str] = {"transformers"}  # names bound to the transformers module
@@ -66,7 +69,10 @@ class VersionGuards:
                 self._learn(stmt)
             except RecursionError:  # too deeply nested to read: it binds no version name worth knowing
                 continue
-        self._learn_locals(module)
+        # The scan for function-local flags walks every node of the module, and the interpreter builds this on
+        # every keystroke: only a module that reads the version at all can hold such a flag.
+        if text is None or any(word in text for word in _READS_VERSION):
+            self._learn_locals(module)
 
     def decide(self, test: Node) -> bool | None:
         """The guard's truth for the target, or None when it does not compare the version decidably."""
