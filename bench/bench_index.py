@@ -22,8 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from hf_cache_lint.checking.source import check_source
 from hf_cache_lint.engine import modules
-from hf_cache_lint.engine.api import check_source
 from hf_cache_lint.engine.context import Context
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -4,7 +4,7 @@ For each shape of bench/scaling_shapes.py (big literals, elif chains, subscript 
 attribute and binop chains, an async streaming server) at each size, in one process:
 
   ast:    min seconds of `ast.parse` of the same text (CPython's C parser: the floor),
-  check:  min seconds of `engine.api.check_source` (parso parse + interpreter + rules),
+  check:  min seconds of `checking.source.check_source` (parso parse + interpreter + rules),
   ratio:  check / ast. Flat across sizes means linear; a quadratic step makes it grow with the size.
 
 Also printed: parso's parse and the interpreter alone, the interpreter's steps and state work
@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from scaling_shapes import SHAPES, conflict_line, source
 
+from hf_cache_lint.checking.source import check_source
 from hf_cache_lint.engine import interp
-from hf_cache_lint.engine.api import check_source
 from hf_cache_lint.engine.context import Context
 
 

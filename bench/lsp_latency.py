@@ -205,7 +205,7 @@ def p95(samples: list[float]) -> float:
 
 def engine_only(path: Path, edits: int) -> Run:
     """The same edits straight into check_source, in this process: what the adapter adds is the difference."""
-    from hf_cache_lint.engine.api import check_source
+    from hf_cache_lint.checking.source import check_source
     from hf_cache_lint.engine.context import resolve_context
 
     text = path.read_text()

@@ -32,7 +32,7 @@ log = logging.getLogger("hf_cache_lint")
 Recheck = Callable[[Sequence[str]], Sequence[tuple[int, Finding]]]
 
 
-# engine.api is imported when a check runs, not with this module: the language server imports this at
+# checking/ is imported when a check runs, not with this module: the language server imports this at
 # start and keeps the engine's import cost off the handshake (lsp/documents.py warm_up).
 
 def file_recheck(path: str, settings: Settings | None, context: Context | None, key: str | None = None) -> Recheck:
@@ -42,7 +42,7 @@ def file_recheck(path: str, settings: Settings | None, context: Context | None, 
     fixes differ by a few characters; parsing is most of a check). The server passes one per document."""
 
     def recheck(cells: Sequence[str]) -> list[tuple[int, Finding]]:
-        from hf_cache_lint.engine.api import check_source
+        from hf_cache_lint.checking.source import check_source
 
         return [(0, f) for f in check_source(cells[0], path, settings, context, incremental=key or False).findings]
 
@@ -52,7 +52,7 @@ def file_recheck(path: str, settings: Settings | None, context: Context | None, 
 def notebook_recheck(path: str, settings: Settings | None, context: Context | None,
                      key: str | None = None) -> Recheck:
     def recheck(cells: Sequence[str]) -> list[tuple[int, Finding]]:
-        from hf_cache_lint.engine.api import check_cells
+        from hf_cache_lint.checking.notebooks import check_cells
 
         return check_cells(cells, path, settings, context, incremental=key or False)
 
@@ -257,7 +257,7 @@ def verified(cells: Sequence[str], items: Sequence[tuple[int, Finding]], recheck
 
 
 def verify_result(result: CheckResult, path: Path, settings: Settings | None, context: Context | None) -> CheckResult:
-    """A CLI result (from engine.api.check_file) with only the fixes that pass verification."""
+    """A CLI result (from checking.files.check_file) with only the fixes that pass verification."""
     if result.error is not None or not any(f.fixes for f in result.findings):
         return result
     try:

@@ -29,7 +29,7 @@ MAIN_CKPT = ("from transformers import AutoModelForCausalLM\n"
 @pytest.fixture
 def engine_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The files the engine really checked (a cache hit never gets here)."""
-    from hf_cache_lint.engine import api
+    from hf_cache_lint.checking import files as api
 
     calls: list[str] = []
     real = api.check_data

@@ -101,7 +101,7 @@ def test_internal_error_is_one_line_and_exit_2(run: RunFn, monkeypatch: pytest.M
 
 
 def test_a_failing_file_is_isolated(run: RunFn, monkeypatch: pytest.MonkeyPatch, project: Path) -> None:
-    from hf_cache_lint.engine import api
+    from hf_cache_lint.checking import files as api
 
     real = api.check_data
 

@@ -15,10 +15,11 @@ from pathlib import Path
 import pytest
 from fix_inputs import Input, corpus, generated
 
+from hf_cache_lint.checking.files import check_file
+from hf_cache_lint.checking.source import analyse
 from hf_cache_lint.cli_support.discovery import SourceFile
 from hf_cache_lint.cli_support.fixer import fix_file
 from hf_cache_lint.cli_support.runner import check_one
-from hf_cache_lint.engine.api import analyse, check_file
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import Edit, Finding
 from hf_cache_lint.engine.versions import Target

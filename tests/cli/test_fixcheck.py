@@ -7,7 +7,7 @@ import logging
 import pytest
 from cli_helpers import CONFLICT, TARGET
 
-from hf_cache_lint.engine.api import check_source
+from hf_cache_lint.checking.source import check_source
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.edits import override_in_dict
 from hf_cache_lint.engine.findings import Edit, Finding, Fix, Severity, Span

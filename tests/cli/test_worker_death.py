@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from cli_helpers import CONFLICT, write
 
+from hf_cache_lint.checking import files as api
 from hf_cache_lint.cli_support import runner
 from hf_cache_lint.cli_support.discovery import SourceFile
-from hf_cache_lint.engine import api
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import CheckResult
 from hf_cache_lint.settings import Settings

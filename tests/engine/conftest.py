@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from hf_cache_lint.engine.api import check_source
+from hf_cache_lint.checking.source import check_source
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import Finding
 from hf_cache_lint.engine.versions import Target

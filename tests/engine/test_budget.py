@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from hf_cache_lint.checking.source import check_source
 from hf_cache_lint.engine import interp
-from hf_cache_lint.engine.api import check_source
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.values import MAX_OPTIONS, Maybe
 

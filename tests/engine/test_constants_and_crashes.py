@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from tests.engine.conftest import Checker, lines
 
-from hf_cache_lint.engine.api import check_source
+from hf_cache_lint.checking.source import check_source
 from hf_cache_lint.engine.findings import Severity
 
 HEAD = ("from transformers import AutoModelForCausalLM, DynamicCache\n"

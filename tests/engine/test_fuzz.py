@@ -11,7 +11,8 @@ import random
 import traceback
 from pathlib import Path
 
-from hf_cache_lint.engine.api import check_cells, check_source
+from hf_cache_lint.checking.notebooks import check_cells
+from hf_cache_lint.checking.source import check_source
 from hf_cache_lint.rules import ALL_RULES
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from hf_cache_lint.engine.api import check_source
+from hf_cache_lint.checking.source import check_source
 from hf_cache_lint.engine.context import Context
 
 BASE = (Path(__file__).resolve().parents[2] / "examples" / "compile_then_prefix_cache.py").read_text()

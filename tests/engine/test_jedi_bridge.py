@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hf_cache_lint.engine.api import check_source
+from hf_cache_lint.checking.source import check_source
 from hf_cache_lint.engine.context import Context
 
 CODE = ("import fancylib\nfrom transformers import DynamicCache\n\n"

@@ -7,7 +7,7 @@ import ast
 
 import pytest
 
-from hf_cache_lint.engine.api import check_source
+from hf_cache_lint.checking.source import check_source
 from hf_cache_lint.engine.text import apply_edits, split_lines
 
 HEAD = ("from transformers import AutoModelForCausalLM, DynamicCache\n"

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from hf_cache_lint.engine.api import check_cells, check_file
+from hf_cache_lint.checking.files import check_file
+from hf_cache_lint.checking.notebooks import check_cells
 from hf_cache_lint.engine.notebook import neutralise_magics
 
 LOAD = ("from transformers import AutoModelForCausalLM, DynamicCache\n"

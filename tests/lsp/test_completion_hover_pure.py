@@ -1,13 +1,14 @@
-"""engine/completion.py and engine/hover.py: pure functions, no server."""
+"""engine/completion.py and engine/hover.py: pure functions, no server (the rule docs passed in as data)."""
 
 from __future__ import annotations
 
 import pytest
 
+from hf_cache_lint.checking.rule_docs import rule_docs
 from hf_cache_lint.engine.completion import complete, describe, written_value_at
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import Finding, Position, Related, Severity, Span
-from hf_cache_lint.engine.hover import finding_markdown, hover, value_markdown
+from hf_cache_lint.engine.hover import RuleDoc, finding_markdown, hover, value_markdown
 from hf_cache_lint.engine.versions import Target
 
 NEWEST = Target.of("5.24.0")
@@ -110,22 +111,23 @@ FINDING = Finding("HFC001", "cache-conflict", "msg", Severity.ERROR, Span.of(2, 
 
 
 def test_hover_on_a_finding_or_its_related_place_shows_story_then_docs():
-    docs = {"HFC001": "# HFC001 docs"}.get
+    docs = {"HFC001": RuleDoc("HFC001", "cache-conflict", "# HFC001 docs")}
     for column in (4, 10, 15):
-        result = hover([FINDING], "", Position(2, column), Context(), docs=lambda c: docs(c) or "")
+        result = hover([FINDING], "", Position(2, column), Context(), docs=docs)
         assert result is not None
         assert result.markdown.index("the story") < result.markdown.index("# HFC001 docs")
-    assert hover([FINDING], "", Position(2, 11), Context()) is None
+    assert hover([FINDING], "", Position(2, 11), Context(), docs=docs) is None
 
 
 def test_a_finding_without_story_falls_back_to_its_message():
     bare = Finding("HFC001", "cache-conflict", "the message", Severity.ERROR, Span.of(1, 0, 1, 1))
-    assert finding_markdown(bare, docs=lambda c: "").startswith("**HFC001** the message")
+    assert finding_markdown(bare, docs={}).startswith("**HFC001** the message")
 
 
 def test_overlapping_findings_tell_each_story_once_then_point_to_each_rule():
     other = Finding("HFC006", "deprecated-cache-usage", "m", Severity.HINT, Span.of(2, 4, 2, 10), story="the hint")
-    text = hover([FINDING, FINDING, other], "", Position(2, 5), Context()).markdown  # type: ignore[union-attr]
+    text = hover([FINDING, FINDING, other], "", Position(2, 5), Context(),  # the registry's docs
+                 docs=rule_docs()).markdown  # type: ignore[union-attr]
     assert text.count("the story") == 1 and text.count("the hint") == 1
     assert text.index("the hint") < text.index("**[HFC001 cache-conflict](")
     assert "docs/rules/HFC006.md)**: " in text

@@ -15,7 +15,7 @@ from lsp_support import (
 )
 from lsprotocol import types
 
-from hf_cache_lint.engine.api import check_source
+from hf_cache_lint.checking.source import check_source
 
 
 async def test_conflict_is_reported_on_open_with_code_link_and_fixes(start, uri):

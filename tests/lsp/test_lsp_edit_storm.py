@@ -12,7 +12,7 @@ from pathlib import Path
 from lsp_support import RecordingClient, diagnostics, open_doc, pulls, units
 from lsprotocol import types
 
-from hf_cache_lint.engine.api import check_source
+from hf_cache_lint.checking.source import check_source
 
 BASE = ("from transformers import AutoModelForCausalLM, DynamicCache\n"
         'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B")\n'

@@ -15,7 +15,7 @@ import pytest
 from lsp_support import apply, diagnostics, edits_for, open_doc
 from lsprotocol import types
 
-from hf_cache_lint.engine.api import check_source
+from hf_cache_lint.checking.source import check_source
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import Finding
 from hf_cache_lint.engine.versions import Target

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hf_cache_lint.engine.api import check_source
+from hf_cache_lint.checking.source import check_source
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.versions import Target
 

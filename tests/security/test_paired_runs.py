@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from rawlsp import REPO, RawClient, extension_launch
 
+from hf_cache_lint.checking.source import check_source
 from hf_cache_lint.engine import jedi_bridge
-from hf_cache_lint.engine.api import check_source
 from hf_cache_lint.engine.context import Context
 
 ENGINES = "class Engine:\n    def generate(self, *args, **kwargs):\n        return args\n"

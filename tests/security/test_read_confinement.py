@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from rawlsp import REPO, RawClient, extension_launch
 
-from hf_cache_lint.engine.api import check_source
+from hf_cache_lint.checking.source import check_source
 from hf_cache_lint.engine.checkpoints import MAX_JSON_BYTES
 from hf_cache_lint.engine.context import Context
 

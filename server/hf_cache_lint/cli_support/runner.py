@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("hf_cache_lint")
 
-MAX_BYTES = 20 * 1024 * 1024  # = engine.api.MAX_BYTES (not imported: the engine loads only when needed)
+MAX_BYTES = 20 * 1024 * 1024  # = checking.files.MAX_BYTES (not imported: the engine loads only when needed)
 # Pool sizing from the bytes that need a parse (parso parses ~0.5-1 MB/s here; a fork plus the pickling
 # costs tens of milliseconds): no pool below POOL_MIN_BYTES, then one worker per BYTES_PER_WORKER.
 POOL_MIN_BYTES = 256 * 1024
@@ -63,7 +63,7 @@ def _guarded(source: SourceFile, run: object) -> CheckResult:
 def check_one(source: SourceFile, settings: Settings, context: Context) -> CheckResult:
     """check_file with its fixes verified (fixcheck), any unexpected failure turned into a per-file
     error (never a traceback)."""
-    from hf_cache_lint.engine.api import check_file
+    from hf_cache_lint.checking.files import check_file
 
     return _guarded(source, lambda: verify_result(check_file(source.path, settings, context,
                                                              display=source.display),
@@ -72,7 +72,7 @@ def check_one(source: SourceFile, settings: Settings, context: Context) -> Check
 
 def _run_job(job: Job, settings: Settings, context: Context) -> tuple[CheckResult, tuple[str, ...]]:
     """One file through the engine, and the paths its check consulted (for the cache)."""
-    from hf_cache_lint.engine.api import check_data, check_file
+    from hf_cache_lint.checking.files import check_data, check_file
 
     source = job.source
 
@@ -172,7 +172,7 @@ def _run_all(todo: Sequence[Job], settings: Settings, context: Context,
     workers = workers_for(sizes, cap)
     if workers <= 1:
         return [_run_job(j, settings, context) for j in todo]
-    import hf_cache_lint.engine.api  # noqa: F401  (once here, not once per forked worker)
+    import hf_cache_lint.checking.files  # noqa: F401  (once here, not once per forked worker)
     # Largest files first, one per task: parse time grows with size, and handing the big ones out early
     # keeps every worker busy until the end (longest-processing-time-first scheduling).
     order = sorted(range(len(todo)), key=lambda k: -sizes[k])

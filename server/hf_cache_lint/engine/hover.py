@@ -1,11 +1,13 @@
 """Hover text: each finding's story then a pointer to its rule docs, or what a written `cache_implementation` builds.
 
-Pure: findings, text and an engine position in, Markdown out (the LSP adapter only converts positions).
+Pure: findings, text, an engine position and the rules' names and summaries (`RuleDoc`s, passed in as data:
+the engine imports no rule; checking/rule_docs.py builds them from the registry) in, Markdown out. The LSP
+adapter only converts positions.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from hf_cache_lint.engine.completion import describe, written_value_at
@@ -17,6 +19,19 @@ _SOURCES = {
     "setting": "from the `transformersVersion` setting",
     "default": "the newest known; no interpreter with transformers selected",
 }
+
+
+@dataclass(frozen=True)
+class RuleDoc:
+    """What a hover says of a rule: its code, name and one-line summary (the full page is one click away)."""
+
+    code: str
+    name: str
+    summary: str
+
+
+RuleDocs = Mapping[str, RuleDoc]
+"""Rule code -> its RuleDoc; a code missing from it gets no docs pointer."""
 
 
 @dataclass(frozen=True)
@@ -44,11 +59,9 @@ def findings_at(findings: Sequence[Finding], pos: Position) -> list[tuple[Findin
     return out
 
 
-def _rule_docs(code: str) -> str:
+def _pointer(code: str, docs: RuleDocs) -> str:
     """A short pointer to a rule's docs: its name, summary line and a link (the full page is one click away)."""
-    from hf_cache_lint.rules import BY_CODE  # lazy: rules import the engine
-
-    rule = BY_CODE.get(code)
+    rule = docs.get(code)
     if rule is None:
         return ""
     return f"**[{rule.code} {rule.name}]({docs_url(rule.code)})**: {rule.summary}"
@@ -58,16 +71,16 @@ def _story(finding: Finding) -> str:
     return finding.story.strip() or f"**{finding.code}** {finding.message}"
 
 
-def finding_markdown(finding: Finding, docs: Callable[[str], str] = _rule_docs) -> str:
+def finding_markdown(finding: Finding, docs: RuleDocs) -> str:
     """The specific story (or the message when a rule wrote none), then a pointer to the rule's docs."""
-    pointer = docs(finding.code).strip()
+    pointer = _pointer(finding.code, docs).strip()
     return f"{_story(finding)}\n\n---\n\n{pointer}" if pointer else _story(finding)
 
 
-def findings_markdown(findings: Sequence[Finding], docs: Callable[[str], str] = _rule_docs) -> str:
+def findings_markdown(findings: Sequence[Finding], docs: RuleDocs) -> str:
     """Several findings at one place: each story once, then one docs pointer per rule (not every full page)."""
     stories = list(dict.fromkeys(_story(f) for f in findings))
-    pointers = [p for p in dict.fromkeys(docs(f.code).strip() for f in findings) if p]
+    pointers = [p for p in dict.fromkeys(_pointer(f.code, docs).strip() for f in findings) if p]
     parts = ["\n\n---\n\n".join(stories)]
     if pointers:
         parts.append("\n\n".join(pointers))
@@ -94,8 +107,7 @@ def value_markdown(value: str, context: Context) -> str:
 
 
 def hover(
-    findings: Sequence[Finding], text: str, pos: Position, context: Context,
-    docs: Callable[[str], str] = _rule_docs,
+    findings: Sequence[Finding], text: str, pos: Position, context: Context, docs: RuleDocs,
 ) -> HoverText | None:
     """Hover for `pos`: the findings there first; else a written cache_implementation value explained."""
     hits = findings_at(findings, pos)

@@ -60,7 +60,8 @@ def uri_to_path(uri: str) -> str:
 
 def analyse_unit(unit: Unit, settings: Settings, context: Context) -> Results:
     """Run the engine over a unit; cells go through `check_cells` so they act as one module."""
-    from hf_cache_lint.engine.api import check_cells_result, check_source  # see warm_up
+    from hf_cache_lint.checking.notebooks import check_cells_result  # see warm_up
+    from hf_cache_lint.checking.source import check_source
 
     if not unit.notebook:
         (part,) = unit.parts
@@ -86,7 +87,7 @@ def warm_up() -> None:
     and this cost overlaps the client's initialized/configuration/didOpen round trips.
     """
     try:
-        from hf_cache_lint.engine.api import check_source
+        from hf_cache_lint.checking.source import check_source
 
         check_source("model.generate(x, cache_implementation='static')\n", "<warm-up>")
     except Exception:  # a real run will fail the same way and report it; never fail the handshake

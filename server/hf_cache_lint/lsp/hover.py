@@ -1,4 +1,4 @@
-"""Hover: positions converted here, the Markdown composed by engine/hover.py."""
+"""Hover: positions converted here, the Markdown composed by engine/hover.py (the rule docs passed in)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,15 @@ async def hover(ls: HfCacheLintServer, params: types.HoverParams) -> types.Hover
     results = await ls.results_for(unit) or Results()
     lines, codec = split_lines(part.text), ls.workspace.position_codec
     position = from_client_position(lines, codec, params.position)
-    found = engine_hover.hover(results.get(part.uri, ()), part.text, position, ls.config_for(unit.uri).context)
+    findings = results.get(part.uri, ())
+    docs: engine_hover.RuleDocs = {}
+    if findings:
+        # Imported only with findings to explain: it imports the rules, which the check that found them (on the
+        # engine thread) has loaded already; a hover never pays for that import on the event loop.
+        from hf_cache_lint.checking.rule_docs import rule_docs
+
+        docs = rule_docs()
+    found = engine_hover.hover(findings, part.text, position, ls.config_for(unit.uri).context, docs)
     if found is None:
         return None
     return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, found.markdown),

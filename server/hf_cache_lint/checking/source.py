@@ -1,30 +1,33 @@
-"""The engine's entry points: text (or a file, or notebook cells) in, findings out."""
+"""check_source: one module's text in, its findings out (the engine's facts, the rules, settings, suppressions).
+
+The steps, in order: the prefilter and the `ast` gate (engine/prefilter.py, engine/gate.py) skip text that cannot
+hold a finding; the interpreter (engine/interp.py) turns the text into an `Analysis`; every enabled rule reads
+it; jedi refutes findings on receivers that are not transformers models (engine/jedi_bridge.py); a finding in a
+block under an undecidable version test becomes a Warning; deprecations under an Error step aside; the
+suppression comments (engine/suppress.py) drop what the user silenced.
+"""
 
 from __future__ import annotations
 
 import gc
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
-from pathlib import Path
 
 from hf_cache_lint.engine import interp
 from hf_cache_lint.engine.analysis import Analysis
 from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.findings import CheckResult, FileError, Finding, Severity
+from hf_cache_lint.engine.findings import CheckResult, Finding, Severity
 from hf_cache_lint.engine.gate import cannot_hold_finding
 from hf_cache_lint.engine.jedi_bridge import drop_foreign
-from hf_cache_lint.engine.notebook import NotebookError, join_cells, read_ipynb, relabel, split_findings
 from hf_cache_lint.engine.prefilter import code_hits, might_use_removed_api
 from hf_cache_lint.engine.suppress import is_suppressed, suppressions
-from hf_cache_lint.engine.text import UndecodableError, decode_source
 from hf_cache_lint.settings import Settings
 
 log = logging.getLogger("hf_cache_lint")
 
 
-MAX_BYTES = 20 * 1024 * 1024
 GATE_MAX_HITS = 3
 
 
@@ -68,11 +71,14 @@ def check_source(
         if (not incremental and use_gate and not removed_api and hits <= GATE_MAX_HITS
                 and cannot_hold_finding(text, path, context or Context())):
             return CheckResult(path)
-        return _check(text, path, settings, context, incremental)
+        return _run_rules(text, path, settings, context, incremental)
 
 
-def _check(text: str, path: str, settings: Settings, context: Context | None,
-           incremental: bool | str) -> CheckResult:
+def _run_rules(text: str, path: str, settings: Settings, context: Context | None,
+               incremental: bool | str) -> CheckResult:
+    """The analysis, then every enabled rule over it (one failing rule is logged, the others still run)."""
+    # Imported here, not with this module: importing the rules takes ~65 ms (`python -X importtime`) and a run whose files all stop at
+    # the gate (or a language server still answering `initialize`) never needs them.
     from hf_cache_lint.rules import ALL_RULES
 
     try:
@@ -135,61 +141,3 @@ def _unstacked(findings: list[Finding], yielding: set[str]) -> list[Finding]:
         return any(s.start < f.span.end and f.span.start < s.end for s in spans)
 
     return [f for f in findings if f.code not in yielding or not covered(f)]
-
-
-def check_cells(
-    cells: Sequence[str], path: str, settings: Settings | None = None, context: Context | None = None,
-    *, incremental: bool | str = False,
-) -> list[tuple[int, Finding]]:
-    """Notebook cells as one module in cell order; findings as (cell index, finding in cell)."""
-    return check_cells_result(cells, path, settings, context, incremental=incremental)[0]
-
-
-def check_cells_result(
-    cells: Sequence[str], path: str, settings: Settings | None = None, context: Context | None = None,
-    *, incremental: bool | str = False,
-) -> tuple[list[tuple[int, Finding]], tuple[str, ...]]:
-    """check_cells, and the notes of what was left out (lines said as cell places)."""
-    joined = join_cells(cells)
-    result = check_source(joined.text, path, settings, context, incremental=incremental)
-    return split_findings(result.findings, joined), tuple(relabel(n, joined) for n in result.notes)
-
-
-def check_file(path: Path, settings: Settings | None = None, context: Context | None = None,
-               display: str | None = None) -> CheckResult:
-    """Read and check one .py or .ipynb file; unreadable input becomes a FileError, never an exception."""
-    name = display or str(path)
-    try:
-        if path.stat().st_size > MAX_BYTES:
-            return CheckResult(name, error=FileError(name, f"larger than {MAX_BYTES // 2**20} MiB, skipped"))
-        data = path.read_bytes()
-    except OSError as exc:
-        return CheckResult(name, error=FileError(name, f"cannot read: {exc.strerror or exc}"))
-    return check_data(data, path, settings, context, name)
-
-
-def check_data(data: bytes, path: Path, settings: Settings | None = None, context: Context | None = None,
-               display: str | None = None) -> CheckResult:
-    """check_file on bytes already read (the CLI's cache hashed exactly these)."""
-    name = display or str(path)
-    if len(data) > MAX_BYTES:
-        return CheckResult(name, error=FileError(name, f"larger than {MAX_BYTES // 2**20} MiB, skipped"))
-    try:
-        text = decode_source(data)
-    except UndecodableError as exc:
-        return CheckResult(name, error=FileError(name, str(exc)))
-    if path.suffix == ".ipynb":
-        try:
-            cells = read_ipynb(text)
-        except NotebookError as exc:
-            return CheckResult(name, error=FileError(name, str(exc)))
-        except RecursionError:  # json.loads on absurdly nested JSON
-            return CheckResult(name, error=FileError(name, "invalid notebook: JSON too deeply nested"))
-        except (TypeError, AttributeError):  # e.g. a cell "source" list holding non-strings
-            return CheckResult(name, error=FileError(name, "invalid notebook: a code cell's source is not text"))
-        joined = join_cells(cells)
-        result = check_source(joined.text, name, settings, context)
-        findings = tuple(replace(f, message=relabel(f.message, joined)) for f in result.findings)
-        return replace(result, findings=findings, cell_starts=joined.first_lines,
-                       notes=tuple(relabel(n, joined) for n in result.notes))
-    return check_source(text, name, settings, context)

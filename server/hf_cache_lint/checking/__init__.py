@@ -1,0 +1,15 @@
+"""Checking: a module's text, a file or a notebook in, findings out; the layer above engine/ and rules/.
+
+engine/ works out what the code does (the facts at each generate() call); rules/ say what is wrong with it
+(findings and their fixes). This package joins the two: it runs the enabled rules over the engine's facts and
+applies the settings, the suppression comments and the version guards. The front ends (cli_support/, lsp/,
+fixcheck.py) call it; engine/ and rules/ never import it (tests/engine/test_layers.py).
+
+    source.py     check_source: gate, parse and interpret (engine), run the rules, settings, suppressions
+    notebooks.py  check_cells: a notebook's code cells as one module, findings mapped back to their cells
+    files.py      check_file / check_data: bytes from disk, size limit, decoding, .py or .ipynb
+    rule_docs.py  the registry's names and summaries as data for the engine's hover (engine/hover.py)
+
+Import from the module that defines a name (as everywhere in the package); this file re-exports nothing, so
+importing one part does not load the others.
+"""
