@@ -48,7 +48,7 @@ title). --fix rewrites only the changed code cells' sources and keeps the rest o
 
 
 def _codes(text: str) -> tuple[str, ...]:
-    from hf_cache_lint.cli_support.config import ConfigError, check_code
+    from hf_cache_lint.pyproject import ConfigError, check_code
 
     codes = tuple(c.strip().upper() for c in text.split(",") if c.strip())
     try:

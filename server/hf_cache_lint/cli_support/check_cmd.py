@@ -9,7 +9,6 @@ from dataclasses import replace
 from pathlib import Path
 
 from hf_cache_lint.cli_support.cache import ResultCache, cache_folder, disabled_by_env
-from hf_cache_lint.cli_support.config import Config, ConfigError, check_version, load_config
 from hf_cache_lint.cli_support.discovery import Discovery, SourceFile, discover
 from hf_cache_lint.cli_support.formats import FORMATS
 from hf_cache_lint.cli_support.gitignore import PathSpec
@@ -19,6 +18,7 @@ from hf_cache_lint.cli_support.upgrade import new_at_upgrade
 from hf_cache_lint.engine.context import Context, installed_transformers, resolve_context
 from hf_cache_lint.engine.findings import CheckResult, FileError
 from hf_cache_lint.engine.versions import Target
+from hf_cache_lint.pyproject import Config, ConfigError, check_version, load_config
 from hf_cache_lint.settings import Settings
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2

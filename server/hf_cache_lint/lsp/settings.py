@@ -50,26 +50,17 @@ def editor_mapping(data: Any) -> Mapping[str, Any]:
 
 
 def pyproject_settings(folder: Path | None) -> tuple[Settings, tuple[str, ...]]:
-    """`[tool.hf-cache-lint]` of the folder's pyproject.toml (the CLI's loader), else defaults; and the
-    warnings about it (an `interpreter` key, which is never used: a cloned repository must not pick a
-    program for the server to run)."""
+    """`[tool.hf-cache-lint]` of the folder's pyproject.toml (read by pyproject.py, as the CLI reads it), else
+    defaults; and the warnings about it (an `interpreter` key, which is never used: a cloned repository must not
+    pick a program for the server to run). A file the CLI would stop on is logged and ignored here."""
     if folder is None:
         return Settings(), ()
-    try:
-        from hf_cache_lint.cli_support.config import (
-            ConfigError,
-            find_config,
-            ignored_interpreter,
-            settings_from_table,
-        )
-    except ImportError:  # the CLI helpers are optional for the server
+    try:  # imported here: TOML parsing is not on the server's start path (settings are read after `initialized`)
+        from hf_cache_lint.pyproject import ConfigError, settings_at
+    except ImportError:  # Python 3.10 without tomli (a broken install): run with the defaults, not fail
         return Settings(), ()
     try:
-        found = find_config(folder)
-        if not found:
-            return Settings(), ()
-        note = ignored_interpreter(found[1], str(found[0]))
-        return settings_from_table(found[1], str(found[0])), (note,) if note else ()
+        return settings_at(folder)
     except (ConfigError, OSError) as exc:
         log.warning("ignoring pyproject settings: %s", exc)
         return Settings(), ()

@@ -1,4 +1,9 @@
-"""`[tool.hf-cache-lint]` in the nearest pyproject.toml, read into `Settings`."""
+"""`[tool.hf-cache-lint]` in the nearest pyproject.toml, read into `Settings`: the one loader of project config.
+
+The CLI (`load_config`, cli_support/check_cmd.py) and the language server (`settings_at`, lsp/settings.py, per
+workspace folder) both read it here, with the same keys, validation and messages. What each does with a bad
+file differs: the CLI stops with the message (exit 2), the server logs it and keeps the defaults.
+"""
 
 from __future__ import annotations
 
@@ -129,6 +134,16 @@ def check_version(text: str, where: str) -> None:
         Version.parse(text)
     except ValueError as exc:
         raise ConfigError(f"{where}: {exc}") from None
+
+
+def settings_at(start: Path) -> tuple[Settings, tuple[str, ...]]:
+    """The settings of the nearest [tool.hf-cache-lint] at or above `start` (defaults when none), and the
+    warnings about it (an ignored `interpreter` key). Raises ConfigError (and OSError) as `find_config` does."""
+    found = find_config(start)
+    if not found:
+        return Settings(), ()
+    note = ignored_interpreter(found[1], str(found[0]))
+    return settings_from_table(found[1], str(found[0])), (note,) if note else ()
 
 
 def load_config(paths: Sequence[str]) -> Config:
