@@ -1,4 +1,5 @@
-"""The compile gate in front of parso changes no finding: both paths over real and example code."""
+"""The compile gate in front of parso changes no finding: both paths over real and example code, on every
+checked transformers version (what a rule reports depends on the version)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from hf_cache_lint.rules.base import CHECKED_VERSIONS
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO / "tests" / "data" / "corpus"
+EXAMPLES_DIR = REPO / "examples"
 
 
 def both(code: str, path: Path, ctx: Context) -> tuple[CheckResult, CheckResult]:
@@ -31,7 +33,7 @@ EXAMPLES = [
     for rule in ALL_RULES
     for kind, examples in (("invalid", rule.invalid), ("valid", rule.valid))
     for i, ex in enumerate(examples)
-    for v in CHECKED_VERSIONS[-1:]
+    for v in CHECKED_VERSIONS
 ]
 
 
@@ -46,16 +48,17 @@ def test_rule_examples_have_the_same_findings_on_both_paths(ex: object, version:
     assert gated == parsed
 
 
-def _corpus_files() -> list[Path]:
-    return sorted(p for p in CORPUS.rglob("*") if p.suffix == ".py") if CORPUS.is_dir() else []
+def _real_files() -> list[Path]:
+    return [p for d in (CORPUS, EXAMPLES_DIR) if d.is_dir() for p in sorted(d.rglob("*.py"))]
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="tests/data/corpus not in this checkout yet")
-@pytest.mark.parametrize("path", _corpus_files(), ids=lambda p: p.name)
-def test_corpus_has_the_same_findings_on_both_paths(path: Path) -> None:
+@pytest.mark.parametrize("path", _real_files(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_corpus_and_examples_have_the_same_findings_on_both_paths(path: Path) -> None:
     code = decode_source(path.read_bytes())
-    gated, parsed = both(code, path, Context(workspace=path.parent))
-    assert gated == parsed
+    for version in CHECKED_VERSIONS:
+        gated, parsed = both(code, path, Context(target=Target.of(version), workspace=path.parent))
+        assert gated == parsed, version
 
 
 # Code the text prefilter passes (it says `.generate`, `pipeline(` or `cache_implementation` in code)
@@ -65,6 +68,12 @@ GATED_OUT = [
     "x = text_pipeline(prompt, past_key_values=cache)\n",
     "my_cache_implementation = 'statc'\nmodel.forward(past_key_values=())\n",
     "from .helpers import make_model\nout = model.generate_ids(past_key_values=())\n",
+    # a call that reaches generate with neither a cache nor a keyword: nothing for a rule to report
+    "out = model.generate(input_ids)\ntext = tok.decode(out[0])\n",
+    # cache words as names only (a local `cache`, an attribute) in a module without generate
+    "cache = {}\nx = model.forward(x, past_key_values=cache)\ny = pipe_line.past_key_values, 'a.generate'\n",
+    # `from . import x` of a package this file's roots do not hold: the interpreter cannot import it either
+    "from ... import helpers\nout = model.generate(input_ids)\n",
 ]
 
 _PIPE_HELPERS = "from transformers import pipeline\npipe = pipeline('text-generation', model='gpt2', cache_implementation='static')\n"
@@ -88,6 +97,12 @@ PASSED = [
     ("from transformers import AutoModelForCausalLM\nmodel = AutoModelForCausalLM.from_pretrained('./ckpt')\n"
      "# model.generate later\nx = 1; model.forward_pipeline(x)\n",
      {"ckpt/generation_config.json": '{"cache_implementation": "statc"}\n'}),
+    # the cache keyword only as a dict key, the call through getattr's string
+    ("from transformers import AutoModelForCausalLM\nmodel = AutoModelForCausalLM.from_config(c)\n"
+     "kw = {'past_key_values': ((k, v),)}\nout = model.generate(x, **kw)\n", {}),
+    # a misspelled keyword (HFC005) on a call without any cache: the default says every keyword matters
+    ("out = model.generate(input_ids, past_key_valus=cache)\n", {}),
+    ("out = model.generate(input_ids, use_model_defaults=True)\n", {}),
 ]
 
 
@@ -97,7 +112,7 @@ def test_gated_out_code_has_no_finding_on_parsos_path(code: str, tmp_path: Path)
     path = tmp_path / "main.py"
     ctx = Context(workspace=tmp_path)
     assert might_matter(code)
-    assert cannot_hold_finding(code, str(path), ctx)
+    assert cannot_hold_finding(code, str(path), ctx, lambda name: False)  # no keyword a rule reads
     gated, parsed = both(code, path, ctx)
     assert gated == parsed == CheckResult(str(path))
 
@@ -122,6 +137,55 @@ def test_code_that_does_not_compile_goes_to_parso(code: str) -> None:
     assert not cannot_hold_finding(code, "main.py", Context())
 
 
+def test_keyword_matters_decides_a_call_without_cache_or_cache_implementation() -> None:
+    code = "out = model.generate(input_ids, max_new_tokens=5)\n"
+    assert not cannot_hold_finding(code, "main.py", Context())  # by default every keyword may matter
+    assert cannot_hold_finding(code, "main.py", Context(), lambda name: name == "past_key_valus")
+    assert not cannot_hold_finding(code, "main.py", Context(), lambda name: name == "max_new_tokens")
+
+
+# Code the compiler can tell never runs, where it drops the constants written there (which ones depends on the
+# Python version); the interpreter reads some of it (after `while True:` without a break, after
+# `assert False`). Either way both paths must agree, here on a legacy tuple cache (HFC002 on 5.x).
+_G = "model.generate(x, past_key_values=((k, v),))"
+UNREACHABLE = {
+    "after return": f"def f():\n    return 1\n    {_G}\n",
+    "after raise": f"def f():\n    raise E\n    {_G}\n",
+    "after break": f"for i in r:\n    break\n    {_G}\n",
+    "if False": f"if False:\n    {_G}\n",
+    "if None": f"if None:\n    {_G}\n",
+    "if x and False": f"if x and False:\n    {_G}\n",
+    "else of if True": f"if True:\n    pass\nelse:\n    {_G}\n",
+    "ternary": f"y = {_G} if x and 0 else 0\n",
+    "while True": f"while True:\n    serve()\n{_G}\n",
+    "while 1, a def after": f"while 1:\n    serve()\ndef f():\n    {_G}\n",
+    "while not False": f"while not False:\n    serve()\n{_G}\n",
+    "while a string": f"while 'a':\n    serve()\n{_G}\n",
+    "assert False": f"def f():\n    assert False\n    {_G}\n",
+    "assert None": f"def f():\n    assert (None)\n    {_G}\n",
+    "comprehension": f"y = [{_G} for i in r if False]\n",
+}
+_MODEL = "from transformers import AutoModelForCausalLM\nmodel = AutoModelForCausalLM.from_config(c)\n"
+
+
+@pytest.mark.parametrize("code", UNREACHABLE.values(), ids=UNREACHABLE.keys())
+@pytest.mark.parametrize("complete", [True, False], ids=["3.10-3.11", "3.12+"])
+def test_unreachable_code_has_the_same_findings_on_both_paths(code: str, complete: bool,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from hf_cache_lint.engine import gate
+
+    if complete and sys.version_info >= (3, 12):
+        pytest.skip("this Python drops more unreachable code (the 3.12+ row covers it)")
+    monkeypatch.setattr(gate, "_CONSTANTS_COMPLETE", complete)
+    # only the keyword's presence is in question: no other keyword may open the gate
+    gated = check_source(_MODEL + code, "main.py", use_gate=True)
+    assert gated == check_source(_MODEL + code, "main.py", use_gate=False)
+    if gated.findings:
+        assert not cannot_hold_finding(_MODEL + code, "main.py", Context(), lambda name: False)
+
+
 def _oracle_tree() -> Path | None:
     root = Path(os.environ.get("ORACLE_DIR", REPO / ".cache" / "oracle")) / "tf-5.24.0" / "transformers"
     return root if root.is_dir() else None
@@ -135,7 +199,8 @@ def test_transformers_files_the_gate_skips_have_no_finding_on_parsos_path() -> N
     skipped: list[tuple[int, Path, str]] = []
     for p in sorted(tree.rglob("*.py")):
         text = decode_source(p.read_bytes())
-        if might_matter(text) and cannot_hold_finding(text, str(p), Context(workspace=tree)):
+        if might_matter(text) and cannot_hold_finding(text, str(p), Context(workspace=tree),
+                                                      lambda name: False):
             skipped.append((len(text), p, text))
     assert skipped, "the gate skips none of transformers' files: the test no longer tests anything"
     for _, p, text in sorted(skipped)[:6]:
