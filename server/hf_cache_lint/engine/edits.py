@@ -7,7 +7,7 @@ import bisect
 from typing import Any
 
 from hf_cache_lint.engine.analysis import GenerateCall, Keyword
-from hf_cache_lint.engine.findings import Edit, Position, Span
+from hf_cache_lint.engine.findings import Edit, Fix, Position, Span
 from hf_cache_lint.engine.suppress import ignore_comment
 from hf_cache_lint.engine.text import line_starts, offset, split_lines
 
@@ -128,10 +128,28 @@ def remove_argument(call: GenerateCall, arg: Span) -> Edit | None:
 
 
 def ignore_line(text: str, line: int, code: str) -> Edit:
+    """The edit that adds `code` to the ignore comment of `line` (or adds the comment at its end)."""
     lines = split_lines(text)
     src = lines[line - 1] if line - 1 < len(lines) else ""
     col, content = ignore_comment(src, code)
     return Edit(Span(Position(line, col), Position(line, col)), content)
+
+
+def ignore_title(code: str) -> str:
+    """The title of the ignore fix (a contract: editors and scripts match it)."""
+    return f"Ignore {code} on this line"
+
+
+def ignore_fix(text: str, line: int, code: str) -> Fix:
+    """The one ignore fix every finding offers: `# hf-cache-lint: ignore[CODE]` on `line`.
+
+    Rules build it with `Rule.ignore_fix`; the language server adds it (lsp/actions.py `with_ignore`) to a
+    finding whose rule offers none, so both come from here."""
+    return Fix(ignore_title(code), (ignore_line(text, line, code),))
+
+
+def is_ignore_fix(fix: Fix) -> bool:
+    return fix.title.startswith("Ignore ")
 
 
 def transformers_name(tree: Any, name: str) -> tuple[str, Edit | None]:

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import TypeVar
 from urllib.parse import unquote
 
 from lsprotocol import types
 
-from hf_cache_lint.engine.findings import Edit, Finding, Fix, Position, Severity, Span
-from hf_cache_lint.engine.suppress import ignore_comment
+from hf_cache_lint.engine.edits import ignore_fix, is_ignore_fix
+from hf_cache_lint.engine.findings import Finding, Fix, Position, Severity, Span
 from hf_cache_lint.fixcheck import Verifier, apply_chosen, choose, file_recheck, notebook_recheck, preferred
 from hf_cache_lint.lsp.convert import SOURCE, from_client_position, split_lines, to_client_range
 from hf_cache_lint.lsp.documents import Part, Results, Unit
@@ -39,25 +40,15 @@ def wanted(kind: str, only: Sequence[str] | None) -> bool:
     return not only or any(k == "" or kind == k or kind.startswith(k + ".") for k in only)
 
 
-def is_ignore(fix: Fix) -> bool:
-    return fix.title.startswith("Ignore ")
-
-
-def ignore_fix(finding_code: str, line: int, line_text: str) -> Fix:
-    column, text = ignore_comment(line_text.rstrip("\r\n"), finding_code)
-    return Fix(f"Ignore {finding_code} on this line", (Edit(Span.of(line, column, line, column), text),))
-
-
 def with_ignore(finding: Finding, text: str) -> Finding:
-    """Rules normally ship the ignore fix; add it when one does not."""
-    if any(is_ignore(f) for f in finding.fixes):
+    """Rules normally ship the ignore fix; add it (engine/edits.py `ignore_fix`, the one rules use) when
+    one does not."""
+    if any(is_ignore_fix(f) for f in finding.fixes):
         return finding
-    lines = split_lines(text)
     line = finding.span.start.line
-    if line > len(lines):
+    if line > len(split_lines(text)):
         return finding
-    return Finding(finding.code, finding.name, finding.message, finding.severity, finding.span,
-                   (*finding.fixes, ignore_fix(finding.code, line, lines[line - 1])), finding.related, finding.story)
+    return replace(finding, fixes=(*finding.fixes, ignore_fix(text, line, finding.code)))
 
 
 def overlaps(span: Span, start: Position, end: Position) -> bool:
@@ -81,7 +72,7 @@ def quick_fixes(found: Sequence[tuple[int, Finding]]) -> list[tuple[int, Finding
     for index, f in ordered(found):
         fixes = sorted(f.fixes, key=lambda x: not x.preferred)
         for fix in fixes:
-            if is_ignore(fix):
+            if is_ignore_fix(fix):
                 ignores.append((index, f, fix, False))
                 continue
             mark = fix.preferred and not any(overlaps(f.span, s.start, s.end) for s in marked)

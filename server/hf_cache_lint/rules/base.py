@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import TYPE_CHECKING, ClassVar
 
-from hf_cache_lint.engine.findings import Finding, Severity
+from hf_cache_lint.engine.edits import ignore_fix
+from hf_cache_lint.engine.findings import Finding, Fix, Related, Severity, Span
 
 if TYPE_CHECKING:
     from hf_cache_lint.engine.analysis import Analysis
@@ -86,7 +87,21 @@ class Rule:
             cls.docs = resources.files(package).joinpath("docs.md").read_text("utf-8")
 
     def check(self, analysis: Analysis) -> Iterable[Finding]:
+        """Every finding of this rule in the analysed file (build each with `report`)."""
         raise NotImplementedError
+
+    def report(self, span: Span, message: str, *, severity: Severity | None = None, fixes: Iterable[Fix] = (),
+               related: Iterable[Related] = (), story: str = "", tags: tuple[str, ...] = ()) -> Finding:
+        """A finding of this rule at `span`: its code and name filled in, `default_severity` unless told.
+
+        `fixes` in the order an editor lists them (the preferred one first, `ignore_fix` last); `related`,
+        other places that explain it; `story`, the Markdown of the hover; `tags` ("deprecated")."""
+        return Finding(self.code, self.name, message, severity or self.default_severity, span, tuple(fixes),
+                       tuple(related), story, tags)
+
+    def ignore_fix(self, analysis: Analysis, span: Span) -> Fix:
+        """"Ignore CODE on this line": the `# hf-cache-lint: ignore[CODE]` comment on the line `span` starts."""
+        return ignore_fix(analysis.text, span.start.line, self.code)
 
     @classmethod
     def full_docs(cls) -> str:

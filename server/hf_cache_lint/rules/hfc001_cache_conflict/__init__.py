@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from hf_cache_lint.engine.analysis import Analysis, CacheArg, CacheImpl, GenerateCall
-from hf_cache_lint.engine.edits import clear_keyword, ignore_line, remove_argument
+from hf_cache_lint.engine.edits import clear_keyword, remove_argument
 from hf_cache_lint.engine.findings import Finding, Fix, Related, Severity
 from hf_cache_lint.engine.versions import Target
 from hf_cache_lint.rules.base import Rule
@@ -80,8 +80,8 @@ class CacheConflict(Rule):
             related.append(Related(arg.site.span, f"the cache enters the call here: {arg.site.description}"))
         if call.via is not None:
             related.append(Related(call.via.span, "reached from this call"))
-        return Finding(self.code, self.name, message, severity, arg.span, tuple(self.fixes(analysis, call, arg, ci)),
-                       tuple(related), self.story(analysis, call, arg, ci, depends))
+        return self.report(arg.span, message, severity=severity, fixes=self.fixes(analysis, call, arg, ci),
+                           related=related, story=self.story(analysis, call, arg, ci, depends))
 
     def fixes(self, analysis: Analysis, call: GenerateCall, arg: CacheArg, ci: CacheImpl) -> Iterator[Fix]:
         text = analysis.text
@@ -97,7 +97,7 @@ class CacheConflict(Rule):
             removal = remove_argument(call, call.ci_keyword.span)
             if removal is not None:
                 yield Fix("Remove `cache_implementation=`", (removal,))
-        yield Fix(f"Ignore {self.code} on this line", (ignore_line(text, arg.span.start.line, self.code),))
+        yield self.ignore_fix(analysis, arg.span)
 
     def story(self, analysis: Analysis, call: GenerateCall, arg: CacheArg, ci: CacheImpl,
               depends: list[str]) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from hf_cache_lint.engine.analysis import Analysis, CacheArg, GenerateCall, Keyword
-from hf_cache_lint.engine.edits import ignore_line, transformers_name
+from hf_cache_lint.engine.edits import transformers_name
 from hf_cache_lint.engine.findings import Edit, Finding, Fix, Severity
 from hf_cache_lint.engine.versions import Target
 from hf_cache_lint.rules.base import Rule
@@ -64,8 +64,8 @@ class LegacyTupleCache(Rule):
         if arg.condition:
             message += f" This happens only if {arg.condition} is not None."
             severity = Severity.WARNING if severity == Severity.ERROR else severity
-        return Finding(self.code, self.name, message, severity, arg.span,
-                       tuple(self.fixes(analysis, arg, kw)), (), self.story(analysis, call, arg, kw))
+        return self.report(arg.span, message, severity=severity, fixes=self.fixes(analysis, arg, kw),
+                           story=self.story(analysis, call, arg, kw))
 
     def fixes(self, analysis: Analysis, arg: CacheArg, kw: Keyword | None) -> Iterator[Fix]:
         if kw is not None and kw.value_text.endswith(_TO_LEGACY):
@@ -77,7 +77,7 @@ class LegacyTupleCache(Rule):
             edits = (Edit(kw.value_span, f"{name}({kw.value_text})"),) + ((imp,) if imp is not None else ())
             yield Fix(f"Wrap in `{name}(...)`", edits, preferred=True)
         if kw is not None:  # through a ** dict there is nothing safe to apply; the editor still offers ignore
-            yield Fix(f"Ignore {self.code} on this line", (ignore_line(analysis.text, arg.span.start.line, self.code),))
+            yield self.ignore_fix(analysis, arg.span)
 
     def story(self, analysis: Analysis, call: GenerateCall, arg: CacheArg, kw: Keyword | None) -> str:
         target = analysis.context.target

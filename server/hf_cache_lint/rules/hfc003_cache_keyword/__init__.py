@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from hf_cache_lint.engine.analysis import Analysis, CacheArg, GenerateCall, Keyword
-from hf_cache_lint.engine.edits import ignore_line, remove_argument, rename_keyword
+from hf_cache_lint.engine.edits import remove_argument, rename_keyword
 from hf_cache_lint.engine.findings import Finding, Fix, Severity, Span
 from hf_cache_lint.engine.versions import unused_kwargs_message
 from hf_cache_lint.rules.base import Rule
@@ -44,8 +44,8 @@ class CacheKeyword(Rule):
             if ci_rejected(target, call):
                 continue  # the invalid `cache_implementation` is raised first (HFC004)
             for problem in self.problems(analysis, call):
-                yield Finding(self.code, self.name, problem.message, problem.severity, problem.span,
-                              tuple(self.fixes(analysis, call, problem)), (), self.story(analysis, call, problem))
+                yield self.report(problem.span, problem.message, severity=problem.severity,
+                                  fixes=self.fixes(analysis, call, problem), story=self.story(analysis, call, problem))
 
     def problems(self, analysis: Analysis, call: GenerateCall) -> Iterator[_Problem]:
         target = analysis.context.target
@@ -94,7 +94,7 @@ class CacheKeyword(Rule):
             if removal is None:
                 return
             yield Fix(f"Remove `{p.keyword}=`", (removal,), preferred=True)
-        yield Fix(f"Ignore {self.code} on this line", (ignore_line(analysis.text, p.span.start.line, self.code),))
+        yield self.ignore_fix(analysis, p.span)
 
     def story(self, analysis: Analysis, call: GenerateCall, p: _Problem) -> str:
         target = analysis.context.target

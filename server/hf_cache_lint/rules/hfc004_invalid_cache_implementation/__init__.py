@@ -7,7 +7,6 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from hf_cache_lint.engine.analysis import Analysis, CiValue, GenerateCall
-from hf_cache_lint.engine.edits import ignore_line
 from hf_cache_lint.engine.findings import Edit, Finding, Fix, Related, Severity, Span
 from hf_cache_lint.engine.text import line_starts, offset
 from hf_cache_lint.engine.versions import Target
@@ -80,7 +79,7 @@ class InvalidCacheImplementation(Rule):
             f"`\"{ci.value}\"` is not one of the values transformers {target} accepts"
             f"{'' if ci.where != 'json' else f' (in {Path(ci.path or ci.where).name})'}.",
             f"`{where}` raises:", "", f"```\n{error}\n```"])
-        return Finding(self.code, self.name, message, Severity.ERROR, span, fixes, related, story)
+        return self.report(span, message, fixes=fixes, related=related, story=story)
 
     def quantized(self, analysis: Analysis, call: GenerateCall, seen: set[Span]) -> Finding | None:
         """`"quantized"` on an encoder-decoder model fails when generate builds the cache."""
@@ -103,7 +102,7 @@ class InvalidCacheImplementation(Rule):
         story = self.story(target, literal or CiValue("quantized", span, "keyword"), [
             f"{model} is an encoder-decoder model: transformers quantizes only decoder-only caches.",
             "`generate()` raises when it builds the cache:", "", f"```\n{QUANTIZED_MESSAGE}\n```"])
-        return Finding(self.code, self.name, message, Severity.ERROR, span, fixes, (), story)
+        return self.report(span, message, fixes=fixes, story=story)
 
     def replace_fixes(self, analysis: Analysis, ci: CiValue, value: str | None) -> Iterator[Fix]:
         if value is None:
@@ -112,7 +111,7 @@ class InvalidCacheImplementation(Rule):
         literal = analysis.text[offset(starts, ci.span.start):offset(starts, ci.span.end)]
         new = value if value == _NONE else quote_like(literal, value)
         yield Fix(f"Replace with `{new}`", (Edit(ci.span, new),), preferred=True)
-        yield Fix(f"Ignore {self.code} on this line", (ignore_line(analysis.text, ci.span.start.line, self.code),))
+        yield self.ignore_fix(analysis, ci.span)
 
     def story(self, target: Target, ci: CiValue, body: list[str]) -> str:
         valid = ", ".join(f"`{v}`" for v in target.valid_cache_implementations

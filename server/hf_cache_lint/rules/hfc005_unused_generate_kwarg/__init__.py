@@ -7,7 +7,7 @@ import ast
 from collections.abc import Iterable, Iterator
 
 from hf_cache_lint.engine.analysis import Analysis, GenerateCall, Keyword
-from hf_cache_lint.engine.edits import ignore_line, remove_argument, rename_keyword
+from hf_cache_lint.engine.edits import remove_argument, rename_keyword
 from hf_cache_lint.engine.findings import Edit, Finding, Fix, Severity
 from hf_cache_lint.engine.generate import CACHE_KEYWORDS
 from hf_cache_lint.engine.versions import unused_kwargs_message
@@ -69,20 +69,19 @@ class UnusedGenerateKwarg(Rule):
         if not call.model.receiver_known:
             severity = Severity.WARNING
             message += " (if the object whose `generate` this is is a transformers model)"
-        return Finding(self.code, self.name, message, severity, kw.span, fixes, (),
-                       self.story(analysis, call, kw, error))
+        return self.report(kw.span, message, severity=severity, fixes=fixes, story=self.story(analysis, call, kw, error))
 
     def rename(self, analysis: Analysis, call: GenerateCall, kw: Keyword, right: str) -> Iterator[Fix]:
         if any(k.name == right for k in call.keywords):
             return  # renaming would repeat a keyword (a SyntaxError): the user must choose
         yield Fix(f"Rename to `{right}=`", (rename_keyword(kw, right),), preferred=True)
-        yield Fix(f"Ignore {self.code} on this line", (ignore_line(analysis.text, kw.span.start.line, self.code),))
+        yield self.ignore_fix(analysis, kw.span)
 
     def remove(self, analysis: Analysis, call: GenerateCall, kw: Keyword) -> Iterator[Fix]:
         edit = remove_argument(call, kw.span)
         if edit is not None:
             yield Fix(f"Remove `{kw.name}=`", (edit,), preferred=True)
-        yield Fix(f"Ignore {self.code} on this line", (ignore_line(analysis.text, kw.span.start.line, self.code),))
+        yield self.ignore_fix(analysis, kw.span)
 
     def unpack(self, analysis: Analysis, call: GenerateCall, kw: Keyword) -> Iterator[Fix]:
         """`generate_kwargs={"a": 1}` -> `a=1`; `generate_kwargs=d` -> `**d` (the pipeline forwards both)."""
@@ -106,7 +105,7 @@ class UnusedGenerateKwarg(Rule):
         if edit is None:
             return
         yield Fix("Unpack `generate_kwargs` into the call", (edit,), preferred=True)
-        yield Fix(f"Ignore {self.code} on this line", (ignore_line(analysis.text, kw.span.start.line, self.code),))
+        yield self.ignore_fix(analysis, kw.span)
 
     def story(self, analysis: Analysis, call: GenerateCall, kw: Keyword, error: str) -> str:
         target = analysis.context.target

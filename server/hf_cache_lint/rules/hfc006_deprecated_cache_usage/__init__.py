@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from hf_cache_lint.engine.analysis import Analysis, CacheArg, CiValue, GenerateCall, Keyword
-from hf_cache_lint.engine.edits import ignore_line, rename_keyword
+from hf_cache_lint.engine.edits import rename_keyword
 from hf_cache_lint.engine.findings import Edit, Finding, Fix, Severity
 from hf_cache_lint.engine.text import line_starts, offset
 from hf_cache_lint.rules.base import Rule
@@ -70,8 +70,7 @@ class DeprecatedCacheUsage(Rule):
         fixes: tuple[Fix, ...] = ()
         if written is not None:
             fixes = (Fix("Rename to `cache=`", (rename_keyword(written, "cache"),), preferred=True),
-                     Fix(f"Ignore {self.code} on this line", (ignore_line(analysis.text, arg.span.start.line,
-                                                                          self.code),)))
+                     self.ignore_fix(analysis, arg.span))
         model = call.model.class_name or "the model"
         story = "\n".join([
             f"**{self.code} {self.name}**: `{arg.keyword}=` is the pre-5.24 name of the cache keyword.",
@@ -85,7 +84,7 @@ class DeprecatedCacheUsage(Rule):
             "**Fix**: rename the keyword to `cache=`. Code that must also run on transformers older than 5.24 "
             f"can keep `{arg.keyword}=` until it drops them (or ignore {self.code}).",
         ])
-        return Finding(self.code, self.name, message, Severity.HINT, arg.span, fixes, (), story, TAGS)
+        return self.report(arg.span, message, fixes=fixes, story=story, tags=TAGS)
 
     def deprecated_value(self, analysis: Analysis, ci: CiValue) -> Finding:
         target = analysis.context.target
@@ -110,15 +109,14 @@ class DeprecatedCacheUsage(Rule):
             "",
             f"**Fix**: {advice}",
         ])
-        return Finding(self.code, self.name, message, Severity.HINT, ci.span,
-                       tuple(self.replace_fixes(analysis, ci, now)), (), story, TAGS)
+        return self.report(ci.span, message, fixes=self.replace_fixes(analysis, ci, now), story=story, tags=TAGS)
 
     def replace_fixes(self, analysis: Analysis, ci: CiValue, value: str | None) -> Iterator[Fix]:
         starts = line_starts(analysis.text)
         literal = analysis.text[offset(starts, ci.span.start):offset(starts, ci.span.end)]
         new = "None" if value is None else quote_like(literal, value)
         yield Fix(f"Replace with `{new}`", (Edit(ci.span, new),), preferred=True)
-        yield Fix(f"Ignore {self.code} on this line", (ignore_line(analysis.text, ci.span.start.line, self.code),))
+        yield self.ignore_fix(analysis, ci.span)
 
 
 def _written(call: GenerateCall, arg: CacheArg) -> Keyword | None:

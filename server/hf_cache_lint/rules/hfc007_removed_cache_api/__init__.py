@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from hf_cache_lint.engine.analysis import Analysis
-from hf_cache_lint.engine.edits import ignore_line
 from hf_cache_lint.engine.findings import Edit, Finding, Fix, Severity, Span
 from hf_cache_lint.engine.removed_api import RemovedApiUse
 from hf_cache_lint.engine.text import line_starts, offset
@@ -63,11 +62,11 @@ class RemovedCacheApi(Rule):
         if use.condition:
             severity = Severity.WARNING
             message += f" This happens only if `{use.condition}` holds."
-        return Finding(self.code, self.name, message, severity, use.span, tuple(self.fixes(analysis, use)), (),
-                       self.story(analysis, use, error))
+        return self.report(use.span, message, severity=severity, fixes=self.fixes(analysis, use),
+                           story=self.story(analysis, use, error))
 
     def fixes(self, analysis: Analysis, use: RemovedApiUse) -> Iterator[Fix]:
-        ignore = Fix(f"Ignore {self.code} on this line", (ignore_line(analysis.text, use.span.start.line, self.code),))
+        ignore = self.ignore_fix(analysis, use.span)
         if use.kind == "method" and use.name == "from_legacy_cache" and use.module == "DynamicCache" \
                 and use.call_span is not None and use.argument_span is not None:
             argument = _text(analysis.text, use.argument_span)
