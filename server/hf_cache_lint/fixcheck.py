@@ -316,6 +316,21 @@ def preferred(items: Iterable[tuple[int, Finding]]) -> list[tuple[int, Finding, 
     return [(c, f, fix) for c, f in ordered for fix in f.fixes if fix.preferred]
 
 
+def fix_pass(cells: Sequence[str], items: Iterable[tuple[int, Finding]], accept: Callable[[int, Finding, Fix], bool],
+             notebook: bool = False, adapt: Callable[[int, Fix], Fix] | None = None,
+             ) -> tuple[list[str], list[tuple[int, Finding, Fix]]]:
+    """One round of fixing: `--fix` runs one per pass, fixAll one per request, so both pick the same edits.
+
+    Each finding's preferred fix (Errors first; `adapt` may rewrite it, e.g. into the file's newline style)
+    is taken when it conflicts with no fix taken before it (touching edits conflict: `conflicts`) and
+    `accept` verifies it; the taken fixes are applied together (`apply_chosen`). Returns the new cells and
+    the fixes applied."""
+    candidates = preferred(items)
+    if adapt is not None:
+        candidates = [(c, f, adapt(c, x)) for c, f, x in candidates]
+    return apply_chosen(cells, choose(candidates, accept), notebook)
+
+
 def apply_chosen(cells: Sequence[str], chosen: Sequence[tuple[int, Finding, Fix]],
                  notebook: bool = False) -> tuple[list[str], list[tuple[int, Finding, Fix]]]:
     """The cells with the chosen fixes applied, and the fixes that were. Each fix was verified alone; if

@@ -13,15 +13,7 @@ from hf_cache_lint.cli_support.notebook_io import Notebook
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import Edit, Fix
 from hf_cache_lint.engine.text import decode_source
-from hf_cache_lint.fixcheck import (
-    Recheck,
-    Verifier,
-    apply_chosen,
-    choose,
-    file_recheck,
-    notebook_recheck,
-    preferred,
-)
+from hf_cache_lint.fixcheck import Recheck, Verifier, file_recheck, fix_pass, notebook_recheck
 from hf_cache_lint.settings import Settings
 
 # A fix can enable or reveal another; Ruff loops up to 100 times, a handful is plenty for our rules.
@@ -58,22 +50,20 @@ def fix_cells(cells: Sequence[str], recheck: Recheck, notebook: bool = False, pa
     """The cells with preferred fixes applied pass after pass until nothing changes; and how many.
 
     Each pass checks the text, takes the preferred fixes in order (Errors first) that pass verification
-    (fixcheck: the result parses and the finding is gone) and do not conflict with one already taken
-    (fixcheck.choose, the chooser fixAll uses too), and applies them together.
+    (fixcheck: the result parses and the finding is gone) and do not conflict with one already taken,
+    and applies them together: one `fixcheck.fix_pass`, the round fixAll runs too.
     """
     current = list(cells)
     total = 0
     for _ in range(MAX_PASSES):
         items = recheck(current)
         newlines = [newline_of(c) for c in current]
-        candidates = [(c, f, with_newline(x, newlines[c])) for c, f, x in preferred(items)]
-        if not candidates:
-            break
+
+        def own_newlines(cell: int, fix: Fix, newlines: list[str] = newlines) -> Fix:
+            return with_newline(fix, newlines[cell])
+
         verifier = Verifier(current, recheck, notebook, path)
-        chosen = choose(candidates, verifier.ok)
-        if not chosen:
-            break
-        new, applied = apply_chosen(current, chosen, notebook)
+        new, applied = fix_pass(current, items, verifier.ok, notebook, own_newlines)
         if new == current:
             break
         current, total = new, total + len(applied)

@@ -19,7 +19,7 @@ from lsprotocol import types
 
 from hf_cache_lint.engine.edits import ignore_fix, is_ignore_fix
 from hf_cache_lint.engine.findings import Finding, Fix, Position, Severity, Span
-from hf_cache_lint.fixcheck import Verifier, apply_chosen, choose, file_recheck, notebook_recheck, preferred
+from hf_cache_lint.fixcheck import Verifier, file_recheck, fix_pass, notebook_recheck
 from hf_cache_lint.lsp.convert import SOURCE, from_client_position, split_lines, to_client_range
 from hf_cache_lint.lsp.documents import Part, Results, Unit
 from hf_cache_lint.lsp.server import HfCacheLintServer
@@ -120,11 +120,10 @@ async def on_engine(ls: HfCacheLintServer, work: Callable[[], T]) -> T:
 
 def fix_all(ls: HfCacheLintServer, unit: Unit, verifier: Verifier, results: Results, parts: Sequence[int],
             kind: str) -> types.CodeAction | None:
-    """Every verified preferred fix that conflicts with none taken before it (fixcheck.choose, the
-    chooser `--fix` uses), as one action. Runs on the engine thread."""
+    """Every verified preferred fix that conflicts with none taken before it (one `fixcheck.fix_pass`,
+    the round each `--fix` pass runs), as one action. Runs on the engine thread."""
     items = [(i, f) for i in parts for f in results.get(unit.parts[i].uri, ())]
-    chosen = choose(preferred(items), verifier.ok)
-    _, applied = apply_chosen(verifier.cells, chosen, unit.notebook)
+    _, applied = fix_pass(verifier.cells, items, verifier.ok, unit.notebook)
     edits: dict[str, tuple[int | None, list[types.TextEdit]]] = {}
     for i, _, fix in applied:
         part = unit.parts[i]
