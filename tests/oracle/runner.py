@@ -16,14 +16,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+# The outcome kinds (every rule error class, OTHER, OK) and the warned kinds come from the worker's table.
+from .worker.classifier import KINDS as KINDS
+from .worker.classifier import WARNED_KINDS as WARNED_KINDS
+
 REPO = Path(__file__).resolve().parents[2]
 ORACLE_DIR = Path(os.environ.get("ORACLE_DIR") or REPO / ".cache" / "oracle")  # same override as the setup script
 VENV_PYTHON = ORACLE_DIR / "venv" / "bin" / "python"
 WORKER = Path(__file__).resolve().parent / "worker" / "main.py"
 SETUP_HINT = "run `bash scripts/setup-oracle.sh` (builds .cache/oracle/, ~2 min, PyPI only)"
-KINDS = ("HFC001", "HFC002", "HFC004", "HFC005", "HFC007", "OTHER", "OK")
-# What a run that raises nothing may still show: a deprecation warning (`Outcome.warned`, `Outcome.verdict`).
-WARNED_KINDS = ("HFC006",)
 
 
 @dataclass(frozen=True)

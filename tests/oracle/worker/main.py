@@ -13,7 +13,6 @@ import faulthandler
 import json
 import logging
 import os
-import re
 import resource
 import select
 import signal
@@ -36,28 +35,13 @@ import sim  # noqa: E402
 import tiny  # noqa: E402
 import transformers  # noqa: E402
 import web  # noqa: E402
+from classifier import classify, classify_warnings  # noqa: E402  (the table of runtime error classes)
 
 # OMP_NUM_THREADS=1 (set above, before torch loads) keeps OpenMP from starting threads a fork would orphan.
 # Do NOT call torch.set_num_threads here: then every new thread in a forked child (5.x loads weights on a
 # thread pool) re-applies it and trips "pool INTERNAL ASSERT FAILED ... Invalid thread pool!".
 
 CHILD_MEMORY_BYTES = 6 << 30  # address-space cap per snippet (tiny models need well under 1 GiB)
-REMOVED_IMPORT = re.compile(r"cannot import name '(\w*Cache)' from 'transformers[\w.]*'")
-REMOVED_ATTRIBUTE = re.compile(r"has no attribute '?(to_legacy_cache|from_legacy_cache)'?|"
-                               r"module transformers has no attribute (\w*Cache)\b")
-CONFLICT = re.compile(r"Passing both `cache_implementation` .* and `(\w+)` \(a Cache object\)")
-# The deprecations HFC006 predicts: the FutureWarning of 5.24's `deprecate_kwarg` on generate's old cache
-# keywords, and the deprecation 5.x logs when it builds a cache from a deprecated `cache_implementation` name.
-DEPRECATIONS = (re.compile(r"`(past_key_values|cache_params)` is deprecated and will be removed in version [\d.]+ "
-                           r"for `\w+\.generate`"),
-                re.compile(r"Using `cache_implementation='\w+' is deprecated"))
-
-
-def classify_warnings(messages: list[str]) -> str:
-    """"HFC006" when a recorded warning is one of the cache deprecations, else ""."""
-    return "HFC006" if any(p.search(m) for p in DEPRECATIONS for m in messages) else ""
-
-
 class _Recorder(logging.Handler):
     """Collects transformers' logged warnings (`logger.warning_once` never goes through `warnings`)."""
 
@@ -87,33 +71,6 @@ def recording_warnings(into: list[str]) -> Iterator[None]:
     finally:
         warnings.showwarning = shown
         logger.removeHandler(handler)
-
-
-def classify(exc: BaseException | None) -> tuple[str, str]:
-    """(kind, detail): the HFC code whose runtime error this is, or OTHER / OK."""
-    if exc is None:
-        return "OK", ""
-    msg = str(exc)
-    if isinstance(exc, ValueError):
-        m = CONFLICT.search(msg)
-        if m:
-            return "HFC001", m.group(1)
-        if "tuple" in msg and "is not supported anymore" in msg:
-            return "HFC002", ""
-        if "Invalid `cache_implementation`" in msg:
-            return "HFC004", ""
-        if "`model_kwargs` are not used by the model" in msg:
-            return "HFC005", ""
-    # A cache API 5.x removed (HFC007): a cache class that no longer imports, or a removed Cache method.
-    if isinstance(exc, ImportError):
-        m = REMOVED_IMPORT.search(msg)
-        if m:
-            return "HFC007", m.group(1)
-    if isinstance(exc, AttributeError):
-        m = REMOVED_ATTRIBUTE.search(msg)
-        if m:
-            return "HFC007", m.group(1) or m.group(2)
-    return "OTHER", ""
 
 
 def snippet_line(exc: BaseException, path: str) -> int | None:

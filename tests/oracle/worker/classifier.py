@@ -1,0 +1,73 @@
+"""Which rule's runtime error a real run raised: the oracle's table of error classes (pure: no torch, no
+transformers, so the host side imports it too, as `runner.KINDS`).
+
+Adding a runtime error class is one row of `ERRORS` (or of `WARNINGS` for a rule that predicts a warning):
+the rule code, the exception type transformers raises, and a pattern of its message; the pattern's first
+non-empty group, if any, is the outcome's `detail` (CONTRIBUTING.md "Adding a runtime error class").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ErrorClass:
+    """An exception of `type` whose message matches `pattern` is the runtime error of rule `code`."""
+
+    code: str
+    type: type[BaseException]
+    pattern: re.Pattern[str]
+
+
+@dataclass(frozen=True)
+class WarningClass:
+    """A warning (warnings.warn or transformers' log) whose message matches `pattern` is what `code` predicts."""
+
+    code: str
+    pattern: re.Pattern[str]
+
+
+# First match wins, in this order.
+ERRORS: tuple[ErrorClass, ...] = (
+    ErrorClass("HFC001", ValueError, re.compile(r"Passing both `cache_implementation` .* and `(\w+)` \(a Cache object\)")),
+    ErrorClass("HFC002", ValueError, re.compile(r"\A(?=[\s\S]*tuple)[\s\S]*is not supported anymore")),
+    ErrorClass("HFC004", ValueError, re.compile(re.escape("Invalid `cache_implementation`"))),
+    ErrorClass("HFC005", ValueError, re.compile(re.escape("`model_kwargs` are not used by the model"))),
+    # A cache API 5.x removed (HFC007): a cache class that no longer imports, or a removed Cache method.
+    ErrorClass("HFC007", ImportError, re.compile(r"cannot import name '(\w*Cache)' from 'transformers[\w.]*'")),
+    ErrorClass("HFC007", AttributeError, re.compile(r"has no attribute '?(to_legacy_cache|from_legacy_cache)'?|"
+                                                    r"module transformers has no attribute (\w*Cache)\b")),
+)
+
+# The deprecations HFC006 predicts: the FutureWarning of 5.24's `deprecate_kwarg` on generate's old cache
+# keywords, and the deprecation 5.x logs when it builds a cache from a deprecated `cache_implementation` name.
+WARNINGS: tuple[WarningClass, ...] = (
+    WarningClass("HFC006", re.compile(r"`(past_key_values|cache_params)` is deprecated and will be removed in "
+                                      r"version [\d.]+ for `\w+\.generate`")),
+    WarningClass("HFC006", re.compile(r"Using `cache_implementation='\w+' is deprecated")),
+)
+
+# Every outcome kind a run can have: a rule's error, another exception, or none.
+KINDS: tuple[str, ...] = (*dict.fromkeys(e.code for e in ERRORS), "OTHER", "OK")
+# What a run that raises nothing may still show: a deprecation warning (`Outcome.warned`, `Outcome.verdict`).
+WARNED_KINDS: tuple[str, ...] = tuple(dict.fromkeys(w.code for w in WARNINGS))
+
+
+def classify(exc: BaseException | None) -> tuple[str, str]:
+    """(kind, detail): the HFC code whose runtime error this is, or OTHER / OK."""
+    if exc is None:
+        return "OK", ""
+    msg = str(exc)
+    for error in ERRORS:
+        if isinstance(exc, error.type):
+            m = error.pattern.search(msg)
+            if m:
+                return error.code, next((g for g in m.groups() if g), "")
+    return "OTHER", ""
+
+
+def classify_warnings(messages: list[str]) -> str:
+    """The code of the first warning class a recorded warning belongs to, else ""."""
+    return next((w.code for w in WARNINGS if any(w.pattern.search(m) for m in messages)), "")
