@@ -14,6 +14,7 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from functools import lru_cache
 
 from hf_cache_lint.engine import interp
 from hf_cache_lint.engine.analysis import Analysis
@@ -23,6 +24,7 @@ from hf_cache_lint.engine.gate import cannot_hold_finding
 from hf_cache_lint.engine.jedi_bridge import drop_foreign
 from hf_cache_lint.engine.prefilter import code_hits, might_use_removed_api
 from hf_cache_lint.engine.suppress import is_suppressed, suppressions
+from hf_cache_lint.engine.versions import REMOVED_GENERATE_KEYWORDS
 from hf_cache_lint.settings import Settings
 
 log = logging.getLogger("hf_cache_lint")
@@ -69,9 +71,20 @@ def check_source(
         # that says a trigger in code more than GATE_MAX_HITS times nearly always passes it (on transformers'
         # tree 1 of 18 such files did not), so compiling it would only add to its parse.
         if (not incremental and use_gate and not removed_api and hits <= GATE_MAX_HITS
-                and cannot_hold_finding(text, path, context or Context())):
+                and cannot_hold_finding(text, path, context or Context(), keyword_matters)):
             return CheckResult(path)
         return _run_rules(text, path, settings, context, incremental)
+
+
+@lru_cache(maxsize=4096)
+def keyword_matters(name: str) -> bool:
+    """The gate's `keyword_matters`: whether a rule may report on a generate call for the keyword `name` written
+    in it, when the call has no cache argument and no `cache_implementation`. Only HFC005 does: a misspelled
+    keyword, one the version removed, `generate_kwargs=` on a pipeline. A rule that comes to read other written
+    keywords on such calls must be added here (tests/engine/test_gate.py runs every rule example both ways)."""
+    from hf_cache_lint.rules.order import intended  # the rules load only when a module reaches the gate
+
+    return name == "generate_kwargs" or name in REMOVED_GENERATE_KEYWORDS or intended(name) is not None
 
 
 def _run_rules(text: str, path: str, settings: Settings, context: Context | None,
