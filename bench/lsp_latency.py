@@ -95,8 +95,8 @@ class Client:
     which lsprotocol 2025 requires; see docs/editors.md.)
     """
 
-    def __init__(self, command: list[str], cwd: Path) -> None:
-        self.command, self.cwd = command, cwd
+    def __init__(self, command: list[str], cwd: Path, server_path: str | None = None) -> None:
+        self.command, self.cwd, self.server_path = command, cwd, server_path
         self.process: asyncio.subprocess.Process | None = None
         self.ids = 0
         self.responses: dict[int, asyncio.Future[object]] = {}
@@ -104,8 +104,14 @@ class Client:
         self.publishes: asyncio.Queue[tuple[float, dict[str, object]]] = asyncio.Queue()
 
     async def start(self) -> None:
+        # An installed server has its .pyc files: compiling ours at every spawn is not the server's cost
+        # (PYTHONDONTWRITEBYTECODE, set in some shells, would make every start compile the changed modules).
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        if self.server_path:  # another checkout's server (--before), measured in the same run
+            env["PYTHONPATH"] = self.server_path
         self.process = await asyncio.create_subprocess_exec(
-            *self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=self.cwd)
+            *self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=self.cwd,
+            env=env)
         self.reader = asyncio.create_task(self._read())
 
     def _send(self, message: dict[str, object]) -> None:
@@ -163,9 +169,10 @@ def position(line: int, character: int) -> dict[str, int]:
     return {"line": line, "character": character}
 
 
-async def bench(name: str, command: list[str], options: object, path: Path, edits: int) -> Run:
+async def bench(name: str, command: list[str], options: object, path: Path, edits: int,
+                server_path: str | None = None) -> Run:
     text, uri = path.read_text(), path.as_uri()
-    client = Client(command, path.parent)
+    client = Client(command, path.parent, server_path)
     spawned = time.perf_counter()
     await client.start()
     await client.request("initialize", {  # answered once the server has imported everything
@@ -254,8 +261,13 @@ async def main() -> None:
     parser.add_argument("--servers", default=",".join(SERVERS), help="comma-separated subset of: " + ", ".join(SERVERS))
     parser.add_argument("--small-only", action="store_true", help="skip generation/utils.py")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--before", help="another checkout (e.g. a worktree of an older commit): its server runs too")
     args = parser.parse_args()
     chosen = {k: SERVERS[k] for k in args.servers.split(",")}
+    paths: dict[str, str | None] = {k: None for k in chosen}
+    if args.before:
+        chosen["hf-cache-lint before"] = SERVERS["hf-cache-lint"]
+        paths["hf-cache-lint before"] = str(Path(args.before).resolve() / "server")
     # Outside the repository: its pyproject excludes .cache from ruff, which would then lint nothing.
     work = Path(tempfile.mkdtemp(prefix="hf-cache-lint-bench-"))
     small = work / "script_100.py"
@@ -271,7 +283,7 @@ async def main() -> None:
         for path, edits in files:
             # Servers alternate within a round, so a change of load hits all of them.
             for name, (command, options) in chosen.items():
-                run = await bench(name, command, options, path, edits)
+                run = await bench(name, command, options, path, edits, paths[name])
                 per.setdefault((name, path.name), []).append(run)
                 print(f"round {rnd + 1}: " + json.dumps(asdict(run)), flush=True)
     runs = [_median_run(v) for v in per.values()]
@@ -279,18 +291,20 @@ async def main() -> None:
         runs.append(engine_only(path, edits))
     print()
     print(f"median of {args.rounds} rounds, load average {load:.1f} at start")
-    print(f"{'file':<22}{'server':<15}{'cold ms':>9}{'init ms':>9}{'p50 ms':>9}{'p95 ms':>9}{'RSS MB':>8}")
+    print(f"{'file':<22}{'server':<22}{'cold ms':>9}{'init ms':>9}{'p50 ms':>9}{'p95 ms':>9}{'RSS MB':>8}")
     for r in runs:
-        print(f"{r.file:<22}{r.server:<15}{r.cold_ms:>9}{r.initialize_ms:>9}{r.p50_ms:>9}{r.p95_ms:>9}"
+        print(f"{r.file:<22}{r.server:<22}{r.cold_ms:>9}{r.initialize_ms:>9}{r.p50_ms:>9}{r.p95_ms:>9}"
               f"{r.peak_rss_mb:>8}")
     for path, _ in files:
-        ours = next((r for r in runs if r.file == path.name and r.server == "hf-cache-lint"), None)
-        for other in ("ast baseline", "ruff server"):
-            base = next((r for r in runs if r.file == path.name and r.server == other), None)
-            if ours and base:
-                print(f"{path.name} vs {other}: p50 {ours.p50_ms / base.p50_ms:.2f}x, p95 {ours.p95_ms / base.p95_ms:.2f}x, "
-                      f"spawn->first diagnostics {ours.cold_ms / base.cold_ms:.2f}x, "
-                      f"spawn->initialized {ours.initialize_ms / base.initialize_ms:.2f}x")
+        for mine in ("hf-cache-lint", "hf-cache-lint before"):
+            ours = next((r for r in runs if r.file == path.name and r.server == mine), None)
+            for other in ("ast baseline", "ruff server"):
+                base = next((r for r in runs if r.file == path.name and r.server == other), None)
+                if ours and base:
+                    print(f"{mine}: {path.name} vs {other}: p50 {ours.p50_ms / base.p50_ms:.2f}x, "
+                          f"p95 {ours.p95_ms / base.p95_ms:.2f}x, "
+                          f"spawn->first diagnostics {ours.cold_ms / base.cold_ms:.2f}x, "
+                          f"spawn->initialized {ours.initialize_ms / base.initialize_ms:.2f}x")
     if args.json:
         args.json.write_text(json.dumps([asdict(r) for r in runs], indent=2))
 

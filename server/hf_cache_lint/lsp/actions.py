@@ -22,13 +22,10 @@ from hf_cache_lint.engine.findings import Finding, Fix, Position, Severity, Span
 from hf_cache_lint.fixcheck import Verifier, file_recheck, fix_pass, notebook_recheck
 from hf_cache_lint.lsp.convert import SOURCE, from_client_position, split_lines, to_client_range
 from hf_cache_lint.lsp.documents import Part, Results, Unit
+from hf_cache_lint.lsp.kinds import FIX_ALL, KINDS, NOTEBOOK_FIX_ALL, QUICKFIX
 from hf_cache_lint.lsp.server import HfCacheLintServer
 
-# eglot 1.9 lists only actions whose kind is exactly `quickfix` (docs/editors.md): no sub-kinds.
-QUICKFIX = types.CodeActionKind.QuickFix
-FIX_ALL = "source.fixAll.hf-cache-lint"
-NOTEBOOK_FIX_ALL = "notebook.source.fixAll.hf-cache-lint"
-KINDS = [QUICKFIX, FIX_ALL, NOTEBOOK_FIX_ALL]
+__all__ = ["FIX_ALL", "KINDS", "NOTEBOOK_FIX_ALL", "QUICKFIX", "code_actions", "quick_fixes", "wanted"]
 
 T = TypeVar("T")
 

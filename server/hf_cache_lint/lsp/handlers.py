@@ -1,6 +1,8 @@
 """LSP method -> handler. Each handler is a line or two; the work is in the feature modules.
 
-pygls injects the server only into a first parameter named `ls` (docs/editors.md), hence the names.
+pygls injects the server only into a first parameter named `ls` (docs/editors.md), hence the names. The
+modules of requests that come later (code actions, hover, completion) are imported by their handler, so
+start-up reads only what `initialize` and the first diagnostics need (lsp/documents.py warms the rest).
 """
 
 from __future__ import annotations
@@ -11,8 +13,9 @@ from typing import Any
 
 from lsprotocol import types
 
-from hf_cache_lint.lsp import actions, completion, config, diagnostics, hover, notebook, upgrade
+from hf_cache_lint.lsp import config, diagnostics, notebook, upgrade
 from hf_cache_lint.lsp.documents import warm_up
+from hf_cache_lint.lsp.kinds import KINDS
 from hf_cache_lint.lsp.server import HfCacheLintServer
 
 
@@ -84,8 +87,10 @@ def register(server: HfCacheLintServer) -> None:
     async def document_diagnostic(ls: HfCacheLintServer, params: types.DocumentDiagnosticParams) -> Any:
         return await diagnostics.pull(ls, params)
 
-    @feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=actions.KINDS))
+    @feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=KINDS))
     async def code_action(ls: HfCacheLintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        from hf_cache_lint.lsp import actions
+
         return await actions.code_actions(ls, params)
 
     @server.command(upgrade.COMMAND)
@@ -94,8 +99,12 @@ def register(server: HfCacheLintServer) -> None:
 
     @feature(types.TEXT_DOCUMENT_HOVER)
     async def on_hover(ls: HfCacheLintServer, params: types.HoverParams) -> types.Hover | None:
+        from hf_cache_lint.lsp import hover
+
         return await hover.hover(ls, params)
 
     @feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=['"', "'", "="]))
     async def on_completion(ls: HfCacheLintServer, params: types.CompletionParams) -> types.CompletionList | None:
+        from hf_cache_lint.lsp import completion
+
         return await completion.completion(ls, params)

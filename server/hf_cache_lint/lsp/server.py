@@ -14,17 +14,19 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from hf_cache_lint import __version__
-from hf_cache_lint.fixcheck import Verifier
 from hf_cache_lint.lsp import settings as lsp_settings
 from hf_cache_lint.lsp.documents import Part, Results, Unit, analyse_unit, uri_to_path
 from hf_cache_lint.lsp.protocol import Protocol
+
+if TYPE_CHECKING:  # fixcheck loads with the first code action (lsp/actions.py), not at start-up
+    from hf_cache_lint.fixcheck import Verifier
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +88,7 @@ class HfCacheLintServer(LanguageServer):
         self._locks_guard = threading.Lock()
         self.loop: asyncio.AbstractEventLoop | None = None  # set at initialize, for thread-safe logging
         self.exit_status = 0  # the process's status: `exit` without `shutdown` makes it 1 (the spec)
+        self.rest_warmed = False  # the modules of later requests, imported once the first results are out
 
     def _start_io_async(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """pygls 2.1's `_start_io_async` with lsp/wire.py's message loop: a bad frame or invalid params get
@@ -158,6 +161,10 @@ class HfCacheLintServer(LanguageServer):
                 # Nobody wants this run any more: drop it if it has not started (a running thread
                 # cannot be interrupted; its result is then simply discarded).
                 shared.future.cancel()
+        if not self.rest_warmed:
+            self.rest_warmed = True
+            # Queued behind nothing urgent: the first diagnostics go out as soon as the caller returns.
+            asyncio.get_running_loop().run_in_executor(self.engine, _warm_rest)
         return results
 
     def unit_lock(self, uri: str) -> threading.Lock:
@@ -226,6 +233,14 @@ class HfCacheLintServer(LanguageServer):
     def pull_diagnostics(self) -> bool:
         """Like ruff and pylance: pull when the client can, else push (Neovim 0.7, eglot, ALE)."""
         return self.supports("text_document.diagnostic")
+
+
+def _warm_rest() -> None:
+    """On the engine thread, after the first results: what code actions, hover and completion import."""
+    try:
+        from hf_cache_lint.lsp import actions, completion, hover  # noqa: F401
+    except Exception:  # the request that needs them will fail the same way and report it
+        log.exception("warming the request modules failed")
 
 
 def _forget_tree(path: str) -> None:
