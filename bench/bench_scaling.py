@@ -77,10 +77,11 @@ def main() -> None:
             assert result is not None
             found = conflict_line(text) in {f.span.start.line for f in result.findings if f.code == "HFC001"}
             note = "; ".join(getattr(result, "notes", ())) or (result.error.message if result.error else "-")
-            meter = getattr(it, "meter", None)  # absent before the budget: the same table for an older engine
+            run_state = getattr(it, "session", it)  # the interpreter's parts share one session (engine/interpreter/)
+            meter = getattr(run_state, "meter", None)  # absent before the budget: the same table for an older engine
             work = f"{meter.work:,}" if meter is not None else "-"
             print(f"| {shape} | {n:,} | {text.count(chr(10)):,} | {t_ast:.3f} | {t_check:.2f} | {t_check / t_ast:.0f} "
-                  f"| {t_parso:.2f} | {t_interp:.2f} | {it.steps:,} | {work} | {'yes' if found else 'NO'} "
+                  f"| {t_parso:.2f} | {t_interp:.2f} | {run_state.steps:,} | {work} | {'yes' if found else 'NO'} "
                   f"| {note} |", flush=True)
     print(f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024} MiB")
 

@@ -26,8 +26,8 @@ _SPEC.loader.exec_module(shapes)
 def _work(text: str) -> tuple[int, int, interp.Interpreter]:
     it = interp.Interpreter(text, "<budget>", Context())
     it.run_module(interp.parse(text))
-    assert it.stopped is None, it.stopped
-    return it.steps, it.meter.work, it
+    assert it.session.stopped is None, it.session.stopped
+    return it.session.steps, it.session.meter.work, it
 
 
 @pytest.mark.parametrize("shape", sorted(shapes.SHAPES))
@@ -54,7 +54,7 @@ def test_a_value_combined_with_itself_widens_instead_of_doubling() -> None:
     text = "def pick(a, b):\n    if a:\n        return b\n    return a\n\np = 'x'\nq = 'y'\n" + \
         "p = pick(p, q)\nq = pick(q, p)\n" * 20
     _, _, it = _work(text)
-    p = it.module_state.names["p"]
+    p = it.session.module_state.names["p"]
     assert isinstance(p, Maybe) and len(p.options) <= MAX_OPTIONS
 
 
@@ -62,8 +62,8 @@ def test_a_long_elif_chain_keeps_a_bounded_value() -> None:
     text = "import os\nx = os.environ.get('X')\n" + "".join(
         f"{'if' if i == 0 else 'elif'} x == '{i}':\n    mode = {i}\n" for i in range(300))
     it = interp.Interpreter(text, "<budget>", Context())
-    it.exec_block(interp.parse(text).children)  # type: ignore[attr-defined]
-    mode = it.state.names["mode"]  # the module's state after the chain
+    it.statements.exec_block(interp.parse(text).children)  # type: ignore[attr-defined]
+    mode = it.session.state.names["mode"]  # the module's state after the chain
     assert isinstance(mode, Maybe) and len(mode.options) == MAX_OPTIONS
 
 
@@ -96,9 +96,9 @@ def test_a_skipped_assignment_forgets_its_old_value() -> None:
 
 
 def test_a_file_past_the_budget_says_where_it_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
-    from hf_cache_lint.engine import core
+    from hf_cache_lint.engine.interpreter import session
 
-    monkeypatch.setattr(core, "HARD_STEPS", 2_000)
+    monkeypatch.setattr(session, "HARD_STEPS", 2_000)
     text = shapes.HEAD + "model.generate(past_key_values=DynamicCache(), cache_implementation='static')\n" + \
         shapes.big_dict(3000) + shapes.TAIL
     result = check_source(text, "<budget>")

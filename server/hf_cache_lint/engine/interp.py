@@ -1,11 +1,5 @@
-"""The abstract interpreter: runs a module's statements in order over abstract values.
-
-It executes nothing. Per scope it keeps what is known about each name (a model and its
-generation config, a GenerationConfig, a kwargs dict, a cache, a pipeline), follows branches with
-their conditions, inlines calls to the module's own functions (bounded), and records every call
-that reaches `generate` with the facts that meet there. Functions nobody calls in the module
-(request handlers, methods) run afterwards against the module's final state, parameters unknown.
-"""
+"""The interpreter's entry points: parse a text (parso, error-recovering, incremental per editor buffer) and
+analyse it into an `Analysis` (the facts the rules read). The interpreter itself is engine/interpreter/."""
 
 from __future__ import annotations
 
@@ -13,21 +7,10 @@ import parso
 
 from hf_cache_lint.engine.analysis import Analysis
 from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.interpreter import Interpreter
 from hf_cache_lint.engine.removed_api import removed_api_uses
-from hf_cache_lint.engine.statements import Statements
-from hf_cache_lint.engine.version_guard import VersionGuards
 
 _GRAMMAR = parso.load_grammar()  # type: ignore[attr-defined]
-
-
-class Interpreter(Statements):
-    """Statements (statements.py) over expressions (evaluate.py) and known APIs (known.py)."""
-
-    def run_module(self, tree: object) -> None:
-        self.guards = VersionGuards(tree, self.target, self.text)
-        self.exec_block(tree.children)  # type: ignore[attr-defined]
-        self.module_done = True
-        self.run_uncalled()
 
 
 def forget(incremental_key: str) -> None:
@@ -52,15 +35,19 @@ def analyse(text: str, path: str, context: Context, tree: object | None = None,
         key = incremental if isinstance(incremental, str) else \
             path if incremental and not path.startswith("<") else None
         tree = parse(text, key)
-    interp = Interpreter(text, path, context)
-    interp.run_module(tree)
-    assert interp.guards is not None
+    interpreter = Interpreter(text, path, context)
+    interpreter.run_module(tree)
+    s = interpreter.session
+    assert s.guards is not None
     try:
-        removed = removed_api_uses(tree, text, context.target, interp.guards)
+        removed = removed_api_uses(tree, text, context.target, s.guards)
     except RecursionError:  # a statement too deeply nested for its walk (the interpreter noted it)
         removed = ()
-    return Analysis(text=text, path=path, context=context, calls=tuple(interp.calls),
-                    ci_values=tuple(dict.fromkeys(interp.ci_values)), tree=tree,
+    return Analysis(text=text, path=path, context=context, calls=tuple(s.calls),
+                    ci_values=tuple(dict.fromkeys(s.ci_values)), tree=tree,
                     removed_api=removed,
-                    version_guarded=tuple(sorted(interp.version_guarded, key=lambda b: (b[0].start, b[0].end))),
-                    stopped=interp.stopped, skipped=tuple(interp.skipped))
+                    version_guarded=tuple(sorted(s.version_guarded, key=lambda b: (b[0].start, b[0].end))),
+                    stopped=s.stopped, skipped=tuple(s.skipped))
+
+
+__all__ = ["Interpreter", "analyse", "forget", "parse"]

@@ -116,13 +116,12 @@ def _analyse(path: Path, context: Context) -> Exports | None:
         return None
     if not any(w in text for w in FACT_WORDS):
         return Exports(str(path), {}, {})
-    interp = Interpreter(text, str(path), context)
-    interp.recording = False
+    interpreter = Interpreter(text, str(path), context)
     try:
-        interp.exec_block(parse(text).children)  # type: ignore[attr-defined]
+        interpreter.run_top_level(parse(text))
     except RecursionError:
         return None
-    state = interp.module_state
+    state = interpreter.session.module_state
     return Exports(str(path), dict(state.names), state.heap.as_dict())
 
 

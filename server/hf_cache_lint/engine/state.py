@@ -1,4 +1,30 @@
-"""The interpreter's per-path state: local names, the heap, the path's conditions; and joins."""
+"""The interpreter's per-path state: local names, the heap, the path's conditions; and the join of two
+paths where they meet (after an `if`, a `try`, a function's return paths, a loop's passes).
+
+Join rules, by what meets (`a`, `b`: the two paths; `ca`, `cb`: the conditions that led into each, None
+when the paths are not a condition's two sides, e.g. a `try` body and its `except`):
+
+- A dead path (after `return`, `raise`, `break`) contributes nothing: the other path's state is taken.
+- A name, an attribute of a user object (InstanceState) and a dict entry's value are *values*: equal
+  values stay as they are; two different values — of the same kind or of different kinds (a `Const` and a
+  `CacheVal`, a `Ref` and an `Unknown`) — become one `Maybe` holding each with its condition
+  (`_merge_value`); a `Maybe` meeting anything contributes its own options, each keeping its condition.
+  A name bound on one path only becomes a one-option `Maybe` under that path's condition. No kind is
+  widened to another: readers decide what a `Maybe` means (values.py, `Maybe`). Past MAX_OPTIONS options
+  one unknown option stands for the rest.
+- Heap objects meet by id (`_merge_obj`). Two objects of different kinds under one id keep the first
+  path's object (a guard: an id is never given to another kind); so do two different ModelStates (the
+  first path's generate replacement, aliases, wrapper and config ref win).
+  - ConfigState / PipelineState: their `cache_implementation` Settings meet by `merge_setting`: a
+    string value beats none (unset, None or an unknown value) and carries the condition of the path that
+    set it; two different strings keep the first path's, under its condition.
+  - DictState: the keys of both (the first path's order, then the second's new keys); a key on one path
+    only keeps its entry under that path's condition; a key with different values on both holds their
+    `Maybe` (each option under its path's condition, the entry itself unconditioned); opaque if either is.
+  - InstanceState: each attribute as a value (above).
+- The joined path keeps the conditions from before the fork (`base_path`); the heap is shared copy-on-write
+  (`Heap`), so only what either path changed is visited.
+"""
 
 from __future__ import annotations
 
@@ -141,6 +167,8 @@ def _with_cond(s: Setting | None, cond: Cond | None) -> Setting | None:
 
 
 def merge_setting(a: Setting | None, b: Setting | None, ca: Cond | None, cb: Cond | None) -> Setting | None:
+    """Two `cache_implementation` settings meeting: a set value wins over none, under its path's condition;
+    of two different set values the first path's is kept (under its condition)."""
     if a == b:
         return a
     if a is None or a.value is None:
@@ -151,6 +179,7 @@ def merge_setting(a: Setting | None, b: Setting | None, ca: Cond | None, cb: Con
 
 
 def _merge_value(a: Value | None, b: Value | None, ca: Cond | None, cb: Cond | None) -> Value | None:
+    """Two values meeting (None: unbound on that path): equal stays, anything else is a `Maybe` of both."""
     if a == b:
         return a
     options: list[tuple[Value, Cond | None]] = []
@@ -167,6 +196,7 @@ def _merge_value(a: Value | None, b: Value | None, ca: Cond | None, cb: Cond | N
 
 
 def _merge_obj(a: HeapObj, b: HeapObj, ca: Cond | None, cb: Cond | None) -> HeapObj:
+    """Two states of one heap object meeting (the rules in the module docstring)."""
     if a == b or type(a) is not type(b):
         return a
     if isinstance(a, ConfigState) and isinstance(b, ConfigState):

@@ -1,8 +1,13 @@
-"""Abstract values the interpreter tracks, and the per-path state (names + heap) they live in.
+"""The value model: the abstract values the interpreter tracks, and the heap objects `Ref`s point at.
 
-Objects that user code mutates through aliases (models, generation configs, dicts, instances)
-live on a heap addressed by `Ref`; their states are frozen and replaced on mutation, so a branch
-copies the state cheaply and a join merges it field by field.
+Immutable values (`Const`, `CacheVal`, `TupleVal`, `Symbol`, `Output`, `Method`, `Partial`, `Function`,
+`ClassDef`, `Lazy`, `Unknown`, `Maybe`) are compared by value. Objects that user code mutates through
+aliases (models, generation configs, dicts, instances, pipelines) live on a heap addressed by `Ref`; their
+states are frozen and replaced on mutation, so a branch copies the state cheaply and a join merges it
+field by field. How two values or two heap states meet is written down in state.py.
+
+A new kind of value is added to `Value` (or a new heap object to `HeapObj`) here, with its join rule in
+state.py, its copy in interpreter/imports.py (`_Copier`) and what reaches through it in `state.reachable`.
 """
 
 from __future__ import annotations
@@ -119,7 +124,14 @@ class Lazy:
 
 @dataclass(frozen=True)
 class Maybe:
-    """A value that differs by path: each option with the condition under which it holds."""
+    """A value that differs by path: each option with the condition under which it holds (None: on some
+    path the linter cannot name). Built by joins (state.py) and `a if c else b`; never nested (`maybe()`
+    flattens). Readers decide what it means for them: a cache argument takes its first option that is not
+    None on a live path, None on the others making it conditional (generate_calls.py `kind_of`); an
+    attribute of it is known only when every option gives the same (expressions.py `attribute`); a call
+    of it calls its first option that is not Unknown (calls.py); `**` of it sets each key under the
+    condition of the options that hold it (expressions.py `_merge_options`); a subscript of it is unknown.
+    """
 
     options: tuple[tuple[Value, Cond | None], ...]
 

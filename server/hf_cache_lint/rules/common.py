@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hf_cache_lint.engine.analysis import CacheImpl, GenerateCall, Site
-from hf_cache_lint.engine.generate import CACHE_KEYWORDS
+from hf_cache_lint.engine.keywords import CACHE_KEYWORDS
 from hf_cache_lint.engine.versions import Target
 
 

@@ -12,7 +12,7 @@ import difflib
 import re
 
 from hf_cache_lint.engine.analysis import GenerateCall, Keyword, ModelInfo
-from hf_cache_lint.engine.generate import CACHE_KEYWORDS
+from hf_cache_lint.engine.keywords import CACHE_KEYWORDS
 from hf_cache_lint.engine.versions import Target
 from hf_cache_lint.rules.common import accepts
 

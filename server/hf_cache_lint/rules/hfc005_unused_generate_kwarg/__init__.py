@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 from hf_cache_lint.engine.analysis import Analysis, GenerateCall, Keyword
 from hf_cache_lint.engine.edits import remove_argument, rename_keyword
 from hf_cache_lint.engine.findings import Edit, Finding, Fix, Severity
-from hf_cache_lint.engine.generate import CACHE_KEYWORDS
+from hf_cache_lint.engine.keywords import CACHE_KEYWORDS
 from hf_cache_lint.engine.versions import unused_kwargs_message
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc005_unused_generate_kwarg.examples import INVALID

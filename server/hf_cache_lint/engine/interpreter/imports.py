@@ -1,5 +1,6 @@
-"""Copying a value exported by another module into this analysis's heap (fresh ids, sites marked
-with that module's path, its functions and classes left opaque)."""
+"""Workspace imports: `from mymodule import model` is a `Lazy` value until it matters; then the module is
+analysed (engine/modules.py) and the exported value copied into this analysis's heap (fresh ids, sites
+marked with that module's path, its functions and classes left opaque)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 from hf_cache_lint.engine import modules
 from hf_cache_lint.engine.analysis import Site
-from hf_cache_lint.engine.core import Core
+from hf_cache_lint.engine.interpreter.session import Session
 from hf_cache_lint.engine.modules import Exports
 from hf_cache_lint.engine.values import (
     CacheVal,
@@ -38,7 +39,15 @@ from hf_cache_lint.engine.values import (
 MAX_MODULES_PER_CHECK = 8
 
 
-class Importer(Core):
+class WorkspaceImports:
+    """Resolves `Lazy` values (the only part that analyses another module). Inputs: the session (the
+    importing file's path and context, its heap for the copies)."""
+
+    def __init__(self, session: Session) -> None:
+        self.s = session
+        self.resolved: dict[tuple[str, int, str], Value] = {}  # lazy workspace imports, once each
+        self.modules_analysed = 0
+
     def force(self, value: Value) -> Value:
         """The value behind a lazy workspace import (a Symbol when the module says nothing useful)."""
         if not isinstance(value, Lazy):
@@ -49,23 +58,25 @@ class Importer(Core):
         return self.resolved[key]
 
     def _resolve(self, lazy: Lazy) -> Value:
-        importer = Path(self.path) if self.path and not self.path.startswith("<") else None
-        roots = tuple(p for p in (self.context.workspace, importer.parent if importer else None) if p is not None)
-        roots += self.context.extra_paths
+        importer = Path(self.s.path) if self.s.path and not self.s.path.startswith("<") else None
+        roots = tuple(p for p in (self.s.context.workspace, importer.parent if importer else None) if p is not None)
+        roots += self.s.context.extra_paths
         found = modules.resolve(lazy.module, lazy.level, importer, roots)
         if found is None or self.modules_analysed >= MAX_MODULES_PER_CHECK or not modules.assigns(found, lazy.name):
             return Symbol(lazy.qualname)
         self.modules_analysed += 1
-        exp = modules.exports(found, self.context)
+        exp = modules.exports(found, self.s.context)
         value = exp.names.get(lazy.name) if exp is not None else None
         if exp is None or value is None or isinstance(value, (Function, ClassDef, Symbol, Lazy)):
             return Symbol(lazy.qualname)
-        return _Copier(self, exp).value(value, lazy.name)
+        return _Copier(self.s, exp).value(value, lazy.name)
 
 
 class _Copier:
-    def __init__(self, interp: Core, exp: Exports) -> None:
-        self.interp = interp
+    """Copies one exported value (and what it reaches on the exporting module's heap) into the session's heap."""
+
+    def __init__(self, session: Session, exp: Exports) -> None:
+        self.s = session
         self.exp = exp
         self.done: dict[int, Ref] = {}
 
@@ -97,9 +108,9 @@ class _Copier:
         if r.id in self.done:
             return self.done[r.id]
         obj = self.exp.heap.get(r.id)
-        new = self.interp.new(ConfigState())  # placeholder keeps cycles finite
+        new = self.s.new(ConfigState())  # placeholder keeps cycles finite
         self.done[r.id] = new
-        self.interp.put(new, self.obj(obj) if obj is not None else ConfigState())
+        self.s.put(new, self.obj(obj) if obj is not None else ConfigState())
         return new
 
     def obj(self, o: HeapObj) -> HeapObj:

@@ -1,4 +1,9 @@
-"""The interpreter's shared state and small services (heap, lookups, recording)."""
+"""One analysis's shared state, passed to every part of the interpreter: the current path's `State`, the
+heap, the budget, the module-wide facts the parts leave for each other, and what is recorded.
+
+A part reads and replaces `session.state` (a branch forks it, a function call swaps it); nothing else
+holds a path's state. The bounds below are the per-file budget.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +19,7 @@ from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import Span
 from hf_cache_lint.engine.nodes import Arg, Node, code, span
 from hf_cache_lint.engine.state import Meter, State
-from hf_cache_lint.engine.values import DictState, HeapObj, Ref, Setting, Symbol, Unknown, Value
+from hf_cache_lint.engine.values import ConfigState, Const, HeapObj, Ref, Setting, Symbol, Unknown, Value
 from hf_cache_lint.engine.version_guard import VersionGuards
 
 
@@ -24,6 +29,11 @@ class EvArg:
 
     arg: Arg
     value: Value
+
+    @property
+    def name(self) -> str | None:
+        """The keyword it is written under (None for a positional or `*`/`**` argument)."""
+        return self.arg.name
 
 
 # Bounds that keep a keystroke cheap on pathological input. Together they are the per-file budget:
@@ -39,23 +49,37 @@ MAX_HEAP = 200_000  # objects on the heap (dicts, models, configs, instances); p
 MAX_LOOP_REPEAT_DEPTH = 2  # loops nested deeper run their body once (a second pass each would be 2^depth)
 
 
-class Core:
+def site_at(node: Node, description: str | None = None) -> Site:
+    """Where a value was written: the node's span and (by default) its first 80 characters."""
+    return Site(span(node), description if description is not None else code(node)[:80])
+
+
+def site_of(whole: object, description: str) -> Site:
+    """A site for a span already computed (a whole call)."""
+    assert isinstance(whole, Span)
+    return Site(whole, description)
+
+
+class Session:
+    """The state all parts share for one module's analysis (see the module docstring)."""
+
     def __init__(self, text: str, path: str, context: Context) -> None:
         self.text = text
         self.path = path
         self.context = context
         self.target = context.target
         self.meter = Meter()
-        self.state = State(meter=self.meter)
-        self.module_state = self.state
-        self.module_done = False
+        self.state = State(meter=self.meter)  # the current path
+        self.module_state = self.state  # the module's globals (what a function body reads past its locals)
+        self.module_done = False  # the top level has run; uncalled functions run now
         self.calls: list[GenerateCall] = []
         self.ci_values: list[CiValue] = []
-        self.recording = True
+        self.recording = True  # False while a workspace module is analysed for its exports only
         self.stack: list[Any] = []  # function nodes being inlined
+        self.returns: list[tuple[Value, State]] = []  # the `return`s of the function running now
         self.called: set[int] = set()  # id() of function nodes inlined at least once
         self.functions: list[tuple[Any, str | None]] = []  # module-level defs and methods: (node, class)
-        self.via: Site | None = None
+        self.via: Site | None = None  # the outermost call site of the function running now
         self.steps = 0
         self.loop_depth = 0
         # Environment variables the module sets (os.environ[...] = / setdefault), in order.
@@ -71,8 +95,6 @@ class Core:
         self.unsloth_fast_disabled: bool | None = None  # decided when unsloth is first imported
         # Folders this module saved a model or GenerationConfig to: resolved path -> its cache_implementation.
         self.saved: dict[str, Setting | None] = {}
-        self.resolved: dict[tuple[str, int, str], Value] = {}  # lazy workspace imports, once each
-        self.modules_analysed = 0
         self._next_id = 1
         # The folder the file is in as named (not a symlink's target): a read root (engine/confine.py).
         self.file_dir = Path(os.path.abspath(path)).parent if path and not path.startswith("<") else None
@@ -100,6 +122,10 @@ class Core:
         self.stopped = Incomplete(reason, stmt.start_pos[0])
         return True
 
+    def may_inline(self) -> bool:
+        """Whether the budget still allows inlining a call (past MAX_STEPS or half the work, calls are opaque)."""
+        return self.steps <= MAX_STEPS and self.meter.work <= MAX_WORK // 2
+
     # -- heap ---------------------------------------------------------------
     def new(self, obj: HeapObj) -> Ref:
         ref = Ref(self._next_id)
@@ -120,38 +146,17 @@ class Core:
         if self.state is not self.module_state and name in self.module_state.names:
             return self.module_state.names[name]
         if name == "__file__" and self.path and not self.path.startswith("<"):
-            from hf_cache_lint.engine.values import Const
-
             return Const(str(Path(self.path).resolve()))
         return Symbol(f"builtins.{name}") if name in _BUILTINS else Unknown(f"`{name}`")
 
     def folder_key(self, folder: str) -> str:
+        """A folder named in the code, resolved as the program would (relative to the workspace or file)."""
         p = Path(folder)
         if not p.is_absolute():
             p = (self.context.workspace or self.file_dir or Path.cwd()) / p
         return real(p)  # realpath: a symlink loop named in the code must not raise
 
-    def site_of(self, whole: object, description: str) -> Site:
-        assert isinstance(whole, Span)
-        return Site(whole, description)
-
-    # -- implemented by the mixins --------------------------------------------
-    def eval(self, node: Node) -> Value:
-        raise NotImplementedError
-
-    def exec_block(self, statements: list[Node]) -> None:
-        raise NotImplementedError
-
-    def merge_into(self, d: DictState, value: Value) -> DictState:
-        raise NotImplementedError
-
-    def force(self, value: Value) -> Value:
-        raise NotImplementedError
-
     # -- recording ----------------------------------------------------------
-    def site(self, node: Node, description: str | None = None) -> Site:
-        return Site(span(node), description if description is not None else code(node)[:80])
-
     def record_call(self, call: GenerateCall) -> None:
         if self.recording:
             self.calls.append(call)
@@ -168,15 +173,11 @@ class Core:
                 self.note_ci_value(a.value, where)
 
     def note_ci_value(self, value: Value, where: str = "keyword") -> None:
-        from hf_cache_lint.engine.values import Const
-
         if isinstance(value, Const) and isinstance(value.value, str) and value.site is not None:
             self.record_ci(CiValue(value.value, value.site.span, where))
 
     def note_validated(self, config: Value | None) -> None:
         """transformers validates this GenerationConfig now: an invalid value assigned to it raises here."""
-        from hf_cache_lint.engine.values import ConfigState
-
         cfg = self.obj(config) if config is not None else None
         if isinstance(cfg, ConfigState) and cfg.ci is not None and cfg.ci.site is not None:
             pending = self.pending_ci.get(cfg.ci.site.span)

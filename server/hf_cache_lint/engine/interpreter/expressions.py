@@ -1,12 +1,15 @@
-"""Expressions to abstract values: names, attributes, literals, subscripts, calls."""
+"""Expressions to abstract values: names, literals, containers, attributes, subscripts, `a if c else b`;
+a call's arguments are evaluated here and the call itself handed to the call dispatch (calls.py)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from hf_cache_lint.engine.analysis import CiValue
 from hf_cache_lint.engine.constants import literal_truth, number_value
-from hf_cache_lint.engine.importer import Importer
-from hf_cache_lint.engine.known import Known
-from hf_cache_lint.engine.nodes import Node, code, span, string_value
+from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
+from hf_cache_lint.engine.interpreter.session import EvArg, Session, site_at
+from hf_cache_lint.engine.nodes import Node, call_args, code, span, string_value
 from hf_cache_lint.engine.values import (
     NONE,
     UNKNOWN,
@@ -31,6 +34,9 @@ from hf_cache_lint.engine.values import (
     tuple_val,
 )
 
+if TYPE_CHECKING:
+    from hf_cache_lint.engine.interpreter.calls import CallDispatch
+
 _KEYWORD_CONSTS = {"None": None, "True": True, "False": False}
 CACHE_ATTRS = ("past_key_values", "cache", "cache_params")
 # Attributes whose use on an imported workspace name is worth analysing that module for.
@@ -39,37 +45,51 @@ FORCING_ATTRS = frozenset({"generate", "generation_config", "save_pretrained", "
                            *CACHE_ATTRS})
 
 
-class Evaluator(Known, Importer):
+class Expressions:
+    """Evaluates one expression node on the session's current path (each node is a step of the budget).
+
+    Inputs: the session, the workspace imports (to force a `Lazy` name where its value matters) and, wired
+    by the Interpreter once built, the call dispatch (`dispatch`) that a `f(...)` trailer goes to. An
+    expression may change the state: a call runs, `x := v` binds, a dict display allocates on the heap.
+    A new expression form goes in `eval`; a new attribute of a tracked object goes in `attribute`.
+    """
+
+    dispatch: CallDispatch
+
+    def __init__(self, session: Session, imports: WorkspaceImports) -> None:
+        self.s = session
+        self.imports = imports
+
     def eval(self, node: Node) -> Value:
-        self.steps += 1
+        self.s.steps += 1
         t = node.type
         if t == "name":
-            return self.lookup(node.value)
+            return self.s.lookup(node.value)
         if t == "keyword":
-            return Const(_KEYWORD_CONSTS[node.value], self.site(node)) if node.value in _KEYWORD_CONSTS else UNKNOWN
+            return Const(_KEYWORD_CONSTS[node.value], site_at(node)) if node.value in _KEYWORD_CONSTS else UNKNOWN
         if t in ("string", "strings"):
             s = string_value(node)
-            return Const(s, self.site(node)) if s is not None else UNKNOWN
+            return Const(s, site_at(node)) if s is not None else UNKNOWN
         if t == "number":
             n = number_value(node.value)
-            return Const(n, self.site(node)) if n is not None else UNKNOWN
+            return Const(n, site_at(node)) if n is not None else UNKNOWN
         if t in ("power", "atom_expr"):
             return self.eval_trailers(node)
         if t == "atom":
             return self.eval_atom(node)
         if t in ("testlist_star_expr", "testlist", "exprlist"):
-            return tuple_val(self.site(node), (self.eval(c) for c in node.children if c.type != "operator"))
+            return tuple_val(site_at(node), (self.eval(c) for c in node.children if c.type != "operator"))
         if t == "test" and len(node.children) == 5:  # a if c else b
             decided = literal_truth(node.children[2])
-            if decided is None and self.guards is not None:
-                decided = self.guards.decide(node.children[2])
+            if decided is None and self.s.guards is not None:
+                decided = self.s.guards.decide(node.children[2])
             if decided is not None:
                 return self.eval(node.children[0 if decided else 4])
             test = node.children[2]
             # Each side under its condition, so `c if flag else None` and a value set under `not flag`
             # are seen to exclude each other (the path decides the test where it already knows it).
             cond = Cond(code(test.children[1]), False) if test.type == "not_test" else Cond(code(test), True)
-            known = self.state.decides(cond)
+            known = self.s.state.decides(cond)
             if known is not None:
                 return self.eval(node.children[0 if known else 4])
             a, b = self.eval(node.children[0]), self.eval(node.children[4])
@@ -79,7 +99,7 @@ class Evaluator(Known, Importer):
             return maybe((v, None) for v in vals)
         if t == "namedexpr_test":
             value = self.eval(node.children[2])
-            self.state.names[node.children[0].value] = value
+            self.s.state.names[node.children[0].value] = value
             return value
         if t in ("await", "atom_expr") or (t == "keyword" and node.value == "await"):
             return self.eval(node.children[-1])
@@ -93,10 +113,10 @@ class Evaluator(Known, Importer):
             return self.eval_dict(node.children[1] if len(node.children) == 3 else None, node)
         if first.value == "(":
             if len(node.children) == 2:
-                return TupleVal(self.site(node))
+                return TupleVal(site_at(node))
             inner = node.children[1]
             if inner.type == "testlist_comp" and any(c.type == "operator" and c.value == "," for c in inner.children):
-                return tuple_val(self.site(node), (self.eval(c) for c in inner.children if c.type != "operator"))
+                return tuple_val(site_at(node), (self.eval(c) for c in inner.children if c.type != "operator"))
             if inner.type == "testlist_comp":  # a generator expression
                 return UNKNOWN
             return self.eval(inner)
@@ -110,13 +130,13 @@ class Evaluator(Known, Importer):
         if body is not None and body.type == "dictorsetmaker":
             kids = body.children
             if any(c.type in ("comp_for", "sync_comp_for") for c in kids):
-                return self.new(DictState(opaque=True))
+                return self.s.new(DictState(opaque=True))
             i = 0
             while i < len(kids):
                 c = kids[i]
                 if c.type == "operator" and c.value == "**":
                     spread = self.eval(kids[i + 1])
-                    src = self.obj(self.force(spread))
+                    src = self.s.obj(self.imports.force(spread))
                     if isinstance(spread, Maybe):  # rebound on some paths: merge_into sets keys by condition
                         merged = self.merge_into(DictState.build(items, opaque), spread)
                         items, opaque = list(merged.entries), merged.opaque
@@ -133,17 +153,29 @@ class Evaluator(Known, Importer):
                     if key is None:
                         opaque = True
                     else:
-                        items.append((key, self.eval(vnode), self.site(c, f"`{code(c)}: {_head(vnode, 40)}`"), None))
+                        items.append((key, self.eval(vnode), site_at(c, f"`{code(c)}: {_head(vnode, 40)}`"), None))
                         self.note_ci(key, vnode, "dict")
                     i += 4
                     continue
                 i += 1
-        return self.new(DictState.build(items, opaque))
+        return self.s.new(DictState.build(items, opaque))
+
+    def eval_args(self, trailer: Node) -> list[EvArg]:
+        """A call trailer's arguments, each evaluated, in order."""
+        out = []
+        # A `cache_implementation=` keyword is checked only where transformers receives it (generate, a
+        # GenerationConfig, a pipeline that reaches generate): another callee (a user's own `generate`, another
+        # library) takes its own parameters.
+        for a in call_args(trailer):
+            out.append(EvArg(a, self.eval(a.value)))
+        return out
 
     def merge_into(self, d: DictState, value: Value) -> DictState:
+        """`d` with the keys of the dict `value` holds added (`**value`, `d.update(value)`): a dict rebound on
+        some paths (a Maybe) adds each key under its condition; anything but a dict makes `d` opaque."""
         if isinstance(value, Maybe):
             return self._merge_options(d, value)
-        src = self.obj(self.force(value))
+        src = self.s.obj(self.imports.force(value))
         if isinstance(src, DictState):
             return DictState.build((*d.entries, *src.entries), d.opaque or src.opaque)
         return DictState(d.entries, opaque=True)
@@ -153,8 +185,8 @@ class Evaluator(Known, Importer):
         option holds alike is as certain as the dict; a key only some hold is set under their condition."""
         options: list[tuple[DictState, Cond | None]] = []
         for v, c in value.options:
-            forced = self.force(v)
-            src = self.obj(forced)
+            forced = self.imports.force(v)
+            src = self.s.obj(forced)
             if isinstance(src, DictState):
                 options.append((src, c))
             elif isinstance(forced, Const) and forced.value is None:
@@ -175,7 +207,7 @@ class Evaluator(Known, Importer):
         if key == "cache_implementation":
             s = string_value(vnode)
             if s is not None:
-                self.record_ci(CiValue(s, span(vnode), where))
+                self.s.record_ci(CiValue(s, span(vnode), where))
 
     def eval_trailers(self, node: Node) -> Value:
         kids = node.children
@@ -197,7 +229,7 @@ class Evaluator(Known, Importer):
             if opener == ".":
                 value = self.attribute(value, t.children[1].value, head, seen)
             elif opener == "(":
-                value = self.call(value, t, head, seen)
+                value = self.dispatch.call(value, t, head, seen)
             else:
                 value = self.subscript(value, t)
         return value
@@ -206,13 +238,13 @@ class Evaluator(Known, Importer):
         if isinstance(value, Lazy):
             if name not in FORCING_ATTRS:
                 return Unknown(f"`{_text(head, trailers)}`")
-            value = self.force(value)
+            value = self.imports.force(value)
         if isinstance(value, Symbol):
             return Symbol(f"{value.qualname}.{name}")
         if isinstance(value, Maybe):
             vals = {self.attribute(v, name, head, trailers) for v, _ in value.options}
             return vals.pop() if len(vals) == 1 else Unknown(f"`{_text(head, trailers)}`")
-        obj = self.obj(value)
+        obj = self.s.obj(value)
         if isinstance(obj, ModelState):
             if name == "generation_config" and obj.gen_config is not None:
                 return obj.gen_config
@@ -239,8 +271,8 @@ class Evaluator(Known, Importer):
         return Unknown(f"`{_text(head, trailers)}`")
 
     def subscript(self, value: Value, trailer: Node) -> Value:
-        value = self.force(value)
-        obj = self.obj(value)
+        value = self.imports.force(value)
+        obj = self.s.obj(value)
         key = string_value(trailer.children[1])
         if isinstance(obj, DictState) and key is not None:
             got = obj.get(key)
@@ -253,13 +285,6 @@ class Evaluator(Known, Importer):
         if isinstance(value, Output) and key in CACHE_ATTRS:
             return CacheVal("the cache returned by generate", value.site)
         return UNKNOWN
-
-    def truth(self, value: Value) -> bool | None:
-        if isinstance(value, Const):
-            return bool(value.value)
-        if isinstance(value, (CacheVal, Output)):
-            return True
-        return None
 
 
 def _head(node: Node, n: int) -> str:
@@ -300,4 +325,4 @@ def _text(head: Node, trailers: list[Node]) -> str:
     return first + "".join(code(t) for t in trailers)
 
 
-__all__ = ["NONE", "Evaluator"]
+__all__ = ["NONE", "Expressions"]

@@ -1,13 +1,17 @@
-"""What meets at one generate (or pipeline) call: the cache arguments and the effective
-`cache_implementation`, resolved in transformers' own order (docs/facts.md §2)."""
+"""The generate-call fact recording: what meets at one generate (or pipeline) call — the cache arguments and
+the effective `cache_implementation`, resolved in transformers' own order (docs/facts.md §2) — becomes one
+`GenerateCall` in the analysis, the record every generate rule reads."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
 from hf_cache_lint.engine.analysis import CacheArg, CacheImpl, GenerateCall, Keyword, ModelInfo, Site
-from hf_cache_lint.engine.core import Core, EvArg
 from hf_cache_lint.engine.findings import Span
+from hf_cache_lint.engine.interpreter.expressions import Expressions
+from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
+from hf_cache_lint.engine.interpreter.session import EvArg, Session, site_at
+from hf_cache_lint.engine.keywords import CACHE_KEYWORDS, find_keyword
 from hf_cache_lint.engine.nodes import Node, code, span, span_between
 from hf_cache_lint.engine.values import (
     CacheVal,
@@ -25,7 +29,6 @@ from hf_cache_lint.engine.values import (
     Value,
 )
 
-CACHE_KEYWORDS = ("past_key_values", "cache_params", "cache")
 # Which keywords of a pipeline call reach `generate`, by task (each pipeline class's `_sanitize_parameters`,
 # T/pipelines/*.py). Tasks whose call keywords go to generate as they are (`**generate_kwargs`):
 DIRECT_TASKS = frozenset({"text-generation", "automatic-speech-recognition"})
@@ -41,17 +44,28 @@ PIPELINE_CLASSES = {"TextGenerationPipeline": "text-generation",
                     "AnyToAnyPipeline": "any-to-any", "TextToAudioPipeline": "text-to-audio"}
 
 
-class GenerateFacts(Core):
+class GenerateFacts:
+    """Records the calls that reach generate (`model.generate(...)`, a pipeline's call, a partial or Thread
+    over generate) as `GenerateCall`s on the session. Inputs: the session (heap, path conditions, the
+    recording), the expressions (to merge `**` dicts) and the workspace imports (to force values). What a
+    new fact about a generate call needs is computed here and added to `GenerateCall` (engine/analysis.py).
+    """
+
+    def __init__(self, session: Session, ex: Expressions, imports: WorkspaceImports) -> None:
+        self.s = session
+        self.ex = ex
+        self.imports = imports
+
     def pipeline_reaches_generate(self, pstate: PipelineState) -> bool:
         """Whether this pipeline's call keywords (or its `generate_kwargs`) reach generate: the task decides.
         An unknown task (a variable, none given, a custom one) proves nothing, so no generate rule applies."""
         task = pstate.task
-        if task is None or task in self.custom_tasks:
+        if task is None or task in self.s.custom_tasks:
             return False
         if task.startswith("translation_"):
             task = "translation"
         return task in DIRECT_TASKS or task in FORWARDING_TASKS or (
-            task in DIRECT_TASKS_4X and not self.target.hybrid_is_reset)
+            task in DIRECT_TASKS_4X and not self.s.target.hybrid_is_reset)
 
     def generate_facts(self, model: Ref | None, pipe: Ref | None, args: list[EvArg], trailer: Node,
                        head: Node | None, trailers: list[Node], whole: object,
@@ -62,10 +76,10 @@ class GenerateFacts(Core):
         `keywords_reach`: whether a keyword written in this call goes to generate (not for Thread(...));
         `through`: what carried `extra_kwargs` in, in words for messages ("`functools.partial`")."""
         assert isinstance(whole, Span)
-        pstate = self.obj(pipe) if pipe is not None else None
+        pstate = self.s.obj(pipe) if pipe is not None else None
         if isinstance(pstate, PipelineState) and pstate.model is not None:
             model = pstate.model
-        mstate = self.obj(model) if model is not None else None
+        mstate = self.s.obj(model) if model is not None else None
         mstate = mstate if isinstance(mstate, ModelState) else None
         if mstate is not None and not mstate.is_transformers:
             return
@@ -78,20 +92,20 @@ class GenerateFacts(Core):
             [(extra_kwargs, spread, through)] if extra_kwargs is not None else []
         for a in args:
             if a.arg.star == "**":
-                dicts.append((self.force(a.value), a.arg.value, None))
+                dicts.append((self.imports.force(a.value), a.arg.value, None))
             elif a.arg.name:
-                given[a.arg.name] = (self.force(a.value), self.site(a.arg.node), None, False, a.arg.node)
+                given[a.arg.name] = (self.imports.force(a.value), site_at(a.arg.node), None, False, a.arg.node)
         if isinstance(pstate, PipelineState) and pstate.task in FORWARDING_TASKS:
-            gk = next((a for a in args if a.arg.name == "generate_kwargs"), None)
+            gk = find_keyword(args, "generate_kwargs")
             if pstate.task not in DIRECT_TASKS:  # only generate_kwargs: the call's own keywords go to the processor
                 given, dicts, args, keywords_reach = {}, [], [], False
             if gk is not None:  # these pipelines pass generate_kwargs to generate
-                dicts.append((self.force(gk.value), gk.arg.value, "`generate_kwargs=`"))
+                dicts.append((self.imports.force(gk.value), gk.arg.value, "`generate_kwargs=`"))
         ci_spread: Span | None = None
         carried: dict[str, str] = {}  # keyword -> what carried it in, when not a written ** dict
         for d, holder, by in dicts:
             # A dict rebound on some paths: its keys, each under the condition of the paths that hold it.
-            obj = self.merge_into(DictState(), d) if isinstance(d, Maybe) else self.obj(d)
+            obj = self.ex.merge_into(DictState(), d) if isinstance(d, Maybe) else self.s.obj(d)
             if isinstance(obj, DictState):
                 for k, v, s, c in obj.entries:
                     if k not in given:
@@ -110,16 +124,16 @@ class GenerateFacts(Core):
         ci = self._effective(given, args, mstate, pstate, pipe is not None)
         if ci is not None and ci.via == "kwargs" and "cache_implementation" in carried:
             ci = replace(ci, through=carried["cache_implementation"])
-        ci_kw = next((k for k in keywords if k.name == "cache_implementation"), None)
+        ci_kw = find_keyword(keywords, "cache_implementation")
         callee = span_between(head, trailers[-2]) if head is not None and len(trailers) >= 2 else \
             (span(head) if head is not None else whole)
-        self.record_call(GenerateCall(
+        self.s.record_call(GenerateCall(
             span=whole, callee_span=callee, kind="pipeline" if pipe is not None else "generate",
             model=ModelInfo(mstate.class_name if mstate else None, mstate.checkpoint if mstate else None,
                             True, mstate.wrapper if mstate else None, receiver_known=model is not None,
                             encoder_decoder=mstate.encoder_decoder if mstate else False),
             keywords=keywords, cache_args=cache_args, cache_implementation=ci, ci_keyword=ci_kw,
-            via=self.via, close_paren=span(trailer.children[-1]) if trailer.children[-1].type == "operator" else None,
+            via=self.s.via, close_paren=span(trailer.children[-1]) if trailer.children[-1].type == "operator" else None,
             arguments=tuple(span(a.arg.node) for a in args) if trailer.children[0].value == "(" and keywords_reach
             else (),
             keywords_reach=keywords_reach, ci_spread=ci_spread,
@@ -133,24 +147,24 @@ class GenerateFacts(Core):
         configs it reads. 5.x validates the passed config and the model's whatever the keywords say; 4.x only
         reads them when no `cache_implementation` keyword is given (checked on the oracle)."""
         if "cache_implementation" in given:
-            self.note_ci_value(given["cache_implementation"][0])
-            if not self.target.hybrid_is_reset:
+            self.s.note_ci_value(given["cache_implementation"][0])
+            if not self.s.target.hybrid_is_reset:
                 return
         passed = given.get("generation_config")
         config: Value | None = passed[0] if passed is not None else None
         pos = [a for a in args if a.arg.name is None and not a.arg.star]
         if config is None and not is_pipeline and len(pos) >= 2:
-            config = self.force(pos[1].value)
-        self.note_validated(config)
+            config = self.imports.force(pos[1].value)
+        self.s.note_validated(config)
         if model is not None:
-            self.note_validated(model.gen_config)
+            self.s.note_validated(model.gen_config)
 
     def _cache_arg(self, keyword: str, entry: tuple[Value, Site, Cond | None, bool, Node | None],
                    whole: Span) -> CacheArg:
         value, site, cond, via_kwargs, node = entry
         kind, cls, condition, when = self.kind_of(value)
         if cond is not None and condition is None:
-            decided = self.state.decides(cond)
+            decided = self.s.state.decides(cond)
             if decided is False:
                 kind = "none"
             elif decided is None:
@@ -173,7 +187,7 @@ class GenerateFacts(Core):
         if isinstance(value, Maybe):
             live = []
             for v, c in value.options:
-                if c is not None and self.state.decides(c) is False:
+                if c is not None and self.s.state.decides(c) is False:
                     continue
                 k, cls, dep, when = self.kind_of(v)
                 live.append((k, cls, dep, when, c))
@@ -182,7 +196,7 @@ class GenerateFacts(Core):
                 return "none", None, None, None
             k, cls, dep, when, c = real[0]
             if len(real) < len(live):  # None on some path
-                undecided = c is not None and self.state.decides(c) is None
+                undecided = c is not None and self.s.state.decides(c) is None
                 if dep is None and undecided and c is not None:
                     dep, when = _cond_text(c), (c.text, c.holds)
                 dep = dep or "a condition"
@@ -204,9 +218,9 @@ class GenerateFacts(Core):
         if cfg_arg is None and not is_pipeline:
             pos = [a for a in args if a.arg.name is None and not a.arg.star]
             if len(pos) >= 2:
-                cfg_arg = (self.force(pos[1].value), self.site(pos[1].arg.node), None, False, pos[1].arg.node)
+                cfg_arg = (self.imports.force(pos[1].value), site_at(pos[1].arg.node), None, False, pos[1].arg.node)
         if cfg_arg is not None:
-            cfg = self.obj(cfg_arg[0])
+            cfg = self.s.obj(cfg_arg[0])
             if isinstance(cfg, ConfigState) and cfg.ci is not None:
                 got = self._from_setting(cfg.ci, "generation_config")
                 if got is not None:
@@ -216,14 +230,14 @@ class GenerateFacts(Core):
             if got is not None:
                 return got
         if model is not None and model.gen_config is not None:
-            cfg = self.obj(model.gen_config)
+            cfg = self.s.obj(model.gen_config)
             if isinstance(cfg, ConfigState) and cfg.ci is not None:
                 via = cfg.ci.via if cfg.ci.via in ("checkpoint", "hub-default", "wrapper") else "model"
                 return self._from_setting(cfg.ci, via)
         return None
 
     def _definitely_none(self, value: Value, cond: Cond | None) -> bool:
-        if cond is not None and self.state.decides(cond) is not True:
+        if cond is not None and self.s.state.decides(cond) is not True:
             return False
         return isinstance(value, Const) and value.value is None
 
@@ -234,7 +248,7 @@ class GenerateFacts(Core):
             s = Setting(None, site, cond, via, unknown=value.reason or "a value the linter cannot see")
         elif isinstance(value, Maybe):
             strs = [(v, c) for v, c in value.options if isinstance(v, Const) and isinstance(v.value, str)
-                    and (c is None or self.state.decides(c) is not False)]
+                    and (c is None or self.s.state.decides(c) is not False)]
             if not strs:
                 return None
             v, c = strs[0]
@@ -248,7 +262,7 @@ class GenerateFacts(Core):
     def _from_setting(self, s: Setting, via: str) -> CacheImpl | None:
         condition = None
         if s.cond is not None:
-            decided = self.state.decides(s.cond)
+            decided = self.s.state.decides(s.cond)
             if decided is False:
                 return None
             condition = _cond_text(s.cond) if decided is None else None

@@ -1,0 +1,78 @@
+"""The abstract interpreter, as parts with one job each (docs/architecture.md, "The interpreter").
+
+It executes nothing. Per scope it keeps what is known about each name (a model and its generation config,
+a GenerationConfig, a kwargs dict, a cache, a pipeline), follows branches with their conditions, inlines
+calls to the module's own functions (bounded), and records every call that reaches `generate` with the
+facts that meet there. Functions nobody calls in the module (request handlers, methods) run afterwards
+against the module's final state, parameters unknown.
+
+The parts, each in its module, composed here (not stacked by inheritance); each gets the collaborators it
+uses in its constructor, and the three back edges of the recursion (an expression's call dispatch, a
+Thread's target call, a function's body) are wired below once all parts exist:
+
+- session.Session: the shared state (current path, heap, budget, what is recorded);
+- imports.WorkspaceImports: `from mymodule import x`, resolved only when its value matters;
+- expressions.Expressions: an expression to an abstract value;
+- statements.Statements: statements in order, branches forked and joined;
+- calls.CallDispatch: a call by the kind of its callee;
+- known.KnownCallables: the table of other libraries' callables (qualified name -> handler);
+- methods.TrackedMethods: methods of the tracked objects (model, config, dict, instance, pipeline);
+- loading.Loading: models, configs and pipelines from checkpoints (workspace, Hub cache);
+- functions.UserFunctions: the module's own functions and classes (defined, inlined, run when uncalled);
+- generate_calls.GenerateFacts: what meets at a generate call, recorded as a `GenerateCall`.
+
+The value model and its join rules are engine/values.py and engine/state.py.
+"""
+
+from __future__ import annotations
+
+from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.interpreter.calls import CallDispatch
+from hf_cache_lint.engine.interpreter.expressions import Expressions
+from hf_cache_lint.engine.interpreter.functions import UserFunctions
+from hf_cache_lint.engine.interpreter.generate_calls import GenerateFacts
+from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
+from hf_cache_lint.engine.interpreter.known import KnownCallables
+from hf_cache_lint.engine.interpreter.loading import Loading
+from hf_cache_lint.engine.interpreter.methods import TrackedMethods
+from hf_cache_lint.engine.interpreter.session import Session
+from hf_cache_lint.engine.interpreter.statements import Statements
+from hf_cache_lint.engine.nodes import Node
+from hf_cache_lint.engine.version_guard import VersionGuards
+
+
+class Interpreter:
+    """One module's analysis: the parts built over one Session. `run_module` runs it all; `session`
+    holds the result (calls, checked values, version-guarded blocks, budget notes)."""
+
+    def __init__(self, text: str, path: str, context: Context) -> None:
+        self.session = s = Session(text, path, context)
+        self.imports = WorkspaceImports(s)
+        self.expressions = ex = Expressions(s, self.imports)
+        self.facts = GenerateFacts(s, ex, self.imports)
+        self.loading = Loading(s, self.imports, self.facts)
+        self.functions = UserFunctions(s, ex, self.imports)
+        self.known = KnownCallables(s, ex, self.imports, self.loading)
+        self.methods = TrackedMethods(s, ex, self.functions, self.loading, self.facts)
+        self.dispatch = CallDispatch(s, ex, self.imports, self.known, self.methods, self.functions, self.facts)
+        self.statements = Statements(s, ex, self.imports, self.functions)
+        # The back edges of the recursion: calls inside expressions, a Thread's target, function bodies.
+        ex.dispatch = self.dispatch
+        self.known.dispatch = self.dispatch
+        self.functions.statements = self.statements
+
+    def run_module(self, tree: Node) -> None:
+        """The module's statements in order, then the functions nobody called."""
+        s = self.session
+        s.guards = VersionGuards(tree, s.target, s.text)
+        self.statements.exec_block(tree.children)
+        s.module_done = True
+        self.functions.run_uncalled()
+
+    def run_top_level(self, tree: Node) -> None:
+        """The module's statements only, for its exported values (engine/modules.py): nothing is recorded."""
+        self.session.recording = False
+        self.statements.exec_block(tree.children)
+
+
+__all__ = ["Interpreter", "Session"]

@@ -1,0 +1,240 @@
+"""User functions and classes: defining them, inlining their calls at the call site (bounded depth), and
+running the ones nobody calls in the module (request handlers, methods, library code) last, against the
+module's final state with their parameters unknown."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from hf_cache_lint.engine.analysis import Site
+from hf_cache_lint.engine.findings import Span
+from hf_cache_lint.engine.interpreter.expressions import Expressions
+from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
+from hf_cache_lint.engine.interpreter.session import MAX_INLINE_DEPTH, EvArg, Session, site_at
+from hf_cache_lint.engine.nodes import Node, code, suite_statements
+from hf_cache_lint.engine.state import Heap, State, join, reachable
+from hf_cache_lint.engine.values import (
+    UNKNOWN,
+    ClassDef,
+    ConfigState,
+    DictState,
+    Function,
+    InstanceState,
+    ModelState,
+    Ref,
+    Symbol,
+    Unknown,
+    Value,
+    maybe,
+    tuple_val,
+)
+
+if TYPE_CHECKING:
+    from hf_cache_lint.engine.interpreter.statements import Statements
+
+
+class UserFunctions:
+    """The module's own `def`s and classes. Inputs: the session (the current path, the stack of functions
+    being inlined, which were called), the expressions (parameter defaults, base classes, annotations,
+    `**` dicts), the workspace imports (their values stay reachable) and, wired by the Interpreter, the
+    statements (`statements`) that run a body. There are no closures: a body sees its locals and the
+    module's globals."""
+
+    statements: Statements
+
+    def __init__(self, session: Session, ex: Expressions, imports: WorkspaceImports) -> None:
+        self.s = session
+        self.ex = ex
+        self.imports = imports
+
+    # -- definitions ----------------------------------------------------------
+    def define(self, node: Node) -> None:
+        """`def f` / `class C` binds the name to the function or class (a value that calls inline)."""
+        name = node.name.value
+        if node.type == "funcdef":
+            self.s.state.names[name] = Function(node, name)
+            if self.s.state is self.s.module_state:
+                self.s.functions.append((node, None))
+        else:
+            self.s.state.names[name] = ClassDef(node, name)
+            if any(fn.name.value == "generate" for fn in node.iter_funcdefs()) and not self._transformers_based(node):
+                self.s.own_generate.add(name)
+            if self.s.state is self.s.module_state:
+                for fn in node.iter_funcdefs():
+                    self.s.functions.append((fn, name))
+
+    def _transformers_based(self, node: Node) -> bool:
+        """A subclass of a transformers class (its `generate` override still ends in transformers')."""
+        arglist = node.get_super_arglist()
+        if arglist is None:
+            return False
+        bases = arglist.children if arglist.type == "arglist" else [arglist]
+        for base in bases:
+            if base.type in ("name", "power", "atom_expr"):
+                value = self.ex.eval(base)
+                if isinstance(value, Symbol) and value.qualname.startswith("transformers."):
+                    return True
+        return False
+
+    def run_uncalled(self) -> None:
+        """Functions never called in the module (handlers, methods, library code) run last,
+        against the module's final state, with their parameters unknown."""
+        end = self.s.module_state
+        instances: dict[str, Ref] = {}
+        live = len(end.heap)
+        for node, cls in self.s.functions:
+            if id(node) in self.s.called:
+                continue
+            if len(end.heap) > 2 * live + 64:
+                # What earlier functions built and dropped stays on the module's heap, and every later
+                # function's forks paid for it (quadratic in the number of functions): keep what is
+                # still reachable, whenever the heap has doubled since the last time.
+                end.heap = Heap(reachable(end.heap, [*end.names.values(), *instances.values(),
+                                                     *self.imports.resolved.values()]))
+                live = len(end.heap)
+            self.s.state = end
+            names: dict[str, Value] = {p.name.value: self.annotated(p) for p in node.get_params()}
+            params = node.get_params()
+            if isinstance(cls, str) and params and not _is_static(node):
+                if cls not in instances:
+                    instances[cls] = self.setup_instance(cls)
+                names[params[0].name.value] = instances[cls]
+            self.run_function(node, names, None)
+        self.s.state = end
+
+    def annotated(self, param: Any) -> Value:
+        """A parameter of an uncalled function: unknown, unless annotated with a transformers model class."""
+        ann = param.annotation
+        if ann is not None:
+            hint = self.ex.eval(ann)
+            if isinstance(hint, Symbol) and hint.qualname.startswith("transformers."):
+                name = hint.qualname.rsplit(".", 1)[-1]
+                if name.endswith(("Model", "LMHeadModel")) or "For" in name:
+                    return self.s.new(ModelState(class_name=None if name.startswith("Auto") else name,
+                                               gen_config=self.s.new(ConfigState())))
+        return Unknown(f"the parameter `{param.name.value}`")
+
+    def setup_instance(self, cls: str) -> Ref:
+        """An instance as `__init__` leaves it, plus (conditionally) what setup methods add."""
+        ref = self.s.new(InstanceState(cls))
+        init = self.method_of(cls, "__init__")
+        if init is not None and id(init.node) not in self.s.called:
+            params = init.node.get_params()
+            names: dict[str, Value] = {p.name.value: Unknown(f"the parameter `{p.name.value}`") for p in params}
+            if params:
+                names[params[0].name.value] = ref
+            self.run_function(init.node, names, None)
+            self.s.called.add(id(init.node))
+        return ref
+
+    # -- calls ------------------------------------------------------------------
+    def instantiate(self, cls: ClassDef, args: list[EvArg], whole: object) -> Value:
+        ref = self.s.new(InstanceState(cls.name))
+        init = self.method_of(cls.name, "__init__")
+        if init is not None:
+            self.inline(init, args, ref, whole)
+        return ref
+
+    def method_of(self, class_name: str, name: str) -> Function | None:
+        cls = self.s.module_state.names.get(class_name) or self.s.state.names.get(class_name)
+        if not isinstance(cls, ClassDef):
+            return None
+        for child in cls.node.iter_funcdefs():
+            if child.name.value == name:
+                return Function(child, f"{class_name}.{name}")
+        return None
+
+    def bind(self, fn: Function, args: list[EvArg], self_ref: Ref | None,
+             extra_kwargs: DictState | None = None) -> dict[str, Value]:
+        """The function's parameters bound to the call's arguments as Python binds them (`self_ref` first
+        for a method; `extra_kwargs`, a partial's or Thread's dict, as if spread with `**`)."""
+        params = fn.node.get_params()
+        names: dict[str, Value] = {}
+        positional = [a.value for a in args if a.arg.name is None and not a.arg.star]
+        keywords = {a.arg.name: a.value for a in args if a.arg.name}
+        spread = DictState(extra_kwargs.entries if extra_kwargs else (), False)
+        opaque = any(a.arg.star for a in args)
+        for a in args:
+            if a.arg.star == "**":
+                spread = self.ex.merge_into(spread, a.value)
+        if self_ref is not None:
+            positional.insert(0, self_ref)
+        rest_kwargs = DictState(opaque=spread.opaque or opaque)
+        for k, v, s, c in spread.entries:
+            if k not in keywords:
+                rest_kwargs = rest_kwargs.set(k, v, s, c)
+        for a in args:
+            if a.arg.name:
+                rest_kwargs = rest_kwargs.set(a.arg.name, a.value, site_at(a.arg.node))
+        star_kw: str | None = None
+        for p in params:
+            pname = p.name.value
+            if p.star_count == 1:
+                names[pname] = tuple_val(None, positional)
+                positional = []
+            elif p.star_count == 2:
+                star_kw = pname
+            elif positional:
+                names[pname] = positional.pop(0)
+            elif pname in keywords:
+                names[pname] = keywords[pname]
+                rest_kwargs = rest_kwargs.delete(pname)
+            elif (got := spread.get(pname)) is not None:
+                names[pname] = got[0]
+                rest_kwargs = rest_kwargs.delete(pname)
+            elif p.default is not None and not opaque:
+                names[pname] = self.ex.eval(p.default)
+            else:
+                names[pname] = Unknown(f"the parameter `{pname}`")
+        if star_kw is not None:
+            names[star_kw] = self.s.new(rest_kwargs)
+        return names
+
+    def inline(self, fn: Function, args: list[EvArg], self_ref: Ref | None, whole: object,
+               extra_kwargs: DictState | None = None) -> Value:
+        """Call a user function at this call site: bind the arguments and run the body (recursion, depth
+        past MAX_INLINE_DEPTH or a spent budget: an unknown result, the body not run here)."""
+        node = fn.node
+        self.s.called.add(id(node))
+        if node in self.s.stack or len(self.s.stack) >= MAX_INLINE_DEPTH or not self.s.may_inline():
+            return UNKNOWN
+        names = self.bind(fn, args, self_ref, extra_kwargs)
+        return self.run_function(node, names, Site(whole, "called here") if isinstance(whole, Span) else None)
+
+    def run_function(self, node: Any, names: dict[str, Value], via: Site | None) -> Value:
+        """Run a function body on a fresh path over the caller's heap (`names` bound as its locals): its
+        value is what its `return`s give (one of several: a Maybe), and the caller's heap gets every return
+        path's heap joined."""
+        caller, saved_returns, saved_via = self.s.state, self.s.returns, self.s.via
+        heap = caller.heap.fork()
+        self.s.charge(len(names) + len(heap.own))
+        self.s.state = State(names, heap, caller.path, False, caller.meter)
+        self.s.returns = []
+        if self.s.via is None:
+            self.s.via = via
+        self.s.stack.append(node)
+        try:
+            self.statements.exec_block(_body(node))
+            ends = [*self.s.returns, (None, self.s.state)] if not self.s.state.dead else list(self.s.returns)
+            result: Value = UNKNOWN
+            values = [v for v, _ in ends if v is not None]
+            if values:
+                result = values[0] if all(v == values[0] for v in values) else maybe((v, None) for v in values)
+            merged = ends[0][1] if ends else self.s.state
+            for _, st in ends[1:]:
+                merged = join(merged, st, None, None, caller.path)
+            caller.heap = merged.heap
+            return result
+        finally:
+            self.s.stack.pop()
+            self.s.state, self.s.returns, self.s.via = caller, saved_returns, saved_via
+
+def _body(node: Any) -> list[Any]:
+    return suite_statements(node.children[-1])
+
+
+def _is_static(node: Any) -> bool:
+    parent = node.parent
+    if parent is not None and parent.type == "decorated":
+        return any("staticmethod" in code(d) for d in parent.children[:-1])
+    return False

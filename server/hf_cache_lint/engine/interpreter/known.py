@@ -1,0 +1,241 @@
+"""The table of known callables: qualified name -> handler, for the functions and classes of other
+libraries whose call the interpreter understands (copy, dict, functools.partial, types.MethodType,
+Thread/Process, os.environ, os.path, setattr, torch.compile, transformers' loaders, caches and pipelines,
+Unsloth, PEFT/accelerate unwrappers).
+
+To teach the interpreter a new callable, add one handler here: a method decorated with
+`@known("package.module.name", ...)` for exact qualified names (as imports resolve them:
+`from functools import partial` calls `functools.partial`), or a branch of `_transformers` for a
+transformers/unsloth name matched by its shape (`*Cache`, `AutoModel*.from_pretrained`). A handler gets
+the qualified name, the evaluated arguments, the call's trailer node and the call's span, and returns the
+call's value. Names not in the table: builtins are unknown, other libraries' calls return an opaque
+`Symbol("q()")` whose methods are not transformers'.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from hf_cache_lint.engine.interpreter.arguments import const_str, kw, positional, setting_from
+from hf_cache_lint.engine.interpreter.expressions import Expressions
+from hf_cache_lint.engine.interpreter.generate_calls import PIPELINE_CLASSES
+from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
+from hf_cache_lint.engine.interpreter.loading import Loading
+from hf_cache_lint.engine.interpreter.session import EvArg, Session, site_at, site_of
+from hf_cache_lint.engine.nodes import Node
+from hf_cache_lint.engine.values import (
+    NONE,
+    UNKNOWN,
+    CacheVal,
+    ConfigState,
+    Const,
+    DictState,
+    Function,
+    ModelState,
+    Partial,
+    Ref,
+    Symbol,
+    TupleVal,
+    Unknown,
+    Value,
+)
+
+if TYPE_CHECKING:
+    from hf_cache_lint.engine.interpreter.calls import CallDispatch
+
+Handler = Callable[["KnownCallables", str, list[EvArg], Node, object], Value]
+# Qualified name -> handler (filled by @known below).
+BY_NAME: dict[str, Handler] = {}
+
+_MODEL_CLASS = re.compile(r"^(AutoModel\w*|\w+(?:Model|For[A-Z]\w*|LMHeadModel))$")
+_NOT_MODEL = re.compile(r"(Tokenizer|Processor|Config|FeatureExtractor|ImageProcessor)\w*$")
+# Calls of other libraries that hand back the model they were given.
+_RETURNS_MODEL = {"unwrap_model", "prepare_model", "get_peft_model", "from_pretrained"}
+_SEQ2SEQ_AUTO = ("AutoModelForSeq2SeqLM", "AutoModelForSpeechSeq2Seq")
+_PATH_FUNCS = ("os.path.dirname", "os.path.abspath", "os.path.realpath", "os.path.join", "os.path.expanduser",
+               "os.path.normpath", "pathlib.Path", "os.fspath", "builtins.str")
+
+
+def known(*names: str) -> Callable[[Handler], Handler]:
+    """Register the decorated handler for these qualified names."""
+    def register(handler: Handler) -> Handler:
+        for name in names:
+            assert name not in BY_NAME, name
+            BY_NAME[name] = handler
+        return handler
+    return register
+
+
+class KnownCallables:
+    """Calls of other libraries' functions and classes, by qualified name. Inputs: the session, the
+    expressions (to merge `**` dicts), the workspace imports, the loading (models, configs, pipelines) and,
+    wired by the Interpreter, the call dispatch (`dispatch`: a Thread's target is called with its kwargs)."""
+
+    dispatch: CallDispatch
+
+    def __init__(self, session: Session, ex: Expressions, imports: WorkspaceImports, loading: Loading) -> None:
+        self.s = session
+        self.ex = ex
+        self.imports = imports
+        self.loading = loading
+
+    def call_symbol(self, q: str, args: list[EvArg], trailer: Node, whole: object) -> Value:
+        """The value of calling the name `q` with `args` (the table, then the transformers/unsloth and
+        PEFT/accelerate families by shape, then the defaults)."""
+        handler = BY_NAME.get(q)
+        if handler is not None:
+            return handler(self, q, args, trailer, whole)
+        root = q.split(".", 1)[0]
+        if root in ("transformers", "unsloth"):
+            return self._transformers(q, args, trailer, whole)
+        if root in ("peft", "accelerate") and q.rsplit(".", 1)[-1] in _RETURNS_MODEL:
+            # A PEFT model generates with its base model; accelerate unwraps to the model it wrapped.
+            first = positional(args, 0)
+            if first is not None and isinstance(self.s.obj(first.value), ModelState):
+                return first.value
+        if q.startswith("builtins.") or q.startswith("."):
+            return Unknown(None)
+        return Symbol(q + "()")  # an object of another library: its methods are not transformers
+
+    # -- the standard library ---------------------------------------------------
+    @known("copy.deepcopy", "copy.copy")
+    def _copy(self, q: str, args: list[EvArg], trailer: Node, whole: object) -> Value:
+        first = positional(args, 0)
+        return self.clone(first.value) if first else UNKNOWN
+
+    @known("builtins.dict")
+    def _dict(self, q: str, args: list[EvArg], trailer: Node, whole: object) -> Value:
+        d = DictState()
+        for a in args:
+            if a.arg.star == "**" or (a.arg.name is None and not a.arg.star):
+                d = self.ex.merge_into(d, a.value)
+            elif a.arg.name:
+                d = d.set(a.arg.name, a.value, site_at(a.arg.node))
+        return self.s.new(d)
+
+    @known("builtins.tuple")
+    def _tuple(self, q: str, args: list[EvArg], trailer: Node, whole: object) -> Value:
+        return TupleVal(site_of(whole, "tuple(...)"))
+
+    @known("functools.partial")
+    def _partial(self, q: str, args: list[EvArg], trailer: Node, whole: object) -> Value:
+        first = positional(args, 0)
+        kws = DictState()
+        for a in args:
+            if a.arg.name:
+                kws = kws.set(a.arg.name, a.value, site_at(a.arg.node))
+            elif a.arg.star == "**":
+                kws = self.ex.merge_into(kws, a.value)
+        return Partial(first.value if first else UNKNOWN, self.s.new(kws))
+
+    @known("types.MethodType")
+    def _method_type(self, q: str, args: list[EvArg], trailer: Node, whole: object) -> Value:
+        fn, obj = positional(args, 0), positional(args, 1)
+        if fn is not None and isinstance(fn.value, Function) and obj is not None and isinstance(obj.value, Ref):
+            return replace(fn.value, owner=obj.value)  # a function bound to the object as `self`
+        return UNKNOWN
+
+    @known("threading.Thread", "multiprocessing.Process")
+    def _thread(self, q: str, args: list[EvArg], trailer: Node, whole: object) -> Value:
+        target = kw(args, "target")
+        kwargs = kw(args, "kwargs")
+        if target is not None:
+            return self.dispatch.call_with_kwargs(target.value, kwargs.value if kwargs else None, trailer, whole,
+                                                  holder=kwargs.arg.value if kwargs else None,
+                                                  through=f"`{q.rsplit('.', 1)[-1]}(kwargs=...)`")
+        return UNKNOWN
+
+    @known("os.environ.setdefault")
+    def _env_setdefault(self, q: str, args: list[EvArg], trailer: Node, whole: object) -> Value:
+        first = positional(args, 0)
+        if first is not None and isinstance(first.value, Const) and isinstance(first.value.value, str):
+            self.s.env_set.add(first.value.value)
+        return UNKNOWN
+
+    @known("os.environ.get", "os.getenv")
+    def _env_get(self, q: str, args: list[EvArg], trailer: Node, whole: object) -> Value:
+        first = positional(args, 0)
+        key = first.value.value if first and isinstance(first.value, Const) else "?"
+        return Unknown(f"the environment variable `{key}`")
+
+    @known(*_PATH_FUNCS)
+    def _path(self, q: str, args: list[EvArg], trailer: Node, whole: object) -> Value:
+        """A path built from constants (a checkpoint folder next to the file) stays a constant."""
+        vals = [a.value for a in args if a.arg.name is None and not a.arg.star]
+        if not vals or not all(isinstance(v, Const) and isinstance(v.value, str) for v in vals):
+            return UNKNOWN
+        strs = [str(v.value) for v in vals if isinstance(v, Const)]
+        if q == "os.path.dirname":
+            return Const(str(Path(strs[0]).parent))
+        if q == "os.path.join":
+            return Const(str(Path(*strs)))
+        if q == "os.path.expanduser":
+            return Const(str(Path(strs[0]).expanduser()))
+        return Const(strs[0])
+
+    @known("builtins.setattr")
+    def _setattr(self, q: str, args: list[EvArg], trailer: Node, whole: object) -> Value:
+        """`setattr(config, "cache_implementation", value)` is the attribute assignment."""
+        target, attr, value = (positional(args, i) for i in range(3))
+        if target is None or attr is None or value is None or not isinstance(attr.value, Const):
+            return NONE
+        cfg = self.s.obj(self.imports.force(target.value))
+        if attr.value.value == "cache_implementation" and isinstance(cfg, ConfigState) and isinstance(target.value, Ref):
+            s = setting_from(value, "model")
+            self.s.put(target.value, ConfigState(s))
+        return NONE
+
+    @known("torch.compile")
+    def _torch_compile(self, q: str, args: list[EvArg], trailer: Node, whole: object) -> Value:
+        first = positional(args, 0)
+        return first.value if first else UNKNOWN
+
+    # -- transformers and unsloth, by the shape of the name -----------------------
+    def _transformers(self, q: str, args: list[EvArg], trailer: Node, whole: object) -> Value:
+        parts = q.split(".")
+        name = parts[-1]
+        owner = parts[-2] if len(parts) >= 2 else ""
+        loading = self.loading
+        if name == "from_legacy_cache":
+            return CacheVal(owner or "DynamicCache", site_of(whole, "from_legacy_cache(...)"))
+        if name.endswith("Cache") and name[:1].isupper():
+            return CacheVal(name, site_of(whole, f"{name}(...)"))
+        if name == "GenerationConfig":  # the constructor validates what it is given
+            self.s.note_ci_argument(args, "GenerationConfig")
+            return self.s.new(ConfigState(loading.ci_setting(args, "generation_config")))
+        if name == "from_pretrained" and owner == "GenerationConfig":
+            self.s.note_ci_argument(args)
+            return loading.config_from_pretrained(args, call_span=whole)
+        if name == "pipeline":
+            return loading.make_pipeline(args)
+        if name in PIPELINE_CLASSES:  # `TextGenerationPipeline(model=..., tokenizer=...)`
+            return loading.make_pipeline(args, PIPELINE_CLASSES[name])
+        if name == "register_pipeline":  # a custom task: its own Pipeline subclass takes its own parameters
+            task = const_str(positional(args, 0) or kw(args, "task"))
+            if task is not None:
+                self.s.custom_tasks.add(task)
+            return NONE
+        if owner in ("FastLanguageModel", "FastModel", "FastVisionModel") and name == "from_pretrained":
+            # Unsloth reads the flag when it is imported; a later assignment changes nothing.
+            disabled = self.s.unsloth_fast_disabled
+            fast = not (disabled if disabled is not None else "UNSLOTH_DISABLE_FAST_GENERATION" in self.s.env_set)
+            model = loading.load_model(None, args, wrapper="unsloth" if fast else None, site=whole)
+            return TupleVal(None, (model, UNKNOWN))
+        if name in ("from_pretrained", "from_config") and _MODEL_CLASS.match(owner) and not _NOT_MODEL.search(owner):
+            return loading.load_model(None if owner.startswith("AutoModel") else owner, args,
+                                      checkpoint=name == "from_pretrained", encoder_decoder=owner in _SEQ2SEQ_AUTO,
+                                      call_span=whole)
+        if _MODEL_CLASS.match(name) and not _NOT_MODEL.search(name) and not name.startswith("Auto"):
+            return self.s.new(ModelState(class_name=name, gen_config=self.s.new(ConfigState())))
+        return Unknown(None)
+
+    def clone(self, value: Value) -> Value:
+        """`copy.copy`/`deepcopy`: a new heap object with the same state (a model is returned as it is)."""
+        obj = self.s.obj(value)
+        if obj is None or isinstance(obj, ModelState):
+            return value
+        return self.s.new(replace(obj))

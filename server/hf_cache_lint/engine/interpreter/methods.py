@@ -1,0 +1,161 @@
+"""Methods of the objects the interpreter tracks on its heap: a model (`generate`, `save_pretrained`,
+`.to(...)`, the forward pass), a GenerationConfig (`update`, `validate`, `save_pretrained`), a dict
+(`update`, `pop`, `get`, `setdefault`, `copy`), a user object (its class's method, inlined), a pipeline's
+call, a cache's `to_legacy_cache()`, and `.generate(...)` on a receiver the linter cannot see.
+
+A new method of a tracked kind goes in that kind's handler below (`_BY_KIND` maps the heap object's
+type to it)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+from hf_cache_lint.engine.interpreter.arguments import positional
+from hf_cache_lint.engine.interpreter.expressions import Expressions
+from hf_cache_lint.engine.interpreter.functions import UserFunctions
+from hf_cache_lint.engine.interpreter.generate_calls import GenerateFacts
+from hf_cache_lint.engine.interpreter.loading import Loading
+from hf_cache_lint.engine.interpreter.session import EvArg, Session, site_at, site_of
+from hf_cache_lint.engine.nodes import Node
+from hf_cache_lint.engine.values import (
+    NONE,
+    UNKNOWN,
+    CacheVal,
+    ConfigState,
+    Const,
+    DictState,
+    HeapObj,
+    InstanceState,
+    Method,
+    ModelState,
+    Output,
+    PipelineState,
+    Ref,
+    TupleVal,
+    Unknown,
+    Value,
+)
+
+# Model methods that return the model itself.
+_PASS_THROUGH = {"to", "cuda", "cpu", "eval", "train", "half", "float", "bfloat16", "requires_grad_", "compile",
+                 "get_base_model", "merge_and_unload"}
+
+
+class MethodCall:
+    """One method call being evaluated: `owner.name(args)` and where it is written."""
+
+    __slots__ = ("args", "head", "m", "ref", "trailer", "trailers", "whole")
+
+    def __init__(self, m: Method, ref: Ref, args: list[EvArg], trailer: Node, head: Node, trailers: list[Node],
+                 whole: object) -> None:
+        self.m, self.ref, self.args, self.trailer, self.head, self.trailers, self.whole = \
+            m, ref, args, trailer, head, trailers, whole
+
+
+class TrackedMethods:
+    """Method calls on tracked objects. Inputs: the session, the expressions (to merge dicts), the user
+    functions (a user object's method is inlined), the loading (what `save_pretrained` writes,
+    `update(**kw)`'s setting) and the generate facts (`model.generate(...)` is recorded there)."""
+
+    def __init__(self, session: Session, ex: Expressions, functions: UserFunctions, loading: Loading,
+                 facts: GenerateFacts) -> None:
+        self.s = session
+        self.ex = ex
+        self.functions = functions
+        self.loading = loading
+        self.facts = facts
+
+    def call_method(self, m: Method, args: list[EvArg], trailer: Node, head: Node, trailers: list[Node],
+                    whole: object) -> Value:
+        obj = self.s.obj(m.owner)
+        if obj is not None:
+            assert isinstance(m.owner, Ref)
+            handler = _BY_KIND.get(type(obj))
+            return handler(self, obj, MethodCall(m, m.owner, args, trailer, head, trailers, whole)) \
+                if handler is not None else Unknown(None)
+        # A bare unseen name (`lm.generate(...)`, a parameter) may be an instance of this module's own class
+        # with a `generate`; an attribute (`self.model.generate(...)`) is what such a wrapper delegates to.
+        if isinstance(m.owner, Unknown) and m.name == "generate" and not (self.s.own_generate and len(trailers) == 2):
+            self.facts.generate_facts(None, None, args, trailer, head, trailers, whole)
+            return Output("generate", site_of(whole, "generate(...)"))
+        if isinstance(m.owner, CacheVal) and m.name == "to_legacy_cache":
+            return TupleVal(site_of(whole, "to_legacy_cache()"))
+        return Unknown(None)
+
+    def _model(self, obj: HeapObj, c: MethodCall) -> Value:
+        assert isinstance(obj, ModelState)
+        name = c.m.name
+        if name == "generate":
+            self.facts.generate_facts(c.ref, None, c.args, c.trailer, c.head, c.trailers, c.whole)
+            return Output("generate", site_of(c.whole, "generate(...)"))
+        if name in _PASS_THROUGH:
+            return c.ref
+        if name == "save_pretrained":  # saving the model saves (and validates) its generation config
+            self.s.note_validated(obj.gen_config)
+            self.loading.remember_save(obj.gen_config, c.args)
+            return NONE
+        if name in ("forward", "__call__"):
+            return Output("forward", site_of(c.whole, "the forward pass"))
+        return UNKNOWN
+
+    def _config(self, obj: HeapObj, c: MethodCall) -> Value:
+        name = c.m.name
+        if name in ("validate", "save_pretrained", "update"):  # each runs validate()
+            self.s.note_validated(c.ref)
+        if name == "save_pretrained":
+            self.loading.remember_save(c.ref, c.args)
+            return NONE
+        if name == "update":
+            self.s.note_ci_argument(c.args)
+            s = self.loading.ci_setting(c.args, "model")
+            if s is not None:
+                self.s.put(c.ref, ConfigState(s))
+        return UNKNOWN
+
+    def _dict(self, obj: HeapObj, c: MethodCall) -> Value:
+        assert isinstance(obj, DictState)
+        d, ref, name, args = obj, c.ref, c.m.name, c.args
+        if name == "update":
+            for a in args:
+                if a.arg.name:
+                    d = d.set(a.arg.name, a.value, site_at(a.arg.node))
+                else:
+                    d = self.ex.merge_into(d, a.value)
+            self.s.put(ref, d)
+            return NONE
+        if name in ("pop", "get", "setdefault"):
+            first = positional(args, 0)
+            key = first.value.value if first and isinstance(first.value, Const) else None
+            if not isinstance(key, str):
+                return UNKNOWN
+            got = d.get(key)
+            if name == "pop":
+                self.s.put(ref, d.delete(key))
+            elif name == "setdefault" and got is None:
+                second = positional(args, 1)
+                self.s.put(ref, d.set(key, second.value if second else NONE, site_at(first.arg.node)))  # type: ignore[union-attr]
+            return got[0] if got else UNKNOWN
+        if name == "copy":
+            return self.s.new(replace(d))
+        return UNKNOWN
+
+    def _instance(self, obj: HeapObj, c: MethodCall) -> Value:
+        assert isinstance(obj, InstanceState)
+        fn = self.functions.method_of(obj.class_name, c.m.name)
+        return self.functions.inline(fn, c.args, c.ref, c.whole) if fn else Unknown(None)
+
+    def _pipeline(self, obj: HeapObj, c: MethodCall) -> Value:
+        assert isinstance(obj, PipelineState)
+        if c.m.name == "__call__" and self.facts.pipeline_reaches_generate(obj):
+            self.facts.generate_facts(None, c.ref, c.args, c.trailer, c.head, c.trailers, c.whole)
+        return UNKNOWN
+
+
+_BY_KIND: dict[type, Callable[[TrackedMethods, HeapObj, MethodCall], Value]] = {
+    ModelState: TrackedMethods._model,
+    ConfigState: TrackedMethods._config,
+    DictState: TrackedMethods._dict,
+    InstanceState: TrackedMethods._instance,
+    PipelineState: TrackedMethods._pipeline,
+}
