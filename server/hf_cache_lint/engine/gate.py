@@ -30,7 +30,7 @@ from types import CodeType
 
 from hf_cache_lint.engine import modules
 from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.generate import CACHE_KEYWORDS
+from hf_cache_lint.engine.keywords import CACHE_KEYWORDS
 from hf_cache_lint.engine.prefilter import _in_code, _positions
 
 # Words whose mere presence sends a module to parso: values a check reads (a `cache_implementation`,
