@@ -369,6 +369,60 @@ legacy = ((torch.zeros(1, 2, 3, 8), torch.zeros(1, 2, 3, 8)),)
 assert DynamicCache(legacy).get_seq_length() == 3
 """, every("OK"), pre="")
 
+# §7 (HFC007 reads): how the cache generate returns (and one built here) may be read, per version.
+FACTS["removed_cache_reads"] = case("""
+import transformers
+from transformers import StaticCache
+v = transformers.__version__
+out = model.generate(ids, max_new_tokens=2, return_dict_in_generate=True)
+cache = out.past_key_values
+def error(f):
+    try:
+        f()
+        return None
+    except (TypeError, ValueError, AttributeError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+def unpack():
+    for keys, values in cache:
+        pass
+static = StaticCache(config=model.config, max_cache_len=16)
+got = {
+    "subscript": error(lambda: cache[0][0]),
+    "static subscript": error(lambda: static[0]),
+    "unpack": error(unpack),
+    "get_max_cache_shape": error(lambda: cache.get_max_cache_shape()),
+    "max_cache_len": error(lambda: static.max_cache_len),
+    "get_max_length": error(lambda: (cache.get_max_length(), static.get_max_length())),
+    # already gone in 4.57.6 (so not a 4.x -> 5.x removal; HFC007 does not report them)
+    "key_cache": error(lambda: cache.key_cache), "value_cache": error(lambda: cache.value_cache),
+    "seen_tokens": error(lambda: cache.seen_tokens), "get_usable_length": error(lambda: cache.get_usable_length(1)),
+}
+gone = {
+    "subscript": "TypeError: 'DynamicCache' object is not subscriptable",
+    "static subscript": "TypeError: 'StaticCache' object is not subscriptable",
+    "unpack": "ValueError: too many values to unpack (expected 2)",
+    "get_max_cache_shape": "AttributeError: 'DynamicCache' object has no attribute 'get_max_cache_shape'",
+    "max_cache_len": "AttributeError: 'StaticCache' object has no attribute 'max_cache_len'",
+}
+always_gone = {
+    "key_cache": "AttributeError: 'DynamicCache' object has no attribute 'key_cache'",
+    "value_cache": "AttributeError: 'DynamicCache' object has no attribute 'value_cache'",
+    "seen_tokens": "AttributeError: 'DynamicCache' object has no attribute 'seen_tokens'",
+    "get_usable_length": "AttributeError: 'DynamicCache' object has no attribute 'get_usable_length'",
+}
+if v == "4.57.6":
+    expected = {k: None for k in gone} | {
+        "get_max_length": "AttributeError: 'DynamicCache' object has no attribute 'get_max_length'"} | always_gone
+else:
+    expected = gone | {"get_max_length": None} | always_gone
+assert got == expected, {k: got[k] for k in got if got[k] != expected[k]}
+# The replacements, on every version: each layer's keys and values; 5.x iterates (keys, values, sliding).
+assert cache.layers[0].keys.shape[2] == cache.get_seq_length() > 0, (cache.layers[0].keys.shape, cache.get_seq_length())
+assert len(next(iter(cache))) == (2 if v == "4.57.6" else 3)
+pairs = [(k.shape, v_.shape) for k, v_ in ((layer.keys, layer.values) for layer in cache.layers)]
+assert len(pairs) == len(cache) > 0 and all(k == v_ for k, v_ in pairs), pairs
+""", every("OK"))
+
 
 OWN_CASES: dict[str, dict[str, Any]] = {**{f"runner:{k}": v for k, v in RUNNER.items()},
                                         **{f"facts:{k}": v for k, v in FACTS.items()}}

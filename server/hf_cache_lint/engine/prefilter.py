@@ -95,9 +95,38 @@ _IMPORT_FROM = re.compile(
 _ATTRIBUTE = re.compile(r"\.(?:" + "|".join(REMOVED_CACHE_CLASSES) + r")\b")
 
 
+# A cache the code says it has (engine/cache_values.py): a generate output with return_dict_in_generate=True
+# whose cache is read, or a cache class called here and bound to a name that is then indexed, unpacked or asked.
+_RETURN_DICT = re.compile(r"return_dict_in_generate\s*=\s*True")
+_CONSTRUCTOR = re.compile(r"(?<!\w)(?:Dynamic|Static|Quantized|EncoderDecoder)Cache\(")
+_BOUND = re.compile(r"(\w+)\s*(?::[^=]*)?=\s*(?:transformers\.)?$")  # `name =` / `name: T =` ending the text
+
+
+def might_read_removed_cache_api(text: str) -> bool:
+    """Can the text read a cache it builds or gets from generate through a removed API (HFC007 reads)?"""
+    if ("past_key_values" in text or ".cache" in text) and _RETURN_DICT.search(text):
+        return True
+    if "Cache(" not in text:
+        return False
+    for pos in _positions(text, "Cache("):  # str.find: a regex alternation here costs 3x on big files
+        m = _CONSTRUCTOR.search(text, max(pos - 14, 0), pos + 6)
+        if m is None:
+            continue
+        # Only the start of the constructor's own line, at most 200 characters of it (a long line of
+        # literals before it would make the backwards match slow, and is no assignment of a cache).
+        start = max(text.rfind("\n", 0, m.start()) + 1, m.start() - 200)
+        bound = _BOUND.search(text, start, m.start())
+        name = bound[1] if bound else None
+        if name and any(f"{name}{tail}" in text for tail in ("[", ".get_max_cache_shape", ".max_cache_len")):
+            return True
+        if name and f"in {name}" in text:
+            return True
+    return False
+
+
 def might_use_removed_api(text: str) -> bool:
     """Can the text hold a use of a removed cache API (HFC007, which needs no generate call)?"""
-    if "_legacy_cache(" in text:
+    if "_legacy_cache(" in text or might_read_removed_cache_api(text):
         return True
     if not any(name in text for name in REMOVED_CACHE_CLASSES):
         return False

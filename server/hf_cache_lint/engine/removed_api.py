@@ -1,6 +1,9 @@
 """Uses of cache APIs the target transformers no longer has: imports of removed cache classes, attribute
-reads `transformers.HybridCache`, and calls of removed Cache methods (`to_legacy_cache()`,
-`DynamicCache.from_legacy_cache(...)`).
+reads `transformers.HybridCache`, calls of removed Cache methods (`to_legacy_cache()`,
+`DynamicCache.from_legacy_cache(...)`), and reads of a cache the code says it has (a `generate(...,
+return_dict_in_generate=True)` output's `past_key_values`, a `DynamicCache()` built here; engine/cache_values.py)
+through APIs a version removed: legacy indexing `cache[i]`, `for k, v in cache:`, `get_max_cache_shape()`,
+`StaticCache.max_cache_len`.
 
 Only uses that will run are reported: code under a version guard that excludes the target, under
 `if TYPE_CHECKING:`, inside a `try` whose handler catches the error (ImportError, AttributeError,
@@ -15,13 +18,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from hf_cache_lint.engine.cache_values import CacheValue, CacheValues
 from hf_cache_lint.engine.findings import Span
 from hf_cache_lint.engine.nodes import Node, code, imported_from, span
-from hf_cache_lint.engine.prefilter import might_use_removed_api
+from hf_cache_lint.engine.prefilter import might_read_removed_cache_api, might_use_removed_api
 from hf_cache_lint.engine.version_guard import VersionGuards
 from hf_cache_lint.engine.versions import KEPT_IN_CACHE_UTILS, Target
 
-UseKind = Literal["import", "attribute", "method"]
+# "read": a removed way of reading a known cache (`name` is its key in versions.REMOVED_CACHE_READS).
+UseKind = Literal["import", "attribute", "method", "read"]
 
 _CACHE_MODULES = ("transformers", "transformers.cache_utils", "transformers.models.mamba.modeling_mamba")
 _CATCH_ALL = frozenset({"Exception", "BaseException"})
@@ -29,7 +34,11 @@ _CATCHES: dict[UseKind, frozenset[str]] = {
     "import": frozenset({"ImportError"}) | _CATCH_ALL,  # ModuleNotFoundError does not catch "cannot import name"
     "attribute": frozenset({"AttributeError"}) | _CATCH_ALL,
     "method": frozenset({"AttributeError"}) | _CATCH_ALL,
+    "read": frozenset({"AttributeError", "TypeError", "ValueError"}) | _CATCH_ALL,
 }
+# A condition that tests the object before reading it is compat code choosing a branch by what the cache
+# has (`if hasattr(cache, "layers"): ... else: cache[0]`): whether 5.x ever takes that branch, it does not say.
+_DUCK_TYPED = re.compile(r"\b(?:hasattr|getattr|isinstance|type)\s*\(|\.layers\b")
 
 
 @dataclass(frozen=True)
@@ -51,6 +60,9 @@ class RemovedApiUse:
     argument_span: Span | None = None  # `from_legacy_cache(x)`: the argument `x`
     condition: str | None = None
     deferred: bool = False  # in a function body (runs when called)
+    cache: CacheValue | None = None  # "read": what the code says the cache is
+    index: str | None = None  # "read" subscript: `i` of `cache[i]`
+    part: int | None = None  # "read" subscript: 0 (keys) or 1 (values) of `cache[i][0]` / `cache[i][1]`
 
 
 @dataclass(frozen=True)
@@ -66,6 +78,7 @@ def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGua
     if target.version.major < 5 or not might_use_removed_api(text):  # every table entry is a 5.x removal
         return ()
     user_methods = {n.value for n in _names_defined(module)}
+    caches = CacheValues(module, text, guards.modules) if might_read_removed_cache_api(text) else None
     found: list[RemovedApiUse] = []
     stack: list[tuple[Node, _Scope]] = [(module, _Scope())]
     while stack:
@@ -87,6 +100,10 @@ def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGua
             scope = replace(scope, deferred=True)
         if t in ("power", "atom_expr"):
             found.extend(_chain_uses(node, target, scope, guards, user_methods))
+            if caches is not None:
+                found.extend(_cache_reads(node, target, scope, caches))
+        elif t in ("for_stmt", "sync_comp_for") and caches is not None:
+            found.extend(_unpacked(node, target, scope, caches))
         if hasattr(node, "children"):
             stack.extend((c, scope) for c in reversed(node.children))
     found.sort(key=lambda u: (u.span.start, u.name))
@@ -155,6 +172,91 @@ def _chain_uses(node: Node, target: Target, scope: _Scope, guards: VersionGuards
             removed, span(trailer.children[1]), Span(span(kids[0]).start, span(call).end),
             span(argument) if argument is not None and argument.type not in ("arglist", "argument") else None,
             condition=scope.condition)
+
+
+def _cache_reads(node: Node, target: Target, scope: _Scope, caches: CacheValues) -> Iterator[RemovedApiUse]:
+    """`cache[i]`, `cache.get_max_cache_shape()`, `static.max_cache_len` on a cache the code says it has."""
+    kids = node.children
+    for i in range(1, len(kids)):
+        trailer = kids[i]
+        if trailer.type != "trailer":
+            continue
+        opener = trailer.children[0].value
+        read = "subscript" if opener == "[" else trailer.children[1].value if opener == "." else None
+        if read not in ("subscript", "get_max_cache_shape", "max_cache_len"):
+            continue
+        removed = target.removed_cache_read(read)
+        if removed is None or (opener == "[" and _is_target(node)) or _reported_elsewhere(read, scope):
+            continue
+        cache = caches.of(kids[:i])
+        if cache is None or (read == "max_cache_len" and cache.cls != "StaticCache"):
+            continue
+        if read == "get_max_cache_shape" and not (i + 1 < len(kids) and _is_call(kids[i + 1])):
+            continue  # a reference without a call fails only when called
+        receiver = _source(kids[:i])
+        if read == "subscript":
+            index = trailer.children[1]
+            nxt = kids[i + 1] if i + 1 < len(kids) else None
+            part = _part(nxt)
+            end = nxt if part is not None else trailer
+            yield RemovedApiUse("read", read, receiver, removed, Span(span(kids[0]).start, span(trailer).end),
+                                Span(span(kids[0]).start, span(end).end), condition=scope.condition,
+                                deferred=scope.deferred, cache=cache,
+                                index=code(index) if index.type != "subscriptlist" else None, part=part)
+        else:
+            name = trailer.children[1]
+            yield RemovedApiUse("read", read, receiver, removed, span(name), span(name),
+                                condition=scope.condition, deferred=scope.deferred, cache=cache)
+
+
+def _unpacked(node: Node, target: Target, scope: _Scope, caches: CacheValues) -> Iterator[RemovedApiUse]:
+    """`for k, v in cache:` (a loop or a comprehension) over a cache the code says it has."""
+    names, iterable = node.children[1], node.children[3]
+    removed = target.removed_cache_read("unpack")
+    if removed is None or names.type != "exprlist" or _reported_elsewhere("unpack", scope):
+        return
+    if len([c for c in names.children if c.type != "operator"]) != 2:
+        return  # `for k, v, s in cache` is 5.x's own shape; `for layer in cache` still iterates
+    parts = [iterable] if iterable.type == "name" else list(iterable.children) \
+        if iterable.type in ("power", "atom_expr") else []
+    cache = caches.of(parts) if parts else None
+    if cache is None or cache.cls not in (None, "DynamicCache"):
+        return  # only DynamicCache (what generate returns by default) yields three; others differ per class
+    yield RemovedApiUse("read", "unpack", code(iterable), removed, span(iterable), span(iterable),
+                        condition=scope.condition, deferred=scope.deferred, cache=cache)
+
+
+def _reported_elsewhere(read: str, scope: _Scope) -> bool:
+    """Handled (a try catches it, a hasattr test looks for it) or on a duck-typed compat branch."""
+    return _handled("read", read, scope) or (scope.condition is not None and bool(_DUCK_TYPED.search(scope.condition)))
+
+
+def _part(trailer: Node | None) -> int | None:
+    """0 or 1 for a `[0]` / `[1]` trailer (the keys or the values of a legacy `(keys, values)` pair)."""
+    if trailer is None or trailer.type != "trailer" or trailer.children[0].value != "[":
+        return None
+    inner = trailer.children[1]
+    return int(inner.value) if inner.type == "number" and inner.value in ("0", "1") else None
+
+
+def _is_target(node: Node) -> bool:
+    """`cache[0] = x`, `del cache[0]`: a store, not a read (4.57 had no item assignment either)."""
+    parent = node.parent
+    if parent is not None and parent.type == "del_stmt":
+        return True
+    if parent is None or parent.type != "expr_stmt":
+        return False
+    kids = parent.children
+    return kids.index(node) < len(kids) - 1 and kids[kids.index(node) + 1].type in ("operator", "annassign") \
+        and (kids[kids.index(node) + 1].type == "annassign" or kids[kids.index(node) + 1].value.endswith("="))
+
+
+def _is_call(trailer: Node) -> bool:
+    return bool(trailer.type == "trailer" and trailer.children[0].value == "(")
+
+
+def _source(parts: list[Node]) -> str:
+    return "".join(code(k) if j == 0 else k.get_code() for j, k in enumerate(parts))
 
 
 def _if_branches(node: Node, scope: _Scope, guards: VersionGuards) -> Iterator[tuple[Node, _Scope]]:

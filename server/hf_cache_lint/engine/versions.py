@@ -72,6 +72,14 @@ REMOVED_CACHE_METHODS: dict[str, tuple[str, str]] = {
     "from_legacy_cache": ("5.0.0", "pass the legacy tuple to the constructor: `DynamicCache(legacy)`"),
 }
 
+# Reads of a cache that 4.57.6 supports and a later release removed, reported where the code says the value is a
+# transformers cache (engine/cache_values.py): read -> the first release without it. Checked on 4.57.6, 5.0.0,
+# 5.18.0, 5.23.0 and 5.24.0 (docs/facts.md §7): a cache stopped being subscriptable (`cache[i]`, the legacy
+# `(keys, values)` of layer i) in 5.0.0, whose `DynamicCache` iterates as `(keys, values, sliding_window_tensor)`
+# so `for k, v in cache:` no longer unpacks; `get_max_cache_shape()` and `StaticCache.max_cache_len` are still in
+# 5.18.0 (deprecated for `get_max_length()`) and gone in 5.23.0, the first release checked without them.
+REMOVED_CACHE_READS: dict[str, str] = {"subscript": "5.0.0", "unpack": "5.0.0", "get_max_cache_shape": "5.23.0",
+                                       "max_cache_len": "5.23.0"}
 
 # Every release at which something these tables or `Target` describe changes (a test keeps it complete): the
 # upgrade check names the first of them where a new finding appears.
@@ -153,6 +161,11 @@ class Target:
         """The release that removed this Cache method, when the target is at or past it."""
         removed = REMOVED_CACHE_METHODS.get(name)
         return removed[0] if removed is not None and self.version >= V(removed[0]) else None
+
+    def removed_cache_read(self, read: str) -> str | None:
+        """The release that removed this way of reading a cache (REMOVED_CACHE_READS), when the target is past it."""
+        removed = REMOVED_CACHE_READS.get(read)
+        return removed if removed is not None and self.version >= V(removed) else None
 
     def removed_keyword(self, name: str) -> str | None:
         """The release that removed this generate keyword, when the target is at or past it."""

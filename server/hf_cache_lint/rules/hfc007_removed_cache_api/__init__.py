@@ -29,6 +29,13 @@ REPLACEMENTS: dict[str, str] = {
                   "`cache_params` back (`cache=` from 5.24)",
 }
 _CACHE_CLASSES = ("DynamicCache", "StaticCache", "QuantizedCache", "EncoderDecoderCache", "Cache")
+# What replaces each removed way of reading a cache (versions.REMOVED_CACHE_READS), on 5.x (and 4.57: `.layers`).
+READ_REPLACEMENTS: dict[str, str] = {
+    "subscript": "read the layer: `cache.layers[i].keys` / `cache.layers[i].values` (4.57 has them too)",
+    "unpack": "iterate the layers: `for layer in cache.layers:` with `layer.keys`, `layer.values` (4.57 has them too)",
+    "get_max_cache_shape": "`get_max_length()` (5.18 deprecated `get_max_cache_shape` for it)",
+    "max_cache_len": "`get_max_length()` (5.18 deprecated `max_cache_len` for it)",
+}
 
 
 class RemovedCacheApi(Rule):
@@ -51,6 +58,8 @@ class RemovedCacheApi(Rule):
             instead = REMOVED_CACHE_METHODS[use.name][1]
             message = (f"`{use.name}()` no longer exists in transformers {target} (removed in {use.removed}); "
                        f"this call raises {error}. Instead, {instead}")
+        elif use.kind == "read":
+            message = f"{_read_what(use, target)}; this raises {error}. 5.x replacement: {READ_REPLACEMENTS[use.name]}"
         else:
             where = "importing" if use.kind == "import" else "reading"
             message = (f"transformers {target} no longer has `{use.name}` (gone since {use.removed}); {where} it "
@@ -67,6 +76,12 @@ class RemovedCacheApi(Rule):
 
     def fixes(self, analysis: Analysis, use: RemovedApiUse) -> Iterator[Fix]:
         ignore = self.ignore_fix(analysis, use.span)
+        if use.kind == "read":
+            fix = _read_fix(analysis.text, use)
+            if fix is not None:
+                yield fix
+            yield ignore
+            return
         if use.kind == "method" and use.name == "from_legacy_cache" and use.module == "DynamicCache" \
                 and use.call_span is not None and use.argument_span is not None:
             argument = _text(analysis.text, use.argument_span)
@@ -80,10 +95,14 @@ class RemovedCacheApi(Rule):
         if use.kind == "method":
             what = f"`{use.module}.{use.name}(...)`"
             instead = REMOVED_CACHE_METHODS[use.name][1]
+        elif use.kind == "read":
+            what = f"{_read_shape(use)} on {_holder(use)}"
+            instead = READ_REPLACEMENTS[use.name]
         else:
             what = f"`{use.name}` ({'imported from' if use.kind == 'import' else 'read from'} `{use.module}`)"
             instead = REPLACEMENTS[use.name]
         lines = [
+            f"**{self.code} {self.name}**: {what} does not work in transformers {target}." if use.kind == "read" else
             f"**{self.code} {self.name}**: {what} does not exist in transformers {target}.",
             "",
             f"- **Removed in**: {use.removed} (4.57 still has it).",
@@ -97,6 +116,14 @@ class RemovedCacheApi(Rule):
 
 def _error(use: RemovedApiUse) -> str:
     """The exception the use raises, as transformers and Python word it."""
+    if use.kind == "read":
+        cls = use.cache.shown_class if use.cache is not None else "DynamicCache"
+        error = {"subscript": f"TypeError: '{cls}' object is not subscriptable",
+                 "unpack": "ValueError: too many values to unpack (expected 2)",
+                 }.get(use.name, f"AttributeError: '{cls}' object has no attribute '{use.name}'")
+        if use.cache is not None and use.cache.cls is None and use.name != "unpack":
+            error += " (with the class of the cache generate returned: DynamicCache by default)"
+        return error
     if use.kind == "import":
         return f"ImportError: cannot import name '{use.name}' from '{use.module}'"
     if use.kind == "attribute":
@@ -117,3 +144,57 @@ def _known_cache(receiver: str) -> bool:
     head, _, last = receiver.rpartition(".")
     # `out.past_key_values` is a model output's cache; a bare name (a parameter) may hold anything.
     return receiver in _CACHE_CLASSES or (bool(head) and last in ("past_key_values", "cache", "cache_params"))
+
+
+def _read_shape(use: RemovedApiUse) -> str:
+    if use.name == "subscript":
+        return f"`{use.module}[{use.index or '...'}]`"
+    if use.name == "unpack":
+        return f"`for k, v in {use.module}`"
+    if use.name == "get_max_cache_shape":
+        return f"`{use.module}.get_max_cache_shape()`"
+    return f"`{use.module}.{use.name}`"
+
+
+def _holder(use: RemovedApiUse) -> str:
+    """What the code says the cache is."""
+    if use.cache is not None and use.cache.cls is not None:
+        return f"a `{use.cache.cls}`"
+    return "the cache of a `generate(..., return_dict_in_generate=True)` result"
+
+
+def _read_what(use: RemovedApiUse, target: object) -> str:
+    shape = _read_shape(use)
+    if use.name == "subscript":
+        return (f"{shape}: a transformers {target} cache is not subscriptable (the legacy `(keys, values)` "
+                f"indexing was removed in {use.removed})")
+    if use.name == "unpack":
+        return (f"{shape}: from {use.removed} a `DynamicCache` iterates as `(keys, values, sliding_window_tensor)`, "
+                "so two names no longer unpack it")
+    return f"{shape}: transformers {target} no longer has `{use.name}` (removed in {use.removed})"
+
+
+def _read_fix(text: str, use: RemovedApiUse) -> Fix | None:
+    """The mechanical replacement, where one exists (each checked on 4.57.6 and 5.x by the oracle)."""
+    cache, span = use.cache, use.call_span
+    if cache is None or span is None:
+        return None
+    if use.name == "get_max_cache_shape":  # the method's name only; the call's arguments stay
+        return Fix("Use `get_max_length()`", (Edit(span, "get_max_length"),), preferred=True)
+    if use.name == "max_cache_len":
+        return Fix("Use `get_max_length()`", (Edit(span, "get_max_length()"),), preferred=True)
+    if not cache.layered:
+        return None  # an EncoderDecoderCache, or the cache of a model not known to be decoder-only
+    if use.name == "unpack":
+        return Fix("Iterate `.layers`", (Edit(span, f"((layer.keys, layer.values) for layer in {use.module}.layers)"),),
+                   preferred=True)
+    index = use.index
+    if index is None or ":" in index:
+        return None  # a slice or several indices: no single layer to read
+    layer = f"{use.module}.layers[{index}]"
+    if use.part is not None:
+        return Fix(f"Use `.layers[{index}].{('keys', 'values')[use.part]}`",
+                   (Edit(span, f"{layer}.{('keys', 'values')[use.part]}"),), preferred=True)
+    if "(" in use.module:
+        return None  # the pair would evaluate the receiver (a call) twice
+    return Fix(f"Use `.layers[{index}]`", (Edit(span, f"({layer}.keys, {layer}.values)"),), preferred=True)

@@ -55,4 +55,32 @@ VALID: tuple[Valid, ...] = (
         "    legacy = tuple((layer.keys, layer.values) for layer in cache.layers)\n",
         note="duck-typed compat code: `to_legacy_cache()` only on a fallback branch that tests the object first",
     ),
+    Valid(
+        _LOAD + _GEN + "seq_len = out.past_key_values.layers[0].keys.shape[2]\n"
+        "limit = out.past_key_values.get_seq_length()\n"
+        "for layer in out.past_key_values.layers:\n    print(layer.keys.shape, layer.values.shape)\n",
+        note="the returned cache read through its layers, as 4.57 and 5.x both allow",
+    ),
+    Valid(
+        "import torch\n\n\ndef seq_len(past):\n    return past[0][0].shape[2]\n\n\n"
+        "print(seq_len(((torch.zeros(1, 2, 3, 8), torch.zeros(1, 2, 3, 8)),)))\n" + _LOAD
+        + "out = model.generate(**inputs, max_new_tokens=5)\nprint(out[0])\n",
+        note="indexing a parameter (it may be a legacy tuple) or generate's plain tensor result: nothing says cache",
+    ),
+    Valid(
+        _LOAD + _GEN + "past = out.past_key_values\n"
+        'if hasattr(past, "layers"):\n    keys = past.layers[0].keys\nelse:  # a legacy tuple\n'
+        "    keys = past[0][0]\n",
+        note="compat code indexing only on the branch for objects without layers",
+    ),
+    Valid(
+        "import transformers\nfrom packaging import version\n\n" + _LOAD + _GEN
+        + 'if version.parse(transformers.__version__) < version.parse("5"):\n'
+        "    keys = out.past_key_values[0][0]\nelse:\n    keys = out.past_key_values.layers[0].keys\n",
+        note="legacy indexing only under a version test that excludes 5.x",
+    ),
+    Valid(
+        _LOAD + _GEN + "for entry in out.past_key_values:\n    print(len(entry))\n",
+        note="iterating the returned cache without unpacking two names (5.x yields three, 4.57 two)",
+    ),
 )

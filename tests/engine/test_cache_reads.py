@@ -1,0 +1,91 @@
+"""HFC007's cache reads: only where the code says the value is a transformers cache (docs/rules/HFC007.md;
+the runtime facts are docs/facts.md §7, `facts:removed_cache_reads`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from hf_cache_lint.checking.source import check_source
+from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.prefilter import might_use_removed_api
+from hf_cache_lint.engine.versions import Target
+
+LOAD = ("from transformers import AutoModelForCausalLM, DynamicCache, StaticCache\n"
+        'model = AutoModelForCausalLM.from_pretrained("m")\n')
+GEN = "out = model.generate(ids, max_new_tokens=3, return_dict_in_generate=True)\n"
+
+
+def reads(text: str, version: str = "5.24.0") -> list[tuple[int, str, str]]:
+    """(line, severity, first words of the message) of each HFC007 finding."""
+    result = check_source(text, "t.py", context=Context(target=Target.of(version)))
+    return [(f.span.start.line, f.severity.value, f.message.split(":")[0]) for f in result.findings
+            if f.code == "HFC007"]
+
+
+@pytest.mark.parametrize(("body", "line", "shape"), [
+    ("n = out.past_key_values[0][0].shape[2]\n", 4, "`out.past_key_values[0]`"),
+    ("past = out.past_key_values\nk, v = past[-1]\n", 5, "`past[-1]`"),
+    ("for k, v in out.past_key_values:\n    pass\n", 4, "`for k, v in out.past_key_values`"),
+    ("sizes = [k.shape for k, v in out.past_key_values]\n", 4, "`for k, v in out.past_key_values`"),
+    ("m = out.past_key_values.get_max_cache_shape()\n", 4, "`out.past_key_values.get_max_cache_shape()`"),
+    ("c = StaticCache(config=model.config, max_cache_len=8)\nm = c.max_cache_len\n", 5, "`c.max_cache_len`"),
+    ("c = DynamicCache()\nmodel(ids, past_key_values=c)\nk = c[0][0]\n", 6, "`c[0]`"),
+    ("def f():\n    o = model.generate(ids, return_dict_in_generate=True)\n    return o.past_key_values[0]\n",
+     5, "`o.past_key_values[0]`"),
+    ("n = model.generate(ids, return_dict_in_generate=True).past_key_values[0][0].shape[2]\n", 3,
+     "`model.generate(ids, return_dict_in_generate=True).past_key_values[0]`"),
+])
+def test_a_read_of_a_cache_the_code_says_it_has_is_an_error(body: str, line: int, shape: str) -> None:
+    text = LOAD + ("" if "generate(ids, return" in body and "out" not in body else GEN) + body
+    got = reads(text)
+    assert [(ln, sev) for ln, sev, _ in got] == [(line, "error")], got
+    assert got[0][2] == shape
+
+
+@pytest.mark.parametrize("body", [
+    "def seq_len(past):\n    return past[0][0].shape[2]\n",  # a parameter: may be a legacy tuple
+    "past = out.past_key_values\npast = tuple(past)\nk = past[0]\n",  # rebound to something else
+    "out2 = model.generate(ids)\nk = out2[0]\n",  # generate's tensor result
+    "for layer in out.past_key_values:\n    pass\n",  # one name: still iterates on 5.x
+    "for k, v, s in out.past_key_values:\n    pass\n",  # 5.x's own shape
+    'if hasattr(out.past_key_values, "layers"):\n    k = 1\nelse:\n    k = out.past_key_values[0][0]\n',
+    "try:\n    k = out.past_key_values[0]\nexcept TypeError:\n    k = None\n",
+    "k = out.past_key_values.layers[0].keys\nm = out.past_key_values.get_max_length()\n",
+    "c = DynamicCache()\nm = c.max_cache_len\n",  # DynamicCache never had it (4.57 raises too): not a 5.x removal
+    "out.past_key_values[0] = None\n",  # a store, not a read
+    "x = {}\nx[0] = out\nk = x[0]\n",
+])
+def test_no_finding_where_the_code_does_not_say_cache_or_handles_it(body: str) -> None:
+    assert reads(LOAD + GEN + body) == []
+
+
+def test_without_return_dict_in_generate_the_result_is_not_an_output() -> None:
+    assert reads(LOAD + "out = model.generate(ids)\nk = out.past_key_values[0]\n") == []
+
+
+def test_versions_follow_the_table() -> None:
+    text = LOAD + GEN + "k = out.past_key_values[0]\nm = out.past_key_values.get_max_cache_shape()\n"
+    assert [ln for ln, _, _ in reads(text, "4.57.6")] == []
+    assert [ln for ln, _, _ in reads(text, "5.0.0")] == [4]  # get_max_cache_shape still there
+    assert [ln for ln, _, _ in reads(text, "5.23.0")] == [4, 5]
+
+
+def test_an_undecided_condition_makes_it_a_warning() -> None:
+    assert [sev for _, sev, _ in reads(LOAD + GEN + "if verbose:\n    print(out.past_key_values[0][0].shape)\n")] \
+        == ["warning"]
+
+
+def test_the_fix_reads_the_layer_only_where_the_cache_has_layers() -> None:
+    text = LOAD + GEN + "n = out.past_key_values[0][0].shape[2]\n"
+    (finding,) = check_source(text, "t.py", context=Context(target=Target.of("5.24.0"))).findings
+    assert [f.title for f in finding.fixes] == ["Use `.layers[0].keys`", "Ignore HFC007 on this line"]
+    assert finding.fixes[0].edits[0].content == "out.past_key_values.layers[0].keys"
+    seq2seq = text.replace("AutoModelForCausalLM.from_pretrained", "AutoModelForSeq2SeqLM.from_pretrained")
+    (finding,) = check_source(seq2seq, "t.py", context=Context(target=Target.of("5.24.0"))).findings
+    assert [f.title for f in finding.fixes] == ["Ignore HFC007 on this line"]  # EncoderDecoderCache: no .layers
+
+
+def test_the_prefilter_lets_such_files_through() -> None:
+    assert might_use_removed_api(GEN + "k = out.past_key_values[0]\n")
+    assert might_use_removed_api("c = DynamicCache()\nk = c[0]\n")
+    assert not might_use_removed_api("c = DynamicCache()\nmodel(ids, past_key_values=c)\n")
