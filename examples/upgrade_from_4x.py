@@ -1,4 +1,4 @@
-"""A chat loop written for transformers 4.x: it runs on 4.57 and breaks on 5.x in three places.
+"""A chat loop written for transformers 4.x: it runs on 4.57 and breaks on 5.x in four places.
 
 `hf-cache-lint check --upgrade-to 5.24.0 examples/upgrade_from_4x.py` (with 4.57 installed) lists them, each
 with the release that brings it; on 5.x `hf-cache-lint check` reports them as errors.
@@ -13,6 +13,7 @@ model = AutoModelForCausalLM.from_pretrained(checkpoint, torch_dtype=torch.bfloa
 
 inputs = tokenizer("Summarise the meeting notes:", return_tensors="pt")
 first = model.generate(**inputs, max_new_tokens=64, return_dict_in_generate=True, use_model_defaults=False)
+print("tokens so far:", first.past_key_values[0][0].shape[2])
 
 # Keep the conversation's cache as plain tensors between requests, then rebuild it.
 saved = first.past_key_values.to_legacy_cache()
