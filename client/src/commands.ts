@@ -40,7 +40,7 @@ export async function fixAll(uri?: vscode.Uri): Promise<boolean> {
 }
 
 /** One finding the server's `hf-cache-lint.upgradeCheck` command reports (rows and columns 1-based). */
-interface UpgradeFinding {
+export interface UpgradeFinding {
   uri: string;
   code: string;
   severity: string;
@@ -50,18 +50,25 @@ interface UpgradeFinding {
   message: string;
 }
 
-/** `hf-cache-lint: What breaks if I upgrade transformers...`: asks for a version, lists the new findings in the log. */
-export async function upgradeCheck(ctl: Controller): Promise<number | undefined> {
+/**
+ * `hf-cache-lint: What breaks if I upgrade transformers...`: asks for a version (unless one is given, as a
+ * keybinding's `args` or `executeCommand('hfCacheLint.upgradeCheck', '5.24.0')` pass it), lists the new findings
+ * in the log and returns them.
+ */
+export async function upgradeCheck(ctl: Controller, given?: unknown): Promise<UpgradeFinding[] | undefined> {
   const document = vscode.window.activeTextEditor?.document;
   if (!document) {
     void vscode.window.showInformationMessage('hf-cache-lint: open a Python file to check.');
     return undefined;
   }
-  const version = await vscode.window.showInputBox({
-    prompt: 'transformers version to upgrade to',
-    value: '5.24.0',
-    validateInput: (v) => (/^\d+\.\d+(\.\d+)?$/.test(v.trim()) ? undefined : 'a version such as 5.24.0'),
-  });
+  const version =
+    typeof given === 'string'
+      ? given
+      : await vscode.window.showInputBox({
+          prompt: 'transformers version to upgrade to',
+          value: '5.24.0',
+          validateInput: (v) => (/^\d+\.\d+(\.\d+)?$/.test(v.trim()) ? undefined : 'a version such as 5.24.0'),
+        });
   if (!version) {
     return undefined;
   }
@@ -83,12 +90,16 @@ export async function upgradeCheck(ctl: Controller): Promise<number | undefined>
   for (const f of found) {
     logInfo(`  ${vscode.Uri.parse(f.uri).fsPath}:${f.row}:${f.column}: ${f.code} (${f.severity}) ${f.message}`);
   }
-  const choice = await vscode.window.showInformationMessage(
-    `hf-cache-lint: ${found.length} new finding(s) on transformers ${version}.`,
-    ...(found.length ? ['Show'] : []),
-  );
-  if (choice === 'Show') {
-    showLogs();
-  }
-  return found.length;
+  // Not awaited: the command's result must not wait until the user dismisses the notification.
+  void vscode.window
+    .showInformationMessage(
+      `hf-cache-lint: ${found.length} new finding(s) on transformers ${version}.`,
+      ...(found.length ? ['Show'] : []),
+    )
+    .then((choice) => {
+      if (choice === 'Show') {
+        showLogs();
+      }
+    });
+  return found;
 }

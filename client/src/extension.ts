@@ -29,7 +29,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<HfCach
     vscode.commands.registerCommand('hfCacheLint.restart', () => ctl.restart('command')),
     vscode.commands.registerCommand('hfCacheLint.showLogs', showLogs),
     vscode.commands.registerCommand('hfCacheLint.fixAll', (uri?: vscode.Uri) => fixAll(uri)),
-    vscode.commands.registerCommand('hfCacheLint.upgradeCheck', () => upgradeCheck(ctl)),
+    vscode.commands.registerCommand('hfCacheLint.upgradeCheck', (version?: unknown) => upgradeCheck(ctl, version)),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (needsRestart(e)) {
         ctl.showConfiguredTarget();

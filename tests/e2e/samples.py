@@ -33,6 +33,21 @@ MESSAGE_PARTS = (
 )
 HOVER_PARTS = ("HFC001", "cache_implementation")
 
+# The upgrade check (`hfCacheLint.upgradeCheck`): clean for 4.57.6, two findings new on 5.24.0, both from 5.0.0.
+UPGRADE = """\
+from transformers import AutoModelForCausalLM
+
+model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B")
+out = model.generate(max_new_tokens=5, use_model_defaults=False, return_dict_in_generate=True)
+seq_len = out.past_key_values[0][0].shape[2]
+"""
+UPGRADE_FROM, UPGRADE_TO = "4.57.6", "5.24.0"
+# (code, 1-based row, 1-based column, the release that brings it, a part of the message)
+UPGRADE_FINDINGS = (
+    ("HFC005", 4, 40, "5.0.0", "['use_model_defaults']"),
+    ("HFC007", 5, 11, "5.0.0", "TypeError: 'DynamicCache' object is not subscriptable"),
+)
+
 CLEAN = """\
 from transformers import AutoModelForCausalLM, DynamicCache
 

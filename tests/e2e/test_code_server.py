@@ -34,6 +34,10 @@ from samples import (
     PREFERRED_FIX,
     RANGE,
     TARGET_VERSION,
+    UPGRADE,
+    UPGRADE_FINDINGS,
+    UPGRADE_FROM,
+    UPGRADE_TO,
     write_workspace,
 )
 from shadow_workspace import markers_written, measure_imports, write_shadows  # tests/security (conftest.py)
@@ -191,6 +195,36 @@ def test_code_server_untrusted_workspace_runs_nothing_it_names(tmp_path: Path, a
     assert "(restricted)" in got["statusText"] and got["serverState"] == "running"
     assert [d["code"] for d in got["diagnostics"]] == ["HFC001"]
     assert not marker.exists()
+
+
+@pytest.mark.usefixtures("code_server_tools")
+def test_code_server_upgrade_command_reports_what_the_newer_release_breaks(
+    tmp_path: Path, artifacts: Path, vsix: Path
+) -> None:
+    """`hfCacheLint.upgradeCheck` in a real VS Code: the file is clean for the configured 4.57.6, and the command
+    (run as a keybinding would, with the version as its argument) returns the findings 5.24.0 adds, each with
+    the release that brings it, and writes them to the extension's log."""
+    workspace = tmp_path / "upgrade ws"
+    workspace.mkdir()
+    (workspace / "upgrade.py").write_text(UPGRADE, encoding="utf-8")
+    settings = {**USER_SETTINGS, "hfCacheLint.transformersVersion": UPGRADE_FROM}
+    got, _ = _run_code_server(tmp_path, artifacts, vsix, workspace, settings, {"HFC_PROBE_MODE": "upgrade"},
+                              trust=False)
+    assert "error" not in got, got["error"]
+    assert got["done"], got["steps"]
+    assert f"transformers {UPGRADE_FROM}" in got["statusText"]
+    assert [d for d in got["diagnostics"] if d["severity"] in ("error", "warning")] == []  # clean for 4.57.6
+    found = [(f["code"], f["row"], f["column"], f["release"]) for f in got["upgrade"]]
+    assert found == [entry[:4] for entry in UPGRADE_FINDINGS], got["upgrade"]
+    for f, (*_, part) in zip(got["upgrade"], UPGRADE_FINDINGS, strict=True):
+        assert f["uri"].endswith("/upgrade.py") and f["severity"] == "error"
+        assert part in f["message"], f["message"]
+        assert f"[new in transformers {f['release']}; not reported for {UPGRADE_FROM}]" in f["message"]
+    assert got["downgrade"] is None  # 4.46.0 is older than the current target: refused, nothing returned
+    # What the user reads: the command's lines in the extension's log channel (a log file of the session).
+    logs = "\n".join(p.read_text(errors="replace") for p in (artifacts / "logs").rglob("*.log"))
+    assert f"What breaks on transformers {UPGRADE_TO} in " in logs and ": 2 finding(s)" in logs
+    assert "upgrade.py:5:11: HFC007 (error)" in logs
 
 
 @pytest.mark.usefixtures("code_server_tools")

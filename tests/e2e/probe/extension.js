@@ -211,8 +211,35 @@ async function untrustedScenario() {
   step('untrusted');
 }
 
+// HFC_PROBE_MODE=upgrade: the command `hfCacheLint.upgradeCheck` on upgrade.py, linted for 4.57.6 (the setting),
+// asked about 5.24.0: what it returns, next to the diagnostics the editor shows for the current target.
+async function upgradeScenario() {
+  const extension = vscode.extensions.getExtension(OURS);
+  if (!extension) throw new Error(`${OURS} is not installed`);
+  const api = await extension.activate();
+  step('activated');
+  const folder = vscode.workspace.workspaceFolders[0].uri;
+  const file = vscode.Uri.joinPath(folder, 'upgrade.py');
+  await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(file));
+  // The server has the document once it answers a code-action request for it (as in the clean step above).
+  await vscode.commands.executeCommand('vscode.executeCodeActionProvider', file, new vscode.Range(0, 0, 5, 0));
+  result.statusText = await waitFor('the status bar to show 4.57.6', () =>
+    api.statusText().includes('4.57.6') ? api.statusText() : undefined,
+  );
+  result.diagnostics = ours(file).map(plain);
+  step('opened');
+  result.upgrade = await vscode.commands.executeCommand('hfCacheLint.upgradeCheck', '5.24.0');
+  step('upgrade check');
+  // An older version is refused by the server; the command shows the error and returns nothing.
+  result.downgrade = (await vscode.commands.executeCommand('hfCacheLint.upgradeCheck', '4.46.0')) ?? null;
+  result.done = true;
+  step('done');
+}
+
+const SCENARIOS = { untrusted: untrustedScenario, upgrade: upgradeScenario };
+
 function activate() {
-  const run = process.env.HFC_PROBE_MODE === 'untrusted' ? untrustedScenario : scenario;
+  const run = SCENARIOS[process.env.HFC_PROBE_MODE] || scenario;
   run().catch((error) => {
     result.error = String((error && error.stack) || error);
     save();
