@@ -59,7 +59,7 @@ class RemovedCacheApi(Rule):
             message = (f"`{use.name}()` no longer exists in transformers {target} (removed in {use.removed}); "
                        f"this call raises {error}. Instead, {instead}")
         elif use.kind == "read":
-            message = f"{_read_what(use, target)}; this raises {error}. 5.x replacement: {READ_REPLACEMENTS[use.name]}"
+            message = f"{_read_what(use, target)}; this raises {error}. 5.x replacement: {_read_instead(use)}"
         else:
             where = "importing" if use.kind == "import" else "reading"
             message = (f"transformers {target} no longer has `{use.name}` (gone since {use.removed}); {where} it "
@@ -97,7 +97,7 @@ class RemovedCacheApi(Rule):
             instead = REMOVED_CACHE_METHODS[use.name][1]
         elif use.kind == "read":
             what = f"{_read_shape(use)} on {_holder(use)}"
-            instead = READ_REPLACEMENTS[use.name]
+            instead = _read_instead(use)
         else:
             what = f"`{use.name}` ({'imported from' if use.kind == 'import' else 'read from'} `{use.module}`)"
             instead = REPLACEMENTS[use.name]
@@ -144,6 +144,17 @@ def _known_cache(receiver: str) -> bool:
     head, _, last = receiver.rpartition(".")
     # `out.past_key_values` is a model output's cache; a bare name (a parameter) may hold anything.
     return receiver in _CACHE_CLASSES or (bool(head) and last in ("past_key_values", "cache", "cache_params"))
+
+
+def _read_instead(use: RemovedApiUse) -> str:
+    """READ_REPLACEMENTS' text, with the code's own receiver and index where the read has them."""
+    if use.name == "subscript" and use.index is not None and ":" not in use.index:
+        layer = f"{use.module}.layers[{use.index}]"
+        return f"read the layer: `{layer}.keys` / `{layer}.values` (4.57 has them too)"
+    if use.name == "unpack":
+        return (f"iterate the layers: `for layer in {use.module}.layers:` with `layer.keys`, `layer.values` "
+                "(4.57 has them too)")
+    return READ_REPLACEMENTS[use.name]
 
 
 def _read_shape(use: RemovedApiUse) -> str:
