@@ -59,6 +59,12 @@ def test_no_finding_where_the_code_does_not_say_cache_or_handles_it(body: str) -
     assert reads(LOAD + GEN + body) == []
 
 
+def test_a_model_with_its_own_code_says_nothing_about_its_output() -> None:
+    remote = LOAD.replace('from_pretrained("m")', 'from_pretrained("m", trust_remote_code=True)')
+    assert reads(remote + GEN + "k = out.past_key_values[0]\n") == []
+    assert len(reads(remote + "c = DynamicCache()\nk = c[0]\n")) == 1  # a cache built here still is one
+
+
 def test_without_return_dict_in_generate_the_result_is_not_an_output() -> None:
     assert reads(LOAD + "out = model.generate(ids)\nk = out.past_key_values[0]\n") == []
 

@@ -65,6 +65,9 @@ class CacheValues:
         self._modules = modules
         self._classes = _imported_cache_classes(module)
         self._decoder_only = _decoder_only_models(text)
+        # A model's own code (`trust_remote_code=True`) may have its own generate or return legacy tuples:
+        # what its output holds, the module does not say.
+        self._remote_code = bool(re.search(r"trust_remote_code\s*=\s*(?!False\b)", text))
         self._bindings: dict[tuple[int, str], list[_Binding]] = {}
         if any(w in text for w in TRIGGERS):
             for name in _names(module):
@@ -125,7 +128,7 @@ class CacheValues:
 
     def _output_of(self, kids: list[Node]) -> _Output | None:
         """`<receiver>.generate(..., return_dict_in_generate=True)` as the whole of `kids`."""
-        if len(kids) < 3 or not _is_call(kids[-1]):
+        if self._remote_code or len(kids) < 3 or not _is_call(kids[-1]):
             return None
         attr = kids[-2]
         if not (attr.type == "trailer" and attr.children[0].value == "." and attr.children[1].value == "generate"):
