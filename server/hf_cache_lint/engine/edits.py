@@ -8,6 +8,7 @@ from typing import Any
 
 from hf_cache_lint.engine.analysis import GenerateCall, Keyword
 from hf_cache_lint.engine.findings import Edit, Fix, Position, Span
+from hf_cache_lint.engine.keywords import find_keyword
 from hf_cache_lint.engine.suppress import ignore_comment
 from hf_cache_lint.engine.text import line_starts, offset, split_lines
 
@@ -19,9 +20,9 @@ def clear_keyword(text: str, call: GenerateCall, name: str) -> tuple[Edit, ...] 
     `kwargs=`), adding the keyword would make Python raise "got multiple values for keyword
     argument", so that dict expression becomes `{**kw, "name": None}` instead. Else the keyword is
     added, unless keywords written in this call do not reach generate (Thread(...))."""
-    for kw in call.keywords:
-        if kw.name == name:
-            return (Edit(kw.value_span, "None"),)
+    kw = find_keyword(call.keywords, name)
+    if kw is not None:
+        return (Edit(kw.value_span, "None"),)
     if name == "cache_implementation" and call.ci_spread is not None:
         return (override_in_dict(text, call.ci_spread, name, "None"),)
     return set_keyword(text, call, name, "None")
@@ -50,9 +51,9 @@ def set_keyword(text: str, call: GenerateCall, name: str, value: str) -> tuple[E
     Built from the argument and parenthesis positions: the separating comma is added when the call has
     none, a trailing comma is kept, a comment after the last argument stays with it, and a call written
     one argument per line gets a new line in the same style."""
-    for kw in call.keywords:
-        if kw.name == name:
-            return (Edit(kw.value_span, value),)
+    kw = find_keyword(call.keywords, name)
+    if kw is not None:
+        return (Edit(kw.value_span, value),)
     if call.close_paren is None or not call.keywords_reach:
         return None
     new = f"{name}={value}"

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Protocol, TypeVar
 
+from hf_cache_lint.engine.analysis import CacheArg, GenerateCall, Keyword
 from hf_cache_lint.engine.findings import Span
 
 
@@ -47,3 +48,10 @@ def keyword_at(items: Iterable[P], name: str, where: Span) -> P | None:
         if item.name == name and item.span == where:
             return item
     return None
+
+
+def written_cache_keyword(call: GenerateCall, arg: CacheArg) -> Keyword | None:
+    """The keyword a cache argument is written as in the call (None when it arrives through a `**` dict)."""
+    if arg.via_kwargs:
+        return None
+    return keyword_at(call.keywords, arg.keyword, arg.span)

@@ -9,9 +9,9 @@ when the paths are not a condition's two sides, e.g. a `try` body and its `excep
   values stay as they are; two different values — of the same kind or of different kinds (a `Const` and a
   `CacheVal`, a `Ref` and an `Unknown`) — become one `Maybe` holding each with its condition
   (`_merge_value`); a `Maybe` meeting anything contributes its own options, each keeping its condition.
-  A name bound on one path only becomes a one-option `Maybe` under that path's condition. No kind is
-  widened to another: readers decide what a `Maybe` means (values.py, `Maybe`). Past MAX_OPTIONS options
-  one unknown option stands for the rest.
+  A name bound on one path only becomes a one-option `Maybe` under that path's condition (the value
+  itself when that condition is None). No kind is widened to another: readers decide what a `Maybe`
+  means (values.py, `Maybe`). Past MAX_OPTIONS options one unknown option stands for the rest.
 - Heap objects meet by id (`_merge_obj`). Two objects of different kinds under one id keep the first
   path's object (a guard: an id is never given to another kind); so do two different ModelStates (the
   first path's generate replacement, aliases, wrapper and config ref win).

@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache, total_ordering
 
+from hf_cache_lint.engine.families import is_mamba_family
+
 NEWEST = "5.24.0"
 
 
@@ -36,8 +38,6 @@ class Version:
 
 
 V = Version.parse
-
-_MAMBA_FAMILY = ("mamba",)
 
 _VALID_5 = ("static", "offloaded_static", "dynamic", "offloaded", "quantized", "paged")
 _DEPRECATED_5 = ("sliding_window", "hybrid", "hybrid_chunked", "offloaded_hybrid", "offloaded_hybrid_chunked")
@@ -123,7 +123,7 @@ class Target:
         """The keyword `generate` takes the cache under for a model of this class name."""
         if self.unified_cache_keyword:
             return "cache"
-        if model_class and self.version >= V("4.43") and any(f in model_class.lower() for f in _MAMBA_FAMILY):
+        if self.version >= V("4.43") and is_mamba_family(model_class):
             return "cache_params"
         if model_class and V("4.55") <= self.version < V("5.5") and model_class.startswith("FalconH1"):
             return "cache_params"

@@ -16,8 +16,6 @@ from hf_cache_lint.engine.keywords import CACHE_KEYWORDS
 from hf_cache_lint.engine.versions import Target
 from hf_cache_lint.rules.common import accepts
 
-MAMBA_FAMILY = ("mamba",)
-
 # Keywords generate consumes itself, GenerationConfig fields, and inputs every model's forward takes:
 # never typos, however close they are to a cache keyword (`use_cache` is close to `cache`).
 KNOWN_KEYWORDS = frozenset({
@@ -38,10 +36,6 @@ KNOWN_KEYWORDS = frozenset({
 # and `past_key_value` match; `use_cache` vs `cache` (0.71) does not).
 TYPO_TARGETS = ("past_key_values", "cache_params", "cache", "cache_implementation", "cache_config", "use_cache")
 TYPO_CUTOFF = 0.8
-
-
-def is_mamba_family(class_name: str | None) -> bool:
-    return bool(class_name) and any(f in (class_name or "").lower() for f in MAMBA_FAMILY)
 
 
 def intended(name: str) -> str | None:

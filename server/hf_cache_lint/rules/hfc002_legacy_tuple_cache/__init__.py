@@ -6,13 +6,15 @@ from collections.abc import Iterable, Iterator
 
 from hf_cache_lint.engine.analysis import Analysis, CacheArg, GenerateCall, Keyword
 from hf_cache_lint.engine.edits import transformers_name
+from hf_cache_lint.engine.families import is_mamba_family
 from hf_cache_lint.engine.findings import Edit, Finding, Fix, Severity
+from hf_cache_lint.engine.keywords import written_cache_keyword
 from hf_cache_lint.engine.versions import Target
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc001_cache_conflict import conflicts
 from hf_cache_lint.rules.hfc002_legacy_tuple_cache.examples import INVALID
 from hf_cache_lint.rules.hfc002_legacy_tuple_cache.valid import VALID
-from hf_cache_lint.rules.order import ci_rejected, is_mamba_family, keyword_rejected, kwargs_rejected
+from hf_cache_lint.rules.order import ci_rejected, keyword_rejected, kwargs_rejected
 
 _TO_LEGACY = ".to_legacy_cache()"
 
@@ -48,7 +50,7 @@ class LegacyTupleCache(Rule):
 
     def finding(self, analysis: Analysis, call: GenerateCall, arg: CacheArg) -> Finding:
         target = analysis.context.target
-        kw = _written(call, arg)
+        kw = written_cache_keyword(call, arg)
         from_legacy = kw is not None and kw.value_text.endswith(_TO_LEGACY)
         if target.tuple_cache_is_error:
             message = f"`{arg.keyword}=` gets a tuple (the legacy cache format); transformers {target} raises " \
@@ -108,14 +110,8 @@ def _from_removed_to_legacy(target: Target, call: GenerateCall, arg: CacheArg) -
     """The tuple comes from `to_legacy_cache()`, which the target no longer has: that call fails first."""
     if target.removed_cache_method("to_legacy_cache") is None:
         return False
-    kw = _written(call, arg)
+    kw = written_cache_keyword(call, arg)
     if kw is not None and kw.value_text.endswith(_TO_LEGACY):
         return True
     return arg.origin is not None and arg.origin.description == "to_legacy_cache()"
 
-
-def _written(call: GenerateCall, arg: CacheArg) -> Keyword | None:
-    """The keyword as written in the call (None when the tuple arrives through a ** dict)."""
-    if arg.via_kwargs:
-        return None
-    return next((k for k in call.keywords if k.name == arg.keyword and k.span == arg.span), None)

@@ -5,14 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from hf_cache_lint.engine.analysis import Analysis, CacheArg, GenerateCall, Keyword
+from hf_cache_lint.engine.analysis import Analysis, GenerateCall, Keyword
 from hf_cache_lint.engine.edits import remove_argument, rename_keyword
+from hf_cache_lint.engine.families import is_mamba_family
 from hf_cache_lint.engine.findings import Finding, Fix, Severity, Span
+from hf_cache_lint.engine.keywords import written_cache_keyword
 from hf_cache_lint.engine.versions import unused_kwargs_message
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc003_cache_keyword.examples import INVALID
 from hf_cache_lint.rules.hfc003_cache_keyword.valid import VALID
-from hf_cache_lint.rules.order import ci_rejected, is_mamba_family, keyword_rejected, kwargs_rejected
+from hf_cache_lint.rules.order import ci_rejected, keyword_rejected, kwargs_rejected
 
 _OLD_NAMES = ("past_key_values", "cache_params")
 
@@ -52,7 +54,7 @@ class CacheKeyword(Rule):
         model = call.model.class_name or "this model"
         args = {a.keyword: a for a in call.cache_args}
         for arg in call.cache_args:
-            kw = _written(call, arg)
+            kw = written_cache_keyword(call, arg)
             maybe = arg.kind == "unknown" or arg.condition is not None
             if keyword_rejected(target, call, arg.keyword):
                 if arg.kind == "none":
@@ -120,8 +122,3 @@ class CacheKeyword(Rule):
             f"```\n{p.runtime}\n```",
         ])
 
-
-def _written(call: GenerateCall, arg: CacheArg) -> Keyword | None:
-    if arg.via_kwargs:
-        return None
-    return next((k for k in call.keywords if k.name == arg.keyword and k.span == arg.span), None)

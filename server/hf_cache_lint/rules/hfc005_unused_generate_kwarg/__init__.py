@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 from hf_cache_lint.engine.analysis import Analysis, GenerateCall, Keyword
 from hf_cache_lint.engine.edits import remove_argument, rename_keyword
 from hf_cache_lint.engine.findings import Edit, Finding, Fix, Severity
-from hf_cache_lint.engine.keywords import CACHE_KEYWORDS
+from hf_cache_lint.engine.keywords import CACHE_KEYWORDS, find_keyword
 from hf_cache_lint.engine.versions import unused_kwargs_message
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc005_unused_generate_kwarg.examples import INVALID
@@ -72,7 +72,7 @@ class UnusedGenerateKwarg(Rule):
         return self.report(kw.span, message, severity=severity, fixes=fixes, story=self.story(analysis, call, kw, error))
 
     def rename(self, analysis: Analysis, call: GenerateCall, kw: Keyword, right: str) -> Iterator[Fix]:
-        if any(k.name == right for k in call.keywords):
+        if find_keyword(call.keywords, right) is not None:
             return  # renaming would repeat a keyword (a SyntaxError): the user must choose
         yield Fix(f"Rename to `{right}=`", (rename_keyword(kw, right),), preferred=True)
         yield self.ignore_fix(analysis, kw.span)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from hf_cache_lint.engine.analysis import Analysis, CacheArg, CiValue, GenerateCall, Keyword
+from hf_cache_lint.engine.analysis import Analysis, CacheArg, CiValue, GenerateCall
 from hf_cache_lint.engine.edits import rename_keyword
 from hf_cache_lint.engine.findings import Edit, Finding, Fix, Severity
+from hf_cache_lint.engine.keywords import written_cache_keyword
 from hf_cache_lint.engine.text import line_starts, offset
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc006_deprecated_cache_usage.examples import INVALID
@@ -66,7 +67,7 @@ class DeprecatedCacheUsage(Rule):
         carried = f" (passed in through {arg.through or 'a `**` dict'})" if arg.via_kwargs else ""
         message = (f"`{arg.keyword}=`{carried} is deprecated in transformers {target}: generate warns and reads it "
                    "as `cache=`, the new name of the cache keyword (the old names go in 6.0.0)")
-        written = _written(call, arg)
+        written = written_cache_keyword(call, arg)
         fixes: tuple[Fix, ...] = ()
         if written is not None:
             fixes = (Fix("Rename to `cache=`", (rename_keyword(written, "cache"),), preferred=True),
@@ -118,8 +119,3 @@ class DeprecatedCacheUsage(Rule):
         yield Fix(f"Replace with `{new}`", (Edit(ci.span, new),), preferred=True)
         yield self.ignore_fix(analysis, ci.span)
 
-
-def _written(call: GenerateCall, arg: CacheArg) -> Keyword | None:
-    if arg.via_kwargs:
-        return None
-    return next((k for k in call.keywords if k.name == arg.keyword and k.span == arg.span), None)
