@@ -31,6 +31,9 @@ KNOWN_KEYWORDS = frozenset({
     "past_key_values", "cache_params", "cache", "generate_kwargs", "return_full_text", "return_tensors",
     "return_text", "clean_up_tokenization_spaces", "prefix", "handle_long_generation", "continue_final_message",
     "stop_strings", "prompt_lookup_num_tokens", "assistant_early_exit", "num_assistant_tokens",
+    # the time-series models' input (TimeSeriesTransformer, Informer, Autoformer, PatchTST, PatchTSMixer, ...:
+    # their forward and their own generate take it), 0.85 close to `past_key_values`
+    "past_values",
 })
 # What a misspelling most likely meant (difflib cutoff: `past_key_valyes`, `cache_implmentation`, `cache_param`
 # and `past_key_value` match; `use_cache` vs `cache` (0.71) does not).

@@ -53,4 +53,16 @@ VALID: tuple[Valid, ...] = (
         _LOAD + "out = model.generate(**inputs, max_new_tokens=5, use_model_defaults=None)\n",
         note="a None value passes generate's check on every version",
     ),
+    Valid(
+        "import torch\nfrom transformers import TimeSeriesTransformerConfig, TimeSeriesTransformerForPrediction\n\n"
+        "config = TimeSeriesTransformerConfig(prediction_length=4, context_length=8, lags_sequence=[1, 2],\n"
+        "                                     num_time_features=1, d_model=16, encoder_layers=1, decoder_layers=1,\n"
+        "                                     encoder_attention_heads=2, decoder_attention_heads=2,\n"
+        "                                     encoder_ffn_dim=16, decoder_ffn_dim=16)\n"
+        "model = TimeSeriesTransformerForPrediction(config).eval()\n"
+        "outputs = model.generate(past_values=torch.randn(1, 10), past_time_features=torch.randn(1, 10, 1),\n"
+        "                         past_observed_mask=torch.ones(1, 10), future_time_features=torch.randn(1, 4, 1))\n",
+        note="`past_values=` is the time-series models' input (their own generate takes it), not a typo of "
+             "`past_key_values`",
+    ),
 )
