@@ -115,6 +115,7 @@ def summarise(tool: str, argv: list[str], samples: list[Sample], files: int) -> 
 def breakdown(tree: Path, limit: int) -> dict[str, float]:
     """Where our time goes, file by file in this process: read, prefilter, parse, interpret, rules."""
     sys.path.insert(0, str(ROOT / "server"))
+    from hf_cache_lint.checking.source import keyword_matters
     from hf_cache_lint.cli_support.discovery import discover
     from hf_cache_lint.cli_support.gitignore import PathSpec
     from hf_cache_lint.engine import interp
@@ -137,7 +138,7 @@ def breakdown(tree: Path, limit: int) -> dict[str, float]:
         t["prefilter"] += c - b
         if not keep:
             continue
-        skip = cannot_hold_finding(text, str(f.path), Context(workspace=tree))
+        skip = cannot_hold_finding(text, str(f.path), Context(workspace=tree), keyword_matters)
         c2 = time.perf_counter()
         t["gate"] += c2 - c
         if skip:

@@ -94,10 +94,19 @@ def _run_chunk(chunk: Sequence[Job], settings: Settings,
 
 
 def default_jobs() -> int:
+    """The pool's cap without --jobs: the CPUs this process may use that other work leaves idle (the one-minute
+    load average). When every CPU is busy a second worker only shares the same cores, and its fork and the
+    pickling make the run slower: at load 10 on this 2-CPU machine, 2 workers took 1.03x the time of
+    --jobs 1 (bench/README.md)."""
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        cpus = max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
+        cpus = max(1, os.cpu_count() or 1)
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # not on this platform
+        return cpus
+    return max(1, min(cpus, 1 + int(cpus - load)))
 
 
 def _pool_context() -> BaseContext | None:
