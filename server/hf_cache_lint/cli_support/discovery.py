@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from hf_cache_lint.cli_support.gitignore import PathSpec
@@ -25,6 +25,8 @@ class SourceFile:
 
     path: Path
     display: str
+    # The file's status when discovery took it (the result cache's first lookup uses it: one stat a file).
+    stat: os.stat_result | None = field(default=None, compare=False, repr=False)
 
     @property
     def is_notebook(self) -> bool:
@@ -111,12 +113,13 @@ def discover(paths: Sequence[str], exclude: PathSpec, base: Path) -> Discovery:
         for f in candidates:
             # The file's identity (device, inode) finds a file reached twice (a symlink, overlapping
             # paths) with one stat, where realpath costs an lstat per path component.
+            st: os.stat_result | None
             try:
                 st = os.stat(f.path)
                 key: object = (st.st_dev, st.st_ino)
             except OSError:
-                key = os.path.realpath(f.path)
+                st, key = None, os.path.realpath(f.path)
             if key not in seen:
                 seen.add(key)
-                files.append(f)
+                files.append(SourceFile(f.path, f.display, st))
     return Discovery(tuple(files), tuple(walker.errors))

@@ -147,7 +147,7 @@ def check_files(sources: Sequence[SourceFile], settings: Settings, context: Cont
     for i, source in enumerate(sources):
         if cache is not None:
             try:
-                hit = cache.get_by_stat(source.path, source.path.stat(), source.display)
+                hit = cache.get_by_stat(source.path, source.stat or source.path.stat(), source.display)
             except OSError:
                 hit = None
             if hit is not None:
