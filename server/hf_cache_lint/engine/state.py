@@ -126,8 +126,8 @@ class State:
 
 
 def reachable(heap: Heap, roots: Iterable[Value]) -> dict[int, HeapObj]:
-    """The heap objects that `roots` reach (through tuples, options, methods, partials, dict entries,
-    attributes, a model's config and a pipeline's model)."""
+    """The heap objects that `roots` reach (through tuples, options, methods, partials, closures, dict
+    entries, attributes, a model's config and a pipeline's model)."""
     out: dict[int, HeapObj] = {}
     todo: list[object] = list(roots)
     while todo:
@@ -157,6 +157,7 @@ def reachable(heap: Heap, roots: Iterable[Value]) -> dict[int, HeapObj]:
             todo.extend((v.func, v.kwargs))
         elif isinstance(v, Function):
             todo.append(v.owner)
+            todo.extend(c for _, c in v.closure)
     return out
 
 

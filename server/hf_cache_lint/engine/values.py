@@ -99,11 +99,14 @@ class Partial:
 
 @dataclass(frozen=True)
 class Function:
-    """A user function or method (parso funcdef node), and the class it belongs to."""
+    """A user function or method (parso funcdef node), the object it is bound to (`types.MethodType`), and
+    for a function defined inside another one the names it captures from there (`closure`: name -> value;
+    interpreter/functions.py decides which)."""
 
     node: Any = field(compare=False, hash=False)
     qualname: str = ""
     owner: Ref | None = None
+    closure: tuple[tuple[str, Value], ...] = ()
 
 
 @dataclass(frozen=True)

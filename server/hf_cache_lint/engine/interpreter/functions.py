@@ -4,6 +4,7 @@ module's final state with their parameters unknown."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from hf_cache_lint.engine.analysis import Site
@@ -32,13 +33,15 @@ from hf_cache_lint.engine.values import (
 if TYPE_CHECKING:
     from hf_cache_lint.engine.interpreter.statements import Statements
 
+MAX_CAPTURED = 32  # names one inner function captures from the function it is defined in
+
 
 class UserFunctions:
     """The module's own `def`s and classes. Inputs: the session (the current path, the stack of functions
     being inlined, which were called), the expressions (parameter defaults, base classes, annotations,
     `**` dicts), the workspace imports (their values stay reachable) and, wired by the Interpreter, the
-    statements (`statements`) that run a body. There are no closures: a body sees its locals and the
-    module's globals."""
+    statements (`statements`) that run a body. A body sees its locals, the names it captured where it was
+    defined (a function defined inside another one: `_captured`) and the module's globals."""
 
     statements: Statements
 
@@ -46,13 +49,17 @@ class UserFunctions:
         self.s = session
         self.ex = ex
         self.imports = imports
+        # Per function node (id): the names its body reads, and the names it defines with their positions.
+        self._reads: dict[int, tuple[str, ...]] = {}
+        self._definitions: dict[int, list[tuple[str, tuple[int, int]]]] = {}
 
     # -- definitions ----------------------------------------------------------
     def define(self, node: Node) -> None:
         """`def f` / `class C` binds the name to the function or class (a value that calls inline)."""
         name = node.name.value
         if node.type == "funcdef":
-            self.s.state.names[name] = Function(node, name)
+            closure = self._captured(node) if self.s.stack else ()
+            self.s.state.names[name] = Function(node, name, closure=closure)
             if self.s.state is self.s.module_state:
                 self.s.functions.append((node, None))
         else:
@@ -62,6 +69,27 @@ class UserFunctions:
             if self.s.state is self.s.module_state:
                 for fn in node.iter_funcdefs():
                     self.s.functions.append((fn, name))
+
+    def _captured(self, node: Node) -> tuple[tuple[str, Value], ...]:
+        """What a function defined inside the running one captures: the enclosing function's locals its
+        body reads (a decorator's `fn` in `def inner(*a, **k): return fn(*a, **k)`), by their value now.
+
+        Python reads a captured name when the inner function runs, not when it is defined: a name the
+        enclosing function binds again after this `def` (or anywhere in a loop around it) is captured as
+        unknown rather than with a value it may no longer hold. At most MAX_CAPTURED names."""
+        local = self.s.state.names
+        enclosing = self.s.stack[-1]
+        out: list[tuple[str, Value]] = []
+        for name in _read_names(node, self._reads):
+            value = local.get(name)
+            if value is None:
+                continue
+            if _rebound(enclosing, node, name, self._definitions):
+                value = Unknown(f"`{name}`, bound again after `def {node.name.value}`")
+            out.append((name, value))
+            if len(out) >= MAX_CAPTURED:
+                break
+        return tuple(out)
 
     def _transformers_based(self, node: Node) -> bool:
         """A subclass of a transformers class (its `generate` override still ends in transformers')."""
@@ -199,6 +227,8 @@ class UserFunctions:
         if node in self.s.stack or len(self.s.stack) >= MAX_INLINE_DEPTH or not self.s.may_inline():
             return UNKNOWN
         names = self.bind(fn, args, self_ref, extra_kwargs)
+        for captured, value in fn.closure:  # a parameter or a local of its own shadows a captured name
+            names.setdefault(captured, value)
         return self.run_function(node, names, Site(whole, "called here") if isinstance(whole, Span) else None)
 
     def run_function(self, node: Any, names: dict[str, Value], via: Site | None) -> Value:
@@ -228,6 +258,48 @@ class UserFunctions:
         finally:
             self.s.stack.pop()
             self.s.state, self.s.returns, self.s.via = caller, saved_returns, saved_via
+
+def _leaves(node: Any) -> Iterator[Any]:
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        children = getattr(n, "children", None)
+        if children is None:
+            yield n
+        else:
+            todo.extend(reversed(children))
+
+
+def _read_names(node: Any, cache: dict[int, tuple[str, ...]]) -> tuple[str, ...]:
+    """The names a function's body mentions (once each, in order), cached per node."""
+    got = cache.get(id(node))
+    if got is None:
+        got = tuple(dict.fromkeys(leaf.value for leaf in _leaves(node.children[-1]) if leaf.type == "name"))
+        cache[id(node)] = got
+    return got
+
+
+def _rebound(enclosing: Any, inner: Any, name: str, cache: dict[int, list[tuple[str, tuple[int, int]]]]) -> bool:
+    """Whether the enclosing function binds `name` after `inner`'s `def`, or inside a loop around it
+    (the inner function may then run with another value than the one it was defined with)."""
+    defs = cache.get(id(enclosing))
+    if defs is None:
+        defs = [(leaf.value, leaf.start_pos) for leaf in _leaves(enclosing)
+                if leaf.type == "name" and leaf.is_definition()]
+        cache[id(enclosing)] = defs
+    loops = []
+    parent = inner.parent
+    while parent is not None and parent is not enclosing:
+        if parent.type in ("for_stmt", "while_stmt"):
+            loops.append(parent)
+        parent = parent.parent
+    for n, pos in defs:
+        if n != name or inner.start_pos <= pos <= inner.end_pos:
+            continue
+        if pos > inner.end_pos or any(loop.start_pos <= pos <= loop.end_pos for loop in loops):
+            return True
+    return False
+
 
 def _body(node: Any) -> list[Any]:
     return suite_statements(node.children[-1])

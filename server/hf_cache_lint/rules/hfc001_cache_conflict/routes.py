@@ -15,6 +15,15 @@ _CKPT = {
 _PARTIAL_OVER_GENERATE = (
     'import functools\n\nmodel.generate = functools.partial(model.generate, cache_implementation="static")\n')
 _CALL_5 = "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5)\n"
+# A decorator over generate: the inner function calls the `fn` it captured (a closure).
+_DECORATOR = (
+    "import functools\n\n\n"
+    "def {name}(fn):\n"
+    "    @functools.wraps(fn)\n"
+    "    def inner(*args, **kwargs):\n"
+    '        kwargs["cache_implementation"] = {value}\n'
+    "        return fn(*args, **kwargs)\n"
+    "    return inner\n")
 # As some fine-tuning libraries' fast-generate wrappers do: set `cache_implementation` over what the caller passed.
 _FAST_GENERATE = (
     "import types\n\noriginal_generate = model.generate\n\n\n"
@@ -176,6 +185,15 @@ ROUTES_INVALID: tuple[Invalid, ...] = (
         note="a plain function assigned over `model.generate`",
     ),
     invalid(
+        _LOAD + _DECORATOR.format(name="static_cache", value='"static"')
+        + "\n\nmodel.generate = static_cache(model.generate)\n" + _CALL_5,
+        flagged="fn(*args, **kwargs)",
+        fixes={"Set `cache_implementation=None` in this call": (
+            "return fn(*args, **kwargs)",
+            'return fn(*args, **{**kwargs, "cache_implementation": None})')},
+        note="a decorator assigned over `model.generate`: its inner function calls the original it captured",
+    ),
+    invalid(
         _LOAD + "import functools\n\n\nclass Server:\n    def __init__(self, model):\n        self.model = model\n"
         '        self.model.generate = functools.partial(self.model.generate, cache_implementation="static")\n\n'
         "    def reply(self, inputs, cache):\n"
@@ -253,5 +271,11 @@ ROUTES_VALID: tuple[Valid, ...] = (
         "model.generate = functools.partial(model.generate, cache_implementation=None)\n"
         "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5)\n",
         note="a partial over `model.generate` that clears `cache_implementation` for every later call",
+    ),
+    Valid(
+        _LOAD + _DECORATOR.format(name="no_preset_cache", value="None")
+        + '\n\nmodel.generation_config.cache_implementation = "static"\n'
+        "model.generate = no_preset_cache(model.generate)\n" + _CALL_5,
+        note="a decorator over `model.generate` whose inner function clears `cache_implementation` for every call",
     ),
 )
