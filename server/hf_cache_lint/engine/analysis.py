@@ -6,11 +6,37 @@ Rules read an `Analysis`; they never walk the tree themselves for facts about va
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, NamedTuple
 
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import Span
 from hf_cache_lint.engine.removed_api import RemovedApiUse
+
+# The fact vocabulary: every string a rule compares a fact's kind, source or location with.
+# How a `cache_implementation` reaches a call (CacheImpl.via; the words for each: rules/common.py `source_words`).
+CiSource = Literal["keyword", "kwargs", "generation_config", "model", "checkpoint", "pipeline", "hub-default",
+                   "wrapper"]
+# What a cache argument's value is known to be (CacheArg.kind).
+CacheKind = Literal["none", "cache", "tuple", "unknown", "other"]
+# What reaches `GenerationMixin.generate` (GenerateCall.kind).
+CallKind = Literal["generate", "pipeline"]
+# Where a `cache_implementation` value is written (CiValue.where).
+CiLocation = Literal["keyword", "GenerationConfig", "attribute", "dict", "json"]
+
+
+class Branch(NamedTuple):
+    """A branch condition a value depends on: the test as written and the side it was set on (two values set
+    under one test on different sides never meet)."""
+
+    test: str
+    holds: bool
+
+
+class GuardedBlock(NamedTuple):
+    """A block under a transformers-version test the analysis cannot decide, and the test's text."""
+
+    span: Span
+    test: str
 
 
 @dataclass(frozen=True)
@@ -34,11 +60,11 @@ class CacheImpl:
     """
 
     value: str
-    via: str
+    via: CiSource
     site: Site | None = None
     condition: str | None = None
-    # The branch condition as (text, holds) when it is one, so rules can see two that exclude each other.
-    when: tuple[str, bool] | None = None
+    # The branch condition when it is one, so rules can see two that exclude each other.
+    when: Branch | None = None
     # For via "kwargs": what carried the keyword in when it is not a `**dict` written in the call
     # ("`functools.partial`", "`Thread(kwargs=...)`", "`generate_kwargs=`"), for messages.
     through: str | None = None
@@ -53,13 +79,13 @@ class CacheArg:
     """
 
     keyword: str
-    kind: str
+    kind: CacheKind
     span: Span
     via_kwargs: bool = False
     cache_class: str | None = None
     condition: str | None = None
     site: Site | None = None
-    when: tuple[str, bool] | None = None  # as CacheImpl.when
+    when: Branch | None = None  # as CacheImpl.when
     origin: Site | None = None  # for a tuple: where it was made (e.g. "to_legacy_cache()")
     through: str | None = None  # as CacheImpl.through, for `via_kwargs`
 
@@ -93,7 +119,7 @@ class GenerateCall:
 
     span: Span  # the whole call expression
     callee_span: Span  # e.g. `model.generate`
-    kind: str  # "generate" | "pipeline"
+    kind: CallKind
     model: ModelInfo
     keywords: tuple[Keyword, ...]
     cache_args: tuple[CacheArg, ...]
@@ -122,7 +148,7 @@ class CiValue:
 
     value: str
     span: Span  # the string literal, quotes included
-    where: str  # "keyword" | "GenerationConfig" | "attribute" | "dict" | "json"
+    where: CiLocation
     path: str | None = None
     # For "json": the call in this file that reads the file (`from_pretrained(...)`), where a bad value raises.
     origin: Span | None = None
@@ -149,7 +175,7 @@ class Analysis:
     removed_api: tuple[RemovedApiUse, ...] = ()  # uses of cache APIs the target no longer has (HFC007)
     # Blocks under a transformers-version test the analysis cannot decide, with the test's text: a finding
     # there holds only on the versions the test admits (so it is a Warning, never an Error).
-    version_guarded: tuple[tuple[Span, str], ...] = ()
+    version_guarded: tuple[GuardedBlock, ...] = ()
     tree: Any = field(default=None, compare=False, repr=False)  # the parso module, for fix builders
     # Where the per-file budget ran out (nothing after `stopped.line` was analysed), and the statements
     # skipped alone because they were too deeply nested to analyse.

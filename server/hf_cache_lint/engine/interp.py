@@ -46,7 +46,7 @@ def analyse(text: str, path: str, context: Context, tree: object | None = None,
     return Analysis(text=text, path=path, context=context, calls=tuple(s.calls),
                     ci_values=tuple(dict.fromkeys(s.ci_values)), tree=tree,
                     removed_api=removed,
-                    version_guarded=tuple(sorted(s.version_guarded, key=lambda b: (b[0].start, b[0].end))),
+                    version_guarded=tuple(sorted(s.version_guarded, key=lambda b: (b.span.start, b.span.end))),
                     stopped=s.stopped, skipped=tuple(s.skipped))
 
 

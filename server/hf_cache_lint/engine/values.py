@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, Union
 
-from hf_cache_lint.engine.analysis import Site
+from hf_cache_lint.engine.analysis import CiSource, Site
 
 
 @dataclass(frozen=True)
@@ -224,7 +224,7 @@ class Setting:
     value: str | None
     site: Site | None = None
     cond: Cond | None = None
-    via: str = "model"  # how it got there, for messages: "model", "checkpoint", "hub-default", ...
+    via: CiSource = "model"  # how it got there, for messages: "model", "checkpoint", "hub-default", ...
     unknown: str | None = None  # set to a reason when the value is not a constant
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from hf_cache_lint.engine.analysis import CiSource
 from hf_cache_lint.engine.interpreter.session import EvArg, site_at
 from hf_cache_lint.engine.keywords import find_keyword
 from hf_cache_lint.engine.values import Const, Setting, Unknown
@@ -25,7 +26,7 @@ def const_str(a: EvArg | None) -> str | None:
     return None
 
 
-def setting_from(a: EvArg | None, via: str) -> Setting | None:
+def setting_from(a: EvArg | None, via: CiSource) -> Setting | None:
     """A `cache_implementation=` argument as the Setting a config gets from it (unknown when not a constant)."""
     if a is None:
         return None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hf_cache_lint.engine.analysis import CiValue
+from hf_cache_lint.engine.analysis import CiLocation, CiValue
 from hf_cache_lint.engine.constants import literal_truth, number_value
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
 from hf_cache_lint.engine.interpreter.session import EvArg, Session, site_at
@@ -203,7 +203,7 @@ class Expressions:
                 d = d.set(key, v, site, own or cond or Cond("a condition", True))
         return DictState(d.entries, d.opaque or any(src.opaque for src, _ in options))
 
-    def note_ci(self, key: str, vnode: Node, where: str) -> None:
+    def note_ci(self, key: str, vnode: Node, where: CiLocation) -> None:
         if key == "cache_implementation":
             s = string_value(vnode)
             if s is not None:

@@ -6,7 +6,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from hf_cache_lint.engine.analysis import CacheArg, CacheImpl, GenerateCall, Keyword, ModelInfo, Site
+from hf_cache_lint.engine.analysis import (
+    Branch,
+    CacheArg,
+    CacheImpl,
+    CacheKind,
+    CiSource,
+    GenerateCall,
+    Keyword,
+    ModelInfo,
+    Site,
+)
 from hf_cache_lint.engine.findings import Span
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
@@ -168,12 +178,12 @@ class GenerateFacts:
             if decided is False:
                 kind = "none"
             elif decided is None:
-                condition, when = _cond_text(cond), (cond.text, cond.holds)
+                condition, when = _cond_text(cond), Branch(cond.text, cond.holds)
         origin = value.site if isinstance(value, TupleVal) else None
         return CacheArg(keyword, kind, span(node) if node is not None else whole, via_kwargs, cls, condition, site,
                         when, origin)
 
-    def kind_of(self, value: Value) -> tuple[str, str | None, str | None, tuple[str, bool] | None]:
+    def kind_of(self, value: Value) -> tuple[CacheKind, str | None, str | None, Branch | None]:
         """(kind: "none" | "cache" | "tuple" | "unknown" | "other", cache class, what it depends on,
         that dependency as a branch condition (text, holds) when it is one)."""
         if isinstance(value, Const):
@@ -198,7 +208,7 @@ class GenerateFacts:
             if len(real) < len(live):  # None on some path
                 undecided = c is not None and self.s.state.decides(c) is None
                 if dep is None and undecided and c is not None:
-                    dep, when = _cond_text(c), (c.text, c.holds)
+                    dep, when = _cond_text(c), Branch(c.text, c.holds)
                 dep = dep or "a condition"
             return k, cls, dep, when
         return "other", None, None, None
@@ -241,7 +251,7 @@ class GenerateFacts:
             return False
         return isinstance(value, Const) and value.value is None
 
-    def _from_value(self, value: Value, site: Site, via: str, cond: Cond | None) -> CacheImpl | None:
+    def _from_value(self, value: Value, site: Site, via: CiSource, cond: Cond | None) -> CacheImpl | None:
         if isinstance(value, Const):
             s = Setting(value.value if isinstance(value.value, str) else None, site, cond, via)
         elif isinstance(value, Unknown):
@@ -259,14 +269,14 @@ class GenerateFacts:
             return None
         return self._from_setting(s, via)
 
-    def _from_setting(self, s: Setting, via: str) -> CacheImpl | None:
+    def _from_setting(self, s: Setting, via: CiSource) -> CacheImpl | None:
         condition = None
         if s.cond is not None:
             decided = self.s.state.decides(s.cond)
             if decided is False:
                 return None
             condition = _cond_text(s.cond) if decided is None else None
-        when = (s.cond.text, s.cond.holds) if condition is not None and s.cond is not None else None
+        when = Branch(s.cond.text, s.cond.holds) if condition is not None and s.cond is not None else None
         if s.unknown is not None:
             return CacheImpl("", via, s.site, s.unknown)
         if s.value is None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from hf_cache_lint.engine import checkpoints
-from hf_cache_lint.engine.analysis import CiValue, Site
+from hf_cache_lint.engine.analysis import CiSource, CiValue, Site
 from hf_cache_lint.engine.families import mamba_class_from_id
 from hf_cache_lint.engine.findings import Span
 from hf_cache_lint.engine.interpreter.arguments import const_str, kw, positional, setting_from
@@ -57,7 +57,7 @@ class Loading:
             return None, None
         if found.cache_implementation is None:
             return None, found.architecture
-        via = "hub-default" if found.source == "hub-default" else "checkpoint"
+        via: CiSource = "hub-default" if found.source == "hub-default" else "checkpoint"
         site = None
         if found.path and found.span:
             site = Site(found.span, f"`\"cache_implementation\": \"{found.cache_implementation}\"` in "
@@ -119,7 +119,7 @@ class Loading:
             self.s.note_ci_argument(args)
         return self.s.new(state)
 
-    def ci_setting(self, args: list[EvArg], via: str) -> Setting | None:
+    def ci_setting(self, args: list[EvArg], via: CiSource) -> Setting | None:
         """`cache_implementation` as a call gives it: written, or a key of a `**dict` argument."""
         written = setting_from(kw(args, "cache_implementation"), via)
         if written is not None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hf_cache_lint.engine.analysis import CiValue, GenerateCall, Incomplete, Site
+from hf_cache_lint.engine.analysis import CiLocation, CiValue, GenerateCall, GuardedBlock, Incomplete, Site
 from hf_cache_lint.engine.confine import real
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import Span
@@ -99,7 +99,7 @@ class Session:
         # The folder the file is in as named (not a symlink's target): a read root (engine/confine.py).
         self.file_dir = Path(os.path.abspath(path)).parent if path and not path.startswith("<") else None
         self.guards: VersionGuards | None = None  # the module's version guards, set when it starts running
-        self.version_guarded: set[tuple[Span, str]] = set()  # blocks under an undecided version test
+        self.version_guarded: set[GuardedBlock] = set()  # blocks under an undecided version test
         self.stopped: Incomplete | None = None  # set when the budget ran out
         self.skipped: list[Incomplete] = []  # statements too deeply nested to analyse
 
@@ -165,14 +165,14 @@ class Session:
         if self.recording:
             self.ci_values.append(value)
 
-    def note_ci_argument(self, args: list[EvArg], where: str = "keyword") -> None:
+    def note_ci_argument(self, args: list[EvArg], where: CiLocation = "keyword") -> None:
         """A call that transformers validates received `cache_implementation=`: the string it gets, written
         in the call or passed down from where it was written (a parameter, a variable), is checked."""
         for a in args:
             if a.arg.name == "cache_implementation":
                 self.note_ci_value(a.value, where)
 
-    def note_ci_value(self, value: Value, where: str = "keyword") -> None:
+    def note_ci_value(self, value: Value, where: CiLocation = "keyword") -> None:
         if isinstance(value, Const) and isinstance(value.value, str) and value.site is not None:
             self.record_ci(CiValue(value.value, value.site.span, where))
 

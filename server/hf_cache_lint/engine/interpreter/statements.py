@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from hf_cache_lint.engine.analysis import CiValue, Incomplete, Site
+from hf_cache_lint.engine.analysis import CiLocation, CiValue, GuardedBlock, Incomplete, Site
 from hf_cache_lint.engine.constants import literal_truth
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.functions import UserFunctions
@@ -228,7 +228,7 @@ class Statements:
         reason = value.reason if isinstance(value, Unknown) else None
         return Setting(None, site, unknown=reason or "a value the linter cannot see")
 
-    def _note_value(self, vnode: Node, where: str) -> None:
+    def _note_value(self, vnode: Node, where: CiLocation) -> None:
         s = string_value(vnode)
         if s is not None:
             self.s.record_ci(CiValue(s, span(vnode), where))
@@ -318,7 +318,7 @@ class Statements:
                 literal = self.s.guards.decide(test)  # `if is_transformers_version("<", "5"):` for the target
                 if literal is None and self.s.guards.mentions_version(test):
                     # A version test the analysis cannot decide: what it guards holds on some versions only.
-                    self.s.version_guarded.add((span_between(suite, branches[-1][1]), code(test)))
+                    self.s.version_guarded.add(GuardedBlock(span_between(suite, branches[-1][1]), code(test)))
             static = literal if literal is not None else entry.decides(cond)
             if cond.text.replace("'", '"') in ('__name__ == "__main__"', '"__main__" == __name__'):
                 static = cond.holds  # a script is run as __main__; that guard is no flag

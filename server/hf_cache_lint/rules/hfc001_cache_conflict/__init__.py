@@ -20,7 +20,7 @@ def conflicts(target: Target, call: GenerateCall, arg: CacheArg, ci: CacheImpl) 
     """Whether transformers `target` raises the 'Passing both' ValueError for this pair (docs/facts.md §1-3)."""
     if arg.kind == "none" or not target.has_conflict_error or not accepts(target, call, arg.keyword):
         return False
-    if ci.when and arg.when and ci.when[0] == arg.when[0] and ci.when[1] != arg.when[1]:
+    if ci.when and arg.when and ci.when.test == arg.when.test and ci.when.holds != arg.when.holds:
         return False  # set on one branch of a condition, the cache on the other: they never meet
     if ci.value == "":  # unknown value: may be None
         return True
