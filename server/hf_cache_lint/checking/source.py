@@ -24,7 +24,6 @@ from hf_cache_lint.engine.gate import cannot_hold_finding
 from hf_cache_lint.engine.jedi_bridge import drop_foreign
 from hf_cache_lint.engine.prefilter import code_hits, might_use_removed_api
 from hf_cache_lint.engine.suppress import is_suppressed, suppressions
-from hf_cache_lint.engine.versions import REMOVED_GENERATE_KEYWORDS
 from hf_cache_lint.settings import Settings
 
 log = logging.getLogger("hf_cache_lint")
@@ -79,12 +78,13 @@ def check_source(
 @lru_cache(maxsize=4096)
 def keyword_matters(name: str) -> bool:
     """The gate's `keyword_matters`: whether a rule may report on a generate call for the keyword `name` written
-    in it, when the call has no cache argument and no `cache_implementation`. Only HFC005 does: a misspelled
-    keyword, one the version removed, `generate_kwargs=` on a pipeline. A rule that comes to read other written
-    keywords on such calls must be added here (tests/engine/test_gate.py runs every rule example both ways)."""
-    from hf_cache_lint.rules.order import intended  # the rules load only when a module reaches the gate
+    in it, when the call has no cache argument and no `cache_implementation`. Each rule says so itself
+    (`Rule.reads_keyword`; only HFC005 does: a misspelled keyword, one the version removed, `generate_kwargs=`
+    on a pipeline), so a new rule declares its keywords in its own package (tests/engine/test_gate.py runs
+    every rule example both ways)."""
+    from hf_cache_lint.rules import ALL_RULES  # the rules load only when a module reaches the gate
 
-    return name == "generate_kwargs" or name in REMOVED_GENERATE_KEYWORDS or intended(name) is not None
+    return any(rule.reads_keyword(name) for rule in ALL_RULES)
 
 
 def _run_rules(text: str, path: str, settings: Settings, context: Context | None,

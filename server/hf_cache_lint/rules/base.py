@@ -90,6 +90,13 @@ class Rule:
         """Every finding of this rule in the analysed file (build each with `report`)."""
         raise NotImplementedError
 
+    def reads_keyword(self, name: str) -> bool:
+        """Whether this rule may report on a call reaching generate for the keyword `name` written in it when
+        the call carries neither a cache nor a `cache_implementation`. The gate (engine/gate.py) skips parsing
+        a module whose generate calls have none of these, so a rule that reads such keywords must say so
+        here, or its findings are lost in those modules."""
+        return False
+
     def report(self, span: Span, message: str, *, severity: Severity | None = None, fixes: Iterable[Fix] = (),
                related: Iterable[Related] = (), story: str = "", tags: tuple[str, ...] = ()) -> Finding:
         """A finding of this rule at `span`: its code and name filled in, `default_severity` unless told.

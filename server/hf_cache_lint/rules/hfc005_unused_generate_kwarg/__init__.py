@@ -10,12 +10,13 @@ from hf_cache_lint.engine.analysis import Analysis, GenerateCall, Keyword
 from hf_cache_lint.engine.edits import remove_argument, rename_keyword
 from hf_cache_lint.engine.findings import Edit, Finding, Fix, Severity
 from hf_cache_lint.engine.keywords import CACHE_KEYWORDS, find_keyword
-from hf_cache_lint.engine.versions import unused_kwargs_message
+from hf_cache_lint.engine.versions import REMOVED_GENERATE_KEYWORDS, unused_kwargs_message
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc005_unused_generate_kwarg.examples import INVALID
 from hf_cache_lint.rules.hfc005_unused_generate_kwarg.valid import VALID
 from hf_cache_lint.rules.order import (
     ci_rejected,
+    intended,
     keyword_rejected,
     misspelled,
     rejected_generate_kwargs,
@@ -32,6 +33,10 @@ class UnusedGenerateKwarg(Rule):
     default_severity = Severity.ERROR
     valid = VALID
     invalid = INVALID
+
+    def reads_keyword(self, name: str) -> bool:
+        """A misspelled keyword, one a version removed, `generate_kwargs=` (on a pipeline): see `check`."""
+        return name == "generate_kwargs" or name in REMOVED_GENERATE_KEYWORDS or intended(name) is not None
 
     def check(self, analysis: Analysis) -> Iterable[Finding]:
         target = analysis.context.target
