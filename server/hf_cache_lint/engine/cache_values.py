@@ -133,9 +133,12 @@ class CacheValues:
         attr = kids[-2]
         if not (attr.type == "trailer" and attr.children[0].value == "." and attr.children[1].value == "generate"):
             return None
+        args = call_args(kids[-1])
         if not any(a.name == "return_dict_in_generate" and a.value.type == "keyword" and a.value.value == "True"
-                   for a in call_args(kids[-1])):
+                   for a in args):
             return None
+        if any(a.name == "use_cache" and a.value.type == "keyword" and a.value.value == "False" for a in args):
+            return None  # no cache is built: the output's `past_key_values` is None (4.57.6, 5.23.0, 5.24.0)
         receiver = "".join(code(k) if i == 0 else k.get_code() for i, k in enumerate(kids[:-2]))
         return _Output(receiver in self._decoder_only)
 

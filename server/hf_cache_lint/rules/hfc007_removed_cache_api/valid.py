@@ -83,4 +83,9 @@ VALID: tuple[Valid, ...] = (
         _LOAD + _GEN + "for entry in out.past_key_values:\n    print(len(entry))\n",
         note="iterating the returned cache without unpacking two names (5.x yields three, 4.57 two)",
     ),
+    Valid(
+        _LOAD + _GEN.replace("True)", "True, use_cache=False)")
+        + "past = out.past_key_values\nif past is not None:\n    seq_len = past[0][0].shape[2]\n",
+        note="a generate call with `use_cache=False` returns no cache (`past_key_values` is None)",
+    ),
 )
