@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from hf_cache_lint.engine.prefilter import might_matter
+from hf_cache_lint.checking.source import check_source
+from hf_cache_lint.engine.prefilter import might_matter, might_read_removed_cache_api
+from hf_cache_lint.settings import Settings
 
 
 @pytest.mark.parametrize("text", [
@@ -31,3 +33,34 @@ def test_code_that_may_hold_a_finding_is_parsed(text: str) -> None:
 ])
 def test_code_that_cannot_hold_a_finding_is_skipped(text: str) -> None:
     assert not might_matter(text)
+
+
+_BUILT = "from transformers import DynamicCache\ncache = DynamicCache()\n"
+
+
+@pytest.mark.parametrize("text", [
+    _BUILT + "k = cache[0][0]\n",
+    _BUILT + "k = cache [0]\n",
+    _BUILT + "for k, v in cache:\n    pass\n",
+    _BUILT + "pairs = [k for k, v in cache]\n",
+    _BUILT + "n = cache.get_max_cache_shape()\n",
+    "from transformers import StaticCache\nc: StaticCache = StaticCache(config=cfg, max_cache_len=8)\nn = c.max_cache_len\n",
+    "out = model.generate(ids, return_dict_in_generate=True)\nk = out.past_key_values[0]\n",
+])
+def test_a_read_of_a_cache_the_text_builds_or_gets_is_analysed(text: str) -> None:
+    assert might_read_removed_cache_api(text)
+    assert check_source(text, "<t>", Settings(transformers_version="5.24.0")).findings
+
+
+@pytest.mark.parametrize("text", [
+    # Another identifier that ends in the name, an attribute of it, or a longer word starting with it
+    # (transformers' own modeling files: `padding_cache[i]`, `True in cache.is_sliding`, `in caches[0]`).
+    _BUILT + "k = padding_cache[0]\nv = self.cache[1]\n",
+    _BUILT + "if True in cache.is_sliding:\n    pass\nfor x in caches[0]:\n    pass\n",
+    _BUILT + "# in cached decoding: cache.update(k, v, 0)\n",
+    # `return_dict_in_generate=True` only in a docstring example or a comment.
+    '"""\n>>> out = model.generate(ids, return_dict_in_generate=True)\n"""\npast_key_values = None\n',
+    "# generate(..., return_dict_in_generate=True) returns past_key_values\n",
+])
+def test_text_that_reads_no_cache_it_builds_skips_the_cache_read_scan(text: str) -> None:
+    assert not might_read_removed_cache_api(text)

@@ -102,9 +102,29 @@ _CONSTRUCTOR = re.compile(r"(?<!\w)(?:Dynamic|Static|Quantized|EncoderDecoder)Ca
 _BOUND = re.compile(r"(\w+)\s*(?::[^=]*)?=\s*(?:transformers\.)?$")  # `name =` / `name: T =` ending the text
 
 
+def _said_in_code(text: str, positions: list[int]) -> bool:
+    """Whether any of `positions` stands in code: code_hits' quick test, then its exact scan before a no."""
+    if not positions:
+        return False
+    quotes = {q: _positions(text, q) for q in ('"""', "'''")}
+    if any(_in_code(text, p, quotes) for p in positions):
+        return True
+    return bool(any(quotes.values()) and _any_in_code_exact(text, positions))
+
+
+def _reads_name(text: str, name: str) -> bool:
+    """`name[`, `name.get_max_cache_shape`, `name.max_cache_len` or `in name` (iterated) with `name` a whole
+    identifier (`padding_cache[` or `in cache.is_sliding` is no read of `cache`): the shapes engine/cache_values.py's
+    reads take. Anywhere in the text (too many is only slower)."""
+    word = re.escape(name)
+    return re.search(rf"(?<![\w.]){word}\s*(?:\[|\.\s*(?:get_max_cache_shape|max_cache_len)\b)"
+                     rf"|\bin\s+{word}\b(?!\s*[.(\[])", text) is not None
+
+
 def might_read_removed_cache_api(text: str) -> bool:
     """Can the text read a cache it builds or gets from generate through a removed API (HFC007 reads)?"""
-    if ("past_key_values" in text or ".cache" in text) and _RETURN_DICT.search(text):
+    if ("past_key_values" in text or ".cache" in text) and \
+            _said_in_code(text, [m.start() for m in _RETURN_DICT.finditer(text)]):
         return True
     if "Cache(" not in text:
         return False
@@ -116,10 +136,7 @@ def might_read_removed_cache_api(text: str) -> bool:
         # literals before it would make the backwards match slow, and is no assignment of a cache).
         start = max(text.rfind("\n", 0, m.start()) + 1, m.start() - 200)
         bound = _BOUND.search(text, start, m.start())
-        name = bound[1] if bound else None
-        if name and any(f"{name}{tail}" in text for tail in ("[", ".get_max_cache_shape", ".max_cache_len")):
-            return True
-        if name and f"in {name}" in text:
+        if bound and _reads_name(text, bound[1]):
             return True
     return False
 
