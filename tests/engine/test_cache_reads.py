@@ -95,3 +95,16 @@ def test_the_prefilter_lets_such_files_through() -> None:
     assert might_use_removed_api(GEN + "k = out.past_key_values[0]\n")
     assert might_use_removed_api("c = DynamicCache()\nk = c[0]\n")
     assert not might_use_removed_api("c = DynamicCache()\nmodel(ids, past_key_values=c)\n")
+
+
+@pytest.mark.parametrize(("cls", "instead"), [
+    ("DynamicCache", "`DynamicCache(legacy)`"),
+    # An encoder-decoder's 4-tuples: DynamicCache(legacy) raises ValueError on 4.57.6 and builds no
+    # EncoderDecoderCache on 5.x; EncoderDecoderCache(legacy) works on both (`facts:removed_cache_api_details`).
+    ("EncoderDecoderCache", "`EncoderDecoderCache(legacy)`"),
+])
+def test_from_legacy_cache_names_the_constructor_of_its_own_class(cls: str, instead: str) -> None:
+    text = f"from transformers import {cls}\n\ndef load(legacy):\n    return {cls}.from_legacy_cache(legacy)\n"
+    result = check_source(text, "t.py", context=Context(target=Target.of("5.24.0")))
+    [finding] = [f for f in result.findings if f.code == "HFC007"]
+    assert finding.message.endswith(f"pass the legacy tuple to the class's constructor: {instead}")

@@ -367,6 +367,16 @@ if v != "4.57.6":
 # HFC007's fix: the constructor takes the legacy tuple on every version.
 legacy = ((torch.zeros(1, 2, 3, 8), torch.zeros(1, 2, 3, 8)),)
 assert DynamicCache(legacy).get_seq_length() == 3
+# An encoder-decoder's legacy 4-tuples: its own class's constructor takes them on every version, while
+# DynamicCache rejects them on 4.57.6 (HFC007's message names the class the code calls from_legacy_cache on).
+from transformers import EncoderDecoderCache
+t = torch.zeros(1, 2, 3, 8)
+assert EncoderDecoderCache(((t, t, t, t),)).get_seq_length() == 3
+try:
+    DynamicCache(((t, t, t, t),))
+    assert v != "4.57.6"
+except ValueError:
+    assert v == "4.57.6"
 """, every("OK"), pre="")
 
 # §7 (HFC007 reads): how the cache generate returns (and one built here) may be read, per version.

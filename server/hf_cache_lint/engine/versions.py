@@ -69,7 +69,9 @@ KEPT_IN_CACHE_UTILS = frozenset({"SlidingWindowCache"})
 # Cache methods 4.57.6 has and 5.0.0+ do not (AttributeError), with what replaces them.
 REMOVED_CACHE_METHODS: dict[str, tuple[str, str]] = {
     "to_legacy_cache": ("5.0.0", "use the `Cache` object itself (generate and the models take it)"),
-    "from_legacy_cache": ("5.0.0", "pass the legacy tuple to the constructor: `DynamicCache(legacy)`"),
+    # The class's own constructor: `EncoderDecoderCache(legacy)` for an encoder-decoder's 4-tuples (a
+    # `DynamicCache` rejects those on 4.57.6, and on 5.x builds no encoder-decoder cache from them).
+    "from_legacy_cache": ("5.0.0", "pass the legacy tuple to the class's constructor: `{cls}(legacy)`"),
 }
 
 # Reads of a cache that 4.57.6 supports and a later release removed, reported where the code says the value is a

@@ -55,7 +55,7 @@ class RemovedCacheApi(Rule):
         target = analysis.context.target
         error = _error(use)
         if use.kind == "method":
-            instead = REMOVED_CACHE_METHODS[use.name][1]
+            instead = _method_instead(use)
             message = (f"`{use.name}()` no longer exists in transformers {target} (removed in {use.removed}); "
                        f"this call raises {error}. Instead, {instead}")
         elif use.kind == "read":
@@ -94,7 +94,7 @@ class RemovedCacheApi(Rule):
         target = analysis.context.target
         if use.kind == "method":
             what = f"`{use.module}.{use.name}(...)`"
-            instead = REMOVED_CACHE_METHODS[use.name][1]
+            instead = _method_instead(use)
         elif use.kind == "read":
             what = f"{_read_shape(use)} on {_holder(use)}"
             instead = _read_instead(use)
@@ -132,6 +132,12 @@ def _error(use: RemovedApiUse) -> str:
         return f"AttributeError: type object '{use.module}' has no attribute '{use.name}'"
     return f"AttributeError: 'DynamicCache' object has no attribute '{use.name}'" \
         " (with the class of whichever cache it is)"
+
+
+def _method_instead(use: RemovedApiUse) -> str:
+    """What replaces a removed Cache method, with the code's own class where it names one."""
+    cls = use.module if use.module in _CACHE_CLASSES and use.module != "Cache" else "DynamicCache"
+    return REMOVED_CACHE_METHODS[use.name][1].format(cls=cls)
 
 
 def _text(text: str, span: Span) -> str:
