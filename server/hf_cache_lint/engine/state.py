@@ -13,8 +13,16 @@ when the paths are not a condition's two sides, e.g. a `try` body and its `excep
   itself when that condition is None). No kind is widened to another: readers decide what a `Maybe`
   means (values.py, `Maybe`). Past MAX_OPTIONS options one unknown option stands for the rest.
 - Heap objects meet by id (`_merge_obj`). Two objects of different kinds under one id keep the first
-  path's object (a guard: an id is never given to another kind); so do two different ModelStates (the
-  first path's generate replacement, aliases, wrapper and config ref win).
+  path's object (a guard: an id is never given to another kind); so do two different ModelStates for their
+  aliases, wrapper and config ref (the first path's win).
+  - ModelState's `generate` replacement (`model.generate = functools.partial(model.generate, ...)`,
+    `types.MethodType(...)`, a function, a decorator over it) meets as a value when the paths are a
+    condition's two sides: the same replacement on both stays unconditional; a replacement on one path
+    only becomes a `Maybe` of it under that path's condition and the original `Method(model, "generate")`
+    under the other's; two different replacements, a `Maybe` of both, each under its condition. A call of
+    that `Maybe` calls each option on its own path (calls.py `CallDispatch._call_options`), so what a
+    replacement carries in holds only under its condition. Without conditions (a `try` and its handlers,
+    a function's returns) the first path's replacement is kept, as before.
   - ConfigState / PipelineState: their `cache_implementation` Settings meet by `merge_setting`: a
     string value beats none (unset, None or an unknown value) and carries the condition of the path that
     set it; two different strings keep the first path's, under its condition.
@@ -196,10 +204,16 @@ def _merge_value(a: Value | None, b: Value | None, ca: Cond | None, cb: Cond | N
     return maybe(options) if options else None
 
 
-def _merge_obj(a: HeapObj, b: HeapObj, ca: Cond | None, cb: Cond | None) -> HeapObj:
-    """Two states of one heap object meeting (the rules in the module docstring)."""
+def _merge_obj(i: int, a: HeapObj, b: HeapObj, ca: Cond | None, cb: Cond | None) -> HeapObj:
+    """Two states of heap object `i` meeting (the rules in the module docstring)."""
     if a == b or type(a) is not type(b):
         return a
+    if isinstance(a, ModelState) and isinstance(b, ModelState):
+        if a.generate == b.generate or (ca is None and cb is None):
+            return a
+        original = Method(Ref(i), "generate")
+        generate = _merge_value(a.generate or original, b.generate or original, ca, cb)
+        return replace(a, generate=generate)
     if isinstance(a, ConfigState) and isinstance(b, ConfigState):
         return ConfigState(merge_setting(a.ci, b.ci, ca, cb))
     if isinstance(a, PipelineState) and isinstance(b, PipelineState):
@@ -252,5 +266,5 @@ def join(a: State, b: State, ca: Cond | None, cb: Cond | None, base_path: tuple[
     own: dict[int, HeapObj] = {}
     for i in ids:
         oa, ob = a.heap.get(i), b.heap.get(i)
-        own[i] = _merge_obj(oa, ob, ca, cb) if oa is not None and ob is not None else (oa or ob)  # type: ignore[assignment]
+        own[i] = _merge_obj(i, oa, ob, ca, cb) if oa is not None and ob is not None else (oa or ob)  # type: ignore[assignment]
     return State(names, Heap(base, own), base_path, False, meter)

@@ -132,7 +132,9 @@ class Maybe:
     flattens). Readers decide what it means for them: a cache argument takes its first option that is not
     None on a live path, None on the others making it conditional (generate_calls.py `kind_of`); an
     attribute of it is known only when every option gives the same (expressions.py `attribute`); a call
-    of it calls its first option that is not Unknown (calls.py); `**` of it sets each key under the
+    of it calls its first option that is not Unknown, or, when its live options are different callables
+    (a generate replacement on some paths, state.py) with conditions, each on a path of its own (calls.py
+    `_call_options`); `**` of it sets each key under the
     condition of the options that hold it (expressions.py `_merge_options`); a subscript of it is unknown.
     """
 

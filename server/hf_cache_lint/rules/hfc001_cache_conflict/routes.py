@@ -14,6 +14,9 @@ _CKPT = {
 
 _PARTIAL_OVER_GENERATE = (
     'import functools\n\nmodel.generate = functools.partial(model.generate, cache_implementation="static")\n')
+# A flag the oracle's run sets (no environment variable: True), the linter cannot decide.
+_USE_STATIC = 'import functools\nimport os\n\nuse_static = os.environ.get("USE_STATIC", "1") == "1"\n'
+_PARTIAL_IN_BRANCH = '    model.generate = functools.partial(model.generate, cache_implementation="static")\n'
 _CALL_5 = "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5)\n"
 # A decorator over generate: the inner function calls the `fn` it captured (a closure).
 _DECORATOR = (
@@ -216,6 +219,50 @@ ROUTES_INVALID: tuple[Invalid, ...] = (
             "**settings)", '**{**settings, "cache_implementation": None})')},
         note="a kwargs dict rebound in one branch: a Warning (the oracle runs without arguments)",
     ),
+    invalid(
+        _LOAD + _USE_STATIC + "if use_static:\n" + _PARTIAL_IN_BRANCH + _CALL_5,
+        flagged="past_key_values=DynamicCache()",
+        severity=Severity.WARNING,
+        message_contains="only if `use_static` holds",
+        fixes={"Set `cache_implementation=None` in this call": (
+            _CALL_5, _CALL_5.replace("max_new_tokens=5)", "max_new_tokens=5, cache_implementation=None)"))},
+        note="`model.generate` replaced by a partial in one branch: a Warning that names it (the oracle takes it)",
+    ),
+    invalid(
+        _LOAD + _USE_STATIC + "if not use_static:\n    print(\"keeping the cache\")\nelse:\n" + _PARTIAL_IN_BRANCH
+        + _CALL_5,
+        flagged="past_key_values=DynamicCache()",
+        severity=Severity.WARNING,
+        message_contains="only if `use_static` holds",
+        fixes={"Set `cache_implementation=None` in this call": (
+            _CALL_5, _CALL_5.replace("max_new_tokens=5)", "max_new_tokens=5, cache_implementation=None)"))},
+        note="`model.generate` replaced in the `else` branch only: a Warning too",
+    ),
+    invalid(
+        _LOAD + _FAST_GENERATE + "\n\n" + _USE_STATIC + "if use_static:\n"
+        "    model.generate = types.MethodType(fast_generate, model)\n" + _CALL_5,
+        flagged="original_generate(*args, **kwargs)",
+        severity=Severity.WARNING,
+        message_contains="only if `use_static` holds",
+        fixes={"Set `cache_implementation=None` in this call": (
+            "return original_generate(*args, **kwargs)",
+            'return original_generate(*args, **{**kwargs, "cache_implementation": None})')},
+        note="a fast-generate wrapper bound with `types.MethodType` in one branch: a Warning",
+    ),
+    invalid(
+        _LOAD + "import functools\nimport os\n\n\nclass Server:\n    def __init__(self, model, static):\n"
+        "        self.model = model\n        if static:\n"
+        '            self.model.generate = functools.partial(self.model.generate, cache_implementation="static")\n\n'
+        "    def reply(self, inputs, cache):\n"
+        "        return self.model.generate(**inputs, past_key_values=cache, max_new_tokens=5)\n\n\n"
+        'Server(model, os.environ.get("USE_STATIC", "1") == "1").reply(inputs, DynamicCache())\n',
+        flagged="past_key_values=cache",
+        severity=Severity.WARNING,
+        message_contains="only if `static` holds",
+        fixes={"Set `cache_implementation=None` in this call": (
+            "past_key_values=cache, max_new_tokens=5)", "past_key_values=cache, max_new_tokens=5, cache_implementation=None)")},
+        note="`self.model.generate` replaced in `__init__` under a parameter: a Warning",
+    ),
 )
 
 ROUTES_VALID: tuple[Valid, ...] = (
@@ -277,5 +324,16 @@ ROUTES_VALID: tuple[Valid, ...] = (
         + '\n\nmodel.generation_config.cache_implementation = "static"\n'
         "model.generate = no_preset_cache(model.generate)\n" + _CALL_5,
         note="a decorator over `model.generate` whose inner function clears `cache_implementation` for every call",
+    ),
+    Valid(
+        _LOAD + _USE_STATIC + "if use_static:\n" + _PARTIAL_IN_BRANCH + "if not use_static:\n    " + _CALL_5,
+        note="`model.generate` replaced under `if use_static:`, the cache passed under `if not use_static:`: "
+             "they never meet",
+    ),
+    Valid(
+        _LOAD + _USE_STATIC + 'model.generation_config.cache_implementation = "static"\nif use_static:\n'
+        "    model.generate = functools.partial(model.generate, cache_implementation=None)\n"
+        "else:\n    model.generate = functools.partial(model.generate, cache_implementation=None)\n" + _CALL_5,
+        note="both branches replace `model.generate` by a partial that clears `cache_implementation`",
     ),
 )
