@@ -31,7 +31,7 @@ from types import CodeType
 from hf_cache_lint.engine import modules
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.keywords import CACHE_KEYWORDS
-from hf_cache_lint.engine.prefilter import _in_code, _positions
+from hf_cache_lint.engine.prefilter import _in_code, _triple_quotes
 
 # Words whose mere presence sends a module to parso: values a check reads (a `cache_implementation`,
 # a checkpoint's generation_config.json, a Hub default) and a pipeline (a call that reaches generate).
@@ -120,7 +120,7 @@ _LOAD_WORD = re.compile(r"\b(?:cache_implementation|from_pretrained|pipeline)\b"
 def _says_a_load_in_code(text: str) -> bool:
     """A quick look (engine/prefilter.py's line test) for a LOADS word in code: such a module goes to parso
     whatever the compiler says, so compiling it would only add to its parse. A miss only costs the compile."""
-    quotes = {q: _positions(text, q) for q in ('"""', "'''")}
+    quotes = _triple_quotes(text)
     for m in _LOAD_WORD.finditer(text):
         before = text[text.rfind("\n", 0, m.start()) + 1:m.start()]
         if before.count('"') % 2 == 0 and before.count("'") % 2 == 0 and _in_code(text, m.start(), quotes):

@@ -49,19 +49,26 @@ def code_hits(text: str, limit: int) -> int:
     hits = sorted(p for w in NEEDED if w in text for p in _positions(text, w))
     if not hits:
         return 0
-    quotes = {q: _positions(text, q) for q in ('"""', "'''")}
+    quotes = _triple_quotes(text)
     found = 0
     for p in hits:
         if _in_code(text, p, quotes):
             found += 1
             if found >= limit:
                 return found
-    if found:
-        return found
-    # The quick test said "only in comments and strings". It miscounts when a triple quote sits inside an
-    # ordinary string or a comment (`s = 'a """ b'`), which then hides the whole rest of the file; so before
-    # skipping, settle it with an exact scan of the strings and comments (a C-speed regex).
-    return int(bool(any(quotes.values()) and _any_in_code_exact(text, hits)))
+    return found or int(_settled_in_code(text, hits, quotes))
+
+
+def _triple_quotes(text: str) -> dict[str, list[int]]:
+    """Where each triple-quote delimiter stands: what `_in_code` counts to tell a docstring from code."""
+    return {q: _positions(text, q) for q in ('"""', "'''")}
+
+
+# After the quick test said "only in comments and strings": it miscounts when a triple quote sits inside an
+# ordinary string or a comment (`s = 'a """ b'`), which then hides the whole rest of the file; so before
+# skipping, settle it with an exact scan of the strings and comments (a C-speed regex).
+def _settled_in_code(text: str, hits: list[int], quotes: dict[str, list[int]]) -> bool:
+    return bool(any(quotes.values()) and _any_in_code_exact(text, hits))
 
 
 def might_matter(text: str) -> bool:
@@ -106,10 +113,8 @@ def _said_in_code(text: str, positions: list[int]) -> bool:
     """Whether any of `positions` stands in code: code_hits' quick test, then its exact scan before a no."""
     if not positions:
         return False
-    quotes = {q: _positions(text, q) for q in ('"""', "'''")}
-    if any(_in_code(text, p, quotes) for p in positions):
-        return True
-    return bool(any(quotes.values()) and _any_in_code_exact(text, positions))
+    quotes = _triple_quotes(text)
+    return any(_in_code(text, p, quotes) for p in positions) or _settled_in_code(text, positions, quotes)
 
 
 def _reads_name(text: str, name: str) -> bool:

@@ -18,6 +18,9 @@ _PARTIAL_OVER_GENERATE = (
 _USE_STATIC = 'import functools\nimport os\n\nuse_static = os.environ.get("USE_STATIC", "1") == "1"\n'
 _PARTIAL_IN_BRANCH = '    model.generate = functools.partial(model.generate, cache_implementation="static")\n'
 _CALL_5 = "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5)\n"
+# The fix each branch-replacement example offers: clear the pre-bound value in the call itself.
+_CLEAR_IN_CALL_5 = {"Set `cache_implementation=None` in this call": (
+    _CALL_5, _CALL_5.replace("max_new_tokens=5)", "max_new_tokens=5, cache_implementation=None)"))}
 # A decorator over generate: the inner function calls the `fn` it captured (a closure).
 _DECORATOR = (
     "import functools\n\n\n"
@@ -167,8 +170,7 @@ ROUTES_INVALID: tuple[Invalid, ...] = (
     invalid(
         _LOAD + _PARTIAL_OVER_GENERATE + _CALL_5,
         flagged="past_key_values=DynamicCache()",
-        fixes={"Set `cache_implementation=None` in this call": (
-            _CALL_5, _CALL_5.replace("max_new_tokens=5)", "max_new_tokens=5, cache_implementation=None)"))},
+        fixes=_CLEAR_IN_CALL_5,
         note="`model.generate` replaced by a `functools.partial` that pre-binds `cache_implementation`",
     ),
     invalid(
@@ -224,8 +226,7 @@ ROUTES_INVALID: tuple[Invalid, ...] = (
         flagged="past_key_values=DynamicCache()",
         severity=Severity.WARNING,
         message_contains="only if `use_static` holds",
-        fixes={"Set `cache_implementation=None` in this call": (
-            _CALL_5, _CALL_5.replace("max_new_tokens=5)", "max_new_tokens=5, cache_implementation=None)"))},
+        fixes=_CLEAR_IN_CALL_5,
         note="`model.generate` replaced by a partial in one branch: a Warning that names it (the oracle takes it)",
     ),
     invalid(
@@ -234,8 +235,7 @@ ROUTES_INVALID: tuple[Invalid, ...] = (
         flagged="past_key_values=DynamicCache()",
         severity=Severity.WARNING,
         message_contains="only if `use_static` holds",
-        fixes={"Set `cache_implementation=None` in this call": (
-            _CALL_5, _CALL_5.replace("max_new_tokens=5)", "max_new_tokens=5, cache_implementation=None)"))},
+        fixes=_CLEAR_IN_CALL_5,
         note="`model.generate` replaced in the `else` branch only: a Warning too",
     ),
     invalid(
