@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from lsprotocol import types
-from pygls.workspace.position_codec import PositionCodec
+from pygls.workspace.position_codec import PositionCodec, ServerTextPosition
 
 from hf_cache_lint.engine.findings import Edit, Finding, Fix, Position, Related, Severity, Span
 from hf_cache_lint.lsp import convert
@@ -24,6 +24,19 @@ def test_code_point_columns_become_client_units_and_back(encoding, expected):
     client = convert.to_client_position(lines, codec, Position(2, COL))
     assert client == types.Position(1, expected)
     assert convert.from_client_position(lines, codec, client) == Position(2, COL)
+
+
+@pytest.mark.parametrize("encoding", [types.PositionEncodingKind.Utf16, types.PositionEncodingKind.Utf8,
+                                      types.PositionEncodingKind.Utf32])
+def test_to_client_position_answers_as_pygls_codec_on_every_line_and_column(encoding):
+    # The ASCII shortcut must give the codec's own answer: before, at and after a wide character, past the
+    # end of a line, on the empty last line and on lines past the end of the document.
+    lines = convert.split_lines("ab = 1\n" + LINE + "é\r\n\tz\r")
+    codec = PositionCodec(encoding)
+    for line in range(1, len(lines) + 3):
+        for column in range(0, 60):
+            expected = codec.position_to_client_units(lines, ServerTextPosition(line - 1, column))
+            assert convert.to_client_position(lines, codec, Position(line, column)) == expected, (line, column)
 
 
 def test_lines_split_like_lsp_not_like_str_splitlines():

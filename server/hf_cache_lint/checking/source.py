@@ -61,15 +61,20 @@ def check_source(
     `use_gate`: False forces parso on every module the prefilter passes (tests compare both paths).
     """
     settings = settings or Settings()
-    removed_api = might_use_removed_api(text)  # HFC007 needs no generate call: an import is enough
     hits = code_hits(text, GATE_MAX_HITS + 1)
+    # HFC007 needs no generate call (an import is enough), so a module without trigger words still goes on when
+    # it may use a removed cache API. Asked only where the answer decides something: with trigger words in an
+    # editor buffer (no gate) it would not, and its scan of the text for cache reads costs as much as the
+    # interpreter on a short script (engine/removed_api.py asks it again for HFC007 itself).
+    gated = not incremental and use_gate and hits <= GATE_MAX_HITS
+    removed_api = might_use_removed_api(text) if not hits or gated else False
     if not hits and not removed_api:
         return CheckResult(path)
     with gc_paused():
         # An editor buffer keeps parso's incremental tree warm instead; the gate is for whole files. A file
         # that says a trigger in code more than GATE_MAX_HITS times nearly always passes it (on transformers'
         # tree 1 of 18 such files did not), so compiling it would only add to its parse.
-        if (not incremental and use_gate and not removed_api and hits <= GATE_MAX_HITS
+        if (gated and not removed_api
                 and cannot_hold_finding(text, path, context or Context(), keyword_matters)):
             return CheckResult(path)
         return _run_rules(text, path, settings, context, incremental)
