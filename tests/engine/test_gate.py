@@ -131,6 +131,85 @@ def test_code_that_may_hold_a_finding_goes_to_parso(code: str, files: dict[str, 
     assert gated == parsed
 
 
+# What an imported value must be to matter (engine/gate.py `_lends`): in a module whose code says no `generate`
+# (`my_pipeline(` passes the text prefilter, no more), only one that reaches generate when called here: a pipeline,
+# a partial of generate, a bound generate, also inside a container or filled in later; with `generate` in the
+# code, also a kwargs dict, a config or a model. Each must still reach parso, and find what parso's path finds.
+_TUPLE_CACHE = "past_key_values=((k, v),)"
+_PIPE = "from transformers import pipeline\n"
+IMPORTED_VALUES_THAT_MATTER = {
+    "a pipeline in a dict": (
+        f"from helpers import PIPES\nout = PIPES['gen']('hi', {_TUPLE_CACHE})\ny = my_pipeline(1)\n",
+        {"helpers.py": _PIPE + "PIPES = {'gen': pipeline('text-generation', model='gpt2')}\n"}),
+    "a pipeline put in a dict by a function run at the top level, made by another function": (
+        f"from helpers import REG\nout = REG['p']('hi', {_TUPLE_CACHE})\ny = my_pipeline(1)\n",
+        {"helpers.py": _PIPE + "REG = {}\ndef setup():\n    REG['p'] = make()\n"
+                       "def make():\n    return pipeline('text-generation', model='gpt2')\nsetup()\n"}),
+    "a partial of generate": (
+        f"from helpers import gen\nout = gen(ids, {_TUPLE_CACHE})\ny = my_pipeline(1)\n",
+        {"helpers.py": "import functools\nfrom transformers import AutoModelForCausalLM\n"
+                       "model = AutoModelForCausalLM.from_pretrained('gpt2')\n"
+                       "gen = functools.partial(model.generate, max_new_tokens=5)\n"}),
+    "a pipeline imported from a third module into a tuple": (
+        f"from helpers import RUNNERS\nout = RUNNERS[0]('hi', {_TUPLE_CACHE})\ny = my_pipeline(1)\n",
+        {"helpers.py": "from base import pipe\nfrom transformers import GenerationConfig\nRUNNERS = (pipe,)\n",
+         "base.py": _PIPE + "pipe = pipeline('text-generation', model='gpt2')\n"}),
+    "a kwargs dict spread into generate": (
+        "from helpers import GEN_KW\nout = model.generate(ids, **GEN_KW)\n",
+        {"helpers.py": "GEN_KW = dict(cache_implementation='statc')\n"}),
+    "a kwargs dict with a cache and a cache_implementation": (
+        "from helpers import GEN_KW\nout = model.generate(ids, **GEN_KW)\n",
+        {"helpers.py": "from transformers import DynamicCache\n"
+                       "GEN_KW = {'cache_implementation': 'static'}\nGEN_KW.update(past_key_values=DynamicCache())\n"}),
+}
+
+
+@pytest.mark.parametrize(("code", "files"), IMPORTED_VALUES_THAT_MATTER.values(),
+                         ids=IMPORTED_VALUES_THAT_MATTER.keys())
+def test_an_imported_value_that_may_reach_generate_goes_to_parso(code: str, files: dict[str, str],
+                                                                 tmp_path: Path) -> None:
+    for rel, content in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(content)
+    path = tmp_path / "main.py"
+    path.write_text(code)
+    ctx = Context(workspace=tmp_path)
+    assert not cannot_hold_finding(code, str(path), ctx, lambda name: False)
+    gated, parsed = both(code, path, ctx)
+    assert parsed.findings
+    assert gated == parsed
+
+
+# Imported values that cannot matter, from modules that make a pipeline or load a model elsewhere.
+_ELSEWHERE = _PIPE + "def run(x):\n    return pipeline('text-generation')(x)\n"
+IMPORTED_VALUES_THAT_DO_NOT_MATTER = {
+    "a logger": (
+        f"from helpers import logger\nout = my_pipeline(x, {_TUPLE_CACHE})\nlogger.info('x')\n",
+        {"helpers.py": "import logging\n" + _ELSEWHERE + "logger = logging.getLogger(__name__)\n"}),
+    "a constant into a generate call": (
+        "from helpers import MAX_LEN\nout = model.generate(ids, max_length=MAX_LEN)\n",
+        {"helpers.py": _ELSEWHERE + "MAX_LEN = 512\ndef f():\n    return MAX_LEN + 1\n"}),
+    "a table of strings, read by a function that makes a pipeline": (
+        f"from helpers import TASKS\nout = my_pipeline(TASKS, {_TUPLE_CACHE})\n",
+        {"helpers.py": _PIPE + "TASKS = ('text-generation', 'summarization')\n"
+                       "def run(x):\n    return pipeline(TASKS[0])(x)\n"}),
+}
+
+
+@pytest.mark.parametrize(("code", "files"), IMPORTED_VALUES_THAT_DO_NOT_MATTER.values(),
+                         ids=IMPORTED_VALUES_THAT_DO_NOT_MATTER.keys())
+def test_an_imported_value_that_cannot_matter_is_gated_out(code: str, files: dict[str, str],
+                                                           tmp_path: Path) -> None:
+    for rel, content in files.items():
+        (tmp_path / rel).write_text(content)
+    path = tmp_path / "main.py"
+    ctx = Context(workspace=tmp_path)
+    assert might_matter(code)
+    assert cannot_hold_finding(code, str(path), ctx, lambda name: False)
+    gated, parsed = both(code, path, ctx)
+    assert gated == parsed == CheckResult(str(path))
+
+
 @pytest.mark.parametrize("code", ["x = (\n", "if not __debug__:\n    model.generate(past_key_values=())\n",
                                   "return 1\nmodel.generate_x(past_key_values=())\n"])
 def test_code_that_does_not_compile_goes_to_parso(code: str) -> None:
