@@ -121,8 +121,8 @@ class UserFunctions:
                                                      *self.imports.resolved.values()]))
                 live = len(end.heap)
             self.s.state = end
-            names: dict[str, Value] = {p.name.value: self.annotated(p) for p in node.get_params()}
             params = node.get_params()
+            names: dict[str, Value] = {p.name.value: self.annotated(p) for p in params}
             if isinstance(cls, str) and params and not _is_static(node):
                 if cls not in instances:
                     instances[cls] = self.setup_instance(cls)

@@ -129,7 +129,8 @@ class GenerateFacts:
             Keyword(a.arg.name, span(a.arg.node), span(a.arg.name_node), span(a.arg.value),
                     code(a.arg.value)) for a in args if a.arg.name and a.arg.name_node is not None
         )
-        cache_args = tuple(replace(self._cache_arg(k, given[k], whole), through=carried.get(k))
+        cache_args = tuple(self._cache_arg(k, given[k], whole) if k not in carried else
+                           replace(self._cache_arg(k, given[k], whole), through=carried[k])
                            for k in CACHE_KEYWORDS if k in given)
         ci = self._effective(given, args, mstate, pstate, pipe is not None)
         if ci is not None and ci.via == "kwargs" and "cache_implementation" in carried:
