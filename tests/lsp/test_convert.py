@@ -88,3 +88,26 @@ def test_text_edits_round_trip_to_engine_edits():
     fix = convert.fix_json(FINDING.fixes[0], lines, codec)
     (edit,) = convert.text_edits(fix)
     assert convert.engine_edit(lines, codec, edit) == FINDING.fixes[0].edits[0]
+
+
+@pytest.mark.parametrize("version", [4, None])
+def test_fix_data_is_sent_as_the_same_json_when_the_converter_passes_it_through(version):
+    # pygls's converter copies a plain dict key by key; with register_payload it hands Diagnostic.data to
+    # json.dumps as it is. What the client reads must be the same bytes either way.
+    import json
+
+    from pygls.protocol import default_converter
+
+    lines = convert.split_lines(LINE)
+    diag = convert.to_diagnostic(FINDING, lines, PositionCodec(), version,
+                                 lambda path: ("file:///x.py", lines) if path is None else None)
+    message = types.PublishDiagnosticsNotification(params=types.PublishDiagnosticsParams("file:///x.py", [diag], 4))
+    plain, passing = default_converter(), default_converter()
+    convert.register_payload(passing)
+    sent = passing.unstructure(message)
+    assert sent["params"]["diagnostics"][0]["data"] is diag.data  # passed through, not copied
+    assert json.dumps(sent) == json.dumps(plain.unstructure(message))
+    assert json.loads(json.dumps(sent))["params"]["diagnostics"][0]["data"] == {
+        "version": version, "fixes": [{"title": FINDING.fixes[0].title, "preferred": True, "edits": [
+            {"range": {"start": {"line": 0, "character": COL + 1}, "end": {"line": 0, "character": COL + 30}},
+             "newText": "cache_implementation=None"}]}]}

@@ -83,6 +83,24 @@ def range_from_json(data: Mapping[str, Any]) -> types.Range:
                        types.Position(int(e["line"]), int(e["character"])))
 
 
+class Payload(dict[str, Any]):
+    """`Diagnostic.data`: a dict of JSON values only (str, int, bool, None, lists and dicts of them).
+
+    pygls serialises a message with cattrs, which copies a dict typed `LSPAny` key by key, recursively: for the
+    fixes of a publish that was most of the serialisation (~1 ms of a 100-line script's keystroke). With
+    `register_payload`, the converter hands a Payload to `json.dumps` as it is: the same JSON, at C speed."""
+
+
+def register_payload(converter: Any) -> None:
+    """Teach a cattrs converter (pygls's) to pass a Payload through unchanged. Without it a Payload is copied
+    like any dict: the same JSON, only slower."""
+    converter.register_unstructure_hook(Payload, _as_is)
+
+
+def _as_is(payload: Payload) -> Payload:
+    return payload
+
+
 def fix_json(fix: Fix, lines: Sequence[str], codec: PositionCodec) -> dict[str, Any]:
     """A fix as JSON for `Diagnostic.data`, its ranges already in the client's encoding."""
     return {"title": fix.title, "preferred": fix.preferred,
@@ -114,7 +132,7 @@ def to_diagnostic(
         source=SOURCE,
         related_information=related or None,
         tags=[TAGS[t] for t in finding.tags if t in TAGS] or None,
-        data={"version": version, "fixes": [fix_json(f, lines, codec) for f in finding.fixes]},
+        data=Payload(version=version, fixes=[fix_json(f, lines, codec) for f in finding.fixes]),
     )
 
 
