@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from lsp_sources import CLEAN, CONFLICT, HEADER
-from lsp_support import diagnostics, has_conflict, open_doc, position_of
+from lsp_support import diagnostics, has_conflict, open_doc, position_of, replace_all
 from lsprotocol import types
 
 from hf_cache_lint.engine.versions import Target
@@ -28,6 +28,25 @@ async def test_hover_on_the_flagged_keyword_tells_the_story_and_the_exact_error(
     assert RAISED in hover.contents.value
     assert "**[HFC001 cache-conflict](" in hover.contents.value  # then a pointer to the rule docs
     assert "## What it does" not in hover.contents.value  # not the whole page
+
+
+async def test_the_story_is_written_on_hover_from_the_text_as_it_is_then(start, uri):
+    # The server writes a finding's story only when a hover asks (lsp/documents.py: lazy stories); it must still
+    # tell the story of the text the hover is on, after edits, not of an older version.
+    client = await start()
+    open_doc(client, uri, CONFLICT)
+    await diagnostics(client, uri, version=1, where=has_conflict)
+    first = await hover_at(client, uri, CONFLICT, "past_key_values=")
+    moved = "\n\n" + CONFLICT.replace('"static"', '"offloaded"')
+    replace_all(client, uri, moved, version=2)
+    await diagnostics(client, uri, version=2, where=has_conflict)
+    second = await hover_at(client, uri, moved, "past_key_values=")
+    again = await hover_at(client, uri, moved, "past_key_values=")
+    assert first is not None and second is not None and again is not None
+    assert '`cache_implementation="static"`' in first.contents.value and "#L4)" in first.contents.value
+    assert '`cache_implementation="offloaded"`' in second.contents.value and "#L6)" in second.contents.value
+    assert '"static"' not in second.contents.value and "#L4)" not in second.contents.value
+    assert again.contents.value == second.contents.value
 
 
 async def test_hover_on_cache_implementation_of_a_flagged_call_shows_the_same_story(start, uri):

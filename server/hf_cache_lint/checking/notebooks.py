@@ -26,11 +26,12 @@ def check_cells(
 
 def check_cells_result(
     cells: Sequence[str], path: str, settings: Settings | None = None, context: Context | None = None,
-    *, incremental: bool | str = False,
+    *, incremental: bool | str = False, lazy_stories: bool = False,
 ) -> tuple[list[tuple[int, Finding]], tuple[str, ...]]:
-    """check_cells, and the notes of what was left out (lines said as cell places)."""
+    """check_cells, and the notes of what was left out (lines said as cell places); `lazy_stories` as for
+    check_source."""
     joined = join_cells(cells)
-    result = check_source(joined.text, path, settings, context, incremental=incremental)
+    result = check_source(joined.text, path, settings, context, incremental=incremental, lazy_stories=lazy_stories)
     return split_findings(result.findings, joined), tuple(relabel(n, joined) for n in result.notes)
 
 

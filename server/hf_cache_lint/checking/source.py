@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import gc
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import fields, replace
 from functools import lru_cache
 
 from hf_cache_lint.engine import interp
@@ -52,13 +52,15 @@ def gc_paused() -> Iterator[None]:
 
 def check_source(
     text: str, path: str = "<stdin>", settings: Settings | None = None, context: Context | None = None,
-    *, incremental: bool | str = False, use_gate: bool = True,
+    *, incremental: bool | str = False, use_gate: bool = True, lazy_stories: bool = False,
 ) -> CheckResult:
     """All enabled rules over one module's text, suppressions and settings applied.
 
     `incremental`: reuse the previous parse of this path (an editor buffer, edited keystroke by keystroke);
     a string: of that key instead (a second tree for one document, e.g. the texts fixes would give).
     `use_gate`: False forces parso on every module the prefilter passes (tests compare both paths).
+    `lazy_stories`: each finding's hover story stays a `Story`, written when first read (the language server:
+    a keystroke needs none of them); else every story is written here, a plain string.
     """
     settings = settings or Settings()
     hits = code_hits(text, GATE_MAX_HITS + 1)
@@ -77,7 +79,7 @@ def check_source(
         if (gated and not removed_api
                 and cannot_hold_finding(text, path, context or Context(), keyword_matters)):
             return CheckResult(path)
-        return _run_rules(text, path, settings, context, incremental)
+        return _run_rules(text, path, settings, context, incremental, lazy_stories)
 
 
 @lru_cache(maxsize=4096)
@@ -93,7 +95,7 @@ def keyword_matters(name: str) -> bool:
 
 
 def _run_rules(text: str, path: str, settings: Settings, context: Context | None,
-               incremental: bool | str) -> CheckResult:
+               incremental: bool | str, lazy_stories: bool) -> CheckResult:
     """The analysis, then every enabled rule over it (one failing rule is logged, the others still run)."""
     # Imported here, not with this module: importing the rules takes ~65 ms (`python -X importtime`) and a run whose files all stop at
     # the gate (or a language server still answering `initialize`) never needs them.
@@ -109,15 +111,32 @@ def _run_rules(text: str, path: str, settings: Settings, context: Context | None
             continue
         try:
             for f in rule.check(analysis):
-                findings.append(replace(f, severity=settings.severity_for(f.code, f.severity)))
+                # Written here unless lazy, inside this `try`: a story that fails fails its rule, as it always did.
+                story = f.story if lazy_stories else str(f.story)
+                findings.append(replace(f, severity=settings.severity_for(f.code, f.severity), story=story))
         except Exception:  # one failing rule must not hide the others
             log.exception("rule %s failed on %s", rule.code, path)
     table = suppressions(text)
     findings = [under_version_guard(f, analysis) for f in drop_foreign(analysis, findings)]
     findings = _unstacked(findings, {r.code for r in ALL_RULES if r.yields_to_errors})
-    kept = sorted({f for f in findings if not is_suppressed(f, table)},
+    kept = sorted(_distinct(f for f in findings if not is_suppressed(f, table)),
                   key=lambda f: (f.span.start, f.span.end, f.code))
     return CheckResult(path, tuple(kept), notes=budget_notes(analysis))
+
+
+# Every field of a Finding but its story: what tells two findings apart before their stories need reading.
+_BUT_STORY = tuple(f.name for f in fields(Finding) if f.name != "story")
+
+
+def _distinct(findings: Iterable[Finding]) -> list[Finding]:
+    """Each finding once, as a set of them keeps it, in the order found; a story is read (and so written, when
+    lazy) only to tell apart two findings alike in everything else."""
+    groups: dict[tuple[object, ...], list[Finding]] = {}
+    for f in findings:
+        same = groups.setdefault(tuple(getattr(f, name) for name in _BUT_STORY), [])
+        if all(str(g.story) != str(f.story) for g in same):
+            same.append(f)
+    return [f for same in groups.values() for f in same]
 
 
 def budget_notes(analysis: Analysis) -> tuple[str, ...]:

@@ -8,7 +8,9 @@ nothing, and the CLI (1-based columns) and lsp/convert (the client's encoding) c
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 
 class Severity(str, enum.Enum):
@@ -66,6 +68,41 @@ class Related:
     path: str | None = None
 
 
+class Story:
+    """A finding's hover Markdown, written the first time it is read (`str(story)`).
+
+    An editor builds every finding on every keystroke but reads a story only on hover, so the language server
+    asks the rules for stories written on demand (`check_source(..., lazy_stories=True)`); everywhere else they
+    are plain strings. A Story equals, hashes and pickles as its text.
+    """
+
+    __slots__ = ("_text", "_write")
+
+    def __init__(self, write: Callable[[], str]) -> None:
+        self._write: Callable[[], str] | None = write
+        self._text: str | None = None
+
+    def __str__(self) -> str:
+        if self._text is None:
+            assert self._write is not None
+            self._text, self._write = self._write(), None  # what it was written from is let go
+        return self._text
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (Story, str)):
+            return str(self) == str(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+    def __repr__(self) -> str:
+        return repr(str(self))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (str, (str(self),))
+
+
 @dataclass(frozen=True)
 class Finding:
     """One problem in one file."""
@@ -77,8 +114,9 @@ class Finding:
     span: Span
     fixes: tuple[Fix, ...] = ()
     related: tuple[Related, ...] = ()
-    # Markdown: the specific story of this finding (what meets what, where, the exact error) for hovers.
-    story: str = ""
+    # Markdown: the specific story of this finding (what meets what, where, the exact error) for hovers. A
+    # `Story` (written when read) only where the checker was asked for lazy stories: read it with `str()`.
+    story: str | Story = ""
     # What kind of problem it is beyond its severity: "deprecated" (works, but warns and will go away),
     # which editors draw struck through instead of squiggled.
     tags: tuple[str, ...] = ()

@@ -68,7 +68,7 @@ def _pointer(code: str, docs: RuleDocs) -> str:
 
 
 def _story(finding: Finding) -> str:
-    return finding.story.strip() or f"**{finding.code}** {finding.message}"
+    return str(finding.story).strip() or f"**{finding.code}** {finding.message}"
 
 
 def finding_markdown(finding: Finding, docs: RuleDocs) -> str:

@@ -65,14 +65,15 @@ def analyse_unit(unit: Unit, settings: Settings, context: Context) -> Results:
 
     if not unit.notebook:
         (part,) = unit.parts
-        result = check_source(part.text, unit.path, settings, context, incremental=True)
+        # Stories are written on hover (lsp/hover.py reads them), not on every keystroke.
+        result = check_source(part.text, unit.path, settings, context, incremental=True, lazy_stories=True)
         results = Results({part.uri: result.findings})
         results.notes = result.notes
         return results
     results = Results({p.uri: () for p in unit.parts})
     per_cell: dict[int, list[Finding]] = {}
     found_in_cells, results.notes = check_cells_result([p.text for p in unit.parts], unit.path, settings, context,
-                                                       incremental=True)
+                                                       incremental=True, lazy_stories=True)
     for index, finding in found_in_cells:
         per_cell.setdefault(index, []).append(finding)
     for index, found in per_cell.items():

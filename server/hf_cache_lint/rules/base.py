@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import TYPE_CHECKING, ClassVar
 
 from hf_cache_lint.engine.edits import ignore_fix
-from hf_cache_lint.engine.findings import Finding, Fix, Related, Severity, Span
+from hf_cache_lint.engine.findings import Finding, Fix, Related, Severity, Span, Story
 
 if TYPE_CHECKING:
     from hf_cache_lint.engine.analysis import Analysis
@@ -98,13 +98,16 @@ class Rule:
         return False
 
     def report(self, span: Span, message: str, *, severity: Severity | None = None, fixes: Iterable[Fix] = (),
-               related: Iterable[Related] = (), story: str = "", tags: tuple[str, ...] = ()) -> Finding:
+               related: Iterable[Related] = (), story: str | Callable[[], str] = "",
+               tags: tuple[str, ...] = ()) -> Finding:
         """A finding of this rule at `span`: its code and name filled in, `default_severity` unless told.
 
         `fixes` in the order an editor lists them (the preferred one first, `ignore_fix` last); `related`,
-        other places that explain it; `story`, the Markdown of the hover; `tags` ("deprecated")."""
+        other places that explain it; `story`, the Markdown of the hover, or a function that writes it (called
+        when the story is first read: in an editor only on hover; it must read only the values it is given,
+        never the parse tree, which the next keystroke's parse changes); `tags` ("deprecated")."""
         return Finding(self.code, self.name, message, severity or self.default_severity, span, tuple(fixes),
-                       tuple(related), story, tags)
+                       tuple(related), Story(story) if callable(story) else story, tags)
 
     def ignore_fix(self, analysis: Analysis, span: Span) -> Fix:
         """"Ignore CODE on this line": the `# hf-cache-lint: ignore[CODE]` comment on the line `span` starts."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from functools import partial
 
 from hf_cache_lint.engine.analysis import Analysis, CacheArg, CacheImpl, GenerateCall
 from hf_cache_lint.engine.edits import clear_keyword, remove_argument
@@ -81,7 +82,7 @@ class CacheConflict(Rule):
         if call.via is not None:
             related.append(Related(call.via.span, "reached from this call"))
         return self.report(arg.span, message, severity=severity, fixes=self.fixes(analysis, call, arg, ci),
-                           related=related, story=self.story(analysis, call, arg, ci, depends))
+                           related=related, story=partial(self.story, analysis, call, arg, ci, depends))
 
     def fixes(self, analysis: Analysis, call: GenerateCall, arg: CacheArg, ci: CacheImpl) -> Iterator[Fix]:
         text = analysis.text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from functools import partial
 
 from hf_cache_lint.engine.analysis import Analysis, CacheArg, GenerateCall, Keyword
 from hf_cache_lint.engine.edits import transformers_name
@@ -67,7 +68,7 @@ class LegacyTupleCache(Rule):
             message += f" This happens only if {arg.condition} is not None."
             severity = Severity.WARNING if severity == Severity.ERROR else severity
         return self.report(arg.span, message, severity=severity, fixes=self.fixes(analysis, arg, kw),
-                           story=self.story(analysis, call, arg, kw))
+                           story=partial(self.story, analysis, call, arg, kw))
 
     def fixes(self, analysis: Analysis, arg: CacheArg, kw: Keyword | None) -> Iterator[Fix]:
         if kw is not None and kw.value_text.endswith(_TO_LEGACY):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 
 from hf_cache_lint.engine.analysis import Analysis, GenerateCall, Keyword
 from hf_cache_lint.engine.edits import remove_argument, rename_keyword
@@ -47,7 +48,7 @@ class CacheKeyword(Rule):
                 continue  # the invalid `cache_implementation` is raised first (HFC004)
             for problem in self.problems(analysis, call):
                 yield self.report(problem.span, problem.message, severity=problem.severity,
-                                  fixes=self.fixes(analysis, call, problem), story=self.story(analysis, call, problem))
+                                  fixes=self.fixes(analysis, call, problem), story=partial(self.story, analysis, call, problem))
 
     def problems(self, analysis: Analysis, call: GenerateCall) -> Iterator[_Problem]:
         target = analysis.context.target

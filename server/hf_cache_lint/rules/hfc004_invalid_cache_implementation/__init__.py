@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Iterator
+from functools import partial
 from pathlib import Path
 
 from hf_cache_lint.engine.analysis import Analysis, CiValue, GenerateCall
@@ -75,7 +76,7 @@ class InvalidCacheImplementation(Rule):
         if ci.where == "json":
             related = (Related(ci.span, f'"cache_implementation": "{ci.value}" is set here', ci.path),)
         fixes = () if ci.where == "json" else tuple(self.replace_fixes(analysis, ci, meant))
-        story = self.story(target, ci, [
+        story = partial(self.story, target, ci, [
             f"`\"{ci.value}\"` is not one of the values transformers {target} accepts"
             f"{'' if ci.where != 'json' else f' (in {Path(ci.path or ci.where).name})'}.",
             f"`{where}` raises:", "", f"```\n{error}\n```"])
@@ -99,7 +100,7 @@ class InvalidCacheImplementation(Rule):
         message = (f'`cache_implementation="quantized"` on {model} (an encoder-decoder model); transformers '
                    f"{target} raises {QUANTIZED_MESSAGE}")
         fixes = tuple(self.replace_fixes(analysis, literal, "dynamic")) if literal is not None else ()
-        story = self.story(target, literal or CiValue("quantized", span, "keyword"), [
+        story = partial(self.story, target, literal or CiValue("quantized", span, "keyword"), [
             f"{model} is an encoder-decoder model: transformers quantizes only decoder-only caches.",
             "`generate()` raises when it builds the cache:", "", f"```\n{QUANTIZED_MESSAGE}\n```"])
         return self.report(span, message, fixes=fixes, story=story)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Iterator
+from functools import partial
 
 from hf_cache_lint.engine.analysis import Analysis, GenerateCall, Keyword
 from hf_cache_lint.engine.edits import remove_argument, rename_keyword
@@ -74,7 +75,7 @@ class UnusedGenerateKwarg(Rule):
         if not call.model.receiver_known:
             severity = Severity.WARNING
             message += " (if the object whose `generate` this is is a transformers model)"
-        return self.report(kw.span, message, severity=severity, fixes=fixes, story=self.story(analysis, call, kw, error))
+        return self.report(kw.span, message, severity=severity, fixes=fixes, story=partial(self.story, analysis, call, kw, error))
 
     def rename(self, analysis: Analysis, call: GenerateCall, kw: Keyword, right: str) -> Iterator[Fix]:
         if find_keyword(call.keywords, right) is not None:

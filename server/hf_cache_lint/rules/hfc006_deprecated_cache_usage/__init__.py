@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from functools import partial
 
 from hf_cache_lint.engine.analysis import Analysis, CacheArg, CiValue, GenerateCall
 from hf_cache_lint.engine.edits import rename_keyword
@@ -63,7 +64,6 @@ class DeprecatedCacheUsage(Rule):
 
     def old_keyword(self, analysis: Analysis, call: GenerateCall, arg: CacheArg) -> Finding:
         target = analysis.context.target
-        warning = target.keyword_deprecation_message(arg.keyword, call.model.class_name)
         carried = f" (passed in through {arg.through or 'a `**` dict'})" if arg.via_kwargs else ""
         message = (f"`{arg.keyword}=`{carried} is deprecated in transformers {target}: generate warns and reads it "
                    "as `cache=`, the new name of the cache keyword (the old names go in 6.0.0)")
@@ -72,8 +72,14 @@ class DeprecatedCacheUsage(Rule):
         if written is not None:
             fixes = (Fix("Rename to `cache=`", (rename_keyword(written, "cache"),), preferred=True),
                      self.ignore_fix(analysis, arg.span))
+        return self.report(arg.span, message, fixes=fixes, story=partial(self.old_keyword_story, analysis, call, arg),
+                           tags=TAGS)
+
+    def old_keyword_story(self, analysis: Analysis, call: GenerateCall, arg: CacheArg) -> str:
+        target = analysis.context.target
+        warning = target.keyword_deprecation_message(arg.keyword, call.model.class_name)
         model = call.model.class_name or "the model"
-        story = "\n".join([
+        return "\n".join([
             f"**{self.code} {self.name}**: `{arg.keyword}=` is the pre-5.24 name of the cache keyword.",
             "",
             f"transformers {target} renamed the cache keyword of `generate()` to `cache=` for every model. "
@@ -85,7 +91,6 @@ class DeprecatedCacheUsage(Rule):
             "**Fix**: rename the keyword to `cache=`. Code that must also run on transformers older than 5.24 "
             f"can keep `{arg.keyword}=` until it drops them (or ignore {self.code}).",
         ])
-        return self.report(arg.span, message, fixes=fixes, story=story, tags=TAGS)
 
     def deprecated_value(self, analysis: Analysis, ci: CiValue) -> Finding:
         target = analysis.context.target
@@ -103,7 +108,7 @@ class DeprecatedCacheUsage(Rule):
             advice = f'Replace it with `"{now}"`: the same cache under its current name.'
             effect = ("when generate builds the cache it logs (transformers "
                       f"{target}):\n\n```\n{target.deprecated_cache_implementation_message(ci.value)}\n```")
-        story = "\n".join([
+        story = partial("\n".join, [
             f"**{self.code} {self.name}**: `cache_implementation=\"{ci.value}\"` is a deprecated name.",
             "",
             f"It is still accepted, and {effect}",

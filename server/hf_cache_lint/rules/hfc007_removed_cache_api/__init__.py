@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from functools import partial
 
 from hf_cache_lint.engine.analysis import Analysis
 from hf_cache_lint.engine.findings import Edit, Finding, Fix, Severity, Span
@@ -72,7 +73,7 @@ class RemovedCacheApi(Rule):
             severity = Severity.WARNING
             message += f" This happens only if `{use.condition}` holds."
         return self.report(use.span, message, severity=severity, fixes=self.fixes(analysis, use),
-                           story=self.story(analysis, use, error))
+                           story=partial(self.story, analysis, use, error))
 
     def fixes(self, analysis: Analysis, use: RemovedApiUse) -> Iterator[Fix]:
         ignore = self.ignore_fix(analysis, use.span)
