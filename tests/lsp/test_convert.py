@@ -37,6 +37,13 @@ def test_to_client_position_answers_as_pygls_codec_on_every_line_and_column(enco
         for column in range(0, 60):
             expected = codec.position_to_client_units(lines, ServerTextPosition(line - 1, column))
             assert convert.to_client_position(lines, codec, Position(line, column)) == expected, (line, column)
+            span = Span(Position(line, column), Position(line, column + 3))
+            assert convert.client_range_json(lines, codec, span) == convert.range_json(
+                convert.to_client_range(lines, codec, span))
+    with pytest.raises(ValueError):  # engine lines start at 1: line 0 is refused, as lsprotocol refuses it
+        convert.to_client_position(lines, codec, Position(0, 0))
+    with pytest.raises(ValueError):
+        convert.client_range_json(lines, codec, Span.of(0, 0, 0, 1))
 
 
 def test_lines_split_like_lsp_not_like_str_splitlines():

@@ -47,21 +47,38 @@ def split_lines(text: str) -> list[str]:
     return [parts[i] + parts[i + 1] for i in range(0, len(parts) - 1, 2)] + [parts[-1]]
 
 
-def to_client_position(lines: Sequence[str], codec: PositionCodec, pos: Position) -> types.Position:
+def client_point(lines: Sequence[str], codec: PositionCodec, pos: Position) -> tuple[int, int]:
+    """(line, character) of `pos` in the client's encoding: what pygls's codec answers, without its objects."""
     line = pos.line - 1
     try:
         before = lines[line][: pos.column]
     except IndexError:  # what the codec answers for a line past the end
-        return types.Position(line=len(lines), character=0)
+        return len(lines), 0
     if before.isascii():
         # One code unit per character in UTF-8, UTF-16 and UTF-32 alike: the codec's answer without its
         # per-character loop (in Python: ~8 % of a keystroke on a 100-line script, two calls per range).
-        return types.Position(line=line, character=len(before))
-    return codec.position_to_client_units(lines, ServerTextPosition(line, pos.column))
+        if line < 0:  # lsprotocol's Position refuses it: so does this
+            raise ValueError(f"Position.line should be in range [0:2147483647], but was {line}.")
+        return line, len(before)
+    client = codec.position_to_client_units(lines, ServerTextPosition(line, pos.column))
+    return client.line, client.character
+
+
+def to_client_position(lines: Sequence[str], codec: PositionCodec, pos: Position) -> types.Position:
+    line, character = client_point(lines, codec, pos)
+    return types.Position(line=line, character=character)
 
 
 def to_client_range(lines: Sequence[str], codec: PositionCodec, span: Span) -> types.Range:
     return types.Range(to_client_position(lines, codec, span.start), to_client_position(lines, codec, span.end))
+
+
+def client_range_json(lines: Sequence[str], codec: PositionCodec, span: Span) -> dict[str, Any]:
+    """`range_json(to_client_range(...))` without building the lsprotocol objects (a fix's data is plain JSON)."""
+    start_line, start_character = client_point(lines, codec, span.start)
+    end_line, end_character = client_point(lines, codec, span.end)
+    return {"start": {"line": start_line, "character": start_character},
+            "end": {"line": end_line, "character": end_character}}
 
 
 def from_client_position(lines: Sequence[str], codec: PositionCodec, pos: types.Position) -> Position:
@@ -104,7 +121,7 @@ def _as_is(payload: Payload) -> Payload:
 def fix_json(fix: Fix, lines: Sequence[str], codec: PositionCodec) -> dict[str, Any]:
     """A fix as JSON for `Diagnostic.data`, its ranges already in the client's encoding."""
     return {"title": fix.title, "preferred": fix.preferred,
-            "edits": [{"range": range_json(to_client_range(lines, codec, e.span)), "newText": e.content}
+            "edits": [{"range": client_range_json(lines, codec, e.span), "newText": e.content}
                       for e in fix.edits]}
 
 
