@@ -1,0 +1,83 @@
+"""The prefilter's and the gate's text scans that look for a word with str.find and match a regex where it
+stands give what the one regex searched over the whole text gave (they replaced it for speed): seeded random
+texts over the characters that matter, and real code."""
+
+from __future__ import annotations
+
+import random
+import re
+from bisect import bisect_left
+from pathlib import Path
+
+import pytest
+
+from hf_cache_lint.engine import gate, prefilter
+
+REPO = Path(__file__).resolve().parents[2]
+
+_READS = r"(?<![\w.]){w}\s*(?:\[|\.\s*(?:get_max_cache_shape|max_cache_len)\b)|\bin\s+{w}\b(?!\s*[.(\[])"
+_FROM = re.compile(r"(?<![\w.])from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|(?:[^\n#;\\]|\\\r?\n)*)")
+_DROPS = re.compile(
+    r"\b(?:while|assert)[\s(]*(?:not\b|True\b|False\b|None\b|\.\.\.|[-+~]?\.?\d|[bBrRuUfF]{0,2}[\"'\[{(])")
+
+
+_NOT_CODE_BEFORE = re.compile(
+    r"#[^\r\n]*"
+    r"|'''(?:\\.|[^\\])*?(?:'''|\Z)"
+    r'|"""(?:\\.|[^\\])*?(?:"""|\Z)'
+    r"|'(?:\\.|[^'\\\r\n])*(?:'|$)"
+    r'|"(?:\\.|[^"\\\r\n])*(?:"|$)',
+    re.MULTILINE | re.DOTALL)
+
+
+def _exact_before(text: str, hits: list[int]) -> bool:
+    spans = [(m.start(), m.end()) for m in _NOT_CODE_BEFORE.finditer(text)]
+    starts = [a for a, _ in spans]
+    return any((i := bisect_left(starts, p + 1) - 1) < 0 or not spans[i][0] <= p < spans[i][1] for p in hits)
+
+
+def _texts(pieces: list[str], n: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 14))) for _ in range(n)]
+
+
+def _real() -> list[str]:
+    files = sorted((REPO / "server" / "hf_cache_lint").rglob("*.py")) + sorted((REPO / "examples").rglob("*.py"))
+    return [f.read_text(encoding="utf-8") for f in files]
+
+
+@pytest.mark.parametrize("name", ["cache", "c", "past_key_values"])
+def test_reads_name_is_the_regex(name: str) -> None:
+    pieces = ["cache", "c", "in", " ", "\n", "\t", "[", ".", "(", "x", "_", "get_max_cache_shape", "max_cache_len",
+              "é", "1", "\u00a0", "past_key_values", "in\u2003"]
+    pattern = re.compile(_READS.format(w=re.escape(name)))
+    for text in _texts(pieces, 20000, 1) + _real():
+        assert prefilter._reads_name(text, name) == (pattern.search(text) is not None), repr(text)
+
+
+def test_the_exact_in_code_scan_is_the_one_over_every_literal() -> None:
+    rng = random.Random(2)
+    pieces = ['"', '"""', "'", "'''", "#", "\n", "\\", "x", " ", "\r", '""', "''"]
+    for text in _texts(pieces, 20000, 2) + _real():
+        assert [m.span() for m in prefilter._NOT_CODE.finditer(text)] == \
+            [m.span() for m in _NOT_CODE_BEFORE.finditer(text)], repr(text)
+        hits = sorted(rng.sample(range(len(text)), min(3, len(text))))
+        assert prefilter._any_in_code_exact(text, hits) == _exact_before(text, hits), (text, hits)
+
+
+def test_from_imports_and_dropped_code_are_the_regexes() -> None:
+    pieces = ["from", " ", "\t", ".", "x", "import", "(", ")", "\n", "#", ";", "\\", "a", "while", "assert", "True",
+              "1", "'", "_", "é"]
+    for text in _texts(pieces, 20000, 3) + _real():
+        assert [m.groups() for m in gate._from_imports(text)] == [m.groups() for m in _FROM.finditer(text)]
+        assert [m.span() for m in gate._from_imports(text)] == [m.span() for m in _FROM.finditer(text)]
+        assert gate._drops_code(text) == (_DROPS.search(text) is not None), repr(text)
+
+
+def test_the_removed_class_scan_is_a_scan_per_name() -> None:
+    from hf_cache_lint.engine.versions import REMOVED_CACHE_CLASSES
+
+    assert all(name.endswith("Cache") for name in REMOVED_CACHE_CLASSES)  # what _names_a_removed_class relies on
+    pieces = ["Cache", "Hybrid", "Mamba", "Chunked", "Sink", "x", "Offloaded", "Static", " ", "HQQQuantized"]
+    for text in _texts(pieces, 20000, 4) + _real():
+        assert prefilter._names_a_removed_class(text) == any(name in text for name in REMOVED_CACHE_CLASSES)
