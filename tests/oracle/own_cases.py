@@ -433,6 +433,37 @@ pairs = [(k.shape, v_.shape) for k, v_ in ((layer.keys, layer.values) for layer 
 assert len(pairs) == len(cache) > 0 and all(k == v_ for k, v_ in pairs), pairs
 """, every("OK"))
 
+FACTS["encoder_decoder_legacy_wrap"] = case("""
+import torch
+import transformers
+from transformers import DynamicCache, EncoderDecoderCache, T5Config, T5ForConditionalGeneration
+v = transformers.__version__
+torch.manual_seed(0)
+config = T5Config(vocab_size=99, d_model=32, d_kv=8, d_ff=37, num_layers=2, num_heads=4, decoder_start_token_id=0,
+                  pad_token_id=0, eos_token_id=1)
+model = T5ForConditionalGeneration(config).eval()
+ids = torch.tensor([[5, 6, 7, 1]])
+def cache():
+    return model(input_ids=ids, decoder_input_ids=torch.tensor([[0]]), use_cache=True).past_key_values
+def legacy():
+    c = cache()
+    return tuple((s.keys, s.values, x.keys, x.values)
+                 for s, x in zip(c.self_attention_cache.layers, c.cross_attention_cache.layers))
+def scores(past):
+    out = model.generate(input_ids=ids, decoder_input_ids=torch.tensor([[0, 3]]), past_key_values=past,
+                         max_new_tokens=4, do_sample=False, output_scores=True, return_dict_in_generate=True)
+    return torch.stack(out.scores)
+# HFC002's wrap for an encoder-decoder: EncoderDecoderCache(legacy) generates as the cache the tuple came from,
+# on every version; DynamicCache(legacy) raises on 4.57.6 and on 5.x generates something else.
+assert torch.allclose(scores(EncoderDecoderCache(legacy())), scores(cache()), atol=1e-5)
+try:
+    wrapped = scores(DynamicCache(legacy()))
+    assert v != "4.57.6"
+    assert not torch.allclose(wrapped, scores(cache()), atol=1e-3)
+except ValueError as exc:
+    assert v == "4.57.6" and "too many values to unpack" in str(exc), exc
+""", every("OK"), pre="")
+
 
 OWN_CASES: dict[str, dict[str, Any]] = {**{f"runner:{k}": v for k, v in RUNNER.items()},
                                         **{f"facts:{k}": v for k, v in FACTS.items()}}

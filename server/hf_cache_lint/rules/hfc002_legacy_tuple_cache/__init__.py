@@ -15,7 +15,7 @@ from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc001_cache_conflict import conflicts
 from hf_cache_lint.rules.hfc002_legacy_tuple_cache.examples import INVALID
 from hf_cache_lint.rules.hfc002_legacy_tuple_cache.valid import VALID
-from hf_cache_lint.rules.order import ci_rejected, keyword_rejected, kwargs_rejected
+from hf_cache_lint.rules.order import ci_rejected, is_encoder_decoder, keyword_rejected, kwargs_rejected
 
 _TO_LEGACY = ".to_legacy_cache()"
 
@@ -67,16 +67,16 @@ class LegacyTupleCache(Rule):
         if arg.condition:
             message += f" This happens only if {arg.condition} is not None."
             severity = Severity.WARNING if severity == Severity.ERROR else severity
-        return self.report(arg.span, message, severity=severity, fixes=self.fixes(analysis, arg, kw),
+        return self.report(arg.span, message, severity=severity, fixes=self.fixes(analysis, call, arg, kw),
                            story=partial(self.story, analysis, call, arg, kw))
 
-    def fixes(self, analysis: Analysis, arg: CacheArg, kw: Keyword | None) -> Iterator[Fix]:
+    def fixes(self, analysis: Analysis, call: GenerateCall, arg: CacheArg, kw: Keyword | None) -> Iterator[Fix]:
         if kw is not None and kw.value_text.endswith(_TO_LEGACY):
             cache = kw.value_text[: -len(_TO_LEGACY)]
             yield Fix("Pass the `Cache` object instead of its legacy tuple", (Edit(kw.value_span, cache),),
                       preferred=True)
         elif kw is not None:
-            name, imp = transformers_name(analysis.tree, "DynamicCache")
+            name, imp = transformers_name(analysis.tree, _wrapper(call))
             edits = (Edit(kw.value_span, f"{name}({kw.value_text})"),) + ((imp,) if imp is not None else ())
             yield Fix(f"Wrap in `{name}(...)`", edits, preferred=True)
         if kw is not None:  # through a ** dict there is nothing safe to apply; the editor still offers ignore
@@ -102,9 +102,19 @@ class LegacyTupleCache(Rule):
             "",
             runtime,
             "",
-            "**Fixes**: pass the `Cache` object the tuple came from, or wrap the tuple: `DynamicCache(legacy)` "
-            "(works in 4.x and 5.x; `DynamicCache.from_legacy_cache` and `to_legacy_cache` are gone in 5.x).",
+            "**Fixes**: pass the `Cache` object the tuple came from, or wrap the tuple: "
+            f"`{_wrapper(call)}(legacy)` (works in 4.x and 5.x; `from_legacy_cache` and `to_legacy_cache` are gone "
+            "in 5.x)." + (" An encoder-decoder's tuple holds 4 tensors per layer (self- and cross-attention): "
+                          "`DynamicCache(legacy)` raises on 4.57.6 and on 5.x generates otherwise than that cache."
+                          if _wrapper(call) == "EncoderDecoderCache" else ""),
         ])
+
+
+def _wrapper(call: GenerateCall) -> str:
+    """The class that builds this model's cache from its legacy tuple: an encoder-decoder's 4-tensor layers
+    need `EncoderDecoderCache` (docs/facts.md: `DynamicCache(legacy)` raises on 4.57.6 and generates differently
+    on 5.x), a decoder's 2-tensor layers `DynamicCache`."""
+    return "EncoderDecoderCache" if is_encoder_decoder(call.model) else "DynamicCache"
 
 
 def _from_removed_to_legacy(target: Target, call: GenerateCall, arg: CacheArg) -> bool:

@@ -29,6 +29,21 @@ def _ignore(line: str) -> tuple[tuple[str, str], ...]:
     return ((line, line.rstrip("\n") + "  # hf-cache-lint: ignore[HFC002]\n"),)
 
 
+_T5 = """import torch
+from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
+
+tokenizer = AutoTokenizer.from_pretrained("google-t5/t5-small")
+model = AutoModelForSeq2SeqLM.from_pretrained("google-t5/t5-small")
+inputs = tokenizer("translate English to German: The house is wonderful.", return_tensors="pt")
+start = torch.zeros((1, 1), dtype=torch.long)  # T5 starts decoding from its pad token, 0
+out = model(**inputs, decoder_input_ids=start, use_cache=True)
+cache = out.past_key_values
+"""
+# An encoder-decoder's legacy layer: self-attention keys and values, then cross-attention keys and values.
+_T5_LAYERS = ("legacy = tuple((s.keys, s.values, c.keys, c.values)\n"
+              "               for s, c in zip(cache.self_attention_cache.layers, cache.cross_attention_cache.layers))\n")
+_T5_CALL = ("result = model.generate(**inputs, decoder_input_ids=torch.cat([start, start], dim=1), past_key_values=legacy,\n"
+            "                        max_new_tokens=5)\n")
 _LAYERS = "legacy = tuple((layer.keys, layer.values) for layer in out.past_key_values.layers)\n"
 _CALL = "result = model.generate(**inputs, past_key_values=legacy, max_new_tokens=5)\n"
 
@@ -99,6 +114,18 @@ INVALID: tuple[Invalid, ...] = (
                 _IMPORT, ("past_key_values=kv,", "past_key_values=DynamicCache(kv),")),
         },
         note="a tuple reaching generate through a helper function",
+        **_WARN_457,
+    ),
+    invalid(
+        _T5 + _T5_LAYERS + _T5_CALL,
+        flagged="past_key_values=legacy",
+        fixes={
+            "Wrap in `EncoderDecoderCache(...)`": (
+                ("from transformers import AutoModelForSeq2SeqLM, AutoTokenizer\n",
+                 "from transformers import AutoModelForSeq2SeqLM, AutoTokenizer, EncoderDecoderCache\n"),
+                ("past_key_values=legacy,", "past_key_values=EncoderDecoderCache(legacy),")),
+        },
+        note="an encoder-decoder's tuple (4 tensors per layer): `DynamicCache(legacy)` would raise on 4.57.6",
         **_WARN_457,
     ),
 )
