@@ -1,7 +1,7 @@
 """Benchmark `hf-cache-lint check` against `ruff check` on the transformers source tree (not a test).
 
     python bench/bench_cli.py [--rounds N] [--tree DIR] [--ruff-rules F|all|default] [--jobs N]
-                              [--mode cold|warm|pool] [--breakdown N]
+                              [--mode cold|warm|pool] [--breakdown N] [--before CHECKOUT]
 
 --mode cold (default): ours with --no-cache against `ruff check --no-cache`; warm: ours answering from a
 primed result cache (HF_CACHE_LINT_CACHE_DIR in a temporary folder) against the same cold Ruff; pool:
@@ -11,6 +11,11 @@ The tree: --tree, else a transformers package in an oracle venv under .cache/ora
 .cache/bench/transformers-<V>/transformers unpacked from the wheel (`pip download`, never imported).
 Each round runs ours then Ruff (alternating, so load drifts hit both alike), each in a small wrapper
 process that reports its children's peak RSS. Results print as a table and go to bench/results/.
+
+The code measured as "ours" is this checkout's (PYTHONPATH=<this repo>/server, whatever the caller's PYTHONPATH).
+--before CHECKOUT adds another checkout's code (its server/ folder, e.g. a worktree of an older commit) as a
+third command in every round, run with the same flags just before ours, so a before/after comparison shares the
+rounds and the load: the table then has both, and the ratios ours/before and before/yardstick.
 """
 
 from __future__ import annotations
@@ -115,13 +120,13 @@ def summarise(tool: str, argv: list[str], samples: list[Sample], files: int) -> 
 def breakdown(tree: Path, limit: int) -> dict[str, float]:
     """Where our time goes, file by file in this process: read, prefilter, parse, interpret, rules."""
     sys.path.insert(0, str(ROOT / "server"))
-    from hf_cache_lint.checking.source import keyword_matters
+    from hf_cache_lint.checking.source import GATE_MAX_HITS, keyword_matters
     from hf_cache_lint.cli_support.discovery import discover
     from hf_cache_lint.cli_support.gitignore import PathSpec
     from hf_cache_lint.engine import interp
     from hf_cache_lint.engine.context import Context
     from hf_cache_lint.engine.gate import cannot_hold_finding
-    from hf_cache_lint.engine.prefilter import might_matter
+    from hf_cache_lint.engine.prefilter import code_hits, might_use_removed_api
     from hf_cache_lint.engine.text import decode_source
     from hf_cache_lint.rules import ALL_RULES
 
@@ -132,18 +137,20 @@ def breakdown(tree: Path, limit: int) -> dict[str, float]:
         a = time.perf_counter()
         text = decode_source(f.path.read_bytes())
         b = time.perf_counter()
-        keep = might_matter(text)
+        # As the CLI asks (cli_support/runner.py _clean_before_parse, as checking/source.py check_source does).
+        removed, hits = might_use_removed_api(text), code_hits(text, GATE_MAX_HITS + 1)
         c = time.perf_counter()
         t["read"] += b - a
         t["prefilter"] += c - b
-        if not keep:
+        if not hits and not removed:
             continue
-        skip = cannot_hold_finding(text, str(f.path), Context(workspace=tree), keyword_matters)
-        c2 = time.perf_counter()
-        t["gate"] += c2 - c
-        if skip:
-            continue
-        c = c2
+        if not removed and hits <= GATE_MAX_HITS:
+            skip = cannot_hold_finding(text, f.display, Context(workspace=tree), keyword_matters)
+            c2 = time.perf_counter()
+            t["gate"] += c2 - c
+            if skip:
+                continue
+            c = c2
         parsed, parsed_bytes = parsed + 1, parsed_bytes + len(text)
         try:
             tree_ = interp.parse(text)
@@ -179,6 +186,8 @@ def main() -> int:
     ap.add_argument("--mode", choices=("cold", "warm", "pool"), default="cold")
     ap.add_argument("--breakdown", type=int, metavar="N", default=0,
                     help="also time the phases of our check in-process over the first N files")
+    ap.add_argument("--before", metavar="CHECKOUT",
+                    help="also run another checkout's code (CHECKOUT/server) in each round, for before/after")
     args = ap.parse_args()
 
     tree = find_tree(args.tree)
@@ -210,7 +219,11 @@ def main() -> int:
                                  "python": platform.python_version(), "ruff_rules": args.ruff_rules,
                                  "mode": args.mode}
     if args.rounds > 0:
-        result.update(race(args.rounds, files, ("hf-cache-lint", ours), yardstick, cwd, env))
+        before = None
+        if args.before:
+            before_env = dict(env, PYTHONPATH=str(Path(args.before).resolve() / "server"))
+            before = ("before", ours, before_env)
+        result.update(race(args.rounds, files, ("hf-cache-lint", ours), yardstick, cwd, env, before))
     shutil.rmtree(cache_dir, ignore_errors=True)
     if args.breakdown:
         result["breakdown"] = breakdown(tree, args.breakdown)
@@ -221,27 +234,38 @@ def main() -> int:
 
 
 def race(rounds: int, files: int, a_cmd: tuple[str, list[str]], b_cmd: tuple[str, list[str]], cwd: Path,
-         env: dict[str, str]) -> dict[str, object]:
-    """Alternate the two commands `rounds` times; print and return the summaries and the ratio."""
-    samples: dict[str, list[Sample]] = {a_cmd[0]: [], b_cmd[0]: []}
-    ratios = []
+         env: dict[str, str], before: tuple[str, list[str], dict[str, str]] | None = None) -> dict[str, object]:
+    """Alternate the commands `rounds` times (`before`, with its own environment, first in each round when
+    given); print and return the summaries and the ratios (medians of the per-round wall ratios)."""
+    cmds = [(a_cmd[0], a_cmd[1], env), (b_cmd[0], b_cmd[1], env)]
+    if before is not None:
+        cmds.insert(0, before)
+    samples: dict[str, list[Sample]] = {tool: [] for tool, _, _ in cmds}
+    ratios: dict[str, list[float]] = {}
+    pairs = [(a_cmd[0], b_cmd[0])] + ([(a_cmd[0], before[0]), (before[0], b_cmd[0])] if before else [])
     for i in range(rounds):
-        for tool, argv in (a_cmd, b_cmd):
-            s = measure(argv, cwd, env)
+        for tool, argv, tool_env in cmds:
+            s = measure(argv, cwd, tool_env)
             samples[tool].append(s)
             print(f"  round {i + 1}: {tool:<13} {s.wall_s:7.2f} s  CPU {s.cpu_s:7.2f} s  "
                   f"peak RSS {s.peak_rss_mib:7.1f} MiB", flush=True)
-        ratios.append(samples[a_cmd[0]][-1].wall_s / samples[b_cmd[0]][-1].wall_s)
-    a = summarise(a_cmd[0], a_cmd[1], samples[a_cmd[0]], files)
-    b = summarise(b_cmd[0], b_cmd[1], samples[b_cmd[0]], files)
+        for x, y in pairs:
+            ratios.setdefault(f"{x}/{y}", []).append(samples[x][-1].wall_s / samples[y][-1].wall_s)
+    summaries = {tool: summarise(tool, argv, samples[tool], files) for tool, argv, _ in cmds}
     print(f"\n{'tool':<14}{'median s':>10}{'min s':>9}{'files/s':>10}{'CPU s':>9}{'peak RSS MiB':>14}")
-    for s in (a, b):
+    for s in summaries.values():
         print(f"{s.tool:<14}{s.median_s:>10.2f}{s.min_s:>9.2f}{s.files_per_s:>10.1f}{s.median_cpu_s:>9.2f}"
               f"{s.peak_rss_mib:>14.1f}")
-    ratio = statistics.median(ratios)
-    print(f"ratio {a.tool}/{b.tool}: {ratio:.2f}x (median of per-round wall ratios), "
-          f"{a.median_cpu_s / b.median_cpu_s:.2f}x CPU")
-    return {"ratio": round(ratio, 3), "ours": asdict(a), "yardstick": asdict(b), "load_after": os.getloadavg()}
+    for x, y in pairs:
+        print(f"ratio {x}/{y}: {statistics.median(ratios[f'{x}/{y}']):.2f}x (median of per-round wall ratios), "
+              f"{summaries[x].median_cpu_s / summaries[y].median_cpu_s:.2f}x CPU")
+    out: dict[str, object] = {
+        "ratio": round(statistics.median(ratios[f"{a_cmd[0]}/{b_cmd[0]}"]), 3), "ours": asdict(summaries[a_cmd[0]]),
+        "yardstick": asdict(summaries[b_cmd[0]]), "load_after": os.getloadavg(),
+        "ratios": {k: round(statistics.median(v), 3) for k, v in ratios.items()}}
+    if before is not None:
+        out["before"] = asdict(summaries[before[0]])
+    return out
 
 
 if __name__ == "__main__":

@@ -1,10 +1,11 @@
-"""Check many files: cache hits and prefiltered files in this process, the rest in as many workers as pay.
+"""Check many files: cache hits, prefiltered and gated files in this process, the rest in as many workers as pay.
 
-Most files of a real tree never reach the parser (the text prefilter rules them out in microseconds),
-so the work a pool could share is the bytes of the files that pass it, not the number of files. The
-parent reads every file once (the cache hashes exactly those bytes), answers cache hits and files the
-prefilter rules out itself, and starts workers only for enough bytes to parse: a worker costs a fork and
-pickling both ways, which a few small files never pay back (bench/bench_cli.py --mode pool measures it).
+Most files of a real tree never reach the parser (the text prefilter rules them out in microseconds, the
+compile gate most of the others in milliseconds), so the work a pool could share is the bytes of the files
+that pass both, not the number of files. The parent reads every file once (the cache hashes exactly those
+bytes), answers cache hits and the files the prefilter or the gate rule out itself, and starts workers only
+for enough bytes to parse: a worker costs a fork and pickling both ways, which a few small files never pay
+back (bench/bench_cli.py --mode pool measures it).
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from hf_cache_lint.cli_support.discovery import SourceFile
 from hf_cache_lint.engine import deps
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import CheckResult, FileError
-from hf_cache_lint.engine.prefilter import trivially_clean
+from hf_cache_lint.engine.prefilter import code_hits, might_use_removed_api, needs_analysis
+from hf_cache_lint.engine.text import UndecodableError, decode_source
 from hf_cache_lint.fixcheck import verify_result
 from hf_cache_lint.settings import Settings
 
@@ -125,6 +127,33 @@ def _read(source: SourceFile) -> tuple[bytes | None, os.stat_result | None]:
         return None, None
 
 
+def _clean_before_parse(data: bytes, source: SourceFile, context: Context) -> tuple[str, ...] | None:
+    """The paths the decision read (for the cache) when the file's result is known to be clean before any
+    parse: the text prefilter rules it out, or the compile gate does, asked as checking/source.py's
+    check_source asks them for a file (its `path` the display name, as check_data gives it); else None, and
+    the engine checks it (also when anything here fails: the engine then reports it as it would)."""
+    if source.is_notebook or len(data) > MAX_BYTES:
+        return None
+    try:
+        text = decode_source(data)
+        if not needs_analysis(text):
+            return ()
+        from hf_cache_lint.checking.source import GATE_MAX_HITS, keyword_matters  # the rules: only now
+        from hf_cache_lint.engine.gate import cannot_hold_finding
+
+        hits = code_hits(text, GATE_MAX_HITS + 1)
+        if not hits or hits > GATE_MAX_HITS or might_use_removed_api(text):
+            return None
+        with deps.recording() as noted:
+            if cannot_hold_finding(text, source.display, context, keyword_matters):
+                return tuple(sorted(noted))
+    except (UndecodableError, RecursionError, MemoryError):
+        return None
+    except Exception:  # a bug in the gate: the engine's path reports it for this file
+        log.debug("gate failed on %s", source.display, exc_info=True)
+    return None
+
+
 def workers_for(sizes: Sequence[int], cap: int) -> int:
     """How many worker processes the files needing a parse are worth (1: none, check here)."""
     total = sum(sizes)
@@ -159,10 +188,11 @@ def check_files(sources: Sequence[SourceFile], settings: Settings, context: Cont
             if hit is not None:
                 results[i] = hit
                 continue
-        if data is not None and trivially_clean(data, source.path, MAX_BYTES):
+        clean = _clean_before_parse(data, source, context) if data is not None else None
+        if clean is not None:
             results[i] = CheckResult(source.display)
             if cache is not None:
-                cache.put(source.path, *digests[i], (), CheckResult(source.display))
+                cache.put(source.path, *digests[i], clean, CheckResult(source.display))
             continue
         todo.append(Job(i, source, data))
     for job, (result, noted) in zip(todo, _run_all(todo, settings, context, jobs or default_jobs()), strict=True):

@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from pathlib import Path
 
-from hf_cache_lint.engine.text import UndecodableError, decode_source
 from hf_cache_lint.engine.versions import REMOVED_CACHE_CLASSES
 
 # The words of docs/architecture.md's contracts; a file with none of them is never parsed.
@@ -197,13 +195,3 @@ def might_use_removed_api(text: str) -> bool:
 def needs_analysis(text: str) -> bool:
     """The prefilter: a generate/pipeline/cache_implementation word in code, or a removed cache API."""
     return might_matter(text) or might_use_removed_api(text)
-
-
-def trivially_clean(data: bytes, path: Path, max_bytes: int) -> bool:
-    """A .py file ruled out here: its result (no finding) is known without a parse, or a worker."""
-    if path.suffix == ".ipynb" or len(data) > max_bytes:
-        return False
-    try:
-        return not needs_analysis(decode_source(data))
-    except UndecodableError:
-        return False
