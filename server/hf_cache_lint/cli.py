@@ -169,6 +169,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     try:
+        from hf_cache_lint.lsp.startup import defer_old_collections
+
+        defer_old_collections()  # before lsprotocol loads (lsp/startup.py)
         from hf_cache_lint.lsp.server import start
     except ImportError as exc:
         missing = (exc.name or "").split(".")[0]

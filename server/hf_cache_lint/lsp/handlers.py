@@ -14,7 +14,6 @@ from typing import Any
 from lsprotocol import types
 
 from hf_cache_lint.lsp import config, diagnostics, notebook, upgrade
-from hf_cache_lint.lsp.documents import warm_up
 from hf_cache_lint.lsp.kinds import KINDS
 from hf_cache_lint.lsp.server import HfCacheLintServer
 
@@ -25,7 +24,7 @@ def register(server: HfCacheLintServer) -> None:
     @feature(types.INITIALIZE)
     def initialize(ls: HfCacheLintServer, params: types.InitializeParams) -> None:
         ls.loop = asyncio.get_running_loop()
-        ls.loop.run_in_executor(ls.engine, warm_up)
+        ls.warm_up()
         ls.state.init_options = params.initialization_options if isinstance(
             params.initialization_options, Mapping) else {}
 

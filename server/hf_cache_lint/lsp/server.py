@@ -22,6 +22,7 @@ from pygls.lsp.server import LanguageServer
 
 from hf_cache_lint import __version__
 from hf_cache_lint.lsp import settings as lsp_settings
+from hf_cache_lint.lsp import startup
 from hf_cache_lint.lsp.documents import Part, Results, Unit, analyse_unit, uri_to_path
 from hf_cache_lint.lsp.protocol import Protocol
 
@@ -89,6 +90,10 @@ class HfCacheLintServer(LanguageServer):
         self.loop: asyncio.AbstractEventLoop | None = None  # set at initialize, for thread-safe logging
         self.exit_status = 0  # the process's status: `exit` without `shutdown` makes it 1 (the spec)
         self.rest_warmed = False  # the modules of later requests, imported once the first results are out
+        # Set once the start-up warm-up (`warm_up`) is over: analyses wait for it, so no two threads import
+        # the engine at once (the big-document lane runs beside the engine thread).
+        self.warmed = threading.Event()
+        self._warming = False
 
     def _start_io_async(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """pygls 2.1's `_start_io_async` with lsp/wire.py's message loop: a bad frame or invalid params get
@@ -110,6 +115,16 @@ class HfCacheLintServer(LanguageServer):
             pass
         finally:
             self.shutdown()  # type: ignore[no-untyped-call]
+
+    def warm_up(self) -> None:
+        """Called by the `initialize` handler: once the answer is written (pygls sends it right after the
+        handler returns, in the same loop step), the engine thread imports and exercises what the first
+        check needs, while the client reads the answer and sends initialized/didOpen (lsp/startup.py)."""
+        if self._warming:
+            return
+        self._warming = True
+        loop = asyncio.get_running_loop()
+        loop.call_soon(loop.run_in_executor, self.engine, startup.warm_engine, self.warmed)
 
     def unit_for(self, uri: str) -> Unit | None:
         """The open file or notebook `uri` belongs to (a cell uri gives its notebook)."""
@@ -163,8 +178,10 @@ class HfCacheLintServer(LanguageServer):
                 shared.future.cancel()
         if not self.rest_warmed:
             self.rest_warmed = True
-            # Queued behind nothing urgent: the first diagnostics go out as soon as the caller returns.
-            asyncio.get_running_loop().run_in_executor(self.engine, _warm_rest)
+            # Queued once this loop step is over: the caller converts and publishes in the same step, so the
+            # import does not compete with it for the GIL.
+            loop = asyncio.get_running_loop()
+            loop.call_soon(loop.run_in_executor, self.engine, startup.warm_requests)
         return results
 
     def unit_lock(self, uri: str) -> threading.Lock:
@@ -182,6 +199,8 @@ class HfCacheLintServer(LanguageServer):
         """Runs in a worker thread. Never raises: a failure is logged and yields no findings for this
         version, so what the editor shows is cleared rather than left at the positions of an older text."""
         try:
+            if self._warming:  # the big lane too: the engine's imports run on one thread at a time
+                self.warmed.wait()
             # A unit that grew past BIG_DOCUMENT_CHARS moves lanes: its run on the other lane may still
             # be going, and parso's incremental tree of one path must not be shared by two runs.
             with self.unit_lock(unit.uri):
@@ -235,14 +254,6 @@ class HfCacheLintServer(LanguageServer):
         return self.supports("text_document.diagnostic")
 
 
-def _warm_rest() -> None:
-    """On the engine thread, after the first results: what code actions, hover and completion import."""
-    try:
-        from hf_cache_lint.lsp import actions, completion, hover  # noqa: F401
-    except Exception:  # the request that needs them will fail the same way and report it
-        log.exception("warming the request modules failed")
-
-
 def _forget_tree(path: str) -> None:
     """On the engine thread: parso's kept tree of a closed buffer, and the memory it held."""
     if "hf_cache_lint.engine.interp" in sys.modules:
@@ -281,6 +292,7 @@ def start(tcp: bool = False, host: str = "127.0.0.1", port: int = 2087) -> None:
     # pygls + lsprotocol leave ~60k long-lived objects (their classes, the registry) that every full
     # collection would walk while a parse allocates ~100k nodes: move them out of the collector's
     # sight. (Raising the thresholds instead lets parso's cyclic trees pile up: 280 MB in the bench.)
+    # Until the warm-up has imported the engine, the collector collects young objects only (lsp/startup.py).
     gc.freeze()
     if tcp:
         server.start_tcp(host, port)
