@@ -168,10 +168,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    try:
-        from hf_cache_lint.lsp.startup import defer_old_collections
+    from hf_cache_lint.lsp.startup import deferred_old_collections
 
-        defer_old_collections()  # before lsprotocol loads (lsp/startup.py)
+    with deferred_old_collections():  # from before lsprotocol's import (lsp/startup.py)
+        return _start_server(args)
+
+
+def _start_server(args: argparse.Namespace) -> int:
+    try:
         from hf_cache_lint.lsp.server import start
     except ImportError as exc:
         missing = (exc.name or "").split(".")[0]
