@@ -99,7 +99,7 @@ def test_text_edits_round_trip_to_engine_edits():
 
 @pytest.mark.parametrize("version", [4, None])
 def test_fix_data_is_sent_as_the_same_json_when_the_converter_passes_it_through(version):
-    # pygls's converter copies a plain dict key by key; with register_payload it hands Diagnostic.data to
+    # pygls's converter copies a plain dict key by key; with register_json_hooks it hands Diagnostic.data to
     # json.dumps as it is. What the client reads must be the same bytes either way.
     import json
 
@@ -110,7 +110,7 @@ def test_fix_data_is_sent_as_the_same_json_when_the_converter_passes_it_through(
                                  lambda path: ("file:///x.py", lines) if path is None else None)
     message = types.PublishDiagnosticsNotification(params=types.PublishDiagnosticsParams("file:///x.py", [diag], 4))
     plain, passing = default_converter(), default_converter()
-    convert.register_payload(passing)
+    convert.register_json_hooks(passing)
     sent = passing.unstructure(message)
     assert sent["params"]["diagnostics"][0]["data"] is diag.data  # passed through, not copied
     assert json.dumps(sent) == json.dumps(plain.unstructure(message))
@@ -118,3 +118,53 @@ def test_fix_data_is_sent_as_the_same_json_when_the_converter_passes_it_through(
         "version": version, "fixes": [{"title": FINDING.fixes[0].title, "preferred": True, "edits": [
             {"range": {"start": {"line": 0, "character": COL + 1}, "end": {"line": 0, "character": COL + 30}},
              "newText": "cache_implementation=None"}]}]}
+
+
+def _diagnostics_of_every_kind() -> list[types.Diagnostic]:
+    """Ours for every rule example (on each checked version), and what clients send back: every optional field
+    set and unset, an int code, a plain dict of data, empty lists, non-ASCII text."""
+    from hf_cache_lint.checking.source import check_source
+    from hf_cache_lint.engine.context import Context
+    from hf_cache_lint.engine.versions import Target
+    from hf_cache_lint.rules import ALL_RULES
+    from hf_cache_lint.rules.base import CHECKED_VERSIONS
+
+    out = []
+    for rule in ALL_RULES:
+        for ex in rule.invalid:
+            for version in CHECKED_VERSIONS:
+                lines = convert.split_lines(ex.code)
+                for f in check_source(ex.code, "/x/example.py", None, Context(target=Target.of(version))).findings:
+                    out.append(convert.to_diagnostic(f, lines, PositionCodec(), 7, lambda path, lines=lines: (
+                        "file:///x/example.py" if path is None else "file:///x/other.json", lines)))
+    r = types.Range(types.Position(0, 1), types.Position(2, 3))
+    out += [
+        types.Diagnostic(range=r, message="é 🤗"),
+        types.Diagnostic(range=r, message="m", severity=types.DiagnosticSeverity.Hint, code=12, source="other",
+                         tags=[], related_information=[], data={"a": [1, None, {"b": True}]}),
+        types.Diagnostic(range=r, message="m", code="E1", code_description=types.CodeDescription(href="https://x"),
+                         tags=[types.DiagnosticTag.Unnecessary, types.DiagnosticTag.Deprecated], data="text",
+                         related_information=[types.DiagnosticRelatedInformation(types.Location("file:///y", r), "y")]),
+        types.Diagnostic(range=r, message="", data={}),
+        types.Diagnostic(range=r, message="m", data=0),
+    ]
+    return out
+
+
+def test_a_diagnostic_is_written_as_lsprotocols_converter_writes_it():
+    import json
+
+    from pygls.protocol import default_converter
+
+    found = _diagnostics_of_every_kind()
+    assert len(found) > 100 and any(d.tags for d in found) and any(d.related_information for d in found)
+    plain, hooked = default_converter(), default_converter()
+    convert.register_json_hooks(hooked)
+    for d in found:
+        assert json.dumps(hooked.unstructure(d)) == json.dumps(plain.unstructure(d)), d
+    # Inside the messages that carry them too (cattrs picks the hook for a list of Diagnostics).
+    for message in (types.PublishDiagnosticsNotification(params=types.PublishDiagnosticsParams("file:///x", found, 3)),
+                    types.DocumentDiagnosticResponse(id=1, result=types.RelatedFullDocumentDiagnosticReport(
+                        items=found, result_id="k")),
+                    types.CodeActionResponse(id=2, result=[types.CodeAction(title="t", diagnostics=found[:3])])):
+        assert json.dumps(hooked.unstructure(message)) == json.dumps(plain.unstructure(message))

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from hf_cache_lint.lsp.convert import SOURCE, register_payload, split_lines, to_diagnostic
+from hf_cache_lint.lsp.convert import SOURCE, register_json_hooks, split_lines, to_diagnostic
 from hf_cache_lint.lsp.documents import Results, Unit, cell_index_of
 from hf_cache_lint.lsp.server import MAX_DOCUMENT_CHARS, HfCacheLintServer
 
@@ -19,15 +19,15 @@ log = logging.getLogger(__name__)
 
 PartDiagnostics = dict[str, tuple[int | None, list[types.Diagnostic]]]  # part uri -> (version, diagnostics)
 
-# Servers whose converter passes `convert.Payload` (Diagnostic.data) through as it is.
-_PAYLOAD_READY: weakref.WeakSet[HfCacheLintServer] = weakref.WeakSet()
+# Servers whose converter has `convert.register_json_hooks`.
+_HOOKED: weakref.WeakSet[HfCacheLintServer] = weakref.WeakSet()
 
 
 def to_diagnostics(ls: HfCacheLintServer, unit: Unit, results: Results) -> PartDiagnostics:
-    if ls not in _PAYLOAD_READY:
+    if ls not in _HOOKED:
         # pygls builds its converter in the server's constructor and offers no hook to extend it after.
-        _PAYLOAD_READY.add(ls)
-        register_payload(ls.protocol._converter)
+        _HOOKED.add(ls)
+        register_json_hooks(ls.protocol._converter)
     codec = ls.workspace.position_codec
     texts = {p.uri: p.text for p in unit.parts}
     split: dict[str, list[str]] = {}
