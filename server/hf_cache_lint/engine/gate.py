@@ -291,33 +291,40 @@ class _Collect:
                      frozenset(self.words), tuple(self.imports), inert)
 
     def node(self, child: ast.AST, module_level: bool) -> None:
-        if isinstance(child, ast.Attribute) and isinstance(child.value, ast.Name):
-            self.bases[child.value.id] += 1
-        if isinstance(child, ast.Name):
-            self.names[child.id] += 1
-            self.mentions.add(child.id)
-            self.words.add(child.id)
-            if module_level and isinstance(child.ctx, (ast.Store, ast.Del)):
-                self.binds.add(child.id)
-        elif isinstance(child, ast.Attribute):
-            self.words.add(child.attr)
-        elif isinstance(child, ast.keyword) and child.arg:
-            self.words.add(child.arg)
-        elif isinstance(child, ast.Constant) and isinstance(child.value, str) and child.value.isidentifier():
-            self.words.add(child.value)
-        elif isinstance(child, (ast.Global, ast.Nonlocal)):
-            self.mentions.update(child.names)
-            self.binds.update(child.names)
-        elif isinstance(child, ast.arg):
-            self.mentions.add(child.arg)
-        elif isinstance(child, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and child.name:
-            self.mentions.add(child.name)
-            if module_level:
-                self.binds.add(child.name)
-        elif isinstance(child, ast.MatchMapping) and child.rest:
-            self.mentions.add(child.rest)
-            if module_level:
-                self.binds.add(child.rest)
+        t = type(child)  # by exact type, the common ones first: ~20,000 nodes in a large module
+        if t is ast.Name:
+            name: str = child.id  # type: ignore[attr-defined]
+            self.names[name] += 1
+            self.mentions.add(name)
+            self.words.add(name)
+            if module_level and type(child.ctx) is not ast.Load:  # type: ignore[attr-defined]
+                self.binds.add(name)
+        elif t is ast.Attribute:
+            self.words.add(child.attr)  # type: ignore[attr-defined]
+            if type(child.value) is ast.Name:  # type: ignore[attr-defined]
+                self.bases[child.value.id] += 1  # type: ignore[attr-defined]
+        elif t is ast.Constant:
+            value = child.value  # type: ignore[attr-defined]
+            if type(value) is str and value.isidentifier():
+                self.words.add(value)
+        elif t is ast.keyword:
+            if child.arg:  # type: ignore[attr-defined]
+                self.words.add(child.arg)  # type: ignore[attr-defined]
+        elif t is ast.arg:
+            self.mentions.add(child.arg)  # type: ignore[attr-defined]
+        elif t is ast.Global or t is ast.Nonlocal:
+            self.mentions.update(child.names)  # type: ignore[attr-defined]
+            self.binds.update(child.names)  # type: ignore[attr-defined]
+        elif t is ast.ExceptHandler or t is ast.MatchAs or t is ast.MatchStar:
+            if child.name:  # type: ignore[attr-defined]
+                self.mentions.add(child.name)  # type: ignore[attr-defined]
+                if module_level:
+                    self.binds.add(child.name)  # type: ignore[attr-defined]
+        elif t is ast.MatchMapping:
+            if child.rest:  # type: ignore[attr-defined]
+                self.mentions.add(child.rest)  # type: ignore[attr-defined]
+                if module_level:
+                    self.binds.add(child.rest)  # type: ignore[attr-defined]
         elif isinstance(child, (ast.Import, ast.ImportFrom)):
             for a in child.names:
                 bound = a.asname or a.name.split(".")[0]
@@ -351,17 +358,34 @@ def _units(stmt: ast.stmt) -> list[_Unit]:
         if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
             top.binds.add(node.target.id)
         inner = 1 if where == 1 or isinstance(node, _COMPREHENSIONS) else 0
-        todo.extend((c, inner) for c in ast.iter_child_nodes(node))
+        todo.extend((c, inner) for c in _children(node))
     return [top.unit(_binds_nothing_mutable(stmt)), *bodies]
+
+
+def _children(node: ast.AST) -> Iterator[ast.AST]:
+    """ast.iter_child_nodes without the contexts (`Load()`, `Store()`: read off their Name) at half the cost."""
+    for f in node._fields:
+        if f == "ctx":
+            continue
+        v = getattr(node, f, None)
+        if type(v) is list:
+            for x in v:
+                if isinstance(x, ast.AST):
+                    yield x
+        elif isinstance(v, ast.AST):
+            yield v
 
 
 def _body(node: ast.FunctionDef | ast.AsyncFunctionDef, owner: str) -> _Unit:
     """All of a function (decorators and defaults too: conservative) or a method of the class `owner`."""
     c = _Collect(owner, node.name if owner != node.name else None)
-    for child in ast.walk(node):
+    todo: list[ast.AST] = [node]
+    while todo:
+        child = todo.pop()
         c.node(child, False)
         if isinstance(child, _DEFS):
             c.mentions.add(child.name)
+        todo.extend(_children(child))
     return c.unit(False)
 
 
