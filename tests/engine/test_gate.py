@@ -100,6 +100,9 @@ PASSED = [
     # the cache keyword only as a dict key, the call through getattr's string
     ("from transformers import AutoModelForCausalLM\nmodel = AutoModelForCausalLM.from_config(c)\n"
      "kw = {'past_key_values': ((k, v),)}\nout = model.generate(x, **kw)\n", {}),
+    # a pipeline built from its class, called with a legacy cache: no `pipeline` or `generate` name in the code
+    ("from transformers import TextGenerationPipeline\np = TextGenerationPipeline(model=m, tokenizer=t)\n"
+     "out = p('hi', past_key_values=((k, v),))\ny = my_pipeline(1)\n", {}),
     # a misspelled keyword (HFC005) on a call without any cache: the default says every keyword matters
     ("out = model.generate(input_ids, past_key_valus=cache)\n", {}),
     ("out = model.generate(input_ids, use_model_defaults=True)\n", {}),

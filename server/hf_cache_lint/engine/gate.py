@@ -34,12 +34,14 @@ from types import CodeType
 
 from hf_cache_lint.engine import modules
 from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.interpreter.generate_calls import PIPELINE_CLASSES
 from hf_cache_lint.engine.keywords import CACHE_KEYWORDS
 from hf_cache_lint.engine.prefilter import _in_code, _triple_quotes
 
 # Words whose mere presence sends a module to parso: values a check reads (a `cache_implementation`,
-# a checkpoint's generation_config.json, a Hub default) and a pipeline (a call that reaches generate).
-LOADS = frozenset({"cache_implementation", "from_pretrained", "pipeline"})
+# a checkpoint's generation_config.json, a Hub default) and a pipeline (a call that reaches generate), also one
+# built from its class (`TextGenerationPipeline(model=...)`: engine/interpreter/known.py).
+LOADS = frozenset({"cache_implementation", "from_pretrained", "pipeline", *PIPELINE_CLASSES})
 CALLS = frozenset({"generate"})
 TRIGGERS = LOADS | CALLS
 
