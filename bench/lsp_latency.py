@@ -5,7 +5,8 @@
 Servers: ours, the floor (bench/baseline_server.py: pygls + ast.parse + an empty publish) and `ruff server`,
 alternating within each round; every figure is the median over rounds.
 For each server and each file (a 100-line script, and transformers' own generation/utils.py):
-cold first diagnostics (process spawn -> first publishDiagnostics after didOpen), then N
+cold first diagnostics (process spawn -> first publishDiagnostics after didOpen; also the server's CPU
+seconds at that moment, and the ratios of each round's pair, which move less with the load), then N
 incremental edits, each waited for (p50/p95 of didChange -> publishDiagnostics of that version),
 then the server's peak RSS (VmHWM). Our server runs with debounceMs=0; both push diagnostics
 (the client declares no pull support). transformers is never imported: its source is only text.
@@ -82,6 +83,7 @@ class Run:
     lines: int
     cold_ms: float
     initialize_ms: float
+    cold_cpu_ms: float  # the server's user+system CPU at its first publish (less load-sensitive than wall)
     p50_ms: float
     p95_ms: float
     peak_rss_mb: float
@@ -185,6 +187,8 @@ async def bench(name: str, command: list[str], options: object, path: Path, edit
                                                             "text": text}})
     initialized = (time.perf_counter() - spawned) * 1000
     cold = (await client.published(uri, 1) - spawned) * 1000
+    assert client.process
+    cold_cpu = cpu_ms(client.process.pid)
     lines = text.split("\n")
     row = next(i for i, line in enumerate(lines) if "cache_implementation=" in line)
     col = lines[row].index("cache_implementation=") + len("cache_implementation=")
@@ -202,7 +206,7 @@ async def bench(name: str, command: list[str], options: object, path: Path, edit
     rss = peak_rss_mb(client.process.pid)
     await client.stop()
     samples.sort()
-    return Run(name, path.name, text.count("\n"), round(cold, 1), round(initialized, 1),
+    return Run(name, path.name, text.count("\n"), round(cold, 1), round(initialized, 1), cold_cpu,
                round(statistics.median(samples), 2), round(p95(samples), 2), rss, edits)
 
 
@@ -226,8 +230,17 @@ def engine_only(path: Path, edits: int) -> Run:
         start = time.perf_counter()
         check_source("\n".join(lines), str(path), None, context)
         samples.append((time.perf_counter() - start) * 1000)
-    return Run("engine only", path.name, text.count("\n"), 0.0, 0.0, round(statistics.median(samples), 2),
+    return Run("engine only", path.name, text.count("\n"), 0.0, 0.0, 0.0, round(statistics.median(samples), 2),
                round(p95(samples), 2), 0.0, edits)
+
+
+def cpu_ms(pid: int) -> float:
+    """User + system CPU of a running process so far (Linux /proc; clock ticks, usually 10 ms)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return round((int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK"), 1)
 
 
 def peak_rss_mb(pid: int) -> float:
@@ -249,8 +262,15 @@ def _median_run(runs: list[Run]) -> Run:
     """Per figure, the median over rounds (a slow or a lucky round moves nothing)."""
     first = runs[0]
     med = {k: round(statistics.median(getattr(r, k) for r in runs), 2)
-           for k in ("cold_ms", "initialize_ms", "p50_ms", "p95_ms", "peak_rss_mb")}
+           for k in ("cold_ms", "initialize_ms", "cold_cpu_ms", "p50_ms", "p95_ms", "peak_rss_mb")}
     return Run(first.server, first.file, first.lines, edits=first.edits, **med)
+
+
+def _paired(per: dict[tuple[str, str], list[Run]], mine: str, other: str, file: str, figure: str) -> float:
+    """The median over rounds of round-by-round ratios: each pair ran back to back, under about the same load."""
+    ratios = [getattr(a, figure) / getattr(b, figure) for a, b in zip(per[(mine, file)], per[(other, file)], strict=True)
+              if getattr(b, figure)]
+    return statistics.median(ratios) if ratios else float("nan")
 
 
 async def main() -> None:
@@ -291,10 +311,11 @@ async def main() -> None:
         runs.append(engine_only(path, edits))
     print()
     print(f"median of {args.rounds} rounds, load average {load:.1f} at start")
-    print(f"{'file':<22}{'server':<22}{'cold ms':>9}{'init ms':>9}{'p50 ms':>9}{'p95 ms':>9}{'RSS MB':>8}")
+    print(f"{'file':<22}{'server':<22}{'cold ms':>9}{'init ms':>9}{'cold CPU':>9}{'p50 ms':>9}{'p95 ms':>9}"
+          f"{'RSS MB':>8}")
     for r in runs:
-        print(f"{r.file:<22}{r.server:<22}{r.cold_ms:>9}{r.initialize_ms:>9}{r.p50_ms:>9}{r.p95_ms:>9}"
-              f"{r.peak_rss_mb:>8}")
+        print(f"{r.file:<22}{r.server:<22}{r.cold_ms:>9}{r.initialize_ms:>9}{r.cold_cpu_ms:>9}{r.p50_ms:>9}"
+              f"{r.p95_ms:>9}{r.peak_rss_mb:>8}")
     for path, _ in files:
         for mine in ("hf-cache-lint", "hf-cache-lint before"):
             ours = next((r for r in runs if r.file == path.name and r.server == mine), None)
@@ -303,8 +324,11 @@ async def main() -> None:
                 if ours and base:
                     print(f"{mine}: {path.name} vs {other}: p50 {ours.p50_ms / base.p50_ms:.2f}x, "
                           f"p95 {ours.p95_ms / base.p95_ms:.2f}x, "
-                          f"spawn->first diagnostics {ours.cold_ms / base.cold_ms:.2f}x, "
-                          f"spawn->initialized {ours.initialize_ms / base.initialize_ms:.2f}x")
+                          f"spawn->first diagnostics {ours.cold_ms / base.cold_ms:.2f}x "
+                          f"(paired {_paired(per, mine, other, path.name, 'cold_ms'):.2f}x, "
+                          f"CPU {_paired(per, mine, other, path.name, 'cold_cpu_ms'):.2f}x), "
+                          f"spawn->initialized {ours.initialize_ms / base.initialize_ms:.2f}x "
+                          f"(paired {_paired(per, mine, other, path.name, 'initialize_ms'):.2f}x)")
     if args.json:
         args.json.write_text(json.dumps([asdict(r) for r in runs], indent=2))
 
