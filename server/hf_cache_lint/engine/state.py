@@ -68,6 +68,7 @@ class Meter:
     costs one step, but a fork or join costs as much as the state is large)."""
 
     work: int = 0
+    charges: int = 0  # how many times work was added (interpreter/replay.py bounds what a replay changes by it)
 
 
 class Heap:
@@ -123,6 +124,7 @@ class State:
         heap = self.heap.fork()
         if self.meter is not None:
             self.meter.work += len(self.names) + len(heap.own)
+            self.meter.charges += 1
         return State(dict(self.names), heap, path, self.dead, self.meter)
 
     def decides(self, cond: Cond) -> bool | None:
@@ -263,6 +265,7 @@ def join(a: State, b: State, ca: Cond | None, cb: Cond | None, base_path: tuple[
         base, ids = {}, a.heap.as_dict().keys() | b.heap.as_dict().keys()
     if meter is not None:
         meter.work += len(a.names) + len(b.names) + (len(ids) if base else len(a.heap) + len(b.heap))
+        meter.charges += 1
     own: dict[int, HeapObj] = {}
     for i in ids:
         oa, ob = a.heap.get(i), b.heap.get(i)

@@ -27,6 +27,7 @@ The value model and its join rules are engine/values.py and engine/state.py.
 from __future__ import annotations
 
 from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.interpreter import replay
 from hf_cache_lint.engine.interpreter.calls import CallDispatch
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.functions import UserFunctions
@@ -35,7 +36,7 @@ from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
 from hf_cache_lint.engine.interpreter.known import KnownCallables
 from hf_cache_lint.engine.interpreter.loading import Loading
 from hf_cache_lint.engine.interpreter.methods import TrackedMethods
-from hf_cache_lint.engine.interpreter.session import Session
+from hf_cache_lint.engine.interpreter.session import MAX_HEAP, MAX_STEPS, MAX_WORK, Session
 from hf_cache_lint.engine.interpreter.statements import Statements
 from hf_cache_lint.engine.nodes import Node
 from hf_cache_lint.engine.version_guard import VersionGuards
@@ -46,6 +47,9 @@ class Interpreter:
     holds the result (calls, checked values, version-guarded blocks, budget notes)."""
 
     def __init__(self, text: str, path: str, context: Context) -> None:
+        self._build(text, path, context)
+
+    def _build(self, text: str, path: str, context: Context) -> None:
         self.session = s = Session(text, path, context)
         self.imports = WorkspaceImports(s)
         self.expressions = ex = Expressions(s, self.imports)
@@ -62,12 +66,28 @@ class Interpreter:
         self.functions.statements = self.statements
 
     def run_module(self, tree: Node) -> None:
-        """The module's statements in order, then the functions nobody called."""
+        """The module's statements in order, then the functions nobody called (replaying the runs the last
+        check of this path recorded, where all they read is the same: replay.py)."""
+        if not self._run_module(tree, use_replays=True):
+            # Rare: a module whose meter, with what the replays may have changed of it, came near the
+            # budget's half; its analysis is redone without replays, so no budget decision can differ.
+            s = self.session
+            self._build(s.text, s.path, s.context)
+            self._run_module(tree, use_replays=False)
+
+    def _run_module(self, tree: Node, use_replays: bool) -> bool:
         s = self.session
         s.guards = VersionGuards(tree, s.target, s.text)
+        replays = replay.Replays(s, replay.source_of(tree, s.text, s.path), replay.document(s.path),
+                                 replay.fingerprint(s.context, s.guards), use_replays, MAX_STEPS, MAX_HEAP, MAX_WORK)
+        self.functions.replays = replays
         self.statements.exec_block(tree.children)
         s.module_done = True
         self.functions.run_uncalled()
+        if not replays.sound():
+            return False
+        replays.keep()
+        return True
 
     def run_top_level(self, tree: Node) -> None:
         """The module's statements only, for its exported values (engine/modules.py): nothing is recorded."""

@@ -11,6 +11,7 @@ from hf_cache_lint.engine.analysis import Site
 from hf_cache_lint.engine.findings import Span
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
+from hf_cache_lint.engine.interpreter.replay import absent
 from hf_cache_lint.engine.interpreter.session import MAX_INLINE_DEPTH, EvArg, Session, site_at
 from hf_cache_lint.engine.nodes import Node, code, suite_statements
 from hf_cache_lint.engine.state import Heap, State, join, reachable
@@ -31,6 +32,7 @@ from hf_cache_lint.engine.values import (
 )
 
 if TYPE_CHECKING:
+    from hf_cache_lint.engine.interpreter.replay import Replays
     from hf_cache_lint.engine.interpreter.statements import Statements
 
 MAX_CAPTURED = 32  # names one inner function captures from the function it is defined in
@@ -49,6 +51,7 @@ class UserFunctions:
         self.s = session
         self.ex = ex
         self.imports = imports
+        self.replays: Replays | None = None  # set by Interpreter.run_module: uncalled runs replayed (replay.py)
         # Per function node (id): the names its body reads, and the names it defines with their positions.
         self._reads: dict[int, tuple[str, ...]] = {}
         self._definitions: dict[int, list[tuple[str, tuple[int, int]]]] = {}
@@ -110,6 +113,7 @@ class UserFunctions:
         end = self.s.module_state
         instances: dict[str, Ref] = {}
         live = len(end.heap)
+        replays = self.replays
         for node, cls in self.s.functions:
             if id(node) in self.s.called:
                 continue
@@ -121,6 +125,13 @@ class UserFunctions:
                                                      *self.imports.resolved.values()]))
                 live = len(end.heap)
             self.s.state = end
+            # A plain function's run as the last check of this buffer recorded it, when all it read is the
+            # same (a method's run shares its class's instance with the others: always run).
+            key = replays.key(node) if replays is not None and cls is None else None
+            if key is not None and replays is not None:
+                if replays.replay(key):
+                    continue
+                replays.start(key)
             params = node.get_params()
             names: dict[str, Value] = {p.name.value: self.annotated(p) for p in params}
             if isinstance(cls, str) and params and not _is_static(node):
@@ -128,6 +139,8 @@ class UserFunctions:
                     instances[cls] = self.setup_instance(cls)
                 names[params[0].name.value] = instances[cls]
             self.run_function(node, names, None)
+            if key is not None and replays is not None:
+                replays.finish()
         self.s.state = end
 
     def annotated(self, param: Any) -> Value:
@@ -165,6 +178,10 @@ class UserFunctions:
 
     def method_of(self, class_name: str, name: str) -> Function | None:
         cls = self.s.module_state.names.get(class_name) or self.s.state.names.get(class_name)
+        if self.s.reads is not None:
+            self.s.reads.name(class_name, self.s.module_state.names.get(class_name, absent()))
+            if isinstance(cls, ClassDef):
+                self.s.reads.bodies.append(cls.node)
         if not isinstance(cls, ClassDef):
             return None
         for child in cls.node.iter_funcdefs():
@@ -224,6 +241,8 @@ class UserFunctions:
         past MAX_INLINE_DEPTH or a spent budget: an unknown result, the body not run here)."""
         node = fn.node
         self.s.called.add(id(node))
+        if self.s.reads is not None:
+            self.s.reads.called.append(node)
         if node in self.s.stack or len(self.s.stack) >= MAX_INLINE_DEPTH or not self.s.may_inline():
             return UNKNOWN
         names = self.bind(fn, args, self_ref, extra_kwargs)
@@ -236,6 +255,8 @@ class UserFunctions:
         value is what its `return`s give (one of several: a Maybe), and the caller's heap gets every return
         path's heap joined."""
         caller, saved_returns, saved_via = self.s.state, self.s.returns, self.s.via
+        if self.s.reads is not None:
+            self.s.reads.bodies.append(node)
         heap = caller.heap.fork()
         self.s.charge(len(names) + len(heap.own))
         self.s.state = State(names, heap, caller.path, False, caller.meter)

@@ -52,6 +52,8 @@ class WorkspaceImports:
         """The value behind a lazy workspace import (a Symbol when the module says nothing useful)."""
         if not isinstance(value, Lazy):
             return value
+        if self.s.reads is not None:
+            self.s.reads.impure = True  # another module, read from disk
         key = (value.module, value.level, value.name)
         if key not in self.resolved:
             self.resolved[key] = self._resolve(value)

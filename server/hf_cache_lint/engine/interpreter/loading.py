@@ -41,6 +41,8 @@ class Loading:
     def checkpoint_config(self, checkpoint: str) -> checkpoints.CheckpointConfig | None:
         # Relative checkpoints resolve against the workspace and the file's folder, not the process's working
         # directory (the server's is the extension's folder); reads stay inside those and the hub cache.
+        if self.s.reads is not None:
+            self.s.reads.impure = True  # a file on disk
         context = self.s.context
         roots = tuple(p for p in (context.workspace, self.s.file_dir) if p is not None)
         hub = context.hf_hub_cache

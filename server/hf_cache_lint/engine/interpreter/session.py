@@ -17,6 +17,7 @@ from hf_cache_lint.engine.analysis import CiLocation, CiValue, GenerateCall, Gua
 from hf_cache_lint.engine.confine import real
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import Span
+from hf_cache_lint.engine.interpreter.replay import Facts, Reads, absent
 from hf_cache_lint.engine.nodes import Arg, Node, code, span
 from hf_cache_lint.engine.state import Meter, State
 from hf_cache_lint.engine.values import ConfigState, Const, HeapObj, Ref, Setting, Symbol, Unknown, Value
@@ -95,17 +96,21 @@ class Session:
         self.unsloth_fast_disabled: bool | None = None  # decided when unsloth is first imported
         # Folders this module saved a model or GenerationConfig to: resolved path -> its cache_implementation.
         self.saved: dict[str, Setting | None] = {}
-        self._next_id = 1
+        self.next_id = 1  # the id the next heap object gets
         # The folder the file is in as named (not a symlink's target): a read root (engine/confine.py).
         self.file_dir = Path(os.path.abspath(path)).parent if path and not path.startswith("<") else None
         self.guards: VersionGuards | None = None  # the module's version guards, set when it starts running
         self.version_guarded: set[GuardedBlock] = set()  # blocks under an undecided version test
         self.stopped: Incomplete | None = None  # set when the budget ran out
         self.skipped: list[Incomplete] = []  # statements too deeply nested to analyse
+        # While an uncalled function's run is recorded for a replay at the next check (replay.py): what it
+        # reads from outside its locals, filled by the hooks below and in the parts.
+        self.reads: Reads | None = None
 
     # -- budget -----------------------------------------------------------------
     def charge(self, work: int) -> None:
         self.meter.work += work
+        self.meter.charges += 1
 
     def out_of_budget(self, stmt: Node) -> bool:
         """Whether the budget is spent; the first time, remember where (later statements are skipped)."""
@@ -115,7 +120,7 @@ class Session:
             reason = f"more than {HARD_STEPS:,} steps"
         elif self.meter.work > MAX_WORK:
             reason = f"more than {MAX_WORK:,} state entries copied or merged"
-        elif self._next_id > MAX_HEAP:
+        elif self.next_id > MAX_HEAP:
             reason = f"more than {MAX_HEAP:,} tracked objects"
         else:
             return False
@@ -128,33 +133,59 @@ class Session:
 
     # -- heap ---------------------------------------------------------------
     def new(self, obj: HeapObj) -> Ref:
-        ref = Ref(self._next_id)
-        self._next_id += 1
+        ref = Ref(self.next_id)
+        self.next_id += 1
         self.state.heap[ref.id] = obj
         return ref
 
     def obj(self, value: Value) -> HeapObj | None:
-        return self.state.heap.get(value.id) if isinstance(value, Ref) else None
+        if not isinstance(value, Ref):
+            return None
+        got = self.state.heap.get(value.id)
+        if self.reads is not None:
+            self.reads.obj(value.id, got)
+        return got
 
     def put(self, ref: Ref, obj: HeapObj) -> None:
+        if self.reads is not None and ref.id < self.reads.first_id:
+            self.reads.impure = True  # a change a later function may see
         self.state.heap[ref.id] = obj
 
     # -- names ----------------------------------------------------------------
     def lookup(self, name: str) -> Value:
         if name in self.state.names:
+            if self.reads is not None and self.state is self.module_state:
+                self.reads.name(name, self.state.names[name])
             return self.state.names[name]
+        if self.reads is not None:
+            self.reads.name(name, self.module_state.names.get(name, absent()))
         if self.state is not self.module_state and name in self.module_state.names:
             return self.module_state.names[name]
         if name == "__file__" and self.path and not self.path.startswith("<"):
+            if self.reads is not None:
+                self.reads.impure = True  # resolved on disk
             return Const(str(Path(self.path).resolve()))
         return Symbol(f"builtins.{name}") if name in _BUILTINS else Unknown(f"`{name}`")
 
     def folder_key(self, folder: str) -> str:
         """A folder named in the code, resolved as the program would (relative to the workspace or file)."""
+        if self.reads is not None:
+            self.reads.impure = True  # resolved on disk
         p = Path(folder)
         if not p.is_absolute():
             p = (self.context.workspace or self.file_dir or Path.cwd()) / p
         return real(p)  # realpath: a symlink loop named in the code must not raise
+
+    # -- module-wide facts, for replays -------------------------------------------
+    def facts(self) -> Facts:
+        return Facts(frozenset(self.env_set), frozenset(self.custom_tasks), frozenset(self.own_generate),
+                     tuple(self.saved.items()), tuple(self.pending_ci.items()), self.unsloth_fast_disabled)
+
+    def set_facts(self, facts: Facts) -> None:
+        self.env_set, self.custom_tasks, self.own_generate = \
+            set(facts.env_set), set(facts.custom_tasks), set(facts.own_generate)
+        self.saved, self.pending_ci = dict(facts.saved), dict(facts.pending_ci)
+        self.unsloth_fast_disabled = facts.unsloth_fast_disabled
 
     # -- recording ----------------------------------------------------------
     def record_call(self, call: GenerateCall) -> None:

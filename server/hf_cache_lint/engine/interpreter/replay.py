@@ -1,0 +1,374 @@
+"""Replays of uncalled functions' runs: the language server checks a buffer again at every keystroke, and a
+one-character edit changes one function; each other function nobody calls in the module ran last time
+against the same module state (run_uncalled: the module's final state, parameters unknown), so what that run
+recorded is recorded again without running it.
+
+A run is recorded (`Reads`, filled by the session's hooks while it runs) with everything it read from outside
+its own locals: the module's names it looked up, the heap objects that existed before it (by id), the bodies of
+the functions and classes it ran or looked into (node, position, code), and the module-wide facts (`Facts`);
+and with everything it did: the calls and checked values it recorded, the facts after it, the functions it
+inlined (`called`), and its budget figures. A replay requires all of it to be equal now (values compared as
+values, plus the identity of the function and class nodes they hold: `Function` compares by name only).
+
+A run is not recorded when it did anything else that a later function or the analysis could see: it wrote a
+heap object that existed before it, changed the module's names, read the disk (a checkpoint, a workspace
+module, `__file__`, a folder named in the code), hit a statement too deeply nested, or spent the budget.
+What stays of a run on the heap is then only what it built itself, which nothing outside it reaches; a replay
+leaves those objects out (their ids are still used up, so later ids are the same).
+
+The budget: steps and ids are counted exactly (a replay adds the recorded figures). The meter is not: it
+counts state sizes, and the objects a replay leaves out make the heap smaller. Every charge of the meter
+is the size of a few names (the same either way) plus at most 4x the ids allocated so far (a heap holds only
+allocated ids: base and own each at most that many, a join of two heaps twice that); so after the first
+replay the meter of a run without replays is within `4 * ids * charges` of this one's (`slack`). As long as
+this one's meter plus that slack stays at or under MAX_WORK // 2, no decision of either run reads a different
+answer from the meter (inlining stops past MAX_WORK // 2, the analysis past MAX_WORK), and the analysis is
+the one a run without replays would give; past it, the module is analysed again without replays
+(Interpreter.run_module).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from itertools import accumulate
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import parso
+import parso.cache
+
+from hf_cache_lint.engine.analysis import CiValue, GenerateCall, GuardedBlock
+from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.findings import Span
+from hf_cache_lint.engine.nodes import Node
+from hf_cache_lint.engine.values import (
+    CacheVal,
+    ClassDef,
+    Cond,
+    ConfigState,
+    Const,
+    DictState,
+    Function,
+    HeapObj,
+    InstanceState,
+    Lazy,
+    Maybe,
+    Method,
+    ModelState,
+    Output,
+    Partial,
+    PipelineState,
+    Ref,
+    Setting,
+    Symbol,
+    TupleVal,
+    Unknown,
+    Value,
+)
+
+if TYPE_CHECKING:
+    from hf_cache_lint.engine.interpreter.session import Session
+
+MAX_DOCUMENTS = 16  # documents whose last runs are kept (the buffers open in an editor)
+_ABSENT = object()  # a name the module does not bind (a builtin, or unbound)
+_GRAMMAR = parso.load_grammar()  # type: ignore[attr-defined]  # parso's one grammar object (engine/interp.py's)
+
+Key = tuple[tuple[int, int], str]  # a function or class: where it starts, and its code
+
+
+@dataclass(frozen=True)
+class Facts:
+    """The module-wide facts a function's run may read or add to (Session: env_set, custom_tasks,
+    own_generate, saved, pending_ci, unsloth_fast_disabled)."""
+
+    env_set: frozenset[str]
+    custom_tasks: frozenset[str]
+    own_generate: frozenset[str]
+    saved: tuple[tuple[str, Setting | None], ...]
+    pending_ci: tuple[tuple[Span, CiValue], ...]
+    unsloth_fast_disabled: bool | None
+
+
+@dataclass
+class Reads:
+    """What one run read from outside its locals, filled while it runs (Session's and the parts' hooks)."""
+
+    first_id: int  # heap ids below this existed before the run
+    names: dict[str, object] = field(default_factory=dict)  # module name -> its value (or _ABSENT) when first read
+    heap: dict[int, HeapObj | None] = field(default_factory=dict)  # pre-existing id -> its object when first read
+    bodies: list[Node] = field(default_factory=list)  # function and class nodes run or looked into
+    called: list[Node] = field(default_factory=list)  # function nodes it inlined (Session.called)
+    impure: bool = False  # did something a replay cannot repeat (the module docstring)
+
+    def name(self, name: str, value: object) -> None:
+        self.names.setdefault(name, value)
+
+    def obj(self, i: int, obj: HeapObj | None) -> None:
+        if i < self.first_id:
+            self.heap.setdefault(i, obj)
+
+
+@dataclass(frozen=True)
+class Replay:
+    """One recorded run of an uncalled function (the module docstring): what it read, then what it did."""
+
+    names: tuple[tuple[str, object], ...]
+    heap: tuple[tuple[int, HeapObj | None], ...]
+    bodies: tuple[tuple[Node, Key], ...]
+    path: tuple[Cond, ...]  # the module state's path conditions (a function's path starts from them)
+    before: Facts
+    ids_at: int  # the next heap id when it started
+    steps: int
+    ids: int
+    work: int
+    charges: int
+    calls: tuple[GenerateCall, ...]
+    ci_values: tuple[CiValue, ...]
+    guarded: tuple[GuardedBlock, ...]
+    after: Facts
+    called: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class _Start:
+    """The session as a recorded run started (what finish() compares with and subtracts)."""
+
+    facts: Facts
+    names: tuple[tuple[str, Value], ...]
+    steps: int
+    ids: int
+    work: int
+    charges: int
+    calls: int
+    ci_values: int
+    guarded: frozenset[GuardedBlock]
+    skipped: int
+
+
+@dataclass
+class Document:
+    """One path's last check: its session fingerprint and the runs it recorded, by function (position, code)."""
+
+    fingerprint: tuple[object, ...]
+    runs: dict[Key, Replay]
+    # Whether that check's meter, with the slack of replaying all of it, stayed under MAX_WORK // 4: only then
+    # are replays tried (a module analysed near its budget would be analysed twice: see the docstring).
+    small: bool
+
+
+_DOCUMENTS: OrderedDict[str, Document] = OrderedDict()
+
+
+def document(path: str) -> Document | None:
+    """The path's last check (None the first time a path is checked: a file checked once records nothing)."""
+    got = _DOCUMENTS.get(path)
+    if got is not None:
+        _DOCUMENTS.move_to_end(path)
+    return got
+
+
+def keep(path: str, doc: Document) -> None:
+    _DOCUMENTS[path] = doc
+    _DOCUMENTS.move_to_end(path)
+    while len(_DOCUMENTS) > MAX_DOCUMENTS:
+        _DOCUMENTS.popitem(last=False)
+
+
+def forget_all() -> None:
+    """Drop every recorded run (tests compare analyses with and without replays)."""
+    _DOCUMENTS.clear()
+
+
+def fingerprint(context: Context, guards: object) -> tuple[object, ...]:
+    """What every run of the module reads besides its own inputs: the context and the version guards."""
+    g = guards
+    return (context, frozenset(getattr(g, "modules", ())), frozenset(getattr(g, "version_names", ())),
+            tuple(getattr(g, "names", {}).items()))
+
+
+class Source:
+    """The code of the nodes of a tree parsed from `text`, as slices of it (parso is lossless: a node's code is
+    the text between its positions; rendering it from the leaves cost as much as running a small function)."""
+
+    def __init__(self, text: str, lines: list[str]) -> None:
+        self.text = text
+        self.offsets = [0, *accumulate(map(len, lines))]  # where each line starts (parso's line breaks)
+
+    def key(self, node: Node) -> Key:
+        """A function's identity across checks: where it starts and its code (parso's diff parser keeps an
+        edited function's node object, so the node alone says nothing)."""
+        (l1, c1), (l2, c2) = node.start_pos, node.end_pos
+        return (l1, c1), self.text[self.offsets[l1 - 1] + c1:self.offsets[l2 - 1] + c2]
+
+
+def source_of(tree: Node, text: str, path: str) -> Source | None:
+    """A Source when `tree` is parso's incremental tree of `text` for this path (an editor buffer: the only
+    tree that is the same object check after check). A whole file's tree is new at every check, and may be a
+    skeleton of the text (engine/interp.py): none, and nothing is replayed or recorded for it."""
+    if not path or path.startswith("<"):
+        return None
+    item = parso.cache.parser_cache.get(_GRAMMAR._hashed, {}).get(Path(path))
+    if item is None or item.node is not tree or "".join(item.lines) != text:
+        return None
+    return Source(text, item.lines)
+
+
+def same(a: object, b: object) -> bool:
+    """Equal as values, and holding the same function and class nodes (values compare those by name only)."""
+    if a is b:
+        return True
+    if a != b:
+        return False
+    return isinstance(a, _NO_NODES) or _nodes(a) == _nodes(b)
+
+
+# Values and heap objects that cannot hold a function or class (no value inside them can).
+_NO_NODES = (Unknown, Const, CacheVal, Ref, Symbol, Output, Lazy, ConfigState, PipelineState)
+
+
+def _nodes(x: object) -> list[int]:
+    """id() of the function and class nodes a value or heap object holds, in order."""
+    out: list[int] = []
+    todo: list[object] = [x]
+    while todo:
+        v = todo.pop()
+        if isinstance(v, Function):
+            out.append(id(v.node))
+            todo.extend(c for _, c in v.closure)
+        elif isinstance(v, ClassDef):
+            out.append(id(v.node))
+        elif isinstance(v, TupleVal):
+            todo.extend(v.items)
+        elif isinstance(v, Maybe):
+            todo.extend(o for o, _ in v.options)
+        elif isinstance(v, Method):
+            todo.append(v.owner)
+        elif isinstance(v, Partial):
+            todo.append(v.func)
+        elif isinstance(v, ModelState):
+            todo.append(v.generate)
+            todo.extend(a for _, a in v.aliases)
+        elif isinstance(v, DictState):
+            todo.extend(e[1] for e in v.entries)
+        elif isinstance(v, InstanceState):
+            todo.extend(a for _, a in v.attrs)
+        elif isinstance(v, (ConfigState, PipelineState)) or v is None:
+            continue
+    return out
+
+
+def absent() -> object:
+    return _ABSENT
+
+
+class Replays:
+    """The replays of one check: `replay` a recorded run when everything it read is the same, else `start`
+    recording one, `finish` it; `sound` at the end says whether the budget argument holds (the docstring);
+    `keep` stores this check's runs for the next one."""
+
+    def __init__(self, session: Session, source: Source | None, previous: Document | None,
+                 fingerprint: tuple[object, ...], use: bool, max_steps: int, max_heap: int, max_work: int) -> None:
+        self.s = session
+        self.source = source
+        self.fingerprint = fingerprint
+        # A path checked once (the CLI) records nothing; nor does one analysed near its budget, nor a tree that
+        # is not an editor buffer's (source_of).
+        self.record = source is not None and previous is not None and previous.small
+        usable = use and self.record and previous is not None and previous.fingerprint == fingerprint
+        self.previous = previous.runs if previous is not None and usable else {}
+        self.runs: dict[Key, Replay] = {}
+        self.max_steps, self.max_heap, self.max_work = max_steps, max_heap, max_work
+        self.first_charges: int | None = None  # the meter's charges when the first replay was made
+        self.ids = 0  # the most ids any replayed recording had allocated when it ended
+        self._key: Key | None = None
+        self._start: _Start | None = None
+
+    def key(self, node: Node) -> Key | None:
+        """The function's key when recordings are on for this check (None: nothing is replayed or recorded)."""
+        if self.source is None or not self.record or self.s.stopped is not None or not self.s.recording:
+            return None
+        return self.source.key(node)
+
+    def replay(self, key: Key) -> bool:
+        """Record again what the run recorded under `key` did, when all it read is the same now."""
+        r = self.previous.get(key)
+        s = self.s
+        if r is None or s.steps + r.steps > self.max_steps or s.next_id + r.ids > self.max_heap:
+            return False
+        assert self.source is not None  # as for every key
+        source = self.source
+        end = s.module_state
+        if end.path != r.path or s.facts() != r.before \
+                or not all(same(end.names.get(n, _ABSENT), v) for n, v in r.names) \
+                or not all(same(end.heap.get(i), o) for i, o in r.heap) \
+                or not all(source.key(n) == k for n, k in r.bodies):
+            return False
+        if self.first_charges is None:
+            self.first_charges = s.meter.charges
+        self.ids = max(self.ids, r.ids_at + r.ids)
+        s.calls.extend(r.calls)
+        s.ci_values.extend(r.ci_values)
+        s.version_guarded.update(r.guarded)
+        s.set_facts(r.after)
+        s.called.update(id(n) for n in r.called)
+        s.steps += r.steps
+        s.next_id += r.ids
+        s.meter.work += r.work
+        s.meter.charges += r.charges
+        self.runs[key] = r
+        return True
+
+    def start(self, key: Key) -> None:
+        """Record the run about to start (the session's state is the module's)."""
+        if not self.record:
+            return
+        s = self.s
+        self._key = key
+        s.reads = Reads(s.next_id)
+        self._start = _Start(s.facts(), tuple(s.module_state.names.items()), s.steps, s.next_id, s.meter.work,
+                             s.meter.charges, len(s.calls), len(s.ci_values), frozenset(s.version_guarded),
+                             len(s.skipped))
+
+    def finish(self) -> None:
+        """The recorded run ended: keep it when a replay could stand for it (the docstring)."""
+        s, reads, at, key, source = self.s, self.s.reads, self._start, self._key, self.source
+        s.reads, self._start, self._key = None, None, None
+        if reads is None or at is None or key is None or source is None:
+            return
+        end = s.module_state.names
+        # Past MAX_STEPS or half of MAX_WORK its inlining decisions read the budget: not a function of its reads.
+        if reads.impure or s.stopped is not None or len(s.skipped) != at.skipped or len(end) != len(at.names) \
+                or any(end.get(n) is not v for n, v in at.names) or s.steps > self.max_steps \
+                or s.next_id > self.max_heap or s.meter.work > self.max_work // 2:
+            return
+        self.runs[key] = Replay(
+            names=tuple(reads.names.items()), heap=tuple(reads.heap.items()),
+            bodies=tuple((n, source.key(n)) for n in dict.fromkeys(reads.bodies)),
+            path=s.module_state.path, before=at.facts, ids_at=at.ids, steps=s.steps - at.steps,
+            ids=s.next_id - at.ids, work=s.meter.work - at.work, charges=s.meter.charges - at.charges,
+            calls=tuple(s.calls[at.calls:]), ci_values=tuple(s.ci_values[at.ci_values:]),
+            guarded=tuple(s.version_guarded - at.guarded), after=s.facts(), called=tuple(reads.called))
+
+    def slack(self) -> int:
+        """How far the meter of a run without replays can be from this one's (the docstring)."""
+        if self.first_charges is None:
+            return 0
+        return 4 * max(self.ids, self.s.next_id) * (self.s.meter.charges - self.first_charges)
+
+    def sound(self) -> bool:
+        """Whether this check's analysis is the one a run without replays gives (the docstring)."""
+        return self.first_charges is None or self.s.meter.work + self.slack() <= self.max_work // 2
+
+    def keep(self) -> None:
+        """Store this check's runs for the next check of the path (an editor buffer's: another analysis of the
+        same path, e.g. a whole-file check, leaves them as they are)."""
+        if self.source is None:
+            return
+        s = self.s
+        small = s.meter.work + 4 * s.next_id * s.meter.charges <= self.max_work // 4
+        keep(s.path, Document(self.fingerprint, self.runs if small else {}, small))
+
+
+__all__ = ["Document", "Facts", "Key", "Reads", "Replay", "Replays", "Source", "absent", "document", "fingerprint",
+           "forget_all", "keep", "same", "source_of"]

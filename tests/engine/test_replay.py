@@ -1,0 +1,188 @@
+"""Replays of uncalled functions' runs (engine/interpreter/replay.py): a check of a buffer that replays what the
+last check recorded gives exactly the analysis of a check without replays, and replays only what read the
+same as last time (docs/architecture.md, "The interpreter": Speed)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from hf_cache_lint.engine import interp
+from hf_cache_lint.engine.analysis import Analysis
+from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.interpreter import replay
+
+HEAD = '''from transformers import AutoModelForCausalLM, AutoTokenizer, DynamicCache
+
+MODE = "static"
+tokenizer = AutoTokenizer.from_pretrained("gpt2")
+model = AutoModelForCausalLM.from_pretrained("gpt2")
+'''
+ANSWER = '''
+
+def answer_{i}(prompt: str) -> str:
+    inputs = tokenizer(prompt, return_tensors="pt")
+    cache = DynamicCache()
+    out = model.generate(**inputs, past_key_values=cache, cache_implementation={ci})
+    return tokenizer.decode(out[0])
+'''
+
+
+def script(n: int = 6, ci: str = '"static"') -> str:
+    return HEAD + "".join(ANSWER.format(i=i, ci=ci if i == 2 else "None") for i in range(n))
+
+
+@pytest.fixture
+def replays(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
+    """Each replay attempt's outcome, in order (the recorded runs are forgotten before and after)."""
+    replay.forget_all()
+    outcomes: list[bool] = []
+    original = replay.Replays.replay
+
+    def spy(self: replay.Replays, key: tuple[tuple[int, int], str]) -> bool:
+        ok = original(self, key)
+        outcomes.append(ok)
+        return ok
+
+    monkeypatch.setattr(replay.Replays, "replay", spy)
+    yield outcomes
+    replay.forget_all()
+
+
+def facts(a: Analysis) -> tuple[object, ...]:
+    return a.calls, a.ci_values, a.removed_api, a.version_guarded, a.stopped, a.skipped
+
+
+def fresh(text: str, path: str, ctx: Context) -> Analysis:
+    """The analysis without replays (a tree of its own, not the buffer's: nothing is replayed for it)."""
+    return interp.analyse(text, path, ctx, tree=interp.parse(text))
+
+
+def buffer(text: str, path: str, ctx: Context) -> Analysis:
+    return interp.analyse(text, path, ctx, incremental=True)
+
+
+def test_a_keystroke_replays_the_unchanged_functions_and_gives_the_same_analysis(
+        tmp_path: Path, replays: list[bool]) -> None:
+    ctx, path = Context(workspace=tmp_path), str(tmp_path / "buffer.py")
+    text = script()
+    buffer(text, path, ctx)  # the first check of a path records nothing
+    buffer(text, path, ctx)  # the second records
+    assert True not in replays
+    replays.clear()
+    edited = text.replace('cache_implementation="static"', 'cache_implementation="staticx"')
+    got = buffer(edited, path, ctx)
+    # answer_2 was edited: run again; the five others replayed.
+    assert replays.count(True) == 5 and replays.count(False) == 1
+    assert facts(got) == facts(fresh(edited, path, ctx))
+    assert [c.value for c in got.ci_values] == ["staticx"]
+
+
+def test_a_changed_global_is_read_again(tmp_path: Path, replays: list[bool]) -> None:
+    ctx, path = Context(workspace=tmp_path), str(tmp_path / "buffer.py")
+    text = script(3, "MODE")
+    for _ in range(2):
+        buffer(text, path, ctx)
+    replays.clear()
+    edited = text.replace('MODE = "static"', 'MODE = "bogus!"')
+    got = buffer(edited, path, ctx)
+    assert False in replays  # answer_2 reads MODE
+    assert facts(got) == facts(fresh(edited, path, ctx))
+    ci = [c.cache_implementation for c in got.calls if c.cache_implementation is not None]
+    assert [c.value for c in ci] == ["bogus!"]
+
+
+def test_an_edited_helper_is_run_again_by_its_caller(tmp_path: Path, replays: list[bool]) -> None:
+    ctx, path = Context(workspace=tmp_path), str(tmp_path / "buffer.py")
+    text = HEAD + '''
+
+def helper():
+    return "static"
+
+
+def run(prompt):
+    return model.generate(cache_implementation=helper())
+'''
+    for _ in range(2):
+        buffer(text, path, ctx)
+    replays.clear()
+    # `helper` runs uncalled first (edited: run again), then `run`, whose inlined helper's body changed.
+    edited = text.replace('return "static"', 'return "offloaded"')
+    got = buffer(edited, path, ctx)
+    assert replays == [False, False]
+    assert facts(got) == facts(fresh(edited, path, ctx))
+    assert [c.cache_implementation.value for c in got.calls if c.cache_implementation] == ["offloaded"]
+
+
+def test_a_function_redefined_under_the_same_name_is_not_the_one_recorded(tmp_path: Path, replays: list[bool]) -> None:
+    ctx, path = Context(workspace=tmp_path), str(tmp_path / "buffer.py")
+    first = HEAD + '''
+
+def helper():
+    return "static"
+
+
+def run(prompt):
+    return model.generate(cache_implementation=helper())
+'''
+    for _ in range(2):
+        buffer(first, path, ctx)
+    replays.clear()
+    # The same `run` at the same place, but `helper` is now another function (values compare functions by
+    # name only: the replay must compare the node too).
+    second = first + '''
+
+def helper():
+    return "offloaded"
+'''
+    got = buffer(second, path, ctx)
+    assert replays == [True, False]  # the first helper (unchanged), then `run` (it calls the new helper)
+    assert facts(got) == facts(fresh(second, path, ctx))
+
+
+def test_a_function_that_changes_a_global_object_is_never_replayed(tmp_path: Path, replays: list[bool]) -> None:
+    ctx, path = Context(workspace=tmp_path), str(tmp_path / "buffer.py")
+    text = HEAD + '''
+
+def configure():
+    model.generation_config.cache_implementation = "static"
+
+
+def run(prompt):
+    return model.generate(max_new_tokens=4)
+'''
+    for _ in range(2):
+        buffer(text, path, ctx)
+    replays.clear()
+    edited = text.replace('cache_implementation = "static"', 'cache_implementation = "offloaded"')
+    got = buffer(edited, path, ctx)
+    # `configure` was not recorded (it writes the model's config); `run` read that config: run again.
+    assert replays == [False, False]
+    assert facts(got) == facts(fresh(edited, path, ctx))
+    assert [c.cache_implementation.value for c in got.calls if c.cache_implementation] == ["offloaded"]
+
+
+def test_random_edits_give_the_analysis_without_replays(tmp_path: Path, replays: list[bool]) -> None:
+    rng = random.Random(14)
+    ctx, path = Context(workspace=tmp_path), str(tmp_path / "buffer.py")
+    text = script(8, "MODE") + '''
+
+def helper(kw):
+    kw["cache_implementation"] = MODE
+    return kw
+
+
+def wrapped(prompt):
+    kw = helper({})
+    if prompt:
+        return model.generate(**kw)
+    return model.generate(past_key_values=DynamicCache(), **kw)
+'''
+    for _ in range(60):
+        at = rng.randrange(len(text))
+        text = text[:at] + rng.choice(["x", "", '"', "\n", " ", "(", "MODE", "static"]) + text[at + rng.randrange(2):]
+        assert facts(buffer(text, path, ctx)) == facts(fresh(text, path, ctx))
+    assert True in replays
