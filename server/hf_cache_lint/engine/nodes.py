@@ -21,8 +21,38 @@ def span_between(first: Node, last: Node) -> Span:
 
 
 def code(node: Node) -> str:
-    """The node's source without leading whitespace/comments."""
-    return str(node.get_code(include_prefix=False))
+    """The node's source without leading whitespace/comments (parso's `get_code(include_prefix=False)`)."""
+    return head(node, -1)
+
+
+def head(node: Node, n: int) -> str:
+    """The first `n` characters of `code(node)` (all of it for -1), rendering no more leaves than that takes.
+
+    parso renders a node through a generator per level; one walk over the leaves, stopping once `n`
+    characters are there, costs a fraction of that (a site's first 80 characters of a large call were
+    rendered whole and cut)."""
+    kids = getattr(node, "children", None)
+    if kids is None:
+        text = str(node.value)
+        return text if n < 0 else text[:n]
+    parts: list[str] = []
+    size = 0
+    todo = [node]
+    first = True
+    while todo:
+        leaf = todo.pop()
+        kids = getattr(leaf, "children", None)
+        if kids is not None:
+            todo.extend(reversed(kids))
+            continue
+        text = leaf.value if first else leaf.prefix + leaf.value
+        first = False
+        parts.append(text)
+        size += len(text)
+        if 0 <= n <= size:
+            break
+    out = "".join(parts)
+    return out if n < 0 else out[:n]
 
 
 @dataclass(frozen=True)

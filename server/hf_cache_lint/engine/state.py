@@ -256,7 +256,8 @@ def join(a: State, b: State, ca: Cond | None, cb: Cond | None, base_path: tuple[
         return State(a.names, a.heap, base_path, False, meter)
     names: dict[str, Value] = {}
     for k in a.names.keys() | b.names.keys():
-        v = _merge_value(a.names.get(k), b.names.get(k), ca, cb)
+        va, vb = a.names.get(k), b.names.get(k)
+        v = va if va is vb else _merge_value(va, vb, ca, cb)  # a fork copies the names: most are one object
         if v is not None:
             names[k] = v
     if a.heap.base is b.heap.base:  # forked from one state: only what either path changed can differ
@@ -269,5 +270,6 @@ def join(a: State, b: State, ca: Cond | None, cb: Cond | None, base_path: tuple[
     own: dict[int, HeapObj] = {}
     for i in ids:
         oa, ob = a.heap.get(i), b.heap.get(i)
-        own[i] = _merge_obj(i, oa, ob, ca, cb) if oa is not None and ob is not None else (oa or ob)  # type: ignore[assignment]
+        own[i] = oa if oa is ob else _merge_obj(i, oa, ob, ca, cb) if oa is not None and ob is not None \
+            else (oa or ob)  # type: ignore[assignment]
     return State(names, Heap(base, own), base_path, False, meter)

@@ -18,7 +18,7 @@ from hf_cache_lint.engine.confine import real
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import Span
 from hf_cache_lint.engine.interpreter.replay import Facts, Reads, absent
-from hf_cache_lint.engine.nodes import Arg, Node, code, span
+from hf_cache_lint.engine.nodes import Arg, Node, head, span
 from hf_cache_lint.engine.state import Meter, State
 from hf_cache_lint.engine.values import ConfigState, Const, HeapObj, Ref, Setting, Symbol, Unknown, Value
 from hf_cache_lint.engine.version_guard import VersionGuards
@@ -52,7 +52,7 @@ MAX_LOOP_REPEAT_DEPTH = 2  # loops nested deeper run their body once (a second p
 
 def site_at(node: Node, description: str | None = None) -> Site:
     """Where a value was written: the node's span and (by default) its first 80 characters."""
-    return Site(span(node), description if description is not None else code(node)[:80])
+    return Site(span(node), description if description is not None else head(node, 80))
 
 
 def site_of(whole: object, description: str) -> Site:
