@@ -233,6 +233,8 @@ def _nodes(x: object) -> list[int]:
     todo: list[object] = [x]
     while todo:
         v = todo.pop()
+        if v is None or isinstance(v, _NO_NODES):
+            continue
         if isinstance(v, Function):
             out.append(id(v.node))
             todo.extend(c for _, c in v.closure)
@@ -253,8 +255,6 @@ def _nodes(x: object) -> list[int]:
             todo.extend(e[1] for e in v.entries)
         elif isinstance(v, InstanceState):
             todo.extend(a for _, a in v.attrs)
-        elif isinstance(v, (ConfigState, PipelineState)) or v is None:
-            continue
     return out
 
 
@@ -344,7 +344,8 @@ class Replays:
             return
         self.runs[key] = Replay(
             names=tuple(reads.names.items()), heap=tuple(reads.heap.items()),
-            bodies=tuple((n, source.key(n)) for n in dict.fromkeys(reads.bodies)),
+            # The function itself is the key; the others are checked at a replay.
+            bodies=tuple((n, k) for n in dict.fromkeys(reads.bodies) if (k := source.key(n)) != key),
             path=s.module_state.path, before=at.facts, ids_at=at.ids, steps=s.steps - at.steps,
             ids=s.next_id - at.ids, work=s.meter.work - at.work, charges=s.meter.charges - at.charges,
             calls=tuple(s.calls[at.calls:]), ci_values=tuple(s.ci_values[at.ci_values:]),
