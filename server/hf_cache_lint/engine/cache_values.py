@@ -69,15 +69,29 @@ class CacheValues:
         # what its output holds, the module does not say.
         self._remote_code = bool(re.search(r"trust_remote_code\s*=\s*(?!False\b)", text))
         self._bindings: dict[tuple[int, str], list[_Binding]] = {}
+        # The module's names by spelling (none without a trigger word); a spelling's bindings are read the
+        # first time a read asks for it (parso's is_definition on every name of a module cost more than the
+        # rest of the scan).
+        self._spelled: dict[str, list[Node]] | None = None
+        self._bound: set[str] = set()
         if any(w in text for w in TRIGGERS):
+            self._spelled = {}
             for name in _names(module):
-                if name.is_definition():
-                    scope = _scope_of(name)
-                    self._bindings.setdefault((id(scope), name.value), []).append(self._binding(name))
+                self._spelled.setdefault(name.value, []).append(name)
+
+    def _bind(self, spelling: str) -> None:
+        """Every binding of the names spelled so, by scope (a parameter, a loop variable: None)."""
+        if spelling in self._bound or self._spelled is None:
+            return
+        self._bound.add(spelling)
+        for name in self._spelled.get(spelling, ()):
+            if name.is_definition():
+                scope = _scope_of(name)
+                self._bindings.setdefault((id(scope), spelling), []).append(self._binding(name))
 
     def of(self, parts: list[Node]) -> CacheValue | None:
         """The cache the expression `parts` (an atom_expr's first children, or one name) holds, if known."""
-        if not self._bindings and not any(p.type == "trailer" for p in parts):
+        if self._spelled is None and not any(p.type == "trailer" for p in parts):
             return None
         head = parts[0]
         if len(parts) == 1:
@@ -93,6 +107,7 @@ class CacheValues:
         return CacheValue(None, inline.layered) if inline is not None else None
 
     def _resolve(self, name: Node, depth: int = 0) -> CacheValue | _Output | None:
+        self._bind(name.value)
         scope = _scope_of(name)
         while True:
             bindings = self._bindings.get((id(scope), name.value))

@@ -33,7 +33,8 @@ def head(node: Node, n: int) -> str:
     rendered whole and cut)."""
     kids = getattr(node, "children", None)
     if kids is None:
-        text = str(node.value)
+        value = getattr(node, "value", None)  # not a parso leaf (the interpreter's `…` for elided trailers)
+        text = str(value if value is not None else node.get_code(include_prefix=False))
         return text if n < 0 else text[:n]
     parts: list[str] = []
     size = 0

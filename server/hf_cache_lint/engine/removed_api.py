@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from itertools import repeat
 from typing import Literal
 
 from hf_cache_lint.engine.cache_values import CacheValue, CacheValues
@@ -77,7 +78,7 @@ def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGua
     """Every reached use of a cache API the target has removed, in source order."""
     if target.version.major < 5 or not might_use_removed_api(text):  # every table entry is a 5.x removal
         return ()
-    user_methods = {n.value for n in _names_defined(module)}
+    user_methods = _Defined(module)
     caches = CacheValues(module, text, guards.modules) if might_read_removed_cache_api(text) else None
     found: list[RemovedApiUse] = []
     stack: list[tuple[Node, _Scope]] = [(module, _Scope())]
@@ -104,8 +105,9 @@ def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGua
                 found.extend(_cache_reads(node, target, scope, caches))
         elif t in ("for_stmt", "sync_comp_for") and caches is not None:
             found.extend(_unpacked(node, target, scope, caches))
-        if hasattr(node, "children"):
-            stack.extend((c, scope) for c in reversed(node.children))
+        kids = getattr(node, "children", None)
+        if kids is not None:
+            stack.extend(zip(reversed(kids), repeat(scope)))
     found.sort(key=lambda u: (u.span.start, u.name))
     # An import that fails as the module loads ends the run there: nothing after it is reached (the
     # interpreter stops at the same line, engine/statements.py).
@@ -140,8 +142,22 @@ def _imports(node: Node, target: Target, scope: _Scope) -> Iterator[RemovedApiUs
                             deferred=scope.deferred)
 
 
+class _Defined:
+    """The names of the functions the module defines (a user `to_legacy_cache` is not transformers'), collected
+    the first time a removed method's name is read: most modules read none, and the walk is over every node."""
+
+    def __init__(self, module: Node) -> None:
+        self.module = module
+        self.names: set[str] | None = None
+
+    def __contains__(self, name: str) -> bool:
+        if self.names is None:
+            self.names = {n.value for n in _names_defined(self.module)}
+        return name in self.names
+
+
 def _chain_uses(node: Node, target: Target, scope: _Scope, guards: VersionGuards,
-                user_methods: set[str]) -> Iterator[RemovedApiUse]:
+                user_methods: _Defined) -> Iterator[RemovedApiUse]:
     kids = node.children
     for i in range(1, len(kids)):
         trailer = kids[i]
