@@ -164,7 +164,11 @@ def might_read_removed_cache_api(text: str) -> bool:
         # literals before it would make the backwards match slow, and is no assignment of a cache).
         start = max(text.rfind("\n", 0, m.start()) + 1, m.start() - 200)
         bound = _BOUND.search(text, start, m.start())
-        if bound and asked.setdefault(bound[1], _reads_name(text, bound[1])):
+        if bound is None:
+            continue
+        if bound[1] not in asked:
+            asked[bound[1]] = _reads_name(text, bound[1])
+        if asked[bound[1]]:
             return True
     return False
 
