@@ -71,3 +71,32 @@ def test_serve_leaves_the_collector_as_it_found_it(collector: None, monkeypatch:
     gc.set_threshold(700, 10, 10)
     assert cli.main(["serve"]) == 0
     assert gc.get_threshold() == (700, 10, 10)
+
+
+def test_request_modules_are_imported_on_the_engine_thread_until_it_warmed_them(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hover or code action before `warm_requests` finished imports behind the warm-up, on the engine thread
+    (two threads importing the same modules can deadlock); after it, the handler imports nothing there."""
+    import asyncio
+    import importlib
+
+    from hf_cache_lint.lsp.server import HfCacheLintServer
+
+    server = HfCacheLintServer()
+    threads: list[str] = []
+
+    def recording(name: str) -> types.ModuleType:
+        threads.append(threading.current_thread().name)
+        return types.ModuleType(name)
+
+    monkeypatch.setattr(importlib, "import_module", recording)
+    try:
+        asyncio.run(server.imported("hf_cache_lint.lsp.hover"))
+        assert len(threads) == 1 and threads[0].startswith("hf-cache-lint-engine"), threads
+        startup.warm_requests(server.requests_warmed)  # the real warm-up (not patched: `from ... import`)
+        assert server.requests_warmed.is_set()
+        asyncio.run(server.imported("hf_cache_lint.lsp.hover"))
+        assert len(threads) == 1, threads
+    finally:
+        server.engine.shutdown()
+        server.big_engine.shutdown()

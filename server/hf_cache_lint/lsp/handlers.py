@@ -88,6 +88,7 @@ def register(server: HfCacheLintServer) -> None:
 
     @feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=KINDS))
     async def code_action(ls: HfCacheLintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        await ls.imported("hf_cache_lint.lsp.actions")
         from hf_cache_lint.lsp import actions
 
         return await actions.code_actions(ls, params)
@@ -98,12 +99,14 @@ def register(server: HfCacheLintServer) -> None:
 
     @feature(types.TEXT_DOCUMENT_HOVER)
     async def on_hover(ls: HfCacheLintServer, params: types.HoverParams) -> types.Hover | None:
+        await ls.imported("hf_cache_lint.lsp.hover")
         from hf_cache_lint.lsp import hover
 
         return await hover.hover(ls, params)
 
     @feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=['"', "'", "="]))
     async def on_completion(ls: HfCacheLintServer, params: types.CompletionParams) -> types.CompletionList | None:
+        await ls.imported("hf_cache_lint.lsp.completion")
         from hf_cache_lint.lsp import completion
 
         return await completion.completion(ls, params)

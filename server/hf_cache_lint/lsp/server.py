@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import importlib
 import logging
 import os
 import sys
@@ -94,6 +95,7 @@ class HfCacheLintServer(LanguageServer):
         # the engine at once (the big-document lane runs beside the engine thread).
         self.warmed = threading.Event()
         self._warming = False
+        self.requests_warmed = threading.Event()  # set once the engine thread imported the request modules
 
     def _start_io_async(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """pygls 2.1's `_start_io_async` with lsp/wire.py's message loop: a bad frame or invalid params get
@@ -125,6 +127,14 @@ class HfCacheLintServer(LanguageServer):
         self._warming = True
         loop = asyncio.get_running_loop()
         loop.call_soon(loop.run_in_executor, self.engine, startup.warm_engine, self.warmed)
+
+    async def imported(self, module: str) -> None:
+        """Make sure a later request's module (code actions, hover, completion) is imported. Until the engine
+        thread has imported them (`startup.warm_requests`), the import runs there, after whatever warm-up is
+        queued: two threads importing the same modules at once can end in `_DeadlockError` (importlib's
+        per-module locks), or one can find the other's half-initialised module in sys.modules."""
+        if not self.requests_warmed.is_set():
+            await asyncio.get_running_loop().run_in_executor(self.engine, importlib.import_module, module)
 
     def unit_for(self, uri: str) -> Unit | None:
         """The open file or notebook `uri` belongs to (a cell uri gives its notebook)."""
@@ -181,7 +191,7 @@ class HfCacheLintServer(LanguageServer):
             # Queued once this loop step is over: the caller converts and publishes in the same step, so the
             # import does not compete with it for the GIL.
             loop = asyncio.get_running_loop()
-            loop.call_soon(loop.run_in_executor, self.engine, startup.warm_requests)
+            loop.call_soon(loop.run_in_executor, self.engine, startup.warm_requests, self.requests_warmed)
         return results
 
     def unit_lock(self, uri: str) -> threading.Lock:

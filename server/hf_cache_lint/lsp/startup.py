@@ -83,9 +83,11 @@ def warm_engine(done: threading.Event) -> None:
         done.set()
 
 
-def warm_requests() -> None:
+def warm_requests(done: threading.Event) -> None:
     """On the engine thread, after the first results: what code actions, hover and completion import."""
     try:
         from hf_cache_lint.lsp import actions, completion, hover  # noqa: F401
     except Exception:  # the request that needs them will fail the same way and report it
         log.exception("warming the request modules failed")
+    else:
+        done.set()
