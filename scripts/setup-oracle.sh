@@ -52,6 +52,26 @@ else
   log "venv ok"
 fi
 
+# Prove a version works: import it from its target and run a tiny generate. Its stderr (warnings, and the
+# traceback of a failure) goes to a log that is shown only when the check fails twice: a first failure on a
+# loaded machine (three versions importing torch side by side) is retried once rather than failing the run.
+check_version() {
+  local v="$1" T="$2"
+  ORACLE_TF_DIR="$T" "$VENV/bin/python" - "$v" 2>"$DIR/check-$v.log" <<'EOF'
+import os, sys
+sys.path.insert(0, os.environ["ORACLE_TF_DIR"])
+import torch, transformers
+assert transformers.__version__ == sys.argv[1], (transformers.__version__, sys.argv[1])
+assert os.path.realpath(transformers.__file__).startswith(os.path.realpath(os.environ["ORACLE_TF_DIR"]))
+from transformers import LlamaConfig, LlamaForCausalLM
+cfg = LlamaConfig(vocab_size=320, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                  num_attention_heads=4, num_key_value_heads=2)
+out = LlamaForCausalLM(cfg).generate(torch.tensor([[1, 2, 3]]), max_new_tokens=3, do_sample=False)
+assert out.shape == (1, 6), out.shape
+print(f"transformers {transformers.__version__} on torch {torch.__version__}: tiny generate ok")
+EOF
+}
+
 # 2. One --target folder per transformers version, holding only what the venv lacks. The versions are
 #    independent, so they install side by side (pip mostly waits on I/O and unpacking).
 install_version() {
@@ -77,20 +97,15 @@ EOF
   log "  $v into target: ${reqs[*]}"
   "$VENV/bin/pip" install --quiet --no-deps --target "$T" "${reqs[@]}"
   rm -f "$report"
-  # Prove it: import this version from the target and run a tiny generate (its warnings are noise).
-  ORACLE_TF_DIR="$T" "$VENV/bin/python" - "$v" 2>/dev/null <<'EOF'
-import os, sys
-sys.path.insert(0, os.environ["ORACLE_TF_DIR"])
-import torch, transformers
-assert transformers.__version__ == sys.argv[1], (transformers.__version__, sys.argv[1])
-assert os.path.realpath(transformers.__file__).startswith(os.path.realpath(os.environ["ORACLE_TF_DIR"]))
-from transformers import LlamaConfig, LlamaForCausalLM
-cfg = LlamaConfig(vocab_size=320, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                  num_attention_heads=4, num_key_value_heads=2)
-out = LlamaForCausalLM(cfg).generate(torch.tensor([[1, 2, 3]]), max_new_tokens=3, do_sample=False)
-assert out.shape == (1, 6), out.shape
-print(f"transformers {transformers.__version__} on torch {torch.__version__}: tiny generate ok")
-EOF
+  if ! check_version "$v" "$T"; then
+    log "  $v: the tiny generate failed; checking once more"
+    if ! check_version "$v" "$T"; then
+      log "  $v: the tiny generate failed again:"
+      tail -n 30 "$DIR/check-$v.log" >&2
+      return 1
+    fi
+  fi
+  rm -f "$DIR/check-$v.log"
   touch "$T/.ok"
 }
 
