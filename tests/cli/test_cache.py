@@ -84,7 +84,7 @@ def test_a_settled_file_is_recognised_by_its_stat_and_rehashed_when_it_changes(
     check(run)
     (entry_file,) = (project / cache_mod.FOLDER / cache_mod.__version__).glob("*.json")
     (entry,) = json.loads(entry_file.read_text())["files"].values()
-    assert entry["stat"] == cache_mod.stat_key(path.stat())
+    assert entry[:3] == cache_mod.stat_key(path.stat())  # [size, mtime_ns, inode, content, deps, result]
     write(path, CONFLICT_FIXED)  # a new mtime: the stat no longer matches, the content decides
     assert codes(check(run)) == []
     assert engine_calls == ["a.py", "a.py"]
@@ -153,7 +153,7 @@ def test_a_corrupt_cache_is_ignored_and_rewritten(run: RunFn, project: Path, eng
     (entry_file,) = (project / cache_mod.FOLDER / cache_mod.__version__).glob("*.json")
     data = json.loads(entry_file.read_text())
     (key,) = data["files"]
-    data["files"][key]["result"] = {"findings": [{"code": 1}]}  # an entry of the wrong shape
+    data["files"][key][5] = {"findings": [{"code": 1}]}  # a result of the wrong shape
     entry_file.write_text(json.dumps(data))
     assert check(run) == first
     entry_file.write_text('{"format": 1, "files": {"a.py": ')  # a truncated file
@@ -253,3 +253,95 @@ def test_extend_select_is_part_of_the_key(run: RunFn, project: Path) -> None:
     write(project / "a.py", CONFLICT.replace(', cache_implementation="static"', ""))
     assert codes(check(run, "--transformers-version", "5.24.0")) == []
     assert codes(check(run, "--transformers-version", "5.24.0", "--extend-select", "HFC006")) == ["HFC006"]
+
+
+# -- the warm path: what a run answered from the cache reads, imports and writes ---------------------------
+def settle(*paths: Path) -> None:
+    """Date the files well before the racy window, as files of a checkout are: their stat can be trusted."""
+    for path in paths:
+        old = path.stat().st_mtime_ns - 10 * cache_mod.RACY_NS
+        os.utime(path, ns=(old, old))
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The files the runner read (a hit by stat reads nothing)."""
+    from hf_cache_lint.cli_support import runner
+
+    calls: list[str] = []
+    real = runner._read
+
+    def counting(source: object) -> object:
+        calls.append(source.display)  # type: ignore[attr-defined]
+        return real(source)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(runner, "_read", counting)
+    return calls
+
+
+def entry_file(project: Path) -> Path:
+    (found,) = (project / cache_mod.FOLDER / cache_mod.__version__).glob("*.json")
+    return found
+
+
+def test_a_warm_run_reads_no_file_and_writes_nothing(run: RunFn, project: Path, reads: list[str]) -> None:
+    settle(write(project / "a.py", CONFLICT), write(project / "b.py", CONFLICT_FIXED))
+    first = check(run)
+    assert reads == ["a.py", "b.py"]
+    before = entry_file(project).stat()
+    assert check(run) == first and check(run, "--format", "text").code == 1
+    assert reads == ["a.py", "b.py"]  # answered from the stats alone
+    after = entry_file(project).stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)  # not rewritten
+    assert not list(entry_file(project).parent.glob("*.tmp"))
+
+
+def test_an_entry_learns_the_stat_once_the_file_is_settled(run: RunFn, project: Path, reads: list[str],
+                                                           engine_calls: list[str]) -> None:
+    path = write(project / "a.py", CONFLICT)  # just written: its stat is not trusted yet (racy)
+    first = check(run)
+    (entry,) = json.loads(entry_file(project).read_text())["files"].values()
+    assert entry[:3] == [None, None, None]
+    settle(path)  # the same content, now old enough
+    assert check(run) == first  # a hit by content: the file is read and hashed, and the entry takes the stat
+    (entry,) = json.loads(entry_file(project).read_text())["files"].values()
+    assert entry[:3] == cache_mod.stat_key(path.stat())
+    assert check(run) == first
+    assert reads == ["a.py", "a.py"]  # the third run did not read it
+    assert engine_calls == ["a.py"]
+
+
+def test_a_settled_dependency_that_changes_is_a_miss(run: RunFn, project: Path, engine_calls: list[str]) -> None:
+    """A dependency that is itself a checked file with a trusted stat is fingerprinted from its entry: a new
+    stat (an edit) must still make the importer a miss."""
+    main, helpers = write(project / "main.py", MAIN_IMPORTING), write(project / "helpers.py", HELPERS)
+    settle(main, helpers)
+    assert codes(check(run)) == ["HFC001"]
+    assert codes(check(run)) == ["HFC001"]
+    assert sorted(engine_calls) == ["helpers.py", "main.py"]
+    write(helpers, HELPERS.replace("'static'", "None"))
+    assert codes(check(run)) == []
+    assert engine_calls.count("main.py") == 2
+
+
+def test_a_run_from_another_folder_is_keyed_apart(run: RunFn, project: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine names what it probes relative to the current folder, as the printed paths are: from
+    another folder an entry's dependency paths would point elsewhere (here at a module that is still absent,
+    while the one the import now finds was created), so entries are not shared between folders."""
+    write(project / "sub" / "main.py", MAIN_IMPORTING)
+    assert codes(check(run, "sub")) == []  # sub/helpers.py does not exist yet
+    write(project / "sub" / "helpers.py", HELPERS)
+    monkeypatch.chdir(project / "sub")
+    expected = check(run, ".", "--format", "text", "--no-cache")
+    assert "HFC001" in expected.out and "sub/" not in expected.out
+    assert check(run, ".", "--format", "text") == expected
+    assert check(run, ".", "--format", "text") == expected
+
+
+def test_the_cli_quiet_codes_are_the_registry_s() -> None:
+    from hf_cache_lint.cli_support.check_cmd import CLI_QUIET
+    from hf_cache_lint.rules import ALL_RULES
+
+    assert tuple(r.code for r in ALL_RULES if not r.cli_default) == CLI_QUIET
+

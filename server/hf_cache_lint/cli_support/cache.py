@@ -1,12 +1,17 @@
 """The result cache, as Ruff's: a file's findings are reused while nothing they depend on changed.
 
-One JSON file per (tool build, Python, settings, target version, workspace) under
-`.hf_cache_lint_cache/<version>/`, mapping each checked file to the hash of its content, the
-fingerprints of everything its check consulted (workspace modules an import resolved to, and every
-candidate it probed on the way; checkpoint folders and their generation_config.json / config.json;
+One JSON file per (tool build, Python, settings, target version, workspace, current folder) under
+`.hf_cache_lint_cache/<version>/`, mapping each checked file (its absolute path) to the stat and the hash of
+its content, the fingerprints of everything its check consulted (workspace modules an import resolved to,
+and every candidate it probed on the way; checkpoint folders and their generation_config.json / config.json;
 hub cache snapshots: see engine/deps.py) and its findings. An entry is used only when the content hash
 and every fingerprint still match, so a changed, created or deleted dependency is a miss, never a
 stale result. The folder writes its own `.gitignore` (`*`).
+
+The index is compact because a warm run reads all of it: an entry is one JSON list
+`[size, mtime_ns, inode, content hash, deps, result]` (the stat null while not trusted, see RACY_NS), and a
+file without findings, cells or notes, the common case, has result 0. A run where every file hits writes
+nothing; a run that only learned that a file's stat can now be trusted rewrites the index once.
 
 Two runs may share the folder: each writes a whole new file next to the old one and renames it into
 place (os.replace is atomic), so a reader sees the old file or the new one, never half of either; the
@@ -18,29 +23,34 @@ Entries are plain JSON, never pickle: the folder sits in the workspace, and load
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import stat
 import sys
-import tempfile
 import time
 from collections.abc import Iterable
 from dataclasses import asdict
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hf_cache_lint import __version__
 from hf_cache_lint.engine import deps as engine_deps
-from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import CheckResult, Edit, Finding, Fix, Position, Related, Severity, Span
 from hf_cache_lint.settings import Settings
+
+if TYPE_CHECKING:
+    from hf_cache_lint.engine.context import Context
+
+try:  # the module hashlib takes blake2b from: hashlib itself loads OpenSSL (~5 ms), which only digest() needs
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - a Python without it
+    from hashlib import blake2b
 
 FOLDER = ".hf_cache_lint_cache"
 DIR_ENV = "HF_CACHE_LINT_CACHE_DIR"
 OFF_ENV = "HF_CACHE_LINT_NO_CACHE"
-FORMAT = 1
+FORMAT = 2  # 2: the compact list entries (1: one object per entry)
 
 
 # A file whose stat (size, mtime, inode) matches the entry's is taken as unchanged without reading it,
@@ -50,6 +60,8 @@ RACY_NS = 2_000_000_000
 
 
 def digest(data: bytes) -> str:
+    import hashlib  # a run answered from stats never hashes a file
+
     return hashlib.sha256(data).hexdigest()[:32]  # sha256: hardware-assisted, about 2x blake2b here
 
 
@@ -61,7 +73,7 @@ def stat_key(st: os.stat_result) -> list[int]:
 def tool_fingerprint() -> str:
     """The version, and the size and mtime of every file of the package (an edited checkout is a new tool)."""
     root = Path(__file__).resolve().parents[1]
-    h = hashlib.blake2b(f"{__version__}|{FORMAT}|{sys.version}".encode(), digest_size=16)
+    h = blake2b(f"{__version__}|{FORMAT}|{sys.version}".encode(), digest_size=16)
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
         for name in sorted(filenames):
@@ -91,17 +103,22 @@ def fingerprint(path: str) -> str:
 
 
 def run_key(settings: Settings, context: Context) -> str:
-    """Everything outside the files that a result depends on, as one hash."""
+    """Everything outside the files that a result depends on, as one hash.
+
+    The current folder too: the engine names the files it reads as the printed path does (relative to it),
+    so the dependency paths of an entry, and any path in its findings, mean what they mean from there.
+    """
     parts = {
         "tool": tool_fingerprint(),
         "settings": asdict(settings),
         "target": str(context.target),
         "workspace": str(context.workspace),
+        "cwd": os.getcwd(),
         "hub": str(context.hf_hub_cache),
         "interpreter": context.interpreter,
         "version_source": context.version_source,
     }
-    return digest(json.dumps(parts, sort_keys=True, default=str).encode())
+    return blake2b(json.dumps(parts, sort_keys=True, default=str).encode(), digest_size=16).hexdigest()
 
 
 def cache_folder(root: Path, setting: str | None) -> Path:
@@ -129,11 +146,14 @@ def _unspan(v: Any) -> Span:
     return Span(Position(a, b), Position(c, d))
 
 
-def encode(result: CheckResult) -> dict[str, Any]:
+def encode(result: CheckResult) -> dict[str, Any] | int:
+    """The result as JSON data; 0 for the common one, nothing found and no cells or notes."""
+    if not (result.findings or result.cell_starts or result.notes):
+        return 0
     return {
         "findings": [{
             "code": f.code, "name": f.name, "message": f.message, "severity": f.severity.value,
-            "span": _span(f.span), "story": f.story,
+            "span": _span(f.span), "story": str(f.story),
             "fixes": [{"title": x.title, "preferred": x.preferred,
                        "edits": [[_span(e.span), e.content] for e in x.edits]} for x in f.fixes],
             "related": [[_span(r.span), r.message, r.path] for r in f.related],
@@ -145,6 +165,8 @@ def encode(result: CheckResult) -> dict[str, Any]:
 
 
 def decode(data: Any, path: str) -> CheckResult:
+    if data == 0 and type(data) is int:  # not False, which also equals 0
+        return CheckResult(path)
     findings = tuple(Finding(
         code=str(f["code"]), name=str(f["name"]), message=str(f["message"]), severity=Severity(f["severity"]),
         span=_unspan(f["span"]), story=str(f["story"]),
@@ -165,14 +187,28 @@ class ResultCache:
         self.key = run_key(settings, context)
         self.file = folder / __version__ / f"{self.key}.json"
         self.entries = self._read()
-        self.changed: dict[str, dict[str, Any]] = {}
+        self.changed: dict[str, list[Any]] = {}
         self.hits = 0
         self._now: dict[str, str] = {}  # fingerprints taken this run (many files share a dependency)
 
     def fingerprint(self, path: str) -> str:
         if path not in self._now:
-            self._now[path] = fingerprint(path)
+            self._now[path] = self._by_stat(path) or fingerprint(path)
         return self._now[path]
+
+    def _by_stat(self, path: str) -> str | None:
+        """A dependency that is itself a checked file whose entry trusts its stat, and the stat still matches:
+        the entry's content hash is its fingerprint, without reading it (a package's modules import each
+        other: most dependencies of a tree are files of the same tree)."""
+        try:
+            st = os.stat(path)
+        except (OSError, ValueError):
+            return None
+        entry = self.entries.get(os.path.abspath(path))
+        if (stat.S_ISREG(st.st_mode) and type(entry) is list and len(entry) == 6 and entry[:3] == stat_key(st)
+                and isinstance(entry[3], str)):
+            return "f:" + entry[3]
+        return None
 
     def for_run(self, settings: Settings, context: Context) -> ResultCache:
         """This cache when it was made for these settings and context, else the one that was (same folder):
@@ -189,46 +225,49 @@ class ResultCache:
         files: dict[str, Any] = data["files"]
         return files
 
-    def _valid(self, entry: Any, display: str) -> CheckResult | None:
+    def _valid(self, entry: list[Any], display: str) -> CheckResult | None:
         try:
-            if any(self.fingerprint(str(p)) != fp for p, fp in entry["deps"]):
+            if entry[4] and any(self.fingerprint(str(p)) != fp for p, fp in entry[4]):
                 return None
-            result = decode(entry["result"], display)
-        except (KeyError, TypeError, ValueError, AttributeError):
+            result = decode(entry[5], display)
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError):
             return None  # a corrupt entry: checked again, and rewritten by put()
         self.hits += 1
         return result
 
-    def get_by_stat(self, path: Path, st: os.stat_result, display: str) -> CheckResult | None:
-        """The result when the file's stat says it is the content the entry was made from."""
-        entry = self.entries.get(os.path.abspath(path))
-        if not isinstance(entry, dict) or entry.get("stat") != stat_key(st):
+    def get_by_stat(self, key: str, st: os.stat_result, display: str) -> CheckResult | None:
+        """The result when the file's stat says it is the content the entry was made from (`key`: the file's
+        absolute path, SourceFile.key)."""
+        entry = self.entries.get(key)
+        if (type(entry) is not list or len(entry) != 6 or entry[0] != st.st_size or entry[1] != st.st_mtime_ns
+                or entry[2] != st.st_ino):  # an entry whose stat is not trusted has None there
             return None
         return self._valid(entry, display)
 
-    def get(self, path: Path, content: str, display: str) -> CheckResult | None:
-        """The result when the entry was made from content with this hash."""
-        entry = self.entries.get(os.path.abspath(path))
-        if not isinstance(entry, dict) or entry.get("content") != content:
+    def get(self, key: str, content: str, display: str, st: os.stat_result | None = None) -> CheckResult | None:
+        """The result when the entry was made from content with this hash. `st`, the stat taken before the
+        file was read: when the entry does not trust it yet and it is settled now, the entry takes it, so the
+        next run answers from the stat without reading the file."""
+        entry = self.entries.get(key)
+        if type(entry) is not list or len(entry) != 6 or entry[3] != content:
             return None
-        return self._valid(entry, display)
+        result = self._valid(entry, display)
+        if result is not None and st is not None and _settled(st) and entry[:3] != stat_key(st):
+            self.changed[key] = [*stat_key(st), *entry[3:]]
+        return result
 
-    def put(self, path: Path, content: str, st: os.stat_result | None, deps: Iterable[str],
+    def put(self, key: str, content: str, st: os.stat_result | None, deps: Iterable[str],
             result: CheckResult) -> None:
         """Remember `result` for `content` (`st`: the file's stat taken before it was read)."""
         deps = set(deps)
         if result.error is not None or engine_deps.VOLATILE in deps:
             return  # unreadable now may be readable next time; jedi's inputs cannot be fingerprinted
-        settled = st is not None and st.st_mtime_ns < time.time_ns() - RACY_NS
-        self.changed[os.path.abspath(path)] = {
-            "content": content,
-            "stat": stat_key(st) if settled and st is not None else None,
-            "deps": sorted([p, self.fingerprint(p)] for p in deps),
-            "result": encode(result),
-        }
+        trusted = stat_key(st) if st is not None and _settled(st) else [None, None, None]
+        self.changed[key] = [*trusted, content, sorted([p, self.fingerprint(p)] for p in deps), encode(result)]
 
     def save(self) -> None:
-        """Write the entries (merged over what another run may have written meanwhile); never raises."""
+        """Write the entries (merged over what another run may have written meanwhile); never raises.
+        Nothing is written when nothing changed: a warm run only reads."""
         if not self.changed:
             return
         try:
@@ -242,7 +281,14 @@ class ResultCache:
             pass  # a read-only or full disk costs the next run its speed, not this run its result
 
 
+def _settled(st: os.stat_result) -> bool:
+    """Whether the file was last written long enough ago for its stat to stand for its content (RACY_NS)."""
+    return st.st_mtime_ns < time.time_ns() - RACY_NS
+
+
 def _atomic_write(path: Path, data: bytes) -> None:
+    import tempfile  # only a run that writes needs it
+
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:

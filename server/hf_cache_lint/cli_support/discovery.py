@@ -1,15 +1,24 @@
-"""Which files a `check` covers: given files as they are, folders walked in sorted order."""
+"""Which files a `check` covers: given files as they are, folders walked in sorted order.
+
+A warm run spends most of its time here (the cache answers the rest in microseconds a file), so the walk does
+per file only what it must: one scandir entry, one stat (the cache compares it, the dedup needs its identity)
+and a few string joins; the `Path` of a file is made only when something reads `SourceFile.path`.
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from hf_cache_lint.cli_support.gitignore import PathSpec
 from hf_cache_lint.engine.confine import inside
-from hf_cache_lint.engine.findings import FileError
+
+if TYPE_CHECKING:
+    from hf_cache_lint.cli_support.gitignore import PathSpec
+    from hf_cache_lint.engine.findings import FileError
 
 SUFFIXES = (".py", ".ipynb")
 
@@ -21,16 +30,36 @@ ENV_MARKERS = ("pyvenv.cfg", "conda-meta")
 
 @dataclass(frozen=True)
 class SourceFile:
-    """A file to check and the name to print for it (relative like the path it was found under)."""
+    """A file to check and the name to print for it (relative like the path it was found under).
 
-    path: Path
+    `SourceFile(path, display)` with a Path or a str; `.path` is always a Path (made on first use: a warm run
+    never needs most of them).
+    """
+
+    where: Path | str
     display: str
     # The file's status when discovery took it (the result cache's first lookup uses it: one stat a file).
     stat: os.stat_result | None = field(default=None, compare=False, repr=False)
+    # Its absolute path (os.path.abspath of `where`), the result cache's key; "" when not known.
+    key: str = field(default="", compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.where, Path):
+            self.__dict__["path"] = self.where  # the caller's Path, as given (cached_property's slot)
+            object.__setattr__(self, "where", os.fspath(self.where))
+
+    @cached_property
+    def path(self) -> Path:
+        return Path(self.where)
+
+    @property
+    def absolute(self) -> str:
+        return self.key or os.path.abspath(self.where)
 
     @property
     def is_notebook(self) -> bool:
-        return self.path.suffix == ".ipynb"
+        # = Path.suffix == ".ipynb" (splitext, like Path.suffix, gives a leading-dot name no suffix).
+        return os.path.splitext(os.path.basename(self.where))[1] == ".ipynb"
 
 
 @dataclass(frozen=True)
@@ -39,43 +68,70 @@ class Discovery:
     errors: tuple[FileError, ...]
 
 
-def _display(given: str, rel: str) -> str:
-    # normpath drops a leading "./" so `check .` prints `a.py`, as Ruff does.
-    return os.path.normpath(os.path.join(given, rel)) if rel else given
+def _file_error(path: str, message: str) -> FileError:
+    from hf_cache_lint.engine.findings import FileError
+
+    return FileError(path, message)
+
+
+def _prefix(folder: str) -> str:
+    """What joins `folder` and a name below it: "" for ".", the folder itself when it ends with a separator."""
+    if folder == os.curdir:
+        return ""
+    return folder if folder.endswith(os.sep) else folder + os.sep
 
 
 class _Walker:
-    def __init__(self, exclude: PathSpec, base: Path, roots: tuple[str, ...] = ()) -> None:
-        self.exclude = exclude
+    def __init__(self, exclude: PathSpec | None, base: Path, roots: tuple[str, ...] = ()) -> None:
+        self.exclude = exclude if exclude is not None and exclude.patterns else None
         self.base = os.path.abspath(base)
         # Where a folder walk may read: the project root and the folders given. A symlinked file leading
         # elsewhere is not checked; symlinked folders are never entered (no loops, no escapes).
         self.roots = (self.base, *roots)
         self.errors: list[FileError] = []
+        self.found: list[SourceFile] = []
+        self.seen: set[object] = set()
 
-    def rel_to_base(self, path: str) -> str:
-        absolute = os.path.abspath(path)
-        rel = os.path.relpath(absolute, self.base) if absolute.startswith(self.base + os.sep) else absolute
+    def rel_to_base(self, absolute: str) -> str:
+        rel = absolute[len(self.base) + 1:] if absolute.startswith(self.base + os.sep) else absolute
         return rel.replace(os.sep, "/").lstrip("/")
 
-    def excluded(self, path: str, is_dir: bool) -> bool:
-        return bool(self.exclude.patterns) and self.exclude.matches(self.rel_to_base(path), is_dir)
+    def excluded(self, absolute: str, is_dir: bool) -> bool:
+        return self.exclude is not None and self.exclude.matches(self.rel_to_base(absolute), is_dir)
 
-    def walk(self, root: str, given: str, rel: str = "") -> Iterator[SourceFile]:
+    def add(self, where: str, display: str, key: str) -> None:
+        """Take a file once: its identity (device, inode) finds a file reached twice (a symlink, overlapping
+        paths) with the one stat the cache needs anyway, where realpath costs an lstat per path component."""
+        st: os.stat_result | None
         try:
-            with os.scandir(root) as it:
+            st = os.stat(where)
+            ident: object = (st.st_dev, st.st_ino)
+        except OSError:
+            st, ident = None, os.path.realpath(where)
+        if ident not in self.seen:
+            self.seen.add(ident)
+            self.found.append(SourceFile(where, display, st, key))
+
+    def walk(self, folder: str, display: str, absolute: str, top: bool) -> None:
+        """Add the files below `folder` (printed as `display`, at `absolute`), in name order, depth first.
+
+        Names below a folder are plain (never "." or ".."), so joining them to the normalised display and
+        absolute paths of the folder gives what normpath and abspath of the joined path would.
+        """
+        try:
+            with os.scandir(folder) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
-            self.errors.append(FileError(_display(given, rel), f"cannot list folder: {exc.strerror or exc}"))
+            # A given folder is named as given; one found below it by its printed path.
+            self.errors.append(_file_error(folder if top else display, f"cannot list folder: {exc.strerror or exc}"))
             return
-        names = {e.name for e in entries}
-        if rel and any(m in names for m in ENV_MARKERS):
+        if not top and any(e.name in ENV_MARKERS for e in entries):
             return
+        shown, at = _prefix(display), _prefix(absolute)
         for entry in entries:
             name = entry.name
-            if name.startswith("."):
+            if name[0] == ".":
                 continue
-            child_rel = f"{rel}/{name}" if rel else name
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)
                 is_file = not is_dir and entry.is_file()
@@ -84,13 +140,13 @@ class _Walker:
             except OSError:
                 continue
             if is_dir:
-                if name not in SKIP_DIRS and not self.excluded(entry.path, True):
-                    yield from self.walk(entry.path, given, child_rel)
-            elif is_file and name.endswith(SUFFIXES) and not self.excluded(entry.path, False):
-                yield SourceFile(Path(entry.path), _display(given, child_rel))
+                if name not in SKIP_DIRS and not self.excluded(at + name, True):
+                    self.walk(entry.path, shown + name, at + name, False)
+            elif is_file and name.endswith(SUFFIXES) and not self.excluded(at + name, False):
+                self.add(entry.path, shown + name, at + name)
 
 
-def discover(paths: Sequence[str], exclude: PathSpec, base: Path) -> Discovery:
+def discover(paths: Sequence[str], exclude: PathSpec | None, base: Path) -> Discovery:
     """The files under `paths` in a stable order (each once), and the paths that do not exist.
 
     A file named on the command line is checked whatever its suffix or the excludes (as Ruff does);
@@ -99,27 +155,12 @@ def discover(paths: Sequence[str], exclude: PathSpec, base: Path) -> Discovery:
     the given folders.
     """
     walker = _Walker(exclude, base, tuple(os.path.abspath(p) for p in paths if os.path.isdir(p)))
-    seen: set[object] = set()
-    files: list[SourceFile] = []
     for given in paths:
-        candidates: Iterator[SourceFile] | tuple[SourceFile, ...]
         if os.path.isdir(given):
-            candidates = walker.walk(given, given)
+            # normpath drops a leading "./" so `check .` prints `a.py`, as Ruff does.
+            walker.walk(given, os.path.normpath(given), os.path.abspath(given), True)
         elif os.path.exists(given):
-            candidates = (SourceFile(Path(given), os.path.normpath(given)),)
+            walker.add(given, os.path.normpath(given), os.path.abspath(given))
         else:
-            walker.errors.append(FileError(given, "no such file or directory"))
-            continue
-        for f in candidates:
-            # The file's identity (device, inode) finds a file reached twice (a symlink, overlapping
-            # paths) with one stat, where realpath costs an lstat per path component.
-            st: os.stat_result | None
-            try:
-                st = os.stat(f.path)
-                key: object = (st.st_dev, st.st_ino)
-            except OSError:
-                st, key = None, os.path.realpath(f.path)
-            if key not in seen:
-                seen.add(key)
-                files.append(SourceFile(f.path, f.display, st))
-    return Discovery(tuple(files), tuple(walker.errors))
+            walker.errors.append(_file_error(given, "no such file or directory"))
+    return Discovery(tuple(walker.found), tuple(walker.errors))

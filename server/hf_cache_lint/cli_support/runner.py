@@ -20,9 +20,6 @@ from hf_cache_lint.cli_support.discovery import SourceFile
 from hf_cache_lint.engine import deps
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import CheckResult, FileError
-from hf_cache_lint.engine.prefilter import code_hits, might_use_removed_api, needs_analysis
-from hf_cache_lint.engine.text import UndecodableError, decode_source
-from hf_cache_lint.fixcheck import verify_result
 from hf_cache_lint.settings import Settings
 
 if TYPE_CHECKING:
@@ -65,6 +62,7 @@ def check_one(source: SourceFile, settings: Settings, context: Context) -> Check
     """check_file with its fixes verified (fixcheck), any unexpected failure turned into a per-file
     error (never a traceback)."""
     from hf_cache_lint.checking.files import check_file
+    from hf_cache_lint.fixcheck import verify_result
 
     return _guarded(source, lambda: verify_result(check_file(source.path, settings, context,
                                                              display=source.display),
@@ -74,6 +72,7 @@ def check_one(source: SourceFile, settings: Settings, context: Context) -> Check
 def _run_job(job: Job, settings: Settings, context: Context) -> tuple[CheckResult, tuple[str, ...]]:
     """One file through the engine, and the paths its check consulted (for the cache)."""
     from hf_cache_lint.checking.files import check_data, check_file
+    from hf_cache_lint.fixcheck import verify_result
 
     source = job.source
 
@@ -132,6 +131,10 @@ def _clean_before_parse(data: bytes, source: SourceFile, context: Context) -> tu
     parse: the text prefilter rules it out, or the compile gate does, asked as checking/source.py's
     check_source asks them for a file (its `path` the display name, as check_data gives it); else None, and
     the engine checks it (also when anything here fails: the engine then reports it as it would)."""
+    # The prefilter and the text helpers: only for a file the cache did not answer.
+    from hf_cache_lint.engine.prefilter import code_hits, might_use_removed_api, needs_analysis
+    from hf_cache_lint.engine.text import UndecodableError, decode_source
+
     if source.is_notebook or len(data) > MAX_BYTES:
         return None
     try:
@@ -175,7 +178,7 @@ def check_files(sources: Sequence[SourceFile], settings: Settings, context: Cont
     for i, source in enumerate(sources):
         if cache is not None:
             try:
-                hit = cache.get_by_stat(source.path, source.stat or source.path.stat(), source.display)
+                hit = cache.get_by_stat(source.absolute, source.stat or os.stat(source.where), source.display)
             except OSError:
                 hit = None
             if hit is not None:
@@ -184,7 +187,7 @@ def check_files(sources: Sequence[SourceFile], settings: Settings, context: Cont
         data, st = _read(source)
         if data is not None and cache is not None:
             digests[i] = (digest(data), st)
-            hit = cache.get(source.path, digests[i][0], source.display)
+            hit = cache.get(source.absolute, digests[i][0], source.display, st)
             if hit is not None:
                 results[i] = hit
                 continue
@@ -192,13 +195,13 @@ def check_files(sources: Sequence[SourceFile], settings: Settings, context: Cont
         if clean is not None:
             results[i] = CheckResult(source.display)
             if cache is not None:
-                cache.put(source.path, *digests[i], clean, CheckResult(source.display))
+                cache.put(source.absolute, *digests[i], clean, CheckResult(source.display))
             continue
         todo.append(Job(i, source, data))
     for job, (result, noted) in zip(todo, _run_all(todo, settings, context, jobs or default_jobs()), strict=True):
         results[job.index] = result
         if cache is not None and job.index in digests:
-            cache.put(job.source.path, *digests[job.index], noted, result)
+            cache.put(job.source.absolute, *digests[job.index], noted, result)
     if cache is not None:
         cache.save()
     return [r for r in results if r is not None]
