@@ -345,3 +345,24 @@ def test_the_cli_quiet_codes_are_the_registry_s() -> None:
 
     assert tuple(r.code for r in ALL_RULES if not r.cli_default) == CLI_QUIET
 
+
+def test_a_warm_run_does_not_import_the_engine(project: Path) -> None:
+    write(project / "a.py", CONFLICT)
+    write(project / "b.py", CONFLICT_FIXED)
+    write(project / "helpers.py", HELPERS)
+    write(project / "main.py", MAIN_IMPORTING)
+    heavy = ("parso", "jedi", "hf_cache_lint.rules", "hf_cache_lint.checking", "hf_cache_lint.engine.interp",
+             "hf_cache_lint.engine.analysis", "hf_cache_lint.engine.gate", "hf_cache_lint.engine.prefilter",
+             "hf_cache_lint.fixcheck", "hf_cache_lint.cli_support.formats.json_format")
+    code = ("import sys; from hf_cache_lint.cli import main; main(['check', '--format', 'text']); "
+            f"print(sorted(m for m in sys.modules if m.startswith({heavy!r})), file=sys.stderr)")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+
+    def loaded() -> tuple[bytes, list[str]]:
+        proc = subprocess.run([sys.executable, "-c", code], cwd=project, env=env, capture_output=True, timeout=120)
+        return proc.stdout, json.loads(proc.stderr.decode().splitlines()[-1].replace("'", '"'))
+
+    cold_out, cold = loaded()
+    assert "parso" in cold and "hf_cache_lint.rules" in cold  # the test can fail: a cold run loads them
+    warm_out, warm = loaded()
+    assert warm == [] and warm_out == cold_out and b"HFC001" in warm_out

@@ -128,3 +128,15 @@ def test_text_snippet_uses_the_engines_line_split_not_form_feeds(tmp_path: Path)
     p = write(tmp_path / "ff.py", "a = 1\x0c  # page break\nmodel.generate(x=1)\n")
     lines = text.render(report_for(p, "ff.py", finding(Span.of(2, 15, 2, 18)))).splitlines()
     assert lines[2] == "2 | model.generate(x=1)"
+
+
+def test_formats_renders_each_name_with_its_module(tmp_path: Path) -> None:
+    """FORMATS imports a format's module when first called; each name prints what its module prints."""
+    p = write(tmp_path / "t.py", "out = model.generate(a=1)\n")
+    r = report_for(p, "t.py", finding(Span.of(1, 6, 1, 9)))
+    from hf_cache_lint.cli_support.formats import FORMATS
+
+    modules = {"text": text, "json": json_format, "sarif": sarif, "github": github}
+    assert set(FORMATS) == set(modules)
+    for name, module in modules.items():
+        assert FORMATS[name](r) == module.render(r)

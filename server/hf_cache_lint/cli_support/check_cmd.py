@@ -1,27 +1,37 @@
-"""`hf-cache-lint check`: configuration, discovery, the check (and fix) run, output and exit status."""
+"""`hf-cache-lint check`: configuration, discovery, the check (and fix) run, output and exit status.
+
+A run answered from the result cache imports no more than it uses: the rules, the engine's analysis and
+parso load only when a file misses (runner.py), the chosen format alone (formats/__init__.py), --upgrade-to's
+and --fix's modules only with those flags (tests/cli/test_cache.py checks what a warm run imports).
+"""
 
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hf_cache_lint.cli_support.cache import ResultCache, cache_folder, disabled_by_env
 from hf_cache_lint.cli_support.discovery import Discovery, SourceFile, discover
 from hf_cache_lint.cli_support.formats import FORMATS
-from hf_cache_lint.cli_support.gitignore import PathSpec
 from hf_cache_lint.cli_support.report import Report, build_report
 from hf_cache_lint.cli_support.runner import check_files, check_one
-from hf_cache_lint.cli_support.upgrade import new_at_upgrade
 from hf_cache_lint.engine.context import Context, installed_transformers, resolve_context
 from hf_cache_lint.engine.findings import CheckResult, FileError
-from hf_cache_lint.engine.versions import Target
 from hf_cache_lint.pyproject import Config, ConfigError, check_version, load_config
 from hf_cache_lint.settings import Settings
 
+if TYPE_CHECKING:
+    from hf_cache_lint.cli_support.gitignore import PathSpec
+
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+# The codes of the rules that are off by default in the CLI (Rule.cli_default False: HFC006), written out so
+# that a run answered from the cache does not import the rule registry to learn them. A test compares it with
+# the registry (tests/cli/test_cache.py), so a new off-by-default rule cannot be forgotten here.
+CLI_QUIET = ("HFC006",)
 
 
 def _error(message: str) -> int:
@@ -34,9 +44,7 @@ def effective_settings(config: Config, args: argparse.Namespace) -> Settings:
 
     The rules that are off by default in the CLI (HFC006) stay off unless a selection names them.
     """
-    from hf_cache_lint.rules import ALL_RULES
-
-    settings = replace(config.settings, quiet=tuple(r.code for r in ALL_RULES if not r.cli_default))
+    settings = replace(config.settings, quiet=CLI_QUIET)
     if args.select is not None:
         settings = replace(settings, select=args.select, ignore=args.ignore or ())
     elif args.ignore is not None:
@@ -50,10 +58,16 @@ def effective_settings(config: Config, args: argparse.Namespace) -> Settings:
     return settings
 
 
+def _which(program: str) -> str | None:
+    import shutil  # only with an interpreter
+
+    return shutil.which(program)
+
+
 def make_context(settings: Settings, args: argparse.Namespace, root: Path) -> Context:
     """The target version: --transformers-version, else the interpreter's environment, else pyproject/newest."""
     interpreter = settings.interpreter
-    if interpreter and not shutil.which(interpreter):
+    if interpreter and not _which(interpreter):
         raise ConfigError(f"interpreter not found: {interpreter}")
     if args.transformers_version:
         context = resolve_context(transformers_version=args.transformers_version, workspace=root,
@@ -87,6 +101,14 @@ def _fix(sources: list[SourceFile], results: list[CheckResult], settings: Settin
     return out, errors, fixed
 
 
+def _exclude(patterns: tuple[str, ...]) -> PathSpec | None:
+    if not patterns:
+        return None
+    from hf_cache_lint.cli_support.gitignore import PathSpec
+
+    return PathSpec.of(patterns)
+
+
 def run(args: argparse.Namespace) -> tuple[Report, Discovery]:
     paths = args.paths or ["."]
     config = load_config(paths)
@@ -97,13 +119,16 @@ def run(args: argparse.Namespace) -> tuple[Report, Discovery]:
         raise ConfigError("--upgrade-to reports what an upgrade would break; it does not combine with --fix")
     settings = effective_settings(config, args)
     context = make_context(settings, args, config.root)
-    found = discover(paths, PathSpec.of(settings.exclude), config.root)
+    found = discover(paths, _exclude(settings.exclude), config.root)
     sources = list(found.files)
     cache = None
     if config.cache and not args.no_cache and not disabled_by_env():
         cache = ResultCache(cache_folder(config.root, config.cache_dir), settings, context)
     results = check_files(sources, settings, context, jobs=args.jobs, cache=cache)
     if args.upgrade_to:
+        from hf_cache_lint.cli_support.upgrade import new_at_upgrade
+        from hf_cache_lint.engine.versions import Target
+
         upgrade = Target.of(args.upgrade_to)
         if upgrade.version <= context.target.version:
             raise ConfigError(f"--upgrade-to {upgrade} is not newer than the current target {context.target} "

@@ -9,8 +9,6 @@ from dataclasses import dataclass
 
 from hf_cache_lint.cli_support.discovery import SourceFile
 from hf_cache_lint.engine.findings import CheckResult, FileError, Finding, Related, Severity
-from hf_cache_lint.engine.notebook import Joined, read_ipynb, split_findings
-from hf_cache_lint.engine.text import UndecodableError, decode_source, line_starts
 
 FAILING = frozenset({Severity.ERROR, Severity.WARNING})
 
@@ -73,6 +71,9 @@ def code_cell_numbers(notebook_text: str) -> tuple[int, ...]:
 
 def _texts(source: SourceFile) -> tuple[list[str], tuple[int, ...]]:
     """The file's text as one chunk (or the notebook's code cells) and the cell numbers."""
+    from hf_cache_lint.engine.notebook import read_ipynb  # the engine's text helpers: only for findings
+    from hf_cache_lint.engine.text import UndecodableError, decode_source
+
     try:
         text = decode_source(source.path.read_bytes())
         if source.is_notebook:
@@ -92,6 +93,8 @@ class _Lines:
     def get(self, chunk: int, line: int) -> str:
         if chunk >= len(self.texts):
             return ""
+        from hf_cache_lint.engine.text import line_starts
+
         text = self.texts[chunk]
         starts = self.starts.setdefault(chunk, line_starts(text))
         if not 0 < line <= len(starts):
@@ -115,6 +118,8 @@ def locate(source: SourceFile, result: CheckResult) -> list[Located]:
         return [Located(source.display, f, None, lines.get(0, f.span.start.line),
                         tuple(_place(source.display, r, None, None) for r in f.related))
                 for f in result.findings]
+    from hf_cache_lint.engine.notebook import Joined, split_findings
+
     out = []
     for index, f in split_findings(result.findings, Joined("", result.cell_starts)):
         number = numbers[index] if index < len(numbers) else index + 1

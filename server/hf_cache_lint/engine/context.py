@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import os
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -68,6 +67,8 @@ def installed_transformers(interpreter: str | None) -> str | None:
     """
     if not interpreter:
         return None
+    import subprocess  # only with an interpreter: ~5 ms of every other start
+
     try:
         out = subprocess.run(
             [interpreter, "-I", "-c", "import site,sysconfig;print(sysconfig.get_paths()['purelib']);"
