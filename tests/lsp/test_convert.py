@@ -168,3 +168,43 @@ def test_a_diagnostic_is_written_as_lsprotocols_converter_writes_it():
                         items=found, result_id="k")),
                     types.CodeActionResponse(id=2, result=[types.CodeAction(title="t", diagnostics=found[:3])])):
         assert json.dumps(hooked.unstructure(message)) == json.dumps(plain.unstructure(message))
+
+
+def test_a_publish_writes_each_finding_as_the_converter_wrote_its_diagnostic():
+    # The push path writes the JSON straight from the finding (convert.diagnostic_dict); pull and code actions
+    # still build lsprotocol's objects. Both must reach the client as the same JSON, on every rule example.
+    import json
+
+    from pygls.protocol import default_converter
+
+    from hf_cache_lint.checking.source import check_source
+    from hf_cache_lint.engine.context import Context
+    from hf_cache_lint.engine.versions import Target
+    from hf_cache_lint.rules import ALL_RULES
+    from hf_cache_lint.rules.base import CHECKED_VERSIONS
+
+    plain = default_converter()
+    seen = 0
+    for rule in ALL_RULES:
+        for ex in rule.invalid:
+            for version in CHECKED_VERSIONS:
+                lines = convert.split_lines(ex.code)
+                for f in check_source(ex.code, "/x/example.py", None, Context(target=Target.of(version))).findings:
+                    for codec in (PositionCodec(), PositionCodec(types.PositionEncodingKind.Utf8)):
+                        for located in (True, False):
+                            def locate(path, lines=lines, located=located):
+                                if not located and path is not None:
+                                    return None
+                                return ("file:///x/example.py" if path is None else "file:///x/other.json", lines)
+                            direct = convert.diagnostic_dict(f, lines, codec, 7, locate)
+                            made = convert.to_diagnostic(f, lines, codec, 7, locate)
+                            assert json.dumps(direct) == json.dumps(plain.unstructure(made)), f
+                            seen += 1
+    assert seen > 400
+    lines = convert.split_lines(LINE)  # non-ASCII columns, a related place in a cell nobody can locate
+    for encoding in (types.PositionEncodingKind.Utf16, types.PositionEncodingKind.Utf8):
+        def here(path):
+            return ("file:///x.py", lines) if path is None else None
+        made = convert.to_diagnostic(FINDING, lines, PositionCodec(encoding), None, here)
+        assert json.dumps(convert.diagnostic_dict(FINDING, lines, PositionCodec(encoding), None, here)) == \
+            json.dumps(plain.unstructure(made))

@@ -179,6 +179,31 @@ def to_diagnostic(
     )
 
 
+def diagnostic_dict(
+    finding: Finding, lines: Sequence[str], codec: PositionCodec, version: int | None, locate: Locate
+) -> dict[str, Any]:
+    """`diagnostic_json` of `to_diagnostic(...)`, written straight from the finding: what a publish sends, without
+    building lsprotocol's objects (their validators and cattrs's copy cost ~80 us a finding, more than the rest
+    of the publish; tests compare the two on every rule example)."""
+    out: dict[str, Any] = {"range": client_range_json(lines, codec, finding.span), "message": finding.message,
+                           "severity": SEVERITY[finding.severity].value, "code": finding.code,
+                           "codeDescription": {"href": finding.url}, "source": SOURCE}
+    tags = [TAGS[t].value for t in finding.tags if t in TAGS]
+    if tags:
+        out["tags"] = tags
+    related = []
+    for r in finding.related:
+        where = locate(r.path)
+        if where is not None:
+            uri, rlines = where
+            related.append({"location": {"uri": uri, "range": client_range_json(rlines, codec, r.span)},
+                            "message": r.message})
+    if related:
+        out["relatedInformation"] = related
+    out["data"] = Payload(version=version, fixes=[fix_json(f, lines, codec) for f in finding.fixes])
+    return out
+
+
 def engine_edit(lines: Sequence[str], codec: PositionCodec, edit: types.TextEdit) -> Edit:
     """A client TextEdit back in engine terms (used to apply fixes in tests and benchmarks)."""
     return Edit(Span(from_client_position(lines, codec, edit.range.start),

@@ -6,24 +6,40 @@ import asyncio
 import functools
 import logging
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
+from pygls.workspace.position_codec import PositionCodec
 
-from hf_cache_lint.lsp.convert import SOURCE, register_json_hooks, split_lines, to_diagnostic
+from hf_cache_lint.engine.findings import Finding
+from hf_cache_lint.lsp.convert import (
+    SOURCE,
+    Locate,
+    Payload,
+    diagnostic_dict,
+    register_json_hooks,
+    split_lines,
+    to_diagnostic,
+)
 from hf_cache_lint.lsp.documents import Results, Unit, cell_index_of
 from hf_cache_lint.lsp.server import MAX_DOCUMENT_CHARS, HfCacheLintServer
 
 log = logging.getLogger(__name__)
 
 PartDiagnostics = dict[str, tuple[int | None, list[types.Diagnostic]]]  # part uri -> (version, diagnostics)
+# The same as the JSON a publish sends (the server's own notes stay objects: the writer's json.dumps converts them)
+PartJson = dict[str, tuple[int | None, list[dict[str, Any] | types.Diagnostic]]]
+T = TypeVar("T")
+U = TypeVar("U")
 
 # Servers whose converter has `convert.register_json_hooks`.
 _HOOKED: weakref.WeakSet[HfCacheLintServer] = weakref.WeakSet()
 
 
 def to_diagnostics(ls: HfCacheLintServer, unit: Unit, results: Results) -> PartDiagnostics:
+    """Each part's diagnostics as lsprotocol objects (a pull's report, code actions)."""
     if ls not in _HOOKED:
         # pygls builds its converter in the server's constructor and offers no way to extend it after but its
         # private attribute (pygls 2.1); without it the JSON is the same, only slower to make.
@@ -31,6 +47,24 @@ def to_diagnostics(ls: HfCacheLintServer, unit: Unit, results: Results) -> PartD
         converter = getattr(ls.protocol, "_converter", None)
         if converter is not None:
             register_json_hooks(converter)
+    return _convert(ls, unit, results, to_diagnostic, _same)
+
+
+def to_diagnostics_json(ls: HfCacheLintServer, unit: Unit, results: Results) -> PartJson:
+    """The same diagnostics as `to_diagnostics`, as the JSON a publish sends (convert.diagnostic_dict)."""
+    # The server's own notes (rare) stay lsprotocol objects: the writer's json.dumps hands them to pygls's
+    # converter (its `default`), as for any message.
+    return _convert(ls, unit, results, diagnostic_dict, _same)
+
+
+def _same(d: types.Diagnostic) -> types.Diagnostic:
+    return d
+
+
+def _convert(ls: HfCacheLintServer, unit: Unit, results: Results,
+             one: Callable[[Finding, Sequence[str], PositionCodec, int | None, Locate], T],
+             other: Callable[[types.Diagnostic], U]) -> dict[str, tuple[int | None, list[T | U]]]:
+    """Findings -> diagnostics per part, each finding by `one`, the server's own notes by `other`."""
     codec = ls.workspace.position_codec
     texts = {p.uri: p.text for p in unit.parts}
     split: dict[str, list[str]] = {}
@@ -54,22 +88,21 @@ def to_diagnostics(ls: HfCacheLintServer, unit: Unit, results: Results) -> PartD
         except OSError:
             return None
 
-    out: PartDiagnostics = {}
+    out: dict[str, tuple[int | None, list[T | U]]] = {}
     size = ls.too_big(unit)
     if size is not None:  # one Information diagnostic on the first part, none anywhere else
-        return {part.uri: (part.version, [too_big_diagnostic(size)] if i == 0 else [])
+        return {part.uri: (part.version, [other(too_big_diagnostic(size))] if i == 0 else [])
                 for i, part in enumerate(unit.parts)}
     for part in unit.parts:
         found = results.get(part.uri, ())
         place = functools.partial(locate, home=part.uri)
-        out[part.uri] = (part.version, [to_diagnostic(f, lines(part.uri), codec, part.version, place)
-                                        for f in found])
+        out[part.uri] = (part.version, [one(f, lines(part.uri), codec, part.version, place) for f in found])
     notes = getattr(results, "notes", ())
     if notes and unit.parts:
         # What the analysis left out is said where the user looks: one Information diagnostic at the
         # top of the file (of the first cell), without a rule code or fixes.
         first = unit.parts[0].uri
-        out[first][1].extend(note_diagnostic(n) for n in notes)
+        out[first][1].extend(other(note_diagnostic(n)) for n in notes)
     return out
 
 
@@ -108,7 +141,7 @@ async def _lint_and_publish(ls: HfCacheLintServer, unit_uri: str, delay: float) 
         results = await ls.results_for(unit)
         if results is None or ls.snapshot_key(unit_uri) != (unit.key, ls.state.generation):
             return  # failed (already logged) or superseded by a newer edit or settings change
-        publish(ls, unit, to_diagnostics(ls, unit, results))
+        publish(ls, unit, to_diagnostics_json(ls, unit, results))
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # one document's failure never reaches the loop
@@ -118,12 +151,18 @@ async def _lint_and_publish(ls: HfCacheLintServer, unit_uri: str, delay: float) 
             del ls.state.pending[unit_uri]
 
 
-def publish(ls: HfCacheLintServer, unit: Unit, diagnostics: PartDiagnostics) -> None:
+def publish(ls: HfCacheLintServer, unit: Unit, diagnostics: PartJson) -> None:
     before = ls.state.published.get(unit.uri, set())
     for uri in before - diagnostics.keys():  # a deleted cell: clear what it showed
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
     for uri, (version, items) in diagnostics.items():
-        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, items, version))
+        # The notification as pygls's converter writes it (params, method, jsonrpc; no version when None), handed
+        # to its writer as JSON values: the converter's generic copy of each item cost more than making them.
+        params: dict[str, Any] = {"uri": uri, "diagnostics": items}
+        if version is not None:
+            params["version"] = version
+        ls.protocol._send_data(Payload(params=params, method=types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
+                                       jsonrpc="2.0"))
     ls.state.published[unit.uri] = set(diagnostics)
 
 
