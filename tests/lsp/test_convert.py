@@ -52,6 +52,24 @@ def test_lines_split_like_lsp_not_like_str_splitlines():
     assert convert.split_lines(text) == ["a\x0cb\u2028c\r\n", "d\r", "e\n", ""]
 
 
+def test_lines_split_by_str_splitlines_where_it_can_are_the_same_lines():
+    # split_lines hands texts without \v, \f, \x1c-\x1e, \x85, \u2028, \u2029 to str.splitlines: seeded random
+    # texts of every line break and lookalike against the definition (re.split on \r\n, \r, \n).
+    import random
+    import re
+
+    def reference(text: str) -> list[str]:
+        parts = re.split(r"(\r\n|\r|\n)", text)
+        return [parts[i] + parts[i + 1] for i in range(0, len(parts) - 1, 2)] + [parts[-1]]
+
+    rng = random.Random(14)
+    pieces = ["a", " ", "\t", "é", "🤗", "\n", "\r", "\r\n", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85",
+              "\u2028", "\u2029"]
+    for _ in range(20000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 10)))
+        assert convert.split_lines(text) == reference(text), repr(text)
+
+
 def test_position_past_the_end_of_a_line_is_clamped_without_mutating_the_request():
     lines = convert.split_lines("ab\n")
     request = types.Position(0, 99)
