@@ -10,7 +10,7 @@ from hf_cache_lint.engine.analysis import GenerateCall, Keyword
 from hf_cache_lint.engine.findings import Edit, Fix, Position, Span
 from hf_cache_lint.engine.keywords import find_keyword
 from hf_cache_lint.engine.suppress import ignore_comment
-from hf_cache_lint.engine.text import line_starts, offset, split_lines
+from hf_cache_lint.engine.text import line_at, line_starts, offset
 
 
 def clear_keyword(text: str, call: GenerateCall, name: str) -> tuple[Edit, ...] | None:
@@ -130,9 +130,7 @@ def remove_argument(call: GenerateCall, arg: Span) -> Edit | None:
 
 def ignore_line(text: str, line: int, code: str) -> Edit:
     """The edit that adds `code` to the ignore comment of `line` (or adds the comment at its end)."""
-    lines = split_lines(text)
-    src = lines[line - 1] if line - 1 < len(lines) else ""
-    col, content = ignore_comment(src, code)
+    col, content = ignore_comment(line_at(text, line), code)
     return Edit(Span(Position(line, col), Position(line, col)), content)
 
 

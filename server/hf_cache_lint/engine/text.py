@@ -59,6 +59,17 @@ def split_lines(text: str) -> list[str]:
     return list(lines)
 
 
+def line_at(text: str, line: int) -> str:
+    """`split_lines(text)[line - 1]`, "" past the end, without copying the list of lines (every finding's ignore
+    fix asks for the one line it starts on)."""
+    global _LAST_LINES
+    last_text, lines = _LAST_LINES
+    if text is not last_text and text != last_text:
+        lines = _NEWLINE.split(text)
+        _LAST_LINES = (text, lines)
+    return lines[line - 1] if line - 1 < len(lines) else ""
+
+
 def offset(starts: list[int], pos: Position) -> int:
     return starts[pos.line - 1] + pos.column
 

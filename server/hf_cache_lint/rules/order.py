@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from functools import lru_cache
 
 from hf_cache_lint.engine.analysis import GenerateCall, Keyword, ModelInfo
 from hf_cache_lint.engine.keywords import CACHE_KEYWORDS
@@ -41,6 +42,7 @@ TYPO_TARGETS = ("past_key_values", "cache_params", "cache", "cache_implementatio
 TYPO_CUTOFF = 0.8
 
 
+@lru_cache(maxsize=4096)  # a function of the name alone, asked for every keyword of every call at each keystroke
 def intended(name: str) -> str | None:
     """The cache-related keyword `name` is a misspelling of, or None."""
     if name in KNOWN_KEYWORDS:
@@ -75,8 +77,26 @@ def ci_rejected(target: Target, call: GenerateCall) -> bool:
     return ci is not None and ci.value != "" and ci.value not in target.valid_cache_implementations
 
 
+# kwargs_rejected's answers, by the call's identity (call, target, answer): most rules ask it of every call of a
+# check. A GenerateCall is frozen, so the answer for one object and target never changes; the entry holds the call,
+# so its id is not reused while the entry stands. Emptied when full (a check asks only of its own calls).
+_REJECTED: dict[int, tuple[GenerateCall, Target, bool]] = {}
+_REJECTED_MAX = 1024
+
+
 def kwargs_rejected(target: Target, call: GenerateCall) -> bool:
     """Some keyword fails `_validate_model_kwargs` (HFC003's wrong cache keyword, HFC005's typos)."""
+    got = _REJECTED.get(id(call))
+    if got is not None and got[0] is call and got[1] == target:
+        return got[2]
+    answer = _kwargs_rejected(target, call)
+    if len(_REJECTED) >= _REJECTED_MAX:
+        _REJECTED.clear()
+    _REJECTED[id(call)] = (call, target, answer)
+    return answer
+
+
+def _kwargs_rejected(target: Target, call: GenerateCall) -> bool:
     wrong = any(arg.kind != "none" and keyword_rejected(target, call, arg.keyword) for arg in call.cache_args)
     return wrong or bool(misspelled(call)) or bool(removed_keywords(target, call)) \
         or rejected_generate_kwargs(call) is not None
