@@ -113,7 +113,10 @@ def _run_rules(text: str, path: str, settings: Settings, context: Context | None
             for f in rule.check(analysis):
                 # Written here unless lazy, inside this `try`: a story that fails fails its rule, as it always did.
                 story = f.story if lazy_stories else str(f.story)
-                findings.append(replace(f, severity=settings.severity_for(f.code, f.severity), story=story))
+                severity = settings.severity_for(f.code, f.severity)
+                # A copy only when something changes (`replace` costs more than some rules' whole check).
+                findings.append(f if severity is f.severity and story is f.story
+                                else replace(f, severity=severity, story=story))
         except Exception:  # one failing rule must not hide the others
             log.exception("rule %s failed on %s", rule.code, path)
     table = suppressions(text)
@@ -131,12 +134,21 @@ _BUT_STORY = tuple(f.name for f in fields(Finding) if f.name != "story")
 def _distinct(findings: Iterable[Finding]) -> list[Finding]:
     """Each finding once, as a set of them keeps it, in the order found; a story is read (and so written, when
     lazy) only to tell apart two findings alike in everything else."""
-    groups: dict[tuple[object, ...], list[Finding]] = {}
+    groups: list[list[Finding]] = []  # findings alike in every field but the story, in the order first found
+    # Candidates by code, message and place: hashing every field (the fixes' edits, the related places) of
+    # every finding cost more than most rules; fields are compared only between findings that share these.
+    near: dict[tuple[object, ...], list[tuple[tuple[object, ...], list[Finding]]]] = {}
     for f in findings:
-        same = groups.setdefault(tuple(getattr(f, name) for name in _BUT_STORY), [])
+        fields_ = tuple(getattr(f, name) for name in _BUT_STORY)
+        candidates = near.setdefault((f.code, f.message, f.span), [])
+        same = next((members for key, members in candidates if key == fields_), None)
+        if same is None:
+            same = []
+            candidates.append((fields_, same))
+            groups.append(same)
         if all(str(g.story) != str(f.story) for g in same):
             same.append(f)
-    return [f for same in groups.values() for f in same]
+    return [f for same in groups for f in same]
 
 
 def budget_notes(analysis: Analysis) -> tuple[str, ...]:
