@@ -97,6 +97,19 @@ def _hub_defaults() -> dict[str, str | None]:
     return {k: v for k, v in raw.items() if not k.startswith("_")}
 
 
+# The paths a lookup probes, made once per checkpoint and folder: an editor buffer that loads a model looks it up
+# at every keystroke, and building the Path objects cost more than the stat calls themselves. Only the names are
+# kept, never what the disk said: every lookup asks the disk again.
+@lru_cache(maxsize=1024)
+def _candidates(checkpoint: str, base_dirs: tuple[Path, ...]) -> tuple[Path, ...]:
+    return (Path(checkpoint),) if Path(checkpoint).is_absolute() else tuple(b / checkpoint for b in base_dirs)
+
+
+@lru_cache(maxsize=1024)
+def _snapshots(hub_cache: Path, checkpoint: str) -> Path:
+    return hub_cache / ("models--" + checkpoint.replace("/", "--")) / "snapshots"
+
+
 def lookup(checkpoint: str, *, base_dirs: tuple[Path, ...], roots: tuple[Path, ...],
            hub_cache: Path | None) -> CheckpointConfig | None:
     """The generation config a `from_pretrained(checkpoint)` would load, as far as it can be seen.
@@ -104,15 +117,16 @@ def lookup(checkpoint: str, *, base_dirs: tuple[Path, ...], roots: tuple[Path, .
     A local folder outside `roots` (`../../elsewhere`, `/abs/path`, a symlink out) is not read: nothing
     is said about it (the shipped table is for hub ids only).
     """
-    candidates = [Path(checkpoint)] if Path(checkpoint).is_absolute() else [b / checkpoint for b in base_dirs]
-    for folder in candidates:
+    for folder in _candidates(checkpoint, base_dirs):
         deps.note(folder)
-        if inside(folder, roots) and folder.is_dir():
+        # One stat first: a hub id is no folder here nearly always, and `inside` resolves every component of
+        # the path and of each root (a dozen lstat calls on each keystroke of an editor buffer that loads one).
+        if folder.is_dir() and inside(folder, roots):
             return _from_folder(folder, "local", roots)
     if not _HUB_ID.match(checkpoint):
         return None
     if hub_cache is not None:
-        repo = hub_cache / ("models--" + checkpoint.replace("/", "--")) / "snapshots"
+        repo = _snapshots(hub_cache, checkpoint)
         deps.note(repo)
         if repo.is_dir():
             # Snapshot files are symlinks into the cache's own blobs/: the cache is their only root.
