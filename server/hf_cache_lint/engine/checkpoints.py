@@ -8,8 +8,11 @@ few hundred bytes), each at most once per (path, mtime).
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import re
+import stat
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -110,6 +113,26 @@ def _snapshots(hub_cache: Path, checkpoint: str) -> Path:
     return hub_cache / ("models--" + checkpoint.replace("/", "--")) / "snapshots"
 
 
+def _local_folder(folder: Path, roots: tuple[Path, ...]) -> bool:
+    """`inside(folder, roots) and folder.is_dir()`, with one stat first: a hub id is no folder here nearly always,
+    and `inside` resolves every component of the path and of each root (a dozen lstat calls on each keystroke of an
+    editor buffer that loads a model). An error `is_dir` would raise (not one it reads as "no folder": a missing
+    component, a loop) gets the expression as it is, so it behaves as it always did."""
+    try:
+        is_dir = stat.S_ISDIR(os.stat(folder).st_mode)
+    except OSError as exc:
+        if exc.errno not in _NO_FOLDER:
+            return inside(folder, roots) and folder.is_dir()
+        return False
+    except ValueError:  # a NUL in the name: is_dir says False
+        return False
+    return is_dir and inside(folder, roots)
+
+
+# The errors pathlib's is_dir reads as False (3.10-3.13 `_IGNORED_ERRNOS`); it raises any other.
+_NO_FOLDER = frozenset({errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP})
+
+
 def lookup(checkpoint: str, *, base_dirs: tuple[Path, ...], roots: tuple[Path, ...],
            hub_cache: Path | None) -> CheckpointConfig | None:
     """The generation config a `from_pretrained(checkpoint)` would load, as far as it can be seen.
@@ -119,9 +142,7 @@ def lookup(checkpoint: str, *, base_dirs: tuple[Path, ...], roots: tuple[Path, .
     """
     for folder in _candidates(checkpoint, base_dirs):
         deps.note(folder)
-        # One stat first: a hub id is no folder here nearly always, and `inside` resolves every component of
-        # the path and of each root (a dozen lstat calls on each keystroke of an editor buffer that loads one).
-        if folder.is_dir() and inside(folder, roots):
+        if _local_folder(folder, roots):
             return _from_folder(folder, "local", roots)
     if not _HUB_ID.match(checkpoint):
         return None
