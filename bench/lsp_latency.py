@@ -88,6 +88,9 @@ class Run:
     p95_ms: float
     peak_rss_mb: float
     edits: int
+    # The server's user+system CPU over the edits, per edit (/proc, clock ticks summed over all of them): what
+    # one edit costs the server whatever else the machine runs, where wall times swing with the load.
+    edit_cpu_ms: float = 0.0
 
 
 class Client:
@@ -193,6 +196,7 @@ async def bench(name: str, command: list[str], options: object, path: Path, edit
     row = next(i for i, line in enumerate(lines) if "cache_implementation=" in line)
     col = lines[row].index("cache_implementation=") + len("cache_implementation=")
     samples = []
+    cpu_before = cpu_ms(client.process.pid)
     for n in range(edits):
         version = n + 2
         # Type a character into the value, then delete it: the call keeps its shape, the text changes.
@@ -203,11 +207,12 @@ async def bench(name: str, command: list[str], options: object, path: Path, edit
             "contentChanges": [{"range": {"start": position(row, start), "end": position(row, end)}, "text": new}]})
         samples.append((await client.published(uri, version) - sent) * 1000)
     assert client.process
+    edit_cpu = (cpu_ms(client.process.pid) - cpu_before) / edits
     rss = peak_rss_mb(client.process.pid)
     await client.stop()
     samples.sort()
     return Run(name, path.name, text.count("\n"), round(cold, 1), round(initialized, 1), cold_cpu,
-               round(statistics.median(samples), 2), round(p95(samples), 2), rss, edits)
+               round(statistics.median(samples), 2), round(p95(samples), 2), rss, edits, round(edit_cpu, 3))
 
 
 def p95(samples: list[float]) -> float:
@@ -262,7 +267,7 @@ def _median_run(runs: list[Run]) -> Run:
     """Per figure, the median over rounds (a slow or a lucky round moves nothing)."""
     first = runs[0]
     med = {k: round(statistics.median(getattr(r, k) for r in runs), 2)
-           for k in ("cold_ms", "initialize_ms", "cold_cpu_ms", "p50_ms", "p95_ms", "peak_rss_mb")}
+           for k in ("cold_ms", "initialize_ms", "cold_cpu_ms", "p50_ms", "p95_ms", "peak_rss_mb", "edit_cpu_ms")}
     return Run(first.server, first.file, first.lines, edits=first.edits, **med)
 
 
@@ -312,18 +317,20 @@ async def main() -> None:
     print()
     print(f"median of {args.rounds} rounds, load average {load:.1f} at start")
     print(f"{'file':<22}{'server':<22}{'cold ms':>9}{'init ms':>9}{'cold CPU':>9}{'p50 ms':>9}{'p95 ms':>9}"
-          f"{'RSS MB':>8}")
+          f"{'CPU/edit':>9}{'RSS MB':>8}")
     for r in runs:
         print(f"{r.file:<22}{r.server:<22}{r.cold_ms:>9}{r.initialize_ms:>9}{r.cold_cpu_ms:>9}{r.p50_ms:>9}"
-              f"{r.p95_ms:>9}{r.peak_rss_mb:>8}")
+              f"{r.p95_ms:>9}{r.edit_cpu_ms:>9}{r.peak_rss_mb:>8}")
     for path, _ in files:
         for mine in ("hf-cache-lint", "hf-cache-lint before"):
             ours = next((r for r in runs if r.file == path.name and r.server == mine), None)
             for other in ("ast baseline", "ruff server"):
                 base = next((r for r in runs if r.file == path.name and r.server == other), None)
                 if ours and base:
-                    print(f"{mine}: {path.name} vs {other}: p50 {ours.p50_ms / base.p50_ms:.2f}x, "
+                    print(f"{mine}: {path.name} vs {other}: p50 {ours.p50_ms / base.p50_ms:.2f}x "
+                          f"(paired {_paired(per, mine, other, path.name, 'p50_ms'):.2f}x), "
                           f"p95 {ours.p95_ms / base.p95_ms:.2f}x, "
+                          f"CPU per edit {_paired(per, mine, other, path.name, 'edit_cpu_ms'):.2f}x (paired), "
                           f"spawn->first diagnostics {ours.cold_ms / base.cold_ms:.2f}x "
                           f"(paired {_paired(per, mine, other, path.name, 'cold_ms'):.2f}x, "
                           f"CPU {_paired(per, mine, other, path.name, 'cold_cpu_ms'):.2f}x), "
