@@ -147,8 +147,8 @@ def breakdown(tree: Path, limit: int) -> dict[str, float]:
         t["prefilter"] += c - b
         if not hits and not removed:
             continue
-        if not removed and hits <= GATE_MAX_HITS:
-            skip = cannot_hold_finding(text, f.display, Context(workspace=tree), keyword_matters)
+        if hits <= GATE_MAX_HITS:
+            skip = cannot_hold_finding(text, f.display, Context(workspace=tree), keyword_matters, removed)
             c2 = time.perf_counter()
             t["gate"] += c2 - c
             if skip:

@@ -17,6 +17,7 @@ from hf_cache_lint.engine.text import decode_source
 from hf_cache_lint.engine.versions import Target
 from hf_cache_lint.rules import ALL_RULES
 from hf_cache_lint.rules.base import CHECKED_VERSIONS
+from hf_cache_lint.settings import Settings
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO / "tests" / "data" / "corpus"
@@ -302,3 +303,144 @@ def test_code_hits_counts_words_in_code_up_to_the_limit() -> None:
     assert code_hits(text, 10) == 5  # the docstring and the comment do not count
     assert code_hits(text, 2) == 2
     assert code_hits("x = 1\n", 4) == 0
+
+
+# -- the ast stage (engine/reaching.py): where the words stand --------------------------------------------
+_HFC006 = Settings(extend_select=("HFC006",))
+_LOADED = "from transformers import AutoModelForCausalLM\nmodel = AutoModelForCausalLM.from_config(c)\n"
+_LEGACY = "((k, v),)"
+
+
+def _on_every_version(code: str, files: dict[str, str], tmp_path: Path) -> list[CheckResult]:
+    """The findings of parso's path on every checked version, HFC006 on (also off), each the gate's as well."""
+    for rel, content in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(content)
+    path = tmp_path / "main.py"
+    path.write_text(code)
+    out = []
+    for version in CHECKED_VERSIONS:
+        ctx = Context(target=Target.of(version), workspace=tmp_path)
+        for settings in (_HFC006, Settings()):
+            gated = check_source(code, str(path), settings, ctx, use_gate=True)
+            parsed = check_source(code, str(path), settings, ctx, use_gate=False)
+            assert gated == parsed, (version, settings)
+            out.append(parsed)
+    return out
+
+
+# Modules that say `generate` and a cache keyword, or `cache_implementation`, or words of a removed cache API,
+# where none of them can make a fact: the gate now decides them without parso (with the rules' own keywords).
+AST_GATED_OUT = {
+    "modeling code: a cache parameter passed on, generate forwarding its **kwargs": (
+        "from transformers import GenerationMixin\nclass M(GenerationMixin):\n"
+        "    def forward(self, input_ids, past_key_values=None, cache_params=None, **kwargs):\n"
+        "        return self.model(input_ids, past_key_values=past_key_values, cache=cache_params, **kwargs)\n"
+        "    def generate(self, input_ids, **kwargs):\n"
+        "        kwargs.pop('foo', None)\n        if 'bar' in kwargs and kwargs['bar']:\n            pass\n"
+        "        return super().generate(input_ids, max_new_tokens=kwargs.get('n'), **kwargs)\n"),
+    "a helper forwarding its **kwargs, called with keywords no rule reads": (
+        "class W:\n    def run(self, **kw):\n        return self.lm.generate(**kw)\n"
+        "    def step(self, x, past_key_values):\n        self.run(max_new_tokens=5)\n"
+        "        return self.layer(x, past_key_values=past_key_values)\n"),
+    "cache_implementation only read": (
+        "def prep(generation_config, model):\n    ci = generation_config.cache_implementation\n"
+        "    if ci == 'statc' or 'offloaded' in generation_config.cache_implementation:\n"
+        "        return model.generate(x)\n"),
+    "cache_implementation= to the module's own function, which only reads it": (
+        "class M:\n    def _cache(self, cache_implementation, n):\n        return 'offloaded' in cache_implementation\n"
+        "    def run(self, generation_config):\n"
+        "        return self._cache(cache_implementation=generation_config.cache_implementation or 'statc', n=1)\n"),
+    "removed-API words, no cache the code says it has: a parameter bound to a new cache, a config flag": (
+        "from transformers import DynamicCache\n"
+        "def forward(x, past_key_values=None):\n    if past_key_values is None:\n"
+        "        past_key_values = DynamicCache()\n    return past_key_values[0], x.past_key_values\n"
+        "config.return_dict_in_generate = True\nout = model.generate(x)\n"),
+}
+
+
+@pytest.mark.parametrize("code", AST_GATED_OUT.values(), ids=AST_GATED_OUT.keys())
+def test_the_ast_stage_gates_out_code_where_no_word_can_make_a_fact(code: str, tmp_path: Path) -> None:
+    from hf_cache_lint.engine.prefilter import might_use_removed_api
+
+    assert cannot_hold_finding(code, str(tmp_path / "main.py"), Context(workspace=tmp_path), keyword_matters,
+                               might_use_removed_api(code))
+    assert all(r == CheckResult(str(tmp_path / "main.py")) for r in _on_every_version(code, {}, tmp_path))
+
+
+# Right at the edge of each exclusion: the gate must pass these, and parso's path finds something on some
+# checked version.
+AST_PASSED = {
+    "a **kwargs given a cache before it is spread": (
+        _LOADED + f"def run(**kw):\n    kw['past_key_values'] = {_LEGACY}\n    return model.generate(x, **kw)\nrun()\n"),
+    "a **kwargs bound again": (
+        _LOADED + f"def run(**kw):\n    kw = dict(past_key_values={_LEGACY})\n    return model.generate(x, **kw)\nrun()\n"),
+    "a **kwargs filled by a nested function": (
+        _LOADED + "def run(**kw):\n    def fill():\n        kw.update(past_key_values=" + _LEGACY + ")\n"
+        "    fill()\n    return model.generate(x, **kw)\nrun()\n"),
+    "a helper forwarding its **kwargs, called with a cache": (
+        _LOADED + f"def run(**kw):\n    return model.generate(x, **kw)\nrun(past_key_values={_LEGACY})\n"),
+    "a helper of a helper": (
+        _LOADED + "def inner(**kw):\n    return model.generate(x, **kw)\n"
+        f"def outer(**kw):\n    return inner(**kw)\nouter(past_key_values={_LEGACY})\n"),
+    "a local dict spread into generate": (
+        _LOADED + "def run():\n    d = {'max_new_tokens': 5}\n    d['past_key_values'] = " + _LEGACY + "\n"
+        "    return model.generate(x, **d)\nrun()\n"),
+    "a partial of generate": (
+        _LOADED + f"import functools\ng = functools.partial(model.generate)\ng(x, past_key_values={_LEGACY})\n"),
+    "a forwarding helper run by a Thread": (
+        _LOADED + "from threading import Thread\ndef run(**kw):\n    return model.generate(x, **kw)\n"
+        f"Thread(target=run, kwargs=dict(past_key_values={_LEGACY})).start()\n"),
+    "a forwarding helper passed as a callback": (
+        _LOADED + f"def run(**kw):\n    return model.generate(x, **kw)\ndef call(f):\n    return f(past_key_values={_LEGACY})\n"
+        "call(run)\n"),
+    "cache_implementation assigned to a config": (
+        _LOADED + "model.generation_config.cache_implementation = 'statc'\nmodel.generate(x)\n"),
+    "cache_implementation= to GenerationConfig under another name": (
+        "from transformers import GenerationConfig as GC\ncfg = GC(cache_implementation='statc')\n"),
+    "cache_implementation= to the module's own function, which hands it to GenerationConfig": (
+        "from transformers import GenerationConfig\ndef mk(cache_implementation):\n"
+        "    return GenerationConfig(cache_implementation=cache_implementation)\nmk(cache_implementation='statc')\n"),
+    "a cache built here and indexed": (
+        "from transformers import DynamicCache\ncache = DynamicCache()\nk = cache[0]\n"),
+    "generate's output cache, indexed": (
+        _LOADED + "out = model.generate(x, return_dict_in_generate=True)\nk = out.past_key_values[0]\n"),
+    "a removed method": ("legacy = cache.to_legacy_cache()\n"),
+}
+
+
+@pytest.mark.parametrize("code", AST_PASSED.values(), ids=AST_PASSED.keys())
+def test_the_ast_stage_passes_code_at_the_edge_of_each_exclusion(code: str, tmp_path: Path) -> None:
+    from hf_cache_lint.engine.prefilter import might_use_removed_api
+
+    assert not cannot_hold_finding(code, str(tmp_path / "main.py"), Context(workspace=tmp_path), keyword_matters,
+                                   might_use_removed_api(code))
+    assert any(r.findings for r in _on_every_version(code, {}, tmp_path))
+
+
+def test_the_ast_stage_walks_every_line_where_the_text_may_not_say_the_names() -> None:
+    import ast
+
+    from hf_cache_lint.engine.reaching import Source, reaching_keywords
+
+    call = "model.generate(x, past_key_values=c)\n"
+    assert reaching_keywords(Source(call, ast.parse(call))) == {"past_key_values"}
+    # A lone CR ends a line for Python's tokenizer; an identifier is NFKC-normalised (fullwidth letters).
+    for text in ("y = 1\r" + call, "y = 1\n" + call.replace("generate", "\uff47enerate")):
+        src = Source(text, ast.parse(text))
+        assert src.lines(["generate"]) is None
+        assert reaching_keywords(src) == {"past_key_values"}
+
+
+def test_the_ast_stage_sees_strings_and_aliases_the_text_does_not_spell() -> None:
+    import ast
+
+    from hf_cache_lint.engine.reaching import Source, may_hold_cache, may_set_cache_implementation
+
+    for text in ("kw = {'cache_' 'implementation': 'statc'}\n", "kw = {'cache\\x5fimplementation': 'statc'}\n"):
+        assert may_set_cache_implementation(ast.parse(text), frozenset())
+    assert not may_set_cache_implementation(ast.parse("x = c.cache_implementation\n"), frozenset())
+    text = "from transformers import DynamicCache as D\ndef f(past_key_values):\n    cache = D()\n"
+    assert may_hold_cache(Source(text, ast.parse(text)))
+    assert not may_hold_cache(Source(text.replace("cache =", "past_key_values ="), ast.parse(
+        text.replace("cache =", "past_key_values ="))))

@@ -76,8 +76,7 @@ def check_source(
         # An editor buffer keeps parso's incremental tree warm instead; the gate is for whole files. A file
         # that says a trigger in code more than GATE_MAX_HITS times nearly always passes it (on transformers'
         # tree 1 of 18 such files did not), so compiling it would only add to its parse.
-        if (gated and not removed_api
-                and cannot_hold_finding(text, path, context or Context(), keyword_matters)):
+        if gated and cannot_hold_finding(text, path, context or Context(), keyword_matters, removed_api):
             return CheckResult(path)
         return _run_rules(text, path, settings, context, incremental, lazy_stories)
 

@@ -145,10 +145,11 @@ def _clean_before_parse(data: bytes, source: SourceFile, context: Context) -> tu
         from hf_cache_lint.engine.gate import cannot_hold_finding
 
         hits = code_hits(text, GATE_MAX_HITS + 1)
-        if not hits or hits > GATE_MAX_HITS or might_use_removed_api(text):
+        if hits > GATE_MAX_HITS:
             return None
+        removed_api = might_use_removed_api(text)
         with deps.recording() as noted:
-            if cannot_hold_finding(text, source.display, context, keyword_matters):
+            if cannot_hold_finding(text, source.display, context, keyword_matters, removed_api):
                 return tuple(sorted(noted))
     except (UndecodableError, RecursionError, MemoryError):
         return None

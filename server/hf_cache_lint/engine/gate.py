@@ -21,6 +21,7 @@ example on every checked version). Anything that does not compile goes to parso,
 
 from __future__ import annotations
 
+import ast
 import re
 import sys
 import warnings
@@ -28,12 +29,13 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from types import CodeType
 
-from hf_cache_lint.engine import modules
+from hf_cache_lint.engine import modules, reaching
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.interpreter.generate_calls import PIPELINE_CLASSES
 from hf_cache_lint.engine.keywords import CACHE_KEYWORDS
 from hf_cache_lint.engine.lent_values import CALLABLE_MAKERS, FACT_MAKERS, lends
 from hf_cache_lint.engine.prefilter import _in_code, _triple_quotes
+from hf_cache_lint.engine.versions import REMOVED_CACHE_CLASSES, REMOVED_CACHE_METHODS
 
 # Words whose mere presence sends a module to parso: values a check reads (a `cache_implementation`,
 # a checkpoint's generation_config.json, a Hub default) and a pipeline (a call that reaches generate), also one
@@ -41,6 +43,10 @@ from hf_cache_lint.engine.prefilter import _in_code, _triple_quotes
 LOADS = frozenset({"cache_implementation", "from_pretrained", "pipeline", *PIPELINE_CLASSES})
 CALLS = frozenset({"generate"})
 TRIGGERS = LOADS | CALLS
+# LOADS but `cache_implementation`, which only sends a module on as a string (a keyword name, a dict key) or an
+# attribute assigned (engine/reaching.py `sets_cache_implementation`), not as a name read.
+SURE = LOADS - {"cache_implementation"}
+_PIPELINE_CLASSES = frozenset(PIPELINE_CLASSES)
 
 # The compiler drops code it can tell never runs, with the constants (and functions) written there; the
 # interpreter still reads it. On 3.10 and 3.11 that is only what follows a loop on a true constant without a
@@ -175,20 +181,43 @@ def _said_in_code(text: str, words: Iterable[str], quotes: dict[str, list[int]])
 
 
 def _sure_to_pass(text: str) -> bool:
-    """What the compiled words would send to parso anyway, seen in the text: a LOADS word in code, or
-    `generate` and a cache keyword in code (a name in code is in the compiled names)."""
-    quotes = _triple_quotes(text)
-    return _said_in_code(text, LOADS, quotes) or (
-        _said_in_code(text, CALLS, quotes) and _said_in_code(text, CACHE_KEYWORDS, quotes))
+    """What the compiled words would send to parso anyway, seen in the text: a load or a pipeline in code
+    (a name in code is in the compiled names). Not `cache_implementation` (it may only be read) nor
+    `generate` with a cache keyword (engine/reaching.py looks where they stand)."""
+    return _said_in_code(text, SURE, _triple_quotes(text))
+
+
+class _Tree:
+    """The module's `ast` (engine/reaching.py's Source), parsed the first time a test needs it (most modules
+    need none)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.parsed = False
+        self.source: reaching.Source | None = None
+
+    def get(self) -> reaching.Source | None:
+        if not self.parsed:
+            self.parsed = True
+            try:
+                with warnings.catch_warnings():  # as in _compiled_words
+                    warnings.simplefilter("ignore")
+                    self.source = reaching.Source(self.text, ast.parse(self.text))
+            except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+                self.source = None
+        return self.source
 
 
 def cannot_hold_finding(text: str, path: str, context: Context,
-                        keyword_matters: Callable[[str], bool] = _every_keyword) -> bool:
+                        keyword_matters: Callable[[str], bool] = _every_keyword,
+                        removed_api: bool = False) -> bool:
     """True only when parsing and interpreting the module cannot record anything a rule reports on.
 
     `keyword_matters(name)`: whether a rule may report on a call that reaches generate for the keyword
     `name` written in it when the call has no cache argument and no `cache_implementation` (HFC005's
     misspelled and removed keywords); the default, every keyword, is always safe.
+    `removed_api`: the text may use a removed cache API (engine/prefilter.py `might_use_removed_api`); then
+    HFC007 is decided here too, on the compiled names.
     """
     if _sure_to_pass(text):
         return False
@@ -196,14 +225,44 @@ def cannot_hold_finding(text: str, path: str, context: Context,
     if words is None:
         return False
     names, strings = words
-    if not LOADS.isdisjoint(names) or not LOADS.isdisjoint(strings):
+    if not SURE.isdisjoint(strings) or not SURE.isdisjoint(names):
+        return False
+    tree = _Tree(text)
+    if removed_api and not _no_removed_api(names, strings, tree):
         return False
     calls = not (CALLS.isdisjoint(names) and CALLS.isdisjoint(strings))
-    if calls:  # a call may reach generate
-        # A cache keyword's name, also as an attribute: a cache read off generate's output (HFC007).
-        if not (strings.isdisjoint(CACHE_KEYWORDS) and names.isdisjoint(CACHE_KEYWORDS)):
-            return False
-        if any(keyword_matters(s) for s in strings if s.isidentifier()):
+    if calls and not _no_keyword_reaches(names, strings, tree, keyword_matters):
+        return False
+    # Last of the tests on this module's code: it walks the whole tree.
+    if "cache_implementation" in names or "cache_implementation" in strings:  # can it be set?
+        parsed = tree.get()
+        if parsed is None or reaching.may_set_cache_implementation(parsed.tree, _PIPELINE_CLASSES):
             return False
     # Last, as it costs file lookups: a value from a workspace module may bring any of the above.
     return not _imports_workspace_value(text, path, context, calls=calls)
+
+
+def _no_removed_api(names: set[str], strings: set[str], tree: _Tree) -> bool:
+    """HFC007 (engine/removed_api.py) reports an import of a removed class (`from transformers import
+    HybridCache`: the name is in the compiled names), an attribute (`transformers.HybridCache`), a call of a
+    removed method (`.to_legacy_cache()`: likewise), or a removed read of a value the code says is a cache
+    (engine/reaching.py `may_hold_cache`, asked only when a cache class or `return_dict_in_generate` is named)."""
+    if not names.isdisjoint(REMOVED_CACHE_CLASSES) or not names.isdisjoint(REMOVED_CACHE_METHODS):
+        return False
+    if names.isdisjoint(reaching.CACHE_CLASSES) and "return_dict_in_generate" not in strings:
+        return True
+    parsed = tree.get()
+    return parsed is not None and not reaching.may_hold_cache(parsed)
+
+
+def _no_keyword_reaches(names: set[str], strings: set[str], tree: _Tree,
+                        keyword_matters: Callable[[str], bool]) -> bool:
+    """A call may reach generate: no keyword a rule reads may reach one. By the words first (a cache
+    keyword's name or a keyword a rule reads anywhere: else none can), then where they stand
+    (engine/reaching.py `reaching_keywords`)."""
+    if strings.isdisjoint(CACHE_KEYWORDS) and names.isdisjoint(CACHE_KEYWORDS) \
+            and not any(keyword_matters(s) for s in strings if s.isidentifier()):
+        return True
+    parsed = tree.get()
+    found = reaching.reaching_keywords(parsed) if parsed is not None else None
+    return found is not None and found.isdisjoint(CACHE_KEYWORDS) and not any(keyword_matters(k) for k in found)
