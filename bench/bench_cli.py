@@ -123,7 +123,7 @@ def summarise(tool: str, argv: list[str], samples: list[Sample], files: int) -> 
 def breakdown(tree: Path, limit: int) -> dict[str, float]:
     """Where our time goes, file by file in this process: read, prefilter, parse, interpret, rules."""
     sys.path.insert(0, str(ROOT / "server"))
-    from hf_cache_lint.checking.source import GATE_MAX_HITS, keyword_matters
+    from hf_cache_lint.checking.source import keyword_matters
     from hf_cache_lint.cli_support.discovery import discover
     from hf_cache_lint.cli_support.gitignore import PathSpec
     from hf_cache_lint.engine import interp
@@ -141,19 +141,18 @@ def breakdown(tree: Path, limit: int) -> dict[str, float]:
         text = decode_source(f.path.read_bytes())
         b = time.perf_counter()
         # As the CLI asks (cli_support/runner.py _clean_before_parse, as checking/source.py check_source does).
-        removed, hits = might_use_removed_api(text), code_hits(text, GATE_MAX_HITS + 1)
+        removed, hits = might_use_removed_api(text), code_hits(text, 1)
         c = time.perf_counter()
         t["read"] += b - a
         t["prefilter"] += c - b
         if not hits and not removed:
             continue
-        if hits <= GATE_MAX_HITS:
-            skip = cannot_hold_finding(text, f.display, Context(workspace=tree), keyword_matters, removed)
-            c2 = time.perf_counter()
-            t["gate"] += c2 - c
-            if skip:
-                continue
-            c = c2
+        skip = cannot_hold_finding(text, f.display, Context(workspace=tree), keyword_matters, removed)
+        c2 = time.perf_counter()
+        t["gate"] += c2 - c
+        if skip:
+            continue
+        c = c2
         parsed, parsed_bytes = parsed + 1, parsed_bytes + len(text)
         try:
             tree_ = interp.parse(text)

@@ -132,22 +132,19 @@ def _clean_before_parse(data: bytes, source: SourceFile, context: Context) -> tu
     check_source asks them for a file (its `path` the display name, as check_data gives it); else None, and
     the engine checks it (also when anything here fails: the engine then reports it as it would)."""
     # The prefilter and the text helpers: only for a file the cache did not answer.
-    from hf_cache_lint.engine.prefilter import code_hits, might_use_removed_api, needs_analysis
+    from hf_cache_lint.engine.prefilter import code_hits, might_use_removed_api
     from hf_cache_lint.engine.text import UndecodableError, decode_source
 
     if source.is_notebook or len(data) > MAX_BYTES:
         return None
     try:
         text = decode_source(data)
-        if not needs_analysis(text):
+        removed_api = might_use_removed_api(text)
+        if not removed_api and not code_hits(text, 1):
             return ()
-        from hf_cache_lint.checking.source import GATE_MAX_HITS, keyword_matters  # the rules: only now
+        from hf_cache_lint.checking.source import keyword_matters  # the rules: only now
         from hf_cache_lint.engine.gate import cannot_hold_finding
 
-        hits = code_hits(text, GATE_MAX_HITS + 1)
-        if hits > GATE_MAX_HITS:
-            return None
-        removed_api = might_use_removed_api(text)
         with deps.recording() as noted:
             if cannot_hold_finding(text, source.display, context, keyword_matters, removed_api):
                 return tuple(sorted(noted))

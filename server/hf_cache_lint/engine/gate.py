@@ -5,18 +5,25 @@ compiles gives every name, attribute and parameter it uses (`co_names`, `co_varn
 string constant, keyword name of a call and dict key (`co_consts`), docstrings and comments aside.
 
 What a finding is made of (engine/analysis.py), and what each needs in the module's code:
-- a `cache_implementation` value (a CiValue, or a call's CacheImpl): the word `cache_implementation`, or a
-  checkpoint load (`from_pretrained`, `pipeline`: generation_config.json, the Hub defaults);
+- a `cache_implementation` value (a CiValue, or a call's CacheImpl): the word `cache_implementation` where a
+  value can be set (engine/reaching.py `may_set_cache_implementation`: not a module that only reads it, or
+  hands it to its own functions without `**`), or a checkpoint load (`from_pretrained`, `pipeline`:
+  generation_config.json, the Hub defaults);
 - a call reaching generate: the word `generate` or `pipeline`, or a value imported from a workspace module
   (a pipeline, a `partial` of generate, a model, a kwargs dict);
 - on such a call, without a `cache_implementation`, a rule still needs a cache argument (`past_key_values`,
-  `cache_params` or `cache` as a keyword name or a dict key: a string constant; as an attribute, a cache read
-  off generate's output) or a keyword written in the call that a rule reads (`keyword_matters`, given by the caller, which knows the rules; by default every
-  keyword counts);
-- a removed cache API (HFC007): never gated here (check_source sends those modules to parso first).
+  `cache_params` or `cache` as a keyword or a dict key) or a keyword written in the call that a rule reads
+  (`keyword_matters`, given by the caller, which knows the rules; by default every keyword counts): first
+  by the words (none of them anywhere: none can), then by where they stand (engine/reaching.py
+  `reaching_keywords`: the keywords of the calls that can reach generate, when every `**` spread into one is
+  followed);
+- a removed cache API (HFC007, which needs no generate call), asked only where the text may use one
+  (`removed_api`, engine/prefilter.py `might_use_removed_api`): a removed class or method among the compiled
+  names, or a value engine/cache_values.py would know is a cache (engine/reaching.py `may_hold_cache`).
 So a module that compiles and has none of these cannot hold a finding, and skipping parso for it leaves the
 findings unchanged (tests/engine/test_gate.py runs both paths over the corpus, examples/ and every rule
-example on every checked version). Anything that does not compile goes to parso, as before.
+example on every checked version, and over each exclusion's edge). Anything that does not compile or parse
+with `ast` where asked goes to parso, as before.
 """
 
 from __future__ import annotations
