@@ -52,11 +52,14 @@ class CallDispatch:
         self.methods = methods
         self.functions = functions
         self.facts = facts
+        self._wholes: dict[tuple[Node, Node], Span] = {}  # a call's span, once per call written
 
     def call(self, callee: Value, trailer: Node, head: Node, trailers: list[Node]) -> Value:
         """The value of `callee(...)` written as `trailer` after `head` and the `trailers` before it."""
         args = self.ex.eval_args(trailer)
-        whole = span_between(head, trailer)
+        whole = self._wholes.get((head, trailer))
+        if whole is None:
+            whole = self._wholes[(head, trailer)] = span_between(head, trailer)
         return self._call_value(callee, args, trailer, head, trailers, whole)
 
     def _call_value(self, callee: Value, args: list[EvArg], trailer: Node, head: Node, trailers: list[Node],

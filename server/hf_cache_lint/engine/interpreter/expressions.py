@@ -3,13 +3,14 @@ a call's arguments are evaluated here and the call itself handed to the call dis
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from hf_cache_lint.engine.analysis import CiLocation, CiValue
 from hf_cache_lint.engine.constants import literal_truth, number_value
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
-from hf_cache_lint.engine.interpreter.session import EvArg, Session, site_at
-from hf_cache_lint.engine.nodes import Node, call_args, code, span, string_value
+from hf_cache_lint.engine.interpreter.session import EvArg, Session
+from hf_cache_lint.engine.nodes import Arg, Node, call_args, code, span, string_value
 from hf_cache_lint.engine.values import (
     NONE,
     UNKNOWN,
@@ -59,6 +60,8 @@ class Expressions:
     def __init__(self, session: Session, imports: WorkspaceImports) -> None:
         self.s = session
         self.imports = imports
+        self._args: dict[Node, list[Arg]] = {}  # a call trailer's arguments, once per trailer
+        self._texts: dict[tuple[Node, object], str] = {}  # `self._chain_text(head, trailers)`, by head and last trailer
 
     def eval(self, node: Node) -> Value:
         self.s.steps += 1
@@ -66,19 +69,19 @@ class Expressions:
         if t == "name":
             return self.s.lookup(node.value)
         if t == "keyword":
-            return Const(_KEYWORD_CONSTS[node.value], site_at(node)) if node.value in _KEYWORD_CONSTS else UNKNOWN
+            return Const(_KEYWORD_CONSTS[node.value], self.s.site(node)) if node.value in _KEYWORD_CONSTS else UNKNOWN
         if t in ("string", "strings"):
             s = string_value(node)
-            return Const(s, site_at(node)) if s is not None else UNKNOWN
+            return Const(s, self.s.site(node)) if s is not None else UNKNOWN
         if t == "number":
-            n = number_value(node.value)
-            return Const(n, site_at(node)) if n is not None else UNKNOWN
+            n = _number(node.value)
+            return Const(n, self.s.site(node)) if n is not None else UNKNOWN
         if t in ("power", "atom_expr"):
             return self.eval_trailers(node)
         if t == "atom":
             return self.eval_atom(node)
         if t in ("testlist_star_expr", "testlist", "exprlist"):
-            return tuple_val(site_at(node), (self.eval(c) for c in node.children if c.type != "operator"))
+            return tuple_val(self.s.site(node), (self.eval(c) for c in node.children if c.type != "operator"))
         if t == "test" and len(node.children) == 5:  # a if c else b
             decided = literal_truth(node.children[2])
             if decided is None and self.s.guards is not None:
@@ -88,7 +91,8 @@ class Expressions:
             test = node.children[2]
             # Each side under its condition, so `c if flag else None` and a value set under `not flag`
             # are seen to exclude each other (the path decides the test where it already knows it).
-            cond = Cond(code(test.children[1]), False) if test.type == "not_test" else Cond(code(test), True)
+            cond = Cond(self.s.code(test.children[1]), False) if test.type == "not_test" else \
+                Cond(self.s.code(test), True)
             known = self.s.state.decides(cond)
             if known is not None:
                 return self.eval(node.children[0 if known else 4])
@@ -113,10 +117,10 @@ class Expressions:
             return self.eval_dict(node.children[1] if len(node.children) == 3 else None, node)
         if first.value == "(":
             if len(node.children) == 2:
-                return TupleVal(site_at(node))
+                return TupleVal(self.s.site(node))
             inner = node.children[1]
             if inner.type == "testlist_comp" and any(c.type == "operator" and c.value == "," for c in inner.children):
-                return tuple_val(site_at(node), (self.eval(c) for c in inner.children if c.type != "operator"))
+                return tuple_val(self.s.site(node), (self.eval(c) for c in inner.children if c.type != "operator"))
             if inner.type == "testlist_comp":  # a generator expression
                 return UNKNOWN
             return self.eval(inner)
@@ -153,7 +157,7 @@ class Expressions:
                     if key is None:
                         opaque = True
                     else:
-                        items.append((key, self.eval(vnode), site_at(c, f"`{code(c)}: {_head(vnode, 40)}`"), None))
+                        items.append((key, self.eval(vnode), self.s.site(c, f"`{code(c)}: {_head(vnode, 40)}`"), None))
                         self.note_ci(key, vnode, "dict")
                     i += 4
                     continue
@@ -166,7 +170,10 @@ class Expressions:
         # A `cache_implementation=` keyword is checked only where transformers receives it (generate, a
         # GenerationConfig, a pipeline that reaches generate): another callee (a user's own `generate`, another
         # library) takes its own parameters.
-        for a in call_args(trailer):
+        written = self._args.get(trailer)
+        if written is None:
+            written = self._args[trailer] = call_args(trailer)  # a body runs at every call it is inlined at
+        for a in written:
             out.append(EvArg(a, self.eval(a.value)))
         return out
 
@@ -237,13 +244,13 @@ class Expressions:
     def attribute(self, value: Value, name: str, head: Node, trailers: list[Node]) -> Value:
         if isinstance(value, Lazy):
             if name not in FORCING_ATTRS:
-                return Unknown(f"`{_text(head, trailers)}`")
+                return Unknown(f"`{self._chain_text(head, trailers)}`")
             value = self.imports.force(value)
         if isinstance(value, Symbol):
             return Symbol(f"{value.qualname}.{name}")
         if isinstance(value, Maybe):
             vals = {self.attribute(v, name, head, trailers) for v, _ in value.options}
-            return vals.pop() if len(vals) == 1 else Unknown(f"`{_text(head, trailers)}`")
+            return vals.pop() if len(vals) == 1 else Unknown(f"`{self._chain_text(head, trailers)}`")
         obj = self.s.obj(value)
         if isinstance(obj, ModelState):
             if name == "generation_config" and obj.gen_config is not None:
@@ -268,7 +275,15 @@ class Expressions:
             return Method(value, name)
         if isinstance(value, Unknown) and name == "generate":
             return Method(value, name)  # an unseen receiver: maybe a model (jedi may refute it)
-        return Unknown(f"`{_text(head, trailers)}`")
+        return Unknown(f"`{self._chain_text(head, trailers)}`")
+
+    def _chain_text(self, head: Node, trailers: list[Node]) -> str:
+        """`_text(head, trailers)`, once per chain position (what a step sees is fixed by where it is)."""
+        key = (head, trailers[-1] if trailers else None)
+        got = self._texts.get(key)
+        if got is None:
+            got = self._texts[key] = _text(head, trailers)
+        return got
 
     def subscript(self, value: Value, trailer: Node) -> Value:
         value = self.imports.force(value)
@@ -285,6 +300,12 @@ class Expressions:
         if isinstance(value, Output) and key in CACHE_ATTRS:
             return CacheVal("the cache returned by generate", value.site)
         return UNKNOWN
+
+
+@lru_cache(maxsize=4096)
+def _number(text: str) -> int | float | complex | None:
+    """`number_value`, once per spelling (it parses the literal with `ast`)."""
+    return number_value(text)
 
 
 def _head(node: Node, n: int) -> str:

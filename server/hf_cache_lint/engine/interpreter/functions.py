@@ -12,7 +12,7 @@ from hf_cache_lint.engine.findings import Span
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
 from hf_cache_lint.engine.interpreter.replay import absent
-from hf_cache_lint.engine.interpreter.session import MAX_INLINE_DEPTH, EvArg, Session, site_at
+from hf_cache_lint.engine.interpreter.session import MAX_INLINE_DEPTH, EvArg, Session
 from hf_cache_lint.engine.nodes import Node, code, suite_statements
 from hf_cache_lint.engine.state import Heap, State, join, reachable
 from hf_cache_lint.engine.values import (
@@ -55,6 +55,14 @@ class UserFunctions:
         # Per function node (id): the names its body reads, and the names it defines with their positions.
         self._reads: dict[int, tuple[str, ...]] = {}
         self._definitions: dict[int, list[tuple[str, tuple[int, int]]]] = {}
+        self._params: dict[Node, list[Any]] = {}
+
+    def params(self, node: Node) -> list[Any]:
+        """The function's parameters (parso scans the node again at every `get_params()`)."""
+        got = self._params.get(node)
+        if got is None:
+            got = self._params[node] = node.get_params()
+        return got
 
     # -- definitions ----------------------------------------------------------
     def define(self, node: Node) -> None:
@@ -132,7 +140,7 @@ class UserFunctions:
                 if replays.replay(key):
                     continue
                 replays.start(key)
-            params = node.get_params()
+            params = self.params(node)
             names: dict[str, Value] = {p.name.value: self.annotated(p) for p in params}
             if isinstance(cls, str) and params and not _is_static(node):
                 if cls not in instances:
@@ -160,7 +168,7 @@ class UserFunctions:
         ref = self.s.new(InstanceState(cls))
         init = self.method_of(cls, "__init__")
         if init is not None and id(init.node) not in self.s.called:
-            params = init.node.get_params()
+            params = self.params(init.node)
             names: dict[str, Value] = {p.name.value: Unknown(f"the parameter `{p.name.value}`") for p in params}
             if params:
                 names[params[0].name.value] = ref
@@ -193,7 +201,7 @@ class UserFunctions:
              extra_kwargs: DictState | None = None) -> dict[str, Value]:
         """The function's parameters bound to the call's arguments as Python binds them (`self_ref` first
         for a method; `extra_kwargs`, a partial's or Thread's dict, as if spread with `**`)."""
-        params = fn.node.get_params()
+        params = self.params(fn.node)
         names: dict[str, Value] = {}
         positional = [a.value for a in args if a.arg.name is None and not a.arg.star]
         keywords = {a.arg.name: a.value for a in args if a.arg.name}
@@ -210,7 +218,7 @@ class UserFunctions:
                 rest_kwargs = rest_kwargs.set(k, v, s, c)
         for a in args:
             if a.arg.name:
-                rest_kwargs = rest_kwargs.set(a.arg.name, a.value, site_at(a.arg.node))
+                rest_kwargs = rest_kwargs.set(a.arg.name, a.value, self.s.site(a.arg.node))
         star_kw: str | None = None
         for p in params:
             pname = p.name.value

@@ -20,7 +20,7 @@ from hf_cache_lint.engine.analysis import (
 from hf_cache_lint.engine.findings import Span
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
-from hf_cache_lint.engine.interpreter.session import EvArg, Session, site_at
+from hf_cache_lint.engine.interpreter.session import EvArg, Session
 from hf_cache_lint.engine.keywords import CACHE_KEYWORDS, find_keyword
 from hf_cache_lint.engine.nodes import Node, code, span, span_between
 from hf_cache_lint.engine.values import (
@@ -104,7 +104,7 @@ class GenerateFacts:
             if a.arg.star == "**":
                 dicts.append((self.imports.force(a.value), a.arg.value, None))
             elif a.arg.name:
-                given[a.arg.name] = (self.imports.force(a.value), site_at(a.arg.node), None, False, a.arg.node)
+                given[a.arg.name] = (self.imports.force(a.value), self.s.site(a.arg.node), None, False, a.arg.node)
         if isinstance(pstate, PipelineState) and pstate.task in FORWARDING_TASKS:
             gk = find_keyword(args, "generate_kwargs")
             if pstate.task not in DIRECT_TASKS:  # only generate_kwargs: the call's own keywords go to the processor
@@ -229,7 +229,7 @@ class GenerateFacts:
         if cfg_arg is None and not is_pipeline:
             pos = [a for a in args if a.arg.name is None and not a.arg.star]
             if len(pos) >= 2:
-                cfg_arg = (self.imports.force(pos[1].value), site_at(pos[1].arg.node), None, False, pos[1].arg.node)
+                cfg_arg = (self.imports.force(pos[1].value), self.s.site(pos[1].arg.node), None, False, pos[1].arg.node)
         if cfg_arg is not None:
             cfg = self.s.obj(cfg_arg[0])
             if isinstance(cfg, ConfigState) and cfg.ci is not None:

@@ -25,7 +25,7 @@ from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.generate_calls import PIPELINE_CLASSES
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
 from hf_cache_lint.engine.interpreter.loading import Loading
-from hf_cache_lint.engine.interpreter.session import EvArg, Session, site_at, site_of
+from hf_cache_lint.engine.interpreter.session import EvArg, Session, site_of
 from hf_cache_lint.engine.nodes import Node
 from hf_cache_lint.engine.values import (
     NONE,
@@ -114,7 +114,7 @@ class KnownCallables:
             if a.arg.star == "**" or (a.arg.name is None and not a.arg.star):
                 d = self.ex.merge_into(d, a.value)
             elif a.arg.name:
-                d = d.set(a.arg.name, a.value, site_at(a.arg.node))
+                d = d.set(a.arg.name, a.value, self.s.site(a.arg.node))
         return self.s.new(d)
 
     @known("builtins.tuple")
@@ -127,7 +127,7 @@ class KnownCallables:
         kws = DictState()
         for a in args:
             if a.arg.name:
-                kws = kws.set(a.arg.name, a.value, site_at(a.arg.node))
+                kws = kws.set(a.arg.name, a.value, self.s.site(a.arg.node))
             elif a.arg.star == "**":
                 kws = self.ex.merge_into(kws, a.value)
         return Partial(first.value if first else UNKNOWN, self.s.new(kws))

@@ -16,7 +16,7 @@ from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.functions import UserFunctions
 from hf_cache_lint.engine.interpreter.generate_calls import GenerateFacts
 from hf_cache_lint.engine.interpreter.loading import Loading
-from hf_cache_lint.engine.interpreter.session import EvArg, Session, site_at, site_of
+from hf_cache_lint.engine.interpreter.session import EvArg, Session, site_of
 from hf_cache_lint.engine.nodes import Node
 from hf_cache_lint.engine.values import (
     NONE,
@@ -119,7 +119,7 @@ class TrackedMethods:
         if name == "update":
             for a in args:
                 if a.arg.name:
-                    d = d.set(a.arg.name, a.value, site_at(a.arg.node))
+                    d = d.set(a.arg.name, a.value, self.s.site(a.arg.node))
                 else:
                     d = self.ex.merge_into(d, a.value)
             self.s.put(ref, d)
@@ -134,7 +134,7 @@ class TrackedMethods:
                 self.s.put(ref, d.delete(key))
             elif name == "setdefault" and got is None:
                 second = positional(args, 1)
-                self.s.put(ref, d.set(key, second.value if second else NONE, site_at(first.arg.node)))  # type: ignore[union-attr]
+                self.s.put(ref, d.set(key, second.value if second else NONE, self.s.site(first.arg.node)))  # type: ignore[union-attr]
             return got[0] if got else UNKNOWN
         if name == "copy":
             return self.s.new(replace(d))

@@ -18,7 +18,7 @@ from hf_cache_lint.engine.confine import real
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import Span
 from hf_cache_lint.engine.interpreter.replay import Facts, Reads, absent
-from hf_cache_lint.engine.nodes import Arg, Node, head, span
+from hf_cache_lint.engine.nodes import Arg, Node, code, head, span
 from hf_cache_lint.engine.state import Meter, State
 from hf_cache_lint.engine.values import ConfigState, Const, HeapObj, Ref, Setting, Symbol, Unknown, Value
 from hf_cache_lint.engine.version_guard import VersionGuards
@@ -106,6 +106,33 @@ class Session:
         # While an uncalled function's run is recorded for a replay at the next check (replay.py): what it
         # reads from outside its locals, filled by the hooks below and in the parts.
         self.reads: Reads | None = None
+        # Per node of this module's tree (which does not change while it is analysed; a function's body runs
+        # again at every call it is inlined at): its site, span and code, computed once.
+        self._sites: dict[Node, Site] = {}
+        self._spans: dict[Node, Span] = {}
+        self._codes: dict[Node, str] = {}
+
+    # -- the tree's nodes, memoised -----------------------------------------------
+    def site(self, node: Node, description: str | None = None) -> Site:
+        """`site_at(node, description)`, computed once per node for the default description."""
+        if description is not None:
+            return Site(self.span(node), description)
+        got = self._sites.get(node)
+        if got is None:
+            got = self._sites[node] = Site(self.span(node), head(node, 80))
+        return got
+
+    def span(self, node: Node) -> Span:
+        got = self._spans.get(node)
+        if got is None:
+            got = self._spans[node] = span(node)
+        return got
+
+    def code(self, node: Node) -> str:
+        got = self._codes.get(node)
+        if got is None:
+            got = self._codes[node] = code(node)
+        return got
 
     # -- budget -----------------------------------------------------------------
     def charge(self, work: int) -> None:

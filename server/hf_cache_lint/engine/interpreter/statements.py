@@ -12,7 +12,7 @@ from hf_cache_lint.engine.constants import literal_truth
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.functions import UserFunctions
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
-from hf_cache_lint.engine.interpreter.session import MAX_LOOP_REPEAT_DEPTH, Session, site_at
+from hf_cache_lint.engine.interpreter.session import MAX_LOOP_REPEAT_DEPTH, Session
 from hf_cache_lint.engine.modules import SKIP_ROOTS
 from hf_cache_lint.engine.nodes import (
     Node,
@@ -202,7 +202,7 @@ class Statements:
         if not isinstance(base, Ref):
             return
         if isinstance(obj, ConfigState) and attr == "cache_implementation":
-            site = site_at(stmt)
+            site = self.s.site(stmt)
             literal = string_value(stmt.children[-1])
             if literal is not None:  # checked only once something validates this config
                 self.s.pending_ci[site.span] = CiValue(literal, span(stmt.children[-1]), "attribute")
@@ -243,7 +243,7 @@ class Statements:
             if key is None:
                 self.s.put(base, DictState(d.entries, opaque=True))
                 return
-            self.s.put(base, d.set(key, value, site_at(stmt)))
+            self.s.put(base, d.set(key, value, self.s.site(stmt)))
             if key == "cache_implementation":
                 self._note_value(stmt.children[-1], "dict")
 
@@ -283,8 +283,8 @@ class Statements:
     # -- control flow ---------------------------------------------------------
     def condition(self, test: Node) -> Cond:
         if test.type == "not_test":
-            return Cond(code(test.children[1]), False)
-        return Cond(code(test), True)
+            return Cond(self.s.code(test.children[1]), False)
+        return Cond(self.s.code(test), True)
 
     def exec_if(self, node: Node) -> None:
         kids = node.children
