@@ -13,7 +13,7 @@ state.py, its copy in interpreter/imports.py (`_Copier`) and what reaches throug
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Union
 
 from hf_cache_lint.engine.analysis import CiSource, Site
@@ -343,7 +343,7 @@ class InstanceState:
         return None
 
     def set(self, name: str, value: Value) -> InstanceState:
-        return replace(self, attrs=(*(a for a in self.attrs if a[0] != name), (name, value)))
+        return InstanceState(self.class_name, (*(a for a in self.attrs if a[0] != name), (name, value)))
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,7 @@ class UserFunctions:
         self._reads: dict[int, tuple[str, ...]] = {}
         self._definitions: dict[int, list[tuple[str, tuple[int, int]]]] = {}
         self._params: dict[Node, list[Any]] = {}
+        self._methods: dict[Node, dict[str, Node]] = {}  # a class node's methods by name (the first of each)
 
     def params(self, node: Node) -> list[Any]:
         """The function's parameters (parso scans the node again at every `get_params()`)."""
@@ -192,10 +193,13 @@ class UserFunctions:
                 self.s.reads.bodies.append(cls.node)
         if not isinstance(cls, ClassDef):
             return None
-        for child in cls.node.iter_funcdefs():
-            if child.name.value == name:
-                return Function(child, f"{class_name}.{name}")
-        return None
+        methods = self._methods.get(cls.node)
+        if methods is None:  # parso scans the class body again at every iter_funcdefs()
+            methods = self._methods[cls.node] = {}
+            for child in cls.node.iter_funcdefs():
+                methods.setdefault(child.name.value, child)
+        child = methods.get(name)
+        return Function(child, f"{class_name}.{name}") if child is not None else None
 
     def bind(self, fn: Function, args: list[EvArg], self_ref: Ref | None,
              extra_kwargs: DictState | None = None) -> dict[str, Value]:
