@@ -351,6 +351,24 @@ AST_GATED_OUT = {
         "class M:\n    def _cache(self, cache_implementation, n):\n        return 'offloaded' in cache_implementation\n"
         "    def run(self, generation_config):\n"
         "        return self._cache(cache_implementation=generation_config.cache_implementation or 'statc', n=1)\n"),
+    "dicts spread into generate whose keys this reads: a display, keys set by a variable, popped": (
+        "class M:\n    def generate(self, input_ids, **kwargs):\n"
+        "        sem = {'attention_mask': kwargs.pop('attention_mask', None)}\n        fine = {}\n"
+        "        for key, value in kwargs.items():\n            fine[key] = value\n"
+        "        if 'generation_config' in sem:\n            sem.pop('generation_config')\n"
+        "        kwargs['max_new_tokens'] = 5\n        kwargs.update(min_length=1)\n"
+        "        out = self.semantic.generate(input_ids, **sem, **{k: v for k, v in fine.items()})\n"
+        "        return super().generate(out, **kwargs, **{'output_scores': True})\n"
+        "    def forward(self, x, past_key_values=None):\n        return self.m(x, past_key_values=past_key_values)\n"),
+    "from_pretrained only as super().from_pretrained, in a method of that name": (
+        "class M:\n    @classmethod\n    def from_pretrained(cls, *args, **kwargs):\n"
+        "        model = super().from_pretrained(*args, **kwargs)\n        return model\n"
+        "    def generate(self, x, **kw):\n        return super().generate(x, **kw)\n"
+        "    def forward(self, x, cache=None):\n        return self.m(x, cache=cache)\n"),
+    "generate's output with its cache never read": (
+        "def run(model, x):\n    outputs = model.generate(x, return_dict_in_generate=True)\n"
+        "    return outputs.sequences, dict(**outputs)\n"
+        "def forward(past_key_values):\n    return past_key_values[0]\n"),
     "removed-API words, no cache the code says it has: a parameter bound to a new cache, a config flag": (
         "from transformers import DynamicCache\n"
         "def forward(x, past_key_values=None):\n    if past_key_values is None:\n"
@@ -394,6 +412,27 @@ AST_PASSED = {
     "a forwarding helper passed as a callback": (
         _LOADED + f"def run(**kw):\n    return model.generate(x, **kw)\ndef call(f):\n    return f(past_key_values={_LEGACY})\n"
         "call(run)\n"),
+    "a **kwargs given a cache by update": (
+        _LOADED + f"def run(**kw):\n    kw.update(past_key_values={_LEGACY})\n    return model.generate(x, **kw)\nrun()\n"),
+    "a **kwargs given a cache by setdefault": (
+        _LOADED + f"def run(**kw):\n    kw.setdefault('past_key_values', {_LEGACY})\n    return model.generate(x, **kw)\n"
+        "run()\n"),
+    "a local dict with a cache in a display spread into it": (
+        _LOADED + f"def run():\n    base = {{'past_key_values': {_LEGACY}}}\n    d = {{**base}}\n"
+        "    return model.generate(x, **d)\nrun()\n"),
+    "a dict bound in a nested function, spread from the module's": (
+        _LOADED + f"KW = {{'past_key_values': {_LEGACY}}}\ndef run():\n    def g():\n        KW = {{}}\n"
+        "        return KW\n    return model.generate(x, **KW)\nrun()\n"),
+    "a dict passed to a helper that fills it": (
+        _LOADED + f"def fill(d):\n    d['past_key_values'] = {_LEGACY}\ndef run():\n    d = {{}}\n    fill(d)\n"
+        "    return model.generate(x, **d)\nrun()\n"),
+    "from_pretrained of a checkpoint folder whose generation_config.json is invalid": (
+        "from transformers import AutoModelForCausalLM\nclass M:\n    def load(self):\n"
+        "        return super().from_pretrained('x')\nmodel = AutoModelForCausalLM.from_pretrained('./ckpt')\n"
+        "out = model.generate(x)\n"),
+    "generate's output cache read by attribute": (
+        _LOADED + "def run():\n    outputs = model.generate(x, return_dict_in_generate=True)\n"
+        "    cache = outputs.past_key_values\n    return cache[0]\nrun()\n"),
     "cache_implementation assigned to a config": (
         _LOADED + "model.generation_config.cache_implementation = 'statc'\nmodel.generate(x)\n"),
     "cache_implementation= to GenerationConfig under another name": (
@@ -413,6 +452,8 @@ AST_PASSED = {
 def test_the_ast_stage_passes_code_at_the_edge_of_each_exclusion(code: str, tmp_path: Path) -> None:
     from hf_cache_lint.engine.prefilter import might_use_removed_api
 
+    (tmp_path / "ckpt").mkdir()
+    (tmp_path / "ckpt" / "generation_config.json").write_text('{"cache_implementation": "statc"}\n')
     assert not cannot_hold_finding(code, str(tmp_path / "main.py"), Context(workspace=tmp_path), keyword_matters,
                                    might_use_removed_api(code))
     assert any(r.findings for r in _on_every_version(code, {}, tmp_path))

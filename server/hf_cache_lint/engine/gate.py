@@ -53,6 +53,9 @@ TRIGGERS = LOADS | CALLS
 # LOADS but `cache_implementation`, which only sends a module on as a string (a keyword name, a dict key) or an
 # attribute assigned (engine/reaching.py `sets_cache_implementation`), not as a name read.
 SURE = LOADS - {"cache_implementation"}
+# SURE but `from_pretrained`, which may only be `super().from_pretrained(...)` (engine/reaching.py): as a name in
+# code, these send a module on before any compile.
+SURE_IN_TEXT = SURE - {"from_pretrained"}
 _PIPELINE_CLASSES = frozenset(PIPELINE_CLASSES)
 
 # The compiler drops code it can tell never runs, with the constants (and functions) written there; the
@@ -188,10 +191,11 @@ def _said_in_code(text: str, words: Iterable[str], quotes: dict[str, list[int]])
 
 
 def _sure_to_pass(text: str) -> bool:
-    """What the compiled words would send to parso anyway, seen in the text: a load or a pipeline in code
-    (a name in code is in the compiled names). Not `cache_implementation` (it may only be read) nor
-    `generate` with a cache keyword (engine/reaching.py looks where they stand)."""
-    return _said_in_code(text, SURE, _triple_quotes(text))
+    """What the compiled words would send to parso anyway, seen in the text: a pipeline in code (a name in
+    code is in the compiled names). Not `cache_implementation` (it may only be read), `from_pretrained` (it may
+    only be `super().from_pretrained`) nor `generate` with a cache keyword (engine/reaching.py looks where
+    they stand)."""
+    return _said_in_code(text, SURE_IN_TEXT, _triple_quotes(text))
 
 
 class _Tree:
@@ -232,9 +236,15 @@ def cannot_hold_finding(text: str, path: str, context: Context,
     if words is None:
         return False
     names, strings = words
-    if not SURE.isdisjoint(strings) or not SURE.isdisjoint(names):
+    # As names only: the interpreter makes no callable or load of a string (`getattr(x, "from_pretrained")`
+    # is unknown to it).
+    if not SURE_IN_TEXT.isdisjoint(names):
         return False
     tree = _Tree(text)
+    if "from_pretrained" in names:
+        parsed = tree.get()
+        if parsed is None or not reaching.only_super_loads(parsed):
+            return False
     if removed_api and not _no_removed_api(names, strings, tree):
         return False
     calls = not (CALLS.isdisjoint(names) and CALLS.isdisjoint(strings))

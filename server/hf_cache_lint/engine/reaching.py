@@ -1,5 +1,5 @@
 """The gate's second stage, read with `ast` (C speed): which keywords can reach a call of generate, whether a
-`cache_implementation` can be set, whether HFC007 can find a cache to read.
+`cache_implementation` can be set, whether a `from_pretrained` can load, whether HFC007 can find a cache to read.
 
 The compile test (engine/gate.py) looks at words: a module that says `generate` and `past_key_values` anywhere
 goes to parso. transformers' modeling code says both everywhere (`past_key_values` is a parameter of every
@@ -14,33 +14,40 @@ generate_calls.py, functions.py `bind`, calls.py) only
   (`model.generate(...)`, `super().generate(...)`, `generate(...)` of an alias), or spelled as a user function
   whose `**` parameter is spread into such a call (`def run(self, **kw): return self.model.generate(**kw)`: the
   keywords of `self.run(...)` reach generate), found by a fixpoint over those names (G);
-- or in a dict spread into such a call (`**d`), or through a value of one of them used other than as a callee:
-  `partial(model.generate, ...)`, `Thread(target=self.run, kwargs=...)`, `gen = model.generate`,
-  `types.MethodType(run, obj)`, a callback; the interpreter follows those (values.Partial, Method, Function).
-So the keywords written in the calls spelled as a G name are all that can reach generate, when every `**d`
-spread into such a call is the `**` parameter of the function it stands in, which that function only reads
-(`kw.get`, `kw.pop`, `kw[k]`, `k in kw`, `**kw`: the dict the interpreter binds holds exactly the caller's
-keywords and spreads, `functions.py` `bind`), and no G name is used but as a callee (nor written as a string:
-the interpreter resolves no `getattr`, this only keeps the argument simple). Names are matched by spelling, so
-a method and a function of one name are both counted (too many is only slower). Anything else: None. A lambda's
-or a dunder's `**` (`__init__` runs from `Cls(...)`, `__call__` from `obj(...)`), one in a class body or at
-the top level, a name bound again in the function (also by a nested `def`, `except ... as`, `import ... as`, a
-`match` capture): None. Decorators, which the interpreter does not apply (statements.py), change nothing.
+- or as a key of a dict spread into such a call (`**d`);
+- or through a value of one of them used other than as a callee: `partial(model.generate, ...)`,
+  `Thread(target=self.run, kwargs=...)`, `gen = model.generate`, `types.MethodType(run, obj)`, a callback; the
+  interpreter follows those (values.Partial, Method, Function): any such use is None.
+A spread dict's keys (`_keys`) are those the interpreter can give it (expressions.py `eval_dict`, statements.py
+`set_item`, methods.py `_dict`, functions.py `bind`): a display's string keys (any other key makes the dict
+opaque: no entry), none for a comprehension (opaque), and for a name of the function the spread stands in,
+the keys of what it is bound to there (a display, another such name) or, for the function's own `**`
+parameter, its callers' (the function joins G), plus what the function writes into it: `d["k"] = v` (a key
+that is not a string constant: none, opaque), `d.update(k=v, **e)`, `d.setdefault("k", v)`. Reads (`d.get`,
+`d.pop`, `d[k]`, `k in d`, `**d`, a copy) add none; any other use (passed to a function, stored, aliased,
+iterated into, bound in a nested scope, at the top level or in a class body, a lambda's or a dunder's `**`:
+`__init__` runs from `Cls(...)`, `__call__` from `obj(...)`) is None. Names are matched by spelling, so a method
+and a function of one name are both counted (too many is only slower). Strings are not looked at: the
+interpreter resolves no `getattr`. Decorators, which the interpreter does not apply (statements.py), change
+nothing.
 
-`sets_cache_implementation`: a `cache_implementation` value (a CiValue, a config's Setting) comes from a string
-reaching a `cache_implementation=` keyword, a `"cache_implementation"` key or `setattr` string, an assignment to
-an attribute `x.cache_implementation`, or a load (`from_pretrained`, a pipeline: words the gate tests apart) or
-import (the gate's workspace test). The gate's compiled strings hold every keyword name and string constant, so
-what is left to see here is the assignment: a module whose only `cache_implementation` is read
-(`generation_config.cache_implementation`, a local variable named so) sets none (reading a config the module
-never set gives no value: engine/interpreter/expressions.py `attribute`).
+`may_set_cache_implementation`: a `cache_implementation` value (a CiValue, a config's Setting) comes from a
+string reaching a `cache_implementation=` keyword of a call that reads it, a `"cache_implementation"` key or
+`setattr` string, an assignment to an attribute `x.cache_implementation`, or a load (`from_pretrained`, a
+pipeline: words the gate tests apart) or import (the gate's workspace test). A module whose `cache_implementation`
+is only read (`generation_config.cache_implementation`, a local variable named so), or passed to its own functions
+that take no `**`, sets none (reading a config the module never set gives no value: expressions.py `attribute`).
+
+`only_super_loads`: a checkpoint is read (generation_config.json, the Hub defaults) by a `from_pretrained` the
+interpreter resolves to transformers' (known.py `_transformers`, loading.py); `super().from_pretrained(...)` is
+a call of the builtin `super`, which it leaves unknown.
 
 `may_hold_cache`: HFC007's reads (`cache[i]`, `for k, v in cache`, `get_max_cache_shape()`, `max_cache_len`) are
-of a value engine/cache_values.py knows is a cache: a `generate(..., return_dict_in_generate=True)` output (and
-names bound to it, its `.past_key_values`), or a name whose EVERY binding in its scope is a call of a cache
-class (`DynamicCache`, `StaticCache`, ...). A name that is also a parameter of that function has a binding that
-is no cache (cache_values.py `_resolve` then knows nothing), so `past_key_values = DynamicCache(...)` in a
-`forward(self, past_key_values=None)` makes none.
+of a value engine/cache_values.py knows is a cache: a `<x>.generate(..., return_dict_in_generate=True)` output
+bound to a name (its cache is `name.past_key_values` or `name.cache`, also bound to another name) or read inline,
+or a name whose EVERY binding in its scope is a call of a cache class (`DynamicCache`, `StaticCache`, ...). A name
+that is also a parameter of that function has a binding that is no cache (cache_values.py `_resolve` then knows
+nothing), so `past_key_values = DynamicCache(...)` in a `forward(self, past_key_values=None)` makes none.
 """
 
 from __future__ import annotations
@@ -135,8 +142,8 @@ def _on(stmt: ast.stmt, lines: list[int] | None) -> bool:
 
 
 def reaching_keywords(src: Source) -> frozenset[str] | None:
-    """The keyword names written in the calls whose keywords may reach generate (see the module docstring);
-    None when this cannot tell."""
+    """The keyword names that may reach generate's arguments (see the module docstring): those written in the
+    calls spelled as a name of G, and the keys of the dicts spread into them; None when this cannot tell."""
     reaching = {"generate"}
     todo = ["generate"]
     keywords: set[str] = set()
@@ -161,10 +168,12 @@ def reaching_keywords(src: Source) -> frozenset[str] | None:
                 if kw.arg is not None:
                     keywords.add(kw.arg)
                     continue
-                owner = _forwarded(kw.value, scope, src)
-                if owner is None:
+                owners: set[str] = set()
+                keys = _keys(kw.value, scope, src, owners, 0)
+                if keys is None:
                     return None
-                if owner not in reaching:
+                keywords |= keys
+                for owner in sorted(owners - reaching):
                     reaching.add(owner)
                     todo.append(owner)
     if not reaching.isdisjoint(values.values()):
@@ -172,46 +181,118 @@ def reaching_keywords(src: Source) -> frozenset[str] | None:
     return frozenset(keywords)
 
 
-def _forwarded(value: ast.expr, scope: _Scope | None, src: Source) -> str | None:
-    """The name of the function whose own `**` parameter `value` is, left as bound; else None."""
-    if not isinstance(value, ast.Name) or not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return None
-    kwarg = scope.args.kwarg
-    if kwarg is None or kwarg.arg != value.id or scope.name.startswith("__"):
-        return None
-    if not _only_read(scope, value.id, src):
-        return None
-    return scope.name
+_MAX_DEPTH = 3  # dicts spread into dicts spread into ...: past this, unknown
 
 
-def _only_read(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str, src: Source) -> bool:
-    """Whether `name` (the `**` parameter of `fn`) is only read in `fn`'s body, and never bound again."""
+def _keys(value: ast.expr, scope: _Scope | None, src: Source, owners: set[str], depth: int) -> set[str] | None:
+    """The keys the dict `value` (spread with `**`) may hold, as the interpreter builds dicts
+    (engine/interpreter/expressions.py `eval_dict`, statements.py `set_item`, methods.py `_dict`, functions.py
+    `bind`): a display's string keys (another key makes it opaque: no entry), none for a comprehension (opaque),
+    and for a name, what its function writes into it. `owners`: the functions whose own `**` parameter it is
+    (their callers' keywords land in it: they join G). None: unknown."""
+    if depth > _MAX_DEPTH:
+        return None
+    if isinstance(value, ast.DictComp):
+        return set()
+    if isinstance(value, ast.Dict):
+        out: set[str] = set()
+        for k, v in zip(value.keys, value.values, strict=True):
+            if k is None:
+                inner = _keys(v, scope, src, owners, depth + 1)
+                if inner is None:
+                    return None
+                out |= inner
+            elif isinstance(k, ast.Constant) and isinstance(k.value, str):
+                out.add(k.value)
+        return out
+    if isinstance(value, ast.Name) and isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return _name_keys(value.id, scope, src, owners, depth)
+    return None
+
+
+def _name_keys(name: str, fn: ast.FunctionDef | ast.AsyncFunctionDef, src: Source, owners: set[str],
+               depth: int) -> set[str] | None:
+    """The keys of the dict a name of `fn` holds: its own `**` parameter (then `fn` is an owner), or a local
+    bound only to dicts this can read; plus what `fn`'s body (nested functions too) writes into it. Any other
+    use (passed on, stored, bound otherwise) is unknown."""
+    a = fn.args
+    param = a.kwarg is not None and a.kwarg.arg == name
+    if param and fn.name.startswith("__"):
+        return None  # `__init__` runs from `Cls(...)`, `__call__` from `obj(...)`: not spelled as its name
+    if any(arg.arg == name for arg in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg) if arg is not None):
+        return None
     parents: dict[int, ast.AST | None] = {}
     names: list[ast.Name] = []
-    for node, parent, _ in src.walk([name], fn.body, fn):
+    for node, parent, scope in src.walk([name], fn.body, fn):
         parents[id(node)] = parent
         if isinstance(node, ast.Name):
             if node.id == name:
+                if not isinstance(node.ctx, ast.Load) and scope is not fn:
+                    return None  # bound in a nested scope: another variable, or fn's `d` seen from there
                 names.append(node)
         elif name in _bound_names(node):
-            return False
-    return all(_a_read(node, parents) for node in names)
+            return None
+    keys: set[str] = set()
+    bound = param
+    for node in names:
+        parent = parents.get(id(node))
+        if isinstance(node.ctx, ast.Store):
+            if not (isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is not None
+                    and any(t is node for t in (parent.targets if isinstance(parent, ast.Assign) else [parent.target]))):
+                return None  # a loop variable, a tuple target, `|=`, a walrus: unknown
+            got = _keys(parent.value, fn, src, owners, depth + 1)
+            bound = True
+        elif isinstance(node.ctx, ast.Del):
+            continue
+        else:
+            got = _written(node, parent, parents, fn, src, owners, depth)
+        if got is None:
+            return None
+        keys |= got
+    if not bound:
+        return None  # a global, or a name of an enclosing function
+    if param:
+        owners.add(fn.name)
+    return keys
 
 
-def _a_read(node: ast.Name, parents: dict[int, ast.AST | None]) -> bool:
-    parent = parents.get(id(node))
+def _written(node: ast.Name, parent: ast.AST | None, parents: dict[int, ast.AST | None],
+             fn: ast.FunctionDef | ast.AsyncFunctionDef, src: Source, owners: set[str], depth: int) -> set[str] | None:
+    """The keys one read of a dict's name writes into it: `d["k"] = v` ("k"; another key makes it opaque),
+    `d.update(k=v, **e)`, `d.setdefault("k", v)`; none for `d.get(...)`, `d[k]`, `k in d`, `**d` (a copy);
+    None for any other use."""
     if isinstance(parent, ast.keyword):
-        return parent.arg is None  # `f(**kw)`: a copy goes to f
+        return set() if parent.arg is None else None  # `f(**d)`: a copy goes to f
     if isinstance(parent, ast.Dict):
-        return any(k is None and v is node for k, v in zip(parent.keys, parent.values, strict=True))  # `{**kw}`
-    if isinstance(parent, ast.Subscript):
-        return parent.value is node and isinstance(parent.ctx, ast.Load)
+        return set() if any(k is None and v is node for k, v in zip(parent.keys, parent.values, strict=True)) \
+            else None  # `{**d}`
+    if isinstance(parent, ast.Subscript) and parent.value is node:
+        if isinstance(parent.ctx, ast.Store):
+            key = parent.slice
+            return {key.value} if isinstance(key, ast.Constant) and isinstance(key.value, str) else set()
+        return set()
     if isinstance(parent, ast.Compare):
-        return all(isinstance(op, (ast.In, ast.NotIn)) for op in parent.ops) and node is not parent.left
-    if isinstance(parent, ast.Attribute) and parent.value is node and parent.attr in _DICT_READS:
-        call = parents.get(id(parent))
-        return isinstance(call, ast.Call) and call.func is parent
-    return False
+        return set() if all(isinstance(op, (ast.In, ast.NotIn)) for op in parent.ops) and node is not parent.left \
+            else None
+    if not (isinstance(parent, ast.Attribute) and parent.value is node):
+        return None
+    call = parents.get(id(parent))
+    if not (isinstance(call, ast.Call) and call.func is parent):
+        return None
+    if parent.attr in _DICT_READS:
+        return set()
+    if parent.attr == "setdefault":
+        first = call.args[0] if call.args else None
+        return {first.value} if isinstance(first, ast.Constant) and isinstance(first.value, str) else None
+    if parent.attr == "update":
+        out = {k.arg for k in call.keywords if k.arg is not None}
+        for arg in [*call.args, *(k.value for k in call.keywords if k.arg is None)]:
+            got = None if isinstance(arg, ast.Starred) else _keys(arg, fn, src, owners, depth + 1)
+            if got is None:
+                return None
+            out |= got
+        return out
+    return None
 
 
 def _bound_names(node: ast.AST) -> Iterator[str]:
@@ -308,6 +389,9 @@ def may_set_cache_implementation(tree: ast.Module, pipeline_classes: frozenset[s
 CACHE_CLASSES = frozenset({"DynamicCache", "StaticCache", "QuantizedCache", "EncoderDecoderCache"})
 
 
+_OUTPUT_CACHE = ("past_key_values", "cache")  # engine/cache_values.py's: generate's output fields holding the cache
+
+
 def may_hold_cache(src: Source) -> bool:
     """Whether engine/cache_values.py may find a value the code says is a cache (see the module docstring)."""
     words = set(CACHE_CLASSES)
@@ -316,18 +400,54 @@ def may_hold_cache(src: Source) -> bool:
             words.update(a.asname for a in node.names if a.name in CACHE_CLASSES and a.asname)
     classes = frozenset(words)
     words.add("return_dict_in_generate")
-    for node, _, scope in src.walk(words):
+    outputs: set[str] = set()  # names bound to `<x>.generate(..., return_dict_in_generate=True)`
+    for node, parent, scope in src.walk(words):
         if isinstance(node, ast.Call) and any(
                 kw.arg == "return_dict_in_generate" and isinstance(kw.value, ast.Constant) and kw.value.value is True
                 for kw in node.keywords):
-            return True
+            # cache_values.py `_output_of`: the call's callee is `.generate`, and the call is the whole value of
+            # `name = ...` (then its cache is `name.past_key_values`) or read inline (`....past_key_values`).
+            if not (isinstance(node.func, ast.Attribute) and node.func.attr == "generate"):
+                continue
+            if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is node:
+                targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+                if not all(isinstance(t, ast.Name) for t in targets):
+                    return True
+                outputs.update(t.id for t in targets if isinstance(t, ast.Name))
+            elif isinstance(parent, ast.Attribute) or not isinstance(parent, (ast.Return, ast.keyword, ast.Call)):
+                return True  # read inline, or anywhere this does not follow
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call) \
                 and _callee_name(node.value.func) in classes:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             params = _parameters(scope)
             if any(not (isinstance(t, ast.Name) and t.id in params) for t in targets):
                 return True
-    return False
+    # An output's cache is read as `name.past_key_values` / `name.cache` (also to bind an alias of it).
+    return any(isinstance(node, ast.Attribute) and node.attr in _OUTPUT_CACHE and isinstance(node.value, ast.Name)
+               and node.value.id in outputs for node, _, _ in src.walk(outputs)) if outputs else False
+
+
+def only_super_loads(src: Source) -> bool:
+    """Whether every `from_pretrained` of the module is `super().from_pretrained(...)` (with `super` not bound
+    again): the interpreter calls the builtin `super` to an unknown value, whose call loads nothing
+    (engine/interpreter/known.py `call_symbol`: a `builtins.` name gives Unknown)."""
+    for node, parent, _ in src.walk(["from_pretrained"]):
+        if isinstance(node, ast.Name) and node.id == "from_pretrained":
+            return False
+        if isinstance(node, ast.Attribute) and node.attr == "from_pretrained":
+            receiver = node.value
+            if not (isinstance(node.ctx, ast.Load) and isinstance(parent, ast.Call) and parent.func is node
+                    and isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Name)
+                    and receiver.func.id == "super"):
+                return False
+        # A method of the module's own named so binds a Function (its calls are the attributes above).
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and "from_pretrained" in _bound_names(node):
+            return False
+    for node, _, _ in src.walk(["super"]):
+        if (isinstance(node, ast.Name) and node.id == "super" and not isinstance(node.ctx, ast.Load)) \
+                or "super" in _bound_names(node):
+            return False
+    return True
 
 
 def _parameters(scope: _Scope | None) -> frozenset[str]:
