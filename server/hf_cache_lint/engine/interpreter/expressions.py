@@ -242,6 +242,8 @@ class Expressions:
         return value
 
     def attribute(self, value: Value, name: str, head: Node, trailers: list[Node]) -> Value:
+        if type(value) is Unknown:  # the common case, as the end of this method has it
+            return Method(value, name) if name == "generate" else Unknown(f"`{self._chain_text(head, trailers)}`")
         if isinstance(value, Lazy):
             if name not in FORCING_ATTRS:
                 return Unknown(f"`{self._chain_text(head, trailers)}`")

@@ -56,6 +56,7 @@ class UserFunctions:
         self._reads: dict[int, tuple[str, ...]] = {}
         self._definitions: dict[int, list[tuple[str, tuple[int, int]]]] = {}
         self._params: dict[Node, list[Any]] = {}
+        self._param_facts: dict[Node, list[tuple[str, int, Node | None]]] = {}
         self._methods: dict[Node, dict[str, Node]] = {}  # a class node's methods by name (the first of each)
 
     def params(self, node: Node) -> list[Any]:
@@ -63,6 +64,13 @@ class UserFunctions:
         got = self._params.get(node)
         if got is None:
             got = self._params[node] = node.get_params()
+        return got
+
+    def param_facts(self, node: Node) -> list[tuple[str, int, Node | None]]:
+        """Each parameter's name, star count and default (parso recomputes each from the node every time)."""
+        got = self._param_facts.get(node)
+        if got is None:
+            got = self._param_facts[node] = [(p.name.value, p.star_count, p.default) for p in self.params(node)]
         return got
 
     # -- definitions ----------------------------------------------------------
@@ -205,7 +213,6 @@ class UserFunctions:
              extra_kwargs: DictState | None = None) -> dict[str, Value]:
         """The function's parameters bound to the call's arguments as Python binds them (`self_ref` first
         for a method; `extra_kwargs`, a partial's or Thread's dict, as if spread with `**`)."""
-        params = self.params(fn.node)
         names: dict[str, Value] = {}
         positional = [a.value for a in args if a.arg.name is None and not a.arg.star]
         keywords = {a.arg.name: a.value for a in args if a.arg.name}
@@ -224,12 +231,11 @@ class UserFunctions:
             if a.arg.name:
                 rest_kwargs = rest_kwargs.set(a.arg.name, a.value, self.s.site(a.arg.node))
         star_kw: str | None = None
-        for p in params:
-            pname = p.name.value
-            if p.star_count == 1:
+        for pname, star_count, default in self.param_facts(fn.node):
+            if star_count == 1:
                 names[pname] = tuple_val(None, positional)
                 positional = []
-            elif p.star_count == 2:
+            elif star_count == 2:
                 star_kw = pname
             elif positional:
                 names[pname] = positional.pop(0)
@@ -239,8 +245,8 @@ class UserFunctions:
             elif (got := spread.get(pname)) is not None:
                 names[pname] = got[0]
                 rest_kwargs = rest_kwargs.delete(pname)
-            elif p.default is not None and not opaque:
-                names[pname] = self.ex.eval(p.default)
+            elif default is not None and not opaque:
+                names[pname] = self.ex.eval(default)
             else:
                 names[pname] = Unknown(f"the parameter `{pname}`")
         if star_kw is not None:
