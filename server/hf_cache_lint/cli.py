@@ -153,6 +153,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "check":
             from hf_cache_lint.cli_support.check_cmd import run_check
 
+            if argv is None:
+                # A process that runs one check: what the imports made is never garbage, so it is taken out of
+                # the collector's sight, whose passes then walk only what the run makes (~4% of a run answered
+                # from the cache). Not for in-process callers (tests), whose later garbage it would keep.
+                import gc
+
+                gc.freeze()
             return run_check(args)
         if args.command == "serve":
             return _serve(args)

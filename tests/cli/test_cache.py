@@ -366,3 +366,11 @@ def test_a_warm_run_does_not_import_the_engine(project: Path) -> None:
     assert "parso" in cold and "hf_cache_lint.rules" in cold  # the test can fail: a cold run loads them
     warm_out, warm = loaded()
     assert warm == [] and warm_out == cold_out and b"HFC001" in warm_out
+
+
+def test_an_entry_is_keyed_by_the_printed_path(run: RunFn, project: Path, engine_calls: list[str]) -> None:
+    write(project / "a.py", CONFLICT)
+    first = check(run, "a.py")
+    assert check(run, "./a.py") == first  # the same printed path: the same entry
+    assert check(run, str(project / "a.py")) != first  # printed absolute: checked (and printed) as such
+    assert engine_calls == ["a.py", "a.py"]

@@ -112,3 +112,23 @@ def test_gitignore_negation_and_last_match_wins() -> None:
     assert not spec.excludes("keep.py", False)
     # A file below an excluded folder cannot be re-included (as in git).
     assert spec.excludes("old/keep.py", False)
+
+
+def test_a_source_file_made_from_a_str_or_a_path_is_the_same(tmp_path: Path) -> None:
+    from hf_cache_lint.cli_support.discovery import SourceFile
+
+    given, named = SourceFile(tmp_path / "a.py", "a.py"), SourceFile(str(tmp_path / "a.py"), "a.py")
+    assert given == named and hash(given) == hash(named)
+    assert given.path == named.path == tmp_path / "a.py" and isinstance(named.path, Path)
+    assert [SourceFile(n, n).is_notebook for n in ("n.ipynb", "a.py", ".ipynb", "x.ipynb.py")] == [
+        Path(n).suffix == ".ipynb" for n in ("n.ipynb", "a.py", ".ipynb", "x.ipynb.py")]
+
+
+def test_walked_paths_are_what_normpath_and_abspath_give(project: Path) -> None:
+    """The walk joins names to the normalised folder instead of normalising every path: the same strings."""
+    write(project / "src" / "pkg" / "m.py", "x = 1\n")
+    for given in (".", "./src/", "src//pkg", str(project), "../proj/src"):
+        (found,) = discover([given], PathSpec(), project).files
+        assert found.display == os.path.normpath(os.path.join(given, os.path.relpath(found.where, given)))
+        assert os.path.samefile(found.where, project / "src" / "pkg" / "m.py")
+        assert found.stat is not None and found.stat.st_ino == os.stat(found.where).st_ino

@@ -1,12 +1,13 @@
 """The result cache, as Ruff's: a file's findings are reused while nothing they depend on changed.
 
 One JSON file per (tool build, Python, settings, target version, workspace, current folder) under
-`.hf_cache_lint_cache/<version>/`, mapping each checked file (its absolute path) to the stat and the hash of
-its content, the fingerprints of everything its check consulted (workspace modules an import resolved to,
-and every candidate it probed on the way; checkpoint folders and their generation_config.json / config.json;
-hub cache snapshots: see engine/deps.py) and its findings. An entry is used only when the content hash
-and every fingerprint still match, so a changed, created or deleted dependency is a miss, never a
-stale result. The folder writes its own `.gitignore` (`*`).
+`.hf_cache_lint_cache/<version>/`, mapping each checked file (its printed path: relative to the current
+folder, which is in the key, or absolute as given) to the stat and the hash of its content, the
+fingerprints of everything its check consulted (workspace modules an import resolved to, and every
+candidate it probed on the way; checkpoint folders and their generation_config.json / config.json; hub
+cache snapshots: see engine/deps.py) and its findings. An entry is used only when the content hash and
+every fingerprint still match, so a changed, created or deleted dependency is a miss, never a stale
+result. The folder writes its own `.gitignore` (`*`).
 
 The index is compact because a warm run reads all of it: an entry is one JSON list
 `[size, mtime_ns, inode, content hash, deps, result]` (the stat null while not trusted, see RACY_NS), and a
@@ -199,12 +200,12 @@ class ResultCache:
     def _by_stat(self, path: str) -> str | None:
         """A dependency that is itself a checked file whose entry trusts its stat, and the stat still matches:
         the entry's content hash is its fingerprint, without reading it (a package's modules import each
-        other: most dependencies of a tree are files of the same tree)."""
+        other: most dependencies of a tree are files of the same tree). "-" when it is absent."""
         try:
             st = os.stat(path)
         except (OSError, ValueError):
-            return None
-        entry = self.entries.get(os.path.abspath(path))
+            return "-"  # = fingerprint(path)
+        entry = self.entries.get(os.path.normpath(path))
         if (stat.S_ISREG(st.st_mode) and type(entry) is list and len(entry) == 6 and entry[:3] == stat_key(st)
                 and isinstance(entry[3], str)):
             return "f:" + entry[3]
@@ -235,35 +236,37 @@ class ResultCache:
         self.hits += 1
         return result
 
-    def get_by_stat(self, key: str, st: os.stat_result, display: str) -> CheckResult | None:
-        """The result when the file's stat says it is the content the entry was made from (`key`: the file's
-        absolute path, SourceFile.key)."""
-        entry = self.entries.get(key)
+    def get_by_stat(self, display: str, st: os.stat_result) -> CheckResult | None:
+        """The result when the file's stat says it is the content the entry was made from."""
+        entry = self.entries.get(display)
         if (type(entry) is not list or len(entry) != 6 or entry[0] != st.st_size or entry[1] != st.st_mtime_ns
                 or entry[2] != st.st_ino):  # an entry whose stat is not trusted has None there
             return None
+        if not entry[4] and entry[5] == 0 and type(entry[5]) is int:  # the common entry, in short
+            self.hits += 1
+            return CheckResult(display)
         return self._valid(entry, display)
 
-    def get(self, key: str, content: str, display: str, st: os.stat_result | None = None) -> CheckResult | None:
+    def get(self, display: str, content: str, st: os.stat_result | None = None) -> CheckResult | None:
         """The result when the entry was made from content with this hash. `st`, the stat taken before the
         file was read: when the entry does not trust it yet and it is settled now, the entry takes it, so the
         next run answers from the stat without reading the file."""
-        entry = self.entries.get(key)
+        entry = self.entries.get(display)
         if type(entry) is not list or len(entry) != 6 or entry[3] != content:
             return None
         result = self._valid(entry, display)
         if result is not None and st is not None and _settled(st) and entry[:3] != stat_key(st):
-            self.changed[key] = [*stat_key(st), *entry[3:]]
+            self.changed[display] = [*stat_key(st), *entry[3:]]
         return result
 
-    def put(self, key: str, content: str, st: os.stat_result | None, deps: Iterable[str],
+    def put(self, display: str, content: str, st: os.stat_result | None, deps: Iterable[str],
             result: CheckResult) -> None:
         """Remember `result` for `content` (`st`: the file's stat taken before it was read)."""
         deps = set(deps)
         if result.error is not None or engine_deps.VOLATILE in deps:
             return  # unreadable now may be readable next time; jedi's inputs cannot be fingerprinted
         trusted = stat_key(st) if st is not None and _settled(st) else [None, None, None]
-        self.changed[key] = [*trusted, content, sorted([p, self.fingerprint(p)] for p in deps), encode(result)]
+        self.changed[display] = [*trusted, content, sorted([p, self.fingerprint(p)] for p in deps), encode(result)]
 
     def save(self) -> None:
         """Write the entries (merged over what another run may have written meanwhile); never raises.

@@ -145,6 +145,8 @@ def build_report(sources: Sequence[SourceFile], results: Sequence[CheckResult],
     for source, result in zip(sources, results, strict=True):
         if result.error is not None:
             errs.append(result.error)
-        notes.extend(FileError(result.path, n) for n in result.notes)
-        items.extend(locate(source, result))
+        if result.notes:
+            notes.extend(FileError(result.path, n) for n in result.notes)
+        if result.findings:  # most results have none: nothing to locate
+            items.extend(locate(source, result))
     return Report(tuple(items), tuple(errs), len(sources), fixed, fixing, tuple(notes))

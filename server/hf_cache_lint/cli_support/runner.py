@@ -176,7 +176,7 @@ def check_files(sources: Sequence[SourceFile], settings: Settings, context: Cont
     for i, source in enumerate(sources):
         if cache is not None:
             try:
-                hit = cache.get_by_stat(source.absolute, source.stat or os.stat(source.where), source.display)
+                hit = cache.get_by_stat(source.display, source.stat or os.stat(source.where))
             except OSError:
                 hit = None
             if hit is not None:
@@ -185,7 +185,7 @@ def check_files(sources: Sequence[SourceFile], settings: Settings, context: Cont
         data, st = _read(source)
         if data is not None and cache is not None:
             digests[i] = (digest(data), st)
-            hit = cache.get(source.absolute, digests[i][0], source.display, st)
+            hit = cache.get(source.display, digests[i][0], st)
             if hit is not None:
                 results[i] = hit
                 continue
@@ -193,13 +193,13 @@ def check_files(sources: Sequence[SourceFile], settings: Settings, context: Cont
         if clean is not None:
             results[i] = CheckResult(source.display)
             if cache is not None:
-                cache.put(source.absolute, *digests[i], clean, CheckResult(source.display))
+                cache.put(source.display, *digests[i], clean, CheckResult(source.display))
             continue
         todo.append(Job(i, source, data))
     for job, (result, noted) in zip(todo, _run_all(todo, settings, context, jobs or default_jobs()), strict=True):
         results[job.index] = result
         if cache is not None and job.index in digests:
-            cache.put(job.source.absolute, *digests[job.index], noted, result)
+            cache.put(job.source.display, *digests[job.index], noted, result)
     if cache is not None:
         cache.save()
     return [r for r in results if r is not None]
