@@ -31,3 +31,10 @@ def test_the_memo_stays_bounded():
     for _ in range(3 * order._REJECTED_MAX):
         assert order.kwargs_rejected(Target.of(None), replace(call))  # a new object each time
     assert len(order._REJECTED) <= order._REJECTED_MAX
+
+
+def test_no_answer_outlives_its_check():
+    from hf_cache_lint.checking.source import check_source
+
+    found = check_source("model.generate(x, past_key_valyes=c, cache_implementation='static')\n", "/x/c.py").findings
+    assert found and order._REJECTED == {}

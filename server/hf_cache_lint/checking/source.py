@@ -97,6 +97,7 @@ def _run_rules(text: str, path: str, settings: Settings, context: Context | None
     # Imported here, not with this module: importing the rules takes ~65 ms (`python -X importtime`) and a run whose files all stop at
     # the gate (or a language server still answering `initialize`) never needs them.
     from hf_cache_lint.rules import ALL_RULES
+    from hf_cache_lint.rules.order import forget as forget_answers
 
     try:
         analysis = analyse(text, path, context, incremental)
@@ -116,6 +117,7 @@ def _run_rules(text: str, path: str, settings: Settings, context: Context | None
                                 else replace(f, severity=severity, story=story))
         except Exception:  # one failing rule must not hide the others
             log.exception("rule %s failed on %s", rule.code, path)
+    forget_answers()  # rules/order.py's answers for this check's calls: no analysis outlives its check there
     table = suppressions(text)
     findings = [under_version_guard(f, analysis) for f in drop_foreign(analysis, findings)]
     findings = _unstacked(findings, {r.code for r in ALL_RULES if r.yields_to_errors})

@@ -79,9 +79,15 @@ def ci_rejected(target: Target, call: GenerateCall) -> bool:
 
 # kwargs_rejected's answers, by the call's identity (call, target, answer): most rules ask it of every call of a
 # check. A GenerateCall is frozen, so the answer for one object and target never changes; the entry holds the call,
-# so its id is not reused while the entry stands. Emptied when full (a check asks only of its own calls).
+# so its id is not reused while the entry stands. Emptied after each check (`forget`: checking/source.py), so no
+# analysis outlives its check here, and when full.
 _REJECTED: dict[int, tuple[GenerateCall, Target, bool]] = {}
 _REJECTED_MAX = 1024
+
+
+def forget() -> None:
+    """Drop the kept answers (the check that asked is over; its calls need not stay alive for them)."""
+    _REJECTED.clear()
 
 
 def kwargs_rejected(target: Target, call: GenerateCall) -> bool:
