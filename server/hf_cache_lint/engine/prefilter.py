@@ -15,20 +15,13 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 
+from hf_cache_lint.engine.text import find_all
 from hf_cache_lint.engine.versions import REMOVED_CACHE_CLASSES
 
 # The words of docs/architecture.md's contracts; a file with none of them is never parsed.
 TRIGGERS = ("generate", "cache_implementation", "generation_config", "past_key_values", "cache_params",
             "cache=", "pipeline")
 NEEDED = (".generate", "pipeline(", "cache_implementation")
-
-
-def _positions(text: str, word: str) -> list[int]:
-    out, i = [], text.find(word)
-    while i >= 0:
-        out.append(i)
-        i = text.find(word, i + 1)
-    return out
 
 
 def _in_code(text: str, pos: int, quotes: dict[str, list[int]]) -> bool:
@@ -44,7 +37,7 @@ def code_hits(text: str, limit: int) -> int:
     """How many NEEDED words stand in code (as far as this can tell), counting up to `limit`."""
     if not any(t in text for t in TRIGGERS):
         return 0
-    hits = sorted(p for w in NEEDED if w in text for p in _positions(text, w))
+    hits = sorted(p for w in NEEDED if w in text for p in find_all(text, w))
     if not hits:
         return 0
     quotes = _triple_quotes(text)
@@ -59,7 +52,7 @@ def code_hits(text: str, limit: int) -> int:
 
 def _triple_quotes(text: str) -> dict[str, list[int]]:
     """Where each triple-quote delimiter stands: what `_in_code` counts to tell a docstring from code."""
-    return {q: _positions(text, q) for q in ('"""', "'''")}
+    return {q: find_all(text, q) for q in ('"""', "'''")}
 
 
 # After the quick test said "only in comments and strings": it miscounts when a triple quote sits inside an
@@ -156,7 +149,7 @@ def might_read_removed_cache_api(text: str) -> bool:
     if "Cache(" not in text:
         return False
     asked: dict[str, bool] = {}  # a name bound to several caches is looked up once
-    for pos in _positions(text, "Cache("):  # str.find: a regex alternation here costs 3x on big files
+    for pos in find_all(text, "Cache("):  # str.find: a regex alternation here costs 3x on big files
         m = _CONSTRUCTOR.search(text, max(pos - 14, 0), pos + 6)
         if m is None:
             continue

@@ -57,6 +57,8 @@ import unicodedata
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 
+from hf_cache_lint.engine.text import find_all
+
 # Reads of a `**` dict that leave it as bound (`pop` only removes a key).
 _DICT_READS = frozenset({"get", "pop", "keys", "items", "values", "copy"})
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
@@ -94,10 +96,10 @@ class Source:
         if not self.exact:
             return None
         if self._newlines is None:
-            self._newlines = _positions(self.text, "\n")
+            self._newlines = find_all(self.text, "\n")
         found = set()
         for word in words:
-            for pos in _positions(self.text, word):
+            for pos in find_all(self.text, word):
                 found.add(bisect_left(self._newlines, pos) + 1)
         return sorted(found)
 
@@ -124,14 +126,6 @@ class Source:
                             stack.append((item, node, here))
                 elif isinstance(value, ast.AST):
                     stack.append((value, node, here))
-
-
-def _positions(text: str, word: str) -> list[int]:
-    out, i = [], text.find(word)
-    while i >= 0:
-        out.append(i)
-        i = text.find(word, i + 1)
-    return out
 
 
 def _on(stmt: ast.stmt, lines: list[int] | None) -> bool:

@@ -36,6 +36,16 @@ _LAST_STARTS: tuple[str, list[int]] = ("", [0])
 _LAST_LINES: tuple[str, list[str]] = ("", [""])
 
 
+def find_all(text: str, word: str) -> list[int]:
+    """Every offset where `word` starts in `text` (overlapping too), by str.find: the text scans' common step
+    (a regex over a large module costs several times more)."""
+    out, i = [], text.find(word)
+    while i >= 0:
+        out.append(i)
+        i = text.find(word, i + 1)
+    return out
+
+
 def line_starts(text: str) -> list[int]:
     """Offsets of each line's first character (lines split on \\n, \\r\\n and \\r like parso)."""
     global _LAST_STARTS
