@@ -476,7 +476,8 @@ def test_the_ast_stage_walks_every_line_where_the_text_may_not_say_the_names() -
 def test_the_ast_stage_sees_strings_and_aliases_the_text_does_not_spell() -> None:
     import ast
 
-    from hf_cache_lint.engine.reaching import Source, may_hold_cache, may_set_cache_implementation
+    from hf_cache_lint.engine.reaching import Source
+    from hf_cache_lint.engine.value_sources import may_hold_cache, may_set_cache_implementation
 
     for text in ("kw = {'cache_' 'implementation': 'statc'}\n", "kw = {'cache\\x5fimplementation': 'statc'}\n"):
         assert may_set_cache_implementation(ast.parse(text), frozenset())

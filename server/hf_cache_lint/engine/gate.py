@@ -6,7 +6,7 @@ string constant, keyword name of a call and dict key (`co_consts`), docstrings a
 
 What a finding is made of (engine/analysis.py), and what each needs in the module's code:
 - a `cache_implementation` value (a CiValue, or a call's CacheImpl): the word `cache_implementation` where a
-  value can be set (engine/reaching.py `may_set_cache_implementation`: not a module that only reads it, or
+  value can be set (engine/value_sources.py `may_set_cache_implementation`: not a module that only reads it, or
   hands it to its own functions without `**`), or a checkpoint load (`from_pretrained`, `pipeline`:
   generation_config.json, the Hub defaults);
 - a call reaching generate: the word `generate` or `pipeline`, or a value imported from a workspace module
@@ -19,7 +19,7 @@ What a finding is made of (engine/analysis.py), and what each needs in the modul
   followed);
 - a removed cache API (HFC007, which needs no generate call), asked only where the text may use one
   (`removed_api`, engine/prefilter.py `might_use_removed_api`): a removed class or method among the compiled
-  names, or a value engine/cache_values.py would know is a cache (engine/reaching.py `may_hold_cache`).
+  names, or a value engine/cache_values.py would know is a cache (engine/value_sources.py `may_hold_cache`).
 So a module that compiles and has none of these cannot hold a finding, and skipping parso for it leaves the
 findings unchanged (tests/engine/test_gate.py runs both paths over the corpus, examples/ and every rule
 example on every checked version, and over each exclusion's edge). Anything that does not compile or parse
@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from types import CodeType
 
-from hf_cache_lint.engine import modules, reaching
+from hf_cache_lint.engine import modules, reaching, value_sources
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.interpreter.generate_calls import PIPELINE_CLASSES
 from hf_cache_lint.engine.keywords import CACHE_KEYWORDS
@@ -51,9 +51,9 @@ LOADS = frozenset({"cache_implementation", "from_pretrained", "pipeline", *PIPEL
 CALLS = frozenset({"generate"})
 TRIGGERS = LOADS | CALLS
 # LOADS but `cache_implementation`, which only sends a module on as a string (a keyword name, a dict key) or an
-# attribute assigned (engine/reaching.py `sets_cache_implementation`), not as a name read.
+# attribute assigned (engine/value_sources.py `may_set_cache_implementation`), not as a name read.
 SURE = LOADS - {"cache_implementation"}
-# SURE but `from_pretrained`, which may only be `super().from_pretrained(...)` (engine/reaching.py): as a name in
+# SURE but `from_pretrained`, which may only be `super().from_pretrained(...)` (engine/value_sources.py): as a name in
 # code, these send a module on before any compile.
 SURE_IN_TEXT = SURE - {"from_pretrained"}
 _PIPELINE_CLASSES = frozenset(PIPELINE_CLASSES)
@@ -243,7 +243,7 @@ def cannot_hold_finding(text: str, path: str, context: Context,
     tree = _Tree(text)
     if "from_pretrained" in names:
         parsed = tree.get()
-        if parsed is None or not reaching.only_super_loads(parsed):
+        if parsed is None or not value_sources.only_super_loads(parsed):
             return False
     if removed_api and not _no_removed_api(names, strings, tree):
         return False
@@ -253,7 +253,7 @@ def cannot_hold_finding(text: str, path: str, context: Context,
     # Last of the tests on this module's code: it walks the whole tree.
     if "cache_implementation" in names or "cache_implementation" in strings:  # can it be set?
         parsed = tree.get()
-        if parsed is None or reaching.may_set_cache_implementation(parsed.tree, _PIPELINE_CLASSES):
+        if parsed is None or value_sources.may_set_cache_implementation(parsed.tree, _PIPELINE_CLASSES):
             return False
     # Last, as it costs file lookups: a value from a workspace module may bring any of the above.
     return not _imports_workspace_value(text, path, context, calls=calls)
@@ -263,13 +263,13 @@ def _no_removed_api(names: set[str], strings: set[str], tree: _Tree) -> bool:
     """HFC007 (engine/removed_api.py) reports an import of a removed class (`from transformers import
     HybridCache`: the name is in the compiled names), an attribute (`transformers.HybridCache`), a call of a
     removed method (`.to_legacy_cache()`: likewise), or a removed read of a value the code says is a cache
-    (engine/reaching.py `may_hold_cache`, asked only when a cache class or `return_dict_in_generate` is named)."""
+    (engine/value_sources.py `may_hold_cache`, asked only when a cache class or `return_dict_in_generate` is named)."""
     if not names.isdisjoint(REMOVED_CACHE_CLASSES) or not names.isdisjoint(REMOVED_CACHE_METHODS):
         return False
-    if names.isdisjoint(reaching.CACHE_CLASSES) and "return_dict_in_generate" not in strings:
+    if names.isdisjoint(value_sources.CACHE_CLASSES) and "return_dict_in_generate" not in strings:
         return True
     parsed = tree.get()
-    return parsed is not None and not reaching.may_hold_cache(parsed)
+    return parsed is not None and not value_sources.may_hold_cache(parsed)
 
 
 def _no_keyword_reaches(names: set[str], strings: set[str], tree: _Tree,
