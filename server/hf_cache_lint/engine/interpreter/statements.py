@@ -1,30 +1,26 @@
 """Statement execution: a block's statements in order on the session's current path — assignments
-(to names, attributes, subscripts), imports, `if`/`elif` (forking and joining the path under each
-condition, version guards decided for the target), loops (two passes), `try`, `with`, `def`/`class`,
-`return`/`raise`/`break`."""
+(to names, attributes, subscripts), imports, `with`, `def`/`class`, `return`/`raise`/`break`; `if`/`elif`, loops
+and `try` go to engine/interpreter/control_flow.py."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from hf_cache_lint.engine.analysis import CiLocation, CiValue, GuardedBlock, Incomplete, Site
-from hf_cache_lint.engine.constants import literal_truth
+from hf_cache_lint.engine.analysis import CiLocation, CiValue, Incomplete, Site
+from hf_cache_lint.engine.interpreter.control_flow import ControlFlow
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.functions import UserFunctions
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
-from hf_cache_lint.engine.interpreter.session import MAX_LOOP_REPEAT_DEPTH, Session
+from hf_cache_lint.engine.interpreter.session import Session
 from hf_cache_lint.engine.modules import SKIP_ROOTS
 from hf_cache_lint.engine.nodes import (
     Node,
-    code,
     imported_from,
     span,
-    span_between,
     string_value,
     suite_statements,
 )
 from hf_cache_lint.engine.removed_api import import_fails
-from hf_cache_lint.engine.state import State, join
 from hf_cache_lint.engine.values import (
     UNKNOWN,
     Cond,
@@ -60,6 +56,7 @@ class Statements:
         self.ex = ex
         self.imports = imports
         self.functions = functions
+        self.flow = ControlFlow(session, ex, self)
 
     def exec_block(self, statements: list[Node]) -> None:
         for stmt in statements:
@@ -103,11 +100,11 @@ class Statements:
                 if child.type not in ("newline", "operator"):
                     self.exec_small(child)
         elif t == "if_stmt":
-            self.exec_if(node)
+            self.flow.exec_if(node)
         elif t in ("for_stmt", "while_stmt"):
-            self.exec_loop(node)
+            self.flow.exec_loop(node)
         elif t == "try_stmt":
-            self.exec_try(node)
+            self.flow.exec_try(node)
         elif t == "with_stmt":
             for item in node.children[1:-2]:
                 if item.type == "with_item":
@@ -278,128 +275,3 @@ class Statements:
                 return
             local = level > 0 or (module.split(".")[0] not in SKIP_ROOTS and module != "")
             self.s.state.names[name.value] = Lazy(module, level, origin, qual) if local else Symbol(qual)
-
-
-    # -- control flow ---------------------------------------------------------
-    def condition(self, test: Node) -> Cond:
-        if test.type == "not_test":
-            return Cond(self.s.code(test.children[1]), False)
-        return Cond(self.s.code(test), True)
-
-    def exec_if(self, node: Node) -> None:
-        kids = node.children
-        branches: list[tuple[Node | None, Node]] = []
-        i = 0
-        while i < len(kids):
-            if kids[i].type == "keyword" and kids[i].value in ("if", "elif"):
-                branches.append((kids[i + 1], kids[i + 3]))
-                i += 4
-            elif kids[i].type == "keyword" and kids[i].value == "else":
-                branches.append((None, kids[i + 2]))
-                i += 3
-            else:
-                i += 1
-        self.exec_branches(branches)
-
-    def exec_branches(self, branches: list[tuple[Node | None, Node]]) -> None:
-        # Iterative, not one call per `elif`: a flat 1,000-branch chain is as deep as a single `if`. Each
-        # undecided branch forks from the state where the previous tests failed; the paths then meet from
-        # the last one back, as nested `if`/`else` would.
-        pending: list[tuple[State, Cond, tuple[Cond, ...]]] = []
-        for test, suite in branches:
-            entry = self.s.state
-            if test is None:
-                self.exec_block(suite_statements(suite))
-                break
-            self.ex.eval(test)
-            cond = self.condition(test)
-            literal = literal_truth(test)  # `if 1:`, `if not 0:`: decided as Python decides it
-            if literal is None and self.s.guards is not None:
-                literal = self.s.guards.decide(test)  # `if is_transformers_version("<", "5"):` for the target
-                if literal is None and self.s.guards.mentions_version(test):
-                    # A version test the analysis cannot decide: what it guards holds on some versions only.
-                    self.s.version_guarded.add(GuardedBlock(span_between(suite, branches[-1][1]), code(test)))
-            static = literal if literal is not None else entry.decides(cond)
-            if cond.text.replace("'", '"') in ('__name__ == "__main__"', '"__main__" == __name__'):
-                static = cond.holds  # a script is run as __main__; that guard is no flag
-            if static is True:
-                self.exec_block(suite_statements(suite))
-                break
-            if static is False:
-                continue
-            self.s.state = entry.fork(cond)
-            self.exec_block(suite_statements(suite))
-            pending.append((self.s.state, cond, entry.path))
-            self.s.state = entry.fork(cond.negated())
-        for taken, cond, path in reversed(pending):
-            self.s.state = join(taken, self.s.state, cond, cond.negated(), path)
-
-    def exec_loop(self, node: Node) -> None:
-        kids = node.children
-        if node.type == "for_stmt":
-            self.ex.eval(kids[3])
-            body = kids[5]
-        else:
-            self.ex.eval(kids[1])
-            body = kids[3]
-        entry = self.s.state
-        if node.type == "while_stmt" and literal_truth(kids[1]) is False:  # `while 0:` never runs its body
-            if "else" in [k.value for k in kids if k.type == "keyword"]:
-                self.exec_block(suite_statements(kids[-1]))
-            return
-        self.s.loop_depth += 1
-        # A second pass sees what the first iteration left behind (a cache returned, a key set).
-        for _ in range(2 if self.s.loop_depth <= MAX_LOOP_REPEAT_DEPTH else 1):
-            if kids[1].type != "operator" and node.type == "for_stmt":
-                self.assign(kids[1], Unknown("the loop variable"), node)
-            self.exec_block(suite_statements(body))
-            if self.s.state.dead:  # break/continue/return end this iteration's path only
-                self.s.state = State(self.s.state.names, self.s.state.heap, entry.path, False, entry.meter)
-        self.s.loop_depth -= 1
-        if "else" in [k.value for k in kids if k.type == "keyword"]:
-            self.exec_block(suite_statements(kids[-1]))
-
-    def exec_try(self, node: Node) -> None:
-        kids = node.children
-        entry = self.s.state
-        self.s.state = entry.fork()
-        self.exec_block(suite_statements(kids[2]))
-        after_try = self.s.state
-        ends = [after_try]
-        i = 3
-        final_suite = else_suite = None
-        while i < len(kids):
-            k = kids[i]
-            if k.type == "except_clause" or (k.type == "keyword" and k.value == "except"):
-                suite = kids[i + 2]
-                # An exception may come from anywhere in the try body: start from the state before it,
-                # with what the try body left on the heap (mutations already done stay done).
-                start = entry.fork() if after_try.dead else join(entry.fork(), after_try.fork(), None, None,
-                                                                 entry.path)
-                self.s.state = start
-                if k.type == "except_clause" and len(k.children) >= 4:
-                    self.assign(k.children[3], UNKNOWN, k)
-                self.exec_block(suite_statements(suite))
-                ends.append(self.s.state)
-                i += 3
-            elif k.type == "keyword" and k.value == "else":
-                else_suite = kids[i + 2]
-                i += 3
-            elif k.type == "keyword" and k.value == "finally":
-                final_suite = kids[i + 2]
-                i += 3
-            else:
-                i += 1
-        if else_suite is not None:
-            self.s.state = after_try
-            self.exec_block(suite_statements(else_suite))
-            ends[0] = self.s.state
-        merged = ends[0]
-        for st in ends[1:]:
-            merged = join(merged, st, None, None, entry.path)
-        self.s.state = merged
-        if final_suite is not None:
-            was_dead = self.s.state.dead
-            self.s.state.dead = False
-            self.exec_block(suite_statements(final_suite))
-            self.s.state.dead = self.s.state.dead or was_dead

@@ -1,0 +1,150 @@
+"""Control flow: `if`/`elif` (forking and joining the path under each condition, version guards decided for
+the target), loops (two passes) and `try`, their blocks run by the statements (engine/interpreter/statements.py)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hf_cache_lint.engine.analysis import GuardedBlock
+from hf_cache_lint.engine.constants import literal_truth
+from hf_cache_lint.engine.interpreter.expressions import Expressions
+from hf_cache_lint.engine.interpreter.session import MAX_LOOP_REPEAT_DEPTH, Session
+from hf_cache_lint.engine.nodes import Node, code, span_between, suite_statements
+from hf_cache_lint.engine.state import State, join
+from hf_cache_lint.engine.values import UNKNOWN, Cond, Unknown
+
+if TYPE_CHECKING:
+    from hf_cache_lint.engine.interpreter.statements import Statements
+
+
+class ControlFlow:
+    """Forks the session's path at a branch, a loop or a `try` and joins it after; `st` runs each block and
+    binds a loop variable or an `except ... as` name."""
+
+    def __init__(self, session: Session, ex: Expressions, st: Statements) -> None:
+        self.s = session
+        self.ex = ex
+        self.st = st
+
+    def condition(self, test: Node) -> Cond:
+        if test.type == "not_test":
+            return Cond(self.s.code(test.children[1]), False)
+        return Cond(self.s.code(test), True)
+
+    def exec_if(self, node: Node) -> None:
+        kids = node.children
+        branches: list[tuple[Node | None, Node]] = []
+        i = 0
+        while i < len(kids):
+            if kids[i].type == "keyword" and kids[i].value in ("if", "elif"):
+                branches.append((kids[i + 1], kids[i + 3]))
+                i += 4
+            elif kids[i].type == "keyword" and kids[i].value == "else":
+                branches.append((None, kids[i + 2]))
+                i += 3
+            else:
+                i += 1
+        self.exec_branches(branches)
+
+    def exec_branches(self, branches: list[tuple[Node | None, Node]]) -> None:
+        # Iterative, not one call per `elif`: a flat 1,000-branch chain is as deep as a single `if`. Each
+        # undecided branch forks from the state where the previous tests failed; the paths then meet from
+        # the last one back, as nested `if`/`else` would.
+        pending: list[tuple[State, Cond, tuple[Cond, ...]]] = []
+        for test, suite in branches:
+            entry = self.s.state
+            if test is None:
+                self.st.exec_block(suite_statements(suite))
+                break
+            self.ex.eval(test)
+            cond = self.condition(test)
+            literal = literal_truth(test)  # `if 1:`, `if not 0:`: decided as Python decides it
+            if literal is None and self.s.guards is not None:
+                literal = self.s.guards.decide(test)  # `if is_transformers_version("<", "5"):` for the target
+                if literal is None and self.s.guards.mentions_version(test):
+                    # A version test the analysis cannot decide: what it guards holds on some versions only.
+                    self.s.version_guarded.add(GuardedBlock(span_between(suite, branches[-1][1]), code(test)))
+            static = literal if literal is not None else entry.decides(cond)
+            if cond.text.replace("'", '"') in ('__name__ == "__main__"', '"__main__" == __name__'):
+                static = cond.holds  # a script is run as __main__; that guard is no flag
+            if static is True:
+                self.st.exec_block(suite_statements(suite))
+                break
+            if static is False:
+                continue
+            self.s.state = entry.fork(cond)
+            self.st.exec_block(suite_statements(suite))
+            pending.append((self.s.state, cond, entry.path))
+            self.s.state = entry.fork(cond.negated())
+        for taken, cond, path in reversed(pending):
+            self.s.state = join(taken, self.s.state, cond, cond.negated(), path)
+
+    def exec_loop(self, node: Node) -> None:
+        kids = node.children
+        if node.type == "for_stmt":
+            self.ex.eval(kids[3])
+            body = kids[5]
+        else:
+            self.ex.eval(kids[1])
+            body = kids[3]
+        entry = self.s.state
+        if node.type == "while_stmt" and literal_truth(kids[1]) is False:  # `while 0:` never runs its body
+            if "else" in [k.value for k in kids if k.type == "keyword"]:
+                self.st.exec_block(suite_statements(kids[-1]))
+            return
+        self.s.loop_depth += 1
+        # A second pass sees what the first iteration left behind (a cache returned, a key set).
+        for _ in range(2 if self.s.loop_depth <= MAX_LOOP_REPEAT_DEPTH else 1):
+            if kids[1].type != "operator" and node.type == "for_stmt":
+                self.st.assign(kids[1], Unknown("the loop variable"), node)
+            self.st.exec_block(suite_statements(body))
+            if self.s.state.dead:  # break/continue/return end this iteration's path only
+                self.s.state = State(self.s.state.names, self.s.state.heap, entry.path, False, entry.meter)
+        self.s.loop_depth -= 1
+        if "else" in [k.value for k in kids if k.type == "keyword"]:
+            self.st.exec_block(suite_statements(kids[-1]))
+
+    def exec_try(self, node: Node) -> None:
+        kids = node.children
+        entry = self.s.state
+        self.s.state = entry.fork()
+        self.st.exec_block(suite_statements(kids[2]))
+        after_try = self.s.state
+        ends = [after_try]
+        i = 3
+        final_suite = else_suite = None
+        while i < len(kids):
+            k = kids[i]
+            if k.type == "except_clause" or (k.type == "keyword" and k.value == "except"):
+                suite = kids[i + 2]
+                # An exception may come from anywhere in the try body: start from the state before it,
+                # with what the try body left on the heap (mutations already done stay done).
+                start = entry.fork() if after_try.dead else join(entry.fork(), after_try.fork(), None, None,
+                                                                 entry.path)
+                self.s.state = start
+                if k.type == "except_clause" and len(k.children) >= 4:
+                    self.st.assign(k.children[3], UNKNOWN, k)
+                self.st.exec_block(suite_statements(suite))
+                ends.append(self.s.state)
+                i += 3
+            elif k.type == "keyword" and k.value == "else":
+                else_suite = kids[i + 2]
+                i += 3
+            elif k.type == "keyword" and k.value == "finally":
+                final_suite = kids[i + 2]
+                i += 3
+            else:
+                i += 1
+        if else_suite is not None:
+            self.s.state = after_try
+            self.st.exec_block(suite_statements(else_suite))
+            ends[0] = self.s.state
+        merged = ends[0]
+        for st in ends[1:]:
+            merged = join(merged, st, None, None, entry.path)
+        self.s.state = merged
+        if final_suite is not None:
+            was_dead = self.s.state.dead
+            self.s.state.dead = False
+            self.st.exec_block(suite_statements(final_suite))
+            self.s.state.dead = self.s.state.dead or was_dead
