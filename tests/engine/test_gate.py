@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from hf_cache_lint.checking.source import check_source, keyword_matters
-from hf_cache_lint.engine import deps, lent_values
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import CheckResult
 from hf_cache_lint.engine.gate import cannot_hold_finding
@@ -213,84 +212,6 @@ def test_an_imported_value_that_cannot_matter_is_gated_out(code: str, files: dic
     assert cannot_hold_finding(code, str(path), ctx, lambda name: False)
     gated, parsed = both(code, path, ctx)
     assert gated == parsed == CheckResult(str(path))
-
-
-# engine/lent_values.py keeps each (module, name) answer per process, checked against the stat of every path its
-# computation noted: a module that changes, or appears, is asked again; a hit notes the same paths for the
-# result cache (engine/deps.py); an import cycle is answered as without the memo.
-_GATED = f"from helpers import RUNNERS\nout = RUNNERS[0]('hi', {_TUPLE_CACHE})\ny = my_pipeline(1)\n"
-
-
-def _write(root: Path, files: dict[str, str]) -> None:
-    for rel, content in files.items():
-        (root / rel).write_text(content)
-
-
-def _gate(code: str, root: Path) -> tuple[bool, set[str]]:
-    with deps.recording() as noted:
-        out = cannot_hold_finding(code, str(root / "main.py"), Context(workspace=root), lambda name: False)
-    return out, noted
-
-
-def test_a_remembered_import_answer_is_asked_again_when_a_module_changes_or_appears(tmp_path: Path) -> None:
-    _write(tmp_path, {"main.py": _GATED, "helpers.py": "from base import pipe\nRUNNERS = (pipe,)  # from_pretrained\n"})
-    assert _gate(_GATED, tmp_path)[0]  # base.py does not exist: `pipe` lends nothing
-    assert _gate(_GATED, tmp_path)[0]
-    _write(tmp_path, {"base.py": _PIPE + "pipe = pipeline('text-generation', model='gpt2')\n"})
-    assert not _gate(_GATED, tmp_path)[0]  # it appeared, with a pipeline
-    _write(tmp_path, {"base.py": "pipe = None  # from_pretrained\n"})
-    assert _gate(_GATED, tmp_path)[0]  # it changed: nothing any more
-    _write(tmp_path, {"helpers.py": _PIPE + "RUNNERS = (pipeline('text-generation', model='gpt2'),)\n"})
-    assert not _gate(_GATED, tmp_path)[0]  # the module imported from changed
-    gated, parsed = both(_GATED, tmp_path / "main.py", Context(workspace=tmp_path))
-    assert parsed.findings and gated == parsed
-
-
-def test_a_remembered_import_answer_notes_the_paths_its_computation_noted(tmp_path: Path,
-                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    _write(tmp_path, {"main.py": _GATED, "helpers.py": "from base import pipe\nRUNNERS = (pipe,)  # from_pretrained\n",
-                      "base.py": "pipe = None  # from_pretrained\n"})
-    first, noted = _gate(_GATED, tmp_path)
-    assert first and {str(tmp_path / "helpers.py"), str(tmp_path / "base.py")} <= noted
-
-    def not_computed(*args: object) -> bool:
-        raise AssertionError("asked again")
-
-    monkeypatch.setattr(lent_values, "_lends", not_computed)
-    again, noted_again = _gate(_GATED, tmp_path)
-    assert again and noted_again == noted
-
-
-def test_a_remembered_import_answer_notes_what_an_earlier_import_of_the_check_had_asked(tmp_path: Path) -> None:
-    # `B` is asked after `A` in one check, which already asked base.X (and deep.Y): its remembered answer must
-    # still note deep.py for a file that imports only `B`.
-    two, one = (f"from helpers import {names}\nout = A[0]('hi', {_TUPLE_CACHE})\ny = my_pipeline(1)\n"
-                for names in ("A, B", "B"))
-    _write(tmp_path, {"helpers.py": "from base import X\nA = (X,)\nB = [X]  # from_pretrained\n",
-                      "base.py": "from deep import Y\nX = (Y,)  # from_pretrained\n",
-                      "deep.py": "Y = 1  # from_pretrained\n"})
-    assert _gate(two, tmp_path)[0]
-    remembered = _gate(one, tmp_path)
-    lent_values.clear_memo()
-    assert remembered == _gate(one, tmp_path)
-    assert str(tmp_path / "deep.py") in remembered[1]
-
-
-@pytest.mark.parametrize("makes", [False, True])
-def test_an_import_cycle_is_answered_as_without_the_memo(makes: bool, tmp_path: Path) -> None:
-    made = "from transformers import pipeline\nQ = [P, pipeline('text-generation')]\n" if makes else "Q = [P]\n"
-    _write(tmp_path, {"a.py": "from b import Q\nP = (Q,)  # from_pretrained\n",
-                      "b.py": "from a import P  # from_pretrained\n" + made})
-    asks = [f"from a import P\nout = P[0]('hi', {_TUPLE_CACHE})\ny = my_pipeline(1)\n",
-            f"from b import Q\nout = Q[0]('hi', {_TUPLE_CACHE})\ny = my_pipeline(1)\n"]
-    remembered = [_gate(code, tmp_path) for code in asks + asks[::-1]]
-    lent_values.clear_memo()
-    fresh = []
-    for code in asks + asks[::-1]:
-        lent_values.clear_memo()
-        fresh.append(_gate(code, tmp_path))
-    assert remembered == fresh
-    assert all(out is not makes for out, _ in fresh)
 
 
 @pytest.mark.parametrize("code", ["x = (\n", "if not __debug__:\n    model.generate(past_key_values=())\n",

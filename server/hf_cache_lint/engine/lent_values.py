@@ -9,8 +9,6 @@ compile tests: this is a small slice analysis of another module, cached per file
 from __future__ import annotations
 
 import ast
-import os
-import threading
 import warnings
 from collections import Counter
 from collections.abc import Iterator
@@ -18,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from hf_cache_lint.engine import deps, modules
+from hf_cache_lint.engine import modules
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.keywords import CACHE_KEYWORDS
 
@@ -44,45 +42,7 @@ def lends(path: Path, name: str, context: Context, makers: frozenset[str], seen:
     As the interpreter: a module it would not analyse (no FACT_WORDS, too large) or a name it does not assign
     lends nothing. Else the statements of that module that can shape the value (`_Statements.slice`) must
     write none of `makers`, and the workspace values they import in turn lend nothing. `seen`: the
-    (module, name) pairs already asked in this check (a cycle or a second import lends nothing new).
-
-    The answer is kept per process (`_MEMO`; the importing files of one run ask the same few pairs hundreds
-    of times) with the paths its computation noted (engine/deps.py: noted again on a hit, so a result cache
-    keys the file on them as before) and their stat, checked on every hit (a long-lived server sees files
-    change). Exact: a computation starts from an empty `seen`, and `seen` only ever holds pairs whose answer
-    is False (a call that returns False has explored, or found in `seen`, every pair its value can come
-    from, none of which makes anything: so each pair it added answers False on its own too; a call that
-    returns True ends the caller's check). Hence a pair's answer does not depend on the `seen` it is asked
-    with, and the pairs in `seen` were explored earlier in this same check (their paths noted then)."""
-    key = (str(path), name)
-    if key in seen:
-        return False
-    roots = tuple(p for p in (context.workspace, path.parent) if p is not None) + context.extra_paths
-    memo_key = (key[0], name, makers, roots)
-    hit = _MEMO.get(memo_key)
-    if hit is not None and all(_signature(p) == sig for p, sig in hit.consulted):
-        for p, _ in hit.consulted:
-            deps.note(p)
-        if not hit.answer:
-            seen |= hit.visited
-        return hit.answer
-    visited: set[tuple[str, str]] = set()
-    with deps.recording() as noted:
-        answer = _lends(path, name, context, makers, visited)
-    for p in noted:
-        deps.note(p)
-    entry = _Memo(answer, tuple((p, _signature(p)) for p in sorted(noted)), frozenset(visited))
-    with _MEMO_LOCK:
-        _MEMO[memo_key] = entry
-        while len(_MEMO) > _MEMO_SIZE:
-            del _MEMO[next(iter(_MEMO))]
-    if not answer:
-        seen |= visited
-    return answer
-
-
-def _lends(path: Path, name: str, context: Context, makers: frozenset[str], seen: set[tuple[str, str]]) -> bool:
-    """`lends` computed (see there), `seen` shared by the whole computation."""
+    (module, name) pairs already asked in this check (a cycle or a second import lends nothing new)."""
     key = (str(path), name)
     if key in seen:
         return False
@@ -100,38 +60,9 @@ def _lends(path: Path, name: str, context: Context, makers: frozenset[str], seen
         if level == 0 and (module == "" or module.split(".")[0] in modules.SKIP_ROOTS):
             continue
         found = modules.resolve(module, level, path, roots)
-        if found is not None and _lends(found, origin, context, makers, seen):
+        if found is not None and lends(found, origin, context, makers, seen):
             return True
     return False
-
-
-# What identifies a consulted path's state: the file it is (a symlink retargeted), its version, or its absence.
-_Signature = tuple[int, int, int, int] | None
-
-
-def _signature(path: str) -> _Signature:
-    try:
-        st = os.stat(path)
-    except (OSError, ValueError):
-        return None
-    return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
-
-
-@dataclass(frozen=True)
-class _Memo:
-    answer: bool
-    consulted: tuple[tuple[str, _Signature], ...]  # every path the computation noted, with its stat then
-    visited: frozenset[tuple[str, str]]  # the pairs it asked (all answering False when `answer` is)
-
-
-_MEMO: dict[tuple[str, str, frozenset[str], tuple[Path, ...]], _Memo] = {}
-_MEMO_SIZE = 4096
-_MEMO_LOCK = threading.Lock()
-
-
-def clear_memo() -> None:
-    with _MEMO_LOCK:
-        _MEMO.clear()
 
 
 @dataclass(frozen=True)
