@@ -1,11 +1,16 @@
-"""Check many files: cache hits, prefiltered and gated files in this process, the rest in as many workers as pay.
+"""Check many files: cache hits by stat here, every other file's whole pipeline in as many workers as pay.
 
-Most files of a real tree never reach the parser (the text prefilter rules them out in microseconds, the
-compile gate most of the others in milliseconds), so the work a pool could share is the bytes of the files
-that pass both, not the number of files. The parent reads every file once (the cache hashes exactly those
-bytes), answers cache hits and the files the prefilter or the gate rule out itself, and starts workers only
-for enough bytes to parse: a worker costs a fork and pickling both ways, which a few small files never pay
-back (bench/bench_cli.py --mode pool measures it).
+The parent discovers (with one stat a file), answers the files whose stat the result cache trusts, and hands
+the rest out in chunks of paths in file order (cheap to pickle: a worker reads each file itself). A worker
+runs a file's whole pipeline (`_pipeline`): read, the content digest for the cache, a digest hit in its
+forked copy of the cache, the text prefilter, the compile gate, the engine with the fixes verified; it returns
+an `Outcome` (the result, the digest and stat of exactly the bytes checked, the paths the decision read).
+The parent alone asks its cache again for a digest hit (so the entry learns a settled stat there), writes
+every entry and saves. Most files never reach the parser, but read + prefilter + gate are half the CPU of
+a tree, so the pool shares them too; chunks go out as workers free up (largest first), so both stay busy
+to the end. A pool costs a fork and pickling both ways, which a handful of small files never pays back:
+the worker count comes from the bytes to check (bench/bench_cli.py --mode pool measures it). cli_support/
+pool.py runs the chunks and survives a worker that dies.
 """
 
 from __future__ import annotations
@@ -23,22 +28,21 @@ from hf_cache_lint.engine.findings import CheckResult, FileError
 from hf_cache_lint.settings import Settings
 
 if TYPE_CHECKING:
-    from multiprocessing.context import BaseContext
-
     from hf_cache_lint.cli_support.cache import ResultCache
 
 log = logging.getLogger("hf_cache_lint")
 
 MAX_BYTES = 20 * 1024 * 1024  # = checking.files.MAX_BYTES (not imported: the engine loads only when needed)
-# Pool sizing from the bytes that need a parse (parso parses ~0.5-1 MB/s here; a fork plus the pickling
-# costs tens of milliseconds): no pool below POOL_MIN_BYTES, then one worker per BYTES_PER_WORKER.
-POOL_MIN_BYTES = 256 * 1024
-BYTES_PER_WORKER = 128 * 1024
+# Pool sizing from the bytes of the files the stat cache did not answer (the whole pipeline takes ~0.1-0.3 s a
+# MB of a real tree here, most files never parsed; a fork plus the pickling costs tens of milliseconds): no
+# pool below POOL_MIN_BYTES, then one worker per BYTES_PER_WORKER.
+POOL_MIN_BYTES = 1024 * 1024
+BYTES_PER_WORKER = 512 * 1024
 
 
 @dataclass(frozen=True)
 class Job:
-    """A file that needs the engine, with the bytes the parent read (and hashed)."""
+    """A file that needs the engine, with the bytes read (and hashed)."""
 
     index: int
     source: SourceFile
@@ -88,11 +92,6 @@ def _run_job(job: Job, settings: Settings, context: Context) -> tuple[CheckResul
     return result, tuple(sorted(noted))
 
 
-def _run_chunk(chunk: Sequence[Job], settings: Settings,
-               context: Context) -> list[tuple[CheckResult, tuple[str, ...]]]:
-    return [_run_job(j, settings, context) for j in chunk]
-
-
 def default_jobs() -> int:
     """The pool's cap without --jobs: the CPUs this process may use that other work leaves idle (the one-minute
     load average). When every CPU is busy a second worker only shares the same cores, and its fork and the
@@ -107,13 +106,6 @@ def default_jobs() -> int:
     except (AttributeError, OSError):  # not on this platform
         return cpus
     return max(1, min(cpus, 1 + int(cpus - load)))
-
-
-def _pool_context() -> BaseContext | None:
-    import multiprocessing
-
-    # fork starts workers in milliseconds with the engine already imported; elsewhere use the default.
-    return multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
 
 
 def _read(source: SourceFile) -> tuple[bytes | None, os.stat_result | None]:
@@ -156,22 +148,76 @@ def _clean_before_parse(data: bytes, source: SourceFile, context: Context) -> tu
 
 
 def workers_for(sizes: Sequence[int], cap: int) -> int:
-    """How many worker processes the files needing a parse are worth (1: none, check here)."""
+    """How many worker processes files of these sizes are worth (1: none, check here)."""
     total = sum(sizes)
     if cap <= 1 or len(sizes) < 2 or total < POOL_MIN_BYTES:
         return 1
     return max(1, min(cap, len(sizes), total // BYTES_PER_WORKER))
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """A file's pipeline, for the parent: its result, and what the cache needs to keep it."""
+
+    result: CheckResult
+    digest: str | None  # of exactly the bytes checked; None without a cache or when unreadable
+    stat: os.stat_result | None  # taken before the read
+    noted: tuple[str, ...]  # the paths the result depends on
+    hit: bool = False  # the result came from the cache (in a worker: from its copy, the parent asks again)
+
+
+def _pipeline(source: SourceFile, settings: Settings, context: Context, cache: ResultCache | None,
+              digests: bool) -> Outcome:
+    """One file from its path to its result, as check_files would check it serially."""
+    data, st = _read(source)
+    content = None
+    if data is not None and digests:
+        from hf_cache_lint.cli_support.cache import digest
+
+        content = digest(data)
+        hit = cache.get(source.display, content, st) if cache is not None else None
+        if hit is not None:
+            return Outcome(hit, content, st, (), hit=True)
+    clean = _clean_before_parse(data, source, context) if data is not None else None
+    if clean is not None:
+        return Outcome(CheckResult(source.display), content, st, clean)
+    result, noted = _run_job(Job(0, source, data), settings, context)
+    return Outcome(result, content, st, noted)
+
+
+# The parent's cache, seen by forked workers as it was when they started (read-only there: a worker's
+# writes would be lost). None in a worker that was not forked: it then checks every file it gets.
+_FORKED_CACHE: ResultCache | None = None
+
+
+def _run_chunk(chunk: list[SourceFile], settings: Settings, context: Context, digests: bool) -> list[Outcome]:
+    return [_pipeline(s, settings, context, _FORKED_CACHE, digests) for s in chunk]
+
+
+def _died(source: SourceFile) -> Outcome:
+    return Outcome(CheckResult(source.display, error=FileError(
+        source.display, "the analysis process died (out of memory or a crash); file skipped")), None, None, ())
+
+
+def _size(source: SourceFile) -> int:
+    try:
+        return (source.stat or os.stat(source.where)).st_size
+    except OSError:
+        return 0
+
+
+# Files a task: small enough that the last tasks end together, large enough that a task's pickling and
+# queueing (a fraction of a millisecond) stay small against its work.
+CHUNK = 32
+
+
 def check_files(sources: Sequence[SourceFile], settings: Settings, context: Context,
                 jobs: int = 0, cache: ResultCache | None = None) -> list[CheckResult]:
     """Results in the order of `sources` (deterministic whatever the parallelism or the cache)."""
+    global _FORKED_CACHE
     results: list[CheckResult | None] = [None] * len(sources)
-    todo: list[Job] = []
-    digests: dict[int, tuple[str, os.stat_result | None]] = {}
+    todo: list[int] = []
     if cache is not None:
-        from hf_cache_lint.cli_support.cache import digest
-
         cache = cache.for_run(settings, context)  # entries keyed for exactly this settings and context
     for i, source in enumerate(sources):
         if cache is not None:
@@ -182,102 +228,36 @@ def check_files(sources: Sequence[SourceFile], settings: Settings, context: Cont
             if hit is not None:
                 results[i] = hit
                 continue
-        data, st = _read(source)
-        if data is not None and cache is not None:
-            digests[i] = (digest(data), st)
-            hit = cache.get(source.display, digests[i][0], st)
-            if hit is not None:
-                results[i] = hit
-                continue
-        clean = _clean_before_parse(data, source, context) if data is not None else None
-        if clean is not None:
-            results[i] = CheckResult(source.display)
-            if cache is not None:
-                cache.put(source.display, *digests[i], clean, CheckResult(source.display))
-            continue
-        todo.append(Job(i, source, data))
-    for job, (result, noted) in zip(todo, _run_all(todo, settings, context, jobs or default_jobs()), strict=True):
-        results[job.index] = result
-        if cache is not None and job.index in digests:
-            cache.put(job.source.display, *digests[job.index], noted, result)
+        todo.append(i)
+    sizes = [_size(sources[i]) for i in todo]
+    workers = workers_for(sizes, jobs or default_jobs())
+    digests = cache is not None
+    if workers <= 1:
+        outcomes = [_pipeline(sources[i], settings, context, cache, digests) for i in todo]
+    else:
+        from functools import partial
+
+        import hf_cache_lint.checking.files  # noqa: F401  (once here, not once per forked worker)
+        from hf_cache_lint.cli_support import pool
+        chunks = [list(range(k, min(k + CHUNK, len(todo)))) for k in range(0, len(todo), CHUNK)]
+        chunks.sort(key=lambda c: -sum(sizes[k] for k in c))  # largest first: none left alone at the end
+        _FORKED_CACHE = cache
+        try:
+            outcomes = pool.run([sources[i] for i in todo], chunks,
+                                partial(_run_chunk, settings=settings, context=context, digests=digests),
+                                workers, _died)
+        finally:
+            _FORKED_CACHE = None
+    for i, outcome in zip(todo, outcomes, strict=True):
+        display = sources[i].display
+        if cache is not None and outcome.hit and workers > 1:
+            hit = cache.get(display, outcome.digest or "", outcome.stat)  # the entry may learn the stat here
+            # None only when a dependency changed while the workers ran: check it again, here
+            outcome = (Outcome(hit, outcome.digest, outcome.stat, (), hit=True) if hit is not None
+                       else _pipeline(sources[i], settings, context, None, digests))
+        results[i] = outcome.result
+        if cache is not None and not outcome.hit and outcome.digest is not None:
+            cache.put(display, outcome.digest, outcome.stat, outcome.noted, outcome.result)
     if cache is not None:
         cache.save()
     return [r for r in results if r is not None]
-
-
-def _run_all(todo: Sequence[Job], settings: Settings, context: Context,
-             cap: int) -> list[tuple[CheckResult, tuple[str, ...]]]:
-    sizes = [len(j.data) if j.data is not None else 0 for j in todo]
-    workers = workers_for(sizes, cap)
-    if workers <= 1:
-        return [_run_job(j, settings, context) for j in todo]
-    import hf_cache_lint.checking.files  # noqa: F401  (once here, not once per forked worker)
-    # Largest files first, one per task: parse time grows with size, and handing the big ones out early
-    # keeps every worker busy until the end (longest-processing-time-first scheduling).
-    order = sorted(range(len(todo)), key=lambda k: -sizes[k])
-    done: dict[int, tuple[CheckResult, tuple[str, ...]]] = {}
-    # A worker that dies (killed by the kernel for memory, a crash in C code) breaks the whole pool and
-    # fails every unfinished task. Finished results are kept and the rest run again in a fresh pool; when a
-    # round finishes nothing, the first unfinished file runs alone, and if it takes that process down too,
-    # that file alone is reported (checking it in this process could take the whole run down with it).
-    while len(done) < len(todo):
-        left = [k for k in order if k not in done]
-        if not _pool_round(todo, left, settings, context, workers, done):
-            done[left[0]] = _alone(todo[left[0]], settings, context)
-    return [done[k] for k in range(len(todo))]
-
-
-def _pool_round(todo: Sequence[Job], left: Sequence[int], settings: Settings, context: Context, workers: int,
-                done: dict[int, tuple[CheckResult, tuple[str, ...]]]) -> int:
-    """Run the `left` jobs in one pool, one per task; store what finishes; return how many did."""
-    # The pool's modules load only for a run that starts one (~12 ms of every CLI start otherwise).
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    from concurrent.futures.process import BrokenProcessPool
-
-    finished = 0
-    try:
-        with ProcessPoolExecutor(max_workers=min(workers, len(left)), mp_context=_pool_context(),
-                                 initializer=_limit_memory) as pool:
-            futures = {pool.submit(_run_chunk, [todo[k]], settings, context): k for k in left}
-            for future in as_completed(futures):
-                try:
-                    [part] = future.result()
-                except BrokenProcessPool:
-                    continue
-                done[futures[future]] = part
-                finished += 1
-    except (BrokenProcessPool, OSError) as exc:
-        log.warning("a worker process died (%s); checking the unfinished files again", exc)
-    return finished
-
-
-def _alone(job: Job, settings: Settings, context: Context) -> tuple[CheckResult, tuple[str, ...]]:
-    """One job in a process of its own; its death becomes that file's error."""
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
-
-    try:
-        with ProcessPoolExecutor(max_workers=1, mp_context=_pool_context(), initializer=_limit_memory) as pool:
-            [part] = pool.submit(_run_chunk, [job], settings, context).result()
-            return part
-    except (BrokenProcessPool, OSError):
-        display = job.source.display
-        return CheckResult(display, error=FileError(
-            display, "the analysis process died (out of memory or a crash); file skipped")), ()
-
-
-# A worker's address space: past it an allocation fails with MemoryError (reported for that file by
-# _guarded) instead of the kernel killing a process, or others, once the machine's memory is gone.
-WORKER_MEMORY = 4 * 2**30
-
-
-def _limit_memory() -> None:
-    try:
-        import resource
-
-        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-        if soft == resource.RLIM_INFINITY or soft > WORKER_MEMORY:
-            limit = WORKER_MEMORY if hard == resource.RLIM_INFINITY else min(WORKER_MEMORY, hard)
-            resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
-    except (ImportError, ValueError, OSError):  # not on this platform, or not allowed: no limit
-        pass
