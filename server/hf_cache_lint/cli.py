@@ -82,8 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--fix", action="store_true", help="apply the preferred fix of each finding")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     check.add_argument("--jobs", type=int, default=0, metavar="N",
-                       help="at most N worker processes (default: one per CPU; fewer, or none, when the "
-                            "files to parse are few or small; 1: no pool)")
+                       help="at most N worker processes (default: one per CPU not busy all the time; fewer, or "
+                            "none, when the files to check are few or small; 1: no pool)")
     check.add_argument("--upgrade-to", metavar="X.Y.Z",
                        help="report only what is new at transformers X.Y.Z compared with the current target, "
                             "with the release that brings each finding")

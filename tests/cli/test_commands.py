@@ -135,8 +135,8 @@ def test_parallel_and_serial_runs_give_the_same_report(run: RunFn, project: Path
     assert len(serial.json()) == 14
 
 
-@pytest.mark.parametrize(("load", "expected"), [(0.0, 4), (1.5, 3), (3.2, 1), (12.0, 1)])
-def test_the_default_pool_uses_only_idle_cpus(load: float, expected: int, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(("load", "expected"), [(0.0, 4), (1.5, 4), (3.2, 2), (4.0, 1), (12.0, 1)])
+def test_the_default_pool_leaves_out_only_busy_cpus(load: float, expected: int, monkeypatch: pytest.MonkeyPatch) -> None:
     from hf_cache_lint.cli_support import runner
 
     monkeypatch.setattr(runner.os, "sched_getaffinity", lambda _pid: {0, 1, 2, 3}, raising=False)

@@ -93,10 +93,11 @@ def _run_job(job: Job, settings: Settings, context: Context) -> tuple[CheckResul
 
 
 def default_jobs() -> int:
-    """The pool's cap without --jobs: the CPUs this process may use that other work leaves idle (the one-minute
-    load average). When every CPU is busy a second worker only shares the same cores, and its fork and the
-    pickling make the run slower: at load 10 on this 2-CPU machine, 2 workers took 1.03x the time of
-    --jobs 1 (bench/README.md)."""
+    """The pool's cap without --jobs: the CPUs this process may use, one fewer for each CPU the one-minute load
+    average says is busy all the time. A CPU only partly busy still helps: the load average also counts what
+    ran just before (a previous command, this run's own start), and at load 1 on this 2-CPU machine two workers
+    took 0.53x the wall time of --jobs 1, while with every CPU busy (load 10) they took 1.03x (bench/README.md,
+    third and fifth passes)."""
     try:
         cpus = max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux
@@ -105,7 +106,7 @@ def default_jobs() -> int:
         load = os.getloadavg()[0]
     except (AttributeError, OSError):  # not on this platform
         return cpus
-    return max(1, min(cpus, 1 + int(cpus - load)))
+    return max(1, min(cpus, cpus + 1 - int(load)))
 
 
 def _read(source: SourceFile) -> tuple[bytes | None, os.stat_result | None]:
