@@ -51,9 +51,10 @@ def test_only_files_that_need_a_parse_reach_the_engine(tmp_path: Path, monkeypat
     seen: list[str] = []
     real_run_job = runner._run_job
 
-    def run_job(job: runner.Job, settings: Settings, context: Context) -> tuple[CheckResult, tuple[str, ...]]:
-        seen.append(job.source.display)
-        return real_run_job(job, settings, context)
+    def run_job(source: SourceFile, data: bytes | None, settings: Settings,
+                context: Context) -> tuple[CheckResult, tuple[str, ...]]:
+        seen.append(source.display)
+        return real_run_job(source, data, settings, context)
 
     monkeypatch.setattr(runner, "_run_job", run_job)
     results = runner.check_files(sources, Settings(), Context(workspace=tmp_path), jobs=1)

@@ -40,15 +40,6 @@ POOL_MIN_BYTES = 1024 * 1024
 BYTES_PER_WORKER = 512 * 1024
 
 
-@dataclass(frozen=True)
-class Job:
-    """A file that needs the engine, with the bytes read (and hashed)."""
-
-    index: int
-    source: SourceFile
-    data: bytes | None  # None: the parent could not read it; check_one reports why
-
-
 def _guarded(source: SourceFile, run: object) -> CheckResult:
     try:
         return run()  # type: ignore[operator,no-any-return]
@@ -73,18 +64,18 @@ def check_one(source: SourceFile, settings: Settings, context: Context) -> Check
                                                   source.path, settings, context))
 
 
-def _run_job(job: Job, settings: Settings, context: Context) -> tuple[CheckResult, tuple[str, ...]]:
-    """One file through the engine, and the paths its check consulted (for the cache)."""
+def _run_job(source: SourceFile, data: bytes | None, settings: Settings,
+             context: Context) -> tuple[CheckResult, tuple[str, ...]]:
+    """One file through the engine (`data` the bytes read, None when unreadable: check_file reports why), and
+    the paths its check consulted (for the cache)."""
     from hf_cache_lint.checking.files import check_data, check_file
     from hf_cache_lint.fixcheck import verify_result
 
-    source = job.source
-
     def run() -> CheckResult:
-        if job.data is None:
+        if data is None:
             result = check_file(source.path, settings, context, display=source.display)
         else:
-            result = check_data(job.data, source.path, settings, context, display=source.display)
+            result = check_data(data, source.path, settings, context, display=source.display)
         return verify_result(result, source.path, settings, context)
 
     with deps.recording() as noted:  # the fix verification's re-checks read the same dependencies
@@ -182,7 +173,7 @@ def _pipeline(source: SourceFile, settings: Settings, context: Context, cache: R
     clean = _clean_before_parse(data, source, context) if data is not None else None
     if clean is not None:
         return Outcome(CheckResult(source.display), content, st, clean)
-    result, noted = _run_job(Job(0, source, data), settings, context)
+    result, noted = _run_job(source, data, settings, context)
     return Outcome(result, content, st, noted)
 
 
@@ -200,13 +191,6 @@ def _died(source: SourceFile) -> Outcome:
         source.display, "the analysis process died (out of memory or a crash); file skipped")), None, None, ())
 
 
-def _size(source: SourceFile) -> int:
-    try:
-        return (source.stat or os.stat(source.where)).st_size
-    except OSError:
-        return 0
-
-
 # Files a task: small enough that the last tasks end together, large enough that a task's pickling and
 # queueing (a fraction of a millisecond) stay small against its work.
 CHUNK = 32
@@ -218,19 +202,20 @@ def check_files(sources: Sequence[SourceFile], settings: Settings, context: Cont
     global _FORKED_CACHE
     results: list[CheckResult | None] = [None] * len(sources)
     todo: list[int] = []
+    sizes: list[int] = []
     if cache is not None:
         cache = cache.for_run(settings, context)  # entries keyed for exactly this settings and context
     for i, source in enumerate(sources):
-        if cache is not None:
-            try:
-                hit = cache.get_by_stat(source.display, source.stat or os.stat(source.where))
-            except OSError:
-                hit = None
-            if hit is not None:
-                results[i] = hit
-                continue
+        try:
+            st: os.stat_result | None = source.stat or os.stat(source.where)
+        except OSError:
+            st = None
+        hit = cache.get_by_stat(source.display, st) if cache is not None and st is not None else None
+        if hit is not None:
+            results[i] = hit
+            continue
         todo.append(i)
-    sizes = [_size(sources[i]) for i in todo]
+        sizes.append(st.st_size if st is not None else 0)
     workers = workers_for(sizes, jobs or default_jobs())
     digests = cache is not None
     if workers <= 1:
