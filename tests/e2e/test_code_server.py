@@ -14,7 +14,7 @@ import shutil
 import signal
 import socket
 import subprocess
-import time
+import threading
 import urllib.error
 import urllib.request
 import warnings
@@ -67,15 +67,6 @@ USER_SETTINGS = {
 }
 
 
-def _wait_until(label: str, check: Any, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return
-        time.sleep(0.2)  # poll interval of a bounded wait, not a blind sleep
-    raise AssertionError(f"timed out after {timeout}s waiting for {label}")
-
-
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -119,20 +110,44 @@ def code_server_tools() -> Iterator[None]:
     yield
 
 
-def _start(argv: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    with log.open("wb") as out:
-        return subprocess.Popen(argv, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+class _CodeServer:
+    """code-server in its own process group, its output copied line by line to `log` by a thread that sets
+    `listening` when code-server says its HTTP server listens (or when its output ends): the test waits for
+    code-server's own word, not a poll of /healthz."""
 
+    def __init__(self, argv: list[str], env: dict[str, str], log: Path) -> None:
+        self.proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
+        self.listening = threading.Event()
+        self._copier = threading.Thread(target=self._copy, args=(log,), daemon=True)
+        self._copier.start()
 
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    """Ends code-server and everything it started (its own process group)."""
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=20)
+    def _copy(self, log: Path) -> None:
+        assert self.proc.stdout is not None
+        with log.open("wb") as out:
+            for line in self.proc.stdout:
+                out.write(line)
+                out.flush()
+                if b"HTTP server listening on" in line:
+                    self.listening.set()
+        self.listening.set()  # the output ended: wait_ready says code-server exited
+
+    def wait_ready(self, port: int, timeout: float) -> None:
+        if not self.listening.wait(timeout):
+            raise AssertionError(f"code-server said nothing of listening in {timeout}s; see code-server.log")
+        assert self.proc.poll() is None, "code-server exited before listening; see code-server.log"
+        assert _healthy(port), "code-server said it listens but /healthz does not answer; see code-server.log"
+
+    def stop(self) -> None:
+        """Ends code-server and everything it started (its own process group)."""
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(timeout=20)
+        self._copier.join(timeout=20)
 
 
 def _run_code_server(tmp_path: Path, artifacts: Path, vsix: Path, workspace: Path, settings: dict[str, Any],
@@ -148,14 +163,14 @@ def _run_code_server(tmp_path: Path, artifacts: Path, vsix: Path, workspace: Pat
     result = artifacts / "probe.json"
     env |= {"HFC_PROBE_RESULT": str(result), "HFC_PROBE_TIMEOUT_MS": str(PROBE_TIMEOUT_S * 1000), **extra_env}
     port = _free_port()
-    server = _start(
+    server = _CodeServer(
         [*base, "--auth", "none", "--bind-addr", f"127.0.0.1:{port}", "--disable-telemetry",
          "--disable-update-check", *([] if trust else ["--disable-workspace-trust"]),
          "--disable-getting-started-override", "--log", os.environ.get("HFC_CODE_SERVER_LOG", "info"),
          str(workspace)],
         env, artifacts / "code-server.log")
     try:
-        _wait_until("code-server to answer /healthz", lambda: _healthy(port), timeout=120)
+        server.wait_ready(port, timeout=120)
         with (artifacts / "browser.log").open("w") as out:
             browser = subprocess.run(
                 ["node", str(BROWSER), f"http://127.0.0.1:{port}/", str(result), str(artifacts / "screenshots"),
@@ -163,7 +178,7 @@ def _run_code_server(tmp_path: Path, artifacts: Path, vsix: Path, workspace: Pat
                 cwd=REPO, stdout=out, stderr=subprocess.STDOUT, timeout=PROBE_TIMEOUT_S + 300, check=False,
             )  # fmt: skip
     finally:
-        _stop(server)
+        server.stop()
         shutil.copytree(user_data / "logs", artifacts / "logs", dirs_exist_ok=True)
     assert result.exists(), "the probe wrote nothing; see artifacts/*/browser.log and code-server.log"
     return json.loads(result.read_text()), browser
@@ -250,7 +265,7 @@ def test_code_server_extension_lints_fixes_and_handles_notebooks(
     result = artifacts / "probe.json"
     env |= {"HFC_PROBE_RESULT": str(result), "HFC_PROBE_TIMEOUT_MS": str(PROBE_TIMEOUT_S * 1000)}
     port = _free_port()
-    server = _start(
+    server = _CodeServer(
         [
             *base,
             "--auth",
@@ -270,7 +285,7 @@ def test_code_server_extension_lints_fixes_and_handles_notebooks(
     )
     shots = artifacts / "screenshots"
     try:
-        _wait_until("code-server to answer /healthz", lambda: _healthy(port), timeout=120)
+        server.wait_ready(port, timeout=120)
         with (artifacts / "browser.log").open("w") as out:
             browser = subprocess.run(
                 ["node", str(BROWSER), f"http://127.0.0.1:{port}/", str(result), str(shots),
@@ -278,7 +293,7 @@ def test_code_server_extension_lints_fixes_and_handles_notebooks(
                 cwd=REPO, stdout=out, stderr=subprocess.STDOUT, timeout=PROBE_TIMEOUT_S + 300, check=False,
             )  # fmt: skip
     finally:
-        _stop(server)
+        server.stop()
         shutil.copytree(user_data / "logs", artifacts / "logs", dirs_exist_ok=True)
 
     assert result.exists(), "the probe wrote nothing; see artifacts/*/browser.log and code-server.log"
