@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import parso
 
+from hf_cache_lint.engine import parsing
 from hf_cache_lint.engine.analysis import Analysis
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.interpreter import Interpreter
@@ -15,9 +16,7 @@ _GRAMMAR = parso.load_grammar()  # type: ignore[attr-defined]
 
 def forget(incremental_key: str) -> None:
     """Drop parso's kept tree for an editor buffer (the document closed): its memory goes with it."""
-    import parso.cache
-
-    parso.cache.parser_cache.get(_GRAMMAR._hashed, {}).pop(incremental_key, None)
+    parsing.forget(_GRAMMAR, incremental_key)
 
 
 def parse(text: str, incremental_key: str | None = None) -> object:
@@ -25,6 +24,13 @@ def parse(text: str, incremental_key: str | None = None) -> object:
     if incremental_key:
         # parso's diff parser re-parses only what changed since the last text under this key (the same
         # cache jedi uses); it updates the previous tree in place, so callers opt in per document.
+        try:
+            return parsing.incremental_parse(_GRAMMAR, text, incremental_key)
+        except RecursionError:  # too deeply nested: a whole parse fails the same way (the caller notes it)
+            forget(incremental_key)
+            raise
+        except Exception:  # the diff parser's asserts on a state it cannot handle: the kept tree is spoilt
+            forget(incremental_key)
         return _GRAMMAR.parse(text, error_recovery=True, path=incremental_key, diff_cache=True, cache=False)
     return _GRAMMAR.parse(text, error_recovery=True)
 

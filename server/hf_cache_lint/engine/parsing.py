@@ -1,0 +1,111 @@
+"""parso's incremental parse of an editor buffer, told which lines changed instead of finding them with difflib.
+
+`Grammar.parse(..., diff_cache=True)` hands the kept tree to `parso.python.diff.DiffParser.update`, which runs
+`difflib.SequenceMatcher` over the old and the new lines of the whole file to learn which lines changed: ~20 % of
+the diff parse of a keystroke on a 100-line script (more on long files), for what a keystroke already says (one
+place changed). Here the lines are compared from both ends (a few C-speed list comparisons) and the diff parser
+gets one opcode for the changed block between the common head and tail. For one changed block that is what
+difflib finds too; where it would pair lines inside a multi-line change, the block is re-parsed as one (a fresh
+parse of it): the tree is the same either way (tests/engine/test_parsing.py compares the trees node by node).
+Everything else is parso's own `Grammar.parse` (parso 0.8): the same kept tree and cache entry (`parser_cache`,
+keyed by the path as a `Path`, which jedi and engine/interpreter/replay.py read), the same diff parser.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from parso.cache import parser_cache, try_to_save_module
+from parso.file_io import KnownContentFileIO
+from parso.python.diff import DiffParser
+from parso.utils import python_bytes_to_unicode, split_lines
+
+Opcode = tuple[str, int, int, int, int]
+
+# Lines compared per step when looking for the first and last changed line: a slice comparison runs in C.
+_STEP = 64
+
+
+def _head(old: list[str], new: list[str], limit: int) -> int:
+    """How many lines old and new share at their start (at most `limit`)."""
+    n = 0
+    while n + _STEP <= limit and old[n:n + _STEP] == new[n:n + _STEP]:
+        n += _STEP
+    while n < limit and old[n] == new[n]:
+        n += 1
+    return n
+
+
+def _tail(old: list[str], new: list[str], limit: int) -> int:
+    """How many lines old and new share at their end (at most `limit`)."""
+    n_old, n_new = len(old), len(new)
+    n = 0
+    while n + _STEP <= limit and old[n_old - n - _STEP:n_old - n] == new[n_new - n - _STEP:n_new - n]:
+        n += _STEP
+    while n < limit and old[n_old - n - 1] == new[n_new - n - 1]:
+        n += 1
+    return n
+
+
+def opcodes(old: list[str], new: list[str]) -> list[Opcode]:
+    """difflib's `get_opcodes` form: the common head, the changed block between, the common tail."""
+    n_old, n_new = len(old), len(new)
+    head = _head(old, new, min(n_old, n_new))
+    tail = _tail(old, new, min(n_old, n_new) - head)
+    out: list[Opcode] = []
+    if head:
+        out.append(("equal", 0, head, 0, head))
+    i2, j2 = n_old - tail, n_new - tail
+    if head < i2 or head < j2:
+        tag = "replace" if head < i2 and head < j2 else "delete" if head < i2 else "insert"
+        out.append((tag, head, i2, head, j2))
+    if tail:
+        out.append(("equal", i2, n_old, j2, n_new))
+    return out
+
+
+class _KnownChangeDiffParser(DiffParser):
+    """parso 0.8's `DiffParser.update` with the opcodes given (its own loop, without difflib and debug code)."""
+
+    def update_with(self, old_lines: list[str], new_lines: list[str], ops: list[Opcode]) -> Any:
+        self._module._used_names = None  # regenerated on demand, as in `update`
+        self._parser_lines_new = new_lines
+        self._reset()  # type: ignore[no-untyped-call]
+        line_length = len(new_lines)
+        for operation, i1, i2, j1, j2 in ops:
+            if j2 == line_length and new_lines[-1] == "":
+                j2 -= 1  # the empty part after the last newline is not relevant
+            if operation == "equal":
+                self._copy_from_old_parser(j1 - i1, i1 + 1, i2, j2)  # type: ignore[no-untyped-call]
+            elif operation in ("replace", "insert"):
+                self._parse(until_line=j2)  # type: ignore[no-untyped-call]
+        self._nodes_tree.close()  # type: ignore[no-untyped-call]
+        if self._module.end_pos[0] != line_length:  # parso's own consistency check; the caller parses afresh
+            raise ValueError(f"diff parse ended at line {self._module.end_pos[0]}, not {line_length}")
+        return self._module
+
+
+def incremental_parse(grammar: Any, text: str, key: str) -> Any:
+    """What `grammar.parse(text, error_recovery=True, path=key, diff_cache=True, cache=False)` returns, parso's kept
+    tree of `key` updated in place. Raises what the diff parser raises (the caller then parses afresh)."""
+    path = Path(key)
+    code = python_bytes_to_unicode(text)
+    lines = split_lines(code, keepends=True)
+    item = parser_cache.get(grammar._hashed, {}).get(path)
+    if item is None:  # the buffer's first parse: a whole one, kept for the next
+        return grammar.parse(text, error_recovery=True, path=key, diff_cache=True, cache=False)
+    if item.lines == lines:
+        return item.node
+    differ = _KnownChangeDiffParser(grammar._pgen_grammar, grammar._tokenizer, item.node)  # type: ignore[no-untyped-call]
+    node = differ.update_with(item.lines, lines, opcodes(item.lines, lines))
+    file_io = KnownContentFileIO(path, code)  # type: ignore[no-untyped-call]
+    try_to_save_module(grammar._hashed, file_io, node, lines, pickling=False)  # type: ignore[no-untyped-call]
+    return node
+
+
+def forget(grammar: Any, key: str) -> None:
+    """Drop the kept tree of `key` (parso keys it by the path as a `Path`)."""
+    kept = parser_cache.get(grammar._hashed, {})
+    kept.pop(Path(key), None)
+    kept.pop(key, None)
