@@ -166,13 +166,16 @@ def might_read_removed_cache_api(text: str) -> bool:
     return False
 
 
+_REMOVED_CLASS_NAMES = tuple(REMOVED_CACHE_CLASSES)
+
+
 def _names_a_removed_class(text: str) -> bool:
     """`any(name in text for name in REMOVED_CACHE_CLASSES)`, from where "Cache" stands: every removed class's
     name ends in it (one scan of the text, then a look at each "Cache", instead of a scan per name)."""
     i = text.find("Cache")
     while i >= 0:
         end = i + len("Cache")
-        if any(text.startswith(name, end - len(name)) for name in REMOVED_CACHE_CLASSES):
+        if text.endswith(_REMOVED_CLASS_NAMES, 0, end):  # text[:end] ends with one of them: one C call
             return True
         i = text.find("Cache", end)
     return False
