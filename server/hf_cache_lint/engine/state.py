@@ -255,11 +255,20 @@ def join(a: State, b: State, ca: Cond | None, cb: Cond | None, base_path: tuple[
     if b.dead:
         return State(a.names, a.heap, base_path, False, meter)
     names: dict[str, Value] = {}
-    for k in a.names.keys() | b.names.keys():
-        va, vb = a.names.get(k), b.names.get(k)
-        v = va if va is vb else _merge_value(va, vb, ca, cb)  # a fork copies the names: most are one object
+    an, bn = a.names, b.names
+    for k, va in an.items():
+        vb = bn.get(k)
+        if va is vb:  # a fork copies the names: most are one object on both paths
+            names[k] = va
+            continue
+        v = _merge_value(va, vb, ca, cb)
         if v is not None:
             names[k] = v
+    for k, vb in bn.items():
+        if k not in an:  # bound on the second path only
+            v = _merge_value(None, vb, ca, cb)
+            if v is not None:
+                names[k] = v
     if a.heap.base is b.heap.base:  # forked from one state: only what either path changed can differ
         base, ids = a.heap.base, a.heap.own.keys() | b.heap.own.keys()
     else:

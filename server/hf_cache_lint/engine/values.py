@@ -343,7 +343,12 @@ class InstanceState:
         return None
 
     def set(self, name: str, value: Value) -> InstanceState:
-        return InstanceState(self.class_name, (*(a for a in self.attrs if a[0] != name), (name, value)))
+        attrs = self.attrs
+        for k, _ in attrs:
+            if k == name:
+                return InstanceState(self.class_name, (*(a for a in attrs if a[0] != name), (name, value)))
+        # A new attribute (most of an `__init__`): appended, without a filtering pass over the others.
+        return InstanceState(self.class_name, (*attrs, (name, value)))
 
 
 @dataclass(frozen=True)

@@ -64,6 +64,10 @@ class VersionGuards:
         self.modules: set[str] = {"transformers"}  # names bound to the transformers module
         self.version_names: set[str] = set()  # `from transformers import __version__ as v`
         self.names: dict[str, object] = {}
+        # Per test node, once the names above are learnt (they do not change after): the interpreter asks
+        # again at every run of a body (each call inlined, each loop pass) and removed_api once more.
+        self._decided: dict[int, bool | None] = {}  # by id(): parso's keyword leaves hash by their text
+        self._mentions: dict[int, bool] = {}
         for stmt in _top_level(module):
             try:
                 self._learn(stmt)
@@ -76,15 +80,23 @@ class VersionGuards:
 
     def decide(self, test: Node) -> bool | None:
         """The guard's truth for the target, or None when it does not compare the version decidably."""
+        try:
+            return self._decided[id(test)]
+        except KeyError:
+            pass
         value = self._eval(test)
-        if value is _MISSING or not isinstance(value, bool):
-            return None
-        return value
+        decided = value if isinstance(value, bool) else None
+        self._decided[id(test)] = decided
+        return decided
 
     def mentions_version(self, test: Node) -> bool:
         """Does the condition read the transformers version at all (so an undecided guard is about it)?"""
-        text = test.get_code(include_prefix=False)
-        return "__version__" in text or "is_transformers_version" in text or ("transformers" in text and "version" in text)
+        got = self._mentions.get(id(test))
+        if got is None:
+            text = test.get_code(include_prefix=False)
+            got = self._mentions[id(test)] = "__version__" in text or "is_transformers_version" in text or (
+                "transformers" in text and "version" in text)
+        return got
 
     # -- what the module binds ------------------------------------------------------------------------------
 

@@ -52,14 +52,15 @@ class CallDispatch:
         self.methods = methods
         self.functions = functions
         self.facts = facts
-        self._wholes: dict[tuple[Node, Node], Span] = {}  # a call's span, once per call written
+        self._wholes: dict[tuple[int, int], Span] = {}  # a call's span, once per call written (ids: session.py)
 
     def call(self, callee: Value, trailer: Node, head: Node, trailers: list[Node]) -> Value:
         """The value of `callee(...)` written as `trailer` after `head` and the `trailers` before it."""
         args = self.ex.eval_args(trailer)
-        whole = self._wholes.get((head, trailer))
+        key = (id(head), id(trailer))
+        whole = self._wholes.get(key)
         if whole is None:
-            whole = self._wholes[(head, trailer)] = span_between(head, trailer)
+            whole = self._wholes[key] = span_between(head, trailer)
         return self._call_value(callee, args, trailer, head, trailers, whole)
 
     def _call_value(self, callee: Value, args: list[EvArg], trailer: Node, head: Node, trailers: list[Node],
@@ -91,7 +92,7 @@ class CallDispatch:
             if self.facts.pipeline_reaches_generate(obj):
                 self.facts.generate_facts(None, callee, args, trailer, head, trailers, whole)
             return UNKNOWN
-        return Unknown(None)
+        return UNKNOWN
 
     def _callable_options(self, callee: Maybe) -> list[tuple[Value, Cond | None]] | None:
         """The options of a callee that differs by path when each is called on its own path: the live ones,

@@ -60,8 +60,9 @@ class Expressions:
     def __init__(self, session: Session, imports: WorkspaceImports) -> None:
         self.s = session
         self.imports = imports
-        self._args: dict[Node, list[Arg]] = {}  # a call trailer's arguments, once per trailer
-        self._texts: dict[tuple[Node, object], str] = {}  # `self._chain_text(head, trailers)`, by head and last trailer
+        # Keyed by the nodes' id() (session.py says why).
+        self._args: dict[int, list[Arg]] = {}  # a call trailer's arguments, once per trailer
+        self._texts: dict[tuple[int, int], str] = {}  # `self._chain_text(head, trailers)`, by head and last trailer
 
     def eval(self, node: Node) -> Value:
         self.s.steps += 1
@@ -109,7 +110,7 @@ class Expressions:
             return self.eval(node.children[-1])
         if t == "lambdef":
             return UNKNOWN
-        return Unknown(None)
+        return UNKNOWN
 
     def eval_atom(self, node: Node) -> Value:
         first = node.children[0]
@@ -170,9 +171,9 @@ class Expressions:
         # A `cache_implementation=` keyword is checked only where transformers receives it (generate, a
         # GenerationConfig, a pipeline that reaches generate): another callee (a user's own `generate`, another
         # library) takes its own parameters.
-        written = self._args.get(trailer)
+        written = self._args.get(id(trailer))
         if written is None:
-            written = self._args[trailer] = call_args(trailer)  # a body runs at every call it is inlined at
+            written = self._args[id(trailer)] = call_args(trailer)  # a body runs at every call it is inlined at
         for a in written:
             out.append(EvArg(a, self.eval(a.value)))
         return out
@@ -281,7 +282,7 @@ class Expressions:
 
     def _chain_text(self, head: Node, trailers: list[Node]) -> str:
         """`_text(head, trailers)`, once per chain position (what a step sees is fixed by where it is)."""
-        key = (head, trailers[-1] if trailers else None)
+        key = (id(head), id(trailers[-1]) if trailers else 0)
         got = self._texts.get(key)
         if got is None:
             got = self._texts[key] = _text(head, trailers)

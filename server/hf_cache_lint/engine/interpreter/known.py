@@ -98,7 +98,7 @@ class KnownCallables:
             if first is not None and isinstance(self.s.obj(first.value), ModelState):
                 return first.value
         if q.startswith("builtins.") or q.startswith("."):
-            return Unknown(None)
+            return UNKNOWN
         return Symbol(q + "()")  # an object of another library: its methods are not transformers
 
     # -- the standard library ---------------------------------------------------
@@ -231,7 +231,7 @@ class KnownCallables:
                                       call_span=whole)
         if _MODEL_CLASS.match(name) and not _NOT_MODEL.search(name) and not name.startswith("Auto"):
             return self.s.new(ModelState(class_name=name, gen_config=self.s.new(ConfigState())))
-        return Unknown(None)
+        return UNKNOWN
 
     def clone(self, value: Value) -> Value:
         """`copy.copy`/`deepcopy`: a new heap object with the same state (a model is returned as it is)."""

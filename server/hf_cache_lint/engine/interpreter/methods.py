@@ -73,7 +73,7 @@ class TrackedMethods:
             assert isinstance(m.owner, Ref)
             handler = _BY_KIND.get(type(obj))
             return handler(self, obj, MethodCall(m, m.owner, args, trailer, head, trailers, whole)) \
-                if handler is not None else Unknown(None)
+                if handler is not None else UNKNOWN
         # A bare unseen name (`lm.generate(...)`, a parameter) may be an instance of this module's own class
         # with a `generate`; an attribute (`self.model.generate(...)`) is what such a wrapper delegates to.
         if isinstance(m.owner, Unknown) and m.name == "generate" and not (self.s.own_generate and len(trailers) == 2):
@@ -81,7 +81,7 @@ class TrackedMethods:
             return Output("generate", site_of(whole, "generate(...)"))
         if isinstance(m.owner, CacheVal) and m.name == "to_legacy_cache":
             return TupleVal(site_of(whole, "to_legacy_cache()"))
-        return Unknown(None)
+        return UNKNOWN
 
     def _model(self, obj: HeapObj, c: MethodCall) -> Value:
         assert isinstance(obj, ModelState)
@@ -143,7 +143,7 @@ class TrackedMethods:
     def _instance(self, obj: HeapObj, c: MethodCall) -> Value:
         assert isinstance(obj, InstanceState)
         fn = self.functions.method_of(obj.class_name, c.m.name)
-        return self.functions.inline(fn, c.args, c.ref, c.whole) if fn else Unknown(None)
+        return self.functions.inline(fn, c.args, c.ref, c.whole) if fn else UNKNOWN
 
     def _pipeline(self, obj: HeapObj, c: MethodCall) -> Value:
         assert isinstance(obj, PipelineState)

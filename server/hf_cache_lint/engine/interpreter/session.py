@@ -107,31 +107,33 @@ class Session:
         # reads from outside its locals, filled by the hooks below and in the parts.
         self.reads: Reads | None = None
         # Per node of this module's tree (which does not change while it is analysed; a function's body runs
-        # again at every call it is inlined at): its site, span and code, computed once.
-        self._sites: dict[Node, Site] = {}
-        self._spans: dict[Node, Span] = {}
-        self._codes: dict[Node, str] = {}
+        # again at every call it is inlined at): its site, span and code, computed once. Keyed by id(): the
+        # tree outlives the analysis, and parso's keyword and operator leaves hash by their text (every
+        # `None` of a module in one bucket, each probe a Python-level `__eq__`).
+        self._sites: dict[int, Site] = {}
+        self._spans: dict[int, Span] = {}
+        self._codes: dict[int, str] = {}
 
     # -- the tree's nodes, memoised -----------------------------------------------
     def site(self, node: Node, description: str | None = None) -> Site:
         """`site_at(node, description)`, computed once per node for the default description."""
         if description is not None:
             return Site(self.span(node), description)
-        got = self._sites.get(node)
+        got = self._sites.get(id(node))
         if got is None:
-            got = self._sites[node] = Site(self.span(node), head(node, 80))
+            got = self._sites[id(node)] = Site(self.span(node), head(node, 80))
         return got
 
     def span(self, node: Node) -> Span:
-        got = self._spans.get(node)
+        got = self._spans.get(id(node))
         if got is None:
-            got = self._spans[node] = span(node)
+            got = self._spans[id(node)] = span(node)
         return got
 
     def code(self, node: Node) -> str:
-        got = self._codes.get(node)
+        got = self._codes.get(id(node))
         if got is None:
-            got = self._codes[node] = code(node)
+            got = self._codes[id(node)] = code(node)
         return got
 
     # -- budget -----------------------------------------------------------------
