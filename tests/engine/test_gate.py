@@ -518,3 +518,50 @@ def test_compiling_the_tree_gives_the_same_words_on_the_corpus_and_transformers(
         assert _compiled_words(text, _Tree(text)) == _compiled_words(text), p
     for code in _PARSES_ONLY:
         assert _compiled_words(code) is None, code
+
+
+def _tokenizer_decode(data: bytes) -> str:
+    """engine/text.py decode_source before its UTF-8 fast path: the tokenizer's detect_encoding for every file."""
+    import io
+    import tokenize
+
+    from hf_cache_lint.engine.text import UndecodableError
+
+    if b"\x00" in data[:8192]:
+        raise UndecodableError("binary file (contains NUL bytes)")
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        return data.decode(encoding).removeprefix("\ufeff")
+    except (SyntaxError, LookupError, UnicodeDecodeError) as exc:
+        raise UndecodableError(f"not valid UTF-8 or declared encoding: {exc}") from None
+
+
+_ENCODED = [b"", b"x = 1\n", b"x = 'caf\xc3\xa9'\n", b"\xef\xbb\xbfx = 1\n", b"\xef\xbb\xbf# coding: utf-8\nx = 1\n",
+            b"# -*- coding: latin-1 -*-\nx = '\xe9'\n", b"#!/usr/bin/env python\n# coding=latin-1\nx = '\xe9'\n",
+            b"\n# vim: set fileencoding=cp1252 :\nx = '\x80'\n", b"x = 1\n# coding: latin-1\ny = '\xe9'\n",
+            b"x = '\xe9'\n", b"x = 1\ny = '\xff'\n", b"# coding: nosuchcodec\n", b"\xef\xbb\xbf# coding: latin-1\n",
+            b"x = 1\r# coding: latin-1\ry = '\xe9'\r", b"x = 1\x00\n", b"# decoding the bytes\nx = 'caf\xc3\xa9'\n",
+            b"x = '\xc3'\n", "x = '\ufeff'\n".encode()]
+
+
+@pytest.mark.parametrize("data", _ENCODED)
+def test_decode_source_decodes_as_the_tokenizer_does(data: bytes) -> None:
+    from hf_cache_lint.engine.text import UndecodableError
+
+    try:
+        expected: str | tuple[str, str] = _tokenizer_decode(data)
+    except UndecodableError as exc:
+        expected = ("error", str(exc))
+    try:
+        got: str | tuple[str, str] = decode_source(data)
+    except UndecodableError as exc:
+        got = ("error", str(exc))
+    assert got == expected
+
+
+def test_decode_source_decodes_the_corpus_and_transformers_as_the_tokenizer_does() -> None:
+    tree = _oracle_tree()
+    paths = _real_files() + (sorted(tree.rglob("*.py")) if tree is not None else [])
+    for p in paths:
+        data = p.read_bytes()
+        assert decode_source(data) == _tokenizer_decode(data), p

@@ -19,6 +19,17 @@ def decode_source(data: bytes) -> str:
 
     if b"\x00" in data[:8192]:
         raise UndecodableError("binary file (contains NUL bytes)")
+    # The common case at C speed: no BOM and no `coding` in the first two lines (all that detect_encoding
+    # reads) is UTF-8 for it; bytes that decode as UTF-8 decode so line by line too (a line ends on b"\n",
+    # never inside a character). Anything else, errors included, goes the tokenizer's way below (its Python
+    # code was ~2/3 of the decode of transformers' 2,912 files).
+    first = data.find(b"\n")
+    second = data.find(b"\n", first + 1) if first >= 0 else -1
+    if not data.startswith(b"\xef\xbb\xbf") and b"coding" not in (data if second < 0 else data[:second]):
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
         return data.decode(encoding).removeprefix("\ufeff")
