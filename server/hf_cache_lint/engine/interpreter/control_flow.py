@@ -9,7 +9,7 @@ from hf_cache_lint.engine.analysis import GuardedBlock
 from hf_cache_lint.engine.constants import literal_truth
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.session import MAX_LOOP_REPEAT_DEPTH, Session
-from hf_cache_lint.engine.nodes import Node, code, span_between, suite_statements
+from hf_cache_lint.engine.nodes import Node, code, span_between
 from hf_cache_lint.engine.state import State, join
 from hf_cache_lint.engine.values import UNKNOWN, Cond, Unknown
 
@@ -25,11 +25,19 @@ class ControlFlow:
         self.s = session
         self.ex = ex
         self.st = st
+        self._conds: dict[int, tuple[Cond, Cond]] = {}  # a test's condition and its negation, by id(test)
 
     def condition(self, test: Node) -> Cond:
-        if test.type == "not_test":
-            return Cond(self.s.code(test.children[1]), False)
-        return Cond(self.s.code(test), True)
+        return self._conditions(test)[0]
+
+    def _conditions(self, test: Node) -> tuple[Cond, Cond]:
+        """`condition(test)` and its negation, once per test (a body runs again at every call inlined)."""
+        got = self._conds.get(id(test))
+        if got is None:
+            cond = Cond(self.s.code(test.children[1]), False) if test.type == "not_test" else \
+                Cond(self.s.code(test), True)
+            got = self._conds[id(test)] = (cond, cond.negated())
+        return got
 
     def exec_if(self, node: Node) -> None:
         kids = node.children
@@ -50,14 +58,14 @@ class ControlFlow:
         # Iterative, not one call per `elif`: a flat 1,000-branch chain is as deep as a single `if`. Each
         # undecided branch forks from the state where the previous tests failed; the paths then meet from
         # the last one back, as nested `if`/`else` would.
-        pending: list[tuple[State, Cond, tuple[Cond, ...]]] = []
+        pending: list[tuple[State, Cond, Cond, tuple[Cond, ...]]] = []
         for test, suite in branches:
             entry = self.s.state
             if test is None:
-                self.st.exec_block(suite_statements(suite))
+                self.st.exec_block(self.s.block(suite))
                 break
             self.ex.eval(test)
-            cond = self.condition(test)
+            cond, negated = self._conditions(test)
             literal = literal_truth(test)  # `if 1:`, `if not 0:`: decided as Python decides it
             if literal is None and self.s.guards is not None:
                 literal = self.s.guards.decide(test)  # `if is_transformers_version("<", "5"):` for the target
@@ -68,16 +76,16 @@ class ControlFlow:
             if cond.text.replace("'", '"') in ('__name__ == "__main__"', '"__main__" == __name__'):
                 static = cond.holds  # a script is run as __main__; that guard is no flag
             if static is True:
-                self.st.exec_block(suite_statements(suite))
+                self.st.exec_block(self.s.block(suite))
                 break
             if static is False:
                 continue
             self.s.state = entry.fork(cond)
-            self.st.exec_block(suite_statements(suite))
-            pending.append((self.s.state, cond, entry.path))
-            self.s.state = entry.fork(cond.negated())
-        for taken, cond, path in reversed(pending):
-            self.s.state = join(taken, self.s.state, cond, cond.negated(), path)
+            self.st.exec_block(self.s.block(suite))
+            pending.append((self.s.state, cond, negated, entry.path))
+            self.s.state = entry.fork(negated)
+        for taken, cond, negated, path in reversed(pending):
+            self.s.state = join(taken, self.s.state, cond, negated, path)
 
     def exec_loop(self, node: Node) -> None:
         kids = node.children
@@ -90,25 +98,25 @@ class ControlFlow:
         entry = self.s.state
         if node.type == "while_stmt" and literal_truth(kids[1]) is False:  # `while 0:` never runs its body
             if "else" in [k.value for k in kids if k.type == "keyword"]:
-                self.st.exec_block(suite_statements(kids[-1]))
+                self.st.exec_block(self.s.block(kids[-1]))
             return
         self.s.loop_depth += 1
         # A second pass sees what the first iteration left behind (a cache returned, a key set).
         for _ in range(2 if self.s.loop_depth <= MAX_LOOP_REPEAT_DEPTH else 1):
             if kids[1].type != "operator" and node.type == "for_stmt":
                 self.st.assign(kids[1], Unknown("the loop variable"), node)
-            self.st.exec_block(suite_statements(body))
+            self.st.exec_block(self.s.block(body))
             if self.s.state.dead:  # break/continue/return end this iteration's path only
                 self.s.state = State(self.s.state.names, self.s.state.heap, entry.path, False, entry.meter)
         self.s.loop_depth -= 1
         if "else" in [k.value for k in kids if k.type == "keyword"]:
-            self.st.exec_block(suite_statements(kids[-1]))
+            self.st.exec_block(self.s.block(kids[-1]))
 
     def exec_try(self, node: Node) -> None:
         kids = node.children
         entry = self.s.state
         self.s.state = entry.fork()
-        self.st.exec_block(suite_statements(kids[2]))
+        self.st.exec_block(self.s.block(kids[2]))
         after_try = self.s.state
         ends = [after_try]
         i = 3
@@ -124,7 +132,7 @@ class ControlFlow:
                 self.s.state = start
                 if k.type == "except_clause" and len(k.children) >= 4:
                     self.st.assign(k.children[3], UNKNOWN, k)
-                self.st.exec_block(suite_statements(suite))
+                self.st.exec_block(self.s.block(suite))
                 ends.append(self.s.state)
                 i += 3
             elif k.type == "keyword" and k.value == "else":
@@ -137,7 +145,7 @@ class ControlFlow:
                 i += 1
         if else_suite is not None:
             self.s.state = after_try
-            self.st.exec_block(suite_statements(else_suite))
+            self.st.exec_block(self.s.block(else_suite))
             ends[0] = self.s.state
         merged = ends[0]
         for st in ends[1:]:
@@ -146,5 +154,5 @@ class ControlFlow:
         if final_suite is not None:
             was_dead = self.s.state.dead
             self.s.state.dead = False
-            self.st.exec_block(suite_statements(final_suite))
+            self.st.exec_block(self.s.block(final_suite))
             self.s.state.dead = self.s.state.dead or was_dead

@@ -13,7 +13,7 @@ from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
 from hf_cache_lint.engine.interpreter.replay import absent
 from hf_cache_lint.engine.interpreter.session import MAX_INLINE_DEPTH, EvArg, Session
-from hf_cache_lint.engine.nodes import Node, code, suite_statements
+from hf_cache_lint.engine.nodes import Node, code
 from hf_cache_lint.engine.state import Heap, State, join, reachable
 from hf_cache_lint.engine.values import (
     UNKNOWN,
@@ -283,7 +283,7 @@ class UserFunctions:
             self.s.via = via
         self.s.stack.append(node)
         try:
-            self.statements.exec_block(_body(node))
+            self.statements.exec_block(self.s.block(node.children[-1]))
             ends = [*self.s.returns, (None, self.s.state)] if not self.s.state.dead else list(self.s.returns)
             result: Value = UNKNOWN
             values = [v for v, _ in ends if v is not None]
@@ -338,10 +338,6 @@ def _rebound(enclosing: Any, inner: Any, name: str, cache: dict[int, list[tuple[
         if pos > inner.end_pos or any(loop.start_pos <= pos <= loop.end_pos for loop in loops):
             return True
     return False
-
-
-def _body(node: Any) -> list[Any]:
-    return suite_statements(node.children[-1])
 
 
 def _is_static(node: Any) -> bool:

@@ -18,7 +18,7 @@ from hf_cache_lint.engine.confine import real
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import Span
 from hf_cache_lint.engine.interpreter.replay import Facts, Reads, absent
-from hf_cache_lint.engine.nodes import Arg, Node, code, head, span
+from hf_cache_lint.engine.nodes import Arg, Node, code, head, span, suite_statements
 from hf_cache_lint.engine.state import Meter, State
 from hf_cache_lint.engine.values import ConfigState, Const, HeapObj, Ref, Setting, Symbol, Unknown, Value
 from hf_cache_lint.engine.version_guard import VersionGuards
@@ -113,6 +113,7 @@ class Session:
         self._sites: dict[int, Site] = {}
         self._spans: dict[int, Span] = {}
         self._codes: dict[int, str] = {}
+        self._blocks: dict[int, list[Node]] = {}
 
     # -- the tree's nodes, memoised -----------------------------------------------
     def site(self, node: Node, description: str | None = None) -> Site:
@@ -128,6 +129,13 @@ class Session:
         got = self._spans.get(id(node))
         if got is None:
             got = self._spans[id(node)] = span(node)
+        return got
+
+    def block(self, suite: Node) -> list[Node]:
+        """`suite_statements(suite)`, once per suite (callers only iterate over it)."""
+        got = self._blocks.get(id(suite))
+        if got is None:
+            got = self._blocks[id(suite)] = suite_statements(suite)
         return got
 
     def code(self, node: Node) -> str:

@@ -18,7 +18,6 @@ from hf_cache_lint.engine.nodes import (
     imported_from,
     span,
     string_value,
-    suite_statements,
 )
 from hf_cache_lint.engine.removed_api import import_fails
 from hf_cache_lint.engine.values import (
@@ -112,7 +111,7 @@ class Statements:
                     self.assign(item.children[2], value, item)
                 elif item.type not in ("operator",):
                     self.ex.eval(item)
-            self.exec_block(suite_statements(node.children[-1]))
+            self.exec_block(self.s.block(node.children[-1]))
         elif t in ("funcdef", "classdef"):
             self.functions.define(node)
         elif t in ("decorated", "async_stmt", "async_funcdef"):
