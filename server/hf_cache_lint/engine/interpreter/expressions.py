@@ -63,6 +63,7 @@ class Expressions:
         # Keyed by the nodes' id() (session.py says why).
         self._args: dict[int, list[Arg]] = {}  # a call trailer's arguments, once per trailer
         self._texts: dict[tuple[int, int], str] = {}  # `self._chain_text(head, trailers)`, by head and last trailer
+        self._unknowns: dict[tuple[int, int], Unknown] = {}  # the unknown value named by that text, likewise
 
     def eval(self, node: Node) -> Value:
         self.s.steps += 1
@@ -244,16 +245,16 @@ class Expressions:
 
     def attribute(self, value: Value, name: str, head: Node, trailers: list[Node]) -> Value:
         if type(value) is Unknown:  # the common case, as the end of this method has it
-            return Method(value, name) if name == "generate" else Unknown(f"`{self._chain_text(head, trailers)}`")
+            return Method(value, name) if name == "generate" else self._chain_unknown(head, trailers)
         if isinstance(value, Lazy):
             if name not in FORCING_ATTRS:
-                return Unknown(f"`{self._chain_text(head, trailers)}`")
+                return self._chain_unknown(head, trailers)
             value = self.imports.force(value)
         if isinstance(value, Symbol):
             return Symbol(f"{value.qualname}.{name}")
         if isinstance(value, Maybe):
             vals = {self.attribute(v, name, head, trailers) for v, _ in value.options}
-            return vals.pop() if len(vals) == 1 else Unknown(f"`{self._chain_text(head, trailers)}`")
+            return vals.pop() if len(vals) == 1 else self._chain_unknown(head, trailers)
         obj = self.s.obj(value)
         if isinstance(obj, ModelState):
             if name == "generation_config" and obj.gen_config is not None:
@@ -278,7 +279,16 @@ class Expressions:
             return Method(value, name)
         if isinstance(value, Unknown) and name == "generate":
             return Method(value, name)  # an unseen receiver: maybe a model (jedi may refute it)
-        return Unknown(f"`{self._chain_text(head, trailers)}`")
+        return self._chain_unknown(head, trailers)
+
+    def _chain_unknown(self, head: Node, trailers: list[Node]) -> Unknown:
+        """`Unknown(f"`{self._chain_text(head, trailers)}`")`, one value per chain position (values are
+        immutable and compared by value: sharing one changes nothing)."""
+        key = (id(head), id(trailers[-1]) if trailers else 0)
+        got = self._unknowns.get(key)
+        if got is None:
+            got = self._unknowns[key] = Unknown(f"`{self._chain_text(head, trailers)}`")
+        return got
 
     def _chain_text(self, head: Node, trailers: list[Node]) -> str:
         """`_text(head, trailers)`, once per chain position (what a step sees is fixed by where it is)."""

@@ -114,6 +114,7 @@ class Session:
         self._spans: dict[int, Span] = {}
         self._codes: dict[int, str] = {}
         self._blocks: dict[int, list[Node]] = {}
+        self._unbound: dict[str, Value] = {}  # what `lookup` gives a name the module does not bind
 
     # -- the tree's nodes, memoised -----------------------------------------------
     def site(self, node: Node, description: str | None = None) -> Site:
@@ -202,7 +203,10 @@ class Session:
             if self.reads is not None:
                 self.reads.impure = True  # resolved on disk
             return Const(str(Path(self.path).resolve()))
-        return Symbol(f"builtins.{name}") if name in _BUILTINS else Unknown(f"`{name}`")
+        got = self._unbound.get(name)
+        if got is None:  # a value per name (immutable, compared by value: sharing it changes nothing)
+            got = self._unbound[name] = Symbol(f"builtins.{name}") if name in _BUILTINS else Unknown(f"`{name}`")
+        return got
 
     def folder_key(self, folder: str) -> str:
         """A folder named in the code, resolved as the program would (relative to the workspace or file)."""
