@@ -3,8 +3,6 @@ analyse it into an `Analysis` (the facts the rules read). The interpreter itself
 
 from __future__ import annotations
 
-import gc
-
 import parso
 
 from hf_cache_lint.engine import parsing
@@ -43,25 +41,14 @@ def analyse(text: str, path: str, context: Context, tree: object | None = None,
         key = incremental if isinstance(incremental, str) else \
             path if incremental and not path.startswith("<") else None
         tree = parse(text, key)
-    # The collector stays off while the module is analysed: what the analysis allocates (states, values,
-    # sites) is freed by reference counting when it ends, but with the collector on, its passes promoted
-    # it to the oldest generation and so set off full collections, each walking the whole tree (a fifth
-    # of the interpreter's CPU on transformers' files). The analysis makes no cyclic garbage worth
-    # collecting sooner; whatever it does make is collected once the collector is back on.
-    collecting = gc.isenabled()
-    gc.disable()
+    interpreter = Interpreter(text, path, context)
+    interpreter.run_module(tree)
+    s = interpreter.session
+    assert s.guards is not None
     try:
-        interpreter = Interpreter(text, path, context)
-        interpreter.run_module(tree)
-        s = interpreter.session
-        assert s.guards is not None
-        try:
-            removed = removed_api_uses(tree, text, context.target, s.guards)
-        except RecursionError:  # a statement too deeply nested for its walk (the interpreter noted it)
-            removed = ()
-    finally:
-        if collecting:
-            gc.enable()
+        removed = removed_api_uses(tree, text, context.target, s.guards)
+    except RecursionError:  # a statement too deeply nested for its walk (the interpreter noted it)
+        removed = ()
     return Analysis(text=text, path=path, context=context, calls=tuple(s.calls),
                     ci_values=tuple(dict.fromkeys(s.ci_values)), tree=tree,
                     removed_api=removed,
