@@ -488,38 +488,6 @@ def test_the_ast_stage_sees_strings_and_aliases_the_text_does_not_spell() -> Non
         text.replace("cache =", "past_key_values ="))))
 
 
-# The gate compiles a module's `ast` instead of its text when it parses the text anyway (`.generate(` and
-# `past_key_values` written): the compiled words must be the same either way, also where the text parses but
-# does not compile (errors the compiler finds after the parser: both None).
-_PARSES_ONLY = ["return 1\n", "nonlocal x\n", "def f():\n    yield = 1\n", "await x\n", "def f():\n    x = 1\n    global x\n",
-                "model.generate(past_key_values=p)\nbreak\n"]
-
-
-@pytest.mark.parametrize("code", [*_PARSES_ONLY, *(ex.code for rule in ALL_RULES  # type: ignore[attr-defined]
-                                                     for ex in (*rule.invalid, *rule.valid))])
-def test_compiling_the_tree_gives_the_words_compiling_the_text_gives(code: str) -> None:
-    from hf_cache_lint.engine.gate import _compiled_words, _Tree
-
-    assert _compiled_words(code, _Tree(code)) == _compiled_words(code)
-
-
-def test_compiling_the_tree_gives_the_same_words_on_the_corpus_and_transformers() -> None:
-    from hf_cache_lint.engine.gate import _compiled_words, _Tree
-
-    paths = _real_files()
-    tree = _oracle_tree()
-    if tree is not None:  # the largest of the modules the gate parses first there (all of them: ~12 s)
-        first = [p for p in tree.rglob("*.py") if b".generate(" in (data := p.read_bytes())
-                 and b"past_key_values" in data]
-        paths += sorted(first, key=lambda p: -p.stat().st_size)[:10]
-    assert paths
-    for p in paths:
-        text = decode_source(p.read_bytes())
-        assert _compiled_words(text, _Tree(text)) == _compiled_words(text), p
-    for code in _PARSES_ONLY:
-        assert _compiled_words(code) is None, code
-
-
 def _tokenizer_decode(data: bytes) -> str:
     """engine/text.py decode_source before its UTF-8 fast path: the tokenizer's detect_encoding for every file."""
     import io

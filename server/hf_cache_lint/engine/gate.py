@@ -112,20 +112,15 @@ def _words(code: CodeType, names: set[str], strings: set[str]) -> None:
             _words(c, names, strings)
 
 
-def _compiled_words(text: str, tree: _Tree | None = None) -> tuple[set[str], set[str]] | None:
-    """(identifiers, string constants) of the module's code; None when it does not compile. `tree`: compile
-    its `ast` when it parses (the code is the same: compiling text parses it to that tree first), which costs
-    less than compiling the text when the tree is wanted anyway (an `ast.parse` and a compile of the text
-    cost about the same, a compile of the tree ~80% of either, gc paused)."""
+def _compiled_words(text: str) -> tuple[set[str], set[str]] | None:
+    """(identifiers, string constants) of the module's code; None when it does not compile."""
     # Python 3.12+ drops `if not __debug__:` bodies at compile time; the interpreter does not.
     if "__debug__" in text:
         return None
-    parsed = tree.get() if tree is not None else None
     try:
         with warnings.catch_warnings(), gc_paused():  # invalid escapes etc.: parso's path says nothing either
             warnings.simplefilter("ignore")
-            code = compile(parsed.tree if parsed is not None else text, "<gate>", "exec", dont_inherit=True,
-                           optimize=0)
+            code = compile(text, "<gate>", "exec", dont_inherit=True, optimize=0)
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
         return None
     names: set[str] = set()
@@ -237,11 +232,7 @@ def cannot_hold_finding(text: str, path: str, context: Context,
     """
     if _sure_to_pass(text):
         return False
-    tree = _Tree(text)
-    # A module whose text calls `.generate(` and says `past_key_values` is one whose tree the keyword test
-    # below reads (on transformers, 32 of 32 such modules reaching here; of the others, 13 of 59): parse it
-    # first, and compile the tree.
-    words = _compiled_words(text, tree if ".generate(" in text and "past_key_values" in text else None)
+    words = _compiled_words(text)
     if words is None:
         return False
     names, strings = words
@@ -249,6 +240,7 @@ def cannot_hold_finding(text: str, path: str, context: Context,
     # is unknown to it).
     if not SURE_IN_TEXT.isdisjoint(names):
         return False
+    tree = _Tree(text)
     if "from_pretrained" in names:
         parsed = tree.get()
         if parsed is None or not value_sources.only_super_loads(parsed):

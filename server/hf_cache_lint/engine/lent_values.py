@@ -40,8 +40,10 @@ def gc_paused() -> Iterator[None]:
     Python object per node (~10^5 for a large module), each allocation counting towards a collection, and the
     collections then scan the whole heap again and again (the engine, the caches, parso's trees): a large
     module's parse took 2.5-4x as long with collections on. A tree holds no reference cycle (a node knows only
-    its children), so there is nothing for a collection to find in it. Process-wide, so only ever turned back
-    on by whoever found it on (a thread inside finds it off and leaves it so)."""
+    its children), so there is nothing for a collection to find in it. The CLI (cli_support/runner.py) and
+    check_source pause it for the whole gate already; this keeps any other caller of the gate at that cost.
+    Process-wide, so only ever turned back on by whoever found it on (a thread inside finds it off and leaves
+    it so)."""
     was = gc.isenabled()
     gc.disable()
     try:
