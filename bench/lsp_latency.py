@@ -220,7 +220,8 @@ def p95(samples: list[float]) -> float:
 
 
 def engine_only(path: Path, edits: int) -> Run:
-    """The same edits straight into check_source, in this process: what the adapter adds is the difference."""
+    """The same edits straight into check_source, in this process, called as the server calls it (lsp/documents.py:
+    the buffer's incremental parse and replays, hover stories left lazy): what the adapter adds is the difference."""
     from hf_cache_lint.checking.source import check_source
     from hf_cache_lint.engine.context import resolve_context
 
@@ -233,7 +234,7 @@ def engine_only(path: Path, edits: int) -> Run:
     for n in range(edits):
         lines[row] = lines[row][:col] + ("x" if n % 2 == 0 else "") + lines[row][col + (0 if n % 2 == 0 else 1):]
         start = time.perf_counter()
-        check_source("\n".join(lines), str(path), None, context)
+        check_source("\n".join(lines), str(path), None, context, incremental=True, lazy_stories=True)
         samples.append((time.perf_counter() - start) * 1000)
     return Run("engine only", path.name, text.count("\n"), 0.0, 0.0, 0.0, round(statistics.median(samples), 2),
                round(p95(samples), 2), 0.0, edits)
