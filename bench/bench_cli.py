@@ -123,10 +123,11 @@ def summarise(tool: str, argv: list[str], samples: list[Sample], files: int) -> 
 def breakdown(tree: Path, limit: int) -> dict[str, float]:
     """Where our time goes, file by file in this process: read, prefilter, parse, interpret, rules."""
     sys.path.insert(0, str(ROOT / "server"))
-    from hf_cache_lint.checking.source import gc_paused, keyword_matters
+    from hf_cache_lint.checking.source import keyword_matters
     from hf_cache_lint.cli_support.discovery import discover
     from hf_cache_lint.cli_support.gitignore import PathSpec
     from hf_cache_lint.engine import interp
+    from hf_cache_lint.engine.collector import gc_paused
     from hf_cache_lint.engine.context import Context
     from hf_cache_lint.engine.gate import cannot_hold_finding
     from hf_cache_lint.engine.prefilter import code_hits, might_use_removed_api

@@ -9,15 +9,14 @@ suppression comments (engine/suppress.py) drop what the user silenced.
 
 from __future__ import annotations
 
-import gc
 import logging
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import fields, replace
 from functools import lru_cache
 
 from hf_cache_lint.engine import interp
 from hf_cache_lint.engine.analysis import Analysis
+from hf_cache_lint.engine.collector import gc_paused
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import CheckResult, Finding, Severity
 from hf_cache_lint.engine.gate import cannot_hold_finding
@@ -32,19 +31,6 @@ log = logging.getLogger("hf_cache_lint")
 def analyse(text: str, path: str, context: Context | None = None, incremental: bool | str = False) -> Analysis:
     """Run the interpreter over one module's text (never raises on bad syntax)."""
     return interp.analyse(text, path, context or Context(), incremental=incremental)
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """parso builds a large cyclic tree; the cyclic GC walking it mid-parse cost ~40% of a check
-    (bench/bench_cli.py). Pause it for one check; the tree is collected when the check is done."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def check_source(

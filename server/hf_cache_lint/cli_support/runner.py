@@ -127,8 +127,8 @@ def _clean_before_parse(data: bytes, source: SourceFile, context: Context) -> tu
         if not removed_api and not code_hits(text, 1):
             return ()
         from hf_cache_lint.checking.source import keyword_matters  # the rules: only now
+        from hf_cache_lint.engine.collector import gc_paused
         from hf_cache_lint.engine.gate import cannot_hold_finding
-        from hf_cache_lint.engine.lent_values import gc_paused
 
         # The collector off for the whole gate, as check_source has it: the parses and walks allocate a tree's
         # worth of objects, none of them in a cycle, and each pass rescans the heap (~7% of the gate's CPU on

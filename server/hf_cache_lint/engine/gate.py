@@ -37,10 +37,11 @@ from pathlib import Path
 from types import CodeType
 
 from hf_cache_lint.engine import modules, reaching, value_sources
+from hf_cache_lint.engine.collector import gc_paused
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.interpreter.generate_calls import PIPELINE_CLASSES
 from hf_cache_lint.engine.keywords import CACHE_KEYWORDS
-from hf_cache_lint.engine.lent_values import CALLABLE_MAKERS, FACT_MAKERS, gc_paused, lends
+from hf_cache_lint.engine.lent_values import CALLABLE_MAKERS, FACT_MAKERS, lends
 from hf_cache_lint.engine.prefilter import _in_code, _triple_quotes
 from hf_cache_lint.engine.versions import REMOVED_CACHE_CLASSES, REMOVED_CACHE_METHODS
 

@@ -9,16 +9,15 @@ compile tests: this is a small slice analysis of another module, cached per file
 from __future__ import annotations
 
 import ast
-import gc
 import warnings
 from collections import Counter
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 from hf_cache_lint.engine import modules
+from hf_cache_lint.engine.collector import gc_paused
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.keywords import CACHE_KEYWORDS
 
@@ -32,25 +31,6 @@ CALLABLE_MAKERS = frozenset({"generate", "pipeline"})
 FACT_MAKERS = CALLABLE_MAKERS | frozenset({
     "from_pretrained", "from_config", "cache_implementation", "GenerationConfig", "generation_config", "partial",
     *CACHE_KEYWORDS})
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """No cyclic garbage collection while `ast.parse` or `compile` runs (here and in engine/gate.py): they make a
-    Python object per node (~10^5 for a large module), each allocation counting towards a collection, and the
-    collections then scan the whole heap again and again (the engine, the caches, parso's trees): a large
-    module's parse took 2.5-4x as long with collections on. A tree holds no reference cycle (a node knows only
-    its children), so there is nothing for a collection to find in it. The CLI (cli_support/runner.py) and
-    check_source pause it for the whole gate already; this keeps any other caller of the gate at that cost.
-    Process-wide, so only ever turned back on by whoever found it on (a thread inside finds it off and leaves
-    it so)."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def _makes(words: frozenset[str], makers: frozenset[str]) -> bool:
