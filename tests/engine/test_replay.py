@@ -186,3 +186,28 @@ def wrapped(prompt):
         text = text[:at] + rng.choice(["x", "", '"', "\n", " ", "(", "MODE", "static"]) + text[at + rng.randrange(2):]
         assert facts(buffer(text, path, ctx)) == facts(fresh(text, path, ctx))
     assert True in replays
+
+
+def test_a_run_between_two_replays_is_seen_by_the_second(tmp_path: Path, replays: list[bool]) -> None:
+    """The replays of one check share what they found of the module's objects (the first compares them, the
+    others find the answer) until something runs: here `configure`, edited to give the model another config,
+    runs between `reader_a` (replayed: it ran before, as last time) and `reader_b`, which reads the model."""
+    ctx, path = Context(workspace=tmp_path), str(tmp_path / "buffer.py")
+    reader = '''
+
+def reader_{x}(prompt):
+    return model.generate(max_new_tokens=4)
+'''
+    text = "from transformers import GenerationConfig\n" + HEAD + reader.format(x="a") + '''
+
+def configure():
+    value = GenerationConfig(cache_implementation="offloaded")
+''' + reader.format(x="b")
+    for _ in range(2):
+        buffer(text, path, ctx)
+    replays.clear()
+    edited = text.replace("    value = ", "    model.generation_config = ")
+    got = buffer(edited, path, ctx)
+    assert replays == [True, False, False]  # reader_a; configure (edited); reader_b (its config was written)
+    assert facts(got) == facts(fresh(edited, path, ctx))
+    assert [c.cache_implementation.value for c in got.calls if c.cache_implementation] == ["offloaded"]

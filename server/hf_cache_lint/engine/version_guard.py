@@ -68,6 +68,11 @@ class VersionGuards:
         # again at every run of a body (each call inlined, each loop pass) and removed_api once more.
         self._decided: dict[int, bool | None] = {}  # by id(): parso's keyword leaves hash by their text
         self._mentions: dict[int, bool] = {}
+        # A module whose text never says "version" reads no version: every test `mentions_version` makes
+        # needs the word, and so does a `__version__` import; nor does one that never says "transformers"
+        # import the module. The interpreter builds this at every keystroke: such statements are not read.
+        self._versionless = text is not None and "version" not in text
+        self._no_transformers = text is not None and "transformers" not in text
         for stmt in _top_level(module):
             try:
                 self._learn(stmt)
@@ -91,6 +96,8 @@ class VersionGuards:
 
     def mentions_version(self, test: Node) -> bool:
         """Does the condition read the transformers version at all (so an undecided guard is about it)?"""
+        if self._versionless:
+            return False
         got = self._mentions.get(id(test))
         if got is None:
             text = test.get_code(include_prefix=False)
@@ -104,9 +111,13 @@ class VersionGuards:
         t = stmt.type
         # parso's own import API, as the interpreter's exec_import reads it (engine/statements.py).
         if t == "import_name":
+            if self._no_transformers:
+                return
             for name in stmt.get_defined_names():
                 if [n.value for n in stmt.get_path_for_name(name)] == ["transformers"]:
                     self.modules.add(name.value)  # `import transformers` / `import transformers as tf`
+        elif self._versionless:
+            return  # no `__version__` to import, no value computed from a version (nor one learnt to forget)
         elif t == "import_from" and stmt.level == 0 and imported_from(stmt) == "transformers":
             for name in stmt.get_defined_names():
                 if stmt.get_path_for_name(name)[-1].value == "__version__":

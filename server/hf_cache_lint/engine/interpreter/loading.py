@@ -80,7 +80,9 @@ class Loading:
         ckpt = const_str(positional(args, 0) or kw(args, "pretrained_model_name_or_path")
                          or kw(args, "model_name")) if checkpoint else None
         setting, arch = self._checkpoint_setting(ckpt, call_span or site)
-        if ckpt is not None and s.folder_key(ckpt) in s.saved:  # saved earlier in this module
+        # saved earlier in this module (resolving the folder costs a realpath: only when something was saved;
+        # the checkpoint's lookup above has already marked a recorded run as reading the disk)
+        if ckpt is not None and s.saved and s.folder_key(ckpt) in s.saved:
             setting = s.saved[s.folder_key(ckpt)]
         explicit = kw(args, "generation_config")
         if explicit is not None:
@@ -96,7 +98,7 @@ class Loading:
         s = self.s
         path = const_str(positional(args, 0))
         setting, _ = self._checkpoint_setting(path, call_span)
-        if path is not None and s.folder_key(path) in s.saved:
+        if path is not None and s.saved and s.folder_key(path) in s.saved:  # as in load_model
             setting = s.saved[s.folder_key(path)]
         given = setting_from(kw(args, "cache_implementation"), "generation_config")
         return s.new(ConfigState(given if given is not None else setting))

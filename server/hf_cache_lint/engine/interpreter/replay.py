@@ -194,12 +194,19 @@ class Source:
     def __init__(self, text: str, lines: list[str]) -> None:
         self.text = text
         self.offsets = [0, *accumulate(map(len, lines))]  # where each line starts (parso's line breaks)
+        # Per node (id), once per check: the tree does not change while it is analysed, and a node's
+        # positions cost a walk to its first and last leaves (asked for each function, then for each body a
+        # replay compares). By id(): parso's leaves hash by their text; the tree outlives the check.
+        self._keys: dict[int, Key] = {}
 
     def key(self, node: Node) -> Key:
         """A function's identity across checks: where it starts and its code (parso's diff parser keeps an
         edited function's node object, so the node alone says nothing)."""
-        (l1, c1), (l2, c2) = node.start_pos, node.end_pos
-        return (l1, c1), self.text[self.offsets[l1 - 1] + c1:self.offsets[l2 - 1] + c2]
+        got = self._keys.get(id(node))
+        if got is None:
+            (l1, c1), (l2, c2) = node.start_pos, node.end_pos
+            got = self._keys[id(node)] = (l1, c1), self.text[self.offsets[l1 - 1] + c1:self.offsets[l2 - 1] + c2]
+        return got
 
 
 def source_of(tree: Node, text: str, path: str) -> Source | None:
@@ -262,6 +269,14 @@ def absent() -> object:
     return _ABSENT
 
 
+def _facts_are(s: Session, f: Facts) -> bool:
+    """`s.facts() == f`, field by field without building the session's Facts (a set equals the frozenset of
+    its items; the tuples of items as facts() builds them)."""
+    return f.env_set == s.env_set and f.custom_tasks == s.custom_tasks and f.own_generate == s.own_generate \
+        and f.unsloth_fast_disabled == s.unsloth_fast_disabled \
+        and f.saved == tuple(s.saved.items()) and f.pending_ci == tuple(s.pending_ci.items())
+
+
 class Replays:
     """The replays of one check: `replay` a recorded run when everything it read is the same, else `start`
     recording one, `finish` it; `sound` at the end says whether the budget argument holds (the docstring);
@@ -283,6 +298,12 @@ class Replays:
         self.ids = 0  # the most ids any replayed recording had allocated when it ended
         self._key: Key | None = None
         self._start: _Start | None = None
+        # What the replays of this check found of a recorded value, by (module name or heap id, id() of the
+        # recorded value): the uncalled functions recorded in one check read the same module objects, so the
+        # first replay compares them and the others find the answer. Valid while the module's names and
+        # heap are as they were (`_same_at`: nothing ran since; a replay changes neither).
+        self._same: dict[tuple[object, int], bool] = {}
+        self._same_at: tuple[object, ...] = ()
 
     def key(self, node: Node) -> Key | None:
         """The function's key when recordings are on for this check (None: nothing is replayed or recorded)."""
@@ -299,10 +320,31 @@ class Replays:
         assert self.source is not None  # as for every key
         source = self.source
         end = s.module_state
-        if end.path != r.path or s.facts() != r.before \
-                or not all(same(end.names.get(n, _ABSENT), v) for n, v in r.names) \
-                or not all(same(end.heap.get(i), o) for i, o in r.heap) \
-                or not all(source.key(n) == k for n, k in r.bodies):
+        if end.path != r.path or not _facts_are(s, r.before):
+            return False
+        # Every run (a function's, an `__init__`'s, an annotation's evaluation) adds steps or charges, and a
+        # function's run gives the module's state a new heap: the same figures, nothing ran since.
+        at = (end, end.names, end.heap, (s.steps, s.meter.charges, s.next_id))
+        memo = self._same
+        was = self._same_at
+        if not was or was[0] is not end or was[1] is not end.names or was[2] is not end.heap or was[3] != at[3]:
+            memo.clear()
+        for n, v in r.names:
+            got = memo.get((n, id(v)))
+            if got is None:
+                got = memo[(n, id(v))] = same(end.names.get(n, _ABSENT), v)
+            if not got:
+                self._same_at = at
+                return False
+        for i, o in r.heap:
+            got = memo.get((i, id(o)))
+            if got is None:
+                got = memo[(i, id(o))] = same(end.heap.get(i), o)
+            if not got:
+                self._same_at = at
+                return False
+        if not all(source.key(n) == k for n, k in r.bodies):
+            self._same_at = at
             return False
         if self.first_charges is None:
             self.first_charges = s.meter.charges
@@ -317,6 +359,7 @@ class Replays:
         s.meter.work += r.work
         s.meter.charges += r.charges
         self.runs[key] = r
+        self._same_at = (end, end.names, end.heap, (s.steps, s.meter.charges, s.next_id))
         return True
 
     def start(self, key: Key) -> None:
