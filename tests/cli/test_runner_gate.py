@@ -1,9 +1,10 @@
-"""The CLI's parent process answers the files the prefilter or the compile gate rule out before any worker
-starts (cli_support/runner.py `_clean_before_parse`): it must decide exactly as check_source would, record
-what the gate read for the result cache, and leave the pool only the files that need a parse."""
+"""The CLI asks the prefilter and the compile gate of each file before the engine (cli_support/runner.py
+`_gate`): it must decide exactly as check_source would, record what the gate read for the result cache, leave
+the engine only the files that need a parse, and not have the engine ask the gate again."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -30,16 +31,52 @@ def test_what_the_parent_rules_out_check_source_finds_clean(path: Path) -> None:
     data = path.read_bytes()
     display = path.name
     ctx = Context(workspace=path.parent)
-    if runner._clean_before_parse(data, SourceFile(path, display), ctx) is not None:
+    gated = runner._gate(data, SourceFile(path, display), ctx)
+    assert gated is not None  # every corpus file is a .py file that decodes: the gate is asked to the end
+    if gated.clean:
         assert check_source(decode_source(data), display, context=ctx) == CheckResult(display)
+    else:  # what the engine then checks without a second gate is what check_source finds
+        text = decode_source(data)
+        assert check_source(text, display, context=ctx, use_gate=False) == check_source(text, display, context=ctx)
 
 
 def test_a_gated_file_is_answered_here_with_the_modules_it_read(tmp_path: Path) -> None:
     write(tmp_path / "helpers.py", "from transformers import pipeline\nMAX_LEN = 512\n"
                                    "pipe = pipeline('text-generation', model='gpt2')\n")
     main = write(tmp_path / "main.py", "from helpers import MAX_LEN\nout = model.generate(ids, max_length=MAX_LEN)\n")
-    noted = runner._clean_before_parse(main.read_bytes(), SourceFile(main, "main.py"), Context(workspace=tmp_path))
-    assert noted is not None and str(tmp_path / "helpers.py") in noted  # a change there is a cache miss
+    gated = runner._gate(main.read_bytes(), SourceFile(main, "main.py"), Context(workspace=tmp_path))
+    assert gated is not None and gated.clean
+    assert str(tmp_path / "helpers.py") in gated.noted  # a change there is a cache miss
+
+
+def test_a_file_the_gate_passes_is_gated_once_and_keeps_what_the_gate_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # helpers.py lends a loaded model: only that sends main.py on (the gate reads helpers.py to know); the engine
+    # must not ask the gate again, and the cache entry must still depend on every file the gate read.
+    write(tmp_path / "helpers.py", "from transformers import AutoModelForCausalLM\n"
+                                   "model = AutoModelForCausalLM.from_pretrained('gpt2')\n")
+    main = write(tmp_path / "main.py", "from helpers import model\nout = model.generate(ids)\n")
+    from hf_cache_lint.checking import source
+    from hf_cache_lint.engine import gate
+
+    asked: list[str] = []
+    real = gate.cannot_hold_finding
+
+    def counting(text: str, path: str, context: Context, keyword_matters: Callable[[str], bool],
+                 removed_api: bool = False) -> bool:
+        asked.append(path)
+        return real(text, path, context, keyword_matters, removed_api)
+
+    monkeypatch.setattr(gate, "cannot_hold_finding", counting)  # as _gate imports it
+    monkeypatch.setattr(source, "cannot_hold_finding", counting)  # as check_source has it
+    ctx = Context(workspace=tmp_path)
+    gated = runner._gate(main.read_bytes(), SourceFile(main, "main.py"), ctx)
+    assert gated is not None and not gated.clean and str(tmp_path / "helpers.py") in gated.noted
+    outcome = runner._pipeline(SourceFile(main, "main.py"), Settings(), ctx, None, False)
+    assert asked == ["main.py", "main.py"]  # once by _gate above, once in the pipeline: never by the engine
+    assert set(gated.noted) <= set(outcome.noted)
+    monkeypatch.undo()
+    assert outcome.result == check_source(main.read_text(), "main.py", context=ctx)
 
 
 def test_only_files_that_need_a_parse_reach_the_engine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -51,10 +88,10 @@ def test_only_files_that_need_a_parse_reach_the_engine(tmp_path: Path, monkeypat
     seen: list[str] = []
     real_run_job = runner._run_job
 
-    def run_job(source: SourceFile, data: bytes | None, settings: Settings,
-                context: Context) -> tuple[CheckResult, tuple[str, ...]]:
+    def run_job(source: SourceFile, data: bytes | None, settings: Settings, context: Context,
+                gated: runner.Gated | None = None) -> tuple[CheckResult, tuple[str, ...]]:
         seen.append(source.display)
-        return real_run_job(source, data, settings, context)
+        return real_run_job(source, data, settings, context, gated)
 
     monkeypatch.setattr(runner, "_run_job", run_job)
     results = runner.check_files(sources, Settings(), Context(workspace=tmp_path), jobs=1)

@@ -28,8 +28,9 @@ def check_file(path: Path, settings: Settings | None = None, context: Context | 
 
 
 def check_data(data: bytes, path: Path, settings: Settings | None = None, context: Context | None = None,
-               display: str | None = None) -> CheckResult:
-    """check_file on bytes already read (the CLI's cache hashed exactly these)."""
+               display: str | None = None, use_gate: bool = True) -> CheckResult:
+    """check_file on bytes already read (the CLI's cache hashed exactly these). `use_gate`: check_source's
+    (False: the caller already asked the gate of this text and it passed)."""
     name = display or str(path)
     if len(data) > MAX_BYTES:
         return CheckResult(name, error=FileError(name, f"larger than {MAX_BYTES // 2**20} MiB, skipped"))
@@ -39,4 +40,4 @@ def check_data(data: bytes, path: Path, settings: Settings | None = None, contex
         return CheckResult(name, error=FileError(name, str(exc)))
     if path.suffix == ".ipynb":
         return check_ipynb(text, name, settings, context)
-    return check_source(text, name, settings, context)
+    return check_source(text, name, settings, context, use_gate=use_gate)

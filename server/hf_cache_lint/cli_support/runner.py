@@ -15,6 +15,7 @@ pool.py runs the chunks and survives a worker that dies.
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 from collections.abc import Sequence
@@ -64,10 +65,13 @@ def check_one(source: SourceFile, settings: Settings, context: Context) -> Check
                                                   source.path, settings, context))
 
 
-def _run_job(source: SourceFile, data: bytes | None, settings: Settings,
-             context: Context) -> tuple[CheckResult, tuple[str, ...]]:
+def _run_job(source: SourceFile, data: bytes | None, settings: Settings, context: Context,
+             gated: Gated | None = None) -> tuple[CheckResult, tuple[str, ...]]:
     """One file through the engine (`data` the bytes read, None when unreadable: check_file reports why), and
-    the paths its check consulted (for the cache)."""
+    the paths its check consulted (for the cache). `gated`: the gate already passed these bytes (not clean):
+    check_source then runs without asking it again (its answer is known: ~0.5 s of CPU on transformers' tree,
+    whose 26 passing files are its largest), and the paths the gate read count too, as when check_source
+    asked it."""
     from hf_cache_lint.checking.files import check_data, check_file
     from hf_cache_lint.fixcheck import verify_result
 
@@ -75,11 +79,14 @@ def _run_job(source: SourceFile, data: bytes | None, settings: Settings,
         if data is None:
             result = check_file(source.path, settings, context, display=source.display)
         else:
-            result = check_data(data, source.path, settings, context, display=source.display)
+            result = check_data(data, source.path, settings, context, display=source.display,
+                                use_gate=gated is None)
         return verify_result(result, source.path, settings, context)
 
     with deps.recording() as noted:  # the fix verification's re-checks read the same dependencies
         result = _guarded(source, run)
+    if gated is not None:
+        noted.update(gated.noted)
     return result, tuple(sorted(noted))
 
 
@@ -110,11 +117,19 @@ def _read(source: SourceFile) -> tuple[bytes | None, os.stat_result | None]:
         return None, None
 
 
-def _clean_before_parse(data: bytes, source: SourceFile, context: Context) -> tuple[str, ...] | None:
-    """The paths the decision read (for the cache) when the file's result is known to be clean before any
-    parse: the text prefilter rules it out, or the compile gate does, asked as checking/source.py's
-    check_source asks them for a file (its `path` the display name, as check_data gives it); else None, and
-    the engine checks it (also when anything here fails: the engine then reports it as it would)."""
+@dataclass(frozen=True)
+class Gated:
+    """What the text prefilter and the compile gate said of a file, asked as checking/source.py's check_source
+    asks them: `clean` (its result is known before any parse), else the gate passed the file on to the engine."""
+
+    clean: bool
+    noted: tuple[str, ...]  # the paths the decision read (for the cache)
+
+
+def _gate(data: bytes, source: SourceFile, context: Context) -> Gated | None:
+    """The prefilter and the gate on a file's bytes (its `path` the display name, as check_data gives it);
+    None when neither was asked to the end (a notebook, too large, undecodable, or anything failed: the engine
+    then checks the file, gate included, and reports it as it would)."""
     # The prefilter and the text helpers: only for a file the cache did not answer.
     from hf_cache_lint.engine.prefilter import code_hits, might_use_removed_api
     from hf_cache_lint.engine.text import UndecodableError, decode_source
@@ -125,7 +140,7 @@ def _clean_before_parse(data: bytes, source: SourceFile, context: Context) -> tu
         text = decode_source(data)
         removed_api = might_use_removed_api(text)
         if not removed_api and not code_hits(text, 1):
-            return ()
+            return Gated(True, ())
         from hf_cache_lint.checking.source import keyword_matters  # the rules: only now
         from hf_cache_lint.engine.collector import gc_paused
         from hf_cache_lint.engine.gate import cannot_hold_finding
@@ -134,8 +149,8 @@ def _clean_before_parse(data: bytes, source: SourceFile, context: Context) -> tu
         # worth of objects, none of them in a cycle, and each pass rescans the heap (~7% of the gate's CPU on
         # transformers, on top of the pauses around its parses).
         with deps.recording() as noted, gc_paused():
-            if cannot_hold_finding(text, source.display, context, keyword_matters, removed_api):
-                return tuple(sorted(noted))
+            clean = cannot_hold_finding(text, source.display, context, keyword_matters, removed_api)
+        return Gated(clean, tuple(sorted(noted)))
     except (UndecodableError, RecursionError, MemoryError):
         return None
     except Exception:  # a bug in the gate: the engine's path reports it for this file
@@ -174,10 +189,10 @@ def _pipeline(source: SourceFile, settings: Settings, context: Context, cache: R
         hit = cache.get(source.display, content, st) if cache is not None else None
         if hit is not None:
             return Outcome(hit, content, st, (), hit=True)
-    clean = _clean_before_parse(data, source, context) if data is not None else None
-    if clean is not None:
-        return Outcome(CheckResult(source.display), content, st, clean)
-    result, noted = _run_job(source, data, settings, context)
+    gated = _gate(data, source, context) if data is not None else None
+    if gated is not None and gated.clean:
+        return Outcome(CheckResult(source.display), content, st, gated.noted)
+    result, noted = _run_job(source, data, settings, context, gated)
     return Outcome(result, content, st, noted)
 
 
@@ -227,16 +242,25 @@ def check_files(sources: Sequence[SourceFile], settings: Settings, context: Cont
     else:
         from functools import partial
 
-        import hf_cache_lint.checking.files  # noqa: F401  (once here, not once per forked worker)
+        # Once here, not once per forked worker: the engine, the rules (~0.1-0.2 s each time: the gate's
+        # keyword_matters asks them in every worker that gates a file with a trigger word) and the fix check.
+        import hf_cache_lint.checking.files
+        import hf_cache_lint.fixcheck
+        import hf_cache_lint.rules  # noqa: F401
         from hf_cache_lint.cli_support import pool
         chunks = [list(range(k, min(k + CHUNK, len(todo)))) for k in range(0, len(todo), CHUNK)]
         chunks.sort(key=lambda c: -sum(sizes[k] for k in c))  # largest first: none left alone at the end
         _FORKED_CACHE = cache
+        # What is alive now (the imported engine, this run's state) out of the collector's sight until the
+        # pool ends: a collection in a worker would otherwise write to every such object's header and so copy,
+        # page by page, the memory it shares with this process after the fork (the gc module's docs).
+        gc.freeze()
         try:
             outcomes = pool.run([sources[i] for i in todo], chunks,
                                 partial(_run_chunk, settings=settings, context=context, digests=digests),
                                 workers, _died)
         finally:
+            gc.unfreeze()
             _FORKED_CACHE = None
     for i, outcome in zip(todo, outcomes, strict=True):
         display = sources[i].display
