@@ -204,9 +204,24 @@ class Source:
         edited function's node object, so the node alone says nothing)."""
         got = self._keys.get(id(node))
         if got is None:
-            (l1, c1), (l2, c2) = node.start_pos, node.end_pos
+            (l1, c1), (l2, c2) = node.start_pos, _end_pos(node)
             got = self._keys[id(node)] = (l1, c1), self.text[self.offsets[l1 - 1] + c1:self.offsets[l2 - 1] + c2]
         return got
+
+
+def _end_pos(node: Node) -> tuple[int, int]:
+    """`node.end_pos`: its last leaf's end, which parso finds by splitting the leaf's value into lines (a regex
+    call per function and check); a function ends on a newline leaf, and most leaves hold no line break."""
+    kids = getattr(node, "children", None)
+    while kids is not None:
+        node = kids[-1]
+        kids = getattr(node, "children", None)
+    value = node.value
+    if value == "\n":
+        return node.line + 1, 0
+    if "\n" in value or "\r" in value:
+        return node.end_pos  # type: ignore[no-any-return]
+    return node.line, node.column + len(value)
 
 
 def source_of(tree: Node, text: str, path: str) -> Source | None:
