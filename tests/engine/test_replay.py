@@ -211,3 +211,30 @@ def configure():
     assert replays == [True, False, False]  # reader_a; configure (edited); reader_b (its config was written)
     assert facts(got) == facts(fresh(edited, path, ctx))
     assert [c.cache_implementation.value for c in got.calls if c.cache_implementation] == ["offloaded"]
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_a_keys_end_is_parsos_end_pos_for_every_node(newline: str) -> None:
+    """Source.key finds a node's end itself (replay._end_pos): the same as parso's end_pos, whatever the last
+    leaf is (a newline, a string over several lines, an error leaf, the end of a text without a newline)."""
+    text = script(3) + '''
+
+def doc():
+    """a docstring
+    over lines"""
+
+
+class C:
+    def m(self, x=(1,
+                   2)):
+        return f"{x}"  # a comment
+def broken(:
+    s = """unterminated
+'''
+    text = text.replace("\n", newline)
+    for t in (text, text.rstrip(), text + "x = '''tail"):
+        stack = [interp.parse(t)]
+        while stack:
+            node = stack.pop()
+            assert replay._end_pos(node) == node.end_pos, node
+            stack.extend(getattr(node, "children", ()))
