@@ -14,6 +14,7 @@ from hf_cache_lint.engine import interp
 from hf_cache_lint.engine.analysis import Analysis
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.interpreter import replay
+from hf_cache_lint.engine.nodes import end_pos
 
 HEAD = '''from transformers import AutoModelForCausalLM, AutoTokenizer, DynamicCache
 
@@ -215,7 +216,7 @@ def configure():
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
 def test_a_keys_end_is_parsos_end_pos_for_every_node(newline: str) -> None:
-    """Source.key finds a node's end itself (replay._end_pos): the same as parso's end_pos, whatever the last
+    """Source.key and every span find a node's end themselves (nodes.end_pos): the same as parso's end_pos, whatever the last
     leaf is (a newline, a string over several lines, an error leaf, the end of a text without a newline)."""
     text = script(3) + '''
 
@@ -236,5 +237,35 @@ def broken(:
         stack = [interp.parse(t)]
         while stack:
             node = stack.pop()
-            assert replay._end_pos(node) == node.end_pos, node
+            assert end_pos(node) == node.end_pos, node
             stack.extend(getattr(node, "children", ()))
+
+
+def test_a_replay_of_a_run_that_added_a_fact_adds_it_again(tmp_path: Path, replays: list[bool]) -> None:
+    """`local_config` leaves a pending `cache_implementation` in the module-wide facts (its run is recorded:
+    the config is its own); its replay puts the facts as the run left them, so `reader`, recorded after it,
+    finds them as it read them and is replayed too."""
+    ctx, path = Context(workspace=tmp_path), str(tmp_path / "buffer.py")
+    text = "from transformers import GenerationConfig\n" + HEAD + '''
+
+def local_config():
+    cfg = GenerationConfig()
+    cfg.cache_implementation = "static"
+
+
+def reader(prompt):
+    return model.generate(max_new_tokens=4)
+
+
+def edited(prompt):
+    return model.generate(max_new_tokens=8)
+'''
+    for _ in range(2):
+        buffer(text, path, ctx)
+    doc = replay.document(path)
+    assert doc is not None and [r.changes_facts for r in doc.runs.values()] == [True, False, False]
+    replays.clear()
+    changed = text.replace("max_new_tokens=8", "max_new_tokens=9")
+    got = buffer(changed, path, ctx)
+    assert replays == [True, True, False]
+    assert facts(got) == facts(fresh(changed, path, ctx))

@@ -13,11 +13,27 @@ Node = Any  # parso's tree classes are untyped
 
 
 def span(node: Node) -> Span:
-    return Span(Position(*node.start_pos), Position(*node.end_pos))
+    return Span(Position(*node.start_pos), Position(*end_pos(node)))
 
 
 def span_between(first: Node, last: Node) -> Span:
-    return Span(Position(*first.start_pos), Position(*last.end_pos))
+    return Span(Position(*first.start_pos), Position(*end_pos(last)))
+
+
+def end_pos(node: Node) -> tuple[int, int]:
+    """`node.end_pos`: its last leaf's end. parso splits that leaf's value into lines with a regex each time
+    (a site's span, a function's key at every keystroke); most leaves hold no line break, and a statement's
+    last leaf is a newline."""
+    kids = getattr(node, "children", None)
+    while kids is not None:
+        node = kids[-1]
+        kids = getattr(node, "children", None)
+    value = getattr(node, "value", None)
+    if value == "\n":
+        return node.line + 1, 0
+    if not isinstance(value, str) or "\n" in value or "\r" in value:
+        return node.end_pos  # type: ignore[no-any-return]
+    return node.line, node.column + len(value)
 
 
 def code(node: Node) -> str:

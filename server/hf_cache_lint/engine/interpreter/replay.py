@@ -41,7 +41,7 @@ import parso.cache
 from hf_cache_lint.engine.analysis import CiValue, GenerateCall, GuardedBlock
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import Span
-from hf_cache_lint.engine.nodes import Node
+from hf_cache_lint.engine.nodes import Node, end_pos
 from hf_cache_lint.engine.values import (
     CacheVal,
     ClassDef,
@@ -128,6 +128,7 @@ class Replay:
     guarded: tuple[GuardedBlock, ...]
     after: Facts
     called: tuple[Node, ...]
+    changes_facts: bool  # after != before (a replay of a run that did not change them leaves them as they are)
 
 
 @dataclass(frozen=True)
@@ -204,24 +205,9 @@ class Source:
         edited function's node object, so the node alone says nothing)."""
         got = self._keys.get(id(node))
         if got is None:
-            (l1, c1), (l2, c2) = node.start_pos, _end_pos(node)
+            (l1, c1), (l2, c2) = node.start_pos, end_pos(node)
             got = self._keys[id(node)] = (l1, c1), self.text[self.offsets[l1 - 1] + c1:self.offsets[l2 - 1] + c2]
         return got
-
-
-def _end_pos(node: Node) -> tuple[int, int]:
-    """`node.end_pos`: its last leaf's end, which parso finds by splitting the leaf's value into lines (a regex
-    call per function and check); a function ends on a newline leaf, and most leaves hold no line break."""
-    kids = getattr(node, "children", None)
-    while kids is not None:
-        node = kids[-1]
-        kids = getattr(node, "children", None)
-    value = node.value
-    if value == "\n":
-        return node.line + 1, 0
-    if "\n" in value or "\r" in value:
-        return node.end_pos  # type: ignore[no-any-return]
-    return node.line, node.column + len(value)
 
 
 def source_of(tree: Node, text: str, path: str) -> Source | None:
@@ -367,8 +353,10 @@ class Replays:
         s.calls.extend(r.calls)
         s.ci_values.extend(r.ci_values)
         s.version_guarded.update(r.guarded)
-        s.set_facts(r.after)
-        s.called.update(id(n) for n in r.called)
+        if r.changes_facts:  # else the session's are r.before's, which are r.after's (checked above)
+            s.set_facts(r.after)
+        if r.called:
+            s.called.update(id(n) for n in r.called)
         s.steps += r.steps
         s.next_id += r.ids
         s.meter.work += r.work
@@ -407,7 +395,8 @@ class Replays:
             path=s.module_state.path, before=at.facts, ids_at=at.ids, steps=s.steps - at.steps,
             ids=s.next_id - at.ids, work=s.meter.work - at.work, charges=s.meter.charges - at.charges,
             calls=tuple(s.calls[at.calls:]), ci_values=tuple(s.ci_values[at.ci_values:]),
-            guarded=tuple(s.version_guarded - at.guarded), after=s.facts(), called=tuple(reads.called))
+            guarded=tuple(s.version_guarded - at.guarded), after=(after := s.facts()), called=tuple(reads.called),
+            changes_facts=after != at.facts)
 
     def slack(self) -> int:
         """How far the meter of a run without replays can be from this one's (the docstring)."""
