@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from hf_cache_lint.engine.nodes import Node, call_args, code, imported_from
+from hf_cache_lint.engine.nodes import Node, call_args, code, import_paths, imported_from
 
 _SCOPES = ("file_input", "funcdef", "lambdef", "classdef")
 _CACHE_CLASSES = frozenset({"DynamicCache", "StaticCache", "QuantizedCache", "EncoderDecoderCache"})
@@ -215,8 +215,8 @@ def _imported_cache_classes(module: Node) -> dict[str, str]:
     for node in module.iter_imports():
         if node.type != "import_from" or node.level != 0 or imported_from(node) not in _CACHE_MODULES:
             continue
-        for bound in node.get_defined_names():
-            original = node.get_path_for_name(bound)[-1].value
+        for bound, path in import_paths(node):
+            original = path[-1].value
             if original in _CACHE_CLASSES:
                 out[bound.value] = original
     return out

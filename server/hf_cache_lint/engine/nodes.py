@@ -165,6 +165,19 @@ def suite_statements(suite: Node) -> list[Node]:
     return [suite]
 
 
+def import_paths(node: Node) -> list[tuple[Node, list[Node]]]:
+    """Each name an import statement binds, with its path: parso's `(name, node.get_path_for_name(name)) for
+    name in node.get_defined_names()` in one pass over the statement's names (parso goes over all of them again
+    for each name: quadratic in a long `from m import (...)`, and the interpreter runs every import at every
+    keystroke). Built from the same parso walks (`_dotted_as_names`, `_as_name_tuples`, `get_from_names`)."""
+    if node.type == "import_name":
+        # get_path_for_name: an alias stands for its whole dotted path; a plain `import a.b` binds `a`, path [a].
+        return [(alias, list(path)) if alias is not None else (path[0], [path[0]])
+                for path, alias in node._dotted_as_names()]
+    dotted = node.get_from_names()
+    return [(alias or name, [*dotted, name]) for name, alias in node._as_name_tuples()]
+
+
 def imported_from(node: Node) -> str:
     """The module of a `from M import ...` as written, without its leading dots (parso's own API)."""
     return ".".join(n.value for n in node.get_from_names() or [])

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from hf_cache_lint.engine.nodes import Node, imported_from, string_value
+from hf_cache_lint.engine.nodes import Node, import_paths, imported_from, string_value
 from hf_cache_lint.engine.versions import Target
 
 
@@ -113,14 +113,14 @@ class VersionGuards:
         if t == "import_name":
             if self._no_transformers:
                 return
-            for name in stmt.get_defined_names():
-                if [n.value for n in stmt.get_path_for_name(name)] == ["transformers"]:
+            for name, path in import_paths(stmt):
+                if [n.value for n in path] == ["transformers"]:
                     self.modules.add(name.value)  # `import transformers` / `import transformers as tf`
         elif self._versionless:
             return  # no `__version__` to import, no value computed from a version (nor one learnt to forget)
         elif t == "import_from" and stmt.level == 0 and imported_from(stmt) == "transformers":
-            for name in stmt.get_defined_names():
-                if stmt.get_path_for_name(name)[-1].value == "__version__":
+            for name, path in import_paths(stmt):
+                if path[-1].value == "__version__":
                     self.version_names.add(name.value)
         elif t == "expr_stmt" and len(stmt.children) == 3 and stmt.children[1].type == "operator" \
                 and stmt.children[1].value == "=" and stmt.children[0].type == "name":

@@ -15,6 +15,7 @@ from hf_cache_lint.engine.interpreter.session import Session
 from hf_cache_lint.engine.modules import SKIP_ROOTS
 from hf_cache_lint.engine.nodes import (
     Node,
+    import_paths,
     imported_from,
     span,
     string_value,
@@ -256,8 +257,8 @@ class Statements:
     # -- imports --------------------------------------------------------------
     def exec_import(self, node: Node) -> None:
         if node.type == "import_name":
-            for dotted_as in node.get_defined_names():
-                path = [n.value for n in node.get_path_for_name(dotted_as)]
+            for dotted_as, names in import_paths(node):
+                path = [n.value for n in names]
                 self.s.state.names[dotted_as.value] = Symbol(".".join(path) if dotted_as.value != path[0]
                                                            or len(path) == 1 else path[0])
             return
@@ -266,8 +267,8 @@ class Statements:
         if module.split(".")[0] == "unsloth" and self.s.unsloth_fast_disabled is None:
             self.s.unsloth_fast_disabled = "UNSLOTH_DISABLE_FAST_GENERATION" in self.s.env_set
         prefix = "." * level + module
-        for name in node.get_defined_names():
-            origin = [n.value for n in node.get_path_for_name(name)][-1]
+        for name, names in import_paths(node):
+            origin = names[-1].value
             qual = f"{prefix}.{origin}" if prefix else origin
             if level == 0 and import_fails(module, origin, self.s.target):
                 self.s.state.dead = True  # ImportError on 5.x (HFC007): nothing after this line runs
