@@ -1,4 +1,4 @@
-"""engine/fast_parser.py: FastParser builds parso's tree, node for node.
+"""engine/fast_parser.py and engine/fast_tokenizer.py: parso's token stream and parso's tree, node for node.
 
 Every text is parsed by parso's own grammar object and by `fast_parser.grammar()`, and the two trees are compared
 whole: each node's class, type and children (in order, with their parent links), each leaf's class, type, value,
@@ -21,9 +21,9 @@ import parso
 import pytest
 from parso.python.parser import Parser
 from parso.tree import BaseNode
-from parso.utils import python_bytes_to_unicode
+from parso.utils import python_bytes_to_unicode, split_lines
 
-from hf_cache_lint.engine import fast_parser, interp
+from hf_cache_lint.engine import fast_parser, fast_tokenizer, interp
 from hf_cache_lint.engine.text import decode_source
 from hf_cache_lint.rules import ALL_RULES
 
@@ -56,7 +56,15 @@ def difference(a: Any, b: Any) -> str | None:
     return None
 
 
+def assert_same_tokens(text: str, name: str) -> None:
+    lines = split_lines(text, keepends=True)
+    plain, fast = list(PLAIN._tokenizer(lines)), list(FAST._tokenizer(lines))
+    assert plain == fast, name
+    assert [type(t) for t in fast] == [type(t) for t in plain], name
+
+
 def assert_same_tree(text: str, name: str) -> None:
+    assert_same_tokens(text, name)
     plain, fast = PLAIN.parse(text, error_recovery=True), FAST.parse(text, error_recovery=True)
     assert fast.get_code() == text
     found = difference(plain, fast)
@@ -166,6 +174,18 @@ def test_the_tree_is_parsos_on_error_recovery_cases(text: str) -> None:
         assert_same_tree(damaged, f"{text!r}, {how}")
 
 
+def test_the_token_stream_is_parsos_from_where_the_diff_parser_starts() -> None:
+    """parso's diff parser tokenizes a changed block from its line, with the indents open there."""
+    text = (REPO / "examples" / "compile_then_prefix_cache.py").read_text()
+    lines = split_lines(text, keepends=True)
+    for start in range(0, len(lines), 7):
+        for indents in ([0], [0, 4], [0, 4, 8]):
+            kw = {"start_pos": (start + 1, 0), "indents": indents, "is_first_token": start == 0}
+            plain = list(PLAIN._tokenizer(lines[start:], **{**kw, "indents": list(indents)}))
+            fast = list(FAST._tokenizer(lines[start:], **{**kw, "indents": list(indents)}))
+            assert plain == fast, (start, indents)
+
+
 def test_the_cases_really_need_error_recovery() -> None:
     """The hand-written cases exercise parso's error recovery (error nodes and leaves), not only clean code."""
     with_errors = [text for text in CASES if any(True for _ in PLAIN.iter_errors(PLAIN.parse(text)))]
@@ -191,9 +211,11 @@ def test_parsos_own_grammar_object_is_left_alone() -> None:
     """jedi uses `parso.load_grammar()`'s object: it keeps parso's parser; ours shares its tables and cache key."""
     assert PLAIN._parser is Parser
     assert parso.load_grammar()._parser is Parser  # type: ignore[attr-defined]
+    assert PLAIN._tokenizer == PLAIN._tokenize_lines
     assert FAST._pgen_grammar is PLAIN._pgen_grammar and FAST._hashed == PLAIN._hashed
     if parso.__version__ in fast_parser.CHECKED_PARSO:
         assert FAST._parser is fast_parser.FastParser
+        assert FAST._tokenizer.func is fast_tokenizer.tokenize_lines
     else:
         assert FAST is PLAIN
 
@@ -202,3 +224,4 @@ def test_the_engine_parses_with_it() -> None:
     tree: Any = interp.parse("model.generate(x)\n")
     assert tree.get_code() == "model.generate(x)\n"
     assert interp._GRAMMAR._parser is FAST._parser
+    assert interp._GRAMMAR._tokenizer.func is FAST._tokenizer.func

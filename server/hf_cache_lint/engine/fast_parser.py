@@ -9,7 +9,8 @@ same `Stack` of `StackNode`s, the same node and leaf classes with the same attri
 `self._add_token`, which stay parso's). Only the common case is inlined; every tree is parso's tree, node for
 node (tests/engine/test_fast_parser.py compares them over the corpus, the examples and broken inputs).
 
-`grammar()` is a copy of parso's grammar object with this parser: the same pgen grammar, tokenizer, diff parser and
+`grammar()` is a copy of parso's grammar object with this parser and engine/fast_tokenizer.py's tokenizer (parso's,
+with the same token stream; the diff parser tokenizes with it too): the same pgen grammar, diff parser and
 `_hashed` (so the same `parser_cache` entries, which jedi and engine/interpreter/replay.py read). parso's own grammar
 object (`parso.load_grammar()`, shared with jedi) is left as it is.
 
@@ -21,6 +22,7 @@ Written against parso 0.8.7's internals (`BaseParser._add_token`/`_pop`, `Parser
 from __future__ import annotations
 
 import copy
+import functools
 from typing import Any
 
 import parso
@@ -28,6 +30,8 @@ from parso.parser import InternalParseError, Stack, StackNode
 from parso.python import tree
 from parso.python.parser import Parser
 from parso.python.token import PythonTokenTypes
+
+from hf_cache_lint.engine import fast_tokenizer
 
 _INDENT = PythonTokenTypes.INDENT
 _DEDENT = PythonTokenTypes.DEDENT
@@ -180,4 +184,6 @@ def grammar() -> Any:
         return plain
     fast = copy.copy(plain)
     fast._parser = FastParser
+    fast._tokenizer = functools.partial(fast_tokenizer.tokenize_lines, version_info=plain.version_info)
+    fast_tokenizer._check_op_initials(plain.version_info)
     return fast
