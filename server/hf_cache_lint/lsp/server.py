@@ -105,8 +105,10 @@ class HfCacheLintServer(LanguageServer):
         from hf_cache_lint.lsp import wire
 
         self._stop_event = threading.Event()
-        reader = StdinAsyncReader(stdin or sys.stdin.buffer, self.thread_pool)
-        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        source, sink = stdin or sys.stdin.buffer, stdout or sys.stdout.buffer
+        reader = wire.PipeReader(source) if wire.pipe_reader_fits(source, sink) else StdinAsyncReader(
+            source, self.thread_pool)
+        self.protocol.set_writer(StdoutWriter(sink))
         try:
             asyncio.run(wire.run_async(self._stop_event, reader, self.protocol, self.report_server_error))
         except BrokenPipeError:
