@@ -1,5 +1,5 @@
 """lsp/wire.py's PipeReader (stdin read by the event loop, no thread per read) answers as pygls's thread reader
-does, and is chosen only where it fits (a POSIX pipe not shared with stdout)."""
+does, and is chosen only where it fits (a POSIX pipe or socket not shared with stdout)."""
 
 from __future__ import annotations
 
@@ -72,6 +72,7 @@ def test_chosen_for_a_pipe_only(tmp_path: Path) -> None:
     with os.fdopen(read_fd, "rb") as pipe_in, os.fdopen(out_w, "wb") as pipe_out, open(file, "rb") as regular:
         assert wire.pipe_reader_fits(pipe_in, pipe_out)
         assert not wire.pipe_reader_fits(regular, pipe_out)  # a regular file: the loop cannot watch it
+        assert wire.pipe_reader_fits(a.makefile("rb"), pipe_out)  # libuv's child stdin (VS Code, Neovim)
         assert not wire.pipe_reader_fits(a.makefile("rb"), a.makefile("wb"))  # one socket both ways
         assert not wire.pipe_reader_fits(pipe_in, pipe_in)  # stdout on the same file would turn non-blocking
         assert not wire.pipe_reader_fits(object(), sys.stdout)

@@ -108,9 +108,10 @@ class PipeReader:
 
 
 def pipe_reader_fits(stdin: Any, stdout: Any) -> bool:
-    """Whether stdin can be read by the loop: a pipe (as editors spawn a server) on POSIX, not shared with stdout.
-    `connect_read_pipe` makes its file non-blocking, which a stdout on the same file (one socket or terminal for
-    both) would then be too; regular files and Windows keep pygls's thread reader."""
+    """Whether stdin can be read by the loop: a pipe or a socket (as editors spawn a server: libuv's, so VS Code's and
+    Neovim's, are socket pairs) on POSIX, not shared with stdout. `connect_read_pipe` makes its file non-blocking,
+    which a stdout on the same file (one socket or terminal both ways) would then be too; regular files, terminals
+    and Windows keep pygls's thread reader."""
     if os.name != "posix":
         return False
     try:
@@ -118,7 +119,8 @@ def pipe_reader_fits(stdin: Any, stdout: Any) -> bool:
         st_in, st_out = os.fstat(fd_in), os.fstat(fd_out)
     except (AttributeError, OSError, ValueError):
         return False
-    return stat.S_ISFIFO(st_in.st_mode) and (st_in.st_dev, st_in.st_ino) != (st_out.st_dev, st_out.st_ino)
+    return ((stat.S_ISFIFO(st_in.st_mode) or stat.S_ISSOCK(st_in.st_mode))
+            and (st_in.st_dev, st_in.st_ino) != (st_out.st_dev, st_out.st_ino))
 
 
 def _error(protocol: JsonRPCProtocol, msg_id: int | str | None, exc: JsonRpcException, detail: str) -> None:
