@@ -1,21 +1,28 @@
 """The pygls protocol, minus two bugs: a future per incoming notification that nothing removed, and
-documents split into lines by `str.splitlines` (which breaks lines where Python and LSP do not); and a position
-codec with a fast path for ASCII lines."""
+documents split into lines by `str.splitlines` (which breaks lines where Python and LSP do not); a position
+codec with a fast path for ASCII lines; and messages encoded without json's cycle check."""
 
 from __future__ import annotations
 
 import asyncio
+import inspect
+import json
+import logging
 from collections.abc import Sequence
 from concurrent.futures import Future
 from functools import partial
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInternalError
 from pygls.protocol import LanguageServerProtocol
 from pygls.workspace import TextDocument, Workspace
 from pygls.workspace.position_codec import PositionCodec, ServerTextPosition
 
 from hf_cache_lint.lsp.convert import split_lines
+
+log = logging.getLogger("pygls.protocol.json_rpc")  # pygls's own logger: its messages stay where they were
+_WRITES: set[asyncio.Future[Any]] = set()  # writes under way (a task nobody holds can be collected mid-run)
 
 
 class PythonLinesDocument(TextDocument):
@@ -75,6 +82,35 @@ class Protocol(LanguageServerProtocol):
             if type(codec) is PositionCodec:  # the documents share it (pygls passes it to each)
                 codec.__class__ = AsciiCodec
         self.__dict__["_hf_workspace"] = workspace
+
+    def _send_data(self, data: Any) -> None:
+        """pygls 2.1's `JsonRPCProtocol._send_data` (same header, same body, same errors) with `check_circular=False`:
+        json.dumps's check for reference cycles keeps a table of every list and dict it enters, ~40 % of the
+        encoding of a publish (12 KB on the 100-line script: 300 -> 180 us). What is written here is built
+        fresh per message (our dicts, or cattrs's `unstructure` of lsprotocol objects), never a cycle."""
+        if not data:
+            return
+        if self.writer is None:
+            log.error("Unable to send data, no available transport!")
+            return
+        try:
+            body = json.dumps(data, default=self._serialize_message, check_circular=False)
+            log.info("Sending data: %s", body)
+            if self._include_headers:
+                header = (f"Content-Length: {len(body)}\r\n"
+                          f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n")
+                body = header + body
+            res = self.writer.write(body.encode(self.CHARSET))
+            if inspect.isawaitable(res):  # a websocket writer; stdio and TCP write at once
+                task = asyncio.ensure_future(res)
+                _WRITES.add(task)
+                task.add_done_callback(_WRITES.discard)
+        except BrokenPipeError:
+            log.exception("Error sending data. BrokenPipeError", exc_info=True)
+            raise
+        except Exception as error:
+            log.exception("Error sending data", exc_info=True)
+            self._server._report_server_error(error, JsonRpcInternalError)
 
     def _handle_notification(self, method_name: str, params: Any) -> None:
         before = set(self._request_futures)
