@@ -106,3 +106,35 @@ def test_the_opcodes_are_difflibs_for_one_changed_block(seed: int) -> None:
     new = old[:at] + [f"new {k}\n" for k in range(rng.randrange(0, 4))] + old[at + cut:]
     expected = difflib.SequenceMatcher(None, old, new).get_opcodes()
     assert parsing.opcodes(old, new) == expected
+
+
+def _parsos_end_pos(node: Any) -> tuple[int, int]:
+    """parso's own `end_pos`, as engine/parsing.py found it: a leaf class's own, else the split of its value; a node's
+    last child's."""
+    if not hasattr(node, "children"):
+        own = next(c.__dict__["end_pos"] for c in type(node).__mro__ if "end_pos" in c.__dict__)
+        fget = parsing._PARSO_LEAF_END_POS.fget if own is parso.tree.Leaf.__dict__["end_pos"] else own.fget
+        return fget(node)  # type: ignore[no-any-return]
+    return _parsos_end_pos(node.children[-1])
+
+
+ODD_LEAVES = ["x = '''a\nb'''\n", "s = 'a\\\nb'\n", "y = 1\r\nz = 2\r\n", "a = 1\rb = 2\r", "f(\x0c)\n", "w = '\x0b'\n",
+              "def f(:\n  'x\n", "x = \"\"\"\r\n\r\n\"\"\"", "(\n", "\\\n", "  x\n y\n", "", "\n", "z = 1", "\ufeffx\n"]
+
+
+def test_end_pos_is_parsos_for_every_node_and_leaf() -> None:
+    """engine/parsing.py's `end_pos` (no split of a value without a line break, no recursion down a node) answers
+    as parso's own does, over the corpus, the examples and leaves with line breaks of every kind."""
+    root = Path(__file__).resolve().parents[2]
+    texts = [p.read_text() for p in sorted((root / "tests" / "data" / "corpus").rglob("*.py"))]
+    texts += [p.read_text() for p in sorted((root / "examples").glob("*.py"))] + ODD_LEAVES
+    assert parso.tree.Leaf.end_pos is not parsing._PARSO_LEAF_END_POS  # the faster one is in place
+    seen = 0
+    for text in texts:
+        todo = [GRAMMAR.parse(text, error_recovery=True)]
+        while todo:
+            node = todo.pop()
+            assert node.end_pos == _parsos_end_pos(node), (text[:60], node)
+            seen += 1
+            todo.extend(getattr(node, "children", []))
+    assert seen > 5_000

@@ -16,12 +16,49 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from parso import tree as parso_tree
 from parso.cache import parser_cache, try_to_save_module
 from parso.file_io import KnownContentFileIO
 from parso.python.diff import DiffParser
 from parso.utils import python_bytes_to_unicode, split_lines
 
 Opcode = tuple[str, int, int, int, int]
+
+# parso 0.8's `Leaf.end_pos` splits the leaf's value with a regex (`split_lines`) every time it is read, and
+# `BaseNode.end_pos` asks its last child, one property call per level down to the last leaf. The diff parser
+# reads them for every statement it copies or looks up (`get_leaf_for_position`'s binary search, `_get_last_line`),
+# the interpreter for every span: ~10 % of a keystroke's diff parse on the 100-line script. The same answers,
+# without the split where the value holds no line break (`split_lines` splits only at \n, \r\n and \r) and
+# without the recursion (no node class overrides `end_pos`; parso's name, keyword and operator leaves have their
+# own, which stays). tests/engine/test_parsing.py compares both with parso's over the corpus.
+_PARSO_LEAF_END_POS = parso_tree.Leaf.end_pos
+_PARSO_NODE_END_POS = parso_tree.BaseNode.end_pos
+_split_end_pos = _PARSO_LEAF_END_POS.fget
+
+
+def _leaf_end_pos(self: Any) -> tuple[int, int]:
+    value = self.value
+    if value == "\n":  # every statement's last leaf
+        return self.line + 1, 0
+    if "\n" in value or "\r" in value:
+        return _split_end_pos(self)  # type: ignore[misc]
+    return self.line, self.column + len(value)
+
+
+def _node_end_pos(self: Any) -> tuple[int, int]:
+    node = self.children[-1]
+    try:
+        while True:
+            node = node.children[-1]
+    except AttributeError:  # a leaf
+        return node.end_pos  # type: ignore[no-any-return]
+
+
+# Only over parso's own definitions as read above (another parso version may define them otherwise).
+if _split_end_pos.__code__.co_names[:1] == ("split_lines",) and \
+        _PARSO_NODE_END_POS.fget.__code__.co_names == ("children", "end_pos"):
+    parso_tree.Leaf.end_pos = property(_leaf_end_pos)  # type: ignore[method-assign,assignment]
+    parso_tree.BaseNode.end_pos = property(_node_end_pos)  # type: ignore[method-assign,assignment]
 
 # Lines compared per step when looking for the first and last changed line: a slice comparison runs in C.
 _STEP = 64
