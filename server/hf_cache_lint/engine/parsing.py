@@ -31,8 +31,8 @@ Opcode = tuple[str, int, int, int, int]
 # without the split where the value holds no line break (`split_lines` splits only at \n, \r\n and \r) and
 # without the recursion (no node class overrides `end_pos`; parso's name, keyword and operator leaves have their
 # own, which stays). tests/engine/test_parsing.py compares both with parso's over the corpus.
-_PARSO_LEAF_END_POS = parso_tree.Leaf.end_pos
-_PARSO_NODE_END_POS = parso_tree.BaseNode.end_pos
+_PARSO_LEAF_END_POS: Any = parso_tree.Leaf.__dict__["end_pos"]  # the properties themselves
+_PARSO_NODE_END_POS: Any = parso_tree.BaseNode.__dict__["end_pos"]
 _split_end_pos = _PARSO_LEAF_END_POS.fget
 
 
@@ -41,7 +41,7 @@ def _leaf_end_pos(self: Any) -> tuple[int, int]:
     if value == "\n":  # every statement's last leaf
         return self.line + 1, 0
     if "\n" in value or "\r" in value:
-        return _split_end_pos(self)  # type: ignore[misc]
+        return _split_end_pos(self)  # type: ignore[no-any-return]
     return self.line, self.column + len(value)
 
 
