@@ -11,11 +11,11 @@ import os
 import sys
 import threading
 import traceback
-from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 from urllib.parse import unquote
 
 from lsprotocol import types
@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # fixcheck loads with the first code action (lsp/actions.py),
     from hf_cache_lint.fixcheck import Verifier
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 # A document (a notebook: all its code cells) longer than this is not analysed: one Information diagnostic
 # says so. The same cap the engine puts on the workspace modules it imports (engine/modules.py).
@@ -39,6 +40,13 @@ MAX_DOCUMENT_CHARS = 2 * 1024 * 1024
 # diagnostics of the others (the engine cannot be interrupted mid-run; the GIL shares the CPU between
 # the two threads, so a small file's check stays about as fast as alone).
 BIG_DOCUMENT_CHARS = 64 * 1024
+# Documents up to this long are analysed on the event loop thread itself when the engine thread has nothing queued
+# or running: a check of a few milliseconds, where handing it to the thread and its answer back to the loop (two
+# wake-ups, the GIL passed twice) cost ~0.7 ms of CPU a keystroke on the 100-line script (8 %, bench/lsp_latency.py).
+# An edit that arrives meanwhile waits in the pipe and is read right after the publish, as one arriving just after
+# the check would; the engine is still never used by two threads at once (the engine thread is idle, the unit's
+# lock is taken). Longer documents keep their thread: the loop is never held longer than a short check.
+INLINE_DOCUMENT_CHARS = 16 * 1024
 
 NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
     # lsprotocol 2025 clients cannot read a selector without `notebook=` (docs/editors.md).
@@ -46,6 +54,34 @@ NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
         notebook="*", cells=[types.NotebookCellLanguage(language="python")])],
     save=True,
 )
+
+
+class Lane(ThreadPoolExecutor):
+    """A one-thread executor that knows whether anything is queued or running on it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._busy = 0
+        self._busy_lock = threading.Lock()
+
+    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
+        with self._busy_lock:
+            self._busy += 1
+        try:
+            future = super().submit(fn, *args, **kwargs)
+        except BaseException:
+            self._done(None)
+            raise
+        future.add_done_callback(self._done)  # on the worker thread once it ran, or where it was cancelled
+        return future
+
+    def _done(self, _future: object) -> None:
+        with self._busy_lock:
+            self._busy -= 1
+
+    @property
+    def idle(self) -> bool:
+        return self._busy == 0
 
 
 @dataclass
@@ -83,7 +119,7 @@ class HfCacheLintServer(LanguageServer):
         self.settings_ready = asyncio.Event()
         # One worker: the engine (parso caches, jedi) is not meant for concurrent use, and a queue of
         # one keeps superseded runs cancellable before they start.
-        self.engine = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hf-cache-lint-engine")
+        self.engine = Lane(max_workers=1, thread_name_prefix="hf-cache-lint-engine")
         self.big_engine = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hf-cache-lint-engine-big")
         self.big_units: set[str] = set()  # units that once were big: they stay on big_engine until closed
         self._unit_locks: dict[str, threading.Lock] = {}  # one run per unit at a time, whatever the lane
@@ -174,10 +210,22 @@ class HfCacheLintServer(LanguageServer):
         shared = self.state.runs.get(unit.uri)
         if shared is None or shared.key != key or shared.future.cancelled():
             config = self.config_for(unit.uri)
-            if sum(len(p.text) for p in unit.parts) > BIG_DOCUMENT_CHARS:
+            size = sum(len(p.text) for p in unit.parts)
+            if size > BIG_DOCUMENT_CHARS:
                 self.big_units.add(unit.uri)
-            lane = self.big_engine if unit.uri in self.big_units else self.engine
-            future = asyncio.get_running_loop().run_in_executor(lane, self._analyse, unit, config)
+            loop = asyncio.get_running_loop()
+            future: asyncio.Future[Results | None]
+            if unit.uri in self.big_units:
+                future = loop.run_in_executor(self.big_engine, self._analyse, unit, config)
+            elif size <= INLINE_DOCUMENT_CHARS and self.warmed.is_set() and self.engine.idle and (
+                    lock := self.unit_lock(unit.uri)).acquire(blocking=False):
+                try:  # here, at once (INLINE_DOCUMENT_CHARS): awaiting the done future below does not yield
+                    future = loop.create_future()
+                    future.set_result(self._analysed(unit, config))
+                finally:
+                    lock.release()
+            else:
+                future = loop.run_in_executor(self.engine, self._analyse, unit, config)
             shared = self.state.runs[unit.uri] = _Shared(key, future)
         shared.waiters += 1
         try:
@@ -210,13 +258,17 @@ class HfCacheLintServer(LanguageServer):
     def _analyse(self, unit: Unit, config: lsp_settings.FolderConfig) -> Results | None:
         """Runs in a worker thread. Never raises: a failure is logged and yields no findings for this
         version, so what the editor shows is cleared rather than left at the positions of an older text."""
+        if self._warming:  # the big lane too: the engine's imports run on one thread at a time
+            self.warmed.wait()
+        # A unit that grew past BIG_DOCUMENT_CHARS moves lanes: its run on the other lane may still
+        # be going, and parso's incremental tree of one path must not be shared by two runs.
+        with self.unit_lock(unit.uri):
+            return self._analysed(unit, config)
+
+    def _analysed(self, unit: Unit, config: lsp_settings.FolderConfig) -> Results:
+        """The engine's run, its unit's lock held (worker thread, or the loop's for a short check)."""
         try:
-            if self._warming:  # the big lane too: the engine's imports run on one thread at a time
-                self.warmed.wait()
-            # A unit that grew past BIG_DOCUMENT_CHARS moves lanes: its run on the other lane may still
-            # be going, and parso's incremental tree of one path must not be shared by two runs.
-            with self.unit_lock(unit.uri):
-                return analyse_unit(unit, config.settings, config.context)
+            return analyse_unit(unit, config.settings, config.context)
         except Exception:
             self.log_error(f"analysis of {unit.uri} failed:\n{traceback.format_exc()}")
             return Results({p.uri: () for p in unit.parts})
