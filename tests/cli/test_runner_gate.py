@@ -97,3 +97,33 @@ def test_only_files_that_need_a_parse_reach_the_engine(tmp_path: Path, monkeypat
     results = runner.check_files(sources, Settings(), Context(workspace=tmp_path), jobs=1)
     assert seen == ["real.py"]
     assert [bool(r.findings) for r in results] == [False, False, True]
+
+
+def test_a_run_finds_each_realpath_once_and_leaves_nothing_behind(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # check_files runs inside engine/confine.py's settled(): a symlink's target is looked up once for the run,
+    # while outside a run (the language server) every call asks the file system again.
+    from hf_cache_lint.engine import confine
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    link = tmp_path / "link"
+    link.symlink_to(tmp_path / "a")
+    with confine.settled():
+        assert confine.real(link) == str(tmp_path / "a")
+        link.unlink()
+        link.symlink_to(tmp_path / "b")
+        assert confine.real(link) == str(tmp_path / "a")  # settled for the run
+    assert confine.real(link) == str(tmp_path / "b")  # outside it: asked again
+
+    seen: list[bool] = []
+    real_pipeline = runner._pipeline
+
+    def pipeline(*args: object) -> runner.Outcome:
+        seen.append(confine._SETTLED is not None)
+        return real_pipeline(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(runner, "_pipeline", pipeline)
+    runner.check_files([SourceFile(write(tmp_path / "m.py", "model.generate(x)\n"), "m.py")], Settings(),
+                       Context(workspace=tmp_path), jobs=1)
+    assert seen == [True] and confine._SETTLED is None

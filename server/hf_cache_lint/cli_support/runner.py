@@ -218,6 +218,14 @@ CHUNK = 32
 def check_files(sources: Sequence[SourceFile], settings: Settings, context: Context,
                 jobs: int = 0, cache: ResultCache | None = None) -> list[CheckResult]:
     """Results in the order of `sources` (deterministic whatever the parallelism or the cache)."""
+    from hf_cache_lint.engine.confine import settled
+
+    with settled():  # the tree stands still for the run: each path's realpath once (engine/confine.py)
+        return _check_files(sources, settings, context, jobs, cache)
+
+
+def _check_files(sources: Sequence[SourceFile], settings: Settings, context: Context,
+                 jobs: int, cache: ResultCache | None) -> list[CheckResult]:
     global _FORKED_CACHE
     results: list[CheckResult | None] = [None] * len(sources)
     todo: list[int] = []

@@ -9,16 +9,47 @@ symlink loop (`Path.resolve` raises RuntimeError on 3.10-3.12): a loop is simply
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+# Inside `settled()`: each path's canonical form, found once (None: outside, every call asks the file system).
+_SETTLED: dict[str, str] | None = None
+
+
+@contextmanager
+def settled() -> Iterator[None]:
+    """Within it, `real` asks the file system once per path: for a run over files that do not move while it
+    runs (the CLI's check; a forked worker keeps what its parent found). The language server never enters it:
+    a symlink changed between two edits is seen at the next. An import's lookup resolves the importing
+    module's folder and every root again and again (~0.1 s of the gate's CPU on transformers' tree, 942
+    lookups of 840 imports)."""
+    global _SETTLED
+    if _SETTLED is not None:  # already inside one (the --upgrade-to runs): the same answers
+        yield
+        return
+    _SETTLED = {}
+    try:
+        yield
+    finally:
+        _SETTLED = None
 
 
 def real(path: str | Path) -> str:
     """The canonical absolute path (symlinks and `..` resolved); for a loop, what realpath leaves."""
+    memo = _SETTLED
+    key = os.fspath(path) if memo is not None else ""
+    if memo is not None:
+        found = memo.get(key)
+        if found is not None:
+            return found
     try:
-        return os.path.realpath(path)
+        found = os.path.realpath(path)
     except (OSError, ValueError, RuntimeError):  # RuntimeError: a loop on some Python versions
-        return os.path.abspath(path)
+        found = os.path.abspath(path)
+    if memo is not None:
+        memo[key] = found
+    return found
 
 
 def inside(path: str | Path, roots: Iterable[str | Path]) -> bool:
