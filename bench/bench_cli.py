@@ -1,7 +1,7 @@
 """Benchmark `hf-cache-lint check` against `ruff check` on the transformers source tree (not a test).
 
     python bench/bench_cli.py [--rounds N] [--tree DIR] [--ruff-rules F|all|default] [--jobs N]
-                              [--mode cold|warm|pool] [--breakdown N] [--before CHECKOUT]
+                              [--mode cold|warm|pool] [--breakdown N] [--before CHECKOUT] [--workers N]
 
 --mode cold (default): ours with --no-cache against `ruff check --no-cache`; warm: ours answering from a
 primed result cache (HF_CACHE_LINT_CACHE_DIR in a temporary folder) against the same cold Ruff; pool:
@@ -16,6 +16,11 @@ The code measured as "ours" is this checkout's (PYTHONPATH=<this repo>/server, w
 --before CHECKOUT adds another checkout's code (its server/ folder, e.g. a worktree of an older commit) as a
 third command in every round, run with the same flags just before ours, so a before/after comparison shares the
 rounds and the load: the table then has both, and the ratios ours/before and before/yardstick.
+
+--workers N: the pool's profile in this process (cli_support/runner.py check_files with --jobs N, no cache): for
+each worker its start, first and last file, CPU, busy time, the files that reached the engine and their CPU, the
+imported workspace modules it read for the gate (engine/lent_values.py) and ran for the engine
+(engine/modules.py exports), and its slowest files: where the pool's wall and CPU go.
 """
 
 from __future__ import annotations
@@ -193,6 +198,84 @@ def breakdown(tree: Path, limit: int) -> dict[str, float]:
             "parsed_bytes": parsed_bytes}
 
 
+def pool_profile(tree: Path, jobs: int) -> dict[str, object]:
+    """The pool's per-worker profile (see the module's docstring), from hooks the forked workers inherit."""
+    sys.path.insert(0, str(ROOT / "server"))
+    import functools
+    import resource
+    from multiprocessing import util
+
+    from hf_cache_lint.cli_support import pool, runner
+    from hf_cache_lint.cli_support.discovery import discover
+    from hf_cache_lint.cli_support.gitignore import PathSpec
+    from hf_cache_lint.engine import lent_values, modules
+    from hf_cache_lint.engine.context import Context
+    from hf_cache_lint.settings import Settings
+
+    t0 = time.perf_counter()
+    out_dir = Path(tempfile.mkdtemp(prefix="hf-cache-lint-pool-profile-"))
+    acc: dict[str, float] = dict.fromkeys(("lent", "lent_n", "exports", "exports_n", "engine", "engine_n"), 0.0)
+    files: list[tuple[float, float, float, str]] = []  # (end, wall, CPU, display)
+
+    def timed(key: str, fn: object) -> object:
+        def w(*a: object, **k: object) -> object:
+            c = time.process_time()
+            try:
+                return fn(*a, **k)  # type: ignore[operator]
+            finally:
+                acc[key] += time.process_time() - c
+                acc[f"{key}_n"] += 1
+        return w
+
+    lent_values._statements_of = functools.lru_cache(maxsize=256)(  # type: ignore[assignment]
+        timed("lent", lent_values._statements_of.__wrapped__))
+    modules._analyse = timed("exports", modules._analyse)  # type: ignore[assignment]
+    runner._run_job = timed("engine", runner._run_job)  # type: ignore[assignment]
+    real_pipeline = runner._pipeline
+
+    def pipeline(source: object, *a: object) -> object:
+        w, c = time.perf_counter(), time.process_time()
+        out = real_pipeline(source, *a)  # type: ignore[arg-type]
+        files.append((time.perf_counter() - t0, time.perf_counter() - w, time.process_time() - c,
+                      source.display))  # type: ignore[attr-defined]
+        return out
+
+    def dump() -> None:
+        rec = dict(acc, pid=os.getpid(), end=time.perf_counter() - t0, cpu=time.process_time() - acc.get("cpu0", 0),
+                   minflt=resource.getrusage(resource.RUSAGE_SELF).ru_minflt, files=len(files),
+                   first=files[0][0] - files[0][1] if files else 0.0, last=files[-1][0] if files else 0.0,
+                   busy=sum(f[1] for f in files), top=sorted(files, key=lambda f: -f[1])[:5])
+        (out_dir / f"{os.getpid()}.json").write_text(json.dumps(rec))
+
+    def started() -> None:
+        acc["start"], acc["cpu0"] = time.perf_counter() - t0, time.process_time()
+        util.Finalize(None, dump, exitpriority=100)  # at the worker's exit
+
+    runner._pipeline = pipeline  # type: ignore[assignment]
+    pool._limit_memory = started
+    sources = discover([str(tree)], PathSpec(), tree).files
+    a, c = time.perf_counter(), time.process_time()
+    runner.check_files(sources, Settings(), Context(workspace=tree), jobs=jobs)
+    wall, parent_cpu = time.perf_counter() - a, time.process_time() - c
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if not list(out_dir.glob("*.json")):  # no pool (one worker): this process did it all
+        acc["start"] = a - t0
+        dump()
+    print(f"\npool profile, --jobs {jobs}: check_files {wall:.2f} s wall, this process {parent_cpu:.2f} s CPU, "
+          f"workers {children.ru_utime + children.ru_stime:.2f} s CPU; load {os.getloadavg()[0]:.1f}")
+    workers = [json.loads(f.read_text()) for f in sorted(out_dir.glob("*.json"))]
+    shutil.rmtree(out_dir, ignore_errors=True)
+    for r in workers:
+        print(f"  worker {r['pid']}: start {r.get('start', 0):.2f} s, files {r['first']:.2f}-{r['last']:.2f} s, "
+              f"exit {r['end']:.2f} s, CPU {r['cpu']:.2f} s, busy {r['busy']:.2f} s, {r['files']} files "
+              f"({r['engine_n']:.0f} to the engine: {r['engine']:.2f} s CPU), gate's imported modules "
+              f"{r['lent_n']:.0f} ({r['lent']:.2f} s), engine's {r['exports_n']:.0f} ({r['exports']:.2f} s), "
+              f"{r['minflt']} minor faults")
+        for end, w, cpu, name in r["top"]:
+            print(f"      {w:6.2f} s wall {cpu:6.2f} s CPU, ended at {end:6.2f} s: {name}")
+    return {"wall": wall, "parent_cpu": parent_cpu, "workers": workers}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=3)
@@ -202,6 +285,8 @@ def main() -> int:
     ap.add_argument("--mode", choices=("cold", "warm", "pool"), default="cold")
     ap.add_argument("--breakdown", type=int, metavar="N", default=0,
                     help="also time the phases of our check in-process over the first N files")
+    ap.add_argument("--workers", type=int, metavar="N", default=0,
+                    help="also profile the pool (--jobs N) in-process, worker by worker")
     ap.add_argument("--before", metavar="CHECKOUT",
                     help="also run another checkout's code (CHECKOUT/server) in each round, for before/after")
     args = ap.parse_args()
@@ -245,6 +330,8 @@ def main() -> int:
     shutil.rmtree(cache_dir, ignore_errors=True)
     if args.breakdown:
         result["breakdown"] = breakdown(tree, args.breakdown)
+    if args.workers:
+        result["pool_profile"] = pool_profile(tree, args.workers)
     out = ROOT / "bench" / "results"
     out.mkdir(parents=True, exist_ok=True)
     (out / f"cli-{time.strftime('%Y%m%dT%H%M%S')}.json").write_text(json.dumps(result, indent=2) + "\n")
