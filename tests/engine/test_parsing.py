@@ -91,11 +91,102 @@ def test_a_diff_parser_failure_falls_back_to_a_whole_parse(tmp_path: Path, monke
         raise AssertionError("a diff parser state parso cannot handle")
 
     monkeypatch.setattr(parsing._KnownChangeDiffParser, "update_with", fail)
-    text = BASE.replace("import", "import  ", 1)
+    text = "x = 1\n" + BASE  # a line more: the diff parser's (a change inside one line may be spliced)
     tree = interp.parse(text, key)
     assert shape(tree) == shape(GRAMMAR.parse(text))
     assert parso.cache.parser_cache[GRAMMAR._hashed][Path(key)].node is tree  # kept for the next edit
     interp.forget(key)
+
+
+def parents_agree(tree: Any) -> None:
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        for kid in getattr(node, "children", []):
+            assert kid.parent is node
+            todo.append(kid)
+
+
+# Keystrokes inside a line: what opens or closes brackets, strings and f-strings, starts a block or a comment,
+# continues a line, changes a keyword or the indentation, or is no Python at all.
+KEYS = [*"x(),:'\"#\\ \t=.[]{}0+-*@;$?`\x0c", "if ", "else", "else:", "lambda", "def ", "'''", '"""', "f'", "async ",
+        "await ", "yield", "return", "pass", "\ufeff", "é"]
+SCRIPT = "".join(f"""
+def answer_{i}(prompt, n=32):
+    # step {i}
+    inputs = tokenizer(prompt, return_tensors="pt")
+    out = model.generate(**inputs, past_key_values=cache, cache_implementation="static")
+    if n:
+        x = {{"a": [1, 2]}}; y = f"{{x}}"
+    else:
+        pass
+    return tokenizer.decode(out[0])
+""" for i in range(6))
+
+
+@pytest.mark.parametrize("base", [BASE, SCRIPT])
+def test_an_edit_inside_one_line_spliced_gives_a_whole_parses_tree(base: str, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """splice_line (the line re-parsed alone, its nodes replaced in the kept tree) where it says it may, the diff
+    parser elsewhere: the tree is a fresh parse's, node for node, parents included, keystroke after keystroke."""
+    taken = []
+    splice = parsing.splice_line
+
+    def counted(*args: Any) -> bool:
+        taken.append(splice(*args))
+        return taken[-1]
+
+    monkeypatch.setattr(parsing, "splice_line", counted)
+    rng = random.Random(len(base))
+    key = str(tmp_path / "s.py")
+    text = base
+    parsing.incremental_parse(GRAMMAR, text, key)
+    try:
+        for _ in range(400):
+            lines = text.split("\n")
+            row = rng.randrange(len(lines))
+            line, at = lines[row], rng.randrange(len(lines[row]) + 1)
+            if rng.random() < 0.6 or not line:
+                lines[row] = line[:at] + rng.choice(KEYS) + line[at:]
+            else:
+                lines[row] = line[:at] + line[at + rng.randrange(1, 4):]
+            text = "\n".join(lines) if rng.random() < 0.97 else base
+            tree = parsing.incremental_parse(GRAMMAR, text, key)
+            assert tree.get_code() == text
+            assert shape(tree) == shape(GRAMMAR.parse(text))
+            parents_agree(tree)
+    finally:
+        parsing.forget(GRAMMAR, key)
+    assert taken.count(True) > 30 and taken.count(False) > 30  # both ways, often
+
+
+def test_the_splice_takes_a_statement_line_and_refuses_what_may_join_others(tmp_path: Path) -> None:
+    key = str(tmp_path / "t.py")
+    base = "def f():\n    a = 1\n    b = g(x, 'static')\n    if a:\n        pass\n    c = 2\n"
+    cases = [
+        ("    b = g(x, x'static')\n", True),  # a syntax error inside the line: error nodes, still one line
+        ("    b = g(x, 'static'\n", False),  # a bracket left open: the next lines join it
+        ("    b = g(x, '''static')\n", False),  # a string left open
+        ("    b = g(x, 'static') \\\n", False),  # a continuation
+        ("    if g(x, 'static'):\n", False),  # a block starts
+        ("  b = g(x, 'static')\n", False),  # the indentation changed
+        ("    # b = g(x, 'static')\n", False),  # a comment line
+    ]
+    for new, spliced in cases:
+        parsing.incremental_parse(GRAMMAR, base, key)
+        old_lines = split_lines(base, keepends=True)
+        new_lines = [*old_lines[:2], new, *old_lines[3:]]
+        kept = parso.cache.parser_cache[GRAMMAR._hashed][Path(key)].node
+        assert parsing.splice_line(GRAMMAR, kept, old_lines, new_lines, 2) is spliced, new
+        if spliced:
+            assert shape(kept) == shape(GRAMMAR.parse("".join(new_lines)))
+        parsing.forget(GRAMMAR, key)
+    # After an `if` block an `else:` would continue it: a line after a compound statement is never spliced.
+    parsing.incremental_parse(GRAMMAR, base, key)
+    lines = split_lines(base, keepends=True)
+    kept = parso.cache.parser_cache[GRAMMAR._hashed][Path(key)].node
+    assert not parsing.splice_line(GRAMMAR, kept, lines, [*lines[:5], "    else: c = 2\n"], 5)
+    parsing.forget(GRAMMAR, key)
 
 
 @pytest.mark.parametrize("seed", range(20))

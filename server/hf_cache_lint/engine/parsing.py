@@ -123,6 +123,118 @@ class _KnownChangeDiffParser(DiffParser):
         return self._module
 
 
+def _one_line_changed(ops: list[Opcode]) -> int | None:
+    """The index of the one line a same-length edit replaced, if that is all the opcodes say."""
+    changed = [op for op in ops if op[0] != "equal"]
+    if len(changed) == 1 and changed[0][0] == "replace" and changed[0][2] - changed[0][1] == 1 == \
+            changed[0][4] - changed[0][3]:
+        return changed[0][1]
+    return None
+
+
+# The characters parso's tokenizer takes for indentation (its prefix whitespace before a line's first token).
+_INDENTATION = " \t\x0c"
+# A line's first character after its indentation that cannot start a statement's first token there (a comment,
+# a continuation, a line break) or that the tokenizer treats apart at the start of a text (a byte order mark).
+_NOT_A_START = frozenset("#\\\r\n\ufeff") | frozenset(_INDENTATION)
+
+
+def splice_line(grammar: Any, module: Any, old_lines: list[str], new_lines: list[str], row: int) -> bool:
+    """An edit inside one line that holds one logical line (a simple statement, or what error recovery made of
+    one) in the kept tree `module`: the nodes of that line replaced in place by a parse of the new line alone.
+    False, with the tree untouched, where that is not provably what a whole parse of the new text gives; the
+    caller then runs the diff parser.
+
+    Why the trees are the same. The tokenizer starts the line in the same state in both texts (the same lines
+    before it; the line starts a statement: no bracket, string or f-string open, and the previous statement, a
+    sibling in the same block, ended with a NEWLINE) and tokenizes a line by itself after its first token's
+    INDENT/DEDENT, which the unchanged indentation decides alike; when the new line ends with a NEWLINE token,
+    no bracket, string or f-string stays open, so the lines after tokenize as before. The parser meets the line's
+    first token in the same state in both texts (the same tokens before; the previous sibling, a finished simple
+    statement, left nothing pending), a block expecting another statement, as `file_input` does when the line is
+    parsed alone: a statement parses the same in either, and parso's error recovery only turns what is above the
+    block into error nodes and leaves of the block (the block has a statement already, so it stops there) the
+    same way in both (a NEWLINE is a statement of its own in parso's grammar, in a block as in a file). When the
+    line's last node is a finished simple statement (or that NEWLINE), nothing is pending after it either, so the
+    rest of the file parses as before: the kept nodes are a whole parse's. tests/engine/test_parsing.py compares
+    the trees with a whole parse over many random edits."""
+    old, new = old_lines[row], new_lines[row]
+    content = old.rstrip("\r\n")
+    ending = old[len(content):]
+    if not ending or not new.endswith(ending) or len(new) == len(ending):
+        return False
+    new_content = new[:-len(ending)]
+    if "\r" in new_content or "\n" in new_content or "\ufeff" in new or new_content.rstrip().endswith("\\"):
+        return False
+    indent = len(content) - len(content.lstrip(_INDENTATION))
+    if indent >= len(content) or content[indent] in _NOT_A_START or new_content[:indent] != content[:indent] or \
+            indent >= len(new_content) or new_content[indent] in _NOT_A_START:
+        return False
+    line = row + 1
+    # The kept nodes of the line: the children of one block that start on it, the last one a simple statement
+    # (or a NEWLINE) ending with the line's own line break, right after a finished simple statement.
+    try:
+        first = module.get_leaf_for_position((line, indent), include_prefixes=True)
+    except ValueError:
+        return False
+    while first is not None and first.start_pos < (line, indent):
+        first = first.get_next_leaf()
+    if first is None or first.start_pos != (line, indent) or not first.value or first.type == "endmarker":
+        return False
+    before = first.get_previous_leaf()
+    if before is None or before.type != "newline":
+        return False
+    node = first
+    while node.parent.type not in ("suite", "file_input"):
+        node = node.parent
+    block = node.parent
+    kids = block.children
+    i = next(k for k, kid in enumerate(kids) if kid is node)
+    # In a suite, children[0] is the NEWLINE after its colon: a statement must come before this line's.
+    if i < (2 if block.type == "suite" else 1) or not _ends_a_statement(kids[i - 1], before):
+        return False
+    j = i
+    while j < len(kids) and kids[j].start_pos[0] == line:
+        j += 1
+    if not _ends_line(kids[j - 1], line, len(content), ending):
+        return False
+    alone = grammar.parse(new[indent:], error_recovery=True)
+    parts = alone.children
+    end = parts[-1]
+    if len(parts) < 2 or end.type != "endmarker" or end.prefix or end.start_pos != (2, 0) or \
+            not _ends_line(parts[-2], 1, len(new_content) - indent, ending):
+        return False
+    parts = parts[:-1]
+    todo = list(parts)
+    while todo:  # onto the line, after the indentation
+        n = todo.pop()
+        kids_of = getattr(n, "children", None)
+        if kids_of is not None:
+            todo.extend(kids_of)
+        else:
+            n.line = line
+            n.column += indent
+    parts[0].get_first_leaf().prefix = first.prefix
+    kids[i:j] = parts
+    for n in parts:
+        n.parent = block
+    module._used_names = None  # regenerated on demand, as the diff parser leaves it
+    return True
+
+
+def _ends_a_statement(node: Any, last_leaf: Any) -> bool:
+    """A finished simple statement (or parso's NEWLINE statement) whose last leaf is `last_leaf`."""
+    return node.type in ("simple_stmt", "newline") and node.get_last_leaf() is last_leaf
+
+
+def _ends_line(node: Any, line: int, column: int, ending: str) -> bool:
+    """A simple statement (or NEWLINE statement) ending with the line break `ending` of `line` at `column`."""
+    if node.type not in ("simple_stmt", "newline"):
+        return False
+    last = node.get_last_leaf()
+    return last.type == "newline" and last.value == ending and last.start_pos == (line, column)  # type: ignore[no-any-return]
+
+
 def incremental_parse(grammar: Any, text: str, key: str) -> Any:
     """What `grammar.parse(text, error_recovery=True, path=key, diff_cache=True, cache=False)` returns, parso's kept
     tree of `key` updated in place. Raises what the diff parser raises (the caller then parses afresh)."""
@@ -134,8 +246,15 @@ def incremental_parse(grammar: Any, text: str, key: str) -> Any:
         return grammar.parse(text, error_recovery=True, path=key, diff_cache=True, cache=False)
     if item.lines == lines:
         return item.node
-    differ = _KnownChangeDiffParser(grammar._pgen_grammar, grammar._tokenizer, item.node)  # type: ignore[no-untyped-call]
-    node = differ.update_with(item.lines, lines, opcodes(item.lines, lines))
+    ops = opcodes(item.lines, lines)
+    # A keystroke inside one line: that line's nodes re-parsed alone where that is provably a whole parse's tree
+    # (splice_line); the diff parser's copy of every other statement cost more than its parse of the line.
+    row = _one_line_changed(ops) if len(item.lines) == len(lines) else None
+    if row is not None and splice_line(grammar, item.node, item.lines, lines, row):
+        node = item.node
+    else:
+        differ = _KnownChangeDiffParser(grammar._pgen_grammar, grammar._tokenizer, item.node)  # type: ignore[no-untyped-call]
+        node = differ.update_with(item.lines, lines, ops)
     file_io = KnownContentFileIO(path, code)  # type: ignore[no-untyped-call]
     try_to_save_module(grammar._hashed, file_io, node, lines, pickling=False)  # type: ignore[no-untyped-call]
     return node
