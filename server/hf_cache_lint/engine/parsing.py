@@ -215,7 +215,8 @@ def splice_line(grammar: Any, module: Any, old_lines: list[str], new_lines: list
             n.line = line
             n.column += indent
     parts[0].get_first_leaf().prefix = first.prefix
-    kids[i:j] = parts
+    # A new list, as the diff parser gives every block it rebuilds (the old one stays as it was for whoever holds it).
+    block.children = kids[:i] + parts + kids[j:]
     for n in parts:
         n.parent = block
     module._used_names = None  # regenerated on demand, as the diff parser leaves it
