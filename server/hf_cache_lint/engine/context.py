@@ -73,7 +73,9 @@ def installed_transformers(interpreter: str | None) -> str | None:
         out = subprocess.run(
             [interpreter, "-I", "-c", "import site,sysconfig;print(sysconfig.get_paths()['purelib']);"
              "print('\\n'.join(site.getsitepackages()))"],
-            capture_output=True, text=True, timeout=10, check=True,
+            # stdin not inherited: in the language server it is the protocol stream (lsp/wire.py reads it on
+            # the event loop), and a child must never take its bytes.
+            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=10, check=True,
         ).stdout
     except (OSError, subprocess.SubprocessError):
         return None
