@@ -303,25 +303,9 @@ def tokenize_lines(
                 additional_prefix += prefix + line[start:]
                 break
             else:
-                if token in '([{':
-                    if fstring_stack:
-                        fstring_stack[-1].open_parentheses(token)
-                    else:
-                        paren_level += 1
-                elif token in ')]}':
-                    if fstring_stack:
-                        fstring_stack[-1].close_parentheses(token)
-                    else:
-                        if paren_level:
-                            paren_level -= 1
-                elif token.startswith(':') and fstring_stack \
-                        and fstring_stack[-1].parentheses_count \
-                        - fstring_stack[-1].format_spec_count == 1:
-                    # `:` and `:=` both count
-                    fstring_stack[-1].format_spec_count += 1
-                    token = ':'
-                    pos = start + 1
-
+                # What is left starts with no operator character (`.`, `...`, a stray character): parso's bracket
+                # and `:` bookkeeping here never holds for it (a bracket and `:` are in _OP_INITIALS, and a token is
+                # never empty), so only its yield stays; the operator branch above has the rest.
                 yield _new(PythonToken, (OP, token, spos, prefix))
 
     if contstr:

@@ -27,7 +27,7 @@ The value model and its join rules are engine/values.py and engine/state.py.
 from __future__ import annotations
 
 from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.interpreter import replay
+from hf_cache_lint.engine.interpreter import function_keys, replay
 from hf_cache_lint.engine.interpreter.calls import CallDispatch
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.functions import UserFunctions
@@ -78,7 +78,7 @@ class Interpreter:
     def _run_module(self, tree: Node, use_replays: bool) -> bool:
         s = self.session
         s.guards = VersionGuards(tree, s.target, s.text)
-        replays = replay.Replays(s, replay.source_of(tree, s.text, s.path), replay.document(s.path),
+        replays = replay.Replays(s, function_keys.source_of(tree, s.text, s.path), replay.document(s.path),
                                  replay.fingerprint(s.context, s.guards), use_replays, MAX_STEPS, MAX_HEAP, MAX_WORK)
         self.functions.replays = replays
         self.statements.exec_block(tree.children)

@@ -31,17 +31,13 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from itertools import accumulate
-from pathlib import Path
 from typing import TYPE_CHECKING
-
-import parso
-import parso.cache
 
 from hf_cache_lint.engine.analysis import CiValue, GenerateCall, GuardedBlock
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import Span
-from hf_cache_lint.engine.nodes import Node, end_pos
+from hf_cache_lint.engine.interpreter.function_keys import Key, Source
+from hf_cache_lint.engine.nodes import Node
 from hf_cache_lint.engine.values import (
     CacheVal,
     ClassDef,
@@ -72,9 +68,6 @@ if TYPE_CHECKING:
 
 MAX_DOCUMENTS = 16  # documents whose last runs are kept (the buffers open in an editor)
 _ABSENT = object()  # a name the module does not bind (a builtin, or unbound)
-_GRAMMAR = parso.load_grammar()  # type: ignore[attr-defined]  # parso's one grammar object (engine/interp.py's)
-
-Key = tuple[tuple[int, int], str]  # a function or class: where it starts, and its code
 
 
 @dataclass(frozen=True)
@@ -186,40 +179,6 @@ def fingerprint(context: Context, guards: object) -> tuple[object, ...]:
     g = guards
     return (context, frozenset(getattr(g, "modules", ())), frozenset(getattr(g, "version_names", ())),
             tuple(getattr(g, "names", {}).items()))
-
-
-class Source:
-    """The code of the nodes of a tree parsed from `text`, as slices of it (parso is lossless: a node's code is
-    the text between its positions; rendering it from the leaves cost as much as running a small function)."""
-
-    def __init__(self, text: str, lines: list[str]) -> None:
-        self.text = text
-        self.offsets = [0, *accumulate(map(len, lines))]  # where each line starts (parso's line breaks)
-        # Per node (id), once per check: the tree does not change while it is analysed, and a node's
-        # positions cost a walk to its first and last leaves (asked for each function, then for each body a
-        # replay compares). By id(): parso's leaves hash by their text; the tree outlives the check.
-        self._keys: dict[int, Key] = {}
-
-    def key(self, node: Node) -> Key:
-        """A function's identity across checks: where it starts and its code (parso's diff parser keeps an
-        edited function's node object, so the node alone says nothing)."""
-        got = self._keys.get(id(node))
-        if got is None:
-            (l1, c1), (l2, c2) = node.start_pos, end_pos(node)
-            got = self._keys[id(node)] = (l1, c1), self.text[self.offsets[l1 - 1] + c1:self.offsets[l2 - 1] + c2]
-        return got
-
-
-def source_of(tree: Node, text: str, path: str) -> Source | None:
-    """A Source when `tree` is parso's incremental tree of `text` for this path (an editor buffer: the only
-    tree that is the same object check after check). A whole file's tree is new at every check, and may be a
-    skeleton of the text (engine/interp.py): none, and nothing is replayed or recorded for it."""
-    if not path or path.startswith("<"):
-        return None
-    item = parso.cache.parser_cache.get(_GRAMMAR._hashed, {}).get(Path(path))
-    if item is None or item.node is not tree or "".join(item.lines) != text:
-        return None
-    return Source(text, item.lines)
 
 
 def same(a: object, b: object) -> bool:
@@ -418,5 +377,5 @@ class Replays:
         keep(s.path, Document(self.fingerprint, self.runs if small else {}, small))
 
 
-__all__ = ["Document", "Facts", "Key", "Reads", "Replay", "Replays", "Source", "absent", "document", "fingerprint",
-           "forget_all", "keep", "same", "source_of"]
+__all__ = ["Document", "Facts", "Reads", "Replay", "Replays", "absent", "document", "fingerprint",
+           "forget_all", "keep", "same"]
