@@ -13,6 +13,7 @@ import logging
 from collections.abc import Iterable
 from dataclasses import fields, replace
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from hf_cache_lint.engine import interp
 from hf_cache_lint.engine.analysis import Analysis
@@ -24,6 +25,9 @@ from hf_cache_lint.engine.jedi_bridge import drop_foreign
 from hf_cache_lint.engine.prefilter import code_hits, might_use_removed_api
 from hf_cache_lint.engine.suppress import is_suppressed, suppressions
 from hf_cache_lint.settings import Settings
+
+if TYPE_CHECKING:
+    from hf_cache_lint.rules.base import Rule
 
 log = logging.getLogger("hf_cache_lint")
 
@@ -106,7 +110,7 @@ def _run_rules(text: str, path: str, settings: Settings, context: Context | None
     forget_answers()  # rules/order.py's answers for this check's calls: no analysis outlives its check there
     table = suppressions(text)
     findings = [under_version_guard(f, analysis) for f in drop_foreign(analysis, findings)]
-    findings = _unstacked(findings, {r.code for r in ALL_RULES if r.yields_to_errors})
+    findings = _unstacked(findings, _yielding(ALL_RULES))
     # By (start, end, code) as `Position`s order, compared as ints (a dataclass's `<` is a Python call).
     kept = sorted(_distinct(f for f in findings if not is_suppressed(f, table)), key=_place_and_code)
     return CheckResult(path, tuple(kept), notes=budget_notes(analysis))
@@ -184,7 +188,13 @@ def under_version_guard(finding: Finding, analysis: Analysis) -> Finding:
     return finding
 
 
-def _unstacked(findings: list[Finding], yielding: set[str]) -> list[Finding]:
+@lru_cache(maxsize=8)
+def _yielding(rules: tuple[Rule, ...]) -> frozenset[str]:
+    """The codes of the rules that step aside under an Error (the registry is fixed: worked out once)."""
+    return frozenset(r.code for r in rules if r.yields_to_errors)
+
+
+def _unstacked(findings: list[Finding], yielding: frozenset[str]) -> list[Finding]:
     """Drop the findings of `yielding` rules (deprecations) where another rule's Error or Warning covers
     the same code (its range, or a related place in this file): the call raises or may raise there, and
     that finding is the one to act on."""
@@ -194,10 +204,12 @@ def _unstacked(findings: list[Finding], yielding: set[str]) -> list[Finding]:
     # Each span as two (line, column) pairs: `Position`'s `<` compares the same pairs, in a Python call.
     spans = [((s.start.line, s.start.column), (s.end.line, s.end.column))
              for s in [f.span for f in raising] + [r.span for f in raising for r in f.related if r.path is None]]
-
-    def covered(f: Finding) -> bool:
-        start, end = f.span.start, f.span.end
-        a, b = (start.line, start.column), (end.line, end.column)
-        return any(s < b and a < e for s, e in spans)
-
-    return [f for f in findings if f.code not in yielding or not covered(f)]
+    kept = []
+    for f in findings:
+        if f.code in yielding:
+            start, end = f.span.start, f.span.end
+            a, b = (start.line, start.column), (end.line, end.column)
+            if any(s < b and a < e for s, e in spans):
+                continue
+        kept.append(f)
+    return kept

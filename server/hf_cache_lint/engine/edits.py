@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+from functools import lru_cache
 from typing import Any
 
 from hf_cache_lint.engine.analysis import GenerateCall, Keyword
@@ -144,7 +145,16 @@ def ignore_fix(text: str, line: int, code: str) -> Fix:
 
     Rules build it with `Rule.ignore_fix`; the language server adds it (lsp/actions.py `with_ignore`) to a
     finding whose rule offers none, so both come from here."""
-    return Fix(ignore_title(code), (ignore_line(text, line, code),))
+    return _ignore_fix_on(line_at(text, line), line, code)
+
+
+@lru_cache(maxsize=1024)
+def _ignore_fix_on(line_text: str, line: int, code: str) -> Fix:
+    """`ignore_fix` for the text of its line: a function of the line's text, number and the code alone, and a
+    Fix is immutable, so one object serves every finding and keystroke that asks again (an editor asks for
+    every finding at every keystroke, most of them on lines the keystroke did not touch)."""
+    col, content = ignore_comment(line_text, code)
+    return Fix(ignore_title(code), (Edit(Span(Position(line, col), Position(line, col)), content),))
 
 
 def is_ignore_fix(fix: Fix) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache, total_ordering
+from functools import cached_property, lru_cache, total_ordering
 
 from hf_cache_lint.engine.families import is_mamba_family
 
@@ -120,7 +120,11 @@ def unused_kwargs_message(names: list[str]) -> str:
 
 @dataclass(frozen=True)
 class Target:
-    """The transformers version being linted for, and the behaviour that follows from it."""
+    """The transformers version being linted for, and the behaviour that follows from it.
+
+    Its properties are functions of the version alone, each worked out once per Target (`cached_property`:
+    the rules read them dozens of times a check, each a version comparison); they are not fields, so
+    equality, hashing and `repr` stay the version's."""
 
     version: Version
 
@@ -128,12 +132,12 @@ class Target:
     def of(text: str | None) -> Target:
         return Target(Version.parse(text or NEWEST))
 
-    @property
+    @cached_property
     def has_conflict_error(self) -> bool:
         """4.41+ raise the 'Passing both' ValueError (4.39-4.40 a static-only variant, older nothing)."""
         return self.version >= V("4.41")
 
-    @property
+    @cached_property
     def unified_cache_keyword(self) -> bool:
         """5.24 renamed every cache keyword of generate to `cache=`."""
         return self.version >= V("5.24")
@@ -156,17 +160,17 @@ class Target:
             f"`{name}` (a Cache object) is unsupported. Please use only one of the two."
         )
 
-    @property
+    @cached_property
     def hybrid_is_reset(self) -> bool:
         """5.x resets an effective "hybrid" to None, so it never conflicts."""
         return self.version >= V("5.0")
 
-    @property
+    @cached_property
     def hub_hybrid_dropped(self) -> bool:
         """4.56+ drop a Hub-loaded "hybrid" default (Gemma 2/3)."""
         return self.version >= V("4.56")
 
-    @property
+    @cached_property
     def user_config_inherits_model(self) -> bool:
         """A passed GenerationConfig inherits the model's unset fields (4.50+; 5.x always)."""
         return self.version >= V("4.50")
@@ -191,17 +195,17 @@ class Target:
         removed = REMOVED_GENERATE_KEYWORDS.get(name)
         return removed if removed is not None and self.version >= V(removed) else None
 
-    @property
+    @cached_property
     def tuple_cache_is_error(self) -> bool:
         return self.version >= V("5.0")
 
-    @property
+    @cached_property
     def valid_cache_implementations(self) -> tuple[str, ...]:
         if self.version >= V("5.0"):
             return _VALID_5 + _DEPRECATED_5
         return _VALID_457 + (("mamba",) if self.version < V("4.56") else ())
 
-    @property
+    @cached_property
     def deprecated_cache_implementations(self) -> tuple[str, ...]:
         """Accepted, but generate logs a deprecation when it builds a cache from them (4.57.6 already does,
         generation/utils.py `_prepare_cache_for_generation`; checked by the oracle)."""
@@ -226,7 +230,7 @@ class Target:
         return (f"Using `cache_implementation='{value}' is deprecated{removal}. Please only use one of "
                 "('static', 'offloaded_static'), and the layer structure will be inferred automatically.")
 
-    @property
+    @cached_property
     def tuple_cache_message(self) -> str:
         """The ValueError for a legacy tuple cache (5.0+; 4.x converts it with a deprecation warning)."""
         what = "for `cache`" if self.unified_cache_keyword else "of `past_key_values`"

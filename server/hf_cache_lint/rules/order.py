@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from hf_cache_lint.engine.analysis import GenerateCall, Keyword, ModelInfo
 from hf_cache_lint.engine.keywords import CACHE_KEYWORDS
-from hf_cache_lint.engine.versions import Target
+from hf_cache_lint.engine.versions import REMOVED_GENERATE_KEYWORDS, Target
 from hf_cache_lint.rules.common import accepts
 
 # Keywords generate consumes itself, GenerationConfig fields, and inputs every model's forward takes:
@@ -60,8 +60,9 @@ def misspelled(call: GenerateCall) -> list[tuple[Keyword, str]]:
 def removed_keywords(target: Target, call: GenerateCall) -> list[tuple[Keyword, str]]:
     """Written keywords the target version removed from generate, each with the release that removed it
     (a None value passes `_validate_model_kwargs`)."""
-    return [(kw, removed) for kw in call.keywords
-            if kw.value_text != "None" and (removed := target.removed_keyword(kw.name)) is not None]
+    # The table's membership first (a dict lookup): the method call is asked only of the few names it holds.
+    return [(kw, removed) for kw in call.keywords if kw.name in REMOVED_GENERATE_KEYWORDS
+            and kw.value_text != "None" and (removed := target.removed_keyword(kw.name)) is not None]
 
 
 def rejected_generate_kwargs(call: GenerateCall) -> Keyword | None:

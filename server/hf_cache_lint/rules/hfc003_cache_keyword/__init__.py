@@ -53,22 +53,21 @@ class CacheKeyword(Rule):
     def problems(self, analysis: Analysis, call: GenerateCall) -> Iterator[_Problem]:
         target = analysis.context.target
         model = call.model.class_name or "this model"
-        args = {a.keyword: a for a in call.cache_args}
         for arg in call.cache_args:
-            kw = written_cache_keyword(call, arg)
-            maybe = arg.kind == "unknown" or arg.condition is not None
             if keyword_rejected(target, call, arg.keyword):
                 if arg.kind == "none":
                     continue  # a None value passes `_validate_model_kwargs`
+                maybe = arg.kind == "unknown" or arg.condition is not None
                 expected = target.cache_keyword(call.model.class_name)
                 runtime = unused_kwargs_message([arg.keyword])
                 message = (f"transformers {target} takes the cache of {model} as `{expected}=`, not "
                            f"`{arg.keyword}=`; generate raises {runtime}")
                 if maybe:
                     message += f" This happens only if {arg.condition or 'the value'} is not None."
-                yield _Problem("rejected", arg.keyword, arg.span, kw, Severity.WARNING if maybe else Severity.ERROR,
-                               message, runtime)
-            elif target.unified_cache_keyword and arg.keyword in _OLD_NAMES and "cache" in args:
+                yield _Problem("rejected", arg.keyword, arg.span, written_cache_keyword(call, arg),
+                               Severity.WARNING if maybe else Severity.ERROR, message, runtime)
+            elif target.unified_cache_keyword and arg.keyword in _OLD_NAMES \
+                    and any(a.keyword == "cache" for a in call.cache_args):
                 # Both names: 5.24 keeps `cache=` and drops the old one (deprecate_kwarg), so the cache given
                 # under the old name is silently lost. An old name alone only warns: HFC006's business.
                 owner = f"{call.model.class_name or '<model class>'}.generate"
@@ -76,7 +75,8 @@ class CacheKeyword(Rule):
                            f"`cache=...` and ignoring deprecated `{arg.keyword}=...`.")
                 message = (f"`{arg.keyword}=` and `cache=` are both given: transformers {target} uses `cache=` "
                            f"and ignores `{arg.keyword}=`, with a FutureWarning")
-                yield _Problem("both", arg.keyword, arg.span, kw, Severity.WARNING, message, runtime)
+                yield _Problem("both", arg.keyword, arg.span, written_cache_keyword(call, arg), Severity.WARNING,
+                               message, runtime)
         assistant = next((k for k in call.keywords if k.name == "assistant_model" and k.value_text != "None"), None)
         if assistant is not None and is_mamba_family(call.model.class_name) and not kwargs_rejected(target, call):
             runtime = ("ValueError: assisted generation is not supported with stateful models, such as "

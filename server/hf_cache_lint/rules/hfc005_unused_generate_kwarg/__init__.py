@@ -44,29 +44,32 @@ class UnusedGenerateKwarg(Rule):
         for call in analysis.calls:
             if ci_rejected(target, call):
                 continue  # the invalid `cache_implementation` is raised first (HFC004)
-            error = unused_kwargs_message(self.unused_names(analysis, call))
-            for kw, meant in misspelled(call):
+            typos, removed_ones, gk = misspelled(call), removed_keywords(target, call), rejected_generate_kwargs(call)
+            if not typos and not removed_ones and gk is None:
+                continue  # nothing to report on this call: its error message is never read
+            error = unused_kwargs_message(self.unused_names(analysis, call, typos, removed_ones, gk))
+            for kw, meant in typos:
                 right = target.cache_keyword(call.model.class_name) if meant in CACHE_KEYWORDS else meant
                 message = (f"`{kw.name}=` is not an argument of generate (a typo of `{right}`?); transformers "
                            f"{target} raises {error}")
                 yield self.finding(analysis, call, kw, message, error, tuple(self.rename(analysis, call, kw, right)))
-            for kw, removed in removed_keywords(target, call):
+            for kw, removed in removed_ones:
                 message = (f"`{kw.name}=` was removed from generate in transformers {removed}; transformers "
                            f"{target} raises {error}")
                 yield self.finding(analysis, call, kw, message, error, tuple(self.remove(analysis, call, kw)))
-            gk = rejected_generate_kwargs(call)
             if gk is not None:
                 message = ("the text-generation pipeline passes unknown keywords to generate as they are, so "
                            f"`generate_kwargs=` reaches generate itself; transformers {target} raises {error}")
                 yield self.finding(analysis, call, gk, message, error, tuple(self.unpack(analysis, call, gk)))
 
-    def unused_names(self, analysis: Analysis, call: GenerateCall) -> list[str]:
-        """Every keyword of the call the real error lists, in call order."""
+    def unused_names(self, analysis: Analysis, call: GenerateCall, typos: list[tuple[Keyword, str]],
+                     removed: list[tuple[Keyword, str]], gk: Keyword | None) -> list[str]:
+        """Every keyword of the call the real error lists, in call order (`typos`, `removed`, `gk`: the call's
+        misspelled and removed keywords and its pipeline's `generate_kwargs=`, as `check` found them)."""
         target = analysis.context.target
-        typos = {kw.name for kw, _ in misspelled(call)} | {kw.name for kw, _ in removed_keywords(target, call)}
-        gk = rejected_generate_kwargs(call)
+        names = {kw.name for kw, _ in typos} | {kw.name for kw, _ in removed}
         return [kw.name for kw in call.keywords
-                if kw.name in typos or (gk is not None and kw is gk)
+                if kw.name in names or (gk is not None and kw is gk)
                 or (kw.value_text != "None" and keyword_rejected(target, call, kw.name))]
 
     def finding(self, analysis: Analysis, call: GenerateCall, kw: Keyword, message: str, error: str,
