@@ -60,15 +60,34 @@ def test_short_document_idle_engine_runs_on_the_loop(ls: tuple[HfCacheLintServer
     assert ran == ["loop"] and "HFC001" in codes(results)
 
 
-def test_busy_engine_or_held_unit_keeps_the_thread(ls: tuple[HfCacheLintServer, list[str]]) -> None:
+def test_busy_engine_or_held_unit_keeps_the_thread(ls: tuple[HfCacheLintServer, list[str]],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     server, ran = ls
     release = threading.Event()
+    real_submit = server.engine.submit
+    queued: list[asyncio.Event] = []
+
+    def submit(fn: Any, /, *args: Any, **kwargs: Any) -> Any:
+        future = real_submit(fn, *args, **kwargs)
+        if fn == server._analyse:  # results_for's run, handed to the engine thread (on the loop thread)
+            queued.pop().set()
+        return future
+
+    monkeypatch.setattr(server.engine, "submit", submit)
+
+    async def submitted(task: asyncio.Future[Any]) -> None:
+        """Wait until `task` handed its run to the engine thread, or fail if it finished without."""
+        event = asyncio.Event()
+        queued.append(event)
+        waiter = asyncio.ensure_future(event.wait())
+        await asyncio.wait((waiter, task), return_when=asyncio.FIRST_COMPLETED)
+        assert waiter.done(), "results_for finished without queueing a run on the engine thread"
 
     async def go() -> tuple[list[str], list[str]]:
         blocker = server.engine.submit(release.wait)  # a fix verification, say, still running
         assert not server.engine.idle
         task = asyncio.ensure_future(server.results_for(unit(CODE)))
-        await asyncio.sleep(0)  # results_for submitted its run: it waits behind the blocker
+        await submitted(task)  # its run waits behind the blocker
         assert ran == [] and not task.done()
         release.set()
         first = codes(await task)
@@ -76,7 +95,7 @@ def test_busy_engine_or_held_unit_keeps_the_thread(ls: tuple[HfCacheLintServer, 
         assert server.engine.idle
         with server.unit_lock(unit(CODE).uri):  # the unit's run is going on elsewhere (an upgrade report)
             task = asyncio.ensure_future(server.results_for(unit(CODE, version=2)))
-            await asyncio.sleep(0)
+            await submitted(task)  # queued on the engine thread, not run on the loop under another's lock
         return first, codes(await task)
 
     first, second = asyncio.run(go())
