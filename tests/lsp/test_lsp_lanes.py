@@ -65,31 +65,32 @@ def test_busy_engine_or_held_unit_keeps_the_thread(ls: tuple[HfCacheLintServer, 
     server, ran = ls
     release = threading.Event()
     real_submit = server.engine.submit
-    queued: list[asyncio.Event] = []
+    queued = asyncio.Event()  # binds to asyncio.run's loop at its first wait (Python >= 3.10)
 
     def submit(fn: Any, /, *args: Any, **kwargs: Any) -> Any:
         future = real_submit(fn, *args, **kwargs)
         if fn == server._analyse:  # results_for's run, handed to the engine thread (on the loop thread)
-            queued.pop().set()
+            queued.set()
         return future
 
     monkeypatch.setattr(server.engine, "submit", submit)
 
     async def submitted(task: asyncio.Future[Any]) -> None:
         """Wait until `task` handed its run to the engine thread, or fail if it finished without."""
-        event = asyncio.Event()
-        queued.append(event)
-        waiter = asyncio.ensure_future(event.wait())
+        queued.clear()
+        waiter = asyncio.ensure_future(queued.wait())
         await asyncio.wait((waiter, task), return_when=asyncio.FIRST_COMPLETED)
         assert waiter.done(), "results_for finished without queueing a run on the engine thread"
 
     async def go() -> tuple[list[str], list[str]]:
         blocker = server.engine.submit(release.wait)  # a fix verification, say, still running
-        assert not server.engine.idle
-        task = asyncio.ensure_future(server.results_for(unit(CODE)))
-        await submitted(task)  # its run waits behind the blocker
-        assert ran == [] and not task.done()
-        release.set()
+        try:  # a failed assertion must not leave the engine thread blocked: exit would wait on it forever
+            assert not server.engine.idle
+            task = asyncio.ensure_future(server.results_for(unit(CODE)))
+            await submitted(task)  # its run waits behind the blocker
+            assert ran == [] and not task.done()
+        finally:
+            release.set()
         first = codes(await task)
         blocker.result()
         assert server.engine.idle
