@@ -72,7 +72,7 @@ def find_tree(explicit: str | None) -> Path:
             return (preferred or found)[-1].parent
     bench = ROOT / ".cache" / "bench"
     unpacked = bench / f"transformers-{VERSION}"
-    if not (unpacked / "transformers").is_dir():
+    if not (unpacked / "transformers" / "__init__.py").is_file():  # absent, or a partial folder from an older run
         bench.mkdir(parents=True, exist_ok=True)
         wheel = bench / f"transformers-{VERSION}-py3-none-any.whl"
         if not wheel.exists():

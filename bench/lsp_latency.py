@@ -71,8 +71,10 @@ def generation_utils() -> Path:
         subprocess.run([sys.executable, "-m", "pip", "download", f"transformers=={TRANSFORMERS}", "--no-deps",
                         "-d", str(CACHE / "bench")], check=True)
         wheel = next((CACHE / "bench").glob(f"transformers-{TRANSFORMERS}-*.whl"))
+        # The whole package, as bench_cli.py unpacks it into the same folder: a lone utils.py there would be
+        # taken by bench_cli.py for the tree and linted as a 1-file "transformers".
         with zipfile.ZipFile(wheel) as zf:
-            zf.extract("transformers/generation/utils.py", target)
+            zf.extractall(target)
     return utils
 
 
