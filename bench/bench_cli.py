@@ -35,9 +35,10 @@ import subprocess
 import sys
 import tempfile
 import time
-import zipfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from transformers_wheel import unpacked_transformers
 
 ROOT = Path(__file__).resolve().parent.parent
 VERSION = "5.24.0"
@@ -70,17 +71,7 @@ def find_tree(explicit: str | None) -> Path:
                      {d.name for d in p.parent.parent.glob("transformers-*.dist-info")}]
         if preferred or found:
             return (preferred or found)[-1].parent
-    bench = ROOT / ".cache" / "bench"
-    unpacked = bench / f"transformers-{VERSION}"
-    if not (unpacked / "transformers" / "__init__.py").is_file():  # absent, or a partial folder from an older run
-        bench.mkdir(parents=True, exist_ok=True)
-        wheel = bench / f"transformers-{VERSION}-py3-none-any.whl"
-        if not wheel.exists():
-            subprocess.run([sys.executable, "-m", "pip", "download", f"transformers=={VERSION}", "--no-deps",
-                            "--only-binary=:all:", "-d", str(bench), "-q"], check=True)
-        with zipfile.ZipFile(wheel) as zf:
-            zf.extractall(unpacked)
-    return unpacked / "transformers"
+    return unpacked_transformers(VERSION)
 
 
 def count_files(tree: Path) -> tuple[int, int]:

@@ -24,9 +24,10 @@ import subprocess
 import sys
 import tempfile
 import time
-import zipfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from transformers_wheel import unpacked_transformers
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / ".cache"
@@ -64,18 +65,7 @@ def generation_utils() -> Path:
     """transformers' generation/utils.py as text: the oracle's tree, else the wheel unzipped (never imported)."""
     for candidate in sorted((CACHE / "oracle").glob("tf-*/transformers/generation/utils.py"), reverse=True):
         return candidate
-    target = CACHE / "bench" / f"transformers-{TRANSFORMERS}"
-    utils = target / "transformers" / "generation" / "utils.py"
-    if not utils.exists():
-        (CACHE / "bench").mkdir(parents=True, exist_ok=True)
-        subprocess.run([sys.executable, "-m", "pip", "download", f"transformers=={TRANSFORMERS}", "--no-deps",
-                        "-d", str(CACHE / "bench")], check=True)
-        wheel = next((CACHE / "bench").glob(f"transformers-{TRANSFORMERS}-*.whl"))
-        # The whole package, as bench_cli.py unpacks it into the same folder: a lone utils.py there would be
-        # taken by bench_cli.py for the tree and linted as a 1-file "transformers".
-        with zipfile.ZipFile(wheel) as zf:
-            zf.extractall(target)
-    return utils
+    return unpacked_transformers(TRANSFORMERS) / "generation" / "utils.py"
 
 
 @dataclass
