@@ -1,11 +1,14 @@
 """Benchmark `hf-cache-lint check` against `ruff check` on the transformers source tree (not a test).
 
     python bench/bench_cli.py [--rounds N] [--tree DIR] [--ruff-rules F|all|default] [--jobs N]
-                              [--mode cold|warm|pool] [--breakdown N] [--before CHECKOUT] [--workers N]
+                              [--mode cold|warm|pool|floor] [--breakdown N] [--before CHECKOUT] [--workers N]
 
 --mode cold (default): ours with --no-cache against `ruff check --no-cache`; warm: ours answering from a
 primed result cache (HF_CACHE_LINT_CACHE_DIR in a temporary folder) against the same cold Ruff; pool:
-ours with the default pool sizing against ours with --jobs 1 (both --no-cache), the "never slower" check.
+ours with the default pool sizing against ours with --jobs 1 (both --no-cache), the "never slower" check;
+floor: ours cold and Ruff, with the stages of bench/cli_floor.py in the same rounds (the least a CPython tool of
+our design does: read the tree, prefilter, compile what the prefilter passes, `ast.parse` what our gate passes),
+each against Ruff.
 
 The tree: --tree, else a transformers package in an oracle venv under .cache/oracle, else
 .cache/bench/transformers-<V>/transformers unpacked from the wheel (`pip download`, never imported).
@@ -114,6 +117,30 @@ def summarise(tool: str, argv: list[str], samples: list[Sample], files: int) -> 
     return Summary(tool, argv, round(med, 3), round(min(s.wall_s for s in samples), 3), round(files / med, 1),
                    round(max(s.peak_rss_mib for s in samples), 1),
                    round(statistics.median(s.cpu_s for s in samples), 2))
+
+
+def gated_files(tree: Path) -> list[str]:
+    """The absolute paths of the files our prefilter and gate pass to the engine (as the CLI asks them)."""
+    sys.path.insert(0, str(ROOT / "server"))
+    from hf_cache_lint.checking.source import keyword_matters
+    from hf_cache_lint.cli_support.discovery import discover
+    from hf_cache_lint.cli_support.gitignore import PathSpec
+    from hf_cache_lint.engine.collector import gc_paused
+    from hf_cache_lint.engine.context import Context
+    from hf_cache_lint.engine.gate import cannot_hold_finding
+    from hf_cache_lint.engine.prefilter import code_hits, might_use_removed_api
+    from hf_cache_lint.engine.text import decode_source
+
+    passed = []
+    for f in discover([str(tree)], PathSpec(), tree).files:
+        text = decode_source(f.path.read_bytes())
+        removed = might_use_removed_api(text)
+        if not removed and not code_hits(text, 1):
+            continue
+        with gc_paused():
+            if not cannot_hold_finding(text, f.display, Context(workspace=tree), keyword_matters, removed):
+                passed.append(str(f.path.resolve()))
+    return passed
 
 
 def breakdown(tree: Path, limit: int) -> dict[str, float]:
@@ -273,7 +300,7 @@ def main() -> int:
     ap.add_argument("--tree", help="folder to lint (default: a transformers package, see above)")
     ap.add_argument("--ruff-rules", choices=("F", "all", "default"), default="F")
     ap.add_argument("--jobs", type=int, default=0, help="our --jobs (0: sized from the work, at most one per CPU)")
-    ap.add_argument("--mode", choices=("cold", "warm", "pool"), default="cold")
+    ap.add_argument("--mode", choices=("cold", "warm", "pool", "floor"), default="cold")
     ap.add_argument("--breakdown", type=int, metavar="N", default=0,
                     help="also time the phases of our check in-process over the first N files")
     ap.add_argument("--workers", type=int, metavar="N", default=0,
@@ -304,6 +331,14 @@ def main() -> int:
     if args.mode == "pool":
         yardstick = ("ours --jobs 1", [*base, "--jobs", "1", "--no-cache", target])
     before_env = None if not args.before else dict(env, PYTHONPATH=str(Path(args.before).resolve() / "server"))
+    extra = [] if before_env is None else [("before", ours, before_env)]
+    if args.mode == "floor":
+        listed = Path(cache_dir) / "gated.txt"
+        listed.write_text("\n".join(gated_files(tree)) + "\n")
+        floor = [sys.executable, str(ROOT / "bench" / "cli_floor.py")]
+        extra += [(f"floor {stage}", [*floor, stage, target, *(["--parse-only", str(listed)] if stage == "gated"
+                                                               else [])], env)
+                  for stage in ("bytes", "read", "compile", "parse", "gated")]
     if args.mode == "warm":
         # Prime the cache for each checkout measured (their entries differ: the tool's files are in the key),
         # so that the first round is warm for both.
@@ -316,8 +351,7 @@ def main() -> int:
                                  "python": platform.python_version(), "ruff_rules": args.ruff_rules,
                                  "mode": args.mode}
     if args.rounds > 0:
-        before = None if before_env is None else ("before", ours, before_env)
-        result.update(race(args.rounds, files, ("hf-cache-lint", ours), yardstick, cwd, env, before))
+        result.update(race(args.rounds, files, ("hf-cache-lint", ours), yardstick, cwd, env, extra))
     shutil.rmtree(cache_dir, ignore_errors=True)
     if args.breakdown:
         result["breakdown"] = breakdown(tree, args.breakdown)
@@ -330,27 +364,28 @@ def main() -> int:
 
 
 def race(rounds: int, files: int, a_cmd: tuple[str, list[str]], b_cmd: tuple[str, list[str]], cwd: Path,
-         env: dict[str, str], before: tuple[str, list[str], dict[str, str]] | None = None) -> dict[str, object]:
-    """Alternate the commands `rounds` times (`before`, with its own environment, first in each round when
-    given); print and return the summaries and the ratios (medians of the per-round wall ratios)."""
-    cmds = [(a_cmd[0], a_cmd[1], env), (b_cmd[0], b_cmd[1], env)]
-    if before is not None:
-        cmds.insert(0, before)
+         env: dict[str, str], extra: list[tuple[str, list[str], dict[str, str]]] | None = None) -> dict[str, object]:
+    """Alternate the commands `rounds` times (each of `extra`, with its own environment, first in each round:
+    `before`, the floors); print and return the summaries and the ratios (medians of the per-round wall ratios):
+    ours against the yardstick, ours against `before`, and each of `extra` against the yardstick."""
+    extra = extra or []
+    cmds = [*extra, (a_cmd[0], a_cmd[1], env), (b_cmd[0], b_cmd[1], env)]
     samples: dict[str, list[Sample]] = {tool: [] for tool, _, _ in cmds}
     ratios: dict[str, list[float]] = {}
-    pairs = [(a_cmd[0], b_cmd[0])] + ([(a_cmd[0], before[0]), (before[0], b_cmd[0])] if before else [])
+    pairs = [(a_cmd[0], b_cmd[0])] + [(a_cmd[0], e[0]) for e in extra if e[0] == "before"] \
+        + [(e[0], b_cmd[0]) for e in extra]
     for i in range(rounds):
         for tool, argv, tool_env in cmds:
             s = measure(argv, cwd, tool_env)
             samples[tool].append(s)
-            print(f"  round {i + 1}: {tool:<13} {s.wall_s:7.2f} s  CPU {s.cpu_s:7.2f} s  "
+            print(f"  round {i + 1}: {tool:<14} {s.wall_s:7.2f} s  CPU {s.cpu_s:7.2f} s  "
                   f"peak RSS {s.peak_rss_mib:7.1f} MiB", flush=True)
         for x, y in pairs:
             ratios.setdefault(f"{x}/{y}", []).append(samples[x][-1].wall_s / samples[y][-1].wall_s)
     summaries = {tool: summarise(tool, argv, samples[tool], files) for tool, argv, _ in cmds}
-    print(f"\n{'tool':<14}{'median s':>10}{'min s':>9}{'files/s':>10}{'CPU s':>9}{'peak RSS MiB':>14}")
+    print(f"\n{'tool':<16}{'median s':>10}{'min s':>9}{'files/s':>10}{'CPU s':>9}{'peak RSS MiB':>14}")
     for s in summaries.values():
-        print(f"{s.tool:<14}{s.median_s:>10.2f}{s.min_s:>9.2f}{s.files_per_s:>10.1f}{s.median_cpu_s:>9.2f}"
+        print(f"{s.tool:<16}{s.median_s:>10.2f}{s.min_s:>9.2f}{s.files_per_s:>10.1f}{s.median_cpu_s:>9.2f}"
               f"{s.peak_rss_mib:>14.1f}")
     for x, y in pairs:
         print(f"ratio {x}/{y}: {statistics.median(ratios[f'{x}/{y}']):.2f}x (median of per-round wall ratios), "
@@ -359,8 +394,8 @@ def race(rounds: int, files: int, a_cmd: tuple[str, list[str]], b_cmd: tuple[str
         "ratio": round(statistics.median(ratios[f"{a_cmd[0]}/{b_cmd[0]}"]), 3), "ours": asdict(summaries[a_cmd[0]]),
         "yardstick": asdict(summaries[b_cmd[0]]), "load_after": os.getloadavg(),
         "ratios": {k: round(statistics.median(v), 3) for k, v in ratios.items()}}
-    if before is not None:
-        out["before"] = asdict(summaries[before[0]])
+    for tool, _, _ in extra:
+        out[tool] = asdict(summaries[tool])
     return out
 
 
