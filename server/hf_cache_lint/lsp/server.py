@@ -11,7 +11,7 @@ import os
 import sys
 import threading
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -221,7 +221,8 @@ class HfCacheLintServer(LanguageServer):
                     lock := self.unit_lock(unit.uri)).acquire(blocking=False):
                 try:  # here, at once (INLINE_DOCUMENT_CHARS): awaiting the done future below does not yield
                     future = loop.create_future()
-                    future.set_result(self._analysed(unit, config))
+                    with _collection_deferred(loop):
+                        future.set_result(self._analysed(unit, config))
                 finally:
                     lock.release()
             else:
@@ -316,6 +317,29 @@ class HfCacheLintServer(LanguageServer):
     def pull_diagnostics(self) -> bool:
         """Like ruff and pylance: pull when the client can, else push (Neovim 0.7, eglot, ALE)."""
         return self.supports("text_document.diagnostic")
+
+
+@contextlib.contextmanager
+def _collection_deferred(loop: asyncio.AbstractEventLoop) -> Iterator[None]:
+    """No cyclic collection from here until this loop step is over: the caller publishes the results in the same
+    step, and the young-generation collection the check's allocations made due (~0.4 ms of a 2.6 ms keystroke on
+    the 100-line script, bench/lsp_latency.py) then runs after the diagnostics are out, not before. As
+    engine/collector.py's `gc_paused`: only turned back on by whoever found it on."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        loop.call_soon(_collect_young)
+
+
+def _collect_young() -> None:
+    due = gc.get_count()[0] > gc.get_threshold()[0]
+    gc.enable()
+    if due:
+        gc.collect(0)
 
 
 def _forget_tree(path: str) -> None:

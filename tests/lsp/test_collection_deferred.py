@@ -1,0 +1,69 @@
+"""The inline check's collection deferred past the publish (lsp/server.py `_collection_deferred`): the collector
+always comes back on, in the next loop step, and only when the block found it on.
+
+In-process, on a plain asyncio loop: the pytest-lsp suite drives the real server for the rest.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+from collections.abc import Iterator
+
+import pytest
+
+from hf_cache_lint.lsp.server import _collection_deferred
+
+
+@pytest.fixture
+def collector_on() -> Iterator[None]:
+    was = gc.isenabled()
+    gc.enable()
+    yield
+    if was:
+        gc.enable()
+    else:
+        gc.disable()
+
+
+async def _next_step() -> None:
+    await asyncio.sleep(0)  # one loop iteration: the callbacks call_soon queued before it have run
+
+
+def test_off_in_the_block_and_in_its_loop_step_then_on_with_the_due_collection_done(collector_on: None) -> None:
+    async def run() -> tuple[bool, bool, bool, int]:
+        loop = asyncio.get_running_loop()
+        with _collection_deferred(loop):
+            inside = gc.isenabled()
+            garbage = [[i] for i in range(10 * gc.get_threshold()[0])]  # makes a young collection due
+            del garbage
+        after_block = gc.isenabled()
+        await _next_step()
+        return inside, after_block, gc.isenabled(), gc.get_count()[0]
+
+    inside, after_block, after_step, young = asyncio.run(run())
+    assert (inside, after_block, after_step) == (False, False, True)
+    assert young < gc.get_threshold()[0]
+
+
+def test_an_error_in_the_block_still_turns_it_back_on(collector_on: None) -> None:
+    async def run() -> bool:
+        loop = asyncio.get_running_loop()
+        with pytest.raises(RuntimeError), _collection_deferred(loop):
+            raise RuntimeError("the check failed")
+        await _next_step()
+        return gc.isenabled()
+
+    assert asyncio.run(run()) is True
+
+
+def test_found_off_it_is_left_off_for_whoever_turned_it_off(collector_on: None) -> None:
+    async def run() -> bool:
+        loop = asyncio.get_running_loop()
+        gc.disable()  # another thread's pause (engine/collector.py gc_paused on the big-document lane)
+        with _collection_deferred(loop):
+            pass
+        await _next_step()
+        return gc.isenabled()
+
+    assert asyncio.run(run()) is False
