@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from harness import ARTIFACTS, REPO
+from install_support import readme_install  # on sys.path from harness
 
 # test_code_server.py opens the shadow workspace of tests/security (shadow_workspace.py, rawlsp.py).
 sys.path.insert(0, str(REPO / "tests" / "security"))
@@ -29,6 +30,14 @@ def artifacts(request: pytest.FixtureRequest) -> Path:
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     return folder
+
+
+@pytest.fixture(scope="session")
+def user_bin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bin folder of a fresh venv with the README's install in it: Neovim, Emacs and Vim start the server a
+    user has (`hf-cache-lint serve` from the wheel pip built), as code-server runs the one the .vsix bundles."""
+    installed, _ = readme_install(tmp_path_factory.mktemp("user-install"))
+    return installed.venv.bin
 
 
 @pytest.fixture(scope="session")

@@ -14,6 +14,9 @@ from typing import Any, NoReturn
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "tests" / "install"))  # install_support: a fresh install, a user's environment
+from install_support import user_env  # noqa: E402
+
 TOOLS = Path(os.environ.get("HFC_TOOLS", REPO / ".cache" / "tools"))
 ARTIFACTS = REPO / "tests" / "e2e" / "artifacts"
 SCENARIOS = Path(__file__).resolve().parent / "scenarios"
@@ -34,15 +37,15 @@ def require_executable(name: str) -> str:
     return found
 
 
-def server_command() -> list[str]:
-    """The language server as a plain LSP client starts it (the repo's sources, this Python)."""
-    return [sys.executable, "-m", "hf_cache_lint", "serve"]
+def server_command(bin_dir: Path) -> list[str]:
+    """The language server as the README tells other editors to start it, `hf-cache-lint serve`, from the venv
+    of a fresh install (conftest.py `user_bin`): what a user has, not the repository's sources."""
+    return [str(bin_dir / "hf-cache-lint"), "serve"]
 
 
-def server_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO / "server"), env.get("PYTHONPATH", "")) if p)
-    return env
+def server_env(bin_dir: Path) -> dict[str, str]:
+    """A user's shell after activating that venv: its bin first on PATH, none of the test run's Python paths."""
+    return user_env(bin_dir=bin_dir)
 
 
 def run_scenario(argv: Sequence[str], result: Path, env: dict[str, str], timeout: float, log: Path) -> Any:

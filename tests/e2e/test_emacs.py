@@ -1,4 +1,4 @@
-"""Emacs 28 + eglot 1.9 against `python -m hf_cache_lint serve`: diagnostic, hover, quick fix."""
+"""Emacs 28 + eglot 1.9 against `hf-cache-lint serve` from a fresh install: diagnostic, hover, quick fix."""
 
 from __future__ import annotations
 
@@ -19,14 +19,14 @@ from samples import (
 ELPA = Path("/usr/share/emacs/site-lisp/elpa")
 
 
-def test_emacs_eglot_shows_diagnostic_hover_and_applies_quick_fix(tmp_path: Path, artifacts: Path) -> None:
+def test_emacs_eglot_shows_diagnostic_hover_and_applies_quick_fix(tmp_path: Path, artifacts: Path, user_bin: Path) -> None:
     emacs = require_executable("emacs")
     if not list(ELPA.glob("eglot-*")):
         require_executable("eglot (elpa-eglot)")
     files = write_workspace(tmp_path / "ws")
     result = artifacts / "result.json"
-    env = server_env() | {
-        "HFC_SERVER_CMD": json.dumps(server_command()),
+    env = server_env(user_bin) | {
+        "HFC_SERVER_CMD": json.dumps(server_command(user_bin)),
         "HFC_FILE": str(files["conflict"]),
         "HFC_ROOT": str(files["conflict"].parent),
         "HFC_FIX_TITLE": PREFERRED_FIX,

@@ -1,4 +1,4 @@
-"""Neovim 0.7 (vim.lsp.start_client) against `python -m hf_cache_lint serve`: diagnostic, hover, quick fix."""
+"""Neovim 0.7 (vim.lsp.start_client) against `hf-cache-lint serve` from a fresh install: diagnostic, hover, quick fix."""
 
 from __future__ import annotations
 
@@ -18,15 +18,15 @@ from samples import (
 )
 
 
-def test_neovim_shows_diagnostic_hover_and_applies_quick_fix(tmp_path: Path, artifacts: Path) -> None:
+def test_neovim_shows_diagnostic_hover_and_applies_quick_fix(tmp_path: Path, artifacts: Path, user_bin: Path) -> None:
     nvim = require_executable("nvim")
     version = subprocess.run(
         [nvim, "--version"], capture_output=True, text=True, check=True
     ).stdout.splitlines()[0]
     files = write_workspace(tmp_path / "ws")
     result = artifacts / "result.json"
-    env = server_env() | {
-        "HFC_SERVER_CMD": json.dumps(server_command()),
+    env = server_env(user_bin) | {
+        "HFC_SERVER_CMD": json.dumps(server_command(user_bin)),
         "HFC_FILE": str(files["conflict"]),
         "HFC_ROOT": str(files["conflict"].parent),
         "HFC_FIX_TITLE": PREFERRED_FIX,

@@ -1,12 +1,11 @@
-"""Vim 9 + ALE against `python -m hf_cache_lint serve`: diagnostic, hover, quick fix."""
+"""Vim 9 + ALE against `hf-cache-lint serve` from a fresh install: diagnostic, hover, quick fix."""
 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
-from harness import SCENARIOS, missing, require_executable, run_scenario, server_env
+from harness import SCENARIOS, missing, require_executable, run_scenario, server_command, server_env
 from samples import (
     CONFLICT_FIXED,
     HOVER_PARTS,
@@ -20,14 +19,14 @@ from samples import (
 ALE = Path("/usr/share/vim-ale/plugin/ale.vim")
 
 
-def test_vim_ale_shows_diagnostic_hover_and_applies_quick_fix(tmp_path: Path, artifacts: Path) -> None:
+def test_vim_ale_shows_diagnostic_hover_and_applies_quick_fix(tmp_path: Path, artifacts: Path, user_bin: Path) -> None:
     vim = require_executable("vim")
     if not ALE.exists():
         missing("ALE (vim-ale)")
     files = write_workspace(tmp_path / "ws")
     result = artifacts / "result.json"
-    env = server_env() | {
-        "HFC_PYTHON": sys.executable,
+    env = server_env(user_bin) | {
+        "HFC_SERVER": server_command(user_bin)[0],
         "HFC_FILE": str(files["conflict"]),
         "HFC_ROOT": str(files["conflict"].parent),
         "HFC_FIX_TITLE": PREFERRED_FIX,

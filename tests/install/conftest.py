@@ -11,8 +11,7 @@ from install_support import (
     Built,
     Installed,
     clean_copy,
-    make_venv,
-    readme_first_command,
+    readme_install,
     require_wheelhouse,
     run_timed,
     user_env,
@@ -22,14 +21,9 @@ from install_support import (
 @pytest.fixture(scope="session")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     """A clean copy, a fresh venv, then the README's first step exactly as written, in that venv's shell."""
-    require_wheelhouse()
-    tree = clean_copy(tmp_path_factory.mktemp("clone"))
-    steps = readme_first_command(tree / "README.md")
-    venv = make_venv(tmp_path_factory.mktemp("venv") / "venv")
-    proc, seconds = run_timed(steps[0], cwd=tree, env=user_env(bin_dir=venv.bin), shell=True)
-    assert proc.returncode == 0, f"`{steps[0]}` failed in a fresh venv:\n{proc.stdout}\n{proc.stderr}"
-    FIGURES["fresh-venv install (offline wheelhouse)"] = f"{seconds:.1f}s  ({steps[0]})"
-    return Installed(tree, venv, steps)
+    done, seconds = readme_install(tmp_path_factory.mktemp("readme-install"))
+    FIGURES["fresh-venv install (offline wheelhouse)"] = f"{seconds:.1f}s  ({done.steps[0]})"
+    return done
 
 
 @pytest.fixture(scope="session")

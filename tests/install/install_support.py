@@ -115,6 +115,18 @@ class Built:
     wheel: Path
 
 
+def readme_install(scratch: Path) -> tuple[Installed, float]:
+    """A clean copy in `scratch`, a fresh venv, then the README's first step exactly as written, in that venv's
+    shell: what a new user has after installing (and the seconds the install took)."""
+    require_wheelhouse()
+    tree = clean_copy(scratch / "clone")
+    steps = readme_first_command(tree / "README.md")
+    venv = make_venv(scratch / "venv")
+    proc, seconds = run_timed(steps[0], cwd=tree, env=user_env(bin_dir=venv.bin), shell=True)
+    assert proc.returncode == 0, f"`{steps[0]}` failed in a fresh venv:\n{proc.stdout}\n{proc.stderr}"
+    return Installed(tree, venv, steps), seconds
+
+
 def make_venv(root: Path, *, with_pip: bool = True, base: str = sys.executable) -> Venv:
     """`python -m venv` from `base` (default: the interpreter running the tests)."""
     argv = [base, "-m", "venv", str(root)] + ([] if with_pip else ["--without-pip"])

@@ -1,6 +1,6 @@
 " Vim 9 + ALE scenario for hf-cache-lint: an ALE LSP linter for the server, :ALELint until the diagnostic
 " arrives, :ALEHover, then :ALECodeAction with ALE's number prompt answered for the wanted title.
-" Inputs (env): HFC_PYTHON, HFC_INIT_OPTIONS (JSON), HFC_FILE, HFC_ROOT, HFC_FIX_TITLE, HFC_TIMEOUT_MS; output: HFC_RESULT.
+" Inputs (env): HFC_SERVER (the hf-cache-lint executable), HFC_INIT_OPTIONS (JSON), HFC_FILE, HFC_ROOT, HFC_FIX_TITLE, HFC_TIMEOUT_MS; output: HFC_RESULT.
 set nocompatible
 set runtimepath^=/usr/share/vim-ale
 let g:ale_hover_to_preview = 1
@@ -19,8 +19,8 @@ let s:timeout = str2nr($HFC_TIMEOUT_MS ==# '' ? '60000' : $HFC_TIMEOUT_MS)
 call ale#linter#Define('python', {
 \   'name': 'hfcachelint',
 \   'lsp': 'stdio',
-\   'executable': $HFC_PYTHON,
-\   'command': '%e -m hf_cache_lint serve',
+\   'executable': $HFC_SERVER,
+\   'command': '%e serve',
 \   'project_root': $HFC_ROOT,
 \   'initialization_options': json_decode($HFC_INIT_OPTIONS),
 \})
