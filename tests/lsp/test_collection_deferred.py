@@ -1,5 +1,6 @@
 """The inline check's collection deferred past the publish (lsp/server.py `_collection_deferred`): the collector
-always comes back on, in the next loop step, and only when the block found it on.
+comes back on after what the loop step queued (a pull's answer is written by such a callback), always, and only
+when the block found it on.
 
 In-process, on a plain asyncio loop: the pytest-lsp suite drives the real server for the rest.
 """
@@ -26,23 +27,28 @@ def collector_on() -> Iterator[None]:
         gc.disable()
 
 
-async def _next_step() -> None:
-    await asyncio.sleep(0)  # one loop iteration: the callbacks call_soon queued before it have run
+async def _steps(n: int) -> None:
+    for _ in range(n):
+        await asyncio.sleep(0)  # one loop iteration each
 
 
-def test_off_in_the_block_and_in_its_loop_step_then_on_with_the_due_collection_done(collector_on: None) -> None:
-    async def run() -> tuple[bool, bool, bool, int]:
+def test_off_until_the_callbacks_the_step_queued_ran_then_on_with_the_due_collection_done(
+        collector_on: None) -> None:
+    async def run() -> tuple[bool, bool, bool, bool, int]:
         loop = asyncio.get_running_loop()
+        seen_by_queued: list[bool] = []
         with _collection_deferred(loop):
             inside = gc.isenabled()
             garbage = [[i] for i in range(10 * gc.get_threshold()[0])]  # makes a young collection due
             del garbage
         after_block = gc.isenabled()
-        await _next_step()
-        return inside, after_block, gc.isenabled(), gc.get_count()[0]
+        # As a pull's answer: a callback queued once the block is over, in the same step (a task's done callback).
+        loop.call_soon(lambda: seen_by_queued.append(gc.isenabled()))
+        await _steps(3)
+        return inside, after_block, seen_by_queued == [False], gc.isenabled(), gc.get_count()[0]
 
-    inside, after_block, after_step, young = asyncio.run(run())
-    assert (inside, after_block, after_step) == (False, False, True)
+    inside, after_block, queued_saw_it_off, after, young = asyncio.run(run())
+    assert (inside, after_block, queued_saw_it_off, after) == (False, False, True, True)
     assert young < gc.get_threshold()[0]
 
 
@@ -51,7 +57,7 @@ def test_an_error_in_the_block_still_turns_it_back_on(collector_on: None) -> Non
         loop = asyncio.get_running_loop()
         with pytest.raises(RuntimeError), _collection_deferred(loop):
             raise RuntimeError("the check failed")
-        await _next_step()
+        await _steps(3)
         return gc.isenabled()
 
     assert asyncio.run(run()) is True
@@ -63,7 +69,7 @@ def test_found_off_it_is_left_off_for_whoever_turned_it_off(collector_on: None) 
         gc.disable()  # another thread's pause (engine/collector.py gc_paused on the big-document lane)
         with _collection_deferred(loop):
             pass
-        await _next_step()
+        await _steps(3)
         return gc.isenabled()
 
     assert asyncio.run(run()) is False

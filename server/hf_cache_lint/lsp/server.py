@@ -321,10 +321,12 @@ class HfCacheLintServer(LanguageServer):
 
 @contextlib.contextmanager
 def _collection_deferred(loop: asyncio.AbstractEventLoop) -> Iterator[None]:
-    """No cyclic collection from here until this loop step is over: the caller publishes the results in the same
-    step, and the young-generation collection the check's allocations made due (~0.4 ms of a 2.6 ms keystroke on
-    the 100-line script, bench/lsp_latency.py) then runs after the diagnostics are out, not before. As
-    engine/collector.py's `gc_paused`: only turned back on by whoever found it on."""
+    """No cyclic collection from here until the results are out: a push publishes in this loop step, a pull's
+    answer is written by its task's done callback, queued (call_soon) as the step ends. The young-generation
+    collection the check's allocations made due (~0.4 ms of a 2.6 ms keystroke on the 100-line script,
+    bench/lsp_latency.py) then runs after both, between keystrokes: a zero-delay timer, which the loop runs in the
+    next step after the callbacks queued before it (asyncio's `_run_once` appends due timers to the ready queue).
+    As engine/collector.py's `gc_paused`: only turned back on by whoever found it on."""
     if not gc.isenabled():
         yield
         return
@@ -332,7 +334,7 @@ def _collection_deferred(loop: asyncio.AbstractEventLoop) -> Iterator[None]:
     try:
         yield
     finally:
-        loop.call_soon(_collect_young)
+        loop.call_later(0, _collect_young)
 
 
 def _collect_young() -> None:
