@@ -331,13 +331,13 @@ def main() -> int:
     if args.mode == "pool":
         yardstick = ("ours --jobs 1", [*base, "--jobs", "1", "--no-cache", target])
     before_env = None if not args.before else dict(env, PYTHONPATH=str(Path(args.before).resolve() / "server"))
-    extra = [] if before_env is None else [("before", ours, before_env)]
+    floors: list[tuple[str, list[str]]] = []
     if args.mode == "floor":
         listed = Path(cache_dir) / "gated.txt"
         listed.write_text("\n".join(gated_files(tree)) + "\n")
         floor = [sys.executable, str(ROOT / "bench" / "cli_floor.py")]
-        extra += [(f"floor {stage}", [*floor, stage, target, *(["--parse-only", str(listed)] if stage == "gated"
-                                                               else [])], env)
+        floors = [(f"floor {stage}", [*floor, stage, target, *(["--parse-only", str(listed)] if stage == "gated"
+                                                              else [])])
                   for stage in ("bytes", "read", "compile", "parse", "gated")]
     if args.mode == "warm":
         # Prime the cache for each checkout measured (their entries differ: the tool's files are in the key),
@@ -351,7 +351,8 @@ def main() -> int:
                                  "python": platform.python_version(), "ruff_rules": args.ruff_rules,
                                  "mode": args.mode}
     if args.rounds > 0:
-        result.update(race(args.rounds, files, ("hf-cache-lint", ours), yardstick, cwd, env, extra))
+        before = None if before_env is None else ("before", ours, before_env)
+        result.update(race(args.rounds, files, ("hf-cache-lint", ours), yardstick, cwd, env, before, floors))
     shutil.rmtree(cache_dir, ignore_errors=True)
     if args.breakdown:
         result["breakdown"] = breakdown(tree, args.breakdown)
@@ -364,16 +365,19 @@ def main() -> int:
 
 
 def race(rounds: int, files: int, a_cmd: tuple[str, list[str]], b_cmd: tuple[str, list[str]], cwd: Path,
-         env: dict[str, str], extra: list[tuple[str, list[str], dict[str, str]]] | None = None) -> dict[str, object]:
-    """Alternate the commands `rounds` times (each of `extra`, with its own environment, first in each round:
-    `before`, the floors); print and return the summaries and the ratios (medians of the per-round wall ratios):
-    ours against the yardstick, ours against `before`, and each of `extra` against the yardstick."""
-    extra = extra or []
-    cmds = [*extra, (a_cmd[0], a_cmd[1], env), (b_cmd[0], b_cmd[1], env)]
+         env: dict[str, str], before: tuple[str, list[str], dict[str, str]] | None = None,
+         floors: list[tuple[str, list[str]]] | None = None) -> dict[str, object]:
+    """Alternate the commands `rounds` times (`before`, with its own environment, then the `floors`, first in each
+    round when given); print and return the summaries and the ratios (medians of the per-round wall ratios): ours
+    and each floor against the yardstick, ours against `before` and `before` against the yardstick."""
+    others = [(tool, argv, env) for tool, argv in floors or []]
+    if before is not None:
+        others.insert(0, before)
+    cmds = [*others, (a_cmd[0], a_cmd[1], env), (b_cmd[0], b_cmd[1], env)]
     samples: dict[str, list[Sample]] = {tool: [] for tool, _, _ in cmds}
     ratios: dict[str, list[float]] = {}
-    pairs = [(a_cmd[0], b_cmd[0])] + [(a_cmd[0], e[0]) for e in extra if e[0] == "before"] \
-        + [(e[0], b_cmd[0]) for e in extra]
+    pairs = [(a_cmd[0], b_cmd[0])] + ([(a_cmd[0], before[0])] if before else []) \
+        + [(tool, b_cmd[0]) for tool, _, _ in others]
     for i in range(rounds):
         for tool, argv, tool_env in cmds:
             s = measure(argv, cwd, tool_env)
@@ -394,7 +398,7 @@ def race(rounds: int, files: int, a_cmd: tuple[str, list[str]], b_cmd: tuple[str
         "ratio": round(statistics.median(ratios[f"{a_cmd[0]}/{b_cmd[0]}"]), 3), "ours": asdict(summaries[a_cmd[0]]),
         "yardstick": asdict(summaries[b_cmd[0]]), "load_after": os.getloadavg(),
         "ratios": {k: round(statistics.median(v), 3) for k, v in ratios.items()}}
-    for tool, _, _ in extra:
+    for tool, _, _ in others:
         out[tool] = asdict(summaries[tool])
     return out
 

@@ -11,9 +11,10 @@ import os
 import sys
 import threading
 import traceback
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 from urllib.parse import unquote
@@ -221,7 +222,7 @@ class HfCacheLintServer(LanguageServer):
                     lock := self.unit_lock(unit.uri)).acquire(blocking=False):
                 try:  # here, at once (INLINE_DOCUMENT_CHARS): awaiting the done future below does not yield
                     future = loop.create_future()
-                    with _collection_deferred(loop):
+                    with collection_deferred(loop):
                         future.set_result(self._analysed(unit, config))
                 finally:
                     lock.release()
@@ -319,29 +320,15 @@ class HfCacheLintServer(LanguageServer):
         return self.supports("text_document.diagnostic")
 
 
-@contextlib.contextmanager
-def _collection_deferred(loop: asyncio.AbstractEventLoop) -> Iterator[None]:
-    """No cyclic collection from here until the results are out: a push publishes in this loop step, a pull's
-    answer is written by its task's done callback, queued (call_soon) as the step ends. The young-generation
-    collection the check's allocations made due (~0.4 ms of a 2.6 ms keystroke on the 100-line script,
-    bench/lsp_latency.py) then runs after both, between keystrokes: a zero-delay timer, which the loop runs in the
-    next step after the callbacks queued before it (asyncio's `_run_once` appends due timers to the ready queue).
-    As engine/collector.py's `gc_paused`: only turned back on by whoever found it on."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        loop.call_later(0, _collect_young)
+def collection_deferred(loop: asyncio.AbstractEventLoop) -> contextlib.AbstractContextManager[None]:
+    """No cyclic collection until the results are out (engine/collector.py `gc_paused`): a push publishes in this
+    loop step, a pull's answer is written by its task's done callback, queued as the step ends. The young
+    collection the check made due (~0.4 ms of a 2.6 ms keystroke on the 100-line script, bench/lsp_latency.py)
+    then runs after both, between keystrokes: on a zero-delay timer, which the loop runs in the next step after
+    the callbacks queued before it (asyncio's `_run_once` appends due timers to the ready queue)."""
+    from hf_cache_lint.engine.collector import gc_paused  # the engine's, loaded by then: not at start-up
 
-
-def _collect_young() -> None:
-    due = gc.get_count()[0] > gc.get_threshold()[0]
-    gc.enable()
-    if due:
-        gc.collect(0)
+    return gc_paused(resume_later=partial(loop.call_later, 0))
 
 
 def _forget_tree(path: str) -> None:
