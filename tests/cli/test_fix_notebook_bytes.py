@@ -41,6 +41,13 @@ CASES = {
     "source as one string": _notebook(_cell("code", HEAD), _cell("code", CALL + "\n", as_list=False)),
     "four-space indent": _notebook(_cell("code", HEAD, indent="      "), _cell("code", CALL, indent="      ")),
     "CRLF file": _notebook(_cell("code", HEAD), _cell("code", CALL + "\n")).replace("\n ", "\r\n "),
+    # A form feed inside a line of the edited cell (PEP 8's page break), its items split at line breaks only,
+    # and an item written with escapes json.dumps would not write: both stay as they were.
+    "form feed in the edited cell": _notebook(_cell("code", HEAD), _cell("code", "x = 1\n\f\n" + CALL + "\n"))
+    .replace('"x = 1\\n"', '"x \\u003d 1\\n"'),
+    # nbformat's own split (str.splitlines) breaks at the form feed: its items stay split so.
+    "form feed split as nbformat splits": _notebook(
+        _cell("code", HEAD), _cell("code", "y = 2\f# page\n" + CALL + "\n")),
 }
 
 

@@ -15,8 +15,11 @@ from hf_cache_lint.engine import gate, prefilter
 
 REPO = Path(__file__).resolve().parents[2]
 
-_READS = r"(?<![\w.]){w}\s*(?:\[|\.\s*(?:get_max_cache_shape|max_cache_len)\b)|\bin\s+{w}\b(?!\s*[.(\[])"
-_FROM = re.compile(r"(?<![\w.])from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|(?:[^\n#;\\]|\\\r?\n)*)")
+# Between the tokens of a read: what the tokenizer skips (engine/text.py GAP: blanks, form feeds, line breaks,
+# backslash continuations), not `\s`, which also takes Unicode spaces Python rejects.
+_GAP = r"(?:[ \t\f\r\n]|\\(?:\r\n|\r|\n))*"
+_READS = r"(?<![\w.]){w}" + _GAP + r"(?:\[|\." + _GAP + r"(?:get_max_cache_shape|max_cache_len)\b)|\bin\s+{w}\b(?!\s*[.(\[])"
+_FROM = re.compile(r"(?<![\w.])from[ \t\f]+(\.*)[ \t\f]*([\w.]*)[ \t\f]+import[ \t\f]+(\([^)]*\)|(?:[^\n#;\\]|\\\r?\n)*)")
 _DROPS = re.compile(
     r"\b(?:while|assert)[\s(]*(?:not\b|True\b|False\b|None\b|\.\.\.|[-+~]?\.?\d|[bBrRuUfF]{0,2}[\"'\[{(])")
 
@@ -49,7 +52,7 @@ def _real() -> list[str]:
 @pytest.mark.parametrize("name", ["cache", "c", "past_key_values"])
 def test_reads_name_is_the_regex(name: str) -> None:
     pieces = ["cache", "c", "in", " ", "\n", "\t", "[", ".", "(", "x", "_", "get_max_cache_shape", "max_cache_len",
-              "é", "1", "\u00a0", "past_key_values", "in\u2003"]
+              "é", "1", "\u00a0", "past_key_values", "in\u2003", "\f", "\\\n"]
     pattern = re.compile(_READS.format(w=re.escape(name)))
     for text in _texts(pieces, 20000, 1) + _real():
         assert prefilter._reads_name(text, name) == (pattern.search(text) is not None), repr(text)

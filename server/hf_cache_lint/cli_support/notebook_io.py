@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from hf_cache_lint.engine.notebook import NotebookError
@@ -77,7 +77,7 @@ def _render(old_raw: str, new: str, ensure_ascii: bool) -> str:
 
     if not old_raw.startswith("["):
         return dumps(new)
-    lines = new.splitlines(keepends=True)
+    lines = _kept_items(_raw_items(old_raw), new, dumps)
     if not lines:
         return "[]"
     inner = old_raw[1:-1]
@@ -86,11 +86,43 @@ def _render(old_raw: str, new: str, ensure_ascii: bool) -> str:
     tail_m = re.search(r"\s*$", inner)
     tail = tail_m.group(0) if tail_m and inner.strip() else ""
     if not inner.strip():  # was empty: the one-line form
-        return "[" + ", ".join(dumps(x) for x in lines) + "]"
+        return "[" + ", ".join(lines) + "]"
     # The separator between items as the original wrote it (",\n    " in nbformat's layout).
     sep_m = re.search(r'"\s*(,\s*)"', inner)
     sep = sep_m.group(1) if sep_m else "," + lead if "\n" in lead else ", "
-    return "[" + lead + sep.join(dumps(x) for x in lines) + tail + "]"
+    return "[" + lead + sep.join(lines) + tail + "]"
+
+
+def _raw_items(old_raw: str) -> list[tuple[str, str]]:
+    """The items of a JSON list of strings as (value, the item's JSON text as written)."""
+    return [(json.loads(m.group(0)), m.group(0)) for m in _STRING.finditer(old_raw)]
+
+
+def _kept_items(old: list[tuple[str, str]], new: str, dumps: Callable[[str], str]) -> list[str]:
+    """The JSON texts of the items of `new`: the original items, as written, wherever the new text still
+    holds them whole at its start and its end, and the changed lines between them split after each line break.
+
+    Not `str.splitlines`, which also breaks at form feeds and other characters Python reads inside a line: a
+    cell line holding one would come back as two items (issue 33); and the items kept are the original
+    bytes, escapes and all."""
+    # The longest runs of whole items that still match, then back to a line break: an item kept must not be
+    # the start of a line that changed after it (nor the end of one that changed before it).
+    head, pos = 0, 0
+    while head < len(old) and old[head][0] and new.startswith(old[head][0], pos):
+        pos += len(old[head][0])
+        head += 1
+    while head and pos != len(new) and not new.endswith("\n", 0, pos):
+        head -= 1
+        pos -= len(old[head][0])
+    tail, end = 0, len(new)
+    while tail < len(old) - head and old[-1 - tail][0] and new.endswith(old[-1 - tail][0], pos, end):
+        end -= len(old[-1 - tail][0])
+        tail += 1
+    while tail and end != pos and not new.endswith("\n", 0, end):
+        end += len(old[len(old) - tail][0])
+        tail -= 1
+    middle = [dumps(x) for x in re.findall(r"[^\n]*\n|[^\n]+", new[pos:end])]
+    return [raw for _, raw in old[:head]] + middle + [raw for _, raw in old[len(old) - tail:]]
 
 
 class _Bad(Exception):

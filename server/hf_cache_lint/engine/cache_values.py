@@ -224,4 +224,4 @@ def _imported_cache_classes(module: Node) -> dict[str, str]:
 
 def _decoder_only_models(text: str) -> frozenset[str]:
     """Names the module binds to a decoder-only model (`X = AutoModelForCausalLM.from_pretrained(...)`)."""
-    return frozenset(re.findall(r"^[ \t]*([\w.]+)[ \t]*=[ \t]*(?:[\w.]+\.)?\w*ForCausalLM\b", text, re.MULTILINE))
+    return frozenset(re.findall(r"^[ \t\f]*([\w.]+)[ \t\f]*=[ \t\f]*(?:[\w.]+\.)?\w*ForCausalLM\b", text, re.MULTILINE))

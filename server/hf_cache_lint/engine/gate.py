@@ -75,7 +75,7 @@ _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 # lend. Anywhere in the text (after `;`, in a one-line `if`, even in a string): too many is only slower.
 # Matched where `from` stands, not after a word character or a dot (str.find, as above).
 _FROM_IMPORT = re.compile(
-    r"from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|(?:[^\n#;\\]|\\\r?\n)*)")
+    r"from[ \t\f]+(\.*)[ \t\f]*([\w.]*)[ \t\f]+import[ \t\f]+(\([^)]*\)|(?:[^\n#;\\]|\\\r?\n)*)")
 
 
 def _drops_code(text: str) -> bool:

@@ -23,15 +23,16 @@ from hf_cache_lint.engine.values import HeapObj, Value
 
 MAX_MODULE_BYTES = 2 * 1024 * 1024
 # A module whose text has none of these cannot export a model, config, cache or kwargs fact worth a parse.
-FACT_WORDS = ("from_pretrained", "generation_config", "cache_implementation", "GenerationConfig", "pipeline(",
-              "Cache(", "_key_values")
+# Words, not calls: `pipeline (` and `DynamicCache (` are calls too (what the tokenizer skips never hides one).
+FACT_WORDS = ("from_pretrained", "generation_config", "cache_implementation", "GenerationConfig", "pipeline",
+              "Cache", "_key_values")
 SKIP_ROOTS = frozenset(sys.stdlib_module_names) | {
     "transformers", "torch", "unsloth", "peft", "vllm", "mamba_ssm", "numpy", "fastapi", "flask",
     "accelerate", "datasets", "tokenizers", "huggingface_hub", "optimum", "trl",
 }
 
 
-_TOP_ASSIGN = re.compile(r"^([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*(?::[^=\n]*)?=(?!=)", re.M)
+_TOP_ASSIGN = re.compile(r"^\f*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*(?::[^=\n]*)?=(?!=)", re.M)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 
-from hf_cache_lint.engine.text import find_all
+from hf_cache_lint.engine.text import GAP, find_all, find_spaced
 from hf_cache_lint.engine.versions import REMOVED_CACHE_CLASSES
 
 # The words of docs/architecture.md's contracts; a file with none of them is never parsed.
@@ -39,7 +39,9 @@ def code_hits(text: str, limit: int) -> int:
         return 0
     hits = sorted(p for w in NEEDED if w in text for p in find_all(text, w))
     if not hits:
-        return 0
+        hits = _spaced_hits(text)  # only when the plain words are absent: rare, and a Python loop
+        if not hits:
+            return 0
     quotes = _triple_quotes(text)
     found = 0
     for p in hits:
@@ -48,6 +50,11 @@ def code_hits(text: str, limit: int) -> int:
             if found >= limit:
                 return found
     return found or int(_settled_in_code(text, hits, quotes))
+
+
+def _spaced_hits(text: str) -> list[int]:
+    """NEEDED's calls written with what the tokenizer skips inside them: `model . generate(`, `pipeline (`."""
+    return sorted(find_spaced(text, "generate", before=".") + find_spaced(text, "pipeline", after="("))
 
 
 def _triple_quotes(text: str) -> dict[str, list[int]]:
@@ -97,15 +104,16 @@ def _any_in_code_exact(text: str, hits: list[int]) -> bool:
 
 
 _IMPORT_FROM = re.compile(
-    r"(?:^|(?<=\r))[ \t]*from[ \t]+transformers(?:\.cache_utils|\.models\.mamba\.modeling_mamba)?[ \t]+import\b(?:[^\n(]*\([^)]*\)|[^\n]*)",
+    r"(?:^|(?<=\r))[ \t\f]*from[ \t\f]+transformers(?:{d}cache_utils|{d}models{d}mamba{d}modeling_mamba)?[ \t\f]+"
+    r"import\b(?:[^\n(]*\([^)]*\)|[^\n]*)".format(d=GAP + r"\." + GAP),
     re.MULTILINE)
-_ATTRIBUTE = re.compile(r"\.(?:" + "|".join(REMOVED_CACHE_CLASSES) + r")\b")
+_ATTRIBUTE = re.compile(r"\." + GAP + "(?:" + "|".join(REMOVED_CACHE_CLASSES) + r")\b")
 
 
 # A cache the code says it has (engine/cache_values.py): a generate output with return_dict_in_generate=True
 # whose cache is read, or a cache class called here and bound to a name that is then indexed, unpacked or asked.
-_RETURN_DICT = re.compile(r"return_dict_in_generate\s*=\s*True")
-_CONSTRUCTOR = re.compile(r"(?<!\w)(?:Dynamic|Static|Quantized|EncoderDecoder)Cache\(")
+_RETURN_DICT = re.compile(r"return_dict_in_generate" + GAP + "=" + GAP + "True")
+_CONSTRUCTOR = re.compile(r"(?<!\w)(?:Dynamic|Static|Quantized|EncoderDecoder)Cache[ \t\f]*\(")
 _BOUND = re.compile(r"(\w+)\s*(?::[^=]*)?=\s*(?:transformers\.)?$")  # `name =` / `name: T =` ending the text
 
 
@@ -130,7 +138,7 @@ def _reads_name(text: str, name: str) -> bool:
     as two patterns that start with a literal (so the regex engine skips ahead at C speed) and the look-behinds
     checked on what they find: the one pattern cost ~7 ms a file on transformers' modeling code."""
     word = re.escape(name)
-    for m in re.finditer(word + r"\s*(?:\[|\.\s*(?:get_max_cache_shape|max_cache_len)\b)", text):
+    for m in re.finditer(word + GAP + r"(?:\[|\." + GAP + r"(?:get_max_cache_shape|max_cache_len)\b)", text):
         i = m.start()
         if i == 0 or not (_word_char(text[i - 1]) or text[i - 1] == "."):
             return True
@@ -146,11 +154,14 @@ def might_read_removed_cache_api(text: str) -> bool:
     if ("past_key_values" in text or ".cache" in text) and \
             _said_in_code(text, [m.start() for m in _RETURN_DICT.finditer(text)]):
         return True
-    if "Cache(" not in text:
-        return False
+    calls = find_all(text, "Cache(")  # str.find: a regex alternation here costs 3x on big files
+    if not calls:
+        calls = find_spaced(text, "Cache", after="(")  # `StaticCache (...)`: rare, so only when needed
+        if not calls:
+            return False
     asked: dict[str, bool] = {}  # a name bound to several caches is looked up once
-    for pos in find_all(text, "Cache("):  # str.find: a regex alternation here costs 3x on big files
-        m = _CONSTRUCTOR.search(text, max(pos - 14, 0), pos + 6)
+    for pos in calls:
+        m = _CONSTRUCTOR.search(text, max(pos - 14, 0), text.find("(", pos) + 1)
         if m is None:
             continue
         # Only the start of the constructor's own line, at most 200 characters of it (a long line of
@@ -183,7 +194,8 @@ def _names_a_removed_class(text: str) -> bool:
 
 def might_use_removed_api(text: str) -> bool:
     """Can the text hold a use of a removed cache API (HFC007, which needs no generate call)?"""
-    if "_legacy_cache(" in text or might_read_removed_cache_api(text):
+    if "_legacy_cache(" in text or find_spaced(text, "_legacy_cache", after="(") or \
+            might_read_removed_cache_api(text):
         return True
     if not _names_a_removed_class(text):
         return False

@@ -143,17 +143,33 @@ def _imports(node: Node, target: Target, scope: _Scope) -> Iterator[RemovedApiUs
 
 
 class _Defined:
-    """The names of the functions the module defines (a user `to_legacy_cache` is not transformers'), collected
-    the first time a removed method's name is read: most modules read none, and the walk is over every node."""
+    """What the module says is not transformers': the names of the functions it defines (a user
+    `to_legacy_cache` is not transformers'), and the names it binds to classes of its own or of another
+    module (`class DynamicCache:`, `from mypkg.cache import DynamicCache`, `import mypkg`) and to what those
+    build (`c = DynamicCache()`). A removed method called on such a receiver is the project's own method, whatever
+    its name (issue 29: a project's cache classes that define `to_legacy_cache` themselves were reported once
+    imported). Collected the first time a removed method's name is read: most modules read none, and the walk
+    is over every node."""
 
     def __init__(self, module: Node) -> None:
         self.module = module
         self.names: set[str] | None = None
+        self.foreign: frozenset[str] = frozenset()
 
     def __contains__(self, name: str) -> bool:
+        self._collect()
+        assert self.names is not None
+        return name in self.names
+
+    def foreign_receiver(self, receiver: list[Node]) -> bool:
+        """Whether the receiver's first name is bound only to something that is not transformers'."""
+        self._collect()
+        return bool(receiver) and receiver[0].type == "name" and receiver[0].value in self.foreign
+
+    def _collect(self) -> None:
         if self.names is None:
             self.names = {n.value for n in _names_defined(self.module)}
-        return name in self.names
+            self.foreign = _foreign_names(self.module)
 
 
 def _chain_uses(node: Node, target: Target, scope: _Scope, guards: VersionGuards,
@@ -167,12 +183,15 @@ def _chain_uses(node: Node, target: Target, scope: _Scope, guards: VersionGuards
         receiver = kids[:i]
         if i == 1 and kids[0].type == "name" and kids[0].value in guards.modules:
             removed = target.removed_cache_class(attr)
-            if removed is not None and not _handled("attribute", attr, scope):
+            # `transformers.HybridCache = None` (a fallback in `except ImportError:`) stores, it does not read.
+            if removed is not None and not _handled("attribute", attr, scope) and \
+                    not (i == len(kids) - 1 and _is_target(node)):
                 yield RemovedApiUse("attribute", attr, "transformers", removed, span(trailer.children[1]),
                                     condition=scope.condition)
             continue
         removed = target.removed_cache_method(attr)
-        if removed is None or attr in user_methods or _handled("method", attr, scope):
+        if removed is None or attr in user_methods or _handled("method", attr, scope) or \
+                user_methods.foreign_receiver(receiver):
             continue
         if scope.condition is not None:
             # Compat code calls the removed method on a fallback branch that tests the object first
@@ -360,6 +379,42 @@ def _names_defined(module: Node) -> Iterator[Node]:
             yield node.children[1]
         if hasattr(node, "children"):
             stack.extend(node.children)
+
+
+def _foreign_names(module: Node) -> frozenset[str]:
+    """Names bound, anywhere in the module, only to classes it defines or imports from elsewhere than
+    transformers, or to what calling those returns (`c = MyCache()`)."""
+    own: set[str] = set()
+    theirs: set[str] = set()
+    calls: list[tuple[str, str]] = []  # (bound name, the called name)
+    stack = [module]
+    while stack:
+        node = stack.pop()
+        t = node.type
+        if t == "classdef":
+            own.add(node.children[1].value)
+        elif t in ("import_from", "import_name"):
+            for bound in node.get_defined_names():
+                path = node.get_path_for_name(bound)
+                root = imported_from(node) if t == "import_from" else path[0].value
+                ours = t == "import_from" and node.level == 0 and root.split(".")[0] == "transformers" or \
+                    t == "import_name" and root == "transformers"
+                (theirs if ours else own).add(bound.value)
+        elif t == "expr_stmt" and len(node.children) == 3 and node.children[0].type == "name":
+            value = node.children[2]
+            if value.type in ("power", "atom_expr") and value.children[0].type == "name" and \
+                    len(value.children) == 2 and value.children[1].type == "trailer" and \
+                    value.children[1].children[0].value == "(":
+                calls.append((node.children[0].value, value.children[0].value))
+            else:
+                theirs.add(node.children[0].value)  # bound to something else too: not only foreign
+        elif t == "param":
+            theirs.add(node.name.value)  # a parameter may hold anything a caller passes
+        if hasattr(node, "children"):
+            stack.extend(node.children)
+    built = {name for name, called in calls if called in own}
+    built -= {name for name, called in calls if called not in own}
+    return frozenset((own | built) - theirs)
 
 
 def _leaves(node: Node) -> Iterator[Node]:

@@ -57,6 +57,42 @@ def find_all(text: str, word: str) -> list[int]:
     return out
 
 
+# What the tokenizer skips between two tokens of one logical line: blanks, form feeds, and line breaks (a
+# backslash continuation, or any break inside brackets). A text scan that looks for `a.b` or `f(` must allow
+# these between the tokens, or `model . generate (...)` hides the call (issue 33).
+BLANKS = " \t\f\\\r\n"
+# The same as a regex fragment: blanks, line breaks and backslash continuations.
+GAP = r"(?:[ \t\f\r\n]|\\(?:\r\n|\r|\n))*"
+
+
+def find_spaced(text: str, word: str, before: str = "", after: str = "") -> list[int]:
+    """Offsets of `word` with `before` as the token just before it and `after` just after, across what the
+    tokenizer skips (`BLANKS`), where at least one such character stands between them: the spaced forms a
+    plain `text.find(before + word + after)` misses. The offset is that of `before` (else of `word`)."""
+    out = []
+    for i in find_all(text, word):
+        at = i
+        if before:
+            j = i - 1
+            while j >= 0 and text[j] in BLANKS:
+                j -= 1
+            if j < 0 or text[j] != before:
+                continue
+            spaced, at = j != i - 1, j
+        else:
+            spaced = False
+        if after:
+            k = i + len(word)
+            while k < len(text) and text[k] in BLANKS:
+                k += 1
+            if k >= len(text) or text[k] != after:
+                continue
+            spaced = spaced or k != i + len(word)
+        if spaced:
+            out.append(at)
+    return out
+
+
 def line_starts(text: str) -> list[int]:
     """Offsets of each line's first character (lines split on \\n, \\r\\n and \\r like parso)."""
     global _LAST_STARTS

@@ -95,6 +95,7 @@ def execute(case: dict[str, Any]) -> dict[str, Any]:
         f.write(case["source"])
     sim.SNIPPET_FILE[0] = path
     sys.argv = [path]
+    sys.path.insert(0, workdir)  # as `python snippet.py` does: the script's folder first (its modules import)
     module = types.ModuleType("__main__")
     module.__file__ = path
     sys.modules["__main__"] = module

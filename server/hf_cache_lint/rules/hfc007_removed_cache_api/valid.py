@@ -88,4 +88,19 @@ VALID: tuple[Valid, ...] = (
         + "past = out.past_key_values\nif past is not None:\n    seq_len = past[0][0].shape[2]\n",
         note="a generate call with `use_cache=False` returns no cache (`past_key_values` is None)",
     ),
+    Valid(
+        "from mycache import DynamicCache\n\n" + _LOAD
+        + "cache = DynamicCache()\nlegacy = cache.to_legacy_cache()\nagain = DynamicCache.from_legacy_cache(legacy)\n",
+        files={"mycache.py": "class DynamicCache:\n    def __init__(self):\n        self.pairs = []\n\n"
+               "    def to_legacy_cache(self):\n        return tuple(self.pairs)\n\n    @classmethod\n"
+               "    def from_legacy_cache(cls, legacy):\n        cache = cls()\n        cache.pairs = list(legacy)\n"
+               "        return cache\n"},
+        note="the project's own cache class, imported from a workspace module: its methods are its own, whatever "
+             "its name",
+    ),
+    Valid(
+        "import transformers\n\ntry:\n    from transformers import HybridCache\nexcept ImportError:  # 5.x\n"
+        "    transformers.HybridCache = None\n    HybridCache = None\n" + _LOAD,
+        note="an assignment onto the transformers module in an ImportError fallback stores, it does not read",
+    ),
 )
