@@ -44,23 +44,16 @@ from hf_cache_lint.engine.values import (
     Cond,
     ConfigState,
     Const,
-    DictState,
     Function,
     HeapObj,
-    InstanceState,
     Lazy,
-    Maybe,
-    Method,
-    ModelState,
     Output,
-    Partial,
-    PipelineState,
     Ref,
     Setting,
     Symbol,
-    TupleVal,
     Unknown,
     Value,
+    children,
 )
 
 if TYPE_CHECKING:
@@ -191,37 +184,20 @@ def same(a: object, b: object) -> bool:
 
 
 # Values and heap objects that cannot hold a function or class (no value inside them can).
-_NO_NODES = (Unknown, Const, CacheVal, Ref, Symbol, Output, Lazy, ConfigState, PipelineState)
+_NO_NODES = (Unknown, Const, CacheVal, Ref, Symbol, Output, Lazy, ConfigState)
 
 
 def _nodes(x: object) -> list[int]:
-    """id() of the function and class nodes a value or heap object holds, in order."""
+    """id() of the function and class nodes a value or heap object holds, in order (refs not followed)."""
     out: list[int] = []
     todo: list[object] = [x]
     while todo:
         v = todo.pop()
         if v is None or isinstance(v, _NO_NODES):
             continue
-        if isinstance(v, Function):
+        if isinstance(v, (Function, ClassDef)):
             out.append(id(v.node))
-            todo.extend(c for _, c in v.closure)
-        elif isinstance(v, ClassDef):
-            out.append(id(v.node))
-        elif isinstance(v, TupleVal):
-            todo.extend(v.items)
-        elif isinstance(v, Maybe):
-            todo.extend(o for o, _ in v.options)
-        elif isinstance(v, Method):
-            todo.append(v.owner)
-        elif isinstance(v, Partial):
-            todo.append(v.func)
-        elif isinstance(v, ModelState):
-            todo.append(v.generate)
-            todo.extend(a for _, a in v.aliases)
-        elif isinstance(v, DictState):
-            todo.extend(e[1] for e in v.entries)
-        elif isinstance(v, InstanceState):
-            todo.extend(a for _, a in v.attrs)
+        todo.extend(children(v))
     return out
 
 
