@@ -70,6 +70,11 @@ class Rule:
     summary: ClassVar[str]
     default_severity: ClassVar[Severity]
     docs: ClassVar[str]
+    # The fact kinds the rule's `check` reads from the Analysis (engine/screen.py's kind names, as Fixit's
+    # rules declare METADATA_DEPENDENCIES): the screen lets a text through for the enabled rules' kinds only, so
+    # a kind read and not declared here loses the rule's findings wherever no other rule reads it
+    # (tests/rules/test_registry.py checks every rule declares registered kinds).
+    reads: ClassVar[frozenset[str]]
     valid: ClassVar[tuple[Valid, ...]] = ()
     invalid: ClassVar[tuple[Invalid, ...]] = ()
     # Whether `hf-cache-lint check` runs the rule without being asked (editors always do). Off for

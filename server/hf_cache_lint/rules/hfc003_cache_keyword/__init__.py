@@ -11,6 +11,7 @@ from hf_cache_lint.engine.edits import remove_argument, rename_keyword
 from hf_cache_lint.engine.families import is_mamba_family
 from hf_cache_lint.engine.findings import Finding, Fix, Severity, Span
 from hf_cache_lint.engine.keywords import written_cache_keyword
+from hf_cache_lint.engine.screen import GENERATE_CALL
 from hf_cache_lint.engine.versions import unused_kwargs_message
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc003_cache_keyword.examples import INVALID
@@ -38,6 +39,7 @@ class CacheKeyword(Rule):
     name = "cache-keyword"
     summary = "The cache keyword of `generate()` does not fit the model class or the transformers version."
     default_severity = Severity.ERROR
+    reads = frozenset({GENERATE_CALL})
     valid = VALID
     invalid = INVALID
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from hf_cache_lint.engine.analysis import Analysis, CiValue, GenerateCall
 from hf_cache_lint.engine.findings import Edit, Finding, Fix, Related, Severity, Span
+from hf_cache_lint.engine.screen import CI_VALUE, GENERATE_CALL
 from hf_cache_lint.engine.text import line_starts, offset
 from hf_cache_lint.engine.versions import Target
 from hf_cache_lint.rules.base import Rule
@@ -43,6 +44,7 @@ class InvalidCacheImplementation(Rule):
     name = "invalid-cache-implementation"
     summary = "A `cache_implementation` value this transformers version rejects."
     default_severity = Severity.ERROR
+    reads = frozenset({GENERATE_CALL, CI_VALUE})
     valid = VALID
     invalid = INVALID
 

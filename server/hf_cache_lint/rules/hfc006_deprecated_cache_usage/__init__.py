@@ -9,6 +9,7 @@ from hf_cache_lint.engine.analysis import Analysis, CacheArg, CiValue, GenerateC
 from hf_cache_lint.engine.edits import rename_keyword
 from hf_cache_lint.engine.findings import Edit, Finding, Fix, Severity
 from hf_cache_lint.engine.keywords import written_cache_keyword
+from hf_cache_lint.engine.screen import CI_VALUE, GENERATE_CALL
 from hf_cache_lint.engine.text import line_starts, offset
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc006_deprecated_cache_usage.examples import INVALID
@@ -35,6 +36,7 @@ class DeprecatedCacheUsage(Rule):
     name = "deprecated-cache-usage"
     summary = "Cache code that works at this transformers version but is deprecated (it warns, nothing raises)."
     default_severity = Severity.HINT
+    reads = frozenset({GENERATE_CALL, CI_VALUE})
     cli_default = False
     yields_to_errors = True
     valid = VALID
