@@ -62,9 +62,9 @@ def test_a_file_the_gate_passes_is_gated_once_and_keeps_what_the_gate_read(
     real = gate.cannot_hold_finding
 
     def counting(text: str, path: str, context: Context, keyword_matters: Callable[[str], bool],
-                 removed_api: bool = False) -> bool:
+                 removed_api: bool = False, kind_names: frozenset[str] = frozenset()) -> bool:
         asked.append(path)
-        return real(text, path, context, keyword_matters, removed_api)
+        return real(text, path, context, keyword_matters, removed_api, kind_names)
 
     monkeypatch.setattr(gate, "cannot_hold_finding", counting)  # as the one screen (engine/screen.py) imports it
     ctx = Context(workspace=tmp_path)

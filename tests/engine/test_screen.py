@@ -12,14 +12,16 @@ import pytest
 
 from hf_cache_lint.checking import screening
 from hf_cache_lint.checking.source import _run_rules
-from hf_cache_lint.engine import screen as screen_module
 from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.facts import KINDS
+from hf_cache_lint.engine.facts.ci_value import KIND as CI_VALUE
+from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
 from hf_cache_lint.engine.versions import Target
 from hf_cache_lint.rules import ALL_RULES
 from hf_cache_lint.rules.base import CHECKED_VERSIONS
 from hf_cache_lint.settings import Settings
 
-_AT_GENERATE = {screen_module.GENERATE_CALL, screen_module.CI_VALUE}
+_AT_GENERATE = {GENERATE_CALL, CI_VALUE}
 
 
 def _without_generate(code: str) -> str:
@@ -63,7 +65,7 @@ def test_a_removed_api_use_in_a_manual_decode_loop_is_screened_in_without_genera
 
 
 def test_each_rule_declares_kinds_the_screen_knows() -> None:
-    known = {screen_module.GENERATE_CALL, screen_module.CI_VALUE, screen_module.REMOVED_API_USE}
+    known = set(KINDS)
     for rule in ALL_RULES:
         assert "reads" in type(rule).__dict__, f"{rule.code} declares no `reads`"
         assert rule.reads and rule.reads <= known, rule.code

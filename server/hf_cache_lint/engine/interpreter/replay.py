@@ -6,7 +6,7 @@ recorded is recorded again without running it.
 A run is recorded (`Reads`, filled by the session's hooks while it runs) with everything it read from outside
 its own locals: the module's names it looked up, the heap objects that existed before it (by id), the bodies of
 the functions and classes it ran or looked into (node, position, code), and the module-wide facts (`Facts`);
-and with everything it did: the calls and checked values it recorded, the facts after it, the functions it
+and with everything it did: the facts it recorded (of whatever kind), the facts after it, the functions it
 inlined (`called`), and its budget figures. A replay requires all of it to be equal now (values compared as
 values, plus the identity of the function and class nodes they hold: `Function` compares by name only).
 
@@ -33,7 +33,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from hf_cache_lint.engine.analysis import CiValue, GenerateCall, GuardedBlock
+from hf_cache_lint.engine.analysis import CiValue, GuardedBlock
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import Span
 from hf_cache_lint.engine.interpreter.function_keys import Key, Source
@@ -109,8 +109,7 @@ class Replay:
     ids: int
     work: int
     charges: int
-    calls: tuple[GenerateCall, ...]
-    ci_values: tuple[CiValue, ...]
+    recorded: tuple[object, ...]  # the facts it recorded, of whatever kind (engine/facts), in order
     guarded: tuple[GuardedBlock, ...]
     after: Facts
     called: tuple[Node, ...]
@@ -127,8 +126,7 @@ class _Start:
     ids: int
     work: int
     charges: int
-    calls: int
-    ci_values: int
+    recorded: int
     guarded: frozenset[GuardedBlock]
     skipped: int
 
@@ -285,8 +283,7 @@ class Replays:
         if self.first_charges is None:
             self.first_charges = s.meter.charges
         self.ids = max(self.ids, r.ids_at + r.ids)
-        s.calls.extend(r.calls)
-        s.ci_values.extend(r.ci_values)
+        s.recorded.extend(r.recorded)
         s.version_guarded.update(r.guarded)
         if r.changes_facts:  # else the session's are r.before's, which are r.after's (checked above)
             s.set_facts(r.after)
@@ -308,7 +305,7 @@ class Replays:
         self._key = key
         s.reads = Reads(s.next_id)
         self._start = _Start(s.facts(), tuple(s.module_state.names.items()), s.steps, s.next_id, s.meter.work,
-                             s.meter.charges, len(s.calls), len(s.ci_values), frozenset(s.version_guarded),
+                             s.meter.charges, len(s.recorded), frozenset(s.version_guarded),
                              len(s.skipped))
 
     def finish(self) -> None:
@@ -329,7 +326,7 @@ class Replays:
             bodies=tuple((n, k) for n in dict.fromkeys(reads.bodies) if (k := source.key(n)) != key),
             path=s.module_state.path, before=at.facts, ids_at=at.ids, steps=s.steps - at.steps,
             ids=s.next_id - at.ids, work=s.meter.work - at.work, charges=s.meter.charges - at.charges,
-            calls=tuple(s.calls[at.calls:]), ci_values=tuple(s.ci_values[at.ci_values:]),
+            recorded=tuple(s.recorded[at.recorded:]),
             guarded=tuple(s.version_guarded - at.guarded), after=(after := s.facts()), called=tuple(reads.called),
             changes_facts=after != at.facts)
 
@@ -355,3 +352,4 @@ class Replays:
 
 __all__ = ["Document", "Facts", "Reads", "Replay", "Replays", "absent", "document", "fingerprint",
            "forget_all", "keep", "same"]
+

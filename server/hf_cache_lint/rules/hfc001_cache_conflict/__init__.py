@@ -7,8 +7,8 @@ from functools import partial
 
 from hf_cache_lint.engine.analysis import Analysis, CacheArg, CacheImpl, GenerateCall
 from hf_cache_lint.engine.edits import clear_keyword, remove_argument
+from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
 from hf_cache_lint.engine.findings import Finding, Fix, Related, Severity
-from hf_cache_lint.engine.screen import GENERATE_CALL
 from hf_cache_lint.engine.versions import Target
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.common import accepts, link, source_words, where

@@ -8,10 +8,10 @@ from functools import partial
 
 from hf_cache_lint.engine.analysis import Analysis, GenerateCall, Keyword
 from hf_cache_lint.engine.edits import remove_argument, rename_keyword
+from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
 from hf_cache_lint.engine.families import is_mamba_family
 from hf_cache_lint.engine.findings import Finding, Fix, Severity, Span
 from hf_cache_lint.engine.keywords import written_cache_keyword
-from hf_cache_lint.engine.screen import GENERATE_CALL
 from hf_cache_lint.engine.versions import unused_kwargs_message
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc003_cache_keyword.examples import INVALID

@@ -9,9 +9,9 @@ from functools import partial
 
 from hf_cache_lint.engine.analysis import Analysis, GenerateCall, Keyword
 from hf_cache_lint.engine.edits import remove_argument, rename_keyword
+from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
 from hf_cache_lint.engine.findings import Edit, Finding, Fix, Severity
 from hf_cache_lint.engine.keywords import CACHE_KEYWORDS, find_keyword
-from hf_cache_lint.engine.screen import GENERATE_CALL
 from hf_cache_lint.engine.versions import REMOVED_GENERATE_KEYWORDS, unused_kwargs_message
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc005_unused_generate_kwarg.examples import INVALID

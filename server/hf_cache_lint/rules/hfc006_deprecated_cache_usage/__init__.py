@@ -7,9 +7,10 @@ from functools import partial
 
 from hf_cache_lint.engine.analysis import Analysis, CacheArg, CiValue, GenerateCall
 from hf_cache_lint.engine.edits import rename_keyword
+from hf_cache_lint.engine.facts.ci_value import KIND as CI_VALUE
+from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
 from hf_cache_lint.engine.findings import Edit, Finding, Fix, Severity
 from hf_cache_lint.engine.keywords import written_cache_keyword
-from hf_cache_lint.engine.screen import CI_VALUE, GENERATE_CALL
 from hf_cache_lint.engine.text import line_starts, offset
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc006_deprecated_cache_usage.examples import INVALID

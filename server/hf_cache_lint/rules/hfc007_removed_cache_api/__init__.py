@@ -6,9 +6,9 @@ from collections.abc import Iterable, Iterator
 from functools import partial
 
 from hf_cache_lint.engine.analysis import Analysis
+from hf_cache_lint.engine.facts.removed_api_use import KIND as REMOVED_API_USE
+from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
 from hf_cache_lint.engine.findings import Edit, Finding, Fix, Severity, Span
-from hf_cache_lint.engine.removed_api import RemovedApiUse
-from hf_cache_lint.engine.screen import REMOVED_API_USE
 from hf_cache_lint.engine.text import line_starts, offset
 from hf_cache_lint.engine.versions import REMOVED_CACHE_METHODS
 from hf_cache_lint.rules.base import Rule
