@@ -33,6 +33,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from hf_cache_lint.engine import process_state
 from hf_cache_lint.engine.analysis import CiValue, GuardedBlock
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import Span
@@ -353,3 +354,5 @@ class Replays:
 __all__ = ["Document", "Facts", "Reads", "Replay", "Replays", "absent", "document", "fingerprint",
            "forget_all", "keep", "same"]
 
+
+process_state.resettable("engine/interpreter/replay.py", "_DOCUMENTS", forget_all)
