@@ -120,25 +120,21 @@ def summarise(tool: str, argv: list[str], samples: list[Sample], files: int) -> 
 
 
 def gated_files(tree: Path) -> list[str]:
-    """The absolute paths of the files our prefilter and gate pass to the engine (as the CLI asks them)."""
+    """The absolute paths of the files the screen passes to the engine (as the CLI asks it)."""
     sys.path.insert(0, str(ROOT / "server"))
-    from hf_cache_lint.checking.source import keyword_matters
+    from hf_cache_lint.checking.screening import screen
     from hf_cache_lint.cli_support.discovery import discover
     from hf_cache_lint.cli_support.gitignore import PathSpec
     from hf_cache_lint.engine.collector import gc_paused
     from hf_cache_lint.engine.context import Context
-    from hf_cache_lint.engine.gate import cannot_hold_finding
-    from hf_cache_lint.engine.prefilter import code_hits, might_use_removed_api
     from hf_cache_lint.engine.text import decode_source
+    from hf_cache_lint.settings import Settings
 
     passed = []
     for f in discover([str(tree)], PathSpec(), tree).files:
         text = decode_source(f.path.read_bytes())
-        removed = might_use_removed_api(text)
-        if not removed and not code_hits(text, 1):
-            continue
         with gc_paused():
-            if not cannot_hold_finding(text, f.display, Context(workspace=tree), keyword_matters, removed):
+            if screen(text, f.display, Settings(), Context(workspace=tree)):
                 passed.append(str(f.path.resolve()))
     return passed
 
@@ -146,7 +142,7 @@ def gated_files(tree: Path) -> list[str]:
 def breakdown(tree: Path, limit: int) -> dict[str, float]:
     """Where our time goes, file by file in this process: read, prefilter, parse, interpret, rules."""
     sys.path.insert(0, str(ROOT / "server"))
-    from hf_cache_lint.checking.source import keyword_matters
+    from hf_cache_lint.checking.screening import keyword_matters
     from hf_cache_lint.cli_support.discovery import discover
     from hf_cache_lint.cli_support.gitignore import PathSpec
     from hf_cache_lint.engine import interp
@@ -174,7 +170,7 @@ def breakdown(tree: Path, limit: int) -> dict[str, float]:
         a = clock()
         text = decode_source(f.path.read_bytes())
         b = clock()
-        # As the CLI asks (cli_support/runner.py _clean_before_parse, as checking/source.py check_source does).
+        # The screen's two stages timed apart (engine/screen.py asks them so, for every rule enabled).
         removed, hits = might_use_removed_api(text), code_hits(text, 1)
         c = clock()
         add("read", a, b)

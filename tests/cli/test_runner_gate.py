@@ -1,5 +1,5 @@
-"""The CLI asks the prefilter and the compile gate of each file before the engine (cli_support/runner.py
-`_gate`): it must decide exactly as check_source would, record what the gate read for the result cache, leave
+"""The CLI asks the one screen (checking/screening.py over engine/screen.py: the prefilter, then the compile gate)
+of each file before the engine (cli_support/runner.py `_gate`): it must decide exactly as check_source would, record what the gate read for the result cache, leave
 the engine only the files that need a parse, and not have the engine ask the gate again."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def test_what_the_parent_rules_out_check_source_finds_clean(path: Path) -> None:
     data = path.read_bytes()
     display = path.name
     ctx = Context(workspace=path.parent)
-    gated = runner._gate(data, SourceFile(path, display), ctx)
+    gated = runner._gate(data, SourceFile(path, display), Settings(), ctx)
     assert gated is not None  # every corpus file is a .py file that decodes: the gate is asked to the end
     if gated.clean:
         assert check_source(decode_source(data), display, context=ctx) == CheckResult(display)
@@ -44,7 +44,7 @@ def test_a_gated_file_is_answered_here_with_the_modules_it_read(tmp_path: Path) 
     write(tmp_path / "helpers.py", "from transformers import pipeline\nMAX_LEN = 512\n"
                                    "pipe = pipeline('text-generation', model='gpt2')\n")
     main = write(tmp_path / "main.py", "from helpers import MAX_LEN\nout = model.generate(ids, max_length=MAX_LEN)\n")
-    gated = runner._gate(main.read_bytes(), SourceFile(main, "main.py"), Context(workspace=tmp_path))
+    gated = runner._gate(main.read_bytes(), SourceFile(main, "main.py"), Settings(), Context(workspace=tmp_path))
     assert gated is not None and gated.clean
     assert str(tmp_path / "helpers.py") in gated.noted  # a change there is a cache miss
 
@@ -56,21 +56,19 @@ def test_a_file_the_gate_passes_is_gated_once_and_keeps_what_the_gate_read(
     write(tmp_path / "helpers.py", "from transformers import AutoModelForCausalLM\n"
                                    "model = AutoModelForCausalLM.from_pretrained('gpt2')\n")
     main = write(tmp_path / "main.py", "from helpers import model\nout = model.generate(ids)\n")
-    from hf_cache_lint.checking import source
     from hf_cache_lint.engine import gate
 
     asked: list[str] = []
     real = gate.cannot_hold_finding
 
     def counting(text: str, path: str, context: Context, keyword_matters: Callable[[str], bool],
-                 removed_api: bool = False) -> bool:
+                 removed_api: bool = False, kind_names: frozenset[str] = frozenset()) -> bool:
         asked.append(path)
-        return real(text, path, context, keyword_matters, removed_api)
+        return real(text, path, context, keyword_matters, removed_api, kind_names)
 
-    monkeypatch.setattr(gate, "cannot_hold_finding", counting)  # as _gate imports it
-    monkeypatch.setattr(source, "cannot_hold_finding", counting)  # as check_source has it
+    monkeypatch.setattr(gate, "cannot_hold_finding", counting)  # as the one screen (engine/screen.py) imports it
     ctx = Context(workspace=tmp_path)
-    gated = runner._gate(main.read_bytes(), SourceFile(main, "main.py"), ctx)
+    gated = runner._gate(main.read_bytes(), SourceFile(main, "main.py"), Settings(), ctx)
     assert gated is not None and not gated.clean and str(tmp_path / "helpers.py") in gated.noted
     outcome = runner._pipeline(SourceFile(main, "main.py"), Settings(), ctx, None, False)
     assert asked == ["main.py", "main.py"]  # once by _gate above, once in the pipeline: never by the engine

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from hf_cache_lint.checking.source import check_source, keyword_matters
+from hf_cache_lint.checking.screening import keyword_matters
+from hf_cache_lint.checking.source import check_source
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import CheckResult
 from hf_cache_lint.engine.gate import cannot_hold_finding

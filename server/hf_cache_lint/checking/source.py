@@ -1,7 +1,7 @@
 """check_source: one module's text in, its findings out (the engine's facts, the rules, settings, suppressions).
 
-The steps, in order: the prefilter and the `ast` gate (engine/prefilter.py, engine/gate.py) skip text that cannot
-hold a finding; the interpreter (engine/interp.py) turns the text into an `Analysis`; every enabled rule reads
+The steps, in order: the one screen (engine/screen.py: the text prefilter, then the `ast` gate) skips text that
+cannot hold a finding of the enabled rules; the interpreter (engine/interp.py) turns the text into an `Analysis`; every enabled rule reads
 it; jedi refutes findings on receivers that are not transformers models (engine/jedi_bridge.py); a finding in a
 block under an undecidable version test becomes a Warning; deprecations under an Error step aside; the
 suppression comments (engine/suppress.py) drop what the user silenced.
@@ -15,14 +15,13 @@ from dataclasses import fields, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from hf_cache_lint.checking.screening import screen
 from hf_cache_lint.engine import interp
 from hf_cache_lint.engine.analysis import Analysis
 from hf_cache_lint.engine.collector import gc_paused
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import CheckResult, Finding, Severity
-from hf_cache_lint.engine.gate import cannot_hold_finding
 from hf_cache_lint.engine.jedi_bridge import drop_foreign
-from hf_cache_lint.engine.prefilter import code_hits, might_use_removed_api
 from hf_cache_lint.engine.suppress import is_suppressed, suppressions
 from hf_cache_lint.settings import Settings
 
@@ -50,35 +49,13 @@ def check_source(
     a keystroke needs none of them); else every story is written here, a plain string.
     """
     settings = settings or Settings()
-    hits = code_hits(text, 1)
-    # HFC007 needs no generate call (an import is enough), so a module without trigger words still goes on when
-    # it may use a removed cache API. Asked only where the answer decides something: with trigger words in an
-    # editor buffer (no gate) it would not, and its scan of the text for cache reads costs as much as the
-    # interpreter on a short script (engine/removed_api.py asks it again for HFC007 itself); the gate decides
-    # HFC007 too when it is asked.
-    gated = not incremental and use_gate
-    removed_api = might_use_removed_api(text) if not hits or gated else False
-    if not hits and not removed_api:
-        return CheckResult(path)
     with gc_paused():
         # An editor buffer keeps parso's incremental tree warm instead; the gate is for whole files. Every file
         # is asked, however often it says a trigger: the ast stage (engine/reaching.py) rules out modeling code
         # that says them everywhere (on transformers' tree 9 of the 20 files with more than 3 did not pass it).
-        if gated and cannot_hold_finding(text, path, context or Context(), keyword_matters, removed_api):
+        if not screen(text, path, settings, context, gate=not incremental and use_gate):
             return CheckResult(path)
         return _run_rules(text, path, settings, context, incremental, lazy_stories)
-
-
-@lru_cache(maxsize=4096)
-def keyword_matters(name: str) -> bool:
-    """The gate's `keyword_matters`: whether a rule may report on a generate call for the keyword `name` written
-    in it, when the call has no cache argument and no `cache_implementation`. Each rule says so itself
-    (`Rule.reads_keyword`; only HFC005 does: a misspelled keyword, one the version removed, `generate_kwargs=`
-    on a pipeline), so a new rule declares its keywords in its own package (tests/engine/test_gate.py runs
-    every rule example both ways)."""
-    from hf_cache_lint.rules import ALL_RULES  # the rules load only when a module reaches the gate
-
-    return any(rule.reads_keyword(name) for rule in ALL_RULES)
 
 
 def _run_rules(text: str, path: str, settings: Settings, context: Context | None,

@@ -126,35 +126,29 @@ class Gated:
     noted: tuple[str, ...]  # the paths the decision read (for the cache)
 
 
-def _gate(data: bytes, source: SourceFile, context: Context) -> Gated | None:
-    """The prefilter and the gate on a file's bytes (its `path` the display name, as check_data gives it);
-    None when neither was asked to the end (a notebook, too large, undecodable, or anything failed: the engine
-    then checks the file, gate included, and reports it as it would)."""
-    # The prefilter and the text helpers: only for a file the cache did not answer.
-    from hf_cache_lint.engine.prefilter import code_hits, might_use_removed_api
+def _gate(data: bytes, source: SourceFile, settings: Settings, context: Context) -> Gated | None:
+    """The screen (checking/screening.py `screen`, as check_source asks it) on a file's bytes (its `path` the
+    display name, as check_data gives it); None when it was not asked to the end (a notebook, too large,
+    undecodable, or anything failed: the engine then checks the file, screen included, and reports it as it
+    would)."""
+    from hf_cache_lint.checking.screening import screen
+    from hf_cache_lint.engine.collector import gc_paused
     from hf_cache_lint.engine.text import UndecodableError, decode_source
 
     if source.is_notebook or len(data) > MAX_BYTES:
         return None
     try:
         text = decode_source(data)
-        removed_api = might_use_removed_api(text)
-        if not removed_api and not code_hits(text, 1):
-            return Gated(True, ())
-        from hf_cache_lint.checking.source import keyword_matters  # the rules: only now
-        from hf_cache_lint.engine.collector import gc_paused
-        from hf_cache_lint.engine.gate import cannot_hold_finding
-
         # The collector off for the whole gate, as check_source has it: the parses and walks allocate a tree's
         # worth of objects, none of them in a cycle, and each pass rescans the heap (~7% of the gate's CPU on
         # transformers, on top of the pauses around its parses).
         with deps.recording() as noted, gc_paused():
-            clean = cannot_hold_finding(text, source.display, context, keyword_matters, removed_api)
+            clean = not screen(text, source.display, settings, context)
         return Gated(clean, tuple(sorted(noted)))
     except (UndecodableError, RecursionError, MemoryError):
         return None
-    except Exception:  # a bug in the gate: the engine's path reports it for this file
-        log.debug("gate failed on %s", source.display, exc_info=True)
+    except Exception:  # a bug in the screen: the engine's path reports it for this file
+        log.debug("screen failed on %s", source.display, exc_info=True)
     return None
 
 
@@ -189,7 +183,7 @@ def _pipeline(source: SourceFile, settings: Settings, context: Context, cache: R
         hit = cache.get(source.display, content, st) if cache is not None else None
         if hit is not None:
             return Outcome(hit, content, st, (), hit=True)
-    gated = _gate(data, source, context) if data is not None else None
+    gated = _gate(data, source, settings, context) if data is not None else None
     if gated is not None and gated.clean:
         return Outcome(CheckResult(source.display), content, st, gated.noted)
     result, noted = _run_job(source, data, settings, context, gated)

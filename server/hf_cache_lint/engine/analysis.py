@@ -1,16 +1,21 @@
-"""What the interpreter learned about one file: the generate calls and the values that reach them.
+"""What the engine learned about one file: its facts, by kind (engine/facts), and what the budget left out.
 
-Rules read an `Analysis`; they never walk the tree themselves for facts about values.
+Rules read an `Analysis` (`analysis.of(KIND)`); they never walk the tree themselves for facts about values. The
+fact dataclasses live each in its kind's module (engine/facts/*.py) and are re-exported here.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.facts import FactKind, T
+from hf_cache_lint.engine.facts.ci_value import CiValue
+from hf_cache_lint.engine.facts.generate_call import CacheArg, CacheImpl, GenerateCall, Keyword, ModelInfo
+from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
 from hf_cache_lint.engine.findings import Span
-from hf_cache_lint.engine.removed_api import RemovedApiUse
 
 # The fact vocabulary: every string a rule compares a fact's kind, source or location with.
 # How a `cache_implementation` reaches a call (CacheImpl.via; the words for each: rules/common.py `source_words`).
@@ -49,112 +54,6 @@ class Site:
 
 
 @dataclass(frozen=True)
-class CacheImpl:
-    """The effective `cache_implementation` at a call, and where it comes from.
-
-    `value` is the string (None is never stored: no CacheImpl means none is effective).
-    `via`: "keyword" (this call), "kwargs" (a ** dict), "generation_config" (a passed config),
-    "model" (model.generation_config), "checkpoint" (generation_config.json), "pipeline",
-    "hub-default" (the shipped table) or "wrapper" (e.g. Unsloth).
-    `condition`: the name of what it depends on when it is only set on some paths (-> Warning).
-    """
-
-    value: str
-    via: CiSource
-    site: Site | None = None
-    condition: str | None = None
-    # The branch condition when it is one, so rules can see two that exclude each other.
-    when: Branch | None = None
-    # For via "kwargs": what carried the keyword in when it is not a `**dict` written in the call
-    # ("`functools.partial`", "`Thread(kwargs=...)`", "`generate_kwargs=`"), for messages.
-    through: str | None = None
-
-
-@dataclass(frozen=True)
-class CacheArg:
-    """A cache keyword of a generate call and what its value is known to be.
-
-    `kind`: "none", "cache" (a Cache object), "tuple", "unknown" (e.g. a parameter), "other".
-    `span` is the `keyword=value` argument, or the whole call when it arrives through **kwargs.
-    """
-
-    keyword: str
-    kind: CacheKind
-    span: Span
-    via_kwargs: bool = False
-    cache_class: str | None = None
-    condition: str | None = None
-    site: Site | None = None
-    when: Branch | None = None  # as CacheImpl.when
-    origin: Site | None = None  # for a tuple: where it was made (e.g. "to_legacy_cache()")
-    through: str | None = None  # as CacheImpl.through, for `via_kwargs`
-
-
-@dataclass(frozen=True)
-class Keyword:
-    """A keyword argument written in the call itself."""
-
-    name: str
-    span: Span  # `name=value`
-    name_span: Span
-    value_span: Span
-    value_text: str
-
-
-@dataclass(frozen=True)
-class ModelInfo:
-    """What is known about the model a call runs on."""
-
-    class_name: str | None = None  # e.g. "MambaForCausalLM"; None when only "some transformers model"
-    checkpoint: str | None = None  # from_pretrained's first argument when constant
-    is_transformers: bool = True
-    wrapper: str | None = None  # e.g. "unsloth"
-    receiver_known: bool = True  # False: an unseen object's `.generate` (jedi may show it is not a model)
-    encoder_decoder: bool = False  # loaded through an encoder-decoder Auto class (AutoModelForSeq2SeqLM)
-
-
-@dataclass(frozen=True)
-class GenerateCall:
-    """One call that reaches `GenerationMixin.generate` (directly, through a pipeline or a wrapper)."""
-
-    span: Span  # the whole call expression
-    callee_span: Span  # e.g. `model.generate`
-    kind: CallKind
-    model: ModelInfo
-    keywords: tuple[Keyword, ...]
-    cache_args: tuple[CacheArg, ...]
-    cache_implementation: CacheImpl | None
-    # The in-call `cache_implementation=` keyword, when written in this call.
-    ci_keyword: Keyword | None = None
-    # Where the call was reached from when it sits in a function analysed for a specific call site.
-    via: Site | None = None
-    # Closing parenthesis position (insert point for new keywords).
-    close_paren: Span | None = None
-    # Every argument of the call in order (for removal edits that keep commas right).
-    arguments: tuple[Span, ...] = ()
-    has_star_kwargs: bool = False
-    # The pipeline task when constant ("text-generation"); None for generate calls or an unknown task.
-    task: str | None = None
-    # Whether a keyword written in this call reaches generate (False for `Thread(target=model.generate)`).
-    keywords_reach: bool = True
-    # The dict expression `cache_implementation` arrives through, when a fix can edit it: the `expr` of a
-    # `**expr` in this call, or the `kwargs=` value of the Thread that runs generate.
-    ci_spread: Span | None = None
-
-
-@dataclass(frozen=True)
-class CiValue:
-    """A `cache_implementation` value written somewhere (call, config, attribute, dict, json)."""
-
-    value: str
-    span: Span  # the string literal, quotes included
-    where: CiLocation
-    path: str | None = None
-    # For "json": the call in this file that reads the file (`from_pretrained(...)`), where a bad value raises.
-    origin: Span | None = None
-
-
-@dataclass(frozen=True)
 class Incomplete:
     """Why and where an analysis stopped short: the rest of the file was not analysed (or, for a
     statement too deeply nested to analyse, that statement only)."""
@@ -170,9 +69,8 @@ class Analysis:
     text: str
     path: str
     context: Context
-    calls: tuple[GenerateCall, ...] = ()
-    ci_values: tuple[CiValue, ...] = ()
-    removed_api: tuple[RemovedApiUse, ...] = ()  # uses of cache APIs the target no longer has (HFC007)
+    # The facts by kind name (engine/facts: the registry), each kind's in the order recorded: read with `of`.
+    facts: Mapping[str, tuple[Any, ...]] = field(default_factory=dict, hash=False)
     # Blocks under a transformers-version test the analysis cannot decide, with the test's text: a finding
     # there holds only on the versions the test admits (so it is a Warning, never an Error).
     version_guarded: tuple[GuardedBlock, ...] = ()
@@ -181,3 +79,25 @@ class Analysis:
     # skipped alone because they were too deeply nested to analyse.
     stopped: Incomplete | None = None
     skipped: tuple[Incomplete, ...] = ()
+
+    def of(self, kind: FactKind[T]) -> tuple[T, ...]:
+        """The facts of `kind` (engine/facts), in the order recorded."""
+        return self.facts.get(kind.name, ())
+
+    # The three first kinds by name, as the rules have always read them.
+    @property
+    def calls(self) -> tuple[GenerateCall, ...]:
+        return self.facts.get("generate_call", ())
+
+    @property
+    def ci_values(self) -> tuple[CiValue, ...]:
+        return self.facts.get("ci_value", ())
+
+    @property
+    def removed_api(self) -> tuple[RemovedApiUse, ...]:
+        """Uses of cache APIs the target no longer has (HFC007)."""
+        return self.facts.get("removed_api_use", ())
+
+
+__all__ = ["Analysis", "Branch", "CacheArg", "CacheImpl", "CacheKind", "CallKind", "CiLocation", "CiSource", "CiValue",
+           "GenerateCall", "GuardedBlock", "Incomplete", "Keyword", "ModelInfo", "RemovedApiUse", "Site"]

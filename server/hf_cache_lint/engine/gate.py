@@ -220,9 +220,14 @@ class _Tree:
         return self.source
 
 
+# The fact kinds (engine/facts) this gate decides with tests of its own (their `parse_names` are None); any
+# other kind is decided by its `parse_names` (`names` below).
+GATED_KINDS = frozenset({"generate_call", "ci_value", "removed_api_use"})
+
+
 def cannot_hold_finding(text: str, path: str, context: Context,
                         keyword_matters: Callable[[str], bool] = _every_keyword,
-                        removed_api: bool = False) -> bool:
+                        removed_api: bool = False, kind_names: frozenset[str] = frozenset()) -> bool:
     """True only when parsing and interpreting the module cannot record anything a rule reports on.
 
     `keyword_matters(name)`: whether a rule may report on a call that reaches generate for the keyword
@@ -230,6 +235,8 @@ def cannot_hold_finding(text: str, path: str, context: Context,
     misspelled and removed keywords); the default, every keyword, is always safe.
     `removed_api`: the text may use a removed cache API (engine/prefilter.py `might_use_removed_api`); then
     HFC007 is decided here too, on the compiled names.
+    `kind_names`: the parse names of the other fact kinds the enabled rules read (engine/facts): one of them among
+    the compiled names or string constants sends the module on.
     """
     if _sure_to_pass(text):
         return False
@@ -237,6 +244,8 @@ def cannot_hold_finding(text: str, path: str, context: Context,
     if words is None:
         return False
     names, strings = words
+    if not kind_names.isdisjoint(names) or not kind_names.isdisjoint(strings):
+        return False
     # As names only: the interpreter makes no callable or load of a string (`getattr(x, "from_pretrained")`
     # is unknown to it).
     if not SURE_IN_TEXT.isdisjoint(names):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from hf_cache_lint.engine import fast_parser, parsing
 from hf_cache_lint.engine.analysis import Analysis
 from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.facts import grouped
 from hf_cache_lint.engine.interpreter import Interpreter
 from hf_cache_lint.engine.removed_api import removed_api_uses
 
@@ -47,9 +48,7 @@ def analyse(text: str, path: str, context: Context, tree: object | None = None,
         removed = removed_api_uses(tree, text, context.target, s.guards)
     except RecursionError:  # a statement too deeply nested for its walk (the interpreter noted it)
         removed = ()
-    return Analysis(text=text, path=path, context=context, calls=tuple(s.calls),
-                    ci_values=tuple(dict.fromkeys(s.ci_values)), tree=tree,
-                    removed_api=removed,
+    return Analysis(text=text, path=path, context=context, facts=grouped((*s.recorded, *removed)), tree=tree,
                     version_guarded=tuple(sorted(s.version_guarded, key=lambda b: (b.span.start, b.span.end))),
                     stopped=s.stopped, skipped=tuple(s.skipped))
 

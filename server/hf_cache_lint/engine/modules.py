@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from hf_cache_lint.engine import deps
+from hf_cache_lint.engine import deps, process_state
 from hf_cache_lint.engine.confine import inside
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.values import HeapObj, Value
@@ -170,3 +170,6 @@ def assigns(path: Path, name: str) -> bool:
 def clear_cache() -> None:
     with _LOCK:
         _CACHE.clear()
+
+
+process_state.resettable("engine/modules.py", "_CACHE", clear_cache)

@@ -1,4 +1,5 @@
-"""Cheap first: does this text need a parse at all?
+"""Cheap first: the words a text needs to hold a finding (the first stage of the one screen, engine/screen.py,
+which alone asks it).
 
 A finding needs a call that reaches generate (`.generate`: direct, an alias, `partial`, `Thread`;
 or `pipeline(`) or a `cache_implementation` value written in this file, in code: not in a comment, a
@@ -203,7 +204,3 @@ def might_use_removed_api(text: str) -> bool:
         return True
     return _ATTRIBUTE.search(text) is not None
 
-
-def needs_analysis(text: str) -> bool:
-    """The prefilter: a generate/pipeline/cache_implementation word in code, or a removed cache API."""
-    return might_matter(text) or might_use_removed_api(text)

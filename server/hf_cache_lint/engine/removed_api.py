@@ -17,9 +17,9 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from itertools import repeat
-from typing import Literal
 
-from hf_cache_lint.engine.cache_values import CacheValue, CacheValues
+from hf_cache_lint.engine.cache_values import CacheValues
+from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse, UseKind
 from hf_cache_lint.engine.findings import Span
 from hf_cache_lint.engine.nodes import Node, code, imported_from, span
 from hf_cache_lint.engine.prefilter import might_read_removed_cache_api, might_use_removed_api
@@ -27,7 +27,6 @@ from hf_cache_lint.engine.version_guard import VersionGuards
 from hf_cache_lint.engine.versions import KEPT_IN_CACHE_UTILS, Target
 
 # "read": a removed way of reading a known cache (`name` is its key in versions.REMOVED_CACHE_READS).
-UseKind = Literal["import", "attribute", "method", "read"]
 
 _CACHE_MODULES = ("transformers", "transformers.cache_utils", "transformers.models.mamba.modeling_mamba")
 _CATCH_ALL = frozenset({"Exception", "BaseException"})
@@ -40,30 +39,6 @@ _CATCHES: dict[UseKind, frozenset[str]] = {
 # A condition that tests the object before reading it is compat code choosing a branch by what the cache
 # has (`if hasattr(cache, "layers"): ... else: cache[0]`): whether 5.x ever takes that branch, it does not say.
 _DUCK_TYPED = re.compile(r"\b(?:hasattr|getattr|isinstance|type)\s*\(|\.layers\b")
-
-
-@dataclass(frozen=True)
-class RemovedApiUse:
-    """One use of a removed cache API that the code reaches.
-
-    `name`: the class or method; `module`: where it is imported from (import/attribute) or the receiver's
-    source text (method); `removed`: the first release without it; `span`: the name as written (for a method,
-    `.name(...)` through the call's closing parenthesis is the whole call); `condition`: an undecided condition
-    on the way, else None.
-    """
-
-    kind: UseKind
-    name: str
-    module: str
-    removed: str
-    span: Span
-    call_span: Span | None = None
-    argument_span: Span | None = None  # `from_legacy_cache(x)`: the argument `x`
-    condition: str | None = None
-    deferred: bool = False  # in a function body (runs when called)
-    cache: CacheValue | None = None  # "read": what the code says the cache is
-    index: str | None = None  # "read" subscript: `i` of `cache[i]`
-    part: int | None = None  # "read" subscript: 0 (keys) or 1 (values) of `cache[i][0]` / `cache[i][1]`
 
 
 @dataclass(frozen=True)

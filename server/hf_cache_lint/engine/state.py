@@ -44,18 +44,16 @@ from hf_cache_lint.engine.values import (
     Cond,
     ConfigState,
     DictState,
-    Function,
     HeapObj,
     InstanceState,
     Maybe,
     Method,
     ModelState,
-    Partial,
     PipelineState,
     Ref,
     Setting,
-    TupleVal,
     Value,
+    children,
     maybe,
 )
 
@@ -136,10 +134,10 @@ class State:
 
 
 def reachable(heap: Heap, roots: Iterable[Value]) -> dict[int, HeapObj]:
-    """The heap objects that `roots` reach (through tuples, options, methods, partials, closures, dict
-    entries, attributes, a model's config and a pipeline's model)."""
+    """The heap objects that `roots` reach (through everything a value or heap object holds: values.py
+    `children`)."""
     out: dict[int, HeapObj] = {}
-    todo: list[object] = list(roots)
+    todo: list[Value] = list(roots)
     while todo:
         v = todo.pop()
         if isinstance(v, Ref):
@@ -149,25 +147,9 @@ def reachable(heap: Heap, roots: Iterable[Value]) -> dict[int, HeapObj]:
             if obj is None:
                 continue
             out[v.id] = obj
-            if isinstance(obj, ModelState):
-                todo.append(obj.gen_config)
-            elif isinstance(obj, PipelineState):
-                todo.append(obj.model)
-            elif isinstance(obj, DictState):
-                todo.extend(e[1] for e in obj.entries)
-            elif isinstance(obj, InstanceState):
-                todo.extend(a[1] for a in obj.attrs)
-        elif isinstance(v, TupleVal):
-            todo.extend(v.items)
-        elif isinstance(v, Maybe):
-            todo.extend(o for o, _ in v.options)
-        elif isinstance(v, Method):
-            todo.append(v.owner)
-        elif isinstance(v, Partial):
-            todo.extend((v.func, v.kwargs))
-        elif isinstance(v, Function):
-            todo.append(v.owner)
-            todo.extend(c for _, c in v.closure)
+            todo.extend(children(obj))
+        else:
+            todo.extend(children(v))
     return out
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from hf_cache_lint.engine import process_state
 from hf_cache_lint.engine.findings import Edit, Position
 
 
@@ -139,3 +140,12 @@ def apply_edits(text: str, edits: Iterable[Edit]) -> str:
         a, b = offset(starts, edit.span.start), offset(starts, edit.span.end)
         text = text[:a] + edit.content + text[b:]
     return text
+
+
+def _forget_last() -> None:
+    global _LAST_STARTS, _LAST_LINES
+    _LAST_STARTS, _LAST_LINES = ("", [0]), ("", [""])
+
+
+process_state.resettable("engine/text.py", "_LAST_STARTS", _forget_last)
+process_state.resettable("engine/text.py", "_LAST_LINES", _forget_last)

@@ -7,14 +7,17 @@ states are frozen and replaced on mutation, so a branch copies the state cheaply
 field by field. How two values or two heap states meet is written down in state.py.
 
 A new kind of value is added to `Value` (or a new heap object to `HeapObj`) here, with its join rule in
-state.py, its copy in interpreter/imports.py (`_Copier`) and what reaches through it in `state.reachable`.
+state.py; the fields of it that hold values or refs go into `_WALK` (at the end), the one description of what
+a value holds: `children` and `map_children` read it, and through them every traversal (the weighting here,
+`state.reachable`, the replay's node collection, the copier of workspace imports). tests/engine/test_value_walk.py
+fails on a field that can hold a value and is missing from `_WALK`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, field
-from typing import Any, Union
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar, Union
 
 from hf_cache_lint.engine.analysis import CiSource, Site
 
@@ -205,14 +208,8 @@ def _weight(v: Value, limit: int) -> int:
     while todo and total <= limit:
         x = todo.pop()
         total += 1
-        if isinstance(x, TupleVal):
-            todo.extend(x.items)
-        elif isinstance(x, Maybe):
-            todo.extend(o for o, _ in x.options)
-        elif isinstance(x, Method):
-            todo.append(x.owner)
-        elif isinstance(x, Partial):
-            todo.append(x.func)
+        if type(x) in _WALK:
+            todo.extend(children(x))
     return total
 
 
@@ -359,3 +356,63 @@ class PipelineState:
 
 
 HeapObj = Union[ModelState, ConfigState, DictState, InstanceState, PipelineState]
+
+
+# The one description of what a value or heap object holds: for each type, its fields that hold values or
+# refs, with their shape: one value (or None), a tuple of values, a tuple of pairs whose first item is the
+# value (`Maybe.options`), a tuple of tuples whose second item is (attributes, closures, dict entries).
+_ONE, _ITEMS, _FIRST, _SECOND = range(4)
+_WALK: dict[type, tuple[tuple[str, int], ...]] = {
+    TupleVal: (("items", _ITEMS),),
+    Maybe: (("options", _FIRST),),
+    Method: (("owner", _ONE),),
+    Partial: (("func", _ONE), ("kwargs", _ONE)),
+    Function: (("owner", _ONE), ("closure", _SECOND)),
+    ModelState: (("gen_config", _ONE), ("generate", _ONE), ("aliases", _SECOND)),
+    PipelineState: (("model", _ONE),),
+    DictState: (("entries", _SECOND),),
+    InstanceState: (("attrs", _SECOND),),
+}
+
+_T = TypeVar("_T")
+
+
+def children(x: object) -> Sequence[Value]:
+    """The values (refs among them, not followed) that the value or heap object `x` holds directly."""
+    fields = _WALK.get(type(x))
+    if fields is None:
+        return ()
+    out: list[Value] = []
+    for name, shape in fields:
+        f = getattr(x, name)
+        if shape == _ONE:
+            if f is not None:
+                out.append(f)
+        elif shape == _ITEMS:
+            out.extend(f)
+        elif shape == _FIRST:
+            out.extend(p[0] for p in f)
+        else:
+            out.extend(p[1] for p in f)
+    return out
+
+
+def map_children(x: _T, f: Callable[[Value], Value]) -> _T:
+    """`x` with each value it holds directly (as `children` lists them) replaced by `f` of it."""
+    fields = _WALK.get(type(x))
+    if fields is None:
+        return x
+    changes: dict[str, object] = {}
+    for name, shape in fields:
+        v = getattr(x, name)
+        if shape == _ONE:
+            changes[name] = f(v) if v is not None else None
+        elif shape == _ITEMS:
+            changes[name] = tuple(f(i) for i in v)
+        elif shape == _FIRST:
+            changes[name] = tuple((f(p[0]), *p[1:]) for p in v)
+        else:
+            changes[name] = tuple((p[0], f(p[1]), *p[2:]) for p in v)
+    if isinstance(x, DictState):  # a new entries tuple: the shared key index does not carry over
+        return DictState(changes["entries"], x.opaque)  # type: ignore[arg-type, return-value]
+    return replace(x, **changes)  # type: ignore[type-var]

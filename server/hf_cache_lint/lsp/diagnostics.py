@@ -24,6 +24,7 @@ from hf_cache_lint.lsp.convert import (
     to_diagnostic,
 )
 from hf_cache_lint.lsp.documents import Results, Unit, cell_index_of
+from hf_cache_lint.lsp.protocol import Protocol
 from hf_cache_lint.lsp.server import MAX_DOCUMENT_CHARS, HfCacheLintServer
 
 log = logging.getLogger(__name__)
@@ -161,8 +162,9 @@ def publish(ls: HfCacheLintServer, unit: Unit, diagnostics: PartJson) -> None:
         params: dict[str, Any] = {"uri": uri, "diagnostics": items}
         if version is not None:
             params["version"] = version
-        ls.protocol._send_data(Payload(params=params, method=types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
-                                       jsonrpc="2.0"))
+        protocol = ls.protocol
+        assert isinstance(protocol, Protocol)  # the server's protocol_cls (lsp/server.py)
+        protocol.send_json(Payload(params=params, method=types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, jsonrpc="2.0"))
     ls.state.published[unit.uri] = set(diagnostics)
 
 

@@ -83,6 +83,13 @@ class Protocol(LanguageServerProtocol):
                 codec.__class__ = AsciiCodec
         self.__dict__["_hf_workspace"] = workspace
 
+    def send_json(self, data: Any) -> None:
+        """Write one message built as JSON values here (a dict, or an lsprotocol object): what lsp/diagnostics.py
+        publishes without pygls's converter copying each diagnostic (pygls 2.1 has no public call for a message
+        already in JSON values; `notify` unstructures its params again). The one place outside pygls that
+        reaches its writer, through this class's own `_send_data` below."""
+        self._send_data(data)
+
     def _send_data(self, data: Any) -> None:
         """pygls 2.1's `JsonRPCProtocol._send_data` (same header, same body, same errors) with `check_circular=False`:
         json.dumps's check for reference cycles keeps a table of every list and dict it enters, ~40 % of the

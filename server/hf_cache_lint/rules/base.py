@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from hf_cache_lint.engine.edits import ignore_fix
+from hf_cache_lint.engine.facts import FactKind
 from hf_cache_lint.engine.findings import Finding, Fix, Related, Severity, Span, Story
 
 if TYPE_CHECKING:
@@ -70,6 +71,11 @@ class Rule:
     summary: ClassVar[str]
     default_severity: ClassVar[Severity]
     docs: ClassVar[str]
+    # The fact kinds the rule's `check` reads from the Analysis (engine/facts, each module's KIND), as Fixit's
+    # rules declare METADATA_DEPENDENCIES: the screen lets a text through for the enabled rules' kinds only, so a
+    # kind read and not declared here loses the rule's findings wherever no other rule reads it
+    # (tests/engine/test_screen.py runs each rule's examples with that rule alone).
+    reads: ClassVar[frozenset[FactKind[Any]]]
     valid: ClassVar[tuple[Valid, ...]] = ()
     invalid: ClassVar[tuple[Invalid, ...]] = ()
     # Whether `hf-cache-lint check` runs the rule without being asked (editors always do). Off for

@@ -12,6 +12,7 @@ import difflib
 import re
 from functools import lru_cache
 
+from hf_cache_lint.engine import process_state
 from hf_cache_lint.engine.analysis import GenerateCall, Keyword, ModelInfo
 from hf_cache_lint.engine.keywords import CACHE_KEYWORDS
 from hf_cache_lint.engine.versions import REMOVED_GENERATE_KEYWORDS, Target
@@ -141,3 +142,6 @@ def is_encoder_decoder(model: ModelInfo) -> bool:
     if model.encoder_decoder or (model.class_name and _ENC_DEC_CLASS.match(model.class_name)):
         return True
     return model.class_name is None and bool(model.checkpoint and _ENC_DEC_ID.search(model.checkpoint))
+
+
+process_state.resettable("rules/order.py", "_REJECTED", forget)

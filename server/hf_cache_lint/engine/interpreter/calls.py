@@ -121,13 +121,16 @@ class CallDispatch:
         recorded: list[list[GenerateCall]] = []
         for v, c in options:
             self.s.state = entry.fork()
-            start = len(self.s.calls)
+            start = len(self.s.recorded)
             results.append((invoke(v), c))
-            recorded.append(self.s.calls[start:])
-            del self.s.calls[start:]
+            # The option's generate calls are decided below; the other facts it recorded stay, in order.
+            made = self.s.recorded[start:]
+            del self.s.recorded[start:]
+            recorded.append([f for f in made if isinstance(f, GenerateCall)])
+            self.s.recorded.extend(f for f in made if not isinstance(f, GenerateCall))
             paths.append((self.s.state, c))
         for calls in conditional_calls(recorded, [c for _, c in options], entry):
-            self.s.calls.extend(calls)
+            self.s.recorded.extend(calls)
         merged = paths[0][0]
         for i, (st, c) in enumerate(paths[1:]):
             merged = join(merged, st, paths[0][1] if i == 0 else None, c, entry.path)

@@ -216,7 +216,7 @@ class Expressions:
         if key == "cache_implementation":
             s = string_value(vnode)
             if s is not None:
-                self.s.record_ci(CiValue(s, span(vnode), where))
+                self.s.record(CiValue(s, span(vnode), where))
 
     def eval_trailers(self, node: Node) -> Value:
         kids = node.children

@@ -138,7 +138,7 @@ class GenerateFacts:
         ci_kw = find_keyword(keywords, "cache_implementation")
         callee = span_between(head, trailers[-2]) if head is not None and len(trailers) >= 2 else \
             (span(head) if head is not None else whole)
-        self.s.record_call(GenerateCall(
+        self.s.record(GenerateCall(
             span=whole, callee_span=callee, kind="pipeline" if pipe is not None else "generate",
             model=ModelInfo(mstate.class_name if mstate else None, mstate.checkpoint if mstate else None,
                             True, mstate.wrapper if mstate else None, receiver_known=model is not None,

@@ -19,13 +19,9 @@ from hf_cache_lint.engine.values import (
     DictState,
     Function,
     HeapObj,
-    InstanceState,
     Lazy,
-    Maybe,
-    Method,
     ModelState,
     Output,
-    Partial,
     PipelineState,
     Ref,
     Setting,
@@ -33,6 +29,7 @@ from hf_cache_lint.engine.values import (
     TupleVal,
     Unknown,
     Value,
+    map_children,
 )
 
 # How many workspace modules one check may analyse (cached ones are free): bounds a cold keystroke.
@@ -93,17 +90,9 @@ class _Copier:
             return self.ref(v)
         if isinstance(v, (Function, ClassDef)):
             return Unknown(f"`{name or v.name if isinstance(v, ClassDef) else v.qualname}` from {self.exp.path}")
-        if isinstance(v, (Const, CacheVal, Output)):
+        v = map_children(v, self.value)  # what it holds (values.py `children`), refs onto this heap
+        if isinstance(v, (Const, CacheVal, Output, TupleVal)):
             return replace(v, site=self.site(v.site))
-        if isinstance(v, TupleVal):
-            return TupleVal(self.site(v.site), tuple(self.value(i) for i in v.items))
-        if isinstance(v, Maybe):
-            return Maybe(tuple((self.value(o), c) for o, c in v.options))
-        if isinstance(v, Method):
-            return Method(self.value(v.owner), v.name)
-        if isinstance(v, Partial):
-            kw = self.ref(v.kwargs) if v.kwargs is not None else None
-            return Partial(self.value(v.func), kw)
         return v
 
     def ref(self, r: Ref) -> Ref:
@@ -116,15 +105,11 @@ class _Copier:
         return new
 
     def obj(self, o: HeapObj) -> HeapObj:
+        o = map_children(o, self.value)  # every value and ref it holds (values.py `children`)
         if isinstance(o, ModelState):
-            return replace(o, gen_config=self.ref(o.gen_config) if o.gen_config else None,
-                           loaded_at=self.site(o.loaded_at))
-        if isinstance(o, ConfigState):
-            return ConfigState(self.setting(o.ci))
-        if isinstance(o, PipelineState):
-            return replace(o, model=self.ref(o.model) if o.model else None, ci=self.setting(o.ci))
+            return replace(o, loaded_at=self.site(o.loaded_at))
+        if isinstance(o, (ConfigState, PipelineState)):
+            return replace(o, ci=self.setting(o.ci))
         if isinstance(o, DictState):
-            return DictState(tuple((k, self.value(v), self.site(s), c) for k, v, s, c in o.entries), o.opaque)
-        if isinstance(o, InstanceState):
-            return InstanceState(o.class_name, tuple((k, self.value(v)) for k, v in o.attrs))
+            return DictState(tuple((k, v, self.site(s), c) for k, v, s, c in o.entries), o.opaque)
         return o

@@ -64,7 +64,7 @@ class Loading:
         if found.path and found.span:
             site = Site(found.span, f"`\"cache_implementation\": \"{found.cache_implementation}\"` in "
                         f"{found.path}", found.path)
-            self.s.record_ci(CiValue(found.cache_implementation, found.span, "json", found.path,
+            self.s.record(CiValue(found.cache_implementation, found.span, "json", found.path,
                                      call_span if isinstance(call_span, Span) else None))
         elif via == "hub-default":
             site = None

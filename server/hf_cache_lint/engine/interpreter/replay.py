@@ -6,7 +6,7 @@ recorded is recorded again without running it.
 A run is recorded (`Reads`, filled by the session's hooks while it runs) with everything it read from outside
 its own locals: the module's names it looked up, the heap objects that existed before it (by id), the bodies of
 the functions and classes it ran or looked into (node, position, code), and the module-wide facts (`Facts`);
-and with everything it did: the calls and checked values it recorded, the facts after it, the functions it
+and with everything it did: the facts it recorded (of whatever kind), the facts after it, the functions it
 inlined (`called`), and its budget figures. A replay requires all of it to be equal now (values compared as
 values, plus the identity of the function and class nodes they hold: `Function` compares by name only).
 
@@ -33,7 +33,8 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from hf_cache_lint.engine.analysis import CiValue, GenerateCall, GuardedBlock
+from hf_cache_lint.engine import process_state
+from hf_cache_lint.engine.analysis import CiValue, GuardedBlock
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import Span
 from hf_cache_lint.engine.interpreter.function_keys import Key, Source
@@ -44,23 +45,16 @@ from hf_cache_lint.engine.values import (
     Cond,
     ConfigState,
     Const,
-    DictState,
     Function,
     HeapObj,
-    InstanceState,
     Lazy,
-    Maybe,
-    Method,
-    ModelState,
     Output,
-    Partial,
-    PipelineState,
     Ref,
     Setting,
     Symbol,
-    TupleVal,
     Unknown,
     Value,
+    children,
 )
 
 if TYPE_CHECKING:
@@ -116,8 +110,7 @@ class Replay:
     ids: int
     work: int
     charges: int
-    calls: tuple[GenerateCall, ...]
-    ci_values: tuple[CiValue, ...]
+    recorded: tuple[object, ...]  # the facts it recorded, of whatever kind (engine/facts), in order
     guarded: tuple[GuardedBlock, ...]
     after: Facts
     called: tuple[Node, ...]
@@ -134,8 +127,7 @@ class _Start:
     ids: int
     work: int
     charges: int
-    calls: int
-    ci_values: int
+    recorded: int
     guarded: frozenset[GuardedBlock]
     skipped: int
 
@@ -191,37 +183,20 @@ def same(a: object, b: object) -> bool:
 
 
 # Values and heap objects that cannot hold a function or class (no value inside them can).
-_NO_NODES = (Unknown, Const, CacheVal, Ref, Symbol, Output, Lazy, ConfigState, PipelineState)
+_NO_NODES = (Unknown, Const, CacheVal, Ref, Symbol, Output, Lazy, ConfigState)
 
 
 def _nodes(x: object) -> list[int]:
-    """id() of the function and class nodes a value or heap object holds, in order."""
+    """id() of the function and class nodes a value or heap object holds, in order (refs not followed)."""
     out: list[int] = []
     todo: list[object] = [x]
     while todo:
         v = todo.pop()
         if v is None or isinstance(v, _NO_NODES):
             continue
-        if isinstance(v, Function):
+        if isinstance(v, (Function, ClassDef)):
             out.append(id(v.node))
-            todo.extend(c for _, c in v.closure)
-        elif isinstance(v, ClassDef):
-            out.append(id(v.node))
-        elif isinstance(v, TupleVal):
-            todo.extend(v.items)
-        elif isinstance(v, Maybe):
-            todo.extend(o for o, _ in v.options)
-        elif isinstance(v, Method):
-            todo.append(v.owner)
-        elif isinstance(v, Partial):
-            todo.append(v.func)
-        elif isinstance(v, ModelState):
-            todo.append(v.generate)
-            todo.extend(a for _, a in v.aliases)
-        elif isinstance(v, DictState):
-            todo.extend(e[1] for e in v.entries)
-        elif isinstance(v, InstanceState):
-            todo.extend(a for _, a in v.attrs)
+        todo.extend(children(v))
     return out
 
 
@@ -309,8 +284,7 @@ class Replays:
         if self.first_charges is None:
             self.first_charges = s.meter.charges
         self.ids = max(self.ids, r.ids_at + r.ids)
-        s.calls.extend(r.calls)
-        s.ci_values.extend(r.ci_values)
+        s.recorded.extend(r.recorded)
         s.version_guarded.update(r.guarded)
         if r.changes_facts:  # else the session's are r.before's, which are r.after's (checked above)
             s.set_facts(r.after)
@@ -332,7 +306,7 @@ class Replays:
         self._key = key
         s.reads = Reads(s.next_id)
         self._start = _Start(s.facts(), tuple(s.module_state.names.items()), s.steps, s.next_id, s.meter.work,
-                             s.meter.charges, len(s.calls), len(s.ci_values), frozenset(s.version_guarded),
+                             s.meter.charges, len(s.recorded), frozenset(s.version_guarded),
                              len(s.skipped))
 
     def finish(self) -> None:
@@ -353,7 +327,7 @@ class Replays:
             bodies=tuple((n, k) for n in dict.fromkeys(reads.bodies) if (k := source.key(n)) != key),
             path=s.module_state.path, before=at.facts, ids_at=at.ids, steps=s.steps - at.steps,
             ids=s.next_id - at.ids, work=s.meter.work - at.work, charges=s.meter.charges - at.charges,
-            calls=tuple(s.calls[at.calls:]), ci_values=tuple(s.ci_values[at.ci_values:]),
+            recorded=tuple(s.recorded[at.recorded:]),
             guarded=tuple(s.version_guarded - at.guarded), after=(after := s.facts()), called=tuple(reads.called),
             changes_facts=after != at.facts)
 
@@ -379,3 +353,6 @@ class Replays:
 
 __all__ = ["Document", "Facts", "Reads", "Replay", "Replays", "absent", "document", "fingerprint",
            "forget_all", "keep", "same"]
+
+
+process_state.resettable("engine/interpreter/replay.py", "_DOCUMENTS", forget_all)

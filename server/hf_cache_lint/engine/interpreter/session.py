@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hf_cache_lint.engine.analysis import CiLocation, CiValue, GenerateCall, GuardedBlock, Incomplete, Site
+from hf_cache_lint.engine.analysis import CiLocation, CiValue, GuardedBlock, Incomplete, Site
 from hf_cache_lint.engine.confine import real
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import Span
@@ -73,8 +73,8 @@ class Session:
         self.state = State(meter=self.meter)  # the current path
         self.module_state = self.state  # the module's globals (what a function body reads past its locals)
         self.module_done = False  # the top level has run; uncalled functions run now
-        self.calls: list[GenerateCall] = []
-        self.ci_values: list[CiValue] = []
+        # Every fact recorded, of every kind (engine/facts), in order: `record` is the one way in.
+        self.recorded: list[object] = []
         self.recording = True  # False while a workspace module is analysed for its exports only
         self.stack: list[Any] = []  # function nodes being inlined
         self.returns: list[tuple[Value, State]] = []  # the `return`s of the function running now
@@ -229,13 +229,11 @@ class Session:
         self.unsloth_fast_disabled = facts.unsloth_fast_disabled
 
     # -- recording ----------------------------------------------------------
-    def record_call(self, call: GenerateCall) -> None:
+    def record(self, fact: object) -> None:
+        """Record a fact of any registered kind (engine/facts); nothing while a workspace module is analysed for
+        its exports only."""
         if self.recording:
-            self.calls.append(call)
-
-    def record_ci(self, value: CiValue) -> None:
-        if self.recording:
-            self.ci_values.append(value)
+            self.recorded.append(fact)
 
     def note_ci_argument(self, args: list[EvArg], where: CiLocation = "keyword") -> None:
         """A call that transformers validates received `cache_implementation=`: the string it gets, written
@@ -246,7 +244,7 @@ class Session:
 
     def note_ci_value(self, value: Value, where: CiLocation = "keyword") -> None:
         if isinstance(value, Const) and isinstance(value.value, str) and value.site is not None:
-            self.record_ci(CiValue(value.value, value.site.span, where))
+            self.record(CiValue(value.value, value.site.span, where))
 
     def note_validated(self, config: Value | None) -> None:
         """transformers validates this GenerationConfig now: an invalid value assigned to it raises here."""
@@ -254,7 +252,7 @@ class Session:
         if isinstance(cfg, ConfigState) and cfg.ci is not None and cfg.ci.site is not None:
             pending = self.pending_ci.get(cfg.ci.site.span)
             if pending is not None:
-                self.record_ci(pending)
+                self.record(pending)
 
 
 _BUILTINS = frozenset(dir(builtins))

@@ -228,7 +228,7 @@ class Statements:
     def _note_value(self, vnode: Node, where: CiLocation) -> None:
         s = string_value(vnode)
         if s is not None:
-            self.s.record_ci(CiValue(s, span(vnode), where))
+            self.s.record(CiValue(s, span(vnode), where))
 
     def set_item(self, base: Value, key_node: Node, value: Value, stmt: Node) -> None:
         d = self.s.obj(base)

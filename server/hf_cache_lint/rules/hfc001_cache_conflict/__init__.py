@@ -7,6 +7,7 @@ from functools import partial
 
 from hf_cache_lint.engine.analysis import Analysis, CacheArg, CacheImpl, GenerateCall
 from hf_cache_lint.engine.edits import clear_keyword, remove_argument
+from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
 from hf_cache_lint.engine.findings import Finding, Fix, Related, Severity
 from hf_cache_lint.engine.versions import Target
 from hf_cache_lint.rules.base import Rule
@@ -41,6 +42,7 @@ class CacheConflict(Rule):
     name = "cache-conflict"
     summary = "A cache object and `cache_implementation` reach the same `generate()` call."
     default_severity = Severity.ERROR
+    reads = frozenset({GENERATE_CALL})
     valid = VALID + ROUTES_VALID
     invalid = INVALID + ROUTES_INVALID + LAYOUT_INVALID
 

@@ -7,6 +7,7 @@ from functools import partial
 
 from hf_cache_lint.engine.analysis import Analysis, CacheArg, GenerateCall, Keyword
 from hf_cache_lint.engine.edits import transformers_name
+from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
 from hf_cache_lint.engine.families import is_mamba_family
 from hf_cache_lint.engine.findings import Edit, Finding, Fix, Severity
 from hf_cache_lint.engine.keywords import written_cache_keyword
@@ -25,6 +26,7 @@ class LegacyTupleCache(Rule):
     name = "legacy-tuple-cache"
     summary = "A tuple (the legacy cache format) is passed to `generate()` as the cache."
     default_severity = Severity.ERROR
+    reads = frozenset({GENERATE_CALL})
     valid = VALID
     invalid = INVALID
 

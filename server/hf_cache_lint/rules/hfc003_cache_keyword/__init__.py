@@ -8,6 +8,7 @@ from functools import partial
 
 from hf_cache_lint.engine.analysis import Analysis, GenerateCall, Keyword
 from hf_cache_lint.engine.edits import remove_argument, rename_keyword
+from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
 from hf_cache_lint.engine.families import is_mamba_family
 from hf_cache_lint.engine.findings import Finding, Fix, Severity, Span
 from hf_cache_lint.engine.keywords import written_cache_keyword
@@ -38,6 +39,7 @@ class CacheKeyword(Rule):
     name = "cache-keyword"
     summary = "The cache keyword of `generate()` does not fit the model class or the transformers version."
     default_severity = Severity.ERROR
+    reads = frozenset({GENERATE_CALL})
     valid = VALID
     invalid = INVALID
 

@@ -8,6 +8,8 @@ from functools import partial
 from pathlib import Path
 
 from hf_cache_lint.engine.analysis import Analysis, CiValue, GenerateCall
+from hf_cache_lint.engine.facts.ci_value import KIND as CI_VALUE
+from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
 from hf_cache_lint.engine.findings import Edit, Finding, Fix, Related, Severity, Span
 from hf_cache_lint.engine.text import line_starts, offset
 from hf_cache_lint.engine.versions import Target
@@ -43,6 +45,7 @@ class InvalidCacheImplementation(Rule):
     name = "invalid-cache-implementation"
     summary = "A `cache_implementation` value this transformers version rejects."
     default_severity = Severity.ERROR
+    reads = frozenset({GENERATE_CALL, CI_VALUE})
     valid = VALID
     invalid = INVALID
 

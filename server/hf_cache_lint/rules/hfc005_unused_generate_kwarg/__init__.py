@@ -9,6 +9,7 @@ from functools import partial
 
 from hf_cache_lint.engine.analysis import Analysis, GenerateCall, Keyword
 from hf_cache_lint.engine.edits import remove_argument, rename_keyword
+from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
 from hf_cache_lint.engine.findings import Edit, Finding, Fix, Severity
 from hf_cache_lint.engine.keywords import CACHE_KEYWORDS, find_keyword
 from hf_cache_lint.engine.versions import REMOVED_GENERATE_KEYWORDS, unused_kwargs_message
@@ -32,6 +33,7 @@ class UnusedGenerateKwarg(Rule):
               "removed (`use_model_defaults`, `return_legacy_cache` in 5.x), or `generate_kwargs=` on a " \
               "text-generation pipeline."
     default_severity = Severity.ERROR
+    reads = frozenset({GENERATE_CALL})
     valid = VALID
     invalid = INVALID
 

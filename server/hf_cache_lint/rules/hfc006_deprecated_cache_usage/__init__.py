@@ -7,6 +7,8 @@ from functools import partial
 
 from hf_cache_lint.engine.analysis import Analysis, CacheArg, CiValue, GenerateCall
 from hf_cache_lint.engine.edits import rename_keyword
+from hf_cache_lint.engine.facts.ci_value import KIND as CI_VALUE
+from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
 from hf_cache_lint.engine.findings import Edit, Finding, Fix, Severity
 from hf_cache_lint.engine.keywords import written_cache_keyword
 from hf_cache_lint.engine.text import line_starts, offset
@@ -35,6 +37,7 @@ class DeprecatedCacheUsage(Rule):
     name = "deprecated-cache-usage"
     summary = "Cache code that works at this transformers version but is deprecated (it warns, nothing raises)."
     default_severity = Severity.HINT
+    reads = frozenset({GENERATE_CALL, CI_VALUE})
     cli_default = False
     yields_to_errors = True
     valid = VALID

@@ -6,8 +6,9 @@ from collections.abc import Iterable, Iterator
 from functools import partial
 
 from hf_cache_lint.engine.analysis import Analysis
+from hf_cache_lint.engine.facts.removed_api_use import KIND as REMOVED_API_USE
+from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
 from hf_cache_lint.engine.findings import Edit, Finding, Fix, Severity, Span
-from hf_cache_lint.engine.removed_api import RemovedApiUse
 from hf_cache_lint.engine.text import line_starts, offset
 from hf_cache_lint.engine.versions import REMOVED_CACHE_METHODS
 from hf_cache_lint.rules.base import Rule
@@ -45,6 +46,7 @@ class RemovedCacheApi(Rule):
     summary = "A cache class or `Cache` method the target transformers no longer has (`HybridCache`, " \
               "`MambaCache`, `to_legacy_cache()`, ... in 5.x): the import or call raises."
     default_severity = Severity.ERROR
+    reads = frozenset({REMOVED_API_USE})
     valid = VALID
     invalid = INVALID
 

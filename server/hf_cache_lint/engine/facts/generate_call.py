@@ -1,0 +1,114 @@
+"""The fact kind `generate_call`: one call that reaches `GenerationMixin.generate` (directly, through a pipeline
+or a wrapper) and what meets there (the effective `cache_implementation`, the cache arguments, the keywords),
+recorded by engine/interpreter/generate_calls.py."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from hf_cache_lint.engine.facts import FactKind
+from hf_cache_lint.engine.findings import Span
+from hf_cache_lint.engine.prefilter import NEEDED, might_matter
+
+if TYPE_CHECKING:
+    from hf_cache_lint.engine.analysis import Branch, CacheKind, CallKind, CiSource, Site
+
+
+@dataclass(frozen=True)
+class CacheImpl:
+    """The effective `cache_implementation` at a call, and where it comes from.
+
+    `value` is the string (None is never stored: no CacheImpl means none is effective).
+    `via`: "keyword" (this call), "kwargs" (a ** dict), "generation_config" (a passed config),
+    "model" (model.generation_config), "checkpoint" (generation_config.json), "pipeline",
+    "hub-default" (the shipped table) or "wrapper" (e.g. Unsloth).
+    `condition`: the name of what it depends on when it is only set on some paths (-> Warning).
+    """
+
+    value: str
+    via: CiSource
+    site: Site | None = None
+    condition: str | None = None
+    # The branch condition when it is one, so rules can see two that exclude each other.
+    when: Branch | None = None
+    # For via "kwargs": what carried the keyword in when it is not a `**dict` written in the call
+    # ("`functools.partial`", "`Thread(kwargs=...)`", "`generate_kwargs=`"), for messages.
+    through: str | None = None
+
+
+@dataclass(frozen=True)
+class CacheArg:
+    """A cache keyword of a generate call and what its value is known to be.
+
+    `kind`: "none", "cache" (a Cache object), "tuple", "unknown" (e.g. a parameter), "other".
+    `span` is the `keyword=value` argument, or the whole call when it arrives through **kwargs.
+    """
+
+    keyword: str
+    kind: CacheKind
+    span: Span
+    via_kwargs: bool = False
+    cache_class: str | None = None
+    condition: str | None = None
+    site: Site | None = None
+    when: Branch | None = None  # as CacheImpl.when
+    origin: Site | None = None  # for a tuple: where it was made (e.g. "to_legacy_cache()")
+    through: str | None = None  # as CacheImpl.through, for `via_kwargs`
+
+
+@dataclass(frozen=True)
+class Keyword:
+    """A keyword argument written in the call itself."""
+
+    name: str
+    span: Span  # `name=value`
+    name_span: Span
+    value_span: Span
+    value_text: str
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """What is known about the model a call runs on."""
+
+    class_name: str | None = None  # e.g. "MambaForCausalLM"; None when only "some transformers model"
+    checkpoint: str | None = None  # from_pretrained's first argument when constant
+    is_transformers: bool = True
+    wrapper: str | None = None  # e.g. "unsloth"
+    receiver_known: bool = True  # False: an unseen object's `.generate` (jedi may show it is not a model)
+    encoder_decoder: bool = False  # loaded through an encoder-decoder Auto class (AutoModelForSeq2SeqLM)
+
+
+@dataclass(frozen=True)
+class GenerateCall:
+    """One call that reaches `GenerationMixin.generate` (directly, through a pipeline or a wrapper)."""
+
+    span: Span  # the whole call expression
+    callee_span: Span  # e.g. `model.generate`
+    kind: CallKind
+    model: ModelInfo
+    keywords: tuple[Keyword, ...]
+    cache_args: tuple[CacheArg, ...]
+    cache_implementation: CacheImpl | None
+    # The in-call `cache_implementation=` keyword, when written in this call.
+    ci_keyword: Keyword | None = None
+    # Where the call was reached from when it sits in a function analysed for a specific call site.
+    via: Site | None = None
+    # Closing parenthesis position (insert point for new keywords).
+    close_paren: Span | None = None
+    # Every argument of the call in order (for removal edits that keep commas right).
+    arguments: tuple[Span, ...] = ()
+    has_star_kwargs: bool = False
+    # The pipeline task when constant ("text-generation"); None for generate calls or an unknown task.
+    task: str | None = None
+    # Whether a keyword written in this call reaches generate (False for `Thread(target=model.generate)`).
+    keywords_reach: bool = True
+    # The dict expression `cache_implementation` arrives through, when a fix can edit it: the `expr` of a
+    # `**expr` in this call, or the `kwargs=` value of the Thread that runs generate.
+    ci_spread: Span | None = None
+
+
+# The gate decides it (a call's callee, its cache keywords, the keywords a rule reads: engine/gate.py).
+KIND: FactKind[GenerateCall] = FactKind("generate_call", GenerateCall, NEEDED, parse_names=None,
+                                        might_occur=might_matter)

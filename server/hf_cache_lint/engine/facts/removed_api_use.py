@@ -1,0 +1,48 @@
+"""The fact kind `removed_api_use`: a use of a cache API the target transformers no longer has (an import of a
+removed class, an attribute, a removed method called on a cache, a removed read of a value the code says is a
+cache), found by engine/removed_api.py. It needs no generate call: an import, or a manual decode loop, is enough."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from hf_cache_lint.engine.facts import FactKind
+from hf_cache_lint.engine.findings import Span
+from hf_cache_lint.engine.prefilter import might_use_removed_api
+from hf_cache_lint.engine.versions import REMOVED_CACHE_CLASSES
+
+if TYPE_CHECKING:
+    from hf_cache_lint.engine.cache_values import CacheValue
+
+UseKind = Literal["import", "attribute", "method", "read"]
+
+
+@dataclass(frozen=True)
+class RemovedApiUse:
+    """One use of a removed cache API that the code reaches.
+
+    `name`: the class or method; `module`: where it is imported from (import/attribute) or the receiver's
+    source text (method); `removed`: the first release without it; `span`: the name as written (for a method,
+    `.name(...)` through the call's closing parenthesis is the whole call); `condition`: an undecided condition
+    on the way, else None.
+    """
+
+    kind: UseKind
+    name: str
+    module: str
+    removed: str
+    span: Span
+    call_span: Span | None = None
+    argument_span: Span | None = None  # `from_legacy_cache(x)`: the argument `x`
+    condition: str | None = None
+    deferred: bool = False  # in a function body (runs when called)
+    cache: CacheValue | None = None  # "read": what the code says the cache is
+    index: str | None = None  # "read" subscript: `i` of `cache[i]`
+    part: int | None = None  # "read" subscript: 0 (keys) or 1 (values) of `cache[i][0]` / `cache[i][1]`
+
+
+# The gate decides it on the compiled names (engine/gate.py `_no_removed_api`).
+KIND: FactKind[RemovedApiUse] = FactKind(
+    "removed_api_use", RemovedApiUse, ("_legacy_cache(", "Cache(", "past_key_values", ".cache", *REMOVED_CACHE_CLASSES),
+    parse_names=None, might_occur=might_use_removed_api)
