@@ -137,13 +137,13 @@ class HfCacheLintServer(LanguageServer):
     def _start_io_async(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """pygls 2.1's `_start_io_async` with lsp/wire.py's message loop: a bad frame or invalid params get
         an error response and the server keeps reading (pygls's loop goes deaf or stays silent)."""
-        from pygls.io_ import StdinAsyncReader, StdoutWriter
+        from pygls.io_ import StdoutWriter
 
         from hf_cache_lint.lsp import wire
 
         self._stop_event = threading.Event()
         source, sink = stdin or sys.stdin.buffer, stdout or sys.stdout.buffer
-        reader = wire.PipeReader(source) if wire.pipe_reader_fits(source, sink) else StdinAsyncReader(
+        reader = wire.PipeReader(source) if wire.pipe_reader_fits(source, sink) else wire.ThreadReader(
             source, self.thread_pool)
         self.protocol.set_writer(StdoutWriter(sink))
         try:
