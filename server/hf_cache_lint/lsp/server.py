@@ -123,6 +123,9 @@ class HfCacheLintServer(LanguageServer):
         self.engine = Lane(max_workers=1, thread_name_prefix="hf-cache-lint-engine")
         self.big_engine = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hf-cache-lint-engine-big")
         self.big_units: set[str] = set()  # units that once were big: they stay on big_engine until closed
+        # Code actions verify their fixes (fixcheck) here, each unit in a parse tree of its own (`#fixcheck`): a
+        # verification of many seconds never holds back another document's diagnostics on `engine` (issue 33).
+        self.action_lane = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hf-cache-lint-actions")
         self._unit_locks: dict[str, threading.Lock] = {}  # one run per unit at a time, whatever the lane
         self._locks_guard = threading.Lock()
         self.loop: asyncio.AbstractEventLoop | None = None  # set at initialize, for thread-safe logging
