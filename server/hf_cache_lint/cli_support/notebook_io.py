@@ -77,7 +77,7 @@ def _render(old_raw: str, new: str, ensure_ascii: bool) -> str:
 
     if not old_raw.startswith("["):
         return dumps(new)
-    lines = new.splitlines(keepends=True)
+    lines = _items(new, json.loads(old_raw))
     if not lines:
         return "[]"
     inner = old_raw[1:-1]
@@ -91,6 +91,30 @@ def _render(old_raw: str, new: str, ensure_ascii: bool) -> str:
     sep_m = re.search(r'"\s*(,\s*)"', inner)
     sep = sep_m.group(1) if sep_m else "," + lead if "\n" in lead else ", "
     return "[" + lead + sep.join(dumps(x) for x in lines) + tail + "]"
+
+
+def _items(new: str, old_items: object) -> list[str]:
+    """The list items of a cell's new source: split at line ends (\n, \r\n, \r: Python's and JupyterLab's), never
+    at a form feed or another character `str.splitlines` breaks at, which Python reads inside a line; a line the
+    old list held comes back as the items it was (nbformat's `splitlines` may have cut it at a form feed), so
+    every line the fix did not touch keeps its bytes."""
+    before: dict[str, list[str]] = {}
+    run: list[str] = []
+    for item in old_items if isinstance(old_items, list) else ():
+        run.append(str(item))
+        if str(item).endswith(("\n", "\r")):
+            before.setdefault("".join(run), run)
+            run = []
+    if run:
+        before.setdefault("".join(run), run)
+    out: list[str] = []
+    for line in _LINE_END.split(new):
+        if line:
+            out += before.get(line, [line])
+    return out
+
+
+_LINE_END = re.compile(r"(?<=\r\n)|(?<=\n)|(?<=\r)(?!\n)")
 
 
 class _Bad(Exception):
