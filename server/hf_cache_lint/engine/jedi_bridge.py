@@ -15,9 +15,9 @@ No code of the analysed environment or the workspace ever runs (issue 33):
 - The environment's sys.path is read from its files (`environment_paths`): its site-packages folders, found
   from the interpreter's path (a venv's pyvenv.cfg, the `lib/python3.X/site-packages` layout), and the path
   lines of their `.pth` files (editable installs); `import` lines are never run. jedi parses those packages.
-- A compiled module is imported (jedi has to, to know it) only from this process's own sys.path, minus anything
-  inside the workspace (`_SafeEnvironment`): the server's own libraries and the standard library. An extension
-  that only the analysed environment has is not inferred: the receiver stays unknown, so the finding stays.
+- A compiled module is imported (jedi has to, to know it) only from this Python's standard library, never from
+  a site-packages or the workspace (`_SafeEnvironment`). A receiver whose type lives in a C extension is not
+  inferred: it stays unknown, so the finding stays.
 
 Also: jedi's on-disk cache (parso pickles in ~/.cache/jedi) is written non-atomically (`open(path, "wb")` then
 `pickle.dump`, parso/cache.py `_save_to_file_system`) and pruned by whichever process runs: two runs sharing a
@@ -146,11 +146,12 @@ def _stdlib_paths() -> list[str]:
 def _environment(workspace: str | None) -> Any:
     from jedi.api.environment import InterpreterEnvironment
 
-    safe = [p for p in sys.path if p and (workspace is None or not inside(p, (workspace,)))]
+    safe = [p for p in _stdlib_paths() if workspace is None or not inside(p, (workspace,))]
 
     class _SafeEnvironment(InterpreterEnvironment):  # type: ignore[misc]
         """jedi in this process; the only folders it may import a compiled module from (jedi's "base sys path",
-        jedi/api/project.py `_get_base_sys_path`): this process's own sys.path outside the workspace."""
+        jedi/api/project.py `_get_base_sys_path`): this Python's standard library. Not its site-packages either: an
+        import there would load a library (torch: seconds, hundreds of MB) into this process."""
 
         def get_sys_path(self) -> list[str]:
             return safe
