@@ -44,3 +44,51 @@ def test_the_server_documents_use_it(tmp_path):
     doc.apply_change(types.TextDocumentContentChangePartial(
         range=types.Range(types.Position(0, 4), types.Position(0, 5)), text="22"))
     assert doc.source == "x = 22\ny = '🤗!'\n"
+
+
+@pytest.mark.parametrize("encoding", [types.PositionEncodingKind.Utf16, types.PositionEncodingKind.Utf8])
+def test_long_lines_convert_both_ways_as_pygls_converts_them(encoding):
+    """Lines over protocol._LONG take the codec's C path (issue 33: pygls's loop held the event loop for seconds
+    on a 3 M-character line); lone surrogates and pairs cut in the middle fall back to pygls's loop."""
+    from hf_cache_lint.lsp import protocol
+
+    rng = random.Random(33)
+    pieces = ["a", "é", "🤗", "\ud800", "\udc00", "中", "\U0010ffff", " ", "\r\n", "\n"]
+    ours, theirs = AsciiCodec(encoding), PositionCodec(encoding)
+    for _ in range(3000):
+        line = "".join(rng.choice(pieces[:-2]) for _ in range(rng.randint(protocol._LONG, protocol._LONG + 60)))
+        lines = ["x\n", line + rng.choice(["", "\n", "\r\n"]), "y"]
+        character, column = rng.randint(0, 2 * protocol._LONG), rng.randint(0, protocol._LONG + 70)
+        a, b = types.Position(1, character), types.Position(1, character)
+        assert ours.position_from_client_units(lines, a) == theirs.position_from_client_units(lines, b), (line, b)
+        assert a == b
+        c, d = types.Position(1, column), types.Position(1, column)
+        assert ours.position_to_client_units(lines, c) == theirs.position_to_client_units(lines, d)
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_incremental_edits_give_pygls_text(lazy, monkeypatch):
+    """PythonLinesDocument's edit (joins; over protocol._BIG_SOURCE without \\r, two offsets and no split at all)
+    gives the text pygls's line-by-line rebuild gives, for every range, clamped, inverted or past the end."""
+    from pygls.workspace.text_document import TextDocument
+
+    from hf_cache_lint.lsp import protocol
+
+    if lazy:
+        monkeypatch.setattr(protocol, "_BIG_SOURCE", 0)
+    rng = random.Random(34)
+    pieces = ["a", "é", "🤗", "\n", "\x0c", " ", "\u2028", "\n\n"] + ([] if lazy else ["\r", "\r\n"])
+    for _ in range(5000):
+        source = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 40)))
+        at = [rng.randint(0, 8), rng.randint(0, 12), rng.randint(0, 8), rng.randint(0, 12)]
+        text = rng.choice(["", "X", "é\n", "🤗", "\n\n"])
+
+        def change(at=at, text=text):
+            return types.TextDocumentContentChangePartial(
+                range=types.Range(types.Position(at[0], at[1]), types.Position(at[2], at[3])), text=text)
+
+        ours = protocol.PythonLinesDocument("file:///x.py", source=source, position_codec=AsciiCodec())
+        theirs = protocol.PythonLinesDocument("file:///x.py", source=source, position_codec=AsciiCodec())
+        ours._apply_incremental_change(change())
+        TextDocument._apply_incremental_change(theirs, change())
+        assert ours.source == theirs.source, (source, at, text)

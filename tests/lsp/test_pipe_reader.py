@@ -53,7 +53,7 @@ def test_the_whole_loop_reads_frames_through_it() -> None:
     os.close(write_fd)
     bodies: list[bytes] = []
     original = wire.handle_body
-    wire.handle_body = lambda protocol, body, reader, error_handler=None: bodies.append(body)  # type: ignore[assignment]
+    wire.handle_body = lambda protocol, body, *rest: bodies.append(body)  # type: ignore[assignment]
     try:
         with os.fdopen(read_fd, "rb", buffering=0) as stream:
             asyncio.run(wire.run_async(threading.Event(), wire.PipeReader(stream), None))  # type: ignore[arg-type]

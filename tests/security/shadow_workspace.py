@@ -125,7 +125,7 @@ def exercise(client: RawClient, workspace: Path, interpreter: str) -> dict[str, 
 
 
 def importtime_interpreter(folder: Path, log: Path) -> Path:
-    """An analysed interpreter that logs every import (jedi's subprocess, the version probe) to `log`."""
+    """An analysed interpreter that logs every import (the version probe's) to `log`."""
     script = folder / "python-importtime"
     script.write_text(f'#!/bin/sh\nexec "{sys.executable}" -X importtime "$@" 2>>"{log}"\n')
     script.chmod(0o755)
@@ -133,7 +133,7 @@ def importtime_interpreter(folder: Path, log: Path) -> Path:
 
 
 def measure_imports(root: Path) -> set[str]:
-    """Every top-level module a real session imports: the server's and jedi's subprocess's."""
+    """Every top-level module a real session imports: the server's and the version probe's."""
     workspace = root / "ws"
     workspace.mkdir(parents=True)
     log = root / "subprocess-imports.log"
@@ -146,9 +146,9 @@ def measure_imports(root: Path) -> set[str]:
         client.stop()
     assert got["hover"] and got["completion"] and got["after_fix"] != got["diagnostics"]
     names = imported_names(client.stderr.decode("utf-8", "replace"))
-    assert log.exists(), "the analysed interpreter never ran: jedi's subprocess is not exercised"
-    sub = imported_names(log.read_text())
-    assert {"jedi", "parso", "pygls", "lsprotocol", "hf_cache_lint"} <= names and "jedi" in sub
+    # The version probe's imports (jedi no longer starts the analysed interpreter: engine/jedi_bridge.py).
+    sub = imported_names(log.read_text()) if log.exists() else set()
+    assert {"jedi", "parso", "pygls", "lsprotocol", "hf_cache_lint"} <= names
     return names | sub
 
 

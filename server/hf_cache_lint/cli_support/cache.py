@@ -7,7 +7,19 @@ fingerprints of everything its check consulted (workspace modules an import reso
 candidate it probed on the way; checkpoint folders and their generation_config.json / config.json; hub
 cache snapshots: see engine/deps.py) and its findings. An entry is used only when the content hash and
 every fingerprint still match, so a changed, created or deleted dependency is a miss, never a stale
-result. The folder writes its own `.gitignore` (`*`).
+result. A folder the cache creates gets its own `.gitignore` (`*`); one that was there already (the user's
+`~/.cache/...`, or any folder a repository named) is never given one: a `*` there could hide a whole
+dotfiles repository from git.
+
+The folder a project names (`cache-dir` in its pyproject, or a committed `.hf_cache_lint_cache` symlink) must
+resolve inside the project root: a repository must not make a check (a pre-commit hook, CI) write in `$HOME`
+or a sibling folder. Such a folder is refused with a warning and the run goes on without a cache. Only the
+user's own environment (HF_CACHE_LINT_CACHE_DIR) puts it anywhere.
+
+Every file is read as the analysis reads (engine/reads.py): the index and the fingerprinted dependencies are
+regular files under a size cap, never a FIFO (which would hang the run) or a device (`/dev/zero` would grow the
+process until the OOM killer ended it); a dependency outside the allowed roots is fingerprinted by its stat and
+resolved path, not read.
 
 The index is compact because a warm run reads all of it: an entry is one JSON list
 `[size, mtime_ns, inode, content hash, deps, result]` (the stat null while not trusted, see RACY_NS), and a
@@ -37,7 +49,9 @@ from typing import TYPE_CHECKING, Any
 
 from hf_cache_lint import __version__
 from hf_cache_lint.engine import deps as engine_deps
+from hf_cache_lint.engine.confine import inside, real
 from hf_cache_lint.engine.findings import CheckResult, Edit, Finding, Fix, Position, Related, Severity, Span
+from hf_cache_lint.engine.reads import read_bounded
 from hf_cache_lint.settings import Settings
 
 if TYPE_CHECKING:
@@ -52,6 +66,12 @@ FOLDER = ".hf_cache_lint_cache"
 DIR_ENV = "HF_CACHE_LINT_CACHE_DIR"
 OFF_ENV = "HF_CACHE_LINT_NO_CACHE"
 FORMAT = 2  # 2: the compact list entries (1: one object per entry)
+# The index of a big tree is a few MB (an entry is a hash, its dependencies' fingerprints and its findings); a
+# larger one is not ours to trust, and reading it whole cost 4x its size in memory: a miss, then rewritten.
+MAX_INDEX_BYTES = 64 * 1024 * 1024
+# A dependency is a module (the analysis reads up to 2 MiB of one) or a json file (1 MiB): one larger is refused
+# by the analysis, so its stat stands for it (a change of size or time is still a miss).
+MAX_FINGERPRINT_BYTES = 4 * 1024 * 1024
 
 
 # A file whose stat (size, mtime, inode) matches the entry's is taken as unchanged without reading it,
@@ -84,23 +104,26 @@ def tool_fingerprint() -> str:
     return h.hexdigest()
 
 
-def fingerprint(path: str) -> str:
-    """What a dependency looks like now: a file's content hash, a folder's listing, or absent."""
+def fingerprint(path: str, roots: tuple[str, ...] | None = None) -> str:
+    """What a dependency looks like now: a file's content hash, a folder's listing, or absent. A FIFO, a device,
+    a file over MAX_FINGERPRINT_BYTES, or (with `roots`) anything outside them, resolved: its kind, stat and
+    resolved path, never its content (engine/reads.py)."""
     try:
         st = os.stat(path)
     except (OSError, ValueError):
         return "-"
+    if roots is not None and not inside(path, roots):
+        return "o:" + digest(f"{real(path)}|{st.st_mode}|{st.st_size}|{st.st_mtime_ns}|{st.st_ino}".encode())
     if stat.S_ISDIR(st.st_mode):
         try:
             listing = sorted((e.name, e.stat(follow_symlinks=False).st_mtime_ns) for e in os.scandir(path))
         except OSError:
             return "d?"
         return "d:" + digest(repr(listing).encode())
-    try:
-        with open(path, "rb") as fh:
-            return "f:" + digest(fh.read())
-    except OSError:
-        return "f?"
+    if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_FINGERPRINT_BYTES:
+        return f"s:{stat.S_IFMT(st.st_mode)}:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
+    data = read_bounded(path, MAX_FINGERPRINT_BYTES)
+    return "f?" if data is None else "f:" + digest(data)
 
 
 def run_key(settings: Settings, context: Context) -> str:
@@ -122,15 +145,27 @@ def run_key(settings: Settings, context: Context) -> str:
     return blake2b(json.dumps(parts, sort_keys=True, default=str).encode(), digest_size=16).hexdigest()
 
 
+class FolderRefused(Exception):
+    """The cache folder a project file or symlink names leads outside the project: the message says where."""
+
+
 def cache_folder(root: Path, setting: str | None) -> Path:
-    """HF_CACHE_LINT_CACHE_DIR, else the `cache-dir` setting (relative to the config's folder), else the default."""
+    """HF_CACHE_LINT_CACHE_DIR (anywhere: the user's own), else the `cache-dir` setting (relative to the config's
+    folder), else the default. Raises FolderRefused when the folder from the project (its setting, or a symlink
+    on the way, the version folder's included) resolves outside `root`."""
     env = os.environ.get(DIR_ENV)
     if env:
         return Path(env)
     if setting:
         p = Path(setting).expanduser()
-        return p if p.is_absolute() else root / p
-    return root / FOLDER
+        folder, named = (p if p.is_absolute() else root / p), f"cache-dir = {setting!r}"
+    else:
+        folder, named = root / FOLDER, FOLDER
+    if not inside(folder / __version__, (root,)):
+        raise FolderRefused(f"the cache folder {named} leads outside the project ({real(folder / __version__)} "
+                            f"is not under {real(root)}): running without a cache; set {DIR_ENV} to put it "
+                            "elsewhere")
+    return folder
 
 
 def disabled_by_env() -> bool:
@@ -187,6 +222,10 @@ class ResultCache:
         self.folder = folder
         self.key = run_key(settings, context)
         self.file = folder / __version__ / f"{self.key}.json"
+        # Where a dependency's content may be read for its fingerprint: where the analysis reads (the workspace,
+        # its import roots, the hub cache; engine/confine.py) and the current folder the printed paths start in.
+        found = (context.workspace, context.hf_hub_cache, *context.extra_paths)
+        self.roots = (os.getcwd(), *(str(p) for p in found if p is not None))
         self.entries = self._read()
         self.changed: dict[str, list[Any]] = {}
         self.hits = 0
@@ -194,7 +233,7 @@ class ResultCache:
 
     def fingerprint(self, path: str) -> str:
         if path not in self._now:
-            self._now[path] = self._by_stat(path) or fingerprint(path)
+            self._now[path] = self._by_stat(path) or fingerprint(path, self.roots)
         return self._now[path]
 
     def _by_stat(self, path: str) -> str | None:
@@ -217,9 +256,12 @@ class ResultCache:
         return self if run_key(settings, context) == self.key else ResultCache(self.folder, settings, context)
 
     def _read(self) -> dict[str, Any]:
+        raw = read_bounded(self.file, MAX_INDEX_BYTES)  # a FIFO, a device or a huge file there: a miss
+        if raw is None:
+            return {}
         try:
-            data = json.loads(self.file.read_bytes())
-        except (OSError, ValueError, RecursionError):
+            data = json.loads(raw)
+        except (ValueError, RecursionError):
             return {}
         if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("files"), dict):
             return {}
@@ -274,14 +316,25 @@ class ResultCache:
         if not self.changed:
             return
         try:
-            self.file.parent.mkdir(parents=True, exist_ok=True)
-            ignore = self.folder / ".gitignore"
-            if not ignore.exists():
-                _atomic_write(ignore, b"# Automatically created by hf-cache-lint.\n*\n")
+            if _created(self.folder):  # only a folder made here gets a `.gitignore`, never one that was there
+                _atomic_write(self.folder / ".gitignore", b"# Automatically created by hf-cache-lint.\n*\n")
+            self.file.parent.mkdir(exist_ok=True)
             files = {**self._read(), **self.changed}
             _atomic_write(self.file, json.dumps({"format": FORMAT, "files": files}, separators=(",", ":")).encode())
         except OSError:
             pass  # a read-only or full disk costs the next run its speed, not this run its result
+
+
+def _created(folder: Path) -> bool:
+    """Make `folder` (and its parents) unless something is there already; whether this call made it."""
+    if os.path.lexists(folder):
+        return False
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir()
+    except FileExistsError:  # another run made it meanwhile: that run writes the .gitignore
+        return False
+    return True
 
 
 def _settled(st: os.stat_result) -> bool:

@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hf_cache_lint.cli_support.cache import ResultCache, cache_folder, disabled_by_env
+from hf_cache_lint.cli_support.cache import FolderRefused, ResultCache, cache_folder, disabled_by_env
 from hf_cache_lint.cli_support.discovery import Discovery, SourceFile, discover
 from hf_cache_lint.cli_support.formats import FORMATS
 from hf_cache_lint.cli_support.report import Report, build_report
@@ -123,7 +123,10 @@ def run(args: argparse.Namespace) -> tuple[Report, Discovery]:
     sources = list(found.files)
     cache = None
     if config.cache and not args.no_cache and not disabled_by_env():
-        cache = ResultCache(cache_folder(config.root, config.cache_dir), settings, context)
+        try:
+            cache = ResultCache(cache_folder(config.root, config.cache_dir), settings, context)
+        except FolderRefused as exc:  # a project naming a folder outside itself: checked, never written there
+            print(f"hf-cache-lint: warning: {exc}", file=sys.stderr)
     results = check_files(sources, settings, context, jobs=args.jobs, cache=cache)
     if args.upgrade_to:
         from hf_cache_lint.cli_support.upgrade import new_at_upgrade

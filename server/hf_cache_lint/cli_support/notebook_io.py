@@ -93,6 +93,10 @@ def _render(old_raw: str, new: str, ensure_ascii: bool) -> str:
     return "[" + lead + sep.join(lines) + tail + "]"
 
 
+# Line ends as Python and JupyterLab read them (\n, \r\n, \r): a split after each.
+_LINE_END = re.compile(r"(?<=\r\n)|(?<=\n)|(?<=\r)(?!\n)")
+
+
 def _raw_items(old_raw: str) -> list[tuple[str, str]]:
     """The items of a JSON list of strings as (value, the item's JSON text as written)."""
     return [(json.loads(m.group(0)), m.group(0)) for m in _STRING.finditer(old_raw)]
@@ -121,7 +125,7 @@ def _kept_items(old: list[tuple[str, str]], new: str, dumps: Callable[[str], str
     while tail and end != pos and not new.endswith("\n", 0, end):
         end += len(old[len(old) - tail][0])
         tail -= 1
-    middle = [dumps(x) for x in re.findall(r"[^\n]*\n|[^\n]+", new[pos:end])]
+    middle = [dumps(x) for x in _LINE_END.split(new[pos:end]) if x]
     return [raw for _, raw in old[:head]] + middle + [raw for _, raw in old[len(old) - tail:]]
 
 

@@ -19,8 +19,9 @@ from importlib import resources
 from pathlib import Path
 
 from hf_cache_lint.engine import deps
-from hf_cache_lint.engine.confine import inside, read_capped
+from hf_cache_lint.engine.confine import inside
 from hf_cache_lint.engine.findings import Position, Span
+from hf_cache_lint.engine.reads import read_bounded
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 MAX_JSON_BYTES = 1024 * 1024
@@ -40,7 +41,7 @@ class CheckpointConfig:
 
 @lru_cache(maxsize=256)
 def _read_json(path: str, mtime: float) -> tuple[dict[str, object] | None, str]:
-    raw = read_capped(path, MAX_JSON_BYTES)
+    raw = read_bounded(path, MAX_JSON_BYTES)
     if raw is None:
         return None, ""
     try:

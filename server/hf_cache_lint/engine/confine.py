@@ -1,5 +1,5 @@
 """Where the analysis may read: inside the workspace folders (and the analysed file's own folder) and the
-Hugging Face cache, never through a symlink or `..` that leads elsewhere, and never more than a cap.
+Hugging Face cache, never through a symlink or `..` that leads elsewhere (the reads themselves: engine/reads.py).
 
 Paths are compared after `os.path.realpath` (symlinks followed, `..` folded), which never raises on a
 symlink loop (`Path.resolve` raises RuntimeError on 3.10-3.12): a loop is simply a path that is not there.
@@ -61,15 +61,3 @@ def inside(path: str | Path, roots: Iterable[str | Path]) -> bool:
             return True
     return False
 
-
-def read_capped(path: str | Path, limit: int) -> bytes | None:
-    """The file's bytes, or None when it cannot be read, is not a regular file (a FIFO, /dev/zero) or is
-    larger than `limit` bytes (read no further than that)."""
-    try:
-        with open(path, "rb") as f:
-            if not os.path.isfile(f.name) or os.fstat(f.fileno()).st_size > limit:
-                return None
-            data = f.read(limit + 1)
-    except OSError:
-        return None
-    return data if len(data) <= limit else None

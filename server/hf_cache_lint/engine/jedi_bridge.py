@@ -1,20 +1,29 @@
-"""jedi, run against the analysed interpreter, for the few names the interpreter cannot resolve.
+"""jedi, over the analysed environment's packages, for the few names the interpreter cannot resolve.
 
 Used only to refute: a `.generate` receiver the interpreter knows nothing about (a parameter, an
 object from another module) is treated as a transformers model unless jedi finds it is something
-else (a user class, vLLM, mamba_ssm). `load_unsafe_extensions=False`: jedi never runs user code.
+else (a user class, vLLM, mamba_ssm).
 
-Three safety rules:
-- A `restricted` context (untrusted workspace) runs no interpreter: jedi infers in this process
-  (`InterpreterEnvironment`), without the environment subprocess.
-- The environment subprocess (`<interpreter> jedi/.../subprocess/__main__.py`) starts as a script, so the
-  working directory is not on its sys.path; its environment drops relative PYTHONPATH entries (they would
-  resolve against the working directory) and PYTHONSTARTUP/PYTHONINSPECT.
-- jedi's on-disk cache (parso pickles in ~/.cache/jedi) is written non-atomically (`open(path, "wb")` then
-  `pickle.dump`, parso/cache.py `_save_to_file_system`) and pruned by whichever process runs: two runs
-  sharing a home directory read each other's half-written files and inference fails. Each process gets
-  its own cache folder (removed at exit); the in-memory cache still spans a process's whole life.
-- When jedi fails, the receiver is unknown: the finding on that call is dropped (never a guess).
+No code of the analysed environment or the workspace ever runs (issue 33):
+- jedi infers in this process (`InterpreterEnvironment`), never in its environment subprocess. That subprocess
+  was the analysed interpreter itself (`<python> jedi/.../subprocess/__main__.py`, without -S: jedi starts it
+  with fixed arguments), so its `site` ran the environment's `.pth` files and `sitecustomize` (a workspace
+  `.venv` selected as the interpreter ran the repository's code), and it imported C extensions from that
+  site-packages to infer their types: jedi's `load_unsafe_extensions=False` only keeps out extensions outside
+  the environment's own sys.path, and a workspace venv's site-packages is on it (jedi/inference/imports.py
+  `_load_builtin_module`).
+- The environment's sys.path is read from its files (`environment_paths`): its site-packages folders, found
+  from the interpreter's path (a venv's pyvenv.cfg, the `lib/python3.X/site-packages` layout), and the path
+  lines of their `.pth` files (editable installs); `import` lines are never run. jedi parses those packages.
+- A compiled module is imported (jedi has to, to know it) only from this Python's standard library, never from
+  a site-packages or the workspace (`_SafeEnvironment`). A receiver whose type lives in a C extension is not
+  inferred: it stays unknown, so the finding stays.
+
+Also: jedi's on-disk cache (parso pickles in ~/.cache/jedi) is written non-atomically (`open(path, "wb")` then
+`pickle.dump`, parso/cache.py `_save_to_file_system`) and pruned by whichever process runs: two runs sharing a
+home directory read each other's half-written files and inference fails. Each process gets its own cache folder
+(removed at exit); the in-memory cache still spans a process's whole life. When jedi fails, the receiver is
+unknown: the finding on that call is dropped (never a guess).
 """
 
 from __future__ import annotations
@@ -23,6 +32,7 @@ import atexit
 import logging
 import os
 import shutil
+import sys
 import tempfile
 import threading
 from functools import lru_cache
@@ -31,7 +41,9 @@ from typing import Any
 
 from hf_cache_lint.engine import deps
 from hf_cache_lint.engine.analysis import Analysis
+from hf_cache_lint.engine.confine import inside
 from hf_cache_lint.engine.findings import Finding, Span
+from hf_cache_lint.engine.reads import read_bounded
 from hf_cache_lint.engine.text import split_lines
 
 log = logging.getLogger("hf_cache_lint")
@@ -62,41 +74,101 @@ def remove_private_cache_dir() -> None:
         shutil.rmtree(_CACHE_DIR[1], ignore_errors=True)
 
 
-def subprocess_env() -> dict[str, str]:
-    """The environment of jedi's subprocess: ours, minus what could import from the working directory."""
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONSTARTUP", "PYTHONINSPECT", "PYTHONSAFEPATH")}
-    if "PYTHONPATH" in env:
-        kept = [p for p in env["PYTHONPATH"].split(os.pathsep) if p and os.path.isabs(p)]
-        if kept:
-            env["PYTHONPATH"] = os.pathsep.join(kept)
-        else:
-            del env["PYTHONPATH"]
-    return env
+def environment_paths(interpreter: str) -> tuple[str, ...]:
+    """The import folders of the environment `interpreter` belongs to (an executable, a name on PATH, or the
+    environment's folder: VIRTUAL_ENV / CONDA_PREFIX), read from its files: its site-packages and the folders its
+    `.pth` files name. Nothing is run."""
+    exe = interpreter if (os.sep in interpreter or os.path.isdir(interpreter)) else (
+        shutil.which(interpreter) or interpreter)
+    exe = os.path.abspath(exe)
+    # A folder is the prefix; bin/python (POSIX) or Scripts\python.exe (a Windows venv) sit under it, python.exe
+    # (a Windows base install) in it.
+    prefixes = [exe] if os.path.isdir(exe) else [os.path.dirname(os.path.dirname(exe)), os.path.dirname(exe)]
+    sites: list[str] = []
+    for prefix in prefixes:
+        cfg = _pyvenv_cfg(prefix)
+        if cfg is not None:  # a venv: its own site-packages, and the base's when it says so
+            sites += _site_dirs(prefix)
+            home = cfg.get("home")
+            if cfg.get("include-system-site-packages", "").lower() == "true" and home:
+                sites += _site_dirs(os.path.dirname(os.path.abspath(home)))
+            break
+    else:
+        real = os.path.realpath(exe)
+        for prefix in (os.path.dirname(os.path.dirname(real)), os.path.dirname(real), *prefixes):
+            sites += _site_dirs(prefix)
+    found: list[str] = []
+    for site in sites:
+        for path in (site, *_pth_dirs(site)):
+            if path not in found:
+                found.append(path)
+    return tuple(found)
+
+
+def _pyvenv_cfg(prefix: str) -> dict[str, str] | None:
+    raw = read_bounded(os.path.join(prefix, "pyvenv.cfg"), 64 * 1024)
+    if raw is None:
+        return None
+    pairs = (line.partition("=") for line in raw.decode("utf-8", "replace").splitlines())
+    return {k.strip().lower(): v.strip() for k, sep, v in pairs if sep}
+
+
+def _site_dirs(prefix: str) -> list[str]:
+    patterns = ("lib/python3*/site-packages", "lib/python3*/dist-packages", "lib/python3/dist-packages",
+                "Lib/site-packages", "local/lib/python3*/dist-packages")
+    return [str(p) for pattern in patterns for p in sorted(Path(prefix).glob(pattern)) if p.is_dir()]
+
+
+def _pth_dirs(site: str) -> list[str]:
+    """The folders a site folder's `.pth` files add (as `site` reads them: one path a line, relative to the site
+    folder, `#` comments); their `import` lines, which `site` would execute, are skipped."""
+    found = []
+    for pth in sorted(Path(site).glob("*.pth")):
+        raw = read_bounded(pth, 1024 * 1024)
+        for line in (raw or b"").decode("utf-8", "replace").splitlines():
+            line = line.rstrip()
+            if not line or line.startswith("#") or line.startswith(("import ", "import\t")):
+                continue
+            path = os.path.normpath(os.path.join(site, line))
+            if os.path.isdir(path):
+                found.append(path)
+    return found
+
+
+def _stdlib_paths() -> list[str]:
+    """This Python's standard library folders (the zip, lib/python3.X, lib-dynload), none of its site folders."""
+    bases = (sys.base_prefix, sys.base_exec_prefix)
+    return [p for p in sys.path if p and inside(p, bases) and not p.rstrip(os.sep).endswith(
+        ("site-packages", "dist-packages"))]
 
 
 @lru_cache(maxsize=8)
-def _environment(interpreter: str | None, restricted: bool) -> Any:
-    import sys
+def _environment(workspace: str | None) -> Any:
+    from jedi.api.environment import InterpreterEnvironment
 
-    from jedi.api.environment import InterpreterEnvironment, create_environment
+    safe = [p for p in _stdlib_paths() if workspace is None or not inside(p, (workspace,))]
 
-    if restricted:
-        return InterpreterEnvironment()  # an untrusted workspace: run no interpreter, infer in this process
-    # None configured: what jedi would pick itself (the active virtualenv, else this Python), with our env.
-    chosen = interpreter or os.environ.get("VIRTUAL_ENV") or os.environ.get("CONDA_PREFIX") or sys.executable
-    try:
-        return create_environment(chosen, safe=False, env_vars=subprocess_env())
-    except Exception:  # an interpreter jedi cannot use: infer in this process
-        log.info("jedi cannot use interpreter %s; inferring with the server's", chosen)
-        return InterpreterEnvironment()
+    class _SafeEnvironment(InterpreterEnvironment):  # type: ignore[misc]
+        """jedi in this process; the only folders it may import a compiled module from (jedi's "base sys path",
+        jedi/api/project.py `_get_base_sys_path`): this Python's standard library. Not its site-packages either: an
+        import there would load a library (torch: seconds, hundreds of MB) into this process."""
+
+        def get_sys_path(self) -> list[str]:
+            return safe
+
+    return _SafeEnvironment()
 
 
 @lru_cache(maxsize=8)
-def _project(root: str, extra_paths: tuple[str, ...] = ()) -> Any:
+def _project(root: str, extra_paths: tuple[str, ...], interpreter: str | None, restricted: bool) -> Any:
     import jedi
 
+    sys_path: list[str] | None = None
+    if not restricted:  # an untrusted workspace names no environment: this process's own (as jedi's default)
+        chosen = interpreter or os.environ.get("VIRTUAL_ENV") or os.environ.get("CONDA_PREFIX") or sys.executable
+        sys_path = [*_stdlib_paths(), *environment_paths(chosen)]
     # added_sys_path: the `extraPaths` import roots, so jedi follows `import x` into them as the interpreter does.
-    return jedi.Project(root, load_unsafe_extensions=False, added_sys_path=list(extra_paths))
+    return jedi.Project(root, load_unsafe_extensions=False, sys_path=sys_path, added_sys_path=list(extra_paths))
 
 
 class InferenceFailed(Exception):
@@ -122,8 +194,8 @@ def receiver_types(text: str, path: str, callee: Span, interpreter: str | None,
         with _JEDI_LOCK:  # jedi is not thread-safe; the server analyses big documents on a second thread
             private_cache_dir()
             script = jedi.Script(text, path=None if path.startswith("<") else path,
-                                 project=_project(root, tuple(str(p) for p in extra_paths)),
-                                 environment=_environment(interpreter, restricted))
+                                 project=_project(root, tuple(str(p) for p in extra_paths), interpreter, restricted),
+                                 environment=_environment(None if workspace is None else str(workspace)))
             return [(d.full_name or "", d.module_name or "") for d in script.infer(callee.end.line, dot - 1)]
     except Exception as exc:
         log.warning("jedi inference failed in %s: %r", path, exc)

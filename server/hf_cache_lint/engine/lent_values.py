@@ -20,6 +20,7 @@ from hf_cache_lint.engine import modules
 from hf_cache_lint.engine.collector import gc_paused
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.keywords import CACHE_KEYWORDS
+from hf_cache_lint.engine.reads import read_bounded
 
 # What must be written in the statements that shape an imported value for it to matter here (exact identifiers,
 # attribute names, imported names or identifier strings; engine/interpreter/known.py, loading.py, methods.py):
@@ -285,10 +286,13 @@ def _literal(node: ast.expr) -> bool:
 
 @lru_cache(maxsize=256)
 def _statements_of(path: str, mtime_ns: int, size: int) -> _Statements | None:
+    data = read_bounded(path, modules.MAX_MODULE_BYTES)  # a FIFO or a device in its place: refused, not waited on
+    if data is None:
+        return None
     try:
         with warnings.catch_warnings(), gc_paused():
             warnings.simplefilter("ignore")
-            tree = ast.parse(Path(path).read_bytes())
+            tree = ast.parse(data)
     except (OSError, SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
         return None
     every = [u for s in tree.body for u in _units(s)]

@@ -3,7 +3,8 @@
 A module's exports are computed once per (path, mtime, size, target version) and kept in a small
 LRU, so importing a workspace module costs one analysis per change of that file, not per keystroke.
 Only files inside the workspace (or the importing file's folder, or an extraPaths root) are read, symlinks
-resolved (engine/confine.py); nothing is executed.
+resolved (engine/confine.py), and read as engine/reads.py reads (regular files up to MAX_MODULE_BYTES, never a
+FIFO or a device); nothing is executed.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 from hf_cache_lint.engine import deps, process_state
 from hf_cache_lint.engine.confine import inside
 from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.reads import read_bounded
 from hf_cache_lint.engine.values import HeapObj, Value
 
 MAX_MODULE_BYTES = 2 * 1024 * 1024
@@ -111,9 +113,12 @@ def _analyse(path: Path, context: Context) -> Exports | None:
     from hf_cache_lint.engine.interp import Interpreter, parse
     from hf_cache_lint.engine.text import UndecodableError, decode_source
 
+    data = read_bounded(path, MAX_MODULE_BYTES)  # a FIFO or device in its place is refused, never waited on
+    if data is None:
+        return None
     try:
-        text = decode_source(path.read_bytes())
-    except (OSError, UndecodableError):
+        text = decode_source(data)
+    except UndecodableError:
         return None
     if not any(w in text for w in FACT_WORDS):
         return Exports(str(path), {}, {})
@@ -129,10 +134,10 @@ def _analyse(path: Path, context: Context) -> Exports | None:
 @lru_cache(maxsize=256)
 def _top_level_names(path: str, mtime_ns: int) -> frozenset[str]:
     """Names a module assigns at its top level (`name = ...`, `name: T = ...`, `a, b = ...`)."""
-    try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    data = read_bounded(path, MAX_MODULE_BYTES)
+    if data is None:
         return frozenset()
+    text = data.decode("utf-8", errors="replace")
     names: set[str] = set()
     for m in _TOP_ASSIGN.finditer(text):
         names.update(n.strip() for n in m.group(1).split(","))
@@ -141,10 +146,10 @@ def _top_level_names(path: str, mtime_ns: int) -> frozenset[str]:
 
 @lru_cache(maxsize=256)
 def _has_fact_words(path: str, mtime_ns: int, size: int) -> bool:
-    try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    data = read_bounded(path, MAX_MODULE_BYTES)
+    if data is None:
         return False
+    text = data.decode("utf-8", errors="replace")
     return any(w in text for w in FACT_WORDS)
 
 

@@ -111,8 +111,9 @@ def verifier_for(ls: HfCacheLintServer, unit: Unit) -> Verifier:
 
 
 async def on_engine(ls: HfCacheLintServer, work: Callable[[], T]) -> T:
-    """Run verification on the engine thread (the engine is not for concurrent use)."""
-    return await asyncio.get_running_loop().run_in_executor(ls.engine, work)
+    """Run verification on the code actions' own thread (lsp/server.py `action_lane`): however long it takes, the
+    diagnostics of other documents, on the engine thread, do not queue behind it."""
+    return await asyncio.get_running_loop().run_in_executor(ls.action_lane, work)
 
 
 def fix_all(ls: HfCacheLintServer, unit: Unit, verifier: Verifier, results: Results, parts: Sequence[int],

@@ -88,6 +88,9 @@ def register(server: HfCacheLintServer) -> None:
 
     @feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=KINDS))
     async def code_action(ls: HfCacheLintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        unit = ls.unit_for(params.text_document.uri)
+        if unit is not None and ls.too_big(unit) is not None:
+            return []  # not analysed, nothing to fix: and no split of its lines on the event loop
         await ls.imported("hf_cache_lint.lsp.actions")
         from hf_cache_lint.lsp import actions
 

@@ -123,6 +123,9 @@ class HfCacheLintServer(LanguageServer):
         self.engine = Lane(max_workers=1, thread_name_prefix="hf-cache-lint-engine")
         self.big_engine = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hf-cache-lint-engine-big")
         self.big_units: set[str] = set()  # units that once were big: they stay on big_engine until closed
+        # Code actions verify their fixes (fixcheck) here, each unit in a parse tree of its own (`#fixcheck`): a
+        # verification of many seconds never holds back another document's diagnostics on `engine` (issue 33).
+        self.action_lane = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hf-cache-lint-actions")
         self._unit_locks: dict[str, threading.Lock] = {}  # one run per unit at a time, whatever the lane
         self._locks_guard = threading.Lock()
         self.loop: asyncio.AbstractEventLoop | None = None  # set at initialize, for thread-safe logging
@@ -137,13 +140,13 @@ class HfCacheLintServer(LanguageServer):
     def _start_io_async(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """pygls 2.1's `_start_io_async` with lsp/wire.py's message loop: a bad frame or invalid params get
         an error response and the server keeps reading (pygls's loop goes deaf or stays silent)."""
-        from pygls.io_ import StdinAsyncReader, StdoutWriter
+        from pygls.io_ import StdoutWriter
 
         from hf_cache_lint.lsp import wire
 
         self._stop_event = threading.Event()
         source, sink = stdin or sys.stdin.buffer, stdout or sys.stdout.buffer
-        reader = wire.PipeReader(source) if wire.pipe_reader_fits(source, sink) else StdinAsyncReader(
+        reader = wire.PipeReader(source) if wire.pipe_reader_fits(source, sink) else wire.ThreadReader(
             source, self.thread_pool)
         self.protocol.set_writer(StdoutWriter(sink))
         try:

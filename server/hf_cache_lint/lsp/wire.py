@@ -15,6 +15,19 @@ that deserialization is). Here:
   forbids one); it is logged.
 - Unknown methods keep pygls's MethodNotFound (-32601); `exit` keeps pygls's status (0 after shutdown,
   else 1).
+- A Content-Length that is too long never leaves the server deaf: the body is read as it arrives, and a
+  `Content-Length:` header line inside it (which no JSON text can hold: a raw line break is invalid inside a JSON
+  string, and the words are no JSON token) cuts it there; the bytes before go on as the message, whatever they
+  hold, the header starts the next frame. No more than MAX_FRAME_BYTES of a body is kept: a longer one (with no
+  header inside that much) is skipped to its end (still watching for a header) and gets InvalidRequest.
+- JSON nested deeper than the parser's recursion limit (about 1,000 levels) gets ParseError; a RecursionError
+  (or any error) while handling a message never leaves this loop.
+- The LSP's lifecycle errors (specification 3.17, "Lifecycle Messages"): a request before `initialize` gets
+  ServerNotInitialized (-32002) and a notification then is dropped (except `exit`); a request after `shutdown`
+  gets InvalidRequest (-32600) (pygls drops both silently, or answers -32603).
+- A JSON array (a JSON-RPC 2.0 batch): the LSP does not allow batches (microsoft/language-server-protocol#1651,
+  specification 3.17 "Base Protocol"), and a client would not read a batch reply, so each element that is a
+  request gets its own InvalidRequest with its id (one with id null when none is), nothing of it is run.
 
 Drop this module when pygls's own loop does the above.
 """
@@ -31,13 +44,25 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest, JsonRpcParseError
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInvalidParams,
+    JsonRpcInvalidRequest,
+    JsonRpcParseError,
+    JsonRpcServerNotInitialized,
+)
 from pygls.protocol import JsonRPCProtocol
 
 log = logging.getLogger(__name__)
 
 _HEADER = re.compile(rb"content-length[ \t]*:[ \t]*(\d+)[ \t]*\r?\n?$", re.IGNORECASE)
 _HEADER_ANYWHERE = re.compile(rb"content-length[ \t]*:", re.IGNORECASE)
+# A whole header line inside a body: where a too-long Content-Length ran into the next frame.
+_HEADER_LINE = re.compile(rb"content-length[ \t]*:[ \t]*\d+[ \t]*\r?\n", re.IGNORECASE)
+# The largest body kept: a 2 Mi-character document (the analysis cap, lsp/server.py) is at most ~8 MB of UTF-8,
+# more with JSON escapes; a larger frame is skipped, never held in memory.
+MAX_FRAME_BYTES = 64 * 1024 * 1024
+_CHUNK = 1 << 20
 
 
 class Reader:
@@ -68,6 +93,14 @@ class Reader:
                 break
             data += more
         return data
+
+    async def read_some(self, n: int) -> bytes:
+        """Up to `n` bytes, as soon as any are there (b"" at end of input)."""
+        if self.pushed:
+            data, self.pushed = self.pushed[:n], self.pushed[n:]
+            return data
+        partial = getattr(self.inner, "read_some", None)
+        return bytes(await (partial(n) if partial is not None else self.inner.readexactly(n)))
 
 
 # The longest line `PipeReader.readline` keeps whole: far beyond any header; a longer run of bytes without a line
@@ -106,6 +139,29 @@ class PipeReader:
         except asyncio.IncompleteReadError as exc:
             return exc.partial
 
+    async def read_some(self, n: int) -> bytes:
+        reader = self.reader or await self._open()
+        return await reader.read(n)
+
+
+class ThreadReader:
+    """pygls's `StdinAsyncReader` (a worker thread per read, for stdin the loop cannot watch: a regular file, a
+    terminal, Windows) with `read_some` (`read1`: what is there, without waiting for all `n`)."""
+
+    def __init__(self, stdin: Any, executor: Any = None) -> None:
+        self.stdin = stdin
+        self.executor = executor
+
+    async def readline(self) -> bytes:
+        return bytes(await asyncio.get_running_loop().run_in_executor(self.executor, self.stdin.readline))
+
+    async def readexactly(self, n: int) -> bytes:
+        return bytes(await asyncio.get_running_loop().run_in_executor(self.executor, self.stdin.read, n))
+
+    async def read_some(self, n: int) -> bytes:
+        read = getattr(self.stdin, "read1", self.stdin.read)
+        return bytes(await asyncio.get_running_loop().run_in_executor(self.executor, read, n))
+
 
 def pipe_reader_fits(stdin: Any, stdout: Any) -> bool:
     """Whether stdin can be read by the loop: a pipe or a socket (as editors spawn a server: libuv's, so VS Code's and
@@ -123,29 +179,50 @@ def pipe_reader_fits(stdin: Any, stdout: Any) -> bool:
             and (st_in.st_dev, st_in.st_ino) != (st_out.st_dev, st_out.st_ino))
 
 
+class Session:
+    """What the loop knows of the conversation: whether `initialize` came (pygls keeps no such flag)."""
+
+    def __init__(self) -> None:
+        self.initialized = False
+
+
 def _error(protocol: JsonRPCProtocol, msg_id: int | str | None, exc: JsonRpcException, detail: str) -> None:
     # A plain dict: pygls's converter would drop `"id": null`, which JSON-RPC requires when the id is unknown.
     protocol._send_data({"jsonrpc": "2.0", "id": msg_id,
                          "error": {"code": exc.CODE, "message": f"{exc.MESSAGE}: {detail}"}})
 
 
+def _parse_error(protocol: JsonRPCProtocol, body: bytes, reader: Reader, detail: str) -> None:
+    # A too-long Content-Length swallowed the start of the next frame: give its header back.
+    found = _HEADER_ANYWHERE.search(body, 1)
+    if found is not None:
+        reader.unread(body[found.start():])
+    log.error("malformed message (%s): answered ParseError, reading on", detail)
+    _error(protocol, None, JsonRpcParseError(), detail)
+
+
 def handle_body(protocol: JsonRPCProtocol, body: bytes, reader: Reader,
-                error_handler: Callable[[Exception, type[JsonRpcException]], Any] | None = None) -> None:
+                error_handler: Callable[[Exception, type[JsonRpcException]], Any] | None = None,
+                session: Session | None = None) -> None:
     """One frame's body: dispatch it, or answer the fault as the spec asks."""
     try:
         message = json.loads(body, object_hook=protocol.structure_message)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        # A too-long Content-Length swallowed the start of the next frame: give its header back.
-        found = _HEADER_ANYWHERE.search(body, 1)
-        if found is not None:
-            reader.unread(body[found.start():])
-        log.error("malformed message (%s): answered ParseError, reading on", exc)
-        _error(protocol, None, JsonRpcParseError(), str(exc))
+        _parse_error(protocol, body, reader, str(exc))
+        return
+    except RecursionError:  # valid JSON nested deeper than the parser (or pygls's structuring) can follow
+        log.error("message nested too deeply: answered ParseError")
+        _error(protocol, None, JsonRpcParseError(), "nested too deeply")
         return
     except JsonRpcException as exc:  # the params (or result) do not fit the method's types
-        _answer_undecodable(protocol, body, exc)
+        _answer_undecodable(protocol, body, reader, exc)
+        return
+    if isinstance(message, list):
+        _answer_batch(protocol, body)
         return
     if not isinstance(message, dict) and hasattr(message, "jsonrpc"):
+        if session is not None and not _lifecycle_allows(protocol, message, session):
+            return
         try:
             protocol.handle_message(message)
         except Exception as exc:
@@ -153,15 +230,62 @@ def handle_body(protocol: JsonRPCProtocol, body: bytes, reader: Reader,
             if error_handler is not None:
                 error_handler(exc, JsonRpcException)
         return
-    # JSON, but not a JSON-RPC message (an array, a number, no "jsonrpc" key).
+    # JSON, but not a JSON-RPC message (a number, no "jsonrpc" key).
     msg_id = message.get("id") if isinstance(message, dict) else None
     log.error("not a JSON-RPC message: answered InvalidRequest")
     _error(protocol, msg_id if isinstance(msg_id, (int, str)) else None, JsonRpcInvalidRequest(),
            "not a JSON-RPC 2.0 message")
 
 
-def _answer_undecodable(protocol: JsonRPCProtocol, body: bytes, exc: JsonRpcException) -> None:
-    data = json.loads(body)  # it parsed above, only structuring failed
+def _lifecycle_allows(protocol: JsonRPCProtocol, message: Any, session: Session) -> bool:
+    """Whether the message may be dispatched; the spec's answer sent when it may not (LSP 3.17, "initialize"
+    and "shutdown"). A response (no method) always passes."""
+    method = getattr(message, "method", None)
+    if method is None:
+        return True
+    msg_id = getattr(message, "id", None)
+    is_request = msg_id is not None
+    if not session.initialized:
+        if method == "initialize" and is_request:
+            session.initialized = True
+            return True
+        if method == "exit":
+            return True
+        if is_request:
+            log.error("%s before initialize: answered ServerNotInitialized", method)
+            _error(protocol, msg_id, JsonRpcServerNotInitialized(), f"{method} before initialize")
+        return False  # a notification before initialize is dropped
+    if getattr(protocol, "_shutdown", False) and method != "exit":
+        if is_request:
+            log.error("%s after shutdown: answered InvalidRequest", method)
+            _error(protocol, msg_id, JsonRpcInvalidRequest(), f"{method} after shutdown")
+        return False
+    return True
+
+
+def _answer_batch(protocol: JsonRPCProtocol, body: bytes) -> None:
+    try:
+        items = json.loads(body)
+    except (ValueError, RecursionError):
+        items = []
+    ids = [m["id"] for m in items if isinstance(m, dict) and "method" in m and isinstance(m.get("id"), (int, str))]
+    log.error("a JSON array (batch): answered InvalidRequest for %d request(s)", len(ids))
+    for msg_id in ids or [None]:
+        _error(protocol, msg_id, JsonRpcInvalidRequest(), "batch messages are not part of the LSP")
+
+
+def _answer_undecodable(protocol: JsonRPCProtocol, body: bytes, reader: Reader, exc: JsonRpcException) -> None:
+    try:
+        data = json.loads(body)  # pygls's structuring of the object ran before the parser saw what follows it
+    except (UnicodeDecodeError, json.JSONDecodeError) as parse:  # a too-long frame: the next header follows
+        _parse_error(protocol, body, reader, str(parse))
+        return
+    except RecursionError:
+        _error(protocol, None, JsonRpcParseError(), "nested too deeply")
+        return
+    if isinstance(data, list):
+        _answer_batch(protocol, body)
+        return
     method = data.get("method") if isinstance(data, dict) else None
     msg_id = data.get("id") if isinstance(data, dict) else None
     if method is not None and isinstance(msg_id, (int, str)):
@@ -173,10 +297,49 @@ def _answer_undecodable(protocol: JsonRPCProtocol, body: bytes, exc: JsonRpcExce
         log.error("undecodable response to id %r: ignored (%s)", msg_id, exc)
 
 
+async def read_body(reader: Reader, length: int) -> tuple[bytes | None, bool]:
+    """The frame's body (None when over MAX_FRAME_BYTES: skipped, not kept) and whether input went on to its end.
+    Shorter when a header line turns up inside it: the rest, from that header, is given back to the reader (a
+    too-long Content-Length), whatever the length said."""
+    keep = min(length, MAX_FRAME_BYTES)
+    data = bytearray()
+    while len(data) < keep:
+        chunk = await reader.read_some(min(keep - len(data), _CHUNK))
+        if not chunk:
+            return bytes(data), False
+        start = max(0, len(data) - 64)  # a header line split across two chunks
+        data += chunk
+        found = _HEADER_LINE.search(data, start)
+        if found is not None:
+            reader.unread(bytes(data[found.start():]))
+            log.error("a header inside a %d-byte body: its Content-Length was too long; cut there", length)
+            return bytes(data[:found.start()]), True
+    if length == keep:
+        return bytes(data), True
+    return None, await _skip(reader, length - keep, bytes(data[-64:]))
+
+
+async def _skip(reader: Reader, left: int, tail: bytes) -> bool:
+    """Drop the rest of an oversize body without keeping it, up to its end or to a header line (given back)."""
+    while left > 0:
+        chunk = await reader.read_some(min(left, _CHUNK))
+        if not chunk:
+            return False
+        left -= len(chunk)
+        window = tail + chunk
+        found = _HEADER_LINE.search(window)
+        if found is not None:
+            reader.unread(window[found.start():])
+            return True
+        tail = window[-64:]
+    return True
+
+
 async def run_async(stop_event: threading.Event, inner: Any, protocol: JsonRPCProtocol,
                     error_handler: Callable[[Exception, type[JsonRpcException]], Any] | None = None) -> None:
     """Read frames until EOF or `stop_event`; every body goes to `handle_body`."""
     reader = Reader(inner)
+    session = Session()
     while not stop_event.is_set():
         length: int | None = None
         while True:
@@ -193,7 +356,16 @@ async def run_async(stop_event: threading.Event, inner: Any, protocol: JsonRPCPr
                     log.error("skipped %d stray bytes before a header", header.start())
                 length = int(header.group(1))
             # Content-Type and unknown headers are ignored; so is a line of junk.
-        body = await reader.readexactly(length)
-        if len(body) < length:
-            return
-        handle_body(protocol, body, reader, error_handler)
+        body, going_on = await read_body(reader, length)
+        if body is None:
+            log.error("a %d-byte message, over the %d-byte limit: skipped, answered InvalidRequest", length,
+                      MAX_FRAME_BYTES)
+            _error(protocol, None, JsonRpcInvalidRequest(), f"message of {length} bytes, over {MAX_FRAME_BYTES}")
+        if not going_on:
+            return  # input ended inside the body
+        if body is None:
+            continue
+        try:
+            handle_body(protocol, body, reader, error_handler, session)
+        except Exception:  # never out of the loop: the next message is answered whatever this one did
+            log.exception("unable to handle a message")
