@@ -5,13 +5,13 @@ from __future__ import annotations
 import codecs
 import io
 import tokenize
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from hf_cache_lint.cli_support.discovery import SourceFile
 from hf_cache_lint.cli_support.notebook_io import Notebook
 from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.findings import Edit, Fix
+from hf_cache_lint.engine.findings import Edit, Finding, Fix
 from hf_cache_lint.engine.text import decode_source
 from hf_cache_lint.fixcheck import Recheck, Verifier, file_recheck, fix_pass, notebook_recheck
 from hf_cache_lint.settings import Settings
@@ -76,10 +76,27 @@ def _encoding(data: bytes) -> str:
     return tokenize.detect_encoding(io.BytesIO(data).readline)[0]
 
 
+def _recheck(make: Callable[[str, Settings | None, Context | None], Recheck], display: str, settings: Settings,
+             context: Context) -> Recheck:
+    """The file checked again at the target; at each release of a range target, merged (a fix is then
+    applied only when it is the same at every release where the finding fails: it runs on all of them)."""
+    plan = context.plan
+    if plan is None or not plan.is_range:
+        return make(display, settings, context)
+    from hf_cache_lint.engine.across import merge
+
+    rechecks = [(t, make(display, settings, replace(context, target=t))) for t in plan.releases]
+
+    def recheck(cells: Sequence[str]) -> Sequence[tuple[int, Finding]]:
+        return merge([(t, r(cells)) for t, r in rechecks], plan.admits())
+
+    return recheck
+
+
 def fix_python(source: SourceFile, settings: Settings, context: Context) -> FixOutcome:
     data = source.path.read_bytes()
     text = decode_source(data)
-    (new,), fixed = fix_cells([text], file_recheck(source.display, settings, context), path=source.display)
+    (new,), fixed = fix_cells([text], _recheck(file_recheck, source.display, settings, context), path=source.display)
     if fixed:
         source.path.write_bytes(new.encode(_encoding(data)))
     return FixOutcome(fixed)
@@ -89,7 +106,7 @@ def fix_notebook(source: SourceFile, settings: Settings, context: Context) -> Fi
     """Fix the code cells as one module (cell order), writing back only the changed cells' sources."""
     data = source.path.read_bytes()
     nb = Notebook.parse(decode_source(data))
-    cells, total = fix_cells(list(nb.code_sources()), notebook_recheck(source.display, settings, context),
+    cells, total = fix_cells(list(nb.code_sources()), _recheck(notebook_recheck, source.display, settings, context),
                              notebook=True, path=source.display)
     if total:
         bom = codecs.BOM_UTF8 if data.startswith(codecs.BOM_UTF8) else b""

@@ -74,9 +74,12 @@ def build(folder: Path | None, layers: Iterable[Mapping[str, Any]], trusted: boo
             settings = settings.merged(layer)
         except (ValueError, TypeError) as exc:
             log.warning("ignoring invalid settings %r: %s", dict(layer), exc)
+    # The target: the setting, else the transformers installed (the interpreter's environment, the active venv,
+    # the folder's .venv, the server's own), else the folder's requirement files; all read, nothing run.
     context = resolve_context(transformers_version=settings.transformers_version,
                               interpreter=settings.interpreter, workspace=folder, extra_paths=settings.extra_paths,
                               restricted=not trusted)
+    log.info("%s: %s", folder or "no folder", context.describe_target())
     return FolderConfig(settings, context, notes)
 
 
