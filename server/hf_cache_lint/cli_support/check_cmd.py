@@ -189,7 +189,8 @@ def run(args: argparse.Namespace) -> tuple[Report, Discovery]:
         results, fix_errors, fixed = _fix(sources, results, settings, context, again)
     report = build_report(sources, results, [*found.errors, *fix_errors], fixed=fixed, fixing=args.fix)
     upgrade_text = f"; --upgrade-to {args.upgrade_to}: what gets worse" if args.upgrade_to else ""
-    report = replace(report, target=context.describe_target() + upgrade_text)
+    described = plan.describe() if plan is not None and plan.is_range else context.describe_target()
+    report = replace(report, target=described + upgrade_text)
     return report, found
 
 

@@ -37,9 +37,13 @@ class Context:
     plan: TargetPlan | None = None
 
     def describe_target(self) -> str:
-        """`transformers 4.57.6 (installed in .venv)`: what the target is and where it came from."""
-        if self.plan is not None and self.plan.primary == self.target:
-            return self.plan.describe()
+        """`transformers 4.57.6 (installed in .venv)`: what this context's target is and where it came from (of a
+        range, the one release this context checks at; the CLI names every release it checks, TargetPlan.describe)."""
+        plan = self.plan
+        if plan is not None and plan.primary == self.target:
+            if plan.is_range:
+                return f"transformers {self.target} (the newest release `transformers{plan.spec}` ({plan.origin}) admits)"
+            return plan.describe()
         return f"transformers {self.target} ({self.version_source})"
 
 
