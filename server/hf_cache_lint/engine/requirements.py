@@ -9,24 +9,26 @@ translated to PEP 440 first.
 
 from __future__ import annotations
 
-import ast
-import configparser
 import logging
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-from packaging.requirements import InvalidRequirement, Requirement
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.utils import canonicalize_name
+from typing import TYPE_CHECKING, Any
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
+
+if TYPE_CHECKING:
+    import ast
+
+    from packaging.specifiers import SpecifierSet
+
+# packaging, ast and configparser are imported where a project file is read: most runs read none (a setting or
+# an installed transformers decides first), and their imports would be a fifth of a warm run's start-up.
 
 log = logging.getLogger("hf_cache_lint")
 
@@ -70,12 +72,17 @@ def _toml(path: Path) -> Mapping[str, Any] | None:
 
 
 def _is_ours(name: object) -> bool:
-    return isinstance(name, str) and canonicalize_name(name) == NAME
+    """`Transformers`, `transformers` ...: names compared normalised (PEP 503, packaging's canonicalize_name)."""
+    return isinstance(name, str) and re.sub(r"[-_.]+", "-", name).lower() == NAME
 
 
 def specifier_of(requirement: str) -> SpecifierSet | None:
     """The specifier of a PEP 508 requirement on transformers (None for other packages and unreadable lines);
     an environment marker that is false here (`python_version < '3.9'`) drops it."""
+    if NAME not in requirement.lower():  # most lines name other packages: no parse (nor packaging's import)
+        return None
+    from packaging.requirements import InvalidRequirement, Requirement
+
     try:
         req = Requirement(requirement)
     except InvalidRequirement:
@@ -110,6 +117,8 @@ def _bump(parts: list[int], at: int) -> str:
 def poetry_specifier(constraint: str) -> SpecifierSet | None:
     """Poetry's constraint syntax as a PEP 440 specifier (`^4.45` -> `>=4.45,<5`; `~4.45` -> `>=4.45,<4.46`;
     `4.45.0` -> `==4.45.0`; `*` -> any). `||` alternatives are not representable: None."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
     text = constraint.strip()
     if not text or "||" in text or "|" in text:
         return None if text else SpecifierSet()
@@ -217,6 +226,8 @@ def from_requirements_txt(text: str) -> SpecifierSet | None:
 
 
 def from_setup_cfg(text: str) -> tuple[SpecifierSet, str] | None:
+    import configparser
+
     parser = configparser.ConfigParser(interpolation=None)
     try:
         parser.read_string(text)
@@ -236,6 +247,8 @@ def from_setup_cfg(text: str) -> tuple[SpecifierSet, str] | None:
 
 def _literal_strings(node: ast.AST | None, names: Mapping[str, ast.AST]) -> list[str]:
     """A list/tuple of string literals, through a module-level name (`install_requires=REQUIRED`) and `+`."""
+    import ast
+
     if isinstance(node, ast.Name) and node.id in names:
         node = names[node.id]
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
@@ -247,6 +260,8 @@ def _literal_strings(node: ast.AST | None, names: Mapping[str, ast.AST]) -> list
 
 def from_setup_py(text: str) -> tuple[SpecifierSet, str] | None:
     """`setup(install_requires=[...], extras_require={...})` read from the syntax tree, never run."""
+    import ast
+
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -287,6 +302,8 @@ def locked_version(name: str, doc: Mapping[str, Any]) -> str | None:
 
 
 def _pinned(version: str) -> SpecifierSet | None:
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
     try:
         return SpecifierSet(f"=={version}")
     except InvalidSpecifier:

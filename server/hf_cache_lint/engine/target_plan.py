@@ -17,13 +17,16 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import InvalidVersion
-from packaging.version import Version as PVersion
+from typing import TYPE_CHECKING
 
 from hf_cache_lint.engine import environments, requirements
 from hf_cache_lint.engine.versions import BEHAVIOUR_CHANGES, NEWEST, Target, Version
+
+if TYPE_CHECKING:
+    from packaging.specifiers import SpecifierSet
+
+# packaging is imported where a range is read (a version such as "4.57.6" needs none of it): a warm run that is
+# told its target by a setting or an installed dist-info starts without it.
 
 # Releases known besides the behaviour changes (engine/versions.py BEHAVIOUR_CHANGES): the ones the oracle
 # checks. The newest admitted of a range bounded below 5 is then 4.57.6, the last 4.x, not 4.57.0.
@@ -63,11 +66,15 @@ class TargetPlan:
         return f"`transformers{self.spec}` ({self.origin})" if self.is_range else f"transformers {self.spec}"
 
 
-def _pversion(text: str) -> PVersion | None:
+def _is_version(text: str) -> bool:
+    from packaging.version import InvalidVersion
+    from packaging.version import Version as PVersion
+
     try:
-        return PVersion(text)
+        PVersion(text)
     except InvalidVersion:
-        return None
+        return False
+    return True
 
 
 def parse_spec(text: str) -> SpecifierSet | Version:
@@ -76,6 +83,8 @@ def parse_spec(text: str) -> SpecifierSet | Version:
     stripped = text.strip()
     if stripped and (stripped[0].isdigit() or stripped[0] in "vV"):
         return Version.parse(stripped)
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
     try:
         spec = SpecifierSet(stripped)
     except InvalidSpecifier:
@@ -112,7 +121,7 @@ def releases_to_check(spec: SpecifierSet) -> tuple[Version, ...]:
     The oldest admitted is the range's own lower bound when it names one (`>=4.45` admits 4.45.0), else the
     oldest known release it admits; the newest is the newest known it admits. Empty when it admits none."""
     bounds = [s.version for s in spec if s.operator in (">=", "==", "~=", "===") and "*" not in s.version]
-    candidates = {*known_releases(), *(Version.parse(b) for b in bounds if _pversion(b) is not None)}
+    candidates = {*known_releases(), *(Version.parse(b) for b in bounds if _is_version(b))}
     admitted = sorted(v for v in candidates if spec.contains(str(v), prereleases=True))
     if not admitted:
         return ()
