@@ -23,6 +23,14 @@ _RANK = {Severity.HINT: 0, Severity.INFO: 1, Severity.WARNING: 2, Severity.ERROR
 _HYBRID = '`cache_implementation="hybrid"`'
 
 
+def _note(release: Target, context: Context) -> str:
+    """` [new in transformers 5.0.0; not reported for 4.57.6]`; from a range, the range's own words."""
+    plan = context.plan
+    if plan is not None and plan.is_range:
+        return f" [new in transformers {release}; not reported for any release {plan.admits()} admits]"
+    return note(release, context.target)
+
+
 def _rose(before: Finding, after: Finding) -> bool:
     return _RANK.get(after.severity, 0) > _RANK.get(before.severity, 0)
 
@@ -95,7 +103,7 @@ def new_at_upgrade(sources: Sequence[SourceFile], now: list[CheckResult], later:
                 text = (f"{f.message} [severity rises from {was[key(f)].severity.value} on {context.target} to "
                         f"{f.severity.value} in transformers {release}]")
             else:
-                text = f.message + note(release, context.target)
+                text = f.message + _note(release, context)
             labelled.append(replace(f, message=text))
         out[i] = replace(out[i], findings=tuple(labelled))
     return out
