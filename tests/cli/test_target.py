@@ -150,3 +150,19 @@ def test_a_range_setting_in_pyproject_and_a_bad_one(bare: Path, run: RunFn) -> N
                                   "[tool.hf-cache-lint]): checked at 5.0.0, 5.5.0, 5.23.0")
     bad = run("check", "--transformers-version", "soon", "demo.py")
     assert bad.code == 2 and "not a transformers version or version range" in bad.err
+
+
+def test_a_fix_for_some_releases_only_is_not_offered_when_others_reject_it(bare: Path, run: RunFn) -> None:
+    """`past_key_values=` is deprecated on 5.24 only (HFC006, whose fix is `cache=`); 4.x rejects `cache=`, so
+    over a range reaching 4.x the report offers no such fix, and --fix leaves the keyword alone."""
+    write(bare / "demo.py", TYPO.replace("past_key_value=", "past_key_values="))
+    args = ("check", "--transformers-version", ">=4.45,<6", "--extend-select", "HFC006")
+    [f] = run(*args, "--format", "json", "demo.py").json()
+    assert f["code"] == "HFC006" and "on transformers 5.24.0, which" in f["message"]
+    assert [fix["title"] for fix in f["fixes"]] == ["Ignore HFC006 on this line"]
+    # Within 5.24 alone, the rename is offered.
+    [g] = run("check", "--transformers-version", "5.24.0", "--extend-select", "HFC006", "--format", "json",
+              "demo.py").json()
+    assert g["fixes"][0]["title"] == "Rename to `cache=`"
+    run(*args, "--fix", "demo.py")
+    assert "past_key_values=DynamicCache()" in (bare / "demo.py").read_text()

@@ -166,7 +166,7 @@ def run(args: argparse.Namespace) -> tuple[Report, Discovery]:
     if plan is not None and plan.is_range:
         from hf_cache_lint.cli_support.ranges import check_across
 
-        results = check_across(sources, context, plan, check)
+        results = check_across(sources, context, plan, check, settings)
     else:
         results = check_files(sources, settings, context, jobs=args.jobs, cache=cache)
     if args.upgrade_to:
