@@ -50,3 +50,11 @@ async def test_a_declared_range_names_the_release_the_editor_checks(start, tmp_p
         types.CompletionParams(types.TextDocumentIdentifier(uri), types.Position(0, text.index('"') + 1)))
     labels = {i.label for i in result.items}
     assert "dynamic_full" in labels and "paged" not in labels
+
+
+async def test_a_pyproject_setting_is_named_as_such(start, tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.hf-cache-lint]\ntransformers-version = "5.0.0"\n')
+    fake_venv(tmp_path / ".venv", "4.57.6")  # the setting wins over the installed one
+    client = await start()
+    status = await client.wait_for_notification("hfCacheLint/status")
+    assert status.target == "transformers 5.0.0 (transformers-version in pyproject.toml [tool.hf-cache-lint])"
