@@ -200,3 +200,20 @@ def test_a_range_is_checked_at_its_bounds_and_the_changes_inside() -> None:
     assert not plan_for("==4.57.6", "x", "setting").is_range
     with pytest.raises(ValueError, match="not a transformers version"):
         parse_spec("latest")
+
+
+def test_a_venv_whose_files_are_devices_or_fifos_is_read_with_bounds(tmp_path: Path) -> None:
+    """A workspace venv's pyvenv.cfg linked to /dev/zero, its METADATA a FIFO: read never hangs nor grows."""
+    import os
+
+    env = venv(tmp_path / ".venv", "4.57.6")
+    (env / "pyvenv.cfg").unlink()
+    (env / "pyvenv.cfg").symlink_to("/dev/zero")
+    metadata = env / "lib/python3.11/site-packages/transformers-4.57.6.dist-info/METADATA"
+    metadata.unlink()
+    os.mkfifo(metadata)
+    assert environments.pyvenv_cfg(env) == {}
+    assert environments.in_prefix(env) == "4.57.6"  # from the folder's name
+    write(tmp_path / "requirements.txt", "transformers==5.0.0\n")
+    (tmp_path / "uv.lock").symlink_to("/dev/zero")
+    assert plan(tmp_path)[0] == "5.0.0"  # .venv has no pyvenv.cfg that reads as one: the requirement decides

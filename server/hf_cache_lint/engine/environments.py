@@ -31,11 +31,22 @@ class Installed:
     where: str
 
 
+def _head(path: Path, limit: int = 65536) -> str | None:
+    """The first `limit` bytes of a regular file (never a FIFO or a device: a workspace's `pyvenv.cfg` could be
+    a link to /dev/zero), decoded; None when it is not one or cannot be read."""
+    try:
+        if not path.is_file():
+            return None
+        with path.open("rb") as f:
+            return f.read(limit).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+
+
 def pyvenv_cfg(prefix: Path) -> Mapping[str, str]:
     """The `key = value` lines of `prefix/pyvenv.cfg` ({} when it is not a venv or cannot be read)."""
-    try:
-        text = (prefix / "pyvenv.cfg").read_text(encoding="utf-8", errors="replace")[:65536]
-    except OSError:
+    text = _head(prefix / "pyvenv.cfg")
+    if text is None:
         return {}
     out: dict[str, str] = {}
     for line in text.splitlines():
@@ -69,15 +80,12 @@ def site_dirs(prefix: Path) -> list[Path]:
 
 def _dist_version(dist: Path) -> str | None:
     """The version a `transformers-*.dist-info` folder records: its METADATA's `Version:`, else its name."""
-    try:
-        with (dist / "METADATA").open(encoding="utf-8", errors="replace") as f:
-            for _, line in zip(range(64), f, strict=False):  # the header comes first; never read the long README
-                if line.lower().startswith("version:"):
-                    return line.split(":", 1)[1].strip() or None
-                if not line.strip():
-                    break
-    except OSError:
-        pass
+    head = _head(dist / "METADATA", 16384)  # the header comes first; never read the long README after it
+    for line in (head or "").splitlines()[:64]:
+        if line.lower().startswith("version:"):
+            return line.split(":", 1)[1].strip() or None
+        if not line.strip():
+            break
     name = dist.name[len("transformers-"):-len(".dist-info")]
     return name or None
 
