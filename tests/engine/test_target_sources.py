@@ -217,3 +217,21 @@ def test_a_venv_whose_files_are_devices_or_fifos_is_read_with_bounds(tmp_path: P
     write(tmp_path / "requirements.txt", "transformers==5.0.0\n")
     (tmp_path / "uv.lock").symlink_to("/dev/zero")
     assert plan(tmp_path)[0] == "5.0.0"  # .venv has no pyvenv.cfg that reads as one: the requirement decides
+
+
+def test_an_interpreter_is_placed_by_its_files(tmp_path: Path) -> None:
+    """A Windows venv's Scripts\\python.exe, a Windows installation's python.exe beside Lib, a POSIX
+    installation's bin/python3.11 under lib/: each environment is found without running anything."""
+    win_venv = venv(tmp_path / "wv", "5.0.0", windows=True)
+    assert environments.of_interpreter(str(win_venv / "Scripts" / "python.exe")) == "5.0.0"
+    install = tmp_path / "Python311"
+    (install / "Lib/site-packages/transformers-4.56.0.dist-info").mkdir(parents=True)
+    (install / "python.exe").write_text("")
+    assert environments.of_interpreter(str(install / "python.exe")) == "4.56.0"
+    posix = tmp_path / "usr"
+    (posix / "local/lib/python3.11/dist-packages/transformers-4.50.0.dist-info").mkdir(parents=True)
+    (posix / "lib").mkdir(exist_ok=True)
+    (posix / "bin").mkdir()
+    (posix / "bin/python3.11").write_text("")
+    assert environments.of_interpreter(str(posix / "bin/python3.11")) == "4.50.0"
+    assert environments.of_interpreter(str(tmp_path / "missing" / "python")) is None
