@@ -2,12 +2,12 @@
 import * as vscode from 'vscode';
 import { LanguageClient, State } from 'vscode-languageclient/node';
 import { logError, logInfo } from './logging';
-import { installedTransformers, Interpreters, resolveInterpreters } from './python';
+import { resolveInterpreters } from './python';
 import { createClient } from './server';
 import { configuredVersion, isEnabled, serverSettings } from './settings';
 import { ServerState, StatusItem, TargetInfo } from './status';
 
-/** Optional server notification with the target it resolved: `{transformersVersion, versionSource}`. */
+/** Server notification with the target it resolved: `{transformersVersion, versionSource, target, ...}`. */
 export const STATUS_NOTIFICATION = 'hfCacheLint/status';
 const RESTART_DELAY_MS = 300;
 
@@ -79,7 +79,6 @@ export class Controller implements vscode.Disposable {
       logError(`Cannot run the server: neither ${interpreters.runner} nor python3 is Python >= 3.10`);
       return;
     }
-    void this.guessTarget(interpreters);
     const client = createClient(
       this.context.extensionPath,
       interpreters,
@@ -105,20 +104,6 @@ export class Controller implements vscode.Disposable {
     } catch (error) {
       this.setState('error', 'failed to start; see the logs');
       logError('Server failed to start', error);
-    }
-  }
-
-  /**
-   * Until the server reports its target (notification `hfCacheLint/status`), show what it will pick: the
-   * transformers installed in the analysed environment, else the setting, else "auto" (the newest known).
-   */
-  private async guessTarget(interpreters: Interpreters): Promise<void> {
-    if (!interpreters.analysed) {
-      return; // untrusted: no interpreter is run, not even to read its transformers version
-    }
-    const installed = await installedTransformers(interpreters.analysed);
-    if (installed) {
-      this.status.setTarget({ transformersVersion: installed, versionSource: 'environment' });
     }
   }
 

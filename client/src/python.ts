@@ -113,15 +113,3 @@ export async function onDidChangeInterpreter(listener: () => void): Promise<vsco
   return api ? api.environments.onDidChangeActiveEnvironmentPath(() => listener()) : new vscode.Disposable(() => {});
 }
 
-/** The transformers version installed for `python` (read from its metadata; transformers is not imported;
- *  `-I`: importlib.metadata's own imports never come from the working directory). */
-export function installedTransformers(python: string): Promise<string | undefined> {
-  const script = [
-    'import importlib.metadata as m',
-    'try: print(m.version("transformers"))',
-    'except m.PackageNotFoundError: pass',
-  ].join('\n');
-  return new Promise((resolve) => {
-    execFile(python, ['-I', '-c', script], { timeout: 15000 }, (err, out) => resolve(err ? undefined : out.trim() || undefined));
-  });
-}

@@ -20,6 +20,8 @@ export interface TargetInfo {
   interpreter?: string | null;
   /** true when the server was told the workspace is untrusted. */
   restricted?: boolean;
+  /** The server's own words: "transformers 4.57.6 (installed in .venv)", or a range and the releases checked. */
+  target?: string;
 }
 
 export class StatusItem implements vscode.Disposable {
@@ -76,7 +78,9 @@ export class StatusItem implements vscode.Disposable {
     this.item.text = `${ICONS[this.state]} HF cache: transformers ${version}${restricted ? ' (restricted)' : ''}`;
     const lines = [
       `hf-cache-lint server: ${this.state}${this.detail ? ` (${this.detail})` : ''}`,
-      `Target transformers: ${version}${this.target.versionSource ? ` (${this.target.versionSource})` : ''}`,
+      this.target.target
+        ? `Target: ${this.target.target}`
+        : `Target transformers: ${version}${this.target.versionSource ? ` (${this.target.versionSource})` : ''}`,
       restricted
         ? 'Untrusted workspace: no Python interpreter is run (no version probe, no jedi); the target comes from settings or the default.'
         : `Analysed interpreter: ${this.target.interpreter ?? 'unknown'}`,

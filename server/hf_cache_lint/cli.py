@@ -34,9 +34,12 @@ HFC006 (deprecated-cache-usage: code that works but warns at the target version)
 default here: turn it on with --select HFC006, --extend-select HFC006 or extend-select in
 pyproject. Its findings are hints: they are shown and counted but never fail the run.
 
-Target transformers version: --transformers-version; else the one installed for --interpreter;
-else pyproject's transformers-version; else the newest known. The only program a check runs is
---interpreter (to read its transformers version, and for jedi's inference): an `interpreter` key
+Target transformers version (printed above the summary): --transformers-version or pyproject's
+transformers-version (a version or a range such as ">=4.45,<5"); else the transformers installed for
+--interpreter, in VIRTUAL_ENV, CONDA_PREFIX, the project's .venv/venv or hf-cache-lint's own environment
+(read from dist-info, nothing started); else the project's requirement (lock files, pyproject.toml,
+setup.cfg, setup.py, requirements*.txt); else the newest known. A range is checked at each release in it
+where behaviour changes. The only program a check runs is --interpreter (for jedi's inference): an `interpreter` key
 in pyproject.toml is ignored with a warning. Files are read only under the project root (the
 pyproject.toml folder, else the current folder), the given paths and the Hugging Face cache.
 
@@ -72,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="files or folders (recursive: .py and .ipynb); default: .")
     check.add_argument("--format", choices=FORMAT_NAMES, default="text", help="output format (default: text)")
     check.add_argument("--transformers-version", metavar="X.Y.Z",
-                       help="target transformers version (wins over the one found with --interpreter)")
+                       help="target transformers version or range (\">=4.45,<5\"); wins over the installed one")
     check.add_argument("--interpreter", metavar="PY",
                        help="Python whose environment's transformers version is the target")
     check.add_argument("--select", type=_codes, metavar="CODES", help="comma-separated rule codes or prefixes")

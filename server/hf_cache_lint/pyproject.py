@@ -119,7 +119,7 @@ def settings_from_table(table: Mapping[str, Any], where: str) -> Settings:
     for code in settings.select + settings.extend_select + settings.ignore + tuple(settings.severity):
         check_code(code, where)
     if settings.transformers_version:
-        check_version(settings.transformers_version, where)
+        check_target(settings.transformers_version, where)
     return settings
 
 
@@ -132,6 +132,16 @@ def check_code(code: str, where: str) -> None:
 def check_version(text: str, where: str) -> None:
     try:
         Version.parse(text)
+    except ValueError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+
+
+def check_target(text: str, where: str) -> None:
+    """A target transformers version (`4.57.6`) or range of releases (`>=4.45,<5`, engine/target_plan.py)."""
+    from hf_cache_lint.engine.target_plan import parse_spec
+
+    try:
+        parse_spec(text)
     except ValueError as exc:
         raise ConfigError(f"{where}: {exc}") from None
 

@@ -31,6 +31,8 @@ PREFERRED_TITLE = "Set `cache_implementation=None` in this call"
 # The tests pin the target version: from 5.24 `past_key_values=` itself is a deprecation (HFC006, the
 # `cache=` rename; off by default in the CLI, and hidden under CONFLICT's Error when asked for).
 TARGET = "5.23.0"
+# The line the text format prints above its summary: which transformers the run checked against, and why.
+TARGET_LINE = f"Target: transformers {TARGET} (transformers-version in pyproject.toml [tool.hf-cache-lint])\n"
 
 
 def pyproject_text(table: str) -> str:

@@ -14,6 +14,8 @@ from cli_helpers import (
     CONFLICT_END_COL,
     CONFLICT_ROW,
     PREFERRED_TITLE,
+    TARGET,
+    TARGET_LINE,
     RunFn,
     write,
 )
@@ -38,7 +40,7 @@ def test_text_format_prints_ruff_like_line_snippet_and_summary(project: Path, ru
 def test_clean_file_passes_with_exit_0(project: Path, run: RunFn) -> None:
     write(project / "ok.py", CLEAN)
     r = run("check", "ok.py")
-    assert (r.code, r.out) == (0, "All checks passed!\n")
+    assert (r.code, r.out) == (0, TARGET_LINE + "All checks passed!\n")
 
 
 def test_json_format_matches_the_contract(project: Path, run: RunFn) -> None:
@@ -149,10 +151,27 @@ def test_interpreter_flag_must_exist(project: Path, run: RunFn) -> None:
 def test_interpreter_without_transformers_falls_back_and_says_so(project: Path, run: RunFn) -> None:
 
     write(project / "demo.py", CONFLICT)
+    write(project / "pyproject.toml", '[project]\nname = "demo"\n')  # no transformers-version: nothing decides
     r = run("check", "--interpreter", sys.executable, "--format", "json", "demo.py")
-    # No transformers for this interpreter: the pyproject's target, with a note on stderr.
+    # No transformers for this interpreter (nor anywhere else): the newest known, with a note on stderr.
     assert r.code == 1 and len(r.json()) == 1
-    assert "no transformers installed" in r.err
+    assert "no transformers installed" in r.err and "the newest release hf-cache-lint knows" in r.err
+
+
+def test_the_setting_wins_over_the_interpreters_transformers(project: Path, run: RunFn, tmp_path: Path) -> None:
+    """Issue 30: an explicit target wins; the installed one decides only when none is set."""
+    site = tmp_path / "env" / "lib" / "python3.11" / "site-packages" / "transformers-4.57.6.dist-info"
+    site.mkdir(parents=True)
+    (tmp_path / "env" / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    python = tmp_path / "env" / "bin" / "python"
+    python.parent.mkdir()
+    python.symlink_to(sys.executable)
+    write(project / "demo.py", CONFLICT)
+    assert f"Target: transformers {TARGET} (transformers-version in" in run("check", "--interpreter", str(python),
+                                                                           "demo.py").out
+    write(project / "pyproject.toml", '[project]\nname = "demo"\n')
+    assert f"Target: transformers 4.57.6 (installed for {python})" in run("check", "--interpreter", str(python),
+                                                                          "demo.py").out
 
 
 def test_unknown_format_is_a_usage_error(project: Path, run: RunFn) -> None:

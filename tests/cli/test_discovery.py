@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
-from cli_helpers import CONFLICT, RunFn, write
+from cli_helpers import CONFLICT, TARGET_LINE, RunFn, write
 
 from hf_cache_lint.cli_support.discovery import discover
 from hf_cache_lint.cli_support.gitignore import PathSpec
@@ -77,7 +77,7 @@ def test_folder_without_python_files_warns_and_passes(project: Path, run: RunFn)
     write(project / "empty" / "notes.txt", "hello\n")
     r = run("check", "empty")
     assert r.code == 0
-    assert r.out == "All checks passed!\n"
+    assert r.out == TARGET_LINE + "All checks passed!\n"
     assert r.err == "hf-cache-lint: warning: no Python files found under the given paths\n"
 
 

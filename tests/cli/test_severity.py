@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cli_helpers import CLEAN, CONFLICT, RunFn, pyproject_text, write
+from cli_helpers import CLEAN, CONFLICT, TARGET, TARGET_LINE, RunFn, pyproject_text, write
 
 from hf_cache_lint.cli_support.discovery import SourceFile
 from hf_cache_lint.cli_support.formats import text
@@ -18,7 +18,7 @@ V524 = ("--transformers-version", "5.24.0")
 def test_deprecation_is_off_by_default_in_the_cli(project: Path, run: RunFn) -> None:
     write(project / "ok.py", CLEAN)
     r = run("check", *V524, "ok.py")
-    assert (r.code, r.out) == (0, "All checks passed!\n")
+    assert (r.code, r.out) == (0, "Target: transformers 5.24.0 (--transformers-version)\nAll checks passed!\n")
 
 
 def test_extend_select_shows_the_deprecation_as_a_hint_and_still_exits_0(project: Path, run: RunFn) -> None:
@@ -46,7 +46,8 @@ def test_pyproject_extend_select_turns_it_on_and_ignore_wins(project: Path, run:
     write(project / "pyproject.toml", pyproject_text('transformers-version = "5.24.0"\nextend-select = ["HFC006"]'))
     write(project / "ok.py", CLEAN)
     assert [f["code"] for f in run("check", "--format", "json", "ok.py").json()] == ["HFC006"]
-    assert run("check", "--ignore", "HFC006", "ok.py").out == "All checks passed!\n"
+    assert run("check", "--ignore", "HFC006", "ok.py").out == TARGET_LINE.replace(TARGET, "5.24.0") + \
+        "All checks passed!\n"
 
 
 def test_a_deprecation_is_not_stacked_on_the_error_of_the_same_keyword(project: Path, run: RunFn) -> None:

@@ -57,12 +57,10 @@ def test_nothing_new_exits_clean(project: Path, run: Callable[..., Run]) -> None
     assert run("check", ".", "--transformers-version", "5.23.0", "--no-cache").code == 1
 
 
-def test_an_upgrade_must_be_newer_and_cannot_fix(project: Path, run: Callable[..., Run]) -> None:
+def test_an_upgrade_must_be_newer(project: Path, run: Callable[..., Run]) -> None:
     write(project / "conflict.py", CONFLICT)
     older = run("check", ".", "--transformers-version", "5.24.0", "--upgrade-to", "4.57.6")
     assert older.code == 2 and "not newer than the current target 5.24.0" in older.err
-    fixing = run("check", ".", "--transformers-version", "4.57.6", "--upgrade-to", "5.24.0", "--fix")
-    assert fixing.code == 2 and "does not combine with --fix" in fixing.err
     bad = run("check", ".", "--upgrade-to", "five")
     assert bad.code == 2
 
@@ -80,3 +78,67 @@ def test_every_release_the_version_tables_name_is_a_behaviour_change() -> None:
               if v not in ("4.57.6",)}  # 4.57.6 is a checked release, not a change
     named.discard(versions.NEWEST)
     assert named <= set(BEHAVIOUR_CHANGES) | {versions.NEWEST}, named - set(BEHAVIOUR_CHANGES)
+
+
+TUPLE = (
+    "from transformers import AutoModelForCausalLM\n"
+    "\n"
+    'model = AutoModelForCausalLM.from_pretrained("x")\n'
+    "out = model.generate(max_new_tokens=3, past_key_values=((1, 2),))\n"
+)
+EXPLICIT_HYBRID = (
+    "from transformers import AutoModelForCausalLM\n"
+    "\n"
+    'model = AutoModelForCausalLM.from_pretrained("x")\n'
+    'out = model.generate(max_new_tokens=3, cache_implementation="hybrid")\n'
+)
+TYPO = (
+    "from transformers import AutoModelForCausalLM, DynamicCache\n"
+    "\n"
+    'model = AutoModelForCausalLM.from_pretrained("x")\n'
+    "out = model.generate(max_new_tokens=3, past_key_value=DynamicCache(), use_model_defaults=False)\n"
+)
+
+
+def test_what_gets_worse_a_rising_severity_and_a_silent_meaning_change(project: Path, run: Callable[..., Run]) -> None:
+    """Issue 30 item 5: a tuple cache warns on 4.57.6 and raises from 5.0.0; an explicit "hybrid" builds a
+    StaticCache on 4.57.6 and is reset to None from 5.0.0, with no error or warning."""
+    write(project / "tup.py", TUPLE)
+    write(project / "hyb.py", EXPLICIT_HYBRID)
+    r = run("check", ".", "--transformers-version", "4.57.6", "--upgrade-to", "5.24.0", "--format", "json",
+            "--no-cache")
+    got = {f["filename"]: f for f in r.json()}
+    assert (got["tup.py"]["code"], got["tup.py"]["severity"]) == ("HFC002", "error")
+    assert "[severity rises from warning on 4.57.6 to error in transformers 5.0.0]" in got["tup.py"]["message"]
+    assert (got["hyb.py"]["code"], got["hyb.py"]["severity"]) == ("HFC006", "warning")
+    assert "changes meaning silently" in got["hyb.py"]["message"]
+    assert got["hyb.py"]["message"].endswith("[new in transformers 5.0.0; not reported for 4.57.6]")
+    # Neither is news within 5.x.
+    assert run("check", ".", "--transformers-version", "5.0.0", "--upgrade-to", "5.24.0", "--format", "json",
+               "--select", "HFC002,HFC006", "--no-cache").json() == []
+
+
+def test_upgrade_from_a_range(project: Path, run: Callable[..., Run]) -> None:
+    write(project / "mamba.py", "from transformers import MambaCache\nprint(MambaCache)\n")
+    r = run("check", ".", "--transformers-version", ">=4.45,<5", "--upgrade-to", "5.24.0", "--format", "json",
+            "--no-cache")
+    [f] = r.json()
+    assert f["code"] == "HFC007" and f["message"].endswith(
+        "[new in transformers 5.23.0; not reported for any release `transformers>=4.45,<5` (--transformers-version) "
+        "admits]")
+
+
+def test_upgrade_fix_is_a_migration_that_runs_on_both(project: Path, run: Callable[..., Run]) -> None:
+    """The typo's fix on 4.57.6 alone is `past_key_values=`, on 5.24.0 alone `cache=`: the migration keeps the
+    name both take. `use_model_defaults=` is a parameter on 4.57.6 and rejected from 5.0.0: removing it is the
+    fix that runs on both."""
+    write(project / "typo.py", TYPO)
+    r = run("check", ".", "--transformers-version", "4.57.6", "--upgrade-to", "5.24.0", "--fix", "--no-cache")
+    text = (project / "typo.py").read_text()
+    assert "past_key_values=DynamicCache()" in text and "cache=DynamicCache()" not in text.replace("past_key_values=", "")
+    assert "use_model_defaults" not in text
+    assert r.code == 0, r.out
+    # What it could not fix is listed: a removed class has no fix that runs on both.
+    write(project / "mamba.py", "from transformers import MambaCache\nprint(MambaCache)\n")
+    left = run("check", ".", "--transformers-version", "4.57.6", "--upgrade-to", "5.24.0", "--fix", "--no-cache")
+    assert left.code == 1 and "mamba.py:1:26: HFC007" in left.out and "0 fixed, 1 remaining" in left.out

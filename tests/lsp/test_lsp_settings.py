@@ -64,11 +64,14 @@ async def test_run_on_save_lints_the_saved_text_only(start, uri):
 
 
 async def test_changing_the_interpreter_re_resolves_the_target_version(start, uri, tmp_path):
-    # A stand-in interpreter whose site-packages holds transformers 4.57.6 (only its dist-info is read).
-    site = tmp_path / "site"
-    (site / "transformers-4.57.6.dist-info").mkdir(parents=True)
-    python = tmp_path / "python"
-    python.write_text(f"#!/bin/sh\necho {site}\n")
+    # A stand-in venv whose site-packages holds transformers 4.57.6: its files are read for the version (its
+    # python, a script that answers nothing, could not tell it).
+    env = tmp_path / "outside" / "interp"
+    (env / "lib" / "python3.11" / "site-packages" / "transformers-4.57.6.dist-info").mkdir(parents=True)
+    (env / "pyvenv.cfg").write_text("home = /usr/bin\ninclude-system-site-packages = false\n")
+    python = env / "bin" / "python"
+    python.parent.mkdir()
+    python.write_text("#!/bin/sh\nexit 1\n")
     python.chmod(0o755)
     client = await start()
     text = 'model.generate(cache_implementation="")\n'

@@ -72,7 +72,7 @@ def test_untrusted_workspace_runs_no_interpreter_and_says_so(tmp_path: Path) -> 
     finally:
         assert client.stop() == 0
     assert status == {"transformersVersion": "5.23.0", "versionSource": "setting", "interpreter": None,
-                      "restricted": True}
+                      "restricted": True, "target": "transformers 5.23.0 (the transformersVersion setting)"}
     # Still linted, and jedi (in-process) still sees that `engine` is the workspace's own class.
     assert [(d["code"], d["range"]["start"]["line"]) for d in diagnostics] == [("HFC001", 5)]
     assert "interpreter" in warning["message"] and "ignored" in warning["message"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,8 +20,8 @@ from hf_cache_lint.cli_support.formats import FORMATS
 from hf_cache_lint.cli_support.report import Report, build_report
 from hf_cache_lint.cli_support.runner import check_files, check_one
 from hf_cache_lint.engine.context import Context, installed_transformers, resolve_context
-from hf_cache_lint.engine.findings import CheckResult, FileError
-from hf_cache_lint.pyproject import Config, ConfigError, check_version, load_config
+from hf_cache_lint.engine.findings import CheckResult, FileError, Finding
+from hf_cache_lint.pyproject import Config, ConfigError, check_target, check_version, load_config
 from hf_cache_lint.settings import Settings
 
 if TYPE_CHECKING:
@@ -64,25 +65,34 @@ def _which(program: str) -> str | None:
     return shutil.which(program)
 
 
-def make_context(settings: Settings, args: argparse.Namespace, root: Path) -> Context:
-    """The target version: --transformers-version, else the interpreter's environment, else pyproject/newest."""
+def target_origin(args: argparse.Namespace, config: Config) -> str:
+    """Where an explicit target came from, for the user: the flag, else the project's settings file."""
+    if args.transformers_version:
+        return "--transformers-version"
+    where = config.source.name if config.source is not None else "pyproject.toml"
+    return f"transformers-version in {where} [tool.hf-cache-lint]"
+
+
+def make_context(settings: Settings, args: argparse.Namespace, root: Path, origin: str = "--transformers-version",
+                 project: Path | None = None) -> Context:
+    """The target (engine/target_plan.py): --transformers-version or pyproject's transformers-version, else the
+    transformers installed where the code runs (--interpreter's environment, the active venv, the project's
+    .venv, this process's), else the project's requirement, else the newest known. Nothing is run to find it."""
     interpreter = settings.interpreter
     if interpreter and not _which(interpreter):
         raise ConfigError(f"interpreter not found: {interpreter}")
-    if args.transformers_version:
-        context = resolve_context(transformers_version=args.transformers_version, workspace=root,
-                                  extra_paths=settings.extra_paths)
-        return replace(context, interpreter=interpreter)
     context = resolve_context(transformers_version=settings.transformers_version, interpreter=interpreter,
-                              workspace=root, extra_paths=settings.extra_paths)
-    if interpreter and installed_transformers(interpreter) is None:
+                              workspace=root, extra_paths=settings.extra_paths, setting_origin=origin,
+                              project=project)
+    if interpreter and not settings.transformers_version and installed_transformers(interpreter) is None:
         print(f"hf-cache-lint: note: no transformers installed for {interpreter}; "
-              f"checking for {context.target} ({context.version_source})", file=sys.stderr)
+              f"checking for {context.describe_target()}", file=sys.stderr)
     return context
 
 
 def _fix(sources: list[SourceFile], results: list[CheckResult], settings: Settings,
-         context: Context) -> tuple[list[CheckResult], list[FileError], int]:
+         context: Context, check_again: Callable[[SourceFile], CheckResult] | None = None,
+         ) -> tuple[list[CheckResult], list[FileError], int]:
     """Fix the files that have a fixable finding; re-check them so the report shows what remains."""
     from hf_cache_lint.cli_support.fixer import fix_file  # the engine: only when fixing
 
@@ -97,7 +107,7 @@ def _fix(sources: list[SourceFile], results: list[CheckResult], settings: Settin
             errors.append(FileError(source.display, outcome.error))
         if outcome.fixed:
             fixed += outcome.fixed
-            out[i] = check_one(source, settings, context)
+            out[i] = check_again(source) if check_again else check_one(source, settings, context)
     return out, errors, fixed
 
 
@@ -112,13 +122,15 @@ def _exclude(patterns: tuple[str, ...]) -> PathSpec | None:
 def run(args: argparse.Namespace) -> tuple[Report, Discovery]:
     paths = args.paths or ["."]
     config = load_config(paths)
-    for v, flag in ((args.transformers_version, "--transformers-version"), (args.upgrade_to, "--upgrade-to")):
-        if v:
-            check_version(v, flag)
-    if args.upgrade_to and args.fix:
-        raise ConfigError("--upgrade-to reports what an upgrade would break; it does not combine with --fix")
+    if args.transformers_version:
+        check_target(args.transformers_version, "--transformers-version")
+    if args.upgrade_to:
+        check_version(args.upgrade_to, "--upgrade-to")
     settings = effective_settings(config, args)
-    context = make_context(settings, args, config.root)
+    from hf_cache_lint.engine.requirements import project_root
+
+    context = make_context(settings, args, config.root, target_origin(args, config),
+                           project_root(Path(paths[0])) or config.root)
     found = discover(paths, _exclude(settings.exclude), config.root)
     sources = list(found.files)
     cache = None
@@ -127,23 +139,61 @@ def run(args: argparse.Namespace) -> tuple[Report, Discovery]:
             cache = ResultCache(cache_folder(config.root, config.cache_dir), settings, context)
         except FolderRefused as exc:  # a project naming a folder outside itself: checked, never written there
             print(f"hf-cache-lint: warning: {exc}", file=sys.stderr)
-    results = check_files(sources, settings, context, jobs=args.jobs, cache=cache)
+    plan = context.plan
+
+    def check(files: Sequence[SourceFile], ctx: Context) -> list[CheckResult]:
+        return check_files(files, settings, ctx, jobs=args.jobs, cache=cache)
+
+    fix_errors: list[FileError] = []
+    fixed = 0
     if args.upgrade_to:
-        from hf_cache_lint.cli_support.upgrade import new_at_upgrade
+        from hf_cache_lint.cli_support.upgrade import meaning_changes, migration, new_at_upgrade
         from hf_cache_lint.engine.versions import Target
 
         upgrade = Target.of(args.upgrade_to)
         if upgrade.version <= context.target.version:
             raise ConfigError(f"--upgrade-to {upgrade} is not newer than the current target {context.target} "
                               f"({context.version_source})")
-        later = check_files(sources, settings, replace(context, target=upgrade), jobs=args.jobs, cache=cache)
-        results = new_at_upgrade(sources, results, later, context, upgrade,
-                                 lambda files, ctx: check_files(files, settings, ctx, jobs=args.jobs, cache=cache))
-    fix_errors: list[FileError] = []
-    fixed = 0
-    if args.fix:
-        results, fix_errors, fixed = _fix(sources, results, settings, context)
+        if args.fix:  # a migration: only the fixes that run on the current target(s) and on the upgrade alike
+            from hf_cache_lint.cli_support.ranges import check_across
+
+            moving = migration(context, upgrade)
+            assert moving.plan is not None
+
+            def again_moving(source: SourceFile) -> CheckResult:
+                return check_across([source], moving, moving.plan,  # type: ignore[arg-type]
+                                    lambda files, ctx: [check_one(files[0], settings, ctx)])[0]
+
+            _, fix_errors, fixed = _fix(sources, check_across(sources, moving, moving.plan, check), settings, moving,
+                                        again_moving)
+    if plan is not None and plan.is_range:
+        from hf_cache_lint.cli_support.ranges import check_across
+
+        results = check_across(sources, context, plan, check, settings)
+    else:
+        results = check_files(sources, settings, context, jobs=args.jobs, cache=cache)
+    if args.upgrade_to:
+        later = check(sources, replace(context, target=upgrade))
+        # What an upgrade changes without a finding of its own: HFC006's hints (off by default here) find it.
+        hinted = replace(settings, quiet=())
+        changed: list[list[Finding]] = []
+        if hinted.enabled("HFC006") and not context.target.hybrid_is_reset and upgrade.hybrid_is_reset:
+            hints = check_files(sources, replace(hinted, select=("HFC006",), extend_select=()), context,
+                                jobs=args.jobs, cache=cache)
+            changed = meaning_changes(hints, context.target, upgrade)
+        results = new_at_upgrade(sources, results, later, context, upgrade, check, changed)
+    if args.fix and not args.upgrade_to:
+        again = None
+        if plan is not None and plan.is_range:
+            from hf_cache_lint.cli_support.ranges import check_across
+
+            def again(source: SourceFile) -> CheckResult:
+                return check_across([source], context, plan, lambda files, ctx: [check_one(files[0], settings, ctx)])[0]
+        results, fix_errors, fixed = _fix(sources, results, settings, context, again)
     report = build_report(sources, results, [*found.errors, *fix_errors], fixed=fixed, fixing=args.fix)
+    upgrade_text = f"; --upgrade-to {args.upgrade_to}: what gets worse" if args.upgrade_to else ""
+    described = plan.describe() if plan is not None and plan.is_range else context.describe_target()
+    report = replace(report, target=described + upgrade_text)
     return report, found
 
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import codecs
 import io
 import tokenize
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from hf_cache_lint.cli_support.discovery import SourceFile
 from hf_cache_lint.cli_support.notebook_io import Notebook
 from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.findings import Edit, Fix
-from hf_cache_lint.engine.text import decode_source
+from hf_cache_lint.engine.findings import Edit, Finding, Fix, Severity
+from hf_cache_lint.engine.text import apply_edits, decode_source, split_lines
 from hf_cache_lint.fixcheck import Recheck, Verifier, file_recheck, fix_pass, notebook_recheck
 from hf_cache_lint.settings import Settings
 
@@ -46,7 +46,11 @@ def with_newline(fix: Fix, newline: str) -> Fix:
                                     for e in fix.edits))
 
 
-def fix_cells(cells: Sequence[str], recheck: Recheck, notebook: bool = False, path: str = "") -> tuple[list[str], int]:
+Guard = Callable[[Sequence[str], int, Fix], bool]
+
+
+def fix_cells(cells: Sequence[str], recheck: Recheck, notebook: bool = False, path: str = "",
+              guard: Guard | None = None) -> tuple[list[str], int]:
     """The cells with preferred fixes applied pass after pass until nothing changes; and how many.
 
     Each pass checks the text, takes the preferred fixes in order (Errors first) that pass verification
@@ -63,7 +67,12 @@ def fix_cells(cells: Sequence[str], recheck: Recheck, notebook: bool = False, pa
             return with_newline(fix, newlines[cell])
 
         verifier = Verifier(current, recheck, notebook, path)
-        new, applied = fix_pass(current, items, verifier.ok, notebook, own_newlines)
+
+        def accept(cell: int, finding: Finding, fix: Fix, verifier: Verifier = verifier,
+                   current: list[str] = current) -> bool:
+            return verifier.ok(cell, finding, fix) and (guard is None or guard(current, cell, fix))
+
+        new, applied = fix_pass(current, items, accept, notebook, own_newlines)
         if new == current:
             break
         current, total = new, total + len(applied)
@@ -76,10 +85,56 @@ def _encoding(data: bytes) -> str:
     return tokenize.detect_encoding(io.BytesIO(data).readline)[0]
 
 
+def _recheck(make: Callable[[str, Settings | None, Context | None], Recheck], display: str, settings: Settings,
+             context: Context) -> tuple[Recheck, Guard | None]:
+    """The file checked again at the target; for a range target, at each of its releases, merged (a fix then
+    comes only when it is the same at every release where its finding fails), with a guard that refuses a fix
+    writing what some admitted release rejects (`cache=` for a 5.24-only hint, on a range reaching 4.x)."""
+    plan = context.plan
+    if plan is None or not plan.is_range:
+        return make(display, settings, context), None
+    from hf_cache_lint.engine.across import merge
+
+    rechecks = [(t, make(display, settings, replace(context, target=t))) for t in plan.releases]
+    seen: dict[tuple[str, ...], Sequence[tuple[int, Finding]]] = {}
+
+    def recheck(cells: Sequence[str]) -> Sequence[tuple[int, Finding]]:
+        key = tuple(cells)
+        if key not in seen:
+            seen.clear()  # one text at a time is asked about again (before each of its fixes)
+            seen[key] = merge([(t, r(cells)) for t, r in rechecks], plan.admits())
+        return seen[key]
+
+    def guard(cells: Sequence[str], cell: int, fix: Fix) -> bool:
+        old = cells[cell]
+        new = apply_edits(old, fix.edits)
+        before = _failing(old, cell, recheck(cells))
+        after_cells = list(cells)
+        after_cells[cell] = new
+        # A failing finding the fix brings, on text the old cell did not hold: the fix wrote it.
+        return all(text in old for _, text in _failing(new, cell, merge([(t, r(after_cells)) for t, r in rechecks],
+                                                                        plan.admits())) - before)
+
+    return recheck, guard
+
+
+def _failing(text: str, cell: int, items: Sequence[tuple[int, Finding]]) -> set[tuple[str, str]]:
+    """(code, the text under its first line) of each Error or Warning finding in `cell`."""
+    lines = split_lines(text)
+    out: set[tuple[str, str]] = set()
+    for c, f in items:
+        if c == cell and f.severity in (Severity.ERROR, Severity.WARNING) and f.span.start.line <= len(lines):
+            line = lines[f.span.start.line - 1]
+            end = f.span.end.column if f.span.end.line == f.span.start.line else len(line)
+            out.add((f.code, line[f.span.start.column:end]))
+    return out
+
+
 def fix_python(source: SourceFile, settings: Settings, context: Context) -> FixOutcome:
     data = source.path.read_bytes()
     text = decode_source(data)
-    (new,), fixed = fix_cells([text], file_recheck(source.display, settings, context), path=source.display)
+    recheck, guard = _recheck(file_recheck, source.display, settings, context)
+    (new,), fixed = fix_cells([text], recheck, path=source.display, guard=guard)
     if fixed:
         source.path.write_bytes(new.encode(_encoding(data)))
     return FixOutcome(fixed)
@@ -89,8 +144,8 @@ def fix_notebook(source: SourceFile, settings: Settings, context: Context) -> Fi
     """Fix the code cells as one module (cell order), writing back only the changed cells' sources."""
     data = source.path.read_bytes()
     nb = Notebook.parse(decode_source(data))
-    cells, total = fix_cells(list(nb.code_sources()), notebook_recheck(source.display, settings, context),
-                             notebook=True, path=source.display)
+    recheck, guard = _recheck(notebook_recheck, source.display, settings, context)
+    cells, total = fix_cells(list(nb.code_sources()), recheck, notebook=True, path=source.display, guard=guard)
     if total:
         bom = codecs.BOM_UTF8 if data.startswith(codecs.BOM_UTF8) else b""
         source.path.write_bytes(bom + nb.with_code_sources(cells).encode("utf-8"))

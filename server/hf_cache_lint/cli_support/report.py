@@ -52,6 +52,8 @@ class Report:
     fixing: bool = False
     # Files analysed only in part (the analysis budget ran out, a statement too deeply nested): not errors.
     notes: tuple[FileError, ...] = ()
+    # The transformers release(s) checked against and where they came from (engine/target_plan.py).
+    target: str = ""
 
     @property
     def fails(self) -> bool:

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hf_cache_lint.engine.confine import real
 from hf_cache_lint.engine.versions import Target
+
+if TYPE_CHECKING:
+    from hf_cache_lint.engine.target_plan import TargetPlan
 
 log = logging.getLogger("hf_cache_lint")
 
@@ -23,13 +26,25 @@ class Context:
     workspace: Path | None = None
     hf_hub_cache: Path | None = None
     interpreter: str | None = None
-    # Where the target version came from: "environment", "setting" or "default" (shown in hovers).
+    # Where the target version came from: "setting", "environment", "requirement" or "default" (hovers);
+    # `plan` says it in full (the requirement, the file, every release a range is checked at).
     version_source: str = "default"
     # Extra import roots (absolute, inside the workspace): where `import x` also looks for workspace
     # modules, for cross-module facts and for jedi (the `extraPaths` setting, e.g. a src/ layout).
     extra_paths: tuple[Path, ...] = ()
     # An untrusted workspace: no interpreter is run at all (no version probe, jedi infers in-process).
     restricted: bool = False
+    plan: TargetPlan | None = None
+
+    def describe_target(self) -> str:
+        """`transformers 4.57.6 (installed in .venv)`: what this context's target is and where it came from (of a
+        range, the one release this context checks at; the CLI names every release it checks, TargetPlan.describe)."""
+        plan = self.plan
+        if plan is not None and plan.primary == self.target:
+            if plan.is_range:
+                return f"transformers {self.target} (the newest release `transformers{plan.spec}` ({plan.origin}) admits)"
+            return plan.describe()
+        return f"transformers {self.target} ({self.version_source})"
 
 
 def import_roots(extra_paths: Sequence[str], workspace: Path | None) -> tuple[Path, ...]:
@@ -59,50 +74,37 @@ def default_hub_cache() -> Path:
     return Path(home) / "hub"
 
 
-@lru_cache(maxsize=16)
 def installed_transformers(interpreter: str | None) -> str | None:
-    """The transformers version installed for `interpreter`, read from dist-info (never imported).
-
-    Asking the interpreter for its site-packages runs only the standard library's `sysconfig`.
-    """
+    """The transformers version installed for `interpreter`, read from its environment's files: the interpreter
+    is never started (a venv's `.pth` files and `sitecustomize` would run, issue 33; engine/environments.py)."""
     if not interpreter:
         return None
-    import subprocess  # only with an interpreter: ~5 ms of every other start
+    from hf_cache_lint.engine.environments import of_interpreter
 
-    try:
-        out = subprocess.run(
-            [interpreter, "-I", "-c", "import site,sysconfig;print(sysconfig.get_paths()['purelib']);"
-             "print('\\n'.join(site.getsitepackages()))"],
-            # stdin not inherited: in the language server it is the protocol stream (lsp/wire.py reads it on
-            # the event loop), and a child must never take its bytes.
-            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=10, check=True,
-        ).stdout
-    except (OSError, subprocess.SubprocessError):
-        return None
-    for line in out.splitlines():
-        for dist in sorted(Path(line.strip()).glob("transformers-*.dist-info")) if line.strip() else ():
-            return dist.name[len("transformers-"):-len(".dist-info")]
-    return None
+    return of_interpreter(interpreter)
 
 
 def resolve_context(
     *, transformers_version: str | None = None, interpreter: str | None = None, workspace: Path | None = None,
     extra_paths: Sequence[str] = (),
     restricted: bool = False,
+    setting_origin: str = "the transformersVersion setting",
+    project: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+    own_environment: bool = True,
 ) -> Context:
-    """Target version: installed in the interpreter's environment, else the setting, else the newest known.
+    """The target (engine/target_plan.py): the setting, else the transformers installed where the code runs,
+    else the project's requirement (`project`: the folder whose venv and requirement files are read; the
+    workspace when not given), else the newest known. Nothing is run to find it.
 
-    `restricted` (an untrusted workspace): the interpreter is neither run nor kept.
-    """
+    `restricted` (an untrusted workspace): the interpreter is not kept (jedi then runs in-process)."""
+    from hf_cache_lint.engine.target_plan import resolve
+
     if restricted:
         interpreter = None
-    found = installed_transformers(interpreter)
-    if found:
-        target, source = Target.of(found), "environment"
-    elif transformers_version:
-        target, source = Target.of(transformers_version), "setting"
-    else:
-        target, source = Target.of(None), "default"
-    return Context(target=target, workspace=workspace, hf_hub_cache=default_hub_cache(),
-                   interpreter=interpreter, version_source=source, restricted=restricted,
-                   extra_paths=import_roots(extra_paths, workspace))
+    plan = resolve(setting=transformers_version, setting_origin=setting_origin, interpreter=interpreter,
+                   environ=environ, root=project if project is not None else workspace,
+                   own_environment=own_environment)
+    return Context(target=plan.primary, workspace=workspace, hf_hub_cache=default_hub_cache(),
+                   interpreter=interpreter, version_source=plan.kind, restricted=restricted,
+                   extra_paths=import_roots(extra_paths, workspace), plan=plan)

@@ -18,6 +18,7 @@ _SOURCES = {
     "environment": "installed in the selected interpreter",
     "setting": "from the `transformersVersion` setting",
     "default": "the newest known; no interpreter with transformers selected",
+    "requirement": "the project's declared requirement",
 }
 
 
@@ -90,7 +91,8 @@ def findings_markdown(findings: Sequence[Finding], docs: RuleDocs) -> str:
 def value_markdown(value: str, context: Context) -> str:
     """What `cache_implementation=value` does for the target version, and what meets it at run time."""
     target = context.target
-    where = f"transformers {target} ({_SOURCES.get(context.version_source, context.version_source)})"
+    origin = context.plan.origin if context.plan is not None and context.plan.primary == target else None
+    where = f"transformers {target} ({origin or _SOURCES.get(context.version_source, context.version_source)})"
     head = f'**`cache_implementation="{value}"`** for {where}'
     described = describe(value, target)
     if described is None:

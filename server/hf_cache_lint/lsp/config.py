@@ -62,10 +62,13 @@ def report_status(ls: HfCacheLintServer, configs: dict[str | None, FolderConfig]
     analyses with (`null` when it runs none: an untrusted workspace). VS Code shows it in the status bar."""
     first = next((f for f in configs if f is not None), None)
     context = configs[first].context
+    target = context.describe_target()  # "transformers 4.57.6 (installed in .venv)": what and from where
     ls.protocol.notify(STATUS, {"transformersVersion": str(context.target),
                                 "versionSource": context.version_source,
                                 "interpreter": context.interpreter,
-                                "restricted": context.restricted})
+                                "restricted": context.restricted,
+                                "target": target})
+    ls.window_log_message(types.LogMessageParams(types.MessageType.Info, f"hf-cache-lint: checking against {target}"))
 
 
 def show_notes(ls: HfCacheLintServer, configs: dict[str | None, FolderConfig]) -> None:

@@ -69,14 +69,22 @@ def pyproject_settings(folder: Path | None) -> tuple[Settings, tuple[str, ...]]:
 def build(folder: Path | None, layers: Iterable[Mapping[str, Any]], trusted: bool = True) -> FolderConfig:
     """Merge the layers over pyproject and resolve the target version (runs the interpreter, when trusted)."""
     settings, notes = pyproject_settings(folder)
+    origin = "transformers-version in pyproject.toml [tool.hf-cache-lint]"
     for layer in layers:
         try:
-            settings = settings.merged(layer)
+            merged = settings.merged(layer)
         except (ValueError, TypeError) as exc:
             log.warning("ignoring invalid settings %r: %s", dict(layer), exc)
+            continue
+        if merged.transformers_version != settings.transformers_version:
+            origin = "the transformersVersion setting"
+        settings = merged
+    # The target: the setting, else the transformers installed (the interpreter's environment, the active venv,
+    # the folder's .venv, the server's own), else the folder's requirement files; all read, nothing run.
     context = resolve_context(transformers_version=settings.transformers_version,
                               interpreter=settings.interpreter, workspace=folder, extra_paths=settings.extra_paths,
-                              restricted=not trusted)
+                              restricted=not trusted, setting_origin=origin)
+    log.info("%s: %s", folder or "no folder", context.describe_target())
     return FolderConfig(settings, context, notes)
 
 

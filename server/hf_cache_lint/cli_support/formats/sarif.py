@@ -102,6 +102,8 @@ def sarif_log(report: Report) -> dict[str, Any]:
             "columnKind": "unicodeCodePoints",
             "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notifications}],
             "results": [_result(i, index) for i in report.items],
+            # Which transformers release(s) the results are for, and where that came from.
+            **({"properties": {"transformersTarget": report.target}} if report.target else {}),
         }],
     }
 

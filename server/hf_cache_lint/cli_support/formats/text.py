@@ -106,5 +106,7 @@ def render(report: Report) -> str:
     for item in report.items:
         out.extend(format_item(item))
         out.append("")
+    if report.target:  # which transformers the findings are for, and why (engine/target_plan.py)
+        out.append(f"Target: {report.target}")
     out.append(summary(report))
     return "\n".join(out) + "\n"

@@ -12,7 +12,7 @@ from hf_cache_lint.engine.edits import remove_argument, rename_keyword
 from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
 from hf_cache_lint.engine.findings import Edit, Finding, Fix, Severity
 from hf_cache_lint.engine.keywords import CACHE_KEYWORDS, find_keyword
-from hf_cache_lint.engine.versions import REMOVED_GENERATE_KEYWORDS, unused_kwargs_message
+from hf_cache_lint.engine.versions import REMOVED_GENERATE_KEYWORDS, Target, unused_kwargs_message
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc005_unused_generate_kwarg.examples import INVALID
 from hf_cache_lint.rules.hfc005_unused_generate_kwarg.valid import VALID
@@ -24,6 +24,9 @@ from hf_cache_lint.rules.order import (
     rejected_generate_kwargs,
     removed_keywords,
 )
+
+# The last release checked before generate's cache keywords became `cache=` (5.24.0).
+LAST_BEFORE_CACHE = "5.23.0"
 
 
 class UnusedGenerateKwarg(Rule):
@@ -54,7 +57,8 @@ class UnusedGenerateKwarg(Rule):
                 right = target.cache_keyword(call.model.class_name) if meant in CACHE_KEYWORDS else meant
                 message = (f"`{kw.name}=` is not an argument of generate (a typo of `{right}`?); transformers "
                            f"{target} raises {error}")
-                yield self.finding(analysis, call, kw, message, error, tuple(self.rename(analysis, call, kw, right)))
+                yield self.finding(analysis, call, kw, message, error,
+                                   tuple(self.rename(analysis, call, kw, right, self.portable(target, call, meant))))
             for kw, removed in removed_ones:
                 message = (f"`{kw.name}=` was removed from generate in transformers {removed}; transformers "
                            f"{target} raises {error}")
@@ -82,10 +86,21 @@ class UnusedGenerateKwarg(Rule):
             message += " (if the object whose `generate` this is is a transformers model)"
         return self.report(kw.span, message, severity=severity, fixes=fixes, story=partial(self.story, analysis, call, kw, error))
 
-    def rename(self, analysis: Analysis, call: GenerateCall, kw: Keyword, right: str) -> Iterator[Fix]:
+    @staticmethod
+    def portable(target: Target, call: GenerateCall, meant: str) -> str | None:
+        """On 5.24+, the pre-5.24 cache keyword, which still works there (deprecated): the rename that runs on
+        releases before and after the `cache=` rename alike (issue 30 item 4; a range check prefers it)."""
+        if meant not in CACHE_KEYWORDS or not target.unified_cache_keyword:
+            return None
+        return Target.of(LAST_BEFORE_CACHE).cache_keyword(call.model.class_name)
+
+    def rename(self, analysis: Analysis, call: GenerateCall, kw: Keyword, right: str,
+               also: str | None = None) -> Iterator[Fix]:
         if find_keyword(call.keywords, right) is not None:
             return  # renaming would repeat a keyword (a SyntaxError): the user must choose
         yield Fix(f"Rename to `{right}=`", (rename_keyword(kw, right),), preferred=True)
+        if also is not None and also != right and find_keyword(call.keywords, also) is None:
+            yield Fix(f"Rename to `{also}=` (also runs before 5.24)", (rename_keyword(kw, also),))
         yield self.ignore_fix(analysis, kw.span)
 
     def remove(self, analysis: Analysis, call: GenerateCall, kw: Keyword) -> Iterator[Fix]:
