@@ -372,8 +372,7 @@ def _foreign_names(module: Node) -> frozenset[str]:
             for bound in node.get_defined_names():
                 path = node.get_path_for_name(bound)
                 root = imported_from(node) if t == "import_from" else path[0].value
-                ours = t == "import_from" and node.level == 0 and root.split(".")[0] == "transformers" or \
-                    t == "import_name" and root == "transformers"
+                ours = root.split(".")[0] == "transformers" and (t == "import_name" or node.level == 0)
                 (theirs if ours else own).add(bound.value)
         elif t == "expr_stmt" and len(node.children) == 3 and node.children[0].type == "name":
             value = node.children[2]
