@@ -30,10 +30,16 @@ export interface TargetInfo {
   restricted?: boolean;
 }
 
+// Short: the language status hover gives an item one line (the tooltip of the item has the long form).
 const SOURCES: Record<string, string> = {
-  environment: 'installed in the analysed interpreter',
-  setting: 'from the hfCacheLint.transformersVersion setting',
-  default: 'the newest known (no transformers in the analysed interpreter, no setting)',
+  environment: 'installed',
+  setting: 'from settings',
+  default: 'newest known',
+};
+const SOURCES_LONG: Record<string, string> = {
+  environment: 'the version installed in the analysed interpreter',
+  setting: 'from the hfCacheLint.transformersVersion setting (or [tool.hf-cache-lint] in pyproject.toml)',
+  default: 'the newest known: no transformers in the analysed interpreter and no setting',
 };
 
 /** Counts of one document's findings by severity. */
@@ -145,15 +151,21 @@ export class StatusItem implements vscode.Disposable {
     const version = this.target.transformersVersion || 'auto';
     const restricted = this.restricted || this.target.restricted === true;
     this.targetItem.text = `transformers ${version}${restricted ? ' (restricted)' : ''}`;
-    const source =
-      this.target.versionDetail ||
-      (this.target.versionSource ? SOURCES[this.target.versionSource] ?? this.target.versionSource : '');
+    const known = this.target.versionSource ?? '';
+    const source = this.target.versionDetail || (known ? SOURCES[known] ?? known : '');
+    this.targetItem.detail = `hf-cache-lint target${source ? `, ${source}` : ''}`;
     const interpreter = restricted
-      ? 'untrusted workspace: no Python interpreter is run'
+      ? 'Untrusted workspace: no Python interpreter is run.'
       : this.target.interpreter
-        ? `analysing ${this.target.interpreter}`
+        ? `Analysed interpreter: ${this.target.interpreter}.`
         : '';
-    this.targetItem.detail = ['hf-cache-lint target', source, interpreter].filter((s) => s).join('; ');
+    this.targetItem.accessibilityInformation = {
+      label: [
+        `hf-cache-lint checks against transformers ${version}`,
+        this.target.versionDetail || (known ? SOURCES_LONG[known] ?? known : ''),
+        interpreter,
+      ].filter((part) => part).join('. '),
+    };
 
     const problems = this.problemsItem;
     problems.busy = this.state === 'starting';

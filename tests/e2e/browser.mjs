@@ -54,6 +54,25 @@ async function screenshots(page) {
   await page.screenshot({ path: path.join(shots, 'quickfix.png') });
   log('quickfix.png');
   await page.keyboard.press('Escape');
+
+  // The language status (the `{}` beside "Python"): hovering it opens the items, ours among them.
+  const languageStatus = page.locator('[id="status.languageStatus"]').first();
+  await languageStatus.waitFor({ state: 'visible', timeout: 30000 });
+  await languageStatus.hover();
+  await page.getByText('hf-cache-lint target', { exact: false }).first().waitFor({ state: 'visible', timeout: 30000 });
+  await page.screenshot({ path: path.join(shots, 'language-status.png') });
+  log('language-status.png');
+}
+
+/** The notification centre's text (the probe opened it), and its screenshot. */
+async function notifications(page) {
+  fs.mkdirSync(shots, { recursive: true });
+  const center = page.locator('.notifications-center').first();
+  await center.waitFor({ state: 'visible', timeout: 30000 });
+  await page.getByText('hf-cache-lint:', { exact: false }).first().waitFor({ state: 'visible', timeout: 30000 });
+  fs.writeFileSync(path.join(shots, 'notifications.txt'), await center.innerText());
+  await page.screenshot({ path: path.join(shots, 'notifications.png') });
+  log('notifications.png');
 }
 
 const browser = await chromium.launch({
@@ -74,6 +93,9 @@ try {
   if (result.error) {
     log(`probe failed: ${result.error}`);
   } else if (shots) {
+    if (result.showNotifications) {
+      await notifications(page).catch((error) => log(`notifications failed: ${error}`));
+    }
     try {
       await screenshots(page);
     } catch (error) {

@@ -82,7 +82,7 @@ def quick_fixes(found: Sequence[tuple[int, Finding]]) -> list[tuple[int, Finding
 def action_title(code: str, fix: Fix) -> str:
     """A quick fix's title in the editor: the tool and the code first, as ruff-lsp's "Ruff (F401): ...", so
     that beside other tools' fixes the user sees whose it is. Only the editor's action says it: the fix's own
-    title (DESIGN.md; the CLI's help line, JSON, SARIF and the diagnostics' `data`) stays bare."""
+    title (the rule's, as the CLI's help line, JSON, SARIF and the diagnostics' `data`) stays bare."""
     return f"{SOURCE} ({code}): {fix.title}"
 
 
