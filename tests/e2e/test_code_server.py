@@ -262,6 +262,7 @@ def test_code_server_extension_lints_fixes_and_handles_notebooks(
     (user_data / "User" / "settings.json").write_text(json.dumps(USER_SETTINGS, indent=2))
     workspace = tmp_path / "work space"  # a path with a space, as users have
     write_workspace(workspace)
+    (workspace / "notes.txt").write_text("Not Python: no hf-cache-lint status here.\n")
     # Opening the folder must not run its code: it holds a module (writing a marker when imported) for every
     # name a real session imports (tests/security/shadow_workspace.py). Not when regenerating the
     # screenshots: the explorer would show them.
@@ -369,6 +370,8 @@ def test_code_server_extension_lints_fixes_and_handles_notebooks(
     if browser.returncode == 3:
         warnings.warn("code-server UI screenshots timed out; see artifacts/*/browser.log", stacklevel=1)
         return
+    # The language status items are Python-scoped: on notes.txt none of ours shows.
+    assert json.loads((shots / "non-python.json").read_text())["oursShown"] is False
     for name in SCREENSHOTS:
         assert (shots / name).stat().st_size > 10_000, name
         if updating:
