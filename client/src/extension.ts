@@ -1,4 +1,4 @@
-/** Activation: the log channel, status item, commands, and restarts on settings / interpreter / trust changes. */
+/** Activation: the log channel, language status items, commands, and restarts on settings / interpreter / trust changes. */
 import * as vscode from 'vscode';
 import { fixAll, upgradeCheck } from './commands';
 import { Controller } from './controller';
@@ -6,12 +6,14 @@ import { createLogChannel, logInfo, showLogs } from './logging';
 import { onDidChangeInterpreter } from './python';
 import { CLIENT_NAME } from './server';
 import { needsRestart } from './settings';
-import { ServerState, StatusItem } from './status';
+import { ServerState, StatusItem, StatusSnapshot } from './status';
 
 /** What the extension exports (used by tests and other extensions). */
 export interface HfCacheLintApi {
   state(): ServerState;
   statusText(): string;
+  /** The language status items' texts, details and severities. */
+  status(): StatusSnapshot;
   restart(): Promise<void>;
 }
 
@@ -19,7 +21,7 @@ let controller: Controller | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<HfCacheLintApi> {
   const channel = createLogChannel(CLIENT_NAME);
-  const status = new StatusItem('hfCacheLint.showLogs');
+  const status = new StatusItem('hfCacheLint.showLogs', 'hfCacheLint.restart');
   const ctl = new Controller(context, channel, status);
   controller = ctl;
   context.subscriptions.push(
@@ -44,6 +46,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<HfCach
   return {
     state: () => ctl.current,
     statusText: () => status.text,
+    status: () => status.snapshot(),
     restart: () => ctl.restart('api'),
   };
 }

@@ -48,12 +48,66 @@ async function screenshots(page) {
 
   // Cursor into the flagged range, then the quick-fix menu with Ctrl+.
   await page.mouse.click(box.x + 8, box.y + box.height / 2);
+  // Off the range, so the hover does not come back over the menu; on a loaded machine the first Ctrl+. can
+  // go unanswered: ask again (a bounded number of times).
+  await page.mouse.move(box.x + 8, box.y + box.height * 14, { steps: 4 });
   await page.keyboard.press('Escape');
-  await page.keyboard.press('Control+Period');
-  await page.getByText('Set `cache_implementation=None` in this call').first().waitFor({ state: 'visible', timeout: 30000 });
+  const fix = page.getByText('Set `cache_implementation=None` in this call').first();
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press('Control+Period');
+    try {
+      await fix.waitFor({ state: 'visible', timeout: 15000 });
+      break;
+    } catch (error) {
+      if (attempt === 3) throw error;
+      log(`quick-fix menu not shown (attempt ${attempt}); again`);
+      await page.keyboard.press('Escape');
+    }
+  }
   await page.screenshot({ path: path.join(shots, 'quickfix.png') });
   log('quickfix.png');
   await page.keyboard.press('Escape');
+
+  // The language status (the `{}` beside "Python"): hovering it opens the items, ours among them.
+  const languageStatus = page.locator('[id="status.languageStatus"]').first();
+  await languageStatus.waitFor({ state: 'visible', timeout: 30000 });
+  await languageStatus.hover();
+  await page.getByText('hf-cache-lint target', { exact: false }).first().waitFor({ state: 'visible', timeout: 30000 });
+  await page.screenshot({ path: path.join(shots, 'language-status.png') });
+  log('language-status.png');
+
+  // A file that is not Python (notes.txt, opened with Quick Open): none of our items may show.
+  await page.mouse.move(400, 400);
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Control+P');
+  await page.keyboard.type('notes.txt', { delay: 20 });
+  await page.keyboard.press('Enter');
+  await page.getByRole('tab', { name: /notes\.txt/ }).first().waitFor({ state: 'visible', timeout: 30000 });
+  await page.locator('.statusbar').getByText('Plain Text', { exact: false }).first().waitFor({ timeout: 30000 });
+  const indicator = page.locator('[id="status.languageStatus"]');
+  const indicatorShown = (await indicator.count()) > 0 && (await indicator.first().isVisible());
+  // Without the `{}` indicator no language status item shows at all (ours would bring it for any language
+  // they were scoped to); with it, hover and give our items a bounded time to appear.
+  let oursShown = false;
+  if (indicatorShown) {
+    await indicator.first().hover();
+    oursShown = await page.getByText('hf-cache-lint target', { exact: false }).first()
+      .waitFor({ state: 'visible', timeout: 3000 }).then(() => true, () => false);
+  }
+  fs.writeFileSync(path.join(shots, 'non-python.json'), JSON.stringify({ indicatorShown, oursShown }));
+  await page.screenshot({ path: path.join(shots, 'non-python.png') });
+  log(`non-python.png (language status shown: ${indicatorShown}, ours: ${oursShown})`);
+}
+
+/** The notification centre's text (the probe opened it), and its screenshot. */
+async function notifications(page) {
+  fs.mkdirSync(shots, { recursive: true });
+  const center = page.locator('.notifications-center').first();
+  await center.waitFor({ state: 'visible', timeout: 30000 });
+  await page.getByText('hf-cache-lint:', { exact: false }).first().waitFor({ state: 'visible', timeout: 30000 });
+  fs.writeFileSync(path.join(shots, 'notifications.txt'), await center.innerText());
+  await page.screenshot({ path: path.join(shots, 'notifications.png') });
+  log('notifications.png');
 }
 
 const browser = await chromium.launch({
@@ -74,6 +128,9 @@ try {
   if (result.error) {
     log(`probe failed: ${result.error}`);
   } else if (shots) {
+    if (result.showNotifications) {
+      await notifications(page).catch((error) => log(`notifications failed: ${error}`));
+    }
     try {
       await screenshots(page);
     } catch (error) {

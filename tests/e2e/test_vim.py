@@ -1,20 +1,22 @@
-"""Vim 9 + ALE against `hf-cache-lint serve` from a fresh install: diagnostic, hover, quick fix."""
+"""Vim 9 + ALE against `hf-cache-lint serve` from a fresh install, with the README's ALE linter snippet:
+diagnostic, hover, quick fix."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from harness import SCENARIOS, missing, require_executable, run_scenario, server_command, server_env
+from harness import SCENARIOS, missing, require_executable, run_scenario, server_env
 from samples import (
     CONFLICT_FIXED,
     HOVER_PARTS,
-    INIT_OPTIONS,
     MESSAGE_PARTS,
     PREFERRED_FIX,
     RANGE,
+    TARGET_VERSION,
     write_workspace,
 )
+from snippets import ALE as ALE_SNIPPET
+from snippets import PYPROJECT, write_snippet
 
 ALE = Path("/usr/share/vim-ale/plugin/ale.vim")
 
@@ -24,13 +26,16 @@ def test_vim_ale_shows_diagnostic_hover_and_applies_quick_fix(tmp_path: Path, ar
     if not ALE.exists():
         missing("ALE (vim-ale)")
     files = write_workspace(tmp_path / "ws")
+    # The project marker ALE needs to start a language server (README), and the target version.
+    (tmp_path / "ws" / "pyproject.toml").write_text(PYPROJECT.format(version=TARGET_VERSION))
+    vimfiles = tmp_path / "vimfiles"  # as ~/.vim: the snippet goes where the README says
+    write_snippet(ALE_SNIPPET, vimfiles / "ale_linters" / "python" / "hf_cache_lint.vim")
     result = artifacts / "result.json"
+    # `hf-cache-lint` is found on PATH, as the snippet says: the fresh venv's bin first (server_env).
     env = server_env(user_bin) | {
-        "HFC_SERVER": server_command(user_bin)[0],
+        "HFC_RTP": str(vimfiles),
         "HFC_FILE": str(files["conflict"]),
-        "HFC_ROOT": str(files["conflict"].parent),
         "HFC_FIX_TITLE": PREFERRED_FIX,
-        "HFC_INIT_OPTIONS": json.dumps(INIT_OPTIONS),
         "HFC_RESULT": str(result),
         "HFC_TIMEOUT_MS": "60000",
         "HOME": str(tmp_path / "home"),

@@ -79,12 +79,20 @@ def clean_copy(dest: Path) -> Path:
 
 
 def readme_first_command(readme: Path) -> list[str]:
-    """The README's first set-up command, split at `&&` into the steps a shell runs one after the other."""
+    """The README's first set-up block (its consecutive indented lines: the venv, then the install and the first
+    check), split at line ends and `&&` into the steps a shell runs one after the other."""
     text = readme.read_text(encoding="utf-8")
     section = text.split("## Set up", 1)[1]
-    match = re.search(r"^    (\S.*)$", section, re.M)
+    match = re.search(r"^    (\S.*)$(?:\n    \S.*$)*", section, re.M)
     assert match, "the README's Set up section has no indented command"
-    return [step.strip() for step in match.group(1).split("&&")]
+    return [step.strip() for line in match.group(0).splitlines() for step in line.split("&&")]
+
+
+def install_step(steps: list[str]) -> int:
+    """The index of the README's `pip install` step (the steps before it make and activate the venv)."""
+    index = next((i for i, step in enumerate(steps) if " pip install " in f" {step} "), None)
+    assert index is not None, f"the README's first block installs nothing: {steps}"
+    return index
 
 
 @dataclass(frozen=True)
@@ -106,7 +114,7 @@ class Installed:
 
     tree: Path
     venv: Venv
-    steps: list[str]  # the README's first command, split at &&; steps[0] ran already
+    steps: list[str]  # the README's first block from its install step on, split at &&; steps[0] ran already
 
 
 @dataclass(frozen=True)
@@ -116,15 +124,19 @@ class Built:
 
 
 def readme_install(scratch: Path) -> tuple[Installed, float]:
-    """A clean copy in `scratch`, a fresh venv, then the README's first step exactly as written, in that venv's
-    shell: what a new user has after installing (and the seconds the install took)."""
+    """A clean copy in `scratch`, then the README's first steps exactly as written up to the install (make the
+    venv, activate it, pip install) in one shell: what a new user has after installing (and the seconds the
+    install took). The venv is the one the README makes, `.venv` in the tree."""
     require_wheelhouse()
     tree = clean_copy(scratch / "clone")
     steps = readme_first_command(tree / "README.md")
-    venv = make_venv(scratch / "venv")
-    proc, seconds = run_timed(steps[0], cwd=tree, env=user_env(bin_dir=venv.bin), shell=True)
-    assert proc.returncode == 0, f"`{steps[0]}` failed in a fresh venv:\n{proc.stdout}\n{proc.stderr}"
-    return Installed(tree, venv, steps), seconds
+    until = install_step(steps)
+    script = " && ".join(steps[: until + 1])
+    proc, seconds = run_timed(script, cwd=tree, env=user_env(), shell=True)
+    assert proc.returncode == 0, f"`{script}` failed:\n{proc.stdout}\n{proc.stderr}"
+    venv = Venv(tree / ".venv")
+    assert (venv.bin / "hf-cache-lint").exists(), f"`{script}` installed no hf-cache-lint into {venv.root}"
+    return Installed(tree, venv, steps[until:]), seconds
 
 
 def make_venv(root: Path, *, with_pip: bool = True, base: str = sys.executable) -> Venv:

@@ -11,4 +11,14 @@ CLEAN = HEADER + CLEAN_CALL
 FLAGGED = "past_key_values=DynamicCache()"
 
 PREFERRED = "Set `cache_implementation=None` in this call"
-TITLES = [PREFERRED, "Remove `past_key_values=`", "Remove `cache_implementation=`", "Ignore HFC001 on this line"]
+BARE_TITLES = [PREFERRED, "Remove `past_key_values=`", "Remove `cache_implementation=`", "Ignore HFC001 on this line"]
+
+
+def in_editor(title: str, code: str = "HFC001") -> str:
+    """A fix's title as a code action shows it: the tool and the code first (ruff-lsp's "Ruff (F401): ...")."""
+    return f"hf-cache-lint ({code}): {title}"
+
+
+PREFERRED_ACTION = in_editor(PREFERRED)
+TITLES = [in_editor(t) for t in BARE_TITLES]
+IGNORE_PREFIX = "hf-cache-lint (HFC"

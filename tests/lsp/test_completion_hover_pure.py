@@ -8,7 +8,13 @@ from hf_cache_lint.checking.rule_docs import rule_docs
 from hf_cache_lint.engine.completion import complete, describe, written_value_at
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import Finding, Position, Related, Severity, Span
-from hf_cache_lint.engine.hover import RuleDoc, finding_markdown, hover, value_markdown
+from hf_cache_lint.engine.hover import (
+    RuleDoc,
+    finding_markdown,
+    hover,
+    value_markdown,
+    without_quoted_message,
+)
 from hf_cache_lint.engine.versions import Target
 
 NEWEST = Target.of("5.24.0")
@@ -119,9 +125,34 @@ def test_hover_on_a_finding_or_its_related_place_shows_story_then_docs():
     assert hover([FINDING], "", Position(2, 11), Context(), docs=docs) is None
 
 
-def test_a_finding_without_story_falls_back_to_its_message():
+def test_a_finding_without_story_falls_back_to_its_message_unless_the_message_is_shown_beside_it():
     bare = Finding("HFC001", "cache-conflict", "the message", Severity.ERROR, Span.of(1, 0, 1, 1))
     assert finding_markdown(bare, docs={}).startswith("**HFC001** the message")
+    docs = {"HFC001": RuleDoc("HFC001", "cache-conflict", "summary")}
+    beside = finding_markdown(bare, docs=docs, beside_message=True)
+    assert "the message" not in beside and beside.startswith("**[HFC001 cache-conflict](")
+
+
+ERROR = "ValueError: Passing both `a` and\n`b` is unsupported."
+STORY = f"**HFC001**: they meet.\n\n- where\n\n`generate()` raises (transformers 5.23.0):\n\n```\n{ERROR}\n```\n\n**Fixes**: x"
+
+
+def test_the_error_the_message_already_quotes_is_not_repeated_with_its_lead_in():
+    message = "`a` meets `b`; transformers 5.23.0 raises ValueError: Passing both `a` and `b` is unsupported."
+    assert without_quoted_message(STORY, message) == "**HFC001**: they meet.\n\n- where\n\n**Fixes**: x"
+    # A block the message only paraphrases (HFC006 quotes the exact warning) is new: it stays.
+    assert without_quoted_message(STORY, "`a` and `b` clash") == STORY
+
+
+def test_the_hover_on_the_flagged_range_drops_the_repeat_and_on_a_related_place_keeps_it():
+    message = "`a` meets `b`; transformers 5.23.0 raises ValueError: Passing both `a` and `b` is unsupported."
+    finding = Finding("HFC001", "cache-conflict", message, Severity.ERROR, Span.of(2, 4, 2, 10),
+                      related=(Related(Span.of(2, 12, 2, 20), "set here"),), story=STORY)
+    own = hover([finding], "", Position(2, 5), Context(), docs={})
+    related = hover([finding], "", Position(2, 15), Context(), docs={})
+    assert own is not None and related is not None
+    assert "Passing both" not in own.markdown and "- where" in own.markdown and "**Fixes**" in own.markdown
+    assert "Passing both" in related.markdown  # no message is shown beside a related place
 
 
 def test_overlapping_findings_tell_each_story_once_then_point_to_each_rule():

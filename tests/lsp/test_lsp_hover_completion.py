@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from lsp_sources import CLEAN, CONFLICT, HEADER
-from lsp_support import diagnostics, has_conflict, open_doc, position_of, replace_all
+from lsp_support import conflicts, diagnostics, has_conflict, open_doc, position_of, replace_all
 from lsprotocol import types
 
 from hf_cache_lint.engine.versions import Target
@@ -18,14 +18,17 @@ async def hover_at(client, uri, text, needle, shift=1):
     return await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri), pos))
 
 
-async def test_hover_on_the_flagged_keyword_tells_the_story_and_the_exact_error(start, uri):
+async def test_hover_on_the_flagged_keyword_tells_the_story_not_the_message_again(start, uri):
     client = await start()
     open_doc(client, uri, CONFLICT)
-    await diagnostics(client, uri, version=1, where=has_conflict)
+    (diag,) = conflicts(await diagnostics(client, uri, version=1, where=has_conflict))
     hover = await hover_at(client, uri, CONFLICT, "past_key_values=")
     assert isinstance(hover.contents, types.MarkupContent)
     assert hover.contents.kind == types.MarkupKind.Markdown
-    assert RAISED in hover.contents.value
+    # The editor shows the message (which quotes the exact error) right above: the hover adds the story.
+    assert RAISED in diag.message and RAISED not in hover.contents.value
+    assert "**The cache**: `past_key_values=` receives a `DynamicCache`" in hover.contents.value
+    assert '**`cache_implementation="static"`**: passed in this call, [line 4]' in hover.contents.value
     assert "**[HFC001 cache-conflict](" in hover.contents.value  # then a pointer to the rule docs
     assert "## What it does" not in hover.contents.value  # not the whole page
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lsp_sources import CONFLICT, FLAGGED, HEADER, PREFERRED
+from lsp_sources import CONFLICT, FLAGGED, HEADER, PREFERRED_ACTION
 from lsp_support import (
     apply,
     conflicts,
@@ -27,7 +27,7 @@ async def test_push_only_clients_get_diagnostics_and_a_working_quick_fix(start_p
     actions = await client.text_document_code_action_async(types.CodeActionParams(
         types.TextDocumentIdentifier(uri), diag.range, types.CodeActionContext([diag])))
     (preferred,) = [a for a in actions if a.is_preferred]
-    assert preferred.title == PREFERRED and preferred.kind == "quickfix"
+    assert preferred.title == PREFERRED_ACTION and preferred.kind == "quickfix"
     fixed = apply(text, edits_for(preferred.edit, uri), client.encoding)
     client.text_document_did_change(types.DidChangeTextDocumentParams(
         types.VersionedTextDocumentIdentifier(uri=uri, version=2),

@@ -1,5 +1,11 @@
 """Hover text: each finding's story then a pointer to its rule docs, or what a written `cache_implementation` builds.
 
+An editor shows a diagnostic's message right above the hover on the diagnostic's range (VS Code, Neovim's float,
+eglot's eldoc), so there the hover says only what the message does not: a story's quoted error that the message
+already quotes word for word is left out (with the line that introduces it), and a finding without a story gets
+only its docs pointer. On a related place (`cache_implementation=` set elsewhere) no message is shown beside the
+hover, so the story is told whole.
+
 Pure: findings, text, an engine position and the rules' names and summaries (`RuleDoc`s, passed in as data:
 the engine imports no rule; checking/rule_docs.py builds them from the registry) in, Markdown out. The LSP
 adapter only converts positions.
@@ -7,6 +13,7 @@ adapter only converts positions.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -46,16 +53,17 @@ def _contains(span: Span, pos: Position) -> bool:
     return span.start <= pos <= span.end
 
 
-def findings_at(findings: Sequence[Finding], pos: Position) -> list[tuple[Finding, Span]]:
-    """Findings whose range, or a related place in this file (e.g. `cache_implementation=`), holds `pos`."""
+def findings_at(findings: Sequence[Finding], pos: Position) -> list[tuple[Finding, Span, bool]]:
+    """Findings whose range, or a related place in this file (e.g. `cache_implementation=`), holds `pos`:
+    (finding, the span hovered, whether it is the finding's own range, where the editor shows its message)."""
     out = []
     for f in findings:
         if _contains(f.span, pos):
-            out.append((f, f.span))
+            out.append((f, f.span, True))
             continue
         for r in f.related:
             if r.path is None and _contains(r.span, pos):
-                out.append((f, r.span))
+                out.append((f, r.span, False))
                 break
     return out
 
@@ -68,21 +76,49 @@ def _pointer(code: str, docs: RuleDocs) -> str:
     return f"**[{rule.code} {rule.name}]({docs_url(rule.code)})**: {rule.summary}"
 
 
-def _story(finding: Finding) -> str:
-    return str(finding.story).strip() or f"**{finding.code}** {finding.message}"
+# A fenced block with the paragraph that introduces it when that is one line ending in ':' ("`generate()` raises
+# before any forward pass (transformers 5.23.0):"), as every rule writes the error its version raises.
+_QUOTED = re.compile(r"(?:(?<=\n\n)|^)(?:[^\n]*:\n\n)?```[^\n]*\n(?P<body>.*?)\n```[ \t]*(?:\n|$)", re.DOTALL)
 
 
-def finding_markdown(finding: Finding, docs: RuleDocs) -> str:
-    """The specific story (or the message when a rule wrote none), then a pointer to the rule's docs."""
-    pointer = _pointer(finding.code, docs).strip()
-    return f"{_story(finding)}\n\n---\n\n{pointer}" if pointer else _story(finding)
+def _squashed(text: str) -> str:
+    return " ".join(text.split())
 
 
-def findings_markdown(findings: Sequence[Finding], docs: RuleDocs) -> str:
-    """Several findings at one place: each story once, then one docs pointer per rule (not every full page)."""
-    stories = list(dict.fromkeys(_story(f) for f in findings))
+def without_quoted_message(story: str, message: str) -> str:
+    """`story` without the quoted blocks (and their one-line lead-in) that `message` already holds word for
+    word (whitespace aside): beside the diagnostic, the same 200-character error twice is noise."""
+    said = _squashed(message)
+
+    def drop(match: re.Match[str]) -> str:
+        body = _squashed(match["body"])
+        return "" if body and body in said else match[0]
+
+    return re.sub(r"\n{3,}", "\n\n", _QUOTED.sub(drop, story)).strip()
+
+
+def _story(finding: Finding, beside_message: bool = False) -> str:
+    """The finding's story; `beside_message`: the editor shows the message next to it (the hover is on the
+    finding's own range), so nothing the message says is repeated, and no story at all is just ''."""
+    story = str(finding.story).strip()
+    if beside_message:
+        return without_quoted_message(story, finding.message)
+    return story or f"**{finding.code}** {finding.message}"
+
+
+def finding_markdown(finding: Finding, docs: RuleDocs, beside_message: bool = False) -> str:
+    """The specific story (or the message when a rule wrote none and none is shown), then a pointer to the
+    rule's docs."""
+    return findings_markdown([finding], docs, [beside_message])
+
+
+def findings_markdown(findings: Sequence[Finding], docs: RuleDocs, beside_message: Sequence[bool] = ()) -> str:
+    """Several findings at one place: each story once, then one docs pointer per rule (not every full page).
+    `beside_message[i]`: finding i's message is shown next to the hover (default: no)."""
+    beside = list(beside_message) + [False] * (len(findings) - len(beside_message))
+    stories = [s for s in dict.fromkeys(_story(f, b) for f, b in zip(findings, beside, strict=True)) if s]
     pointers = [p for p in dict.fromkeys(_pointer(f.code, docs).strip() for f in findings) if p]
-    parts = ["\n\n---\n\n".join(stories)]
+    parts = ["\n\n---\n\n".join(stories)] if stories else []
     if pointers:
         parts.append("\n\n".join(pointers))
     return "\n\n---\n\n".join(parts)
@@ -114,7 +150,7 @@ def hover(
     """Hover for `pos`: the findings there first; else a written cache_implementation value explained."""
     hits = findings_at(findings, pos)
     if hits:
-        return HoverText(findings_markdown([f for f, _ in hits], docs), hits[0][1])
+        return HoverText(findings_markdown([f for f, _, _ in hits], docs, [own for *_, own in hits]), hits[0][1])
     written = written_value_at(text, pos)
     if written is not None:
         return HoverText(value_markdown(written.value, context), written.span)

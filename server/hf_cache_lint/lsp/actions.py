@@ -79,6 +79,13 @@ def quick_fixes(found: Sequence[tuple[int, Finding]]) -> list[tuple[int, Finding
     return out + ignores
 
 
+def action_title(code: str, fix: Fix) -> str:
+    """A quick fix's title in the editor: the tool and the code first, as ruff-lsp's "Ruff (F401): ...", so
+    that beside other tools' fixes the user sees whose it is. Only the editor's action says it: the fix's own
+    title (the rule's, as the CLI's help line, JSON, SARIF and the diagnostics' `data`) stays bare."""
+    return f"{SOURCE} ({code}): {fix.title}"
+
+
 def _text_edits(part: Part, fix: Fix, ls: HfCacheLintServer) -> list[types.TextEdit]:
     lines = split_lines(part.text)
     codec = ls.workspace.position_codec
@@ -164,12 +171,12 @@ async def code_actions(ls: HfCacheLintServer, params: types.CodeActionParams) ->
 
             kept = await on_engine(ls, keep)
             sent = [d for d in params.context.diagnostics if d.source in (SOURCE, None)]
-            for i, _, fix, mark in quick_fixes(kept):
+            for i, f, fix, mark in quick_fixes(kept):
                 diagnostic = shown[i]
                 # Echo the client's own diagnostic when it sent this one (ALE's lack `source` and `data`).
                 echo = next((d for d in sent if d.code == diagnostic.code and d.range == diagnostic.range), diagnostic)
                 actions.append(types.CodeAction(
-                    title=fix.title, kind=QUICKFIX, diagnostics=[echo], is_preferred=mark or None,
+                    title=action_title(f.code, fix), kind=QUICKFIX, diagnostics=[echo], is_preferred=mark or None,
                     edit=workspace_edit(ls, {part.uri: (part.version, _text_edits(part, fix, ls))})))
     requests = []
     if wanted(FIX_ALL, only):

@@ -15,8 +15,9 @@ from typing import Any
 from pygls.exceptions import JsonRpcInvalidParams
 
 from hf_cache_lint.engine.findings import Finding
-from hf_cache_lint.engine.versions import Target
+from hf_cache_lint.engine.versions import Target, releases_between
 from hf_cache_lint.lsp.documents import Results, Unit, analyse_unit
+from hf_cache_lint.lsp.progress import WorkDone
 from hf_cache_lint.lsp.server import HfCacheLintServer
 from hf_cache_lint.lsp.settings import FolderConfig
 from hf_cache_lint.upgrade_diff import first_release, new_since, note
@@ -37,16 +38,27 @@ async def upgrade_check(ls: HfCacheLintServer, uri: str, version: str) -> list[d
     if upgrade.version <= current.version:
         raise JsonRpcInvalidParams(f"{upgrade} is not newer than the current target {current}")
     await ls.settings_ready.wait()
-    return await asyncio.get_running_loop().run_in_executor(ls.engine, _report, ls, unit, config, upgrade)
+    # Up to one analysis per behaviour change between the two versions (to name the release that brings each
+    # finding): on a big document that takes seconds, so the client shows progress ($/progress).
+    async with WorkDone(ls, f"hf-cache-lint: what breaks on transformers {upgrade}") as progress:
+        return await asyncio.get_running_loop().run_in_executor(
+            ls.engine, _report, ls, unit, config, upgrade, progress)
 
 
-def _report(ls: HfCacheLintServer, unit: Unit, config: FolderConfig, upgrade: Target) -> list[dict[str, Any]]:
+def _report(ls: HfCacheLintServer, unit: Unit, config: FolderConfig, upgrade: Target,
+            progress: WorkDone | None = None) -> list[dict[str, Any]]:
     current = config.context.target
+    steps = 1 + len(releases_between(current, upgrade))  # at most: the current target and each release after it
+    done: list[Target] = []
 
     @cache
     def at(target: Target) -> Results:
+        if progress is not None:
+            progress.report(f"analysing for transformers {target}", 100 * len(done) // steps)
         with ls.unit_lock(unit.uri):  # parso's incremental tree of this path serves one run at a time
-            return analyse_unit(unit, config.settings, replace(config.context, target=target))
+            results = analyse_unit(unit, config.settings, replace(config.context, target=target))
+        done.append(target)
+        return results
 
     out: list[dict[str, Any]] = []
     for part in unit.parts:

@@ -95,6 +95,11 @@ async function scenario() {
   result.diagnostics = ours(target).map(plain);
   result.statusText = api.statusText();
   result.serverState = api.state();
+  // The language status items follow this file's findings (one error here).
+  result.status = await waitFor('the language status to count the error', () => {
+    const s = api.status();
+    return s.problems.text.includes('1 error') ? s : undefined;
+  });
   step('diagnostic');
 
   const hovers = await vscode.commands.executeCommand('vscode.executeHoverProvider', target, diagnostic.range.start);
@@ -135,10 +140,30 @@ async function scenario() {
   result.clearedAfterFixAll = true;
   step('fix all');
 
+  // 2b. Fix on save: the README's `editor.codeActionsOnSave` block (HFC_ONSAVE_SETTINGS, read from the README by
+  // the test) set in the user settings, an edit, an explicit save: the saved file is the fixed one.
+  const onSaveUri = await copyOf(folder, 'conflict.py', 'onsave_target.py');
+  const onSaveDoc = await vscode.workspace.openTextDocument(onSaveUri);
+  await vscode.window.showTextDocument(onSaveDoc);
+  await waitFor('a diagnostic on onsave_target.py', () => ours(onSaveUri).length > 0);
+  const onSave = JSON.parse(process.env.HFC_ONSAVE_SETTINGS || '{}');
+  const root = vscode.workspace.getConfiguration();
+  for (const [key, value] of Object.entries(onSave)) await root.update(key, value, vscode.ConfigurationTarget.Global);
+  const edit = new vscode.WorkspaceEdit();
+  edit.insert(onSaveUri, new vscode.Position(0, 0), '# saved with fix on save\n');
+  await vscode.workspace.applyEdit(edit);
+  await vscode.commands.executeCommand('workbench.action.files.save');
+  await waitFor('onsave_target.py to be saved', () => !onSaveDoc.isDirty);
+  result.textAfterSave = fs.readFileSync(onSaveUri.fsPath, 'utf8');
+  await waitFor('the diagnostic to clear after the save', () => ours(onSaveUri).length === 0);
+  result.clearedAfterSave = true;
+  for (const key of Object.keys(onSave)) await root.update(key, undefined, vscode.ConfigurationTarget.Global);
+  step('fix on save');
+
   // The copies were only for the edits: save, close and delete them (no dialogs, a tidy explorer for screenshots).
   await vscode.commands.executeCommand('workbench.action.files.saveAll');
   await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-  for (const uri of [target, fixAllUri]) await vscode.workspace.fs.delete(uri);
+  for (const uri of [target, fixAllUri, onSaveUri]) await vscode.workspace.fs.delete(uri);
 
   // 3. Notebook: the conflict spans two cells; the diagnostic lands on the cell with the call.
   const notebook = await vscode.workspace.openNotebookDocument(vscode.Uri.joinPath(folder, 'demo.ipynb'));
@@ -161,6 +186,10 @@ async function scenario() {
   result.cleanQuickFixes = cleanActions.filter((a) => a.kind && a.kind.value === 'quickfix').length;
   const appeared = await waitFor('a diagnostic on clean.py', () => ours(clean).length > 0, 3000).catch(() => false);
   result.cleanDiagnostics = appeared ? ours(clean).map(plain) : [];
+  result.statusClean = await waitFor('the language status to say no problems', () => {
+    const s = api.status();
+    return s.problems.text.includes('no problems') ? s : undefined;
+  });
   step('clean');
 
   // 5. A settings change restarts the server with the new settings: the message names the new target version.
@@ -186,6 +215,7 @@ async function scenario() {
   await vscode.commands.executeCommand('workbench.action.closeOtherEditors');
   await waitFor('a diagnostic on conflict.py', () => ours(conflict).length > 0);
   result.statusTextEnd = api.statusText();
+  result.statusEnd = api.status();
   result.done = true;
   step('ready for screenshots');
 }
@@ -207,6 +237,10 @@ async function untrustedScenario() {
     api.statusText().includes('(restricted)') ? api.statusText() : undefined,
   );
   result.serverState = api.state();
+  // The server's notes on the settings (window/showMessage: the pyproject `interpreter` is ignored) are
+  // notifications; open the notification centre so the browser can read them all (toasts hide after a while).
+  await vscode.commands.executeCommand('notifications.showList');
+  result.showNotifications = true;
   result.done = true;
   step('untrusted');
 }

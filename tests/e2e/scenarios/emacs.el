@@ -1,20 +1,18 @@
 ;;; emacs.el --- Emacs 28 + eglot 1.9 scenario for hf-cache-lint  -*- lexical-binding: t -*-
-;; Start the server with eglot, wait for the flymake diagnostic, hover, then apply a quick fix through
-;; `eglot-code-actions' (its completing-read answered with the wanted title).
-;; Inputs (env): HFC_SERVER_CMD (JSON list), HFC_INIT_OPTIONS (JSON object), HFC_FILE, HFC_ROOT, HFC_FIX_TITLE, HFC_TIMEOUT_S; output: HFC_RESULT.
+;; The configuration is the README's eglot snippet (HFC_SNIPPET, loaded as an init file would be): opening the
+;; file starts the server through `eglot-ensure'; then wait for the flymake diagnostic, hover, and apply a quick
+;; fix through `eglot-code-actions' (its completing-read answered with the wanted title).
+;; Inputs (env): HFC_SNIPPET, HFC_FILE, HFC_ROOT, HFC_FIX_TITLE, HFC_TIMEOUT_S; output: HFC_RESULT.
 (dolist (dir (file-expand-wildcards "/usr/share/emacs/site-lisp/elpa/*"))
   (add-to-list 'load-path dir))
 (require 'json)
 (require 'cl-lib)
 (require 'project)
+(load (getenv "HFC_SNIPPET") nil t)
 (require 'eglot)
 
 (defvar hfc-result nil "Alist written as JSON at the end.")
 (defvar hfc-timeout (string-to-number (or (getenv "HFC_TIMEOUT_S") "60")))
-
-(cl-defmethod eglot-initialization-options ((_server eglot-lsp-server))
-  (let ((json-object-type 'plist) (json-key-type 'keyword))
-    (json-read-from-string (getenv "HFC_INIT_OPTIONS"))))
 
 (defun hfc-put (key value) (push (cons key value) hfc-result))
 
@@ -31,15 +29,17 @@
 
 (defun hfc-scenario ()
   (let* ((root (file-name-as-directory (getenv "HFC_ROOT")))
-         (command (append (json-read-from-string (getenv "HFC_SERVER_CMD")) nil))
          (want (getenv "HFC_FIX_TITLE")))
     ;; A transient project rooted at the workspace (no VCS needed).
     (setq project-find-functions (list (lambda (_dir) (cons 'transient root))))
-    (setq eglot-server-programs `((python-mode . ,command)))
     (find-file (getenv "HFC_FILE"))
-    (python-mode)
-    (apply #'eglot (eglot--guess-contact))
+    (hfc-put 'mode (symbol-name major-mode))
+    ;; `eglot-ensure' (the snippet's python-mode-hook) connects from `post-command-hook', at the end of the
+    ;; command that opened the file; batch mode runs no command loop, so end that command here.
+    (run-hooks 'post-command-hook)
+    (hfc-wait #'eglot-current-server)
     (hfc-put 'server (and (eglot-current-server) t))
+    (hfc-put 'command (vconcat (cdr (assq 'python-mode eglot-server-programs))))
 
     (let ((diags (hfc-wait #'hfc-our-diagnostics)))
       (hfc-put 'diagnostics

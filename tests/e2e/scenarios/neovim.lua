@@ -1,6 +1,7 @@
--- Neovim 0.7 scenario: start the server with vim.lsp.start_client, wait for the pushed diagnostic, hover,
--- then apply a quick fix through vim.lsp.buf.code_action() (vim.ui.select answered with the wanted title).
--- Inputs (env): HFC_SERVER_CMD (JSON list), HFC_INIT_OPTIONS (JSON), HFC_FILE, HFC_ROOT, HFC_FIX_TITLE, HFC_TIMEOUT_MS; output: HFC_RESULT.
+-- Neovim scenario (0.7 and 0.10+): the client comes from the README's snippet, loaded as init.lua (`-u`); this
+-- opens the file (FileType python starts and attaches the client), waits for the pushed or pulled diagnostic,
+-- hovers, then applies a quick fix through vim.lsp.buf.code_action() (vim.ui.select answered with the wanted title).
+-- Inputs (env): HFC_FILE, HFC_ROOT, HFC_FIX_TITLE, HFC_TIMEOUT_MS; output: HFC_RESULT.
 local result = { steps = {} }
 local out_path = os.getenv('HFC_RESULT')
 local timeout = tonumber(os.getenv('HFC_TIMEOUT_MS') or '60000')
@@ -10,21 +11,25 @@ local function finish()
   vim.cmd('qall!')
 end
 
+-- vim.lsp.get_clients is 0.10+; 0.7 has buf_get_clients (a table keyed by id).
+local function clients(bufnr)
+  if vim.lsp.get_clients then return vim.lsp.get_clients({ bufnr = bufnr }) end
+  return vim.tbl_values(vim.lsp.buf_get_clients(bufnr))
+end
+
 local ok, err = pcall(function()
+  result.version = tostring(vim.version().major) .. '.' .. tostring(vim.version().minor)
+  vim.cmd('cd ' .. vim.fn.fnameescape(os.getenv('HFC_ROOT')))
   vim.cmd('edit ' .. vim.fn.fnameescape(os.getenv('HFC_FILE')))
   local bufnr = vim.api.nvim_get_current_buf()
-  vim.bo[bufnr].filetype = 'python'
-
-  local client_id = vim.lsp.start_client({
-    name = 'hf-cache-lint',
-    cmd = vim.fn.json_decode(os.getenv('HFC_SERVER_CMD')),
-    root_dir = os.getenv('HFC_ROOT'),
-    init_options = vim.fn.json_decode(os.getenv('HFC_INIT_OPTIONS')),
-  })
-  vim.lsp.buf_attach_client(bufnr, client_id)
+  result.filetype = vim.bo[bufnr].filetype
+  if not vim.wait(timeout, function() return #clients(bufnr) > 0 end, 50) then
+    error('the README snippet attached no client to the Python buffer (filetype ' .. result.filetype .. ')')
+  end
+  local client = clients(bufnr)[1]
+  result.client_name = client.name
   table.insert(result.steps, 'attached')
 
-  -- Diagnostics are pushed (Neovim 0.7 has no pull): wait for ours.
   local got = vim.wait(timeout, function() return #vim.diagnostic.get(bufnr) > 0 end, 50)
   result.diagnostics = {}
   for _, d in ipairs(vim.diagnostic.get(bufnr)) do
@@ -39,7 +44,8 @@ local ok, err = pcall(function()
 
   -- Hover at the start of the flagged range.
   vim.api.nvim_win_set_cursor(0, { first.lnum + 1, first.col })
-  local hovers = vim.lsp.buf_request_sync(bufnr, 'textDocument/hover', vim.lsp.util.make_position_params(), timeout)
+  local params = vim.lsp.util.make_position_params(0, client.offset_encoding)
+  local hovers = vim.lsp.buf_request_sync(bufnr, 'textDocument/hover', params, timeout)
   for _, response in pairs(hovers or {}) do
     if response.result and response.result.contents then
       local contents = response.result.contents
@@ -48,14 +54,16 @@ local ok, err = pcall(function()
   end
   table.insert(result.steps, 'hover')
 
-  -- The real code-action path: request, menu (answered here), apply the workspace edit.
+  -- The real code-action path: request, menu (answered here), apply the workspace edit. The menu's items are
+  -- {client_id, action} in 0.7 and {action = ..., ctx = ...} from 0.10.
   local want = os.getenv('HFC_FIX_TITLE')
   result.action_titles = {}
   vim.ui.select = function(items, _, on_choice)
     local chosen = nil
     for _, item in ipairs(items) do
-      table.insert(result.action_titles, item[2].title)
-      if item[2].title == want then chosen = item end
+      local action = item.action or item[2]
+      table.insert(result.action_titles, action.title)
+      if action.title == want then chosen = item end
     end
     on_choice(chosen)
   end
@@ -69,7 +77,7 @@ local ok, err = pcall(function()
 
   -- After the edit the diagnostic goes away (the server re-lints on didChange).
   result.cleared = vim.wait(timeout, function() return #vim.diagnostic.get(bufnr) == 0 end, 50)
-  vim.lsp.stop_client(client_id)
+  vim.lsp.stop_client(client.id)
 end)
 if not ok then result.error = tostring(err) end
 finish()

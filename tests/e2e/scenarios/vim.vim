@@ -1,7 +1,9 @@
-" Vim 9 + ALE scenario for hf-cache-lint: an ALE LSP linter for the server, :ALELint until the diagnostic
+" Vim 9 + ALE scenario for hf-cache-lint. The linter is the README's snippet, in ale_linters/python/ of a folder
+" put on 'runtimepath' (HFC_RTP) as ~/.vim is: ALE loads it for Python buffers. :ALELint until the diagnostic
 " arrives, :ALEHover, then :ALECodeAction with ALE's number prompt answered for the wanted title.
-" Inputs (env): HFC_SERVER (the hf-cache-lint executable), HFC_INIT_OPTIONS (JSON), HFC_FILE, HFC_ROOT, HFC_FIX_TITLE, HFC_TIMEOUT_MS; output: HFC_RESULT.
+" Inputs (env): HFC_RTP, HFC_FILE, HFC_FIX_TITLE, HFC_TIMEOUT_MS; output: HFC_RESULT.
 set nocompatible
+execute 'set runtimepath^=' . fnameescape($HFC_RTP)
 set runtimepath^=/usr/share/vim-ale
 let g:ale_hover_to_preview = 1
 let g:ale_set_balloons = 0
@@ -9,21 +11,12 @@ let g:ale_echo_cursor = 0
 let g:ale_virtualtext_cursor = 0
 let g:ale_lint_on_text_changed = 'never'
 let g:ale_lint_on_insert_leave = 0
-let g:ale_linters_explicit = 1
-let g:ale_linters = {'python': ['hfcachelint']}
+" Only ours (a user's other Python linters would run beside it; here they would muddle the result).
+let g:ale_linters = {'python': ['hf_cache_lint']}
 runtime plugin/ale.vim
 
 let s:result = {'steps': []}
 let s:timeout = str2nr($HFC_TIMEOUT_MS ==# '' ? '60000' : $HFC_TIMEOUT_MS)
-
-call ale#linter#Define('python', {
-\   'name': 'hfcachelint',
-\   'lsp': 'stdio',
-\   'executable': $HFC_SERVER,
-\   'command': '%e serve',
-\   'project_root': $HFC_ROOT,
-\   'initialization_options': json_decode($HFC_INIT_OPTIONS),
-\})
 
 " Wait for a condition (an expression string), letting jobs, channels and timers run.
 function! s:Wait(expr) abort
@@ -36,7 +29,7 @@ endfunction
 
 function! s:Ours() abort
   return filter(copy(get(get(g:ale_buffer_info, bufnr(''), {}), 'loclist', [])),
-  \ 'get(v:val, "linter_name", "") is# "hfcachelint"')
+  \ 'get(v:val, "linter_name", "") is# "hf_cache_lint"')
 endfunction
 
 function! s:PreviewText() abort

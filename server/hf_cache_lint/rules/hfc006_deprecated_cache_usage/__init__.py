@@ -70,6 +70,11 @@ class DeprecatedCacheUsage(Rule):
         carried = f" (passed in through {arg.through or 'a `**` dict'})" if arg.via_kwargs else ""
         message = (f"`{arg.keyword}=`{carried} is deprecated in transformers {target}: generate warns and reads it "
                    "as `cache=`, the new name of the cache keyword (the old names go in 6.0.0)")
+        if call.ci_keyword is not None and call.ci_keyword.value_text.strip() == "None":
+            # What HFC001's preferred fix leaves: this hint appears where the Error was. Say why it is a second,
+            # separate matter, so the fix does not look half done (issue 32).
+            message += (f"; the `cache_implementation=None` beside it (HFC001's fix) is right and stays: only the "
+                        f"keyword's name `{arg.keyword}=` is deprecated")
         written = written_cache_keyword(call, arg)
         fixes: tuple[Fix, ...] = ()
         if written is not None:
