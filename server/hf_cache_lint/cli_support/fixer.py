@@ -63,7 +63,7 @@ def fix_cells(cells: Sequence[str], recheck: Recheck, notebook: bool = False, pa
             return with_newline(fix, newlines[cell])
 
         verifier = Verifier(current, recheck, notebook, path)
-        new, applied = fix_pass(current, items, verifier.ok, notebook, own_newlines)
+        new, applied = fix_pass(current, items, verifier.ok, notebook, own_newlines, verifier.prime)
         if new == current:
             break
         current, total = new, total + len(applied)
