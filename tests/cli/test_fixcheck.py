@@ -229,3 +229,46 @@ def test_choose_takes_the_first_free_fixes_of_thousands_in_order() -> None:
     fixes = [Fix(str(i), (Edit(Span.of(1 + i // 2, 0, 1 + i // 2, 3), ""),), preferred=True) for i in range(4000)]
     chosen = choose([(0, f, x) for x in fixes])
     assert [x.title for _, _, x in chosen] == [str(i) for i in range(0, 4000, 2)]
+
+
+def test_a_keyed_recheck_diff_parses_a_local_change_and_parses_a_spread_one_afresh(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import hf_cache_lint.engine.parsing as parsing
+    from hf_cache_lint.engine.interp import forget
+
+    text = functions(10)
+    found = conflicts_of(text)
+    diffs: list[str] = []
+    real = parsing.incremental_parse
+
+    def counted(grammar: object, text: str, key: str) -> object:
+        diffs.append(key)
+        return real(grammar, text, key)
+
+    monkeypatch.setattr(parsing, "incremental_parse", counted)
+    key = "demo.py#fixcheck-test"
+    try:
+        keyed = Verifier([text], file_recheck("demo.py", None, CTX, key=key))
+        plain = Verifier([text], RECHECK)
+        last = found[-1]
+        assert [keyed.problem(0, last, x) for x in last.fixes] == [plain.problem(0, last, x) for x in last.fixes]
+        assert len(diffs) == keyed.rechecks == 3  # each fix of one finding: under the key
+        keyed.prime((0, f, x) for f in found for x in f.fixes)
+        plain.prime((0, f, x) for f in found for x in f.fixes)
+        assert keyed.rechecks == plain.rechecks == 6 and len(diffs) == 3  # three batches, each afresh
+        assert all(keyed.problem(0, f, x) == plain.problem(0, f, x) for f in found for x in f.fixes)
+    finally:
+        forget(key)
+
+
+def test_changed_is_what_lies_between_the_common_head_and_tail() -> None:
+    from hf_cache_lint.fixcheck import _changed
+
+    rng = __import__("random").Random(31)
+    for _ in range(2000):
+        a = "".join(rng.choice("ab\n") for _ in range(rng.randint(0, 12)))
+        b = "".join(rng.choice("ab\n") for _ in range(rng.randint(0, 12)))
+        head = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+        tail = next((i for i, (x, y) in enumerate(zip(a[head:][::-1], b[head:][::-1], strict=False)) if x != y),
+                    min(len(a), len(b)) - head)
+        assert _changed(a, b) == len(b) - head - tail
