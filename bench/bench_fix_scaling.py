@@ -2,6 +2,7 @@
 
     python bench/bench_fix_scaling.py [--sizes 25,50,100,200,500,1000,2000] [--rounds 3]
                                       [--before CHECKOUT] [--before-max 100] [--dict 40000]
+                                      [--one-round-above 500]
 
 The module: n ordinary functions that each tokenise, `generate` with a fresh `DynamicCache` and
 `cache_implementation="static"` (one HFC001 each, with three rule fixes and an ignore comment) and decode:
@@ -108,6 +109,7 @@ def main() -> None:
     ap.add_argument("--before", type=Path)
     ap.add_argument("--before-max", type=int, default=100)
     ap.add_argument("--dict", type=int, default=40000)
+    ap.add_argument("--one-round-above", type=int, default=500, help="sizes above this: one round (minutes each)")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}, {os.cpu_count()} CPUs")
@@ -122,8 +124,9 @@ def main() -> None:
             text = functions(n)
             path = Path(tmp) / f"harness_{n}.py"
             path.write_text(text)
+            rounds = args.rounds if n <= args.one_round_above else 1
             ours, before = [], []
-            for _ in range(args.rounds):
+            for _ in range(rounds):
                 if args.before and n <= args.before_max:
                     before.append(cli(args.before, path))
                 ours.append(cli(ROOT, path))
@@ -135,7 +138,7 @@ def main() -> None:
             if args.before:
                 cols = (f" {statistics.median(before):.2f} | {statistics.median(o / b for o, b in zip(ours, before, strict=True)):.3f}x |"
                         if before else " - | - |")
-            t_ast, t_check, t_verify, rechecks, found = in_process(text, args.rounds)
+            t_ast, t_check, t_verify, rechecks, found = in_process(text, rounds)
             print(f"| {n:,} | {text.count(chr(10)):,} | {found} | {t_cli:.2f} | {t_cli / first:.1f}x | {slope} |{cols} "
                   f"{t_check:.3f} | {t_verify:.3f} | {rechecks} | {t_ast:.4f} |", flush=True)
         if args.dict:
