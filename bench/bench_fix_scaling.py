@@ -116,7 +116,7 @@ def main() -> None:
     before_cols = " before cli s | ours/before |" if args.before else ""
     print(f"| functions | lines | findings | cli s | x{sizes[0]} | slope |{before_cols} check s | verify s "
           "| re-checks | ast.parse s |")
-    print("|---" * (9 + (2 if args.before else 0)) + "|")
+    print("|---" * (10 + (2 if args.before else 0)) + "|")
     first: float | None = None
     last: tuple[int, float] | None = None
     with tempfile.TemporaryDirectory() as tmp:
