@@ -9,12 +9,13 @@ The module: n ordinary functions that each tokenise, `generate` with a fresh `Dy
 the shape of an eval harness or a test file (issue 31). For each size:
 
   cli:     `python -m hf_cache_lint check --no-cache --format json --exit-zero FILE` from outside, the median
-           of --rounds (the process: start-up, the check, every fix verified, the JSON);
-  x25:     cli / cli of the smallest size (the issue's target: 200 functions <= 12x 25);
-  slope:   log(cli ratio) / log(size ratio) against the previous size: 1 is linear, 2 quadratic;
-  check:   `check_source` in this process (min of rounds), no verification;
+           of --rounds (the process: start-up, the check, every fix verified, the JSON), wall and CPU seconds
+           (CPU: the child's user + system, which a machine shared with other work moves less);
+  x25:     cli CPU / cli CPU of the smallest size (the issue's target: 200 functions <= 12x 25);
+  slope:   log(CPU ratio) / log(size ratio) against the previous size: 1 is linear, 2 quadratic;
+  check:   `check_source` in this process (least CPU of the rounds), no verification;
   verify:  `fixcheck.Verifier.prime` of every fix of every finding, and how many re-checks it ran;
-  ast:     `ast.parse` of the same text (min), the floor of any Python check.
+  ast:     `ast.parse` of the same text (least CPU), the floor of any Python check.
 
 --before CHECKOUT also times another checkout's CLI (its server/ on PYTHONPATH) in the same rounds,
 alternating with ours, up to --before-max functions (before 31's change a module of 100 took minutes).
@@ -28,6 +29,7 @@ import argparse
 import ast
 import math
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -62,22 +64,28 @@ def functions(n: int) -> str:
     return HEAD + "".join(FUNCTION.format(i=i, tokens=8 + i % 5) for i in range(n))
 
 
-def cli(checkout: Path, path: Path) -> float:
+def cli(checkout: Path, path: Path) -> tuple[float, float]:
+    """(wall, CPU) seconds of one CLI run: CPU (user + system of the child) moves less than the wall on a
+    machine shared with other work."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPATH"] = str(checkout / "server")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     subprocess.run([sys.executable, "-m", "hf_cache_lint", "check", "--no-cache", "--format", "json",
                     "--exit-zero", str(path)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                    check=False, cwd=path.parent)
-    return time.perf_counter() - t
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
 
 def best(f: Callable[[], object], rounds: int) -> float:
+    """Least CPU seconds of this process over the rounds."""
     times = []
     for _ in range(rounds):
-        t = time.perf_counter()
+        t = time.process_time()
         f()
-        times.append(time.perf_counter() - t)
+        times.append(time.process_time() - t)
     return min(times)
 
 
@@ -114,9 +122,9 @@ def main() -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}, {os.cpu_count()} CPUs")
     before_cols = " before cli s | ours/before |" if args.before else ""
-    print(f"| functions | lines | findings | cli s | x{sizes[0]} | slope |{before_cols} check s | verify s "
-          "| re-checks | ast.parse s |")
-    print("|---" * (10 + (2 if args.before else 0)) + "|")
+    print(f"| functions | lines | findings | cli s | cli CPU s | x{sizes[0]} CPU | slope CPU |{before_cols} "
+          "check CPU s | verify CPU s | re-checks | ast.parse CPU s |")
+    print("|---" * (11 + (2 if args.before else 0)) + "|")
     first: float | None = None
     last: tuple[int, float] | None = None
     with tempfile.TemporaryDirectory() as tmp:
@@ -125,22 +133,25 @@ def main() -> None:
             path = Path(tmp) / f"harness_{n}.py"
             path.write_text(text)
             rounds = args.rounds if n <= args.one_round_above else 1
-            ours, before = [], []
+            ours: list[tuple[float, float]] = []
+            before: list[tuple[float, float]] = []
             for _ in range(rounds):
                 if args.before and n <= args.before_max:
                     before.append(cli(args.before, path))
                 ours.append(cli(ROOT, path))
-            t_cli = statistics.median(ours)
-            first = first or t_cli
-            slope = "-" if last is None else f"{math.log(t_cli / last[1]) / math.log(n / last[0]):.2f}"
-            last = (n, t_cli)
+            t_cli = statistics.median(w for w, _ in ours)
+            cpu = statistics.median(c for _, c in ours)
+            first = first or cpu
+            slope = "-" if last is None else f"{math.log(cpu / last[1]) / math.log(n / last[0]):.2f}"
+            last = (n, cpu)
             cols = ""
             if args.before:
-                cols = (f" {statistics.median(before):.2f} | {statistics.median(o / b for o, b in zip(ours, before, strict=True)):.3f}x |"
+                cols = (f" {statistics.median(w for w, _ in before):.2f} | "
+                        f"{statistics.median(o[0] / b[0] for o, b in zip(ours, before, strict=True)):.3f}x |"
                         if before else " - | - |")
             t_ast, t_check, t_verify, rechecks, found = in_process(text, rounds)
-            print(f"| {n:,} | {text.count(chr(10)):,} | {found} | {t_cli:.2f} | {t_cli / first:.1f}x | {slope} |{cols} "
-                  f"{t_check:.3f} | {t_verify:.3f} | {rechecks} | {t_ast:.4f} |", flush=True)
+            print(f"| {n:,} | {text.count(chr(10)):,} | {found} | {t_cli:.2f} | {cpu:.2f} | {cpu / first:.1f}x | {slope} "
+                  f"|{cols} {t_check:.3f} | {t_verify:.3f} | {rechecks} | {t_ast:.4f} |", flush=True)
         if args.dict:
             text = shape_source("big_dict", args.dict)
             path = Path(tmp) / "big_dict.py"
@@ -150,9 +161,10 @@ def main() -> None:
                 if args.before:
                     before.append(cli(args.before, path))
                 ours.append(cli(ROOT, path))
-            extra = f", before {statistics.median(before):.2f} s" if before else ""
-            print(f"\n{args.dict:,}-entry dict literal and a generate call: cli {statistics.median(ours):.2f} s "
-                  f"(median of {args.rounds}){extra}")
+            extra = (f"; before {statistics.median(w for w, _ in before):.2f} s wall, "
+                     f"{statistics.median(c for _, c in before):.2f} s CPU" if before else "")
+            print(f"\n{args.dict:,}-entry dict literal and a generate call: {statistics.median(w for w, _ in ours):.2f} s "
+                  f"wall, {statistics.median(c for _, c in ours):.2f} s CPU (medians of {args.rounds}){extra}")
 
 
 if __name__ == "__main__":
