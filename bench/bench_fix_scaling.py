@@ -121,10 +121,10 @@ def main() -> None:
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}, {os.cpu_count()} CPUs")
-    before_cols = " before cli s | ours/before |" if args.before else ""
+    before_cols = " before cli s | before CPU s | ours/before CPU |" if args.before else ""
     print(f"| functions | lines | findings | cli s | cli CPU s | x{sizes[0]} CPU | slope CPU |{before_cols} "
           "check CPU s | verify CPU s | re-checks | ast.parse CPU s |")
-    print("|---" * (11 + (2 if args.before else 0)) + "|")
+    print("|---" * (11 + (3 if args.before else 0)) + "|")
     first: float | None = None
     last: tuple[int, float] | None = None
     with tempfile.TemporaryDirectory() as tmp:
@@ -146,9 +146,9 @@ def main() -> None:
             last = (n, cpu)
             cols = ""
             if args.before:
-                cols = (f" {statistics.median(w for w, _ in before):.2f} | "
-                        f"{statistics.median(o[0] / b[0] for o, b in zip(ours, before, strict=True)):.3f}x |"
-                        if before else " - | - |")
+                cols = (f" {statistics.median(w for w, _ in before):.2f} | {statistics.median(c for _, c in before):.2f} | "
+                        f"{statistics.median(o[1] / b[1] for o, b in zip(ours, before, strict=True)):.3f}x |"
+                        if before else " - | - | - |")
             t_ast, t_check, t_verify, rechecks, found = in_process(text, rounds)
             print(f"| {n:,} | {text.count(chr(10)):,} | {found} | {t_cli:.2f} | {cpu:.2f} | {cpu / first:.1f}x | {slope} "
                   f"|{cols} {t_check:.3f} | {t_verify:.3f} | {rechecks} | {t_ast:.4f} |", flush=True)
