@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.findings import CheckResult, Edit, Finding, Fix
+from hf_cache_lint.engine.findings import CheckResult, Edit, Finding, Fix, Span
 from hf_cache_lint.engine.notebook import join_cells, neutralise_magics, read_ipynb, split_findings
 from hf_cache_lint.engine.suppress import is_suppressed, suppressions
 from hf_cache_lint.engine.text import UndecodableError, apply_edits, decode_source, line_starts
@@ -499,10 +499,12 @@ def _batched(items: Sequence[_Item], one_fix_per_finding: bool = True) -> list[l
     batches: list[list[_Item]] = []
     ranges: list[dict[int, list[tuple[int, int]]]] = []
     shared: list[set[tuple[int, int, int, str]]] = []  # (cell, start, end, content) of each edit taken
-    owners: list[set[tuple[int, Finding]]] = []
+    # (cell, code, span) of each finding with a fix in the batch: what `_Places.holds` tells findings apart by (a
+    # Finding's own hash would walk all its fields, fixes and story included)
+    owners: list[set[tuple[int, str, Span]]] = []
     for item in items:
         for index, taken in enumerate(ranges):
-            if one_fix_per_finding and (item.cell, item.finding) in owners[index]:
+            if one_fix_per_finding and (item.cell, item.finding.code, item.finding.span) in owners[index]:
                 continue
             spans = taken.setdefault(item.cell, [])
             # The same edit in two fixes (the import several fixes add) is made once: it does not conflict.
@@ -515,7 +517,7 @@ def _batched(items: Sequence[_Item], one_fix_per_finding: bool = True) -> list[l
             shared.append(set())
             owners.append(set())
         batches[index].append(item)
-        owners[index].add((item.cell, item.finding))
+        owners[index].add((item.cell, item.finding.code, item.finding.span))
         spans = ranges[index].setdefault(item.cell, [])
         for e in item.edits:
             if (item.cell, *e) not in shared[index]:
