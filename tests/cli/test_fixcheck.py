@@ -20,6 +20,7 @@ from hf_cache_lint.fixcheck import (
     file_recheck,
     notebook_recheck,
     still_parses,
+    verified,
 )
 
 CTX = Context(target=Target.of(TARGET))
@@ -137,3 +138,137 @@ def test_an_added_import_keeps_the_shebang_cookie_and_docstring_first(text: str,
     name, edit = transformers_name(parse(text), "DynamicCache")
     assert name == "DynamicCache" and edit is not None
     assert apply_edits(text, [edit]) == expected
+
+
+# -- many fixes at once (Verifier.prime) ----------------------------------------------------------
+
+def functions(n: int) -> str:
+    """A module of n functions that each tokenise, generate with a conflict (one HFC001 each) and decode."""
+    head = ("from transformers import AutoModelForCausalLM, AutoTokenizer, DynamicCache\n\n"
+            'model = AutoModelForCausalLM.from_pretrained("x")\ntokenizer = AutoTokenizer.from_pretrained("x")\n')
+    body = "".join(
+        f"\n\ndef case_{i}(prompt):\n"
+        '    inputs = tokenizer(prompt, return_tensors="pt")\n'
+        '    out = model.generate(**inputs, past_key_values=DynamicCache(), cache_implementation="static")\n'
+        "    return tokenizer.decode(out[0])\n" for i in range(n))
+    return head + body
+
+
+class Counted:
+    """A re-check that counts its calls."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, cells: object) -> list[tuple[int, Finding]]:
+        self.calls += 1
+        return list(RECHECK(cells))  # type: ignore[arg-type]
+
+
+def conflicts_of(text: str) -> list[Finding]:
+    found = [f for f in check_source(text, "demo.py", context=CTX).findings if f.code == "HFC001"]
+    assert found and all(len(f.fixes) >= 3 for f in found)
+    return found
+
+
+def test_the_fixes_of_many_findings_are_verified_in_a_few_checks_with_the_answers_of_one_each() -> None:
+    text = functions(12)
+    found = conflicts_of(text)
+    assert len(found) == 12
+    counted = Counted()
+    batch = Verifier([text], counted)
+    batch.prime((0, f, fix) for f in found for fix in f.fixes)
+    fixes = sum(len(f.fixes) for f in found)
+    assert batch.checked == fixes
+    # one check per alternative fix of a finding (the ignore comments need none), not one per fix
+    assert counted.calls == batch.rechecks <= max(len(f.fixes) for f in found) - 1
+    alone = Verifier([text], RECHECK)
+    assert [batch.problem(0, f, x) for f in found for x in f.fixes] == [alone.problem(0, f, x) for f in found
+                                                                        for x in f.fixes] == [None] * fixes
+    assert batch.checked == fixes and alone.checked == fixes  # the first answered from memory
+
+
+def test_in_a_batch_a_fix_that_leaves_its_finding_or_does_not_parse_is_still_dropped(
+        caplog: pytest.LogCaptureFixture) -> None:
+    text = functions(8)
+    found = conflicts_of(text)
+    lines = text.splitlines()
+    items = []
+    for k, f in enumerate(found):
+        line = f.span.start.line
+        extra: tuple[Fix, ...] = ()
+        if k == 2:  # a comment above the call: the conflict stays
+            extra = (Fix("Add a comment", (Edit(Span.of(line, 4, line, 4), "# note\n    "),)),)
+        if k == 5:  # `DynamicCache()x=None`: does not parse
+            at = lines[line - 1].index("DynamicCache()") + len("DynamicCache()")
+            extra = (Fix("Set `cache_implementation=None` in this call", (Edit(Span.of(line, at, line, at), "x=None"),)),)
+        items.append((0, Finding(**{**f.__dict__, "fixes": (*extra, *f.fixes)})))
+    counted = Counted()
+    with caplog.at_level(logging.WARNING, logger="hf_cache_lint"):
+        kept = verified([text], items, counted, path="demo.py")
+    assert [f.fixes for _, f in kept] == [f.fixes for f in found]  # only the two bad fixes went
+    assert "still reported" in caplog.text and "does not parse" in caplog.text
+    assert f"demo.py:{found[2].span.start.line}" in caplog.text and f"demo.py:{found[5].span.start.line}" in caplog.text
+    assert counted.calls < sum(len(f.fixes) for _, f in items) // 2
+
+
+def test_an_edit_several_fixes_share_is_made_once_in_their_batch() -> None:
+    text = functions(6)
+    found = conflicts_of(text)
+    header = Edit(Span.of(1, 0, 1, 0), "import os\n")  # like the import HFC002's fixes add
+    items = [(0, Finding(**{**f.__dict__, "fixes": (Fix("With an import", (header, *f.fixes[0].edits)),)}))
+             for f in found]
+    counted = Counted()
+    kept = verified([text], items, counted)
+    assert all(len(f.fixes) == 1 for _, f in kept)
+    assert counted.calls == 1
+
+
+def test_choose_takes_the_first_free_fixes_of_thousands_in_order() -> None:
+    f = Finding("HFC001", "n", "m", Severity.ERROR, Span.of(1, 0, 1, 1))
+    fixes = [Fix(str(i), (Edit(Span.of(1 + i // 2, 0, 1 + i // 2, 3), ""),), preferred=True) for i in range(4000)]
+    chosen = choose([(0, f, x) for x in fixes])
+    assert [x.title for _, _, x in chosen] == [str(i) for i in range(0, 4000, 2)]
+
+
+def test_a_keyed_recheck_diff_parses_a_local_change_and_parses_a_spread_one_afresh(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import hf_cache_lint.engine.parsing as parsing
+    from hf_cache_lint.engine.interp import forget
+
+    text = functions(10)
+    found = conflicts_of(text)
+    diffs: list[str] = []
+    real = parsing.incremental_parse
+
+    def counted(grammar: object, text: str, key: str) -> object:
+        diffs.append(key)
+        return real(grammar, text, key)
+
+    monkeypatch.setattr(parsing, "incremental_parse", counted)
+    key = "demo.py#fixcheck-test"
+    try:
+        keyed = Verifier([text], file_recheck("demo.py", None, CTX, key=key))
+        plain = Verifier([text], RECHECK)
+        last = found[-1]
+        assert [keyed.problem(0, last, x) for x in last.fixes] == [plain.problem(0, last, x) for x in last.fixes]
+        assert len(diffs) == keyed.rechecks == 3  # each fix of one finding: under the key
+        keyed.prime((0, f, x) for f in found for x in f.fixes)
+        plain.prime((0, f, x) for f in found for x in f.fixes)
+        assert keyed.rechecks == plain.rechecks == 6 and len(diffs) == 3  # three batches, each afresh
+        assert all(keyed.problem(0, f, x) == plain.problem(0, f, x) for f in found for x in f.fixes)
+    finally:
+        forget(key)
+
+
+def test_changed_is_what_lies_between_the_common_head_and_tail() -> None:
+    from hf_cache_lint.fixcheck import _changed
+
+    rng = __import__("random").Random(31)
+    for _ in range(2000):
+        a = "".join(rng.choice("ab\n") for _ in range(rng.randint(0, 12)))
+        b = "".join(rng.choice("ab\n") for _ in range(rng.randint(0, 12)))
+        head = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+        tail = next((i for i, (x, y) in enumerate(zip(a[head:][::-1], b[head:][::-1], strict=False)) if x != y),
+                    min(len(a), len(b)) - head)
+        assert _changed(a, b) == len(b) - head - tail

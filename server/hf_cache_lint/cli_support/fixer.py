@@ -72,7 +72,7 @@ def fix_cells(cells: Sequence[str], recheck: Recheck, notebook: bool = False, pa
                    current: list[str] = current) -> bool:
             return verifier.ok(cell, finding, fix) and (guard is None or guard(current, cell, fix))
 
-        new, applied = fix_pass(current, items, accept, notebook, own_newlines)
+        new, applied = fix_pass(current, items, accept, notebook, own_newlines, verifier.prime)
         if new == current:
             break
         current, total = new, total + len(applied)

@@ -128,7 +128,7 @@ def fix_all(ls: HfCacheLintServer, unit: Unit, verifier: Verifier, results: Resu
     """Every verified preferred fix that conflicts with none taken before it (one `fixcheck.fix_pass`,
     the round each `--fix` pass runs), as one action. Runs on the engine thread."""
     items = [(i, f) for i in parts for f in results.get(unit.parts[i].uri, ())]
-    _, applied = fix_pass(verifier.cells, items, verifier.ok, unit.notebook)
+    _, applied = fix_pass(verifier.cells, items, verifier.ok, unit.notebook, prime=verifier.prime)
     edits: dict[str, tuple[int | None, list[types.TextEdit]]] = {}
     for i, _, fix in applied:
         part = unit.parts[i]

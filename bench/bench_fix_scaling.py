@@ -1,0 +1,171 @@
+"""Does a module's check, fix verification included, grow with the module and not faster? (not a test)
+
+    python bench/bench_fix_scaling.py [--sizes 25,50,100,200,500,1000,2000] [--rounds 3]
+                                      [--before CHECKOUT] [--before-max 100] [--dict 40000]
+                                      [--one-round-above 500]
+
+The module: n ordinary functions that each tokenise, `generate` with a fresh `DynamicCache` and
+`cache_implementation="static"` (one HFC001 each, with three rule fixes and an ignore comment) and decode:
+the shape of an eval harness or a test file (issue 31). For each size:
+
+  cli:     `python -m hf_cache_lint check --no-cache --format json --exit-zero FILE` from outside, the median
+           of --rounds (the process: start-up, the check, every fix verified, the JSON), wall and CPU seconds
+           (CPU: the child's user + system, which a machine shared with other work moves less);
+  x25:     cli CPU / cli CPU of the smallest size (the issue's target: 200 functions <= 12x 25);
+  slope:   log(CPU ratio) / log(size ratio) against the previous size: 1 is linear, 2 quadratic;
+  check:   `check_source` in this process (least CPU of the rounds), no verification;
+  verify:  `fixcheck.Verifier.prime` of every fix of every finding, and how many re-checks it ran;
+  ast:     `ast.parse` of the same text (least CPU), the floor of any Python check.
+
+--before CHECKOUT also times another checkout's CLI (its server/ on PYTHONPATH) in the same rounds,
+alternating with ours, up to --before-max functions (before 31's change a module of 100 took minutes).
+--dict N adds the issue's other shape: an N-entry dict literal and a generate call (bench/scaling_shapes.py
+big_dict), CLI only. The load average is printed: compare ratios from one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import math
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "server"))  # this checkout's code, in process
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from scaling_shapes import source as shape_source
+
+ROOT = Path(__file__).resolve().parent.parent
+
+HEAD = """from transformers import AutoModelForCausalLM, AutoTokenizer, DynamicCache
+
+model = AutoModelForCausalLM.from_pretrained("gpt2")
+tokenizer = AutoTokenizer.from_pretrained("gpt2")
+"""
+FUNCTION = '''
+
+def case_{i}(prompt):
+    inputs = tokenizer(prompt, return_tensors="pt")
+    out = model.generate(**inputs, past_key_values=DynamicCache(), cache_implementation="static",
+                         max_new_tokens={tokens})
+    return tokenizer.decode(out[0], skip_special_tokens=True)
+'''
+
+
+def functions(n: int) -> str:
+    return HEAD + "".join(FUNCTION.format(i=i, tokens=8 + i % 5) for i in range(n))
+
+
+def cli(checkout: Path, path: Path) -> tuple[float, float]:
+    """(wall, CPU) seconds of one CLI run: CPU (user + system of the child) moves less than the wall on a
+    machine shared with other work."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = str(checkout / "server")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "hf_cache_lint", "check", "--no-cache", "--format", "json",
+                    "--exit-zero", str(path)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   check=False, cwd=path.parent)
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+
+def best(f: Callable[[], object], rounds: int) -> float:
+    """Least CPU seconds of this process over the rounds."""
+    times = []
+    for _ in range(rounds):
+        t = time.process_time()
+        f()
+        times.append(time.process_time() - t)
+    return min(times)
+
+
+def in_process(text: str, rounds: int) -> tuple[float, float, float, int, int]:
+    """(ast.parse s, check s, verify s, re-checks, findings) in this process."""
+    from hf_cache_lint.checking.source import check_source
+    from hf_cache_lint.engine.context import Context
+    from hf_cache_lint.fixcheck import Verifier, file_recheck
+
+    t_ast = best(lambda: ast.parse(text), rounds)
+    findings = check_source(text, "bench.py", None, Context()).findings
+    t_check = best(lambda: check_source(text, "bench.py", None, Context()), rounds)
+    rechecks = 0
+
+    def verify() -> None:
+        nonlocal rechecks
+        verifier = Verifier([text], file_recheck("bench.py", None, Context()), path="bench.py")
+        verifier.prime((0, f, fix) for f in findings for fix in f.fixes)
+        rechecks = verifier.rechecks
+
+    t_verify = best(verify, rounds)
+    return t_ast, t_check, t_verify, rechecks, len(findings)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", default="25,50,100,200,500,1000,2000")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--before", type=Path)
+    ap.add_argument("--before-max", type=int, default=100)
+    ap.add_argument("--dict", type=int, default=40000)
+    ap.add_argument("--one-round-above", type=int, default=500, help="sizes above this: one round (minutes each)")
+    args = ap.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}, {os.cpu_count()} CPUs")
+    before_cols = " before cli s | before CPU s | ours/before CPU |" if args.before else ""
+    print(f"| functions | lines | findings | cli s | cli CPU s | x{sizes[0]} CPU | slope CPU |{before_cols} "
+          "check CPU s | verify CPU s | re-checks | ast.parse CPU s |")
+    print("|---" * (11 + (3 if args.before else 0)) + "|")
+    first: float | None = None
+    last: tuple[int, float] | None = None
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:
+            text = functions(n)
+            path = Path(tmp) / f"harness_{n}.py"
+            path.write_text(text)
+            rounds = args.rounds if n <= args.one_round_above else 1
+            ours: list[tuple[float, float]] = []
+            before: list[tuple[float, float]] = []
+            for _ in range(rounds):
+                if args.before and n <= args.before_max:
+                    before.append(cli(args.before, path))
+                ours.append(cli(ROOT, path))
+            t_cli = statistics.median(w for w, _ in ours)
+            cpu = statistics.median(c for _, c in ours)
+            first = first or cpu
+            slope = "-" if last is None else f"{math.log(cpu / last[1]) / math.log(n / last[0]):.2f}"
+            last = (n, cpu)
+            cols = ""
+            if args.before:
+                cols = (f" {statistics.median(w for w, _ in before):.2f} | {statistics.median(c for _, c in before):.2f} | "
+                        f"{statistics.median(o[1] / b[1] for o, b in zip(ours, before, strict=True)):.3f}x |"
+                        if before else " - | - | - |")
+            t_ast, t_check, t_verify, rechecks, found = in_process(text, rounds)
+            print(f"| {n:,} | {text.count(chr(10)):,} | {found} | {t_cli:.2f} | {cpu:.2f} | {cpu / first:.1f}x | {slope} "
+                  f"|{cols} {t_check:.3f} | {t_verify:.3f} | {rechecks} | {t_ast:.4f} |", flush=True)
+        if args.dict:
+            text = shape_source("big_dict", args.dict)
+            path = Path(tmp) / "big_dict.py"
+            path.write_text(text)
+            ours, before = [], []
+            for _ in range(args.rounds):
+                if args.before:
+                    before.append(cli(args.before, path))
+                ours.append(cli(ROOT, path))
+            extra = (f"; before {statistics.median(w for w, _ in before):.2f} s wall, "
+                     f"{statistics.median(c for _, c in before):.2f} s CPU" if before else "")
+            print(f"\n{args.dict:,}-entry dict literal and a generate call: {statistics.median(w for w, _ in ours):.2f} s "
+                  f"wall, {statistics.median(c for _, c in ours):.2f} s CPU (medians of {args.rounds}){extra}")
+
+
+if __name__ == "__main__":
+    main()
