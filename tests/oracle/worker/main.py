@@ -95,6 +95,8 @@ def execute(case: dict[str, Any]) -> dict[str, Any]:
         f.write(case["source"])
     sim.SNIPPET_FILE[0] = path
     sys.argv = [path]
+    # As `python path` does: the script's folder first on sys.path, so it imports the modules beside it.
+    sys.path.insert(0, workdir)
     module = types.ModuleType("__main__")
     module.__file__ = path
     sys.modules["__main__"] = module
