@@ -3,14 +3,18 @@
 - the labelled corpus (tests/data/corpus, with its labels.tsv): real-world-style programs;
 - the rule examples (`Valid` / `Invalid` of every rule in hf_cache_lint.rules.ALL_RULES);
 - the oracle's own cases (own_cases.py): runner self-tests and docs/facts.md checks;
-- the rule examples' fixed texts (every fix but the ignore comment), each on the version it was made for.
+- the rule examples' fixed texts (every fix but the ignore comment), each on the version it was made for;
+- the real-code recall set's probes (tests/realcode/recall_set.py, one run per probe).
 """
 
 from __future__ import annotations
 
 import csv
+import importlib.util
+import sys
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from hf_cache_lint.rules import ALL_RULES
@@ -115,9 +119,28 @@ def own_snippets() -> list[Snippet]:
             for name, case in OWN_CASES.items()]
 
 
+def recall_set() -> ModuleType:
+    """tests/realcode/recall_set.py (tests/realcode is not a package: loaded by path, once)."""
+    loaded = sys.modules.get("recall_set")
+    if loaded is None:
+        path = Path(__file__).resolve().parents[1] / "realcode" / "recall_set.py"
+        spec = importlib.util.spec_from_file_location("recall_set", path)
+        assert spec is not None and spec.loader is not None
+        loaded = importlib.util.module_from_spec(spec)
+        sys.modules["recall_set"] = loaded
+        spec.loader.exec_module(loaded)
+    return loaded
+
+
+def recall_snippets() -> list[Snippet]:
+    rs = recall_set()
+    return [Snippet(f"recall:{p.id}", p.source, files=dict(p.files), filename=p.case)
+            for p in rs.probes(rs.load_sites())]
+
+
 def all_snippets() -> list[Snippet]:
     return ([c.snippet for c in corpus_cases()] + [e.snippet for e in rule_examples()] + own_snippets()
-            + [f.snippet for f in _FIXED])
+            + [f.snippet for f in _FIXED] + recall_snippets())
 
 
 _FIXED = fixed_examples()

@@ -13,7 +13,14 @@ from typing import Any, Literal, NamedTuple
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.facts import FactKind, T
 from hf_cache_lint.engine.facts.ci_value import CiValue
-from hf_cache_lint.engine.facts.generate_call import CacheArg, CacheImpl, GenerateCall, Keyword, ModelInfo
+from hf_cache_lint.engine.facts.generate_call import (
+    CacheArg,
+    CacheImpl,
+    GenerateCall,
+    Keyword,
+    ModelInfo,
+    SpreadKeyword,
+)
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
 from hf_cache_lint.engine.findings import Span
 
@@ -100,4 +107,4 @@ class Analysis:
 
 
 __all__ = ["Analysis", "Branch", "CacheArg", "CacheImpl", "CacheKind", "CallKind", "CiLocation", "CiSource", "CiValue",
-           "GenerateCall", "GuardedBlock", "Incomplete", "Keyword", "ModelInfo", "RemovedApiUse", "Site"]
+           "GenerateCall", "GuardedBlock", "Incomplete", "Keyword", "ModelInfo", "RemovedApiUse", "Site", "SpreadKeyword"]

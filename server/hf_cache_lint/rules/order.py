@@ -13,7 +13,7 @@ import re
 from functools import lru_cache
 
 from hf_cache_lint.engine import process_state
-from hf_cache_lint.engine.analysis import GenerateCall, Keyword, ModelInfo
+from hf_cache_lint.engine.analysis import GenerateCall, Keyword, ModelInfo, SpreadKeyword
 from hf_cache_lint.engine.keywords import CACHE_KEYWORDS
 from hf_cache_lint.engine.versions import REMOVED_GENERATE_KEYWORDS, Target
 from hf_cache_lint.rules.common import accepts
@@ -66,6 +66,17 @@ def removed_keywords(target: Target, call: GenerateCall) -> list[tuple[Keyword, 
             and kw.value_text != "None" and (removed := target.removed_keyword(kw.name)) is not None]
 
 
+def spread_misspelled(call: GenerateCall) -> list[tuple[SpreadKeyword, str]]:
+    """Keywords a dict carries into the call that generate will reject as unused, each with what it meant."""
+    return [(sk, meant) for sk in call.spread_keywords if not sk.none and (meant := intended(sk.name)) is not None]
+
+
+def spread_removed(target: Target, call: GenerateCall) -> list[tuple[SpreadKeyword, str]]:
+    """Keywords a dict carries into the call that the target version removed, each with the release."""
+    return [(sk, removed) for sk in call.spread_keywords if sk.name in REMOVED_GENERATE_KEYWORDS
+            and not sk.none and (removed := target.removed_keyword(sk.name)) is not None]
+
+
 def rejected_generate_kwargs(call: GenerateCall) -> Keyword | None:
     """`generate_kwargs=` on a text-generation pipeline call: that pipeline hands it to generate as is."""
     if call.kind != "pipeline" or call.task != "text-generation":
@@ -107,7 +118,8 @@ def kwargs_rejected(target: Target, call: GenerateCall) -> bool:
 def _kwargs_rejected(target: Target, call: GenerateCall) -> bool:
     wrong = any(arg.kind != "none" and keyword_rejected(target, call, arg.keyword) for arg in call.cache_args)
     return wrong or bool(misspelled(call)) or bool(removed_keywords(target, call)) \
-        or rejected_generate_kwargs(call) is not None
+        or rejected_generate_kwargs(call) is not None or bool(spread_misspelled(call)) \
+        or bool(spread_removed(target, call))
 
 
 def keyword_rejected(target: Target, call: GenerateCall, keyword: str) -> bool:

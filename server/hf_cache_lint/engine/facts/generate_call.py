@@ -69,6 +69,17 @@ class Keyword:
 
 
 @dataclass(frozen=True)
+class SpreadKeyword:
+    """A keyword a dict carries into the call (a `**dict`, a partial's or a Thread's `kwargs=`), not written in
+    the call: the dict may be built in steps, elsewhere (`__init__`), or in another module."""
+
+    name: str
+    site: Site  # where the dict got the key (`k=v` of dict(...), the `"k": v` entry, the `d["k"] = v` statement)
+    holder: Span  # the `**expr` of this call (or the call, when something else carried the dict in)
+    none: bool  # the value is None (passes `_validate_model_kwargs`)
+
+
+@dataclass(frozen=True)
 class ModelInfo:
     """What is known about the model a call runs on."""
 
@@ -107,6 +118,8 @@ class GenerateCall:
     # The dict expression `cache_implementation` arrives through, when a fix can edit it: the `expr` of a
     # `**expr` in this call, or the `kwargs=` value of the Thread that runs generate.
     ci_spread: Span | None = None
+    # The keywords dicts carry in (not written in the call), unconditional ones only, in call order.
+    spread_keywords: tuple[SpreadKeyword, ...] = ()
 
 
 # The gate decides it (a call's callee, its cache keywords, the keywords a rule reads: engine/gate.py).

@@ -16,6 +16,7 @@ from hf_cache_lint.engine.analysis import (
     Keyword,
     ModelInfo,
     Site,
+    SpreadKeyword,
 )
 from hf_cache_lint.engine.findings import Span
 from hf_cache_lint.engine.interpreter.expressions import Expressions
@@ -113,6 +114,7 @@ class GenerateFacts:
                 dicts.append((self.imports.force(gk.value), gk.arg.value, "`generate_kwargs=`"))
         ci_spread: Span | None = None
         carried: dict[str, str] = {}  # keyword -> what carried it in, when not a written ** dict
+        spread_kws: list[SpreadKeyword] = []
         for d, holder, by in dicts:
             # A dict rebound on some paths: its keys, each under the condition of the paths that hold it.
             obj = self.ex.merge_into(DictState(), d) if isinstance(d, Maybe) else self.s.obj(d)
@@ -120,6 +122,10 @@ class GenerateFacts:
                 for k, v, s, c in obj.entries:
                     if k not in given:
                         given[k] = (v, s or Site(whole, "**kwargs"), c, True, None)
+                        if c is None or self.s.state.decides(c) is True:
+                            spread_kws.append(SpreadKeyword(k, s or Site(whole, "**kwargs"),
+                                                        span(holder) if holder is not None else whole,
+                                                        isinstance(v, Const) and v.value is None))
                         if k == "cache_implementation" and holder is not None:
                             ci_spread = span(holder)
                         if by is not None:
@@ -150,6 +156,7 @@ class GenerateFacts:
             keywords_reach=keywords_reach, ci_spread=ci_spread,
             has_star_kwargs=any(a.arg.star == "**" for a in args),
             task=pstate.task if isinstance(pstate, PipelineState) else None,
+            spread_keywords=tuple(spread_kws),
         ))
 
     def _note_checked(self, given: dict[str, tuple[Value, Site, Cond | None, bool, Node | None]],

@@ -7,10 +7,10 @@ import ast
 from collections.abc import Iterable, Iterator
 from functools import partial
 
-from hf_cache_lint.engine.analysis import Analysis, GenerateCall, Keyword
+from hf_cache_lint.engine.analysis import Analysis, GenerateCall, Keyword, SpreadKeyword
 from hf_cache_lint.engine.edits import remove_argument, rename_keyword
 from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
-from hf_cache_lint.engine.findings import Edit, Finding, Fix, Severity
+from hf_cache_lint.engine.findings import Edit, Finding, Fix, Related, Severity
 from hf_cache_lint.engine.keywords import CACHE_KEYWORDS, find_keyword
 from hf_cache_lint.engine.versions import REMOVED_GENERATE_KEYWORDS, Target, unused_kwargs_message
 from hf_cache_lint.rules.base import Rule
@@ -23,6 +23,8 @@ from hf_cache_lint.rules.order import (
     misspelled,
     rejected_generate_kwargs,
     removed_keywords,
+    spread_misspelled,
+    spread_removed,
 )
 
 # The last release checked before generate's cache keywords became `cache=` (5.24.0).
@@ -50,9 +52,11 @@ class UnusedGenerateKwarg(Rule):
             if ci_rejected(target, call):
                 continue  # the invalid `cache_implementation` is raised first (HFC004)
             typos, removed_ones, gk = misspelled(call), removed_keywords(target, call), rejected_generate_kwargs(call)
-            if not typos and not removed_ones and gk is None:
+            far_typos, far_removed = spread_misspelled(call), spread_removed(target, call)
+            if not typos and not removed_ones and gk is None and not far_typos and not far_removed:
                 continue  # nothing to report on this call: its error message is never read
-            error = unused_kwargs_message(self.unused_names(analysis, call, typos, removed_ones, gk))
+            error = unused_kwargs_message(self.unused_names(analysis, call, typos, removed_ones, gk)
+                                          + [sk.name for sk, _ in (*far_typos, *far_removed)])
             for kw, meant in typos:
                 right = target.cache_keyword(call.model.class_name) if meant in CACHE_KEYWORDS else meant
                 message = (f"`{kw.name}=` is not an argument of generate (a typo of `{right}`?); transformers "
@@ -63,6 +67,13 @@ class UnusedGenerateKwarg(Rule):
                 message = (f"`{kw.name}=` was removed from generate in transformers {removed}; transformers "
                            f"{target} raises {error}")
                 yield self.finding(analysis, call, kw, message, error, tuple(self.remove(analysis, call, kw)))
+            for sk, meant in far_typos:
+                right = target.cache_keyword(call.model.class_name) if meant in CACHE_KEYWORDS else meant
+                yield self.spread_finding(analysis, call, sk, f"is not an argument of generate (a typo of `{right}`?)",
+                                          error)
+            for sk, removed in far_removed:
+                yield self.spread_finding(analysis, call, sk, f"was removed from generate in transformers {removed}",
+                                          error)
             if gk is not None:
                 message = ("the text-generation pipeline passes unknown keywords to generate as they are, so "
                            f"`generate_kwargs=` reaches generate itself; transformers {target} raises {error}")
@@ -84,7 +95,26 @@ class UnusedGenerateKwarg(Rule):
         if not call.model.receiver_known:
             severity = Severity.WARNING
             message += " (if the object whose `generate` this is is a transformers model)"
-        return self.report(kw.span, message, severity=severity, fixes=fixes, story=partial(self.story, analysis, call, kw, error))
+        return self.report(kw.span, message, severity=severity, fixes=fixes, story=partial(self.story, analysis, call, kw.name, error))
+
+    def spread_finding(self, analysis: Analysis, call: GenerateCall, sk: SpreadKeyword, what: str,
+                       error: str) -> Finding:
+        """A keyword a dict carries in: reported at the `**dict` of the call (where generate raises), the place
+        the dict got the key as the related location. No fix yet: the key may be set by a statement, a `dict()`
+        keyword or a literal's entry, possibly in another function or module, for other calls too."""
+        target = analysis.context.target
+        elsewhere = sk.site.span != call.span  # not only "somewhere in this call's `**kwargs`"
+        here = elsewhere and sk.site.path is None
+        where = f" (set at line {sk.site.span.start.line})" if here else ""
+        message = f"`{sk.name}`{where} reaches generate through this dict and {what}; transformers {target} " \
+                  f"raises {error}"
+        severity = Severity.ERROR
+        if not call.model.receiver_known:
+            severity = Severity.WARNING
+            message += " (if the object whose `generate` this is is a transformers model)"
+        related = (Related(sk.site.span, f"`{sk.name}` is set here", sk.site.path),) if elsewhere else ()
+        return self.report(sk.holder, message, severity=severity, related=related,
+                           story=partial(self.story, analysis, call, sk.name, error))
 
     @staticmethod
     def portable(target: Target, call: GenerateCall, meant: str) -> str | None:
@@ -133,12 +163,12 @@ class UnusedGenerateKwarg(Rule):
         yield Fix("Unpack `generate_kwargs` into the call", (edit,), preferred=True)
         yield self.ignore_fix(analysis, kw.span)
 
-    def story(self, analysis: Analysis, call: GenerateCall, kw: Keyword, error: str) -> str:
+    def story(self, analysis: Analysis, call: GenerateCall, name: str, error: str) -> str:
         target = analysis.context.target
         what = "a text-generation pipeline" if call.kind == "pipeline" else \
             (call.model.class_name or "a transformers model")
         return "\n".join([
-            f"**{self.code} {self.name}**: `{kw.name}=` is neither an argument of `generate()` nor of the "
+            f"**{self.code} {self.name}**: `{name}=` is neither an argument of `generate()` nor of the "
             "model's forward.",
             "",
             f"- **The call**: {what}.",

@@ -86,6 +86,34 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="removed from generate in transformers 5.0.0",
         note="`return_legacy_cache=`, a GenerationConfig field that 5.0 removed",
     ),
+    Invalid(
+        _LOAD + 'settings = {"max_new_tokens": 5}\nsettings["use_model_defaults"] = False\n'
+        "out = model.generate(**inputs, **settings)\n",
+        flagged="settings",
+        occurrence=2,
+        versions=_5X,
+        message_contains="['use_model_defaults']",
+        note="a removed keyword set on a `**` dict built in steps",
+    ),
+    Invalid(
+        _LOAD + "\n\nclass Evaluator:\n    def __init__(self, max_new_tokens=5):\n"
+        "        self.gen_kwargs = dict(max_new_tokens=max_new_tokens, do_sample=False, return_legacy_cache=True)\n\n"
+        "    def run(self):\n        return model.generate(**inputs, **self.gen_kwargs)\n\n\n"
+        "out = Evaluator().run()\n",
+        flagged="self.gen_kwargs",
+        occurrence=1,
+        versions=_5X,
+        message_contains="(set at line 10)",
+        note="a removed keyword in a dict set in `__init__` and unpacked into generate by a method",
+    ),
+    Invalid(
+        _LOAD + 'GEN = {"max_new_tokens": 5, "past_key_valyes": DynamicCache()}\n\n\n'
+        "def complete():\n    return model.generate(**inputs, **GEN)\n\n\nout = complete()\n",
+        flagged="GEN",
+        occurrence=1,
+        message_contains="['past_key_valyes']",
+        note="a misspelled cache keyword in a module-level dict a function unpacks",
+    ),
     invalid(
         "import os\n\nimport transformers\nfrom packaging import version\n" + _LOAD
         + 'if version.parse(transformers.__version__) >= version.parse(os.environ.get("OLDEST_TESTED", "4.40")):\n'

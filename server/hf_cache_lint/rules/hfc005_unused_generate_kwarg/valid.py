@@ -50,6 +50,19 @@ VALID: tuple[Valid, ...] = (
         note="a module-level flag computed from the installed version",
     ),
     Valid(
+        "import transformers\nfrom packaging import version\n" + _LOAD
+        + 'settings = {"max_new_tokens": 5}\n'
+        'if version.parse(transformers.__version__) < version.parse("5.0.0"):\n'
+        '    settings["use_model_defaults"] = False\n'
+        "out = model.generate(**inputs, **settings)\n",
+        note="a removed keyword added to a `**` dict only under a version test that excludes 5.x",
+    ),
+    Valid(
+        _LOAD + 'settings = dict(max_new_tokens=5, return_legacy_cache=None, cache_implementation="static")\n'
+        "out = model.generate(**inputs, **settings)\n",
+        note="a dict carrying a removed keyword with a None value (passes generate's check)",
+    ),
+    Valid(
         _LOAD + "out = model.generate(**inputs, max_new_tokens=5, use_model_defaults=None)\n",
         note="a None value passes generate's check on every version",
     ),

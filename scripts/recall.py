@@ -1,0 +1,66 @@
+"""Precision and recall of hf-cache-lint's Error/Warning findings on the real-code recall set, per release.
+
+The set is tests/realcode/cases (reduced cases written from how public projects use caches) with its labels in
+cases/sites.tsv, each proved on real transformers by tests/oracle/test_recall_set.py. The CLI runs once per
+release (`check --format json --transformers-version X`) over the cases folder, as a user would run it.
+
+    recall   = breaking sites at the release with an Error/Warning finding on one of their lines / breaking sites
+    precision = Error/Warning findings on a line of a site breaking at the release / all Error/Warning findings
+
+Usage: python scripts/recall.py [--json]   (tests/realcode/test_recall.py holds the floors the code meets)
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "server"), str(ROOT / "tests" / "realcode")]
+
+from realcode_support import Target, run_cli  # noqa: E402
+from recall_set import CASES, Score, Site, case_files, load_sites, score, versions  # noqa: E402
+
+
+def measure(sites: list[Site], version: str) -> tuple[Score, tuple[str, ...]]:
+    """The score at `version`, and the errors the CLI reported (a file it could not check, a crash)."""
+    run = run_cli(Target("recall", CASES, tuple(p.name for p in case_files())), version)
+    return score(sites, ((f.path, f.line, f.code, f.severity) for f in run.findings), version), run.errors
+
+
+def report(sites: list[Site], scores: list[Score]) -> str:
+    clean = sum(s.kind == "clean" for s in sites)
+    lines = [f"recall set: {len(case_files())} cases, {len(sites) - clean} sites that break at some release, "
+             f"{clean} clean sites"]
+    for sc in scores:
+        lines.append(f"{sc.version}: recall {len(sc.found)}/{sc.sites} = {sc.recall:.2f}, precision "
+                     f"{sc.true_findings}/{sc.true_findings + len(sc.false_findings)} = {sc.precision:.2f}")
+        kinds = Counter(s.kind for s in sc.missed)
+        lines.append("  missed kinds: " + ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())))
+        for case, line, code in sc.false_findings:
+            lines.append(f"  false: {case}:{line} {code}")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    sites = load_sites()
+    scores = []
+    for version in versions():
+        sc, errors = measure(sites, version)
+        if errors:
+            sys.exit(f"the check failed at {version}: {errors}")
+        scores.append(sc)
+    if "--json" in sys.argv[1:]:
+        print(json.dumps([{"version": s.version, "sites": s.sites, "found": list(s.found),
+                           "missed": [f"{m.case}:{m.id} ({m.kind})" for m in s.missed],
+                           "true_findings": s.true_findings, "false_findings": [list(f) for f in s.false_findings],
+                           "recall": round(s.recall, 4), "precision": round(s.precision, 4)} for s in scores],
+                         indent=1))
+    else:
+        print(report(sites, scores))
+
+
+if __name__ == "__main__":
+    main()

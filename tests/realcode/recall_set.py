@@ -1,0 +1,204 @@
+"""The real-code recall set: reduced cases (cases/*.py) written from how public projects use transformers'
+caches, each site labelled per release in cases/sites.tsv, and the score of a linter run against the labels.
+
+A case is user-style code: module-level set-up, the project's functions and classes, and `probe_*` functions
+that each exercise one site. Markers at the end of a line tie it to the table:
+
+    `# site: ID`     a line that breaks at some release (raises, or silently changes what the code computes)
+    `# clean: ID`    a line that must stay silent (the table's kind `clean`, OK at every release)
+    `# observe: ID`  where site ID's effect surfaces (the call that raises, the assertion of a silent effect)
+
+tests/oracle/test_recall_set.py runs every probe on real transformers and checks every row; test_recall.py
+and scripts/recall.py score the linter's Error/Warning findings against the rows (precision and recall per
+release). Pure: no transformers, no oracle, no CLI here (the oracle's worker and the CLI run elsewhere).
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+CASES = Path(__file__).resolve().with_name("cases")
+TABLE = CASES / "sites.tsv"
+MARK = re.compile(r"#\s*(site|clean|observe):\s*(\w+)\s*$")
+PROBE = re.compile(r"^def (probe_\w+)\(", re.M)
+CLEAN = "clean"
+FAILING = ("error", "warning")
+
+
+@dataclass(frozen=True)
+class Expect:
+    """What real transformers does at one release: OK, silent (the probe's assertion fails), or raise."""
+
+    outcome: str  # "OK" | "silent" | "raise"
+    exc_type: str = ""
+    text: str = ""
+
+    @staticmethod
+    def parse(cell: str) -> Expect:
+        cell = cell.strip()
+        if cell in ("OK", "silent"):
+            return Expect(cell)
+        exc_type, sep, text = cell.partition(": ")
+        if not sep or not exc_type.isidentifier():
+            raise ValueError(f"not OK, silent or `ExcType: text`: {cell!r}")
+        return Expect("raise", exc_type, text)
+
+    @property
+    def breaks(self) -> bool:
+        return self.outcome != "OK"
+
+    def __str__(self) -> str:
+        return f"{self.exc_type}: {self.text}" if self.outcome == "raise" else self.outcome
+
+
+@dataclass(frozen=True)
+class Site:
+    case: str  # file name in cases/
+    id: str
+    probe: str
+    kind: str  # the mechanism, or "clean"
+    line: int  # the marked line
+    observe: tuple[int, ...]  # lines marked `# observe: ID`
+    expect: tuple[tuple[str, Expect], ...]  # (release, expectation)
+
+    def at(self, version: str) -> Expect:
+        return dict(self.expect)[version]
+
+    def breaks_at(self, version: str) -> bool:
+        return self.at(version).breaks
+
+    @property
+    def lines(self) -> frozenset[int]:
+        """Where a finding counts for this site: its own line and the lines its effect surfaces on."""
+        return frozenset((self.line, *self.observe))
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One probe run: the case's text with a call of the probe appended (lines unchanged), and the
+    helper modules (cases/_*.py) beside it."""
+
+    id: str
+    case: str
+    name: str
+    source: str
+    files: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+
+
+def case_files() -> list[Path]:
+    return sorted(p for p in CASES.glob("*.py") if not p.name.startswith("_"))
+
+
+def markers(text: str) -> dict[tuple[str, str], list[int]]:
+    """(marker, id) -> line numbers."""
+    found: dict[tuple[str, str], list[int]] = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        m = MARK.search(line)
+        if m:
+            found.setdefault((m.group(1), m.group(2)), []).append(n)
+    return found
+
+
+def versions(table: Path = TABLE) -> tuple[str, ...]:
+    with table.open() as f:
+        header = next(line for line in f if not line.startswith("#")).rstrip("\n").split("\t")
+    return tuple(header[4:])
+
+
+def load_sites(table: Path = TABLE) -> list[Site]:
+    """Every row of the table, tied to its case's markers; any disagreement between the two is an error."""
+    texts = {p.name: p.read_text() for p in case_files()}
+    marks = {name: markers(text) for name, text in texts.items()}
+    probes = {name: set(PROBE.findall(text)) for name, text in texts.items()}
+    rel = versions(table)
+    sites: list[Site] = []
+    with table.open(newline="") as f:
+        rows = csv.reader((line for line in f if not line.startswith("#")), delimiter="\t")
+        next(rows)
+        for row in rows:
+            case, sid, probe, kind, *cells = row
+            if case not in texts:
+                raise ValueError(f"{case}: no such case")
+            if probe not in probes[case]:
+                raise ValueError(f"{case}: no probe {probe} (for {sid})")
+            marker = CLEAN if kind == CLEAN else "site"
+            lines = marks[case].get((marker, sid), [])
+            if len(lines) != 1:
+                raise ValueError(f"{case}: `# {marker}: {sid}` marks {len(lines)} lines, not one")
+            expects: list[tuple[str, Expect]] = []
+            for version, cell in zip(rel, cells, strict=True):
+                expects.append((version, expects[-1][1] if cell == "=" else Expect.parse(cell)))
+            if kind == CLEAN and any(e.breaks for _, e in expects):
+                raise ValueError(f"{case}: clean site {sid} does not run OK everywhere")
+            observe = tuple(marks[case].get(("observe", sid), ()))
+            sites.append(Site(case, sid, probe, kind, lines[0], observe, tuple(expects)))
+    ids = [(s.case, s.id) for s in sites]
+    if len(set(ids)) != len(ids):
+        raise ValueError("a site id is listed twice")
+    listed = set(ids)
+    for case, found in marks.items():
+        for (marker, sid) in found:
+            if marker in ("site", CLEAN) and (case, sid) not in listed:
+                raise ValueError(f"{case}: `# {marker}: {sid}` has no row in {table.name}")
+            if marker == "observe" and (case, sid) not in listed:
+                raise ValueError(f"{case}: `# observe: {sid}` observes no listed site")
+    return sites
+
+
+def probes(sites: Iterable[Site]) -> list[Probe]:
+    """One run per probe named in the table."""
+    helpers = tuple((p.name, p.read_text()) for p in sorted(CASES.glob("_*.py")))
+    out: dict[str, Probe] = {}
+    for s in sites:
+        pid = f"{Path(s.case).stem}:{s.probe}"
+        if pid not in out:
+            text = (CASES / s.case).read_text()
+            out[pid] = Probe(pid, s.case, s.probe, text.rstrip("\n") + f"\n\n\n{s.probe}()\n", helpers)
+    return list(out.values())
+
+
+@dataclass(frozen=True)
+class Score:
+    """Error/Warning findings against the sites at one release."""
+
+    version: str
+    sites: int  # sites that break at this release
+    found: tuple[str, ...]  # of those, the ids with a finding on one of their lines
+    missed: tuple[Site, ...]
+    true_findings: int
+    false_findings: tuple[tuple[str, int, str], ...]  # (case, line, code)
+
+    @property
+    def recall(self) -> float:
+        return len(self.found) / self.sites if self.sites else 1.0
+
+    @property
+    def precision(self) -> float:
+        total = self.true_findings + len(self.false_findings)
+        return self.true_findings / total if total else 1.0
+
+
+def score(sites: Sequence[Site], findings: Iterable[tuple[str, int, str, str]], version: str) -> Score:
+    """`findings`: (case file, line, code, severity). A finding is true when it sits on a line of a site
+    that breaks at `version`; every other Error/Warning finding (a clean line, a site that works at this
+    release, an unmarked line) is false."""
+    breaking = [s for s in sites if s.kind != CLEAN and s.breaks_at(version)]
+    by_line = {(s.case, n): s for s in breaking for n in s.lines}
+    found: set[str] = set()
+    true = 0
+    false: list[tuple[str, int, str]] = []
+    for case, line, code, severity in findings:
+        if severity not in FAILING:
+            continue
+        hit = by_line.get((case, line))
+        if hit is None:
+            false.append((case, line, code))
+        else:
+            true += 1
+            found.add(f"{hit.case}:{hit.id}")
+    missed = tuple(s for s in breaking if f"{s.case}:{s.id}" not in found)
+    return Score(version, len(breaking), tuple(sorted(found)), missed, true, tuple(sorted(false)))
