@@ -77,7 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--transformers-version", metavar="X.Y.Z",
                        help="target transformers version or range (\">=4.45,<5\"); wins over the installed one")
     check.add_argument("--interpreter", metavar="PY",
-                       help="Python whose environment's transformers version is the target")
+                       help="Python whose environment is analysed (its transformers, read from its files, is the "
+                            "target unless one is set)")
     check.add_argument("--select", type=_codes, metavar="CODES", help="comma-separated rule codes or prefixes")
     check.add_argument("--extend-select", type=_codes, metavar="CODES",
                        help="rule codes or prefixes to enable on top of the selection (e.g. HFC006, off by default)")

@@ -122,6 +122,7 @@ def test_a_finding_on_every_admitted_release_says_so_and_its_fix_runs_on_all(bar
     assert "[on every release `transformers>=4.45,<6` (--transformers-version) admits: checked at 4.45.0 to " \
            "5.24.0]" in f["message"]
     assert f["fixes"][0]["title"].startswith("Rename to `past_key_values=`")
+    assert "(a typo of `past_key_values`?)" in f["message"]  # the message agrees with the fix
     assert all("`cache=`" not in fix["title"] for fix in f["fixes"])
     fixed = run("check", "--transformers-version", ">=4.45,<6", "--fix", "demo.py")
     assert fixed.code == 0, fixed.out

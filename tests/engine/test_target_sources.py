@@ -235,3 +235,27 @@ def test_an_interpreter_is_placed_by_its_files(tmp_path: Path) -> None:
     (posix / "bin/python3.11").write_text("")
     assert environments.of_interpreter(str(posix / "bin/python3.11")) == "4.50.0"
     assert environments.of_interpreter(str(tmp_path / "missing" / "python")) is None
+
+
+def test_a_pyenv_shim_is_followed_by_pyenvs_own_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--interpreter python3` on a pyenv machine names a shim (a shell script): the version pyenv would pick
+    (PYENV_VERSION, .python-version, <root>/version) is read, the shim never run."""
+    root = tmp_path / "pyenv"
+    for name, version in (("3.11.7", "4.57.6"), ("3.12.1", "5.0.0")):
+        (root / "versions" / name / "bin").mkdir(parents=True)
+        (root / "versions" / name / "bin" / "python3").write_text("")
+        (root / "versions" / name / "lib/python3.11/site-packages" / f"transformers-{version}.dist-info").mkdir(
+            parents=True)
+    (root / "shims").mkdir()
+    shim = root / "shims" / "python3"
+    shim.write_text(f"#!/bin/sh\ntouch {tmp_path / 'RAN'}\n")
+    shim.chmod(0o755)
+    (root / "version").write_text("3.11.7\n")
+    project = tmp_path / "proj"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    assert environments.of_interpreter(str(shim), {}) == "4.57.6"
+    (project / ".python-version").write_text("3.12.1\n")
+    assert environments.of_interpreter(str(shim), {}) == "5.0.0"
+    assert environments.of_interpreter(str(shim), {"PYENV_VERSION": "3.11.7"}) == "4.57.6"
+    assert not (tmp_path / "RAN").exists()

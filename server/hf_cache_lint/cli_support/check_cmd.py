@@ -20,7 +20,7 @@ from hf_cache_lint.cli_support.formats import FORMATS
 from hf_cache_lint.cli_support.report import Report, build_report
 from hf_cache_lint.cli_support.runner import check_files, check_one
 from hf_cache_lint.engine.context import Context, installed_transformers, resolve_context
-from hf_cache_lint.engine.findings import CheckResult, FileError, Finding
+from hf_cache_lint.engine.findings import CheckResult, FileError
 from hf_cache_lint.pyproject import Config, ConfigError, check_target, check_version, load_config
 from hf_cache_lint.settings import Settings
 
@@ -139,59 +139,17 @@ def run(args: argparse.Namespace) -> tuple[Report, Discovery]:
             cache = ResultCache(cache_folder(config.root, config.cache_dir), settings, context)
         except FolderRefused as exc:  # a project naming a folder outside itself: checked, never written there
             print(f"hf-cache-lint: warning: {exc}", file=sys.stderr)
-    plan = context.plan
 
     def check(files: Sequence[SourceFile], ctx: Context) -> list[CheckResult]:
         return check_files(files, settings, ctx, jobs=args.jobs, cache=cache)
 
-    fix_errors: list[FileError] = []
-    fixed = 0
-    if args.upgrade_to:
-        from hf_cache_lint.cli_support.upgrade import meaning_changes, migration, new_at_upgrade
-        from hf_cache_lint.engine.versions import Target
+    from hf_cache_lint.cli_support.target_runs import run_checks
 
-        upgrade = Target.of(args.upgrade_to)
-        if upgrade.version <= context.target.version:
-            raise ConfigError(f"--upgrade-to {upgrade} is not newer than the current target {context.target} "
-                              f"({context.version_source})")
-        if args.fix:  # a migration: only the fixes that run on the current target(s) and on the upgrade alike
-            from hf_cache_lint.cli_support.ranges import check_across
-
-            moving = migration(context, upgrade)
-            assert moving.plan is not None
-
-            def again_moving(source: SourceFile) -> CheckResult:
-                return check_across([source], moving, moving.plan,  # type: ignore[arg-type]
-                                    lambda files, ctx: [check_one(files[0], settings, ctx)])[0]
-
-            _, fix_errors, fixed = _fix(sources, check_across(sources, moving, moving.plan, check), settings, moving,
-                                        again_moving)
-    if plan is not None and plan.is_range:
-        from hf_cache_lint.cli_support.ranges import check_across
-
-        results = check_across(sources, context, plan, check, settings)
-    else:
-        results = check_files(sources, settings, context, jobs=args.jobs, cache=cache)
-    if args.upgrade_to:
-        later = check(sources, replace(context, target=upgrade))
-        # What an upgrade changes without a finding of its own: HFC006's hints (off by default here) find it.
-        hinted = replace(settings, quiet=())
-        changed: list[list[Finding]] = []
-        if hinted.enabled("HFC006") and not context.target.hybrid_is_reset and upgrade.hybrid_is_reset:
-            hints = check_files(sources, replace(hinted, select=("HFC006",), extend_select=()), context,
-                                jobs=args.jobs, cache=cache)
-            changed = meaning_changes(hints, context.target, upgrade)
-        results = new_at_upgrade(sources, results, later, context, upgrade, check, changed)
-    if args.fix and not args.upgrade_to:
-        again = None
-        if plan is not None and plan.is_range:
-            from hf_cache_lint.cli_support.ranges import check_across
-
-            def again(source: SourceFile) -> CheckResult:
-                return check_across([source], context, plan, lambda files, ctx: [check_one(files[0], settings, ctx)])[0]
-        results, fix_errors, fixed = _fix(sources, results, settings, context, again)
+    results, fix_errors, fixed = run_checks(sources, settings, context, check, _fix, fix=args.fix,
+                                            upgrade_to=args.upgrade_to, jobs=args.jobs, cache=cache)
     report = build_report(sources, results, [*found.errors, *fix_errors], fixed=fixed, fixing=args.fix)
     upgrade_text = f"; --upgrade-to {args.upgrade_to}: what gets worse" if args.upgrade_to else ""
+    plan = context.plan
     described = plan.describe() if plan is not None and plan.is_range else context.describe_target()
     report = replace(report, target=described + upgrade_text)
     return report, found

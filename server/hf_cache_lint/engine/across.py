@@ -60,6 +60,18 @@ def _portable(fixes_per_release: Sequence[tuple[Fix, ...]]) -> tuple[Fix, ...]:
     return tuple(out)
 
 
+def _told(hits: Sequence[tuple[Target, Finding]], fixes: tuple[Fix, ...]) -> Finding:
+    """Whose words the merged finding takes: the newest failing release's, unless the range's preferred fix is
+    another release's own preferred one (a typo's `past_key_values=` is 5.23's advice, 5.24 advises `cache=`):
+    then the newest release that advises it, so the message and the fix agree."""
+    preferred = next((f for f in fixes if f.preferred), None)
+    if preferred is not None:
+        for _, finding in hits:
+            if any(g.preferred and g.edits == preferred.edits for g in finding.fixes):
+                return finding
+    return hits[0][1]
+
+
 def merge(per_release: Sequence[tuple[Target, Sequence[tuple[Place, Finding]]]], admits: str,
           annotate: bool = True) -> list[tuple[Place, Finding]]:
     """The findings of every checked release (oldest first), one per (place, code, span), in the newest
@@ -71,9 +83,9 @@ def merge(per_release: Sequence[tuple[Target, Sequence[tuple[Place, Finding]]]],
             seen.setdefault((place, key(finding)), []).append((target, finding))
     out: list[tuple[Place, Finding]] = []
     for (place, _), hits in seen.items():
-        newest = hits[0][1]
         found = [t for t, _ in hits]
         fixes = _portable([f.fixes for _, f in hits])
-        message = newest.message + (range_note(found, checked, admits) if annotate else "")
-        out.append((place, replace(newest, message=message, fixes=fixes)))
+        shown = _told(hits, fixes)
+        message = shown.message + (range_note(found, checked, admits) if annotate else "")
+        out.append((place, replace(shown, message=message, fixes=fixes)))
     return out

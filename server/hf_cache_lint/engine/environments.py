@@ -121,12 +121,31 @@ def prefix_of_interpreter(interpreter: Path) -> Path | None:
     return None
 
 
-def of_interpreter(interpreter: str) -> str | None:
+def _pyenv_shim(path: Path, environ: Mapping[str, str], cwd: Path) -> Path:
+    """The interpreter a pyenv shim (`<root>/shims/python3`, a script) would run, as pyenv picks it: PYENV_VERSION,
+    else the nearest `.python-version` at or above `cwd`, else `<root>/version` (the first name of each)."""
+    root = path.parent.parent
+    if path.parent.name != "shims" or not (root / "versions").is_dir():
+        return path
+    names = [environ.get("PYENV_VERSION", "")]
+    names += [_head(folder / ".python-version", 4096) or "" for folder in (cwd, *cwd.parents)]
+    names.append(_head(root / "version", 4096) or "")
+    for text in names:
+        name = text.split()[0] if text.split() else ""
+        if name and name != "system" and "/" not in name and (root / "versions" / name / "bin" / path.name).exists():
+            return root / "versions" / name / "bin" / path.name
+    return path
+
+
+def of_interpreter(interpreter: str, environ: Mapping[str, str] | None = None) -> str | None:
     """The transformers version installed for `interpreter` (a path, or a name on PATH), read from files."""
     import shutil
 
     found = shutil.which(interpreter) or (interpreter if os.path.exists(interpreter) else None)
-    prefix = prefix_of_interpreter(Path(found)) if found else None
+    if not found:
+        return None
+    path = _pyenv_shim(Path(found), os.environ if environ is None else environ, Path.cwd())
+    prefix = prefix_of_interpreter(path)
     return in_prefix(prefix) if prefix is not None else None
 
 
@@ -159,7 +178,7 @@ def find_installed(*, interpreter: str | None, environ: Mapping[str, str], root:
     the active conda environment (`CONDA_PREFIX`), the project's own venv folder (`.venv`, `venv`, ...),
     then the environment hf-cache-lint itself runs in (`own`)."""
     if interpreter:
-        version = of_interpreter(interpreter)
+        version = of_interpreter(interpreter, environ)
         if version:
             return Installed(version, f"installed for {interpreter}")
     for variable in ("VIRTUAL_ENV", "CONDA_PREFIX"):
