@@ -192,6 +192,20 @@ def _error(protocol: JsonRPCProtocol, msg_id: int | str | None, exc: JsonRpcExce
                          "error": {"code": exc.CODE, "message": f"{exc.MESSAGE}: {detail}"}})
 
 
+def _next_frame_after(body: bytes, exc: json.JSONDecodeError) -> int | None:
+    """Where the next frame starts in a body whose JSON value ended early ("Extra data") and whose rest is the
+    start of a header: a Content-Length a few bytes too long swallowed less than a whole header line (a header
+    line inside the body is cut by `read_body` already)."""
+    if exc.msg != "Extra data":
+        return None
+    try:
+        cut = len(body.decode("utf-8")[: exc.pos].encode("utf-8"))  # exc.pos counts characters
+    except UnicodeDecodeError:
+        return None
+    rest = body[cut:].lstrip().lower()
+    return cut if rest and (b"content-length:".startswith(rest[:15]) or rest.startswith(b"content-length")) else None
+
+
 def _parse_error(protocol: JsonRPCProtocol, body: bytes, reader: Reader, detail: str) -> None:
     # A too-long Content-Length swallowed the start of the next frame: give its header back.
     found = _HEADER_ANYWHERE.search(body, 1)
@@ -207,7 +221,15 @@ def handle_body(protocol: JsonRPCProtocol, body: bytes, reader: Reader,
     """One frame's body: dispatch it, or answer the fault as the spec asks."""
     try:
         message = json.loads(body, object_hook=protocol.structure_message)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except json.JSONDecodeError as exc:
+        cut = _next_frame_after(body, exc)
+        if cut is not None:  # the message is whole: handled; its tail goes back as the next frame's start
+            reader.unread(body[cut:])
+            handle_body(protocol, body[:cut], reader, error_handler, session)
+            return
+        _parse_error(protocol, body, reader, str(exc))
+        return
+    except UnicodeDecodeError as exc:
         _parse_error(protocol, body, reader, str(exc))
         return
     except RecursionError:  # valid JSON nested deeper than the parser (or pygls's structuring) can follow
@@ -277,7 +299,16 @@ def _answer_batch(protocol: JsonRPCProtocol, body: bytes) -> None:
 def _answer_undecodable(protocol: JsonRPCProtocol, body: bytes, reader: Reader, exc: JsonRpcException) -> None:
     try:
         data = json.loads(body)  # pygls's structuring of the object ran before the parser saw what follows it
-    except (UnicodeDecodeError, json.JSONDecodeError) as parse:  # a too-long frame: the next header follows
+    except json.JSONDecodeError as parse:  # a too-long frame: the next header follows
+        cut = _next_frame_after(body, parse)
+        if cut is not None:
+            reader.unread(body[cut:])
+            body = body[:cut]
+            data = json.loads(body)
+        else:
+            _parse_error(protocol, body, reader, str(parse))
+            return
+    except UnicodeDecodeError as parse:
         _parse_error(protocol, body, reader, str(parse))
         return
     except RecursionError:
