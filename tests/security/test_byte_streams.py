@@ -121,6 +121,15 @@ def test_request_before_initialize_gets_server_not_initialized() -> None:
         c.kill()
 
 
+def test_a_second_initialize_gets_invalid_request(client: RawClient, tmp_path: Path) -> None:
+    uri = client.open(tmp_path / "a.py", "x = 1\n")
+    reply = client.call("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
+    assert reply["error"]["code"] == -32600 and "result" not in reply
+    # The session is untouched: the open document is still known (a re-initialise made pygls a new workspace).
+    got = client.call("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}})
+    assert "error" not in got
+
+
 def test_requests_after_shutdown_get_invalid_request(client: RawClient) -> None:
     assert client.call("shutdown")["result"] is None
     reply = client.call("textDocument/hover", HOVER, timeout=30)

@@ -23,8 +23,9 @@ that deserialization is). Here:
 - JSON nested deeper than the parser's recursion limit (about 1,000 levels) gets ParseError; a RecursionError
   (or any error) while handling a message never leaves this loop.
 - The LSP's lifecycle errors (specification 3.17, "Lifecycle Messages"): a request before `initialize` gets
-  ServerNotInitialized (-32002) and a notification then is dropped (except `exit`); a request after `shutdown`
-  gets InvalidRequest (-32600) (pygls drops both silently, or answers -32603).
+  ServerNotInitialized (-32002) and a notification then is dropped (except `exit`); a second `initialize` ("may
+  only be sent once") and a request after `shutdown` get InvalidRequest (-32600) (pygls re-initialised, dropped
+  silently, or answered -32603).
 - A JSON array (a JSON-RPC 2.0 batch): the LSP does not allow batches (microsoft/language-server-protocol#1651,
   specification 3.17 "Base Protocol"), and a client would not read a batch reply, so each element that is a
   request gets its own InvalidRequest with its id (one with id null when none is), nothing of it is run.
@@ -277,6 +278,10 @@ def _lifecycle_allows(protocol: JsonRPCProtocol, message: Any, session: Session)
             log.error("%s before initialize: answered ServerNotInitialized", method)
             _error(protocol, msg_id, JsonRpcServerNotInitialized(), f"{method} before initialize")
         return False  # a notification before initialize is dropped
+    if method == "initialize" and is_request:  # "The initialize request may only be sent once" (LSP 3.17)
+        log.error("a second initialize: answered InvalidRequest")
+        _error(protocol, msg_id, JsonRpcInvalidRequest(), "initialize was received already")
+        return False
     if getattr(protocol, "_shutdown", False) and method != "exit":
         if is_request:
             log.error("%s after shutdown: answered InvalidRequest", method)
