@@ -65,7 +65,7 @@ def test_deeply_nested_json(client: RawClient, depth: int, shape: str) -> None:
         assert client.response(77)["result"] is None
 
 
-@pytest.mark.parametrize("extra", [25, 1 << 20, 2 * 1024 ** 3])
+@pytest.mark.parametrize("extra", [1, 10, 25, 1 << 20, 2 * 1024 ** 3])
 @pytest.mark.parametrize("params", ["fit", "do-not-fit"])
 def test_too_long_content_length(client: RawClient, extra: int, params: str) -> None:
     """The body is cut at the next frame's header, whatever it holds: the next request is answered at once."""
@@ -119,6 +119,15 @@ def test_request_before_initialize_gets_server_not_initialized() -> None:
         assert c.call("textDocument/hover", HOVER)["result"] is None
     finally:
         c.kill()
+
+
+def test_a_second_initialize_gets_invalid_request(client: RawClient, tmp_path: Path) -> None:
+    uri = client.open(tmp_path / "a.py", "x = 1\n")
+    reply = client.call("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
+    assert reply["error"]["code"] == -32600 and "result" not in reply
+    # The session is untouched: the open document is still known (a re-initialise made pygls a new workspace).
+    got = client.call("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}})
+    assert "error" not in got
 
 
 def test_requests_after_shutdown_get_invalid_request(client: RawClient) -> None:

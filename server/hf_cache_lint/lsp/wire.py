@@ -23,8 +23,9 @@ that deserialization is). Here:
 - JSON nested deeper than the parser's recursion limit (about 1,000 levels) gets ParseError; a RecursionError
   (or any error) while handling a message never leaves this loop.
 - The LSP's lifecycle errors (specification 3.17, "Lifecycle Messages"): a request before `initialize` gets
-  ServerNotInitialized (-32002) and a notification then is dropped (except `exit`); a request after `shutdown`
-  gets InvalidRequest (-32600) (pygls drops both silently, or answers -32603).
+  ServerNotInitialized (-32002) and a notification then is dropped (except `exit`); a second `initialize` ("may
+  only be sent once") and a request after `shutdown` get InvalidRequest (-32600) (pygls re-initialised, dropped
+  silently, or answered -32603).
 - A JSON array (a JSON-RPC 2.0 batch): the LSP does not allow batches (microsoft/language-server-protocol#1651,
   specification 3.17 "Base Protocol"), and a client would not read a batch reply, so each element that is a
   request gets its own InvalidRequest with its id (one with id null when none is), nothing of it is run.
@@ -192,6 +193,20 @@ def _error(protocol: JsonRPCProtocol, msg_id: int | str | None, exc: JsonRpcExce
                          "error": {"code": exc.CODE, "message": f"{exc.MESSAGE}: {detail}"}})
 
 
+def _next_frame_after(body: bytes, exc: json.JSONDecodeError) -> int | None:
+    """Where the next frame starts in a body whose JSON value ended early ("Extra data") and whose rest is the
+    start of a header: a Content-Length a few bytes too long swallowed less than a whole header line (a header
+    line inside the body is cut by `read_body` already)."""
+    if exc.msg != "Extra data":
+        return None
+    try:
+        cut = len(body.decode("utf-8")[: exc.pos].encode("utf-8"))  # exc.pos counts characters
+    except UnicodeDecodeError:
+        return None
+    rest = body[cut:].lstrip().lower()
+    return cut if rest and (b"content-length:".startswith(rest[:15]) or rest.startswith(b"content-length")) else None
+
+
 def _parse_error(protocol: JsonRPCProtocol, body: bytes, reader: Reader, detail: str) -> None:
     # A too-long Content-Length swallowed the start of the next frame: give its header back.
     found = _HEADER_ANYWHERE.search(body, 1)
@@ -207,7 +222,15 @@ def handle_body(protocol: JsonRPCProtocol, body: bytes, reader: Reader,
     """One frame's body: dispatch it, or answer the fault as the spec asks."""
     try:
         message = json.loads(body, object_hook=protocol.structure_message)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except json.JSONDecodeError as exc:
+        cut = _next_frame_after(body, exc)
+        if cut is not None:  # the message is whole: handled; its tail goes back as the next frame's start
+            reader.unread(body[cut:])
+            handle_body(protocol, body[:cut], reader, error_handler, session)
+            return
+        _parse_error(protocol, body, reader, str(exc))
+        return
+    except UnicodeDecodeError as exc:
         _parse_error(protocol, body, reader, str(exc))
         return
     except RecursionError:  # valid JSON nested deeper than the parser (or pygls's structuring) can follow
@@ -255,6 +278,10 @@ def _lifecycle_allows(protocol: JsonRPCProtocol, message: Any, session: Session)
             log.error("%s before initialize: answered ServerNotInitialized", method)
             _error(protocol, msg_id, JsonRpcServerNotInitialized(), f"{method} before initialize")
         return False  # a notification before initialize is dropped
+    if method == "initialize" and is_request:  # "The initialize request may only be sent once" (LSP 3.17)
+        log.error("a second initialize: answered InvalidRequest")
+        _error(protocol, msg_id, JsonRpcInvalidRequest(), "initialize was received already")
+        return False
     if getattr(protocol, "_shutdown", False) and method != "exit":
         if is_request:
             log.error("%s after shutdown: answered InvalidRequest", method)
@@ -277,7 +304,16 @@ def _answer_batch(protocol: JsonRPCProtocol, body: bytes) -> None:
 def _answer_undecodable(protocol: JsonRPCProtocol, body: bytes, reader: Reader, exc: JsonRpcException) -> None:
     try:
         data = json.loads(body)  # pygls's structuring of the object ran before the parser saw what follows it
-    except (UnicodeDecodeError, json.JSONDecodeError) as parse:  # a too-long frame: the next header follows
+    except json.JSONDecodeError as parse:  # a too-long frame: the next header follows
+        cut = _next_frame_after(body, parse)
+        if cut is not None:
+            reader.unread(body[cut:])
+            body = body[:cut]
+            data = json.loads(body)
+        else:
+            _parse_error(protocol, body, reader, str(parse))
+            return
+    except UnicodeDecodeError as parse:
         _parse_error(protocol, body, reader, str(parse))
         return
     except RecursionError:
