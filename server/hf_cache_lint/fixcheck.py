@@ -339,12 +339,13 @@ class Verifier:
         finding each, n checks of a module of size n. Here the fixes are sorted into batches in which no two
         edits of a cell overlap or touch (`conflicts`) and no finding has two fixes, each batch is applied
         at once, and the fixed text must parse and one check of it must no longer report any of the batch's
-        findings where it was; a fix whose finding is still reported there is verified again alone, and a
-        batch whose text does not parse (or whose check fails) is halved until the culprit is verified
-        alone. Fixes that only add an ignore comment for their finding's line need no check: their batches
-        must parse (as `_problem`'s shortcut). Fixes that fail a cheap test (edits that do not fit, changing
-        nothing) are left to `problem`, which answers them without a check. The few findings a batch
-        is the first fixes of are typically the module's every finding: a handful of checks in all.
+        findings where it was. A fix whose finding is still reported there is verified again alone; a
+        batch whose text does not parse is halved until the fixes that break it are alone; a batch whose
+        check fails falls back to each fix alone. Fixes that only add an ignore comment for their finding's
+        line need no check, only their batch's parse (`_problem`'s shortcut). Fixes that fail a cheap test
+        (edits that do not fit, changing nothing) are left to `problem`, which answers them without a check.
+        So a module's fixes cost about as many checks as its findings have alternative fixes (three for
+        HFC001's), whatever the number of findings.
 
         The answer for a fix found in a batch is the one its batch gave: the fix's own edits plus other
         findings' fixes that touch none of them. The language server's quick fixes for a range still verify

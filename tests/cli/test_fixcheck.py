@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 import pytest
 from cli_helpers import CONFLICT, TARGET
@@ -272,3 +273,21 @@ def test_changed_is_what_lies_between_the_common_head_and_tail() -> None:
         tail = next((i for i, (x, y) in enumerate(zip(a[head:][::-1], b[head:][::-1], strict=False)) if x != y),
                     min(len(a), len(b)) - head)
         assert _changed(a, b) == len(b) - head - tail
+
+
+def test_a_notebooks_fixes_in_several_cells_are_verified_together() -> None:
+    cells = ["import os\n", functions(3), "%%bash\necho hi\n", functions(2).replace("case_", "more_")]
+    recheck = notebook_recheck("nb.ipynb", None, CTX)
+    items = [(c, f) for c, f in recheck(cells) if f.code == "HFC001"]
+    assert sorted({c for c, _ in items}) == [1, 3] and len(items) == 5
+    calls = []
+
+    def counting(cs: Sequence[str]) -> Sequence[tuple[int, Finding]]:
+        calls.append(len(cs))
+        return recheck(cs)
+
+    kept = verified(cells, items, counting, notebook=True)
+    assert [f.fixes for _, f in kept] == [f.fixes for _, f in items]
+    assert 0 < len(calls) <= max(len(f.fixes) for _, f in items) - 1  # one per alternative, both cells at once
+    alone = Verifier(cells, recheck, notebook=True)
+    assert all(alone.problem(c, f, x) is None for c, f in items for x in f.fixes)
