@@ -52,7 +52,8 @@ def editor_mapping(data: Any) -> Mapping[str, Any]:
 def pyproject_settings(folder: Path | None) -> tuple[Settings, tuple[str, ...]]:
     """`[tool.hf-cache-lint]` of the folder's pyproject.toml (read by pyproject.py, as the CLI reads it), else
     defaults; and the warnings about it (an `interpreter` key, which is never used: a cloned repository must not
-    pick a program for the server to run). A file the CLI would stop on is logged and ignored here."""
+    pick a program for the server to run; each invalid key, dropped while the valid ones are kept). A file that
+    is not TOML is ignored here, and said so (the CLI stops on either)."""
     if folder is None:
         return Settings(), ()
     try:  # imported here: TOML parsing is not on the server's start path (settings are read after `initialized`)
@@ -62,18 +63,19 @@ def pyproject_settings(folder: Path | None) -> tuple[Settings, tuple[str, ...]]:
     try:
         return settings_at(folder)
     except (ConfigError, OSError) as exc:
-        log.warning("ignoring pyproject settings: %s", exc)
-        return Settings(), ()
+        return Settings(), (f"ignoring pyproject settings: {exc}",)
 
 
 def build(folder: Path | None, layers: Iterable[Mapping[str, Any]], trusted: bool = True) -> FolderConfig:
     """Merge the layers over pyproject and resolve the target version (runs the interpreter, when trusted)."""
     settings, notes = pyproject_settings(folder)
     for layer in layers:
-        try:
-            settings = settings.merged(layer)
-        except (ValueError, TypeError) as exc:
-            log.warning("ignoring invalid settings %r: %s", dict(layer), exc)
+        # Key by key: a bad value (an unknown code) drops that key alone, and the user is told (show_notes).
+        for key, value in layer.items():
+            try:
+                settings = settings.merged({key: value})
+            except (ValueError, TypeError) as exc:
+                notes += (f"ignoring the editor setting {key!r}: {exc}",)
     context = resolve_context(transformers_version=settings.transformers_version,
                               interpreter=settings.interpreter, workspace=folder, extra_paths=settings.extra_paths,
                               restricted=not trusted)
