@@ -19,7 +19,10 @@ RUN_MODES = ("onType", "onSave")
 # Every rule code, written out so that validating a setting does not import the rule registry (and through it
 # the engine's analysis: a warm CLI run never loads it). tests/engine/test_settings_codes.py compares it with
 # the registry, so a new rule cannot be forgotten here.
-KNOWN_CODES = ("HFC001", "HFC002", "HFC003", "HFC004", "HFC005", "HFC006", "HFC007")
+KNOWN_CODES = ("HFC001", "HFC002", "HFC003", "HFC004", "HFC005", "HFC006", "HFC007", "HFC100")
+# The rules off everywhere unless `select` or `extend-select` names them (Rule.default_enabled False): HFC100,
+# unused suppressions, opt-in as Ruff's RUF100 is.
+OPT_IN = ("HFC100",)
 # The keys that hold rule codes or prefixes; `severity`'s keys are whole codes.
 CODE_LISTS = ("select", "extend_select", "ignore")
 
@@ -81,7 +84,7 @@ class Settings:
             return True
         if self.select:
             return any(code.startswith(p) for p in self.select)
-        return code not in self.quiet
+        return code not in self.quiet and code not in OPT_IN
 
     def severity_for(self, code: str, default: Severity) -> Severity:
         return self.severity.get(code, default)

@@ -110,3 +110,9 @@ def test_the_schema_and_the_loader_agree_on_each_key(key: str, value: Any, valid
 
 def test_every_key_has_a_case() -> None:
     assert {k for k, _, ok in CASES if ok} >= set(KNOWN_KEYS) - {"interpreter"}
+
+
+def test_opt_in_codes_are_the_rules_off_by_default() -> None:
+    from hf_cache_lint.settings import OPT_IN
+
+    assert tuple(r.code for r in ALL_RULES if not r.default_enabled) == OPT_IN
