@@ -90,6 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--no-cache", action="store_true",
                        help="neither read nor write the result cache (.hf_cache_lint_cache/)")
     check.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    _file_selection(check)
 
     serve = sub.add_parser("serve", help="run the language server (stdio unless --tcp)")
     serve.add_argument("--tcp", action="store_true", help="listen on TCP instead of stdio")
@@ -101,6 +102,26 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument("code", nargs="?", metavar="CODE", help="a rule code, e.g. HFC001")
     group.add_argument("--all", action="store_true", help="list every rule's code, name and summary")
     return parser
+
+
+def _patterns(text: str) -> tuple[str, ...]:
+    return tuple(p.strip() for p in text.split(",") if p.strip())
+
+
+def _file_selection(check: argparse.ArgumentParser) -> None:
+    """Ruff's file-selection flags; each wins over its pyproject setting (None: not given)."""
+    group = check.add_argument_group("file selection")
+    group.add_argument("--exclude", type=_patterns, metavar="PATTERNS",
+                       help="comma-separated gitignore-style patterns to skip, replacing the configured and "
+                            "default ones (.venv, venv, build, dist, site-packages, caches, ...)")
+    group.add_argument("--extend-exclude", type=_patterns, metavar="PATTERNS",
+                       help="patterns to skip on top of the excludes")
+    group.add_argument("--force-exclude", action=argparse.BooleanOptionalAction, default=None,
+                       help="apply the excludes to paths named on the command line too (as pre-commit runs it)")
+    group.add_argument("--respect-gitignore", action=argparse.BooleanOptionalAction, default=None,
+                       help="skip what .gitignore (in a git work tree) and .ignore files exclude (default: on)")
+    group.add_argument("--show-files", action="store_true",
+                       help="print the files a check would read, one a line, and exit")
 
 
 class _OneLine(logging.Formatter):

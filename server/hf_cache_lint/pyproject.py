@@ -30,9 +30,10 @@ TABLE = "hf-cache-lint"
 # The keys a pyproject may set (kebab-case, as TOML tables usually are; snake/camel also accepted). The JSON
 # Schema schemas/hf-cache-lint.schema.json describes the same keys (tests/cli/test_schema.py holds them equal).
 KNOWN_KEYS = ("select", "extend-select", "ignore", "severity", "transformers-version", "exclude", "extra-paths",
-              "interpreter", "cache", "cache-dir")
-LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extra-paths")
-BOOL_KEYS = ("cache",)
+              "interpreter", "cache", "cache-dir", "extend-exclude", "per-file-ignores", "force-exclude",
+              "respect-gitignore")
+LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extra-paths", "extend-exclude")
+BOOL_KEYS = ("cache", "force-exclude", "respect-gitignore")
 
 
 class ConfigError(ValueError):

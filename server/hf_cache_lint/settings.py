@@ -71,8 +71,18 @@ class Settings:
     """Delay after the last edit before diagnostics are computed (language server only)."""
     extra_paths: tuple[str, ...] = ()
     """Extra import roots for cross-module resolution."""
-    exclude: tuple[str, ...] = ()
-    """gitignore-style patterns the CLI skips when walking folders."""
+    exclude: tuple[str, ...] | None = None
+    """gitignore-style patterns the CLI skips when walking folders; None: Ruff's defaults (`.venv`, `venv`,
+    `build`, `dist`, `site-packages`, `node_modules`, caches, ...; cli_support/discovery.py DEFAULT_EXCLUDE),
+    which a list replaces, as Ruff's `exclude` does."""
+    extend_exclude: tuple[str, ...] = ()
+    """Patterns skipped on top of `exclude` (or of the defaults)."""
+    per_file_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """gitignore-style pattern (relative to the project root) -> rule codes or prefixes ignored in those files."""
+    force_exclude: bool = False
+    """Apply the excludes to paths named on the command line too (pre-commit names every staged file)."""
+    respect_gitignore: bool = True
+    """Skip what `.gitignore` (inside a git work tree) and `.ignore` files exclude when walking folders."""
     quiet: tuple[str, ...] = field(default=(), metadata={"internal": True})
     """Rule codes off unless `select` or `extend_select` names them (set by the CLI for its off-by-default
     rules, never read from a user's settings; the editor leaves it empty, so they show there)."""
@@ -119,7 +129,15 @@ def _normalise(data: Mapping[str, Any]) -> dict[str, Any]:
         name = _snake(key)
         if name not in _FIELDS or value is None:
             continue
-        if name in ("select", "extend_select", "ignore", "extra_paths", "exclude"):
+        if name in ("force_exclude", "respect_gitignore"):
+            if not isinstance(value, bool):
+                raise ValueError(f"{key} must be true or false, not {value!r}")
+            out[name] = value
+        elif name == "per_file_ignores":
+            out[name] = {str(glob): _checked(tuple(str(c).strip().upper() for c in ([codes] if isinstance(codes, str)
+                                                                                    else codes)))
+                         for glob, codes in dict(value).items()}
+        elif name in ("select", "extend_select", "ignore", "extra_paths", "exclude", "extend_exclude"):
             items = [value] if isinstance(value, str) else list(value)
             out[name] = tuple(str(v).strip() for v in items if str(v).strip())
             if name in CODE_LISTS:

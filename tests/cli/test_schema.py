@@ -93,6 +93,15 @@ CASES: list[tuple[str, Any, bool]] = [
     ("cache", "no", False),
     ("cache-dir", ".cache/hfcl", True),
     ("cache-dir", 1, False),
+    ("extend-exclude", ["gen/"], True),
+    ("extend-exclude", 1, False),
+    ("per-file-ignores", {"tests/*": ["HFC001"]}, True),
+    ("per-file-ignores", {"tests/*": ["HFC01"]}, False),
+    ("per-file-ignores", ["tests/*"], False),
+    ("force-exclude", True, True),
+    ("force-exclude", "yes", False),
+    ("respect-gitignore", False, True),
+    ("respect-gitignore", 0, False),
     ("selekt", ["HFC001"], False),
 ]
 

@@ -8,13 +8,13 @@ and --fix's modules only with those flags (tests/cli/test_cache.py checks what a
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from hf_cache_lint.cli_support.cache import ResultCache, cache_folder, disabled_by_env
-from hf_cache_lint.cli_support.discovery import Discovery, SourceFile, discover
+from hf_cache_lint.cli_support.discovery import Discovery, Selection, SourceFile, discover
 from hf_cache_lint.cli_support.formats import FORMATS
 from hf_cache_lint.cli_support.report import Report, build_report
 from hf_cache_lint.cli_support.runner import check_files, check_one
@@ -22,9 +22,6 @@ from hf_cache_lint.engine.context import Context, installed_transformers, resolv
 from hf_cache_lint.engine.findings import CheckResult, FileError
 from hf_cache_lint.pyproject import Config, ConfigError, check_version, load_config
 from hf_cache_lint.settings import Settings
-
-if TYPE_CHECKING:
-    from hf_cache_lint.cli_support.gitignore import PathSpec
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -81,8 +78,8 @@ def make_context(settings: Settings, args: argparse.Namespace, root: Path) -> Co
     return context
 
 
-def _fix(sources: list[SourceFile], results: list[CheckResult], settings: Settings,
-         context: Context) -> tuple[list[CheckResult], list[FileError], int]:
+def _fix(sources: list[SourceFile], results: list[CheckResult], settings: Settings, context: Context,
+         ignores: list[tuple[str, ...]]) -> tuple[list[CheckResult], list[FileError], int]:
     """Fix the files that have a fixable finding; re-check them so the report shows what remains."""
     from hf_cache_lint.cli_support.fixer import fix_file  # the engine: only when fixing
 
@@ -92,21 +89,48 @@ def _fix(sources: list[SourceFile], results: list[CheckResult], settings: Settin
     for i, (source, result) in enumerate(zip(sources, results, strict=True)):
         if not any(fix.preferred for f in result.findings for fix in f.fixes):
             continue
-        outcome = fix_file(source, settings, context)
+        # The file's per-file-ignores are its settings' ignores here: a fix pass must not fix what they hide.
+        own = replace(settings, ignore=settings.ignore + ignores[i]) if ignores[i] else settings
+        outcome = fix_file(source, own, context)
         if outcome.error:
             errors.append(FileError(source.display, outcome.error))
         if outcome.fixed:
             fixed += outcome.fixed
-            out[i] = check_one(source, settings, context)
+            out[i] = check_one(source, own, context)
     return out, errors, fixed
 
 
-def _exclude(patterns: tuple[str, ...]) -> PathSpec | None:
-    if not patterns:
-        return None
+def selection(settings: Settings, args: argparse.Namespace) -> Selection:
+    """Which files a walk takes: pyproject's exclude settings with the flags on top (as Ruff's)."""
+    exclude = args.exclude if getattr(args, "exclude", None) is not None else settings.exclude
+    extend = settings.extend_exclude + tuple(getattr(args, "extend_exclude", None) or ())
+    force = settings.force_exclude if getattr(args, "force_exclude", None) is None else args.force_exclude
+    gitignore = (settings.respect_gitignore if getattr(args, "respect_gitignore", None) is None
+                 else args.respect_gitignore)
+    return Selection.of(exclude, extend, gitignore, force)
+
+
+def per_file_ignores(sources: list[SourceFile], settings: Settings, root: Path) -> list[tuple[str, ...]]:
+    """For each file, the codes its `per-file-ignores` entries ignore (patterns relative to the project root,
+    matched gitignore-style as `exclude` is, each folder above the file included)."""
+    if not settings.per_file_ignores:
+        return [()] * len(sources)
     from hf_cache_lint.cli_support.gitignore import PathSpec
 
-    return PathSpec.of(patterns)
+    specs = [(PathSpec.of([glob]), codes) for glob, codes in settings.per_file_ignores.items()]
+    base = os.path.abspath(root)
+    out = []
+    for source in sources:
+        absolute = os.path.abspath(source.where)
+        rel = os.path.relpath(absolute, base).replace(os.sep, "/")
+        out.append(tuple(c for spec, codes in specs if spec.excludes(rel, False) for c in codes))
+    return out
+
+
+def _without(result: CheckResult, codes: tuple[str, ...]) -> CheckResult:
+    if not codes or not result.findings:
+        return result
+    return replace(result, findings=tuple(f for f in result.findings if not f.code.startswith(codes)))
 
 
 def run(args: argparse.Namespace) -> tuple[Report, Discovery]:
@@ -119,8 +143,10 @@ def run(args: argparse.Namespace) -> tuple[Report, Discovery]:
         raise ConfigError("--upgrade-to reports what an upgrade would break; it does not combine with --fix")
     settings = effective_settings(config, args)
     context = make_context(settings, args, config.root)
-    found = discover(paths, _exclude(settings.exclude), config.root)
+    found = discover(paths, selection(settings, args), config.root)
     sources = list(found.files)
+    if getattr(args, "show_files", False):
+        return build_report([], [], found.errors), found
     cache = None
     if config.cache and not args.no_cache and not disabled_by_env():
         cache = ResultCache(cache_folder(config.root, config.cache_dir), settings, context)
@@ -136,10 +162,13 @@ def run(args: argparse.Namespace) -> tuple[Report, Discovery]:
         later = check_files(sources, settings, replace(context, target=upgrade), jobs=args.jobs, cache=cache)
         results = new_at_upgrade(sources, results, later, context, upgrade,
                                  lambda files, ctx: check_files(files, settings, ctx, jobs=args.jobs, cache=cache))
+    ignores = per_file_ignores(sources, settings, config.root)
+    results = [_without(r, codes) for r, codes in zip(results, ignores, strict=True)]
     fix_errors: list[FileError] = []
     fixed = 0
     if args.fix:
-        results, fix_errors, fixed = _fix(sources, results, settings, context)
+        results, fix_errors, fixed = _fix(sources, results, settings, context, ignores)
+        results = [_without(r, codes) for r, codes in zip(results, ignores, strict=True)]
     report = build_report(sources, results, [*found.errors, *fix_errors], fixed=fixed, fixing=args.fix)
     return report, found
 
@@ -152,6 +181,12 @@ def run_check(args: argparse.Namespace) -> int:
         report, found = run(args)
     except ConfigError as exc:
         return _error(str(exc))
+    if getattr(args, "show_files", False):  # Ruff's --show-files: the files a check would read, one a line
+        for source in found.files:
+            print(source.display)
+        for err in found.errors:
+            print(f"{err.path}: error: {err.message}", file=sys.stderr)
+        return EXIT_ERROR if found.errors else EXIT_CLEAN
     if not found.files and not found.errors:
         print("hf-cache-lint: warning: no Python files found under the given paths", file=sys.stderr)
     for note in report.notes:
