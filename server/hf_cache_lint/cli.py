@@ -11,7 +11,7 @@ from hf_cache_lint import __version__
 
 # The names only: the formats (and through them the engine) load when `check` runs, so `--version`
 # and `serve` start fast. cli_support.formats.FORMATS maps the same names.
-FORMAT_NAMES = ("text", "json", "sarif", "github")
+FORMAT_NAMES = ("full", "concise", "json", "json-lines", "sarif", "github", "gitlab", "text")
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -70,7 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
                            formatter_class=argparse.RawDescriptionHelpFormatter)
     check.add_argument("paths", nargs="*", metavar="PATH",
                        help="files or folders (recursive: .py and .ipynb); default: .")
-    check.add_argument("--format", choices=FORMAT_NAMES, default="text", help="output format (default: text)")
+    check.add_argument("--output-format", "--format", dest="format", choices=FORMAT_NAMES, default="full",
+                       metavar="FORMAT", help=f"output format: {', '.join(FORMAT_NAMES[:-1])} (default: full; "
+                                              "`text` is the old name of full, --format of --output-format)")
     check.add_argument("--transformers-version", metavar="X.Y.Z",
                        help="target transformers version (wins over the one found with --interpreter)")
     check.add_argument("--interpreter", metavar="PY",
@@ -79,7 +81,13 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--extend-select", type=_codes, metavar="CODES",
                        help="rule codes or prefixes to enable on top of the selection (e.g. HFC006, off by default)")
     check.add_argument("--ignore", type=_codes, metavar="CODES", help="comma-separated rule codes or prefixes")
-    check.add_argument("--fix", action="store_true", help="apply the preferred fix of each finding")
+    check.add_argument("--fix", action="store_true", help="apply the preferred fix of each finding, if it is safe")
+    check.add_argument("--unsafe-fixes", action="store_true",
+                       help="also apply (with --fix, --diff) the unsafe ones: they may change behaviour beyond the "
+                            "finding (each rule's docs say when, under Fix safety)")
+    check.add_argument("--diff", action="store_true",
+                       help="print the changes --fix would make as a unified diff, write nothing (exit 1 if any)")
+    check.add_argument("--show-fixes", action="store_true", help="with --fix, list what was fixed, per file and code")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     check.add_argument("--jobs", type=int, default=0, metavar="N",
                        help="at most N worker processes (default: one per CPU not busy all the time; fewer, or "
@@ -91,6 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="neither read nor write the result cache (.hf_cache_lint_cache/)")
     check.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     _file_selection(check)
+    _output(check)
 
     serve = sub.add_parser("serve", help="run the language server (stdio unless --tcp)")
     serve.add_argument("--tcp", action="store_true", help="listen on TCP instead of stdio")
@@ -122,6 +131,23 @@ def _file_selection(check: argparse.ArgumentParser) -> None:
                        help="skip what .gitignore (in a git work tree) and .ignore files exclude (default: on)")
     group.add_argument("--show-files", action="store_true",
                        help="print the files a check would read, one a line, and exit")
+
+
+def _output(check: argparse.ArgumentParser) -> None:
+    """Ruff's output and run flags."""
+    group = check.add_argument_group("output")
+    group.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                       help="colour the full and concise formats: auto (default) on a terminal unless NO_COLOR is set")
+    group.add_argument("--statistics", action="store_true", help="print a count of findings per rule instead")
+    group.add_argument("-q", "--quiet", action="store_true", help="print the findings, nothing else (no summary)")
+    group.add_argument("-s", "--silent", action="store_true", help="print nothing: the exit status says it all")
+    group.add_argument("-o", "--output-file", metavar="PATH", help="write the output to PATH instead of stdout")
+    group.add_argument("--show-settings", action="store_true",
+                       help="print the settings a check of PATH would use (pyproject, flags, target) and exit")
+    group.add_argument("--stdin-filename", metavar="PATH",
+                       help="with PATH `-` (the text on stdin): the file name to report, configure and exclude by")
+    group.add_argument("-w", "--watch", action="store_true",
+                       help="check again whenever a checked file changes (polls once a second; Ctrl-C stops)")
 
 
 class _OneLine(logging.Formatter):

@@ -309,15 +309,16 @@ def choose(candidates: Iterable[tuple[int, Finding, Fix]],
     return taken
 
 
-def preferred(items: Iterable[tuple[int, Finding]]) -> list[tuple[int, Finding, Fix]]:
-    """Each finding's preferred fix, in finding order (Errors first, as `--fix` should settle them first)."""
+def preferred(items: Iterable[tuple[int, Finding]], unsafe: bool = False) -> list[tuple[int, Finding, Fix]]:
+    """Each finding's preferred fix, in finding order (Errors first, as `--fix` should settle them first); a
+    fix marked unsafe only with `unsafe` (`--unsafe-fixes`; fixAll never)."""
     rank = {"error": 0, "warning": 1, "info": 2, "hint": 3}
     ordered = sorted(items, key=lambda it: rank.get(it[1].severity.value, 4))
-    return [(c, f, fix) for c, f in ordered for fix in f.fixes if fix.preferred]
+    return [(c, f, fix) for c, f in ordered for fix in f.fixes if fix.preferred and (unsafe or fix.safe)]
 
 
 def fix_pass(cells: Sequence[str], items: Iterable[tuple[int, Finding]], accept: Callable[[int, Finding, Fix], bool],
-             notebook: bool = False, adapt: Callable[[int, Fix], Fix] | None = None,
+             notebook: bool = False, adapt: Callable[[int, Fix], Fix] | None = None, unsafe: bool = False,
              ) -> tuple[list[str], list[tuple[int, Finding, Fix]]]:
     """One round of fixing: `--fix` runs one per pass, fixAll one per request, so both pick the same edits.
 
@@ -325,7 +326,7 @@ def fix_pass(cells: Sequence[str], items: Iterable[tuple[int, Finding]], accept:
     is taken when it conflicts with no fix taken before it (touching edits conflict: `conflicts`) and
     `accept` verifies it; the taken fixes are applied together (`apply_chosen`). Returns the new cells and
     the fixes applied."""
-    candidates = preferred(items)
+    candidates = preferred(items, unsafe)
     if adapt is not None:
         candidates = [(c, f, adapt(c, x)) for c, f, x in candidates]
     return apply_chosen(cells, choose(candidates, accept), notebook)

@@ -67,7 +67,7 @@ def test_symlinked_folders_are_not_followed(project: Path) -> None:
 def test_missing_path_is_a_per_path_error(project: Path, run: RunFn) -> None:
     write(project / "demo.py", CONFLICT)
     r = run("check", "--format", "json", "missing.py", "demo.py")
-    assert [f["filename"] for f in r.json()] == ["demo.py"]
+    assert [(f["filename"], f["code"]) for f in r.json()] == [("demo.py", "HFC001"), ("missing.py", None)]
     assert r.err.splitlines() == ["missing.py: error: no such file or directory"]
     assert r.code == 1
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from dataclasses import replace
+from collections import Counter
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from hf_cache_lint.cli_support.cache import ResultCache, cache_folder, disabled_by_env
 from hf_cache_lint.cli_support.discovery import Discovery, Selection, SourceFile, discover
-from hf_cache_lint.cli_support.formats import FORMATS
 from hf_cache_lint.cli_support.report import Report, build_report
 from hf_cache_lint.cli_support.runner import check_files, check_one
 from hf_cache_lint.engine.context import Context, installed_transformers, resolve_context
@@ -78,26 +78,44 @@ def make_context(settings: Settings, args: argparse.Namespace, root: Path) -> Co
     return context
 
 
+@dataclass
+class FixRun:
+    """What `--fix` (or `--diff`) did: the results left, the files it could not write, how many fixes, and per
+    file the text before and after and the codes fixed (for --diff and --show-fixes)."""
+
+    results: list[CheckResult]
+    errors: list[FileError] = field(default_factory=list)
+    fixed: int = 0
+    changes: list[tuple[str, str, str]] = field(default_factory=list)
+    codes: list[tuple[str, Counter[tuple[str, str]]]] = field(default_factory=list)
+
+
 def _fix(sources: list[SourceFile], results: list[CheckResult], settings: Settings, context: Context,
-         ignores: list[tuple[str, ...]]) -> tuple[list[CheckResult], list[FileError], int]:
+         ignores: list[tuple[str, ...]], unsafe: bool = False, dry_run: bool = False) -> FixRun:
     """Fix the files that have a fixable finding; re-check them so the report shows what remains."""
     from hf_cache_lint.cli_support.fixer import fix_file  # the engine: only when fixing
 
-    errors: list[FileError] = []
-    fixed = 0
-    out = list(results)
+    run = FixRun(list(results))
     for i, (source, result) in enumerate(zip(sources, results, strict=True)):
-        if not any(fix.preferred for f in result.findings for fix in f.fixes):
+        if not any(fix.preferred and (unsafe or fix.safe) for f in result.findings for fix in f.fixes):
             continue
         # The file's per-file-ignores are its settings' ignores here: a fix pass must not fix what they hide.
         own = replace(settings, ignore=settings.ignore + ignores[i]) if ignores[i] else settings
-        outcome = fix_file(source, own, context)
+        outcome = fix_file(source, own, context, unsafe, dry_run)
         if outcome.error:
-            errors.append(FileError(source.display, outcome.error))
+            run.errors.append(FileError(source.display, outcome.error))
         if outcome.fixed:
-            fixed += outcome.fixed
-            out[i] = check_one(source, own, context)
-    return out, errors, fixed
+            run.fixed += outcome.fixed
+            run.changes.append((source.display, outcome.before, outcome.after))
+            if dry_run:
+                continue
+            run.results[i] = check_one(source, own, context)
+            # What was fixed: the findings before less those left, by code (a fix removes its finding).
+            left = Counter((f.code, f.name) for f in run.results[i].findings)
+            gone = Counter((f.code, f.name) for f in result.findings) - left
+            if gone:
+                run.codes.append((source.display, gone))
+    return run
 
 
 def selection(settings: Settings, args: argparse.Namespace) -> Selection:
@@ -133,7 +151,7 @@ def _without(result: CheckResult, codes: tuple[str, ...]) -> CheckResult:
     return replace(result, findings=tuple(f for f in result.findings if not f.code.startswith(codes)))
 
 
-def run(args: argparse.Namespace) -> tuple[Report, Discovery]:
+def run(args: argparse.Namespace) -> tuple[Report, Discovery, FixRun]:
     paths = args.paths or ["."]
     config = load_config(paths)
     for v, flag in ((args.transformers_version, "--transformers-version"), (args.upgrade_to, "--upgrade-to")):
@@ -146,7 +164,7 @@ def run(args: argparse.Namespace) -> tuple[Report, Discovery]:
     found = discover(paths, selection(settings, args), config.root)
     sources = list(found.files)
     if getattr(args, "show_files", False):
-        return build_report([], [], found.errors), found
+        return build_report([], [], found.errors), found, FixRun([])
     cache = None
     if config.cache and not args.no_cache and not disabled_by_env():
         cache = ResultCache(cache_folder(config.root, config.cache_dir), settings, context)
@@ -164,21 +182,46 @@ def run(args: argparse.Namespace) -> tuple[Report, Discovery]:
                                  lambda files, ctx: check_files(files, settings, ctx, jobs=args.jobs, cache=cache))
     ignores = per_file_ignores(sources, settings, config.root)
     results = [_without(r, codes) for r, codes in zip(results, ignores, strict=True)]
-    fix_errors: list[FileError] = []
-    fixed = 0
-    if args.fix:
-        results, fix_errors, fixed = _fix(sources, results, settings, context, ignores)
-        results = [_without(r, codes) for r, codes in zip(results, ignores, strict=True)]
-    report = build_report(sources, results, [*found.errors, *fix_errors], fixed=fixed, fixing=args.fix)
-    return report, found
+    fixing = args.fix or getattr(args, "diff", False)
+    fix_run = FixRun(results)
+    if fixing:
+        fix_run = _fix(sources, results, settings, context, ignores, getattr(args, "unsafe_fixes", False),
+                       dry_run=getattr(args, "diff", False))
+        results = [_without(r, codes) for r, codes in zip(fix_run.results, ignores, strict=True)]
+    report = build_report(sources, results, [*found.errors, *fix_run.errors], fixed=fix_run.fixed,
+                          fixing=args.fix and not getattr(args, "diff", False))
+    return report, found, fix_run
 
 
 def run_check(args: argparse.Namespace) -> int:
     """The whole `check` command; returns the exit status."""
     if args.jobs < 0:
         return _error("--jobs must be 0 (one per CPU) or more")
+    if getattr(args, "watch", False):
+        from hf_cache_lint.cli_support.watch import watch
+
+        return watch(args, check_once)
+    return check_once(args)
+
+
+def check_once(args: argparse.Namespace) -> int:
+    """One `check` run: the report printed, the exit status returned."""
+    if getattr(args, "show_settings", False):
+        from hf_cache_lint.cli_support.output import show_settings
+
+        try:
+            return show_settings(args)
+        except ConfigError as exc:
+            return _error(str(exc))
+    if (args.paths == ["-"]) or getattr(args, "stdin_filename", None):
+        from hf_cache_lint.cli_support.stdin import check_stdin
+
+        try:
+            return check_stdin(args)
+        except ConfigError as exc:
+            return _error(str(exc))
     try:
-        report, found = run(args)
+        report, found, fix_run = run(args)
     except ConfigError as exc:
         return _error(str(exc))
     if getattr(args, "show_files", False):  # Ruff's --show-files: the files a check would read, one a line
@@ -187,17 +230,6 @@ def run_check(args: argparse.Namespace) -> int:
         for err in found.errors:
             print(f"{err.path}: error: {err.message}", file=sys.stderr)
         return EXIT_ERROR if found.errors else EXIT_CLEAN
-    if not found.files and not found.errors:
-        print("hf-cache-lint: warning: no Python files found under the given paths", file=sys.stderr)
-    for note in report.notes:
-        print(f"{note.path}: note: {note.message}", file=sys.stderr)
-    for err in report.errors:
-        print(f"{err.path}: error: {err.message}", file=sys.stderr)
-    try:
-        sys.stdout.write(FORMATS[args.format](report))
-        sys.stdout.flush()
-    except BrokenPipeError:  # `| head`: the reader is gone, the status still matters
-        pass
-    if args.exit_zero:
-        return EXIT_CLEAN
-    return EXIT_FINDINGS if report.fails else EXIT_CLEAN
+    from hf_cache_lint.cli_support.output import emit
+
+    return emit(args, report, fix_run, nothing_found=not found.files and not found.errors)

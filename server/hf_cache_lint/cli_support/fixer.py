@@ -26,6 +26,9 @@ class FixOutcome:
 
     fixed: int
     error: str | None = None
+    # The file's text before and after (`--diff` prints them; equal when nothing was fixed).
+    before: str = ""
+    after: str = ""
 
 
 def newline_of(text: str) -> str:
@@ -46,7 +49,8 @@ def with_newline(fix: Fix, newline: str) -> Fix:
                                     for e in fix.edits))
 
 
-def fix_cells(cells: Sequence[str], recheck: Recheck, notebook: bool = False, path: str = "") -> tuple[list[str], int]:
+def fix_cells(cells: Sequence[str], recheck: Recheck, notebook: bool = False, path: str = "",
+              unsafe: bool = False) -> tuple[list[str], int]:
     """The cells with preferred fixes applied pass after pass until nothing changes; and how many.
 
     Each pass checks the text, takes the preferred fixes in order (Errors first) that pass verification
@@ -63,7 +67,7 @@ def fix_cells(cells: Sequence[str], recheck: Recheck, notebook: bool = False, pa
             return with_newline(fix, newlines[cell])
 
         verifier = Verifier(current, recheck, notebook, path)
-        new, applied = fix_pass(current, items, verifier.ok, notebook, own_newlines)
+        new, applied = fix_pass(current, items, verifier.ok, notebook, own_newlines, unsafe)
         if new == current:
             break
         current, total = new, total + len(applied)
@@ -76,33 +80,40 @@ def _encoding(data: bytes) -> str:
     return tokenize.detect_encoding(io.BytesIO(data).readline)[0]
 
 
-def fix_python(source: SourceFile, settings: Settings, context: Context) -> FixOutcome:
+def fix_python(source: SourceFile, settings: Settings, context: Context, unsafe: bool = False,
+               dry_run: bool = False) -> FixOutcome:
     data = source.path.read_bytes()
     text = decode_source(data)
-    (new,), fixed = fix_cells([text], file_recheck(source.display, settings, context), path=source.display)
-    if fixed:
+    (new,), fixed = fix_cells([text], file_recheck(source.display, settings, context), path=source.display,
+                              unsafe=unsafe)
+    if fixed and not dry_run:
         source.path.write_bytes(new.encode(_encoding(data)))
-    return FixOutcome(fixed)
+    return FixOutcome(fixed, before=text, after=new)
 
 
-def fix_notebook(source: SourceFile, settings: Settings, context: Context) -> FixOutcome:
+def fix_notebook(source: SourceFile, settings: Settings, context: Context, unsafe: bool = False,
+                 dry_run: bool = False) -> FixOutcome:
     """Fix the code cells as one module (cell order), writing back only the changed cells' sources."""
     data = source.path.read_bytes()
-    nb = Notebook.parse(decode_source(data))
+    text = decode_source(data)
+    nb = Notebook.parse(text)
     cells, total = fix_cells(list(nb.code_sources()), notebook_recheck(source.display, settings, context),
-                             notebook=True, path=source.display)
-    if total:
+                             notebook=True, path=source.display, unsafe=unsafe)
+    new = nb.with_code_sources(cells) if total else text
+    if total and not dry_run:
         bom = codecs.BOM_UTF8 if data.startswith(codecs.BOM_UTF8) else b""
-        source.path.write_bytes(bom + nb.with_code_sources(cells).encode("utf-8"))
-    return FixOutcome(total)
+        source.path.write_bytes(bom + new.encode("utf-8"))
+    return FixOutcome(total, before=text, after=new)
 
 
-def fix_file(source: SourceFile, settings: Settings, context: Context) -> FixOutcome:
-    """Apply fixes to one file; any failure is reported for the file, never raised."""
+def fix_file(source: SourceFile, settings: Settings, context: Context, unsafe: bool = False,
+             dry_run: bool = False) -> FixOutcome:
+    """Apply the safe fixes (with `unsafe`, the unsafe ones too) to one file; any failure is reported for the
+    file, never raised. `dry_run` (`--diff`): work the new text out, write nothing."""
     try:
         if source.is_notebook:
-            return fix_notebook(source, settings, context)
-        return fix_python(source, settings, context)
+            return fix_notebook(source, settings, context, unsafe, dry_run)
+        return fix_python(source, settings, context, unsafe, dry_run)
     except OSError as exc:
         return FixOutcome(0, f"cannot write fixes: {exc.strerror or exc}")
     except (ValueError, RecursionError) as exc:

@@ -28,10 +28,16 @@ def _region(span: Span) -> dict[str, int]:
             "endLine": span.end.line, "endColumn": span.end.column + 1}
 
 
-def _location(path: str, span: Span, cell: int | None) -> dict[str, Any]:
-    loc: dict[str, Any] = {"physicalLocation": {"artifactLocation": _uri(path), "region": _region(span)}}
-    if cell is not None:  # SARIF knows no notebook cells: rows are relative to the cell named here
-        loc["properties"] = {"cell": cell}
+def _location(path: str, span: Span, cell: int | None, file_lines: tuple[int, int] | None = None) -> dict[str, Any]:
+    if cell is None:
+        return {"physicalLocation": {"artifactLocation": _uri(path), "region": _region(span)}}
+    # SARIF knows no notebook cells. The region names the lines of the .ipynb file that hold the cell's lines
+    # (report.py file_lines), so a viewer opens the notebook there; the cell and the line and columns in it are
+    # properties. Without known file lines, the region is left out rather than pointing at the wrong line.
+    loc: dict[str, Any] = {"physicalLocation": {"artifactLocation": _uri(path)}}
+    if file_lines is not None:
+        loc["physicalLocation"]["region"] = {"startLine": file_lines[0], "endLine": file_lines[1]}
+    loc["properties"] = {"cell": cell, "cellRegion": _region(span)}
     return loc
 
 
@@ -45,7 +51,7 @@ def _result(item: Located, rule_index: dict[str, int]) -> dict[str, Any]:
         "ruleId": f.code,
         "level": LEVELS[f.severity],
         "message": {"text": f.message},
-        "locations": [_location(item.filename, f.span, item.cell)],
+        "locations": [_location(item.filename, f.span, item.cell, item.file_lines)],
     }
     if f.code in rule_index:
         out["ruleIndex"] = rule_index[f.code]
@@ -57,6 +63,7 @@ def _result(item: Located, rule_index: dict[str, int]) -> dict[str, Any]:
     if f.fixes and item.cell is None:  # a notebook's cell rows are not rows of the .ipynb artifact
         out["fixes"] = [
             {"description": {"text": fix.title},
+             "properties": {"applicability": fix.applicability},
              "artifactChanges": [{"artifactLocation": _uri(item.filename),
                                   "replacements": [_replacement(e) for e in fix.edits]}]}
             for fix in f.fixes
