@@ -90,7 +90,9 @@ def test_sarif_is_valid_sarif_2_1_0(demo: Path, run: RunFn) -> None:
     assert "past_key_values=DynamicCache()" in NB_CONFLICT.splitlines()[line - 1]
     assert nb["locations"][0]["properties"]["cell"] == 3
     [py] = [r for r in results if r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "demo.py"]
-    assert {f["properties"]["applicability"] for f in py["fixes"]} == {"safe"}
+    assert {f["description"]["text"]: f["properties"]["applicability"] for f in py["fixes"]} == {
+        "Set `cache_implementation=None` in this call": "safe", "Remove `past_key_values=`": "unsafe",
+        "Remove `cache_implementation=`": "safe", "Ignore HFC001 on this line": "safe"}
 
 
 def test_the_schema_subset_rejects_what_sarif_forbids() -> None:

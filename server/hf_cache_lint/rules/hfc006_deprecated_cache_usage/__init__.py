@@ -7,7 +7,7 @@ from functools import partial
 
 from hf_cache_lint.engine.analysis import Analysis, CacheArg, CiValue, GenerateCall
 from hf_cache_lint.engine.edits import rename_keyword
-from hf_cache_lint.engine.findings import Edit, Finding, Fix, Severity
+from hf_cache_lint.engine.findings import UNSAFE, Edit, Finding, Fix, Severity
 from hf_cache_lint.engine.keywords import written_cache_keyword
 from hf_cache_lint.engine.text import line_starts, offset
 from hf_cache_lint.rules.base import Rule
@@ -70,7 +70,9 @@ class DeprecatedCacheUsage(Rule):
         written = written_cache_keyword(call, arg)
         fixes: tuple[Fix, ...] = ()
         if written is not None:
-            fixes = (Fix("Rename to `cache=`", (rename_keyword(written, "cache"),), preferred=True),
+            # `cache=` does not run before 5.24 (HFC003 there): not on every release code may still support.
+            fixes = (Fix("Rename to `cache=`", (rename_keyword(written, "cache"),), preferred=True,
+                         applicability=UNSAFE),
                      self.ignore_fix(analysis, arg.span))
         return self.report(arg.span, message, fixes=fixes, story=partial(self.old_keyword_story, analysis, call, arg),
                            tags=TAGS)
