@@ -42,8 +42,15 @@ pyproject.toml folder, else the current folder), the given paths and the Hugging
 
 Notebooks (.ipynb): the code cells are checked as one module in cell order; rows are relative
 to the cell, and the cell is its 1-based position among all cells (text: `nb.ipynb:cell 3:2:5`,
-json: "cell": 3; sarif: a "cell" property, no fixes; github: the file, with the cell in the
-title). --fix rewrites only the changed code cells' sources and keeps the rest of the JSON.
+json: "cell": 3; sarif: the line of the .ipynb file holding the cell's line, the cell and its
+region as properties, no fixes; github and gitlab: that line of the file, the cell in the title).
+--fix rewrites only the changed code cells' sources and keeps the rest of the JSON.
+
+Fixes are safe or unsafe (Ruff's applicability): --fix applies the safe ones, --unsafe-fixes the
+others too (they may change behaviour beyond the finding; each rule's docs say which, under Fix
+safety). Suppress a finding with `# noqa: HFC001` or `# hf-cache-lint: ignore[HFC001]` on its
+line, or `# hf-cache-lint: noqa: HFC001` anywhere for the whole file; --extend-select HFC100
+reports the suppressions that silence nothing.
 """
 
 
