@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -16,10 +17,11 @@ LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "
 
 
 def _uri(path: str) -> dict[str, str]:
-    posix = path.replace(os.sep, "/")
+    """An absolute path as a file URI (`Path.as_uri`: `file:///C:/x.py` on Windows, where "file://" + path
+    was wrong), a relative one relative to %SRCROOT%. Not pygls.uris: only lsp/ imports pygls."""
     if os.path.isabs(path):
-        return {"uri": "file://" + quote(posix)}
-    return {"uri": quote(posix), "uriBaseId": "%SRCROOT%"}
+        return {"uri": Path(path).as_uri()}
+    return {"uri": quote(path.replace(os.sep, "/")), "uriBaseId": "%SRCROOT%"}
 
 
 def _region(span: Span) -> dict[str, int]:
@@ -97,7 +99,7 @@ def sarif_log(report: Report) -> dict[str, Any]:
          "locations": [{"physicalLocation": {"artifactLocation": _uri(n.path)}}]}
         for n in report.notes
     ]
-    cwd = quote(os.getcwd().replace(os.sep, "/").rstrip("/") + "/")
+    cwd = Path.cwd().as_uri().rstrip("/") + "/"
     return {
         "$schema": SCHEMA,
         "version": "2.1.0",
@@ -105,7 +107,7 @@ def sarif_log(report: Report) -> dict[str, Any]:
             "tool": {"driver": {"name": "hf-cache-lint", "version": __version__, "semanticVersion": __version__,
                                 "informationUri": "https://github.com/hf-cache-lint/hf-cache-lint",
                                 "rules": rules}},
-            "originalUriBaseIds": {"%SRCROOT%": {"uri": f"file://{cwd}"}},
+            "originalUriBaseIds": {"%SRCROOT%": {"uri": cwd}},
             "columnKind": "unicodeCodePoints",
             "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notifications}],
             "results": [_result(i, index) for i in report.items],
