@@ -230,3 +230,35 @@ def test_watch_checks_again_after_a_change(demo: Path, run: RunFn, monkeypatch: 
     # change nothing.
     assert watch.watch(args, once, polls=5, interval=0.01) == 0
     assert len(runs) == 2
+
+
+def test_progress_bar_only_for_long_runs_on_a_terminal() -> None:
+    from hf_cache_lint.cli_support.progress import MIN_FILES, progress_for
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    assert progress_for(MIN_FILES, False, io.StringIO()) is None  # not a terminal
+    assert progress_for(MIN_FILES - 1, False, Tty()) is None  # short
+    assert progress_for(MIN_FILES, True, Tty()) is None  # --quiet
+    tty = Tty()
+    bar = progress_for(MIN_FILES, False, tty)
+    assert bar is not None
+    bar(MIN_FILES // 2)
+    bar(MIN_FILES - MIN_FILES // 2)
+    assert f"] {MIN_FILES}/{MIN_FILES} files" in tty.getvalue() and "#" * 30 in tty.getvalue()
+    bar.close()
+    assert tty.getvalue().endswith("\r")
+
+
+def test_check_files_reports_progress_for_every_file(demo: Path) -> None:
+    from hf_cache_lint.cli_support.discovery import discover
+    from hf_cache_lint.cli_support.runner import check_files
+    from hf_cache_lint.engine.context import Context
+    from hf_cache_lint.settings import Settings
+
+    sources = list(discover(["."], None, demo).files)
+    seen: list[int] = []
+    check_files(sources, Settings(), Context(), jobs=1, progress=seen.append)
+    assert sum(seen) == len(sources) == 3

@@ -168,7 +168,14 @@ def run(args: argparse.Namespace) -> tuple[Report, Discovery, FixRun]:
     cache = None
     if config.cache and not args.no_cache and not disabled_by_env():
         cache = ResultCache(cache_folder(config.root, config.cache_dir), settings, context)
-    results = check_files(sources, settings, context, jobs=args.jobs, cache=cache)
+    from hf_cache_lint.cli_support.progress import progress_for
+
+    bar = progress_for(len(sources), getattr(args, "quiet", False) or getattr(args, "silent", False))
+    try:
+        results = check_files(sources, settings, context, jobs=args.jobs, cache=cache, progress=bar)
+    finally:
+        if bar is not None:
+            bar.close()
     if args.upgrade_to:
         from hf_cache_lint.cli_support.upgrade import new_at_upgrade
         from hf_cache_lint.engine.versions import Target
