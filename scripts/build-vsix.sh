@@ -44,7 +44,7 @@ cp -r server/hf_cache_lint bundled/tool/
 cp client/serve.py bundled/serve.py
 # Prove the bundle imports on its own (no site-packages, no user site), and that the bootstrap starts it in
 # isolated mode as the extension does; then drop the bytecode those runs wrote.
-PYTHONPATH="bundled/tool:bundled/libs" "$PYTHON" -S -s -c "import pygls, lsprotocol, jedi, parso, hf_cache_lint"
+PYTHONPATH="bundled/tool:bundled/libs" "$PYTHON" -S -s -c "import pygls, lsprotocol, jedi, parso, pathspec, hf_cache_lint"
 "$PYTHON" -I bundled/serve.py --version
 find bundled -name __pycache__ -type d -prune -exec rm -rf {} +
 echo "bundled/ ready ($(du -sh bundled | cut -f1))"

@@ -11,7 +11,7 @@ from hf_cache_lint import __version__
 
 # The names only: the formats (and through them the engine) load when `check` runs, so `--version`
 # and `serve` start fast. cli_support.formats.FORMATS maps the same names.
-FORMAT_NAMES = ("text", "json", "sarif", "github")
+FORMAT_NAMES = ("full", "concise", "json", "json-lines", "sarif", "github", "gitlab", "text")
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -45,8 +45,15 @@ pyproject.toml folder, else the current folder), the given paths and the Hugging
 
 Notebooks (.ipynb): the code cells are checked as one module in cell order; rows are relative
 to the cell, and the cell is its 1-based position among all cells (text: `nb.ipynb:cell 3:2:5`,
-json: "cell": 3; sarif: a "cell" property, no fixes; github: the file, with the cell in the
-title). --fix rewrites only the changed code cells' sources and keeps the rest of the JSON.
+json: "cell": 3; sarif: the line of the .ipynb file holding the cell's line, the cell and its
+region as properties, no fixes; github and gitlab: that line of the file, the cell in the title).
+--fix rewrites only the changed code cells' sources and keeps the rest of the JSON.
+
+Fixes are safe or unsafe (Ruff's applicability): --fix applies the safe ones, --unsafe-fixes the
+others too (they may change behaviour beyond the finding; each rule's docs say which, under Fix
+safety). Suppress a finding with `# noqa: HFC001` or `# hf-cache-lint: ignore[HFC001]` on its
+line, or `# hf-cache-lint: noqa: HFC001` anywhere for the whole file; --extend-select HFC100
+reports the suppressions that silence nothing.
 """
 
 
@@ -73,7 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
                            formatter_class=argparse.RawDescriptionHelpFormatter)
     check.add_argument("paths", nargs="*", metavar="PATH",
                        help="files or folders (recursive: .py and .ipynb); default: .")
-    check.add_argument("--format", choices=FORMAT_NAMES, default="text", help="output format (default: text)")
+    check.add_argument("--output-format", "--format", dest="format", choices=FORMAT_NAMES, default="full",
+                       metavar="FORMAT", help=f"output format: {', '.join(FORMAT_NAMES[:-1])} (default: full; "
+                                              "`text` is the old name of full, --format of --output-format)")
     check.add_argument("--transformers-version", metavar="X.Y.Z",
                        help="target transformers version or range (\">=4.45,<5\"); wins over the installed one")
     check.add_argument("--interpreter", metavar="PY",
@@ -83,7 +92,13 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--extend-select", type=_codes, metavar="CODES",
                        help="rule codes or prefixes to enable on top of the selection (e.g. HFC006, off by default)")
     check.add_argument("--ignore", type=_codes, metavar="CODES", help="comma-separated rule codes or prefixes")
-    check.add_argument("--fix", action="store_true", help="apply the preferred fix of each finding")
+    check.add_argument("--fix", action="store_true", help="apply the preferred fix of each finding, if it is safe")
+    check.add_argument("--unsafe-fixes", action="store_true",
+                       help="also apply (with --fix, --diff) the unsafe ones: they may change behaviour beyond the "
+                            "finding (each rule's docs say when, under Fix safety)")
+    check.add_argument("--diff", action="store_true",
+                       help="print the changes --fix would make as a unified diff, write nothing (exit 1 if any)")
+    check.add_argument("--show-fixes", action="store_true", help="with --fix, list what was fixed, per file and code")
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     check.add_argument("--jobs", type=int, default=0, metavar="N",
                        help="at most N worker processes (default: one per CPU not busy all the time; fewer, or "
@@ -94,6 +109,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--no-cache", action="store_true",
                        help="neither read nor write the result cache (.hf_cache_lint_cache/)")
     check.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    _file_selection(check)
+    _output(check)
 
     serve = sub.add_parser("serve", help="run the language server (stdio unless --tcp)")
     serve.add_argument("--tcp", action="store_true", help="listen on TCP instead of stdio")
@@ -105,6 +122,43 @@ def build_parser() -> argparse.ArgumentParser:
     group.add_argument("code", nargs="?", metavar="CODE", help="a rule code, e.g. HFC001")
     group.add_argument("--all", action="store_true", help="list every rule's code, name and summary")
     return parser
+
+
+def _patterns(text: str) -> tuple[str, ...]:
+    return tuple(p.strip() for p in text.split(",") if p.strip())
+
+
+def _file_selection(check: argparse.ArgumentParser) -> None:
+    """Ruff's file-selection flags; each wins over its pyproject setting (None: not given)."""
+    group = check.add_argument_group("file selection")
+    group.add_argument("--exclude", type=_patterns, metavar="PATTERNS",
+                       help="comma-separated gitignore-style patterns to skip, replacing the configured and "
+                            "default ones (.venv, venv, build, dist, site-packages, caches, ...)")
+    group.add_argument("--extend-exclude", type=_patterns, metavar="PATTERNS",
+                       help="patterns to skip on top of the excludes")
+    group.add_argument("--force-exclude", action=argparse.BooleanOptionalAction, default=None,
+                       help="apply the excludes to paths named on the command line too (as pre-commit runs it)")
+    group.add_argument("--respect-gitignore", action=argparse.BooleanOptionalAction, default=None,
+                       help="skip what .gitignore (in a git work tree) and .ignore files exclude (default: on)")
+    group.add_argument("--show-files", action="store_true",
+                       help="print the files a check would read, one a line, and exit")
+
+
+def _output(check: argparse.ArgumentParser) -> None:
+    """Ruff's output and run flags."""
+    group = check.add_argument_group("output")
+    group.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                       help="colour the full and concise formats: auto (default) on a terminal unless NO_COLOR is set")
+    group.add_argument("--statistics", action="store_true", help="print a count of findings per rule instead")
+    group.add_argument("-q", "--quiet", action="store_true", help="print the findings, nothing else (no summary)")
+    group.add_argument("-s", "--silent", action="store_true", help="print nothing: the exit status says it all")
+    group.add_argument("-o", "--output-file", metavar="PATH", help="write the output to PATH instead of stdout")
+    group.add_argument("--show-settings", action="store_true",
+                       help="print the settings a check of PATH would use (pyproject, flags, target) and exit")
+    group.add_argument("--stdin-filename", metavar="PATH",
+                       help="with PATH `-` (the text on stdin): the file name to report, configure and exclude by")
+    group.add_argument("-w", "--watch", action="store_true",
+                       help="check again whenever a checked file changes (polls once a second; Ctrl-C stops)")
 
 
 class _OneLine(logging.Formatter):

@@ -24,7 +24,7 @@ from typing import TypeVar
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import CheckResult, Edit, Finding, Fix, Span
 from hf_cache_lint.engine.notebook import join_cells, neutralise_magics, read_ipynb, split_findings
-from hf_cache_lint.engine.suppress import is_suppressed, suppressions
+from hf_cache_lint.engine.suppress import Directive, Suppressions, is_suppressed, suppressions
 from hf_cache_lint.engine.text import UndecodableError, apply_edits, decode_source, line_starts
 from hf_cache_lint.settings import Settings
 
@@ -383,8 +383,8 @@ class Verifier:
             return False
         old = self.cells[item.cell]
         lines = {item.finding.span.start.line, item.finding.span.end.line}
-        before: dict[int, frozenset[str]] = {}
-        after: dict[int, frozenset[str]] = {}
+        before: dict[int, tuple[Directive, ...]] = {}
+        after: dict[int, tuple[Directive, ...]] = {}
         for line in lines:
             if not 1 <= line <= len(starts):
                 return False
@@ -393,10 +393,10 @@ class Verifier:
             mine = [(a - begin, b - begin, content) for a, b, content in item.edits
                     if begin <= a and b <= begin + len(text)]
             for table, body in ((before, text), (after, _splice(text, mine))):
-                found = suppressions(body).get(1)
-                if found is not None:
-                    table[line] = found
-        return is_suppressed(item.finding, after) and not is_suppressed(item.finding, before)
+                found = suppressions(body)  # this line alone: its directives are its line 1's (or file-wide)
+                if found:
+                    table[line] = (*found.file, *found.lines.get(1, ()))
+        return is_suppressed(item.finding, Suppressions(after)) and not is_suppressed(item.finding, Suppressions(before))
 
     def _verify_batch(self, batch: list[_Item], check: bool) -> None:
         if len(batch) == 1:
@@ -614,24 +614,26 @@ def choose(candidates: Iterable[tuple[int, Finding, Fix]],
     return taken
 
 
-def preferred(items: Iterable[tuple[int, Finding]]) -> list[tuple[int, Finding, Fix]]:
-    """Each finding's preferred fix, in finding order (Errors first, as `--fix` should settle them first)."""
+def preferred(items: Iterable[tuple[int, Finding]], unsafe: bool = False) -> list[tuple[int, Finding, Fix]]:
+    """Each finding's preferred fix, in finding order (Errors first, as `--fix` should settle them first); a
+    fix marked unsafe only with `unsafe` (`--unsafe-fixes`; fixAll never)."""
     rank = {"error": 0, "warning": 1, "info": 2, "hint": 3}
     ordered = sorted(items, key=lambda it: rank.get(it[1].severity.value, 4))
-    return [(c, f, fix) for c, f in ordered for fix in f.fixes if fix.preferred]
+    return [(c, f, fix) for c, f in ordered for fix in f.fixes if fix.preferred and (unsafe or fix.safe)]
 
 
 def fix_pass(cells: Sequence[str], items: Iterable[tuple[int, Finding]], accept: Callable[[int, Finding, Fix], bool],
              notebook: bool = False, adapt: Callable[[int, Fix], Fix] | None = None,
-             prime: Callable[[Sequence[tuple[int, Finding, Fix]]], None] | None = None,
+             prime: Callable[[Sequence[tuple[int, Finding, Fix]]], None] | None = None, unsafe: bool = False,
              ) -> tuple[list[str], list[tuple[int, Finding, Fix]]]:
     """One round of fixing: `--fix` runs one per pass, fixAll one per request, so both pick the same edits.
 
     Each finding's preferred fix (Errors first; `adapt` may rewrite it, e.g. into the file's newline style)
     is taken when it conflicts with no fix taken before it (touching edits conflict: `conflicts`) and
     `accept` verifies it; the taken fixes are applied together (`apply_chosen`). Returns the new cells and
-    the fixes applied. `prime` (a `Verifier.prime`) verifies the candidates together first."""
-    candidates = preferred(items)
+    the fixes applied. `prime` (a `Verifier.prime`) verifies the candidates together first; `unsafe` takes
+    the unsafe fixes too (`--unsafe-fixes`)."""
+    candidates = preferred(items, unsafe)
     if adapt is not None:
         candidates = [(c, f, adapt(c, x)) for c, f, x in candidates]
     if prime is not None:

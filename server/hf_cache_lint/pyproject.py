@@ -2,11 +2,13 @@
 
 The CLI (`load_config`, cli_support/check_cmd.py) and the language server (`settings_at`, lsp/settings.py, per
 workspace folder) both read it here, with the same keys, validation and messages. What each does with a bad
-file differs: the CLI stops with the message (exit 2), the server logs it and keeps the defaults.
+file differs: the CLI stops with the message (exit 2); the server drops the bad keys, keeps the valid rest and
+tells the user (window/showMessage and the log).
 """
 
 from __future__ import annotations
 
+import difflib
 import logging
 import re
 import sys
@@ -16,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from hf_cache_lint.engine.versions import Version
-from hf_cache_lint.settings import Settings
+from hf_cache_lint.settings import Settings, code_problem
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -25,11 +27,13 @@ else:  # pragma: no cover - Python 3.10
 
 TABLE = "hf-cache-lint"
 
-# The keys a pyproject may set (kebab-case, as TOML tables usually are; snake/camel also accepted).
-_CODE = re.compile(r"HFC\d{0,3}")
-
+# The keys a pyproject may set (kebab-case, as TOML tables usually are; snake/camel also accepted). The JSON
+# Schema schemas/hf-cache-lint.schema.json describes the same keys (tests/cli/test_schema.py holds them equal).
 KNOWN_KEYS = ("select", "extend-select", "ignore", "severity", "transformers-version", "exclude", "extra-paths",
-              "interpreter", "cache", "cache-dir")
+              "interpreter", "cache", "cache-dir", "extend-exclude", "per-file-ignores", "force-exclude",
+              "respect-gitignore")
+LIST_KEYS = ("select", "extend-select", "ignore", "exclude", "extra-paths", "extend-exclude")
+BOOL_KEYS = ("cache", "force-exclude", "respect-gitignore")
 
 
 class ConfigError(ValueError):
@@ -93,40 +97,72 @@ def ignored_interpreter(table: Mapping[str, Any], where: str) -> str | None:
             "hf-cache-lint runs; use --interpreter or the editor's setting")
 
 
-def settings_from_table(table: Mapping[str, Any], where: str) -> Settings:
-    """Validate the table's keys and values and build Settings (errors name the key); `interpreter` is
-    dropped (see ignored_interpreter)."""
-    table = {k: v for k, v in table.items() if _norm(k) != "interpreter"}
-    for key, value in table.items():
-        name = _norm(key)
-        if name not in KNOWN_KEYS:
-            raise ConfigError(f"{where}: unknown key {key!r} in [tool.{TABLE}] (known: {', '.join(KNOWN_KEYS)})")
-        if name in ("select", "extend-select", "ignore", "exclude", "extra-paths"):
-            if not (isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))):
-                raise ConfigError(f"{where}: {key!r} must be a list of strings")
-        elif name == "cache":
-            if not isinstance(value, bool):
-                raise ConfigError(f"{where}: {key!r} must be true or false")
-        elif name == "severity":
-            if not isinstance(value, dict):
-                raise ConfigError(f"{where}: 'severity' must be a table like {{HFC003 = \"warning\"}}")
-        elif not isinstance(value, str):
-            raise ConfigError(f"{where}: {key!r} must be a string")
+def _key_problem(key: str, value: Any) -> str | None:
+    """What is wrong with one key of the table and its value (None when nothing is)."""
+    name = _norm(key)
+    if name not in KNOWN_KEYS:
+        close = difflib.get_close_matches(name, KNOWN_KEYS, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else f" (known: {', '.join(KNOWN_KEYS)})"
+        return f"unknown key {key!r} in [tool.{TABLE}]{hint}"
+    if name in LIST_KEYS:
+        if not (isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))):
+            return f"{key!r} must be a list of strings"
+    elif name in BOOL_KEYS:
+        if not isinstance(value, bool):
+            return f"{key!r} must be true or false"
+    elif name == "severity":
+        if not isinstance(value, dict):
+            return "'severity' must be a table like {HFC003 = \"warning\"}"
+    elif name == "per-file-ignores":
+        if not (isinstance(value, dict) and all(isinstance(v, list) and all(isinstance(c, str) for c in v)
+                                                for v in value.values())):
+            return f"{key!r} must be a table of glob = [codes], like {{\"tests/*\" = [\"HFC001\"]}}"
+        for codes in value.values():
+            for code in codes:
+                problem = code_problem(code.upper())
+                if problem:
+                    return f"{key}: {problem}"
+    elif not isinstance(value, str):
+        return f"{key!r} must be a string"
     try:
-        settings = Settings.from_mapping(table)
+        Settings.from_mapping({key: value})
     except (ValueError, TypeError) as exc:
-        raise ConfigError(f"{where}: {exc}") from None
-    for code in settings.select + settings.extend_select + settings.ignore + tuple(settings.severity):
-        check_code(code, where)
-    if settings.transformers_version:
-        check_target(settings.transformers_version, where)
-    return settings
+        return f"{key!r}: {exc}"
+    if name == "transformers-version":  # a version (`4.57.6`) or a range of releases (`>=4.45,<5`)
+        from hf_cache_lint.engine.target_plan import parse_spec
+
+        try:
+            parse_spec(value)
+        except ValueError as exc:
+            return str(exc)
+    return None
+
+
+def settings_from_table(table: Mapping[str, Any], where: str, problems: list[str] | None = None) -> Settings:
+    """Validate the table's keys and values and build Settings (errors name the key); `interpreter` is
+    dropped (see ignored_interpreter).
+
+    Raises ConfigError on the first bad key, unless `problems` is given: then each bad key is dropped, its
+    message (`where: ...`) appended there, and the valid rest kept (the language server, which cannot stop).
+    """
+    table = {k: v for k, v in table.items() if _norm(k) != "interpreter"}
+    good: dict[str, Any] = {}
+    for key, value in table.items():
+        problem = _key_problem(key, value)
+        if problem is None:
+            good[key] = value
+        elif problems is None:
+            raise ConfigError(f"{where}: {problem}")
+        else:
+            problems.append(f"{where}: {problem}")
+    return Settings.from_mapping(good)
 
 
 def check_code(code: str, where: str) -> None:
-    """A rule code or a prefix of one (`HFC`, `HFC00`, `HFC001`)."""
-    if not _CODE.fullmatch(code.upper()):
-        raise ConfigError(f"{where}: {code!r} is not a rule code or prefix (like HFC001 or HFC00)")
+    """A rule code or a prefix of one (`HFC`, `HFC00`, `HFC001`); else ConfigError with a did-you-mean."""
+    problem = code_problem(code.upper())
+    if problem:
+        raise ConfigError(f"{where}: {problem}")
 
 
 def check_version(text: str, where: str) -> None:
@@ -148,12 +184,15 @@ def check_target(text: str, where: str) -> None:
 
 def settings_at(start: Path) -> tuple[Settings, tuple[str, ...]]:
     """The settings of the nearest [tool.hf-cache-lint] at or above `start` (defaults when none), and the
-    warnings about it (an ignored `interpreter` key). Raises ConfigError (and OSError) as `find_config` does."""
+    warnings about it (an ignored `interpreter` key, each invalid key: dropped, the valid rest kept). Raises
+    ConfigError (and OSError) as `find_config` does, for a file that cannot be read as TOML."""
     found = find_config(start)
     if not found:
         return Settings(), ()
     note = ignored_interpreter(found[1], str(found[0]))
-    return settings_from_table(found[1], str(found[0])), (note,) if note else ()
+    problems: list[str] = []
+    settings = settings_from_table(found[1], str(found[0]), problems)
+    return settings, ((note,) if note else ()) + tuple(problems)
 
 
 def load_config(paths: Sequence[str]) -> Config:

@@ -6,6 +6,7 @@ here, once (`from_mapping` accepts either spelling).
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -14,6 +15,38 @@ from typing import Any
 from hf_cache_lint.engine.findings import Severity
 
 RUN_MODES = ("onType", "onSave")
+
+# Every rule code, written out so that validating a setting does not import the rule registry (and through it
+# the engine's analysis: a warm CLI run never loads it). tests/engine/test_settings_codes.py compares it with
+# the registry, so a new rule cannot be forgotten here.
+KNOWN_CODES = ("HFC001", "HFC002", "HFC003", "HFC004", "HFC005", "HFC006", "HFC007", "HFC100")
+# The rules off everywhere unless `select` or `extend-select` names them (Rule.default_enabled False): HFC100,
+# unused suppressions, opt-in as Ruff's RUF100 is.
+OPT_IN = ("HFC100",)
+# The keys that hold rule codes or prefixes; `severity`'s keys are whole codes.
+CODE_LISTS = ("select", "extend_select", "ignore")
+
+
+def code_problem(code: str, prefix: bool = True) -> str | None:
+    """Why `code` names no rule (None when it does), with a did-you-mean, as Ruff rejects an unknown code.
+
+    A prefix (`HFC`, `HFC00`) is valid when it starts at least one known code; `prefix=False` (severity keys)
+    asks for a whole code.
+    """
+    if code in KNOWN_CODES or (prefix and any(known.startswith(code) for known in KNOWN_CODES) and code):
+        return None
+    what = "rule code or prefix" if prefix else "rule code"
+    close = difflib.get_close_matches(code.upper(), KNOWN_CODES, n=1, cutoff=0.6)
+    hint = f"; did you mean {close[0]!r}?" if close else f" (known: {', '.join(KNOWN_CODES)})"
+    return f"unknown {what} {code!r}{hint}"
+
+
+def _checked(codes: tuple[str, ...]) -> tuple[str, ...]:
+    for code in codes:
+        problem = code_problem(code)
+        if problem:
+            raise ValueError(problem)
+    return codes
 
 
 @dataclass(frozen=True)
@@ -38,8 +71,18 @@ class Settings:
     """Delay after the last edit before diagnostics are computed (language server only)."""
     extra_paths: tuple[str, ...] = ()
     """Extra import roots for cross-module resolution."""
-    exclude: tuple[str, ...] = ()
-    """gitignore-style patterns the CLI skips when walking folders."""
+    exclude: tuple[str, ...] | None = None
+    """gitignore-style patterns the CLI skips when walking folders; None: Ruff's defaults (`.venv`, `venv`,
+    `build`, `dist`, `site-packages`, `node_modules`, caches, ...; cli_support/discovery.py DEFAULT_EXCLUDE),
+    which a list replaces, as Ruff's `exclude` does."""
+    extend_exclude: tuple[str, ...] = ()
+    """Patterns skipped on top of `exclude` (or of the defaults)."""
+    per_file_ignores: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """gitignore-style pattern (relative to the project root) -> rule codes or prefixes ignored in those files."""
+    force_exclude: bool = False
+    """Apply the excludes to paths named on the command line too (pre-commit names every staged file)."""
+    respect_gitignore: bool = True
+    """Skip what `.gitignore` (inside a git work tree) and `.ignore` files exclude when walking folders."""
     quiet: tuple[str, ...] = field(default=(), metadata={"internal": True})
     """Rule codes off unless `select` or `extend_select` names them (set by the CLI for its off-by-default
     rules, never read from a user's settings; the editor leaves it empty, so they show there)."""
@@ -51,7 +94,7 @@ class Settings:
             return True
         if self.select:
             return any(code.startswith(p) for p in self.select)
-        return code not in self.quiet
+        return code not in self.quiet and code not in OPT_IN
 
     def severity_for(self, code: str, default: Severity) -> Severity:
         return self.severity.get(code, default)
@@ -72,6 +115,13 @@ def _snake(name: str) -> str:
 _FIELDS = {f.name for f in fields(Settings) if not f.metadata.get("internal")}
 
 
+def _severity(text: str) -> Severity:
+    try:
+        return Severity(text.lower())
+    except ValueError:
+        raise ValueError(f"{text!r} is not a severity (one of {', '.join(s.value for s in Severity)})") from None
+
+
 def _normalise(data: Mapping[str, Any]) -> dict[str, Any]:
     """Keep known keys, coerce JSON-ish values into the field types, drop None (= not set)."""
     out: dict[str, Any] = {}
@@ -79,11 +129,25 @@ def _normalise(data: Mapping[str, Any]) -> dict[str, Any]:
         name = _snake(key)
         if name not in _FIELDS or value is None:
             continue
-        if name in ("select", "extend_select", "ignore", "extra_paths", "exclude"):
+        if name in ("force_exclude", "respect_gitignore"):
+            if not isinstance(value, bool):
+                raise ValueError(f"{key} must be true or false, not {value!r}")
+            out[name] = value
+        elif name == "per_file_ignores":
+            out[name] = {str(glob): _checked(tuple(str(c).strip().upper() for c in ([codes] if isinstance(codes, str)
+                                                                                    else codes)))
+                         for glob, codes in dict(value).items()}
+        elif name in ("select", "extend_select", "ignore", "extra_paths", "exclude", "extend_exclude"):
             items = [value] if isinstance(value, str) else list(value)
             out[name] = tuple(str(v).strip() for v in items if str(v).strip())
+            if name in CODE_LISTS:
+                out[name] = _checked(tuple(c.upper() for c in out[name]))
         elif name == "severity":
-            out[name] = {str(k).upper(): Severity(str(v).lower()) for k, v in dict(value).items()}
+            out[name] = {str(k).upper(): _severity(str(v)) for k, v in dict(value).items()}
+            for code in out[name]:
+                problem = code_problem(code, prefix=False)
+                if problem:
+                    raise ValueError(problem)
         elif name == "debounce_ms":
             out[name] = max(0, int(value))
         elif name == "run":

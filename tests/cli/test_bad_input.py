@@ -15,7 +15,13 @@ def check_with_good_file(project: Path, run: RunFn, *bad: str) -> tuple[int, lis
     write(project / "good.py", CONFLICT)
     r = run("check", "--format", "json", *bad, "good.py")
     assert "Traceback" not in r.err
-    return r.code, [f["filename"] for f in r.json()], r.err.splitlines()
+    items = r.json()
+    # Each file that could not be checked is in the JSON too (`"code": null`, as Ruff writes its syntax errors),
+    # with the message stderr gives.
+    errors = [f"{f['filename']}: error: {f['message']}" for f in items if f["code"] is None]
+    assert errors == [line for line in r.err.splitlines() if ": error: " in line]
+    assert all(f["name"] == "file-error" and f["severity"] == "error" for f in items if f["code"] is None)
+    return r.code, [f["filename"] for f in items if f["code"] is not None], r.err.splitlines()
 
 
 def test_non_utf8_file(project: Path, run: RunFn) -> None:

@@ -210,3 +210,23 @@ def test_ignore_fix_inserts_a_comment_that_silences(project: Path, run: RunFn) -
     write(project / "demo.py", apply_edits(CONFLICT, edits_from_json(ignore["edits"])))
     assert "# hf-cache-lint: ignore[HFC001]" in (project / "demo.py").read_text()
     assert run("check", "demo.py").code == 0
+
+
+@pytest.mark.parametrize("flag", ["--select", "--extend-select", "--ignore"])
+def test_a_mistyped_code_in_a_flag_is_a_usage_error_with_a_did_you_mean(project: Path, run: RunFn, flag: str) -> None:
+    # Ruff rejects an unknown code; before, `--select HFC01` printed "All checks passed!" and exited 0.
+    write(project / "demo.py", CONFLICT)
+    r = run("check", flag, "HFC01", "demo.py")
+    assert r.code == 2 and r.out == ""
+    assert f"argument {flag}: unknown rule code or prefix 'HFC01'; did you mean 'HFC001'?" in r.err
+
+
+def test_noqa_silences_and_hfc100_fix_removes_a_stale_one(project: Path, run: RunFn) -> None:
+    write(project / "demo.py", CONFLICT.rstrip("\n") + "  # noqa: HFC001\n")
+    write(project / "stale.py", "import os  # noqa: HFC001, E501\n")
+    assert run("check").code == 0  # HFC100 is opt-in, as Ruff's RUF100
+    r = run("check", "--extend-select", "HFC100", "--format", "json")
+    assert r.code == 1 and [(f["code"], f["filename"]) for f in r.json()] == [("HFC100", "stale.py")]
+    assert run("check", "--extend-select", "HFC100", "--fix").code == 0
+    assert (project / "stale.py").read_text() == "import os  # noqa: E501\n"
+    assert (project / "demo.py").read_text().endswith("  # noqa: HFC001\n")

@@ -114,7 +114,7 @@ def test_a_failing_file_is_isolated(run: RunFn, monkeypatch: pytest.MonkeyPatch,
     write(project / "bad.py", CONFLICT)
     write(project / "good.py", CONFLICT)
     r = run("check", "--format", "json")
-    assert [f["filename"] for f in r.json()] == ["good.py"]
+    assert [(f["filename"], f["code"]) for f in r.json()] == [("good.py", "HFC001"), ("bad.py", None)]
     assert r.err == "bad.py: error: internal error: KeyError: 'oops'\n"
     assert r.code == 1
 

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
-from cli_helpers import CONFLICT, TARGET_LINE, RunFn, write
+from cli_helpers import CONFLICT, TARGET_LINE, RunFn, pyproject_text, write
 
 from hf_cache_lint.cli_support.discovery import discover
 from hf_cache_lint.cli_support.gitignore import PathSpec
@@ -67,7 +67,7 @@ def test_symlinked_folders_are_not_followed(project: Path) -> None:
 def test_missing_path_is_a_per_path_error(project: Path, run: RunFn) -> None:
     write(project / "demo.py", CONFLICT)
     r = run("check", "--format", "json", "missing.py", "demo.py")
-    assert [f["filename"] for f in r.json()] == ["demo.py"]
+    assert [(f["filename"], f["code"]) for f in r.json()] == [("demo.py", "HFC001"), ("missing.py", None)]
     assert r.err.splitlines() == ["missing.py: error: no such file or directory"]
     assert r.code == 1
 
@@ -132,3 +132,85 @@ def test_walked_paths_are_what_normpath_and_abspath_give(project: Path) -> None:
         assert found.display == os.path.normpath(os.path.join(given, os.path.relpath(found.where, given)))
         assert os.path.samefile(found.where, project / "src" / "pkg" / "m.py")
         assert found.stat is not None and found.stat.st_ino == os.stat(found.where).st_ino
+
+
+def _git(root: Path) -> None:
+    (root / ".git").mkdir()  # a work tree is what makes .gitignore count (as in Ruff's walker)
+
+
+def test_default_excludes_are_ruffs(project: Path) -> None:
+    for name in ("build/b.py", "dist/d.py", "site-packages/s.py", "_build/x.py", "buck-out/y.py", "src/build/z.py",
+                 "keep.py", "src/keep.py"):
+        write(project / name, "x = 1\n")
+    assert names(project, ".") == ["keep.py", "src/keep.py"]
+
+
+def test_gitignore_counts_in_a_git_work_tree_and_ignore_files_everywhere(project: Path, run: RunFn) -> None:
+    for name in ("gen/g.py", "pkg/out.py", "pkg/keep.py", "pkg/sub/tmp_x.py", "local.py", "keep.py"):
+        write(project / name, "x = 1\n")
+    write(project / ".gitignore", "gen/\n")
+    write(project / "pkg" / ".gitignore", "out.py\ntmp_*\n")
+    write(project / ".ignore", "local.py\n")
+    # Not a git work tree: only .ignore applies.
+    assert run("check", "--show-files").out.splitlines() == [
+        "gen/g.py", "keep.py", "pkg/keep.py", "pkg/out.py", "pkg/sub/tmp_x.py"]
+    _git(project)
+    assert run("check", "--show-files").out.splitlines() == ["keep.py", "pkg/keep.py"]
+    # From inside pkg/, the .gitignore above still applies (up to the work tree's top), and a deeper file's
+    # `!` re-includes what a shallower one excluded.
+    write(project / "pkg" / "sub" / ".gitignore", "!tmp_x.py\n")
+    assert run("check", "--show-files", "pkg").out.splitlines() == ["pkg/keep.py", "pkg/sub/tmp_x.py"]
+    assert run("check", "--show-files", "--no-respect-gitignore", "pkg").out.splitlines() == [
+        "pkg/keep.py", "pkg/out.py", "pkg/sub/tmp_x.py"]
+
+
+def test_git_info_exclude_applies(project: Path, run: RunFn) -> None:
+    _git(project)
+    write(project / ".git" / "info" / "exclude", "scratch.py\n")
+    write(project / "scratch.py", "x = 1\n")
+    write(project / "keep.py", "x = 1\n")
+    assert run("check", "--show-files").out.splitlines() == ["keep.py"]
+
+
+def test_exclude_replaces_the_defaults_and_extend_exclude_adds(project: Path, run: RunFn) -> None:
+    for name in ("build/b.py", "gen/g.py", "keep.py"):
+        write(project / name, "x = 1\n")
+    assert run("check", "--show-files").out.splitlines() == ["gen/g.py", "keep.py"]
+    assert run("check", "--show-files", "--extend-exclude", "gen/").out.splitlines() == ["keep.py"]
+    assert run("check", "--show-files", "--exclude", "gen/").out.splitlines() == ["build/b.py", "keep.py"]
+    write(project / "pyproject.toml", pyproject_text('extend-exclude = ["gen"]'))
+    assert run("check", "--show-files").out.splitlines() == ["keep.py"]
+
+
+def test_force_exclude_applies_the_excludes_to_named_files(project: Path, run: RunFn) -> None:
+    # The pre-commit hook names each staged file: without force-exclude, `exclude` did nothing there.
+    write(project / "pyproject.toml", pyproject_text('extend-exclude = ["gen/", "*_pb2.py"]'))
+    write(project / "gen" / "g.py", CONFLICT)
+    write(project / "api_pb2.py", CONFLICT)
+    write(project / "build" / "b.py", CONFLICT)
+    write(project / "keep.py", "x = 1\n")
+    named = ("gen/g.py", "api_pb2.py", "build/b.py", "keep.py")
+    assert run("check", "--show-files", *named).out.splitlines() == list(named)
+    assert run("check", "--show-files", "--force-exclude", *named).out.splitlines() == ["keep.py"]
+    assert run("check", "--force-exclude", *named).code == 0
+    write(project / "pyproject.toml", pyproject_text('extend-exclude = ["gen/"]\nforce-exclude = true'))
+    assert run("check", "--show-files", "gen/g.py", "keep.py").out.splitlines() == ["keep.py"]
+
+
+def test_per_file_ignores(project: Path, run: RunFn) -> None:
+    write(project / "pyproject.toml", pyproject_text('per-file-ignores = { "tests/*" = ["HFC001"], "x.py" = ["HFC00"] }'))
+    for name in ("tests/t.py", "x.py", "sub/x.py", "app.py"):
+        write(project / name, CONFLICT)
+    assert [f["filename"] for f in run("check", "--format", "json").json()] == ["app.py"]
+    # --fix leaves what they hide alone.
+    assert run("check", "--fix").code == 0
+    assert (project / "tests" / "t.py").read_text() == CONFLICT
+    assert (project / "app.py").read_text() != CONFLICT
+
+
+def test_show_files_lists_and_exits(project: Path, run: RunFn) -> None:
+    write(project / "a.py", CONFLICT)
+    r = run("check", "--show-files")
+    assert (r.code, r.out) == (0, "a.py\n")
+    r = run("check", "--show-files", "missing.py")
+    assert r.code == 2 and "missing.py: error: no such file or directory" in r.err

@@ -90,8 +90,14 @@ def test_fix_on_a_read_only_file_is_reported_not_raised(project: Path, run: RunF
 def test_fixes_of_two_rules_on_one_call_converge(project: Path, run: RunFn) -> None:
     # At 5.24 the keyword's old name is a deprecation (HFC006, asked for here): hidden under the conflict's
     # Error at first, it shows once the conflict is fixed, and its rename lands too; then nothing remains.
+    # The rename to `cache=` is unsafe (it does not run before 5.24): --fix leaves it, --unsafe-fixes applies it.
     path = write(project / "demo.py", CONFLICT)
     r = run("check", "--fix", "--extend-select", "HFC006", "--transformers-version", "5.24.0", "demo.py")
+    assert r.code == 0
+    assert r.out.splitlines()[-1] == "Found 2 findings (1 fixed, 1 remaining: 1 hint)."
+    assert "past_key_values=" in path.read_text(encoding="utf-8").splitlines()[3]
+    r = run("check", "--fix", "--unsafe-fixes", "--extend-select", "HFC006", "--transformers-version", "5.24.0",
+            "demo.py")
     assert r.code == 0
     assert r.out.splitlines()[-1].endswith(" fixed, 0 remaining).")
     call = path.read_text(encoding="utf-8").splitlines()[3]

@@ -8,7 +8,7 @@ from pathlib import Path
 from cli_helpers import notebook, write
 
 from hf_cache_lint.cli_support.discovery import SourceFile
-from hf_cache_lint.cli_support.formats import github, json_format, sarif, text
+from hf_cache_lint.cli_support.formats import concise, github, gitlab, json_format, json_lines, sarif, text
 from hf_cache_lint.cli_support.report import Report, build_report
 from hf_cache_lint.engine.findings import CheckResult, Edit, FileError, Finding, Fix, Related, Severity, Span
 
@@ -79,10 +79,15 @@ def test_notebook_rows_are_relative_to_the_cell_and_cells_count_markdown(tmp_pat
     assert j["fixes"][0]["edits"][0]["location"] == {"row": 2, "column": 5}
     assert j["related"][0] == {"filename": "n.ipynb", "cell": 2, "location": {"row": 1, "column": 8},
                                "end_location": {"row": 1, "column": 9}, "message": "set in the first cell"}
+    # SARIF and GitHub name the line of the .ipynb file that holds the cell's line (`"b = 2\n"` in its JSON).
+    file_line = next(i for i, line in enumerate(nb.splitlines(), start=1) if '"b = 2\\n"' in line)
     [res] = sarif.sarif_log(r)["runs"][0]["results"]
-    assert res["locations"][0]["properties"] == {"cell": 4}
+    assert res["locations"][0]["properties"] == {"cell": 4, "cellRegion": {"startLine": 2, "startColumn": 1,
+                                                                           "endLine": 2, "endColumn": 2}}
+    assert res["locations"][0]["physicalLocation"]["region"] == {"startLine": file_line, "endLine": file_line}
     assert "fixes" not in res
-    assert github.render(r) == "::error file=n.ipynb,title=HFC001 cache-conflict (cell 4%2C line 2%2C column 1)::boom\n"
+    assert github.render(r) == (f"::error file=n.ipynb,line={file_line},endLine={file_line},"
+                                "title=HFC001 cache-conflict (cell 4%2C line 2%2C column 1)::boom\n")
 
 
 def test_json_for_a_python_file_has_no_cell_key(tmp_path: Path) -> None:
@@ -136,7 +141,8 @@ def test_formats_renders_each_name_with_its_module(tmp_path: Path) -> None:
     r = report_for(p, "t.py", finding(Span.of(1, 6, 1, 9)))
     from hf_cache_lint.cli_support.formats import FORMATS
 
-    modules = {"text": text, "json": json_format, "sarif": sarif, "github": github}
+    modules = {"text": text, "full": text, "concise": concise, "json": json_format, "json-lines": json_lines,
+               "sarif": sarif, "github": github, "gitlab": gitlab}
     assert set(FORMATS) == set(modules)
     for name, module in modules.items():
         assert FORMATS[name](r) == module.render(r)

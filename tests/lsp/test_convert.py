@@ -133,7 +133,7 @@ def test_fix_data_is_sent_as_the_same_json_when_the_converter_passes_it_through(
     assert sent["params"]["diagnostics"][0]["data"] is diag.data  # passed through, not copied
     assert json.dumps(sent) == json.dumps(plain.unstructure(message))
     assert json.loads(json.dumps(sent))["params"]["diagnostics"][0]["data"] == {
-        "version": version, "fixes": [{"title": FINDING.fixes[0].title, "preferred": True, "edits": [
+        "version": version, "fixes": [{"title": FINDING.fixes[0].title, "preferred": True, "applicability": "safe", "edits": [
             {"range": {"start": {"line": 0, "character": COL + 1}, "end": {"line": 0, "character": COL + 30}},
              "newText": "cache_implementation=None"}]}]}
 

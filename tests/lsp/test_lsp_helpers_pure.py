@@ -70,3 +70,13 @@ def test_quick_fixes_put_errors_first_ignores_last_and_mark_one_preferred_per_ov
         ("Replace with `static`", True), ("Rename to `cache=`", False),
         ("Ignore HFC001 on this line", False), ("Ignore HFC004 on this line", False),
         ("Ignore HFC006 on this line", False)]
+
+
+def test_uri_to_path_uses_pygls_uris() -> None:
+    """File URIs through pygls.uris (issue 32: urlparse kept `/c:/` on Windows paths); other schemes stay uris."""
+    from hf_cache_lint.lsp.documents import uri_to_path
+
+    assert uri_to_path("file:///tmp/a%20b/c.py") == "/tmp/a b/c.py"
+    assert uri_to_path("file:///c%3A/Users/x.py") == "c:/Users/x.py"
+    assert uri_to_path("untitled:Untitled-1") == "untitled:Untitled-1"
+    assert uri_to_path("vscode-notebook-cell:/a/b.ipynb#W0") == "vscode-notebook-cell:/a/b.ipynb#W0"

@@ -147,3 +147,26 @@ async def test_debounce_ms_delays_and_coalesces_pushed_diagnostics(start_push_on
     await diagnostics(client, uri, version=3, where=has_conflict)
     assert time.monotonic() - began >= 1.0
     assert 2 not in {p.version for p in client.published}
+
+
+async def test_an_unknown_code_in_the_editor_settings_is_notified_and_the_rest_kept(start, uri):
+    # As the CLI rejects it (exit 2), the server cannot stop: it drops the bad key, tells the user, and keeps
+    # the valid ones (the severity override still applies).
+    client = await start({"select": ["HFC01"], "severity": {"HFC001": "warning"}})
+    open_doc(client, uri, CONFLICT)
+    (diag,) = conflicts(await diagnostics(client, uri, version=1, where=has_conflict))
+    assert diag.severity == types.DiagnosticSeverity.Warning
+    [message] = [m for m in client.messages if "HFC01" in m.message]
+    assert message.type == types.MessageType.Warning
+    assert "did you mean 'HFC001'?" in message.message and "'select'" in message.message
+
+
+async def test_a_bad_pyproject_key_is_notified_and_the_valid_keys_kept(start, uri, tmp_path):
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.hf-cache-lint]\nignore = ["HFC001"]\nseverity = { HFC999 = "warning" }\n')
+    client = await start()
+    open_doc(client, uri, CONFLICT)
+    assert no_conflict(await diagnostics(client, uri, version=1))
+    await client.until(lambda: any("HFC999" in m.message for m in client.messages))
+    [message] = [m for m in client.messages if "HFC999" in m.message]
+    assert "pyproject.toml" in message.message and "unknown rule code 'HFC999'" in message.message

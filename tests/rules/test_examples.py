@@ -14,6 +14,7 @@ from hf_cache_lint.engine.versions import Target
 from hf_cache_lint.fixcheck import Verifier, compiles, file_recheck
 from hf_cache_lint.rules import ALL_RULES
 from hf_cache_lint.rules.base import CHECKED_VERSIONS, Invalid, Rule, Valid
+from hf_cache_lint.settings import Settings
 
 CASES = [
     pytest.param(rule, ex, v, id=f"{rule.code}-{kind}{i}-{v}")
@@ -26,17 +27,20 @@ CASES = [
 
 
 def run(rule: Rule, ex: Valid | Invalid, version: str, tmp_path: Path) -> list[Finding]:
-    return [f for f in check_source(ex.code, *where(ex, version, tmp_path)).findings if f.code == rule.code]
+    return [f for f in check_source(ex.code, *where(ex, version, tmp_path, rule)).findings if f.code == rule.code]
 
 
-def where(ex: Valid | Invalid, version: str, tmp_path: Path) -> tuple[str, None, Context]:
-    """(path, settings, context) the example is checked with, its files written beside it."""
+def where(ex: Valid | Invalid, version: str, tmp_path: Path,
+          rule: Rule | None = None) -> tuple[str, Settings | None, Context]:
+    """(path, settings, context) the example is checked with, its files written beside it; the defaults, with
+    an opt-in rule (HFC100) selected on top."""
     for rel, content in ex.files.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(content)
     path = tmp_path / "example.py"
     path.write_text(ex.code)
-    return str(path), None, Context(target=Target.of(version), workspace=tmp_path)
+    settings = Settings(extend_select=(rule.code,)) if rule is not None and not rule.default_enabled else None
+    return str(path), settings, Context(target=Target.of(version), workspace=tmp_path)
 
 
 def flagged_span_text(code: str, f: Finding) -> str:
@@ -63,7 +67,7 @@ def test_example(rule: Rule, ex: Valid | Invalid, version: str, tmp_path: Path) 
     assert f.url.endswith(f"docs/rules/{rule.code}.md")
     if version == ex.versions[0]:
         titles = [fix.title for fix in f.fixes]
-        verifier = Verifier([ex.code], file_recheck(*where(ex, version, tmp_path)))
+        verifier = Verifier([ex.code], file_recheck(*where(ex, version, tmp_path, rule)))
         for title, expected in ex.fixed.items():
             assert title in titles, f"fix {title!r} not offered: {titles}"
             fix = next(x for x in f.fixes if x.title == title)

@@ -14,6 +14,7 @@ from hf_cache_lint.engine.findings import Finding, Severity, Span, Story
 from hf_cache_lint.engine.versions import Target
 from hf_cache_lint.rules import ALL_RULES, BY_CODE
 from hf_cache_lint.rules.base import CHECKED_VERSIONS, Invalid
+from hf_cache_lint.settings import Settings
 
 CONFLICT = '''from transformers import AutoModelForCausalLM, DynamicCache
 
@@ -80,8 +81,10 @@ def test_lazy_and_eager_checks_agree_on_every_rule_example(rule: object, ex: Inv
     path = tmp_path / "example.py"
     path.write_text(ex.code)
     context = Context(target=Target.of(version), workspace=tmp_path)
-    eager = check_source(ex.code, str(path), None, context).findings
-    lazy = check_source(ex.code, str(path), None, context, lazy_stories=True).findings
+    # An opt-in rule (HFC100) is selected, as its examples are in test_examples.py.
+    settings = None if rule.default_enabled else Settings(extend_select=(rule.code,))  # type: ignore[attr-defined]
+    eager = check_source(ex.code, str(path), settings, context).findings
+    lazy = check_source(ex.code, str(path), settings, context, lazy_stories=True).findings
     assert eager and lazy == eager  # a Story equals its text
     assert [str(f.story) for f in lazy] == [f.story for f in eager]
     assert all(f.story for f in eager), "every finding of a rule example tells a story"

@@ -24,7 +24,7 @@ from hf_cache_lint.engine.collector import gc_paused
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import CheckResult, Finding, Severity
 from hf_cache_lint.engine.jedi_bridge import drop_foreign
-from hf_cache_lint.engine.suppress import is_suppressed, suppressions
+from hf_cache_lint.engine.suppress import Directive, Suppressions, suppressions
 from hf_cache_lint.settings import Settings
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ def check_source(
         # is asked, however often it says a trigger: the ast stage (engine/reaching.py) rules out modeling code
         # that says them everywhere (on transformers' tree 9 of the 20 files with more than 3 did not pass it).
         if not screen(text, path, settings, context, gate=not incremental and use_gate):
-            return CheckResult(path)
+            return _nothing_found(text, path, settings)
         return _run_rules(text, path, settings, context, incremental, lazy_stories)
 
 
@@ -91,8 +91,52 @@ def _run_rules(text: str, path: str, settings: Settings, context: Context | None
     findings = [under_version_guard(f, analysis) for f in drop_foreign(analysis, findings)]
     findings = _unstacked(findings, _yielding(ALL_RULES))
     # By (start, end, code) as `Position`s order, compared as ints (a dataclass's `<` is a Python call).
-    kept = sorted(_distinct(f for f in findings if not is_suppressed(f, table)), key=_place_and_code)
+    kept = sorted(_distinct(_unsuppressed(findings, table, text, settings)), key=_place_and_code)
     return CheckResult(path, tuple(kept), notes=budget_notes(analysis))
+
+
+UNUSED_SUPPRESSION = "HFC100"
+
+
+def _unsuppressed(findings: list[Finding], table: Suppressions, text: str, settings: Settings) -> list[Finding]:
+    """The findings no comment silences, and (when HFC100 is on) one for each comment that silenced nothing."""
+    if not table:
+        return findings
+    kept: list[Finding] = []
+    used: dict[Directive, set[str]] = {}
+    for f in findings:
+        by = table.silencing(f)
+        if by is None:
+            kept.append(f)
+        else:
+            used.setdefault(by, set()).add(f.code)
+    if settings.enabled(UNUSED_SUPPRESSION):
+        # A comment does not silence the report about itself (a stale bare `# hf-cache-lint: ignore` is reported,
+        # as Ruff reports a stale blanket `# noqa`); another comment may (`# hf-cache-lint: noqa: HFC100`).
+        kept.extend(f for f in _unused(text, table, used, settings) if table.silencing(f, but=f.span) is None)
+    return kept
+
+
+def _unused(text: str, table: Suppressions, used: dict[Directive, set[str]], settings: Settings) -> list[Finding]:
+    from hf_cache_lint.rules import BY_CODE
+    from hf_cache_lint.rules.hfc100_unused_suppression import UnusedSuppression
+
+    rule = BY_CODE[UNUSED_SUPPRESSION]
+    assert isinstance(rule, UnusedSuppression)
+    severity = settings.severity_for(rule.code, rule.default_severity)
+    return [f if f.severity is severity else replace(f, severity=severity)
+            for f in rule.unused(text, table, used, settings.enabled)]
+
+
+def _nothing_found(text: str, path: str, settings: Settings) -> CheckResult:
+    """The result of a text no rule can flag: empty, unless HFC100 is on and a suppression comment is there
+    (it silences nothing, then). Cheap when HFC100 is off (the default): one set lookup."""
+    if not settings.enabled(UNUSED_SUPPRESSION):
+        return CheckResult(path)
+    table = suppressions(text)
+    if not table:
+        return CheckResult(path)
+    return CheckResult(path, tuple(sorted(_unsuppressed([], table, text, settings), key=_place_and_code)))
 
 
 # Read once: an Enum member read from its class is a Python-level lookup (~0.3 us on 3.11), per finding here.

@@ -50,7 +50,17 @@ from typing import TYPE_CHECKING, Any
 from hf_cache_lint import __version__
 from hf_cache_lint.engine import deps as engine_deps
 from hf_cache_lint.engine.confine import inside, real
-from hf_cache_lint.engine.findings import CheckResult, Edit, Finding, Fix, Position, Related, Severity, Span
+from hf_cache_lint.engine.findings import (
+    SAFE,
+    CheckResult,
+    Edit,
+    Finding,
+    Fix,
+    Position,
+    Related,
+    Severity,
+    Span,
+)
 from hf_cache_lint.engine.reads import read_bounded
 from hf_cache_lint.settings import Settings
 
@@ -190,7 +200,7 @@ def encode(result: CheckResult) -> dict[str, Any] | int:
         "findings": [{
             "code": f.code, "name": f.name, "message": f.message, "severity": f.severity.value,
             "span": _span(f.span), "story": str(f.story),
-            "fixes": [{"title": x.title, "preferred": x.preferred,
+            "fixes": [{"title": x.title, "preferred": x.preferred, "applicability": x.applicability,
                        "edits": [[_span(e.span), e.content] for e in x.edits]} for x in f.fixes],
             "related": [[_span(r.span), r.message, r.path] for r in f.related],
             "tags": list(f.tags),
@@ -207,7 +217,7 @@ def decode(data: Any, path: str) -> CheckResult:
         code=str(f["code"]), name=str(f["name"]), message=str(f["message"]), severity=Severity(f["severity"]),
         span=_unspan(f["span"]), story=str(f["story"]),
         fixes=tuple(Fix(str(x["title"]), tuple(Edit(_unspan(s), str(c)) for s, c in x["edits"]),
-                        bool(x["preferred"])) for x in f["fixes"]),
+                        bool(x["preferred"]), str(x.get("applicability", SAFE))) for x in f["fixes"]),
         related=tuple(Related(_unspan(s), str(m), None if p is None else str(p)) for s, m, p in f["related"]),
         tags=tuple(str(t) for t in f.get("tags", ())),
     ) for f in data["findings"])

@@ -15,18 +15,60 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hf_cache_lint.cli_support.gitignore import PathSpec, folder_spec, git_root, ignored, repo_specs
 from hf_cache_lint.engine.confine import inside
 
 if TYPE_CHECKING:
-    from hf_cache_lint.cli_support.gitignore import PathSpec
     from hf_cache_lint.engine.findings import FileError
 
 SUFFIXES = (".py", ".ipynb")
 
-# Folders never worth walking into (hidden folders, i.e. names starting with ".", are skipped too).
-SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "__pypackages__", "venv"})
-# A folder holding one of these is a virtual or conda environment: somebody else's code.
+# Ruff's default `exclude` (crates/ruff_workspace/src/settings.rs, FilePattern defaults), and this tool's
+# own `__pycache__` and result cache. `exclude` replaces the list, `extend-exclude` adds to it, as in Ruff.
+DEFAULT_EXCLUDE = (".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints", ".mypy_cache",
+                   ".nox", ".pants.d", ".pyenv", ".pytest_cache", ".pytype", ".ruff_cache", ".svn", ".tox", ".venv",
+                   ".vscode", "__pypackages__", "_build", "buck-out", "build", "dist", "node_modules",
+                   "site-packages", "venv", "__pycache__", ".hf_cache_lint_cache")
+# Beyond Ruff, and whatever the settings: hidden folders and files (a name starting with ".") are not walked
+# into, and a folder holding one of these is a virtual or conda environment (somebody else's code) whatever
+# its name.
 ENV_MARKERS = frozenset({"pyvenv.cfg", "conda-meta"})
+_GLOB = frozenset("/*?[]!\\#")
+
+
+def _plain(pattern: str) -> bool:
+    """A bare name (`build`, `.venv`): it excludes any file or folder so named, which a set lookup decides as
+    pathspec would (the walk meets each name once, below folders it entered), at a fraction of the cost."""
+    return bool(pattern) and pattern == pattern.strip() and _GLOB.isdisjoint(pattern)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which files a walk takes: the exclude patterns (names apart, see `_plain`), the ignore files, and
+    whether the excludes also apply to paths named on the command line (`force-exclude`, for pre-commit)."""
+
+    names: frozenset[str] = frozenset(DEFAULT_EXCLUDE)
+    exclude: PathSpec | None = None
+    respect_gitignore: bool = True
+    force_exclude: bool = False
+
+    @staticmethod
+    def of(exclude: Sequence[str] | None = None, extend_exclude: Sequence[str] = (), respect_gitignore: bool = True,
+           force_exclude: bool = False) -> Selection:
+        patterns = [*(DEFAULT_EXCLUDE if exclude is None else exclude), *extend_exclude]
+        # A `!` line re-includes what an earlier line excluded: order matters then, and pathspec decides all.
+        fast = not any(p.startswith("!") for p in patterns)
+        names = frozenset(p for p in patterns if fast and _plain(p))
+        rest = [p for p in patterns if p not in names]
+        spec = PathSpec.of(rest) if rest else None
+        return Selection(names, spec if spec is not None and spec.patterns else None, respect_gitignore,
+                         force_exclude)
+
+    def excludes(self, rel: str, is_dir: bool) -> bool:
+        """Whether the excludes take `rel` (relative to the project root) or a folder above it."""
+        if not self.names.isdisjoint(rel.split("/")):
+            return True
+        return self.exclude is not None and self.exclude.excludes(rel, is_dir)
 
 
 @dataclass(frozen=True, init=False)
@@ -81,8 +123,10 @@ def _prefix(folder: str) -> str:
 
 
 class _Walker:
-    def __init__(self, exclude: PathSpec | None, base: Path, roots: tuple[str, ...] = ()) -> None:
-        self.exclude = exclude if exclude is not None and exclude.patterns else None
+    def __init__(self, selection: Selection, base: Path, roots: tuple[str, ...] = ()) -> None:
+        self.selection = selection
+        self.exclude = selection.exclude
+        self.names = selection.names
         self.base = os.path.abspath(base)
         # Where a folder walk may read: the project root and the folders given. A symlinked file leading
         # elsewhere is not checked; symlinked folders are never entered (no loops, no escapes).
@@ -112,12 +156,14 @@ class _Walker:
             self.seen.add(ident)
             self.found.append(SourceFile(where, display, st))
 
-    def walk(self, folder: str, display: str, absolute: str, top: bool) -> None:
+    def walk(self, folder: str, display: str, absolute: str, top: bool,
+             layers: tuple[tuple[str, PathSpec], ...] = (), in_git: bool = False) -> None:
         """Add the files below `folder` (printed as `display`, at `absolute`), in name order, depth first.
 
         Names below a folder are plain (never "." or ".."), so joining them to the normalised display and
         absolute paths of the folder gives what normpath and abspath of the joined path would. The absolute
-        path is only for the excludes (relative to the base).
+        path is only for the excludes (relative to the base). `layers`: the ignore files that apply here,
+        outermost first (`in_git`: inside a git work tree, where `.gitignore` counts).
         """
         try:
             with os.scandir(folder) as it:
@@ -128,11 +174,15 @@ class _Walker:
             return
         if not top and not ENV_MARKERS.isdisjoint(map(_NAME, entries)):
             return
+        if self.selection.respect_gitignore:
+            spec = folder_spec(absolute, frozenset(map(_NAME, entries)), in_git)
+            if spec is not None:
+                layers = (*layers, (absolute, spec))
         shown, at = _prefix(display), _prefix(absolute)
-        exclude = self.exclude
+        exclude, names = self.exclude, self.names
         for entry in entries:
             name = entry.name
-            if name[0] == ".":
+            if name[0] == "." or name in names:
                 continue
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)
@@ -142,28 +192,39 @@ class _Walker:
             except OSError:
                 continue
             if is_dir:
-                if name not in SKIP_DIRS and (exclude is None or not self.excluded(at + name, True)):
-                    self.walk(entry.path, shown + name, at + name, False)
-            elif wanted and (exclude is None or not self.excluded(at + name, False)):
+                if ((exclude is None or not self.excluded(at + name, True))
+                        and not (layers and ignored(layers, at + name, True))):
+                    self.walk(entry.path, shown + name, at + name, False, layers, in_git)
+            elif (wanted and (exclude is None or not self.excluded(at + name, False))
+                  and not (layers and ignored(layers, at + name, False))):
                 self.add(entry.path, shown + name)
 
 
 _NAME = operator.attrgetter("name")  # a DirEntry's name (in C: the walk sorts and scans every entry by it)
 
 
-def discover(paths: Sequence[str], exclude: PathSpec | None, base: Path) -> Discovery:
+def discover(paths: Sequence[str], selection: Selection | PathSpec | None, base: Path) -> Discovery:
     """The files under `paths` in a stable order (each once), and the paths that do not exist.
 
-    A file named on the command line is checked whatever its suffix or the excludes (as Ruff does);
-    the skip lists and `exclude` patterns apply to what a folder walk finds below a given folder. A walk
+    A path named on the command line is checked whatever its suffix or the excludes (as Ruff does), unless
+    `force_exclude` (Ruff's `force-exclude`: pre-commit names every staged file, and `exclude` must still
+    apply); the excludes and the ignore files apply to what a folder walk finds below a given folder. A walk
     does not enter symlinked folders and skips symlinked files that lead out of the project root and
-    the given folders.
+    the given folders. A PathSpec alone is taken as extra excludes on top of the defaults.
     """
-    walker = _Walker(exclude, base, tuple(os.path.abspath(p) for p in paths if os.path.isdir(p)))
+    if not isinstance(selection, Selection):
+        selection = Selection(exclude=selection if selection is not None and selection.patterns else None)
+    walker = _Walker(selection, base, tuple(os.path.abspath(p) for p in paths if os.path.isdir(p)))
     for given in paths:
+        if selection.force_exclude and selection.excludes(walker.rel_to_base(os.path.abspath(given)),
+                                                          os.path.isdir(given)):
+            continue
         if os.path.isdir(given):
+            absolute = os.path.abspath(given)
+            root = git_root(absolute) if selection.respect_gitignore else None
+            layers = tuple(repo_specs(absolute, root)) if selection.respect_gitignore else ()
             # normpath drops a leading "./" so `check .` prints `a.py`, as Ruff does.
-            walker.walk(given, os.path.normpath(given), os.path.abspath(given), True)
+            walker.walk(given, os.path.normpath(given), absolute, True, layers, root is not None)
         elif os.path.exists(given):
             walker.add(given, os.path.normpath(given))
         else:

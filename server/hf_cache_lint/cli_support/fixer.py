@@ -26,6 +26,9 @@ class FixOutcome:
 
     fixed: int
     error: str | None = None
+    # The file's text before and after (`--diff` prints them; equal when nothing was fixed).
+    before: str = ""
+    after: str = ""
 
 
 def newline_of(text: str) -> str:
@@ -50,7 +53,7 @@ Guard = Callable[[Sequence[str], int, Fix], bool]
 
 
 def fix_cells(cells: Sequence[str], recheck: Recheck, notebook: bool = False, path: str = "",
-              guard: Guard | None = None) -> tuple[list[str], int]:
+              guard: Guard | None = None, unsafe: bool = False) -> tuple[list[str], int]:
     """The cells with preferred fixes applied pass after pass until nothing changes; and how many.
 
     Each pass checks the text, takes the preferred fixes in order (Errors first) that pass verification
@@ -72,7 +75,7 @@ def fix_cells(cells: Sequence[str], recheck: Recheck, notebook: bool = False, pa
                    current: list[str] = current) -> bool:
             return verifier.ok(cell, finding, fix) and (guard is None or guard(current, cell, fix))
 
-        new, applied = fix_pass(current, items, accept, notebook, own_newlines, verifier.prime)
+        new, applied = fix_pass(current, items, accept, notebook, own_newlines, prime=verifier.prime, unsafe=unsafe)
         if new == current:
             break
         current, total = new, total + len(applied)
@@ -130,34 +133,41 @@ def _failing(text: str, cell: int, items: Sequence[tuple[int, Finding]]) -> set[
     return out
 
 
-def fix_python(source: SourceFile, settings: Settings, context: Context) -> FixOutcome:
+def fix_python(source: SourceFile, settings: Settings, context: Context, unsafe: bool = False,
+               dry_run: bool = False) -> FixOutcome:
     data = source.path.read_bytes()
     text = decode_source(data)
     recheck, guard = _recheck(file_recheck, source.display, settings, context)
-    (new,), fixed = fix_cells([text], recheck, path=source.display, guard=guard)
-    if fixed:
+    (new,), fixed = fix_cells([text], recheck, path=source.display, guard=guard, unsafe=unsafe)
+    if fixed and not dry_run:
         source.path.write_bytes(new.encode(_encoding(data)))
-    return FixOutcome(fixed)
+    return FixOutcome(fixed, before=text, after=new)
 
 
-def fix_notebook(source: SourceFile, settings: Settings, context: Context) -> FixOutcome:
+def fix_notebook(source: SourceFile, settings: Settings, context: Context, unsafe: bool = False,
+                 dry_run: bool = False) -> FixOutcome:
     """Fix the code cells as one module (cell order), writing back only the changed cells' sources."""
     data = source.path.read_bytes()
-    nb = Notebook.parse(decode_source(data))
+    text = decode_source(data)
+    nb = Notebook.parse(text)
     recheck, guard = _recheck(notebook_recheck, source.display, settings, context)
-    cells, total = fix_cells(list(nb.code_sources()), recheck, notebook=True, path=source.display, guard=guard)
-    if total:
+    cells, total = fix_cells(list(nb.code_sources()), recheck, notebook=True, path=source.display, guard=guard,
+                             unsafe=unsafe)
+    new = nb.with_code_sources(cells) if total else text
+    if total and not dry_run:
         bom = codecs.BOM_UTF8 if data.startswith(codecs.BOM_UTF8) else b""
-        source.path.write_bytes(bom + nb.with_code_sources(cells).encode("utf-8"))
-    return FixOutcome(total)
+        source.path.write_bytes(bom + new.encode("utf-8"))
+    return FixOutcome(total, before=text, after=new)
 
 
-def fix_file(source: SourceFile, settings: Settings, context: Context) -> FixOutcome:
-    """Apply fixes to one file; any failure is reported for the file, never raised."""
+def fix_file(source: SourceFile, settings: Settings, context: Context, unsafe: bool = False,
+             dry_run: bool = False) -> FixOutcome:
+    """Apply the safe fixes (with `unsafe`, the unsafe ones too) to one file; any failure is reported for the
+    file, never raised. `dry_run` (`--diff`): work the new text out, write nothing."""
     try:
         if source.is_notebook:
-            return fix_notebook(source, settings, context)
-        return fix_python(source, settings, context)
+            return fix_notebook(source, settings, context, unsafe, dry_run)
+        return fix_python(source, settings, context, unsafe, dry_run)
     except OSError as exc:
         return FixOutcome(0, f"cannot write fixes: {exc.strerror or exc}")
     except (ValueError, RecursionError) as exc:

@@ -227,3 +227,40 @@ class _Scanner:
             kind = members.get("cell_type")
             if kind is not None and json.loads(self.text[kind[0]:kind[1]]) == "code":
                 out.append(members.get("source"))
+
+
+def source_file_lines(text: str) -> list[list[int]]:
+    """For each code cell (in order), the 1-based line of the .ipynb file where each of its source lines starts:
+    what a GitHub annotation or a SARIF region on the notebook file must name. nbformat writes a source as a
+    list of strings, one line each, on lines of their own; a source written as one string puts all its lines on
+    the line of that string. An unreadable notebook gives [] (the caller falls back to the cell's own lines)."""
+    try:
+        notebook = Notebook.parse(text)
+    except NotebookError:
+        return []
+    starts = [0]
+    starts.extend(i + 1 for i, ch in enumerate(text) if ch == "\n")
+
+    def line_at(offset: int) -> int:
+        import bisect
+
+        return bisect.bisect_right(starts, offset)
+
+    out: list[list[int]] = []
+    for where in notebook.sources:
+        if where is None:
+            out.append([])
+            continue
+        raw = text[where[0]:where[1]]
+        if not raw.startswith("["):
+            value = json.loads(raw)
+            count = str(value).count("\n") + 1
+            out.append([line_at(where[0])] * count)
+            continue
+        lines: list[int] = []
+        for m in _STRING.finditer(raw):  # each item of the list (items are strings in nbformat)
+            item = json.loads(m.group(0))
+            # An item may hold several lines (not nbformat's layout, but valid JSON): each starts on its line.
+            lines.extend([line_at(where[0] + m.start())] * max(1, item.count("\n") + (not item.endswith("\n"))))
+        out.append(lines)
+    return out

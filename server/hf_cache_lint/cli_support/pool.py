@@ -30,14 +30,14 @@ def pool_context() -> BaseContext | None:
 
 
 def run(items: Sequence[T], chunks: Sequence[Sequence[int]], work: Callable[[list[T]], list[R]],
-        workers: int, died: Callable[[T], R]) -> list[R]:
+        workers: int, died: Callable[[T], R], on_done: Callable[[int], None] | None = None) -> list[R]:
     """work(chunk's items) for every chunk (indices into `items`, in the order to hand them out), in up to
     `workers` processes; the results in the order of `items`. `work` must pickle (a module-level function,
-    or a functools.partial of one)."""
+    or a functools.partial of one). `on_done(n)`: n more items finished (a progress bar)."""
     done: dict[int, R] = {}
     tasks = [list(c) for c in chunks]
     while len(done) < len(items):
-        finished = _round(items, tasks, work, workers, done)
+        finished = _round(items, tasks, work, workers, done, on_done)
         left = [k for task in tasks for k in task if k not in done]
         if left and not finished:
             done[left[0]] = _alone(items[left[0]], work, died)
@@ -47,7 +47,7 @@ def run(items: Sequence[T], chunks: Sequence[Sequence[int]], work: Callable[[lis
 
 
 def _round(items: Sequence[T], tasks: Sequence[Sequence[int]], work: Callable[[list[T]], list[R]],
-           workers: int, done: dict[int, R]) -> int:
+           workers: int, done: dict[int, R], on_done: Callable[[int], None] | None = None) -> int:
     """Run the tasks in one pool; store what finishes; return how many items did."""
     # The pool's modules load only for a run that starts one (~12 ms of every CLI start otherwise).
     from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -68,6 +68,8 @@ def _round(items: Sequence[T], tasks: Sequence[Sequence[int]], work: Callable[[l
                 for k, part in zip(futures[future], parts, strict=True):
                     done[k] = part
                 finished += len(parts)
+                if on_done is not None:
+                    on_done(len(parts))
     except (BrokenProcessPool, OSError) as exc:
         log.warning("a worker process died (%s); checking the unfinished files again", exc)
     return finished

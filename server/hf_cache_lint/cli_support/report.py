@@ -35,10 +35,19 @@ class Located:
     cell: int | None = None
     line_text: str = ""
     related: tuple[Place, ...] = ()
+    # For a notebook: the 1-based lines of the .ipynb file itself where the finding starts and ends (what a
+    # GitHub annotation or a SARIF region on the file names); None when not known (or not a notebook).
+    file_lines: tuple[int, int] | None = None
 
     @property
     def fixable(self) -> bool:
-        return any(f.preferred for f in self.finding.fixes)
+        """Whether `--fix` applies a fix to it: its preferred fix is a safe one."""
+        return any(f.preferred and f.safe for f in self.finding.fixes)
+
+    @property
+    def unsafe_fixable(self) -> bool:
+        """Whether only `--unsafe-fixes` would fix it (its preferred fix is unsafe)."""
+        return any(f.preferred and not f.safe for f in self.finding.fixes)
 
 
 @dataclass(frozen=True)
@@ -71,18 +80,22 @@ def code_cell_numbers(notebook_text: str) -> tuple[int, ...]:
     return tuple(i for i, c in enumerate(cells, start=1) if isinstance(c, dict) and c.get("cell_type") == "code")
 
 
-def _texts(source: SourceFile) -> tuple[list[str], tuple[int, ...]]:
-    """The file's text as one chunk (or the notebook's code cells) and the cell numbers."""
+def _texts(source: SourceFile, data: bytes | None = None) -> tuple[list[str], tuple[int, ...], list[list[int]]]:
+    """The file's text as one chunk (or the notebook's code cells), the cell numbers, and for a notebook the
+    file line of each code cell line (cli_support/notebook_io.py source_file_lines). `data`: the bytes that
+    were checked, when not the file's (stdin)."""
     from hf_cache_lint.engine.notebook import read_ipynb  # the engine's text helpers: only for findings
     from hf_cache_lint.engine.text import UndecodableError, decode_source
 
     try:
-        text = decode_source(source.path.read_bytes())
+        text = decode_source(source.path.read_bytes() if data is None else data)
         if source.is_notebook:
-            return read_ipynb(text), code_cell_numbers(text)
+            from hf_cache_lint.cli_support.notebook_io import source_file_lines
+
+            return read_ipynb(text), code_cell_numbers(text), source_file_lines(text)
     except (OSError, UndecodableError, ValueError):
-        return [], ()  # the file changed under us: print findings without source lines
-    return [text], ()
+        return [], (), []  # the file changed under us: print findings without source lines
+    return [text], (), []
 
 
 class _Lines:
@@ -110,11 +123,11 @@ def _other_file(path: str) -> str:
     return path if rel.startswith("..") else rel
 
 
-def locate(source: SourceFile, result: CheckResult) -> list[Located]:
+def locate(source: SourceFile, result: CheckResult, data: bytes | None = None) -> list[Located]:
     """The findings of one checked file, positions moved into cells for a notebook."""
     if not result.findings:
         return []
-    texts, numbers = _texts(source)
+    texts, numbers, file_lines = _texts(source, data)
     lines = _Lines(texts)
     if not result.cell_starts:
         return [Located(source.display, f, None, lines.get(0, f.span.start.line),
@@ -126,8 +139,17 @@ def locate(source: SourceFile, result: CheckResult) -> list[Located]:
     for index, f in split_findings(result.findings, Joined("", result.cell_starts)):
         number = numbers[index] if index < len(numbers) else index + 1
         places = tuple(_place(source.display, r, number, numbers) for r in f.related)
-        out.append(Located(source.display, f, number, lines.get(index, f.span.start.line), places))
+        out.append(Located(source.display, f, number, lines.get(index, f.span.start.line), places,
+                           _file_lines(file_lines, index, f)))
     return out
+
+
+def _file_lines(file_lines: list[list[int]], index: int, f: Finding) -> tuple[int, int] | None:
+    cell = file_lines[index] if index < len(file_lines) else []
+    start, end = f.span.start.line, f.span.end.line
+    if not 0 < start <= len(cell):
+        return None
+    return cell[start - 1], cell[min(end, len(cell)) - 1]
 
 
 def _place(display: str, r: Related, cell: int | None, numbers: Sequence[int] | None) -> Place:
@@ -140,7 +162,9 @@ def _place(display: str, r: Related, cell: int | None, numbers: Sequence[int] | 
 
 
 def build_report(sources: Sequence[SourceFile], results: Sequence[CheckResult],
-                 errors: Sequence[FileError] = (), fixed: int = 0, fixing: bool = False) -> Report:
+                 errors: Sequence[FileError] = (), fixed: int = 0, fixing: bool = False,
+                 data: bytes | None = None) -> Report:
+    """`data`: the bytes of the one source that was checked, when they are not on disk (stdin)."""
     items: list[Located] = []
     errs = list(errors)
     notes: list[FileError] = []
@@ -150,5 +174,5 @@ def build_report(sources: Sequence[SourceFile], results: Sequence[CheckResult],
         if result.notes:
             notes.extend(FileError(result.path, n) for n in result.notes)
         if result.findings:  # most results have none: nothing to locate
-            items.extend(locate(source, result))
+            items.extend(locate(source, result, data))
     return Report(tuple(items), tuple(errs), len(sources), fixed, fixing, tuple(notes))

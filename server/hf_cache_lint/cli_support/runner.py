@@ -18,7 +18,7 @@ from __future__ import annotations
 import gc
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -185,9 +185,17 @@ def _pipeline(source: SourceFile, settings: Settings, context: Context, cache: R
             return Outcome(hit, content, st, (), hit=True)
     gated = _gate(data, source, settings, context) if data is not None else None
     if gated is not None and gated.clean:
-        return Outcome(CheckResult(source.display), content, st, gated.noted)
+        if not _judges_suppressions(data, settings):
+            return Outcome(CheckResult(source.display), content, st, gated.noted)
+        gated = None  # HFC100 reports the comments of a file no other rule reads: check_source does it
     result, noted = _run_job(source, data, settings, context, gated)
     return Outcome(result, content, st, noted)
+
+
+def _judges_suppressions(data: bytes | None, settings: Settings) -> bool:
+    """Whether HFC100 (unused suppressions, opt-in) is on and the bytes may hold a suppression comment."""
+    return (data is not None and settings.enabled("HFC100")
+            and (b"hf-cache-lint" in data or b"noqa" in data.lower()))
 
 
 # The parent's cache, seen by forked workers as it was when they started (read-only there: a worker's
@@ -210,16 +218,19 @@ CHUNK = 32
 
 
 def check_files(sources: Sequence[SourceFile], settings: Settings, context: Context,
-                jobs: int = 0, cache: ResultCache | None = None) -> list[CheckResult]:
-    """Results in the order of `sources` (deterministic whatever the parallelism or the cache)."""
+                jobs: int = 0, cache: ResultCache | None = None,
+                progress: Callable[[int], None] | None = None) -> list[CheckResult]:
+    """Results in the order of `sources` (deterministic whatever the parallelism or the cache). `progress(n)`:
+    n more files are done (cli_support/progress.py draws it)."""
     from hf_cache_lint.engine.confine import settled
 
     with settled():  # the tree stands still for the run: each path's realpath once (engine/confine.py)
-        return _check_files(sources, settings, context, jobs, cache)
+        return _check_files(sources, settings, context, jobs, cache, progress)
 
 
 def _check_files(sources: Sequence[SourceFile], settings: Settings, context: Context,
-                 jobs: int, cache: ResultCache | None) -> list[CheckResult]:
+                 jobs: int, cache: ResultCache | None,
+                 progress: Callable[[int], None] | None = None) -> list[CheckResult]:
     global _FORKED_CACHE
     results: list[CheckResult | None] = [None] * len(sources)
     todo: list[int] = []
@@ -239,8 +250,14 @@ def _check_files(sources: Sequence[SourceFile], settings: Settings, context: Con
         sizes.append(st.st_size if st is not None else 0)
     workers = workers_for(sizes, jobs or default_jobs())
     digests = cache is not None
+    if progress is not None and len(sources) > len(todo):
+        progress(len(sources) - len(todo))  # answered from the cache
     if workers <= 1:
-        outcomes = [_pipeline(sources[i], settings, context, cache, digests) for i in todo]
+        outcomes = []
+        for i in todo:
+            outcomes.append(_pipeline(sources[i], settings, context, cache, digests))
+            if progress is not None:
+                progress(1)
     else:
         from functools import partial
 
@@ -260,7 +277,7 @@ def _check_files(sources: Sequence[SourceFile], settings: Settings, context: Con
         try:
             outcomes = pool.run([sources[i] for i in todo], chunks,
                                 partial(_run_chunk, settings=settings, context=context, digests=digests),
-                                workers, _died)
+                                workers, _died, progress)
         finally:
             gc.unfreeze()
             _FORKED_CACHE = None

@@ -50,13 +50,27 @@ class Edit:
     content: str
 
 
+SAFE, UNSAFE = "safe", "unsafe"
+
+
 @dataclass(frozen=True)
 class Fix:
-    """One way to fix a finding; `preferred` marks the one `--fix` and fixAll apply."""
+    """One way to fix a finding; `preferred` marks the one `--fix` and fixAll apply.
+
+    `applicability` as Ruff's: "safe" keeps the meaning of the code apart from the finding, so `--fix` and
+    the editor's fix-all apply it; "unsafe" may change what the code does beyond the finding (an edit to a
+    dict other callers share, a keyword not every admitted release takes), so only `--unsafe-fixes` applies
+    it, and editors offer it as a quick fix, never preferred.
+    """
 
     title: str
     edits: tuple[Edit, ...]
     preferred: bool = False
+    applicability: str = SAFE
+
+    @property
+    def safe(self) -> bool:
+        return self.applicability == SAFE
 
 
 @dataclass(frozen=True)

@@ -72,7 +72,8 @@ def quick_fixes(found: Sequence[tuple[int, Finding]]) -> list[tuple[int, Finding
             if is_ignore_fix(fix):
                 ignores.append((index, f, fix, False))
                 continue
-            mark = fix.preferred and not any(overlaps(f.span, s.start, s.end) for s in marked)
+            # An unsafe fix is offered, never preferred (an editor's auto-fix must not change behaviour).
+            mark = fix.preferred and fix.safe and not any(overlaps(f.span, s.start, s.end) for s in marked)
             if mark:
                 marked.append(f.span)
             out.append((index, f, fix, mark))

@@ -157,7 +157,7 @@ def diagnostic_json(unstructure: Callable[[Any], Any], d: types.Diagnostic) -> d
 
 def fix_json(fix: Fix, lines: Sequence[str], codec: PositionCodec) -> dict[str, Any]:
     """A fix as JSON for `Diagnostic.data`, its ranges already in the client's encoding."""
-    return {"title": fix.title, "preferred": fix.preferred,
+    return {"title": fix.title, "preferred": fix.preferred, "applicability": fix.applicability,
             "edits": [{"range": client_range_json(lines, codec, e.span), "newText": e.content}
                       for e in fix.edits]}
 

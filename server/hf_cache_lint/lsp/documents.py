@@ -9,7 +9,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from urllib.parse import unquote, urlparse
+
+from pygls.uris import to_fs_path
 
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.findings import Finding
@@ -53,9 +54,11 @@ class Results(dict[str, tuple[Finding, ...]]):
 
 
 def uri_to_path(uri: str) -> str:
-    """A file path for messages and checkpoint lookups; other schemes keep the uri (untitled:, vscode-notebook-cell:)."""
-    parsed = urlparse(uri)
-    return unquote(parsed.path) if parsed.scheme == "file" else uri
+    """A file path for messages and checkpoint lookups; other schemes keep the uri (untitled:, vscode-notebook-cell:).
+
+    pygls's `to_fs_path`, not urlparse: `file:///c%3A/x.py` is `c:/x.py` on Windows (urlparse gives `/c:/x.py`),
+    and a UNC `file://server/share/x.py` keeps its host."""
+    return to_fs_path(uri) or uri
 
 
 def analyse_unit(unit: Unit, settings: Settings, context: Context) -> Results:

@@ -52,7 +52,8 @@ def editor_mapping(data: Any) -> Mapping[str, Any]:
 def pyproject_settings(folder: Path | None) -> tuple[Settings, tuple[str, ...]]:
     """`[tool.hf-cache-lint]` of the folder's pyproject.toml (read by pyproject.py, as the CLI reads it), else
     defaults; and the warnings about it (an `interpreter` key, which is never used: a cloned repository must not
-    pick a program for the server to run). A file the CLI would stop on is logged and ignored here."""
+    pick a program for the server to run; each invalid key, dropped while the valid ones are kept). A file that
+    is not TOML is ignored here, and said so (the CLI stops on either)."""
     if folder is None:
         return Settings(), ()
     try:  # imported here: TOML parsing is not on the server's start path (settings are read after `initialized`)
@@ -62,8 +63,7 @@ def pyproject_settings(folder: Path | None) -> tuple[Settings, tuple[str, ...]]:
     try:
         return settings_at(folder)
     except (ConfigError, OSError) as exc:
-        log.warning("ignoring pyproject settings: %s", exc)
-        return Settings(), ()
+        return Settings(), (f"ignoring pyproject settings: {exc}",)
 
 
 def build(folder: Path | None, layers: Iterable[Mapping[str, Any]], trusted: bool = True) -> FolderConfig:
@@ -71,14 +71,16 @@ def build(folder: Path | None, layers: Iterable[Mapping[str, Any]], trusted: boo
     settings, notes = pyproject_settings(folder)
     origin = "transformers-version in pyproject.toml [tool.hf-cache-lint]"
     for layer in layers:
-        try:
-            merged = settings.merged(layer)
-        except (ValueError, TypeError) as exc:
-            log.warning("ignoring invalid settings %r: %s", dict(layer), exc)
-            continue
-        if merged.transformers_version != settings.transformers_version:
-            origin = "the transformersVersion setting"
-        settings = merged
+        # Key by key: a bad value (an unknown code) drops that key alone, and the user is told (show_notes).
+        for key, value in layer.items():
+            try:
+                merged = settings.merged({key: value})
+            except (ValueError, TypeError) as exc:
+                notes += (f"ignoring the editor setting {key!r}: {exc}",)
+                continue
+            if merged.transformers_version != settings.transformers_version:
+                origin = "the transformersVersion setting"
+            settings = merged
     # The target: the setting, else the transformers installed (the interpreter's environment, the active venv,
     # the folder's .venv, the server's own), else the folder's requirement files; all read, nothing run.
     context = resolve_context(transformers_version=settings.transformers_version,

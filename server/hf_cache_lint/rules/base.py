@@ -81,6 +81,9 @@ class Rule:
     # Whether `hf-cache-lint check` runs the rule without being asked (editors always do). Off for
     # findings that only predict a warning, so CI output stays about what raises.
     cli_default: ClassVar[bool] = True
+    # Whether the rule runs without being named in `select`/`extend-select`, in the CLI and in editors alike
+    # (off: HFC100, opt-in as Ruff's RUF100). settings.py's OPT_IN lists these codes (a test compares them).
+    default_enabled: ClassVar[bool] = True
     # A finding of this rule is dropped where an Error finding of another rule covers the same range:
     # the call raises there, and a deprecation on the same keyword would only repeat it.
     yields_to_errors: ClassVar[bool] = False

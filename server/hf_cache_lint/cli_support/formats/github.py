@@ -26,9 +26,13 @@ def render(report: Report) -> str:
                      f"endLine={f.span.end.line},endColumn={f.span.end.column + 1},"
                      f"title={_prop(f'{f.code} {f.name}')}")
         else:
-            # Lines of a notebook's JSON are not the cell's lines: annotate the file, say where in the title.
+            # A notebook's cell lines sit on lines of the .ipynb JSON (report.py file_lines): annotate those,
+            # with the cell, line and column in the cell in the title (columns in the JSON differ: indentation,
+            # quotes and escapes).
             where = f"cell {item.cell}, line {f.span.start.line}, column {f.span.start.column + 1}"
-            props = f"file={_prop(item.filename)},title={_prop(f'{f.code} {f.name} ({where})')}"
+            at = (f"line={item.file_lines[0]},endLine={item.file_lines[1]},"
+                  if item.file_lines is not None else "")
+            props = f"file={_prop(item.filename)},{at}title={_prop(f'{f.code} {f.name} ({where})')}"
         lines.append(f"::{LEVELS[f.severity]} {props}::{_data(f.message)}")
     for note in report.notes:
         lines.append(f"::notice file={_prop(note.path)},title={_prop('hf-cache-lint')}::{_data(note.message)}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -16,10 +17,11 @@ LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "
 
 
 def _uri(path: str) -> dict[str, str]:
-    posix = path.replace(os.sep, "/")
+    """An absolute path as a file URI (`Path.as_uri`: `file:///C:/x.py` on Windows, where "file://" + path
+    was wrong), a relative one relative to %SRCROOT%. Not pygls.uris: only lsp/ imports pygls."""
     if os.path.isabs(path):
-        return {"uri": "file://" + quote(posix)}
-    return {"uri": quote(posix), "uriBaseId": "%SRCROOT%"}
+        return {"uri": Path(path).as_uri()}
+    return {"uri": quote(path.replace(os.sep, "/")), "uriBaseId": "%SRCROOT%"}
 
 
 def _region(span: Span) -> dict[str, int]:
@@ -28,10 +30,16 @@ def _region(span: Span) -> dict[str, int]:
             "endLine": span.end.line, "endColumn": span.end.column + 1}
 
 
-def _location(path: str, span: Span, cell: int | None) -> dict[str, Any]:
-    loc: dict[str, Any] = {"physicalLocation": {"artifactLocation": _uri(path), "region": _region(span)}}
-    if cell is not None:  # SARIF knows no notebook cells: rows are relative to the cell named here
-        loc["properties"] = {"cell": cell}
+def _location(path: str, span: Span, cell: int | None, file_lines: tuple[int, int] | None = None) -> dict[str, Any]:
+    if cell is None:
+        return {"physicalLocation": {"artifactLocation": _uri(path), "region": _region(span)}}
+    # SARIF knows no notebook cells. The region names the lines of the .ipynb file that hold the cell's lines
+    # (report.py file_lines), so a viewer opens the notebook there; the cell and the line and columns in it are
+    # properties. Without known file lines, the region is left out rather than pointing at the wrong line.
+    loc: dict[str, Any] = {"physicalLocation": {"artifactLocation": _uri(path)}}
+    if file_lines is not None:
+        loc["physicalLocation"]["region"] = {"startLine": file_lines[0], "endLine": file_lines[1]}
+    loc["properties"] = {"cell": cell, "cellRegion": _region(span)}
     return loc
 
 
@@ -45,7 +53,7 @@ def _result(item: Located, rule_index: dict[str, int]) -> dict[str, Any]:
         "ruleId": f.code,
         "level": LEVELS[f.severity],
         "message": {"text": f.message},
-        "locations": [_location(item.filename, f.span, item.cell)],
+        "locations": [_location(item.filename, f.span, item.cell, item.file_lines)],
     }
     if f.code in rule_index:
         out["ruleIndex"] = rule_index[f.code]
@@ -57,6 +65,7 @@ def _result(item: Located, rule_index: dict[str, int]) -> dict[str, Any]:
     if f.fixes and item.cell is None:  # a notebook's cell rows are not rows of the .ipynb artifact
         out["fixes"] = [
             {"description": {"text": fix.title},
+             "properties": {"applicability": fix.applicability},
              "artifactChanges": [{"artifactLocation": _uri(item.filename),
                                   "replacements": [_replacement(e) for e in fix.edits]}]}
             for fix in f.fixes
@@ -90,7 +99,7 @@ def sarif_log(report: Report) -> dict[str, Any]:
          "locations": [{"physicalLocation": {"artifactLocation": _uri(n.path)}}]}
         for n in report.notes
     ]
-    cwd = quote(os.getcwd().replace(os.sep, "/").rstrip("/") + "/")
+    cwd = Path.cwd().as_uri().rstrip("/") + "/"
     return {
         "$schema": SCHEMA,
         "version": "2.1.0",
@@ -98,7 +107,7 @@ def sarif_log(report: Report) -> dict[str, Any]:
             "tool": {"driver": {"name": "hf-cache-lint", "version": __version__, "semanticVersion": __version__,
                                 "informationUri": "https://github.com/hf-cache-lint/hf-cache-lint",
                                 "rules": rules}},
-            "originalUriBaseIds": {"%SRCROOT%": {"uri": f"file://{cwd}"}},
+            "originalUriBaseIds": {"%SRCROOT%": {"uri": cwd}},
             "columnKind": "unicodeCodePoints",
             "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notifications}],
             "results": [_result(i, index) for i in report.items],

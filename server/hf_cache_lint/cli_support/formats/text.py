@@ -1,4 +1,5 @@
-"""`--format text` (default): Ruff-like lines with the source line, an underline, notes and a summary."""
+"""`--output-format full` (default; `text` is its old name): Ruff-like lines with the source line, an underline,
+notes and a summary."""
 
 from __future__ import annotations
 
@@ -6,10 +7,12 @@ import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 
+from hf_cache_lint.cli_support.formats.paint import Paint
 from hf_cache_lint.cli_support.report import Located, Place, Report
 from hf_cache_lint.engine.findings import Severity
 
 TAB = 4
+PLAIN = Paint(False)
 
 
 def _width(text: str) -> int:
@@ -25,7 +28,7 @@ def where(filename: str, cell: int | None, line: int, column: int) -> str:
     return f"{filename}:{cell_part}{line}:{column + 1}"
 
 
-def _snippet(item: Located) -> list[str]:
+def _snippet(item: Located, paint: Paint = PLAIN) -> list[str]:
     f = item.finding
     if not item.line_text:
         return []
@@ -37,7 +40,9 @@ def _snippet(item: Located) -> list[str]:
     # Columns count code points; the underline needs display columns (tabs, wide characters).
     before = _width(line[:start])
     caret = " " * before + "^" * max(1, _width(line[:end]) - before)
-    return [f"{gutter} |", f"{number} | {line.expandtabs(TAB)}".rstrip(), f"{gutter} | {caret} {f.code}", f"{gutter} |"]
+    bar = paint.gutter(f"{gutter} |")
+    return [bar, f"{paint.gutter(f'{number} |')} {line.expandtabs(TAB)}".rstrip(),
+            f"{bar} {paint.code(caret + ' ' + f.code, f.severity)}", bar]
 
 
 def _note(place: Place) -> str:
@@ -45,15 +50,17 @@ def _note(place: Place) -> str:
     return f"  = note: {where(place.filename, place.cell, r.span.start.line, r.span.start.column)}: {r.message}"
 
 
-def format_item(item: Located) -> list[str]:
+def format_item(item: Located, paint: Paint = PLAIN) -> list[str]:
     f = item.finding
-    mark = " [*]" if item.fixable else ""
-    lines = [f"{where(item.filename, item.cell, f.span.start.line, f.span.start.column)}: {f.code}{mark} {f.message}"]
-    lines.extend(_snippet(item))
+    mark = " " + paint.fix("[*]") if item.fixable else ""
+    place = where(item.filename, item.cell, f.span.start.line, f.span.start.column)
+    lines = [f"{paint.path(place)}: {paint.code(f.code, f.severity)}{mark} {f.message}"]
+    lines.extend(_snippet(item, paint))
     lines.extend(_note(p) for p in item.related)
     preferred = next((fix for fix in f.fixes if fix.preferred), None)
     if preferred is not None:
-        lines.append(f"  = help: {preferred.title}")
+        unsafe = "" if preferred.safe else " (unsafe fix: --unsafe-fixes applies it)"
+        lines.append(f"  = help: {preferred.title}{unsafe}")
     return lines
 
 
@@ -97,16 +104,23 @@ def _found(report: Report) -> str:
     if found == 0:
         return "All checks passed!"
     fixable = sum(1 for i in report.items if i.fixable)
-    extra = f" ({fixable} fixable with --fix)" if fixable else ""
+    hidden = sum(1 for i in report.items if i.unsafe_fixable)
+    parts = ([f"{fixable} fixable with --fix"] if fixable else []) + (
+        [f"{hidden} more with --unsafe-fixes"] if hidden else [])
+    extra = f" ({', '.join(parts)})" if parts else ""
     return f"Found {counts(report.items)}{extra}."
 
 
-def render(report: Report) -> str:
+def render(report: Report, color: bool = False, quiet: bool = False) -> str:
+    """The findings, each with its snippet; then the summary line unless `quiet` (Ruff's --quiet)."""
+    paint = Paint(color)
     out: list[str] = []
     for item in report.items:
-        out.extend(format_item(item))
+        out.extend(format_item(item, paint))
         out.append("")
+    if quiet:
+        return "\n".join(out[:-1]) + "\n" if out else ""
     if report.target:  # which transformers the findings are for, and why (engine/target_plan.py)
         out.append(f"Target: {report.target}")
-    out.append(summary(report))
+    out.append(paint.summary(summary(report)))
     return "\n".join(out) + "\n"

@@ -8,7 +8,7 @@ from functools import partial
 from hf_cache_lint.engine.analysis import Analysis, CacheArg, CacheImpl, GenerateCall
 from hf_cache_lint.engine.edits import clear_keyword, remove_argument
 from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
-from hf_cache_lint.engine.findings import Finding, Fix, Related, Severity
+from hf_cache_lint.engine.findings import SAFE, UNSAFE, Finding, Fix, Related, Severity
 from hf_cache_lint.engine.versions import Target
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.common import accepts, link, source_words, where
@@ -88,18 +88,22 @@ class CacheConflict(Rule):
 
     def fixes(self, analysis: Analysis, call: GenerateCall, arg: CacheArg, ci: CacheImpl) -> Iterator[Fix]:
         text = analysis.text
+        # A call reached from another call (a helper's generate, `**GEN_KW` passed in): an edit there changes
+        # what every caller of the helper gets, not only the one that conflicts. Unsafe (docs: Fix safety).
+        shared = UNSAFE if call.via is not None else SAFE
         # Unsloth overwrites the keyword, so setting it to None would not help there.
         edits = clear_keyword(text, call, "cache_implementation") if ci.via != "wrapper" else None
         if edits is not None:
-            yield Fix("Set `cache_implementation=None` in this call", edits, preferred=True)
+            yield Fix("Set `cache_implementation=None` in this call", edits, preferred=True, applicability=shared)
         if not arg.via_kwargs:
             removal = remove_argument(call, arg.span)
             if removal is not None:
-                yield Fix(f"Remove `{arg.keyword}=`", (removal,), preferred=edits is None)
+                # Always unsafe: generate then builds a cache of its own, the user's (a prefix cache) is lost.
+                yield Fix(f"Remove `{arg.keyword}=`", (removal,), preferred=edits is None, applicability=UNSAFE)
         if ci.via == "keyword" and call.ci_keyword is not None:
             removal = remove_argument(call, call.ci_keyword.span)
             if removal is not None:
-                yield Fix("Remove `cache_implementation=`", (removal,))
+                yield Fix("Remove `cache_implementation=`", (removal,), applicability=shared)
         yield self.ignore_fix(analysis, arg.span)
 
     def story(self, analysis: Analysis, call: GenerateCall, arg: CacheArg, ci: CacheImpl,

@@ -10,7 +10,7 @@ from hf_cache_lint.engine.analysis import Analysis, GenerateCall, Keyword
 from hf_cache_lint.engine.edits import remove_argument, rename_keyword
 from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
 from hf_cache_lint.engine.families import is_mamba_family
-from hf_cache_lint.engine.findings import Finding, Fix, Severity, Span
+from hf_cache_lint.engine.findings import SAFE, UNSAFE, Finding, Fix, Severity, Span
 from hf_cache_lint.engine.keywords import written_cache_keyword
 from hf_cache_lint.engine.versions import unused_kwargs_message
 from hf_cache_lint.rules.base import Rule
@@ -98,7 +98,10 @@ class CacheKeyword(Rule):
             removal = remove_argument(call, p.written.span)
             if removal is None:
                 return
-            yield Fix(f"Remove `{p.keyword}=`", (removal,), preferred=True)
+            # Without the assistant, generate decodes without it: the same output, slower (behaviour beyond the
+            # finding: unsafe). Dropping the ignored old cache keyword changes nothing 5.24 does not already do.
+            yield Fix(f"Remove `{p.keyword}=`", (removal,), preferred=True,
+                      applicability=UNSAFE if p.keyword == "assistant_model" else SAFE)
         yield self.ignore_fix(analysis, p.span)
 
     def story(self, analysis: Analysis, call: GenerateCall, p: _Problem) -> str:

@@ -9,7 +9,7 @@ from hf_cache_lint.engine.analysis import Analysis, CacheArg, CiValue, GenerateC
 from hf_cache_lint.engine.edits import rename_keyword
 from hf_cache_lint.engine.facts.ci_value import KIND as CI_VALUE
 from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
-from hf_cache_lint.engine.findings import Edit, Finding, Fix, Severity
+from hf_cache_lint.engine.findings import UNSAFE, Edit, Finding, Fix, Severity
 from hf_cache_lint.engine.keywords import written_cache_keyword
 from hf_cache_lint.engine.text import line_starts, offset
 from hf_cache_lint.rules.base import Rule
@@ -78,7 +78,9 @@ class DeprecatedCacheUsage(Rule):
         written = written_cache_keyword(call, arg)
         fixes: tuple[Fix, ...] = ()
         if written is not None:
-            fixes = (Fix("Rename to `cache=`", (rename_keyword(written, "cache"),), preferred=True),
+            # `cache=` does not run before 5.24 (HFC003 there): not on every release code may still support.
+            fixes = (Fix("Rename to `cache=`", (rename_keyword(written, "cache"),), preferred=True,
+                         applicability=UNSAFE),
                      self.ignore_fix(analysis, arg.span))
         return self.report(arg.span, message, fixes=fixes, story=partial(self.old_keyword_story, analysis, call, arg),
                            tags=TAGS)

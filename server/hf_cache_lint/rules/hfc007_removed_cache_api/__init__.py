@@ -8,7 +8,7 @@ from functools import partial
 from hf_cache_lint.engine.analysis import Analysis
 from hf_cache_lint.engine.facts.removed_api_use import KIND as REMOVED_API_USE
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
-from hf_cache_lint.engine.findings import Edit, Finding, Fix, Severity, Span
+from hf_cache_lint.engine.findings import UNSAFE, Edit, Finding, Fix, Severity, Span
 from hf_cache_lint.engine.text import line_starts, offset
 from hf_cache_lint.engine.versions import REMOVED_CACHE_METHODS
 from hf_cache_lint.rules.base import Rule
@@ -199,10 +199,13 @@ def _read_fix(text: str, use: RemovedApiUse) -> Fix | None:
     cache, span = use.cache, use.call_span
     if cache is None or span is None:
         return None
+    # `get_max_length()` exists from 5.18 only (4.57 and 5.0 lack it): the fix does not run on every release the
+    # code may support, so it is unsafe.
     if use.name == "get_max_cache_shape":  # the method's name only; the call's arguments stay
-        return Fix("Use `get_max_length()`", (Edit(span, "get_max_length"),), preferred=True)
+        return Fix("Use `get_max_length()`", (Edit(span, "get_max_length"),), preferred=True, applicability=UNSAFE)
     if use.name == "max_cache_len":
-        return Fix("Use `get_max_length()`", (Edit(span, "get_max_length()"),), preferred=True)
+        return Fix("Use `get_max_length()`", (Edit(span, "get_max_length()"),), preferred=True,
+                   applicability=UNSAFE)
     if not cache.layered:
         return None  # an EncoderDecoderCache, or the cache of a model not known to be decoder-only
     if use.name == "unpack":
