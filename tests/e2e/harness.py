@@ -37,14 +37,10 @@ def require_executable(name: str) -> str:
     return found
 
 
-def server_command(bin_dir: Path) -> list[str]:
-    """The language server as the README tells other editors to start it, `hf-cache-lint serve`, from the venv
-    of a fresh install (conftest.py `user_bin`): what a user has, not the repository's sources."""
-    return [str(bin_dir / "hf-cache-lint"), "serve"]
-
-
 def server_env(bin_dir: Path) -> dict[str, str]:
-    """A user's shell after activating that venv: its bin first on PATH, none of the test run's Python paths."""
+    """A user's shell after activating the venv of a fresh install (conftest.py `user_bin`): its bin first on
+    PATH, so the README snippets' `hf-cache-lint serve` is what a user has, not the repository's sources; none
+    of the test run's Python paths."""
     return user_env(bin_dir=bin_dir)
 
 

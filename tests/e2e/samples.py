@@ -18,11 +18,11 @@ CONFLICT_FIXED = CONFLICT.replace('cache_implementation="static"', "cache_implem
 PREFERRED_FIX = "hf-cache-lint (HFC001): Set `cache_implementation=None` in this call"
 OTHER_FIXES = ("hf-cache-lint (HFC001): Remove `past_key_values=`", "hf-cache-lint (HFC001): Ignore HFC001 on this line")
 
-# Every editor sends this as `transformersVersion` (initializationOptions / settings): the target when the
-# analysed environment has no transformers. 5.23.0 keeps `past_key_values=` current (5.24 deprecates it, HFC003),
+# The target every editor scenario sets (code-server: the `hfCacheLint.transformersVersion` setting; Neovim,
+# Emacs and Vim, configured with the README's snippets: the workspace's pyproject.toml): the target when the
+# analysed environment has no transformers. 5.23.0 keeps `past_key_values=` current (5.24 deprecates it, HFC006),
 # and seeing it in the message proves the settings reached the server.
 TARGET_VERSION = "5.23.0"
-INIT_OPTIONS = {"transformersVersion": TARGET_VERSION}
 
 # The diagnostic covers `past_key_values=DynamicCache()`: 0-based line, 0-based UTF-16 columns.
 RANGE = {"start": {"line": 3, "character": 21}, "end": {"line": 3, "character": 51}}
