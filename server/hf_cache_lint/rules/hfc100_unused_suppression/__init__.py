@@ -32,6 +32,9 @@ class UnusedSuppression(Rule):
     summary = "A suppression comment that silences no finding, or names an unknown code."
     default_severity = Severity.WARNING
     default_enabled = False
+    # No fact kind: it reads the text's suppression comments against the other rules' findings
+    # (checking/source.py `_unsuppressed`, and `_nothing_found` for a text the screen stops).
+    reads = frozenset()
     valid = VALID
     invalid = INVALID
 
