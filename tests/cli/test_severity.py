@@ -25,9 +25,10 @@ def test_extend_select_shows_the_deprecation_as_a_hint_and_still_exits_0(project
     write(project / "ok.py", CLEAN)
     r = run("check", *V524, "--extend-select", "HFC006", "ok.py")
     assert r.code == 0
-    assert r.out.splitlines()[0].startswith("ok.py:4:22: HFC006 [*] `past_key_values=` is deprecated in "
+    # No [*]: its fix, the rename to `cache=`, is unsafe (it fails before 5.24); the summary says how to get it.
+    assert r.out.splitlines()[0].startswith("ok.py:4:22: HFC006 `past_key_values=` is deprecated in "
                                             "transformers 5.24.0")
-    assert r.out.splitlines()[-1] == "Found 1 hint (1 fixable with --fix)."
+    assert r.out.splitlines()[-1] == "Found 1 hint (1 more with --unsafe-fixes)."
     [f] = run("check", *V524, "--extend-select", "HFC006", "--format", "json", "ok.py").json()
     assert (f["code"], f["name"], f["severity"]) == ("HFC006", "deprecated-cache-usage", "hint")
     assert f["fixes"][0]["title"] == "Rename to `cache=`"
@@ -62,7 +63,7 @@ def test_a_hint_fails_the_run_only_when_the_user_raises_its_severity(project: Pa
         'transformers-version = "5.24.0"\nextend-select = ["HFC006"]\nseverity = {HFC006 = "warning"}'))
     write(project / "ok.py", CLEAN)
     r = run("check", "ok.py")
-    assert (r.code, r.out.splitlines()[-1]) == (1, "Found 1 warning (1 fixable with --fix).")
+    assert (r.code, r.out.splitlines()[-1]) == (1, "Found 1 warning (1 more with --unsafe-fixes).")
 
 
 def _finding(line: int, severity: Severity) -> Finding:
