@@ -29,14 +29,14 @@ def _scaffold(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> object:
 
 def test_the_scaffold_writes_a_rule_and_a_fact_kind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     add_rule = _scaffold(tmp_path, monkeypatch)
-    assert add_rule.main(["HFC099", "positive-crop", "--new-fact", "cache_crop"]) == 0  # type: ignore[attr-defined]
+    assert add_rule.main(["HFC099", "positive-crop", "--new-fact", "scaffold_probe"]) == 0  # type: ignore[attr-defined]
     package = tmp_path / "rules" / "hfc099_positive_crop"
     assert sorted(p.name for p in package.iterdir()) == ["__init__.py", "docs.md", "examples.py", "valid.py"]
     init = (package / "__init__.py").read_text()
     ast.parse(init)
-    assert 'code = "HFC099"' in init and "reads = frozenset({CACHE_CROP})" in init
-    fact = (tmp_path / "facts" / "cache_crop.py").read_text()
-    assert 'FactKind("cache_crop", CacheCrop' in fact
+    assert 'code = "HFC099"' in init and "reads = frozenset({SCAFFOLD_PROBE})" in init
+    fact = (tmp_path / "facts" / "scaffold_probe.py").read_text()
+    assert 'FactKind("scaffold_probe", ScaffoldProbe' in fact
     assert add_rule.main(["HFC099", "positive-crop"]) == 1  # type: ignore[attr-defined]  # refuses to overwrite
 
 
