@@ -11,13 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+from hf_cache_lint.engine.facts.cache_crop import CacheCrop
 from hf_cache_lint.engine.interpreter.arguments import positional
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.functions import UserFunctions
 from hf_cache_lint.engine.interpreter.generate_calls import GenerateFacts
 from hf_cache_lint.engine.interpreter.loading import Loading
 from hf_cache_lint.engine.interpreter.session import EvArg, Session, site_of
-from hf_cache_lint.engine.nodes import Node
+from hf_cache_lint.engine.nodes import Node, code
 from hf_cache_lint.engine.values import (
     NONE,
     UNKNOWN,
@@ -81,6 +82,14 @@ class TrackedMethods:
             return Output("generate", site_of(whole, "generate(...)"))
         if isinstance(m.owner, CacheVal) and m.name == "to_legacy_cache":
             return TupleVal(site_of(whole, "to_legacy_cache()"))
+        if isinstance(m.owner, CacheVal) and m.name == "crop":
+            first = positional(args, 0)
+            if first is not None and isinstance(first.value, Const) and type(first.value.value) is int \
+                    and trailer in trailers:
+                receiver = code(head) + "".join(code(t) for t in trailers[:trailers.index(trailer) - 1])
+                self.s.record(CacheCrop(site_of(whole, "crop(...)").span, self.s.site(first.arg.node).span,
+                                        first.value.value, receiver, m.owner.class_name))
+            return NONE
         return UNKNOWN
 
     def _model(self, obj: HeapObj, c: MethodCall) -> Value:
