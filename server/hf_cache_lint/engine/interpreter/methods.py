@@ -84,11 +84,12 @@ class TrackedMethods:
             return TupleVal(site_of(whole, "to_legacy_cache()"))
         if isinstance(m.owner, CacheVal) and m.name == "crop":
             first = positional(args, 0)
-            if first is not None and isinstance(first.value, Const) and type(first.value.value) is int \
-                    and trailer in trailers:
+            if first is not None and trailer in trailers:
+                constant = first.value.value if isinstance(first.value, Const) else None
                 receiver = code(head) + "".join(code(t) for t in trailers[:trailers.index(trailer) - 1])
                 self.s.record(CacheCrop(site_of(whole, "crop(...)").span, self.s.site(first.arg.node).span,
-                                        first.value.value, receiver, m.owner.class_name))
+                                        constant if type(constant) is int else None, receiver,
+                                        m.owner.class_name, code(first.arg.node), _statement_indent(head, trailer)))
             return NONE
         return UNKNOWN
 
@@ -168,3 +169,15 @@ _BY_KIND: dict[type, Callable[[TrackedMethods, HeapObj, MethodCall], Value]] = {
     InstanceState: TrackedMethods._instance,
     PipelineState: TrackedMethods._pipeline,
 }
+
+
+def _statement_indent(head: Node, trailer: Node) -> str | None:
+    """The line's indentation when the chain `head ... trailer` (its last trailer) is a whole expression
+    statement alone on its line, else None."""
+    chain = head.parent
+    parent = getattr(chain, "parent", None)
+    if chain is None or chain.children[-1] is not trailer or parent is None or parent.type != "simple_stmt" \
+            or len(parent.children) != 2 or parent.children[0] is not chain:
+        return None
+    indent = head.get_first_leaf().prefix.rsplit("\n", 1)[-1]
+    return indent if not indent.strip(" \t") else None
