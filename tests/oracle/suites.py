@@ -91,7 +91,7 @@ class FixedExample:
 
     @property
     def id(self) -> str:
-        return f"{self.rule.code}-invalid-{self.index}-fixed-{self.title}"
+        return f"{self.rule.code}-invalid-{self.index}-fixed-{self.title}@{self.version}"
 
 
 def fixed_examples() -> list[FixedExample]:
@@ -102,16 +102,16 @@ def fixed_examples() -> list[FixedExample]:
                 if title.startswith("Ignore "):
                     continue
                 snippet = Snippet(f"fixed:{rule.code}:{i}:{title}", text, files=dict(ex.files))
-                out.append(FixedExample(rule, i, title, ex.versions[0], ex, snippet))
+                # A portable fix must run clean on every checked release, not only the one it was made for.
+                for version in VERSIONS if ex.portable else (ex.versions[0],):
+                    out.append(FixedExample(rule, i, title, version, ex, snippet))
     return out
 
 
 def versions_of(snippet_id: str) -> tuple[str, ...]:
     """The versions a snippet runs on: a fixed text only on the version its fix was made for."""
-    for fx in _FIXED:
-        if fx.snippet.id == snippet_id:
-            return (fx.version,)
-    return VERSIONS
+    versions = tuple(fx.version for fx in _FIXED if fx.snippet.id == snippet_id)
+    return versions or VERSIONS
 
 
 def own_snippets() -> list[Snippet]:
@@ -140,7 +140,7 @@ def recall_snippets() -> list[Snippet]:
 
 def all_snippets() -> list[Snippet]:
     return ([c.snippet for c in corpus_cases()] + [e.snippet for e in rule_examples()] + own_snippets()
-            + [f.snippet for f in _FIXED] + recall_snippets())
+            + list({f.snippet.id: f.snippet for f in _FIXED}.values()) + recall_snippets())  # a portable fix's text: once
 
 
 _FIXED = fixed_examples()

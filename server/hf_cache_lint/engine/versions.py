@@ -138,6 +138,11 @@ class Target:
         return self.version >= V("4.41")
 
     @cached_property
+    def positive_crop_raises(self) -> bool:
+        """5.20+ raise on `cache.crop(n)` with n > 0 (4.x reads n as the length to keep; 5.19 warns)."""
+        return self.version >= V("5.20")
+
+    @cached_property
     def unified_cache_keyword(self) -> bool:
         """5.24 renamed every cache keyword of generate to `cache=`."""
         return self.version >= V("5.24")

@@ -51,6 +51,9 @@ class Invalid:
     files: Mapping[str, str] = field(default_factory=dict)
     runtime: str | Mapping[str, str] | None = None
     note: str = ""
+    # The fixed texts run clean on every checked release, the oldest and the newest included (the oracle runs
+    # them there), not only on the release the fix was made for.
+    portable: bool = False
 
     def severity_on(self, version: str, default: Severity) -> Severity:
         """The expected severity of the finding on `version`."""

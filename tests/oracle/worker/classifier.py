@@ -36,6 +36,7 @@ ERRORS: tuple[ErrorClass, ...] = (
     ErrorClass("HFC004", ValueError, re.compile(re.escape("Invalid `cache_implementation`"))),
     ErrorClass("HFC005", ValueError, re.compile(re.escape("`model_kwargs` are not used by the model"))),
     # A cache API 5.x removed (HFC007): a cache class that no longer imports, or a removed Cache method.
+    ErrorClass("HFC008", ValueError, re.compile(r"Calling `crop` with a positive value \(`(\d+)`\) is not supported")),
     ErrorClass("HFC007", ImportError, re.compile(r"cannot import name '(\w*Cache)' from 'transformers[\w.]*'")),
     ErrorClass("HFC007", AttributeError, re.compile(r"has no attribute '?(to_legacy_cache|from_legacy_cache|"
                                                     r"get_max_cache_shape|max_cache_len)'?|"

@@ -11,13 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+from hf_cache_lint.engine.facts.cache_crop import CacheCrop
 from hf_cache_lint.engine.interpreter.arguments import positional
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.functions import UserFunctions
 from hf_cache_lint.engine.interpreter.generate_calls import GenerateFacts
 from hf_cache_lint.engine.interpreter.loading import Loading
 from hf_cache_lint.engine.interpreter.session import EvArg, Session, site_of
-from hf_cache_lint.engine.nodes import Node
+from hf_cache_lint.engine.nodes import Node, code
 from hf_cache_lint.engine.values import (
     NONE,
     UNKNOWN,
@@ -81,6 +82,15 @@ class TrackedMethods:
             return Output("generate", site_of(whole, "generate(...)"))
         if isinstance(m.owner, CacheVal) and m.name == "to_legacy_cache":
             return TupleVal(site_of(whole, "to_legacy_cache()"))
+        if isinstance(m.owner, CacheVal) and m.name == "crop":
+            first = positional(args, 0)
+            if first is not None and trailer in trailers:
+                constant = first.value.value if isinstance(first.value, Const) else None
+                receiver = code(head) + "".join(code(t) for t in trailers[:trailers.index(trailer) - 1])
+                self.s.record(CacheCrop(site_of(whole, "crop(...)").span, self.s.site(first.arg.node).span,
+                                        constant if type(constant) is int else None, receiver,
+                                        m.owner.class_name, code(first.arg.node), _statement_indent(head, trailer)))
+            return NONE
         return UNKNOWN
 
     def _model(self, obj: HeapObj, c: MethodCall) -> Value:
@@ -159,3 +169,15 @@ _BY_KIND: dict[type, Callable[[TrackedMethods, HeapObj, MethodCall], Value]] = {
     InstanceState: TrackedMethods._instance,
     PipelineState: TrackedMethods._pipeline,
 }
+
+
+def _statement_indent(head: Node, trailer: Node) -> str | None:
+    """The line's indentation when the chain `head ... trailer` (its last trailer) is a whole expression
+    statement alone on its line, else None."""
+    chain = head.parent
+    parent = getattr(chain, "parent", None)
+    if chain is None or chain.children[-1] is not trailer or parent is None or parent.type != "simple_stmt" \
+            or len(parent.children) != 2 or parent.children[0] is not chain:
+        return None
+    indent = head.get_first_leaf().prefix.rsplit("\n", 1)[-1]
+    return indent if not indent.strip(" \t") else None

@@ -1,0 +1,30 @@
+"""The fact kind `cache_crop`: `cache.crop(n)` with a constant `n` on a value the interpreter knows is a
+transformers cache (a cache class built here, a forward or generate output's cache), with a constant or an
+expression that is not written negative,, recorded by
+engine/interpreter/methods.py wherever the cache is: no generate call is needed (a manual decode loop)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hf_cache_lint.engine.facts import FactKind
+from hf_cache_lint.engine.findings import Span
+
+
+@dataclass(frozen=True)
+class CacheCrop:
+    """`receiver.crop(argument)`: `span` the whole call, `argument` the argument as written and `argument_text` its
+    source, `value` the argument when it is a constant int (else None), `receiver` the receiver's source text,
+    `cache` what the cache is; `indent` the line's indentation when the call is a whole statement (a fix may then
+    replace it with statements), else None."""
+
+    span: Span
+    argument: Span
+    value: int | None
+    receiver: str
+    cache: str
+    argument_text: str = ""
+    indent: str | None = None
+
+
+KIND: FactKind[CacheCrop] = FactKind("cache_crop", CacheCrop, triggers=(".crop(",), parse_names=frozenset({"crop"}))

@@ -1,0 +1,46 @@
+"""HFC008 examples that must be flagged; each runs unchanged under the oracle against real transformers."""
+
+from __future__ import annotations
+
+from hf_cache_lint.engine.findings import Severity
+from hf_cache_lint.rules.base import Invalid, invalid
+from hf_cache_lint.rules.snippets import prelude
+
+_5X = ("5.23.0", "5.24.0")
+KEEP_TITLE = "Keep the first tokens on every release"
+_STEP = "out = model(**inputs, past_key_values=cache, use_cache=True)\n"
+_KEPT = "if cache.get_seq_length() > {n}:\n    cache.crop({n} - cache.get_seq_length())"
+
+INVALID: tuple[Invalid, ...] = (
+    invalid(
+        prelude("DynamicCache") + "cache = DynamicCache()\n" + _STEP + "cache.crop(4)\n",
+        flagged="cache.crop(4)",
+        fixes={KEEP_TITLE: ("cache.crop(4)", _KEPT.format(n=4))},
+        versions=_5X,
+        portable=True,
+        note="a manual decode step: no generate call",
+    ),
+    invalid(
+        prelude() + "out = model.generate(**inputs, max_new_tokens=5, return_dict_in_generate=True)\n"
+        "out.past_key_values.crop(4)\n",
+        flagged="out.past_key_values.crop(4)",
+        fixes={KEEP_TITLE: ("out.past_key_values.crop(4)",
+                            "if out.past_key_values.get_seq_length() > 4:\n"
+                            "    out.past_key_values.crop(4 - out.past_key_values.get_seq_length())")},
+        versions=_5X,
+        portable=True,
+        note="the cache generate returns",
+    ),
+    invalid(
+        prelude("DynamicCache") + "cache = DynamicCache()\n" + _STEP
+        + "prefix_len = inputs['input_ids'].shape[1] - 1\ncache.crop(prefix_len)\n",
+        flagged="cache.crop(prefix_len)",
+        fixes={KEEP_TITLE: ("cache.crop(prefix_len)", _KEPT.format(n="prefix_len"))},
+        versions=_5X,
+        severity=Severity.WARNING,
+        portable=True,
+        note="a length computed at run time (speculative decoding's rollback): a Warning, its sign unseen",
+    ),
+)
+
+__all__ = ["INVALID", "Invalid"]

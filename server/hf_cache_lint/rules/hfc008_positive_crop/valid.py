@@ -1,0 +1,17 @@
+"""HFC008 examples that must not be flagged (each runs clean under the oracle)."""
+
+from __future__ import annotations
+
+from hf_cache_lint.rules.base import Valid
+from hf_cache_lint.rules.snippets import prelude
+
+_STEP = "cache = DynamicCache()\nout = model(**inputs, past_key_values=cache, use_cache=True)\n"
+
+VALID: tuple[Valid, ...] = (
+    Valid(prelude("DynamicCache") + _STEP + "cache.crop(-2)\n",
+          note="a negative value removes that many tokens"),
+    Valid(prelude("DynamicCache") + _STEP + "n = cache.get_seq_length() - 4\nif n > 0:\n    cache.crop(-n)\n",
+          note="5.x's own form, written negative: the count to remove"),
+    Valid(prelude() + "class Window:\n    def crop(self, n):\n        return n\n\n\nWindow().crop(4)\n",
+          note="a `crop` of the project's own class"),
+)
