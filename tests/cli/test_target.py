@@ -139,7 +139,7 @@ def test_sarif_run_properties_name_the_target(bare: Path, run: RunFn) -> None:
     write(bare / "demo.py", HYBRID)
     log = json.loads(run("check", "--transformers-version", "4.57.6", "--format", "sarif", "demo.py").out)
     assert log["runs"][0]["properties"] == {"transformersTarget": "transformers 4.57.6 (--transformers-version)"}
-    # The JSON format stays one array (DESIGN.md): the target is not in it.
+    # The JSON format stays one array (docs/architecture.md's contract): the target is not in it.
     assert run("check", "--transformers-version", "4.57.6", "--format", "json", "demo.py").json() == []
 
 

@@ -68,7 +68,15 @@ def test_each_rule_declares_kinds_the_screen_knows() -> None:
     known = set(KINDS)
     for rule in ALL_RULES:
         assert "reads" in type(rule).__dict__, f"{rule.code} declares no `reads`"
-        assert rule.reads and rule.reads <= known, rule.code
+        # A rule reads some fact kinds, or the suppression comments themselves (HFC100), never nothing.
+        assert (rule.reads or rule.reads_comments) and rule.reads <= known, rule.code
+
+
+def test_a_suppression_comment_is_screened_in_only_for_a_rule_that_reads_comments(tmp_path: Path) -> None:
+    text = "import os  # noqa: HFC001\n"
+    ctx = Context(target=Target.of("5.24.0"), workspace=tmp_path)
+    assert screening.screen(text, "main.py", Settings(select=("HFC100",)), ctx)
+    assert not screening.screen(text, "main.py", Settings(select=("HFC001",)), ctx)
 
 
 def test_there_is_one_screen(tmp_path: Path) -> None:

@@ -20,8 +20,8 @@ def screen(text: str, path: str, settings: Settings, context: Context | None, *,
 
 
 def needs_of(settings: Settings) -> Needs:
-    """What the rules `settings` enable read: the fact kinds each declares (`Rule.reads`) and the keywords
-    (`Rule.reads_keyword`)."""
+    """What the rules `settings` enable read: the fact kinds each declares (`Rule.reads`), the keywords
+    (`Rule.reads_keyword`) and whether one reads the suppression comments (`Rule.reads_comments`)."""
     from hf_cache_lint.rules import ALL_RULES  # the rules load only when a text says a word of some kind
 
     return _needs(tuple(r.code for r in ALL_RULES if settings.enabled(r.code)))
@@ -37,7 +37,7 @@ def _needs(codes: tuple[str, ...]) -> Needs:
     def keyword_matters(name: str) -> bool:
         return any(rule.reads_keyword(name) for rule in rules)
 
-    return Needs(frozenset(k for r in rules for k in r.reads), keyword_matters)
+    return Needs(frozenset(k for r in rules for k in r.reads), keyword_matters, any(r.reads_comments for r in rules))
 
 
 @lru_cache(maxsize=4096)

@@ -56,7 +56,7 @@ def check_source(
         # is asked, however often it says a trigger: the ast stage (engine/reaching.py) rules out modeling code
         # that says them everywhere (on transformers' tree 9 of the 20 files with more than 3 did not pass it).
         if not screen(text, path, settings, context, gate=not incremental and use_gate):
-            return _nothing_found(text, path, settings)
+            return CheckResult(path)
         return _run_rules(text, path, settings, context, incremental, lazy_stories)
 
 
@@ -126,17 +126,6 @@ def _unused(text: str, table: Suppressions, used: dict[Directive, set[str]], set
     severity = settings.severity_for(rule.code, rule.default_severity)
     return [f if f.severity is severity else replace(f, severity=severity)
             for f in rule.unused(text, table, used, settings.enabled)]
-
-
-def _nothing_found(text: str, path: str, settings: Settings) -> CheckResult:
-    """The result of a text no rule can flag: empty, unless HFC100 is on and a suppression comment is there
-    (it silences nothing, then). Cheap when HFC100 is off (the default): one set lookup."""
-    if not settings.enabled(UNUSED_SUPPRESSION):
-        return CheckResult(path)
-    table = suppressions(text)
-    if not table:
-        return CheckResult(path)
-    return CheckResult(path, tuple(sorted(_unsuppressed([], table, text, settings), key=_place_and_code)))
 
 
 # Read once: an Enum member read from its class is a Python-level lookup (~0.3 us on 3.11), per finding here.

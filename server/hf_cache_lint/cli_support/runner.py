@@ -185,17 +185,9 @@ def _pipeline(source: SourceFile, settings: Settings, context: Context, cache: R
             return Outcome(hit, content, st, (), hit=True)
     gated = _gate(data, source, settings, context) if data is not None else None
     if gated is not None and gated.clean:
-        if not _judges_suppressions(data, settings):
-            return Outcome(CheckResult(source.display), content, st, gated.noted)
-        gated = None  # HFC100 reports the comments of a file no other rule reads: check_source does it
+        return Outcome(CheckResult(source.display), content, st, gated.noted)
     result, noted = _run_job(source, data, settings, context, gated)
     return Outcome(result, content, st, noted)
-
-
-def _judges_suppressions(data: bytes | None, settings: Settings) -> bool:
-    """Whether HFC100 (unused suppressions, opt-in) is on and the bytes may hold a suppression comment."""
-    return (data is not None and settings.enabled("HFC100")
-            and (b"hf-cache-lint" in data or b"noqa" in data.lower()))
 
 
 # The parent's cache, seen by forked workers as it was when they started (read-only there: a worker's

@@ -44,9 +44,12 @@ class Needs:
 
     kinds: frozenset[Kind]
     keyword_matters: Callable[[str], bool] = _every_keyword
+    # An enabled rule reads the suppression comments themselves (HFC100: one that silences nothing), so a text
+    # holding one may have a finding whatever else it says.
+    comments: bool = False
 
 
-EVERYTHING = Needs(frozenset(KINDS))
+EVERYTHING = Needs(frozenset(KINDS), comments=True)
 
 
 def can_hold_finding(text: str, path: str, context: Context, needs: Callable[[], Needs] = lambda: EVERYTHING, *,
@@ -64,6 +67,8 @@ def can_hold_finding(text: str, path: str, context: Context, needs: Callable[[],
             got = said[test] = kind.said(text)
         return got
 
+    if _may_hold_a_suppression(text) and needs().comments:
+        return True
     # The text first, the kinds in registry order until one says it (cheapest first, asked only as far as it
     # decides something: the removed-API scan of the text costs as much as the interpreter on a short script).
     if not any(says(k) for k in KINDS):
@@ -83,3 +88,9 @@ def can_hold_finding(text: str, path: str, context: Context, needs: Callable[[],
     names = frozenset[str]().union(*(k.parse_names for k in passed if k.parse_names is not None))
     return not cannot_hold_finding(text, path, context, needs().keyword_matters, REMOVED_API_USE in passed,
                                    names)
+
+
+def _may_hold_a_suppression(text: str) -> bool:
+    """The words every suppression comment holds (engine/suppress.py reads them exactly): `noqa` in any case,
+    or the tool's name."""
+    return "hf-cache-lint" in text or "noqa" in text.lower()

@@ -79,6 +79,9 @@ class Rule:
     # kind read and not declared here loses the rule's findings wherever no other rule reads it
     # (tests/engine/test_screen.py runs each rule's examples with that rule alone).
     reads: ClassVar[frozenset[FactKind[Any]]]
+    # Whether the rule reads the text's suppression comments themselves (HFC100), not only facts: the screen
+    # then lets any text holding one through.
+    reads_comments: ClassVar[bool] = False
     valid: ClassVar[tuple[Valid, ...]] = ()
     invalid: ClassVar[tuple[Invalid, ...]] = ()
     # Whether `hf-cache-lint check` runs the rule without being asked (editors always do). Off for

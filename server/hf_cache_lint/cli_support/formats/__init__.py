@@ -32,7 +32,7 @@ FORMATS: dict[str, Callable[..., str]] = {
     "sarif": _render_of("sarif"),
     "github": _render_of("github"),
     "gitlab": _render_of("gitlab"),
-    "text": _render_of("text"),  # the old name of `full`, kept (DESIGN.md's contract)
+    "text": _render_of("text"),  # the old name of `full`, kept (the CLI contract in docs/architecture.md)
 }
 # The formats that print a summary line and may be coloured (the others are for machines).
 TERMINAL = frozenset({"full", "text", "concise"})

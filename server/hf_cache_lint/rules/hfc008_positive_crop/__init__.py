@@ -8,9 +8,9 @@ from collections.abc import Iterable
 from hf_cache_lint.engine.analysis import Analysis
 from hf_cache_lint.engine.facts.cache_crop import KIND as CACHE_CROP
 from hf_cache_lint.engine.facts.cache_crop import CacheCrop
-from hf_cache_lint.engine.findings import Edit, Finding, Fix, Severity
+from hf_cache_lint.engine.findings import UNSAFE, Edit, Finding, Fix, Severity
 from hf_cache_lint.rules.base import Rule
-from hf_cache_lint.rules.hfc008_positive_crop.examples import INVALID, KEEP_TITLE
+from hf_cache_lint.rules.hfc008_positive_crop.examples import INVALID, KEEP_LENGTH_TITLE, KEEP_TITLE
 from hf_cache_lint.rules.hfc008_positive_crop.valid import VALID
 
 
@@ -58,9 +58,13 @@ class PositiveCrop(Rule):
         r, n = crop.receiver, crop.argument_text
         length = f"{r}.get_seq_length()"
         text = f"if {length} > {n}:\n{crop.indent}    {r}.crop({n} - {length})"
-        # For an expression this holds on the finding's own premise, a length to keep (not negative): a count to
-        # remove written without its minus would be turned into removing more than asked.
-        yield Fix(KEEP_TITLE, (Edit(crop.span, text),), preferred=True)
+        if crop.value is not None:
+            yield Fix(KEEP_TITLE, (Edit(crop.span, text),), preferred=True)
+            return
+        # For an expression it holds on the finding's own premise, a length to keep (not negative): a count to
+        # remove written without its minus would be turned into removing more than asked. So: unsafe.
+        yield Fix(KEEP_LENGTH_TITLE.format(n=crop.argument_text), (Edit(crop.span, text),), preferred=True,
+                  applicability=UNSAFE)
 
 
 def _written_negative(argument: str) -> bool:

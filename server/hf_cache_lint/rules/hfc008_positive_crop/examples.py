@@ -8,6 +8,7 @@ from hf_cache_lint.rules.snippets import prelude
 
 _5X = ("5.23.0", "5.24.0")
 KEEP_TITLE = "Keep the first tokens on every release"
+KEEP_LENGTH_TITLE = "Keep the first `{n}` tokens on every release (`{n}` a length)"
 _STEP = "out = model(**inputs, past_key_values=cache, use_cache=True)\n"
 _KEPT = "if cache.get_seq_length() > {n}:\n    cache.crop({n} - cache.get_seq_length())"
 
@@ -35,7 +36,7 @@ INVALID: tuple[Invalid, ...] = (
         prelude("DynamicCache") + "cache = DynamicCache()\n" + _STEP
         + "prefix_len = inputs['input_ids'].shape[1] - 1\ncache.crop(prefix_len)\n",
         flagged="cache.crop(prefix_len)",
-        fixes={KEEP_TITLE: ("cache.crop(prefix_len)", _KEPT.format(n="prefix_len"))},
+        fixes={KEEP_LENGTH_TITLE.format(n="prefix_len"): ("cache.crop(prefix_len)", _KEPT.format(n="prefix_len"))},
         versions=_5X,
         severity=Severity.WARNING,
         portable=True,

@@ -33,8 +33,9 @@ class UnusedSuppression(Rule):
     default_severity = Severity.WARNING
     default_enabled = False
     # No fact kind: it reads the text's suppression comments against the other rules' findings
-    # (checking/source.py `_unsuppressed`, and `_nothing_found` for a text the screen stops).
+    # (checking/source.py `_unsuppressed`); the screen lets a text holding one through for it.
     reads = frozenset()
+    reads_comments = True
     valid = VALID
     invalid = INVALID
 
