@@ -79,7 +79,10 @@ def test_untrusted_workspace_runs_no_interpreter_and_says_so(tmp_path: Path) -> 
     assert not user_marker.exists() and not pyproject_marker.exists()
 
 
-def test_trusted_workspace_runs_the_users_interpreter_never_the_pyprojects(tmp_path: Path) -> None:
+def test_trusted_workspace_analyses_the_users_interpreter_never_the_pyprojects(tmp_path: Path) -> None:
+    """The user's interpreter is the analysed one (the status names it), read from its files, never started: its
+    transformers version from its dist-info (engine/environments.py) and jedi's search path from its
+    site-packages (engine/jedi_bridge.py); the pyproject's is neither read nor run."""
     ws, _, pyproject_marker = workspace(tmp_path)
     user_python, user_marker = marker_interpreter(tmp_path, "user-python")
     client, status, diagnostics = session(ws, {"interpreter": str(user_python), "transformersVersion": "5.23.0"})
@@ -89,7 +92,7 @@ def test_trusted_workspace_runs_the_users_interpreter_never_the_pyprojects(tmp_p
         assert client.stop() == 0
     assert status["interpreter"] == str(user_python) and status["restricted"] is False
     assert [(d["code"], d["range"]["start"]["line"]) for d in diagnostics] == [("HFC001", 5)]
-    assert user_marker.exists() and not pyproject_marker.exists()
+    assert not user_marker.exists() and not pyproject_marker.exists()
 
 
 def test_cli_ignores_the_pyproject_interpreter_with_a_warning(tmp_path: Path) -> None:

@@ -27,4 +27,5 @@ class CacheCrop:
     indent: str | None = None
 
 
-KIND: FactKind[CacheCrop] = FactKind("cache_crop", CacheCrop, triggers=(".crop(",), parse_names=frozenset({"crop"}))
+# The word alone: `cache . crop (4)` is the same call (what the tokenizer skips never hides one, issue 33).
+KIND: FactKind[CacheCrop] = FactKind("cache_crop", CacheCrop, triggers=("crop",), parse_names=frozenset({"crop"}))
