@@ -121,6 +121,7 @@ def first_release(fact: str, value: str | None = None) -> Version | None:
     return None
 
 
+@cache  # the rules ask the same few questions for every read they see
 def gone_since(fact: str, version: Version | str) -> Version | None:
     """When the fact is absent at `version` but an earlier release had it: the first release without it."""
     r = _release(version)
@@ -144,6 +145,7 @@ def _bases(module: str, cls: str, version: Version | str) -> list[str]:
     return [b.strip() for b in inside.split(",") if b.strip()]
 
 
+@cache  # the rules ask the same few questions for every read they see
 def member(module: str, cls: str, name: str, version: Version | str) -> str | None:
     """What `cls.name` is at `version` (`def(...)`, `property`, `attr`, ...), resolving the class's bases defined in
     the same module, depth first (the caches' hierarchies are single-inheritance where it matters); None if none."""
@@ -163,6 +165,7 @@ def member(module: str, cls: str, name: str, version: Version | str) -> str | No
     return None
 
 
+@cache  # the rules ask the same few questions for every read they see
 def member_gone_since(module: str, cls: str, name: str, version: Version | str) -> Version | None:
     """When `cls.name` (resolved through the bases) is missing at `version` but an earlier release had it: the
     first release without it since then."""
@@ -179,6 +182,7 @@ def parameters(signature: str) -> tuple[str, ...]:
     return tuple(n for n in names if n and n not in ("self", "cls", "/"))
 
 
+@cache  # the rules ask the same few questions for every read they see
 def parameter_gone_since(fact: str, name: str, version: Version | str) -> Version | None:
     """When the signature `fact` lacks parameter `name` at `version` but an earlier release had it: the first
     release without it since then."""
