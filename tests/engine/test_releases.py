@@ -136,3 +136,12 @@ def test_reads_removed_before_5_23() -> None:
     assert gone is not None and V("5.0.0") < V(gone) <= V("5.23.0")
     assert Target.of("5.0.0").removed_cache_read("get_max_cache_shape") is None
     assert Target.of("5.24.0").removed_cache_read("max_cache_len") is not None
+
+
+def test_cache_implementation_is_checked_from_4_45() -> None:
+    assert not Target.of("4.44.2").cache_implementation_checked
+    assert Target.of("4.45.0").cache_implementation_checked and Target.of("5.24.0").cache_implementation_checked
+    # 4.41-4.44: the values generate builds a cache for (any other string is kept and ignored).
+    assert "static" in Target.of("4.44.2").valid_cache_implementations
+    assert "mamba" in Target.of("4.53.3").valid_cache_implementations
+    assert "mamba" not in Target.of("4.54.0").valid_cache_implementations

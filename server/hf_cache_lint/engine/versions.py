@@ -270,6 +270,12 @@ class Target:
         return got
 
     @cached_property
+    def cache_implementation_checked(self) -> bool:
+        """Whether `GenerationConfig.validate()` rejects an unknown value at all (4.45.0+); 4.41-4.44 keep any
+        string and generate ignores the ones it does not know (the release table, `cache_implementation:*`)."""
+        return self._cache_implementations.get("*") == "checked"
+
+    @cached_property
     def valid_cache_implementations(self) -> tuple[str, ...]:
         """What `GenerationConfig.validate()` accepts (where it checks nothing, 4.41-4.44: the values generate
         builds a cache for), current ones first, each group in the order the messages have always listed them."""
