@@ -166,18 +166,18 @@ def class_members(cls: ast.ClassDef, private: bool) -> Iterator[tuple[str, str]]
             else:
                 seen[name] = "def" + signature(node)
         elif isinstance(node, ast.Assign | ast.AnnAssign):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for t in targets:
+            bound = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in bound:
                 if isinstance(t, ast.Name) and (private or not t.id.startswith("_")):
                     seen[t.id] = "classattr"
     init = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
     if init is not None:
-        for node in ast.walk(init):
+        for sub in ast.walk(init):
             targets: list[ast.expr] = []
-            if isinstance(node, ast.Assign):
-                targets = list(node.targets)
-            elif isinstance(node, ast.AnnAssign | ast.AugAssign):
-                targets = [node.target]
+            if isinstance(sub, ast.Assign):
+                targets = list(sub.targets)
+            elif isinstance(sub, ast.AnnAssign | ast.AugAssign):
+                targets = [sub.target]
             for t in targets:
                 for leaf in ast.walk(t):
                     if (isinstance(leaf, ast.Attribute) and isinstance(leaf.value, ast.Name)
@@ -255,18 +255,18 @@ def top_level_exports(release: Release, model_all: dict[str, list[str]]) -> dict
         if isinstance(node, ast.Assign):
             for t in node.targets:
                 if isinstance(t, ast.Name) and t.id == "_import_structure" and isinstance(node.value, ast.Dict):
-                    for k, v in zip(node.value.keys, node.value.values, strict=True):
-                        if isinstance(k, ast.Constant) and isinstance(k.value, str):
-                            add(k.value, _str_list(v))
-                elif (k := key_of(t)) is not None:
-                    add(k, _str_list(node.value))
-        elif isinstance(node, ast.AugAssign) and (k := key_of(node.target)) is not None:
-            add(k, _str_list(node.value))
+                    for dk, dv in zip(node.value.keys, node.value.values, strict=True):
+                        if isinstance(dk, ast.Constant) and isinstance(dk.value, str):
+                            add(dk.value, _str_list(dv))
+                elif (key := key_of(t)) is not None:
+                    add(key, _str_list(node.value))
+        elif isinstance(node, ast.AugAssign) and (key := key_of(node.target)) is not None:
+            add(key, _str_list(node.value))
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-              and node.func.attr in ("extend", "append") and (k := key_of(node.func.value)) is not None
+              and node.func.attr in ("extend", "append") and (key := key_of(node.func.value)) is not None
               and node.args):
             arg = node.args[0]
-            add(k, _str_list(arg) if node.func.attr == "extend" else _str_list(ast.List(elts=[arg])))
+            add(key, _str_list(arg) if node.func.attr == "extend" else _str_list(ast.List(elts=[arg])))
     # Newer inits build the models' part of the structure from each module's `__all__` (read with the modules).
     if 'define_import_structure(Path(__file__).parent / "models"' in (release.text("transformers/__init__.py") or ""):
         for mod, names in model_all.items():
@@ -312,7 +312,9 @@ def _evaluate(node: ast.expr, env: dict[str, object]) -> object:
         return env[node.id]
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         left, right = _evaluate(node.left, env), _evaluate(node.right, env)
-        if (isinstance(left, tuple) and isinstance(right, tuple)) or (isinstance(left, list) and isinstance(right, list)):
+        if isinstance(left, tuple) and isinstance(right, tuple):
+            return left + right
+        if isinstance(left, list) and isinstance(right, list):
             return left + right
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("list", "tuple") \
             and len(node.args) == 1:
