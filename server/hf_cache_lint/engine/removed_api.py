@@ -24,7 +24,7 @@ from hf_cache_lint.engine.findings import Span
 from hf_cache_lint.engine.nodes import Node, code, imported_from, span
 from hf_cache_lint.engine.prefilter import might_read_removed_cache_api, might_use_removed_api
 from hf_cache_lint.engine.version_guard import VersionGuards
-from hf_cache_lint.engine.versions import KEPT_IN_CACHE_UTILS, Target
+from hf_cache_lint.engine.versions import Target
 
 # "read": a removed way of reading a known cache (`name` is its key in versions.REMOVED_CACHE_READS).
 
@@ -94,9 +94,7 @@ def import_fails(source: str, name: str, target: Target) -> str | None:
     """The release since which `from <source> import <name>` raises ImportError, if the target is past it."""
     if source not in _CACHE_MODULES:
         return None
-    if source == "transformers.cache_utils" and name in KEPT_IN_CACHE_UTILS | {"MambaCache"}:
-        return None  # cache_utils keeps SlidingWindowCache; MambaCache never lived there (fails everywhere)
-    return target.removed_cache_class(name)
+    return target.import_fails(source, name)  # what the release table says that module binds at the target
 
 
 def _handled(kind: UseKind, name: str, scope: _Scope) -> bool:

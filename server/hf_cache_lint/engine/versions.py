@@ -56,14 +56,7 @@ class Version:
 
 V = Version.parse
 
-_VALID_5 = ("static", "offloaded_static", "dynamic", "offloaded", "quantized", "paged")
 _DEPRECATED_5 = ("sliding_window", "hybrid", "hybrid_chunked", "offloaded_hybrid", "offloaded_hybrid_chunked")
-_VALID_457 = ("static", "offloaded_static", "dynamic", "offloaded", "quantized", "dynamic_full",
-              "sliding_window", "hybrid", "hybrid_chunked", "offloaded_hybrid", "offloaded_hybrid_chunked")
-
-# What `validate()` lists after "Choose one of:" (configuration_utils.py ALL_CACHE_IMPLEMENTATIONS, + "paged" in 5.x).
-_CHOICES_5 = ("static", "offloaded_static", *_DEPRECATED_5, "dynamic", "offloaded", "quantized", "paged")
-_CHOICES_457 = ("static", "offloaded_static", *_DEPRECATED_5, "dynamic", "dynamic_full", "offloaded", "quantized")
 
 
 # Keywords `generate` took in 4.x and rejects from 5.0 as unused model kwargs (checked on 4.57.6, 5.0.0, 5.23.0
@@ -72,18 +65,17 @@ REMOVED_GENERATE_KEYWORDS: dict[str, str] = {"use_model_defaults": "5.0.0", "ret
 
 
 # Cache classes 4.57.6 exports and later releases do not (the import raises ImportError, the attribute
-# AttributeError): class -> the first release known without it. Checked by importing on 4.57.6, 5.23.0 and 5.24.0
-# and by reading 5.0.0's `transformers/__init__.py` (MambaCache was still exported there, so for it the
-# first release checked without it is given).
+# AttributeError): class -> the first release without it since. The names drive the prefilter and the gate; the
+# releases are what the release table (engine/releases.py, `export:transformers.<name>`) answers at NEWEST, and
+# `Target.removed_cache_class` asks the table itself for the target's release (tests/engine/test_releases.py keeps
+# the two equal). MambaCache: exported up to 5.4.0 (5.0.0 still has it), gone from 5.5.0.
 REMOVED_CACHE_CLASSES: dict[str, str] = {
     "HybridCache": "5.0.0", "HybridChunkedCache": "5.0.0", "SlidingWindowCache": "5.0.0", "OffloadedCache": "5.0.0",
     "OffloadedStaticCache": "5.0.0", "QuantoQuantizedCache": "5.0.0", "HQQQuantizedCache": "5.0.0",
-    "SinkCache": "5.0.0", "MambaCache": "5.23.0",
+    "SinkCache": "5.0.0", "MambaCache": "5.5.0",
 }
-# `transformers.cache_utils` keeps `SlidingWindowCache` in 5.x (only the top-level export is gone); MambaCache
-# lived in `transformers.models.mamba.modeling_mamba`, never in cache_utils.
-KEPT_IN_CACHE_UTILS = frozenset({"SlidingWindowCache"})
-# Cache methods 4.57.6 has and 5.0.0+ do not (AttributeError), with what replaces them.
+# Cache methods 4.57.6 has and 5.0.0+ do not (AttributeError), with what replaces them (the release is the table's
+# answer for `DynamicCache`, `Target.removed_cache_method` asks the table).
 REMOVED_CACHE_METHODS: dict[str, tuple[str, str]] = {
     "to_legacy_cache": ("5.0.0", "use the `Cache` object itself (generate and the models take it)"),
     # The class's own constructor: `EncoderDecoderCache(legacy)` for an encoder-decoder's 4-tuples (a
@@ -92,13 +84,13 @@ REMOVED_CACHE_METHODS: dict[str, tuple[str, str]] = {
 }
 
 # Reads of a cache that 4.57.6 supports and a later release removed, reported where the code says the value is a
-# transformers cache (engine/cache_values.py): read -> the first release without it. Checked on 4.57.6, 5.0.0,
-# 5.18.0, 5.23.0 and 5.24.0 (docs/facts.md §7): a cache stopped being subscriptable (`cache[i]`, the legacy
-# `(keys, values)` of layer i) in 5.0.0, whose `DynamicCache` iterates as `(keys, values, sliding_window_tensor)`
-# so `for k, v in cache:` no longer unpacks; `get_max_cache_shape()` and `StaticCache.max_cache_len` are still in
-# 5.18.0 (deprecated for `get_max_length()`) and gone in 5.23.0, the first release checked without them.
-REMOVED_CACHE_READS: dict[str, str] = {"subscript": "5.0.0", "unpack": "5.0.0", "get_max_cache_shape": "5.23.0",
-                                       "max_cache_len": "5.23.0"}
+# transformers cache (engine/cache_values.py); `Target.removed_cache_read` gives the first release without it. `subscript` and `unpack`
+# are the release table's hand-written behaviours `cache_subscript` / `cache_iterates_triples` (5.0.0);
+# `get_max_cache_shape()` (DynamicCache) and `StaticCache.max_cache_len` are its `member:` facts.
+REMOVED_CACHE_READS: tuple[str, ...] = ("subscript", "unpack", "get_max_cache_shape", "max_cache_len")
+_READ_BEHAVIOURS = {"subscript": "cache_subscript", "unpack": "cache_iterates_triples"}
+_READ_MEMBERS = {"get_max_cache_shape": "DynamicCache", "max_cache_len": "StaticCache"}
+_CU = "transformers.cache_utils"
 
 # Every release at which something these tables or `Target` describe changes (a test keeps it complete): the
 # upgrade check names the first of them where a new finding appears.
@@ -106,10 +98,49 @@ BEHAVIOUR_CHANGES: tuple[str, ...] = ("4.41.0", "4.43.0", "4.50.0", "4.55.0", "4
                                       "5.23.0", "5.24.0")
 
 
+def _str(version: Version | None) -> str | None:
+    return None if version is None else str(version)
+
+
+# The order the rules' messages list `cache_implementation` values in (unchanged from before the release table);
+# a value transformers adds later comes after these, alphabetically.
+_DISPLAY = ("static", "offloaded_static", "dynamic", "offloaded", "quantized", "dynamic_full", "paged", "mamba",
+            *_DEPRECATED_5)
+
+
+def _display_order(value: str) -> tuple[int, str]:
+    return (_DISPLAY.index(value) if value in _DISPLAY else len(_DISPLAY), value)
+
+
 def releases_between(old: Target, new: Target) -> tuple[Target, ...]:
-    """The behaviour changes after `old` up to and including `new`, in order, ending with `new` itself."""
-    points = [Target.of(v) for v in BEHAVIOUR_CHANGES if old.version < V(v) < new.version]
-    return (*points, new)
+    """The behaviour changes after `old` up to and including `new`, in order, ending with `new` itself: the
+    releases BEHAVIOUR_CHANGES names and those where an answer `Target` reads from the release table changes."""
+    points = {V(v) for v in BEHAVIOUR_CHANGES} | set(table_changes())
+    return (*(Target(v) for v in sorted(points) if old.version < v < new.version), new)
+
+
+def _table_answers(t: Target) -> tuple[object, ...]:
+    return (t.valid_cache_implementations, t.deprecated_cache_implementations,
+            t.invalid_cache_implementation_message("?"), t.tuple_cache_is_error,
+            *(t.import_fails(m, n) for m in _IMPORT_MODULES for n in REMOVED_CACHE_CLASSES),
+            *(t.removed_cache_method(n) for n in REMOVED_CACHE_METHODS),
+            *(t.removed_cache_read(r) for r in REMOVED_CACHE_READS),
+            *(t.removed_keyword(n) for n in REMOVED_GENERATE_KEYWORDS))
+
+
+_IMPORT_MODULES = ("transformers", "transformers.cache_utils", "transformers.models.mamba.modeling_mamba")
+
+
+@lru_cache(maxsize=1)
+def table_changes() -> tuple[Version, ...]:
+    """The releases at which any answer `Target` reads from the release table differs from the release before."""
+    changes, previous = [], None
+    for release in releases.known_releases():
+        answers = _table_answers(Target(release))
+        if previous is not None and answers != previous:
+            changes.append(release)
+        previous = answers
+    return tuple(changes)
 
 
 def unused_kwargs_message(names: list[str]) -> str:
@@ -180,46 +211,93 @@ class Target:
         """A passed GenerationConfig inherits the model's unset fields (4.50+; 5.x always)."""
         return self.version >= V("4.50")
 
+    # The answers below come from the release table (engine/releases.py, data/releases.json): what the target's
+    # release itself has, so a release between two checked ones is read, never guessed.
+
     def removed_cache_class(self, name: str) -> str | None:
-        """The release that stopped exporting this cache class, when the target is at or past it."""
-        removed = REMOVED_CACHE_CLASSES.get(name)
-        return removed if removed is not None and self.version >= V(removed) else None
+        """The release since which `from transformers import <name>` fails, when the target is at or past it (only
+        for the classes REMOVED_CACHE_CLASSES names: the rules report those)."""
+        if name not in REMOVED_CACHE_CLASSES:
+            return None
+        return _str(releases.gone_since(f"export:transformers.{name}", self.version))
+
+    def import_fails(self, module: str, name: str) -> str | None:
+        """The release since which `from <module> import <name>` fails, when the target is at or past it and the
+        name is one REMOVED_CACHE_CLASSES lists (`transformers.cache_utils.SlidingWindowCache`: 5.0.0 to 5.5.0
+        only; a name the module never had is not reported: the table cannot say it was ever there)."""
+        if name not in REMOVED_CACHE_CLASSES:
+            return None
+        if module == "transformers":
+            return self.removed_cache_class(name)
+        return _str(releases.gone_since(f"name:{module}.{name}", self.version))
 
     def removed_cache_method(self, name: str) -> str | None:
-        """The release that removed this Cache method, when the target is at or past it."""
-        removed = REMOVED_CACHE_METHODS.get(name)
-        return removed[0] if removed is not None and self.version >= V(removed[0]) else None
+        """The release that removed this DynamicCache method, when the target is at or past it."""
+        if name not in REMOVED_CACHE_METHODS:
+            return None
+        return _str(releases.member_gone_since(_CU, "DynamicCache", name, self.version))
 
     def removed_cache_read(self, read: str) -> str | None:
         """The release that removed this way of reading a cache (REMOVED_CACHE_READS), when the target is past it."""
-        removed = REMOVED_CACHE_READS.get(read)
-        return removed if removed is not None and self.version >= V(removed) else None
+        if read in _READ_BEHAVIOURS:
+            b = releases.behaviour(_READ_BEHAVIOURS[read])
+            return str(b.first) if releases.holds(b.id, self.version) else None
+        if read in _READ_MEMBERS:
+            return _str(releases.member_gone_since(_CU, _READ_MEMBERS[read], read, self.version))
+        return None
 
     def removed_keyword(self, name: str) -> str | None:
-        """The release that removed this generate keyword, when the target is at or past it."""
-        removed = REMOVED_GENERATE_KEYWORDS.get(name)
-        return removed if removed is not None and self.version >= V(removed) else None
+        """The release that removed this generate keyword (a parameter of `generate`, or a GenerationConfig
+        field), when the target is at or past it."""
+        if name not in REMOVED_GENERATE_KEYWORDS:
+            return None
+        gone = releases.parameter_gone_since("member:transformers.generation.utils.GenerationMixin.generate", name,
+                                             self.version) or releases.gone_since(f"genconfig:{name}", self.version)
+        if gone is None:
+            return None
+        # Still a parameter or a field: generate takes it.
+        signature = releases.value("member:transformers.generation.utils.GenerationMixin.generate", self.version)
+        if (signature and name in releases.parameters(signature)) or releases.value(f"genconfig:{name}", self.version):
+            return None
+        return str(gone)
 
     @cached_property
     def tuple_cache_is_error(self) -> bool:
-        return self.version >= V("5.0")
+        return releases.holds("tuple_cache_to_generate", self.version)
+
+    @cached_property
+    def _cache_implementations(self) -> dict[str, str]:
+        prefix = "cache_implementation:"
+        got = {}
+        for key in releases.table().facts:
+            if key.startswith(prefix) and (status := releases.value(key, self.version)) is not None:
+                got[key[len(prefix):]] = status
+        return got
+
+    @cached_property
+    def cache_implementation_checked(self) -> bool:
+        """Whether `GenerationConfig.validate()` rejects an unknown value at all (4.45.0+); 4.41-4.44 keep any
+        string and generate ignores the ones it does not know (the release table, `cache_implementation:*`)."""
+        return self._cache_implementations.get("*") == "checked"
 
     @cached_property
     def valid_cache_implementations(self) -> tuple[str, ...]:
-        if self.version >= V("5.0"):
-            return _VALID_5 + _DEPRECATED_5
-        return _VALID_457 + (("mamba",) if self.version < V("4.56") else ())
+        """What `GenerationConfig.validate()` accepts (where it checks nothing, 4.41-4.44: the values generate
+        builds a cache for), current ones first, each group in the order the messages have always listed them."""
+        table = {v: s for v, s in self._cache_implementations.items() if not v.startswith(("*", "("))}
+        current = sorted((v for v, s in table.items() if s != "deprecated"), key=_display_order)
+        return (*current, *sorted((v for v, s in table.items() if s == "deprecated"), key=_display_order))
 
     @cached_property
     def deprecated_cache_implementations(self) -> tuple[str, ...]:
-        """Accepted, but generate logs a deprecation when it builds a cache from them (4.57.6 already does,
-        generation/utils.py `_prepare_cache_for_generation`; checked by the oracle)."""
-        return _DEPRECATED_5 if self.version >= V("4.57") else ()
+        """Accepted, but generate logs a deprecation when it builds a cache from them (the values transformers
+        lists in DEPRECATED_STATIC_CACHE_IMPLEMENTATIONS; checked by the oracle)."""
+        return tuple(v for v in self.valid_cache_implementations if self._cache_implementations[v] == "deprecated")
 
     def invalid_cache_implementation_message(self, value: str) -> str:
-        """The exact ValueError `GenerationConfig.validate()` raises (the tuple in transformers' own order)."""
-        choices = _CHOICES_5 if self.version >= V("5.0") else _CHOICES_457
-        return f"ValueError: Invalid `cache_implementation` ({value}). Choose one of: {choices!r}"
+        """The exact ValueError `GenerationConfig.validate()` raises (the choices as transformers prints them)."""
+        choices = self._cache_implementations.get("(choices)", repr(self.valid_cache_implementations))
+        return f"ValueError: Invalid `cache_implementation` ({value}). Choose one of: {choices}"
 
     def keyword_deprecation_message(self, keyword: str, model_class: str | None) -> str:
         """The FutureWarning 5.24+ emit for a pre-5.24 cache keyword (utils/deprecation.py `deprecate_kwarg`,
@@ -243,3 +321,7 @@ class Target:
 
     def __str__(self) -> str:
         return str(self.version)
+
+
+# At the end: engine/releases.py imports `Version` from here.
+from hf_cache_lint.engine import releases  # noqa: E402

@@ -180,7 +180,9 @@ def _small_gpu_for_paged() -> None:
         from transformers.generation.continuous_batching import cache, utils
     except ImportError:
         return
-    original = utils.get_device_and_memory_breakdown
+    original = getattr(utils, "get_device_and_memory_breakdown", None)
+    if original is None:
+        return  # releases whose continuous batching sizes its cache otherwise (5.13.1: the release table's oracle)
 
     def breakdown() -> tuple[Any, int, int, int]:
         device, total, reserved, allocated = original()

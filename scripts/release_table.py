@@ -1,0 +1,608 @@
+"""Write server/hf_cache_lint/data/releases.json: the cache API of every transformers release, read from the wheels.
+
+    python3 scripts/release_table.py --download     # fetch the missing wheels (pip download --no-deps) first
+    python3 scripts/release_table.py                # regenerate from .cache/wheels/ (deterministic)
+    python3 scripts/release_table.py --check        # exit 1 when the shipped file differs from a regeneration
+
+Nothing is imported from a release: each wheel is opened with `zipfile` and its sources read with `ast`. Read per
+release (every release from 4.41.0 to the newest on PyPI, patches included):
+
+- `name:` what a module defines or re-exports under a name (`transformers.cache_utils`; the names ending in `Cache`
+  of the modeling modules of the families in MODEL_FAMILIES): a class with its bases, an alias, an import;
+- `export:` the names `import transformers` serves lazily (`_import_structure`, and the models' `__all__` where the
+  top-level init builds its structure from them) that are cache classes or live in `cache_utils`;
+- `init:` / `member:` constructors and public members (methods with their parameters, properties, attributes set
+  in `__init__`, class attributes) of those classes, of `GenerationMixin` (private helpers and hooks too), and the
+  cache hooks (`forward`, `prepare_inputs_for_generation`) of the reference models (Llama, Mamba, T5);
+- `genconfig:` the fields `GenerationConfig.__init__` takes, with their defaults;
+- `cache_implementation:` the values `GenerationConfig.validate()` accepts ("valid"/"deprecated"), and whether it
+  checks at all (`cache_implementation:*`);
+- `model_attr:` the class attributes of `PreTrainedModel` / `GenerationMixin` about caches and generation.
+
+A fact's value is a short string; the table stores, per fact, the runs of consecutive releases that share a value
+(`[first, last, value]`): a release outside every run lacks the fact. The hand-written behaviours
+(release_behaviours.py: what a signature does not show) are copied in after their `evidence` string is checked: the
+first release whose source contains it must be the entry's `first`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import contextlib
+import hashlib
+import json
+import re
+import subprocess
+import sys
+import zipfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from packaging.version import Version
+
+ROOT = Path(__file__).resolve().parents[1]
+WHEELS = ROOT / ".cache" / "wheels"
+OUT = ROOT / "server" / "hf_cache_lint" / "data" / "releases.json"
+OLDEST = Version("4.41.0")
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from release_behaviours import BEHAVIOURS  # noqa: E402
+
+# The reference models whose cache hooks are tabled (the classes rules and oracle cases use).
+HOOK_CLASSES = {
+    "transformers.models.llama.modeling_llama": ("LlamaForCausalLM", "LlamaModel", "LlamaDecoderLayer",
+                                                 "LlamaAttention"),
+    "transformers.models.mamba.modeling_mamba": ("MambaForCausalLM", "MambaModel", "MambaMixer"),
+    "transformers.models.t5.modeling_t5": ("T5ForConditionalGeneration",),
+}
+# The model packages read (their modeling modules' `*Cache` classes and exports): the state-space and hybrid
+# families whose caches code imports from the model module (docs/facts.md §1), and the hook reference models.
+# Reading every model of a 5.x wheel (~400 modules) would cost ~20x the time for caches nobody imports.
+MODEL_FAMILIES = frozenset({"mamba", "mamba2", "falcon_mamba", "jamba", "bamba", "zamba", "zamba2", "falcon_h1",
+                            "qwen3_next", "granitemoehybrid", "nemotron_h", "lfm2", "llama", "t5", "gemma2"})
+HOOKS = ("forward", "prepare_inputs_for_generation", "_update_model_kwargs_for_generation", "_reorder_cache")
+# Class attributes of the model classes that say something about caches or generation.
+MODEL_ATTR = re.compile(r"_supports_\w*|_is_stateful|_cache\w*|\w*_cache\w*|main_input_name")
+# Dunders that decide how a cache is used (iteration, indexing, len, truthiness).
+DUNDERS = frozenset({"__init__", "__getitem__", "__iter__", "__len__", "__contains__", "__bool__", "__setitem__",
+                     "__repr__"})
+
+
+class Release:
+    """One release's sources, read from its wheel (or from an installed tree: the oracle's environments)."""
+
+    def __init__(self, version: str, path: Path) -> None:
+        self.version = version
+        self.path = path
+        self._trees: dict[str, ast.Module | None] = {}
+        self._zip = zipfile.ZipFile(path) if path.is_file() else None
+        self._root = None if self._zip else path
+        names = self._zip.namelist() if self._zip else [
+            str(p.relative_to(path)) for p in path.glob("transformers/**/*.py")]
+        self.names = sorted(n for n in names if n.startswith("transformers/") and n.endswith(".py"))
+
+    def text(self, name: str) -> str | None:
+        try:
+            if self._zip is not None:
+                return self._zip.read(name).decode("utf-8")
+            assert self._root is not None
+            return (self._root / name).read_text(encoding="utf-8")
+        except (KeyError, FileNotFoundError):
+            return None
+
+    def tree(self, name: str) -> ast.Module | None:
+        if name not in self._trees:
+            self._trees[name] = parse(name, self.text(name))
+        return self._trees[name]
+
+
+_PARSED: dict[str, tuple[str, ast.Module]] = {}
+
+
+def parse(name: str, text: str | None) -> ast.Module | None:
+    """`ast.parse`, reusing the tree of the last release read when the file is the same (parsing is most of the
+    time, and consecutive releases share most files; the trees are never modified)."""
+    if text is None:
+        return None
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    last = _PARSED.get(name)
+    if last is not None and last[0] == digest:
+        return last[1]
+    tree = ast.parse(text)
+    _PARSED[name] = (digest, tree)
+    return tree
+
+
+def module_name(path: str) -> str:
+    return path.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+
+
+def signature(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    """The parameters with their defaults, without annotations (those change without changing what a call may
+    pass), and the keyword-deprecation decorators (they rename what a call may pass)."""
+    a = fn.args
+    out: list[str] = []
+    positional = [*a.posonlyargs, *a.args]
+    defaults: list[ast.expr | None] = [None] * (len(positional) - len(a.defaults)) + list(a.defaults)
+    for i, (arg, default) in enumerate(zip(positional, defaults, strict=True)):
+        out.append(arg.arg if default is None else f"{arg.arg}={ast.unparse(default)}")
+        if a.posonlyargs and i == len(a.posonlyargs) - 1:
+            out.append("/")
+    if a.vararg:
+        out.append(f"*{a.vararg.arg}")
+    elif a.kwonlyargs:
+        out.append("*")
+    for arg, kw_default in zip(a.kwonlyargs, a.kw_defaults, strict=True):
+        out.append(arg.arg if kw_default is None else f"{arg.arg}={ast.unparse(kw_default)}")
+    if a.kwarg:
+        out.append(f"**{a.kwarg.arg}")
+    kinds = [d for d in fn.decorator_list if "deprecate" in ast.unparse(d)]
+    prefix = "".join(f"@{ast.unparse(d)} " for d in kinds)
+    return f"{prefix}({', '.join(out)})"
+
+
+def decorator_names(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    return {ast.unparse(d).split("(")[0].rsplit(".", 1)[-1] for d in fn.decorator_list}
+
+
+def class_members(cls: ast.ClassDef, private: bool) -> Iterator[tuple[str, str]]:
+    """(name, description) of the members a class defines itself (inherited ones are resolved by the reader)."""
+    seen: dict[str, str] = {}
+    for node in cls.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            name = node.name
+            if not (private or not name.startswith("_") or name in DUNDERS):
+                continue
+            marks = decorator_names(node)
+            if "property" in marks:
+                seen[name] = "property"
+            elif name in seen and seen[name] == "property":
+                continue  # the setter of a property
+            elif "classmethod" in marks:
+                seen[name] = "classmethod" + signature(node)
+            elif "staticmethod" in marks:
+                seen[name] = "staticmethod" + signature(node)
+            else:
+                seen[name] = "def" + signature(node)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            bound = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in bound:
+                if isinstance(t, ast.Name) and (private or not t.id.startswith("_")):
+                    seen[t.id] = "classattr"
+    init = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+    if init is not None:
+        for sub in ast.walk(init):
+            targets: list[ast.expr] = []
+            if isinstance(sub, ast.Assign):
+                targets = list(sub.targets)
+            elif isinstance(sub, ast.AnnAssign | ast.AugAssign):
+                targets = [sub.target]
+            for t in targets:
+                for leaf in ast.walk(t):
+                    if (isinstance(leaf, ast.Attribute) and isinstance(leaf.value, ast.Name)
+                            and leaf.value.id == "self" and not leaf.attr.startswith("_")):
+                        seen.setdefault(leaf.attr, "attr")
+    yield from sorted(seen.items())
+
+
+def bases(cls: ast.ClassDef) -> str:
+    return "class(" + ", ".join(ast.unparse(b) for b in cls.bases) + ")"
+
+
+def module_names(mod: str, tree: ast.Module, wanted: re.Pattern[str] | None, facts: dict[str, str],
+                 skip_imports: Iterable[str] = ()) -> dict[str, ast.ClassDef]:
+    """Record what the module binds at its top level (filtered by `wanted`); return its classes."""
+    skip_imports = set(skip_imports)
+    classes: dict[str, ast.ClassDef] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            if wanted is None or wanted.search(node.name):
+                classes[node.name] = node
+                facts[f"name:{mod}.{node.name}"] = bases(node)
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Name):
+            for t in node.targets:
+                if isinstance(t, ast.Name) and (wanted is None or wanted.search(t.id)):
+                    facts[f"name:{mod}.{t.id}"] = f"alias({node.value.id})"
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                name = alias.asname or alias.name
+                # A model module's imports of cache_utils' own classes are not tabled (every model has them).
+                if wanted is not None and wanted.search(name) and name not in skip_imports:
+                    facts[f"name:{mod}.{name}"] = f"import({'.' * node.level}{node.module}.{alias.name})"
+    return classes
+
+
+def record_class(mod: str, cls: ast.ClassDef, facts: dict[str, str], private: bool = False,
+                 only: Iterable[str] | None = None) -> None:
+    keep = set(only) if only is not None else None
+    for name, what in class_members(cls, private):
+        if keep is not None and name not in keep:
+            continue
+        if name == "__init__":
+            facts[f"init:{mod}.{cls.name}"] = what.removeprefix("def")
+        else:
+            facts[f"member:{mod}.{cls.name}.{name}"] = what
+
+
+# ---- the lazy top-level exports ---------------------------------------------------------------------------------
+
+def _str_list(node: ast.expr) -> list[str]:
+    if isinstance(node, ast.List | ast.Tuple):
+        return [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return []
+
+
+def top_level_exports(release: Release, model_all: dict[str, list[str]]) -> dict[str, str]:
+    """name -> the module `import transformers` serves it from (when torch is installed)."""
+    tree = release.tree("transformers/__init__.py")
+    assert tree is not None, release.version
+    exports: dict[str, str] = {}
+
+    def key_of(node: ast.expr) -> str | None:
+        if (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "_import_structure"
+                and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)):
+            return node.slice.value
+        return None
+
+    def add(key: str, names: list[str]) -> None:
+        if key.startswith("utils.dummy_") or key.endswith("dummy_objects"):
+            return  # what a missing optional dependency serves instead
+        for n in names:
+            exports[n] = key
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                if isinstance(t, ast.Name) and t.id == "_import_structure" and isinstance(node.value, ast.Dict):
+                    for dk, dv in zip(node.value.keys, node.value.values, strict=True):
+                        if isinstance(dk, ast.Constant) and isinstance(dk.value, str):
+                            add(dk.value, _str_list(dv))
+                elif (key := key_of(t)) is not None:
+                    add(key, _str_list(node.value))
+        elif isinstance(node, ast.AugAssign) and (key := key_of(node.target)) is not None:
+            add(key, _str_list(node.value))
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and node.func.attr in ("extend", "append") and (key := key_of(node.func.value)) is not None
+              and node.args):
+            arg = node.args[0]
+            add(key, _str_list(arg) if node.func.attr == "extend" else _str_list(ast.List(elts=[arg])))
+    # Newer inits build the models' part of the structure from each module's `__all__` (read with the modules).
+    if 'define_import_structure(Path(__file__).parent / "models"' in (release.text("transformers/__init__.py") or ""):
+        for mod, names in model_all.items():
+            for n in names:
+                exports.setdefault(n, mod.removeprefix("transformers."))
+    return exports
+
+
+# ---- cache_implementation ---------------------------------------------------------------------------------------
+
+def _constants(body: list[ast.stmt], into: dict[str, object]) -> None:
+    """Module-level tuple/list/dict-of-strings constants, in order, evaluated as far as names and `+` reach; the
+    torch-available branch of an `if` (its body) counts, as `import transformers` runs with torch installed."""
+    for node in body:
+        if isinstance(node, ast.If):
+            _constants(node.body, into)
+        elif isinstance(node, ast.Try):
+            _constants(node.body, into)
+            for handler in node.handlers:
+                _constants(handler.body, into)
+            _constants(node.orelse, into)
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            with contextlib.suppress(ValueError):  # not a constant the evaluator follows
+                into[node.targets[0].id] = _evaluate(node.value, into)
+        elif (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(t := node.targets[0], ast.Subscript)
+              and isinstance(t.value, ast.Name) and isinstance(into.get(t.value.id), dict)
+              and isinstance(t.slice, ast.Constant)):
+            mapping = into[t.value.id]
+            assert isinstance(mapping, dict)
+            mapping[t.slice.value] = None  # `NEEDS_CACHE_CONFIG["quantized"] = QuantizedCacheConfig`
+
+
+def _evaluate(node: ast.expr, env: dict[str, object]) -> object:
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Tuple):
+        return tuple(_evaluate(e, env) for e in node.elts)
+    if isinstance(node, ast.List):
+        return [_evaluate(e, env) for e in node.elts]
+    if isinstance(node, ast.Dict):
+        return {_evaluate(k, env): None for k in node.keys if k is not None}  # the values are classes
+    if isinstance(node, ast.Name) and node.id in env:
+        return env[node.id]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _evaluate(node.left, env), _evaluate(node.right, env)
+        if isinstance(left, tuple) and isinstance(right, tuple):
+            return left + right
+        if isinstance(left, list) and isinstance(right, list):
+            return left + right
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("list", "tuple") \
+            and len(node.args) == 1:
+        arg = node.args[0]
+        if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and arg.func.attr == "keys":
+            arg = arg.func.value
+        got = _evaluate(arg, env)
+        if isinstance(got, tuple | list | dict):
+            return list(got) if node.func.id == "list" else tuple(got)
+    raise ValueError(ast.unparse(node))
+
+
+def cache_implementations(release: Release) -> dict[str, str]:
+    """value -> "valid" | "deprecated", from the check `GenerationConfig.validate()` makes (and `*` -> "checked"),
+    or, where it makes none, the values generate acts on -> "unchecked"."""
+    env: dict[str, object] = {}
+    for name in ("transformers/cache_utils.py", "transformers/generation/utils.py",
+                 "transformers/generation/configuration_utils.py"):
+        tree = release.tree(name)
+        if tree is not None:
+            _constants(tree.body, env)
+    config = release.tree("transformers/generation/configuration_utils.py")
+    assert config is not None
+    deprecated = env.get("DEPRECATED_STATIC_CACHE_IMPLEMENTATIONS", ())
+    assert isinstance(deprecated, tuple | list)
+    for fn in ast.walk(config):
+        if not (isinstance(fn, ast.FunctionDef) and fn.name == "validate"):
+            continue
+        local = dict(env)
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                with contextlib.suppress(ValueError):
+                    local[node.targets[0].id] = _evaluate(node.value, local)
+        for node in ast.walk(fn):
+            if isinstance(node, ast.If) and any("Invalid `cache_implementation`" in ast.unparse(b) for b in node.body):
+                for cmp in ast.walk(node.test):
+                    if isinstance(cmp, ast.Compare) and isinstance(cmp.ops[0], ast.NotIn):
+                        values = _evaluate(cmp.comparators[0], local)
+                        assert isinstance(values, tuple | list), values
+                        out = {str(v): ("deprecated" if v in deprecated else "valid") for v in values}
+                        out["*"] = "checked"
+                        out["(choices)"] = str(values)  # as the ValueError prints them, in their order
+                        return out
+    # No check: GenerationConfig keeps any string; generate builds a cache for the values it knows (its
+    # mapping's keys and the values it compares `cache_implementation` with).
+    got = env.get("NEED_SETUP_CACHE_CLASSES_MAPPING", {})
+    assert isinstance(got, dict)
+    known = {str(v) for v in got}
+    gen = release.tree("transformers/generation/utils.py")
+    assert gen is not None
+    for node in ast.walk(gen):
+        if (isinstance(node, ast.Compare) and ast.unparse(node.left).endswith("cache_implementation")
+                and isinstance(node.ops[0], ast.Eq) and isinstance(c := node.comparators[0], ast.Constant)):
+            known.add(str(c.value))
+    return {**{v: "unchecked" for v in sorted(known)}, "*": "unchecked"}
+
+
+def genconfig_fields(release: Release) -> dict[str, str]:
+    tree = release.tree("transformers/generation/configuration_utils.py")
+    assert tree is not None
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "GenerationConfig")
+    init = next(n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__")
+    out: dict[str, str] = {}
+    for node in ast.walk(init):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "pop"
+                and ast.unparse(node.func.value) == "kwargs" and node.args
+                and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            default = ast.unparse(node.args[1]) if len(node.args) > 1 else "None"
+            out[node.args[0].value] = default
+    for a in init.args.args[1:] + init.args.kwonlyargs:  # newer configs may name fields as parameters
+        out.setdefault(a.arg, "param")
+    return out
+
+
+# ---- one release --------------------------------------------------------------------------------------------------
+
+MODEL_CACHE = re.compile(r"Cache(Config)?$")
+
+
+def release_facts(release: Release) -> dict[str, str]:
+    facts: dict[str, str] = {}
+    cu = release.tree("transformers/cache_utils.py")
+    assert cu is not None, release.version
+    for cls in module_names("transformers.cache_utils", cu, None, facts).values():
+        record_class("transformers.cache_utils", cls, facts)
+    defined = {k.rsplit(".", 1)[1] for k in facts}
+    model_all: dict[str, list[str]] = {}
+    for path in release.names:
+        if not (m := re.fullmatch(r"transformers/models/(\w+)/modeling_\w+\.py", path)) or m[1] not in MODEL_FAMILIES:
+            continue
+        mod = module_name(path)
+        text = release.text(path) or ""
+        if m := re.search(r"^__all__ = (\[.*?\])", text, re.M | re.S):
+            model_all[mod] = [n for n in ast.literal_eval(m[1]) if "Cache" in n]
+        if not re.search(r"^class \w+Cache\b|^\w+Cache = |import.*\bMambaCache\b", text, re.M) \
+                and mod not in HOOK_CLASSES:
+            continue
+        tree = parse(path, text)
+        assert tree is not None
+        classes = module_names(mod, tree, MODEL_CACHE, facts, skip_imports=defined)
+        for cls in classes.values():
+            record_class(mod, cls, facts)
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef) and node.name in HOOK_CLASSES.get(mod, ()):
+                facts[f"name:{mod}.{node.name}"] = bases(node)
+                record_class(mod, node, facts, private=True, only=HOOKS)
+    for name, where in top_level_exports(release, model_all).items():
+        if "Cache" in name or where == "cache_utils":
+            facts[f"export:transformers.{name}"] = where
+    gen = release.tree("transformers/generation/utils.py")
+    assert gen is not None
+    for node in gen.body:
+        if isinstance(node, ast.ClassDef) and node.name == "GenerationMixin":
+            record_class("transformers.generation.utils", node, facts, private=True)
+            for name, what in class_members(node, private=True):
+                if what == "classattr" and MODEL_ATTR.fullmatch(name):
+                    facts[f"model_attr:GenerationMixin.{name}"] = _class_value(node, name)
+    mu = release.tree("transformers/modeling_utils.py")
+    assert mu is not None
+    for node in mu.body:
+        if isinstance(node, ast.ClassDef) and node.name == "PreTrainedModel":
+            for member in node.body:
+                target = (member.targets[0] if isinstance(member, ast.Assign) else
+                          member.target if isinstance(member, ast.AnnAssign) else None)
+                if isinstance(target, ast.Name) and MODEL_ATTR.fullmatch(target.id):
+                    facts[f"model_attr:PreTrainedModel.{target.id}"] = _class_value(node, target.id)
+    for field, default in genconfig_fields(release).items():
+        facts[f"genconfig:{field}"] = default
+    for value, status in cache_implementations(release).items():
+        facts[f"cache_implementation:{value}"] = status
+    return facts
+
+
+def _class_value(cls: ast.ClassDef, name: str) -> str:
+    for node in cls.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            return ast.unparse(node.value)
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
+            return ast.unparse(node.value) if node.value is not None else "annotated"
+    return "classattr"
+
+
+# ---- the table ------------------------------------------------------------------------------------------------------
+
+def runs(values: list[str | None], releases: list[str]) -> list[list[str]]:
+    """[first, last, value] for each run of consecutive releases holding the same value (None: absent)."""
+    out: list[list[str]] = []
+    for i, value in enumerate(values):
+        if value is None:
+            continue
+        if out and out[-1][2] == value and values[i - 1] == value:
+            out[-1][1] = releases[i]
+        else:
+            out.append([releases[i], releases[i], value])
+    return out
+
+
+def evidence_range(sources: dict[str, Release], evidence: dict[str, str]) -> tuple[str | None, str | None]:
+    """(first, gone) of a behaviour by its evidence: `contains` -> the first release whose file has the string, and
+    the first release after that which no longer has it (None: still there); `lacks` -> the first release without
+    the string after one that had it, and the next release that has it again."""
+    versions = list(sources)
+    has = [evidence.get("contains", evidence.get("lacks", "")) in (sources[v].text(evidence["file"]) or "")
+           for v in versions]
+    holds = has if "contains" in evidence else [
+        not h and any(has[:i]) for i, h in enumerate(has)]
+    first = next((i for i, h in enumerate(holds) if h), None)
+    if first is None:
+        return None, None
+    gone = next((i for i in range(first, len(holds)) if not holds[i]), None)
+    return versions[first], versions[gone] if gone is not None else None
+
+
+MEMO = ROOT / ".cache" / "release-facts"
+
+
+def _facts_of(release: Release) -> dict[str, str]:
+    """release_facts, memoised on disk by release and by the text of this script's reading part (everything above
+    the table section: an edit there reads every wheel afresh)."""
+    text = Path(__file__).read_text(encoding="utf-8")
+    digest = hashlib.sha256(text[:text.index("# ---- the table")].encode()).hexdigest()[:16]
+    memo = MEMO / f"{release.version}-{digest}.json"
+    if memo.exists():
+        return dict(json.loads(memo.read_text()))
+    facts = release_facts(Release(release.version, release.path))
+    MEMO.mkdir(parents=True, exist_ok=True)
+    memo.write_text(json.dumps(facts, sort_keys=True))
+    return facts
+
+
+def build(sources: dict[str, Release], check_evidence: bool = True) -> dict[str, object]:
+    """The table. `check_evidence=False` skips the behaviours' first-release check (for a subset of releases)."""
+    releases = list(sources)
+    # In order, in one process: consecutive releases share most files, whose trees `parse` reuses.
+    per_release = {v: _facts_of(r) for v, r in sources.items()}
+    keys = sorted({k for f in per_release.values() for k in f})
+    facts = {k: runs([per_release[v].get(k) for v in releases], releases) for k in keys}
+    behaviours = []
+    for entry in BEHAVIOURS:
+        if check_evidence:
+            first, gone = evidence_range(sources, entry["evidence"])
+            if (first, gone) != (entry["first"], entry.get("gone")):
+                raise SystemExit(f"behaviour {entry['id']}: the wheels say {first} until {gone or 'now'}, "
+                                 f"the entry says {entry['first']} until {entry.get('gone') or 'now'}")
+        behaviours.append({k: v for k, v in entry.items() if k != "evidence"} | {
+            "evidence": f"{entry['evidence']['file']} " + (f"contains {entry['evidence']['contains']!r}"
+                                                           if "contains" in entry["evidence"]
+                                                           else f"lacks {entry['evidence']['lacks']!r}")})
+    return {
+        "about": "transformers' cache API per release, read from the wheels by scripts/release_table.py "
+                 "(do not edit: regenerate). facts: key -> [[first, last, value], ...] over `releases`; "
+                 "behaviours: hand-written in scripts/release_behaviours.py, each checked by tests/oracle.",
+        "releases": releases,
+        "facts": facts,
+        "behaviours": behaviours,
+    }
+
+
+def dump(table: dict[str, object]) -> str:
+    """One fact per line, so a regenerated table diffs by fact."""
+    lines = ["{"]
+    items = list(table.items())
+    for i, (key, value) in enumerate(items):
+        comma = "," if i < len(items) - 1 else ""
+        if key == "facts":
+            assert isinstance(value, dict)
+            lines.append('  "facts": {')
+            facts = list(value.items())
+            for j, (fk, fv) in enumerate(facts):
+                sep = "," if j < len(facts) - 1 else ""
+                lines.append(f"    {json.dumps(fk)}: {json.dumps(fv, ensure_ascii=False)}{sep}")
+            lines.append("  }" + comma)
+        elif key == "behaviours":
+            assert isinstance(value, list)
+            lines.append('  "behaviours": [')
+            for j, entry in enumerate(value):
+                sep = "," if j < len(value) - 1 else ""
+                lines.append(f"    {json.dumps(entry, ensure_ascii=False, sort_keys=True)}{sep}")
+            lines.append("  ]" + comma)
+        else:
+            lines.append(f"  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}{comma}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def published_versions() -> list[str]:
+    out = subprocess.run([sys.executable, "-m", "pip", "index", "versions", "transformers"],
+                         capture_output=True, text=True, check=True).stdout
+    listed = re.search(r"Available versions: (.*)", out)
+    assert listed, out
+    return sorted((v for v in listed[1].split(", ") if Version(v) >= OLDEST and not Version(v).is_prerelease),
+                  key=Version)
+
+
+def wheel(version: str) -> Path:
+    return WHEELS / f"transformers-{version}-py3-none-any.whl"
+
+
+def local_sources(wheels: Path = WHEELS) -> dict[str, Release]:
+    found = {m[1]: p for p in wheels.glob("transformers-*-py3-none-any.whl")
+             if (m := re.fullmatch(r"transformers-(.+)-py3-none-any\.whl", p.name))}
+    return {v: Release(v, found[v]) for v in sorted(found, key=Version) if Version(v) >= OLDEST}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--download", action="store_true", help="pip download the missing wheels first")
+    parser.add_argument("--check", action="store_true", help="compare with the shipped file instead of writing")
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args(argv)
+    if args.download:
+        WHEELS.mkdir(parents=True, exist_ok=True)
+        for v in published_versions():
+            if not wheel(v).exists():
+                subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
+                                f"transformers=={v}", "-d", str(WHEELS)], check=True)
+    sources = local_sources()
+    if not sources:
+        raise SystemExit(f"no wheels in {WHEELS}: run with --download")
+    text = dump(build(sources))
+    if args.check:
+        same = args.out.exists() and args.out.read_text() == text
+        print("up to date" if same else f"{args.out} differs from a regeneration")
+        return 0 if same else 1
+    args.out.write_text(text)
+    print(f"wrote {args.out}: {len(sources)} releases, {text.count(chr(10))} lines")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,104 @@
+"""scripts/release_table.py: the shipped table is what the releases' sources say, and regenerating is deterministic.
+
+Each release's facts are read again from its wheel (.cache/wheels/, `python3 scripts/release_table.py --download`)
+or, where the wheel is absent, from the oracle's install of that release (.cache/oracle/tf-X/transformers: the
+same .py files, which CI builds anyway), so under CI=true these run without fetching ~100 wheels. The full
+regeneration (`release_table.py --check`, every release) takes minutes and is a maintainer's command.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hf_cache_lint.engine import releases
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+import release_table  # noqa: E402
+from release_behaviours import BEHAVIOURS  # noqa: E402
+
+ORACLE = Path(os.environ.get("ORACLE_DIR") or ROOT / ".cache" / "oracle")
+CHECKED = ("4.57.6", "5.23.0", "5.24.0")  # the oracle's releases, which CI installs
+
+
+def source(version: str) -> release_table.Release:
+    wheel = release_table.wheel(version)
+    if wheel.exists():
+        return release_table.Release(version, wheel)
+    tree = ORACLE / f"tf-{version}"
+    if (tree / "transformers" / "__init__.py").exists():
+        return release_table.Release(version, tree)
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        pytest.fail(f"neither the wheel nor the oracle install of transformers {version} (scripts/setup-oracle.sh)")
+    pytest.skip(f"no wheel or oracle install of transformers {version}")
+
+
+def shipped() -> dict[str, Any]:
+    return dict(json.loads((ROOT / "server" / "hf_cache_lint" / "data" / "releases.json").read_text()))
+
+
+@pytest.mark.parametrize("version", CHECKED)
+def test_the_shipped_rows_are_what_the_release_says(version: str) -> None:
+    read = release_table.release_facts(source(version))
+    table = releases.table()
+    at = {key: got for key in table.facts if (got := releases.value(key, version)) is not None}
+    assert at == read, {k: (at.get(k), read.get(k)) for k in set(at) | set(read) if at.get(k) != read.get(k)}
+
+
+def test_regenerating_the_same_releases_gives_the_same_text() -> None:
+    sources = {v: source(v) for v in CHECKED}
+    first = release_table.dump(release_table.build(sources, check_evidence=False))
+    again = release_table.dump(release_table.build({v: source(v) for v in CHECKED}, check_evidence=False))
+    assert first == again
+    parsed = json.loads(first)
+    assert parsed["releases"] == list(CHECKED)
+    # One fact a line, keys sorted: a regeneration diffs by fact.
+    lines = [line for line in first.splitlines() if line.startswith('    "') and '": [[' in line]
+    keys = [json.loads("{" + line.rstrip(",") + "}").popitem()[0] for line in lines]
+    assert keys == sorted(keys) and len(keys) == len(parsed["facts"])
+
+
+def test_runs_cover_consecutive_releases_only() -> None:
+    names = ["a", "b", "c", "d", "e"]
+    assert release_table.runs(["x", "x", None, "x", "y"], names) == [["a", "b", "x"], ["d", "d", "x"],
+                                                                      ["e", "e", "y"]]
+    assert release_table.runs([None, None, None, None, None], names) == []
+
+
+def test_the_behaviours_are_shipped_as_written() -> None:
+    table = shipped()
+    assert [b["id"] for b in table["behaviours"]] == [b["id"] for b in BEHAVIOURS]
+    for entry, written in zip(table["behaviours"], BEHAVIOURS, strict=True):
+        assert {k: v for k, v in entry.items() if k != "evidence"} == {
+            k: v for k, v in written.items() if k != "evidence"}
+        assert written["evidence"]["file"] in entry["evidence"]
+
+
+def test_evidence_range_finds_the_first_release(tmp_path: Path) -> None:
+    def tree(version: str, text: str) -> release_table.Release:
+        root = tmp_path / version / "transformers"
+        root.mkdir(parents=True)
+        (root / "__init__.py").write_text("")
+        (root / "cache_utils.py").write_text(text)
+        return release_table.Release(version, tmp_path / version)
+
+    sources = {"1.0.0": tree("1.0.0", "old"), "1.1.0": tree("1.1.0", "old\nnew"), "1.2.0": tree("1.2.0", "new"),
+               "1.3.0": tree("1.3.0", "old")}
+    f = "transformers/cache_utils.py"
+    assert release_table.evidence_range(sources, {"file": f, "contains": "new"}) == ("1.1.0", "1.3.0")
+    assert release_table.evidence_range(sources, {"file": f, "lacks": "old"}) == ("1.2.0", "1.3.0")
+    assert release_table.evidence_range(sources, {"file": f, "contains": "never"}) == (None, None)
+
+
+def test_the_shipped_table_holds_every_wheel_present() -> None:
+    table = shipped()
+    wheels = release_table.local_sources()
+    if not wheels:
+        pytest.skip("no wheels in .cache/wheels (python3 scripts/release_table.py --download)")
+    assert set(wheels) <= set(table["releases"]), set(wheels) - set(table["releases"])

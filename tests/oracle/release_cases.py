@@ -1,0 +1,96 @@
+"""Oracle cases for the release table's hand-written behaviours (scripts/release_behaviours.py).
+
+Each case raises exactly when its behaviour holds: the transformers error itself, or, for a silent behaviour,
+`RuntimeError("BEHAVIOUR <id>")` once the snippet has observed the silent effect. tests/oracle/test_releases.py
+runs each at the behaviour's first release and the release before it.
+"""
+
+from __future__ import annotations
+
+LLAMA = """\
+import torch
+import transformers
+from transformers import DynamicCache, LlamaConfig, LlamaForCausalLM
+torch.manual_seed(0)
+config = LlamaConfig(vocab_size=320, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+                     num_key_value_heads=2)
+model = LlamaForCausalLM(config).eval()
+ids = torch.tensor([[1, 2, 3, 4, 5]])
+"""
+
+GEMMA2 = """\
+import torch
+from transformers import DynamicCache, Gemma2Config, Gemma2ForCausalLM
+torch.manual_seed(0)
+config = Gemma2Config(vocab_size=320, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+                      num_key_value_heads=2, head_dim=8, sliding_window=4)
+model = Gemma2ForCausalLM(config).eval()
+ids = torch.tensor([[1, 2, 3, 4, 5, 6, 7]])
+"""
+
+CASES: dict[str, str] = {
+    "cache_subscript": LLAMA + """
+cache = model(ids, use_cache=True).past_key_values
+keys, values = cache[0]
+""",
+    "cache_iterates_triples": LLAMA + """
+cache = model(ids, use_cache=True).past_key_values
+for keys, values in cache:
+    pass
+""",
+    "tuple_cache_to_generate": LLAMA + """
+legacy = tuple((torch.zeros(1, 2, 4, 8), torch.zeros(1, 2, 4, 8)) for _ in range(2))
+model.generate(ids, past_key_values=legacy, max_new_tokens=2, do_sample=False)
+""",
+    # A static cache written at position 5 by a caller that says so: before 5.4 slot 5 holds it, after slot 0.
+    "static_cache_ignores_cache_position": LLAMA + """
+from transformers import StaticCache
+cache = StaticCache(config=config, max_cache_len=8)
+k = torch.ones(1, 2, 1, 8)
+cache.update(k, k, 0, {"cache_position": torch.tensor([5])})
+written = cache.layers[0].keys[0, 0, :, 0].nonzero().flatten().tolist()
+if written == [0]:
+    raise RuntimeError("BEHAVIOUR static_cache_ignores_cache_position")
+assert written == [5], written
+""",
+    "crop_zero_keeps": LLAMA + """
+cache = model(ids, use_cache=True).past_key_values
+cache.crop(0)
+if cache.get_seq_length() == 5:
+    raise RuntimeError("BEHAVIOUR crop_zero_keeps")
+assert cache.get_seq_length() == 0, cache.get_seq_length()
+""",
+    "sliding_crop_needs_recording": GEMMA2 + """
+cache = DynamicCache(config=config)
+model(ids, past_key_values=cache, use_cache=True)
+cache.crop(-1)
+""",
+    "quantized_cache_full_attention_only": GEMMA2 + """
+from transformers import QuantizedCache
+QuantizedCache(backend="quanto", config=config)
+""",
+    "crop_positive_raises": LLAMA + """
+cache = model(ids, use_cache=True).past_key_values
+cache.crop(2)
+assert cache.get_seq_length() == 2, cache.get_seq_length()
+""",
+    # A 4.x-style override that slices the input once it has a cache: the lengths the model sees tell whether
+    # the cache reached it (5, 1, 1) or not (5, 6, 7).
+    "cache_reaches_hooks_as_cache": LLAMA + """
+seen = []
+class Old(LlamaForCausalLM):
+    def prepare_inputs_for_generation(self, input_ids, past_key_values=None, **kwargs):
+        if past_key_values is not None and past_key_values.get_seq_length() > 0:
+            input_ids = input_ids[:, -1:]
+        seen.append(input_ids.shape[1])
+        kwargs.pop("cache_position", None)
+        kwargs.pop("position_ids", None)
+        return {"input_ids": input_ids, "past_key_values": past_key_values, "use_cache": True,
+                "attention_mask": kwargs.get("attention_mask")}
+m = Old(config).eval()
+m.generate(ids, max_new_tokens=3, do_sample=False)
+if seen[1:] == [6, 7]:
+    raise RuntimeError("BEHAVIOUR cache_reaches_hooks_as_cache")
+assert seen == [5, 1, 1], seen
+""",
+}

@@ -1,0 +1,286 @@
+"""The shipped release table (data/releases.json) against real transformers, at every oracle release.
+
+- Each hand-written behaviour runs (release_cases.py) at its first release and at the release before it: from
+  `first` the case raises with the entry's `match` in the message; before, it runs clean (or raises
+  `before_match`).
+- At every release below, one probe snippet compares the table's facts for that release with the runtime:
+  every tabled import path (top level, cache_utils, the model modules) imports exactly when the table says so;
+  every tabled method's parameter names (cache classes, GenerationMixin, the hook classes' forwards) match
+  `inspect.signature`; a member the table says a class lacks is missing; the `cache_implementation` values
+  `GenerationConfig` accepts, and the choices its error prints; the GenerationConfig fields; the model-class
+  attributes (present with that value, or absent).
+
+The releases are the oracle's CHECKED_VERSIONS plus each behaviour's first release and the one before it
+(`RELEASE_ORACLE_VERSIONS`; scripts/setup-oracle.sh builds them by default).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from hf_cache_lint.engine import releases
+from hf_cache_lint.engine.versions import Version
+
+from .release_cases import CASES
+from .runner import Outcome, Snippet, finish, missing, start
+from .suites import VERSIONS
+
+pytestmark = pytest.mark.oracle
+
+
+def _before(first: Version) -> Version:
+    known = releases.known_releases()
+    return known[known.index(first) - 1]
+
+
+def behaviour_releases() -> dict[str, tuple[str, str]]:
+    """behaviour id -> (the release before its first, its first)."""
+    return {b.id: (str(_before(b.first)), str(b.first)) for b in releases.table().behaviours.values()}
+
+
+RELEASE_ORACLE_VERSIONS: tuple[str, ...] = tuple(sorted(
+    {*VERSIONS, *(v for pair in behaviour_releases().values() for v in pair)}, key=Version.parse))
+
+
+# ---- the probe: the table's facts at one release, compared inside the real release ------------------------------
+
+PROBE = r'''
+import importlib, inspect, json, ast
+import transformers
+from transformers import GenerationConfig
+expect = json.loads(EXPECT)
+wrong = []
+
+def resolve(path):
+    module, _, name = path.rpartition(".")
+    try:
+        return getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError):
+        return None
+    except Exception as exc:  # an optional dependency missing on import: count as not importable
+        return None
+
+for path, want in expect["importable"].items():
+    got = resolve(path) is not None
+    if got != want:
+        wrong.append(["importable", path, want, got])
+
+def names(fn):
+    params = inspect.signature(fn).parameters.values()
+    return [p.name for p in params if p.name not in ("self", "cls")]
+
+for key, (name, want) in expect["members"].items():
+    path = key.split("#")[0]
+    cls = resolve(path)
+    if cls is None:
+        wrong.append(["member-class", path, name, None])
+        continue
+    own = cls.__dict__.get(name)
+    if want is None:
+        if hasattr(cls, name):
+            wrong.append(["member-absent", path, name, "present"])
+        continue
+    if own is None:
+        got = getattr(cls, name, None)
+        wrong.append(["member", path, name, want, "inherited" if got is not None else "absent"])
+        continue
+    if want == "property":
+        if not isinstance(own, property):
+            wrong.append(["member", path, name, want, type(own).__name__])
+        continue
+    fn = own.__func__ if isinstance(own, (classmethod, staticmethod)) else own
+    got = names(fn)
+    if got == ["args", "kwargs"] and want != got:
+        continue  # a decorator that hides the signature (5.13-5.14 MambaMixer.forward): the source says, not this
+    if got != want:
+        wrong.append(["signature", path, name, want, got])
+
+def accepted(value):
+    try:
+        GenerationConfig(cache_implementation=value)
+        return True
+    except ValueError:
+        return False
+
+for value, want in expect["cache_implementation"].items():
+    if accepted(value) != want:
+        wrong.append(["cache_implementation", value, want, not want])
+if expect["choices"] is not None:
+    try:
+        GenerationConfig(cache_implementation="no-such-cache")
+        wrong.append(["choices", "no error"])
+    except ValueError as exc:
+        if not str(exc).endswith("Choose one of: " + expect["choices"]):
+            wrong.append(["choices", expect["choices"], str(exc)])
+
+config = GenerationConfig()
+for field in expect["genconfig"]:
+    if not hasattr(config, field):
+        wrong.append(["genconfig", field])
+
+from transformers import PreTrainedModel
+from transformers.generation.utils import GenerationMixin
+owners = {"PreTrainedModel": PreTrainedModel, "GenerationMixin": GenerationMixin}
+for key, want in expect["model_attr"].items():
+    owner, _, name = key.partition(".")
+    if want is None:
+        if name in vars(owners[owner]):
+            wrong.append(["model_attr-absent", key])
+        continue
+    if name not in vars(owners[owner]):
+        wrong.append(["model_attr", key, want, "absent"])
+        continue
+    try:
+        literal = ast.literal_eval(want)
+    except ValueError:
+        continue
+    if getattr(owners[owner], name) != literal:
+        wrong.append(["model_attr", key, want, repr(getattr(owners[owner], name))])
+
+print(len(expect["importable"]), "paths,", len(expect["members"]), "members checked")
+assert not wrong, json.dumps(wrong[:40])
+'''
+
+_PROBED_MODULES = ("transformers.cache_utils", "transformers.generation.utils", "transformers.models.")
+
+
+def expectations(version: str) -> dict[str, object]:
+    """What the table says about `version`, for every fact the probe can check at run time."""
+    t = releases.table()
+    importable: dict[str, bool] = {}
+    members: dict[str, tuple[str, list[str] | str | None]] = {}
+    values: dict[str, bool] = {}
+    genconfig: list[str] = []
+    model_attr: dict[str, str | None] = {}
+    for key in t.facts:
+        kind, _, path = key.partition(":")
+        here = releases.value(key, version)
+        if kind in ("export", "name"):
+            importable[path] = here is not None
+        elif kind in ("member", "init") and path.startswith(_PROBED_MODULES):
+            module_cls, name = (path, "__init__") if kind == "init" else path.rsplit(".", 1)
+            module, _, cls = module_cls.rpartition(".")
+            if releases.value(f"name:{module_cls}", version) is None:
+                continue  # the class itself is absent: the importable check covers it
+            own = here
+            if own is None:
+                # Absent as an own member: checked for a public name no base has either, where every base is in
+                # the table (a model class's GenerationMixin base, from another module, is not resolved).
+                if (name.startswith("_") or not _closed(module, cls, version)
+                        or releases.member(module, cls, name, version) is not None):
+                    continue
+                members[f"{module_cls}#{name}"] = (name, None)
+            elif own == "property":
+                members[f"{module_cls}#{name}"] = (name, "property")
+            elif own.startswith(("def", "classmethod", "staticmethod", "(")):
+                members[f"{module_cls}#{name}"] = (name, list(releases.parameters(own)))
+        elif kind == "cache_implementation" and not path.startswith(("*", "(")):
+            values[path] = here in ("valid", "deprecated") or (here == "unchecked")
+        elif kind == "genconfig" and here is not None and not path.startswith("_"):  # `_commit_hash`: popped only
+            genconfig.append(path)
+        elif kind == "model_attr":
+            model_attr[path] = here
+    checked = releases.value("cache_implementation:*", version) == "checked"
+    if checked:
+        values["no-such-cache"] = False
+    else:
+        values = {}  # nothing is validated: every string is accepted
+        values["no-such-cache"] = True
+    return {"importable": importable, "members": members,
+            "cache_implementation": values, "choices": releases.value("cache_implementation:(choices)", version),
+            "genconfig": genconfig, "model_attr": model_attr}
+
+
+_PLAIN_BASES = frozenset({"", "ABC", "object"})
+
+
+def _closed(module: str, cls: str, version: str) -> bool:
+    """Every base of `cls` (transitively) is a class the table has in the same module, or a plain `ABC`/`object`."""
+    described = releases.value(f"name:{module}.{cls}", version) or ""
+    if not described.startswith(("class(", "alias(")):
+        return False
+    bases = [b.strip() for b in described[described.find("(") + 1:-1].split(",")]
+    return all(b in _PLAIN_BASES or (b != cls and _closed(module, b, version)) for b in bases)
+
+
+def probe_snippet(version: str) -> Snippet:
+    # Member keys are "module.Class#name" (unique per class and member); the probe resolves the part before "#".
+    source = f"EXPECT = {json.dumps(json.dumps(expectations(version)))}\n" + PROBE
+    return Snippet(f"releases:probe:{version}", source)
+
+
+def behaviour_snippets(version: str) -> list[Snippet]:
+    return [Snippet(f"releases:{bid}:{version}", CASES[releases.behaviour(bid).oracle])
+            for bid, pair in behaviour_releases().items() if version in pair]
+
+
+class ReleaseOracle:
+    """The probe and the behaviour cases, one worker per release, a few releases at a time (2 cores)."""
+
+    def __init__(self) -> None:
+        self._results: dict[str, Outcome] | None = None
+        self._error: str | None = None
+
+    def outcome(self, snippet_id: str) -> Outcome:
+        if self._results is None and self._error is None:
+            self._run()
+        if self._error is not None:
+            if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+                pytest.fail(f"oracle unavailable under CI: {self._error}", pytrace=False)
+            pytest.skip(f"oracle unavailable: {self._error}")
+        assert self._results is not None
+        return self._results[snippet_id]
+
+    def _run(self) -> None:
+        reasons = [r for v in RELEASE_ORACLE_VERSIONS if (r := missing(v))]
+        if reasons:
+            self._error = reasons[0]
+            return
+        results: dict[str, Outcome] = {}
+        versions = list(RELEASE_ORACLE_VERSIONS)
+        try:
+            for i in range(0, len(versions), 3):
+                started = {v: start(v, [probe_snippet(v), *behaviour_snippets(v)]) for v in versions[i:i + 3]}
+                for v, (proc, work) in started.items():
+                    results.update(finish(v, proc, work))
+        except RuntimeError as exc:
+            self._error = str(exc)
+            return
+        self._results = results
+
+
+_ORACLE = ReleaseOracle()
+
+
+@pytest.mark.parametrize("version", RELEASE_ORACLE_VERSIONS)
+def test_table_agrees_with_the_release(version: str) -> None:
+    got = _ORACLE.outcome(f"releases:probe:{version}")
+    assert got.kind == "OK", f"the table disagrees with transformers {version}: {got.message}\n{got.output}"
+
+
+@pytest.mark.parametrize(("behaviour_id", "side"), [(b, s) for b in sorted(behaviour_releases())
+                                                    for s in ("before", "first")])
+def test_behaviour_starts_at_its_first_release(behaviour_id: str, side: str) -> None:
+    b = releases.behaviour(behaviour_id)
+    before, first = behaviour_releases()[behaviour_id]
+    version = first if side == "first" else before
+    entry = next(e for e in _raw_behaviours() if e["id"] == behaviour_id)
+    got = _ORACLE.outcome(f"releases:{behaviour_id}:{version}")
+    if side == "first":
+        assert releases.holds(behaviour_id, version) and not releases.holds(behaviour_id, before)
+        assert got.kind != "OK" and entry["match"] in got.message, (
+            f"{b.what} on {version} (its first release): expected {entry['match']!r}, got {got.describe()}\n"
+            f"{got.output}")
+    elif "before_match" in entry:
+        assert got.kind != "OK" and entry["before_match"] in got.message, got.describe()
+    else:
+        assert got.kind == "OK", f"{b.what} on {version} (before {first}): {got.describe()}\n{got.output}"
+
+
+def _raw_behaviours() -> list[dict[str, str]]:
+    from importlib import resources
+    raw = json.loads(resources.files("hf_cache_lint").joinpath("data/releases.json").read_text(encoding="utf-8"))
+    return list(raw["behaviours"])
