@@ -79,10 +79,20 @@ REMOVED_CACHE_CLASSES: dict[str, str] = {
     "HybridCache": "5.0.0", "HybridChunkedCache": "5.0.0", "SlidingWindowCache": "5.0.0", "OffloadedCache": "5.0.0",
     "OffloadedStaticCache": "5.0.0", "QuantoQuantizedCache": "5.0.0", "HQQQuantizedCache": "5.0.0",
     "SinkCache": "5.0.0", "MambaCache": "5.23.0",
+    # Gone before 4.57 (code written for 4.4x breaks on 4.57): exported from 4.42.0 to 4.55.4, absent from
+    # `transformers` and `transformers.cache_utils` in every wheel from 4.56.0 (read from the wheels; the import
+    # raises ImportError on 4.57.6, 5.0.0 and 5.24.0).
+    "QuantizedCacheConfig": "4.56.0",
 }
 # `transformers.cache_utils` keeps `SlidingWindowCache` in 5.x (only the top-level export is gone); MambaCache
 # lived in `transformers.models.mamba.modeling_mamba`, never in cache_utils.
 KEPT_IN_CACHE_UTILS = frozenset({"SlidingWindowCache"})
+# Cache classes a model's modeling module defined and a later release does not (ImportError): module -> name ->
+# the first release without it. Jamba's cache is in every wheel up to 5.4.0 and in none from 5.5.0 (read from
+# the wheels; the import runs on 4.57.6 and 5.0.0 and raises on 5.24.0).
+REMOVED_MODEL_CACHES: dict[str, dict[str, str]] = {
+    "transformers.models.jamba.modeling_jamba": {"HybridMambaAttentionDynamicCache": "5.5.0"},
+}
 # Cache methods 4.57.6 has and 5.0.0+ do not (AttributeError), with what replaces them.
 REMOVED_CACHE_METHODS: dict[str, tuple[str, str]] = {
     "to_legacy_cache": ("5.0.0", "use the `Cache` object itself (generate and the models take it)"),
@@ -97,13 +107,24 @@ REMOVED_CACHE_METHODS: dict[str, tuple[str, str]] = {
 # `(keys, values)` of layer i) in 5.0.0, whose `DynamicCache` iterates as `(keys, values, sliding_window_tensor)`
 # so `for k, v in cache:` no longer unpacks; `get_max_cache_shape()` and `StaticCache.max_cache_len` are still in
 # 5.18.0 (deprecated for `get_max_length()`) and gone in 5.23.0, the first release checked without them.
+# Gone before 4.57 (read from the wheels, each raising AttributeError on 4.57.6, 5.0.0 and 5.24.0): the
+# `seen_tokens` property and `get_usable_length()` are in every wheel up to 4.53.3 and in none from 4.54.0; the
+# `key_cache` / `value_cache` lists (deprecated properties over the layers in 4.54-4.55) in none from 4.56.0, so
+# `cache.key_cache[i]` raises, as a read and as the target of `cache.key_cache[i] = k`.
 REMOVED_CACHE_READS: dict[str, str] = {"subscript": "5.0.0", "unpack": "5.0.0", "get_max_cache_shape": "5.23.0",
-                                       "max_cache_len": "5.23.0"}
+                                       "max_cache_len": "5.23.0", "seen_tokens": "4.54.0",
+                                       "get_usable_length": "4.54.0", "key_cache": "4.56.0", "value_cache": "4.56.0"}
+# Every removed name an import can bind (the screens look for these words).
+REMOVED_NAMES: tuple[str, ...] = (*REMOVED_CACHE_CLASSES, *(n for m in REMOVED_MODEL_CACHES.values() for n in m))
+# The earliest release any table above names: a target before it has nothing removed to report.
+FIRST_REMOVAL = min((*REMOVED_CACHE_CLASSES.values(), *(r for r, _ in REMOVED_CACHE_METHODS.values()),
+                     *REMOVED_CACHE_READS.values(), *(r for m in REMOVED_MODEL_CACHES.values() for r in m.values())),
+                    key=lambda r: Version.parse(r))
 
 # Every release at which something these tables or `Target` describe changes (a test keeps it complete): the
 # upgrade check names the first of them where a new finding appears.
-BEHAVIOUR_CHANGES: tuple[str, ...] = ("4.41.0", "4.43.0", "4.50.0", "4.55.0", "4.56.0", "4.57.0", "5.0.0", "5.5.0",
-                                      "5.23.0", "5.24.0")
+BEHAVIOUR_CHANGES: tuple[str, ...] = ("4.41.0", "4.43.0", "4.50.0", "4.54.0", "4.55.0", "4.56.0", "4.57.0", "5.0.0",
+                                      "5.5.0", "5.23.0", "5.24.0")
 
 
 def releases_between(old: Target, new: Target) -> tuple[Target, ...]:
@@ -188,6 +209,11 @@ class Target:
     def removed_cache_read(self, read: str) -> str | None:
         """The release that removed this way of reading a cache (REMOVED_CACHE_READS), when the target is past it."""
         removed = REMOVED_CACHE_READS.get(read)
+        return removed if removed is not None and self.version >= V(removed) else None
+
+    def removed_model_cache(self, module: str, name: str) -> str | None:
+        """The release whose `module` no longer defines the cache class `name`, when the target is past it."""
+        removed = REMOVED_MODEL_CACHES.get(module, {}).get(name)
         return removed if removed is not None and self.version >= V(removed) else None
 
     def removed_keyword(self, name: str) -> str | None:
