@@ -127,7 +127,7 @@ def test_upgrade_from_a_range(project: Path, run: Callable[..., Run]) -> None:
             "--no-cache")
     [f] = r.json()
     assert f["code"] == "HFC007" and f["message"].endswith(
-        "[new in transformers 5.23.0; not reported for any release `transformers>=4.45,<5` (--transformers-version) "
+        "[new in transformers 5.5.0; not reported for any release `transformers>=4.45,<5` (--transformers-version) "
         "admits]")
 
 

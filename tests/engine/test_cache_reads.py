@@ -108,3 +108,60 @@ def test_from_legacy_cache_names_the_constructor_of_its_own_class(cls: str, inst
     result = check_source(text, "t.py", context=Context(target=Target.of("5.24.0")))
     [finding] = [f for f in result.findings if f.code == "HFC007"]
     assert finding.message.endswith(f"pass the legacy tuple to the class's constructor: {instead}")
+
+
+# Gone before 4.57 (docs/facts.md §7: the first release without each read from the wheels).
+@pytest.mark.parametrize(("body", "gone"), [
+    ("s = c.seen_tokens\n", "4.54.0"),
+    ("n = c.get_usable_length(3)\n", "4.54.0"),
+    ("k = c.key_cache[0]\n", "4.56.0"),
+    ("c.value_cache[0] = None\n", "4.56.0"),
+])
+def test_a_read_gone_before_457_is_reported_from_the_release_that_removed_it(body: str, gone: str) -> None:
+    text = LOAD + "c = DynamicCache()\n" + body
+    before = {"4.54.0": "4.53.3", "4.56.0": "4.55.4"}[gone]
+    assert reads(text, before) == []
+    for version in (gone, "4.57.6", "5.0.0", "5.24.0"):
+        ((line, severity, _),) = reads(text, version)
+        assert (line, severity) == (4, "error"), version
+
+
+def test_the_key_cache_read_becomes_the_layer_and_a_store_into_it_has_no_fix() -> None:
+    result = check_source(LOAD + GEN + "k = out.past_key_values.key_cache[1]\n", "t.py",
+                          context=Context(target=Target.of("4.57.6")))
+    (finding,) = result.findings
+    assert finding.fixes[0].title == "Use `.layers[1].keys`"
+    assert finding.fixes[0].edits[0].content == "out.past_key_values.layers[1].keys"
+    store = check_source(LOAD + "c = DynamicCache()\nc.key_cache[1] = None\n", "t.py",
+                         context=Context(target=Target.of("4.57.6")))
+    (finding,) = store.findings
+    assert finding.fixes == ()
+
+
+def test_a_plain_key_cache_binding_is_a_silent_warning_and_the_list_it_binds_is_no_finding() -> None:
+    text = LOAD + "c = DynamicCache()\nc.key_cache = [None]\nfirst = c.key_cache[0]\nc.value_cache += [None]\n"
+    got = reads(text, "4.57.6")
+    assert [(line, severity) for line, severity, _ in got] == [(4, "warning")]
+    result = check_source(text, "t.py", context=Context(target=Target.of("4.57.6")))
+    assert "raises nothing" in result.findings[0].message
+
+
+def test_a_project_class_with_key_cache_or_seen_tokens_is_not_a_transformers_cache() -> None:
+    own = "class DynamicCache:\n    key_cache = [None]\n    seen_tokens = 0\n\n\n"
+    assert reads(own + "c = DynamicCache()\nk = c.key_cache[0]\ns = c.seen_tokens\n", "4.57.6") == []
+    # nor is a parameter (it may hold anything)
+    assert reads(LOAD + "def f(c):\n    return c.key_cache[0], c.seen_tokens\n", "4.57.6") == []
+
+
+@pytest.mark.parametrize(("text", "gone"), [
+    ("from transformers.cache_utils import QuantizedCacheConfig\n", "4.56.0"),
+    ("from transformers import QuantizedCacheConfig\n", "4.56.0"),
+    ("from transformers.models.jamba.modeling_jamba import HybridMambaAttentionDynamicCache\n", "5.5.0"),
+])
+def test_an_import_gone_before_the_target_is_reported_from_its_release(text: str, gone: str) -> None:
+    assert might_use_removed_api(text)
+    before = {"4.56.0": "4.55.4", "5.5.0": "5.4.0"}[gone]
+    assert reads(text, before) == []
+    for version in (gone, "5.24.0"):
+        ((line, severity, _),) = reads(text, version)
+        assert (line, severity) == (1, "error")

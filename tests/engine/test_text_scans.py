@@ -18,7 +18,9 @@ REPO = Path(__file__).resolve().parents[2]
 # Between the tokens of a read: what the tokenizer skips (engine/text.py GAP: blanks, form feeds, line breaks,
 # backslash continuations), not `\s`, which also takes Unicode spaces Python rejects.
 _GAP = r"(?:[ \t\f\r\n]|\\(?:\r\n|\r|\n))*"
-_READS = r"(?<![\w.]){w}" + _GAP + r"(?:\[|\." + _GAP + r"(?:get_max_cache_shape|max_cache_len)\b)|\bin\s+{w}\b(?!\s*[.(\[])"
+_READS = (r"(?<![\w.]){w}" + _GAP + r"(?:\[|\." + _GAP
+          + r"(?:get_max_cache_shape|max_cache_len|key_cache|value_cache|seen_tokens|get_usable_length)\b)|"
+          r"\bin\s+{w}\b(?!\s*[.(\[])")
 _FROM = re.compile(r"(?<![\w.])from[ \t\f]+(\.*)[ \t\f]*([\w.]*)[ \t\f]+import[ \t\f]+(\([^)]*\)|(?:[^\n#;\\]|\\\r?\n)*)")
 _DROPS = re.compile(
     r"\b(?:while|assert)[\s(]*(?:not\b|True\b|False\b|None\b|\.\.\.|[-+~]?\.?\d|[bBrRuUfF]{0,2}[\"'\[{(])")
@@ -52,7 +54,7 @@ def _real() -> list[str]:
 @pytest.mark.parametrize("name", ["cache", "c", "past_key_values"])
 def test_reads_name_is_the_regex(name: str) -> None:
     pieces = ["cache", "c", "in", " ", "\n", "\t", "[", ".", "(", "x", "_", "get_max_cache_shape", "max_cache_len",
-              "é", "1", "\u00a0", "past_key_values", "in\u2003", "\f", "\\\n"]
+              "key_cache", "seen_tokens", "get_usable_length", "é", "1", "\u00a0", "past_key_values", "in\u2003", "\f", "\\\n"]
     pattern = re.compile(_READS.format(w=re.escape(name)))
     for text in _texts(pieces, 20000, 1) + _real():
         assert prefilter._reads_name(text, name) == (pattern.search(text) is not None), repr(text)
@@ -78,9 +80,9 @@ def test_from_imports_and_dropped_code_are_the_regexes() -> None:
 
 
 def test_the_removed_class_scan_is_a_scan_per_name() -> None:
-    from hf_cache_lint.engine.versions import REMOVED_CACHE_CLASSES
+    from hf_cache_lint.engine.versions import REMOVED_NAMES
 
-    assert all(name.endswith("Cache") for name in REMOVED_CACHE_CLASSES)  # what _names_a_removed_class relies on
-    pieces = ["Cache", "Hybrid", "Mamba", "Chunked", "Sink", "x", "Offloaded", "Static", " ", "HQQQuantized"]
+    pieces = ["Cache", "Hybrid", "Mamba", "Chunked", "Sink", "x", "Offloaded", "Static", " ", "HQQQuantized",
+              "Config", "Quantized", "Attention", "Dynamic"]
     for text in _texts(pieces, 20000, 4) + _real():
-        assert prefilter._names_a_removed_class(text) == any(name in text for name in REMOVED_CACHE_CLASSES)
+        assert prefilter._names_a_removed_class(text) == any(name in text for name in REMOVED_NAMES)

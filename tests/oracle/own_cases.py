@@ -355,6 +355,13 @@ assert (error("from transformers import SlidingWindowCache") is None) == (v == "
 # MambaCache lived in the Mamba modeling module (4.57), gone by 5.23.
 mamba = error("from transformers.models.mamba.modeling_mamba import MambaCache")
 assert (mamba is None) == (v == "4.57.6"), mamba
+# Gone before 4.57 (4.56.0, read from the wheels): QuantizedCacheConfig, from both modules.
+for source in ("transformers", "transformers.cache_utils"):
+    assert error(f"from {source} import QuantizedCacheConfig").startswith(
+        f"ImportError: cannot import name 'QuantizedCacheConfig' from '{source}'"), source
+# Jamba's own cache class: still in 4.57.6 (and 5.0-5.4), gone from 5.5.0.
+jamba = error("from transformers.models.jamba.modeling_jamba import HybridMambaAttentionDynamicCache")
+assert (jamba is None) == (v == "4.57.6"), jamba
 if v != "4.57.6":
     assert error("from transformers import HybridCache").startswith(
         "ImportError: cannot import name 'HybridCache' from 'transformers'")
@@ -403,7 +410,7 @@ got = {
     "get_max_cache_shape": error(lambda: cache.get_max_cache_shape()),
     "max_cache_len": error(lambda: static.max_cache_len),
     "get_max_length": error(lambda: (cache.get_max_length(), static.get_max_length())),
-    # already gone in 4.57.6 (so not a 4.x -> 5.x removal; HFC007 does not report them)
+    # already gone in 4.57.6 (4.54.0 / 4.56.0, read from the wheels; HFC007 reports them from there)
     "key_cache": error(lambda: cache.key_cache), "value_cache": error(lambda: cache.value_cache),
     "seen_tokens": error(lambda: cache.seen_tokens), "get_usable_length": error(lambda: cache.get_usable_length(1)),
 }
@@ -426,6 +433,13 @@ if v == "4.57.6":
 else:
     expected = gone | {"get_max_length": None} | always_gone
 assert got == expected, {k: got[k] for k in got if got[k] != expected[k]}
+# `cache.key_cache = [...]` raises nothing and the layers never see it (HFC007's silent store); then the read of
+# that plain list raises nothing either.
+silent = DynamicCache()
+silent.key_cache = [cache.layers[0].keys]
+silent.value_cache = [cache.layers[0].values]
+assert silent.key_cache[0] is cache.layers[0].keys
+assert (silent.get_seq_length(), len(silent.layers)) == (0, 0), (silent.get_seq_length(), len(silent.layers))
 # The replacements, on every version: each layer's keys and values; 5.x iterates (keys, values, sliding).
 assert cache.layers[0].keys.shape[2] == cache.get_seq_length() > 0, (cache.layers[0].keys.shape, cache.get_seq_length())
 assert len(next(iter(cache))) == (2 if v == "4.57.6" else 3)

@@ -43,7 +43,7 @@ from hf_cache_lint.engine.interpreter.generate_calls import PIPELINE_CLASSES
 from hf_cache_lint.engine.keywords import CACHE_KEYWORDS
 from hf_cache_lint.engine.lent_values import CALLABLE_MAKERS, FACT_MAKERS, lends
 from hf_cache_lint.engine.prefilter import _in_code, _triple_quotes
-from hf_cache_lint.engine.versions import REMOVED_CACHE_CLASSES, REMOVED_CACHE_METHODS
+from hf_cache_lint.engine.versions import REMOVED_CACHE_METHODS, REMOVED_NAMES
 
 # Words whose mere presence sends a module to parso: values a check reads (a `cache_implementation`,
 # a checkpoint's generation_config.json, a Hub default) and a pipeline (a call that reaches generate), also one
@@ -274,7 +274,7 @@ def _no_removed_api(names: set[str], strings: set[str], tree: _Tree) -> bool:
     HybridCache`: the name is in the compiled names), an attribute (`transformers.HybridCache`), a call of a
     removed method (`.to_legacy_cache()`: likewise), or a removed read of a value the code says is a cache
     (engine/value_sources.py `may_hold_cache`, asked only when a cache class or `return_dict_in_generate` is named)."""
-    if not names.isdisjoint(REMOVED_CACHE_CLASSES) or not names.isdisjoint(REMOVED_CACHE_METHODS):
+    if not names.isdisjoint(REMOVED_NAMES) or not names.isdisjoint(REMOVED_CACHE_METHODS):
         return False
     if names.isdisjoint(value_sources.CACHE_CLASSES) and "return_dict_in_generate" not in strings:
         return True

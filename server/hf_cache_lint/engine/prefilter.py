@@ -17,7 +17,7 @@ import re
 from bisect import bisect_left
 
 from hf_cache_lint.engine.text import GAP, find_all, find_spaced
-from hf_cache_lint.engine.versions import REMOVED_CACHE_CLASSES
+from hf_cache_lint.engine.versions import REMOVED_CACHE_CLASSES, REMOVED_NAMES
 
 # The words of docs/architecture.md's contracts; a file with none of them is never parsed.
 TRIGGERS = ("generate", "cache_implementation", "generation_config", "past_key_values", "cache_params",
@@ -105,7 +105,7 @@ def _any_in_code_exact(text: str, hits: list[int]) -> bool:
 
 
 _IMPORT_FROM = re.compile(
-    r"(?:^|(?<=\r))[ \t\f]*from[ \t\f]+transformers(?:{d}cache_utils|{d}models{d}mamba{d}modeling_mamba)?[ \t\f]+"
+    r"(?:^|(?<=\r))[ \t\f]*from[ \t\f]+transformers(?:{d}cache_utils|{d}models{d}(?:mamba{d}modeling_mamba|jamba{d}modeling_jamba))?[ \t\f]+"
     r"import\b(?:[^\n(]*\([^)]*\)|[^\n]*)".format(d=GAP + r"\." + GAP),
     re.MULTILINE)
 _ATTRIBUTE = re.compile(r"\." + GAP + "(?:" + "|".join(REMOVED_CACHE_CLASSES) + r")\b")
@@ -115,6 +115,8 @@ _ATTRIBUTE = re.compile(r"\." + GAP + "(?:" + "|".join(REMOVED_CACHE_CLASSES) + 
 # whose cache is read, or a cache class called here and bound to a name that is then indexed, unpacked or asked.
 _RETURN_DICT = re.compile(r"return_dict_in_generate" + GAP + "=" + GAP + "True")
 _CONSTRUCTOR = re.compile(r"(?<!\w)(?:Dynamic|Static|Quantized|EncoderDecoder)Cache[ \t\f]*\(")
+# The attributes engine/removed_api.py reads on such a name (`_READS` there, but for the subscript).
+_READ_NAMES = "(?:get_max_cache_shape|max_cache_len|key_cache|value_cache|seen_tokens|get_usable_length)"
 _BOUND = re.compile(r"(\w+)\s*(?::[^=]*)?=\s*(?:transformers\.)?$")  # `name =` / `name: T =` ending the text
 
 
@@ -131,15 +133,15 @@ def _word_char(c: str) -> bool:
 
 
 def _reads_name(text: str, name: str) -> bool:
-    r"""`name[`, `name.get_max_cache_shape`, `name.max_cache_len` or `in name` (iterated) with `name` a whole
+    r"""`name[`, `name.get_max_cache_shape`, `name.max_cache_len` (or another of _OLD_READS) or `in name` (iterated) with `name` a whole
     identifier (`padding_cache[` or `in cache.is_sliding` is no read of `cache`): the shapes engine/cache_values.py's
     reads take. Anywhere in the text (too many is only slower).
 
-    What `(?<![\w.])name\s*(?:\[|\.\s*(?:get_max_cache_shape|max_cache_len)\b)|\bin\s+name\b(?!\s*[.(\[])` finds,
+    What `(?<![\w.])name\s*(?:\[|\.\s*(?:get_max_cache_shape|max_cache_len|...)\b)|\bin\s+name\b(?!\s*[.(\[])` finds,
     as two patterns that start with a literal (so the regex engine skips ahead at C speed) and the look-behinds
     checked on what they find: the one pattern cost ~7 ms a file on transformers' modeling code."""
     word = re.escape(name)
-    for m in re.finditer(word + GAP + r"(?:\[|\." + GAP + r"(?:get_max_cache_shape|max_cache_len)\b)", text):
+    for m in re.finditer(word + GAP + r"(?:\[|\." + GAP + _READ_NAMES + r"\b)", text):
         i = m.start()
         if i == 0 or not (_word_char(text[i - 1]) or text[i - 1] == "."):
             return True
@@ -178,19 +180,21 @@ def might_read_removed_cache_api(text: str) -> bool:
     return False
 
 
-_REMOVED_CLASS_NAMES = tuple(REMOVED_CACHE_CLASSES)
+_REMOVED_CLASS_NAMES = tuple(n for n in REMOVED_NAMES if n.endswith("Cache"))
+_OTHER_REMOVED_NAMES = tuple(n for n in REMOVED_NAMES if not n.endswith("Cache"))  # `QuantizedCacheConfig`
 
 
 def _names_a_removed_class(text: str) -> bool:
-    """`any(name in text for name in REMOVED_CACHE_CLASSES)`, from where "Cache" stands: every removed class's
-    name ends in it (one scan of the text, then a look at each "Cache", instead of a scan per name)."""
+    """`any(name in text for name in REMOVED_NAMES)`, from where "Cache" stands: the removed classes' names end in
+    it (one scan of the text, then a look at each "Cache", instead of a scan per name); the few others
+    (`QuantizedCacheConfig`) are looked for as they are."""
     i = text.find("Cache")
     while i >= 0:
         end = i + len("Cache")
         if text.endswith(_REMOVED_CLASS_NAMES, 0, end):  # text[:end] ends with one of them: one C call
             return True
         i = text.find("Cache", end)
-    return False
+    return any(name in text for name in _OTHER_REMOVED_NAMES)
 
 
 def might_use_removed_api(text: str) -> bool:
@@ -200,7 +204,7 @@ def might_use_removed_api(text: str) -> bool:
         return True
     if not _names_a_removed_class(text):
         return False
-    if any(name in m[0] for m in _IMPORT_FROM.finditer(text) for name in REMOVED_CACHE_CLASSES):
+    if any(name in m[0] for m in _IMPORT_FROM.finditer(text) for name in REMOVED_NAMES):
         return True
     return _ATTRIBUTE.search(text) is not None
 

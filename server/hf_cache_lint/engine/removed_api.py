@@ -3,7 +3,8 @@ reads `transformers.HybridCache`, calls of removed Cache methods (`to_legacy_cac
 `DynamicCache.from_legacy_cache(...)`), and reads of a cache the code says it has (a `generate(...,
 return_dict_in_generate=True)` output's `past_key_values`, a `DynamicCache()` built here; engine/cache_values.py)
 through APIs a version removed: legacy indexing `cache[i]`, `for k, v in cache:`, `get_max_cache_shape()`,
-`StaticCache.max_cache_len`.
+`StaticCache.max_cache_len`, and those gone before 4.57 (`key_cache` / `value_cache`, `seen_tokens`,
+`get_usable_length()`).
 
 Only uses that will run are reported: code under a version guard that excludes the target, under
 `if TYPE_CHECKING:`, inside a `try` whose handler catches the error (ImportError, AttributeError,
@@ -24,11 +25,17 @@ from hf_cache_lint.engine.findings import Span
 from hf_cache_lint.engine.nodes import Node, code, imported_from, span
 from hf_cache_lint.engine.prefilter import might_read_removed_cache_api, might_use_removed_api
 from hf_cache_lint.engine.version_guard import VersionGuards
-from hf_cache_lint.engine.versions import Target
+from hf_cache_lint.engine.versions import REMOVED_MODEL_CACHES, Target, first_removal
 
 # "read": a removed way of reading a known cache (`name` is its key in versions.REMOVED_CACHE_READS).
 
-_CACHE_MODULES = ("transformers", "transformers.cache_utils", "transformers.models.mamba.modeling_mamba")
+_CACHE_MODULES = ("transformers", "transformers.cache_utils", "transformers.models.mamba.modeling_mamba",
+                  *REMOVED_MODEL_CACHES)
+# Reads of a cache gone before 4.57, on the classes whose AttributeError was checked (4.57.6, 5.0.0, 5.24.0):
+# a `DynamicCache` (what generate returns by default) and a `StaticCache`.
+_OLD_READS = frozenset({"key_cache", "value_cache", "seen_tokens", "get_usable_length"})
+_READS = frozenset({"subscript", "get_max_cache_shape", "max_cache_len"}) | _OLD_READS
+_CALLED = frozenset({"get_max_cache_shape", "get_usable_length"})  # a reference without a call raises nothing
 _CATCH_ALL = frozenset({"Exception", "BaseException"})
 _CATCHES: dict[UseKind, frozenset[str]] = {
     "import": frozenset({"ImportError"}) | _CATCH_ALL,  # ModuleNotFoundError does not catch "cannot import name"
@@ -51,7 +58,7 @@ class _Scope:
 
 def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGuards) -> tuple[RemovedApiUse, ...]:
     """Every reached use of a cache API the target has removed, in source order."""
-    if target.version.major < 5 or not might_use_removed_api(text):  # every table entry is a 5.x removal
+    if target.version < first_removal() or not might_use_removed_api(text):
         return ()
     user_methods = _Defined(module)
     caches = CacheValues(module, text, guards.modules) if might_read_removed_cache_api(text) else None
@@ -83,6 +90,10 @@ def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGua
         kids = getattr(node, "children", None)
         if kids is not None:
             stack.extend(zip(reversed(kids), repeat(scope)))
+    # After `cache.key_cache = [...]` (reported as silent) the same receiver's `key_cache` is that plain list: its
+    # reads raise nothing.
+    bound = {(u.module, u.name) for u in found if u.silent}
+    found = [u for u in found if u.silent or (u.module, u.name) not in bound]
     found.sort(key=lambda u: (u.span.start, u.name))
     # An import that fails as the module loads ends the run there: nothing after it is reached (the
     # interpreter stops at the same line, engine/statements.py).
@@ -94,6 +105,8 @@ def import_fails(source: str, name: str, target: Target) -> str | None:
     """The release since which `from <source> import <name>` raises ImportError, if the target is past it."""
     if source not in _CACHE_MODULES:
         return None
+    if source in REMOVED_MODEL_CACHES:
+        return target.removed_model_cache(source, name)
     return target.import_fails(source, name)  # what the release table says that module binds at the target
 
 
@@ -183,7 +196,8 @@ def _chain_uses(node: Node, target: Target, scope: _Scope, guards: VersionGuards
 
 
 def _cache_reads(node: Node, target: Target, scope: _Scope, caches: CacheValues) -> Iterator[RemovedApiUse]:
-    """`cache[i]`, `cache.get_max_cache_shape()`, `static.max_cache_len` on a cache the code says it has."""
+    """`cache[i]`, `cache.get_max_cache_shape()`, `static.max_cache_len`, `cache.key_cache[i]`, ... on a cache the
+    code says it has."""
     kids = node.children
     for i in range(1, len(kids)):
         trailer = kids[i]
@@ -191,15 +205,22 @@ def _cache_reads(node: Node, target: Target, scope: _Scope, caches: CacheValues)
             continue
         opener = trailer.children[0].value
         read = "subscript" if opener == "[" else trailer.children[1].value if opener == "." else None
-        if read not in ("subscript", "get_max_cache_shape", "max_cache_len"):
+        if read not in _READS:
             continue
         removed = target.removed_cache_read(read)
-        if removed is None or (opener == "[" and _is_target(node)) or _reported_elsewhere(read, scope):
+        last = i == len(kids) - 1
+        # `cache[0] = x` stores (4.57 had no item assignment either); `cache.key_cache = [...]` binds a plain
+        # attribute; `cache.key_cache[i] = k` reads `key_cache` first, so it raises like any read.
+        if removed is None or _reported_elsewhere(read, scope):
+            continue
+        silent = last and read in ("key_cache", "value_cache") and _bound_plainly(node)
+        if (opener == "[" or last) and _is_target(node) and not silent:
             continue
         cache = caches.of(kids[:i])
-        if cache is None or (read == "max_cache_len" and cache.cls != "StaticCache"):
+        if cache is None or (read == "max_cache_len" and cache.cls != "StaticCache") or \
+                (read in _OLD_READS and cache.cls not in (None, "DynamicCache", "StaticCache")):
             continue
-        if read == "get_max_cache_shape" and not (i + 1 < len(kids) and _is_call(kids[i + 1])):
+        if read in _CALLED and not (not last and _is_call(kids[i + 1])):
             continue  # a reference without a call fails only when called
         receiver = _source(kids[:i])
         if read == "subscript":
@@ -211,6 +232,22 @@ def _cache_reads(node: Node, target: Target, scope: _Scope, caches: CacheValues)
                                 Span(span(kids[0]).start, span(end).end), condition=scope.condition,
                                 deferred=scope.deferred, cache=cache,
                                 index=code(index) if index.type != "subscriptlist" else None, part=part)
+        elif silent:
+            name = trailer.children[1]
+            yield RemovedApiUse("read", read, receiver, removed, span(name), None, condition=scope.condition,
+                                deferred=scope.deferred, cache=cache, silent=True)
+        elif read in ("key_cache", "value_cache"):
+            # `cache.key_cache[i]`: the read `cache.layers[i].keys` replaces (a store into it: no replacement)
+            nxt = kids[i + 1] if not last else None
+            index = nxt.children[1] if nxt is not None and nxt.type == "trailer" and nxt.children[0].value == "[" \
+                else None
+            plain = index is not None and index.type != "subscriptlist" and ":" not in code(index) and \
+                not (i + 1 == len(kids) - 1 and _is_target(node))
+            name = trailer.children[1]
+            yield RemovedApiUse("read", read, receiver, removed, span(name),
+                                Span(span(kids[0]).start, span(nxt).end) if plain and nxt is not None else None,
+                                condition=scope.condition, deferred=scope.deferred, cache=cache,
+                                index=code(index) if plain and index is not None else None)
         else:
             name = trailer.children[1]
             yield RemovedApiUse("read", read, receiver, removed, span(name), span(name),
@@ -257,6 +294,16 @@ def _is_target(node: Node) -> bool:
     kids = parent.children
     return kids.index(node) < len(kids) - 1 and kids[kids.index(node) + 1].type in ("operator", "annassign") \
         and (kids[kids.index(node) + 1].type == "annassign" or kids[kids.index(node) + 1].value.endswith("="))
+
+
+def _bound_plainly(node: Node) -> bool:
+    """`cache.key_cache = x` (or `a = cache.key_cache = x`): a plain binding, which reads nothing first."""
+    parent = node.parent
+    if parent is None or parent.type != "expr_stmt":
+        return False
+    kids = parent.children
+    i = kids.index(node)
+    return bool(i < len(kids) - 1 and kids[i + 1].type == "operator" and kids[i + 1].value == "=")
 
 
 def _is_call(trailer: Node) -> bool:

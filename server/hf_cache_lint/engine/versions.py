@@ -73,6 +73,14 @@ REMOVED_CACHE_CLASSES: dict[str, str] = {
     "HybridCache": "5.0.0", "HybridChunkedCache": "5.0.0", "SlidingWindowCache": "5.0.0", "OffloadedCache": "5.0.0",
     "OffloadedStaticCache": "5.0.0", "QuantoQuantizedCache": "5.0.0", "HQQQuantizedCache": "5.0.0",
     "SinkCache": "5.0.0", "MambaCache": "5.5.0",
+    # Gone before 4.57 (code written for 4.4x breaks on 4.57): exported from 4.42.0 to 4.55.4 (the table's
+    # `export:` and `name:transformers.cache_utils.` facts).
+    "QuantizedCacheConfig": "4.56.0",
+}
+# Cache classes a model's modeling module defined and a later release does not (ImportError): module -> names.
+# The release is the table's (`name:<module>.<name>`): Jamba's cache is in every wheel up to 5.4.0, none from 5.5.0.
+REMOVED_MODEL_CACHES: dict[str, tuple[str, ...]] = {
+    "transformers.models.jamba.modeling_jamba": ("HybridMambaAttentionDynamicCache",),
 }
 # Cache methods 4.57.6 has and 5.0.0+ do not (AttributeError), with what replaces them (the release is the table's
 # answer for `DynamicCache`, `Target.removed_cache_method` asks the table).
@@ -86,16 +94,23 @@ REMOVED_CACHE_METHODS: dict[str, tuple[str, str]] = {
 # Reads of a cache that 4.57.6 supports and a later release removed, reported where the code says the value is a
 # transformers cache (engine/cache_values.py); `Target.removed_cache_read` gives the first release without it. `subscript` and `unpack`
 # are the release table's hand-written behaviours `cache_subscript` / `cache_iterates_triples` (5.0.0);
-# `get_max_cache_shape()` (DynamicCache) and `StaticCache.max_cache_len` are its `member:` facts.
-REMOVED_CACHE_READS: tuple[str, ...] = ("subscript", "unpack", "get_max_cache_shape", "max_cache_len")
+# `get_max_cache_shape()` (DynamicCache) and `StaticCache.max_cache_len` are its `member:` facts, and so are the
+# reads gone before 4.57: `Cache.seen_tokens` and `get_usable_length()` (to 4.53.3), the `key_cache` /
+# `value_cache` lists (deprecated properties in 4.54-4.55, none from 4.56.0; before 4.54 attributes of the
+# instance, which the table does not list, so nothing is reported there).
+REMOVED_CACHE_READS: tuple[str, ...] = ("subscript", "unpack", "get_max_cache_shape", "max_cache_len", "seen_tokens",
+                                        "get_usable_length", "key_cache", "value_cache")
 _READ_BEHAVIOURS = {"subscript": "cache_subscript", "unpack": "cache_iterates_triples"}
-_READ_MEMBERS = {"get_max_cache_shape": "DynamicCache", "max_cache_len": "StaticCache"}
+_READ_MEMBERS = {"get_max_cache_shape": "DynamicCache", "max_cache_len": "StaticCache", "seen_tokens": "Cache",
+                 "get_usable_length": "Cache", "key_cache": "Cache", "value_cache": "Cache"}
 _CU = "transformers.cache_utils"
+# Every removed name an import can bind (the screens look for these words).
+REMOVED_NAMES: tuple[str, ...] = (*REMOVED_CACHE_CLASSES, *(n for names in REMOVED_MODEL_CACHES.values() for n in names))
 
 # Every release at which something these tables or `Target` describe changes (a test keeps it complete): the
 # upgrade check names the first of them where a new finding appears.
-BEHAVIOUR_CHANGES: tuple[str, ...] = ("4.41.0", "4.43.0", "4.50.0", "4.55.0", "4.56.0", "4.57.0", "5.0.0", "5.5.0",
-                                      "5.23.0", "5.24.0")
+BEHAVIOUR_CHANGES: tuple[str, ...] = ("4.41.0", "4.43.0", "4.50.0", "4.54.0", "4.55.0", "4.56.0", "4.57.0", "5.0.0",
+                                      "5.5.0", "5.23.0", "5.24.0")
 
 
 def _str(version: Version | None) -> str | None:
@@ -125,7 +140,23 @@ def _table_answers(t: Target) -> tuple[object, ...]:
             *(t.import_fails(m, n) for m in _IMPORT_MODULES for n in REMOVED_CACHE_CLASSES),
             *(t.removed_cache_method(n) for n in REMOVED_CACHE_METHODS),
             *(t.removed_cache_read(r) for r in REMOVED_CACHE_READS),
-            *(t.removed_keyword(n) for n in REMOVED_GENERATE_KEYWORDS))
+            *(t.removed_keyword(n) for n in REMOVED_GENERATE_KEYWORDS),
+            *(t.removed_model_cache(m, n) for m, names in REMOVED_MODEL_CACHES.items() for n in names))
+
+
+@lru_cache(maxsize=1)
+def first_removal() -> Version:
+    """The first known release where something these tables name is gone: a target before it has nothing removed
+    to report (engine/removed_api.py skips its walk there)."""
+    for release in releases.known_releases():
+        t = Target(release)
+        if any(a is not None for a in (*(t.import_fails(m, n) for m in _IMPORT_MODULES for n in REMOVED_CACHE_CLASSES),
+                                      *(t.removed_cache_method(n) for n in REMOVED_CACHE_METHODS),
+                                      *(t.removed_cache_read(r) for r in REMOVED_CACHE_READS),
+                                      *(t.removed_model_cache(m, n) for m, names in REMOVED_MODEL_CACHES.items()
+                                        for n in names))):
+            return release
+    return V(NEWEST)
 
 
 _IMPORT_MODULES = ("transformers", "transformers.cache_utils", "transformers.models.mamba.modeling_mamba")
@@ -170,8 +201,9 @@ class Target:
 
     @cached_property
     def positive_crop_raises(self) -> bool:
-        """5.20+ raise on `cache.crop(n)` with n > 0 (4.x reads n as the length to keep; 5.19 warns)."""
-        return self.version >= V("5.20")
+        """`cache.crop(n)` with n > 0 raises at the target (the release table's `crop_positive_raises`: 5.20.0;
+        5.15.0 to 5.19.0 warn, 4.x reads n as the length to keep)."""
+        return releases.holds("crop_positive_raises", self.version)
 
     @cached_property
     def unified_cache_keyword(self) -> bool:
@@ -245,6 +277,12 @@ class Target:
         if read in _READ_MEMBERS:
             return _str(releases.member_gone_since(_CU, _READ_MEMBERS[read], read, self.version))
         return None
+
+    def removed_model_cache(self, module: str, name: str) -> str | None:
+        """The release whose `module` no longer defines the cache class `name`, when the target is past it."""
+        if name not in REMOVED_MODEL_CACHES.get(module, ()):
+            return None
+        return _str(releases.gone_since(f"name:{module}.{name}", self.version))
 
     def removed_keyword(self, name: str) -> str | None:
         """The release that removed this generate keyword (a parameter of `generate`, or a GenerationConfig

@@ -37,9 +37,11 @@ ERRORS: tuple[ErrorClass, ...] = (
     ErrorClass("HFC005", ValueError, re.compile(re.escape("`model_kwargs` are not used by the model"))),
     # A cache API 5.x removed (HFC007): a cache class that no longer imports, or a removed Cache method.
     ErrorClass("HFC008", ValueError, re.compile(r"Calling `crop` with a positive value \(`(\d+)`\) is not supported")),
-    ErrorClass("HFC007", ImportError, re.compile(r"cannot import name '(\w*Cache)' from 'transformers[\w.]*'")),
+    # (`QuantizedCacheConfig`, and the reads `key_cache`, `seen_tokens`, ...: gone before 4.57.)
+    ErrorClass("HFC007", ImportError, re.compile(r"cannot import name '(\w*Cache(?:Config)?)' from 'transformers[\w.]*'")),
     ErrorClass("HFC007", AttributeError, re.compile(r"has no attribute '?(to_legacy_cache|from_legacy_cache|"
-                                                    r"get_max_cache_shape|max_cache_len)'?|"
+                                                    r"get_max_cache_shape|max_cache_len|key_cache|value_cache|"
+                                                    r"seen_tokens|get_usable_length)'?|"
                                                     r"module transformers has no attribute (\w*Cache)\b")),
     # A 5.x cache read as the legacy tuple (`out.past_key_values[0][0]`): caches are not subscriptable.
     ErrorClass("HFC007", TypeError, re.compile(r"'(\w*Cache)' object is not subscriptable")),

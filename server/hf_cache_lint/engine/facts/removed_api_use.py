@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Literal
 from hf_cache_lint.engine.facts import FactKind
 from hf_cache_lint.engine.findings import Span
 from hf_cache_lint.engine.prefilter import might_use_removed_api
-from hf_cache_lint.engine.versions import REMOVED_CACHE_CLASSES
+from hf_cache_lint.engine.versions import REMOVED_NAMES
 
 if TYPE_CHECKING:
     from hf_cache_lint.engine.cache_values import CacheValue
@@ -40,9 +40,10 @@ class RemovedApiUse:
     cache: CacheValue | None = None  # "read": what the code says the cache is
     index: str | None = None  # "read" subscript: `i` of `cache[i]`
     part: int | None = None  # "read" subscript: 0 (keys) or 1 (values) of `cache[i][0]` / `cache[i][1]`
+    silent: bool = False  # "read" `key_cache`/`value_cache`: `cache.key_cache = x` binds a plain attribute, no error
 
 
 # The gate decides it on the compiled names (engine/gate.py `_no_removed_api`).
 KIND: FactKind[RemovedApiUse] = FactKind(
-    "removed_api_use", RemovedApiUse, ("_legacy_cache(", "Cache(", "past_key_values", ".cache", *REMOVED_CACHE_CLASSES),
+    "removed_api_use", RemovedApiUse, ("_legacy_cache(", "Cache(", "past_key_values", ".cache", *REMOVED_NAMES),
     parse_names=None, might_occur=might_use_removed_api)

@@ -10,7 +10,7 @@ from hf_cache_lint.engine.facts.removed_api_use import KIND as REMOVED_API_USE
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
 from hf_cache_lint.engine.findings import UNSAFE, Edit, Finding, Fix, Severity, Span
 from hf_cache_lint.engine.text import line_starts, offset
-from hf_cache_lint.engine.versions import REMOVED_CACHE_METHODS
+from hf_cache_lint.engine.versions import REMOVED_CACHE_METHODS, Version
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc007_removed_cache_api.examples import INVALID
 from hf_cache_lint.rules.hfc007_removed_cache_api.valid import VALID
@@ -29,6 +29,12 @@ REPLACEMENTS: dict[str, str] = {
                  "deprecation says)",
     "MambaCache": "nothing to import: Mamba models build their own cache; pass the previous output's "
                   "`cache_params` back (`cache=` from 5.24)",
+    # Both checked in the wheels: 4.57.6's and 5.24.0's `QuantizedCache.__init__(backend, config, nbits, ...)`,
+    # 5.24.0's Jamba modeling builds a `DynamicCache(config=self.config)` when given none.
+    "QuantizedCacheConfig": '`QuantizedCache(backend="quanto", config=model.config, nbits=4)` (the settings are '
+                            "the constructor's keywords from 4.56)",
+    "HybridMambaAttentionDynamicCache": "nothing to import: from 5.5 a Jamba model builds its own cache "
+                                        "(`DynamicCache(config=model.config)`); pass the previous output's cache back",
 }
 _CACHE_CLASSES = ("DynamicCache", "StaticCache", "QuantizedCache", "EncoderDecoderCache", "Cache")
 # What replaces each removed way of reading a cache (versions.REMOVED_CACHE_READS), on 5.x (and 4.57: `.layers`).
@@ -37,7 +43,18 @@ READ_REPLACEMENTS: dict[str, str] = {
     "unpack": "iterate the layers: `for layer in cache.layers:` with `layer.keys`, `layer.values` (4.57 has them too)",
     "get_max_cache_shape": "`get_max_length()` (5.18 deprecated `get_max_cache_shape` for it)",
     "max_cache_len": "`get_max_length()` (5.18 deprecated `max_cache_len` for it)",
+    "key_cache": "read the layer: `cache.layers[i].keys` (4.57 and 5.x have it)",
+    "value_cache": "read the layer: `cache.layers[i].values` (4.57 and 5.x have it)",
+    # 4.53.3's `get_usable_length` returned `get_seq_length(layer_idx)` for a cache without a maximum length
+    # (cache_utils.py), and `seen_tokens` the tokens the cache had taken in.
+    "seen_tokens": "`get_seq_length()` (4.57 and 5.x have it)",
+    "get_usable_length": "`get_seq_length(layer_idx)` (what it returned for a cache without a maximum length; "
+                         "4.57 and 5.x have it)",
 }
+_OLD_PART = {"key_cache": "keys", "value_cache": "values"}
+_GONE_BEFORE_457 = frozenset({"key_cache", "value_cache", "seen_tokens", "get_usable_length"})
+# `cache.update` takes (keys, values, layer_idx) on 4.57.6, 5.0.0 and 5.24.0 (run by the oracle).
+SILENT_INSTEAD = "fill the cache through its layers: `cache.update(keys, values, layer_idx)`"
 
 
 class RemovedCacheApi(Rule):
@@ -61,13 +78,16 @@ class RemovedCacheApi(Rule):
             instead = _method_instead(use)
             message = (f"`{use.name}()` no longer exists in transformers {target} (removed in {use.removed}); "
                        f"this call raises {error}. Instead, {instead}")
+        elif use.silent:
+            message = (f"`{use.module}.{use.name} = ...`: transformers {target} caches have no `{use.name}` (removed in "
+                       f"{use.removed}); {error}. Instead, {SILENT_INSTEAD}")
         elif use.kind == "read":
             message = f"{_read_what(use, target)}; this raises {error}. 5.x replacement: {_read_instead(use)}"
         else:
             where = "importing" if use.kind == "import" else "reading"
             message = (f"transformers {target} no longer has `{use.name}` (gone since {use.removed}); {where} it "
                        f"raises {error}. 5.x replacement: {REPLACEMENTS[use.name]}")
-        severity = Severity.ERROR
+        severity = Severity.WARNING if use.silent else Severity.ERROR  # it raises nothing
         if use.kind == "method" and not _known_cache(use.module):
             severity = Severity.WARNING
             message += f" (if `{use.module}` is a transformers cache)"
@@ -83,7 +103,10 @@ class RemovedCacheApi(Rule):
             fix = _read_fix(analysis.text, use)
             if fix is not None:
                 yield fix
-            yield ignore
+            # A read gone before 4.57 without a mechanical fix (a store, `seen_tokens`): none, as for imports (the
+            # editor still offers the ignore comment).
+            if fix is not None or use.name not in _GONE_BEFORE_457:
+                yield ignore
             return
         if use.kind == "method" and use.name == "from_legacy_cache" and use.module == "DynamicCache" \
                 and use.call_span is not None and use.argument_span is not None:
@@ -95,7 +118,10 @@ class RemovedCacheApi(Rule):
 
     def story(self, analysis: Analysis, use: RemovedApiUse, error: str) -> str:
         target = analysis.context.target
-        if use.kind == "method":
+        if use.silent:
+            what = f"`{use.module}.{use.name} = ...`"
+            instead = SILENT_INSTEAD
+        elif use.kind == "method":
             what = f"`{use.module}.{use.name}(...)`"
             instead = _method_instead(use)
         elif use.kind == "read":
@@ -108,17 +134,20 @@ class RemovedCacheApi(Rule):
             f"**{self.code} {self.name}**: {what} does not work in transformers {target}." if use.kind == "read" else
             f"**{self.code} {self.name}**: {what} does not exist in transformers {target}.",
             "",
-            f"- **Removed in**: {use.removed} (4.57 still has it).",
+            f"- **Removed in**: {use.removed} ({_still_in(use.removed)}).",
             f"- **Instead**: {instead}.",
         ]
         if use.condition:
             lines.append(f"- **When**: only if `{use.condition}` holds.")
-        return "\n".join([*lines, "", f"It raises when this line runs (transformers {target}):", "",
-                          f"```\n{error}\n```"])
+        said = "What this line does" if use.silent else "It raises when this line runs"
+        return "\n".join([*lines, "", f"{said} (transformers {target}):", "", f"```\n{error}\n```"])
 
 
 def _error(use: RemovedApiUse) -> str:
     """The exception the use raises, as transformers and Python word it."""
+    if use.silent:
+        return ("the assignment raises nothing: it binds a plain attribute the cache's layers never read, so the "
+                "model attends without that past (silent; `get_seq_length()` stays 0)")
     if use.kind == "read":
         cls = use.cache.shown_class if use.cache is not None else "DynamicCache"
         error = {"subscript": f"TypeError: '{cls}' object is not subscriptable",
@@ -135,6 +164,12 @@ def _error(use: RemovedApiUse) -> str:
         return f"AttributeError: type object '{use.module}' has no attribute '{use.name}'"
     return f"AttributeError: 'DynamicCache' object has no attribute '{use.name}'" \
         " (with the class of whichever cache it is)"
+
+
+def _still_in(removed: str) -> str:
+    if Version.parse(removed) < Version.parse("4.57"):
+        return "code written for 4.4x breaks there; 4.57 and 5.x do not have it either"
+    return "4.57 still has it"
 
 
 def _method_instead(use: RemovedApiUse) -> str:
@@ -163,6 +198,9 @@ def _read_instead(use: RemovedApiUse) -> str:
     if use.name == "unpack":
         return (f"iterate the layers: `for layer in {use.module}.layers:` with `layer.keys`, `layer.values` "
                 "(4.57 has them too)")
+    if use.name in _OLD_PART:
+        index = use.index or "i"
+        return f"read the layer: `{use.module}.layers[{index}].{_OLD_PART[use.name]}` (4.57 and 5.x have it)"
     return READ_REPLACEMENTS[use.name]
 
 
@@ -171,8 +209,10 @@ def _read_shape(use: RemovedApiUse) -> str:
         return f"`{use.module}[{use.index or '...'}]`"
     if use.name == "unpack":
         return f"`for k, v in {use.module}`"
-    if use.name == "get_max_cache_shape":
-        return f"`{use.module}.get_max_cache_shape()`"
+    if use.name in ("get_max_cache_shape", "get_usable_length"):
+        return f"`{use.module}.{use.name}()`"
+    if use.name in _OLD_PART:
+        return f"`{use.module}.{use.name}[{use.index or '...'}]`"
     return f"`{use.module}.{use.name}`"
 
 
@@ -208,6 +248,14 @@ def _read_fix(text: str, use: RemovedApiUse) -> Fix | None:
                    applicability=UNSAFE)
     if not cache.layered:
         return None  # an EncoderDecoderCache, or the cache of a model not known to be decoder-only
+    if use.name in _OLD_PART:  # `cache.key_cache[i]` read (not stored into): the span holds it all
+        if use.index is None:
+            return None
+        part = _OLD_PART[use.name]
+        return Fix(f"Use `.layers[{use.index}].{part}`", (Edit(span, f"{use.module}.layers[{use.index}].{part}"),),
+                   preferred=True)
+    if use.name in ("seen_tokens", "get_usable_length"):
+        return None  # `seen_tokens`, `get_usable_length()`: the replacement's number is not always the same
     if use.name == "unpack":
         return Fix("Iterate `.layers`", (Edit(span, f"((layer.keys, layer.values) for layer in {use.module}.layers)"),),
                    preferred=True)

@@ -17,6 +17,8 @@ _LOOP = "for keys, values in out.past_key_values:\n    print(keys.shape)\n"
 _MAX_SHAPE = "limit = out.past_key_values.get_max_cache_shape()\n"
 _STATIC = "cache = StaticCache(config=model.config, max_cache_len=32)\n"
 _MAX_LEN = "limit = cache.max_cache_len\n"
+_KEYS = "keys = out.past_key_values.key_cache[0]\n"
+_BUILT = prelude("DynamicCache") + "cache = DynamicCache()\n"
 
 INVALID: tuple[Invalid, ...] = (
     Invalid(
@@ -104,5 +106,50 @@ INVALID: tuple[Invalid, ...] = (
         versions=_5X,
         message_contains="AttributeError: 'StaticCache' object has no attribute 'max_cache_len'",
         note="`StaticCache.max_cache_len`: still in 5.0 (deprecated in 5.18), gone from 5.20",
+    ),
+    # Gone before 4.57 (code written for 4.4x breaks there; first release without each read from the wheels).
+    invalid(
+        _LOAD + _GEN + _KEYS,
+        flagged="key_cache",
+        fixes={"Use `.layers[0].keys`": (_KEYS, "keys = out.past_key_values.layers[0].keys\n")},
+        message_contains="AttributeError: 'DynamicCache' object has no attribute 'key_cache'",
+        note="`cache.key_cache[i]`: the per-layer lists are gone from 4.56 (the layers hold the tensors)",
+    ),
+    Invalid(
+        _BUILT + "cache.value_cache[0] = None\n",
+        flagged="value_cache",
+        note="`cache.value_cache[i] = v` reads `value_cache` first, so the store raises too",
+    ),
+    Invalid(
+        _BUILT + "cache.key_cache = [None]\nfirst = cache.key_cache[0]\n",
+        flagged="key_cache",
+        severity=Severity.WARNING,
+        runtime="OK",
+        message_contains="the assignment raises nothing",
+        note="`cache.key_cache = [...]` binds a plain attribute the layers never read (silent; the read of that "
+             "list after it raises nothing either, so it is not reported)",
+    ),
+    Invalid(
+        _BUILT + "seen = cache.seen_tokens\n",
+        flagged="seen_tokens",
+        message_contains="AttributeError: 'DynamicCache' object has no attribute 'seen_tokens'",
+        note="`seen_tokens`: gone from 4.54",
+    ),
+    Invalid(
+        _BUILT + "usable = cache.get_usable_length(1)\n",
+        flagged="get_usable_length",
+        note="`get_usable_length()`: gone from 4.54",
+    ),
+    Invalid(
+        "from transformers.cache_utils import QuantizedCacheConfig\n\n" + _LOAD,
+        flagged="QuantizedCacheConfig",
+        message_contains="ImportError: cannot import name 'QuantizedCacheConfig' from 'transformers.cache_utils'",
+        note="`QuantizedCacheConfig`: gone from 4.56 (the settings are `QuantizedCache`'s keywords)",
+    ),
+    Invalid(
+        "from transformers.models.jamba.modeling_jamba import HybridMambaAttentionDynamicCache\n\n" + _LOAD,
+        flagged="HybridMambaAttentionDynamicCache",
+        versions=_5X,
+        note="Jamba's own cache class: in its modeling module up to 5.4, gone from 5.5",
     ),
 )

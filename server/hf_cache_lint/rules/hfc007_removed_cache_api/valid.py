@@ -103,4 +103,14 @@ VALID: tuple[Valid, ...] = (
         "    transformers.HybridCache = None\n    HybridCache = None\n" + _LOAD,
         note="an assignment onto the transformers module in an ImportError fallback stores, it does not read",
     ),
+    Valid(
+        "class DynamicCache:\n    def __init__(self):\n        self.key_cache = [None]\n        self.seen_tokens = 0\n\n\n"
+        "cache = DynamicCache()\nfirst = cache.key_cache[0]\nseen = cache.seen_tokens\n" + _LOAD,
+        note="the project's own class with `key_cache` and `seen_tokens`, whatever its name",
+    ),
+    Valid(
+        _LOAD + _GEN + "cache = out.past_key_values\n"
+        'keys = cache.key_cache[0] if hasattr(cache, "key_cache") else cache.layers[0].keys\n',
+        note="`key_cache` read only where `hasattr` says the cache has it (4.4x), `.layers` elsewhere",
+    ),
 )
