@@ -103,11 +103,13 @@ def _pinned(spec: SpecifierSet) -> str | None:
 
 
 def behaviour_changes(lo: Version, hi: Version) -> tuple[Version, ...]:
-    """The releases after `lo` up to `hi` at which something the rules know changes.
+    """The releases after `lo` up to `hi` at which something the rules know changes: the engine's own
+    BEHAVIOUR_CHANGES and every release where an answer `Target` reads from the release table changes
+    (engine/versions.py `table_changes`, the same steps `--upgrade-to` takes)."""
+    from hf_cache_lint.engine.versions import table_changes
 
-    The seam for the release table of issue 29 (`behaviour_changes(lo, hi)` there): today the engine's own
-    BEHAVIOUR_CHANGES (engine/versions.py)."""
-    return tuple(v for v in (Version.parse(c) for c in BEHAVIOUR_CHANGES) if lo < v <= hi)
+    points = {Version.parse(c) for c in BEHAVIOUR_CHANGES} | set(table_changes())
+    return tuple(sorted(v for v in points if lo < v <= hi))
 
 
 def known_releases() -> tuple[Version, ...]:
