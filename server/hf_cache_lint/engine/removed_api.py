@@ -141,11 +141,18 @@ class _Defined:
         self.module = module
         self.names: set[str] | None = None
         self.foreign: frozenset[str] = frozenset()
+        self._shimmed: frozenset[str] | None = None
 
     def __contains__(self, name: str) -> bool:
         self._collect()
         assert self.names is not None
         return name in self.names
+
+    def shimmed(self, guards: VersionGuards) -> frozenset[str]:
+        """The names the module stores onto a transformers module (`transformers.SinkCache = None`)."""
+        if self._shimmed is None:
+            self._shimmed = _stored_on(self.module, guards.modules)
+        return self._shimmed
 
     def foreign_receiver(self, receiver: list[Node]) -> bool:
         """Whether the receiver's first name is bound only to something that is not transformers'."""
@@ -169,9 +176,10 @@ def _chain_uses(node: Node, target: Target, scope: _Scope, guards: VersionGuards
         receiver = kids[:i]
         if i == 1 and kids[0].type == "name" and kids[0].value in guards.modules:
             removed = target.removed_cache_class(attr)
-            # `transformers.HybridCache = None` (a fallback in `except ImportError:`) stores, it does not read.
+            # `transformers.HybridCache = None` (a fallback in `except ImportError:`) stores, it does not read; and
+            # once the code stores a name onto the module, reading it finds what was stored (a compat shim).
             if removed is not None and not _handled("attribute", attr, scope) and \
-                    not (i == len(kids) - 1 and _is_target(node)):
+                    not (i == len(kids) - 1 and _is_target(node)) and attr not in user_methods.shimmed(guards):
                 yield RemovedApiUse("attribute", attr, "transformers", removed, span(trailer.children[1]),
                                     condition=scope.condition)
             continue
@@ -399,6 +407,23 @@ def _names_defined(module: Node) -> Iterator[Node]:
             yield node.children[1]
         if hasattr(node, "children"):
             stack.extend(node.children)
+
+
+def _stored_on(module: Node, modules: frozenset[str] | set[str] | tuple[str, ...]) -> frozenset[str]:
+    """`X` of every `<module>.X = ...` statement (a target of an assignment), anywhere in the module."""
+    out: set[str] = set()
+    stack = [module]
+    while stack:
+        node = stack.pop()
+        if node.type == "expr_stmt":
+            for target in node.children[:-1:2]:  # `a = b = value`: every target but the value
+                kids = getattr(target, "children", None)
+                if target.type in ("power", "atom_expr") and kids is not None and len(kids) == 2 and \
+                        kids[0].type == "name" and kids[0].value in modules and kids[1].type == "trailer" and \
+                        kids[1].children[0].value == ".":
+                    out.add(kids[1].children[1].value)
+        stack.extend(getattr(node, "children", ()))
+    return frozenset(out)
 
 
 def _foreign_names(module: Node) -> frozenset[str]:
