@@ -322,7 +322,9 @@ def test_code_server_extension_lints_fixes_and_handles_notebooks(
     # The language status items: the target and where it comes from; this file's findings, honestly.
     status = got["status"]
     assert status["target"]["text"] == f"transformers {TARGET_VERSION}", status
-    assert status["target"]["detail"] == "hf-cache-lint target, from settings", status
+    # Where it comes from, in the server's own words (engine/target_plan.py), not only the client's guess.
+    assert status["target"]["detail"] == (f"hf-cache-lint target, transformers {TARGET_VERSION} "
+                                          "(the transformersVersion setting)"), status
     assert status["problems"]["text"] == "hf-cache-lint: 1 error" and status["problems"]["severity"] == "error"
     clean = got["statusClean"]["problems"]
     assert clean["text"] == "hf-cache-lint: no problems" and clean["severity"] == "information", clean

@@ -255,10 +255,10 @@ FACTS["output_cache_alias"] = case(
     "expected = {'4.57.6': (False, True), '5.23.0': (False, True), '5.24.0': (True, True)}[transformers.__version__]\n"
     "assert has == expected, has\n", every("OK"))
 
-# §4: crop(n) with n > 0 on a dynamic cache raises from 5.0; 4.57 crops silently.
+# §4: crop(n) with n > 0 on a dynamic cache raises from 5.20.0 (the release table; HFC008); 4.57 crops silently.
 FACTS["crop_positive"] = case(
     "cache = DynamicCache()\nmodel(ids, past_key_values=cache, use_cache=True)\ncache.crop(2)  # <- raises\n",
-    {V457: "OK", V523: "OTHER", V524: "OTHER"},
+    {V457: "OK", V523: "HFC008", V524: "HFC008"},
     contains={V523: "Calling `crop` with a positive value", V524: "Calling `crop` with a positive value"})
 # §3: "paged" as a generate keyword switches to continuous batching (no conflict with a cache); set on the
 # model's generation config it conflicts. 4.57 has no "paged": invalid either way.
