@@ -79,9 +79,9 @@ def _slice(lines: list[str], start: tuple[int, int], end: tuple[int, int]) -> st
     return head + "".join(lines[sl:el - 1]) + (lines[el - 1][:ec] if el - 1 < len(lines) else "")
 
 
-def _respace(text: str) -> tuple[str, int] | None:
-    """Spaces around every attribute dot and inside every call's brackets (`model . generate ( x = 1 )`):
-    what the tokenizer skips. Lines stay where they were; columns move, so only lines are compared."""
+def _rewrite_operators(text: str, operators: tuple[str, ...], rewrite: Callable[[str], str]) -> str | None:
+    """`text` with each operator token of `operators` replaced by `rewrite(operator)` (None when it does not
+    tokenize, or nothing changes)."""
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
     except (tokenize.TokenError, SyntaxError):
@@ -89,13 +89,20 @@ def _respace(text: str) -> tuple[str, int] | None:
     lines = text.splitlines(keepends=True)
     out, last = [], (1, 0)
     for t in tokens:
-        if t.type == tokenize.OP and t.string in (".", "(", ")", "=", ","):
+        if t.type == tokenize.OP and t.string in operators:
             out.append(_slice(lines, last, t.start))
-            out.append(f" {t.string} ")
+            out.append(rewrite(t.string))
             last = t.end
     out.append(_slice(lines, last, (len(lines) + 1, 0)))
     new = "".join(out)
-    return (new, 0) if new != text else None
+    return new if new != text else None
+
+
+def _respace(text: str) -> tuple[str, int] | None:
+    """Spaces around every attribute dot and inside every call's brackets (`model . generate ( x = 1 )`):
+    what the tokenizer skips. Lines stay where they were; columns move, so only lines are compared."""
+    new = _rewrite_operators(text, (".", "(", ")", "=", ","), lambda op: f" {op} ")
+    return None if new is None else (new, 0)
 
 
 def _form_feeds(text: str) -> tuple[str, int] | None:
@@ -112,20 +119,8 @@ def _continue_lines(text: str) -> tuple[str, int] | None:
     """A backslash continuation after every attribute dot (`model.\\` newline `generate(...)`): one logical
     line over several physical ones. Findings move down by a varying number of lines, so only the codes
     found are compared (a lost finding still shows)."""
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
-    except (tokenize.TokenError, SyntaxError):
-        return None
-    lines = text.splitlines(keepends=True)
-    out, last = [], (1, 0)
-    for t in tokens:
-        if t.type == tokenize.OP and t.string == ".":
-            out.append(_slice(lines, last, t.end))
-            out.append("\\\n")
-            last = t.end
-    out.append(_slice(lines, last, (len(lines) + 1, 0)))
-    new = "".join(out)
-    return (new, 0) if new != text else None
+    new = _rewrite_operators(text, (".",), lambda op: op + "\\\n")
+    return None if new is None else (new, 0)
 
 
 TRANSFORMS: dict[str, Callable[[str], tuple[str, int] | None]] = {

@@ -104,6 +104,11 @@ VALID: tuple[Valid, ...] = (
         note="an assignment onto the transformers module in an ImportError fallback stores, it does not read",
     ),
     Valid(
+        "import transformers\n\ntry:\n    from transformers import SinkCache\nexcept ImportError:  # 5.x\n"
+        "    transformers.SinkCache = None\n\nprint(transformers.SinkCache)\n" + _LOAD,
+        note="a name the code stores onto the transformers module (a compat shim) is there when read",
+    ),
+    Valid(
         "class DynamicCache:\n    def __init__(self):\n        self.key_cache = [None]\n        self.seen_tokens = 0\n\n\n"
         "cache = DynamicCache()\nfirst = cache.key_cache[0]\nseen = cache.seen_tokens\n" + _LOAD,
         note="the project's own class with `key_cache` and `seen_tokens`, whatever its name",
