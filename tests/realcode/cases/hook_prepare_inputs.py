@@ -43,7 +43,7 @@ def probe_trimming():
 
 def probe_super_call():
     model = SuperCallLM.from_pretrained("meta-llama/Llama-3.2-1B")
-    assert model.generate(prompt, max_new_tokens=3, do_sample=False).shape[-1] == 8  # observe: hook_prepare_positional_super
+    assert model.generate(prompt, max_new_tokens=3, min_new_tokens=3, do_sample=False).shape[-1] == 8  # observe: hook_prepare_positional_super
 
 
 def probe_compat():

@@ -36,5 +36,5 @@ def probe_ssm_states():
 
 
 def probe_generate():
-    out = model.generate(prompt, max_new_tokens=3, do_sample=False)  # clean: mamba_generate
+    out = model.generate(prompt, max_new_tokens=3, min_new_tokens=3, do_sample=False)  # clean: mamba_generate
     assert out.shape[-1] == 8

@@ -18,7 +18,7 @@ class PrefixCache:
     def answer(self, question):
         cache = copy.deepcopy(self.cache)  # clean: prefix_deepcopy
         ids = torch.cat([system, question], dim=-1)
-        return model.generate(ids, past_key_values=cache, max_new_tokens=3, do_sample=False)  # clean: prefix_generate
+        return model.generate(ids, past_key_values=cache, max_new_tokens=3, min_new_tokens=3, do_sample=False)  # clean: prefix_generate
 
     def prefix_keys(self, layer):
         return self.cache[layer][0]  # site: prefix_index_layer

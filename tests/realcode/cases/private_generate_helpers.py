@@ -28,5 +28,5 @@ def probe_supports_static():
 
 
 def probe_own():
-    out = model.generate(prompt, past_key_values=own_static_cache(), max_new_tokens=3, do_sample=False)
+    out = model.generate(prompt, past_key_values=own_static_cache(), max_new_tokens=3, min_new_tokens=3, do_sample=False)
     assert out.shape[-1] == 8

@@ -61,5 +61,5 @@ def probe_sink():
 def probe_guarded():
     cache = offload_or_dynamic()
     model(prompt, past_key_values=cache, use_cache=True)
-    out = model.generate(prompt, past_key_values=static_cache(), max_new_tokens=3, do_sample=False)
+    out = model.generate(prompt, past_key_values=static_cache(), max_new_tokens=3, min_new_tokens=3, do_sample=False)
     assert out.shape[-1] == 8

@@ -35,5 +35,5 @@ def probe_cut_short():
 
 
 def probe_generate():
-    out = model.generate(short_prompt, max_new_tokens=3, do_sample=False)  # clean: swa_generate
+    out = model.generate(short_prompt, max_new_tokens=3, min_new_tokens=3, do_sample=False)  # clean: swa_generate
     assert out.shape[-1] == 8
