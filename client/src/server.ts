@@ -33,7 +33,7 @@ export interface Launch {
 }
 
 /**
- * `<runner> -I -X utf8 -u <bootstrap> serve` with the extension's folder as working directory.
+ * `<runner> -I -S -X utf8 -u <bootstrap> serve` with the extension's folder as working directory.
  * Isolated mode keeps the workspace (and PYTHONPATH, the user site) off the server's sys.path: started as
  * `python -m` in the workspace folder, a workspace `json.py` or `uuid.py` would run at start-up. The
  * bootstrap (bundled/serve.py in the .vsix, client/serve.py in a checkout) puts the bundled server and its

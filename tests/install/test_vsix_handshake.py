@@ -80,3 +80,32 @@ def test_vsix_server_handshake(vsix: Path, tmp_path: Path, runner: str) -> None:
     assert result["init"]["serverInfo"]["name"] == "hf-cache-lint"
     assert "HFC001" in {d["code"] for d in result["diagnostics"]}
     assert result["exit_code"] == 0, result["stderr"]
+
+
+def test_a_workspace_venv_as_the_runner_runs_none_of_its_site_code(vsix: Path, tmp_path: Path) -> None:
+    """The runner may be the analysed interpreter, a workspace `.venv`'s python: started as the extension starts
+    it (`-I -S`, client/launch.json), its site-packages `.pth` import lines and `sitecustomize` never run, and the
+    bundled server still answers (issue 33: no workspace code runs, in any mode)."""
+    extension = tmp_path / "installed-extension"
+    with zipfile.ZipFile(vsix) as z:
+        z.extractall(extension)
+    extension /= "extension"
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    venv = make_venv(workspace / ".venv", with_pip=False)
+    [purelib] = (workspace / ".venv" / "lib").glob("python3*/site-packages")
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    (purelib / "evil.pth").write_text(f"import os; open({str(markers / 'pth')!r}, 'w')\n")
+    (purelib / "sitecustomize.py").write_text(f"open({str(markers / 'sitecustomize')!r}, 'w')\n")
+    # The markers fire when `site` runs (the control: without -S they would, as `python -c pass` shows).
+    subprocess.run([str(venv.python), "-I", "-c", "pass"], env=user_env(), check=True)
+    assert sorted(p.name for p in markers.iterdir()) == ["pth", "sitecustomize"]
+    for p in markers.iterdir():
+        p.unlink()
+    shutil.copy(REPO / "examples" / "same_call.py", workspace / "same_call.py")
+    argv, env, cwd = extension_launch(extension, str(venv.python), workspace)
+    result = handshake(argv, env, cwd, workspace / "same_call.py", workspace=workspace)
+    assert "HFC001" in {d["code"] for d in result["diagnostics"]}
+    assert result["exit_code"] == 0, result["stderr"]
+    assert list(markers.iterdir()) == []
