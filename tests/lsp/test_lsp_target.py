@@ -17,12 +17,18 @@ def fake_venv(folder: Path, version: str) -> None:
 
 
 async def logged(client, text: str) -> str:  # type: ignore[no-untyped-def]
-    for _ in range(100):
-        hits = [m.message for m in client.log_messages if text in m.message]
-        if hits:
-            return hits[-1]
-        await asyncio.sleep(0.05)
-    raise AssertionError([m.message for m in client.log_messages])
+    """The last log message holding `text`: waits for the next `window/logMessage` until one does (no sleep)."""
+    async def first() -> str:
+        while True:
+            hits = [m.message for m in client.log_messages if text in m.message]
+            if hits:
+                return hits[-1]
+            await client.wait_for_notification(types.WINDOW_LOG_MESSAGE)
+
+    try:
+        return await asyncio.wait_for(first(), timeout=10)
+    except TimeoutError:
+        raise AssertionError([m.message for m in client.log_messages]) from None
 
 
 async def test_the_folders_venv_is_the_target_and_is_said(start, tmp_path: Path) -> None:
