@@ -15,7 +15,7 @@ analysis cannot decide carries that condition (a Warning, not an Error).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, replace
 from itertools import repeat
 
@@ -23,6 +23,7 @@ from hf_cache_lint.engine.cache_values import CacheValues
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse, UseKind
 from hf_cache_lint.engine.findings import Span
 from hf_cache_lint.engine.nodes import Node, code, imported_from, span
+from hf_cache_lint.engine.own_names import OwnNames, own_names
 from hf_cache_lint.engine.prefilter import might_read_removed_cache_api, might_use_removed_api
 from hf_cache_lint.engine.version_guard import VersionGuards
 from hf_cache_lint.engine.versions import REMOVED_MODEL_CACHES, Target, first_removal
@@ -60,7 +61,7 @@ def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGua
     """Every reached use of a cache API the target has removed, in source order."""
     if target.version < first_removal() or not might_use_removed_api(text):
         return ()
-    user_methods = _Defined(module)
+    user_methods = _Defined(module, guards.modules)
     caches = CacheValues(module, text, guards.modules) if might_read_removed_cache_api(text) else None
     found: list[RemovedApiUse] = []
     stack: list[tuple[Node, _Scope]] = [(module, _Scope())]
@@ -129,40 +130,31 @@ def _imports(node: Node, target: Target, scope: _Scope) -> Iterator[RemovedApiUs
 
 
 class _Defined:
-    """What the module says is not transformers': the names of the functions it defines (a user
-    `to_legacy_cache` is not transformers'), and the names it binds to classes of its own or of another
-    module (`class DynamicCache:`, `from mypkg.cache import DynamicCache`, `import mypkg`) and to what those
-    build (`c = DynamicCache()`). A removed method called on such a receiver is the project's own method, whatever
-    its name (issue 29: a project's cache classes that define `to_legacy_cache` themselves were reported once
-    imported). Collected the first time a removed method's name is read: most modules read none, and the walk
-    is over every node."""
+    """engine/own_names.py's answers for the module, worked out the first time a removed name is read: most
+    modules read none, and the walk is over every node."""
 
-    def __init__(self, module: Node) -> None:
+    def __init__(self, module: Node, modules: Collection[str]) -> None:
         self.module = module
-        self.names: set[str] | None = None
-        self.foreign: frozenset[str] = frozenset()
-        self._shimmed: frozenset[str] | None = None
+        self.modules = modules
+        self._names: OwnNames | None = None
+
+    @property
+    def names(self) -> OwnNames:
+        if self._names is None:
+            self._names = own_names(self.module, self.modules)
+        return self._names
 
     def __contains__(self, name: str) -> bool:
-        self._collect()
-        assert self.names is not None
-        return name in self.names
+        """Whether the module defines a function of this name (a user `to_legacy_cache` is not transformers')."""
+        return name in self.names.functions
 
-    def shimmed(self, guards: VersionGuards) -> frozenset[str]:
+    def shimmed(self) -> frozenset[str]:
         """The names the module stores onto a transformers module (`transformers.SinkCache = None`)."""
-        if self._shimmed is None:
-            self._shimmed = _stored_on(self.module, guards.modules)
-        return self._shimmed
+        return self.names.shimmed
 
     def foreign_receiver(self, receiver: list[Node]) -> bool:
         """Whether the receiver's first name is bound only to something that is not transformers'."""
-        self._collect()
-        return bool(receiver) and receiver[0].type == "name" and receiver[0].value in self.foreign
-
-    def _collect(self) -> None:
-        if self.names is None:
-            self.names = {n.value for n in _names_defined(self.module)}
-            self.foreign = _foreign_names(self.module)
+        return bool(receiver) and receiver[0].type == "name" and receiver[0].value in self.names.foreign
 
 
 def _chain_uses(node: Node, target: Target, scope: _Scope, guards: VersionGuards,
@@ -179,7 +171,7 @@ def _chain_uses(node: Node, target: Target, scope: _Scope, guards: VersionGuards
             # `transformers.HybridCache = None` (a fallback in `except ImportError:`) stores, it does not read; and
             # once the code stores a name onto the module, reading it finds what was stored (a compat shim).
             if removed is not None and not _handled("attribute", attr, scope) and \
-                    not (i == len(kids) - 1 and _is_target(node)) and attr not in user_methods.shimmed(guards):
+                    not (i == len(kids) - 1 and _is_target(node)) and attr not in user_methods.shimmed():
                 yield RemovedApiUse("attribute", attr, "transformers", removed, span(trailer.children[1]),
                                     condition=scope.condition)
             continue
@@ -396,69 +388,6 @@ def _probed_names(test: Node) -> frozenset[str]:
 def _probed_names_text(text: str) -> frozenset[str]:
     """Names a `hasattr(x, "name")` / `getattr(x, "name", ...)` test looks for."""
     return frozenset(re.findall(r"""\b(?:hasattr|getattr)\s*\([^,()]*(?:\([^()]*\))?[^,()]*,\s*['"](\w+)['"]""", text))
-
-
-def _names_defined(module: Node) -> Iterator[Node]:
-    """Names of the functions the module defines (a user `to_legacy_cache` is not transformers')."""
-    stack = [module]
-    while stack:
-        node = stack.pop()
-        if node.type == "funcdef":
-            yield node.children[1]
-        if hasattr(node, "children"):
-            stack.extend(node.children)
-
-
-def _stored_on(module: Node, modules: frozenset[str] | set[str] | tuple[str, ...]) -> frozenset[str]:
-    """`X` of every `<module>.X = ...` statement (a target of an assignment), anywhere in the module."""
-    out: set[str] = set()
-    stack = [module]
-    while stack:
-        node = stack.pop()
-        if node.type == "expr_stmt":
-            for target in node.children[:-1:2]:  # `a = b = value`: every target but the value
-                kids = getattr(target, "children", None)
-                if target.type in ("power", "atom_expr") and kids is not None and len(kids) == 2 and \
-                        kids[0].type == "name" and kids[0].value in modules and kids[1].type == "trailer" and \
-                        kids[1].children[0].value == ".":
-                    out.add(kids[1].children[1].value)
-        stack.extend(getattr(node, "children", ()))
-    return frozenset(out)
-
-
-def _foreign_names(module: Node) -> frozenset[str]:
-    """Names bound, anywhere in the module, only to classes it defines or imports from elsewhere than
-    transformers, or to what calling those returns (`c = MyCache()`)."""
-    own: set[str] = set()
-    theirs: set[str] = set()
-    calls: list[tuple[str, str]] = []  # (bound name, the called name)
-    stack = [module]
-    while stack:
-        node = stack.pop()
-        t = node.type
-        if t == "classdef":
-            own.add(node.children[1].value)
-        elif t in ("import_from", "import_name"):
-            for bound in node.get_defined_names():
-                path = node.get_path_for_name(bound)
-                root = imported_from(node) if t == "import_from" else path[0].value
-                ours = root.split(".")[0] == "transformers" and (t == "import_name" or node.level == 0)
-                (theirs if ours else own).add(bound.value)
-        elif t == "expr_stmt" and len(node.children) == 3 and node.children[0].type == "name":
-            value = node.children[2]
-            if value.type in ("power", "atom_expr") and value.children[0].type == "name" and \
-                    len(value.children) == 2 and value.children[1].type == "trailer" and \
-                    value.children[1].children[0].value == "(":
-                calls.append((node.children[0].value, value.children[0].value))
-            else:
-                theirs.add(node.children[0].value)  # bound to something else too: not only foreign
-        elif t == "param":
-            theirs.add(node.name.value)  # a parameter may hold anything a caller passes
-        if hasattr(node, "children"):
-            stack.extend(node.children)
-    built = {name for name, called in calls if called in own}
-    built -= {name for name, called in calls if called not in own}
-    return frozenset((own | built) - theirs)
 
 
 def _leaves(node: Node) -> Iterator[Node]:
