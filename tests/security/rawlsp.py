@@ -195,3 +195,9 @@ class RawClient:
         for task in Path(f"/proc/{self.proc.pid}/task").glob("*/children"):
             found += [int(p) for p in task.read_text().split()]
         return found
+
+
+def start_server() -> RawClient:
+    """The server started as the VS Code extension starts it (client/launch.json), offline."""
+    argv, cwd = extension_launch()
+    return RawClient(argv, cwd, env={**os.environ, "HF_HUB_OFFLINE": "1"})

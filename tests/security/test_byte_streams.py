@@ -12,27 +12,17 @@ import json
 import os
 import random
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from rawlsp import RawClient, extension_launch, frame
+from rawlsp import RawClient, frame, start_server
 
 HOVER = {"textDocument": {"uri": "file:///nowhere/x.py"}, "position": {"line": 0, "character": 0}}
 
 
-def start() -> RawClient:
-    argv, cwd = extension_launch()
-    return RawClient(argv, cwd, env={**os.environ, "HF_HUB_OFFLINE": "1"})
 
 
-@pytest.fixture
-def client(tmp_path: Path) -> Iterator[RawClient]:
-    c = start()
-    c.initialize(tmp_path, {"transformersVersion": "5.23.0"})
-    yield c
-    c.kill()
 
 
 def errors(client: RawClient, start: int) -> list[tuple[int, Any]]:
@@ -109,7 +99,7 @@ def test_a_body_over_the_frame_cap_is_skipped_not_buffered(client: RawClient) ->
 
 
 def test_request_before_initialize_gets_server_not_initialized() -> None:
-    c = start()
+    c = start_server()
     try:
         reply = c.call("textDocument/hover", HOVER, timeout=30)
         assert reply["error"]["code"] == -32002 and "result" not in reply

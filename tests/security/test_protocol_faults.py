@@ -13,24 +13,14 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from rawlsp import RawClient, extension_launch, frame
 
 HOVER = {"textDocument": {"uri": "file:///nowhere/x.py"}, "position": {"line": 0, "character": 0}}
 CONFLICT = ("from transformers import DynamicCache\n"
             'model.generate(past_key_values=DynamicCache(), cache_implementation="static")  # é ü 😀\n')
 
-
-@pytest.fixture
-def client(tmp_path: Path) -> Iterator[RawClient]:
-    argv, cwd = extension_launch()
-    c = RawClient(argv, cwd, env={**os.environ, "HF_HUB_OFFLINE": "1"})
-    c.initialize(tmp_path, {"transformersVersion": "5.23.0"})
-    yield c
-    c.kill()
 
 
 def errors(client: RawClient, start: int) -> list[dict[str, object]]:

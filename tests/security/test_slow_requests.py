@@ -9,26 +9,15 @@ At abca28d, with the server started as VS Code starts it:
 
 from __future__ import annotations
 
-import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-from rawlsp import RawClient, extension_launch
+from rawlsp import RawClient
 
 SMALL = ("from transformers import AutoModelForCausalLM, DynamicCache\n\n"
          'model = AutoModelForCausalLM.from_pretrained("x")\n'
          'out = model.generate(past_key_values=DynamicCache(), cache_implementation="static")\n')
 
-
-@pytest.fixture
-def client(tmp_path: Path) -> Iterator[RawClient]:
-    argv, cwd = extension_launch()
-    c = RawClient(argv, cwd, env={**os.environ, "HF_HUB_OFFLINE": "1"})
-    c.initialize(tmp_path, {"transformersVersion": "5.23.0"})
-    yield c
-    c.kill()
 
 
 def test_edits_of_an_over_cap_document_do_not_hold_another_file(client: RawClient, tmp_path: Path) -> None:
