@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 from rawlsp import REPO, RawClient, extension_launch
 
+from hf_cache_lint.checking import jedi_bridge
 from hf_cache_lint.checking.source import check_source
-from hf_cache_lint.engine import jedi_bridge
-from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.environment.context import Context
 
 ENGINES = "class Engine:\n    def generate(self, *args, **kwargs):\n        return args\n"
 
