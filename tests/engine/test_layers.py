@@ -284,7 +284,7 @@ def test_each_stage_maps_its_modules(stage: str) -> None:
      "engine/facts/x.py:1: stage facts imports hf_cache_lint.engine.output.analysis"),
     ("engine/base/x.py", "import importlib\nimportlib.import_module('hf_cache_lint.engine.text.text')\n",
      "engine/base/x.py:2: stage base imports hf_cache_lint.engine.text.text"),
-    ("engine/gate.py", "import os\n", "engine/gate.py: a module directly in engine/"),
+    ("engine/stray.py", "import os\n", "engine/stray.py: a module directly in engine/"),
     ("engine/extras/x.py", "import os\n", "engine/extras/x.py: stage 'extras' is not in STAGES"),
 ])
 def test_a_stage_violation_is_reported(rel: str, source: str, expected: str) -> None:

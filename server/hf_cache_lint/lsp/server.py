@@ -384,9 +384,10 @@ def start(tcp: bool = False, host: str = "127.0.0.1", port: int = 2087) -> None:
 def exit_now(status: int) -> None:
     """End the process at once: an analysis still running in the engine thread (which nothing can
     interrupt) must not hold the exit back, as the interpreter's join of worker threads would."""
-    bridge = sys.modules.get("hf_cache_lint.checking.jedi_bridge")
-    if bridge is not None:
-        bridge.remove_private_cache_dir()
+    # Missing while the engine thread is still importing the bridge (an exit during the warm-up): no folder yet.
+    remove = getattr(sys.modules.get("hf_cache_lint.checking.jedi_bridge"), "remove_private_cache_dir", None)
+    if remove is not None:
+        remove()
     logging.shutdown()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):
