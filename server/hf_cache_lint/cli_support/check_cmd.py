@@ -20,8 +20,8 @@ from hf_cache_lint.cli_support.report import Report, build_report
 from hf_cache_lint.cli_support.runner import check_files, check_one
 from hf_cache_lint.engine.base.findings import CheckResult, FileError
 from hf_cache_lint.engine.environment.context import Context, installed_transformers, resolve_context
-from hf_cache_lint.selection import Selection, per_file_codes, relative
 from hf_cache_lint.pyproject import Config, ConfigError, check_target, check_version, load_config
+from hf_cache_lint.selection import Selection, per_file_codes, relative
 from hf_cache_lint.settings import Settings
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
