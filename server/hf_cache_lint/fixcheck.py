@@ -39,12 +39,14 @@ Recheck = Callable[[Sequence[str]], Sequence[tuple[int, Finding]]]
 # checking/ is imported when a check runs, not with this module: the language server imports this at
 # start and keeps the engine's import cost off the handshake (lsp/documents.py warm_up).
 
-def file_recheck(path: str, settings: Settings | None, context: Context | None, key: str | None = None) -> Recheck:
+def file_recheck(path: str, settings: Settings | None, context: Context | None, key: str | None = None,
+                 kept: str | None = None) -> Recheck:
     """Check a one-cell source (a .py file) again, as the CLI and the server check it.
 
     `key`: keep a parse tree under this key and re-parse only what changed (the texts of one document's
-    fixes differ by a few characters; parsing is most of a check). The server passes one per document."""
-    keyed = _Keyed(key)
+    fixes differ by a few characters; parsing is most of a check). The server passes one per document.
+    `kept`: the text whose tree may be kept under `key` already (the file's first check: `recheck_key`)."""
+    keyed = _Keyed(key, kept)
 
     # Without the gate (engine/gate.py): the text held a finding a moment ago, so the gate's compile and
     # `ast.parse` would only say to go on (a quarter of each re-check of a 200-function module; the verdicts
@@ -77,9 +79,9 @@ class _Keyed:
     200 functions: 5.3-5.5 s against 3.9-5.0 s for its CLI check). The kept tree stays that of the last
     keyed text, the one the next diff starts from."""
 
-    def __init__(self, key: str | None) -> None:
+    def __init__(self, key: str | None, last: str | None = None) -> None:
         self.key = key
-        self.last: str | None = None
+        self.last = last  # the text of the tree kept under the key, if any
 
     def __call__(self, text: str) -> str | bool:
         if not self.key:
@@ -578,7 +580,7 @@ def _verify_result(result: CheckResult, path: Path, settings: Settings | None, c
             notebook = True
         else:
             cells, items, notebook = [text], [(0, f) for f in result.findings], False
-            recheck = file_recheck(result.path, settings, context, key)
+            recheck = file_recheck(result.path, settings, context, key, kept=text)
     except (OSError, UndecodableError, ValueError):  # it changed under us: offer no fix rather than a wrong one
         return replace(result, findings=tuple(replace(f, fixes=()) for f in result.findings))
     verifier = Verifier(cells, recheck, notebook, result.path)
