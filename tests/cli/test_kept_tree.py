@@ -36,3 +36,17 @@ def test_the_tree_is_kept_for_the_rechecks_and_dropped_after(text: str, tmp_path
     assert verified == verify_result(check_data(text.encode(), path, display=str(path)), path, None, None)
     assert bool(verified.findings) == (text is CONFLICT)
     assert all(f.fixes for f in verified.findings)
+
+
+def test_a_failing_check_keeps_no_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hf_cache_lint.checking import source
+
+    def broken(*args: object) -> object:
+        raise RuntimeError("a bug in a rule")
+
+    monkeypatch.setattr(source, "drop_foreign", broken)  # after the parse: the tree is kept by then
+    path = tmp_path / "m.py"
+    key = recheck_key(str(path))
+    with pytest.raises(RuntimeError):
+        check_data(CONFLICT.encode(), path, display=str(path), keep_tree=key)
+    assert not _kept(key)
