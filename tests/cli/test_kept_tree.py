@@ -10,7 +10,7 @@ import parso.cache
 import pytest
 
 from hf_cache_lint.checking.files import check_data
-from hf_cache_lint.engine.interp import _GRAMMAR
+from hf_cache_lint.engine.interpreter.interp import _GRAMMAR
 from hf_cache_lint.fixcheck import recheck_key, verify_result
 
 CONFLICT = ("from transformers import AutoModelForCausalLM, DynamicCache\n\n"

@@ -9,10 +9,10 @@ import random
 import pytest
 
 from hf_cache_lint.checking.source import check_source
-from hf_cache_lint.engine import interp
-from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.interpreter import interp
 from hf_cache_lint.engine.interpreter.expressions import _KeptKeys
-from hf_cache_lint.engine.values import ALWAYS_TRACKED, MAX_DICT_KEYS, DictState
+from hf_cache_lint.engine.interpreter.values import ALWAYS_TRACKED, MAX_DICT_KEYS, DictState
 
 HEAD = ("from transformers import AutoModelForCausalLM, DynamicCache\n\n"
         "model = AutoModelForCausalLM.from_pretrained('gpt2')\n")
