@@ -7,6 +7,7 @@ from hf_cache_lint.engine import fast_parser, parsing
 from hf_cache_lint.engine.analysis import Analysis
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.facts import grouped
+from hf_cache_lint.engine.hooks import hook_facts
 from hf_cache_lint.engine.interpreter import Interpreter
 from hf_cache_lint.engine.removed_api import removed_api_uses
 
@@ -46,9 +47,11 @@ def analyse(text: str, path: str, context: Context, tree: object | None = None,
     assert s.guards is not None
     try:
         removed = removed_api_uses(tree, text, context.target, s.guards)
+        hooks, sent = hook_facts(tree, text)
     except RecursionError:  # a statement too deeply nested for its walk (the interpreter noted it)
-        removed = ()
-    return Analysis(text=text, path=path, context=context, facts=grouped((*s.recorded, *removed)), tree=tree,
+        removed, hooks, sent = (), [], []
+    return Analysis(text=text, path=path, context=context, facts=grouped((*s.recorded, *removed, *hooks, *sent)),
+                    tree=tree,
                     version_guarded=tuple(sorted(s.version_guarded, key=lambda b: (b.span.start, b.span.end))),
                     stopped=s.stopped, skipped=tuple(s.skipped))
 
