@@ -49,6 +49,7 @@ class _Names:
     modules: set[str] = field(default_factory=set)  # names bound to a transformers module
     functions: dict[str, Node] = field(default_factory=dict)  # the module's functions (any depth), by name
     models: set[str] = field(default_factory=set)  # names bound to a loaded model (and loop variables over one)
+    caches: set[str] = field(default_factory=set)  # names bound to a transformers cache built here
 
 
 def _role(name: str) -> str | None:
@@ -75,21 +76,74 @@ def hook_facts(module: Node, text: str) -> tuple[list[HookOverride], list[CacheP
     _find_models(nodes, names)
     hooks: list[HookOverride] = []
     sent: list[CachePositionSent] = []
-    class_roles: dict[str, str] = {}
+    class_roles: dict[str, tuple[str, str]] = {}
+    # Layer classes the module builds itself (`self.self_attn = MyAttention(config)`, a dict of them): their
+    # caller is the module's own layer, which hands them the cache under its own name.
+    constructed = {n.children[0].value for n in nodes if n.type in ("power", "atom_expr") and
+                   n.children[0].type == "name" and _is_trailer(n.children[1], "(")} | \
+        {c.value for n in nodes if n.type == "dictorsetmaker" for c in n.children[2::4] if c.type == "name"}
     for node in nodes:
         t = node.type
         if t == "classdef":
-            role = _class_role(node, names, class_roles)
-            if role is not None:
-                class_roles[node.children[1].value] = role
-                hooks.extend(_methods(node, role))
+            found = _class_role(node, names, class_roles)
+            if found is not None:
+                class_roles[node.children[1].value] = found
+                built = node.children[1].value in constructed
+                hooks.extend(h for h in _methods(node, *found) if not (built and h.kind == "forward"))
         elif t == "expr_stmt":
             hooks.extend(_patch(node, names))
         elif t in ("power", "atom_expr"):
             hooks.extend(_forward_hook(node, names, nodes))
-            sent.extend(_sent(node, names))
+            sent.extend(_sent(node, names, nodes))
+    callers = _own_callers(nodes)
+    if _patches_model_forward(nodes, names):
+        hooks = [h for h in hooks if h.kind != "forward"]
+    hooks = [h for h in hooks if not (h.kind == "forward" and any(
+        r.how == "parameter" and (r.key, h.function) not in callers and r.key in {k for k, _ in callers}
+        for r in h.reads))]
     hooks.sort(key=lambda h: (h.span.start.line, h.span.start.column))
     return hooks, sent
+
+
+def _patches_model_forward(nodes: list[Node], names: _Names) -> bool:
+    """`LlamaModel.forward = ...` (a transformers model class's forward replaced): the module's patched layers are
+    then called by its own model code (unsloth), with the cache under whatever name that code passes."""
+    for node in nodes:
+        if node.type == "expr_stmt" and len(node.children) == 3 and node.children[1].type == "operator" and \
+                node.children[1].value == "=":
+            target = node.children[0]
+            if target.type in ("power", "atom_expr") and _is_trailer(target.children[-1], ".", "forward") and \
+                    _reference_role(_prefix(target, len(target.children) - 1), names) == "model":
+                return True
+    return False
+
+
+_LAYER_CALLEES = ("attn", "attention", "layer", "block")
+
+
+def _own_callers(nodes: list[Node]) -> set[tuple[str, str]]:
+    """(cache keyword, the function the call is in) of each call in the module that hands a layer the cache by
+    keyword (`self.self_attn(..., past_key_value=past_key_value)`, `decoder_layer(..., past_key_value=...)`): a
+    module that calls its layers itself (unsloth's patched decoder layers and models, a remote-code model's own
+    decoder) feeds its patched attention the cache under its own name, not transformers'."""
+    out: set[tuple[str, str]] = set()
+    for node in nodes:
+        if node.type != "argument" or len(node.children) != 3 or node.children[0].type != "name" or \
+                node.children[0].value not in CACHE_NAMES:
+            continue
+        trailer = node.parent.parent if node.parent.type == "arglist" else node.parent
+        call = trailer.parent if trailer is not None else None
+        if call is None or call.type not in ("power", "atom_expr"):
+            continue
+        at = call.children.index(trailer)
+        callee = "".join(code(k) for k in call.children[:at]).lower()
+        if not callee.rstrip("]").split(".")[-1].split("[")[0].endswith(_LAYER_CALLEES):
+            continue
+        fn = call.parent
+        while fn is not None and fn.type != "funcdef":
+            fn = fn.parent
+        out.add((node.children[0].value, fn.children[1].value if fn is not None else ""))
+    return out
 
 
 def _walk(node: Node) -> Iterator[Node]:
@@ -138,6 +192,10 @@ def _find_models(nodes: list[Node], names: _Names) -> None:
                     _is_trailer(value.children[-2], ".", "from_pretrained") and \
                     _reference_role(_prefix(value, len(value.children) - 2), names) == "model":
                 names.models.add(node.children[0].value)
+            elif value.type in ("power", "atom_expr") and len(value.children) >= 2 and \
+                    _is_trailer(value.children[-1], "(") and \
+                    _reference_role(_prefix(value, len(value.children) - 1), names) == "cache":
+                names.caches.add(node.children[0].value)
     for _ in range(2):  # a loop over a loop variable's attribute (`for layer in model.model.layers`, nested)
         for node in nodes:
             if node.type in ("for_stmt", "sync_comp_for"):
@@ -166,21 +224,32 @@ def _is_trailer(node: Node, opener: str, name: str | None = None) -> bool:
     return name is None or (len(node.children) == 2 and node.children[1].value == name)
 
 
-def _class_role(node: Node, names: _Names, own: dict[str, str]) -> str | None:
+def _class_role(node: Node, names: _Names, own: dict[str, tuple[str, str]]) -> tuple[str, str] | None:
+    """(role, the transformers base class's name) of a class deriving from one (directly or through the module's
+    own classes)."""
     if len(node.children) < 7:
         return None  # `class X:` without bases
     bases = node.children[3]
     items = [c for c in bases.children if c.type != "operator"] if bases.type == "arglist" else [bases]
+    found: tuple[str, str] | None = None
     for base in items:
         if base.type == "argument":
             continue  # `metaclass=...`
-        role = _reference_role(dotted(base), names) or own.get(code(base))
-        if role is not None:
-            return role
-    return None
+        path = dotted(base)
+        if path is None or not (_reference_role(path, names) or code(base) in own or
+                                path.split(".")[-1] in ("GenerationMixin", "object", "ABC", "Generic")):
+            return None  # also derives from a project's own class (optimum's OV wrappers): its hooks are its own
+        role = _reference_role(path, names)
+        if path is not None and path.split(".")[-1] == "GenerationMixin":
+            continue  # a mixin beside a project's own model (optimum's OV models): its forward and cache are its own
+        if found is None and role is not None:
+            found = role, path.split(".")[-1]
+        elif found is None and code(base) in own:
+            found = own[code(base)]
+    return found
 
 
-def _methods(cls: Node, role: str) -> Iterator[HookOverride]:
+def _methods(cls: Node, role: str, base: str) -> Iterator[HookOverride]:
     cls_name = cls.children[1].value
     for stmt in _suite(cls.children[-1]):
         fn = stmt.children[-1] if stmt.type == "decorated" else stmt
@@ -199,8 +268,9 @@ def _methods(cls: Node, role: str) -> Iterator[HookOverride]:
         elif role == "cache" and name == "update":
             kind = "cache_update"
         if kind is not None:
-            yield _fact(fn, kind, f"`{cls_name}.{name}` (a transformers {role.replace('_', ' ')} subclass)",
-                        role if kind == "forward" else "")
+            yield _fact(fn, kind, f"`{cls_name}.{name}` (`{cls_name}` derives from a transformers "
+                                  f"{role.replace('_', ' ')} class)",
+                        role if kind == "forward" else "", base=base)
 
 
 def _patch(stmt: Node, names: _Names) -> Iterator[HookOverride]:
@@ -237,27 +307,51 @@ def _patch(stmt: Node, names: _Names) -> Iterator[HookOverride]:
     if (kind == "forward" and role not in ("attention", "decoder_layer")) or \
             (kind == "prepare_inputs" and role != "model") or (kind == "cache_update" and role != "cache"):
         return
-    yield _fact(fn, kind, f"`{owner_text}.{attribute}` (patched with `{fn_name}`)", role if kind == "forward" else "")
+    yield _fact(fn, kind, f"`{fn_name}` (patched in as `{owner_text}.{attribute}`)", role if kind == "forward" else "")
 
 
 def _forward_hook(node: Node, names: _Names, nodes: list[Node]) -> Iterator[HookOverride]:
+    """`<layer>.register_forward_hook(f, with_kwargs=True)` on a loaded model's layer, or on a `.self_attn`
+    (transformers' name for a decoder layer's attention, kvpress's presses), `f` a module function or `self.f`."""
     kids = node.children
-    if len(kids) < 3 or kids[0].type != "name" or kids[0].value not in names.models:
+    if len(kids) < 3 or kids[0].type != "name":
         return
     for i in range(1, len(kids) - 1):
         if _is_trailer(kids[i], ".") and kids[i].children[1].value in _FORWARD_HOOKS and _is_trailer(kids[i + 1], "("):
+            owner = "".join(code(k) for k in kids[:i])
+            if kids[0].value not in names.models and ".self_attn" not in owner:
+                return
             args = call_args(kids[i + 1])
             with_kwargs = any(a.name == "with_kwargs" and code(a.value) == "True" for a in args)
-            if not with_kwargs or not args or args[0].name is not None or args[0].value.type != "name":
+            if not with_kwargs or not args or args[0].name is not None:
                 return
-            owner = "".join(code(k) for k in kids[:i])
             role = "attention" if "attn" in owner.lower() or "attention" in owner.lower() else "decoder_layer"
-            for fn in _functions_named(args[0].value, names, nodes):
+            for fn in _hook_functions(args[0].value, names, nodes):
                 params = _params(fn)[0]
                 container = params[2] if len(params) > 2 else None
                 yield _fact(fn, "forward_hook", f"a forward hook on `{owner}` (`{fn.children[1].value}`)", role,
                             container=container)
             return
+
+
+def _hook_functions(value: Node, names: _Names, nodes: list[Node]) -> list[Node]:
+    """The functions a hook argument stands for: a name (_functions_named), or `self.method` of the enclosing
+    class."""
+    if value.type == "name":
+        return _functions_named(value, names, nodes)
+    if value.type in ("power", "atom_expr") and len(value.children) == 2 and code(value.children[0]) == "self" and \
+            _is_trailer(value.children[1], "."):
+        cls = value.parent
+        while cls is not None and cls.type != "classdef":
+            cls = cls.parent
+        if cls is None:
+            return []
+        wanted = value.children[1].children[1].value
+        for stmt in _suite(cls.children[-1]):
+            fn = stmt.children[-1] if stmt.type == "decorated" else stmt
+            if fn.type == "funcdef" and fn.children[1].value == wanted:
+                return [fn]
+    return []
 
 
 def _functions_named(name: Node, names: _Names, nodes: list[Node]) -> list[Node]:
@@ -287,6 +381,29 @@ def _functions_named(name: Node, names: _Names, nodes: list[Node]) -> list[Node]
     return found
 
 
+def _holds_cache(name: Node, names: _Names, nodes: list[Node]) -> bool:
+    """A name bound to a transformers cache built in the module, or a parameter of the enclosing function to which
+    a caller passes one (`write_slot(cache, ...)`)."""
+    if name.value in names.caches:
+        return True
+    enclosing = name.parent
+    while enclosing is not None and enclosing.type != "funcdef":
+        enclosing = enclosing.parent
+    if enclosing is None:
+        return False
+    params = [p.name.value for p in enclosing.get_params() if p.star_count == 0]
+    if name.value not in params:
+        return False
+    index, caller = params.index(name.value), enclosing.children[1].value
+    for node in nodes:
+        if node.type in ("power", "atom_expr") and len(node.children) >= 2 and node.children[0].type == "name" and \
+                node.children[0].value == caller and _is_trailer(node.children[1], "("):
+            args = [a for a in call_args(node.children[1]) if a.name is None and not a.star]
+            if index < len(args) and args[index].value.type == "name" and args[index].value.value in names.caches:
+                return True
+    return False
+
+
 def _params(fn: Node) -> tuple[list[str], str | None]:
     """The parameter names but `self`/`cls` (and `*args`), and the `**` parameter's name."""
     out, var_keyword = [], None
@@ -300,7 +417,8 @@ def _params(fn: Node) -> tuple[list[str], str | None]:
     return out, var_keyword
 
 
-def _fact(fn: Node, kind: HookKind, target: str, reference: str, container: str | None = None) -> HookOverride:
+def _fact(fn: Node, kind: HookKind, target: str, reference: str, container: str | None = None,
+          base: str = "") -> HookOverride:
     params, var_keyword = _params(fn)
     body = fn.children[-1]
     reads: list[HookRead] = []
@@ -337,7 +455,12 @@ def _fact(fn: Node, kind: HookKind, target: str, reference: str, container: str 
             guarded = True  # `if cache_kwargs is not None:` guards the read
         elif node.type == "string" and string_value(node) == "cache":
             compat = True  # `"cache" in kwargs`, a dict built with the new name
-    positional = _positional_super(body) if kind == "prepare_inputs" else None
+    if any(r.key == "past_key_values" for r in reads):
+        # `kwargs.get("past_key_values") or kwargs.get("past_key_value")`: the singular is an older release's
+        # fallback, the plural the read that counts.
+        reads = [r for r in reads if r.key != "past_key_value"]
+    positional = _positional_super(body, "prepare_inputs_for_generation") if kind == "prepare_inputs" else \
+        _positional_super(body, "forward") if kind == "forward" else None
     insert_at, indent = _first_line(body)
     last_param = [p for p in fn.get_params()]
     signature_end = None
@@ -348,7 +471,7 @@ def _fact(fn: Node, kind: HookKind, target: str, reference: str, container: str 
         e = span(end).end
         signature_end = Span(e, e)
     return HookOverride(kind, fn.children[1].value, target, span(fn.children[1]), tuple(params), var_keyword,
-                        tuple(reads), compat, reference, positional, insert_at, indent, signature_end, guarded, passes_on)
+                        tuple(reads), compat, reference, positional, insert_at, indent, signature_end, guarded, passes_on, base)
 
 
 def _key_read(node: Node) -> tuple[str, ReadHow, Node] | None:
@@ -366,10 +489,10 @@ def _key_read(node: Node) -> tuple[str, ReadHow, Node] | None:
     return None
 
 
-def _positional_super(body: Node) -> PositionalSuper | None:
+def _positional_super(body: Node, method: str) -> PositionalSuper | None:
     for node in _walk(body):
         if node.type in ("power", "atom_expr") and len(node.children) >= 4 and code(node.children[0]) == "super" \
-                and _is_trailer(node.children[2], ".", "prepare_inputs_for_generation") and \
+                and _is_trailer(node.children[2], ".", method) and \
                 _is_trailer(node.children[3], "("):
             args = call_args(node.children[3])
             positional = tuple(code(a.value) for a in args if a.name is None and not a.star)
@@ -397,7 +520,7 @@ def _first_line(body: Node) -> tuple[Span | None, str]:
     return Span(start, start), " " * start.column
 
 
-def _sent(node: Node, names: _Names) -> Iterator[CachePositionSent]:
+def _sent(node: Node, names: _Names, nodes: list[Node]) -> Iterator[CachePositionSent]:
     """`model(..., cache_position=p)` / `model.forward(...)` on a loaded model; `x.update(k, v, i, {"cache_position":
     p})`."""
     kids = node.children
@@ -419,7 +542,8 @@ def _sent(node: Node, names: _Names) -> Iterator[CachePositionSent]:
     if not _is_trailer(call, "("):
         return
     args = call_args(call)
-    if len(kids) >= 3 and _is_trailer(kids[-2], ".", "update") and len(args) == 4 and args[3].name is None and \
+    if len(kids) == 3 and _is_trailer(kids[-2], ".", "update") and len(args) == 4 and args[3].name is None and \
+            _holds_cache(kids[0], names, nodes) and \
             args[3].value.type == "atom" and args[3].value.children[0].value == "{":
         inner = args[3].value.children[1]
         entries = inner.children if inner.type == "dictorsetmaker" else []

@@ -330,6 +330,11 @@ class Target:
         """The release since which transformers' `hook` no longer takes `name`, when the target is at or past it."""
         return _str(releases.parameter_gone_since(HOOK_SIGNATURES[hook], name, self.version))
 
+    def cache_class_exists(self, name: str) -> bool:
+        """Whether `transformers.<name>` or `transformers.cache_utils.<name>` is importable at the target."""
+        return releases.value(f"export:transformers.{name}", self.version) is not None or \
+            releases.value(f"name:transformers.cache_utils.{name}", self.version) is not None
+
     def behaviour_since(self, behaviour_id: str) -> str | None:
         """The first release of a hand-written behaviour of the release table, when the target has it."""
         return str(releases.behaviour(behaviour_id).first) if releases.holds(behaviour_id, self.version) else None

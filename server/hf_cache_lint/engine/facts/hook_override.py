@@ -39,8 +39,8 @@ class HookRead:
 
 @dataclass(frozen=True)
 class PositionalSuper:
-    """`super().prepare_inputs_for_generation(a, b, ...)`: the positional arguments as written (after `input_ids`
-    too), whether the call spreads a `**` dict, and the span of the call."""
+    """`super().prepare_inputs_for_generation(a, b, ...)` (in a layer's `forward`: `super().forward(...)`): the
+    positional arguments as written, whether the call spreads a `**` dict, and the span of the call."""
 
     span: Span
     arguments: tuple[str, ...]
@@ -72,6 +72,7 @@ class HookOverride:
     signature_end: Span | None = None
     guarded: bool = False  # the body tests `cache_kwargs` against None (`if cache_kwargs is not None`)
     passes_on: bool = False  # the body passes the cache parameter on by name (`f(..., past_key_values=past_key_values)`)
+    base: str = ""  # a subclass's transformers base class (`LlamaAttention`)
 
 
 def might_hold_hook(text: str) -> bool:

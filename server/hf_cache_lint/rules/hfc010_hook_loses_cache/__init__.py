@@ -13,6 +13,7 @@ from hf_cache_lint.engine.facts.hook_override import KIND as HOOK_OVERRIDE
 from hf_cache_lint.engine.findings import UNSAFE, Edit, Finding, Fix, Severity
 from hf_cache_lint.engine.versions import Target
 from hf_cache_lint.rules.base import Rule
+from hf_cache_lint.rules.common import since
 from hf_cache_lint.rules.hfc010_hook_loses_cache.examples import (
     INVALID,
     KWARGS_TITLE,
@@ -54,21 +55,37 @@ class HookLosesCache(Rule):
         if moved is None:
             return
         now, first = moved
-        where = f"transformers {target}" + (f" (since {first})" if first != str(target) else "")
+        where = f"transformers {target}"
+        gone = f" (`{read.key}` no longer since {first})" if first != str(target) else ""
+        call = hook.positional_super
+        if read.how == "parameter" and hook.kind == "forward" and call is not None and call.spreads and \
+                read.key in call.arguments:
+            slots = _positional(target.hook_signature(hook.reference))
+            at = call.arguments.index(read.key)
+            if at < len(slots) and slots[at] == now:
+                # Handed on by position into the slot now named `cache`, which `**kwargs` also holds.
+                yield self.report(
+                    call.span,
+                    f"{hook.target} takes the cache as `{read.key}` and passes it on by position, where {where} "
+                    f"takes `{now}`{gone}, which the layer also passes in `**kwargs`: this raises TypeError: "
+                    f"{hook.base or 'the'}.forward() got multiple values for argument '{now}'",
+                    fixes=(*_take_fixes(hook, read), self.ignore_fix(analysis, call.span)),
+                    story=f"transformers {first} renamed the keyword the layers receive the cache under to `{now}`.")
+                return
         if read.how == "parameter":
-            message = (f"`{hook.function}` overrides {hook.target} and takes the cache as `{read.key}`, but {where} "
-                       f"passes it as `{now}=`: `{read.key}` is None there, so the hook runs without the cache "
+            message = (f"{hook.target} takes the cache as `{read.key}`, but {where} "
+                       f"passes it as `{now}=`{gone}: `{read.key}` is None there, so the hook runs without the cache "
                        "(silently)")
             if hook.kind == "prepare_inputs":
                 message += ("; an override that feeds only the new token once it has a cache re-runs the whole "
                             "sequence every step")
             severity = Severity.WARNING
         elif read.how == "subscript":
-            message = (f"`{read.text}` in {hook.target}: {where} passes the cache as `{now}`, so this raises "
+            message = (f"`{read.text}` in {hook.target}: {where} passes the cache as `{now}`{gone}, so this raises "
                        f"KeyError: '{read.key}'")
             severity = Severity.ERROR
         else:
-            message = (f"`{read.text}` in {hook.target}: {where} passes the cache as `{now}`, so this returns None "
+            message = (f"`{read.text}` in {hook.target}: {where} passes the cache as `{now}`{gone}, so this returns None "
                        "and the hook runs without the cache (silently)")
             severity = Severity.WARNING
         fixes = [*_take_fixes(hook, read), self.ignore_fix(analysis, read.span)]
@@ -81,7 +98,7 @@ class HookLosesCache(Rule):
 
     def _positional_super(self, analysis: Analysis, hook: HookOverride, target: Target) -> Iterator[Finding]:
         call = hook.positional_super
-        if call is None:
+        if call is None or hook.kind != "prepare_inputs":
             return
         slots = _positional(target.hook_signature("prepare_inputs"))
         for i, argument in enumerate(call.arguments[1:len(slots)], start=1):
@@ -91,13 +108,13 @@ class HookLosesCache(Rule):
             if call.spreads and "next_sequence_length" in slots[:len(call.arguments)] and \
                     "next_sequence_length" not in hook.parameters and "next_sequence_length" not in call.arguments:
                 message = (f"`super().prepare_inputs_for_generation(...)` passes `{argument}` by position, where "
-                           f"transformers {target} (since {first}) takes `{slots[i]}`, which generate also passes in "
+                           f"{since(target, first)} takes `{slots[i]}`, which generate also passes in "
                            "`**kwargs`: this raises TypeError: GenerationMixin.prepare_inputs_for_generation() got "
                            "multiple values for argument 'next_sequence_length'")
                 severity = Severity.ERROR
             else:
                 message = (f"`super().prepare_inputs_for_generation(...)` passes `{argument}` by position, where "
-                           f"transformers {target} (since {first}) takes `{slots[i]}`: the arguments bind to other "
+                           f"{since(target, first)} takes `{slots[i]}`: the arguments bind to other "
                            "parameters")
                 severity = Severity.WARNING
             yield self.report(call.span, message, severity=severity,
@@ -112,10 +129,10 @@ class HookLosesCache(Rule):
         if hook.kind != "cache_update" or hook.var_keyword is not None or "kwargs" in hook.parameters:
             return
         first = target.behaviour_since("update_called_with_kwargs")
-        if first is None:
-            return
+        if first is None or not target.cache_class_exists(hook.base):
+            return  # a base the target no longer has: that code path cannot run there
         owner = hook.target.split("`")[1]
-        message = (f"{hook.target} takes no `**kwargs`, but transformers {target} (since {first}) calls it as "
+        message = (f"{hook.target} takes no `**kwargs`, but {since(target, first)} calls it as "
                    f"`update(key_states, value_states, layer_idx, kwargs=kwargs)`: this raises TypeError: {owner}() "
                    "got an unexpected keyword argument 'kwargs'")
         fixes: list[Fix] = []
@@ -151,7 +168,8 @@ def _take_fixes(hook: HookOverride, read: HookRead) -> Iterator[Fix]:
             return
         # Popped where the hook hands the cache on by its own name (prepare_inputs returns it in its dict), so it
         # does not go on twice; only read where `**kwargs` goes on as it came.
-        kw, how = hook.var_keyword, "pop" if hook.kind == "prepare_inputs" or hook.passes_on else "get"
+        handed_on = hook.passes_on or (hook.positional_super is not None and read.key in hook.positional_super.arguments)
+        kw, how = hook.var_keyword, "pop" if hook.kind == "prepare_inputs" or handed_on else "get"
         fallback = read.key if read.key == "past_key_values" else f'{kw}.{how}("past_key_values", {read.key})'
         line = f'{read.key} = {kw}.{how}("cache", {fallback})\n{hook.indent}'
         # Run on 4.57.6, 5.23.0 and 5.24.0 for a prepare_inputs override (the same inputs, the same tokens); what a

@@ -13,6 +13,7 @@ from hf_cache_lint.engine.facts.hook_override import HookOverride, HookRead
 from hf_cache_lint.engine.findings import UNSAFE, Edit, Finding, Fix, Severity
 from hf_cache_lint.engine.versions import Target
 from hf_cache_lint.rules.base import Rule
+from hf_cache_lint.rules.common import since
 from hf_cache_lint.rules.hfc011_ignored_cache_position.examples import INVALID, REMOVE_TITLE
 from hf_cache_lint.rules.hfc011_ignored_cache_position.valid import VALID
 
@@ -57,7 +58,7 @@ class IgnoredCachePosition(Rule):
                      "AttributeError: 'NoneType' object has no attribute 'get'")
             yield self.report(
                 read.span,
-                f"`{read.text}` in {hook.target}: transformers {target} (since {first}) calls `update(key_states, "
+                f"`{read.text}` in {hook.target}: {since(target, first)} calls `update(key_states, "
                 f"value_states, layer_idx)` without `{read.container}`, so this raises {error}",
                 story="5.4 stopped passing `{\"sin\", \"cos\", \"cache_position\"}` to `Cache.update`; a layer's "
                       "next position is `self.get_seq_length(layer_idx)` before the update, on every release.")
@@ -69,11 +70,11 @@ class IgnoredCachePosition(Rule):
         if gone is None:
             return
         if read.how == "subscript":
-            message = (f"`{read.text}` in {hook.target}: transformers {target} (since {gone}) no longer passes "
+            message = (f"`{read.text}` in {hook.target}: {since(target, gone)} no longer passes "
                        f"`cache_position`, so this raises KeyError: '{_KEY}'")
             severity = Severity.ERROR
         else:
-            message = (f"`{read.text}` in {hook.target}: transformers {target} (since {gone}) no longer passes "
+            message = (f"`{read.text}` in {hook.target}: {since(target, gone)} no longer passes "
                        "`cache_position`, so this is None (silently)")
             severity = Severity.WARNING
         yield self.report(read.span, message, severity=severity,
@@ -83,12 +84,12 @@ class IgnoredCachePosition(Rule):
 
     def _sent(self, analysis: Analysis, sent: CachePositionSent, target: Target, first: str) -> Finding:
         if sent.via == "forward":
-            message = (f"`{sent.text}` given to `{sent.receiver}`: transformers {target} (since {first}) ignores "
+            message = (f"`{sent.text}` given to `{sent.receiver}`: {since(target, first)} ignores "
                        "it: the model writes the new keys at the cache's own length. Where these positions are not "
                        "that length (a rollback or a branch re-sending positions), the keys land after the old ones "
                        "instead of over them, and the output differs (silently)")
         else:
-            message = (f"`{sent.text}` given to `{sent.receiver}.update`: transformers {target} (since {first}) "
+            message = (f"`{sent.text}` given to `{sent.receiver}.update`: {since(target, first)} "
                        "ignores it: a StaticCache writes at its own running length, not at these positions "
                        "(silently)")
         fixes: tuple[Fix, ...] = ()
