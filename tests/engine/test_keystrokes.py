@@ -1,0 +1,154 @@
+"""Issue 31 item 2: a keystroke re-parses the statement it changed (engine/splice.py) and re-runs only the
+functions whose code or inputs changed (engine/interpreter/replay.py: methods too, runs that write the module's
+objects or resolve workspace imports first); after every edit of a random sequence, over the corpus, the examples
+and transformers' own generation/utils.py (an oracle environment's copy), the buffer's analysis (every fact kind)
+and findings are exactly a fresh check's."""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hf_cache_lint.checking import source
+from hf_cache_lint.engine import interp
+from hf_cache_lint.engine.analysis import Analysis
+from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.interpreter import replay
+
+ROOT = Path(__file__).resolve().parents[2]
+ORACLE = Path(os.environ.get("ORACLE_DIR") or ROOT / ".cache" / "oracle")
+TOKENS = ["x", " ", "(", ")", ":", '"', "#", ",", "=", "self.", "None", "static", "cache_implementation=",
+          "past_key_values=DynamicCache()", "model.generate(", "return ", "\n", "\n    "]
+TYPED = ["out = model.generate(past_key_values=cache, cache_implementation=\"static\")",
+         "self.generation_config.cache_implementation = \"offloaded\"", "kw = {\"cache_implementation\": MODE}",
+         "from transformers import DynamicCache", "cache = DynamicCache()"]
+
+
+def edit(text: str, rng: random.Random) -> str:
+    """A keystroke or a deletion inside a line (most of them), a line added or removed, or a line replaced by
+    another one."""
+    lines = text.split("\n")
+    i = rng.randrange(len(lines))
+    line, kind = lines[i], rng.random()
+    if kind < 0.5:
+        at = rng.randrange(len(line) + 1)
+        lines[i] = line[:at] + rng.choice(TOKENS[:-2]) + line[at:]
+    elif kind < 0.75:
+        at = rng.randrange(len(line) + 1)
+        lines[i] = line[:at] + line[at + rng.randrange(1, 8):]
+    elif kind < 0.85:
+        lines[i] = lines[rng.randrange(len(lines))]
+    elif kind < 0.93:
+        lines.insert(i, line[:len(line) - len(line.lstrip())] + rng.choice(TYPED))
+    else:
+        del lines[i]
+    return "\n".join(lines)
+
+
+def typing(text: str, rng: random.Random) -> Iterator[str]:
+    """A statement typed character by character at the indentation of a line, as an editor sends it."""
+    lines = text.split("\n")
+    i = rng.randrange(len(lines))
+    indent = lines[i][:len(lines[i]) - len(lines[i].lstrip())]
+    typed = rng.choice(TYPED)
+    for n in range(len(typed) + 1):
+        yield "\n".join([*lines[:i], indent + typed[:n], *lines[i:]])
+
+
+@pytest.fixture
+def analyses(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Analysis]]:
+    """The analyses check_source made, in order (compared fact kind by fact kind)."""
+    got: list[Analysis] = []
+    original = source.analyse
+
+    def keep(*args: Any, **kwargs: Any) -> Analysis:
+        a = original(*args, **kwargs)
+        got.append(a)
+        return a
+
+    monkeypatch.setattr(source, "analyse", keep)
+    replay.forget_all()
+    yield got
+    replay.forget_all()
+
+
+def facts(a: Analysis) -> tuple[object, ...]:
+    return dict(a.facts), a.version_guarded, a.stopped, a.skipped
+
+
+def assert_keystrokes_match_fresh_checks(path: Path, ctx: Context, texts: Iterator[str],
+                                         analyses: list[Analysis]) -> int:
+    """Each text checked as the buffer (incremental) and afresh: the same findings and facts. Returns the count."""
+    n = 0
+    try:
+        for text in texts:
+            analyses.clear()
+            buffer = source.check_source(text, str(path), None, ctx, incremental=True)
+            fresh = source.check_source(text, str(path), None, ctx, use_gate=False)
+            assert buffer == fresh, f"edit {n}: the buffer's findings are not a fresh check's"
+            if len(analyses) == 2:  # both passed the screen
+                assert facts(analyses[0]) == facts(analyses[1]), f"edit {n}: the buffer's facts differ"
+            n += 1
+    finally:
+        interp.forget(str(path))
+    return n
+
+
+def sequence(text: str, rng: random.Random, edits: int) -> Iterator[str]:
+    yield text
+    while edits > 0:
+        if rng.random() < 0.1:
+            for typed in typing(text, rng):
+                text = typed
+                edits -= 1
+                yield text
+        else:
+            text = edit(text, rng)
+            edits -= 1
+            yield text
+
+
+def small_files() -> list[Path]:
+    return sorted((ROOT / "tests" / "data" / "corpus").rglob("*.py")) + sorted((ROOT / "examples").rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", small_files(), ids=lambda p: p.name)
+def test_every_keystroke_on_the_corpus_and_examples_gives_a_fresh_checks_findings(
+        path: Path, analyses: list[Analysis]) -> None:
+    rng = random.Random(path.name)
+    ctx = Context(workspace=path.parent)
+    n = assert_keystrokes_match_fresh_checks(path, ctx, sequence(path.read_text(), rng, 60), analyses)
+    assert n > 60
+
+
+def generation_utils() -> Path | None:
+    found = sorted(ORACLE.glob("tf-*/transformers/generation/utils.py"))
+    return found[-1] if found else None
+
+
+@pytest.mark.skipif(generation_utils() is None, reason="no oracle environment with transformers' source")
+def test_keystrokes_on_transformers_generation_utils_give_a_fresh_checks_findings(
+        analyses: list[Analysis], monkeypatch: pytest.MonkeyPatch) -> None:
+    path = generation_utils()
+    assert path is not None
+    replayed: list[bool] = []
+    original = replay.Replays.replay
+
+    def spy(self: replay.Replays, key: tuple[tuple[int, int], str]) -> bool:
+        ok = original(self, key)
+        replayed.append(ok)
+        return ok
+
+    monkeypatch.setattr(replay.Replays, "replay", spy)
+    rng = random.Random(31)
+    # Its package is the workspace: its relative imports resolve (runs that resolve them first are replayed).
+    ctx = Context(workspace=path.parent.parent)
+    text = path.read_text()
+    assert_keystrokes_match_fresh_checks(path, ctx, sequence(text, rng, 14), analyses)
+    # Most methods were replayed, not run again (a keystroke re-runs what it changed).
+    assert replayed.count(True) > 5 * replayed.count(False)
