@@ -152,3 +152,66 @@ def test_keystrokes_on_transformers_generation_utils_give_a_fresh_checks_finding
     assert_keystrokes_match_fresh_checks(path, ctx, sequence(text, rng, 14), analyses)
     # Most methods were replayed, not run again (a keystroke re-runs what it changed).
     assert replayed.count(True) > 5 * replayed.count(False)
+
+
+RUNNER = '''from transformers import AutoModelForCausalLM, DynamicCache
+
+
+class Runner:
+    def __init__(self):
+        self.model = AutoModelForCausalLM.from_pretrained("gpt2")
+
+    def config(self):
+        return {"cache_implementation": "static"}
+
+    def cache(self):
+        made = DynamicCache()
+        return made
+
+    def run(self, prompt):
+        kw = self.config()
+        return self.model.generate(**kw, past_key_values=self.cache())
+
+    def other(self):
+        return self.cache()
+'''
+
+
+def test_an_edited_method_reruns_its_callers_whose_other_calls_are_replayed(
+        tmp_path: Path, analyses: list[Analysis], monkeypatch: pytest.MonkeyPatch) -> None:
+    runs: list[tuple[str, bool]] = []
+    calls: list[tuple[str, bool]] = []
+    run_original, call_original = replay.Replays.replay, replay.Replays._replay_call
+
+    def run_spy(self: replay.Replays, key: replay.RunKey) -> bool:
+        ok = run_original(self, key)
+        runs.append((key[0][1].split("(")[0], ok))
+        return ok
+
+    def call_spy(self: replay.Replays, node: Any, c: replay.CallRecord) -> bool:
+        ok = call_original(self, node, c)
+        calls.append((node.name.value, ok))
+        return ok
+
+    monkeypatch.setattr(replay.Replays, "replay", run_spy)
+    monkeypatch.setattr(replay.Replays, "_replay_call", call_spy)
+    path = tmp_path / "runner.py"
+    ctx = Context(workspace=tmp_path)
+    edited = RUNNER.replace("made = DynamicCache()", "made = DynamicCache()  # typed")
+    again = edited.replace("return made", "return  made")
+    try:
+        for n, text in enumerate([RUNNER, RUNNER, edited, again]):
+            runs.clear()
+            calls.clear()
+            analyses.clear()
+            buffer = source.check_source(text, str(path), None, ctx, incremental=True)
+            assert buffer == source.check_source(text, str(path), None, ctx, use_gate=False)
+            assert facts(analyses[0]) == facts(analyses[1])
+            assert [f.code for f in buffer.findings] == ["HFC001"]
+            if n >= 2:  # `cache` edited: `run` and `other` call it (run again), `config` is not (replayed)
+                assert ("def config", True) in runs
+                assert ("def run", False) in runs and ("def other", False) in runs
+                assert ("config", True) in calls  # run's call of config, given and reading the same
+                assert ("cache", True) not in calls
+    finally:
+        interp.forget(str(path))

@@ -280,7 +280,12 @@ class UserFunctions:
         names = self.bind(fn, args, self_ref, extra_kwargs)
         for captured, value in fn.closure:  # a parameter or a local of its own shadows a captured name
             names.setdefault(captured, value)
-        return self.run_function(node, names, Site(whole, "called here") if isinstance(whole, Span) else None)
+        via = Site(whole, "called here") if isinstance(whole, Span) else None
+        if self.replays is not None and self.s.reads is not None:
+            # Inside a recorded run: the call's value and effects as recorded at the last check, when it is
+            # given and reads the same (replay.py `Replays.call`).
+            return self.replays.call(node, names, via, lambda: self.run_function(node, names, via))
+        return self.run_function(node, names, via)
 
     def run_function(self, node: Any, names: dict[str, Value], via: Site | None) -> Value:
         """Run a function body on a fresh path over the caller's heap (`names` bound as its locals): its

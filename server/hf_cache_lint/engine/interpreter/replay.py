@@ -39,7 +39,7 @@ the one a run without replays would give; past it, the module is analysed again 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -50,7 +50,7 @@ from hf_cache_lint.engine.deps import Stamp
 from hf_cache_lint.engine.findings import Span
 from hf_cache_lint.engine.interpreter.function_keys import Key, Source
 from hf_cache_lint.engine.nodes import Node
-from hf_cache_lint.engine.state import reachable
+from hf_cache_lint.engine.state import Heap, reachable
 from hf_cache_lint.engine.values import (
     CacheVal,
     ClassDef,
@@ -152,6 +152,18 @@ class Replay:
 
 
 @dataclass(frozen=True)
+class CallRecord:
+    """One inlined call inside a recorded run (UserFunctions.inline): what it was given besides what it read
+    (its parameters and captured names as bound, the caller's path, the call site its facts name, the functions
+    being inlined around it, the loop depth), the run itself (what it read and did), and the value it gave."""
+
+    given: tuple[tuple[str, Value], ...]
+    where: tuple[object, ...]
+    run: Replay
+    result: Value
+
+
+@dataclass(frozen=True)
 class _Start:
     """The session as a recorded run started (what finish() compares with and subtracts)."""
 
@@ -175,6 +187,8 @@ class Document:
     # Whether that check's meter, with the slack of replaying all of it, stayed under MAX_WORK // 4: only then
     # are replays tried (a module analysed near its budget would be analysed twice: see the docstring).
     small: bool
+    # The inlined calls recorded inside those runs, by the called function's key (Replays.call).
+    calls: dict[Key, tuple[CallRecord, ...]] = field(default_factory=dict)
 
 
 _DOCUMENTS: OrderedDict[str, Document] = OrderedDict()
@@ -246,6 +260,29 @@ def _facts_are(s: Session, f: Facts) -> bool:
         and f.saved == tuple(s.saved.items()) and f.pending_ci == tuple(s.pending_ci.items())
 
 
+def _merge(outer: Reads, names: Iterable[tuple[str, object]], heap: Iterable[tuple[int, HeapObj | None]],
+           forced: Iterable[tuple[tuple[str, int, str], Value]], bodies: Iterable[Node],
+           methods: Iterable[tuple[Node, str, Node | None]], called: Iterable[Node], written: Iterable[int],
+           resolutions: Iterable[tuple[tuple[str, int, str], Value]], stamps: Iterable[tuple[str, Stamp]]) -> None:
+    """What an inlined call read and did, into the reads of the run around it (first reads stay first; what the
+    call read of the enclosing run's own objects or resolutions is not the enclosing run's read)."""
+    for n, v in names:
+        outer.names.setdefault(n, v)
+    for i, o in heap:
+        if i < outer.first_id:
+            outer.heap.setdefault(i, o)
+    for k, v in forced:
+        if k not in outer.resolutions:
+            outer.forced.setdefault(k, v)
+    outer.bodies.extend(bodies)
+    outer.methods.extend(methods)
+    outer.called.extend(called)
+    outer.written.update(i for i in written if i < outer.first_id)
+    outer.resolutions.update(resolutions)
+    for p, st in stamps:
+        outer.stamps.setdefault(p, st)
+
+
 class Replays:
     """The replays of one check: `replay` a recorded run when everything it read is the same, else `start`
     recording one, `finish` it; `sound` at the end says whether the budget argument holds (the docstring);
@@ -265,7 +302,9 @@ class Replays:
         self.record = source is not None and previous is not None and previous.small
         usable = use and self.record and previous is not None and previous.fingerprint == fingerprint
         self.previous = previous.runs if previous is not None and usable else {}
+        self.previous_calls = previous.calls if previous is not None and usable else {}
         self.runs: dict[RunKey, Replay] = {}
+        self.calls: dict[Key, list[CallRecord]] = {}
         self.max_steps, self.max_heap, self.max_work = max_steps, max_heap, max_work
         self.first_charges: int | None = None  # the meter's charges when the first replay was made
         self.ids = 0  # the most ids any replayed recording had allocated when it ended
@@ -373,43 +412,133 @@ class Replays:
         self._key = key
         s.reads = Reads(s.next_id)
         self._analysed_at = self.imports.modules_analysed if self.imports is not None else 0
-        self._start = _Start(s.facts(), tuple(s.module_state.names.items()), s.steps, s.next_id, s.meter.work,
-                             s.meter.charges, len(s.recorded), frozenset(s.version_guarded),
-                             len(s.skipped))
+        self._start = self._snapshot()
+
+    def _snapshot(self) -> _Start:
+        s = self.s
+        return _Start(s.facts(), tuple(s.module_state.names.items()), s.steps, s.next_id, s.meter.work,
+                      s.meter.charges, len(s.recorded), frozenset(s.version_guarded), len(s.skipped))
 
     def finish(self) -> None:
         """The recorded run ended: keep it when a replay could stand for it (the docstring)."""
-        s, reads, at, key, source = self.s, self.s.reads, self._start, self._key, self.source
+        s, reads, at, key = self.s, self.s.reads, self._start, self._key
         s.reads, self._start, self._key = None, None, None
-        if reads is None or at is None or key is None or source is None:
+        if reads is None or at is None or key is None:
             return
+        got = self._recorded(reads, at, self._analysed_at, key[0], s.module_state.heap, ())
+        if got is not None:
+            self.runs[key] = got
+
+    def _recorded(self, reads: Reads, at: _Start, analysed_at: int, own: Key, heap: Heap,
+                  more_roots: tuple[Value, ...]) -> Replay | None:
+        """What a run that just ended read and did, when a replay could stand for it (None: it cannot)."""
+        s, source = self.s, self.source
+        if source is None:
+            return None
         end = s.module_state.names
         # Past MAX_STEPS or half of MAX_WORK its inlining decisions read the budget: not a function of its reads.
         if reads.impure or s.stopped is not None or len(s.skipped) != at.skipped or len(end) != len(at.names) \
                 or any(end.get(n) is not v for n, v in at.names) or s.steps > self.max_steps \
                 or s.next_id > self.max_heap or s.meter.work > self.max_work // 2:
-            return
+            return None
         effects: dict[int, HeapObj] = {}
-        if reads.written or reads.resolutions:
-            heap = s.module_state.heap
+        if reads.written or reads.resolutions or more_roots:
             roots: list[Value] = [Ref(i) for i in sorted(reads.written)]
             roots.extend(reads.resolutions.values())
+            roots.extend(more_roots)
             # What the written objects and resolved values reach that the run made (the rest a replay keeps).
             effects = {i: o for i, o in sorted(reachable(heap, roots).items())
                        if i in reads.written or i >= reads.first_id}
         analysed = self.imports.modules_analysed if self.imports is not None else 0
-        self.runs[key] = Replay(
+        return Replay(
             effects=tuple(effects.items()), resolutions=tuple(reads.resolutions.items()),
-            stamps=tuple(reads.stamps.items()), analysed_at=self._analysed_at, analysed=analysed - self._analysed_at,
+            stamps=tuple(reads.stamps.items()), analysed_at=analysed_at, analysed=analysed - analysed_at,
             names=tuple(reads.names.items()), forced=tuple(reads.forced.items()), heap=tuple(reads.heap.items()),
             # The function itself is the key; the others are checked at a replay.
-            bodies=tuple((n, k) for n in dict.fromkeys(reads.bodies) if (k := source.key(n)) != key[0]),
+            bodies=tuple((n, k) for n in dict.fromkeys(reads.bodies) if (k := source.key(n)) != own),
             methods=tuple(dict.fromkeys(reads.methods)),
             path=s.module_state.path, before=at.facts, ids_at=at.ids, steps=s.steps - at.steps,
             ids=s.next_id - at.ids, work=s.meter.work - at.work, charges=s.meter.charges - at.charges,
             recorded=tuple(s.recorded[at.recorded:]),
             guarded=tuple(s.version_guarded - at.guarded), after=(after := s.facts()), called=tuple(reads.called),
             changes_facts=after != at.facts)
+
+    # -- inlined calls inside a recorded run ------------------------------------------------------------
+    def call(self, node: Node, names: dict[str, Value], via: object, run: Callable[[], Value]) -> Value:
+        """An inlined call of `node` inside a recorded run (UserFunctions.inline): the value and what it did as a
+        call recorded at the last check gave them, when it was given the same and all it read is the same
+        (its run's reads are the enclosing run's too); else `run()`, recorded for the next check."""
+        s, outer, source = self.s, self.s.reads, self.source
+        if outer is None or source is None or not self.record or s.stopped is not None:
+            return run()
+        key = source.key(node)
+        given = tuple(names.items())
+        where = (s.state.path, s.via if s.via is not None else via, tuple(map(id, s.stack)), s.loop_depth)
+        for c in self.previous_calls.get(key, ()):
+            if c.where == where and len(c.given) == len(given) and \
+                    all(n == m and same(v, w) for (n, v), (m, w) in zip(c.given, given, strict=True)) and \
+                    self._replay_call(node, c):
+                self.calls.setdefault(key, []).append(c)
+                return c.result
+        inner = Reads(s.next_id)
+        at = self._snapshot()
+        analysed_at = self.imports.modules_analysed if self.imports is not None else 0
+        s.reads = inner
+        try:
+            result = run()
+        finally:
+            s.reads = outer
+            _merge(outer, inner.names.items(), inner.heap.items(), inner.forced.items(), inner.bodies,
+                   inner.methods, inner.called, inner.written, inner.resolutions.items(), inner.stamps.items())
+            outer.impure = outer.impure or inner.impure
+        got = self._recorded(inner, at, analysed_at, key, s.state.heap, (result,))
+        if got is not None:
+            self.calls.setdefault(key, []).append(CallRecord(given, where, got, result))
+        return result
+
+    def _replay_call(self, node: Node, c: CallRecord) -> bool:
+        """Put back what the recorded call did, when all it read is the same now and it starts at the heap id
+        it started at (its value and objects keep their ids)."""
+        r, s, source = c.run, self.s, self.source
+        outer = s.reads
+        if outer is None or source is None or s.next_id != r.ids_at or s.steps + r.steps > self.max_steps \
+                or s.next_id + r.ids > self.max_heap or not _facts_are(s, r.before):
+            return False
+        names, heap = s.module_state.names, s.state.heap
+        imports = self.imports
+        resolved: Mapping[tuple[str, int, str], Value] = imports.resolved if imports is not None else {}
+        if not all(same(names.get(n, _ABSENT), v) for n, v in r.names) or \
+                not all(same(resolved.get(k, _ABSENT), v) for k, v in r.forced) or \
+                any(k in resolved for k, _ in r.resolutions) or \
+                (imports.modules_analysed if imports is not None else 0) != r.analysed_at or \
+                not all(same(heap.get(i), o) for i, o in r.heap) or \
+                not all(source.key(n) == k for n, k in r.bodies) or \
+                any((self.method_node(cl, nm) if self.method_node is not None else None) is not f
+                    for cl, nm, f in r.methods) or \
+                any(deps.stamp(p) != st for p, st in r.stamps):
+            return False
+        if self.first_charges is None:
+            self.first_charges = s.meter.charges
+        self.ids = max(self.ids, r.ids_at + r.ids)
+        s.recorded.extend(r.recorded)
+        s.version_guarded.update(r.guarded)
+        if r.changes_facts:
+            s.set_facts(r.after)
+        if r.called:
+            s.called.update(id(n) for n in r.called)
+        for i, o in r.effects:
+            heap[i] = o
+        if imports is not None:
+            imports.resolved.update(r.resolutions)
+            imports.modules_analysed += r.analysed
+        s.steps += r.steps
+        s.next_id += r.ids
+        s.meter.work += r.work
+        s.meter.charges += r.charges
+        # The enclosing run read and did all this too (its own record must say so).
+        _merge(outer, r.names, r.heap, r.forced, [node, *(n for n, _ in r.bodies)], [*r.methods], [*r.called],
+               {i for i, _ in r.effects if i < r.ids_at}, r.resolutions, r.stamps)
+        return True
 
     def slack(self) -> int:
         """How far the meter of a run without replays can be from this one's (the docstring)."""
@@ -428,7 +557,8 @@ class Replays:
             return
         s = self.s
         small = s.meter.work + 4 * s.next_id * s.meter.charges <= self.max_work // 4
-        keep(s.path, Document(self.fingerprint, self.runs if small else {}, small))
+        calls = {k: tuple(v) for k, v in self.calls.items()} if small else {}
+        keep(s.path, Document(self.fingerprint, self.runs if small else {}, small, calls))
 
 
 __all__ = ["Document", "Facts", "Reads", "Replay", "Replays", "absent", "document", "fingerprint",
