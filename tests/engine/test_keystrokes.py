@@ -1,4 +1,4 @@
-"""Issue 31 item 2: a keystroke re-parses the statement it changed (engine/splice.py) and re-runs only the
+"""Issue 31 item 2: a keystroke re-parses the statement it changed (engine/syntax/splice.py) and re-runs only the
 functions whose code or inputs changed (engine/interpreter/replay.py: methods too, runs that write the module's
 objects or resolve workspace imports first); after every edit of a random sequence, over the corpus, the examples
 and transformers' own generation/utils.py (an oracle environment's copy), the buffer's analysis (every fact kind)
@@ -15,10 +15,9 @@ from typing import Any
 import pytest
 
 from hf_cache_lint.checking import source
-from hf_cache_lint.engine import interp
-from hf_cache_lint.engine.analysis import Analysis
-from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.interpreter import replay
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.interpreter import interp, replay
+from hf_cache_lint.engine.output.analysis import Analysis
 
 ROOT = Path(__file__).resolve().parents[2]
 ORACLE = Path(os.environ.get("ORACLE_DIR") or ROOT / ".cache" / "oracle")

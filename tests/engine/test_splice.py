@@ -1,4 +1,4 @@
-"""engine/splice.py: an edit that keeps the line count re-parses the one statement holding it, and the tree is a
+"""engine/syntax/splice.py: an edit that keeps the line count re-parses the one statement holding it, and the tree is a
 fresh parse's, node by node, after every edit (random edits inside lines, lines replaced by others, lines
 commented out or indented differently, over nested classes and functions); what is outside the statement keeps
 its node objects."""
@@ -12,7 +12,7 @@ from typing import Any
 import parso
 import pytest
 
-from hf_cache_lint.engine import parsing, splice
+from hf_cache_lint.engine.syntax import parsing, splice
 
 GRAMMAR = parso.load_grammar()  # type: ignore[attr-defined]
 ROOT = Path(__file__).resolve().parents[2]

@@ -43,15 +43,14 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from hf_cache_lint.engine import deps, process_state
-from hf_cache_lint.engine.analysis import CiValue, GuardedBlock
-from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.deps import Stamp
-from hf_cache_lint.engine.findings import Span
+from hf_cache_lint.engine.base import process_state
+from hf_cache_lint.engine.base.findings import Span
+from hf_cache_lint.engine.environment import deps
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.environment.deps import Stamp
 from hf_cache_lint.engine.interpreter.function_keys import Key, Source
-from hf_cache_lint.engine.nodes import Node
-from hf_cache_lint.engine.state import Heap, reachable
-from hf_cache_lint.engine.values import (
+from hf_cache_lint.engine.interpreter.state import Heap, reachable
+from hf_cache_lint.engine.interpreter.values import (
     CacheVal,
     ClassDef,
     Cond,
@@ -68,6 +67,8 @@ from hf_cache_lint.engine.values import (
     Value,
     children,
 )
+from hf_cache_lint.engine.output.analysis import CiValue, GuardedBlock
+from hf_cache_lint.engine.syntax.nodes import Node
 
 if TYPE_CHECKING:
     from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
