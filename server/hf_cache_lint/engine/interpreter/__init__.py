@@ -92,7 +92,8 @@ class Interpreter:
         s = self.session
         s.guards = VersionGuards(tree, s.target, s.text)
         replays = replay.Replays(s, function_keys.source_of(tree, s.text, s.path), replay.document(s.path),
-                                 replay.fingerprint(s.context, s.guards), use_replays, MAX_STEPS, MAX_HEAP, MAX_WORK)
+                                 replay.fingerprint(s.context, s.guards), use_replays, MAX_STEPS, MAX_HEAP, MAX_WORK,
+                                 self.imports, self.functions.method_node)
         self.functions.replays = replays
         self.statements.exec_block(tree.children)
         s.module_done = True
