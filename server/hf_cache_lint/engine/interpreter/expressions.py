@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from hf_cache_lint.engine.analysis import CiLocation, CiValue
 from hf_cache_lint.engine.constants import literal_truth, number_value
+from hf_cache_lint.engine.interpreter.cache_uses import count_targets
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
 from hf_cache_lint.engine.interpreter.session import EvArg, Session
 from hf_cache_lint.engine.nodes import Arg, Node, call_args, code, span, string_value
@@ -122,6 +123,8 @@ class Expressions:
 
     def eval_atom(self, node: Node) -> Value:
         first = node.children[0]
+        if self.uses.on and len(node.children) == 3 and first.value in "([{":
+            self._comprehension_uses(node.children[1])
         if first.value == "{":
             return self.eval_dict(node.children[1] if len(node.children) == 3 else None, node)
         if first.value == "(":
@@ -134,6 +137,20 @@ class Expressions:
                 return UNKNOWN
             return self.eval(inner)
         return UNKNOWN
+
+    def _comprehension_uses(self, body: Node) -> None:
+        """`[k for k, v in cache]`: the first iterable of a comprehension runs in the enclosing scope; it is
+        evaluated for its use of a cache when evaluating it has no effect (a name or attributes, no call)."""
+        kids = getattr(body, "children", None)
+        if not kids or kids[-1].type not in ("sync_comp_for", "comp_for"):
+            return
+        loop = kids[-1].children[-1] if kids[-1].type == "comp_for" else kids[-1]
+        if loop.type != "sync_comp_for" or len(loop.children) < 4:
+            return
+        iterable = loop.children[3]
+        if iterable.type == "name" or (iterable.type in ("atom_expr", "power") and all(
+                t.type == "trailer" and t.children[0].value == "." for t in iterable.children[1:])):
+            self.uses.whole(self.eval(iterable), "iterate", iterable, count_targets(loop.children[1]))
 
     def eval_dict(self, body: Node | None, whole: Node) -> Value:
         # Entries are gathered first and the dict built once: setting them one by one copied the entries
