@@ -243,7 +243,12 @@ class _Reads:
             if found is None:
                 continue
             where = "subscript" if u.op == "subscript" else "loop" if u.op == "iterate" else "name"
-            self.at.setdefault((u.span.start, where), found)
+            key = (u.span.start, where)
+            had = self.at.get(key)
+            # One site, several runs (an uncalled function by its annotation, then inlined at a call): the run that
+            # knows the concrete class tells the error's class.
+            if had is None or (had.use.cls in (None, "Cache") and u.cls not in (None, "Cache")):
+                self.at[key] = found
             self.names.add(u.name)
             self.subscripts = self.subscripts or where == "subscript"
             self.loops = self.loops or where == "loop"
@@ -296,6 +301,8 @@ def _shown(u: CacheUse, target: Target) -> str:
     """The class the target's error names: the cache's own, or, for a model's own cache class the target no longer
     has (Mamba's `MambaCache` from 5.5: checked on 5.23.0), the `DynamicCache` the model returns instead."""
     cls = u.cls or "DynamicCache"
+    if cls == "Cache":  # the abstract base an annotation names: the instance is one of its subclasses
+        return "DynamicCache"
     module, _ = _defining(u, target)
     return cls if target.class_exists(module, cls) or module == _CU else "DynamicCache"
 

@@ -72,6 +72,12 @@ READ_REPLACEMENTS: dict[str, str] = {
 # What a use the release table knows but this table does not is told instead.
 _NO_REPLACEMENT = "no drop-in replacement (the release table shows the name gone from that release on)"
 _OLD_PART = {"key_cache": "keys", "value_cache": "values"}
+# The reads `_read_fix` may have a fix for (where it has none, the ignore comment is still the last fix offered).
+_READ_FIXES = frozenset({"subscript", "unpack", "get_max_cache_shape", "max_cache_len"})
+# A model flag whose `getattr` with a default gives what the flag gave on every release: 4.53.3's
+# PreTrainedModel default is False (a model class that took Cache classes set True), and every model takes them
+# from 4.54, where the flag is gone.
+_FLAG_DEFAULT = {"_supports_cache_class": "True"}
 _GONE_BEFORE_457 = frozenset({"key_cache", "value_cache", "seen_tokens", "get_usable_length"})
 # `cache.update` takes (keys, values, layer_idx) on 4.57.6, 5.0.0 and 5.24.0 (run by the oracle).
 SILENT_INSTEAD = "fill the cache through its layers: `cache.update(keys, values, layer_idx)`"
@@ -120,9 +126,9 @@ class RemovedCacheApi(Rule):
             fix = _read_fix(analysis.text, use)
             if fix is not None:
                 yield fix
-            # A read gone before 4.57 without a mechanical fix (a store, `seen_tokens`): none, as for imports (the
-            # editor still offers the ignore comment).
-            if fix is not None or use.name not in _GONE_BEFORE_457:
+            # A read without a mechanical fix (a store, `seen_tokens`, a member only the release table names): none,
+            # as for imports (the editor still offers the ignore comment).
+            if fix is not None or use.name in _READ_FIXES:
                 yield ignore
             return
         if use.kind == "method" and use.name == "from_legacy_cache" and use.module == "DynamicCache" \
@@ -177,6 +183,8 @@ def _error(use: RemovedApiUse) -> str:
                  }.get(use.name, f"AttributeError: '{cls}' object has no attribute '{use.name}'")
         if use.cache is not None and use.cache.cls is None and use.name != "unpack":
             error += " (with the class of the cache the model returned: DynamicCache by default)"
+        elif use.cache is not None and use.cache.cls == "Cache" and use.name != "unpack":
+            error += " (with the class of the cache it is given, a `Cache` subclass)"
         return error
     if use.kind == "import":
         return f"ImportError: cannot import name '{use.name}' from '{use.module}'"
@@ -256,6 +264,11 @@ def _read_what(use: RemovedApiUse, target: object) -> str:
 def _read_fix(text: str, use: RemovedApiUse) -> Fix | None:
     """The mechanical replacement, where one exists (each checked on 4.57.6 and 5.x by the oracle)."""
     cache, span = use.cache, use.call_span
+    if cache is not None and cache.what == "model" and cache.op == "read" and use.name in _FLAG_DEFAULT \
+            and cache.whole is not None:
+        default = _FLAG_DEFAULT[use.name]
+        return Fix(f"Use `getattr(..., {default})`", (Edit(cache.whole, f'getattr({use.module}, "{use.name}", {default})'),),
+                   preferred=True)
     if cache is None or span is None:
         return None
     # `get_max_length()` exists from 5.18 only (4.57 and 5.0 lack it): the fix does not run on every release the
