@@ -2,7 +2,7 @@
 (built here, returned by a model's forward or generate, held in an attribute, passed as a parameter by a caller of
 the module or annotated `Cache`, returned by a helper).
 
-The receiver is a transformers cache or model only where the code says so (engine/values.py `CacheVal`, a
+The receiver is a transformers cache or model only where the code says so (engine/interpreter/values.py `CacheVal`, a
 `ModelState` of transformers): a class the project defines never is, whatever its name or methods. Recorded by the
 interpreter (engine/interpreter/cache_uses.py) for:
 
@@ -26,8 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.facts import FactKind
-from hf_cache_lint.engine.findings import Span
 
 CacheOp = Literal["read", "write", "call", "iterate", "subscript", "unpack", "len", "forward"]
 # What the argument's value is, as the interpreter knows it.
