@@ -93,4 +93,18 @@ if seen[1:] == [6, 7]:
     raise RuntimeError("BEHAVIOUR cache_reaches_hooks_as_cache")
 assert seen == [5, 1, 1], seen
 """,
+    # The attention layers' fourth argument to `Cache.update`: the positions a press-style override reads.
+    "update_gets_no_cache_kwargs": LLAMA + """
+class PressCache(DynamicCache):
+    def update(self, key_states, value_states, layer_idx, cache_kwargs=None, **kwargs):
+        position = cache_kwargs["cache_position"]
+        return super().update(key_states, value_states, layer_idx, cache_kwargs, **kwargs)
+model(ids, past_key_values=PressCache(), use_cache=True)
+""",
+    "update_called_with_kwargs": LLAMA + """
+class PressCache(DynamicCache):
+    def update(self, key_states, value_states, layer_idx, cache_kwargs=None):
+        return super().update(key_states, value_states, layer_idx, cache_kwargs)
+model(ids, past_key_values=PressCache(), use_cache=True)
+""",
 }

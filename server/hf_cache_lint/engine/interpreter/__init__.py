@@ -34,7 +34,9 @@ The stage's other modules (stage interpreter: imports base/, environment/, text/
 - state.py: a path's state (names, heap, conditions) and the join of two paths;
 - modules.py: what a workspace module's top level leaves behind (its exports, cached per file version);
 - version_guard.py: conditions comparing the installed transformers version, decided for the target;
-- removed_api.py: uses of cache APIs the target no longer has, read from the tree (no generate call needed).
+- removed_api.py: uses of cache APIs the target no longer has, read from the tree (no generate call needed);
+- hooks.py: generation hooks the code hands transformers (overrides, patched forwards, `Cache.update`), and the
+  positions it sends, read from the tree.
 """
 
 from __future__ import annotations
