@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from hf_cache_lint.engine.base.findings import Span
+from hf_cache_lint.engine.interpreter.cache_uses import output
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.functions import UserFunctions
 from hf_cache_lint.engine.interpreter.generate_calls import GenerateFacts
@@ -25,7 +26,6 @@ from hf_cache_lint.engine.interpreter.values import (
     Maybe,
     Method,
     ModelState,
-    Output,
     Partial,
     PipelineState,
     Ref,
@@ -35,7 +35,7 @@ from hf_cache_lint.engine.interpreter.values import (
     maybe,
 )
 from hf_cache_lint.engine.output.analysis import Branch, CacheArg, CacheImpl, GenerateCall
-from hf_cache_lint.engine.syntax.nodes import Node, span_between
+from hf_cache_lint.engine.syntax.nodes import Node, code, span_between
 
 
 class CallDispatch:
@@ -74,6 +74,8 @@ class CallDispatch:
             known = [v for v, _ in callee.options if not isinstance(v, Unknown)]
             callee = known[0] if known else UNKNOWN
         if isinstance(callee, Symbol):
+            if self.ex.uses.on:
+                self.ex.uses.class_call(callee.qualname, args, trailers, head, whole)
             return self.known.call_symbol(callee.qualname, args, trailer, whole)
         if isinstance(callee, Method):
             return self.methods.call_method(callee, args, trailer, head, trailers, whole)
@@ -86,7 +88,8 @@ class CallDispatch:
                                          through="`functools.partial`")
         obj = self.s.obj(callee)
         if isinstance(obj, ModelState):
-            return Output("forward", site_of(whole, "the forward pass"))
+            self.ex.uses.forward(callee, args, whole, code(head) + "".join(code(t) for t in trailers[:-1]))
+            return output("forward", obj, args, site_of(whole, "the forward pass"))
         if isinstance(obj, PipelineState):
             assert isinstance(callee, Ref)
             if self.facts.pipeline_reaches_generate(obj):
@@ -155,7 +158,9 @@ class CallDispatch:
             assert isinstance(func.owner, Ref)
             self.facts.generate_facts(func.owner, None, extra or [], trailer, None, [], whole, extra_kwargs=kwargs,
                                       spread=holder, keywords_reach=extra is not None, through=through)
-            return Output("generate", site_of(whole, "generate(...)"))
+            model = self.s.obj(func.owner)
+            return output("generate", model if isinstance(model, ModelState) else None, extra or [],
+                          site_of(whole, "generate(...)"))
         if isinstance(func, Function):
             d = self.s.obj(kwargs) if kwargs is not None else None
             return self.functions.inline(func, extra or [], None, whole,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from hf_cache_lint.engine.environment.context import Context
 from hf_cache_lint.engine.facts import grouped
+from hf_cache_lint.engine.facts.cache_use import CacheUse
 from hf_cache_lint.engine.interpreter import Interpreter
 from hf_cache_lint.engine.interpreter.hooks import hook_facts
 from hf_cache_lint.engine.interpreter.removed_api import removed_api_uses
@@ -46,7 +47,8 @@ def analyse(text: str, path: str, context: Context, tree: object | None = None,
     s = interpreter.session
     assert s.guards is not None
     try:
-        removed = removed_api_uses(tree, text, context.target, s.guards)
+        removed = removed_api_uses(tree, text, context.target, s.guards,
+                                   tuple(f for f in s.recorded if isinstance(f, CacheUse)))
         hooks, sent = hook_facts(tree, text)
     except RecursionError:  # a statement too deeply nested for its walk (the interpreter noted it)
         removed, hooks, sent = (), [], []

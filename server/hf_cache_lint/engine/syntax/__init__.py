@@ -6,6 +6,5 @@
 - splice.py: an edit that keeps the line count re-parses only the statement holding it;
 - nodes.py: tree helpers: spans, call arguments, dotted names, import paths;
 - constants.py: literal constants as Python reads them (numbers, the truth of a literal condition);
-- cache_values.py: which expressions hold a transformers cache, as the module's own text says (HFC007);
 - own_names.py: what a module's own code says is not transformers'.
 """

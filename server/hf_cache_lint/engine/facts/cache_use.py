@@ -1,0 +1,113 @@
+"""The fact kind `cache_use`: one use of a transformers cache or model object, wherever the interpreter followed it
+(built here, returned by a model's forward or generate, held in an attribute, passed as a parameter by a caller of
+the module or annotated `Cache`, returned by a helper).
+
+The receiver is a transformers cache or model only where the code says so (engine/interpreter/values.py `CacheVal`, a
+`ModelState` of transformers): a class the project defines never is, whatever its name or methods. Recorded by the
+interpreter (engine/interpreter/cache_uses.py) for:
+
+| op | what | `name` |
+|---|---|---|
+| `read` | `cache.attr` (not called) | the attribute |
+| `write` | `cache.attr = value` | the attribute |
+| `call` | `cache.method(...)`, with `arguments` | the method |
+| `iterate` | `for ... in cache` (`targets`: the names unpacked per item) | `""` |
+| `subscript` | `cache[i]` (`index`: `i` as written) | `""` |
+| `unpack` | `a, b = cache` (`targets`) | `""` |
+| `len` | `len(cache)` | `""` |
+| `forward` | a cache passed to a model's forward pass (the receiver is the cache); or, with `what == "model"`, a forward pass given a cache keyword (`arguments`: every argument) | the keyword / `forward` |
+
+A model's uses are recorded for its cache-related members only (a name with `cache` in it: `_supports_cache_class`,
+`_get_cache(...)`) and for forward passes given a cache keyword: that is all a cache rule reads of a model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from hf_cache_lint.engine.base.findings import Span
+from hf_cache_lint.engine.facts import FactKind
+
+CacheOp = Literal["read", "write", "call", "iterate", "subscript", "unpack", "len", "forward"]
+# What the argument's value is, as the interpreter knows it.
+ArgKind = Literal["cache", "tuple", "model", "constant", "unknown"]
+
+
+@dataclass(frozen=True)
+class UseArgument:
+    """One argument of a call recorded with the use: its keyword (None: positional or spread), its source text,
+    what its value is, and the constant when it is one."""
+
+    name: str | None
+    text: str
+    kind: ArgKind
+    constant: str | int | float | bool | None = None
+
+
+@dataclass(frozen=True)
+class CacheUse:
+    """One use (the module docstring's table).
+
+    `what`: a transformers `cache` or `model`; `receiver_class`: the transformers class as known (`DynamicCache`,
+    `StaticCache`, `LlamaForCausalLM`; None: a model output's cache whose class the code does not say, or an Auto
+    model), with `module` the transformers module that defines it (for the release table); `description`: what
+    the code says the receiver is, for messages ("the cache returned by the forward pass"); `receiver`: its source
+    text; `span`: the attribute's or method's name, the subscript's brackets, the iterated or unpacked expression,
+    the cache argument's value, or the whole forward call; `whole`: the receiver through the use (the call's
+    closing parenthesis, the subscript's bracket); `layered`: the cache has `.layers` of `.keys`/`.values` (4.57
+    and 5.x: not an `EncoderDecoderCache`, nor the cache of a model not known to be decoder-only).
+    """
+
+    op: CacheOp
+    name: str
+    what: Literal["cache", "model"]
+    receiver_class: str | None
+    module: str
+    description: str
+    receiver: str
+    span: Span
+    whole: Span | None = None
+    arguments: tuple[UseArgument, ...] = ()
+    index: str | None = None
+    targets: int | None = None
+    layered: bool = True
+
+    @property
+    def cls(self) -> str | None:
+        """The transformers class as the code says it (None: a model output's cache, a model of an Auto class)."""
+        return self.receiver_class
+
+
+# The compiled names a module holding a cache use has one of, besides a model's sources the gate lets through on
+# their own (`from_pretrained`, a pipeline, a value imported from the workspace: engine/screen/gate.py): a cache
+# class's name (built, annotated), `from_legacy_cache`, `return_dict_in_generate` (a generate output's cache),
+# `from_config` (a model built from a config), the cache members the interpreter reads on a model or a cache the
+# release table knows (but `cache_implementation`, a generation setting); tests/engine/test_cache_use.py checks it
+# against data/releases.json (read here, the table would cost every start-up its 0.1 s load). Not the words
+# `past_key_values`, `cache`, `cache_params` themselves: an output holding a cache needs a model or generate first,
+# and as a keyword they are in nearly every modeling file.
+PARSE_NAMES = frozenset({
+    "Cache", "from_config", "return_dict_in_generate", "seen_tokens", "get_usable_length", "ssm_states",
+    "max_batch_size", "DFlashCache", "DynamicCache", "EncoderDecoderCache", "FalconHybridMambaAttentionDynamicCache",
+    "FalconMambaCache", "HQQQuantizedCache", "HybridCache", "HybridChunkedCache", "HybridMambaAttentionDynamicCache",
+    "Lfm2HybridConvCache", "Mamba2Cache", "MambaCache", "MtpCache", "NemotronHHybridDynamicCache", "OffloadedCache",
+    "OffloadedHybridCache", "OffloadedStaticCache", "QuantizedCache", "QuantoQuantizedCache",
+    "Qwen3NextDynamicCache", "SinkCache", "SlidingWindowCache", "StaticCache",
+    "TorchExportableModuleWithStaticCache", "Zamba2HybridDynamicCache", "ZambaHybridDynamicCache",
+    "_cache_dependant_input_preparation", "_cache_dependant_input_preparation_exporting", "_get_cache",
+    "_get_initial_cache_position", "_get_layer_device_map_for_cache_init", "_get_static_cache",
+    "_get_static_cache_init_shape", "_prepare_cache_for_generation", "_prepare_static_cache", "_reorder_cache",
+    "_supports_cache_class", "_supports_default_dynamic_cache", "_supports_quantized_cache",
+    "_supports_static_cache", "_temporary_reorder_cache",
+    "cache_processor", "cache_type", "check_dynamic_cache", "conv_L_cache", "conv_cache", "cos_sin_rerotation_cache",
+    "cross_attention_cache", "device_key_cache", "device_value_cache", "from_legacy_cache", "get_max_cache_shape",
+    "initialise_cache_layer", "key_cache", "max_cache_len", "reorder_cache",
+    "self_attention_cache", "to_legacy_cache", "value_cache",
+})
+
+
+# No cache or model use without one of these words: a cache class, an output's cache, a model's cache member
+# (the interpreter records none in a text without them: engine/interpreter/cache_uses.py).
+KIND: FactKind[CacheUse] = FactKind("cache_use", CacheUse, triggers=("Cache", "cache", "past_key_values"),
+                                    parse_names=PARSE_NAMES, distinct=True)
