@@ -44,7 +44,7 @@ def due_generation(counts: tuple[int, int, int], thresholds: tuple[int, int, int
     `gc.collect(0)` only adds to generation 1's count; only the collector's automatic collections look at it. The
     language server's inline checks pause the collector and resume it here, and the allocations between two
     keystrokes seldom make an automatic collection due, so with `collect(0)` alone generations 1 and 2 were collected
-    only when one happened to (9280b4a: now and then; with replays, never over 1,500 keystrokes): what survives one young collection and dies later stayed for good (the re-parsed statement's parso
+    only when one happened to (9280b4a: now and then; with replays, none in the bench): what survives one young collection and dies later stayed for good (the re-parsed statement's parso
     nodes, cyclic through their parents, replaced at the next keystroke: +1.4 KB per edit, issue 31). Generation 2
     here skips the collector's long-lived ratio (not readable from Python): a full collection every ~120 young
     ones, which skips what `gc.freeze()` froze. From 3.14 the collector is incremental (its automatic collection
