@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import sys
+import weakref
 from collections.abc import Iterator
 
 import pytest
 
+from hf_cache_lint.engine.base.collector import due_generation
 from hf_cache_lint.lsp.server import collection_deferred
 
 
@@ -77,3 +80,56 @@ def test_found_off_it_is_left_off_for_whoever_turned_it_off(collector_on: None) 
         return gc.isenabled()
 
     assert asyncio.run(run()) is False
+
+
+class _Statement:
+    """A re-parsed statement's nodes: cyclic (parso's nodes know their parent), kept until the next keystroke
+    replaces them, as the buffer's kept tree does."""
+
+    def __init__(self) -> None:
+        self.children = [_Leaf(self)]
+
+
+class _Leaf:
+    def __init__(self, parent: _Statement) -> None:
+        self.parent = parent
+
+
+def test_what_dies_after_surviving_a_young_collection_is_collected_at_the_collectors_pace(
+        collector_on: None) -> None:
+    """Keystroke after keystroke on the inline path, the statement the previous one parsed becomes cyclic garbage
+    after it survived that keystroke's young collection: the older generations must get collected too (issue 31:
+    with `gc.collect(0)` alone, nothing else ever collected them and the server grew at every keystroke)."""
+    alive: weakref.WeakSet[_Statement] = weakref.WeakSet()
+    keystrokes = 400
+
+    async def run() -> None:
+        loop = asyncio.get_running_loop()
+        kept = _Statement()
+        for _ in range(keystrokes):
+            with collection_deferred(loop):
+                # A check's worth of cyclic garbage (what is freed at once leaves the count): a collection due.
+                garbage = [_Statement() for _ in range(gc.get_threshold()[0])]
+                del garbage
+                kept = _Statement()  # the previous one is garbage now
+                alive.add(kept)
+            await _after_the_timers_set_so_far()
+
+    saved = gc.get_threshold()
+    gc.set_threshold(700, 10, 10)  # CPython's defaults (a test run may have changed them)
+    gc.collect()
+    try:
+        asyncio.run(run())
+        left = len(alive)  # before any other collection
+    finally:
+        gc.set_threshold(*saved)
+    # At most what the schedule leaves between collections of an older generation (~11 young collections
+    # between two of generation 1, ~11 of those between two full ones), far from one per keystroke.
+    assert left < keystrokes // 4, left
+
+
+@pytest.mark.parametrize(("counts", "generation"), [
+    ((701, 3, 4), 0), ((701, 11, 4), 1), ((701, 11, 11), 2), ((701, 3, 11), 2)])
+def test_the_due_generation_is_the_oldest_past_its_threshold(counts: tuple[int, int, int], generation: int) -> None:
+    expected = 1 if sys.version_info >= (3, 14) else generation  # 3.14's incremental collector: young + increment
+    assert due_generation(counts, (700, 10, 10)) == expected
