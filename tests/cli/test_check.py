@@ -214,11 +214,11 @@ def test_ignore_fix_inserts_a_comment_that_silences(project: Path, run: RunFn) -
 
 @pytest.mark.parametrize("flag", ["--select", "--extend-select", "--ignore"])
 def test_a_mistyped_code_in_a_flag_is_a_usage_error_with_a_did_you_mean(project: Path, run: RunFn, flag: str) -> None:
-    # Ruff rejects an unknown code; before, `--select HFC01` printed "All checks passed!" and exited 0.
+    # Ruff rejects an unknown code; before, `--select HFC01` (then no code) printed "All checks passed!" and exited 0.
     write(project / "demo.py", CONFLICT)
-    r = run("check", flag, "HFC01", "demo.py")
+    r = run("check", flag, "HFC0001", "demo.py")
     assert r.code == 2 and r.out == ""
-    assert f"argument {flag}: unknown rule code or prefix 'HFC01'; did you mean 'HFC001'?" in r.err
+    assert f"argument {flag}: unknown rule code or prefix 'HFC0001'; did you mean 'HFC001'?" in r.err
 
 
 def test_noqa_silences_and_hfc100_fix_removes_a_stale_one(project: Path, run: RunFn) -> None:

@@ -79,7 +79,7 @@ def test_snake_and_camel_case_keys_are_accepted(project: Path, run: RunFn) -> No
     ("selekt = [\"HFC001\"]", "unknown key 'selekt' in [tool.hf-cache-lint]; did you mean 'select'?"),
     ("select = 1", "'select' must be a list of strings"),
     ("select = [\"XYZ\"]", "unknown rule code or prefix 'XYZ' (known: HFC001,"),
-    ("select = [\"HFC01\"]", "unknown rule code or prefix 'HFC01'; did you mean 'HFC001'?"),
+    ("select = [\"HFC0001\"]", "unknown rule code or prefix 'HFC0001'; did you mean 'HFC001'?"),
     ("extend-select = [\"HFC999\"]", "unknown rule code or prefix 'HFC999'"),
     ("ignore = [\"HFC0001\"]", "unknown rule code or prefix 'HFC0001'; did you mean 'HFC001'?"),
     ("severity = { HFC999 = \"warning\" }", "unknown rule code 'HFC999'"),

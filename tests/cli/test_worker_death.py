@@ -6,6 +6,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cli_helpers import CONFLICT, write
@@ -35,12 +36,12 @@ def test_a_dying_worker_costs_its_file_only(tmp_path: Path, monkeypatch: pytest.
     real = api.check_data
 
     def check_data(data: bytes, path: Path, settings: Settings | None = None, context: Context | None = None,
-                   display: str | None = None, use_gate: bool = True) -> CheckResult:
+                   display: str | None = None, use_gate: bool = True, **kwargs: Any) -> CheckResult:
         if display == "f3.py":
             if failure == "exit":
                 os._exit(9)  # as the kernel's OOM killer would end it: no exception, no cleanup
             raise MemoryError
-        return real(data, path, settings, context, display=display, use_gate=use_gate)
+        return real(data, path, settings, context, display=display, use_gate=use_gate, **kwargs)
 
     monkeypatch.setattr(api, "check_data", check_data)  # the forked workers inherit it
     monkeypatch.setattr(runner, "POOL_MIN_BYTES", 0)  # a pool even for these small files

@@ -152,11 +152,11 @@ async def test_debounce_ms_delays_and_coalesces_pushed_diagnostics(start_push_on
 async def test_an_unknown_code_in_the_editor_settings_is_notified_and_the_rest_kept(start, uri):
     # As the CLI rejects it (exit 2), the server cannot stop: it drops the bad key, tells the user, and keeps
     # the valid ones (the severity override still applies).
-    client = await start({"select": ["HFC01"], "severity": {"HFC001": "warning"}})
+    client = await start({"select": ["HFC0001"], "severity": {"HFC001": "warning"}})
     open_doc(client, uri, CONFLICT)
     (diag,) = conflicts(await diagnostics(client, uri, version=1, where=has_conflict))
     assert diag.severity == types.DiagnosticSeverity.Warning
-    [message] = [m for m in client.messages if "HFC01" in m.message]
+    [message] = [m for m in client.messages if "HFC0001" in m.message]
     assert message.type == types.MessageType.Warning
     assert "did you mean 'HFC001'?" in message.message and "'select'" in message.message
 
