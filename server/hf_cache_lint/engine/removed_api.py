@@ -257,17 +257,22 @@ def _cache_reads(node: Node, target: Target, scope: _Scope, caches: CacheValues)
 def _unpacked(node: Node, target: Target, scope: _Scope, caches: CacheValues) -> Iterator[RemovedApiUse]:
     """`for k, v in cache:` (a loop or a comprehension) over a cache the code says it has."""
     names, iterable = node.children[1], node.children[3]
-    removed = target.removed_cache_read("unpack")
-    if removed is None or names.type != "exprlist" or _reported_elsewhere("unpack", scope):
+    if names.type != "exprlist":
         return
-    if len([c for c in names.children if c.type != "operator"]) != 2:
-        return  # `for k, v, s in cache` is 5.x's own shape; `for layer in cache` still iterates
+    count = len([c for c in names.children if c.type != "operator"])
+    # Two names over a DynamicCache (5.x yields three), four over an EncoderDecoderCache (5.x yields six);
+    # `for k, v, s in cache` is 5.x's own shape, and `for layer in cache` still iterates.
+    read = {2: "unpack", 4: "unpack4"}.get(count)
+    removed = target.removed_cache_read(read) if read is not None else None
+    if read is None or removed is None or _reported_elsewhere(read, scope):
+        return
     parts = [iterable] if iterable.type == "name" else list(iterable.children) \
         if iterable.type in ("power", "atom_expr") else []
     cache = caches.of(parts) if parts else None
-    if cache is None or cache.cls not in (None, "DynamicCache"):
-        return  # only DynamicCache (what generate returns by default) yields three; others differ per class
-    yield RemovedApiUse("read", "unpack", code(iterable), removed, span(iterable), span(iterable),
+    wanted = (None, "DynamicCache") if read == "unpack" else ("EncoderDecoderCache",)
+    if cache is None or cache.cls not in wanted:
+        return  # only these yield longer tuples; other classes differ (StaticCache no longer iterates at all)
+    yield RemovedApiUse("read", read, code(iterable), removed, span(iterable), span(iterable),
                         condition=scope.condition, deferred=scope.deferred, cache=cache)
 
 
@@ -277,11 +282,13 @@ def _reported_elsewhere(read: str, scope: _Scope) -> bool:
 
 
 def _part(trailer: Node | None) -> int | None:
-    """0 or 1 for a `[0]` / `[1]` trailer (the keys or the values of a legacy `(keys, values)` pair)."""
+    """0-3 for a `[0]` ... `[3]` trailer (the keys or the values of a legacy `(keys, values)` pair, or of an
+    encoder-decoder's `(self_keys, self_values, cross_keys, cross_values)`)."""
     if trailer is None or trailer.type != "trailer" or trailer.children[0].value != "[":
         return None
     inner = trailer.children[1]
-    return int(inner.value) if inner.type == "number" and inner.value in ("0", "1") else None
+    # 2 and 3: the cross-attention keys and values of an EncoderDecoderCache's legacy 4-tuple.
+    return int(inner.value) if inner.type == "number" and inner.value in ("0", "1", "2", "3") else None
 
 
 def _is_target(node: Node) -> bool:

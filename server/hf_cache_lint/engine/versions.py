@@ -98,9 +98,11 @@ REMOVED_CACHE_METHODS: dict[str, tuple[str, str]] = {
 # reads gone before 4.57: `Cache.seen_tokens` and `get_usable_length()` (to 4.53.3), the `key_cache` /
 # `value_cache` lists (deprecated properties in 4.54-4.55, none from 4.56.0; before 4.54 attributes of the
 # instance, which the table does not list, so nothing is reported there).
-REMOVED_CACHE_READS: tuple[str, ...] = ("subscript", "unpack", "get_max_cache_shape", "max_cache_len", "seen_tokens",
+REMOVED_CACHE_READS: tuple[str, ...] = ("subscript", "unpack", "unpack4", "get_max_cache_shape", "max_cache_len", "seen_tokens",
                                         "get_usable_length", "key_cache", "value_cache")
-_READ_BEHAVIOURS = {"subscript": "cache_subscript", "unpack": "cache_iterates_triples"}
+# `unpack4`: `for sk, sv, ck, cv in cache:` over an EncoderDecoderCache (6-tuples from 5.0.0).
+_READ_BEHAVIOURS = {"subscript": "cache_subscript", "unpack": "cache_iterates_triples",
+                    "unpack4": "encoder_decoder_cache_iterates_six"}
 _READ_MEMBERS = {"get_max_cache_shape": "DynamicCache", "max_cache_len": "StaticCache", "seen_tokens": "Cache",
                  "get_usable_length": "Cache", "key_cache": "Cache", "value_cache": "Cache"}
 _CU = "transformers.cache_utils"
@@ -277,6 +279,12 @@ class Target:
         if read in _READ_MEMBERS:
             return _str(releases.member_gone_since(_CU, _READ_MEMBERS[read], read, self.version))
         return None
+
+    @cached_property
+    def cache_layers(self) -> bool:
+        """Whether a cache has `.layers` of `.keys`/`.values` at this release (the release table: `Cache.layers`,
+        from 4.54.0): the replacement of legacy reads runs here."""
+        return releases.member(_CU, "DynamicCache", "layers", self.version) is not None
 
     def removed_model_cache(self, module: str, name: str) -> str | None:
         """The release whose `module` no longer defines the cache class `name`, when the target is past it."""

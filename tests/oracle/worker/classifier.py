@@ -33,6 +33,8 @@ class WarningClass:
 ERRORS: tuple[ErrorClass, ...] = (
     ErrorClass("HFC001", ValueError, re.compile(r"Passing both `cache_implementation` .* and `(\w+)` \(a Cache object\)")),
     ErrorClass("HFC002", ValueError, re.compile(r"\A(?=[\s\S]*tuple)[\s\S]*is not supported anymore")),
+    # A tuple or list passed to a model's forward as the cache (5.x: every model; 4.57.6: Llama-style ones).
+    ErrorClass("HFC002", AttributeError, re.compile(r"'(?:tuple|list)' object has no attribute 'get_seq_length'")),
     ErrorClass("HFC004", ValueError, re.compile(re.escape("Invalid `cache_implementation`"))),
     ErrorClass("HFC005", ValueError, re.compile(re.escape("`model_kwargs` are not used by the model"))),
     # A cache API 5.x removed (HFC007): a cache class that no longer imports, or a removed Cache method.
@@ -44,7 +46,7 @@ ERRORS: tuple[ErrorClass, ...] = (
                                                     r"seen_tokens|get_usable_length)'?|"
                                                     r"module transformers has no attribute (\w*Cache)\b")),
     # A 5.x cache read as the legacy tuple (`out.past_key_values[0][0]`): caches are not subscriptable.
-    ErrorClass("HFC007", TypeError, re.compile(r"'(\w*Cache)' object is not subscriptable")),
+    ErrorClass("HFC009", TypeError, re.compile(r"'(\w*Cache)' object is not subscriptable")),
 )
 
 # The deprecations HFC006 predicts: the FutureWarning of 5.24's `deprecate_kwarg` on generate's old cache

@@ -39,7 +39,7 @@ class RemovedApiUse:
     deferred: bool = False  # in a function body (runs when called)
     cache: CacheValue | None = None  # "read": what the code says the cache is
     index: str | None = None  # "read" subscript: `i` of `cache[i]`
-    part: int | None = None  # "read" subscript: 0 (keys) or 1 (values) of `cache[i][0]` / `cache[i][1]`
+    part: int | None = None  # "read" subscript: 0 (keys) ... 3 (cross values) of `cache[i][0]` ... `cache[i][3]`
     silent: bool = False  # "read" `key_cache`/`value_cache`: `cache.key_cache = x` binds a plain attribute, no error
 
 
