@@ -312,6 +312,11 @@ class Target:
         return releases.holds("tuple_cache_to_generate", self.version)
 
     @cached_property
+    def tuple_cache_to_forward_raises(self) -> bool:
+        """Every model's forward raises on a legacy tuple (the release table: `tuple_cache_to_forward`)."""
+        return releases.holds("tuple_cache_to_forward", self.version)
+
+    @cached_property
     def _cache_implementations(self) -> dict[str, str]:
         prefix = "cache_implementation:"
         got = {}

@@ -86,6 +86,7 @@ class CallDispatch:
                                          through="`functools.partial`")
         obj = self.s.obj(callee)
         if isinstance(obj, ModelState):
+            self.facts.forward_facts(obj, args, whole)
             return Output("forward", site_of(whole, "the forward pass"))
         if isinstance(obj, PipelineState):
             assert isinstance(callee, Ref)

@@ -106,6 +106,7 @@ class TrackedMethods:
             self.loading.remember_save(obj.gen_config, c.args)
             return NONE
         if name in ("forward", "__call__"):
+            self.facts.forward_facts(obj, c.args, site_of(c.whole, "the forward pass").span)
             return Output("forward", site_of(c.whole, "the forward pass"))
         return UNKNOWN
 
