@@ -48,10 +48,21 @@ class Const:
 
 @dataclass(frozen=True)
 class CacheVal:
-    """A transformers Cache object (built, deep-copied, or returned by a forward/generate)."""
+    """A transformers Cache object (built, deep-copied, or returned by a forward/generate).
+
+    `class_name`: what it is, for messages (a class, or "the cache returned by the forward pass"); `cls`: the
+    transformers class when the code says which (None: a model output's cache, `DynamicCache` by default) and
+    `module` the transformers module defining it; `said`: the code says it is a cache (False: the
+    `past_key_values` of a generate call that does not ask for a dict output, or of a model with its own code);
+    `layered`: it has `.layers` of `.keys`/`.values` (not an `EncoderDecoderCache`, nor the cache of a model not
+    known to be decoder-only)."""
 
     class_name: str
     site: Site | None = None
+    cls: str | None = None
+    module: str = "transformers.cache_utils"
+    said: bool = True
+    layered: bool = True
 
 
 @dataclass(frozen=True)
@@ -82,6 +93,11 @@ class Output:
 
     kind: str  # "generate" | "forward"
     site: Site | None = None
+    # Its cache is one the code says it has (engine/interpreter/cache_uses.py `output`): a dict output
+    # (`return_dict_in_generate=True` for generate), with `use_cache` not False, of a model without remote code.
+    said: bool = False
+    layered: bool = False  # the model is known to be decoder-only (CacheVal.layered)
+    model_class: str | None = None
 
 
 @dataclass(frozen=True)
@@ -241,6 +257,10 @@ class ModelState:
     generate: Value | None = None
     # Other attributes that hold the original generate (`model._old_generate = model.generate`).
     aliases: tuple[tuple[str, Value], ...] = ()
+    # Loaded with `trust_remote_code=` (not False): its own code may return its own cache, or legacy tuples.
+    remote_code: bool = False
+    # Loaded as a decoder-only model (`...ForCausalLM`): its cache is layered (`.layers` of keys and values).
+    decoder_only: bool = False
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,8 @@ kind's trigger test says cannot hold it.
     generate_call.py    GenerateCall (+ CacheArg, CacheImpl, Keyword, ModelInfo): a call reaching generate
     ci_value.py         CiValue: a `cache_implementation` value written somewhere (call, config, dict, json)
     removed_api_use.py  RemovedApiUse: a use of a cache API the target no longer has (no generate needed)
+    cache_crop.py       CacheCrop: `cache.crop(n)` on a transformers cache
+    cache_use.py        CacheUse: any use of a transformers cache or model (attribute, call, subscript, loop, ...)
 """
 
 from __future__ import annotations

@@ -19,7 +19,9 @@ Thread's target call, a function's body) are wired below once all parts exist:
 - methods.TrackedMethods: methods of the tracked objects (model, config, dict, instance, pipeline);
 - loading.Loading: models, configs and pipelines from checkpoints (workspace, Hub cache);
 - functions.UserFunctions: the module's own functions and classes (defined, inlined, run when uncalled);
-- generate_calls.GenerateFacts: what meets at a generate call, recorded as a `GenerateCall`.
+- generate_calls.GenerateFacts: what meets at a generate call, recorded as a `GenerateCall`;
+- cache_uses.CacheUses: every use of a transformers cache or model, recorded as a `CacheUse` by the part that
+  sees its shape (an attribute, a method call, a subscript, a loop, an unpacking, `len`, a forward pass).
 
 The value model and its join rules are engine/values.py and engine/state.py.
 """
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.interpreter import function_keys, replay
+from hf_cache_lint.engine.interpreter.cache_uses import CacheUses
 from hf_cache_lint.engine.interpreter.calls import CallDispatch
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.functions import UserFunctions
@@ -53,6 +56,7 @@ class Interpreter:
         self.session = s = Session(text, path, context)
         self.imports = WorkspaceImports(s)
         self.expressions = ex = Expressions(s, self.imports)
+        ex.uses = CacheUses(s)
         self.facts = GenerateFacts(s, ex, self.imports)
         self.loading = Loading(s, self.imports, self.facts)
         self.functions = UserFunctions(s, ex, self.imports)

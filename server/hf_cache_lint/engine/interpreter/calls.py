@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from hf_cache_lint.engine.analysis import Branch, CacheArg, CacheImpl, GenerateCall
 from hf_cache_lint.engine.findings import Span
+from hf_cache_lint.engine.interpreter.cache_uses import output
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.functions import UserFunctions
 from hf_cache_lint.engine.interpreter.generate_calls import GenerateFacts
@@ -16,7 +17,7 @@ from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
 from hf_cache_lint.engine.interpreter.known import KnownCallables
 from hf_cache_lint.engine.interpreter.methods import TrackedMethods
 from hf_cache_lint.engine.interpreter.session import EvArg, Session, site_of
-from hf_cache_lint.engine.nodes import Node, span_between
+from hf_cache_lint.engine.nodes import Node, code, span_between
 from hf_cache_lint.engine.state import State, join
 from hf_cache_lint.engine.values import (
     UNKNOWN,
@@ -27,7 +28,6 @@ from hf_cache_lint.engine.values import (
     Maybe,
     Method,
     ModelState,
-    Output,
     Partial,
     PipelineState,
     Ref,
@@ -87,7 +87,8 @@ class CallDispatch:
         obj = self.s.obj(callee)
         if isinstance(obj, ModelState):
             self.facts.forward_facts(obj, args, whole)
-            return Output("forward", site_of(whole, "the forward pass"))
+            self.ex.uses.forward(callee, args, whole, code(head) + "".join(code(t) for t in trailers[:-1]))
+            return output("forward", obj, args, site_of(whole, "the forward pass"))
         if isinstance(obj, PipelineState):
             assert isinstance(callee, Ref)
             if self.facts.pipeline_reaches_generate(obj):
@@ -156,7 +157,9 @@ class CallDispatch:
             assert isinstance(func.owner, Ref)
             self.facts.generate_facts(func.owner, None, extra or [], trailer, None, [], whole, extra_kwargs=kwargs,
                                       spread=holder, keywords_reach=extra is not None, through=through)
-            return Output("generate", site_of(whole, "generate(...)"))
+            model = self.s.obj(func.owner)
+            return output("generate", model if isinstance(model, ModelState) else None, extra or [],
+                          site_of(whole, "generate(...)"))
         if isinstance(func, Function):
             d = self.s.obj(kwargs) if kwargs is not None else None
             return self.functions.inline(func, extra or [], None, whole,

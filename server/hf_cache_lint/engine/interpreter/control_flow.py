@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from hf_cache_lint.engine.analysis import GuardedBlock
 from hf_cache_lint.engine.constants import literal_truth
+from hf_cache_lint.engine.interpreter.cache_uses import count_targets
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.session import MAX_LOOP_REPEAT_DEPTH, Session
 from hf_cache_lint.engine.nodes import Node, code, span_between
@@ -90,7 +91,9 @@ class ControlFlow:
     def exec_loop(self, node: Node) -> None:
         kids = node.children
         if node.type == "for_stmt":
-            self.ex.eval(kids[3])
+            iterated = self.ex.eval(kids[3])
+            if self.ex.uses.on:
+                self.ex.uses.whole(iterated, "iterate", kids[3], count_targets(kids[1]))
             body = kids[5]
         else:
             self.ex.eval(kids[1])

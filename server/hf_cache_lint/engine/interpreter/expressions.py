@@ -36,6 +36,7 @@ from hf_cache_lint.engine.values import (
 )
 
 if TYPE_CHECKING:
+    from hf_cache_lint.engine.interpreter.cache_uses import CacheUses
     from hf_cache_lint.engine.interpreter.calls import CallDispatch
 
 _KEYWORD_CONSTS = {"None": None, "True": True, "False": False}
@@ -56,6 +57,7 @@ class Expressions:
     """
 
     dispatch: CallDispatch
+    uses: CacheUses  # wired by the Interpreter: the cache and model uses this part sees (reads, subscripts)
 
     def __init__(self, session: Session, imports: WorkspaceImports) -> None:
         self.s = session
@@ -111,6 +113,11 @@ class Expressions:
             return self.eval(node.children[-1])
         if t == "lambdef":
             return UNKNOWN
+        if t in _OPERATIONS and self.uses.on:
+            # The operands run for what they use of a cache (`n + cache.get_seq_length()`); the value stays unknown.
+            for c in node.children:
+                if c.type not in ("operator", "keyword"):
+                    self.eval(c)
         return UNKNOWN
 
     def eval_atom(self, node: Node) -> Value:
@@ -236,10 +243,14 @@ class Expressions:
             # a copy of every trailer at every step, which made the chain quadratic.
             seen = trailers[: i + 1] if i < _CHAIN_WINDOW else [*trailers[:_CHAIN_PREFIX], _ELIDED, *trailers[i - 1: i + 1]]
             if opener == ".":
+                if self.uses.on and not (i + 1 < len(trailers) and _is_call(trailers[i + 1])):
+                    self.uses.member(value, "read", t, head, seen[:-1])  # a call is recorded with its arguments
                 value = self.attribute(value, t.children[1].value, head, seen)
             elif opener == "(":
                 value = self.dispatch.call(value, t, head, seen)
             else:
+                if self.uses.on:
+                    self.uses.subscript(value, t, head, seen[:-1])
                 value = self.subscript(value, t)
         return value
 
@@ -273,8 +284,7 @@ class Expressions:
         if isinstance(obj, (ConfigState, DictState, PipelineState)):
             return Method(value, name)
         if isinstance(value, Output) and name in CACHE_ATTRS:
-            return CacheVal(f"the cache returned by {'generate' if value.kind == 'generate' else 'the forward pass'}",
-                            value.site)
+            return output_cache(value, name)
         if isinstance(value, CacheVal):
             return Method(value, name)
         if isinstance(value, Unknown) and name == "generate":
@@ -311,8 +321,35 @@ class Expressions:
             except (ValueError, IndexError):
                 return UNKNOWN
         if isinstance(value, Output) and key in CACHE_ATTRS:
-            return CacheVal("the cache returned by generate", value.site)
+            return output_cache(value, key)
         return UNKNOWN
+
+
+# The cache class a Mamba-family model's forward returns as `cache_params`, while its modeling module defines one
+# (the release table says until when: from 5.5 they are gone, and the model returns a cache_utils cache).
+_STATE_CACHES = {"Mamba2": ("Mamba2Cache", "transformers.models.mamba2.modeling_mamba2"),
+                 "FalconMamba": ("FalconMambaCache", "transformers.models.falcon_mamba.modeling_falcon_mamba"),
+                 "Mamba": ("MambaCache", "transformers.models.mamba.modeling_mamba")}
+
+
+def output_cache(output: Output, name: str) -> CacheVal:
+    """The cache a generate or forward output holds under `name` (`past_key_values`, `cache`, `cache_params`)."""
+    by = "generate" if output.kind == "generate" else "the forward pass"
+    cls, module = None, "transformers.cache_utils"
+    if name == "cache_params" and output.model_class:
+        for prefix, (cls_name, mod) in _STATE_CACHES.items():
+            if output.model_class.startswith(prefix):
+                cls, module = cls_name, mod
+                break
+    return CacheVal(f"the cache returned by {by}", output.site, cls, module, output.said, output.layered)
+
+
+_OPERATIONS = frozenset({"arith_expr", "term", "comparison", "not_test", "factor", "shift_expr", "and_expr",
+                         "xor_expr", "expr"})
+
+
+def _is_call(node: Node) -> bool:
+    return bool(node.type == "trailer" and node.children[0].value == "(")
 
 
 @lru_cache(maxsize=4096)

@@ -17,6 +17,7 @@ from hf_cache_lint.engine.nodes import Node, code
 from hf_cache_lint.engine.state import Heap, State, join, reachable
 from hf_cache_lint.engine.values import (
     UNKNOWN,
+    CacheVal,
     ClassDef,
     ConfigState,
     DictState,
@@ -161,12 +162,17 @@ class UserFunctions:
         self.s.state = end
 
     def annotated(self, param: Any) -> Value:
-        """A parameter of an uncalled function: unknown, unless annotated with a transformers model class."""
-        ann = param.annotation
+        """A parameter of an uncalled function: unknown, unless annotated with a transformers model or cache class."""
+        ann = _optional(param.annotation) if param.annotation is not None else None
         if ann is not None:
             hint = self.ex.eval(ann)
             if isinstance(hint, Symbol) and hint.qualname.startswith("transformers."):
                 name = hint.qualname.rsplit(".", 1)[-1]
+                if name.endswith("Cache") and name[:1].isupper():  # `cache: DynamicCache`: the code says so
+                    parts = hint.qualname.split(".")
+                    module = ".".join(parts[:-1]) if len(parts) > 2 else "transformers.cache_utils"
+                    return CacheVal(name, self.s.site(ann, f"the parameter `{param.name.value}`"), name, module,
+                                    layered=name != "EncoderDecoderCache")
                 if name.endswith(("Model", "LMHeadModel")) or "For" in name:
                     return self.s.new(ModelState(class_name=None if name.startswith("Auto") else name,
                                                gen_config=self.s.new(ConfigState())))
@@ -345,3 +351,15 @@ def _is_static(node: Any) -> bool:
     if parent is not None and parent.type == "decorated":
         return any("staticmethod" in code(d) for d in parent.children[:-1])
     return False
+
+
+def _optional(ann: Any) -> Any:
+    """The class an annotation names, also as `X | None` or `Optional[X]` (None for anything else with parts)."""
+    if ann.type == "expr":  # `X | None`
+        parts = [c for c in ann.children if not (c.type == "operator" or (c.type == "keyword" and c.value == "None"))]
+        return parts[0] if len(parts) == 1 else None
+    kids: list[Any] = getattr(ann, "children", [])
+    if ann.type in ("atom_expr", "power") and len(kids) == 2 and kids[0].type == "name" \
+            and kids[0].value == "Optional" and kids[1].children[0].value == "[":
+        return kids[1].children[1]
+    return ann

@@ -189,6 +189,13 @@ class KnownCallables:
             self.s.put(target.value, ConfigState(s))
         return NONE
 
+    @known("builtins.len")
+    def _len(self, q: str, args: list[EvArg], trailer: Node, whole: object) -> Value:
+        first = positional(args, 0)
+        if first is not None and self.ex.uses.on:
+            self.ex.uses.whole(first.value, "len", first.arg.value)
+        return UNKNOWN
+
     @known("torch.compile")
     def _torch_compile(self, q: str, args: list[EvArg], trailer: Node, whole: object) -> Value:
         first = positional(args, 0)
@@ -201,9 +208,12 @@ class KnownCallables:
         owner = parts[-2] if len(parts) >= 2 else ""
         loading = self.loading
         if name == "from_legacy_cache":
-            return CacheVal(owner or "DynamicCache", site_of(whole, "from_legacy_cache(...)"))
+            cls = owner or "DynamicCache"
+            return CacheVal(cls, site_of(whole, "from_legacy_cache(...)"), cls, _cache_module(parts[:-1]),
+                            layered=cls != "EncoderDecoderCache")
         if name.endswith("Cache") and name[:1].isupper():
-            return CacheVal(name, site_of(whole, f"{name}(...)"))
+            return CacheVal(name, site_of(whole, f"{name}(...)"), name, _cache_module(parts),
+                            layered=name != "EncoderDecoderCache")
         if name == "GenerationConfig":  # the constructor validates what it is given
             self.s.note_ci_argument(args, "GenerationConfig")
             return self.s.new(ConfigState(loading.ci_setting(args, "generation_config")))
@@ -228,7 +238,7 @@ class KnownCallables:
         if name in ("from_pretrained", "from_config") and _MODEL_CLASS.match(owner) and not _NOT_MODEL.search(owner):
             return loading.load_model(None if owner.startswith("AutoModel") else owner, args,
                                       checkpoint=name == "from_pretrained", encoder_decoder=owner in _SEQ2SEQ_AUTO,
-                                      call_span=whole)
+                                      call_span=whole, decoder_only=owner.endswith("ForCausalLM"))
         if _MODEL_CLASS.match(name) and not _NOT_MODEL.search(name) and not name.startswith("Auto"):
             return self.s.new(ModelState(class_name=name, gen_config=self.s.new(ConfigState())))
         return UNKNOWN
@@ -239,3 +249,9 @@ class KnownCallables:
         if obj is None or isinstance(obj, ModelState):
             return value
         return self.s.new(replace(obj))
+
+
+def _cache_module(parts: list[str]) -> str:
+    """The module defining the cache class `parts` names (`transformers.X`: cache_utils, where the top level
+    serves the cache classes from; `transformers.models.mamba.modeling_mamba.MambaCache`: that module)."""
+    return ".".join(parts[:-1]) if len(parts) > 2 else "transformers.cache_utils"

@@ -72,7 +72,7 @@ class Loading:
 
     def load_model(self, class_name: str | None, args: list[EvArg], *, checkpoint: bool = True,
                    wrapper: str | None = None, encoder_decoder: bool = False, site: object = None,
-                   call_span: object = None) -> Ref:
+                   call_span: object = None, decoder_only: bool = False) -> Ref:
         """A model loaded by `from_pretrained(checkpoint, ...)` (or built by `from_config`, `checkpoint`
         False): its class (given, from the checkpoint's config.json, or from a Mamba checkpoint id) and its
         generation config as the checkpoint's files, a folder saved earlier or `generation_config=` set it."""
@@ -90,8 +90,12 @@ class Loading:
             setting = cfg.ci if isinstance(cfg, ConfigState) else None
         name = class_name or arch or mamba_class_from_id(ckpt)
         loaded_at = site_of(site, "the model is loaded here") if site is not None else None
+        remote = kw(args, "trust_remote_code")
+        remote_code = remote is not None and not (isinstance(remote.value, Const) and remote.value.value is False)
         return s.new(ModelState(class_name=name, checkpoint=ckpt, gen_config=s.new(ConfigState(setting)),
-                                wrapper=wrapper, encoder_decoder=encoder_decoder, loaded_at=loaded_at))
+                                wrapper=wrapper, encoder_decoder=encoder_decoder, loaded_at=loaded_at,
+                                remote_code=remote_code,
+                                decoder_only=decoder_only or (name or "").endswith("ForCausalLM")))
 
     def config_from_pretrained(self, args: list[EvArg], call_span: object = None) -> Ref:
         """`GenerationConfig.from_pretrained(path, ...)`: the json's value, unless a keyword overrides it."""

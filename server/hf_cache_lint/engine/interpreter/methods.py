@@ -12,7 +12,9 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from hf_cache_lint.engine.facts.cache_crop import CacheCrop
+from hf_cache_lint.engine.findings import Span
 from hf_cache_lint.engine.interpreter.arguments import positional
+from hf_cache_lint.engine.interpreter.cache_uses import output
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.functions import UserFunctions
 from hf_cache_lint.engine.interpreter.generate_calls import GenerateFacts
@@ -30,7 +32,6 @@ from hf_cache_lint.engine.values import (
     InstanceState,
     Method,
     ModelState,
-    Output,
     PipelineState,
     Ref,
     TupleVal,
@@ -69,6 +70,13 @@ class TrackedMethods:
 
     def call_method(self, m: Method, args: list[EvArg], trailer: Node, head: Node, trailers: list[Node],
                     whole: object) -> Value:
+        uses = self.ex.uses
+        if uses.on and trailer in trailers and trailers.index(trailer) > 0:
+            attribute = trailers[trailers.index(trailer) - 1]
+            if getattr(attribute, "type", None) == "trailer" and attribute.children[0].value == "." \
+                    and attribute.children[1].value == m.name:
+                i = trailers.index(attribute)
+                uses.call(m.owner, m.name, args, attribute, trailer, head, trailers[:i])
         obj = self.s.obj(m.owner)
         if obj is not None:
             assert isinstance(m.owner, Ref)
@@ -79,7 +87,7 @@ class TrackedMethods:
         # with a `generate`; an attribute (`self.model.generate(...)`) is what such a wrapper delegates to.
         if isinstance(m.owner, Unknown) and m.name == "generate" and not (self.s.own_generate and len(trailers) == 2):
             self.facts.generate_facts(None, None, args, trailer, head, trailers, whole)
-            return Output("generate", site_of(whole, "generate(...)"))
+            return output("generate", None, args, site_of(whole, "generate(...)"))
         if isinstance(m.owner, CacheVal) and m.name == "to_legacy_cache":
             return TupleVal(site_of(whole, "to_legacy_cache()"))
         if isinstance(m.owner, CacheVal) and m.name == "crop":
@@ -98,7 +106,7 @@ class TrackedMethods:
         name = c.m.name
         if name == "generate":
             self.facts.generate_facts(c.ref, None, c.args, c.trailer, c.head, c.trailers, c.whole)
-            return Output("generate", site_of(c.whole, "generate(...)"))
+            return output("generate", obj, c.args, site_of(c.whole, "generate(...)"))
         if name in _PASS_THROUGH:
             return c.ref
         if name == "save_pretrained":  # saving the model saves (and validates) its generation config
@@ -106,8 +114,10 @@ class TrackedMethods:
             self.loading.remember_save(obj.gen_config, c.args)
             return NONE
         if name in ("forward", "__call__"):
-            self.facts.forward_facts(obj, c.args, site_of(c.whole, "the forward pass").span)
-            return Output("forward", site_of(c.whole, "the forward pass"))
+            assert isinstance(c.whole, Span)
+            self.facts.forward_facts(obj, c.args, c.whole)
+            self.ex.uses.forward(c.ref, c.args, c.whole, code(c.head) + "".join(code(t) for t in c.trailers[:-1]))
+            return output("forward", obj, c.args, site_of(c.whole, "the forward pass"))
         return UNKNOWN
 
     def _config(self, obj: HeapObj, c: MethodCall) -> Value:

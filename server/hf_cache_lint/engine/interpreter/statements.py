@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from hf_cache_lint.engine.analysis import CiLocation, CiValue, Incomplete, Site
+from hf_cache_lint.engine.interpreter.cache_uses import count_targets, unpacks
 from hf_cache_lint.engine.interpreter.control_flow import ControlFlow
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.functions import UserFunctions
@@ -144,6 +145,8 @@ class Statements:
             self.s.state.dead = True
         elif t == "del_stmt":
             self.exec_del(node.children[1])
+        elif t == "assert_stmt" and self.ex.uses.on:
+            self.ex.eval(node.children[1])  # for what it uses of a cache (`assert cache.seen_tokens == 5`)
         elif t in ("pass_stmt", "global_stmt", "nonlocal_stmt", "assert_stmt", "keyword", "error_node",
                    "error_leaf", "operator", "newline"):
             return
@@ -161,6 +164,8 @@ class Statements:
         if op.type == "operator" and op.value == "=":
             value = self.ex.eval(kids[-1])
             for target in kids[:-1:2]:
+                if self.ex.uses.on and unpacks(target):
+                    self.ex.uses.whole(value, "unpack", kids[-1], count_targets(target))
                 self.assign(target, value, node)
             return
         if op.type == "operator" and op.value == "|=":  # dict merge in place
@@ -189,6 +194,8 @@ class Statements:
                 return
             base = self.ex.eval_chain(head[0], head[1:], target) if len(head) > 1 else self.ex.eval(head[0])
             if last.children[0].value == ".":
+                if self.ex.uses.on:
+                    self.ex.uses.member(base, "write", last, head[0], head[1:])
                 self.set_attribute(base, last.children[1].value, value, stmt)
             elif last.children[0].value == "[":
                 self.set_item(base, last.children[1], value, stmt)
@@ -275,3 +282,4 @@ class Statements:
                 return
             local = level > 0 or (module.split(".")[0] not in SKIP_ROOTS and module != "")
             self.s.state.names[name.value] = Lazy(module, level, origin, qual) if local else Symbol(qual)
+

@@ -1,0 +1,104 @@
+"""The fact kind `cache_use`: one use of a transformers cache or model object, wherever the interpreter followed it
+(built here, returned by a model's forward or generate, held in an attribute, passed as a parameter by a caller of
+the module or annotated `Cache`, returned by a helper).
+
+The receiver is a transformers cache or model only where the code says so (engine/values.py `CacheVal`, a
+`ModelState` of transformers): a class the project defines never is, whatever its name or methods. Recorded by the
+interpreter (engine/interpreter/cache_uses.py) for:
+
+| op | what | `name` |
+|---|---|---|
+| `read` | `cache.attr` (not called) | the attribute |
+| `write` | `cache.attr = value` | the attribute |
+| `call` | `cache.method(...)`, with `arguments` | the method |
+| `iterate` | `for ... in cache` (`targets`: the names unpacked per item) | `""` |
+| `subscript` | `cache[i]` (`index`: `i` as written) | `""` |
+| `unpack` | `a, b = cache` (`targets`) | `""` |
+| `len` | `len(cache)` | `""` |
+| `forward` | a cache passed to a model's forward pass (the receiver is the cache); or, with `what == "model"`, a forward pass given a cache keyword (`arguments`: every argument) | the keyword / `forward` |
+
+A model's uses are recorded for its cache-related members only (a name with `cache` in it: `_supports_cache_class`,
+`_get_cache(...)`) and for forward passes given a cache keyword: that is all a cache rule reads of a model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from hf_cache_lint.engine.facts import FactKind
+from hf_cache_lint.engine.findings import Span
+
+CacheOp = Literal["read", "write", "call", "iterate", "subscript", "unpack", "len", "forward"]
+# What the argument's value is, as the interpreter knows it.
+ArgKind = Literal["cache", "tuple", "model", "constant", "unknown"]
+
+
+@dataclass(frozen=True)
+class UseArgument:
+    """One argument of a call recorded with the use: its keyword (None: positional or spread), its source text,
+    what its value is, and the constant when it is one."""
+
+    name: str | None
+    text: str
+    kind: ArgKind
+    constant: str | int | float | bool | None = None
+
+
+@dataclass(frozen=True)
+class CacheUse:
+    """One use (the module docstring's table).
+
+    `what`: a transformers `cache` or `model`; `receiver_class`: the transformers class as known (`DynamicCache`,
+    `StaticCache`, `LlamaForCausalLM`; None: a model output's cache whose class the code does not say, or an Auto
+    model), with `module` the transformers module that defines it (for the release table); `description`: what
+    the code says the receiver is, for messages ("the cache returned by the forward pass"); `receiver`: its source
+    text; `span`: the attribute's or method's name, the subscript's brackets, the iterated or unpacked expression,
+    the cache argument's value, or the whole forward call; `whole`: the receiver through the use (the call's
+    closing parenthesis, the subscript's bracket); `layered`: the cache has `.layers` of `.keys`/`.values` (4.57
+    and 5.x: not an `EncoderDecoderCache`, nor the cache of a model not known to be decoder-only).
+    """
+
+    op: CacheOp
+    name: str
+    what: Literal["cache", "model"]
+    receiver_class: str | None
+    module: str
+    description: str
+    receiver: str
+    span: Span
+    whole: Span | None = None
+    arguments: tuple[UseArgument, ...] = ()
+    index: str | None = None
+    targets: int | None = None
+    layered: bool = True
+
+
+# The compiled names a module holding a cache use has one of: a cache class's name (built, annotated), an
+# output's cache attribute, and every cache-related member of a model or cache the release table knows (but
+# `cache_implementation`, a generation setting, not a member HFC007 reads)
+# (tests/engine/test_cache_use.py checks it against data/releases.json; read here, the table would cost every
+# start-up its 0.1 s load).
+PARSE_NAMES = frozenset({
+    "Cache", "DFlashCache", "DynamicCache", "EncoderDecoderCache", "FalconHybridMambaAttentionDynamicCache",
+    "FalconMambaCache", "HQQQuantizedCache", "HybridCache", "HybridChunkedCache", "HybridMambaAttentionDynamicCache",
+    "Lfm2HybridConvCache", "Mamba2Cache", "MambaCache", "MtpCache", "NemotronHHybridDynamicCache", "OffloadedCache",
+    "OffloadedHybridCache", "OffloadedStaticCache", "QuantizedCache", "QuantoQuantizedCache",
+    "Qwen3NextDynamicCache", "SinkCache", "SlidingWindowCache", "StaticCache",
+    "TorchExportableModuleWithStaticCache", "Zamba2HybridDynamicCache", "ZambaHybridDynamicCache",
+    "_cache_dependant_input_preparation", "_cache_dependant_input_preparation_exporting", "_get_cache",
+    "_get_initial_cache_position", "_get_layer_device_map_for_cache_init", "_get_static_cache",
+    "_get_static_cache_init_shape", "_prepare_cache_for_generation", "_prepare_static_cache", "_reorder_cache",
+    "_supports_cache_class", "_supports_default_dynamic_cache", "_supports_quantized_cache",
+    "_supports_static_cache", "_temporary_reorder_cache", "cache", "cache_params",
+    "cache_processor", "cache_type", "check_dynamic_cache", "conv_L_cache", "conv_cache", "cos_sin_rerotation_cache",
+    "cross_attention_cache", "device_key_cache", "device_value_cache", "from_legacy_cache", "get_max_cache_shape",
+    "initialise_cache_layer", "key_cache", "max_cache_len", "past_key_values", "reorder_cache",
+    "self_attention_cache", "to_legacy_cache", "value_cache",
+})
+
+
+# No cache or model use without one of these words: a cache class, an output's cache, a model's cache member
+# (the interpreter records none in a text without them: engine/interpreter/cache_uses.py).
+KIND: FactKind[CacheUse] = FactKind("cache_use", CacheUse, triggers=("Cache", "cache", "past_key_values"),
+                                    parse_names=PARSE_NAMES, distinct=True)

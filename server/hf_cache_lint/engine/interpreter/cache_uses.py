@@ -1,0 +1,183 @@
+"""Every use of a transformers cache or model object, recorded as a `cache_use` fact (engine/facts/cache_use.py)
+by the parts that see the shape: an attribute read (expressions.py) or write (statements.py), a method call
+(methods.py), a subscript (expressions.py), iteration (control_flow.py), unpacking (statements.py), `len`
+(known.py), a forward pass (calls.py, methods.py).
+
+This is the one answer to "is this a transformers cache (or model)?": the interpreter's value. A `CacheVal` the
+code says is a cache (`said`), a transformers model on the heap (not one loaded with its own remote code), or a
+name bound only to those on every path (a `Maybe` whose options are all the same one, or None). A project's own
+class is an `InstanceState`, never either; a parameter is one only where a caller of the module passes one, or
+its annotation names a transformers cache class (functions.py `annotated`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from hf_cache_lint.engine.analysis import Site
+from hf_cache_lint.engine.facts.cache_use import KIND, ArgKind, CacheOp, CacheUse, UseArgument
+from hf_cache_lint.engine.families import is_mamba_family
+from hf_cache_lint.engine.findings import Span
+from hf_cache_lint.engine.interpreter.session import EvArg, Session
+from hf_cache_lint.engine.keywords import CACHE_KEYWORDS
+from hf_cache_lint.engine.nodes import Node, code
+from hf_cache_lint.engine.values import CacheVal, Const, Maybe, ModelState, Output, Ref, TupleVal, Value
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What a receiver is, as recorded: see CacheUse."""
+
+    what: Literal["cache", "model"]
+    cls: str | None
+    module: str
+    description: str
+    layered: bool
+
+
+class CacheUses:
+    """Records the uses; off for a text without the kind's trigger words (its screen says none can occur)."""
+
+    def __init__(self, session: Session) -> None:
+        self.s = session
+        self.on = KIND.said(session.text)
+
+    def subject(self, value: Value, name: str = "") -> Subject | None:
+        """The cache or model `value` is, when the code says so; a model only for a cache-related `name`."""
+        if not self.on:
+            return None
+        if type(value) is CacheVal:
+            return _cache_subject(value) if value.said else None
+        if type(value) is Ref:
+            if "cache" not in name.lower():
+                return None
+            obj = self.s.obj(value)
+            return _model_subject(obj) if isinstance(obj, ModelState) else None
+        if type(value) is Maybe:
+            found = {self.subject(v, name) if not (type(v) is Const and v.value is None) else None
+                     for v, _ in value.options}
+            found.discard(None)
+            return found.pop() if len(found) == 1 and all(
+                type(v) in (CacheVal, Ref) or (type(v) is Const and v.value is None) for v, _ in value.options) \
+                else None
+        return None
+
+    def record(self, who: Subject, op: CacheOp, name: str, receiver: str, at: Span, whole: Span | None = None,
+               arguments: tuple[UseArgument, ...] = (), index: str | None = None, targets: int | None = None) -> None:
+        self.s.record(CacheUse(op, name, who.what, who.cls, who.module, who.description, receiver, at, whole,
+                               arguments, index, targets, who.layered))
+
+    # -- the shapes ------------------------------------------------------------------
+    def member(self, value: Value, op: CacheOp, trailer: Node, head: Node, before: Sequence[Node]) -> None:
+        """`receiver.name` read or written (`trailer` is `.name`; `before`: the trailers between `head` and it)."""
+        name = trailer.children[1].value
+        who = self.subject(value, name)
+        if who is not None:
+            self.record(who, op, name, _receiver(head, before), self.s.span(trailer.children[1]),
+                        Span(self.s.span(head).start, self.s.span(trailer).end))
+
+    def call(self, value: Value, name: str, args: list[EvArg], attribute: Node, call: Node, head: Node,
+             before: Sequence[Node]) -> None:
+        """`receiver.name(args)` (`attribute` the `.name` trailer, `call` the `(...)` one)."""
+        who = self.subject(value, name)
+        if who is not None:
+            self.record(who, "call", name, _receiver(head, before), self.s.span(attribute.children[1]),
+                        Span(self.s.span(head).start, self.s.span(call).end), self.arguments(args))
+
+    def subscript(self, value: Value, trailer: Node, head: Node, before: Sequence[Node]) -> None:
+        who = self.subject(value)
+        if who is not None:
+            self.record(who, "subscript", "", _receiver(head, before), self.s.span(trailer),
+                        Span(self.s.span(head).start, self.s.span(trailer).end), index=code(trailer.children[1]))
+
+    def whole(self, value: Value, op: CacheOp, node: Node, targets: int | None = None) -> None:
+        """The expression `node` itself used: iterated, unpacked, `len`."""
+        who = self.subject(value)
+        if who is not None:
+            at = self.s.span(node)
+            self.record(who, op, "", code(node), at, at, targets=targets)
+
+    def forward(self, model: Value, args: list[EvArg], whole: Span, receiver: str) -> None:
+        """A model's forward pass: each cache given under a cache keyword, and the pass itself when one is."""
+        if not self.on or not any(a.arg.name in CACHE_KEYWORDS for a in args):
+            return
+        for a in args:
+            if a.arg.name in CACHE_KEYWORDS:
+                who = self.subject(a.value)
+                if who is not None:
+                    at = self.s.span(a.arg.value)
+                    self.record(who, "forward", a.arg.name or "", code(a.arg.value), at, whole)
+        obj = self.s.obj(model)
+        who = _model_subject(obj) if isinstance(obj, ModelState) else None
+        if who is not None:
+            self.record(who, "forward", "forward", receiver, whole, whole, self.arguments(args))
+
+    def arguments(self, args: list[EvArg]) -> tuple[UseArgument, ...]:
+        out = []
+        for a in args:
+            v = a.value
+            kind: ArgKind = "unknown"
+            constant: str | int | float | bool | None = None
+            if isinstance(v, CacheVal):
+                kind = "cache"
+            elif isinstance(v, TupleVal):
+                kind = "tuple"
+            elif isinstance(v, Const) and not isinstance(v.value, complex):
+                kind, constant = "constant", v.value
+            elif isinstance(v, Ref) and isinstance(self.s.obj(v), ModelState):
+                kind = "model"
+            out.append(UseArgument(a.arg.name, ("**" if a.arg.star == "**" else a.arg.star) + code(a.arg.value),
+                                   kind, constant))
+        return tuple(out)
+
+
+def output(kind: str, model: ModelState | None, args: list[EvArg], site: Site | None) -> Output:
+    """A generate or forward output, with what its cache is: said to be a transformers cache for a dict output
+    (generate: `return_dict_in_generate=True` written in the call) of a call with `use_cache` not False, on a
+    model without remote code (a receiver the linter cannot see: its generate may be anyone's); layered for a
+    model loaded as decoder-only and not of the Mamba family."""
+    flags = {a.arg.name: a.value.value for a in args
+             if a.arg.name in ("return_dict_in_generate", "use_cache") and isinstance(a.value, Const)}
+    said = flags.get("use_cache") is not False and (kind == "forward" or flags.get("return_dict_in_generate") is True)
+    if model is not None and (model.remote_code or not model.is_transformers):
+        said = False
+    if model is None and kind == "forward":
+        said = False
+    layered = model is not None and model.decoder_only and not model.encoder_decoder and \
+        not is_mamba_family(model.class_name)
+    return Output(kind, site, said, layered, model.class_name if model is not None else None)
+
+
+def _cache_subject(value: CacheVal) -> Subject:
+    return Subject("cache", value.cls, value.module, value.class_name, value.layered)
+
+
+def _model_subject(obj: ModelState) -> Subject | None:
+    if not obj.is_transformers or obj.remote_code:
+        return None
+    cls = obj.class_name
+    return Subject("model", cls, "transformers", f"`{cls}`" if cls else "a transformers model", True)
+
+
+def _receiver(head: Node, before: Sequence[Node]) -> str:
+    return code(head) + "".join(code(t) for t in before)
+
+
+def unpacks(target: Node) -> bool:
+    """`a, b = ...` / `(a, b) = ...` / `[a, b] = ...`: a target that unpacks what it is given."""
+    t = target.type
+    return t in ("testlist_star_expr", "exprlist") or (t == "atom" and target.children[0].value in "([")
+
+
+def count_targets(target: Node) -> int | None:
+    """How many names `target` unpacks each value into (None: a single name, or a starred target)."""
+    inner = target.children[1] if target.type == "atom" and len(target.children) == 3 else target
+    if inner.type not in ("testlist_star_expr", "exprlist", "testlist_comp"):
+        return None
+    items = [c for c in inner.children if c.type != "operator"]
+    return None if any(c.type == "star_expr" for c in items) else len(items)
+
+
+__all__ = ["CacheUses", "Subject", "count_targets", "output", "unpacks"]
