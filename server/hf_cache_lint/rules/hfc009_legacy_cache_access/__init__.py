@@ -2,18 +2,54 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from functools import partial
 
 from hf_cache_lint.engine.analysis import Analysis
+from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
+from hf_cache_lint.engine.facts.cache_use import CacheUse
 from hf_cache_lint.engine.facts.removed_api_use import KIND as REMOVED_API_USE
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
-from hf_cache_lint.engine.findings import UNSAFE, Edit, Finding, Fix, Severity
+from hf_cache_lint.engine.findings import UNSAFE, Edit, Finding, Fix, Position, Severity, Span
+from hf_cache_lint.engine.text import line_starts, offset
+from hf_cache_lint.engine.use_scope import scope_at
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc009_legacy_cache_access.examples import INVALID
 from hf_cache_lint.rules.hfc009_legacy_cache_access.valid import VALID
 
 READS = frozenset({"subscript", "unpack", "unpack4"})
+# The error each read raises, by the exception's name (a `try` that catches it handles it).
+_ERRORS = {"subscript": "TypeError", "unpack": "ValueError", "unpack4": "ValueError"}
+_PART = re.compile(r"\[\s*([0-3])\s*\]")
+
+
+@dataclass(frozen=True)
+class LegacyRead:
+    """One legacy-tuple read of a transformers cache, from either source (engine/removed_api.py's walk, or the
+    interpreter's `cache_use` facts, which follow the cache into parameters, attributes and helpers).
+
+    `name`: "subscript", "unpack" (two names per item) or "unpack4" (four); `receiver`: its source text; `removed`:
+    the first release with the error; `span`: the receiver through the read; `call_span`: what a fix replaces (the
+    subscript through a `[0]`-`[3]` part that follows it); `cls`: the cache class the code says (None: a model
+    output's cache, DynamicCache by default); `layered`: it has `.layers` (not a seq2seq model's); `index`, `part`:
+    `i` and the part of `cache[i][part]`."""
+
+    name: str
+    receiver: str
+    removed: str
+    span: Span
+    call_span: Span | None
+    condition: str | None
+    cls: str | None
+    layered: bool
+    index: str | None = None
+    part: int | None = None
+
+    @property
+    def shown_class(self) -> str:
+        return self.cls or "DynamicCache"
 # An EncoderDecoderCache's legacy 4-tuple, part by part: the sub-cache and the layer's attribute that replace it
 # (`cache.self_attention_cache.layers[i].keys`, ...; both sub-caches have `.layers` wherever a cache has them).
 _SEQ2SEQ_PARTS = (("self_attention_cache", "keys"), ("self_attention_cache", "values"),
@@ -25,16 +61,31 @@ class LegacyCacheAccess(Rule):
     name = "legacy-cache-access"
     summary = "A transformers cache read as the legacy tuples (`cache[i]`, `for k, v in cache:`): 5.0+ raise."
     default_severity = Severity.ERROR
-    reads = frozenset({REMOVED_API_USE})
+    reads = frozenset({REMOVED_API_USE, CACHE_USE})
     valid = VALID
     invalid = INVALID
 
     def check(self, analysis: Analysis) -> Iterable[Finding]:
+        seen: set[tuple[int, int]] = set()
+        for read in self.reads_of(analysis):
+            key = (read.span.start.line, read.span.start.column)
+            if key not in seen:
+                seen.add(key)
+                yield self.finding(analysis, read)
+
+    def reads_of(self, analysis: Analysis) -> Iterator[LegacyRead]:
+        """The module walk's reads first (they carry their conditions), then the interpreter's, in order."""
         for use in analysis.removed_api:
             if use.kind == "read" and use.name in READS:
-                yield self.finding(analysis, use)
+                yield _from_removed(use)
+        target = analysis.context.target
+        reads = {r: target.removed_cache_read(r) for r in READS}
+        for u in analysis.of(CACHE_USE):
+            read = _from_use(analysis, u, reads)
+            if read is not None:
+                yield read
 
-    def finding(self, analysis: Analysis, use: RemovedApiUse) -> Finding:
+    def finding(self, analysis: Analysis, use: LegacyRead) -> Finding:
         target = analysis.context.target
         error = _error(use)
         message = f"{_what(use)}; transformers {target} raises {error}. Instead, {_instead(use)}"
@@ -45,7 +96,7 @@ class LegacyCacheAccess(Rule):
         return self.report(use.span, message, severity=severity, fixes=self.fixes(analysis, use),
                            story=partial(self.story, analysis, use, error))
 
-    def fixes(self, analysis: Analysis, use: RemovedApiUse) -> Iterator[Fix]:
+    def fixes(self, analysis: Analysis, use: LegacyRead) -> Iterator[Fix]:
         fix = _fix(use)
         if fix is not None:
             if not _layers_everywhere(analysis):
@@ -55,7 +106,7 @@ class LegacyCacheAccess(Rule):
             yield self.ignore_fix(analysis, use.span)
         # Without a mechanical replacement: none (the editor still offers the ignore comment).
 
-    def story(self, analysis: Analysis, use: RemovedApiUse, error: str) -> str:
+    def story(self, analysis: Analysis, use: LegacyRead, error: str) -> str:
         target = analysis.context.target
         return "\n".join([
             f"**{self.code} {self.name}**: {_shape(use)} reads {_holder(use)} as the legacy tuples, which "
@@ -73,39 +124,38 @@ class LegacyCacheAccess(Rule):
         ])
 
 
-def _seq2seq(use: RemovedApiUse) -> bool:
-    return use.name == "unpack4" or (use.cache is not None and use.cache.cls == "EncoderDecoderCache")
+def _seq2seq(use: LegacyRead) -> bool:
+    return use.name == "unpack4" or use.cls == "EncoderDecoderCache"
 
 
-def _error(use: RemovedApiUse) -> str:
+def _error(use: LegacyRead) -> str:
     """The exception the read raises, as Python words it (docs/facts.md, the release table's behaviours)."""
     if use.name == "unpack":
         return "ValueError: too many values to unpack (expected 2)"
     if use.name == "unpack4":
         return "ValueError: too many values to unpack (expected 4)"
-    cls = use.cache.shown_class if use.cache is not None else "DynamicCache"
-    error = f"TypeError: '{cls}' object is not subscriptable"
-    if use.cache is not None and use.cache.cls is None:
+    error = f"TypeError: '{use.shown_class}' object is not subscriptable"
+    if use.cls is None:
         error += " (with the class of the cache generate returned: DynamicCache by default)"
     return error
 
 
-def _shape(use: RemovedApiUse) -> str:
+def _shape(use: LegacyRead) -> str:
     if use.name == "unpack":
-        return f"`for k, v in {use.module}`"
+        return f"`for k, v in {use.receiver}`"
     if use.name == "unpack4":
-        return f"`for sk, sv, ck, cv in {use.module}`"
-    return f"`{use.module}[{use.index or '...'}]`"
+        return f"`for sk, sv, ck, cv in {use.receiver}`"
+    return f"`{use.receiver}[{use.index or '...'}]`"
 
 
-def _holder(use: RemovedApiUse) -> str:
+def _holder(use: LegacyRead) -> str:
     """What the code says the cache is."""
-    if use.cache is not None and use.cache.cls is not None:
-        return f"a `{use.cache.cls}`"
+    if use.cls is not None:
+        return f"a `{use.cls}`"
     return "the cache of a `generate(..., return_dict_in_generate=True)` result"
 
 
-def _what(use: RemovedApiUse) -> str:
+def _what(use: LegacyRead) -> str:
     shape = _shape(use)
     if use.name == "unpack":
         return (f"{shape}: from {use.removed} a `DynamicCache` iterates as `(keys, values, sliding_window_tensor)`, "
@@ -117,9 +167,9 @@ def _what(use: RemovedApiUse) -> str:
             "indexing is gone)")
 
 
-def _instead(use: RemovedApiUse) -> str:
+def _instead(use: LegacyRead) -> str:
     """The replacement, with the code's own receiver and index where the read has them."""
-    r = use.module
+    r = use.receiver
     if use.name == "unpack":
         return f"iterate the layers: `for layer in {r}.layers:` with `layer.keys`, `layer.values` (4.54+ have them)"
     if use.name == "unpack4" or _seq2seq(use):
@@ -130,34 +180,34 @@ def _instead(use: RemovedApiUse) -> str:
     return f"read the layer: `{r}.layers[{i}].keys` / `{r}.layers[{i}].values` (4.54+ have them)"
 
 
-def _fix(use: RemovedApiUse) -> Fix | None:
+def _fix(use: LegacyRead) -> Fix | None:
     """The mechanical replacement, where one exists (each run on 4.57.6 and 5.x by the oracle)."""
-    cache, span = use.cache, use.call_span
-    if cache is None or span is None:
+    span = use.call_span
+    if span is None:
         return None
     if use.name == "unpack4":
         return None  # the loop's body reads four names: no one-expression replacement keeps it
     if use.name == "unpack":
-        if not cache.layered:
+        if not use.layered:
             return None
-        return Fix("Iterate `.layers`", (Edit(span, f"((layer.keys, layer.values) for layer in {use.module}.layers)"),),
+        return Fix("Iterate `.layers`", (Edit(span, f"((layer.keys, layer.values) for layer in {use.receiver}.layers)"),),
                    preferred=True)
     index = use.index
     if index is None or ":" in index:
         return None  # a slice or several indices: no single layer to read
-    if cache.cls == "EncoderDecoderCache":
+    if use.cls == "EncoderDecoderCache":
         if use.part is None:
             return None
         sub, part = _SEQ2SEQ_PARTS[use.part]
         return Fix(f"Use `.{sub}.layers[{index}].{part}`",
-                   (Edit(span, f"{use.module}.{sub}.layers[{index}].{part}"),), preferred=True)
-    if not cache.layered or (use.part is not None and use.part > 1):
+                   (Edit(span, f"{use.receiver}.{sub}.layers[{index}].{part}"),), preferred=True)
+    if not use.layered or (use.part is not None and use.part > 1):
         return None  # the cache of a model not known to be decoder-only: its tuples may be 4 long
-    layer = f"{use.module}.layers[{index}]"
+    layer = f"{use.receiver}.layers[{index}]"
     if use.part is not None:
         return Fix(f"Use `.layers[{index}].{('keys', 'values')[use.part]}`",
                    (Edit(span, f"{layer}.{('keys', 'values')[use.part]}"),), preferred=True)
-    if "(" in use.module:
+    if "(" in use.receiver:
         return None  # the pair would evaluate the receiver (a call) twice
     return Fix(f"Use `.layers[{index}]`", (Edit(span, f"({layer}.keys, {layer}.values)"),), preferred=True)
 
@@ -167,3 +217,46 @@ def _layers_everywhere(analysis: Analysis) -> bool:
     plan = analysis.context.plan
     releases = plan.releases if plan is not None else (analysis.context.target,)
     return all(t.cache_layers for t in releases)
+
+
+def _from_removed(use: RemovedApiUse) -> LegacyRead:
+    cache = use.cache
+    return LegacyRead(use.name, use.module, use.removed, use.span, use.call_span, use.condition,
+                      cache.cls if cache is not None else None, cache.layered if cache is not None else False,
+                      use.index, use.part)
+
+
+def _from_use(analysis: Analysis, u: CacheUse, removed: dict[str, str | None]) -> LegacyRead | None:
+    """A subscript or a two- or four-name loop over a cache the interpreter followed, where the target raises on it
+    and no `try`, `hasattr` test or compat branch around it says the code expects that."""
+    if u.what != "cache" or u.whole is None:
+        return None
+    if u.op == "subscript":
+        name = "subscript"
+    elif u.op == "iterate" and u.targets in (2, 4):
+        name = "unpack" if u.targets == 2 else "unpack4"
+        # A DynamicCache yields three, an EncoderDecoderCache six: either way two or four names fail. Other
+        # classes say otherwise (a StaticCache does not iterate at all on 5.x): not this rule's claim.
+        if u.receiver_class not in (None, "DynamicCache", "EncoderDecoderCache"):
+            return None
+    else:
+        return None
+    if u.receiver_class not in (None, "DynamicCache", "StaticCache", "EncoderDecoderCache", "QuantizedCache",
+                                "Cache") or removed[name] is None:
+        return None
+    scope = scope_at(analysis.tree, u.whole)
+    if scope.duck_typed or scope.handles(_ERRORS[name]):
+        return None
+    index = u.index if name == "subscript" and u.index and ":" not in u.index and "," not in u.index else None
+    part, end = None, u.whole.end
+    if name == "subscript":
+        starts = line_starts(analysis.text)
+        after = offset(starts, u.whole.end)
+        m = _PART.match(analysis.text, after)
+        if m is not None:
+            part = int(m.group(1))
+            end = Position(u.whole.end.line, u.whole.end.column + (m.end() - after))  # `[0]` on the same line
+    call_span = Span(u.whole.start, end) if name == "subscript" else u.whole
+    return LegacyRead(name, u.receiver, removed[name] or "", u.whole, call_span, scope.condition,
+                      u.receiver_class, u.layered, index, part)
+
