@@ -52,10 +52,33 @@ def scope_at(tree: Node | None, at: Span) -> UseScope:
                 duck = True
             elif tests and condition is None:
                 condition = tests[-1] if _in_first_branch(node, child) else f"not ({tests[-1]})"
-        elif node.type in ("funcdef", "classdef", "file_input"):
+        elif node.type in ("suite", "file_input") and _after_duck_typed_exit(node, child):
+            duck = True
+        if node.type in ("funcdef", "classdef", "file_input"):
             break  # a function's body runs where it is called: the caller's try does not show here
         child, node = node, node.parent
     return UseScope(frozenset(caught), duck, condition)
+
+
+def _after_duck_typed_exit(block: Node, child: Node) -> bool:
+    """`child` follows, in the same block, an `if hasattr(x, "layers"): return ...` (a test of the object whose
+    branch leaves): the code after it is the compat path for the other objects."""
+    for kid in block.children:
+        if kid is child:
+            return False
+        if kid.type == "if_stmt" and _DUCK_TYPED.search(code(kid.children[1])) and _leaves(kid.children[3]):
+            return True
+    return False
+
+
+def _leaves(suite: Node) -> bool:
+    """The block ends by leaving: its last statement returns, raises, continues or breaks."""
+    stmts = [c for c in getattr(suite, "children", [suite]) if c.type not in ("newline", "indent", "dedent")]
+    last = stmts[-1] if stmts else suite
+    if last.type == "simple_stmt":
+        last = last.children[0]
+    return last.type in ("return_stmt", "raise_stmt", "continue_stmt", "break_stmt") or \
+        (last.type == "keyword" and last.value in ("continue", "break"))
 
 
 def _caught_by(try_stmt: Node, child: Node) -> set[str]:

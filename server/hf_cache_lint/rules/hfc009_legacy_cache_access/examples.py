@@ -20,6 +20,8 @@ _SEQ2SEQ = ("import torch\nfrom transformers import AutoModelForSeq2SeqLM, Dynam
             "cache = EncoderDecoderCache(DynamicCache(), DynamicCache())\n"
             "model(input_ids=source, decoder_input_ids=torch.tensor([[0]]), past_key_values=cache, use_cache=True)\n")
 _CROSS = "cross_keys = cache[0][2]\n"
+_ATTR = "        return self.cache[layer][0]\n"
+_TRIM_LOOP = "    for k, v in past:\n"
 _FOUR = "for self_keys, self_values, cross_keys, cross_values in cache:\n    print(cross_keys.shape)\n"
 _FOUR_AT = (_SEQ2SEQ + _FOUR).index("in cache:") + 3
 
@@ -79,6 +81,31 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="ValueError: too many values to unpack (expected 4)",
         note="`for sk, sv, ck, cv in cache:` over an EncoderDecoderCache: 5.x yields six-tuples",
     ),
+    # Followed by the interpreter (the cache_use facts): a parameter a caller fills, an attribute.
+    invalid(
+        prelude() + "\n\ndef trim_pairs(past, keep):\n    trimmed = []\n" + _TRIM_LOOP
+        + "        trimmed.append((k[:, :, :keep], v[:, :, :keep]))\n    return tuple(trimmed)\n\n\n"
+        "step = model(**inputs, use_cache=True)\ntrimmed = trim_pairs(step.past_key_values, 2)\n",
+        flagged="past",
+        occurrence=1,
+        fixes={"Iterate `.layers`": (_TRIM_LOOP, "    for k, v in ((layer.keys, layer.values) for layer in past.layers):\n")},
+        portable=True,
+        versions=_5X,
+        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER"},
+        message_contains="ValueError: too many values to unpack (expected 2)",
+        note="a helper's parameter that a caller fills with a forward pass's cache (speculative decoding's trim)",
+    ),
+    invalid(
+        prelude("DynamicCache") + "\n\nclass PrefixCache:\n    def __init__(self):\n"
+        "        self.cache = DynamicCache()\n        model(**inputs, past_key_values=self.cache, use_cache=True)\n\n"
+        "    def keys(self, layer):\n" + _ATTR + "\n\nprint(PrefixCache().keys(0).shape)\n",
+        flagged="self.cache[layer]",
+        fixes={"Use `.layers[layer].keys`": (_ATTR, "        return self.cache.layers[layer].keys\n")},
+        versions=_5X,
+        portable=True,
+        note="a cache held in an attribute (a prompt cache), indexed in a method",
+    ),
 )
+
 
 __all__ = ["INVALID", "Invalid"]
