@@ -10,6 +10,8 @@ fixcheck.py) call it; engine/ and rules/ never import it (tests/engine/test_laye
     notebooks.py  check_cells: a notebook's code cells as one module, findings mapped back to their cells
     files.py      check_file / check_data: bytes from disk, size limit, decoding, .py or .ipynb
     rule_docs.py  the registry's names and summaries as data for the engine's hover (engine/hover.py)
+    file_selection.py  which settings a file gets from its path: excludes, per-file-ignores (CLI and editor)
+    path_patterns.py   gitignore-style pattern lists on pathspec (exclude, per-file-ignores, ignore files)
 
 Import from the module that defines a name (as everywhere in the package); this file re-exports nothing, so
 importing one part does not load the others.

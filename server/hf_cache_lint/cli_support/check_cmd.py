@@ -8,15 +8,15 @@ and --fix's modules only with those flags (tests/cli/test_cache.py checks what a
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from hf_cache_lint.checking.file_selection import Selection, per_file_codes, relative
 from hf_cache_lint.cli_support.cache import FolderRefused, ResultCache, cache_folder, disabled_by_env
-from hf_cache_lint.cli_support.discovery import Discovery, Selection, SourceFile, discover
+from hf_cache_lint.cli_support.discovery import Discovery, SourceFile, discover
 from hf_cache_lint.cli_support.report import Report, build_report
 from hf_cache_lint.cli_support.runner import check_files, check_one
 from hf_cache_lint.engine.context import Context, installed_transformers, resolve_context
@@ -139,20 +139,10 @@ def selection(settings: Settings, args: argparse.Namespace) -> Selection:
 
 
 def per_file_ignores(sources: list[SourceFile], settings: Settings, root: Path) -> list[tuple[str, ...]]:
-    """For each file, the codes its `per-file-ignores` entries ignore (patterns relative to the project root,
-    matched gitignore-style as `exclude` is, each folder above the file included)."""
+    """For each file, the codes its `per-file-ignores` entries ignore (checking/file_selection.py)."""
     if not settings.per_file_ignores:
         return [()] * len(sources)
-    from hf_cache_lint.cli_support.gitignore import PathSpec
-
-    specs = [(PathSpec.of([glob]), codes) for glob, codes in settings.per_file_ignores.items()]
-    base = os.path.abspath(root)
-    out = []
-    for source in sources:
-        absolute = os.path.abspath(source.where)
-        rel = os.path.relpath(absolute, base).replace(os.sep, "/")
-        out.append(tuple(c for spec, codes in specs if spec.excludes(rel, False) for c in codes))
-    return out
+    return [per_file_codes(relative(source.where, root), settings.per_file_ignores) for source in sources]
 
 
 def _without(result: CheckResult, codes: tuple[str, ...]) -> CheckResult:

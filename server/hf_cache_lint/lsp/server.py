@@ -272,8 +272,13 @@ class HfCacheLintServer(LanguageServer):
 
     def _analysed(self, unit: Unit, config: lsp_settings.FolderConfig) -> Results:
         """The engine's run, its unit's lock held (worker thread, or the loop's for a short check)."""
+        from hf_cache_lint.checking.file_selection import document_settings  # not on the start path
+
         try:
-            return analyse_unit(unit, config.settings, config.context)
+            settings = document_settings(config.settings, unit.path, config.root)
+            if settings is None:  # excluded by the folder's `exclude` / `extend-exclude`
+                return Results({p.uri: () for p in unit.parts})
+            return analyse_unit(unit, settings, config.context)
         except Exception:
             self.log_error(f"analysis of {unit.uri} failed:\n{traceback.format_exc()}")
             return Results({p.uri: () for p in unit.parts})
