@@ -37,6 +37,9 @@ FOLLOWED = [
      "P().keys()\n", 14),
     # a helper's return
     ("def prefill():\n    return model(ids, use_cache=True).past_key_values\n\n\nk = prefill()[0][0]\n", 12),
+    # enumerate(cache), each item unpacked as a pair
+    ("def lengths(past):\n    for i, (k, v) in enumerate(past):\n        print(i, k.shape)\n\n\n"
+     "lengths(model(ids, use_cache=True).past_key_values)\n", 9),
     # an annotated parameter
     ("def first(cache: DynamicCache):\n    return cache[0]\n", 9),
 ]
@@ -57,7 +60,7 @@ SILENT = [
     "for k, v in legacy:\n    pass\nfirst = legacy[0][0]\n",
     # one name per layer, its parts by index, and len(): 4.57.6, 5.0.0 and 5.24.0 all run these (oracle)
     "cache = model(ids, use_cache=True).past_key_values\nfor layer in cache:\n    print(layer[0].shape)\n"
-    "n = len(cache)\n",
+    "n = len(cache)\nfor i, layer in enumerate(cache):\n    print(i, layer[1].shape)\n",
     # compat code: a branch chosen by what the object has, a try that handles the error
     "def keys(past):\n    if hasattr(past, 'layers'):\n        return past.layers[0].keys\n    return past[0][0]\n\n\n"
     "keys(model(ids, use_cache=True).past_key_values)\n",
