@@ -394,6 +394,25 @@ except ValueError:
 """, every("OK"), pre="")
 
 # §7 (HFC007 reads): how the cache generate returns (and one built here) may be read, per version.
+# §7: what HFC009 does not report, and a StaticCache that no longer iterates (docs/facts.md §7).
+FACTS["legacy_reads_left"] = case("""
+import transformers
+from transformers import StaticCache
+v = transformers.__version__
+cache = model(ids, use_cache=True).past_key_values
+n = len(cache)
+assert n == model.config.num_hidden_layers, n
+for i, layer in enumerate(cache):
+    assert layer[0] is cache.layers[i].keys and layer[1] is cache.layers[i].values
+static = StaticCache(config=model.config, max_cache_len=16)
+model(ids, past_key_values=static, use_cache=True)
+try:
+    pairs = [len(layer) for layer in static]
+    error = None
+except TypeError as exc:
+    error = str(exc)
+assert error == (None if v.startswith("4.") else "'StaticCache' object is not iterable"), error
+""", every("OK"))
 FACTS["removed_cache_reads"] = case("""
 import transformers
 from transformers import StaticCache

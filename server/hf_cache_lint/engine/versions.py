@@ -294,6 +294,14 @@ class Target:
             return _str(releases.member_gone_since(_CU, _READ_MEMBERS[read], read, self.version))
         return None
 
+    def cache_not_iterable(self, cls: str) -> str | None:
+        """The release since which a `cls` (a StaticCache: checked on the oracle) no longer iterates at all (the
+        release table: `Cache.__iter__` is gone from 5.0.0 and only DynamicCache and EncoderDecoderCache define
+        their own), when the target is past it."""
+        if cls != "StaticCache" or releases.member(_CU, cls, "__getitem__", self.version) is not None:
+            return None
+        return _str(releases.member_gone_since(_CU, cls, "__iter__", self.version))
+
     @cached_property
     def cache_layers(self) -> bool:
         """Whether a cache has `.layers` of `.keys`/`.values` at this release (the release table: `Cache.layers`,

@@ -20,8 +20,9 @@ from hf_cache_lint.rules.hfc009_legacy_cache_access.examples import INVALID
 from hf_cache_lint.rules.hfc009_legacy_cache_access.valid import VALID
 
 READS = frozenset({"subscript", "unpack", "unpack4"})
+# "iterate": any loop over a cache class that no longer iterates at all (a StaticCache from 5.0.0).
 # The error each read raises, by the exception's name (a `try` that catches it handles it).
-_ERRORS = {"subscript": "TypeError", "unpack": "ValueError", "unpack4": "ValueError"}
+_ERRORS = {"subscript": "TypeError", "unpack": "ValueError", "unpack4": "ValueError", "iterate": "TypeError"}
 _PART = re.compile(r"\[\s*([0-3])\s*\]")
 
 
@@ -134,6 +135,8 @@ def _error(use: LegacyRead) -> str:
         return "ValueError: too many values to unpack (expected 2)"
     if use.name == "unpack4":
         return "ValueError: too many values to unpack (expected 4)"
+    if use.name == "iterate":
+        return f"TypeError: '{use.shown_class}' object is not iterable"
     error = f"TypeError: '{use.shown_class}' object is not subscriptable"
     if use.cls is None:
         error += " (with the class of the cache generate returned: DynamicCache by default)"
@@ -145,6 +148,8 @@ def _shape(use: LegacyRead) -> str:
         return f"`for k, v in {use.receiver}`"
     if use.name == "unpack4":
         return f"`for sk, sv, ck, cv in {use.receiver}`"
+    if use.name == "iterate":
+        return f"`for ... in {use.receiver}`"
     return f"`{use.receiver}[{use.index or '...'}]`"
 
 
@@ -163,6 +168,9 @@ def _what(use: LegacyRead) -> str:
     if use.name == "unpack4":
         return (f"{shape}: from {use.removed} an `EncoderDecoderCache` iterates as six-tuples (self keys, values, "
                 "sliding tensor, then the cross-attention's), so four names no longer unpack it")
+    if use.name == "iterate":
+        return (f"{shape}: a `{use.shown_class}` no longer iterates from {use.removed} (4.x yielded each layer's "
+                "`(keys, values)`)")
     return (f"{shape}: a transformers cache is not subscriptable from {use.removed} (the legacy `(keys, values)` "
             "indexing is gone)")
 
@@ -170,7 +178,7 @@ def _what(use: LegacyRead) -> str:
 def _instead(use: LegacyRead) -> str:
     """The replacement, with the code's own receiver and index where the read has them."""
     r = use.receiver
-    if use.name == "unpack":
+    if use.name in ("unpack", "iterate"):
         return f"iterate the layers: `for layer in {r}.layers:` with `layer.keys`, `layer.values` (4.54+ have them)"
     if use.name == "unpack4" or _seq2seq(use):
         i = use.index if use.index is not None and ":" not in use.index else "i"
@@ -187,7 +195,7 @@ def _fix(use: LegacyRead) -> Fix | None:
         return None
     if use.name == "unpack4":
         return None  # the loop's body reads four names: no one-expression replacement keeps it
-    if use.name == "unpack":
+    if use.name in ("unpack", "iterate"):
         if not use.layered:
             return None
         return Fix("Iterate `.layers`", (Edit(span, f"((layer.keys, layer.values) for layer in {use.receiver}.layers)"),),
@@ -231,8 +239,12 @@ def _from_use(analysis: Analysis, u: CacheUse, removed: dict[str, str | None]) -
     and no `try`, `hasattr` test or compat branch around it says the code expects that."""
     if u.what != "cache" or u.whole is None:
         return None
+    not_iterable = analysis.context.target.cache_not_iterable(u.receiver_class or "")
     if u.op == "subscript":
         name = "subscript"
+    elif u.op == "iterate" and not_iterable is not None:
+        name = "iterate"
+        removed = {**removed, name: not_iterable}
     elif u.op == "iterate" and u.targets in (2, 4):
         name = "unpack" if u.targets == 2 else "unpack4"
         # A DynamicCache yields three, an EncoderDecoderCache six: either way two or four names fail. Other

@@ -22,6 +22,7 @@ _SEQ2SEQ = ("import torch\nfrom transformers import AutoModelForSeq2SeqLM, Dynam
 _CROSS = "cross_keys = cache[0][2]\n"
 _ATTR = "        return self.cache[layer][0]\n"
 _TRIM_LOOP = "    for k, v in past:\n"
+_STATIC_LOOP = "for keys, values in cache:\n    print(keys.shape)\n"
 _FOUR = "for self_keys, self_values, cross_keys, cross_values in cache:\n    print(cross_keys.shape)\n"
 _FOUR_AT = (_SEQ2SEQ + _FOUR).index("in cache:") + 3
 
@@ -104,6 +105,19 @@ INVALID: tuple[Invalid, ...] = (
         versions=_5X,
         portable=True,
         note="a cache held in an attribute (a prompt cache), indexed in a method",
+    ),
+    invalid(
+        prelude("StaticCache") + "cache = StaticCache(config=model.config, max_cache_len=32)\n"
+        "model(**inputs, past_key_values=cache, use_cache=True)\n" + _STATIC_LOOP,
+        flagged="cache",
+        occurrence=4,
+        fixes={"Iterate `.layers`": (_STATIC_LOOP, "for keys, values in ((layer.keys, layer.values) for layer in "
+                                                   "cache.layers):\n    print(keys.shape)\n")},
+        versions=_5X,
+        portable=True,
+        message_contains="TypeError: 'StaticCache' object is not iterable",
+        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER"},
+        note="a StaticCache iterated: 5.x static caches do not iterate at all",
     ),
 )
 
