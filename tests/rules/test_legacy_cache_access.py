@@ -40,6 +40,10 @@ FOLLOWED = [
     # enumerate(cache), each item unpacked as a pair
     ("def lengths(past):\n    for i, (k, v) in enumerate(past):\n        print(i, k.shape)\n\n\n"
      "lengths(model(ids, use_cache=True).past_key_values)\n", 9),
+    # comprehensions and a generator argument over a parameter
+    ("def keys(past):\n    return [k for k, v in past]\n\n\nkeys(model(ids, use_cache=True).past_key_values)\n", 9),
+    ("def keys(past):\n    return tuple(k[:, :, :2] for k, v in past)\n\n\n"
+     "keys(model(ids, use_cache=True).past_key_values)\n", 9),
     # an annotated parameter
     ("def first(cache: DynamicCache):\n    return cache[0]\n", 9),
 ]
@@ -57,7 +61,7 @@ SILENT = [
     # the code's own tuple, iterated and indexed
     "cache = model(ids, use_cache=True).past_key_values\n"
     "legacy = tuple((layer.keys, layer.values) for layer in cache.layers)\n"
-    "for k, v in legacy:\n    pass\nfirst = legacy[0][0]\n",
+    "for k, v in legacy:\n    pass\nfirst = legacy[0][0]\nks = [k for k, v in legacy]\n",
     # one name per layer, its parts by index, and len(): 4.57.6, 5.0.0 and 5.24.0 all run these (oracle)
     "cache = model(ids, use_cache=True).past_key_values\nfor layer in cache:\n    print(layer[0].shape)\n"
     "n = len(cache)\nfor i, layer in enumerate(cache):\n    print(i, layer[1].shape)\n",

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from hf_cache_lint.engine.analysis import CiLocation, CiValue
 from hf_cache_lint.engine.constants import literal_truth, number_value
+from hf_cache_lint.engine.interpreter.cache_uses import count_targets
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
 from hf_cache_lint.engine.interpreter.session import EvArg, Session
 from hf_cache_lint.engine.nodes import Arg, Node, call_args, code, span, string_value
@@ -122,6 +123,8 @@ class Expressions:
 
     def eval_atom(self, node: Node) -> Value:
         first = node.children[0]
+        if self.uses.on and len(node.children) == 3:
+            self._comprehended(node.children[1])
         if first.value == "{":
             return self.eval_dict(node.children[1] if len(node.children) == 3 else None, node)
         if first.value == "(":
@@ -134,6 +137,16 @@ class Expressions:
                 return UNKNOWN
             return self.eval(inner)
         return UNKNOWN
+
+    def _comprehended(self, inner: Node) -> None:
+        """`[k for k, v in cache]` (a list, set, dict or generator comprehension): its first `for` iterates the cache
+        in the enclosing scope (the later ones read its loop variables, which are not evaluated here)."""
+        loop = next((c for c in getattr(inner, "children", ()) if c.type in ("comp_for", "sync_comp_for")), None)
+        if loop is not None and loop.type == "comp_for":  # `async for`
+            loop = next((c for c in loop.children if c.type == "sync_comp_for"), None)
+        if loop is not None and len(loop.children) >= 4:
+            iterable = loop.children[3]
+            self.uses.whole(self.eval(iterable), "iterate", iterable, count_targets(loop.children[1]))
 
     def eval_dict(self, body: Node | None, whole: Node) -> Value:
         # Entries are gathered first and the dict built once: setting them one by one copied the entries
@@ -183,6 +196,8 @@ class Expressions:
         if written is None:
             written = self._args[id(trailer)] = call_args(trailer)  # a body runs at every call it is inlined at
         for a in written:
+            if a.value.type == "argument" and self.uses.on:  # `tuple(k for k, v in cache)`: a generator argument
+                self._comprehended(a.value)
             out.append(EvArg(a, self.eval(a.value)))
         return out
 
