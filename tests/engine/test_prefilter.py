@@ -5,7 +5,10 @@ from __future__ import annotations
 import pytest
 
 from hf_cache_lint.checking.source import check_source
-from hf_cache_lint.engine.prefilter import might_matter, might_read_removed_cache_api
+from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.prefilter import might_matter
+from hf_cache_lint.engine.screen import can_hold_finding
+from hf_cache_lint.engine.versions import Target, Version
 from hf_cache_lint.settings import Settings
 
 
@@ -48,7 +51,7 @@ _BUILT = "from transformers import DynamicCache\ncache = DynamicCache()\n"
     "out = model.generate(ids, return_dict_in_generate=True)\nk = out.past_key_values[0]\n",
 ])
 def test_a_read_of_a_cache_the_text_builds_or_gets_is_analysed(text: str) -> None:
-    assert might_read_removed_cache_api(text)
+    assert can_hold_finding(text, "<t>", Context(target=Target(Version.parse("5.24.0"))))
     assert check_source(text, "<t>", Settings(transformers_version="5.24.0")).findings
 
 
@@ -62,5 +65,5 @@ def test_a_read_of_a_cache_the_text_builds_or_gets_is_analysed(text: str) -> Non
     '"""\n>>> out = model.generate(ids, return_dict_in_generate=True)\n"""\npast_key_values = None\n',
     "# generate(..., return_dict_in_generate=True) returns past_key_values\n",
 ])
-def test_text_that_reads_no_cache_it_builds_skips_the_cache_read_scan(text: str) -> None:
-    assert not might_read_removed_cache_api(text)
+def test_text_that_reads_no_cache_it_builds_finds_no_removed_read(text: str) -> None:
+    assert not check_source(text, "<t>", Settings(transformers_version="5.24.0")).findings

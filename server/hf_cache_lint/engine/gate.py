@@ -19,7 +19,7 @@ What a finding is made of (engine/analysis.py), and what each needs in the modul
   followed);
 - a removed cache API (HFC007, which needs no generate call), asked only where the text may use one
   (`removed_api`, engine/prefilter.py `might_use_removed_api`): a removed class or method among the compiled
-  names, or a value engine/cache_values.py would know is a cache (engine/value_sources.py `may_hold_cache`).
+  names, or a name a use of a cache or model needs (engine/facts/cache_use.py `PARSE_NAMES`).
 So a module that compiles and has none of these cannot hold a finding, and skipping parso for it leaves the
 findings unchanged (tests/engine/test_gate.py runs both paths over the corpus, examples/ and every rule
 example on every checked version, and over each exclusion's edge). Anything that does not compile or parse
@@ -39,6 +39,7 @@ from types import CodeType
 from hf_cache_lint.engine import modules, reaching, value_sources
 from hf_cache_lint.engine.collector import gc_paused
 from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.facts.cache_use import PARSE_NAMES as CACHE_USE_NAMES
 from hf_cache_lint.engine.interpreter.generate_calls import PIPELINE_CLASSES
 from hf_cache_lint.engine.keywords import CACHE_KEYWORDS
 from hf_cache_lint.engine.lent_values import CALLABLE_MAKERS, FACT_MAKERS, lends
@@ -272,14 +273,10 @@ def cannot_hold_finding(text: str, path: str, context: Context,
 def _no_removed_api(names: set[str], strings: set[str], tree: _Tree) -> bool:
     """HFC007 (engine/removed_api.py) reports an import of a removed class (`from transformers import
     HybridCache`: the name is in the compiled names), an attribute (`transformers.HybridCache`), a call of a
-    removed method (`.to_legacy_cache()`: likewise), or a removed read of a value the code says is a cache
-    (engine/value_sources.py `may_hold_cache`, asked only when a cache class or `return_dict_in_generate` is named)."""
-    if not names.isdisjoint(REMOVED_NAMES) or not names.isdisjoint(REMOVED_CACHE_METHODS):
-        return False
-    if names.isdisjoint(value_sources.CACHE_CLASSES) and "return_dict_in_generate" not in strings:
-        return True
-    parsed = tree.get()
-    return parsed is not None and not value_sources.may_hold_cache(parsed)
+    removed method (`.to_legacy_cache()`: likewise), or a removed use of a cache or model the interpreter says the
+    code has (a `cache_use` fact: one of that kind's parse names is among the compiled names)."""
+    return names.isdisjoint(REMOVED_NAMES) and names.isdisjoint(REMOVED_CACHE_METHODS) and \
+        names.isdisjoint(CACHE_USE_NAMES)
 
 
 def _no_keyword_reaches(names: set[str], strings: set[str], tree: _Tree,

@@ -7,6 +7,7 @@ from hf_cache_lint.engine import fast_parser, parsing
 from hf_cache_lint.engine.analysis import Analysis
 from hf_cache_lint.engine.context import Context
 from hf_cache_lint.engine.facts import grouped
+from hf_cache_lint.engine.facts.cache_use import CacheUse
 from hf_cache_lint.engine.interpreter import Interpreter
 from hf_cache_lint.engine.removed_api import removed_api_uses
 
@@ -45,7 +46,8 @@ def analyse(text: str, path: str, context: Context, tree: object | None = None,
     s = interpreter.session
     assert s.guards is not None
     try:
-        removed = removed_api_uses(tree, text, context.target, s.guards)
+        removed = removed_api_uses(tree, text, context.target, s.guards,
+                                   tuple(f for f in s.recorded if isinstance(f, CacheUse)))
     except RecursionError:  # a statement too deeply nested for its walk (the interpreter noted it)
         removed = ()
     return Analysis(text=text, path=path, context=context, facts=grouped((*s.recorded, *removed)), tree=tree,

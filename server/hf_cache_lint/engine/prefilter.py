@@ -111,75 +111,6 @@ _IMPORT_FROM = re.compile(
 _ATTRIBUTE = re.compile(r"\." + GAP + "(?:" + "|".join(REMOVED_CACHE_CLASSES) + r")\b")
 
 
-# A cache the code says it has (engine/cache_values.py): a generate output with return_dict_in_generate=True
-# whose cache is read, or a cache class called here and bound to a name that is then indexed, unpacked or asked.
-_RETURN_DICT = re.compile(r"return_dict_in_generate" + GAP + "=" + GAP + "True")
-_CONSTRUCTOR = re.compile(r"(?<!\w)(?:Dynamic|Static|Quantized|EncoderDecoder)Cache[ \t\f]*\(")
-# The attributes engine/removed_api.py reads on such a name (`_READS` there, but for the subscript).
-_READ_NAMES = "(?:get_max_cache_shape|max_cache_len|key_cache|value_cache|seen_tokens|get_usable_length)"
-_BOUND = re.compile(r"(\w+)\s*(?::[^=]*)?=\s*(?:transformers\.)?$")  # `name =` / `name: T =` ending the text
-
-
-def _said_in_code(text: str, positions: list[int]) -> bool:
-    """Whether any of `positions` stands in code: code_hits' quick test, then its exact scan before a no."""
-    if not positions:
-        return False
-    quotes = _triple_quotes(text)
-    return any(_in_code(text, p, quotes) for p in positions) or _settled_in_code(text, positions, quotes)
-
-
-def _word_char(c: str) -> bool:
-    return c.isalnum() or c == "_"  # the regex `\w` of a str pattern
-
-
-def _reads_name(text: str, name: str) -> bool:
-    r"""`name[`, `name.get_max_cache_shape`, `name.max_cache_len` (or another of _OLD_READS) or `in name` (iterated) with `name` a whole
-    identifier (`padding_cache[` or `in cache.is_sliding` is no read of `cache`): the shapes engine/cache_values.py's
-    reads take. Anywhere in the text (too many is only slower).
-
-    What `(?<![\w.])name\s*(?:\[|\.\s*(?:get_max_cache_shape|max_cache_len|...)\b)|\bin\s+name\b(?!\s*[.(\[])` finds,
-    as two patterns that start with a literal (so the regex engine skips ahead at C speed) and the look-behinds
-    checked on what they find: the one pattern cost ~7 ms a file on transformers' modeling code."""
-    word = re.escape(name)
-    for m in re.finditer(word + GAP + r"(?:\[|\." + GAP + _READ_NAMES + r"\b)", text):
-        i = m.start()
-        if i == 0 or not (_word_char(text[i - 1]) or text[i - 1] == "."):
-            return True
-    for m in re.finditer(r"in\s+" + word + r"\b(?!\s*[.(\[])", text):
-        i = m.start()
-        if i == 0 or not _word_char(text[i - 1]):
-            return True
-    return False
-
-
-def might_read_removed_cache_api(text: str) -> bool:
-    """Can the text read a cache it builds or gets from generate through a removed API (HFC007 reads)?"""
-    if ("past_key_values" in text or ".cache" in text) and \
-            _said_in_code(text, [m.start() for m in _RETURN_DICT.finditer(text)]):
-        return True
-    calls = find_all(text, "Cache(")  # str.find: a regex alternation here costs 3x on big files
-    if not calls:
-        calls = find_spaced(text, "Cache", after="(")  # `StaticCache (...)`: rare, so only when needed
-        if not calls:
-            return False
-    asked: dict[str, bool] = {}  # a name bound to several caches is looked up once
-    for pos in calls:
-        m = _CONSTRUCTOR.search(text, max(pos - 14, 0), text.find("(", pos) + 1)
-        if m is None:
-            continue
-        # Only the start of the constructor's own line, at most 200 characters of it (a long line of
-        # literals before it would make the backwards match slow, and is no assignment of a cache).
-        start = max(text.rfind("\n", 0, m.start()) + 1, m.start() - 200)
-        bound = _BOUND.search(text, start, m.start())
-        if bound is None:
-            continue
-        if bound[1] not in asked:
-            asked[bound[1]] = _reads_name(text, bound[1])
-        if asked[bound[1]]:
-            return True
-    return False
-
-
 _REMOVED_CLASS_NAMES = tuple(n for n in REMOVED_NAMES if n.endswith("Cache"))
 _OTHER_REMOVED_NAMES = tuple(n for n in REMOVED_NAMES if not n.endswith("Cache"))  # `QuantizedCacheConfig`
 
@@ -199,8 +130,7 @@ def _names_a_removed_class(text: str) -> bool:
 
 def might_use_removed_api(text: str) -> bool:
     """Can the text hold a use of a removed cache API (HFC007, which needs no generate call)?"""
-    if "_legacy_cache(" in text or find_spaced(text, "_legacy_cache", after="(") or \
-            might_read_removed_cache_api(text):
+    if "_legacy_cache(" in text or find_spaced(text, "_legacy_cache", after="("):
         return True
     if not _names_a_removed_class(text):
         return False

@@ -1,10 +1,13 @@
 """Uses of cache APIs the target transformers no longer has: imports of removed cache classes, attribute
 reads `transformers.HybridCache`, calls of removed Cache methods (`to_legacy_cache()`,
-`DynamicCache.from_legacy_cache(...)`), and reads of a cache the code says it has (a `generate(...,
-return_dict_in_generate=True)` output's `past_key_values`, a `DynamicCache()` built here; engine/cache_values.py)
-through APIs a version removed: legacy indexing `cache[i]`, `for k, v in cache:`, `get_max_cache_shape()`,
-`StaticCache.max_cache_len`, and those gone before 4.57 (`key_cache` / `value_cache`, `seen_tokens`,
-`get_usable_length()`).
+`DynamicCache.from_legacy_cache(...)`), and uses of a cache or model the interpreter says the code has (its
+`cache_use` facts: engine/interpreter/cache_uses.py, wherever the value went: a parameter a caller fills, an
+attribute, a helper's return, a forward output) through what the target's release removed, as the release table
+says (engine/releases.py): legacy indexing `cache[i]`, `for k, v in cache:`, any attribute or method the class
+no longer has (`get_max_cache_shape()`, `max_batch_size`, `key_cache` / `value_cache`, `seen_tokens`,
+`get_usable_length()`, a Mamba cache's `ssm_states`), a model's flags and helpers (`_supports_cache_class`,
+`_get_cache(...)`). A removed method is reported only on a receiver the interpreter says is a transformers
+cache (or cache class): a project's own class with the same method names is not.
 
 Only uses that will run are reported: code under a version guard that excludes the target, under
 `if TYPE_CHECKING:`, inside a `try` whose handler catches the error (ImportError, AttributeError,
@@ -19,24 +22,33 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass, replace
 from itertools import repeat
 
-from hf_cache_lint.engine.cache_values import CacheValues
+from hf_cache_lint.engine import releases
+from hf_cache_lint.engine.facts.cache_use import CacheUse
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse, UseKind
 from hf_cache_lint.engine.findings import Span
 from hf_cache_lint.engine.nodes import Node, code, imported_from, span
 from hf_cache_lint.engine.own_names import OwnNames, own_names
-from hf_cache_lint.engine.prefilter import might_read_removed_cache_api, might_use_removed_api
+from hf_cache_lint.engine.prefilter import might_use_removed_api
 from hf_cache_lint.engine.version_guard import VersionGuards
-from hf_cache_lint.engine.versions import REMOVED_MODEL_CACHES, Target, first_removal
+from hf_cache_lint.engine.versions import (
+    REMOVED_CACHE_METHODS,
+    REMOVED_MODEL_CACHES,
+    Target,
+    Version,
+    first_removal,
+)
 
 # "read": a removed way of reading a known cache (`name` is its key in versions.REMOVED_CACHE_READS).
 
 _CACHE_MODULES = ("transformers", "transformers.cache_utils", "transformers.models.mamba.modeling_mamba",
                   *REMOVED_MODEL_CACHES)
-# Reads of a cache gone before 4.57, on the classes whose AttributeError was checked (4.57.6, 5.0.0, 5.24.0):
-# a `DynamicCache` (what generate returns by default) and a `StaticCache`.
-_OLD_READS = frozenset({"key_cache", "value_cache", "seen_tokens", "get_usable_length"})
-_READS = frozenset({"subscript", "get_max_cache_shape", "max_cache_len"}) | _OLD_READS
-_CALLED = frozenset({"get_max_cache_shape", "get_usable_length"})  # a reference without a call raises nothing
+_CU = "transformers.cache_utils"
+_GENERATION = "transformers.generation.utils"
+# Stores that bind a plain attribute the cache's layers never read (checked on 4.57.6, 5.0.0 and 5.24.0: silent).
+_SILENT_STORES = frozenset({"key_cache", "value_cache"})
+# `Cache` properties (4.54 to 5.19) that read the first layer's static size: on any other cache they raised before
+# they were removed too (4.57.6's empty DynamicCache: IndexError, ValueError), so only a static cache's read breaks.
+_STATIC_ONLY = frozenset({"max_cache_len", "max_batch_size"})
 _CATCH_ALL = frozenset({"Exception", "BaseException"})
 _CATCHES: dict[UseKind, frozenset[str]] = {
     "import": frozenset({"ImportError"}) | _CATCH_ALL,  # ModuleNotFoundError does not catch "cannot import name"
@@ -55,15 +67,20 @@ class _Scope:
     deferred: bool = False  # inside a function body: runs when called, not when the module loads
     caught: frozenset[str] = frozenset()  # exception names a surrounding try catches ("*": bare except)
     probed: frozenset[str] = frozenset()  # names a surrounding hasattr/getattr test looks for
+    function: int = 0  # id() of the enclosing function node (0: the module), where a receiver's name is bound
 
 
-def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGuards) -> tuple[RemovedApiUse, ...]:
-    """Every reached use of a cache API the target has removed, in source order."""
-    if target.version < first_removal() or not might_use_removed_api(text):
+def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGuards,
+                     uses: tuple[CacheUse, ...] = ()) -> tuple[RemovedApiUse, ...]:
+    """Every reached use of a cache API the target has removed, in source order (`uses`: the module's
+    `cache_use` facts)."""
+    reads = _Reads(uses, target)
+    if not reads and (target.version < first_removal() or not might_use_removed_api(text)):
         return ()
     user_methods = _Defined(module, guards.modules)
-    caches = CacheValues(module, text, guards.modules) if might_read_removed_cache_api(text) else None
+    caches = reads if reads else None
     found: list[RemovedApiUse] = []
+    functions: dict[int, int] = {}  # id() of a read found -> the function it is in
     stack: list[tuple[Node, _Scope]] = [(module, _Scope())]
     while stack:
         node, scope = stack.pop()
@@ -80,21 +97,23 @@ def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGua
         if t == "import_from":
             found.extend(_imports(node, target, scope))
             continue
-        if t in ("funcdef", "lambdef") and not scope.deferred:
-            scope = replace(scope, deferred=True)
+        if t in ("funcdef", "lambdef"):
+            scope = replace(scope, deferred=True, function=id(node))
         if t in ("power", "atom_expr"):
-            found.extend(_chain_uses(node, target, scope, guards, user_methods))
+            found.extend(_chain_uses(node, target, scope, guards, user_methods, reads))
             if caches is not None:
-                found.extend(_cache_reads(node, target, scope, caches))
+                for u in _cache_reads(node, target, scope, caches):
+                    found.append(u)
+                    functions[id(u)] = scope.function
         elif t in ("for_stmt", "sync_comp_for") and caches is not None:
             found.extend(_unpacked(node, target, scope, caches))
         kids = getattr(node, "children", None)
         if kids is not None:
             stack.extend(zip(reversed(kids), repeat(scope)))
-    # After `cache.key_cache = [...]` (reported as silent) the same receiver's `key_cache` is that plain list: its
-    # reads raise nothing.
-    bound = {(u.module, u.name) for u in found if u.silent}
-    found = [u for u in found if u.silent or (u.module, u.name) not in bound]
+    # After `cache.key_cache = [...]` (reported as silent) the same receiver's `key_cache`, in the same function, is
+    # that plain list: its reads raise nothing.
+    bound = {(u.module, u.name, functions.get(id(u))) for u in found if u.silent}
+    found = [u for u in found if u.silent or (u.module, u.name, functions.get(id(u))) not in bound]
     found.sort(key=lambda u: (u.span.start, u.name))
     # An import that fails as the module loads ends the run there: nothing after it is reached (the
     # interpreter stops at the same line, engine/statements.py).
@@ -158,7 +177,7 @@ class _Defined:
 
 
 def _chain_uses(node: Node, target: Target, scope: _Scope, guards: VersionGuards,
-                user_methods: _Defined) -> Iterator[RemovedApiUse]:
+                user_methods: _Defined, reads: _Reads) -> Iterator[RemovedApiUse]:
     kids = node.children
     for i in range(1, len(kids)):
         trailer = kids[i]
@@ -179,6 +198,8 @@ def _chain_uses(node: Node, target: Target, scope: _Scope, guards: VersionGuards
         if removed is None or attr in user_methods or _handled("method", attr, scope) or \
                 user_methods.foreign_receiver(receiver):
             continue
+        if span(trailer.children[1]).start not in reads.calls:
+            continue  # a receiver the interpreter does not know as a transformers cache (or class): no evidence
         if scope.condition is not None:
             # Compat code calls the removed method on a fallback branch that tests the object first
             # (`if getattr(cache, "layers", None) is None:`, after an `isinstance(..., DynamicCache)` branch):
@@ -195,33 +216,133 @@ def _chain_uses(node: Node, target: Target, scope: _Scope, guards: VersionGuards
             condition=scope.condition)
 
 
-def _cache_reads(node: Node, target: Target, scope: _Scope, caches: CacheValues) -> Iterator[RemovedApiUse]:
-    """`cache[i]`, `cache.get_max_cache_shape()`, `static.max_cache_len`, `cache.key_cache[i]`, ... on a cache the
-    code says it has."""
+@dataclass(frozen=True)
+class _Removed:
+    """A recorded use the target removed: since which release, and the class its error names."""
+
+    use: CacheUse
+    removed: str
+    shown: str
+
+
+class _Reads:
+    """The module's `cache_use` facts the walk reports on, by where they stand: the uses the target removed (a
+    member, legacy indexing, two-name loops), and every call of a removed Cache method on a receiver the
+    interpreter says is a transformers cache or cache class (the evidence `_chain_uses` needs)."""
+
+    def __init__(self, uses: tuple[CacheUse, ...], target: Target) -> None:
+        self.at: dict[tuple[object, str], _Removed] = {}
+        self.names: set[str] = set()
+        self.calls: set[object] = set()
+        self.subscripts = self.loops = False
+        for u in uses:
+            if u.op == "call" and u.what == "cache" and u.name in REMOVED_CACHE_METHODS:
+                self.calls.add(u.span.start)
+                continue  # reported by `_chain_uses`, as a removed method
+            found = _removal(u, target)
+            if found is None:
+                continue
+            where = "subscript" if u.op == "subscript" else "loop" if u.op == "iterate" else "name"
+            key = (u.span.start, where)
+            had = self.at.get(key)
+            # One site, several runs (an uncalled function by its annotation, then inlined at a call): the run that
+            # knows the concrete class tells the error's class.
+            if had is None or (had.use.cls in (None, "Cache") and u.cls not in (None, "Cache")):
+                self.at[key] = found
+            self.names.add(u.name)
+            self.subscripts = self.subscripts or where == "subscript"
+            self.loops = self.loops or where == "loop"
+
+    def __bool__(self) -> bool:
+        return bool(self.at)
+
+    def get(self, node: Node, where: str) -> _Removed | None:
+        return self.at.get((span(node).start, where))
+
+
+def _removal(u: CacheUse, target: Target) -> _Removed | None:
+    """Whether (and since when) the target removed what the use does, by the release table."""
+    if u.op == "subscript" and u.what == "cache":
+        removed = target.removed_cache_read("subscript")
+        return _Removed(u, removed, _shown(u, target)) if removed is not None else None
+    if u.op == "iterate" and u.what == "cache" and u.targets == 2 and u.cls in (None, "DynamicCache"):
+        # only DynamicCache (what generate returns by default) yields three; others differ per class
+        removed = target.removed_cache_read("unpack")
+        return _Removed(u, removed, _shown(u, target)) if removed is not None else None
+    if u.op not in ("read", "call", "write") or (u.op == "write" and u.name not in _SILENT_STORES):
+        return None
+    if u.what == "model":
+        removed = target.removed_model_member(u.name)
+        if removed is None or (u.op == "read" and _was_method(_GENERATION, "GenerationMixin", u.name, removed)):
+            return None  # a reference without a call fails only when called
+        return _Removed(u, removed, u.cls or "")
+    if u.name in _STATIC_ONLY and "Static" not in (u.cls or ""):
+        return None
+    module, cls = _defining(u, target)
+    removed = target.removed_member(module, cls, u.name)
+    if removed is None or (u.op == "read" and _was_method(module, cls, u.name, removed)):
+        return None
+    return _Removed(u, removed, _shown(u, target))
+
+
+def _defining(u: CacheUse, target: Target) -> tuple[str, str]:
+    """The module whose class the release table answers for: the recorded one where the target defines the class,
+    else cache_utils or where the top level exports it from (Mamba's cache moved between them)."""
+    cls = u.cls or "DynamicCache"
+    if target.class_exists(u.module, cls):
+        return u.module, cls
+    if target.class_exists(_CU, cls):
+        return _CU, cls
+    exported = releases.value(f"export:transformers.{cls}", target.version)
+    return (f"transformers.{exported}", cls) if exported else (u.module, cls)
+
+
+def _shown(u: CacheUse, target: Target) -> str:
+    """The class the target's error names: the cache's own, or, for a model's own cache class the target no longer
+    has (Mamba's `MambaCache` from 5.5: checked on 5.23.0), the `DynamicCache` the model returns instead."""
+    cls = u.cls or "DynamicCache"
+    if cls == "Cache":  # the abstract base an annotation names: the instance is one of its subclasses
+        return "DynamicCache"
+    module, _ = _defining(u, target)
+    return cls if target.class_exists(module, cls) or module == _CU else "DynamicCache"
+
+
+def _was_method(module: str, cls: str, name: str, removed: str) -> bool:
+    """Whether `cls.name` was a method in the last release that had it (a reference to it alone raises nothing)."""
+    known = releases.known_releases()
+    i = known.index(Version.parse(removed))
+    before = releases.member(module, cls, name, known[i - 1]) if i > 0 else None
+    return bool(before and before.startswith(("def", "classmethod", "staticmethod")))
+
+
+def _cache_reads(node: Node, target: Target, scope: _Scope, reads: _Reads) -> Iterator[RemovedApiUse]:
+    """`cache[i]`, `cache.get_max_cache_shape()`, `static.max_cache_len`, `cache.key_cache[i]`, `model._get_cache()`,
+    ... on a cache or model the interpreter says the code has."""
     kids = node.children
     for i in range(1, len(kids)):
         trailer = kids[i]
         if trailer.type != "trailer":
             continue
         opener = trailer.children[0].value
-        read = "subscript" if opener == "[" else trailer.children[1].value if opener == "." else None
-        if read not in _READS:
+        if opener == ".":
+            if trailer.children[1].value not in reads.names:
+                continue
+            found = reads.get(trailer.children[1], "name")
+            read = trailer.children[1].value
+        elif opener == "[" and reads.subscripts:
+            found = reads.get(trailer, "subscript")
+            read = "subscript"
+        else:
             continue
-        removed = target.removed_cache_read(read)
+        if found is None or _reported_elsewhere(read, scope):
+            continue
         last = i == len(kids) - 1
         # `cache[0] = x` stores (4.57 had no item assignment either); `cache.key_cache = [...]` binds a plain
         # attribute; `cache.key_cache[i] = k` reads `key_cache` first, so it raises like any read.
-        if removed is None or _reported_elsewhere(read, scope):
-            continue
-        silent = last and read in ("key_cache", "value_cache") and _bound_plainly(node)
+        silent = found.use.op == "write"
         if (opener == "[" or last) and _is_target(node) and not silent:
             continue
-        cache = caches.of(kids[:i])
-        if cache is None or (read == "max_cache_len" and cache.cls != "StaticCache") or \
-                (read in _OLD_READS and cache.cls not in (None, "DynamicCache", "StaticCache")):
-            continue
-        if read in _CALLED and not (not last and _is_call(kids[i + 1])):
-            continue  # a reference without a call fails only when called
+        cache, removed, shown = found.use, found.removed, found.shown
         receiver = _source(kids[:i])
         if read == "subscript":
             index = trailer.children[1]
@@ -230,13 +351,13 @@ def _cache_reads(node: Node, target: Target, scope: _Scope, caches: CacheValues)
             end = nxt if part is not None else trailer
             yield RemovedApiUse("read", read, receiver, removed, Span(span(kids[0]).start, span(trailer).end),
                                 Span(span(kids[0]).start, span(end).end), condition=scope.condition,
-                                deferred=scope.deferred, cache=cache,
+                                deferred=scope.deferred, cache=cache, shown_class=shown,
                                 index=code(index) if index.type != "subscriptlist" else None, part=part)
         elif silent:
             name = trailer.children[1]
             yield RemovedApiUse("read", read, receiver, removed, span(name), None, condition=scope.condition,
-                                deferred=scope.deferred, cache=cache, silent=True)
-        elif read in ("key_cache", "value_cache"):
+                                deferred=scope.deferred, cache=cache, shown_class=shown, silent=True)
+        elif read in _SILENT_STORES:
             # `cache.key_cache[i]`: the read `cache.layers[i].keys` replaces (a store into it: no replacement)
             nxt = kids[i + 1] if not last else None
             index = nxt.children[1] if nxt is not None and nxt.type == "trailer" and nxt.children[0].value == "[" \
@@ -246,34 +367,22 @@ def _cache_reads(node: Node, target: Target, scope: _Scope, caches: CacheValues)
             name = trailer.children[1]
             yield RemovedApiUse("read", read, receiver, removed, span(name),
                                 Span(span(kids[0]).start, span(nxt).end) if plain and nxt is not None else None,
-                                condition=scope.condition, deferred=scope.deferred, cache=cache,
+                                condition=scope.condition, deferred=scope.deferred, cache=cache, shown_class=shown,
                                 index=code(index) if plain and index is not None else None)
         else:
             name = trailer.children[1]
             yield RemovedApiUse("read", read, receiver, removed, span(name), span(name),
-                                condition=scope.condition, deferred=scope.deferred, cache=cache)
+                                condition=scope.condition, deferred=scope.deferred, cache=cache, shown_class=shown)
 
 
-def _unpacked(node: Node, target: Target, scope: _Scope, caches: CacheValues) -> Iterator[RemovedApiUse]:
-    """`for k, v in cache:` (a loop or a comprehension) over a cache the code says it has."""
-    names, iterable = node.children[1], node.children[3]
-    if names.type != "exprlist":
+def _unpacked(node: Node, target: Target, scope: _Scope, reads: _Reads) -> Iterator[RemovedApiUse]:
+    """`for k, v in cache:` (a loop) over a cache the interpreter says the code has."""
+    iterable = node.children[3]
+    found = reads.get(iterable, "loop") if reads.loops else None
+    if found is None or _reported_elsewhere("unpack", scope):
         return
-    count = len([c for c in names.children if c.type != "operator"])
-    # Two names over a DynamicCache (5.x yields three), four over an EncoderDecoderCache (5.x yields six);
-    # `for k, v, s in cache` is 5.x's own shape, and `for layer in cache` still iterates.
-    read = {2: "unpack", 4: "unpack4"}.get(count)
-    removed = target.removed_cache_read(read) if read is not None else None
-    if read is None or removed is None or _reported_elsewhere(read, scope):
-        return
-    parts = [iterable] if iterable.type == "name" else list(iterable.children) \
-        if iterable.type in ("power", "atom_expr") else []
-    cache = caches.of(parts) if parts else None
-    wanted = (None, "DynamicCache") if read == "unpack" else ("EncoderDecoderCache",)
-    if cache is None or cache.cls not in wanted:
-        return  # only these yield longer tuples; other classes differ (StaticCache no longer iterates at all)
-    yield RemovedApiUse("read", read, code(iterable), removed, span(iterable), span(iterable),
-                        condition=scope.condition, deferred=scope.deferred, cache=cache)
+    yield RemovedApiUse("read", "unpack", code(iterable), found.removed, span(iterable), span(iterable),
+                        condition=scope.condition, deferred=scope.deferred, cache=found.use, shown_class=found.shown)
 
 
 def _reported_elsewhere(read: str, scope: _Scope) -> bool:
@@ -336,11 +445,11 @@ def _if_branches(node: Node, scope: _Scope, guards: VersionGuards) -> Iterator[t
                 continue
             probed = scope.probed | _probed_names(test)
             if decided is True:
-                yield suite, _Scope(scope.condition, scope.deferred, scope.caught, probed)
+                yield suite, _Scope(scope.condition, scope.deferred, scope.caught, probed, function=scope.function)
                 return
             text = code(test)
             undecided.append(text)
-            yield suite, _Scope(scope.condition or text, scope.deferred, scope.caught, probed)
+            yield suite, _Scope(scope.condition or text, scope.deferred, scope.caught, probed, function=scope.function)
             i += 4
         elif kid.type == "keyword" and kid.value == "else":
             probed = scope.probed
@@ -360,10 +469,10 @@ def _ternary(node: Node, scope: _Scope, guards: VersionGuards) -> Iterator[tuple
     probed = scope.probed | _probed_names(test)
     if decided is not False:
         yield body, _Scope(scope.condition if decided else scope.condition or code(test), scope.deferred,
-                           scope.caught, probed)
+                           scope.caught, probed, function=scope.function)
     if decided is not True:
         yield other, _Scope(scope.condition if decided is False else scope.condition or f"not ({code(test)})",
-                            scope.deferred, scope.caught, probed)
+                            scope.deferred, scope.caught, probed, function=scope.function)
 
 
 def _try_parts(node: Node, scope: _Scope) -> Iterator[tuple[Node, _Scope]]:
@@ -378,7 +487,7 @@ def _try_parts(node: Node, scope: _Scope) -> Iterator[tuple[Node, _Scope]]:
     for kid in kids:
         if kid.type == "suite" and not body_seen:
             body_seen = True
-            yield kid, _Scope(scope.condition, scope.deferred, scope.caught | frozenset(caught), scope.probed)
+            yield kid, _Scope(scope.condition, scope.deferred, scope.caught | frozenset(caught), scope.probed, function=scope.function)
         elif kid.type == "suite" or kid.type == "simple_stmt":
             yield kid, scope
 

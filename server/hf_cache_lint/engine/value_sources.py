@@ -1,5 +1,5 @@
 """The gate's second stage, the values (engine/reaching.py has the keywords and the module's `ast` Source): whether a
-`cache_implementation` can be set, whether a `from_pretrained` can load, whether HFC007 can find a cache to read.
+`cache_implementation` can be set, whether a `from_pretrained` can load.
 Each answers "cannot" only when it is sure.
 
 `may_set_cache_implementation`: a `cache_implementation` value (a CiValue, a config's Setting) comes from a
@@ -12,20 +12,13 @@ that take no `**`, sets none (reading a config the module never set gives no val
 `only_super_loads`: a checkpoint is read (generation_config.json, the Hub defaults) by a `from_pretrained` the
 interpreter resolves to transformers' (known.py `_transformers`, loading.py); `super().from_pretrained(...)` is
 a call of the builtin `super`, which it leaves unknown.
-
-`may_hold_cache`: HFC007's reads (`cache[i]`, `for k, v in cache`, `get_max_cache_shape()`, `max_cache_len`) are
-of a value engine/cache_values.py knows is a cache: a `<x>.generate(..., return_dict_in_generate=True)` output
-bound to a name (its cache is `name.past_key_values` or `name.cache`, also bound to another name) or read inline,
-or a name whose EVERY binding in its scope is a call of a cache class (`DynamicCache`, `StaticCache`, ...). A name
-that is also a parameter of that function has a binding that is no cache (cache_values.py `_resolve` then knows
-nothing), so `past_key_values = DynamicCache(...)` in a `forward(self, past_key_values=None)` makes none.
 """
 
 from __future__ import annotations
 
 import ast
 
-from hf_cache_lint.engine.reaching import FUNCTIONS, Scope, Source, bound_names, callee_name
+from hf_cache_lint.engine.reaching import Source, bound_names, callee_name
 
 # The callables the interpreter reads a `cache_implementation=` keyword of (engine/interpreter/known.py
 # `_transformers` and its table, methods.py, loading.py, generate_calls.py), or that put keywords in a dict
@@ -95,48 +88,6 @@ def may_set_cache_implementation(tree: ast.Module, pipeline_classes: frozenset[s
     return any(name in readers or not plain.get(name, False) or name in bound for name in callees)
 
 
-# engine/cache_values.py's _CACHE_CLASSES.
-CACHE_CLASSES = frozenset({"DynamicCache", "StaticCache", "QuantizedCache", "EncoderDecoderCache"})
-
-
-_OUTPUT_CACHE = ("past_key_values", "cache")  # engine/cache_values.py's: generate's output fields holding the cache
-
-
-def may_hold_cache(src: Source) -> bool:
-    """Whether engine/cache_values.py may find a value the code says is a cache (see the module docstring)."""
-    words = set(CACHE_CLASSES)
-    for node, _, _ in src.walk(CACHE_CLASSES):  # `from transformers import DynamicCache as D` (from anywhere)
-        if isinstance(node, ast.ImportFrom):
-            words.update(a.asname for a in node.names if a.name in CACHE_CLASSES and a.asname)
-    classes = frozenset(words)
-    words.add("return_dict_in_generate")
-    outputs: set[str] = set()  # names bound to `<x>.generate(..., return_dict_in_generate=True)`
-    for node, parent, scope in src.walk(words):
-        if isinstance(node, ast.Call) and any(
-                kw.arg == "return_dict_in_generate" and isinstance(kw.value, ast.Constant) and kw.value.value is True
-                for kw in node.keywords):
-            # cache_values.py `_output_of`: the call's callee is `.generate`, and the call is the whole value of
-            # `name = ...` (then its cache is `name.past_key_values`) or read inline (`....past_key_values`).
-            if not (isinstance(node.func, ast.Attribute) and node.func.attr == "generate"):
-                continue
-            if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is node:
-                targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
-                if not all(isinstance(t, ast.Name) for t in targets):
-                    return True
-                outputs.update(t.id for t in targets if isinstance(t, ast.Name))
-            elif isinstance(parent, ast.Attribute) or not isinstance(parent, (ast.Return, ast.keyword, ast.Call)):
-                return True  # read inline, or anywhere this does not follow
-        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Call) \
-                and callee_name(node.value.func) in classes:
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            params = _parameters(scope)
-            if any(not (isinstance(t, ast.Name) and t.id in params) for t in targets):
-                return True
-    # An output's cache is read as `name.past_key_values` / `name.cache` (also to bind an alias of it).
-    return any(isinstance(node, ast.Attribute) and node.attr in _OUTPUT_CACHE and isinstance(node.value, ast.Name)
-               and node.value.id in outputs for node, _, _ in src.walk(outputs)) if outputs else False
-
-
 def only_super_loads(src: Source) -> bool:
     """Whether every `from_pretrained` of the module is `super().from_pretrained(...)` (with `super` not bound
     again): the interpreter calls the builtin `super` to an unknown value, whose call loads nothing
@@ -159,9 +110,3 @@ def only_super_loads(src: Source) -> bool:
             return False
     return True
 
-
-def _parameters(scope: Scope | None) -> frozenset[str]:
-    if not isinstance(scope, FUNCTIONS):
-        return frozenset()
-    a = scope.args
-    return frozenset(arg.arg for arg in (*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg) if arg is not None)

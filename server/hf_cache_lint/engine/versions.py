@@ -120,6 +120,7 @@ _READ_BEHAVIOURS = {"subscript": "cache_subscript", "unpack": "cache_iterates_tr
 _READ_MEMBERS = {"get_max_cache_shape": "DynamicCache", "max_cache_len": "StaticCache", "seen_tokens": "Cache",
                  "get_usable_length": "Cache", "key_cache": "Cache", "value_cache": "Cache"}
 _CU = "transformers.cache_utils"
+_GENERATION = "transformers.generation.utils"
 # Every removed name an import can bind (the screens look for these words).
 REMOVED_NAMES: tuple[str, ...] = (*REMOVED_CACHE_CLASSES, *(n for names in REMOVED_MODEL_CACHES.values() for n in names))
 
@@ -307,6 +308,26 @@ class Target:
         """Whether a cache has `.layers` of `.keys`/`.values` at this release (the release table: `Cache.layers`,
         from 4.54.0): the replacement of legacy reads runs here."""
         return releases.member(_CU, "DynamicCache", "layers", self.version) is not None
+
+    def removed_member(self, module: str, cls: str, name: str) -> str | None:
+        """The release since which the cache class `module.cls` has no `name` (its bases resolved), when the target
+        is at or past it; None when it still has it, or no release the table read ever had it."""
+        return _str(releases.member_gone_since(module, cls, name, self.version))
+
+    def removed_model_member(self, name: str) -> str | None:
+        """The release since which a model has no `name` (a `PreTrainedModel` class attribute, a `GenerationMixin`
+        method), when the target is at or past it; None when either still has it, or neither ever had it."""
+        attr = f"model_attr:PreTrainedModel.{name}"
+        if releases.value(attr, self.version) is not None or \
+                releases.member(_GENERATION, "GenerationMixin", name, self.version) is not None:
+            return None
+        gone = releases.gone_since(attr, self.version) or \
+            releases.member_gone_since(_GENERATION, "GenerationMixin", name, self.version)
+        return _str(gone)
+
+    def class_exists(self, module: str, cls: str) -> bool:
+        """Whether the target's `module` defines (or binds) `cls`."""
+        return releases.value(f"name:{module}.{cls}", self.version) is not None
 
     def removed_model_cache(self, module: str, name: str) -> str | None:
         """The release whose `module` no longer defines the cache class `name`, when the target is past it."""

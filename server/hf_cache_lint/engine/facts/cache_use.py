@@ -73,6 +73,11 @@ class CacheUse:
     targets: int | None = None
     layered: bool = True
 
+    @property
+    def cls(self) -> str | None:
+        """The transformers class as the code says it (None: a model output's cache, a model of an Auto class)."""
+        return self.receiver_class
+
 
 # The compiled names a module holding a cache use has one of: a cache class's name (built, annotated), an
 # output's cache attribute, and every cache-related member of a model or cache the release table knows (but

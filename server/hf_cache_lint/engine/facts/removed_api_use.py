@@ -1,19 +1,19 @@
 """The fact kind `removed_api_use`: a use of a cache API the target transformers no longer has (an import of a
-removed class, an attribute, a removed method called on a cache, a removed read of a value the code says is a
-cache), found by engine/removed_api.py. It needs no generate call: an import, or a manual decode loop, is enough."""
+removed class, an attribute, a removed method called on a cache, a removed read of a cache or model the
+interpreter says the code has: its `cache_use` facts), found by engine/removed_api.py. It needs no generate
+call: an import, or a manual decode loop, is enough."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from hf_cache_lint.engine.facts import FactKind
+from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
+from hf_cache_lint.engine.facts.cache_use import CacheUse
 from hf_cache_lint.engine.findings import Span
 from hf_cache_lint.engine.prefilter import might_use_removed_api
 from hf_cache_lint.engine.versions import REMOVED_NAMES
-
-if TYPE_CHECKING:
-    from hf_cache_lint.engine.cache_values import CacheValue
 
 UseKind = Literal["import", "attribute", "method", "read"]
 
@@ -37,7 +37,8 @@ class RemovedApiUse:
     argument_span: Span | None = None  # `from_legacy_cache(x)`: the argument `x`
     condition: str | None = None
     deferred: bool = False  # in a function body (runs when called)
-    cache: CacheValue | None = None  # "read": what the code says the cache is
+    cache: CacheUse | None = None  # "read": the use of a cache (or model) the interpreter recorded there
+    shown_class: str = "DynamicCache"  # "read": the receiver's class at the target, as its error names it
     index: str | None = None  # "read" subscript: `i` of `cache[i]`
     part: int | None = None  # "read" subscript: 0 (keys) ... 3 (cross values) of `cache[i][0]` ... `cache[i][3]`
     silent: bool = False  # "read" `key_cache`/`value_cache`: `cache.key_cache = x` binds a plain attribute, no error
@@ -45,5 +46,7 @@ class RemovedApiUse:
 
 # The gate decides it on the compiled names (engine/gate.py `_no_removed_api`).
 KIND: FactKind[RemovedApiUse] = FactKind(
-    "removed_api_use", RemovedApiUse, ("_legacy_cache(", "Cache(", "past_key_values", ".cache", *REMOVED_NAMES),
-    parse_names=None, might_occur=might_use_removed_api)
+    # cache_use's triggers too: its uses (a model's `_supports_cache_class`) become removed reads (might_occur says so).
+    "removed_api_use", RemovedApiUse, ("_legacy_cache(", "Cache(", "past_key_values", ".cache", *REMOVED_NAMES,
+                                       *CACHE_USE.triggers),
+    parse_names=None, might_occur=lambda text: might_use_removed_api(text) or CACHE_USE.said(text))

@@ -86,6 +86,25 @@ class CacheUses:
             self.record(who, "call", name, _receiver(head, before), self.s.span(attribute.children[1]),
                         Span(self.s.span(head).start, self.s.span(call).end), self.arguments(args))
 
+    def class_call(self, qualname: str, args: list[EvArg], trailers: Sequence[Node], head: Node,
+                   whole: Span) -> None:
+        """`DynamicCache.from_legacy_cache(...)`: a method called on a transformers cache class (`qualname` the
+        method's, `trailers` through the call's)."""
+        owner, _, name = qualname.rpartition(".")
+        cls = owner.rpartition(".")[2]
+        if not (self.on and owner.startswith("transformers.") and cls.endswith("Cache") and cls[:1].isupper()) \
+                or len(trailers) < 2:
+            return
+        attribute = trailers[-2]
+        if getattr(attribute, "type", None) != "trailer" or attribute.children[0].value != "." \
+                or attribute.children[1].value != name:
+            return
+        parts = owner.split(".")
+        module = ".".join(parts[:-1]) if len(parts) > 2 else "transformers.cache_utils"
+        who = Subject("cache", cls, module, f"the class `{cls}`", cls != "EncoderDecoderCache")
+        self.record(who, "call", name, _receiver(head, trailers[:-2]), self.s.span(attribute.children[1]), whole,
+                    self.arguments(args))
+
     def subscript(self, value: Value, trailer: Node, head: Node, before: Sequence[Node]) -> None:
         who = self.subject(value)
         if who is not None:

@@ -74,6 +74,8 @@ class CallDispatch:
             known = [v for v, _ in callee.options if not isinstance(v, Unknown)]
             callee = known[0] if known else UNKNOWN
         if isinstance(callee, Symbol):
+            if self.ex.uses.on:
+                self.ex.uses.class_call(callee.qualname, args, trailers, head, whole)
             return self.known.call_symbol(callee.qualname, args, trailer, whole)
         if isinstance(callee, Method):
             return self.methods.call_method(callee, args, trailer, head, trailers, whole)

@@ -123,8 +123,8 @@ class Expressions:
 
     def eval_atom(self, node: Node) -> Value:
         first = node.children[0]
-        if self.uses.on and len(node.children) == 3:
-            self._comprehended(node.children[1])
+        if self.uses.on and len(node.children) == 3 and first.value in "([{":
+            self._comprehension_uses(node.children[1])
         if first.value == "{":
             return self.eval_dict(node.children[1] if len(node.children) == 3 else None, node)
         if first.value == "(":
@@ -138,14 +138,18 @@ class Expressions:
             return self.eval(inner)
         return UNKNOWN
 
-    def _comprehended(self, inner: Node) -> None:
-        """`[k for k, v in cache]` (a list, set, dict or generator comprehension): its first `for` iterates the cache
-        in the enclosing scope (the later ones read its loop variables, which are not evaluated here)."""
-        loop = next((c for c in getattr(inner, "children", ()) if c.type in ("comp_for", "sync_comp_for")), None)
-        if loop is not None and loop.type == "comp_for":  # `async for`
-            loop = next((c for c in loop.children if c.type == "sync_comp_for"), None)
-        if loop is not None and len(loop.children) >= 4:
-            iterable = loop.children[3]
+    def _comprehension_uses(self, body: Node) -> None:
+        """`[k for k, v in cache]`: the first iterable of a comprehension runs in the enclosing scope; it is
+        evaluated for its use of a cache when evaluating it has no effect (a name or attributes, no call)."""
+        kids = getattr(body, "children", None)
+        if not kids or kids[-1].type not in ("sync_comp_for", "comp_for"):
+            return
+        loop = kids[-1].children[-1] if kids[-1].type == "comp_for" else kids[-1]
+        if loop.type != "sync_comp_for" or len(loop.children) < 4:
+            return
+        iterable = loop.children[3]
+        if iterable.type == "name" or (iterable.type in ("atom_expr", "power") and all(
+                t.type == "trailer" and t.children[0].value == "." for t in iterable.children[1:])):
             self.uses.whole(self.eval(iterable), "iterate", iterable, count_targets(loop.children[1]))
 
     def eval_dict(self, body: Node | None, whole: Node) -> Value:
@@ -197,7 +201,7 @@ class Expressions:
             written = self._args[id(trailer)] = call_args(trailer)  # a body runs at every call it is inlined at
         for a in written:
             if a.value.type == "argument" and self.uses.on:  # `tuple(k for k, v in cache)`: a generator argument
-                self._comprehended(a.value)
+                self._comprehension_uses(a.value)
             out.append(EvArg(a, self.eval(a.value)))
         return out
 

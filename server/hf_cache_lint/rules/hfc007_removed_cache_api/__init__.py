@@ -6,6 +6,7 @@ from collections.abc import Iterable, Iterator
 from functools import partial
 
 from hf_cache_lint.engine.analysis import Analysis
+from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
 from hf_cache_lint.engine.facts.removed_api_use import KIND as REMOVED_API_USE
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
 from hf_cache_lint.engine.findings import UNSAFE, Edit, Finding, Fix, Severity, Span
@@ -50,8 +51,33 @@ READ_REPLACEMENTS: dict[str, str] = {
     "seen_tokens": "`get_seq_length()` (4.57 and 5.x have it)",
     "get_usable_length": "`get_seq_length(layer_idx)` (what it returned for a cache without a maximum length; "
                          "4.57 and 5.x have it)",
+    # The model flags gone from 4.54 (every model takes the Cache classes since): `getattr` with the answer the
+    # flag gave runs on both sides.
+    "_supports_cache_class": "drop the check (every model takes the Cache classes from 4.54), or "
+                             '`getattr(model, "_supports_cache_class", True)`, which runs on both sides',
+    "_supports_static_cache": "drop the check, or `getattr(model, \"_supports_static_cache\", True)`, which runs on "
+                              "both sides",
+    "_supports_quantized_cache": "drop the check, or `getattr(model, \"_supports_quantized_cache\", True)`, which "
+                                 "runs on both sides",
+    # StaticCache(config=..., max_cache_len=...) runs on 4.57.6 and 5.x (HFC007's and HFC008's examples).
+    "_get_cache": "build the cache yourself: `StaticCache(config=model.config, max_cache_len=...)` (or "
+                  "`DynamicCache(config=model.config)`), which 4.57 and 5.x both take",
+    # 5.23.0's Mamba layer (run on the oracle): `recurrent_states` and `conv_states`, per layer.
+    "ssm_states": "no drop-in replacement: from 5.5 the model's `cache_params` is a `DynamicCache` whose layers "
+                  "hold the states (`cache_params.layers[i].recurrent_states` on 5.23)",
+    # 5.23.0's StaticLayer has `batch_size`, 4.57.6's `max_batch_size` (run on the oracle): none runs on both.
+    "max_batch_size": "no attribute of both sides: the batch size the code built the cache with, or "
+                      "`cache.layers[0].batch_size` on 5.23",
 }
+# What a use the release table knows but this table does not is told instead.
+_NO_REPLACEMENT = "no drop-in replacement (the release table shows the name gone from that release on)"
 _OLD_PART = {"key_cache": "keys", "value_cache": "values"}
+# The reads `_read_fix` may have a fix for (where it has none, the ignore comment is still the last fix offered).
+_READ_FIXES = frozenset({"get_max_cache_shape", "max_cache_len"})
+# A model flag whose `getattr` with a default gives what the flag gave on every release: 4.53.3's
+# PreTrainedModel default is False (a model class that took Cache classes set True), and every model takes them
+# from 4.54, where the flag is gone.
+_FLAG_DEFAULT = {"_supports_cache_class": "True"}
 _GONE_BEFORE_457 = frozenset({"key_cache", "value_cache", "seen_tokens", "get_usable_length"})
 # `cache.update` takes (keys, values, layer_idx) on 4.57.6, 5.0.0 and 5.24.0 (run by the oracle).
 SILENT_INSTEAD = "fill the cache through its layers: `cache.update(keys, values, layer_idx)`"
@@ -63,7 +89,7 @@ class RemovedCacheApi(Rule):
     summary = "A cache class or `Cache` method the target transformers no longer has (`HybridCache`, " \
               "`MambaCache`, `to_legacy_cache()`, ... in 5.x): the import or call raises."
     default_severity = Severity.ERROR
-    reads = frozenset({REMOVED_API_USE})
+    reads = frozenset({REMOVED_API_USE, CACHE_USE})  # the removed uses of a cache come from its cache_use facts
     valid = VALID
     invalid = INVALID
 
@@ -90,9 +116,6 @@ class RemovedCacheApi(Rule):
             message = (f"transformers {target} no longer has `{use.name}` (gone since {use.removed}); {where} it "
                        f"raises {error}. 5.x replacement: {REPLACEMENTS[use.name]}")
         severity = Severity.WARNING if use.silent else Severity.ERROR  # it raises nothing
-        if use.kind == "method" and not _known_cache(use.module):
-            severity = Severity.WARNING
-            message += f" (if `{use.module}` is a transformers cache)"
         if use.condition:
             severity = Severity.WARNING
             message += f" This happens only if `{use.condition}` holds."
@@ -105,9 +128,9 @@ class RemovedCacheApi(Rule):
             fix = _read_fix(analysis.text, use)
             if fix is not None:
                 yield fix
-            # A read gone before 4.57 without a mechanical fix (a store, `seen_tokens`): none, as for imports (the
-            # editor still offers the ignore comment).
-            if fix is not None or use.name not in _GONE_BEFORE_457:
+            # A read without a mechanical fix (a store, `seen_tokens`, a member only the release table names): none,
+            # as for imports (the editor still offers the ignore comment).
+            if fix is not None or use.name in _READ_FIXES:
                 yield ignore
             return
         if use.kind == "method" and use.name == "from_legacy_cache" and use.module == "DynamicCache" \
@@ -151,10 +174,17 @@ def _error(use: RemovedApiUse) -> str:
         return ("the assignment raises nothing: it binds a plain attribute the cache's layers never read, so the "
                 "model attends without that past (silent; `get_seq_length()` stays 0)")
     if use.kind == "read":
-        cls = use.cache.shown_class if use.cache is not None else "DynamicCache"
+        if use.cache is not None and use.cache.what == "model":
+            if use.shown_class:
+                return f"AttributeError: '{use.shown_class}' object has no attribute '{use.name}'"
+            return (f"AttributeError: '<model class>' object has no attribute '{use.name}' (with the model's class, "
+                    "e.g. 'LlamaForCausalLM')")
+        cls = use.shown_class
         error = f"AttributeError: '{cls}' object has no attribute '{use.name}'"
         if use.cache is not None and use.cache.cls is None:
-            error += " (with the class of the cache generate returned: DynamicCache by default)"
+            error += " (with the class of the cache the model returned: DynamicCache by default)"
+        elif use.cache is not None and use.cache.cls == "Cache":
+            error += " (with the class of the cache it is given, a `Cache` subclass)"
         return error
     if use.kind == "import":
         return f"ImportError: cannot import name '{use.name}' from '{use.module}'"
@@ -183,23 +213,16 @@ def _text(text: str, span: Span) -> str:
     return text[offset(starts, span.start):offset(starts, span.end)]
 
 
-def _known_cache(receiver: str) -> bool:
-    """The receiver is a transformers cache as the code says it: a cache class, or a model output's cache."""
-    head, _, last = receiver.rpartition(".")
-    # `out.past_key_values` is a model output's cache; a bare name (a parameter) may hold anything.
-    return receiver in _CACHE_CLASSES or (bool(head) and last in ("past_key_values", "cache", "cache_params"))
-
-
 def _read_instead(use: RemovedApiUse) -> str:
     """READ_REPLACEMENTS' text, with the code's own receiver and index where the read has them."""
     if use.name in _OLD_PART:
         index = use.index or "i"
         return f"read the layer: `{use.module}.layers[{index}].{_OLD_PART[use.name]}` (4.57 and 5.x have it)"
-    return READ_REPLACEMENTS[use.name]
+    return READ_REPLACEMENTS.get(use.name, _NO_REPLACEMENT)
 
 
 def _read_shape(use: RemovedApiUse) -> str:
-    if use.name in ("get_max_cache_shape", "get_usable_length"):
+    if use.cache is not None and use.cache.op == "call":
         return f"`{use.module}.{use.name}()`"
     if use.name in _OLD_PART:
         return f"`{use.module}.{use.name}[{use.index or '...'}]`"
@@ -207,9 +230,13 @@ def _read_shape(use: RemovedApiUse) -> str:
 
 
 def _holder(use: RemovedApiUse) -> str:
-    """What the code says the cache is."""
+    """What the code says the cache (or model) is."""
+    if use.cache is not None and use.cache.what == "model":
+        return f"a `{use.cache.cls}`" if use.cache.cls else "a transformers model"
     if use.cache is not None and use.cache.cls is not None:
         return f"a `{use.cache.cls}`"
+    if use.cache is not None:
+        return use.cache.description
     return "the cache of a `generate(..., return_dict_in_generate=True)` result"
 
 
@@ -221,6 +248,11 @@ def _read_what(use: RemovedApiUse, target: object) -> str:
 def _read_fix(text: str, use: RemovedApiUse) -> Fix | None:
     """The mechanical replacement, where one exists (each checked on 4.57.6 and 5.x by the oracle)."""
     cache, span = use.cache, use.call_span
+    if cache is not None and cache.what == "model" and cache.op == "read" and use.name in _FLAG_DEFAULT \
+            and cache.whole is not None:
+        default = _FLAG_DEFAULT[use.name]
+        return Fix(f"Use `getattr(..., {default})`", (Edit(cache.whole, f'getattr({use.module}, "{use.name}", {default})'),),
+                   preferred=True)
     if cache is None or span is None:
         return None
     # `get_max_length()` exists from 5.18 only (4.57 and 5.0 lack it): the fix does not run on every release the

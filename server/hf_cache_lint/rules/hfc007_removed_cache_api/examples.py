@@ -16,6 +16,12 @@ _STATIC = "cache = StaticCache(config=model.config, max_cache_len=32)\n"
 _MAX_LEN = "limit = cache.max_cache_len\n"
 _KEYS = "keys = out.past_key_values.key_cache[0]\n"
 _BUILT = prelude("DynamicCache") + "cache = DynamicCache()\n"
+# Caches and models followed where the code takes them: a parameter a caller fills, an attribute, a forward output.
+_FILLED = "cache = DynamicCache()\nmodel(**inputs, past_key_values=cache, use_cache=True)\n"
+_HELD = ("class Press:\n    def __init__(self):\n        self.cache = DynamicCache()\n\n"
+         "    def first_keys(self):\n        return self.cache.key_cache[0]\n\n\n"
+         "press = Press()\nmodel(**inputs, past_key_values=press.cache, use_cache=True)\nprint(press.first_keys())\n")
+_MAMBA_LOAD = prelude(model="MambaForCausalLM", checkpoint=MAMBA)
 
 INVALID: tuple[Invalid, ...] = (
     Invalid(
@@ -118,6 +124,52 @@ INVALID: tuple[Invalid, ...] = (
         flagged="QuantizedCacheConfig",
         message_contains="ImportError: cannot import name 'QuantizedCacheConfig' from 'transformers.cache_utils'",
         note="`QuantizedCacheConfig`: gone from 4.56 (the settings are `QuantizedCache`'s keywords)",
+    ),
+    # Followed into parameters, attributes, helpers and forward outputs (the interpreter's cache_use facts).
+    Invalid(
+        prelude("DynamicCache") + "\n\ndef seen(past_key_values):\n    return past_key_values.seen_tokens\n\n\n"
+        + _FILLED + "print(seen(cache))\n",
+        flagged="seen_tokens",
+        message_contains="AttributeError: 'DynamicCache' object has no attribute 'seen_tokens'",
+        note="a parameter the module's own caller fills with a `DynamicCache` (remote-code attention written for "
+             "4.4x): `seen_tokens` is gone from 4.54",
+    ),
+    invalid(
+        prelude("DynamicCache") + _HELD,
+        flagged="key_cache",
+        fixes={"Use `.layers[0].keys`": ("self.cache.key_cache[0]", "self.cache.layers[0].keys")},
+        message_contains="AttributeError: 'DynamicCache' object has no attribute 'key_cache'",
+        note="a cache held in an attribute set in `__init__` and read in another method",
+    ),
+    invalid(
+        _LOAD + "if model._supports_cache_class:\n    print('takes Cache classes')\n",
+        flagged="_supports_cache_class",
+        fixes={"Use `getattr(..., True)`": ("model._supports_cache_class", 'getattr(model, "_supports_cache_class", True)')},
+        message_contains="object has no attribute '_supports_cache_class'",
+        note="a model's class flag gone from 4.54 (every model takes the Cache classes since)",
+    ),
+    Invalid(
+        _LOAD + "cache = model._get_cache('static', 1, 16, {})\n",
+        flagged="_get_cache",
+        versions=_5X,
+        message_contains="object has no attribute '_get_cache'",
+        note="generate's private helper `model._get_cache(...)`: in 4.57 and 5.0, gone from 5.1",
+    ),
+    Invalid(
+        prelude("StaticCache") + "\n\ndef batch_of(cache):\n    return cache.max_batch_size\n\n\n" + _STATIC
+        + "model(**inputs, past_key_values=cache, use_cache=True)\nprint(batch_of(cache))\n",
+        flagged="max_batch_size",
+        versions=_5X,
+        message_contains="AttributeError: 'StaticCache' object has no attribute 'max_batch_size'",
+        note="a helper given a `StaticCache`: `max_batch_size` is gone from 5.20",
+    ),
+    Invalid(
+        _MAMBA_LOAD + "out = model(**inputs, use_cache=True)\nstates = out.cache_params.ssm_states\n",
+        flagged="ssm_states",
+        versions=_5X,
+        message_contains="AttributeError: 'DynamicCache' object has no attribute 'ssm_states'",
+        note="a Mamba forward output's state cache: a `MambaCache` up to 5.4, from 5.5 a `DynamicCache` without "
+             "`ssm_states`",
     ),
     Invalid(
         "from transformers.models.jamba.modeling_jamba import HybridMambaAttentionDynamicCache\n\n" + _LOAD,

@@ -118,4 +118,18 @@ VALID: tuple[Valid, ...] = (
         'keys = cache.key_cache[0] if hasattr(cache, "key_cache") else cache.layers[0].keys\n',
         note="`key_cache` read only where `hasattr` says the cache has it (4.4x), `.layers` elsewhere",
     ),
+    Valid(
+        "def seen(past_key_values):\n    return past_key_values.seen_tokens\n\n\n" + _LOAD,
+        note="a parameter nothing in the module fills: nothing says it is a transformers cache",
+    ),
+    Valid(
+        "class Store:\n    def __init__(self):\n        self.pairs = []\n\n"
+        "    def to_legacy_cache(self):\n        return tuple(self.pairs)\n\n\n"
+        "def snapshot():\n    return Store()\n\n\nlegacy = snapshot().to_legacy_cache()\n" + _LOAD,
+        note="the project's own store returned by its own function: its `to_legacy_cache()` is its own",
+    ),
+    Valid(
+        _LOAD + 'if getattr(model, "_supports_cache_class", True):\n    print("takes Cache classes")\n',
+        note="a removed model flag read through `getattr` with a default, which runs on every release",
+    ),
 )

@@ -77,7 +77,8 @@ class LegacyCacheAccess(Rule):
     def reads_of(self, analysis: Analysis) -> Iterator[LegacyRead]:
         """The module walk's reads first (they carry their conditions), then the interpreter's, in order."""
         for use in analysis.removed_api:
-            if use.kind == "read" and use.name in READS:
+            # The walk's try/hasattr/condition scope, and compat code returning early after a test of the object.
+            if use.kind == "read" and use.name in READS and not scope_at(analysis.tree, use.span).duck_typed:
                 yield _from_removed(use)
         target = analysis.context.target
         reads = {r: target.removed_cache_read(r) for r in READS}
