@@ -21,11 +21,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
 
-from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.findings import CheckResult, Edit, Finding, Fix, Span
-from hf_cache_lint.engine.notebook import join_cells, neutralise_magics, read_ipynb, split_findings
-from hf_cache_lint.engine.suppress import Directive, Suppressions, is_suppressed, suppressions
-from hf_cache_lint.engine.text import UndecodableError, apply_edits, decode_source, line_starts
+from hf_cache_lint.engine.base.findings import CheckResult, Edit, Finding, Fix, Span
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.output.suppress import Directive, Suppressions, is_suppressed, suppressions
+from hf_cache_lint.engine.text.notebook import join_cells, neutralise_magics, read_ipynb, split_findings
+from hf_cache_lint.engine.text.text import UndecodableError, apply_edits, decode_source, line_starts
 from hf_cache_lint.settings import Settings
 
 log = logging.getLogger("hf_cache_lint")
@@ -46,7 +46,7 @@ def file_recheck(path: str, settings: Settings | None, context: Context | None, 
     fixes differ by a few characters; parsing is most of a check). The server passes one per document."""
     keyed = _Keyed(key)
 
-    # Without the gate (engine/gate.py): the text held a finding a moment ago, so the gate's compile and
+    # Without the gate (engine/screen/gate.py): the text held a finding a moment ago, so the gate's compile and
     # `ast.parse` would only say to go on (a quarter of each re-check of a 200-function module; the verdicts
     # are the same either way: tests/engine/test_gate.py runs every example both ways).
     def recheck(cells: Sequence[str]) -> list[tuple[int, Finding]]:
@@ -571,7 +571,7 @@ def verify_result(result: CheckResult, path: Path, settings: Settings | None, co
             ok = {x.title for x in verifier.keep(cell, moved).fixes}
             findings.append(replace(f, fixes=tuple(x for x in f.fixes if x.title in ok)))
     finally:
-        from hf_cache_lint.engine.interp import forget
+        from hf_cache_lint.engine.interpreter.interp import forget
 
         forget(key)
     return replace(result, findings=tuple(findings))

@@ -286,7 +286,7 @@ def test_progress_bar_only_for_long_runs_on_a_terminal() -> None:
 def test_check_files_reports_progress_for_every_file(demo: Path) -> None:
     from hf_cache_lint.cli_support.discovery import discover
     from hf_cache_lint.cli_support.runner import check_files
-    from hf_cache_lint.engine.context import Context
+    from hf_cache_lint.engine.environment.context import Context
     from hf_cache_lint.settings import Settings
 
     sources = list(discover(["."], None, demo).files)

@@ -3,11 +3,11 @@ a transformers cache or model, wherever the interpreter followed it, and none on
 
 from __future__ import annotations
 
-from hf_cache_lint.engine import releases
-from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.environment import releases
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.environment.versions import Target, Version
 from hf_cache_lint.engine.facts.cache_use import KIND, PARSE_NAMES, CacheUse
-from hf_cache_lint.engine.interp import analyse
-from hf_cache_lint.engine.versions import Target, Version
+from hf_cache_lint.engine.interpreter.interp import analyse
 
 HEAD = (
     "import torch\n"

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from hf_cache_lint.checking.source import check_source
-from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.prefilter import might_matter
-from hf_cache_lint.engine.screen import can_hold_finding
-from hf_cache_lint.engine.versions import Target, Version
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.environment.versions import Target, Version
+from hf_cache_lint.engine.screen.screen import can_hold_finding
+from hf_cache_lint.engine.text.prefilter import might_matter
 from hf_cache_lint.settings import Settings
 
 

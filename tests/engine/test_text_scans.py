@@ -9,7 +9,8 @@ import re
 from bisect import bisect_left
 from pathlib import Path
 
-from hf_cache_lint.engine import gate, prefilter
+from hf_cache_lint.engine.screen import gate
+from hf_cache_lint.engine.text import prefilter
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -63,7 +64,7 @@ def test_from_imports_and_dropped_code_are_the_regexes() -> None:
 
 
 def test_the_removed_class_scan_is_a_scan_per_name() -> None:
-    from hf_cache_lint.engine.versions import REMOVED_NAMES
+    from hf_cache_lint.engine.environment.versions import REMOVED_NAMES
 
     pieces = ["Cache", "Hybrid", "Mamba", "Chunked", "Sink", "x", "Offloaded", "Static", " ", "HQQQuantized",
               "Config", "Quantized", "Attention", "Dynamic"]

@@ -45,9 +45,9 @@ EXPECTED: tuple[Known, ...] = (
 
 V5 = ("5.23.0", "5.24.0")
 # False alarms not fixed yet (each xfails strictly in test_known_false_alarm_is_gone, so it flips once fixed).
-# Fixed here: peft/peft_model.py:825/893/908 (HFC007 under a function-local version flag, engine/version_guard.py).
+# Fixed here: peft/peft_model.py:825/893/908 (HFC007 under a function-local version flag, engine/interpreter/version_guard.py).
 KNOWN_FALSE_ALARMS: tuple[Known, ...] = ()
-# Fixed in HFC007 (engine/removed_api.py): a removed method on a fallback branch the code tests first is not
+# Fixed in HFC007 (engine/interpreter/removed_api.py): a removed method on a fallback branch the code tests first is not
 # reported: unsloth/models/llama.py:377 and optimum-intel model_patcher.py:10979/11124 (duck-typed compat code).
 
 # Files whose analysis ran out of memory (3 GiB after 55-120 s; 23 GB in the CLI's pool, uncapped) before the

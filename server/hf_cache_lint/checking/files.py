@@ -6,9 +6,9 @@ from pathlib import Path
 
 from hf_cache_lint.checking.notebooks import check_ipynb
 from hf_cache_lint.checking.source import check_source
-from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.findings import CheckResult, FileError
-from hf_cache_lint.engine.text import UndecodableError, decode_source
+from hf_cache_lint.engine.base.findings import CheckResult, FileError
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.text.text import UndecodableError, decode_source
 from hf_cache_lint.settings import Settings
 
 MAX_BYTES = 20 * 1024 * 1024

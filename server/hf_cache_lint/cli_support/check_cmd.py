@@ -19,8 +19,8 @@ from hf_cache_lint.cli_support.cache import FolderRefused, ResultCache, cache_fo
 from hf_cache_lint.cli_support.discovery import Discovery, SourceFile, discover
 from hf_cache_lint.cli_support.report import Report, build_report
 from hf_cache_lint.cli_support.runner import check_files, check_one
-from hf_cache_lint.engine.context import Context, installed_transformers, resolve_context
-from hf_cache_lint.engine.findings import CheckResult, FileError
+from hf_cache_lint.engine.base.findings import CheckResult, FileError
+from hf_cache_lint.engine.environment.context import Context, installed_transformers, resolve_context
 from hf_cache_lint.pyproject import Config, ConfigError, check_target, check_version, load_config
 from hf_cache_lint.settings import Settings
 
@@ -72,7 +72,7 @@ def target_origin(args: argparse.Namespace, config: Config) -> str:
 
 def make_context(settings: Settings, args: argparse.Namespace, root: Path, origin: str = "--transformers-version",
                  project: Path | None = None) -> Context:
-    """The target (engine/target_plan.py): --transformers-version or pyproject's transformers-version, else the
+    """The target (engine/environment/target_plan.py): --transformers-version or pyproject's transformers-version, else the
     transformers installed where the code runs (--interpreter's environment, the active venv, the project's
     .venv, this process's), else the project's requirement, else the newest known. Nothing is run to find it."""
     interpreter = settings.interpreter
@@ -159,7 +159,7 @@ def run(args: argparse.Namespace) -> tuple[Report, Discovery, FixRun]:
     if args.upgrade_to:
         check_version(args.upgrade_to, "--upgrade-to")
     settings = effective_settings(config, args)
-    from hf_cache_lint.engine.requirements import project_root
+    from hf_cache_lint.engine.environment.requirements import project_root
 
     context = make_context(settings, args, config.root, target_origin(args, config),
                            project_root(Path(paths[0])) or config.root)

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING
 from hf_cache_lint.checking.file_selection import Selection
 from hf_cache_lint.checking.path_patterns import PathSpec
 from hf_cache_lint.cli_support.gitignore import folder_spec, git_root, ignored, repo_specs
-from hf_cache_lint.engine.confine import inside
+from hf_cache_lint.engine.environment.confine import inside
 
 if TYPE_CHECKING:
-    from hf_cache_lint.engine.findings import FileError
+    from hf_cache_lint.engine.base.findings import FileError
 
 SUFFIXES = (".py", ".ipynb")
 
@@ -69,7 +69,7 @@ class Discovery:
 
 
 def _file_error(path: str, message: str) -> FileError:
-    from hf_cache_lint.engine.findings import FileError
+    from hf_cache_lint.engine.base.findings import FileError
 
     return FileError(path, message)
 

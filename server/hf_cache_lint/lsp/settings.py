@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hf_cache_lint.engine.context import Context, resolve_context
+from hf_cache_lint.engine.environment.context import Context, resolve_context
 from hf_cache_lint.settings import Settings
 
 SECTION = "hfCacheLint"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hf_cache_lint.engine.analysis import CacheImpl, GenerateCall, Site
-from hf_cache_lint.engine.keywords import CACHE_KEYWORDS
-from hf_cache_lint.engine.versions import Target
+from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.output.analysis import CacheImpl, GenerateCall, Site
+from hf_cache_lint.engine.output.keywords import CACHE_KEYWORDS
 
 
 def where(site: Site | None, via: str) -> str:

@@ -26,8 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.facts import FactKind
-from hf_cache_lint.engine.findings import Span
 
 CacheOp = Literal["read", "write", "call", "iterate", "subscript", "unpack", "len", "forward"]
 # What the argument's value is, as the interpreter knows it.

@@ -1,6 +1,6 @@
 """The fact kind `removed_api_use`: a use of a cache API the target transformers no longer has (an import of a
 removed class, an attribute, a removed method called on a cache, a removed read of a cache or model the
-interpreter says the code has: its `cache_use` facts), found by engine/removed_api.py. It needs no generate
+interpreter says the code has: its `cache_use` facts), found by engine/interpreter/removed_api.py. It needs no generate
 call: an import, or a manual decode loop, is enough."""
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from hf_cache_lint.engine.base.findings import Span
+from hf_cache_lint.engine.environment.versions import REMOVED_NAMES
 from hf_cache_lint.engine.facts import FactKind
 from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
 from hf_cache_lint.engine.facts.cache_use import CacheUse
-from hf_cache_lint.engine.findings import Span
-from hf_cache_lint.engine.prefilter import might_use_removed_api
-from hf_cache_lint.engine.versions import REMOVED_NAMES
+from hf_cache_lint.engine.text.prefilter import might_use_removed_api
 
 UseKind = Literal["import", "attribute", "method", "read"]
 
@@ -44,7 +44,7 @@ class RemovedApiUse:
     silent: bool = False  # "read" `key_cache`/`value_cache`: `cache.key_cache = x` binds a plain attribute, no error
 
 
-# The gate decides it on the compiled names (engine/gate.py `_no_removed_api`).
+# The gate decides it on the compiled names (engine/screen/gate.py `_no_removed_api`).
 KIND: FactKind[RemovedApiUse] = FactKind(
     # cache_use's triggers too: its uses (a model's `_supports_cache_class`) become removed reads (might_occur says so).
     "removed_api_use", RemovedApiUse, ("_legacy_cache(", "Cache(", "past_key_values", ".cache", *REMOVED_NAMES,

@@ -23,12 +23,23 @@ Thread's target call, a function's body) are wired below once all parts exist:
 - cache_uses.CacheUses: every use of a transformers cache or model, recorded as a `CacheUse` by the part that
   sees its shape (an attribute, a method call, a subscript, a loop, an unpacking, `len`, a forward pass).
 
-The value model and its join rules are engine/values.py and engine/state.py.
+The stage's other modules (stage interpreter: imports base/, environment/, text/, syntax/, facts/, output/):
+
+- arguments.py: reading a call's evaluated arguments (by keyword, by position, as a constant, a Setting);
+- control_flow.py: `if`/`elif`, loops and `try`, the path forked and joined under each condition;
+- function_keys.py: a function's identity across checks of an editor buffer (for the replay);
+- replay.py: the recorded runs of uncalled functions, replayed at the next keystroke instead of run again;
+- interp.py: the entry points: parse a text and analyse it into an `Analysis` (the facts the rules read);
+- values.py: the value model (abstract values, heap objects);
+- state.py: a path's state (names, heap, conditions) and the join of two paths;
+- modules.py: what a workspace module's top level leaves behind (its exports, cached per file version);
+- version_guard.py: conditions comparing the installed transformers version, decided for the target;
+- removed_api.py: uses of cache APIs the target no longer has, read from the tree (no generate call needed).
 """
 
 from __future__ import annotations
 
-from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.environment.context import Context
 from hf_cache_lint.engine.interpreter import function_keys, replay
 from hf_cache_lint.engine.interpreter.cache_uses import CacheUses
 from hf_cache_lint.engine.interpreter.calls import CallDispatch
@@ -41,8 +52,8 @@ from hf_cache_lint.engine.interpreter.loading import Loading
 from hf_cache_lint.engine.interpreter.methods import TrackedMethods
 from hf_cache_lint.engine.interpreter.session import MAX_HEAP, MAX_STEPS, MAX_WORK, Session
 from hf_cache_lint.engine.interpreter.statements import Statements
-from hf_cache_lint.engine.nodes import Node
-from hf_cache_lint.engine.version_guard import VersionGuards
+from hf_cache_lint.engine.interpreter.version_guard import VersionGuards
+from hf_cache_lint.engine.syntax.nodes import Node
 
 
 class Interpreter:
@@ -94,7 +105,7 @@ class Interpreter:
         return True
 
     def run_top_level(self, tree: Node) -> None:
-        """The module's statements only, for its exported values (engine/modules.py): nothing is recorded."""
+        """The module's statements only, for its exported values (engine/interpreter/modules.py): nothing is recorded."""
         self.session.recording = False
         self.statements.exec_block(tree.children)
 

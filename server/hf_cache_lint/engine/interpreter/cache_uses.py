@@ -16,14 +16,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from hf_cache_lint.engine.analysis import Site
+from hf_cache_lint.engine.base.findings import Span
+from hf_cache_lint.engine.environment.families import is_mamba_family
 from hf_cache_lint.engine.facts.cache_use import KIND, ArgKind, CacheOp, CacheUse, UseArgument
-from hf_cache_lint.engine.families import is_mamba_family
-from hf_cache_lint.engine.findings import Span
 from hf_cache_lint.engine.interpreter.session import EvArg, Session
-from hf_cache_lint.engine.keywords import CACHE_KEYWORDS
-from hf_cache_lint.engine.nodes import Node, code
-from hf_cache_lint.engine.values import CacheVal, Const, Maybe, ModelState, Output, Ref, TupleVal, Value
+from hf_cache_lint.engine.interpreter.values import (
+    CacheVal,
+    Const,
+    Maybe,
+    ModelState,
+    Output,
+    Ref,
+    TupleVal,
+    Value,
+)
+from hf_cache_lint.engine.output.analysis import Site
+from hf_cache_lint.engine.output.keywords import CACHE_KEYWORDS
+from hf_cache_lint.engine.syntax.nodes import Node, code
 
 
 @dataclass(frozen=True)

@@ -6,13 +6,10 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from hf_cache_lint.engine.analysis import CiLocation, CiValue
-from hf_cache_lint.engine.constants import literal_truth, number_value
 from hf_cache_lint.engine.interpreter.cache_uses import count_targets
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
 from hf_cache_lint.engine.interpreter.session import EvArg, Session
-from hf_cache_lint.engine.nodes import Arg, Node, call_args, code, span, string_value
-from hf_cache_lint.engine.values import (
+from hf_cache_lint.engine.interpreter.values import (
     NONE,
     UNKNOWN,
     CacheVal,
@@ -35,6 +32,9 @@ from hf_cache_lint.engine.values import (
     maybe,
     tuple_val,
 )
+from hf_cache_lint.engine.output.analysis import CiLocation, CiValue
+from hf_cache_lint.engine.syntax.constants import literal_truth, number_value
+from hf_cache_lint.engine.syntax.nodes import Arg, Node, call_args, code, span, string_value
 
 if TYPE_CHECKING:
     from hf_cache_lint.engine.interpreter.cache_uses import CacheUses

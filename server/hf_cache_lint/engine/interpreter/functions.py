@@ -7,15 +7,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from hf_cache_lint.engine.analysis import Site
-from hf_cache_lint.engine.findings import Span
+from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
 from hf_cache_lint.engine.interpreter.replay import absent
 from hf_cache_lint.engine.interpreter.session import MAX_INLINE_DEPTH, EvArg, Session
-from hf_cache_lint.engine.nodes import Node, code
-from hf_cache_lint.engine.state import Heap, State, join, reachable
-from hf_cache_lint.engine.values import (
+from hf_cache_lint.engine.interpreter.state import Heap, State, join, reachable
+from hf_cache_lint.engine.interpreter.values import (
     UNKNOWN,
     CacheVal,
     ClassDef,
@@ -31,6 +29,8 @@ from hf_cache_lint.engine.values import (
     maybe,
     tuple_val,
 )
+from hf_cache_lint.engine.output.analysis import Site
+from hf_cache_lint.engine.syntax.nodes import Node, code
 
 if TYPE_CHECKING:
     from hf_cache_lint.engine.interpreter.replay import Replays

@@ -1,5 +1,5 @@
 """Workspace imports: `from mymodule import model` is a `Lazy` value until it matters; then the module is
-analysed (engine/modules.py) and the exported value copied into this analysis's heap (fresh ids, sites
+analysed (engine/interpreter/modules.py) and the exported value copied into this analysis's heap (fresh ids, sites
 marked with that module's path, its functions and classes left opaque)."""
 
 from __future__ import annotations
@@ -7,11 +7,11 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from hf_cache_lint.engine import modules
-from hf_cache_lint.engine.analysis import Site
+from hf_cache_lint.engine.environment import workspace
+from hf_cache_lint.engine.interpreter import modules
+from hf_cache_lint.engine.interpreter.modules import Exports
 from hf_cache_lint.engine.interpreter.session import Session
-from hf_cache_lint.engine.modules import Exports
-from hf_cache_lint.engine.values import (
+from hf_cache_lint.engine.interpreter.values import (
     CacheVal,
     ClassDef,
     ConfigState,
@@ -31,6 +31,7 @@ from hf_cache_lint.engine.values import (
     Value,
     map_children,
 )
+from hf_cache_lint.engine.output.analysis import Site
 
 # How many workspace modules one check may analyse (cached ones are free): bounds a cold keystroke.
 MAX_MODULES_PER_CHECK = 8
@@ -60,8 +61,8 @@ class WorkspaceImports:
         importer = Path(self.s.path) if self.s.path and not self.s.path.startswith("<") else None
         roots = tuple(p for p in (self.s.context.workspace, importer.parent if importer else None) if p is not None)
         roots += self.s.context.extra_paths
-        found = modules.resolve(lazy.module, lazy.level, importer, roots)
-        if found is None or self.modules_analysed >= MAX_MODULES_PER_CHECK or not modules.assigns(found, lazy.name):
+        found = workspace.resolve(lazy.module, lazy.level, importer, roots)
+        if found is None or self.modules_analysed >= MAX_MODULES_PER_CHECK or not workspace.assigns(found, lazy.name):
             return Symbol(lazy.qualname)
         self.modules_analysed += 1
         exp = modules.exports(found, self.s.context)

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.facts.cache_crop import CacheCrop
-from hf_cache_lint.engine.findings import Span
 from hf_cache_lint.engine.interpreter.arguments import positional
 from hf_cache_lint.engine.interpreter.cache_uses import output
 from hf_cache_lint.engine.interpreter.expressions import Expressions
@@ -20,8 +20,7 @@ from hf_cache_lint.engine.interpreter.functions import UserFunctions
 from hf_cache_lint.engine.interpreter.generate_calls import GenerateFacts
 from hf_cache_lint.engine.interpreter.loading import Loading
 from hf_cache_lint.engine.interpreter.session import EvArg, Session, site_of
-from hf_cache_lint.engine.nodes import Node, code
-from hf_cache_lint.engine.values import (
+from hf_cache_lint.engine.interpreter.values import (
     NONE,
     UNKNOWN,
     CacheVal,
@@ -38,6 +37,7 @@ from hf_cache_lint.engine.values import (
     Unknown,
     Value,
 )
+from hf_cache_lint.engine.syntax.nodes import Node, code
 
 # Model methods that return the model itself.
 _PASS_THROUGH = {"to", "cuda", "cpu", "eval", "train", "half", "float", "bfloat16", "requires_grad_", "compile",

@@ -33,13 +33,11 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from hf_cache_lint.engine import process_state
-from hf_cache_lint.engine.analysis import CiValue, GuardedBlock
-from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.findings import Span
+from hf_cache_lint.engine.base import process_state
+from hf_cache_lint.engine.base.findings import Span
+from hf_cache_lint.engine.environment.context import Context
 from hf_cache_lint.engine.interpreter.function_keys import Key, Source
-from hf_cache_lint.engine.nodes import Node
-from hf_cache_lint.engine.values import (
+from hf_cache_lint.engine.interpreter.values import (
     CacheVal,
     ClassDef,
     Cond,
@@ -56,6 +54,8 @@ from hf_cache_lint.engine.values import (
     Value,
     children,
 )
+from hf_cache_lint.engine.output.analysis import CiValue, GuardedBlock
+from hf_cache_lint.engine.syntax.nodes import Node
 
 if TYPE_CHECKING:
     from hf_cache_lint.engine.interpreter.session import Session

@@ -7,14 +7,14 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
 
-from hf_cache_lint.engine.analysis import Analysis
+from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Position, Severity, Span
 from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
 from hf_cache_lint.engine.facts.cache_use import CacheUse
 from hf_cache_lint.engine.facts.removed_api_use import KIND as REMOVED_API_USE
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
-from hf_cache_lint.engine.findings import UNSAFE, Edit, Finding, Fix, Position, Severity, Span
-from hf_cache_lint.engine.text import line_starts, offset
-from hf_cache_lint.engine.use_scope import scope_at
+from hf_cache_lint.engine.output.analysis import Analysis
+from hf_cache_lint.engine.syntax.use_scope import scope_at
+from hf_cache_lint.engine.text.text import line_starts, offset
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc009_legacy_cache_access.examples import INVALID
 from hf_cache_lint.rules.hfc009_legacy_cache_access.valid import VALID

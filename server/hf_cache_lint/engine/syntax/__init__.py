@@ -1,0 +1,11 @@
+"""Stage syntax: parso's tree of the text, and helpers that read it. Imports base/ only.
+
+- fast_tokenizer.py: parso's tokenizer, with the same token stream, faster;
+- fast_parser.py: parso's error-recovering parser with its per-token work in one loop;
+- parsing.py: parso's incremental parse of an editor buffer, told which lines changed;
+- nodes.py: tree helpers: spans, call arguments, dotted names, import paths;
+- constants.py: literal constants as Python reads them (numbers, the truth of a literal condition);
+- own_names.py: what a module's own code says is not transformers';
+- use_scope.py: the try/if context of a position (a handler of its error, a branch chosen by testing the object,
+  an undecided condition), for a use the interpreter recorded (HFC009).
+"""
