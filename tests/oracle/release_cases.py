@@ -123,4 +123,18 @@ legacy = tuple((torch.zeros(1, 4, 3, 8), torch.zeros(1, 4, 3, 8)) for _ in range
 out = model(ids, past_key_values=legacy, use_cache=True)
 assert out.past_key_values.get_seq_length() == 8, out.past_key_values.get_seq_length()
 """,
+    # The attention layers' fourth argument to `Cache.update`: the positions a press-style override reads.
+    "update_gets_no_cache_kwargs": LLAMA + """
+class PressCache(DynamicCache):
+    def update(self, key_states, value_states, layer_idx, cache_kwargs=None, **kwargs):
+        position = cache_kwargs["cache_position"]
+        return super().update(key_states, value_states, layer_idx, cache_kwargs, **kwargs)
+model(ids, past_key_values=PressCache(), use_cache=True)
+""",
+    "update_called_with_kwargs": LLAMA + """
+class PressCache(DynamicCache):
+    def update(self, key_states, value_states, layer_idx, cache_kwargs=None):
+        return super().update(key_states, value_states, layer_idx, cache_kwargs)
+model(ids, past_key_values=PressCache(), use_cache=True)
+""",
 }

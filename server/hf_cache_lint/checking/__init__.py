@@ -14,8 +14,6 @@ fixcheck.py) call it; engine/ and rules/ never import it (tests/engine/test_laye
     completion.py completion of `cache_implementation` values, and what each builds
     across.py     one report for a range of releases: the findings of each checked release merged per place
     jedi_bridge.py jedi over the analysed environment's packages, to refute a `.generate` receiver's being a model
-    file_selection.py  which settings a file gets from its path: excludes, per-file-ignores (CLI and editor)
-    path_patterns.py   gitignore-style pattern lists on pathspec (exclude, per-file-ignores, ignore files)
 
 Import from the module that defines a name (as everywhere in the package); this file re-exports nothing, so
 importing one part does not load the others.

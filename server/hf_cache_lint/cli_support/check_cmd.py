@@ -14,7 +14,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from hf_cache_lint.checking.file_selection import Selection, per_file_codes, relative
 from hf_cache_lint.cli_support.cache import FolderRefused, ResultCache, cache_folder, disabled_by_env
 from hf_cache_lint.cli_support.discovery import Discovery, SourceFile, discover
 from hf_cache_lint.cli_support.report import Report, build_report
@@ -22,6 +21,7 @@ from hf_cache_lint.cli_support.runner import check_files, check_one
 from hf_cache_lint.engine.base.findings import CheckResult, FileError
 from hf_cache_lint.engine.environment.context import Context, installed_transformers, resolve_context
 from hf_cache_lint.pyproject import Config, ConfigError, check_target, check_version, load_config
+from hf_cache_lint.selection import Selection, per_file_codes, relative
 from hf_cache_lint.settings import Settings
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -139,7 +139,7 @@ def selection(settings: Settings, args: argparse.Namespace) -> Selection:
 
 
 def per_file_ignores(sources: list[SourceFile], settings: Settings, root: Path) -> list[tuple[str, ...]]:
-    """For each file, the codes its `per-file-ignores` entries ignore (checking/file_selection.py)."""
+    """For each file, the codes its `per-file-ignores` entries ignore (selection.py)."""
     if not settings.per_file_ignores:
         return [()] * len(sources)
     return [per_file_codes(relative(source.where, root), settings.per_file_ignores) for source in sources]

@@ -15,10 +15,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hf_cache_lint.checking.file_selection import Selection
-from hf_cache_lint.checking.path_patterns import PathSpec
 from hf_cache_lint.cli_support.gitignore import folder_spec, git_root, ignored, repo_specs
 from hf_cache_lint.engine.environment.confine import inside
+from hf_cache_lint.selection import PathSpec, Selection
 
 if TYPE_CHECKING:
     from hf_cache_lint.engine.base.findings import FileError

@@ -1,7 +1,7 @@
 """gitignore-style matching for file selection, on `pathspec` (its GitIgnoreSpec follows git's own rules).
 
 The `.gitignore` / `.ignore` files the folder walk meets (cli_support/discovery.py), matched with
-checking/path_patterns.py's `PathSpec` (as `exclude` and `per-file-ignores` are). What stays hand-written here
+selection.py's `PathSpec` (as `exclude` and `per-file-ignores` are). What stays hand-written here
 is only the layering git does between files (a deeper ignore file decides before a shallower one) and the
 "inside a git repository" test (`.gitignore` counts there only, as in ripgrep's and Ruff's walker): pathspec
 matches one list of patterns.
@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from hf_cache_lint.checking.path_patterns import PathSpec
+from hf_cache_lint.selection import PathSpec
 
 # The files a folder walk reads its ignore patterns from (Ruff's `respect-gitignore`, through the `ignore`
 # crate): `.gitignore` inside a git repository only, `.ignore` anywhere; `.ignore` read last, so it wins.

@@ -73,14 +73,15 @@ def _run_job(source: SourceFile, data: bytes | None, settings: Settings, context
     whose 26 passing files are its largest), and the paths the gate read count too, as when check_source
     asked it."""
     from hf_cache_lint.checking.files import check_data, check_file
-    from hf_cache_lint.fixcheck import verify_result
+    from hf_cache_lint.fixcheck import recheck_key, verify_result
 
     def run() -> CheckResult:
         if data is None:
             result = check_file(source.path, settings, context, display=source.display)
         else:
+            # The tree kept for the fixes' re-checks (verify_result drops it): the first re-parses what they change.
             result = check_data(data, source.path, settings, context, display=source.display,
-                                use_gate=gated is None)
+                                use_gate=gated is None, keep_tree=recheck_key(source.display))
         return verify_result(result, source.path, settings, context)
 
     with deps.recording() as noted:  # the fix verification's re-checks read the same dependencies

@@ -272,7 +272,7 @@ class HfCacheLintServer(LanguageServer):
 
     def _analysed(self, unit: Unit, config: lsp_settings.FolderConfig) -> Results:
         """The engine's run, its unit's lock held (worker thread, or the loop's for a short check)."""
-        from hf_cache_lint.checking.file_selection import document_settings  # not on the start path
+        from hf_cache_lint.selection import document_settings  # not on the start path
 
         try:
             settings = document_settings(config.settings, unit.path, config.root)

@@ -9,6 +9,7 @@ as surely as one that changes.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -36,8 +37,23 @@ def note_volatile() -> None:
 def recording() -> Iterator[set[str]]:
     """Collect the paths noted by the checks run inside the block."""
     noted: set[str] = set()
+    outer = _NOTED.get()
     token = _NOTED.set(noted)
     try:
         yield noted
     finally:
         _NOTED.reset(token)
+        if outer is not None:  # a recording inside another (a replay's, in a cached check): both get them
+            outer.update(noted)
+
+
+Stamp = tuple[int, int, int, int] | None
+
+
+def stamp(path: str) -> Stamp:
+    """What tells a noted path's state apart later: its kind, identity, size and mtime (None: absent)."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return st.st_mode, st.st_ino, st.st_size, st.st_mtime_ns

@@ -158,7 +158,9 @@ def _table_answers(t: Target) -> tuple[object, ...]:
             *(t.removed_cache_method(n) for n in REMOVED_CACHE_METHODS),
             *(t.removed_cache_read(r) for r in REMOVED_CACHE_READS),
             *(t.removed_keyword(n) for n in REMOVED_GENERATE_KEYWORDS),
-            *(t.removed_model_cache(m, n) for m, names in REMOVED_MODEL_CACHES.items() for n in names))
+            *(t.removed_model_cache(m, n) for m, names in REMOVED_MODEL_CACHES.items() for n in names),
+            *(tuple(n for n in t.hook_signature(h) if n in _HOOK_NAMES) for h in HOOK_SIGNATURES),
+            *(t.behaviour_since(b) for b in HOOK_BEHAVIOURS))
 
 
 @lru_cache(maxsize=1)
@@ -195,6 +197,18 @@ def unused_kwargs_message(names: list[str]) -> str:
     """The ValueError `_validate_model_kwargs` raises for keywords neither generate nor the model takes."""
     return (f"ValueError: The following `model_kwargs` are not used by the model: {names!r} (note: typos in the "
             "generate arguments will also show up in this list)")
+
+
+# The hooks HFC010/HFC011 compare an override with: the table's signature of each, and the behaviours they read.
+HOOK_SIGNATURES = {
+    "attention": "member:transformers.models.llama.modeling_llama.LlamaAttention.forward",
+    "decoder_layer": "member:transformers.models.llama.modeling_llama.LlamaDecoderLayer.forward",
+    "prepare_inputs": "member:transformers.generation.utils.GenerationMixin.prepare_inputs_for_generation",
+}
+# The parameters of those signatures HFC010/HFC011 read (a change of another one is no step for `--upgrade-to`).
+_HOOK_NAMES = frozenset({"past_key_value", "past_key_values", "cache", "cache_position", "next_sequence_length"})
+HOOK_BEHAVIOURS = ("cache_reaches_hooks_as_cache", "update_gets_no_cache_kwargs", "update_called_with_kwargs",
+                   "static_cache_ignores_cache_position")
 
 
 @dataclass(frozen=True)
@@ -349,6 +363,32 @@ class Target:
         if (signature and name in releases.parameters(signature)) or releases.value(f"genconfig:{name}", self.version):
             return None
         return str(gone)
+
+    # Generation hooks (HFC010/HFC011): the signature transformers calls a hook with at the target, from the
+    # release table (the reference models' hooks and GenerationMixin's, read from each wheel), and the hand-written
+    # behaviours a signature does not show (what the cache reaches `Cache.update` and the hooks as).
+
+    def hook_signature(self, hook: str) -> tuple[str, ...]:
+        """The parameters (but `self`) transformers' `hook` takes at the target, in order, `*`/`**` ones as
+        `*name`/`**name`: "attention", "decoder_layer" (Llama's `forward`s, the keywords a layer passes down) or
+        "prepare_inputs" (`GenerationMixin.prepare_inputs_for_generation`)."""
+        signature = releases.value(HOOK_SIGNATURES[hook], self.version) or ""
+        inside = signature[signature.rfind("(") + 1:signature.rfind(")")]
+        names = (p.split("=", 1)[0].strip() for p in inside.split(", "))
+        return tuple(n for n in names if n and n not in ("self", "/"))
+
+    def hook_parameter_gone(self, hook: str, name: str) -> str | None:
+        """The release since which transformers' `hook` no longer takes `name`, when the target is at or past it."""
+        return _str(releases.parameter_gone_since(HOOK_SIGNATURES[hook], name, self.version))
+
+    def cache_class_exists(self, name: str) -> bool:
+        """Whether `transformers.<name>` or `transformers.cache_utils.<name>` is importable at the target."""
+        return releases.value(f"export:transformers.{name}", self.version) is not None or \
+            releases.value(f"name:transformers.cache_utils.{name}", self.version) is not None
+
+    def behaviour_since(self, behaviour_id: str) -> str | None:
+        """The first release of a hand-written behaviour of the release table, when the target has it."""
+        return str(releases.behaviour(behaviour_id).first) if releases.holds(behaviour_id, self.version) else None
 
     @cached_property
     def tuple_cache_is_error(self) -> bool:

@@ -34,7 +34,9 @@ The stage's other modules (stage interpreter: imports base/, environment/, text/
 - state.py: a path's state (names, heap, conditions) and the join of two paths;
 - modules.py: what a workspace module's top level leaves behind (its exports, cached per file version);
 - version_guard.py: conditions comparing the installed transformers version, decided for the target;
-- removed_api.py: uses of cache APIs the target no longer has, read from the tree (no generate call needed).
+- removed_api.py: uses of cache APIs the target no longer has, read from the tree (no generate call needed);
+- hooks.py: generation hooks the code hands transformers (overrides, patched forwards, `Cache.update`), and the
+  positions it sends, read from the tree.
 """
 
 from __future__ import annotations
@@ -94,7 +96,8 @@ class Interpreter:
         s = self.session
         s.guards = VersionGuards(tree, s.target, s.text)
         replays = replay.Replays(s, function_keys.source_of(tree, s.text, s.path), replay.document(s.path),
-                                 replay.fingerprint(s.context, s.guards), use_replays, MAX_STEPS, MAX_HEAP, MAX_WORK)
+                                 replay.fingerprint(s.context, s.guards), use_replays, MAX_STEPS, MAX_HEAP, MAX_WORK,
+                                 self.imports, self.functions.method_node)
         self.functions.replays = replays
         self.statements.exec_block(tree.children)
         s.module_done = True

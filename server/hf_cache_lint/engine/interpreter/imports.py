@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from hf_cache_lint.engine.environment import workspace
+from hf_cache_lint.engine.environment import deps, workspace
 from hf_cache_lint.engine.interpreter import modules
 from hf_cache_lint.engine.interpreter.modules import Exports
 from hf_cache_lint.engine.interpreter.session import Session
@@ -50,12 +50,29 @@ class WorkspaceImports:
         """The value behind a lazy workspace import (a Symbol when the module says nothing useful)."""
         if not isinstance(value, Lazy):
             return value
-        if self.s.reads is not None:
-            self.s.reads.impure = True  # another module, read from disk
         key = (value.module, value.level, value.name)
-        if key not in self.resolved:
-            self.resolved[key] = self._resolve(value)
-        return self.resolved[key]
+        got = self.resolved.get(key)
+        if got is not None:
+            # Resolved earlier in this check: a read of this check's state, like a module name's (a replay
+            # requires the same value resolved there, engine/interpreter/replay.py).
+            reads = self.s.reads
+            if reads is not None and key not in reads.resolutions:  # not the run's own resolution
+                reads.forced.setdefault(key, got)
+            return got
+        reads = self.s.reads
+        if reads is None:
+            got = self.resolved[key] = self._resolve(value)
+            return got
+        # Resolved here first: another module read from disk (every file consulted is stamped, so a replay
+        # can tell it is unchanged) and a value later functions share (the run's effect: replay.py).
+        with deps.recording() as consulted:
+            got = self.resolved[key] = self._resolve(value)
+        reads.resolutions[key] = got
+        if deps.VOLATILE in consulted:
+            reads.impure = True  # depends on more than files
+        for p in consulted:
+            reads.stamps.setdefault(p, deps.stamp(p))
+        return got
 
     def _resolve(self, lazy: Lazy) -> Value:
         importer = Path(self.s.path) if self.s.path and not self.s.path.startswith("<") else None

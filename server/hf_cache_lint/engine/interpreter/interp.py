@@ -7,6 +7,7 @@ from hf_cache_lint.engine.environment.context import Context
 from hf_cache_lint.engine.facts import grouped
 from hf_cache_lint.engine.facts.cache_use import CacheUse
 from hf_cache_lint.engine.interpreter import Interpreter
+from hf_cache_lint.engine.interpreter.hooks import hook_facts
 from hf_cache_lint.engine.interpreter.removed_api import removed_api_uses
 from hf_cache_lint.engine.output.analysis import Analysis
 from hf_cache_lint.engine.syntax import fast_parser, parsing
@@ -48,9 +49,11 @@ def analyse(text: str, path: str, context: Context, tree: object | None = None,
     try:
         removed = removed_api_uses(tree, text, context.target, s.guards,
                                    tuple(f for f in s.recorded if isinstance(f, CacheUse)))
+        hooks, sent = hook_facts(tree, text)
     except RecursionError:  # a statement too deeply nested for its walk (the interpreter noted it)
-        removed = ()
-    return Analysis(text=text, path=path, context=context, facts=grouped((*s.recorded, *removed)), tree=tree,
+        removed, hooks, sent = (), [], []
+    return Analysis(text=text, path=path, context=context, facts=grouped((*s.recorded, *removed, *hooks, *sent)),
+                    tree=tree,
                     version_guarded=tuple(sorted(s.version_guarded, key=lambda b: (b.span.start, b.span.end))),
                     stopped=s.stopped, skipped=tuple(s.skipped))
 

@@ -195,7 +195,10 @@ class Session:
 
     def put(self, ref: Ref, obj: HeapObj) -> None:
         if self.reads is not None and ref.id < self.reads.first_id:
-            self.reads.impure = True  # a change a later function may see
+            # A change a later function may see: the recorded run's effect (replay.py), and a read of the
+            # object as it was (whatever the write derived from it).
+            self.reads.obj(ref.id, self.state.heap.get(ref.id))
+            self.reads.written.add(ref.id)
         self.state.heap[ref.id] = obj
 
     # -- names ----------------------------------------------------------------

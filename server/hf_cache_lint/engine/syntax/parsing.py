@@ -29,6 +29,8 @@ from parso.file_io import KnownContentFileIO
 from parso.python.diff import DiffParser
 from parso.utils import python_bytes_to_unicode, split_lines
 
+from hf_cache_lint.engine.syntax.splice import splice_statement
+
 Opcode = tuple[str, int, int, int, int]
 
 # parso 0.8's `Leaf.end_pos` splits the leaf's value with a regex (`split_lines`) every time it is read, and
@@ -136,6 +138,15 @@ def _one_line_changed(ops: list[Opcode]) -> int | None:
     if len(changed) == 1 and changed[0][0] == "replace" and changed[0][2] - changed[0][1] == 1 == \
             changed[0][4] - changed[0][3]:
         return changed[0][1]
+    return None
+
+
+def _rows_changed(ops: list[Opcode]) -> tuple[int, int] | None:
+    """The first and last row of the one changed block, when it replaces as many lines as it had."""
+    changed = [op for op in ops if op[0] != "equal"]
+    if len(changed) == 1 and changed[0][0] == "replace" and changed[0][2] - changed[0][1] == \
+            changed[0][4] - changed[0][3]:
+        return changed[0][1], changed[0][2] - 1
     return None
 
 
@@ -258,7 +269,11 @@ def incremental_parse(grammar: Any, text: str, key: str) -> Any:
     # A keystroke inside one line: that line's nodes re-parsed alone where that is provably a whole parse's tree
     # (splice_line); the diff parser's copy of every other statement cost more than its parse of the line.
     row = _one_line_changed(ops) if len(item.lines) == len(lines) else None
+    rows = _rows_changed(ops) if len(item.lines) == len(lines) else None
     if row is not None and splice_line(grammar, item.node, item.lines, lines, row):
+        node = item.node
+    elif rows is not None and splice_statement(grammar, item.node, item.lines, lines, *rows):
+        # An edit that keeps the line count: the one statement holding it re-parsed alone (engine/syntax/splice.py).
         node = item.node
     else:
         differ = _KnownChangeDiffParser(grammar._pgen_grammar, grammar._tokenizer, item.node)  # type: ignore[no-untyped-call]
