@@ -167,3 +167,27 @@ def test_an_import_gone_before_the_target_is_reported_from_its_release(text: str
     for version in (gone, "5.24.0"):
         ((line, severity, _),) = reads(text, version)
         assert (line, severity) == (1, "error")
+
+
+@pytest.mark.parametrize(("body", "reported_from"), [
+    # Mamba's cache class moved between cache_utils (4.43-4.53) and its modeling module; gone from 5.5.0.
+    ("out = model(ids, use_cache=True)\nstates = out.cache_params.ssm_states\n", "5.5.0"),
+    ("cache = model._get_cache('static', 1, 16, {})\n", "5.1.0"),
+    ("flag = model._supports_cache_class\n", "4.54.0"),
+])
+def test_a_member_is_reported_from_the_release_the_table_says(body: str, reported_from: str) -> None:
+    loader = "MambaForCausalLM" if "cache_params" in body else "AutoModelForCausalLM"
+    text = f"from transformers import {loader}\nmodel = {loader}.from_pretrained('m')\nids = None\n" + body
+    gone = Target.of(reported_from).version
+    for release in ("4.53.3", "5.0.0", "5.4.0", reported_from, "5.24.0"):
+        findings = [f for f in check_source(text, "t.py", context=Context(target=Target.of(release))).findings
+                    if f.code == "HFC007"]
+        assert bool(findings) == (Target.of(release).version >= gone), (release, findings)
+        if findings:
+            assert f"removed in {reported_from}" in findings[0].message
+
+
+def test_a_reference_to_a_removed_method_is_no_error() -> None:
+    text = LOAD + "helper = model._get_cache\ncache = DynamicCache()\nusable = cache.get_usable_length\n"
+    assert not check_source("from transformers import DynamicCache\n" + text, "t.py",
+                            context=Context(target=Target.of("5.24.0"))).findings

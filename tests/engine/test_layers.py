@@ -194,7 +194,7 @@ STAGES: dict[str, frozenset[str]] = {
     "interpreter": frozenset({"base", "environment", "text", "syntax", "facts", "output"}),
 }
 # Imports under `if TYPE_CHECKING:` load nothing; these name types only: a fact's dataclass annotates the parts it
-# holds with their producers' types (engine/output/analysis.py's Site and Branch, syntax/cache_values.py's CacheValue).
+# holds with their producers' types (engine/output/analysis.py's Site and Branch).
 TYPE_ONLY: dict[str, frozenset[str]] = {"facts": frozenset({"output", "syntax"})}
 # Stages whose `__init__` need not name each module: facts/ finds its kinds by listing itself (tests/engine/
 # test_fact_kinds.py fails on a module without one KIND), and its map lists them as a table.

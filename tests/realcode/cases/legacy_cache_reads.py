@@ -1,11 +1,10 @@
-"""Legacy-tuple reads of a cache the code got from a model, in the shapes serving, speculative-decoding and
-speech code uses: helpers handed the cache, a verifier wrapping the model, compat code that copes with both."""
+"""Legacy-tuple reads of a cache the code got from a model, in the shapes serving and speculative-decoding
+code uses: helpers handed the cache, a verifier wrapping the model, compat code that copes with both."""
 
 import torch
-from transformers import AutoModelForCausalLM, AutoModelForSeq2SeqLM, DynamicCache
+from transformers import AutoModelForCausalLM, DynamicCache
 
 model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B")
-s2s = AutoModelForSeq2SeqLM.from_pretrained("google-t5/t5-small")
 prompt = torch.tensor([[1, 5, 9, 14, 20]])
 
 
@@ -49,10 +48,6 @@ class Verifier:
         return self.model(ids, past_key_values=DynamicCache(legacy), use_cache=True)  # clean: lcr_self_model_wrapped
 
 
-def cross_values(past, layer):
-    return past[layer][3]  # site: lcr_s2s_cross_values
-
-
 def prefill():
     return model(prompt, use_cache=True).past_key_values
 
@@ -87,8 +82,3 @@ def probe_verifier_wrapped():
     legacy = tuple((layer.keys, layer.values) for layer in prefill().layers)
     out = Verifier(model).step_wrapped(torch.tensor([[3]]), legacy)
     assert out.past_key_values.get_seq_length() == 6
-
-
-def probe_cross():
-    out = s2s(input_ids=prompt, decoder_input_ids=torch.tensor([[0]]), use_cache=True)
-    assert cross_values(out.past_key_values, 0).shape[-2] == 5

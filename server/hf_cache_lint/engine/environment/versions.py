@@ -106,7 +106,7 @@ REMOVED_CACHE_METHODS: dict[str, tuple[str, str]] = {
 }
 
 # Reads of a cache that 4.57.6 supports and a later release removed, reported where the code says the value is a
-# transformers cache (engine/syntax/cache_values.py); `Target.removed_cache_read` gives the first release without it. `subscript` and `unpack`
+# transformers cache (its cache_use facts: engine/interpreter/cache_uses.py); `Target.removed_cache_read` gives the first release without it. `subscript` and `unpack`
 # are the release table's hand-written behaviours `cache_subscript` / `cache_iterates_triples` (5.0.0);
 # `get_max_cache_shape()` (DynamicCache) and `StaticCache.max_cache_len` are its `member:` facts, and so are the
 # reads gone before 4.57: `Cache.seen_tokens` and `get_usable_length()` (to 4.53.3), the `key_cache` /

@@ -2,7 +2,7 @@
 (built here, returned by a model's forward or generate, held in an attribute, passed as a parameter by a caller of
 the module or annotated `Cache`, returned by a helper).
 
-The receiver is a transformers cache or model only where the code says so (engine/values.py `CacheVal`, a
+The receiver is a transformers cache or model only where the code says so (engine/interpreter/values.py `CacheVal`, a
 `ModelState` of transformers): a class the project defines never is, whatever its name or methods. Recorded by the
 interpreter (engine/interpreter/cache_uses.py) for:
 
@@ -79,13 +79,17 @@ class CacheUse:
         return self.receiver_class
 
 
-# The compiled names a module holding a cache use has one of: a cache class's name (built, annotated), an
-# output's cache attribute, and every cache-related member of a model or cache the release table knows (but
-# `cache_implementation`, a generation setting, not a member HFC007 reads)
-# (tests/engine/test_cache_use.py checks it against data/releases.json; read here, the table would cost every
-# start-up its 0.1 s load).
+# The compiled names a module holding a cache use has one of, besides a model's sources the gate lets through on
+# their own (`from_pretrained`, a pipeline, a value imported from the workspace: engine/screen/gate.py): a cache
+# class's name (built, annotated), `from_legacy_cache`, `return_dict_in_generate` (a generate output's cache),
+# `from_config` (a model built from a config), the cache members the interpreter reads on a model or a cache the
+# release table knows (but `cache_implementation`, a generation setting); tests/engine/test_cache_use.py checks it
+# against data/releases.json (read here, the table would cost every start-up its 0.1 s load). Not the words
+# `past_key_values`, `cache`, `cache_params` themselves: an output holding a cache needs a model or generate first,
+# and as a keyword they are in nearly every modeling file.
 PARSE_NAMES = frozenset({
-    "Cache", "DFlashCache", "DynamicCache", "EncoderDecoderCache", "FalconHybridMambaAttentionDynamicCache",
+    "Cache", "from_config", "return_dict_in_generate", "seen_tokens", "get_usable_length", "ssm_states",
+    "max_batch_size", "DFlashCache", "DynamicCache", "EncoderDecoderCache", "FalconHybridMambaAttentionDynamicCache",
     "FalconMambaCache", "HQQQuantizedCache", "HybridCache", "HybridChunkedCache", "HybridMambaAttentionDynamicCache",
     "Lfm2HybridConvCache", "Mamba2Cache", "MambaCache", "MtpCache", "NemotronHHybridDynamicCache", "OffloadedCache",
     "OffloadedHybridCache", "OffloadedStaticCache", "QuantizedCache", "QuantoQuantizedCache",
@@ -95,10 +99,10 @@ PARSE_NAMES = frozenset({
     "_get_initial_cache_position", "_get_layer_device_map_for_cache_init", "_get_static_cache",
     "_get_static_cache_init_shape", "_prepare_cache_for_generation", "_prepare_static_cache", "_reorder_cache",
     "_supports_cache_class", "_supports_default_dynamic_cache", "_supports_quantized_cache",
-    "_supports_static_cache", "_temporary_reorder_cache", "cache", "cache_params",
+    "_supports_static_cache", "_temporary_reorder_cache",
     "cache_processor", "cache_type", "check_dynamic_cache", "conv_L_cache", "conv_cache", "cos_sin_rerotation_cache",
     "cross_attention_cache", "device_key_cache", "device_value_cache", "from_legacy_cache", "get_max_cache_shape",
-    "initialise_cache_layer", "key_cache", "max_cache_len", "past_key_values", "reorder_cache",
+    "initialise_cache_layer", "key_cache", "max_cache_len", "reorder_cache",
     "self_attention_cache", "to_legacy_cache", "value_cache",
 })
 

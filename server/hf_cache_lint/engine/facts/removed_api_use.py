@@ -1,7 +1,7 @@
 """The fact kind `removed_api_use`: a use of a cache API the target transformers no longer has (an import of a
 removed class, an attribute, a removed method called on a cache, a removed read of a cache or model the
-interpreter says the code has: its `cache_use` facts), found by engine/interpreter/removed_api.py. It needs no generate
-call: an import, or a manual decode loop, is enough."""
+interpreter says the code has: its `cache_use` facts), found by engine/interpreter/removed_api.py. It needs no
+generate call: an import, or a manual decode loop, is enough."""
 
 from __future__ import annotations
 
@@ -46,7 +46,6 @@ class RemovedApiUse:
 
 # The gate decides it on the compiled names (engine/screen/gate.py `_no_removed_api`).
 KIND: FactKind[RemovedApiUse] = FactKind(
-    # cache_use's triggers too: its uses (a model's `_supports_cache_class`) become removed reads (might_occur says so).
-    "removed_api_use", RemovedApiUse, ("_legacy_cache(", "Cache(", "past_key_values", ".cache", *REMOVED_NAMES,
-                                       *CACHE_USE.triggers),
+    "removed_api_use", RemovedApiUse,
+    ("_legacy_cache(", "Cache(", "past_key_values", ".cache", *REMOVED_NAMES, *CACHE_USE.triggers),
     parse_names=None, might_occur=lambda text: might_use_removed_api(text) or CACHE_USE.said(text))

@@ -116,7 +116,7 @@ def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGua
     found = [u for u in found if u.silent or (u.module, u.name, functions.get(id(u))) not in bound]
     found.sort(key=lambda u: (u.span.start, u.name))
     # An import that fails as the module loads ends the run there: nothing after it is reached (the
-    # interpreter stops at the same line, engine/statements.py).
+    # interpreter stops at the same line, engine/interpreter/statements.py).
     fatal = next((u for u in found if u.kind == "import" and u.condition is None and not u.deferred), None)
     return tuple(u for u in found if fatal is None or u.span.start <= fatal.span.start)
 
