@@ -126,6 +126,31 @@ BEHAVIOURS: list[dict[str, Any]] = [
         "oracle": "cache_reaches_hooks_as_cache",
     },
     {
+        "id": "encoder_decoder_cache_iterates_six",
+        "what": "`for sk, sv, ck, cv in cache:` over an EncoderDecoderCache (self- and cross-attention per layer)",
+        "before": "yields each layer's `(self_keys, self_values, cross_keys, cross_values)`",
+        "effect": "ValueError: too many values to unpack (expected 4) (each layer is `(self_keys, self_values, "
+                  "self_sliding, cross_keys, cross_values, cross_sliding)`: `layer[2]` is no longer the cross keys)",
+        "match": "too many values to unpack (expected 4)",
+        "first": "5.0.0",
+        "evidence": {"file": "transformers/cache_utils.py",
+                     "contains": "self_attn_k, self_attn_v, self_attn_sliding, cross_attn_k"},
+        "oracle": "encoder_decoder_cache_iterates_six",
+    },
+    {
+        "id": "tuple_cache_to_forward",
+        "what": "a tuple (the legacy format) passed to a model's forward as the cache",
+        "before": "model by model: GPT-2, BART, T5-era and other older architectures convert it with a deprecation "
+                  "warning; Llama-style decoders already raise the same AttributeError (checked on 4.57.6)",
+        "effect": "AttributeError: 'tuple' object has no attribute 'get_seq_length' (every model: no forward "
+                  "converts a legacy tuple any more)",
+        "match": "object has no attribute 'get_seq_length'",
+        "first": "5.0.0",
+        "evidence": {"file": "transformers/models/gpt2/modeling_gpt2.py",
+                     "lacks": "DynamicCache.from_legacy_cache(past_key_values)"},
+        "oracle": "tuple_cache_to_forward",
+    },
+    {
         "id": "update_gets_no_cache_kwargs",
         "what": "a `Cache.update` override reading its fourth argument (`cache_kwargs[\"cache_position\"]`, "
                 "`cache_kwargs.get(...)`)",

@@ -114,7 +114,7 @@ def test_what_gets_worse_a_rising_severity_and_a_silent_meaning_change(project: 
             "--no-cache")
     got = {f["filename"]: f for f in r.json()}
     assert (got["tup.py"]["code"], got["tup.py"]["severity"]) == ("HFC002", "error")
-    assert "[severity rises from warning on 4.57.6 to error in transformers 5.0.0]" in got["tup.py"]["message"]
+    assert "[severity rises from info on 4.57.6 to error in transformers 5.0.0]" in got["tup.py"]["message"]
     assert (got["hyb.py"]["code"], got["hyb.py"]["severity"]) == ("HFC006", "warning")
     assert "changes meaning silently" in got["hyb.py"]["message"]
     assert got["hyb.py"]["message"].endswith("[new in transformers 5.0.0; not reported for 4.57.6]")

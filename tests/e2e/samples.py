@@ -46,7 +46,7 @@ UPGRADE_FROM, UPGRADE_TO = "4.57.6", "5.24.0"
 # (code, 1-based row, 1-based column, the release that brings it, a part of the message)
 UPGRADE_FINDINGS = (
     ("HFC005", 4, 40, "5.0.0", "['use_model_defaults']"),
-    ("HFC007", 5, 11, "5.0.0", "TypeError: 'DynamicCache' object is not subscriptable"),
+    ("HFC009", 5, 11, "5.0.0", "TypeError: 'DynamicCache' object is not subscriptable"),
 )
 
 CLEAN = """\

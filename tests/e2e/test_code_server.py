@@ -249,7 +249,7 @@ def test_code_server_upgrade_command_reports_what_the_newer_release_breaks(
     assert f"What breaks on transformers {UPGRADE_TO} in " in logs and ": 2 finding(s)" in logs
     # Work done progress while it ran: the server created a token and reported on it (protocol trace).
     assert "window/workDoneProgress/create" in logs and "$/progress" in logs, "no progress in the trace"
-    assert "upgrade.py:5:11: HFC007 (error)" in logs
+    assert "upgrade.py:5:11: HFC009 (error)" in logs
 
 
 @pytest.mark.usefixtures("code_server_tools")

@@ -1,5 +1,6 @@
-"""HFC007's cache reads: only where the code says the value is a transformers cache (docs/rules/HFC007.md;
-the runtime facts are docs/facts.md §7, `facts:removed_cache_reads`)."""
+"""Reads of a cache 5.x (or 4.5x) removed, HFC007's (`get_max_cache_shape()`, `key_cache`, ...) and HFC009's (the
+legacy tuples: `cache[i]`, `for k, v in cache`): only where the code says the value is a transformers cache
+(docs/rules/HFC007.md, HFC009.md; the runtime facts are docs/facts.md §7, `facts:removed_cache_reads`)."""
 
 from __future__ import annotations
 
@@ -17,10 +18,10 @@ GEN = "out = model.generate(ids, max_new_tokens=3, return_dict_in_generate=True)
 
 
 def reads(text: str, version: str = "5.24.0") -> list[tuple[int, str, str]]:
-    """(line, severity, first words of the message) of each HFC007 finding."""
+    """(line, severity, first words of the message) of each HFC007 and HFC009 finding."""
     result = check_source(text, "t.py", context=Context(target=Target.of(version)))
     return [(f.span.start.line, f.severity.value, f.message.split(":")[0]) for f in result.findings
-            if f.code == "HFC007"]
+            if f.code in ("HFC007", "HFC009")]
 
 
 @pytest.mark.parametrize(("body", "line", "shape"), [
@@ -85,11 +86,11 @@ def test_an_undecided_condition_makes_it_a_warning() -> None:
 def test_the_fix_reads_the_layer_only_where_the_cache_has_layers() -> None:
     text = LOAD + GEN + "n = out.past_key_values[0][0].shape[2]\n"
     (finding,) = check_source(text, "t.py", context=Context(target=Target.of("5.24.0"))).findings
-    assert [f.title for f in finding.fixes] == ["Use `.layers[0].keys`", "Ignore HFC007 on this line"]
+    assert [f.title for f in finding.fixes] == ["Use `.layers[0].keys`", "Ignore HFC009 on this line"]
     assert finding.fixes[0].edits[0].content == "out.past_key_values.layers[0].keys"
     seq2seq = text.replace("AutoModelForCausalLM.from_pretrained", "AutoModelForSeq2SeqLM.from_pretrained")
     (finding,) = check_source(seq2seq, "t.py", context=Context(target=Target.of("5.24.0"))).findings
-    assert [f.title for f in finding.fixes] == ["Ignore HFC007 on this line"]  # EncoderDecoderCache: no .layers
+    assert finding.fixes == ()  # the cache of a seq2seq model: its legacy tuples are four long, no `.layers`
 
 
 def test_the_screen_lets_such_files_through() -> None:

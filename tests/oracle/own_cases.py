@@ -255,6 +255,13 @@ FACTS["output_cache_alias"] = case(
     "expected = {'4.57.6': (False, True), '5.23.0': (False, True), '5.24.0': (True, True)}[transformers.__version__]\n"
     "assert has == expected, has\n", every("OK"))
 
+# §8: a tuple into a Llama forward raises on 4.57.6 already (Llama's forward stopped converting; GPT-2's still does
+# there, the release table's `tuple_cache_to_forward`), and on every 5.x release.
+FACTS["tuple_forward_llama_457"] = case(
+    "legacy = tuple((torch.zeros(1, 8, 3, 64), torch.zeros(1, 8, 3, 64)) for _ in range(16))\n"
+    "model(ids, past_key_values=legacy, use_cache=True)  # <- raises\n",
+    every("HFC002"), contains=dict.fromkeys((V457, V523, V524), "'tuple' object has no attribute 'get_seq_length'"))
+
 # §4: crop(n) with n > 0 on a dynamic cache raises from 5.20.0 (the release table; HFC008); 4.57 crops silently.
 FACTS["crop_positive"] = case(
     "cache = DynamicCache()\nmodel(ids, past_key_values=cache, use_cache=True)\ncache.crop(2)  # <- raises\n",
@@ -387,6 +394,25 @@ except ValueError:
 """, every("OK"), pre="")
 
 # §7 (HFC007 reads): how the cache generate returns (and one built here) may be read, per version.
+# §7: what HFC009 does not report, and a StaticCache that no longer iterates (docs/facts.md §7).
+FACTS["legacy_reads_left"] = case("""
+import transformers
+from transformers import StaticCache
+v = transformers.__version__
+cache = model(ids, use_cache=True).past_key_values
+n = len(cache)
+assert n == model.config.num_hidden_layers, n
+for i, layer in enumerate(cache):
+    assert layer[0] is cache.layers[i].keys and layer[1] is cache.layers[i].values
+static = StaticCache(config=model.config, max_cache_len=16)
+model(ids, past_key_values=static, use_cache=True)
+try:
+    pairs = [len(layer) for layer in static]
+    error = None
+except TypeError as exc:
+    error = str(exc)
+assert error == (None if v.startswith("4.") else "'StaticCache' object is not iterable"), error
+""", every("OK"))
 FACTS["removed_cache_reads"] = case("""
 import transformers
 from transformers import StaticCache

@@ -28,6 +28,25 @@ model = Gemma2ForCausalLM(config).eval()
 ids = torch.tensor([[1, 2, 3, 4, 5, 6, 7]])
 """
 
+T5 = """\
+import torch
+from transformers import T5Config, T5ForConditionalGeneration
+torch.manual_seed(0)
+config = T5Config(vocab_size=320, d_model=32, d_kv=8, d_ff=64, num_layers=2, num_decoder_layers=2, num_heads=4,
+                  decoder_start_token_id=0)
+model = T5ForConditionalGeneration(config).eval()
+source = torch.tensor([[5, 6, 7, 8, 1]])
+"""
+
+GPT2 = """\
+import torch
+from transformers import GPT2Config, GPT2LMHeadModel
+torch.manual_seed(0)
+config = GPT2Config(vocab_size=320, n_embd=32, n_layer=2, n_head=4, n_positions=64)
+model = GPT2LMHeadModel(config).eval()
+ids = torch.tensor([[1, 2, 3, 4, 5]])
+"""
+
 CASES: dict[str, str] = {
     "cache_subscript": LLAMA + """
 cache = model(ids, use_cache=True).past_key_values
@@ -92,6 +111,17 @@ m.generate(ids, max_new_tokens=3, do_sample=False)
 if seen[1:] == [6, 7]:
     raise RuntimeError("BEHAVIOUR cache_reaches_hooks_as_cache")
 assert seen == [5, 1, 1], seen
+""",
+    "encoder_decoder_cache_iterates_six": T5 + """
+cache = model(input_ids=source, decoder_input_ids=torch.tensor([[0]]), use_cache=True).past_key_values
+for self_keys, self_values, cross_keys, cross_values in cache:
+    assert cross_keys.shape[-2] == 5, cross_keys.shape
+""",
+    # GPT-2's forward converted a tuple on 4.57.6 (with a deprecation warning); from 5.0.0 no forward does.
+    "tuple_cache_to_forward": GPT2 + """
+legacy = tuple((torch.zeros(1, 4, 3, 8), torch.zeros(1, 4, 3, 8)) for _ in range(2))
+out = model(ids, past_key_values=legacy, use_cache=True)
+assert out.past_key_values.get_seq_length() == 8, out.past_key_values.get_seq_length()
 """,
     # The attention layers' fourth argument to `Cache.update`: the positions a press-style override reads.
     "update_gets_no_cache_kwargs": LLAMA + """

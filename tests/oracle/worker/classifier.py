@@ -33,6 +33,8 @@ class WarningClass:
 ERRORS: tuple[ErrorClass, ...] = (
     ErrorClass("HFC001", ValueError, re.compile(r"Passing both `cache_implementation` .* and `(\w+)` \(a Cache object\)")),
     ErrorClass("HFC002", ValueError, re.compile(r"\A(?=[\s\S]*tuple)[\s\S]*is not supported anymore")),
+    # A tuple or list passed to a model's forward as the cache (5.x: every model; 4.57.6: Llama-style ones).
+    ErrorClass("HFC002", AttributeError, re.compile(r"'(?:tuple|list)' object has no attribute 'get_seq_length'")),
     ErrorClass("HFC004", ValueError, re.compile(re.escape("Invalid `cache_implementation`"))),
     ErrorClass("HFC005", ValueError, re.compile(re.escape("`model_kwargs` are not used by the model"))),
     # A cache API 5.x removed (HFC007): a cache class that no longer imports, or a removed Cache method.
@@ -45,7 +47,7 @@ ERRORS: tuple[ErrorClass, ...] = (
                                                     r"_supports_cache_class|_supports_static_cache|_get_cache)'?|"
                                                     r"module transformers has no attribute (\w*Cache)\b")),
     # A 5.x cache read as the legacy tuple (`out.past_key_values[0][0]`): caches are not subscriptable.
-    ErrorClass("HFC007", TypeError, re.compile(r"'(\w*Cache)' object is not subscriptable")),
+    ErrorClass("HFC009", TypeError, re.compile(r"'(\w*Cache)' object is not subscriptable")),
     # A generation hook written for an older release (HFC010): the cache read under its old key, a `Cache.update`
     # override without `**kwargs` (5.24), a positional super() call that binds `next_sequence_length` (5.3).
     ErrorClass("HFC010", KeyError, re.compile(r"\A'(past_key_values?)'\Z")),

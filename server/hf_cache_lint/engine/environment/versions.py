@@ -112,9 +112,11 @@ REMOVED_CACHE_METHODS: dict[str, tuple[str, str]] = {
 # reads gone before 4.57: `Cache.seen_tokens` and `get_usable_length()` (to 4.53.3), the `key_cache` /
 # `value_cache` lists (deprecated properties in 4.54-4.55, none from 4.56.0; before 4.54 attributes of the
 # instance, which the table does not list, so nothing is reported there).
-REMOVED_CACHE_READS: tuple[str, ...] = ("subscript", "unpack", "get_max_cache_shape", "max_cache_len", "seen_tokens",
+REMOVED_CACHE_READS: tuple[str, ...] = ("subscript", "unpack", "unpack4", "get_max_cache_shape", "max_cache_len", "seen_tokens",
                                         "get_usable_length", "key_cache", "value_cache")
-_READ_BEHAVIOURS = {"subscript": "cache_subscript", "unpack": "cache_iterates_triples"}
+# `unpack4`: `for sk, sv, ck, cv in cache:` over an EncoderDecoderCache (6-tuples from 5.0.0).
+_READ_BEHAVIOURS = {"subscript": "cache_subscript", "unpack": "cache_iterates_triples",
+                    "unpack4": "encoder_decoder_cache_iterates_six"}
 _READ_MEMBERS = {"get_max_cache_shape": "DynamicCache", "max_cache_len": "StaticCache", "seen_tokens": "Cache",
                  "get_usable_length": "Cache", "key_cache": "Cache", "value_cache": "Cache"}
 _CU = "transformers.cache_utils"
@@ -307,6 +309,20 @@ class Target:
             return _str(releases.member_gone_since(_CU, _READ_MEMBERS[read], read, self.version))
         return None
 
+    def cache_not_iterable(self, cls: str) -> str | None:
+        """The release since which a `cls` (a StaticCache: checked on the oracle) no longer iterates at all (the
+        release table: `Cache.__iter__` is gone from 5.0.0 and only DynamicCache and EncoderDecoderCache define
+        their own), when the target is past it."""
+        if cls != "StaticCache" or releases.member(_CU, cls, "__getitem__", self.version) is not None:
+            return None
+        return _str(releases.member_gone_since(_CU, cls, "__iter__", self.version))
+
+    @cached_property
+    def cache_layers(self) -> bool:
+        """Whether a cache has `.layers` of `.keys`/`.values` at this release (the release table: `Cache.layers`,
+        from 4.54.0): the replacement of legacy reads runs here."""
+        return releases.member(_CU, "DynamicCache", "layers", self.version) is not None
+
     def removed_member(self, module: str, cls: str, name: str) -> str | None:
         """The release since which the cache class `module.cls` has no `name` (its bases resolved), when the target
         is at or past it; None when it still has it, or no release the table read ever had it."""
@@ -377,6 +393,11 @@ class Target:
     @cached_property
     def tuple_cache_is_error(self) -> bool:
         return releases.holds("tuple_cache_to_generate", self.version)
+
+    @cached_property
+    def tuple_cache_to_forward_raises(self) -> bool:
+        """Every model's forward raises on a legacy tuple (the release table: `tuple_cache_to_forward`)."""
+        return releases.holds("tuple_cache_to_forward", self.version)
 
     @cached_property
     def _cache_implementations(self) -> dict[str, str]:

@@ -23,6 +23,7 @@ kind's trigger test says cannot hold it.
     removed_api_use.py  RemovedApiUse: a use of a cache API the target no longer has (no generate needed)
     cache_crop.py       CacheCrop: `cache.crop(n)` on a transformers cache
     cache_use.py        CacheUse: any use of a transformers cache or model (attribute, call, subscript, loop, ...)
+    forward_cache.py    ForwardCache: a legacy tuple passed as the cache to a transformers model's forward
 """
 
 from __future__ import annotations

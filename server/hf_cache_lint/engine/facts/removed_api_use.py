@@ -40,7 +40,7 @@ class RemovedApiUse:
     cache: CacheUse | None = None  # "read": the use of a cache (or model) the interpreter recorded there
     shown_class: str = "DynamicCache"  # "read": the receiver's class at the target, as its error names it
     index: str | None = None  # "read" subscript: `i` of `cache[i]`
-    part: int | None = None  # "read" subscript: 0 (keys) or 1 (values) of `cache[i][0]` / `cache[i][1]`
+    part: int | None = None  # "read" subscript: 0 (keys) ... 3 (cross values) of `cache[i][0]` ... `cache[i][3]`
     silent: bool = False  # "read" `key_cache`/`value_cache`: `cache.key_cache = x` binds a plain attribute, no error
 
 

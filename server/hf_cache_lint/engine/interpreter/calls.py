@@ -88,6 +88,7 @@ class CallDispatch:
                                          through="`functools.partial`")
         obj = self.s.obj(callee)
         if isinstance(obj, ModelState):
+            self.facts.forward_facts(obj, args, whole)
             self.ex.uses.forward(callee, args, whole, code(head) + "".join(code(t) for t in trailers[:-1]))
             return output("forward", obj, args, site_of(whole, "the forward pass"))
         if isinstance(obj, PipelineState):

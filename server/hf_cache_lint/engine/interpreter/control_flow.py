@@ -88,12 +88,25 @@ class ControlFlow:
         for taken, cond, negated, path in reversed(pending):
             self.s.state = join(taken, self.s.state, cond, negated, path)
 
+    def _enumerated(self, targets: Node, iterable: Node) -> None:
+        """`for i, (k, v) in enumerate(cache):` iterates the cache itself, each item unpacked into `(k, v)`."""
+        kids = getattr(iterable, "children", [])
+        if len(kids) != 2 or kids[0].type != "name" or kids[0].value != "enumerate" or kids[1].type != "trailer" \
+                or kids[1].children[0].value != "(" or len(kids[1].children) != 3:
+            return
+        inner = kids[1].children[1]
+        items = [c for c in getattr(targets, "children", []) if c.type != "operator"]
+        if inner.type in ("arglist", "argument") or targets.type != "exprlist" or len(items) != 2:
+            return
+        self.ex.uses.whole(self.ex.eval(inner), "iterate", inner, count_targets(items[1]))
+
     def exec_loop(self, node: Node) -> None:
         kids = node.children
         if node.type == "for_stmt":
             iterated = self.ex.eval(kids[3])
             if self.ex.uses.on:
                 self.ex.uses.whole(iterated, "iterate", kids[3], count_targets(kids[1]))
+                self._enumerated(kids[1], kids[3])
             body = kids[5]
         else:
             self.ex.eval(kids[1])

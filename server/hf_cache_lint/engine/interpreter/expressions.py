@@ -238,6 +238,8 @@ class Expressions:
         if written is None:
             written = self._args[id(trailer)] = call_args(trailer)  # a body runs at every call it is inlined at
         for a in written:
+            if a.value.type == "argument" and self.uses.on:  # `tuple(k for k, v in cache)`: a generator argument
+                self._comprehension_uses(a.value)
             out.append(EvArg(a, self.eval(a.value)))
         return out
 

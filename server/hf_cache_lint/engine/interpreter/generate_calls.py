@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from hf_cache_lint.engine.base.findings import Span
+from hf_cache_lint.engine.facts.forward_cache import ForwardCache
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
 from hf_cache_lint.engine.interpreter.session import EvArg, Session
@@ -61,6 +62,20 @@ class GenerateFacts:
         self.s = session
         self.ex = ex
         self.imports = imports
+
+    def forward_facts(self, model: ModelState, args: list[EvArg], whole: Span) -> None:
+        """A legacy tuple written as the cache of a transformers model's forward call (`ForwardCache`): the
+        forward takes no tuple on 5.x (HFC002). Only keywords as written: `**kwargs` into a forward are
+        not followed."""
+        if not model.is_transformers:
+            return
+        for a in args:
+            if a.arg.name not in CACHE_KEYWORDS or a.arg.name_node is None:
+                continue
+            kind, _, condition, _ = self.kind_of(self.imports.force(a.value))
+            if kind == "tuple" and condition is None:
+                self.s.record(ForwardCache(a.arg.name, span(a.arg.node), span(a.arg.value), code(a.arg.value),
+                                           whole, model.class_name, model.checkpoint, model.encoder_decoder))
 
     def pipeline_reaches_generate(self, pstate: PipelineState) -> bool:
         """Whether this pipeline's call keywords (or its `generate_kwargs`) reach generate: the task decides.

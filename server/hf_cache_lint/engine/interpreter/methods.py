@@ -115,6 +115,7 @@ class TrackedMethods:
             return NONE
         if name in ("forward", "__call__"):
             assert isinstance(c.whole, Span)
+            self.facts.forward_facts(obj, c.args, c.whole)
             self.ex.uses.forward(c.ref, c.args, c.whole, code(c.head) + "".join(code(t) for t in c.trailers[:-1]))
             return output("forward", obj, c.args, site_of(c.whole, "the forward pass"))
         return UNKNOWN

@@ -391,11 +391,13 @@ def _reported_elsewhere(read: str, scope: _Scope) -> bool:
 
 
 def _part(trailer: Node | None) -> int | None:
-    """0 or 1 for a `[0]` / `[1]` trailer (the keys or the values of a legacy `(keys, values)` pair)."""
+    """0-3 for a `[0]` ... `[3]` trailer (the keys or the values of a legacy `(keys, values)` pair, or of an
+    encoder-decoder's `(self_keys, self_values, cross_keys, cross_values)`)."""
     if trailer is None or trailer.type != "trailer" or trailer.children[0].value != "[":
         return None
     inner = trailer.children[1]
-    return int(inner.value) if inner.type == "number" and inner.value in ("0", "1") else None
+    # 2 and 3: the cross-attention keys and values of an EncoderDecoderCache's legacy 4-tuple.
+    return int(inner.value) if inner.type == "number" and inner.value in ("0", "1", "2", "3") else None
 
 
 def _is_target(node: Node) -> bool:

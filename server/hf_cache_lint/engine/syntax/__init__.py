@@ -6,5 +6,7 @@
 - splice.py: an edit that keeps the line count re-parses only the statement holding it;
 - nodes.py: tree helpers: spans, call arguments, dotted names, import paths;
 - constants.py: literal constants as Python reads them (numbers, the truth of a literal condition);
-- own_names.py: what a module's own code says is not transformers'.
+- own_names.py: what a module's own code says is not transformers';
+- use_scope.py: the try/if context of a position (a handler of its error, a branch chosen by testing the object,
+  an undecided condition), for a use the interpreter recorded (HFC009).
 """

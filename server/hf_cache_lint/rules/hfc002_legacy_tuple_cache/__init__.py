@@ -1,4 +1,5 @@
-"""HFC002 legacy-tuple-cache: a tuple (the legacy cache format) passed to `generate()` as the cache."""
+"""HFC002 legacy-tuple-cache: a tuple (the legacy cache format) passed to `generate()` or to a model's forward as
+the cache."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from functools import partial
 from hf_cache_lint.engine.base.findings import Edit, Finding, Fix, Severity
 from hf_cache_lint.engine.environment.families import is_mamba_family
 from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.facts.forward_cache import KIND as FORWARD_CACHE
+from hf_cache_lint.engine.facts.forward_cache import ForwardCache
 from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
 from hf_cache_lint.engine.output.analysis import Analysis, CacheArg, GenerateCall, Keyword
 from hf_cache_lint.engine.output.edits import transformers_name
@@ -24,9 +27,9 @@ _TO_LEGACY = ".to_legacy_cache()"
 class LegacyTupleCache(Rule):
     code = "HFC002"
     name = "legacy-tuple-cache"
-    summary = "A tuple (the legacy cache format) is passed to `generate()` as the cache."
+    summary = "A tuple (the legacy cache format) is passed to `generate()` or to a model's forward as the cache."
     default_severity = Severity.ERROR
-    reads = frozenset({GENERATE_CALL})
+    reads = frozenset({GENERATE_CALL, FORWARD_CACHE})
     valid = VALID
     invalid = INVALID
 
@@ -50,6 +53,37 @@ class LegacyTupleCache(Rule):
                     continue  # `to_legacy_cache()` itself raises first on this version (HFC007)
                 seen.add(arg.span)
                 yield self.finding(analysis, call, arg)
+        for fwd in analysis.of(FORWARD_CACHE):
+            if fwd.span not in seen and (found := self.forward_finding(analysis, fwd)) is not None:
+                seen.add(fwd.span)
+                yield found
+
+    def forward_finding(self, analysis: Analysis, fwd: ForwardCache) -> Finding | None:
+        """A tuple into a forward: every model raises from 5.0.0 (the release table, `tuple_cache_to_forward`); on
+        4.57 the Llama-style decoders already raise and older architectures (GPT-2, BART, ...) convert it, so
+        4.57 is reported only for a model the code names as one of the former (checked on 4.57.6)."""
+        target = analysis.context.target
+        error = "AttributeError: 'tuple' object has no attribute 'get_seq_length'"
+        if target.tuple_cache_to_forward_raises:
+            why = "no model's forward converts a legacy tuple any more"
+        elif target.version.major == 4 and target.version.minor == 57 and _raises_on_457(fwd):
+            why = f"{_named(fwd)}'s forward no longer converts a legacy tuple (checked on 4.57.6)"
+        else:
+            return None
+        message = (f"`{fwd.keyword}=` of a forward call gets a tuple (the legacy cache format); transformers "
+                   f"{target} raises {error}: {why}")
+        fixes = (*self.forward_fixes(analysis, fwd), self.ignore_fix(analysis, fwd.span))
+        return self.report(fwd.span, message, fixes=fixes,
+                           story=f"**{self.code} {self.name}**: the cache passed to a model's forward is a tuple "
+                                 f"of `(key, value)` pairs per layer.\n\n{why}; the forward calls "
+                                 f"`{fwd.keyword}.get_seq_length()` on it (transformers {target}):\n\n"
+                                 f"```\n{error}\n```\n\n**Fix**: wrap the tuple, `{_forward_wrapper(fwd)}(legacy)` "
+                                 "(4.57 and 5.x build the cache from it), or pass the `Cache` it came from.")
+
+    def forward_fixes(self, analysis: Analysis, fwd: ForwardCache) -> Iterator[Fix]:
+        name, imp = transformers_name(analysis.tree, _forward_wrapper(fwd))
+        edits = (Edit(fwd.value_span, f"{name}({fwd.value_text})"),) + ((imp,) if imp is not None else ())
+        yield Fix(f"Wrap in `{name}(...)`", edits, preferred=True)
 
     def finding(self, analysis: Analysis, call: GenerateCall, arg: CacheArg) -> Finding:
         target = analysis.context.target
@@ -65,7 +99,8 @@ class LegacyTupleCache(Rule):
             message = (f"`{arg.keyword}=` gets a tuple (the legacy cache format); transformers {target} still "
                        "converts it with a deprecation warning, and 5.0+ raise "
                        f"{Target.of('5.23.0').tuple_cache_message}")
-            severity = Severity.WARNING
+            # It runs here (a deprecation only): a notice, not a warning of a break (as HFC006's deprecations).
+            severity = Severity.INFO
         if arg.condition:
             message += f" This happens only if {arg.condition} is not None."
             severity = Severity.WARNING if severity == Severity.ERROR else severity
@@ -128,3 +163,30 @@ def _from_removed_to_legacy(target: Target, call: GenerateCall, arg: CacheArg) -
         return True
     return arg.origin is not None and arg.origin.description == "to_legacy_cache()"
 
+
+
+# Decoders whose forward raises on a tuple on 4.57.6 (their modeling file no longer calls `from_legacy_cache`; each
+# run on the oracle at 4.57.6), by the class name's or the checkpoint's spelling.
+_RAISE_ON_457 = ("llama", "mistral", "mixtral", "qwen2", "qwen3", "gemma2", "phi3")
+_GEMMA1 = ("gemmafor", "gemma-2b", "gemma-7b", "gemma-1.1")
+
+
+def _raises_on_457(fwd: ForwardCache) -> bool:
+    names = [n.lower() for n in (fwd.model_class, fwd.checkpoint) if n]
+    if fwd.encoder_decoder or not names:
+        return False
+    if fwd.model_class and not fwd.model_class.startswith("Auto"):
+        if not fwd.model_class.endswith(("ForCausalLM", "Model")):
+            return False  # a multimodal or task head of the family: not checked
+        names = names[:1]  # a concrete class says which model it is, whatever the checkpoint
+    plain = [n.replace("-", "").replace("_", "").replace(".", "") for n in names]
+    return any(f in n for f in _RAISE_ON_457 for n in plain) or any(g in n for g in _GEMMA1 for n in names)
+
+
+def _named(fwd: ForwardCache) -> str:
+    return f"`{fwd.model_class}`" if fwd.model_class and not fwd.model_class.startswith("Auto") else \
+        f"`{fwd.checkpoint}`"
+
+
+def _forward_wrapper(fwd: ForwardCache) -> str:
+    return "EncoderDecoderCache" if fwd.encoder_decoder else "DynamicCache"

@@ -16,10 +16,10 @@ out = model(**prefix, use_cache=True)
 _IMPORT = ("from transformers import AutoModelForCausalLM, AutoTokenizer\n",
            "from transformers import AutoModelForCausalLM, AutoTokenizer, DynamicCache\n")
 
-# 4.x converts the tuple and only warns; 5.x raise.
-_WARN_457 = {"severity": {"4.57.6": Severity.WARNING}, "runtime": {"4.57.6": "OK"}}
+# 4.x converts the tuple and only warns (a deprecation: an Info finding); 5.x raise.
+_WARN_457 = {"severity": {"4.57.6": Severity.INFO}, "runtime": {"4.57.6": "OK"}}
 # 5.x lost `to_legacy_cache()`: the run stops there with an AttributeError before generate (HFC007 reports it).
-_GONE_5X = {"versions": ("4.57.6",), "severity": Severity.WARNING,
+_GONE_5X = {"versions": ("4.57.6",), "severity": Severity.INFO,
             "runtime": {"4.57.6": "OK", "5.23.0": "HFC007", "5.24.0": "HFC007"}}
 
 
@@ -46,6 +46,7 @@ _T5_CALL = ("result = model.generate(**inputs, decoder_input_ids=torch.cat([star
             "                        max_new_tokens=5)\n")
 _LAYERS = "legacy = tuple((layer.keys, layer.values) for layer in out.past_key_values.layers)\n"
 _CALL = "result = model.generate(**inputs, past_key_values=legacy, max_new_tokens=5)\n"
+_FORWARD = "step = model(**inputs, past_key_values=legacy, use_cache=True)\n"
 
 INVALID: tuple[Invalid, ...] = (
     invalid(
@@ -127,5 +128,25 @@ INVALID: tuple[Invalid, ...] = (
         },
         note="an encoder-decoder's tuple (4 tensors per layer): `DynamicCache(legacy)` would raise on 4.57.6",
         **_WARN_457,
+    ),
+    # A tuple into a model's forward (no generate): every model raises from 5.0.0; on 4.57 a Llama-style decoder
+    # already does, GPT-2 converts it (docs/facts.md, the release table's `tuple_cache_to_forward`).
+    invalid(
+        _LOAD + _LAYERS + _FORWARD,
+        flagged="past_key_values=legacy",
+        fixes={"Wrap in `DynamicCache(...)`": (
+            _IMPORT, (_FORWARD, "step = model(**inputs, past_key_values=DynamicCache(legacy), use_cache=True)\n"))},
+        portable=True,
+        message_contains="AttributeError: 'tuple' object has no attribute 'get_seq_length'",
+        note="a tuple into a Llama forward (speculative decoding's verification step): 4.57.6 raises too",
+    ),
+    invalid(
+        _LOAD.replace("meta-llama/Llama-3.2-1B", "openai-community/gpt2") + _LAYERS + _FORWARD,
+        flagged="past_key_values=legacy",
+        fixes={"Wrap in `DynamicCache(...)`": (
+            _IMPORT, (_FORWARD, "step = model(**inputs, past_key_values=DynamicCache(legacy), use_cache=True)\n"))},
+        versions=("5.23.0", "5.24.0"),
+        portable=True,
+        note="a tuple into a GPT-2 forward: 4.57.6 converts it (with a deprecation warning), 5.x raise",
     ),
 )

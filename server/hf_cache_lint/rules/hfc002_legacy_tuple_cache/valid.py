@@ -41,4 +41,9 @@ VALID: tuple[Valid, ...] = (
         "result = model.generate(**inputs, max_new_tokens=5, eos_token_id=None)\n",
         note="a tuple that is not a cache",
     ),
+    Valid(
+        _LOAD_DC + _LAYERS + "step = model(**inputs, past_key_values=DynamicCache(legacy), use_cache=True)\n"
+        "pairs = [(k.shape, v.shape) for k, v in legacy]\n",
+        note="the tuple wrapped in a `DynamicCache` before the forward; the code's own tuple iterated as pairs",
+    ),
 )

@@ -37,11 +37,11 @@ REPLACEMENTS: dict[str, str] = {
     "HybridMambaAttentionDynamicCache": "nothing to import: from 5.5 a Jamba model builds its own cache "
                                         "(`DynamicCache(config=model.config)`); pass the previous output's cache back",
 }
+# The legacy-tuple reads (`cache[i]`, `for k, v in cache`): HFC009 legacy-cache-access reports them.
+LEGACY_READS = frozenset({"subscript", "unpack", "unpack4"})
 _CACHE_CLASSES = ("DynamicCache", "StaticCache", "QuantizedCache", "EncoderDecoderCache", "Cache")
 # What replaces each removed way of reading a cache (versions.REMOVED_CACHE_READS), on 5.x (and 4.57: `.layers`).
 READ_REPLACEMENTS: dict[str, str] = {
-    "subscript": "read the layer: `cache.layers[i].keys` / `cache.layers[i].values` (4.57 has them too)",
-    "unpack": "iterate the layers: `for layer in cache.layers:` with `layer.keys`, `layer.values` (4.57 has them too)",
     "get_max_cache_shape": "`get_max_length()` (5.18 deprecated `get_max_cache_shape` for it)",
     "max_cache_len": "`get_max_length()` (5.18 deprecated `max_cache_len` for it)",
     "key_cache": "read the layer: `cache.layers[i].keys` (4.57 and 5.x have it)",
@@ -73,7 +73,7 @@ READ_REPLACEMENTS: dict[str, str] = {
 _NO_REPLACEMENT = "no drop-in replacement (the release table shows the name gone from that release on)"
 _OLD_PART = {"key_cache": "keys", "value_cache": "values"}
 # The reads `_read_fix` may have a fix for (where it has none, the ignore comment is still the last fix offered).
-_READ_FIXES = frozenset({"subscript", "unpack", "get_max_cache_shape", "max_cache_len"})
+_READ_FIXES = frozenset({"get_max_cache_shape", "max_cache_len"})
 # A model flag whose `getattr` with a default gives what the flag gave on every release: 4.53.3's
 # PreTrainedModel default is False (a model class that took Cache classes set True), and every model takes them
 # from 4.54, where the flag is gone.
@@ -95,6 +95,8 @@ class RemovedCacheApi(Rule):
 
     def check(self, analysis: Analysis) -> Iterable[Finding]:
         for use in analysis.removed_api:
+            if use.kind == "read" and use.name in LEGACY_READS:
+                continue  # reading a cache as the legacy tuples is HFC009's
             yield self.finding(analysis, use)
 
     def finding(self, analysis: Analysis, use: RemovedApiUse) -> Finding:
@@ -178,12 +180,10 @@ def _error(use: RemovedApiUse) -> str:
             return (f"AttributeError: '<model class>' object has no attribute '{use.name}' (with the model's class, "
                     "e.g. 'LlamaForCausalLM')")
         cls = use.shown_class
-        error = {"subscript": f"TypeError: '{cls}' object is not subscriptable",
-                 "unpack": "ValueError: too many values to unpack (expected 2)",
-                 }.get(use.name, f"AttributeError: '{cls}' object has no attribute '{use.name}'")
-        if use.cache is not None and use.cache.cls is None and use.name != "unpack":
+        error = f"AttributeError: '{cls}' object has no attribute '{use.name}'"
+        if use.cache is not None and use.cache.cls is None:
             error += " (with the class of the cache the model returned: DynamicCache by default)"
-        elif use.cache is not None and use.cache.cls == "Cache" and use.name != "unpack":
+        elif use.cache is not None and use.cache.cls == "Cache":
             error += " (with the class of the cache it is given, a `Cache` subclass)"
         return error
     if use.kind == "import":
@@ -215,12 +215,6 @@ def _text(text: str, span: Span) -> str:
 
 def _read_instead(use: RemovedApiUse) -> str:
     """READ_REPLACEMENTS' text, with the code's own receiver and index where the read has them."""
-    if use.name == "subscript" and use.index is not None and ":" not in use.index:
-        layer = f"{use.module}.layers[{use.index}]"
-        return f"read the layer: `{layer}.keys` / `{layer}.values` (4.57 has them too)"
-    if use.name == "unpack":
-        return (f"iterate the layers: `for layer in {use.module}.layers:` with `layer.keys`, `layer.values` "
-                "(4.57 has them too)")
     if use.name in _OLD_PART:
         index = use.index or "i"
         return f"read the layer: `{use.module}.layers[{index}].{_OLD_PART[use.name]}` (4.57 and 5.x have it)"
@@ -228,10 +222,6 @@ def _read_instead(use: RemovedApiUse) -> str:
 
 
 def _read_shape(use: RemovedApiUse) -> str:
-    if use.name == "subscript":
-        return f"`{use.module}[{use.index or '...'}]`"
-    if use.name == "unpack":
-        return f"`for k, v in {use.module}`"
     if use.cache is not None and use.cache.op == "call":
         return f"`{use.module}.{use.name}()`"
     if use.name in _OLD_PART:
@@ -252,12 +242,6 @@ def _holder(use: RemovedApiUse) -> str:
 
 def _read_what(use: RemovedApiUse, target: object) -> str:
     shape = _read_shape(use)
-    if use.name == "subscript":
-        return (f"{shape}: a transformers {target} cache is not subscriptable (the legacy `(keys, values)` "
-                f"indexing was removed in {use.removed})")
-    if use.name == "unpack":
-        return (f"{shape}: from {use.removed} a `DynamicCache` iterates as `(keys, values, sliding_window_tensor)`, "
-                "so two names no longer unpack it")
     return f"{shape}: transformers {target} no longer has `{use.name}` (removed in {use.removed})"
 
 
@@ -286,18 +270,4 @@ def _read_fix(text: str, use: RemovedApiUse) -> Fix | None:
         part = _OLD_PART[use.name]
         return Fix(f"Use `.layers[{use.index}].{part}`", (Edit(span, f"{use.module}.layers[{use.index}].{part}"),),
                    preferred=True)
-    if use.name in ("seen_tokens", "get_usable_length"):
-        return None  # `seen_tokens`, `get_usable_length()`: the replacement's number is not always the same
-    if use.name == "unpack":
-        return Fix("Iterate `.layers`", (Edit(span, f"((layer.keys, layer.values) for layer in {use.module}.layers)"),),
-                   preferred=True)
-    index = use.index
-    if index is None or ":" in index:
-        return None  # a slice or several indices: no single layer to read
-    layer = f"{use.module}.layers[{index}]"
-    if use.part is not None:
-        return Fix(f"Use `.layers[{index}].{('keys', 'values')[use.part]}`",
-                   (Edit(span, f"{layer}.{('keys', 'values')[use.part]}"),), preferred=True)
-    if "(" in use.module:
-        return None  # the pair would evaluate the receiver (a call) twice
-    return Fix(f"Use `.layers[{index}]`", (Edit(span, f"({layer}.keys, {layer}.values)"),), preferred=True)
+    return None  # `seen_tokens`, `get_usable_length()`: the replacement's number is not always the same

@@ -11,9 +11,6 @@ _LOAD = prelude()
 _GEN = "out = model.generate(**inputs, max_new_tokens=5, return_dict_in_generate=True)\n"
 _FROM_LEGACY = "cache = DynamicCache.from_legacy_cache(legacy)\n"
 
-_SEQ_LEN = "seq_len = out.past_key_values[0][0].shape[2]\n"
-_PAIR = "keys, values = past[0]\n"
-_LOOP = "for keys, values in out.past_key_values:\n    print(keys.shape)\n"
 _MAX_SHAPE = "limit = out.past_key_values.get_max_cache_shape()\n"
 _STATIC = "cache = StaticCache(config=model.config, max_cache_len=32)\n"
 _MAX_LEN = "limit = cache.max_cache_len\n"
@@ -71,32 +68,8 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="only if `len(sys.argv) > 1` holds",
         note="under a condition the linter cannot decide: a Warning (the oracle runs it without arguments)",
     ),
-    # Reads of the cache generate returned (or one built here) through what 5.x removed.
-    invalid(
-        _LOAD + _GEN + _SEQ_LEN,
-        flagged="out.past_key_values[0]",
-        fixes={"Use `.layers[0].keys`": (_SEQ_LEN, "seq_len = out.past_key_values.layers[0].keys.shape[2]\n")},
-        versions=_5X,
-        message_contains="TypeError: 'DynamicCache' object is not subscriptable",
-        note="legacy-tuple indexing of the returned cache (`past_key_values[0][0].shape[2]`, the 4.x sequence length)",
-    ),
-    invalid(
-        _LOAD + _GEN + "past = out.past_key_values\n" + _PAIR,
-        flagged="past[0]",
-        fixes={"Use `.layers[0]`": (_PAIR, "keys, values = (past.layers[0].keys, past.layers[0].values)\n")},
-        versions=_5X,
-        note="a name bound to the returned cache, indexed for the `(keys, values)` pair of layer 0",
-    ),
-    invalid(
-        _LOAD + _GEN + _LOOP,
-        flagged="out.past_key_values",
-        fixes={"Iterate `.layers`": (_LOOP, "for keys, values in ((layer.keys, layer.values) for layer in "
-                                            "out.past_key_values.layers):\n    print(keys.shape)\n")},
-        versions=_5X,
-        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER"},  # a plain ValueError: see own_cases
-        message_contains="ValueError: too many values to unpack (expected 2)",
-        note="`for k, v in cache:`: a 5.x DynamicCache yields `(keys, values, sliding_window_tensor)`",
-    ),
+    # Reads of the cache generate returned (or one built here) through what 5.x removed (the legacy-tuple
+    # reads `cache[i]` / `for k, v in cache` are HFC009's).
     invalid(
         _LOAD + _GEN + _MAX_SHAPE,
         flagged="get_max_cache_shape",

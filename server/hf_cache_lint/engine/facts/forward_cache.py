@@ -1,0 +1,32 @@
+"""The fact kind `forward_cache`: a legacy tuple (or list) passed as the cache to a transformers model's forward
+(`model(ids, past_key_values=legacy)`, `model.forward(...)`, `self.model(...)`), recorded by the interpreter where
+it calls a model it knows (engine/interpreter/calls.py, methods.py). No generate call is needed: speculative
+decoding's verification step and manual decode loops call the forward themselves."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hf_cache_lint.engine.base.findings import Span
+from hf_cache_lint.engine.facts import FactKind
+
+
+@dataclass(frozen=True)
+class ForwardCache:
+    """`keyword=value` in a forward call: `span` the keyword argument as written, `value_span` / `value_text` its
+    value, `model_class` / `checkpoint` what the code loaded (None when it does not say), `encoder_decoder` a
+    seq2seq model, `call` the whole call."""
+
+    keyword: str
+    span: Span
+    value_span: Span
+    value_text: str
+    call: Span
+    model_class: str | None
+    checkpoint: str | None
+    encoder_decoder: bool = False
+
+
+KIND: FactKind[ForwardCache] = FactKind(
+    "forward_cache", ForwardCache, triggers=("past_key_values", "cache"),
+    parse_names=frozenset({"past_key_values", "cache"}))

@@ -1,0 +1,275 @@
+"""HFC009 legacy-cache-access: a transformers cache read as the legacy tuples (`cache[i]`, `for k, v in cache:`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import partial
+
+from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Position, Severity, Span
+from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
+from hf_cache_lint.engine.facts.cache_use import CacheUse
+from hf_cache_lint.engine.facts.removed_api_use import KIND as REMOVED_API_USE
+from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
+from hf_cache_lint.engine.output.analysis import Analysis
+from hf_cache_lint.engine.syntax.use_scope import scope_at
+from hf_cache_lint.engine.text.text import line_starts, offset
+from hf_cache_lint.rules.base import Rule
+from hf_cache_lint.rules.hfc009_legacy_cache_access.examples import INVALID
+from hf_cache_lint.rules.hfc009_legacy_cache_access.valid import VALID
+
+READS = frozenset({"subscript", "unpack", "unpack4"})
+# "iterate": any loop over a cache class that no longer iterates at all (a StaticCache from 5.0.0).
+# The error each read raises, by the exception's name (a `try` that catches it handles it).
+_ERRORS = {"subscript": "TypeError", "unpack": "ValueError", "unpack4": "ValueError", "iterate": "TypeError"}
+_PART = re.compile(r"\[\s*([0-3])\s*\]")
+
+
+@dataclass(frozen=True)
+class LegacyRead:
+    """One legacy-tuple read of a transformers cache, from either source (engine/removed_api.py's walk, or the
+    interpreter's `cache_use` facts, which follow the cache into parameters, attributes and helpers).
+
+    `name`: "subscript", "unpack" (two names per item) or "unpack4" (four); `receiver`: its source text; `removed`:
+    the first release with the error; `span`: the receiver through the read; `call_span`: what a fix replaces (the
+    subscript through a `[0]`-`[3]` part that follows it); `cls`: the cache class the code says (None: a model
+    output's cache, DynamicCache by default); `layered`: it has `.layers` (not a seq2seq model's); `index`, `part`:
+    `i` and the part of `cache[i][part]`."""
+
+    name: str
+    receiver: str
+    removed: str
+    span: Span
+    call_span: Span | None
+    condition: str | None
+    cls: str | None
+    layered: bool
+    index: str | None = None
+    part: int | None = None
+
+    @property
+    def shown_class(self) -> str:
+        return self.cls or "DynamicCache"
+# An EncoderDecoderCache's legacy 4-tuple, part by part: the sub-cache and the layer's attribute that replace it
+# (`cache.self_attention_cache.layers[i].keys`, ...; both sub-caches have `.layers` wherever a cache has them).
+_SEQ2SEQ_PARTS = (("self_attention_cache", "keys"), ("self_attention_cache", "values"),
+                  ("cross_attention_cache", "keys"), ("cross_attention_cache", "values"))
+
+
+class LegacyCacheAccess(Rule):
+    code = "HFC009"
+    name = "legacy-cache-access"
+    summary = "A transformers cache read as the legacy tuples (`cache[i]`, `for k, v in cache:`): 5.0+ raise."
+    default_severity = Severity.ERROR
+    reads = frozenset({REMOVED_API_USE, CACHE_USE})
+    valid = VALID
+    invalid = INVALID
+
+    def check(self, analysis: Analysis) -> Iterable[Finding]:
+        seen: set[tuple[int, int]] = set()
+        for read in self.reads_of(analysis):
+            key = (read.span.start.line, read.span.start.column)
+            if key not in seen:
+                seen.add(key)
+                yield self.finding(analysis, read)
+
+    def reads_of(self, analysis: Analysis) -> Iterator[LegacyRead]:
+        """The module walk's reads first (they carry their conditions), then the interpreter's, in order."""
+        for use in analysis.removed_api:
+            # The walk's try/hasattr/condition scope, and compat code returning early after a test of the object.
+            if use.kind == "read" and use.name in READS and not scope_at(analysis.tree, use.span).duck_typed:
+                yield _from_removed(use)
+        target = analysis.context.target
+        reads = {r: target.removed_cache_read(r) for r in READS}
+        for u in analysis.of(CACHE_USE):
+            read = _from_use(analysis, u, reads)
+            if read is not None:
+                yield read
+
+    def finding(self, analysis: Analysis, use: LegacyRead) -> Finding:
+        target = analysis.context.target
+        error = _error(use)
+        message = f"{_what(use)}; transformers {target} raises {error}. Instead, {_instead(use)}"
+        severity = Severity.ERROR
+        if use.condition:
+            severity = Severity.WARNING
+            message += f" This happens only if `{use.condition}` holds."
+        return self.report(use.span, message, severity=severity, fixes=self.fixes(analysis, use),
+                           story=partial(self.story, analysis, use, error))
+
+    def fixes(self, analysis: Analysis, use: LegacyRead) -> Iterator[Fix]:
+        fix = _fix(use)
+        if fix is not None:
+            if not _layers_everywhere(analysis):
+                # The admitted range reaches back before `.layers` (4.54.0): there the fixed line raises.
+                fix = Fix(fix.title, fix.edits, preferred=fix.preferred, applicability=UNSAFE)
+            yield fix
+            yield self.ignore_fix(analysis, use.span)
+        # Without a mechanical replacement: none (the editor still offers the ignore comment).
+
+    def story(self, analysis: Analysis, use: LegacyRead, error: str) -> str:
+        target = analysis.context.target
+        return "\n".join([
+            f"**{self.code} {self.name}**: {_shape(use)} reads {_holder(use)} as the legacy tuples, which "
+            f"transformers {target} no longer supports.",
+            "",
+            f"- **Since**: {use.removed} (4.57 still returns the legacy `(keys, values)` per layer"
+            + (", `(self_keys, self_values, cross_keys, cross_values)` for an EncoderDecoderCache" if
+               _seq2seq(use) else "") + ").",
+            f"- **Instead**: {_instead(use)}.",
+            *([f"- **When**: only if `{use.condition}` holds."] if use.condition else []),
+            "",
+            f"It raises when this line runs (transformers {target}):",
+            "",
+            f"```\n{error}\n```",
+        ])
+
+
+def _seq2seq(use: LegacyRead) -> bool:
+    return use.name == "unpack4" or use.cls == "EncoderDecoderCache"
+
+
+def _error(use: LegacyRead) -> str:
+    """The exception the read raises, as Python words it (docs/facts.md, the release table's behaviours)."""
+    if use.name == "unpack":
+        return "ValueError: too many values to unpack (expected 2)"
+    if use.name == "unpack4":
+        return "ValueError: too many values to unpack (expected 4)"
+    if use.name == "iterate":
+        return f"TypeError: '{use.shown_class}' object is not iterable"
+    error = f"TypeError: '{use.shown_class}' object is not subscriptable"
+    if use.cls is None:
+        error += " (with the class of the cache generate returned: DynamicCache by default)"
+    return error
+
+
+def _shape(use: LegacyRead) -> str:
+    if use.name == "unpack":
+        return f"`for k, v in {use.receiver}`"
+    if use.name == "unpack4":
+        return f"`for sk, sv, ck, cv in {use.receiver}`"
+    if use.name == "iterate":
+        return f"`for ... in {use.receiver}`"
+    return f"`{use.receiver}[{use.index or '...'}]`"
+
+
+def _holder(use: LegacyRead) -> str:
+    """What the code says the cache is."""
+    if use.cls is not None:
+        return f"a `{use.cls}`"
+    return "the cache of a `generate(..., return_dict_in_generate=True)` result"
+
+
+def _what(use: LegacyRead) -> str:
+    shape = _shape(use)
+    if use.name == "unpack":
+        return (f"{shape}: from {use.removed} a `DynamicCache` iterates as `(keys, values, sliding_window_tensor)`, "
+                "so two names no longer unpack it")
+    if use.name == "unpack4":
+        return (f"{shape}: from {use.removed} an `EncoderDecoderCache` iterates as six-tuples (self keys, values, "
+                "sliding tensor, then the cross-attention's), so four names no longer unpack it")
+    if use.name == "iterate":
+        return (f"{shape}: a `{use.shown_class}` no longer iterates from {use.removed} (4.x yielded each layer's "
+                "`(keys, values)`)")
+    return (f"{shape}: a transformers cache is not subscriptable from {use.removed} (the legacy `(keys, values)` "
+            "indexing is gone)")
+
+
+def _instead(use: LegacyRead) -> str:
+    """The replacement, with the code's own receiver and index where the read has them."""
+    r = use.receiver
+    if use.name in ("unpack", "iterate"):
+        return f"iterate the layers: `for layer in {r}.layers:` with `layer.keys`, `layer.values` (4.54+ have them)"
+    if use.name == "unpack4" or _seq2seq(use):
+        i = use.index if use.index is not None and ":" not in use.index else "i"
+        return (f"read the sub-caches' layers: `{r}.self_attention_cache.layers[{i}].keys` / `.values` and "
+                f"`{r}.cross_attention_cache.layers[{i}].keys` / `.values` (4.54+ have them)")
+    i = use.index if use.index is not None and ":" not in use.index else "i"
+    return f"read the layer: `{r}.layers[{i}].keys` / `{r}.layers[{i}].values` (4.54+ have them)"
+
+
+def _fix(use: LegacyRead) -> Fix | None:
+    """The mechanical replacement, where one exists (each run on 4.57.6 and 5.x by the oracle)."""
+    span = use.call_span
+    if span is None:
+        return None
+    if use.name == "unpack4":
+        return None  # the loop's body reads four names: no one-expression replacement keeps it
+    if use.name in ("unpack", "iterate"):
+        if not use.layered:
+            return None
+        return Fix("Iterate `.layers`", (Edit(span, f"((layer.keys, layer.values) for layer in {use.receiver}.layers)"),),
+                   preferred=True)
+    index = use.index
+    if index is None or ":" in index:
+        return None  # a slice or several indices: no single layer to read
+    if use.cls == "EncoderDecoderCache":
+        if use.part is None:
+            return None
+        sub, part = _SEQ2SEQ_PARTS[use.part]
+        return Fix(f"Use `.{sub}.layers[{index}].{part}`",
+                   (Edit(span, f"{use.receiver}.{sub}.layers[{index}].{part}"),), preferred=True)
+    if not use.layered or (use.part is not None and use.part > 1):
+        return None  # the cache of a model not known to be decoder-only: its tuples may be 4 long
+    layer = f"{use.receiver}.layers[{index}]"
+    if use.part is not None:
+        return Fix(f"Use `.layers[{index}].{('keys', 'values')[use.part]}`",
+                   (Edit(span, f"{layer}.{('keys', 'values')[use.part]}"),), preferred=True)
+    if "(" in use.receiver:
+        return None  # the pair would evaluate the receiver (a call) twice
+    return Fix(f"Use `.layers[{index}]`", (Edit(span, f"({layer}.keys, {layer}.values)"),), preferred=True)
+
+
+def _layers_everywhere(analysis: Analysis) -> bool:
+    """Whether every release the code is checked for has `.layers` (a range reaching below 4.54 does not)."""
+    plan = analysis.context.plan
+    releases = plan.releases if plan is not None else (analysis.context.target,)
+    return all(t.cache_layers for t in releases)
+
+
+def _from_removed(use: RemovedApiUse) -> LegacyRead:
+    cache = use.cache
+    return LegacyRead(use.name, use.module, use.removed, use.span, use.call_span, use.condition,
+                      cache.cls if cache is not None else None, cache.layered if cache is not None else False,
+                      use.index, use.part)
+
+
+def _from_use(analysis: Analysis, u: CacheUse, removed: dict[str, str | None]) -> LegacyRead | None:
+    """A subscript or a two- or four-name loop over a cache the interpreter followed, where the target raises on it
+    and no `try`, `hasattr` test or compat branch around it says the code expects that."""
+    if u.what != "cache" or u.whole is None:
+        return None
+    not_iterable = analysis.context.target.cache_not_iterable(u.receiver_class or "")
+    if u.op == "subscript":
+        name = "subscript"
+    elif u.op == "iterate" and not_iterable is not None:
+        name = "iterate"
+        removed = {**removed, name: not_iterable}
+    elif u.op == "iterate" and u.targets in (2, 4):
+        name = "unpack" if u.targets == 2 else "unpack4"
+        # A DynamicCache yields three, an EncoderDecoderCache six: either way two or four names fail. Other
+        # classes say otherwise (a StaticCache does not iterate at all on 5.x): not this rule's claim.
+        if u.receiver_class not in (None, "DynamicCache", "EncoderDecoderCache"):
+            return None
+    else:
+        return None
+    if u.receiver_class not in (None, "DynamicCache", "StaticCache", "EncoderDecoderCache", "QuantizedCache",
+                                "Cache") or removed[name] is None:
+        return None
+    scope = scope_at(analysis.tree, u.whole)
+    if scope.duck_typed or scope.handles(_ERRORS[name]):
+        return None
+    index = u.index if name == "subscript" and u.index and ":" not in u.index and "," not in u.index else None
+    part, end = None, u.whole.end
+    if name == "subscript":
+        starts = line_starts(analysis.text)
+        after = offset(starts, u.whole.end)
+        m = _PART.match(analysis.text, after)
+        if m is not None:
+            part = int(m.group(1))
+            end = Position(u.whole.end.line, u.whole.end.column + (m.end() - after))  # `[0]` on the same line
+    call_span = Span(u.whole.start, end) if name == "subscript" else u.whole
+    return LegacyRead(name, u.receiver, removed[name] or "", u.whole, call_span, scope.condition,
+                      u.receiver_class, u.layered, index, part)
+

@@ -1,0 +1,125 @@
+"""HFC009 examples that must be flagged; each runs unchanged under the oracle against real transformers."""
+
+from __future__ import annotations
+
+from hf_cache_lint.rules.base import Invalid, invalid
+from hf_cache_lint.rules.snippets import prelude
+
+_5X = ("5.23.0", "5.24.0")
+_LOAD = prelude()
+_GEN = "out = model.generate(**inputs, max_new_tokens=5, return_dict_in_generate=True)\n"
+_SEQ_LEN = "seq_len = out.past_key_values[0][0].shape[2]\n"
+_PAIR = "keys, values = past[0]\n"
+_LOOP = "for keys, values in out.past_key_values:\n    print(keys.shape)\n"
+_STEP = "cache = DynamicCache()\nmodel(**inputs, past_key_values=cache, use_cache=True)\n"
+_VALUES = "values = cache[1][1]\n"
+# A T5-style encoder-decoder stepped by hand: its forward returns an EncoderDecoderCache.
+_SEQ2SEQ = ("import torch\nfrom transformers import AutoModelForSeq2SeqLM, DynamicCache, EncoderDecoderCache\n\n"
+            'model = AutoModelForSeq2SeqLM.from_pretrained("google-t5/t5-small")\n'
+            "source = torch.tensor([[5, 6, 7, 8, 1]])\n"
+            "cache = EncoderDecoderCache(DynamicCache(), DynamicCache())\n"
+            "model(input_ids=source, decoder_input_ids=torch.tensor([[0]]), past_key_values=cache, use_cache=True)\n")
+_CROSS = "cross_keys = cache[0][2]\n"
+_ATTR = "        return self.cache[layer][0]\n"
+_TRIM_LOOP = "    for k, v in past:\n"
+_STATIC_LOOP = "for keys, values in cache:\n    print(keys.shape)\n"
+_FOUR = "for self_keys, self_values, cross_keys, cross_values in cache:\n    print(cross_keys.shape)\n"
+_FOUR_AT = (_SEQ2SEQ + _FOUR).index("in cache:") + 3
+
+INVALID: tuple[Invalid, ...] = (
+    invalid(
+        _LOAD + _GEN + _SEQ_LEN,
+        flagged="out.past_key_values[0]",
+        fixes={"Use `.layers[0].keys`": (_SEQ_LEN, "seq_len = out.past_key_values.layers[0].keys.shape[2]\n")},
+        versions=_5X,
+        portable=True,
+        message_contains="TypeError: 'DynamicCache' object is not subscriptable",
+        note="legacy-tuple indexing of the returned cache (`past_key_values[0][0].shape[2]`, the 4.x sequence length)",
+    ),
+    invalid(
+        _LOAD + _GEN + "past = out.past_key_values\n" + _PAIR,
+        flagged="past[0]",
+        fixes={"Use `.layers[0]`": (_PAIR, "keys, values = (past.layers[0].keys, past.layers[0].values)\n")},
+        versions=_5X,
+        portable=True,
+        note="a name bound to the returned cache, indexed for the `(keys, values)` pair of layer 0",
+    ),
+    invalid(
+        _LOAD + _GEN + _LOOP,
+        flagged="out.past_key_values",
+        fixes={"Iterate `.layers`": (_LOOP, "for keys, values in ((layer.keys, layer.values) for layer in "
+                                            "out.past_key_values.layers):\n    print(keys.shape)\n")},
+        versions=_5X,
+        portable=True,
+        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER"},  # a plain ValueError: see own_cases
+        message_contains="ValueError: too many values to unpack (expected 2)",
+        note="`for k, v in cache:`: a 5.x DynamicCache yields `(keys, values, sliding_window_tensor)`",
+    ),
+    invalid(
+        prelude("DynamicCache") + _STEP + _VALUES,
+        flagged="cache[1]",
+        fixes={"Use `.layers[1].values`": (_VALUES, "values = cache.layers[1].values\n")},
+        versions=_5X,
+        portable=True,
+        note="a cache built here and filled by a forward call (a manual decode loop, no generate)",
+    ),
+    invalid(
+        _SEQ2SEQ + _CROSS,
+        flagged="cache[0]",
+        fixes={"Use `.cross_attention_cache.layers[0].keys`": (
+            _CROSS, "cross_keys = cache.cross_attention_cache.layers[0].keys\n")},
+        versions=_5X,
+        portable=True,
+        message_contains="TypeError: 'EncoderDecoderCache' object is not subscriptable",
+        note="an encoder-decoder's cache indexed for the cross-attention keys (part 2 of the legacy 4-tuple)",
+    ),
+    Invalid(
+        _SEQ2SEQ + _FOUR,
+        flagged="cache",
+        occurrence=(_SEQ2SEQ + _FOUR)[:_FOUR_AT].count("cache"),
+        versions=_5X,
+        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER"},
+        message_contains="ValueError: too many values to unpack (expected 4)",
+        note="`for sk, sv, ck, cv in cache:` over an EncoderDecoderCache: 5.x yields six-tuples",
+    ),
+    # Followed by the interpreter (the cache_use facts): a parameter a caller fills, an attribute.
+    invalid(
+        prelude() + "\n\ndef trim_pairs(past, keep):\n    trimmed = []\n" + _TRIM_LOOP
+        + "        trimmed.append((k[:, :, :keep], v[:, :, :keep]))\n    return tuple(trimmed)\n\n\n"
+        "step = model(**inputs, use_cache=True)\ntrimmed = trim_pairs(step.past_key_values, 2)\n",
+        flagged="past",
+        occurrence=1,
+        fixes={"Iterate `.layers`": (_TRIM_LOOP, "    for k, v in ((layer.keys, layer.values) for layer in past.layers):\n")},
+        portable=True,
+        versions=_5X,
+        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER"},
+        message_contains="ValueError: too many values to unpack (expected 2)",
+        note="a helper's parameter that a caller fills with a forward pass's cache (speculative decoding's trim)",
+    ),
+    invalid(
+        prelude("DynamicCache") + "\n\nclass PrefixCache:\n    def __init__(self):\n"
+        "        self.cache = DynamicCache()\n        model(**inputs, past_key_values=self.cache, use_cache=True)\n\n"
+        "    def keys(self, layer):\n" + _ATTR + "\n\nprint(PrefixCache().keys(0).shape)\n",
+        flagged="self.cache[layer]",
+        fixes={"Use `.layers[layer].keys`": (_ATTR, "        return self.cache.layers[layer].keys\n")},
+        versions=_5X,
+        portable=True,
+        note="a cache held in an attribute (a prompt cache), indexed in a method",
+    ),
+    invalid(
+        prelude("StaticCache") + "cache = StaticCache(config=model.config, max_cache_len=32)\n"
+        "model(**inputs, past_key_values=cache, use_cache=True)\n" + _STATIC_LOOP,
+        flagged="cache",
+        occurrence=4,
+        fixes={"Iterate `.layers`": (_STATIC_LOOP, "for keys, values in ((layer.keys, layer.values) for layer in "
+                                                   "cache.layers):\n    print(keys.shape)\n")},
+        versions=_5X,
+        portable=True,
+        message_contains="TypeError: 'StaticCache' object is not iterable",
+        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER"},
+        note="a StaticCache iterated: 5.x static caches do not iterate at all",
+    ),
+)
+
+
+__all__ = ["INVALID", "Invalid"]

@@ -1,0 +1,54 @@
+"""HFC009 examples that must not be flagged (each runs clean under the oracle)."""
+
+from __future__ import annotations
+
+from hf_cache_lint.rules.base import Valid
+from hf_cache_lint.rules.hfc009_legacy_cache_access.examples import _GEN, _LOAD, _SEQ2SEQ
+
+VALID: tuple[Valid, ...] = (
+    Valid(
+        _LOAD + _GEN + "seq_len = out.past_key_values.layers[0].keys.shape[2]\n"
+        "for layer in out.past_key_values.layers:\n    print(layer.keys.shape, layer.values.shape)\n",
+        note="the returned cache read through its layers, as 4.57 and 5.x both allow",
+    ),
+    Valid(
+        "import torch\n\n\ndef seq_len(past):\n    return past[0][0].shape[2]\n\n\n"
+        "print(seq_len(((torch.zeros(1, 2, 3, 8), torch.zeros(1, 2, 3, 8)),)))\n" + _LOAD
+        + "out = model.generate(**inputs, max_new_tokens=5)\nprint(out[0])\n",
+        note="indexing a parameter that receives a legacy tuple, or generate's plain tensor result: nothing says "
+             "cache",
+    ),
+    Valid(
+        _LOAD + _GEN + "legacy = tuple((layer.keys, layer.values) for layer in out.past_key_values.layers)\n"
+        "for keys, values in legacy:\n    print(keys.shape)\nfirst_keys = legacy[0][0]\n",
+        note="a legacy tuple the code built itself, iterated as pairs and indexed",
+    ),
+    Valid(
+        _LOAD + _GEN + "past = out.past_key_values\n"
+        'if hasattr(past, "layers"):\n    keys = past.layers[0].keys\nelse:  # a legacy tuple\n'
+        "    keys = past[0][0]\n",
+        note="compat code indexing only on the branch for objects without layers",
+    ),
+    Valid(
+        "import transformers\nfrom packaging import version\n\n" + _LOAD + _GEN
+        + 'if version.parse(transformers.__version__) < version.parse("5"):\n'
+        "    keys = out.past_key_values[0][0]\nelse:\n    keys = out.past_key_values.layers[0].keys\n",
+        note="legacy indexing only under a version test that excludes 5.x",
+    ),
+    Valid(
+        _LOAD + _GEN + "for entry in out.past_key_values:\n    print(entry[0].shape, entry[1].shape)\n"
+        "n_layers = len(out.past_key_values)\n",
+        note="iterating the returned cache with one name and reading `entry[0]` / `entry[1]` (5.x yields "
+             "`(keys, values, sliding)`, 4.57 `(keys, values)`), and `len(cache)` (the layer count on both)",
+    ),
+    Valid(
+        _LOAD + _GEN + "try:\n    keys = out.past_key_values[0][0]\nexcept TypeError:  # a 5.x cache\n"
+        "    keys = out.past_key_values.layers[0].keys\n",
+        note="legacy indexing inside a `try` that handles the TypeError",
+    ),
+    Valid(
+        _SEQ2SEQ + "cross_keys = cache.cross_attention_cache.layers[0].keys\n"
+        "self_keys = cache.self_attention_cache.layers[0].keys\n",
+        note="an encoder-decoder's cache read through its two sub-caches' layers",
+    ),
+)
