@@ -8,7 +8,7 @@ from functools import cached_property, lru_cache, total_ordering
 
 from hf_cache_lint.engine.families import is_mamba_family
 
-NEWEST = "5.24.0"
+NEWEST = "5.25.0"
 
 
 @total_ordering

@@ -14,7 +14,7 @@ VALID: tuple[Valid, ...] = (
     ),
     Valid(
         _LLAMA + "out = model.generate(**inputs, cache=DynamicCache(), max_new_tokens=5)\n",
-        versions=("5.24.0",),
+        versions=("5.24.0", "5.25.0"),
         note="`cache=` in 5.24",
     ),
     Valid(
@@ -26,7 +26,7 @@ VALID: tuple[Valid, ...] = (
     Valid(
         _MAMBA + "state = model(**inputs, use_cache=True).cache\n"
         "out = model.generate(**inputs, cache=state, max_new_tokens=5)\n",
-        versions=("5.24.0",),
+        versions=("5.24.0", "5.25.0"),
         note="`cache=` for a Mamba model in 5.24",
     ),
     Valid(

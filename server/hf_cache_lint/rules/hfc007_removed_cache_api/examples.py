@@ -6,7 +6,7 @@ from hf_cache_lint.engine.findings import Severity
 from hf_cache_lint.rules.base import Invalid, invalid
 from hf_cache_lint.rules.snippets import MAMBA, prelude
 
-_5X = ("5.23.0", "5.24.0")
+_5X = ("5.23.0", "5.24.0", "5.25.0")
 _LOAD = prelude()
 _GEN = "out = model.generate(**inputs, max_new_tokens=5, return_dict_in_generate=True)\n"
 _FROM_LEGACY = "cache = DynamicCache.from_legacy_cache(legacy)\n"
@@ -61,7 +61,7 @@ INVALID: tuple[Invalid, ...] = (
         flagged="OffloadedStaticCache",
         versions=_5X,
         severity=Severity.WARNING,
-        runtime={"5.23.0": "OK", "5.24.0": "OK"},
+        runtime={"5.23.0": "OK", "5.24.0": "OK", "5.25.0": "OK"},
         message_contains="only if `len(sys.argv) > 1` holds",
         note="under a condition the linter cannot decide: a Warning (the oracle runs it without arguments)",
     ),
@@ -87,7 +87,7 @@ INVALID: tuple[Invalid, ...] = (
         fixes={"Iterate `.layers`": (_LOOP, "for keys, values in ((layer.keys, layer.values) for layer in "
                                             "out.past_key_values.layers):\n    print(keys.shape)\n")},
         versions=_5X,
-        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER"},  # a plain ValueError: see own_cases
+        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},  # a plain ValueError: see own_cases
         message_contains="ValueError: too many values to unpack (expected 2)",
         note="`for k, v in cache:`: a 5.x DynamicCache yields `(keys, values, sliding_window_tensor)`",
     ),
