@@ -318,6 +318,10 @@ class Target:
         string and generate ignores the ones it does not know (the release table, `cache_implementation:*`)."""
         return self._cache_implementations.get("*") == "checked"
 
+    def rejects_cache_implementation(self, value: str) -> bool:
+        """Whether `GenerationConfig.validate()` raises for `value` (4.41-4.44 raise for none: they keep it)."""
+        return self.cache_implementation_checked and value not in self.valid_cache_implementations
+
     @cached_property
     def valid_cache_implementations(self) -> tuple[str, ...]:
         """What `GenerationConfig.validate()` accepts (where it checks nothing, 4.41-4.44: the values generate
