@@ -93,4 +93,9 @@ if seen[1:] == [6, 7]:
     raise RuntimeError("BEHAVIOUR cache_reaches_hooks_as_cache")
 assert seen == [5, 1, 1], seen
 """,
+    # Still exported on 4.53-4.57, but its constructor only raises (the class is gone in 5.0.0).
+    "sink_cache_moved": LLAMA + """
+from transformers import SinkCache
+cache = SinkCache(window_length=8, num_sink_tokens=2)
+""",
 }

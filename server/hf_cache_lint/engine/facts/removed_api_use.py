@@ -15,7 +15,7 @@ from hf_cache_lint.engine.versions import REMOVED_NAMES
 if TYPE_CHECKING:
     from hf_cache_lint.engine.cache_values import CacheValue
 
-UseKind = Literal["import", "attribute", "method", "read"]
+UseKind = Literal["import", "attribute", "method", "read", "constructor"]
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,11 @@ class RemovedApiUse:
     index: str | None = None  # "read" subscript: `i` of `cache[i]`
     part: int | None = None  # "read" subscript: 0 (keys) or 1 (values) of `cache[i][0]` / `cache[i][1]`
     silent: bool = False  # "read" `key_cache`/`value_cache`: `cache.key_cache = x` binds a plain attribute, no error
+    # "constructor" (engine/constructor_calls.py): the keyword the target's `__init__` does not take (None: the
+    # constructor itself raises), the exact error, and the parameters it does take.
+    keyword: str | None = None
+    error: str | None = None
+    parameters: tuple[str, ...] = ()
 
 
 # The gate decides it on the compiled names (engine/gate.py `_no_removed_api`).

@@ -152,4 +152,12 @@ INVALID: tuple[Invalid, ...] = (
         versions=_5X,
         note="Jamba's own cache class: in its modeling module up to 5.4, gone from 5.5",
     ),
+    Invalid(
+        prelude("QuantizedCache") + "import torch\n\n"
+        'cache = QuantizedCache(backend="quanto", config=model.config, nbits=4, compute_dtype=torch.float16)\n',
+        flagged="compute_dtype",
+        runtime="OTHER",  # a plain TypeError
+        message_contains="TypeError: QuantizedCache.__init__() got an unexpected keyword argument 'compute_dtype'",
+        note="a constructor keyword the release's `__init__` does not take (`QuantizedCacheConfig`'s, before 4.56)",
+    ),
 )

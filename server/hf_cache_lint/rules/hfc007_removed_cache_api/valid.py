@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hf_cache_lint.rules.base import Valid
 from hf_cache_lint.rules.hfc007_removed_cache_api.examples import _GEN, _LOAD
+from hf_cache_lint.rules.snippets import prelude
 
 VALID: tuple[Valid, ...] = (
     Valid(
@@ -117,5 +118,10 @@ VALID: tuple[Valid, ...] = (
         _LOAD + _GEN + "cache = out.past_key_values\n"
         'keys = cache.key_cache[0] if hasattr(cache, "key_cache") else cache.layers[0].keys\n',
         note="`key_cache` read only where `hasattr` says the cache has it (4.4x), `.layers` elsewhere",
+    ),
+    Valid(
+        prelude("QuantizedCache")
+        + 'cache = QuantizedCache(backend="quanto", config=model.config, nbits=4, residual_length=16)\n',
+        note="constructor keywords every checked release's `QuantizedCache.__init__` takes",
     ),
 )
