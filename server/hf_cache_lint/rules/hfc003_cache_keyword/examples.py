@@ -67,7 +67,8 @@ INVALID: tuple[Invalid, ...] = (
         flagged="assistant_model=draft",
         fixes={"Remove `assistant_model=`": (", assistant_model=draft", "")},
         runtime="OTHER",
-        note="assisted generation on a stateful (Mamba) model",
+        versions=("4.57.6", "5.23.0", "5.24.0"),  # 5.25.0 rolls a recurrent state back: it runs (oracle)
+        note="assisted generation on a stateful (Mamba) model, up to 5.24",
     ),
     invalid(
         "from transformers import DynamicCache, pipeline\n\n"

@@ -40,6 +40,12 @@ VALID: tuple[Valid, ...] = (
         note="assisted generation with an attention model",
     ),
     Valid(
+        _MAMBA + "draft = MambaForCausalLM.from_pretrained(\"state-spaces/mamba-130m-hf\")\n"
+        "out = model.generate(**inputs, assistant_model=draft, max_new_tokens=5)\n",
+        versions=("5.25.0",),
+        note="assisted generation on a Mamba model from 5.25 (it rolls the recurrent state back)",
+    ),
+    Valid(
         _MAMBA + "out = model.generate(**inputs, max_new_tokens=5)\n",
         note="no cache keyword at all",
     ),
