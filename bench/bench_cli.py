@@ -22,8 +22,8 @@ rounds and the load: the table then has both, and the ratios ours/before and bef
 
 --workers N: the pool's profile in this process (cli_support/runner.py check_files with --jobs N, no cache): for
 each worker its start, first and last file, CPU, busy time, the files that reached the engine and their CPU, the
-imported workspace modules it read for the gate (engine/lent_values.py) and ran for the engine
-(engine/modules.py exports), and its slowest files: where the pool's wall and CPU go.
+imported workspace modules it read for the gate (engine/screen/lent_values.py) and ran for the engine
+(engine/interpreter/modules.py exports), and its slowest files: where the pool's wall and CPU go.
 """
 
 from __future__ import annotations
@@ -125,9 +125,9 @@ def gated_files(tree: Path) -> list[str]:
     from hf_cache_lint.checking.screening import screen
     from hf_cache_lint.cli_support.discovery import discover
     from hf_cache_lint.cli_support.gitignore import PathSpec
-    from hf_cache_lint.engine.collector import gc_paused
-    from hf_cache_lint.engine.context import Context
-    from hf_cache_lint.engine.text import decode_source
+    from hf_cache_lint.engine.base.collector import gc_paused
+    from hf_cache_lint.engine.environment.context import Context
+    from hf_cache_lint.engine.text.text import decode_source
     from hf_cache_lint.settings import Settings
 
     passed = []
@@ -145,12 +145,12 @@ def breakdown(tree: Path, limit: int) -> dict[str, float]:
     from hf_cache_lint.checking.screening import keyword_matters
     from hf_cache_lint.cli_support.discovery import discover
     from hf_cache_lint.cli_support.gitignore import PathSpec
-    from hf_cache_lint.engine import interp
-    from hf_cache_lint.engine.collector import gc_paused
-    from hf_cache_lint.engine.context import Context
-    from hf_cache_lint.engine.gate import cannot_hold_finding
-    from hf_cache_lint.engine.prefilter import code_hits, might_use_removed_api
-    from hf_cache_lint.engine.text import decode_source
+    from hf_cache_lint.engine.base.collector import gc_paused
+    from hf_cache_lint.engine.environment.context import Context
+    from hf_cache_lint.engine.interpreter import interp
+    from hf_cache_lint.engine.screen.gate import cannot_hold_finding
+    from hf_cache_lint.engine.text.prefilter import code_hits, might_use_removed_api
+    from hf_cache_lint.engine.text.text import decode_source
     from hf_cache_lint.rules import ALL_RULES
 
     files = discover([str(tree)], PathSpec(), tree).files[:limit]
@@ -170,7 +170,7 @@ def breakdown(tree: Path, limit: int) -> dict[str, float]:
         a = clock()
         text = decode_source(f.path.read_bytes())
         b = clock()
-        # The screen's two stages timed apart (engine/screen.py asks them so, for every rule enabled).
+        # The screen's two stages timed apart (engine/screen/screen.py asks them so, for every rule enabled).
         removed, hits = might_use_removed_api(text), code_hits(text, 1)
         c = clock()
         add("read", a, b)
@@ -222,8 +222,9 @@ def pool_profile(tree: Path, jobs: int) -> dict[str, object]:
     from hf_cache_lint.cli_support import pool, runner
     from hf_cache_lint.cli_support.discovery import discover
     from hf_cache_lint.cli_support.gitignore import PathSpec
-    from hf_cache_lint.engine import lent_values, modules
-    from hf_cache_lint.engine.context import Context
+    from hf_cache_lint.engine.environment.context import Context
+    from hf_cache_lint.engine.interpreter import modules
+    from hf_cache_lint.engine.screen import lent_values
     from hf_cache_lint.settings import Settings
 
     t0 = time.perf_counter()

@@ -92,7 +92,7 @@ def best(f: Callable[[], object], rounds: int) -> float:
 def in_process(text: str, rounds: int) -> tuple[float, float, float, int, int]:
     """(ast.parse s, check s, verify s, re-checks, findings) in this process."""
     from hf_cache_lint.checking.source import check_source
-    from hf_cache_lint.engine.context import Context
+    from hf_cache_lint.engine.environment.context import Context
     from hf_cache_lint.fixcheck import Verifier, file_recheck
 
     t_ast = best(lambda: ast.parse(text), rounds)

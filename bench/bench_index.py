@@ -23,8 +23,9 @@ import time
 from pathlib import Path
 
 from hf_cache_lint.checking.source import check_source
-from hf_cache_lint.engine import modules
-from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.environment import workspace
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.interpreter import modules
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -87,14 +88,14 @@ def main() -> None:
 
 
 def run(cases: dict[str, tuple[tuple[str, Path], Context]], rounds: int) -> None:
-    real_resolve = modules.resolve
+    real_resolve = workspace.resolve
     for label, ((text, path), ctx) in cases.items():
         samples: dict[str, list[float]] = {"baseline": [], "cold": [], "warm": []}
         for _ in range(rounds):
             for mode in samples:
-                modules.resolve = (lambda *a, **k: None) if mode == "baseline" else real_resolve  # type: ignore[assignment]
+                workspace.resolve = (lambda *a, **k: None) if mode == "baseline" else real_resolve  # type: ignore[assignment]
                 samples[mode].append(timed(text, path, ctx, mode))
-        modules.resolve = real_resolve
+        workspace.resolve = real_resolve
         base = statistics.median(samples["baseline"])
         print(f"{label}: baseline {base * 1000:.1f} ms", end="")
         for mode in ("cold", "warm"):

@@ -28,8 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from scaling_shapes import SHAPES, conflict_line, source
 
 from hf_cache_lint.checking.source import check_source
-from hf_cache_lint.engine import interp
-from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.interpreter import interp
 
 
 def best(f: Callable[[], object], rounds: int) -> float:

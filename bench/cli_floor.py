@@ -9,10 +9,10 @@ bench_cli.py `--mode floor` can time it against Ruff in the same rounds:
 
 - bytes: walk TREE for *.py, read every file and look for the prefilter's words in its bytes (no decode, no
   test of where they stand): reading the tree in Python at all;
-- read: walk TREE for *.py, read and decode every file (engine/text.py `decode_source`) and run our text
-  prefilter on it exactly as the CLI does (engine/prefilter.py `might_use_removed_api`, `code_hits`);
+- read: walk TREE for *.py, read and decode every file (engine/text/text.py `decode_source`) and run our text
+  prefilter on it exactly as the CLI does (engine/text/prefilter.py `might_use_removed_api`, `code_hits`);
 - compile: read, then `compile()` each file the prefilter passes: the first step of the gate
-  (engine/gate.py), CPython's parser and code generator, all in C;
+  (engine/screen/gate.py), CPython's parser and code generator, all in C;
 - parse: read, then `ast.parse` each file the prefilter passes: the least an interpreter running on CPython's
   `ast` instead of parso (issue 14's item 1) would have to parse with no gate in front of it;
 - gated: read, `compile()` each file the prefilter passes, and `ast.parse` only those listed in the file
@@ -34,8 +34,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "server"))
 
-from hf_cache_lint.engine.prefilter import TRIGGERS, code_hits, might_use_removed_api
-from hf_cache_lint.engine.text import decode_source
+from hf_cache_lint.engine.text.prefilter import TRIGGERS, code_hits, might_use_removed_api
+from hf_cache_lint.engine.text.text import decode_source
 
 
 def python_files(tree: str) -> list[str]:
@@ -46,7 +46,7 @@ def python_files(tree: str) -> list[str]:
     return found
 
 
-# The words of engine/prefilter.py's first tests (code_hits' TRIGGERS, might_use_removed_api's), as bytes.
+# The words of engine/text/prefilter.py's first tests (code_hits' TRIGGERS, might_use_removed_api's), as bytes.
 _WORDS = tuple(w.encode() for w in (*TRIGGERS, "Cache", "_legacy_cache(", "return_dict_in_generate"))
 
 

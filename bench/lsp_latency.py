@@ -215,7 +215,7 @@ def engine_only(path: Path, edits: int) -> Run:
     """The same edits straight into check_source, in this process, called as the server calls it (lsp/documents.py:
     the buffer's incremental parse and replays, hover stories left lazy): what the adapter adds is the difference."""
     from hf_cache_lint.checking.source import check_source
-    from hf_cache_lint.engine.context import resolve_context
+    from hf_cache_lint.engine.environment.context import resolve_context
 
     text = path.read_text()
     context = resolve_context()

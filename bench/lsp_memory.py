@@ -4,7 +4,9 @@ Opens a 100-line script in `hf-cache-lint serve` (debounce 0), sends N didChange
 remove a character inside a `cache_implementation=` value, waits for each version's diagnostics, and
 prints the resident set size (VmRSS) every N/10 edits. Flat means the last samples stay within a few
 MB of the first ones after warm-up.
-Usage: python bench/lsp_memory.py [--edits 10000]
+Usage: python bench/lsp_memory.py [--edits 10000] [--big]
+`--big`: transformers' generation/utils.py instead (lsp_latency.generation_utils), whose methods and the calls
+they inline are replayed at every keystroke (engine/interpreter/replay.py).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from lsp_latency import SERVERS, Client, position, script_100_lines
+from lsp_latency import SERVERS, Client, generation_utils, position, script_100_lines
 
 
 def rss_mb(pid: int) -> float:
@@ -28,11 +30,11 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
-async def run(edits: int) -> None:
+async def run(edits: int, big: bool) -> None:
     command, options = SERVERS["hf-cache-lint"]
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "script.py"
-        path.write_text(script_100_lines())
+        path.write_text(generation_utils().read_text() if big else script_100_lines())
         text, uri = path.read_text(), path.as_uri()
         client = Client(command, path.parent)
         await client.start()
@@ -66,7 +68,9 @@ async def run(edits: int) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--edits", type=int, default=10_000)
-    asyncio.run(run(ap.parse_args().edits))
+    ap.add_argument("--big", action="store_true", help="transformers' generation/utils.py, not the 100-line script")
+    args = ap.parse_args()
+    asyncio.run(run(args.edits, args.big))
 
 
 if __name__ == "__main__":

@@ -27,9 +27,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from hf_cache_lint.engine.analysis import Analysis
+from hf_cache_lint.engine.base.findings import Finding, Severity
 {kind_imports}
-from hf_cache_lint.engine.findings import Finding, Severity
+from hf_cache_lint.engine.output.analysis import Analysis
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.{package}.examples import INVALID
 from hf_cache_lint.rules.{package}.valid import VALID
@@ -103,8 +103,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.facts import FactKind
-from hf_cache_lint.engine.findings import Span
 
 
 @dataclass(frozen=True)

@@ -24,9 +24,9 @@ from tests.oracle.runner import Snippet, finish, missing, start  # noqa: E402
 from tests.oracle.suites import VERSIONS, corpus_cases, rule_examples  # noqa: E402
 
 from hf_cache_lint.checking.source import check_source  # noqa: E402
-from hf_cache_lint.engine.context import Context  # noqa: E402
-from hf_cache_lint.engine.findings import Severity  # noqa: E402
-from hf_cache_lint.engine.versions import Target  # noqa: E402
+from hf_cache_lint.engine.base.findings import Severity  # noqa: E402
+from hf_cache_lint.engine.environment.context import Context  # noqa: E402
+from hf_cache_lint.engine.environment.versions import Target  # noqa: E402
 
 RAISES_AS = {"HFC003": "HFC005"}
 

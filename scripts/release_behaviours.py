@@ -138,4 +138,28 @@ BEHAVIOURS: list[dict[str, Any]] = [
                      "contains": "`SinkCache` has been moved as a `custom_generate` repository"},
         "oracle": "sink_cache_moved",
     },
+    {
+        "id": "update_gets_no_cache_kwargs",
+        "what": "a `Cache.update` override reading its fourth argument (`cache_kwargs[\"cache_position\"]`, "
+                "`cache_kwargs.get(...)`)",
+        "before": "the attention layers pass `{\"sin\", \"cos\", \"cache_position\"}` as the fourth argument",
+        "effect": "TypeError: 'NoneType' object is not subscriptable (`.get`: AttributeError: 'NoneType' object has "
+                  "no attribute 'get'): the attention layers call `update(key_states, value_states, layer_idx)`",
+        "match": "'NoneType' object is not subscriptable",
+        "first": "5.4.0",
+        "evidence": {"file": "transformers/models/llama/modeling_llama.py", "lacks": "self.layer_idx, cache_kwargs)"},
+        "oracle": "update_gets_no_cache_kwargs",
+    },
+    {
+        "id": "update_called_with_kwargs",
+        "what": "a `Cache.update` override without `**kwargs`",
+        "before": "called as `update(key_states, value_states, layer_idx[, cache_kwargs])`",
+        "effect": "TypeError: PressCache.update() got an unexpected keyword argument 'kwargs': the attention layers "
+                  "call `update(key_states, value_states, layer_idx, kwargs=kwargs)`",
+        "match": "got an unexpected keyword argument 'kwargs'",
+        "first": "5.24.0",
+        "evidence": {"file": "transformers/models/llama/modeling_llama.py",
+                     "contains": "self.layer_idx, kwargs=kwargs)"},
+        "oracle": "update_called_with_kwargs",
+    },
 ]

@@ -14,6 +14,8 @@ step "Python package and test dependencies"
 python3 -m pip install -q -e ".[test]"
 step "Offline wheelhouse for the fresh-install and pre-commit tests"
 bash scripts/fetch-wheelhouse.sh
+step "The OASIS SARIF 2.1.0 schema the SARIF output is validated against (npm registry)"
+bash scripts/fetch-sarif-schema.sh
 step "Oracle environments: transformers 4.57.6, 5.23.0, 5.24.0 on CPU torch 2.13.0"
 bash scripts/setup-oracle.sh
 step "Real code: pinned wheels of packages that call generate (tests/realcode)"

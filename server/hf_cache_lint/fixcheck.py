@@ -21,11 +21,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
 
-from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.findings import CheckResult, Edit, Finding, Fix, Span
-from hf_cache_lint.engine.notebook import join_cells, neutralise_magics, read_ipynb, split_findings
-from hf_cache_lint.engine.suppress import Directive, Suppressions, is_suppressed, suppressions
-from hf_cache_lint.engine.text import UndecodableError, apply_edits, decode_source, line_starts
+from hf_cache_lint.engine.base.findings import CheckResult, Edit, Finding, Fix, Span
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.output.suppress import Directive, Suppressions, is_suppressed, suppressions
+from hf_cache_lint.engine.text.notebook import join_cells, neutralise_magics, read_ipynb, split_findings
+from hf_cache_lint.engine.text.text import UndecodableError, apply_edits, decode_source, line_starts
 from hf_cache_lint.settings import Settings
 
 log = logging.getLogger("hf_cache_lint")
@@ -39,14 +39,16 @@ Recheck = Callable[[Sequence[str]], Sequence[tuple[int, Finding]]]
 # checking/ is imported when a check runs, not with this module: the language server imports this at
 # start and keeps the engine's import cost off the handshake (lsp/documents.py warm_up).
 
-def file_recheck(path: str, settings: Settings | None, context: Context | None, key: str | None = None) -> Recheck:
+def file_recheck(path: str, settings: Settings | None, context: Context | None, key: str | None = None,
+                 kept: str | None = None) -> Recheck:
     """Check a one-cell source (a .py file) again, as the CLI and the server check it.
 
     `key`: keep a parse tree under this key and re-parse only what changed (the texts of one document's
-    fixes differ by a few characters; parsing is most of a check). The server passes one per document."""
-    keyed = _Keyed(key)
+    fixes differ by a few characters; parsing is most of a check). The server passes one per document.
+    `kept`: the text whose tree may be kept under `key` already (the file's first check: `recheck_key`)."""
+    keyed = _Keyed(key, kept)
 
-    # Without the gate (engine/gate.py): the text held a finding a moment ago, so the gate's compile and
+    # Without the gate (engine/screen/gate.py): the text held a finding a moment ago, so the gate's compile and
     # `ast.parse` would only say to go on (a quarter of each re-check of a 200-function module; the verdicts
     # are the same either way: tests/engine/test_gate.py runs every example both ways).
     def recheck(cells: Sequence[str]) -> list[tuple[int, Finding]]:
@@ -77,9 +79,9 @@ class _Keyed:
     200 functions: 5.3-5.5 s against 3.9-5.0 s for its CLI check). The kept tree stays that of the last
     keyed text, the one the next diff starts from."""
 
-    def __init__(self, key: str | None) -> None:
+    def __init__(self, key: str | None, last: str | None = None) -> None:
         self.key = key
-        self.last: str | None = None
+        self.last = last  # the text of the tree kept under the key, if any
 
     def __call__(self, text: str) -> str | bool:
         if not self.key:
@@ -543,13 +545,31 @@ def verified(cells: Sequence[str], items: Sequence[tuple[int, Finding]], recheck
     return [(c, verifier.keep(c, f)) for c, f in items]
 
 
+def recheck_key(display: str) -> str:
+    """The key under which `verify_result`'s re-checks of a file keep their parse tree. The file's first check
+    may parse under it too (checking/files.py `check_data(keep_tree=...)`): the first re-check then re-parses only
+    what its fixes changed, not the whole module again (a 40,000-entry dict literal: 0.9 s of 5 s)."""
+    return f"{display}#fixcheck"
+
+
 def verify_result(result: CheckResult, path: Path, settings: Settings | None, context: Context | None) -> CheckResult:
-    """A CLI result (from checking.files.check_file) with only the fixes that pass verification."""
+    """A CLI result (from checking.files.check_file) with only the fixes that pass verification. Drops the tree
+    kept under `recheck_key(result.path)` when done, whether or not a fix was verified."""
+    key = recheck_key(result.path)
+    try:
+        return _verify_result(result, path, settings, context, key)
+    finally:
+        from hf_cache_lint.engine.interpreter.interp import forget
+
+        forget(key)
+
+
+def _verify_result(result: CheckResult, path: Path, settings: Settings | None, context: Context | None,
+                   key: str) -> CheckResult:
     if result.error is not None or not any(f.fixes for f in result.findings):
         return result
     # The re-checks keep a parse tree of their own and re-parse only what changed since the last (a large
-    # module's fixes are mostly a few keywords apart: parsing was two thirds of each re-check); dropped after.
-    key = f"{result.path}#fixcheck"
+    # module's fixes are mostly a few keywords apart: parsing was two thirds of each re-check).
     try:
         text = decode_source(path.read_bytes())
         if path.suffix == ".ipynb":
@@ -560,20 +580,15 @@ def verify_result(result: CheckResult, path: Path, settings: Settings | None, co
             notebook = True
         else:
             cells, items, notebook = [text], [(0, f) for f in result.findings], False
-            recheck = file_recheck(result.path, settings, context, key)
+            recheck = file_recheck(result.path, settings, context, key, kept=text)
     except (OSError, UndecodableError, ValueError):  # it changed under us: offer no fix rather than a wrong one
         return replace(result, findings=tuple(replace(f, fixes=()) for f in result.findings))
     verifier = Verifier(cells, recheck, notebook, result.path)
-    try:
-        verifier.prime((cell, moved, fix) for cell, moved in items for fix in moved.fixes)
-        findings = []
-        for f, (cell, moved) in zip(result.findings, items, strict=True):
-            ok = {x.title for x in verifier.keep(cell, moved).fixes}
-            findings.append(replace(f, fixes=tuple(x for x in f.fixes if x.title in ok)))
-    finally:
-        from hf_cache_lint.engine.interp import forget
-
-        forget(key)
+    verifier.prime((cell, moved, fix) for cell, moved in items for fix in moved.fixes)
+    findings = []
+    for f, (cell, moved) in zip(result.findings, items, strict=True):
+        ok = {x.title for x in verifier.keep(cell, moved).fixes}
+        findings.append(replace(f, fixes=tuple(x for x in f.fixes if x.title in ok)))
     return replace(result, findings=tuple(findings))
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hf_cache_lint.engine.versions import Version
+from hf_cache_lint.engine.environment.versions import Version
 from hf_cache_lint.settings import Settings, code_problem
 
 if sys.version_info >= (3, 11):
@@ -129,7 +129,7 @@ def _key_problem(key: str, value: Any) -> str | None:
     except (ValueError, TypeError) as exc:
         return f"{key!r}: {exc}"
     if name == "transformers-version":  # a version (`4.57.6`) or a range of releases (`>=4.45,<5`)
-        from hf_cache_lint.engine.target_plan import parse_spec
+        from hf_cache_lint.engine.environment.target_plan import parse_spec
 
         try:
             parse_spec(value)
@@ -173,8 +173,8 @@ def check_version(text: str, where: str) -> None:
 
 
 def check_target(text: str, where: str) -> None:
-    """A target transformers version (`4.57.6`) or range of releases (`>=4.45,<5`, engine/target_plan.py)."""
-    from hf_cache_lint.engine.target_plan import parse_spec
+    """A target transformers version (`4.57.6`) or range of releases (`>=4.45,<5`, engine/environment/target_plan.py)."""
+    from hf_cache_lint.engine.environment.target_plan import parse_spec
 
     try:
         parse_spec(text)

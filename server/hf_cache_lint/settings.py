@@ -12,14 +12,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from hf_cache_lint.engine.findings import Severity
+from hf_cache_lint.engine.base.findings import Severity
 
 RUN_MODES = ("onType", "onSave")
 
 # Every rule code, written out so that validating a setting does not import the rule registry (and through it
 # the engine's analysis: a warm CLI run never loads it). tests/engine/test_settings_codes.py compares it with
 # the registry, so a new rule cannot be forgotten here.
-KNOWN_CODES = ("HFC001", "HFC002", "HFC003", "HFC004", "HFC005", "HFC006", "HFC007", "HFC008", "HFC100")
+KNOWN_CODES = ("HFC001", "HFC002", "HFC003", "HFC004", "HFC005", "HFC006", "HFC007", "HFC008", "HFC010", "HFC011",
+               "HFC100")
 # The rules off everywhere unless `select` or `extend-select` names them (Rule.default_enabled False): HFC100,
 # unused suppressions, opt-in as Ruff's RUF100 is.
 OPT_IN = ("HFC100",)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from hf_cache_lint.engine.findings import Finding
-from hf_cache_lint.engine.versions import Target, releases_between
+from hf_cache_lint.engine.base.findings import Finding
+from hf_cache_lint.engine.environment.versions import Target, releases_between
 
 
 def key(f: Finding) -> tuple[str, object]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hf_cache_lint.engine.findings import Edit, Position, Span
+from hf_cache_lint.engine.base.findings import Edit, Position, Span
 
 # The conflict every CLI test leans on (HFC001, an Error): line 4, `past_key_values=DynamicCache()`
 # spans 1-based columns 22..52 (end exclusive).

@@ -242,7 +242,7 @@ def test_upgrade_to_with_the_cache_matches_no_cache(run: RunFn, project: Path) -
 
 
 def test_a_cached_finding_keeps_its_tags() -> None:
-    from hf_cache_lint.engine.findings import CheckResult, Finding, Severity, Span
+    from hf_cache_lint.engine.base.findings import CheckResult, Finding, Severity, Span
 
     hint = Finding("HFC006", "deprecated-cache-usage", "m", Severity.HINT, Span.of(1, 0, 1, 1), tags=("deprecated",))
     assert cache_mod.decode(json.loads(json.dumps(cache_mod.encode(CheckResult("a.py", (hint,))))), "a.py") == \
@@ -351,8 +351,8 @@ def test_a_warm_run_does_not_import_the_engine(project: Path) -> None:
     write(project / "b.py", CONFLICT_FIXED)
     write(project / "helpers.py", HELPERS)
     write(project / "main.py", MAIN_IMPORTING)
-    heavy = ("parso", "jedi", "hf_cache_lint.rules", "hf_cache_lint.checking", "hf_cache_lint.engine.interp",
-             "hf_cache_lint.engine.analysis", "hf_cache_lint.engine.gate", "hf_cache_lint.engine.prefilter",
+    heavy = ("parso", "jedi", "hf_cache_lint.rules", "hf_cache_lint.checking", "hf_cache_lint.engine.interpreter.interp",
+             "hf_cache_lint.engine.output.analysis", "hf_cache_lint.engine.screen.gate", "hf_cache_lint.engine.text.prefilter",
              "hf_cache_lint.fixcheck", "hf_cache_lint.cli_support.formats.json_format")
     code = ("import sys; from hf_cache_lint.cli import main; main(['check', '--format', 'text']); "
             f"print(sorted(m for m in sys.modules if m.startswith({heavy!r})), file=sys.stderr)")

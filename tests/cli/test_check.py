@@ -202,7 +202,7 @@ def test_suppression_comments_silence_findings(project: Path, run: RunFn) -> Non
 def test_ignore_fix_inserts_a_comment_that_silences(project: Path, run: RunFn) -> None:
     from cli_helpers import edits_from_json
 
-    from hf_cache_lint.engine.text import apply_edits
+    from hf_cache_lint.engine.text.text import apply_edits
 
     write(project / "demo.py", CONFLICT)
     [f] = run("check", "--format", "json", "demo.py").json()

@@ -20,9 +20,9 @@ from hf_cache_lint.checking.source import analyse
 from hf_cache_lint.cli_support.discovery import SourceFile
 from hf_cache_lint.cli_support.fixer import fix_file
 from hf_cache_lint.cli_support.runner import check_one
-from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.findings import Edit, Finding
-from hf_cache_lint.engine.versions import Target
+from hf_cache_lint.engine.base.findings import Edit, Finding
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.environment.versions import Target
 from hf_cache_lint.settings import Settings
 
 INPUTS = generated(260) + list(corpus())
@@ -38,7 +38,7 @@ def compiles(text: str) -> bool:
 
 
 def apply(text: str, edits: tuple[Edit, ...]) -> str:
-    """Apply edits by character offsets (lines split on \\r\\n, \\r, \\n): independent of engine/text.py."""
+    """Apply edits by character offsets (lines split on \\r\\n, \\r, \\n): independent of engine/text/text.py."""
     lines = text.splitlines(keepends=True)  # no form feeds or \\u2028 in these inputs
     starts = [0]
     for line in lines:

@@ -9,10 +9,10 @@ import pytest
 from cli_helpers import CONFLICT, TARGET
 
 from hf_cache_lint.checking.source import check_source
-from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.edits import override_in_dict
-from hf_cache_lint.engine.findings import Edit, Finding, Fix, Severity, Span
-from hf_cache_lint.engine.versions import Target
+from hf_cache_lint.engine.base.findings import Edit, Finding, Fix, Severity, Span
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.output.edits import override_in_dict
 from hf_cache_lint.fixcheck import (
     Verifier,
     choose,
@@ -132,9 +132,9 @@ def test_a_recheck_that_fails_drops_the_fix_and_nothing_else() -> None:
     ("import os\nx = 1\n", "import os\nfrom transformers import DynamicCache\nx = 1\n"),
 ])
 def test_an_added_import_keeps_the_shebang_cookie_and_docstring_first(text: str, expected: str) -> None:
-    from hf_cache_lint.engine.edits import transformers_name
-    from hf_cache_lint.engine.interp import parse
-    from hf_cache_lint.engine.text import apply_edits
+    from hf_cache_lint.engine.interpreter.interp import parse
+    from hf_cache_lint.engine.output.edits import transformers_name
+    from hf_cache_lint.engine.text.text import apply_edits
 
     name, edit = transformers_name(parse(text), "DynamicCache")
     assert name == "DynamicCache" and edit is not None
@@ -234,8 +234,8 @@ def test_choose_takes_the_first_free_fixes_of_thousands_in_order() -> None:
 
 def test_a_keyed_recheck_diff_parses_a_local_change_and_parses_a_spread_one_afresh(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    import hf_cache_lint.engine.parsing as parsing
-    from hf_cache_lint.engine.interp import forget
+    import hf_cache_lint.engine.syntax.parsing as parsing
+    from hf_cache_lint.engine.interpreter.interp import forget
 
     text = functions(10)
     found = conflicts_of(text)

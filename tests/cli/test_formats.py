@@ -10,7 +10,16 @@ from cli_helpers import notebook, write
 from hf_cache_lint.cli_support.discovery import SourceFile
 from hf_cache_lint.cli_support.formats import concise, github, gitlab, json_format, json_lines, sarif, text
 from hf_cache_lint.cli_support.report import Report, build_report
-from hf_cache_lint.engine.findings import CheckResult, Edit, FileError, Finding, Fix, Related, Severity, Span
+from hf_cache_lint.engine.base.findings import (
+    CheckResult,
+    Edit,
+    FileError,
+    Finding,
+    Fix,
+    Related,
+    Severity,
+    Span,
+)
 
 
 def finding(span: Span, *, message: str = "boom", related: tuple[Related, ...] = (),

@@ -19,6 +19,8 @@ from cli_helpers import CONFLICT, CONFLICT_FIXED, RunFn, notebook, write
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 SARIF_SCHEMA = json.loads((Path(__file__).parents[1] / "data" / "sarif" / "sarif-2.1.0-subset.schema.json")
                           .read_text(encoding="utf-8"))
+# The OASIS schema itself, fetched by scripts/fetch-sarif-schema.sh (scripts/test-all.sh runs it).
+OASIS_SARIF_SCHEMA = Path(__file__).parents[2] / ".cache" / "sarif" / "sarif-2.1.0-rtm.5.json"
 NB_CONFLICT = notebook(("markdown", "# Demo\n"), ("code", CONFLICT.split("\n\n", 1)[0] + "\n"),
                        ("code", CONFLICT.split("\n\n", 1)[1]))
 
@@ -93,6 +95,35 @@ def test_sarif_is_valid_sarif_2_1_0(demo: Path, run: RunFn) -> None:
     assert {f["description"]["text"]: f["properties"]["applicability"] for f in py["fixes"]} == {
         "Set `cache_implementation=None` in this call": "safe", "Remove `past_key_values=`": "unsafe",
         "Remove `cache_implementation=`": "safe", "Ignore HFC001 on this line": "safe"}
+
+
+def oasis_validator() -> jsonschema.Draft4Validator:
+    assert OASIS_SARIF_SCHEMA.is_file(), f"no {OASIS_SARIF_SCHEMA}: run scripts/fetch-sarif-schema.sh"
+    schema = json.loads(OASIS_SARIF_SCHEMA.read_text(encoding="utf-8"))
+    assert schema["title"].startswith("Static Analysis Results Format (SARIF) Version 2.1.0"), schema["title"]
+    return jsonschema.Draft4Validator(schema)  # the OASIS schema is draft-04
+
+
+def test_sarif_is_valid_against_the_oasis_schema(demo: Path, run: RunFn) -> None:
+    """The whole log, fixes and notebook locations included, against the published SARIF 2.1.0 schema."""
+    log = json.loads(run("check", "--output-format", "sarif").out)
+    errors = [f"{list(e.absolute_path)}: {e.message}" for e in oasis_validator().iter_errors(log)]
+    assert not errors, errors
+    assert any(r.get("fixes") for r in log["runs"][0]["results"]), "the log under test carries no fix"
+
+
+def test_the_oasis_schema_rejects_what_sarif_forbids() -> None:
+    validator = oasis_validator()
+    good: dict[str, Any] = {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "x"}}, "results": [
+        {"message": {"text": "m"}, "level": "error", "locations": [{"physicalLocation": {
+            "artifactLocation": {"uri": "a.py"}, "region": {"startLine": 1}}}]}]}]}
+    assert validator.is_valid(good)
+    bad = json.loads(json.dumps(good))
+    bad["runs"][0]["results"][0]["level"] = "fatal"
+    assert not validator.is_valid(bad)
+    bad = json.loads(json.dumps(good))
+    bad["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"] = 0
+    assert not validator.is_valid(bad)
 
 
 def test_the_schema_subset_rejects_what_sarif_forbids() -> None:
@@ -255,7 +286,7 @@ def test_progress_bar_only_for_long_runs_on_a_terminal() -> None:
 def test_check_files_reports_progress_for_every_file(demo: Path) -> None:
     from hf_cache_lint.cli_support.discovery import discover
     from hf_cache_lint.cli_support.runner import check_files
-    from hf_cache_lint.engine.context import Context
+    from hf_cache_lint.engine.environment.context import Context
     from hf_cache_lint.settings import Settings
 
     sources = list(discover(["."], None, demo).files)

@@ -13,9 +13,9 @@ import pytest
 
 from hf_cache_lint.checking.source import check_source
 from hf_cache_lint.cli_support.fixer import _recheck, fix_cells
-from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.findings import Severity
-from hf_cache_lint.engine.target_plan import plan_for
+from hf_cache_lint.engine.base.findings import Severity
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.environment.target_plan import plan_for
 from hf_cache_lint.fixcheck import file_recheck
 from hf_cache_lint.rules import ALL_RULES
 from hf_cache_lint.settings import Settings

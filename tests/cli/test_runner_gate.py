@@ -1,4 +1,4 @@
-"""The CLI asks the one screen (checking/screening.py over engine/screen.py: the prefilter, then the compile gate)
+"""The CLI asks the one screen (checking/screening.py over engine/screen/screen.py: the prefilter, then the compile gate)
 of each file before the engine (cli_support/runner.py `_gate`): it must decide exactly as check_source would, record what the gate read for the result cache, leave
 the engine only the files that need a parse, and not have the engine ask the gate again."""
 
@@ -13,9 +13,9 @@ from cli_helpers import write
 from hf_cache_lint.checking.source import check_source
 from hf_cache_lint.cli_support import runner
 from hf_cache_lint.cli_support.discovery import SourceFile
-from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.findings import CheckResult
-from hf_cache_lint.engine.text import decode_source
+from hf_cache_lint.engine.base.findings import CheckResult
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.text.text import decode_source
 from hf_cache_lint.settings import Settings
 
 REPO = Path(__file__).resolve().parents[2]
@@ -56,7 +56,7 @@ def test_a_file_the_gate_passes_is_gated_once_and_keeps_what_the_gate_read(
     write(tmp_path / "helpers.py", "from transformers import AutoModelForCausalLM\n"
                                    "model = AutoModelForCausalLM.from_pretrained('gpt2')\n")
     main = write(tmp_path / "main.py", "from helpers import model\nout = model.generate(ids)\n")
-    from hf_cache_lint.engine import gate
+    from hf_cache_lint.engine.screen import gate
 
     asked: list[str] = []
     real = gate.cannot_hold_finding
@@ -66,7 +66,7 @@ def test_a_file_the_gate_passes_is_gated_once_and_keeps_what_the_gate_read(
         asked.append(path)
         return real(text, path, context, keyword_matters, removed_api, kind_names)
 
-    monkeypatch.setattr(gate, "cannot_hold_finding", counting)  # as the one screen (engine/screen.py) imports it
+    monkeypatch.setattr(gate, "cannot_hold_finding", counting)  # as the one screen (engine/screen/screen.py) imports it
     ctx = Context(workspace=tmp_path)
     gated = runner._gate(main.read_bytes(), SourceFile(main, "main.py"), Settings(), ctx)
     assert gated is not None and not gated.clean and str(tmp_path / "helpers.py") in gated.noted
@@ -99,9 +99,9 @@ def test_only_files_that_need_a_parse_reach_the_engine(tmp_path: Path, monkeypat
 
 def test_a_run_finds_each_realpath_once_and_leaves_nothing_behind(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    # check_files runs inside engine/confine.py's settled(): a symlink's target is looked up once for the run,
+    # check_files runs inside engine/environment/confine.py's settled(): a symlink's target is looked up once for the run,
     # while outside a run (the language server) every call asks the file system again.
-    from hf_cache_lint.engine import confine
+    from hf_cache_lint.engine.environment import confine
 
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()

@@ -72,7 +72,7 @@ def test_known_codes_are_the_registry_codes() -> None:
 # One valid and one invalid value per key: the schema and the loader must give the same verdict.
 CASES: list[tuple[str, Any, bool]] = [
     ("select", ["HFC001", "HFC00"], True),
-    ("select", ["HFC01"], False),
+    ("select", ["HFC02"], False),
     ("select", ["HFC999"], False),
     ("extend-select", ["HFC006"], True),
     ("extend-select", ["XYZ"], False),
@@ -96,7 +96,7 @@ CASES: list[tuple[str, Any, bool]] = [
     ("extend-exclude", ["gen/"], True),
     ("extend-exclude", 1, False),
     ("per-file-ignores", {"tests/*": ["HFC001"]}, True),
-    ("per-file-ignores", {"tests/*": ["HFC01"]}, False),
+    ("per-file-ignores", {"tests/*": ["HFC02"]}, False),
     ("per-file-ignores", ["tests/*"], False),
     ("force-exclude", True, True),
     ("force-exclude", "yes", False),

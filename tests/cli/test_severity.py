@@ -9,7 +9,7 @@ from cli_helpers import CLEAN, CONFLICT, TARGET, TARGET_LINE, RunFn, pyproject_t
 from hf_cache_lint.cli_support.discovery import SourceFile
 from hf_cache_lint.cli_support.formats import text
 from hf_cache_lint.cli_support.report import build_report
-from hf_cache_lint.engine.findings import CheckResult, Finding, Severity, Span
+from hf_cache_lint.engine.base.findings import CheckResult, Finding, Severity, Span
 
 # CLEAN's `past_key_values=` is deprecated at 5.24 (works, with a FutureWarning): a hint and nothing else.
 V524 = ("--transformers-version", "5.24.0")

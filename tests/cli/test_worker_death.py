@@ -13,8 +13,8 @@ from cli_helpers import CONFLICT, write
 from hf_cache_lint.checking import files as api
 from hf_cache_lint.cli_support import runner
 from hf_cache_lint.cli_support.discovery import SourceFile
-from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.findings import CheckResult
+from hf_cache_lint.engine.base.findings import CheckResult
+from hf_cache_lint.engine.environment.context import Context
 from hf_cache_lint.settings import Settings
 
 pytestmark = pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(),

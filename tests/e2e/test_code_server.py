@@ -322,7 +322,7 @@ def test_code_server_extension_lints_fixes_and_handles_notebooks(
     # The language status items: the target and where it comes from; this file's findings, honestly.
     status = got["status"]
     assert status["target"]["text"] == f"transformers {TARGET_VERSION}", status
-    # Where it comes from, in the server's own words (engine/target_plan.py), not only the client's guess.
+    # Where it comes from, in the server's own words (engine/environment/target_plan.py), not only the client's guess.
     assert status["target"]["detail"] == (f"hf-cache-lint target, transformers {TARGET_VERSION} "
                                           "(the transformersVersion setting)"), status
     assert status["problems"]["text"] == "hf-cache-lint: 1 error" and status["problems"]["severity"] == "error"

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from hf_cache_lint.checking.source import check_source
-from hf_cache_lint.engine import interp
-from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.values import MAX_OPTIONS, Maybe
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.interpreter import interp
+from hf_cache_lint.engine.interpreter.values import MAX_OPTIONS, Maybe
 
 _SPEC = importlib.util.spec_from_file_location(
     "scaling_shapes", Path(__file__).resolve().parents[2] / "bench" / "scaling_shapes.py")

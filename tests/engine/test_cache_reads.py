@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from hf_cache_lint.checking.source import check_source
-from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.prefilter import might_use_removed_api
-from hf_cache_lint.engine.versions import Target
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.text.prefilter import might_use_removed_api
 
 LOAD = ("from transformers import AutoModelForCausalLM, DynamicCache, StaticCache\n"
         'model = AutoModelForCausalLM.from_pretrained("m")\n')

@@ -1,4 +1,4 @@
-"""engine/checkpoints.py `_local_folder`: one stat before resolving the path, the same answer as
+"""engine/environment/checkpoints.py `_local_folder`: one stat before resolving the path, the same answer as
 `inside(folder, roots) and folder.is_dir()` for every kind of path a checkpoint names."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from hf_cache_lint.engine import checkpoints
-from hf_cache_lint.engine.confine import inside
+from hf_cache_lint.engine.environment import checkpoints
+from hf_cache_lint.engine.environment.confine import inside
 
 
 def test_the_probe_answers_as_inside_and_is_dir(tmp_path: Path) -> None:

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from tests.engine.conftest import Checker, lines
 
-from hf_cache_lint.engine.findings import Severity
-from hf_cache_lint.engine.interp import parse
+from hf_cache_lint.engine.base.findings import Severity
 from hf_cache_lint.engine.interpreter.functions import _leaves, _rebound
+from hf_cache_lint.engine.interpreter.interp import parse
 
 HEAD = ("from transformers import AutoModelForCausalLM, DynamicCache\n\n"
         'model = AutoModelForCausalLM.from_pretrained("gpt2")\n\n\n')

@@ -6,7 +6,7 @@ import pytest
 from tests.engine.conftest import Checker, lines
 
 from hf_cache_lint.checking.source import check_source
-from hf_cache_lint.engine.findings import Severity
+from hf_cache_lint.engine.base.findings import Severity
 
 HEAD = ("from transformers import AutoModelForCausalLM, DynamicCache\n"
         'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B")\n')

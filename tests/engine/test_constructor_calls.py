@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from hf_cache_lint.checking.source import check_source
-from hf_cache_lint.engine import releases
-from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.versions import Target
+from hf_cache_lint.engine.environment import releases
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.environment.versions import Target
 
 MAMBA_KW = """from transformers import MambaCache
 

@@ -65,7 +65,7 @@ def test_stdlib_and_library_imports_are_not_looked_up(check: Checker, tmp_path: 
 def test_extra_paths_are_import_roots_for_workspace_modules(tmp_path: Path) -> None:
     """A src/ layout: `pkg` lives in src/, found only when src is an extra import root (`extraPaths`)."""
     from hf_cache_lint.checking.source import check_source
-    from hf_cache_lint.engine.context import Context, resolve_context
+    from hf_cache_lint.engine.environment.context import Context, resolve_context
 
     write(tmp_path, "src/pkg/__init__.py", "")
     write(tmp_path, "src/pkg/models.py", MODELS)

@@ -9,12 +9,13 @@ from typing import Any
 
 import pytest
 
-from hf_cache_lint.engine import facts, gate
-from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine import facts
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.environment.versions import Target
 from hf_cache_lint.engine.facts import KINDS, FactKind, RegistryError, grouped, kind_of
-from hf_cache_lint.engine.interp import analyse
-from hf_cache_lint.engine.text import decode_source
-from hf_cache_lint.engine.versions import Target
+from hf_cache_lint.engine.interpreter.interp import analyse
+from hf_cache_lint.engine.screen import gate
+from hf_cache_lint.engine.text.text import decode_source
 from hf_cache_lint.rules import ALL_RULES
 from hf_cache_lint.rules.base import CHECKED_VERSIONS
 

@@ -4,8 +4,8 @@ checked as if it had succeeded; an import whose `try` has a handler still sends 
 from __future__ import annotations
 
 from hf_cache_lint.checking.source import check_source
-from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.versions import Target
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.environment.versions import Target
 
 UNHANDLED = """from transformers import AutoModelForCausalLM, HybridCache, DynamicCache
 

@@ -1,4 +1,4 @@
-"""engine/fast_parser.py and engine/fast_tokenizer.py: parso's token stream and parso's tree, node for node.
+"""engine/syntax/fast_parser.py and engine/syntax/fast_tokenizer.py: parso's token stream and parso's tree, node for node.
 
 Every text is parsed by parso's own grammar object and by `fast_parser.grammar()`, and the two trees are compared
 whole: each node's class, type and children (in order, with their parent links), each leaf's class, type, value,
@@ -23,8 +23,9 @@ from parso.python.parser import Parser
 from parso.tree import BaseNode
 from parso.utils import python_bytes_to_unicode, split_lines
 
-from hf_cache_lint.engine import fast_parser, fast_tokenizer, interp
-from hf_cache_lint.engine.text import decode_source
+from hf_cache_lint.engine.interpreter import interp
+from hf_cache_lint.engine.syntax import fast_parser, fast_tokenizer
+from hf_cache_lint.engine.text.text import decode_source
 from hf_cache_lint.rules import ALL_RULES
 
 REPO = Path(__file__).resolve().parents[2]

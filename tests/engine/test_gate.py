@@ -10,12 +10,12 @@ import pytest
 
 from hf_cache_lint.checking.screening import keyword_matters
 from hf_cache_lint.checking.source import check_source
-from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.findings import CheckResult
-from hf_cache_lint.engine.gate import cannot_hold_finding
-from hf_cache_lint.engine.prefilter import might_matter
-from hf_cache_lint.engine.text import decode_source
-from hf_cache_lint.engine.versions import Target
+from hf_cache_lint.engine.base.findings import CheckResult
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.screen.gate import cannot_hold_finding
+from hf_cache_lint.engine.text.prefilter import might_matter
+from hf_cache_lint.engine.text.text import decode_source
 from hf_cache_lint.rules import ALL_RULES
 from hf_cache_lint.rules.base import CHECKED_VERSIONS
 from hf_cache_lint.settings import Settings
@@ -136,7 +136,7 @@ def test_code_that_may_hold_a_finding_goes_to_parso(code: str, files: dict[str, 
     assert gated == parsed
 
 
-# What an imported value must be to matter (engine/gate.py `_lends`): in a module whose code says no `generate`
+# What an imported value must be to matter (engine/screen/gate.py `_lends`): in a module whose code says no `generate`
 # (`my_pipeline(` passes the text prefilter, no more), only one that reaches generate when called here: a pipeline,
 # a partial of generate, a bound generate, also inside a container or filled in later; with `generate` in the
 # code, also a kwargs dict, a config or a model. Each must still reach parso, and find what parso's path finds.
@@ -264,7 +264,7 @@ def test_unreachable_code_has_the_same_findings_on_both_paths(code: str, complet
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     import sys
 
-    from hf_cache_lint.engine import gate
+    from hf_cache_lint.engine.screen import gate
 
     if complete and sys.version_info >= (3, 12):
         pytest.skip("this Python drops more unreachable code (the 3.12+ row covers it)")
@@ -298,7 +298,7 @@ def test_transformers_files_the_gate_skips_have_no_finding_on_parsos_path() -> N
 
 
 def test_code_hits_counts_words_in_code_up_to_the_limit() -> None:
-    from hf_cache_lint.engine.prefilter import code_hits
+    from hf_cache_lint.engine.text.prefilter import code_hits
 
     text = '"""model.generate(x)"""\n# model.generate()\n' + "out = model.generate(x)\n" * 5
     assert code_hits(text, 10) == 5  # the docstring and the comment do not count
@@ -306,7 +306,7 @@ def test_code_hits_counts_words_in_code_up_to_the_limit() -> None:
     assert code_hits("x = 1\n", 4) == 0
 
 
-# -- the ast stage (engine/reaching.py): where the words stand --------------------------------------------
+# -- the ast stage (engine/screen/reaching.py): where the words stand --------------------------------------------
 _HFC006 = Settings(extend_select=("HFC006",))
 _LOADED = "from transformers import AutoModelForCausalLM\nmodel = AutoModelForCausalLM.from_config(c)\n"
 _LEGACY = "((k, v),)"
@@ -380,7 +380,7 @@ AST_GATED_OUT = {
 
 @pytest.mark.parametrize("code", AST_GATED_OUT.values(), ids=AST_GATED_OUT.keys())
 def test_the_ast_stage_gates_out_code_where_no_word_can_make_a_fact(code: str, tmp_path: Path) -> None:
-    from hf_cache_lint.engine.prefilter import might_use_removed_api
+    from hf_cache_lint.engine.text.prefilter import might_use_removed_api
 
     assert cannot_hold_finding(code, str(tmp_path / "main.py"), Context(workspace=tmp_path), keyword_matters,
                                might_use_removed_api(code))
@@ -451,7 +451,7 @@ AST_PASSED = {
 
 @pytest.mark.parametrize("code", AST_PASSED.values(), ids=AST_PASSED.keys())
 def test_the_ast_stage_passes_code_at_the_edge_of_each_exclusion(code: str, tmp_path: Path) -> None:
-    from hf_cache_lint.engine.prefilter import might_use_removed_api
+    from hf_cache_lint.engine.text.prefilter import might_use_removed_api
 
     (tmp_path / "ckpt").mkdir()
     (tmp_path / "ckpt" / "generation_config.json").write_text('{"cache_implementation": "statc"}\n')
@@ -463,7 +463,7 @@ def test_the_ast_stage_passes_code_at_the_edge_of_each_exclusion(code: str, tmp_
 def test_the_ast_stage_walks_every_line_where_the_text_may_not_say_the_names() -> None:
     import ast
 
-    from hf_cache_lint.engine.reaching import Source, reaching_keywords
+    from hf_cache_lint.engine.screen.reaching import Source, reaching_keywords
 
     call = "model.generate(x, past_key_values=c)\n"
     assert reaching_keywords(Source(call, ast.parse(call))) == {"past_key_values"}
@@ -477,8 +477,8 @@ def test_the_ast_stage_walks_every_line_where_the_text_may_not_say_the_names() -
 def test_the_ast_stage_sees_strings_and_aliases_the_text_does_not_spell() -> None:
     import ast
 
-    from hf_cache_lint.engine.reaching import Source
-    from hf_cache_lint.engine.value_sources import may_hold_cache, may_set_cache_implementation
+    from hf_cache_lint.engine.screen.reaching import Source
+    from hf_cache_lint.engine.screen.value_sources import may_hold_cache, may_set_cache_implementation
 
     for text in ("kw = {'cache_' 'implementation': 'statc'}\n", "kw = {'cache\\x5fimplementation': 'statc'}\n"):
         assert may_set_cache_implementation(ast.parse(text), frozenset())
@@ -490,11 +490,11 @@ def test_the_ast_stage_sees_strings_and_aliases_the_text_does_not_spell() -> Non
 
 
 def _tokenizer_decode(data: bytes) -> str:
-    """engine/text.py decode_source before its UTF-8 fast path: the tokenizer's detect_encoding for every file."""
+    """engine/text/text.py decode_source before its UTF-8 fast path: the tokenizer's detect_encoding for every file."""
     import io
     import tokenize
 
-    from hf_cache_lint.engine.text import UndecodableError
+    from hf_cache_lint.engine.text.text import UndecodableError
 
     if b"\x00" in data[:8192]:
         raise UndecodableError("binary file (contains NUL bytes)")
@@ -515,7 +515,7 @@ _ENCODED = [b"", b"x = 1\n", b"x = 'caf\xc3\xa9'\n", b"\xef\xbb\xbfx = 1\n", b"\
 
 @pytest.mark.parametrize("data", _ENCODED)
 def test_decode_source_decodes_as_the_tokenizer_does(data: bytes) -> None:
-    from hf_cache_lint.engine.text import UndecodableError
+    from hf_cache_lint.engine.text.text import UndecodableError
 
     try:
         expected: str | tuple[str, str] = _tokenizer_decode(data)

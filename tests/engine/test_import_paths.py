@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from hf_cache_lint.engine import interp
-from hf_cache_lint.engine.nodes import Node, import_paths
+from hf_cache_lint.engine.interpreter import interp
+from hf_cache_lint.engine.syntax.nodes import Node, import_paths
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -53,7 +53,7 @@ def parsos(node: Node) -> list[tuple[Node, list[Node]]]:
 
 def texts() -> list[str]:
     files = sorted((ROOT / "tests" / "data" / "corpus").rglob("*.py")) + sorted((ROOT / "examples").rglob("*.py")) \
-        + sorted((ROOT / "server" / "hf_cache_lint" / "engine").glob("*.py"))
+        + sorted((ROOT / "server" / "hf_cache_lint" / "engine").rglob("*.py"))
     return [WRITTEN, *(f.read_text(encoding="utf-8") for f in files)]
 
 

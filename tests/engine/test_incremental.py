@@ -6,7 +6,7 @@ import random
 from pathlib import Path
 
 from hf_cache_lint.checking.source import check_source
-from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.environment.context import Context
 
 BASE = (Path(__file__).resolve().parents[2] / "examples" / "compile_then_prefix_cache.py").read_text()
 SNIPPETS = ["model.generation_config.cache_implementation = 'static'\n", "cache = DynamicCache()\n",

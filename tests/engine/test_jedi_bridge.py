@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from hf_cache_lint.checking.source import check_source
-from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.environment.context import Context
 
 CODE = ("import fancylib\nfrom transformers import DynamicCache\n\n"
         "def run(engine: fancylib.Engine):\n"
@@ -57,7 +57,7 @@ def test_refutation_covers_every_rule_not_only_hfc001(tmp_path: Path, venv_pytho
 
 def test_extra_paths_let_jedi_find_a_vendored_library(tmp_path: Path) -> None:
     """`extraPaths` reaches jedi too: with vendor/ as an import root, jedi sees fancylib.Engine and refutes."""
-    from hf_cache_lint.engine.context import resolve_context
+    from hf_cache_lint.engine.environment.context import resolve_context
 
     (tmp_path / "vendor").mkdir()
     (tmp_path / "vendor" / "fancylib.py").write_text("class Engine:\n    def generate(self, **kw):\n        return kw\n")

@@ -8,7 +8,7 @@ import ast
 import pytest
 
 from hf_cache_lint.checking.source import check_source
-from hf_cache_lint.engine.text import apply_edits, split_lines
+from hf_cache_lint.engine.text.text import apply_edits, split_lines
 
 HEAD = ("from transformers import AutoModelForCausalLM, DynamicCache\n"
         'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B")\n')

@@ -10,7 +10,7 @@ import pytest
 
 from hf_cache_lint.checking.files import check_file
 from hf_cache_lint.checking.notebooks import check_cells
-from hf_cache_lint.engine.notebook import neutralise_magics
+from hf_cache_lint.engine.text.notebook import neutralise_magics
 
 LOAD = ("from transformers import AutoModelForCausalLM, DynamicCache\n"
         'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B")\n')

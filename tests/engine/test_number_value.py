@@ -1,4 +1,4 @@
-"""engine/constants.py `number_value`: the decimal fast path gives what `ast.literal_eval` gives."""
+"""engine/syntax/constants.py `number_value`: the decimal fast path gives what `ast.literal_eval` gives."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import ast
 
 import pytest
 
-from hf_cache_lint.engine.constants import number_value
+from hf_cache_lint.engine.syntax.constants import number_value
 
 
 def reference(text: str) -> object:

@@ -1,4 +1,4 @@
-"""engine/parsing.py: the incremental parse told which lines changed gives, edit after edit, the tree of a fresh
+"""engine/syntax/parsing.py: the incremental parse told which lines changed gives, edit after edit, the tree of a fresh
 parse and the tree of parso's own diff parse (difflib's opcodes), node by node; and its opcodes are difflib's for
 one changed block."""
 
@@ -13,7 +13,8 @@ import parso
 import pytest
 from parso.utils import split_lines
 
-from hf_cache_lint.engine import interp, parsing
+from hf_cache_lint.engine.interpreter import interp
+from hf_cache_lint.engine.syntax import parsing
 
 GRAMMAR = parso.load_grammar()  # type: ignore[attr-defined]
 BASE = (Path(__file__).resolve().parents[2] / "examples" / "compile_then_prefix_cache.py").read_text()
@@ -200,7 +201,7 @@ def test_the_opcodes_are_difflibs_for_one_changed_block(seed: int) -> None:
 
 
 def _parsos_end_pos(node: Any) -> tuple[int, int]:
-    """parso's own `end_pos`, as engine/parsing.py found it: a leaf class's own, else the split of its value; a node's
+    """parso's own `end_pos`, as engine/syntax/parsing.py found it: a leaf class's own, else the split of its value; a node's
     last child's."""
     if not hasattr(node, "children"):
         own = next(c.__dict__["end_pos"] for c in type(node).__mro__ if "end_pos" in c.__dict__)
@@ -214,7 +215,7 @@ ODD_LEAVES = ["x = '''a\nb'''\n", "s = 'a\\\nb'\n", "y = 1\r\nz = 2\r\n", "a = 1
 
 
 def test_end_pos_is_parsos_for_every_node_and_leaf() -> None:
-    """engine/parsing.py's `end_pos` (no split of a value without a line break, no recursion down a node) answers
+    """engine/syntax/parsing.py's `end_pos` (no split of a value without a line break, no recursion down a node) answers
     as parso's own does, over the corpus, the examples and leaves with line breaks of every kind."""
     root = Path(__file__).resolve().parents[2]
     texts = [p.read_text() for p in sorted((root / "tests" / "data" / "corpus").rglob("*.py"))]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hf_cache_lint.checking.source import check_source
-from hf_cache_lint.engine.prefilter import might_matter, might_read_removed_cache_api
+from hf_cache_lint.engine.text.prefilter import might_matter, might_read_removed_cache_api
 from hf_cache_lint.settings import Settings
 
 

@@ -1,4 +1,4 @@
-"""Process-wide state is named (engine/process_state.py STATE): every module global of the package created empty
+"""Process-wide state is named (engine/base/process_state.py STATE): every module global of the package created empty
 (a container, None) or rebound with `global` is listed there with its owner and why, each cache has a reset, and
 `reset_all` empties them."""
 
@@ -8,7 +8,7 @@ import ast
 import importlib
 from pathlib import Path
 
-from hf_cache_lint.engine import process_state
+from hf_cache_lint.engine.base import process_state
 
 PACKAGE = Path(__file__).resolve().parents[2] / "server" / "hf_cache_lint"
 _EMPTY = ("dict", "list", "set", "OrderedDict", "defaultdict", "deque")
@@ -41,14 +41,14 @@ def _changing_globals() -> set[tuple[str, str]]:
 def test_every_changing_global_is_named_with_its_owner() -> None:
     named = {(g.module, g.name) for g in process_state.STATE}
     found = _changing_globals()
-    assert found - named == set(), "module state missing from engine/process_state.py STATE"
+    assert found - named == set(), "module state missing from engine/base/process_state.py STATE"
     assert named - found == set(), "STATE names globals that no longer exist"
     assert all(g.why for g in process_state.STATE)
 
 
 def test_every_cache_has_a_reset_that_empties_it(tmp_path: Path) -> None:
     from hf_cache_lint.checking.source import check_source
-    from hf_cache_lint.engine.text import line_starts
+    from hf_cache_lint.engine.text.text import line_starts
 
     code = "from transformers import AutoModelForCausalLM\nm = AutoModelForCausalLM.from_pretrained('gpt2')\n" \
            "m.generate(past_key_values=((1, 2),))\n"

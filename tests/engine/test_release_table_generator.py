@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from hf_cache_lint.engine import releases
+from hf_cache_lint.engine.environment import releases
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))

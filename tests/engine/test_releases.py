@@ -1,4 +1,4 @@
-"""engine/releases.py (the release table) and the `Target` answers that come from it.
+"""engine/environment/releases.py (the release table) and the `Target` answers that come from it.
 
 The table's agreement with real transformers is tests/oracle/test_releases.py; its agreement with the wheels is
 tests/engine/test_release_table_generator.py. Here: the queries, and the answers the rules get.
@@ -8,8 +8,13 @@ from __future__ import annotations
 
 import pytest
 
-from hf_cache_lint.engine import releases, versions
-from hf_cache_lint.engine.versions import REMOVED_CACHE_CLASSES, REMOVED_CACHE_METHODS, Target, Version
+from hf_cache_lint.engine.environment import releases, versions
+from hf_cache_lint.engine.environment.versions import (
+    REMOVED_CACHE_CLASSES,
+    REMOVED_CACHE_METHODS,
+    Target,
+    Version,
+)
 
 V = Version.parse
 

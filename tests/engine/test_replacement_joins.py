@@ -1,5 +1,5 @@
 """A `model.generate` replacement made on some paths only joins like other conditional facts
-(engine/state.py `_merge_obj`, calls.py `CallDispatch._call_options`; docs/architecture.md, "The value model
+(engine/interpreter/state.py `_merge_obj`, calls.py `CallDispatch._call_options`; docs/architecture.md, "The value model
 and its join rules")."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from pathlib import Path
 
 from tests.engine.conftest import Checker, lines
 
-from hf_cache_lint.engine.analysis import Context
-from hf_cache_lint.engine.findings import Severity
-from hf_cache_lint.engine.interp import analyse
-from hf_cache_lint.engine.versions import Target
+from hf_cache_lint.engine.base.findings import Severity
+from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.interpreter.interp import analyse
+from hf_cache_lint.engine.output.analysis import Context
 
 HEAD = ("import functools\nimport sys\nimport types\n"
         "from transformers import AutoModelForCausalLM, DynamicCache\n"

@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from hf_cache_lint.engine import interp
-from hf_cache_lint.engine.analysis import Analysis
-from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.interpreter import replay
-from hf_cache_lint.engine.nodes import end_pos
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.interpreter import interp, replay
+from hf_cache_lint.engine.output.analysis import Analysis
+from hf_cache_lint.engine.syntax.nodes import end_pos
 
 HEAD = '''from transformers import AutoModelForCausalLM, AutoTokenizer, DynamicCache
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tests.engine.conftest import Checker, lines
 
-from hf_cache_lint.engine.findings import Severity
+from hf_cache_lint.engine.base.findings import Severity
 
 HEAD = ("from transformers import AutoModelForCausalLM, DynamicCache\n"
         'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B")\n')

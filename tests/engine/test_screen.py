@@ -1,4 +1,4 @@
-"""The one screen (engine/screen.py, asked through checking/screening.py by check_source and by the CLI's
+"""The one screen (engine/screen/screen.py, asked through checking/screening.py by check_source and by the CLI's
 runner alike) never screens out a text that holds a finding of the enabled rules: every rule example on every
 checked version, with that rule alone enabled, and — for a rule reading a fact kind recorded without any
 generate call — the example again without its `from_pretrained` and `generate` lines (a manual decode loop,
@@ -12,11 +12,11 @@ import pytest
 
 from hf_cache_lint.checking import screening
 from hf_cache_lint.checking.source import _run_rules
-from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.environment.versions import Target
 from hf_cache_lint.engine.facts import KINDS
 from hf_cache_lint.engine.facts.ci_value import KIND as CI_VALUE
 from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
-from hf_cache_lint.engine.versions import Target
 from hf_cache_lint.rules import ALL_RULES
 from hf_cache_lint.rules.base import CHECKED_VERSIONS
 from hf_cache_lint.settings import Settings
@@ -80,9 +80,9 @@ def test_a_suppression_comment_is_screened_in_only_for_a_rule_that_reads_comment
 
 
 def test_there_is_one_screen(tmp_path: Path) -> None:
-    # Nothing above the engine decides the screen by hand: only engine/screen.py calls the prefilter and the
+    # Nothing above the engine decides the screen by hand: only engine/screen/screen.py calls the prefilter and the
     # gate (bench/ times their stages apart and tests/ test them).
     root = Path(__file__).resolve().parents[2] / "server" / "hf_cache_lint"
     callers = sorted(str(p.relative_to(root)) for p in root.rglob("*.py")
                      if any(w in p.read_text() for w in ("cannot_hold_finding(", "code_hits(", "might_matter(")))
-    assert callers == ["engine/gate.py", "engine/prefilter.py", "engine/screen.py"]
+    assert callers == ["engine/screen/gate.py", "engine/screen/screen.py", "engine/text/prefilter.py"]

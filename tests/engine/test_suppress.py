@@ -1,15 +1,15 @@
-"""engine/suppress.py: the suppression comments as Ruff reads `# noqa`, and the project's own spellings."""
+"""engine/output/suppress.py: the suppression comments as Ruff reads `# noqa`, and the project's own spellings."""
 
 from __future__ import annotations
 
 import pytest
 
 from hf_cache_lint.checking.source import check_source
-from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.findings import Finding, Severity, Span
-from hf_cache_lint.engine.suppress import is_suppressed, suppressions
-from hf_cache_lint.engine.text import apply_edits
-from hf_cache_lint.engine.versions import Target
+from hf_cache_lint.engine.base.findings import Finding, Severity, Span
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.output.suppress import is_suppressed, suppressions
+from hf_cache_lint.engine.text.text import apply_edits
 from hf_cache_lint.settings import Settings
 
 CONFLICT = (

@@ -1,4 +1,4 @@
-"""Where the target transformers comes from (engine/target_plan.py, environments.py, requirements.py): one test
+"""Where the target transformers comes from (engine/environment/target_plan.py, environments.py, requirements.py): one test
 per source, each on files laid out as the real tool leaves them, and the order between sources."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from hf_cache_lint.engine import environments, requirements
-from hf_cache_lint.engine.target_plan import parse_spec, plan_for, releases_to_check, resolve
-from hf_cache_lint.engine.versions import NEWEST, Version
+from hf_cache_lint.engine.environment import environments, requirements
+from hf_cache_lint.engine.environment.target_plan import parse_spec, plan_for, releases_to_check, resolve
+from hf_cache_lint.engine.environment.versions import NEWEST, Version
 
 
 def venv(folder: Path, version: str | None, *, windows: bool = False, python: str = "3.11") -> Path:
@@ -99,7 +99,7 @@ def test_the_interpreter_is_never_started_and_its_pth_never_runs(tmp_path: Path)
     marker = tmp_path / "MARKER"
     (site / "evil.pth").write_text(f"import pathlib; pathlib.Path({str(marker)!r}).write_text('pth')\n")
     (site / "sitecustomize.py").write_text(f"import pathlib; pathlib.Path({str(marker)!r}).write_text('site')\n")
-    from hf_cache_lint.engine.context import installed_transformers, resolve_context
+    from hf_cache_lint.engine.environment.context import installed_transformers, resolve_context
 
     assert installed_transformers(str(env / "bin" / "python")) == "4.57.6"
     context = resolve_context(interpreter=str(env / "bin" / "python"), workspace=tmp_path, environ={})

@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from hf_cache_lint.engine import gate, prefilter
+from hf_cache_lint.engine.screen import gate
+from hf_cache_lint.engine.text import prefilter
 
 REPO = Path(__file__).resolve().parents[2]
 
-# Between the tokens of a read: what the tokenizer skips (engine/text.py GAP: blanks, form feeds, line breaks,
+# Between the tokens of a read: what the tokenizer skips (engine/text/text.py GAP: blanks, form feeds, line breaks,
 # backslash continuations), not `\s`, which also takes Unicode spaces Python rejects.
 _GAP = r"(?:[ \t\f\r\n]|\\(?:\r\n|\r|\n))*"
 _READS = (r"(?<![\w.]){w}" + _GAP + r"(?:\[|\." + _GAP
@@ -80,7 +81,7 @@ def test_from_imports_and_dropped_code_are_the_regexes() -> None:
 
 
 def test_the_removed_class_scan_is_a_scan_per_name() -> None:
-    from hf_cache_lint.engine.versions import REMOVED_NAMES
+    from hf_cache_lint.engine.environment.versions import REMOVED_NAMES
 
     pieces = ["Cache", "Hybrid", "Mamba", "Chunked", "Sink", "x", "Offloaded", "Static", " ", "HQQQuantized",
               "Config", "Quantized", "Attention", "Dynamic"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from hf_cache_lint.checking.source import _unstacked
-from hf_cache_lint.engine.findings import Finding, Related, Severity, Span
+from hf_cache_lint.engine.base.findings import Finding, Related, Severity, Span
 
 
 def scan(findings: list[Finding], yielding: frozenset[str]) -> list[Finding]:

@@ -1,4 +1,4 @@
-"""One walk of what a value holds (engine/values.py `children` / `map_children`), used by every traversal:
+"""One walk of what a value holds (engine/interpreter/values.py `children` / `map_children`), used by every traversal:
 the weighting (`bounded`), reachability (state.py `reachable`), the replay's node collection
 (interpreter/replay.py `_nodes`) and the copier of workspace imports (interpreter/imports.py). The two
 reproductions below lost HFC001 while those walks were kept by hand and drifted apart (issue 28)."""
@@ -13,10 +13,9 @@ from pathlib import Path
 import pytest
 from tests.engine.conftest import Checker
 
-from hf_cache_lint.engine import values
-from hf_cache_lint.engine.interpreter import replay
-from hf_cache_lint.engine.state import Heap, reachable
-from hf_cache_lint.engine.values import Ref, Value
+from hf_cache_lint.engine.interpreter import replay, values
+from hf_cache_lint.engine.interpreter.state import Heap, reachable
+from hf_cache_lint.engine.interpreter.values import Ref, Value
 
 PARTIAL = ("import functools\n"
            "from transformers import AutoModelForCausalLM, DynamicCache\n"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import parso
 import pytest
 
-from hf_cache_lint.engine.version_guard import Release, VersionGuards
-from hf_cache_lint.engine.versions import Target
+from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.interpreter.version_guard import Release, VersionGuards
 
 HEAD = ("import importlib.metadata\nimport transformers\nimport transformers as tf\nfrom packaging import version\n"
         "from packaging.version import Version\nfrom transformers import __version__ as TV\n")

@@ -32,7 +32,7 @@ def test_tree_has_the_files_the_rules_and_engine_read() -> None:
     assert rules, "no rule packages found"
     assert {f"rules/{r}/docs.md" for r in rules} <= data
     assert "data/hub_defaults.json" in data
-    assert "data/releases.json" in data  # engine/releases.py: the release table Target answers from
+    assert "data/releases.json" in data  # engine/environment/releases.py: the release table Target answers from
 
 
 def test_sdist_and_wheel_carry_every_package_file(built: Built) -> None:

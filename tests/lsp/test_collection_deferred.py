@@ -70,7 +70,7 @@ def test_an_error_in_the_block_still_turns_it_back_on(collector_on: None) -> Non
 def test_found_off_it_is_left_off_for_whoever_turned_it_off(collector_on: None) -> None:
     async def run() -> bool:
         loop = asyncio.get_running_loop()
-        gc.disable()  # another thread's pause (engine/collector.py gc_paused on the big-document lane)
+        gc.disable()  # another thread's pause (engine/base/collector.py gc_paused on the big-document lane)
         with collection_deferred(loop):
             pass
         await _after_the_timers_set_so_far()

@@ -1,21 +1,21 @@
-"""engine/completion.py and engine/hover.py: pure functions, no server (the rule docs passed in as data)."""
+"""checking/completion.py and checking/hover.py: pure functions, no server (the rule docs passed in as data)."""
 
 from __future__ import annotations
 
 import pytest
 
-from hf_cache_lint.checking.rule_docs import rule_docs
-from hf_cache_lint.engine.completion import complete, describe, written_value_at
-from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.findings import Finding, Position, Related, Severity, Span
-from hf_cache_lint.engine.hover import (
+from hf_cache_lint.checking.completion import complete, describe, written_value_at
+from hf_cache_lint.checking.hover import (
     RuleDoc,
     finding_markdown,
     hover,
     value_markdown,
     without_quoted_message,
 )
-from hf_cache_lint.engine.versions import Target
+from hf_cache_lint.checking.rule_docs import rule_docs
+from hf_cache_lint.engine.base.findings import Finding, Position, Related, Severity, Span
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.environment.versions import Target
 
 NEWEST = Target.of("5.24.0")
 OLD = Target.of("4.57.6")

@@ -6,7 +6,7 @@ import pytest
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec, ServerTextPosition
 
-from hf_cache_lint.engine.findings import Edit, Finding, Fix, Position, Related, Severity, Span
+from hf_cache_lint.engine.base.findings import Edit, Finding, Fix, Position, Related, Severity, Span
 from hf_cache_lint.lsp import convert
 
 LINE = 'x = f("🤗é", cache_implementation="static")\n'  # 🤗: 1 code point, 2 UTF-16 units, 4 UTF-8 bytes
@@ -142,8 +142,8 @@ def _diagnostics_of_every_kind() -> list[types.Diagnostic]:
     """Ours for every rule example (on each checked version), and what clients send back: every optional field
     set and unset, an int code, a plain dict of data, empty lists, non-ASCII text."""
     from hf_cache_lint.checking.source import check_source
-    from hf_cache_lint.engine.context import Context
-    from hf_cache_lint.engine.versions import Target
+    from hf_cache_lint.engine.environment.context import Context
+    from hf_cache_lint.engine.environment.versions import Target
     from hf_cache_lint.rules import ALL_RULES
     from hf_cache_lint.rules.base import CHECKED_VERSIONS
 
@@ -196,8 +196,8 @@ def test_a_publish_writes_each_finding_as_the_converter_wrote_its_diagnostic():
     from pygls.protocol import default_converter
 
     from hf_cache_lint.checking.source import check_source
-    from hf_cache_lint.engine.context import Context
-    from hf_cache_lint.engine.versions import Target
+    from hf_cache_lint.engine.environment.context import Context
+    from hf_cache_lint.engine.environment.versions import Target
     from hf_cache_lint.rules import ALL_RULES
     from hf_cache_lint.rules.base import CHECKED_VERSIONS
 

@@ -11,8 +11,8 @@ from lsp_support import apply, diagnostics, edits_for, open_doc, replace_all
 from lsprotocol import types
 
 from hf_cache_lint.cli_support import fixer
-from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.versions import Target
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.environment.versions import Target
 from hf_cache_lint.fixcheck import file_recheck
 
 HEAD = ('from transformers import AutoModelForCausalLM\n\n'

@@ -16,9 +16,9 @@ from lsp_support import apply, diagnostics, edits_for, open_doc
 from lsprotocol import types
 
 from hf_cache_lint.checking.source import check_source
-from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.findings import Finding
-from hf_cache_lint.engine.versions import Target
+from hf_cache_lint.engine.base.findings import Finding
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.environment.versions import Target
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cli"))  # the shared input generator
 from fix_inputs import generated

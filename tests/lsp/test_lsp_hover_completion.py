@@ -6,7 +6,7 @@ from lsp_sources import CLEAN, CONFLICT, HEADER
 from lsp_support import conflicts, diagnostics, has_conflict, open_doc, position_of, replace_all
 from lsprotocol import types
 
-from hf_cache_lint.engine.versions import Target
+from hf_cache_lint.engine.environment.versions import Target
 
 # The exact text transformers 5.24 raises for this call (docs/facts.md section 1).
 RAISED = Target.of("5.24.0").conflict_message("past_key_values", None).removeprefix("ValueError: ")

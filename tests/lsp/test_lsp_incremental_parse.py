@@ -1,4 +1,4 @@
-"""The server's incremental parse (engine/parsing.py: parso's diff parser told the changed block) over many edits
+"""The server's incremental parse (engine/syntax/parsing.py: parso's diff parser told the changed block) over many edits
 through the protocol: keystrokes, pasted and deleted blocks of lines, states that do not parse, some edits sent in
 a burst (their runs superseded, so one parse spans several edits). At each checkpoint the buffer's diagnostics
 equal those of the same text opened as a new document (a fresh parse: no kept tree), and the CLI's findings."""

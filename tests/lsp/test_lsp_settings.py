@@ -170,3 +170,28 @@ async def test_a_bad_pyproject_key_is_notified_and_the_valid_keys_kept(start, ur
     await client.until(lambda: any("HFC999" in m.message for m in client.messages))
     [message] = [m for m in client.messages if "HFC999" in m.message]
     assert "pyproject.toml" in message.message and "unknown rule code 'HFC999'" in message.message
+
+
+async def test_per_file_ignores_of_the_pyproject_apply_to_the_documents_they_name(start, tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.hf-cache-lint]\nper-file-ignores = {"legacy/*.py" = ["HFC001"]}\n')
+    (tmp_path / "legacy").mkdir()
+    named, other = (tmp_path / "legacy" / "old.py").as_uri(), (tmp_path / "new.py").as_uri()
+    client = await start()
+    open_doc(client, named, CONFLICT)
+    open_doc(client, other, CONFLICT)
+    await diagnostics(client, other, version=1, where=has_conflict)  # the same text elsewhere is reported
+    assert no_conflict(await diagnostics(client, named, version=1))
+
+
+async def test_a_document_the_excludes_take_gets_no_diagnostics(start, tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.hf-cache-lint]\nextend-exclude = ["generated/"]\n')
+    (tmp_path / "generated").mkdir()
+    (tmp_path / "build").mkdir()  # one of the default excludes (Ruff's)
+    excluded = [(tmp_path / "generated" / "g.py").as_uri(), (tmp_path / "build" / "b.py").as_uri()]
+    kept = (tmp_path / "kept.py").as_uri()
+    client = await start()
+    for doc in (*excluded, kept):
+        open_doc(client, doc, CONFLICT)
+    await diagnostics(client, kept, version=1, where=has_conflict)
+    for doc in excluded:
+        assert await diagnostics(client, doc, version=1) == []

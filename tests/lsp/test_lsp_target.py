@@ -1,4 +1,4 @@
-"""The language server resolves its target as the CLI does (engine/target_plan.py) and says which: in the
+"""The language server resolves its target as the CLI does (engine/environment/target_plan.py) and says which: in the
 `hfCacheLint/status` notification the VS Code status item shows, and in its log (issue 30 item 3)."""
 
 from __future__ import annotations

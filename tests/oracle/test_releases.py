@@ -21,8 +21,8 @@ import os
 
 import pytest
 
-from hf_cache_lint.engine import releases
-from hf_cache_lint.engine.versions import Version
+from hf_cache_lint.engine.environment import releases
+from hf_cache_lint.engine.environment.versions import Version
 
 from .release_cases import CASES
 from .runner import Outcome, Snippet, finish, missing, start

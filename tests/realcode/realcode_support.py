@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from hf_cache_lint.engine.prefilter import might_matter
+from hf_cache_lint.engine.text.prefilter import might_matter
 from hf_cache_lint.rules.base import CHECKED_VERSIONS
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -31,23 +31,41 @@ class Known:
         return (self.package, self.path, self.line, self.code)
 
 
+V5 = ("5.23.0", "5.24.0", "5.25.0")
 # True Error/Warning findings on this code, each proved by an oracle snippet.
 EXPECTED: tuple[Known, ...] = (
     # An unguarded `from transformers.models.jamba.modeling_jamba import HybridMambaAttentionDynamicCache`: the
     # class is gone from 5.5.0 (release table), so the module fails to import on 5.23.0, 5.24.0 and 5.25.0.
-    Known("axolotl-0.19.0", "axolotl/integrations/liger/models/jamba.py", 14, "HFC007", ("5.23.0", "5.24.0", "5.25.0"),
+    Known("axolotl-0.19.0", "axolotl/integrations/liger/models/jamba.py", 14, "HFC007", V5,
           "facts:removed_cache_api_details"),
+    # Generation hooks (HFC010/HFC011), each proved on its mechanism by a recall-set site (tests/realcode/cases,
+    # sites.tsv, run on the oracle by tests/oracle/test_recall_set.py) or a release-table behaviour case.
+    # kvpress's attention forward hooks (registered with_kwargs=True on `layer.self_attn`): `kwargs["cache_position"]`
+    # raises KeyError from 5.4.0, `kwargs["past_key_values"]` from 5.24.0 (`.get` is None).
+    Known("kvpress-0.5.5", "kvpress/presses/base_press.py", 145, "HFC011", V5,
+          "realcode:attention_kwargs_hook.py:hook_kwargs_cache_position"),
+    Known("kvpress-0.5.5", "kvpress/presses/fastkvzip_press.py", 238, "HFC011", V5,
+          "realcode:attention_kwargs_hook.py:hook_kwargs_cache_position"),
+    Known("kvpress-0.5.5", "kvpress/presses/base_press.py", 140, "HFC010", ("5.24.0", "5.25.0"),
+          "realcode:attention_kwargs_hook.py:hook_kwargs_past_key_values"),
+    Known("kvpress-0.5.5", "kvpress/presses/kvzip_press.py", 156, "HFC010", ("5.24.0", "5.25.0"),
+          "realcode:attention_kwargs_hook.py:hook_kwargs_past_key_values"),
+    # A `LlamaAttention.forward` patch taking 4.55's `past_key_value`: None from 4.56.0 (the layers pass
+    # `past_key_values=`, 5.24 `cache=`).
+    Known("axolotl-0.19.0", "axolotl/monkeypatch/llama_attn_hijack_xformers.py", 32, "HFC010",
+          ("4.57.6", "5.23.0", "5.24.0", "5.25.0"), "realcode:attention_sinks_patch.py:sinks_patch_singular"),
+    # A decoder-layer patch taking `past_key_values`: Qwen3NextModel calls its layers with `cache=` on 5.24.0.
+    Known("axolotl-0.19.0", "axolotl/monkeypatch/models/qwen3_next/modeling.py", 66, "HFC010", ("5.24.0", "5.25.0"),
+          "realcode:decoder_layer_patch.py:layer_patch_reads_pkv"),
+    # A DynamicCache subclass whose `update` takes no `**kwargs`: 5.24's attention layers pass `kwargs=`.
+    Known("auto-round-0.16.1", "auto_round/experimental/kv_cache.py", 134, "HFC010", ("5.24.0", "5.25.0"),
+          "releases:update_called_with_kwargs"),
 )
-# True breaks on this code that no finding reports yet (recall, measured on the reduced cases by test_recall.py):
-# kvpress-0.5.5 kvpress/presses/base_press.py:140 `kwargs["past_key_values"]` in an attention forward hook
-# (KeyError from 5.24.0) and :145 `kwargs["cache_position"]` (KeyError from 5.23.0), as in the other presses'
-# hooks; proved on the mechanism by tests/realcode/cases/attention_kwargs_hook.py (sites.tsv).
 
-V5 = ("5.23.0", "5.24.0", "5.25.0")
 # False alarms not fixed yet (each xfails strictly in test_known_false_alarm_is_gone, so it flips once fixed).
-# Fixed here: peft/peft_model.py:825/893/908 (HFC007 under a function-local version flag, engine/version_guard.py).
+# Fixed here: peft/peft_model.py:825/893/908 (HFC007 under a function-local version flag, engine/interpreter/version_guard.py).
 KNOWN_FALSE_ALARMS: tuple[Known, ...] = ()
-# Fixed in HFC007 (engine/removed_api.py): a removed method on a fallback branch the code tests first is not
+# Fixed in HFC007 (engine/interpreter/removed_api.py): a removed method on a fallback branch the code tests first is not
 # reported: unsloth/models/llama.py:377 and optimum-intel model_patcher.py:10979/11124 (duck-typed compat code).
 
 # Files whose analysis ran out of memory (3 GiB after 55-120 s; 23 GB in the CLI's pool, uncapped) before the

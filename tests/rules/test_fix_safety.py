@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from hf_cache_lint.checking.source import check_source
-from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.edits import is_ignore_fix
-from hf_cache_lint.engine.findings import SAFE, UNSAFE
-from hf_cache_lint.engine.versions import Target
+from hf_cache_lint.engine.base.findings import SAFE, UNSAFE
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.output.edits import is_ignore_fix
 from hf_cache_lint.rules import ALL_RULES
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.settings import Settings
@@ -93,7 +93,7 @@ def test_a_fix_in_a_helper_shared_by_callers_is_unsafe(tmp_path: Path) -> None:
 def test_fix_all_and_fix_take_only_safe_preferred_fixes() -> None:
     """fixcheck.preferred feeds both `--fix` and the editor's fixAll: an unsafe preferred fix only with `unsafe`
     (`--unsafe-fixes`; fixAll never passes it)."""
-    from hf_cache_lint.engine.findings import Edit, Finding, Fix, Severity, Span
+    from hf_cache_lint.engine.base.findings import Edit, Finding, Fix, Severity, Span
     from hf_cache_lint.fixcheck import preferred
 
     safe = Fix("a", (Edit(Span.of(1, 0, 1, 1), "x"),), preferred=True)

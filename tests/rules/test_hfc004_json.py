@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from hf_cache_lint.checking.source import check_source
-from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.versions import Target
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.environment.versions import Target
 
 CODE = """from transformers import AutoModelForCausalLM, AutoTokenizer
 

@@ -146,7 +146,7 @@ def measure_imports(root: Path) -> set[str]:
         client.stop()
     assert got["hover"] and got["completion"] and got["after_fix"] != got["diagnostics"]
     names = imported_names(client.stderr.decode("utf-8", "replace"))
-    # The version probe's imports (jedi no longer starts the analysed interpreter: engine/jedi_bridge.py).
+    # The version probe's imports (jedi no longer starts the analysed interpreter: checking/jedi_bridge.py).
     sub = imported_names(log.read_text()) if log.exists() else set()
     assert {"jedi", "parso", "pygls", "lsprotocol", "hf_cache_lint"} <= names
     return names | sub

@@ -1,6 +1,6 @@
 """Every read of a file the repository controls is bounded and regular (issue 33, item 2).
 
-One helper, engine/reads.py `read_bounded`, serves the analysis (checkpoint json files, imported modules) and the
+One helper, engine/environment/reads.py `read_bounded`, serves the analysis (checkpoint json files, imported modules) and the
 result cache (its fingerprints of those same files, its own index). Before, the cache fingerprinted with an
 uncapped `open().read()`: a checkpoint's generation_config.json symlinked to /dev/zero grew the process past 24 GB,
 a FIFO hung the run (`--no-cache` ended in under a second), and the index itself was read whole (a FIFO in its
@@ -19,7 +19,7 @@ from cli_run import check
 
 from hf_cache_lint import __version__
 from hf_cache_lint.cli_support.cache import FOLDER, MAX_INDEX_BYTES, fingerprint
-from hf_cache_lint.engine.reads import read_bounded
+from hf_cache_lint.engine.environment.reads import read_bounded
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX file kinds")
 

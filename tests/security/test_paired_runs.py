@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 from rawlsp import REPO, RawClient, extension_launch
 
+from hf_cache_lint.checking import jedi_bridge
 from hf_cache_lint.checking.source import check_source
-from hf_cache_lint.engine import jedi_bridge
-from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.environment.context import Context
 
 ENGINES = "class Engine:\n    def generate(self, *args, **kwargs):\n        return args\n"
 
@@ -109,7 +109,7 @@ def test_a_jedi_failure_is_unknown_never_a_finding(project: Path, monkeypatch: p
 def test_each_process_has_its_own_jedi_cache_folder() -> None:
     mine = jedi_bridge.private_cache_dir()
     assert os.path.isdir(mine) and not mine.startswith(os.path.expanduser("~"))
-    other = subprocess.run([sys.executable, "-c", "from hf_cache_lint.engine import jedi_bridge as j; "
+    other = subprocess.run([sys.executable, "-c", "from hf_cache_lint.checking import jedi_bridge as j; "
                             "import os; d = j.private_cache_dir(); print(d, os.path.isdir(d))"],
                            env={**os.environ, "PYTHONPATH": str(REPO / "server")},
                            capture_output=True, text=True, check=True).stdout.split()

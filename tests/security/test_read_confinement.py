@@ -17,8 +17,8 @@ import pytest
 from rawlsp import REPO, RawClient, extension_launch
 
 from hf_cache_lint.checking.source import check_source
-from hf_cache_lint.engine.checkpoints import MAX_JSON_BYTES
-from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.environment.checkpoints import MAX_JSON_BYTES
+from hf_cache_lint.engine.environment.context import Context
 
 STATIC = json.dumps({"cache_implementation": "static", "transformers_version": "4.50.3"})
 

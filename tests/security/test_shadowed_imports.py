@@ -45,7 +45,7 @@ def test_no_workspace_module_runs_while_the_server_works(tmp_path: Path, measure
     client = RawClient(argv, workspace, env=env)
     try:
         got = exercise(client, workspace, sys.executable)
-        assert client.children() == []  # jedi infers in the server's process (engine/jedi_bridge.py)
+        assert client.children() == []  # jedi infers in the server's process (checking/jedi_bridge.py)
     finally:
         code = client.stop()
     print(f"shadowed {len(shadows)} modules ({stdlib} stdlib, {third} third-party); markers: "

@@ -81,13 +81,13 @@ def test_untrusted_workspace_runs_no_interpreter_and_says_so(tmp_path: Path) -> 
 
 def test_trusted_workspace_analyses_the_users_interpreter_never_the_pyprojects(tmp_path: Path) -> None:
     """The user's interpreter is the analysed one (the status names it), read from its files, never started: its
-    transformers version from its dist-info (engine/environments.py) and jedi's search path from its
-    site-packages (engine/jedi_bridge.py); the pyproject's is neither read nor run."""
+    transformers version from its dist-info (engine/environment/environments.py) and jedi's search path from its
+    site-packages (checking/jedi_bridge.py); the pyproject's is neither read nor run."""
     ws, _, pyproject_marker = workspace(tmp_path)
     user_python, user_marker = marker_interpreter(tmp_path, "user-python")
     client, status, diagnostics = session(ws, {"interpreter": str(user_python), "transformersVersion": "5.23.0"})
     try:
-        assert client.children() == []  # jedi infers in the server's process (engine/jedi_bridge.py), in both modes
+        assert client.children() == []  # jedi infers in the server's process (checking/jedi_bridge.py), in both modes
     finally:
         assert client.stop() == 0
     assert status["interpreter"] == str(user_python) and status["restricted"] is False

@@ -19,7 +19,7 @@ import pytest
 from marker_venv import FANCYLIB, compiler, fired, make
 
 from hf_cache_lint.checking.source import check_source
-from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.environment.context import Context
 
 USES_EXTENSION = ("import fakeext\nfrom transformers import DynamicCache\n\n"
                   "def run(engine: fakeext.Engine):\n"
@@ -94,7 +94,7 @@ def test_a_pth_path_line_is_followed_and_its_import_line_never_run(env: tuple[Pa
 @pytest.mark.parametrize("setting", [True, False], ids=["version-set", "version-from-the-venv"])
 def test_no_marker_in_a_cli_run(env: tuple[Path, Path, Path], setting: bool) -> None:
     """The CLI with `--interpreter .venv/bin/python`, end to end: neither jedi (test_jedi_over_a_workspace_venv_runs_
-    none_of_its_code) nor the version probe (read from the venv's files, engine/environments.py) starts it."""
+    none_of_its_code) nor the version probe (read from the venv's files, engine/environment/environments.py) starts it."""
     ws, markers, python = env
     (ws / "user.py").write_text(USES_EXTENSION)
     if setting:

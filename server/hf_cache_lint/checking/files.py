@@ -6,9 +6,9 @@ from pathlib import Path
 
 from hf_cache_lint.checking.notebooks import check_ipynb
 from hf_cache_lint.checking.source import check_source
-from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.findings import CheckResult, FileError
-from hf_cache_lint.engine.text import UndecodableError, decode_source
+from hf_cache_lint.engine.base.findings import CheckResult, FileError
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.text.text import UndecodableError, decode_source
 from hf_cache_lint.settings import Settings
 
 MAX_BYTES = 20 * 1024 * 1024
@@ -28,9 +28,10 @@ def check_file(path: Path, settings: Settings | None = None, context: Context | 
 
 
 def check_data(data: bytes, path: Path, settings: Settings | None = None, context: Context | None = None,
-               display: str | None = None, use_gate: bool = True) -> CheckResult:
+               display: str | None = None, use_gate: bool = True, keep_tree: str | None = None) -> CheckResult:
     """check_file on bytes already read (the CLI's cache hashed exactly these). `use_gate`: check_source's
-    (False: the caller already asked the gate of this text and it passed)."""
+    (False: the caller already asked the gate of this text and it passed). `keep_tree`: check_source's, for a
+    module (a notebook's cells are parsed joined, under no key)."""
     name = display or str(path)
     if len(data) > MAX_BYTES:
         return CheckResult(name, error=FileError(name, f"larger than {MAX_BYTES // 2**20} MiB, skipped"))
@@ -40,4 +41,4 @@ def check_data(data: bytes, path: Path, settings: Settings | None = None, contex
         return CheckResult(name, error=FileError(name, str(exc)))
     if path.suffix == ".ipynb":
         return check_ipynb(text, name, settings, context)
-    return check_source(text, name, settings, context, use_gate=use_gate)
+    return check_source(text, name, settings, context, use_gate=use_gate, keep_tree=keep_tree)

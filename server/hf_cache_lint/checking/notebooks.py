@@ -1,6 +1,6 @@
 """A notebook's code cells checked as one module in cell order, the findings mapped back to their cells.
 
-The cell joining, the IPython magics and the mapping of positions live in engine/notebook.py (pure text);
+The cell joining, the IPython magics and the mapping of positions live in engine/text/notebook.py (pure text);
 this module runs the check over the joined text and says the places in messages and notes as cells.
 """
 
@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from hf_cache_lint.checking.source import check_source
-from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.findings import CheckResult, FileError, Finding
-from hf_cache_lint.engine.notebook import NotebookError, join_cells, read_ipynb, relabel, split_findings
+from hf_cache_lint.engine.base.findings import CheckResult, FileError, Finding
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.text.notebook import NotebookError, join_cells, read_ipynb, relabel, split_findings
 from hf_cache_lint.settings import Settings
 
 

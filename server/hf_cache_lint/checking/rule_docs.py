@@ -1,4 +1,4 @@
-"""The rule registry's names and summaries as data, for the engine's hover composition (engine/hover.py).
+"""The rule registry's names and summaries as data, for the engine's hover composition (checking/hover.py).
 
 The engine imports no rule; whoever composes a hover (the language server) passes these in.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 from functools import cache
 from types import MappingProxyType
 
-from hf_cache_lint.engine.hover import RuleDoc, RuleDocs
+from hf_cache_lint.checking.hover import RuleDoc, RuleDocs
 from hf_cache_lint.rules import ALL_RULES
 
 

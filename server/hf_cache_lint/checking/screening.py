@@ -1,4 +1,4 @@
-"""The one screen (engine/screen.py) for the rules the settings enable: what they read, from their own
+"""The one screen (engine/screen/screen.py) for the rules the settings enable: what they read, from their own
 declarations (`Rule.reads`, `Rule.reads_keyword`). check_source asks it, and the CLI asks it first in the process
 that checks the file (cli_support/runner.py); this module stays light (no parser, no rules until a text says a word
 of some kind), so a run whose files all stop at the words loads neither.
@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.screen import Needs, can_hold_finding
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.screen.screen import Needs, can_hold_finding
 from hf_cache_lint.settings import Settings
 
 
 def screen(text: str, path: str, settings: Settings, context: Context | None, *, gate: bool = True) -> bool:
-    """The one screen (engine/screen.py) for the rules `settings` enable: whether `text` may hold a finding.
+    """The one screen (engine/screen/screen.py) for the rules `settings` enable: whether `text` may hold a finding.
     check_source asks it, and the CLI asks it first in the process that checks the file (cli_support/runner.py)."""
     return can_hold_finding(text, path, context or Context(), lambda: needs_of(settings), gate=gate)
 

@@ -1,10 +1,10 @@
 """check_source: one module's text in, its findings out (the engine's facts, the rules, settings, suppressions).
 
-The steps, in order: the one screen (engine/screen.py: the text prefilter, then the `ast` gate) skips text that
-cannot hold a finding of the enabled rules; the interpreter (engine/interp.py) turns the text into an `Analysis`; every enabled rule reads
-it; jedi refutes findings on receivers that are not transformers models (engine/jedi_bridge.py); a finding in a
+The steps, in order: the one screen (engine/screen/screen.py: the text prefilter, then the `ast` gate) skips text that
+cannot hold a finding of the enabled rules; the interpreter (engine/interpreter/interp.py) turns the text into an `Analysis`; every enabled rule reads
+it; jedi refutes findings on receivers that are not transformers models (checking/jedi_bridge.py); a finding in a
 block under an undecidable version test becomes a Warning; deprecations under an Error step aside; the
-suppression comments (engine/suppress.py) drop what the user silenced.
+suppression comments (engine/output/suppress.py) drop what the user silenced.
 """
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ from dataclasses import fields, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from hf_cache_lint.checking.jedi_bridge import drop_foreign
 from hf_cache_lint.checking.screening import screen
-from hf_cache_lint.engine import interp
-from hf_cache_lint.engine.analysis import Analysis
-from hf_cache_lint.engine.collector import gc_paused
-from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.findings import CheckResult, Finding, Severity
-from hf_cache_lint.engine.jedi_bridge import drop_foreign
-from hf_cache_lint.engine.suppress import Directive, Suppressions, suppressions
+from hf_cache_lint.engine.base.collector import gc_paused
+from hf_cache_lint.engine.base.findings import CheckResult, Finding, Severity
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.interpreter import interp
+from hf_cache_lint.engine.output.analysis import Analysis
+from hf_cache_lint.engine.output.suppress import Directive, Suppressions, suppressions
 from hf_cache_lint.settings import Settings
 
 if TYPE_CHECKING:
@@ -41,6 +41,7 @@ def analyse(text: str, path: str, context: Context | None = None, incremental: b
 def check_source(
     text: str, path: str = "<stdin>", settings: Settings | None = None, context: Context | None = None,
     *, incremental: bool | str = False, use_gate: bool = True, lazy_stories: bool = False,
+    keep_tree: str | None = None,
 ) -> CheckResult:
     """All enabled rules over one module's text, suppressions and settings applied.
 
@@ -49,15 +50,28 @@ def check_source(
     `use_gate`: False forces parso on every module the prefilter passes (tests compare both paths).
     `lazy_stories`: each finding's hover story stays a `Story`, written when first read (the language server:
     a keystroke needs none of them); else every story is written here, a plain string.
+    `keep_tree`: a whole file (screened as one, the gate asked) whose parse tree is kept under this key, where
+    the re-checks of its fixes re-parse only what each fix changed (fixcheck.py `recheck_key`; the caller
+    forgets it). The same tree as without: the key only decides where parso keeps it.
     """
     settings = settings or Settings()
     with gc_paused():
         # An editor buffer keeps parso's incremental tree warm instead; the gate is for whole files. Every file
-        # is asked, however often it says a trigger: the ast stage (engine/reaching.py) rules out modeling code
+        # is asked, however often it says a trigger: the ast stage (engine/screen/reaching.py) rules out modeling code
         # that says them everywhere (on transformers' tree 9 of the 20 files with more than 3 did not pass it).
         if not screen(text, path, settings, context, gate=not incremental and use_gate):
             return CheckResult(path)
-        return _run_rules(text, path, settings, context, incremental, lazy_stories)
+        try:
+            result = _run_rules(text, path, settings, context, keep_tree or incremental, lazy_stories)
+        except BaseException:  # an engine bug: no re-check follows to drop the tree
+            if keep_tree:
+                interp.forget(keep_tree)
+            raise
+        if keep_tree and not any(f.fixes for f in result.findings):
+            # Nothing to re-check: the tree goes now, while the collector is still off. Kept past this block, it
+            # would be scanned by the young collections that follow (+0.6 s of CPU over transformers' tree).
+            interp.forget(keep_tree)
+        return result
 
 
 def _run_rules(text: str, path: str, settings: Settings, context: Context | None,

@@ -5,7 +5,7 @@ One JSON file per (tool build, Python, settings, target version, workspace, curr
 folder, which is in the key, or absolute as given) to the stat and the hash of its content, the
 fingerprints of everything its check consulted (workspace modules an import resolved to, and every
 candidate it probed on the way; checkpoint folders and their generation_config.json / config.json; hub
-cache snapshots: see engine/deps.py) and its findings. An entry is used only when the content hash and
+cache snapshots: see engine/environment/deps.py) and its findings. An entry is used only when the content hash and
 every fingerprint still match, so a changed, created or deleted dependency is a miss, never a stale
 result. A folder the cache creates gets its own `.gitignore` (`*`); one that was there already (the user's
 `~/.cache/...`, or any folder a repository named) is never given one: a `*` there could hide a whole
@@ -16,7 +16,7 @@ resolve inside the project root: a repository must not make a check (a pre-commi
 or a sibling folder. Such a folder is refused with a warning and the run goes on without a cache. Only the
 user's own environment (HF_CACHE_LINT_CACHE_DIR) puts it anywhere.
 
-Every file is read as the analysis reads (engine/reads.py): the index and the fingerprinted dependencies are
+Every file is read as the analysis reads (engine/environment/reads.py): the index and the fingerprinted dependencies are
 regular files under a size cap, never a FIFO (which would hang the run) or a device (`/dev/zero` would grow the
 process until the OOM killer ended it); a dependency outside the allowed roots is fingerprinted by its stat and
 resolved path, not read.
@@ -48,9 +48,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hf_cache_lint import __version__
-from hf_cache_lint.engine import deps as engine_deps
-from hf_cache_lint.engine.confine import inside, real
-from hf_cache_lint.engine.findings import (
+from hf_cache_lint.engine.base.findings import (
     SAFE,
     CheckResult,
     Edit,
@@ -61,11 +59,13 @@ from hf_cache_lint.engine.findings import (
     Severity,
     Span,
 )
-from hf_cache_lint.engine.reads import read_bounded
+from hf_cache_lint.engine.environment import deps as engine_deps
+from hf_cache_lint.engine.environment.confine import inside, real
+from hf_cache_lint.engine.environment.reads import read_bounded
 from hf_cache_lint.settings import Settings
 
 if TYPE_CHECKING:
-    from hf_cache_lint.engine.context import Context
+    from hf_cache_lint.engine.environment.context import Context
 
 try:  # the module hashlib takes blake2b from: hashlib itself loads OpenSSL (~5 ms), which only digest() needs
     from _blake2 import blake2b
@@ -117,7 +117,7 @@ def tool_fingerprint() -> str:
 def fingerprint(path: str, roots: tuple[str, ...] | None = None) -> str:
     """What a dependency looks like now: a file's content hash, a folder's listing, or absent. A FIFO, a device,
     a file over MAX_FINGERPRINT_BYTES, or (with `roots`) anything outside them, resolved: its kind, stat and
-    resolved path, never its content (engine/reads.py)."""
+    resolved path, never its content (engine/environment/reads.py)."""
     try:
         st = os.stat(path)
     except (OSError, ValueError):
@@ -233,7 +233,7 @@ class ResultCache:
         self.key = run_key(settings, context)
         self.file = folder / __version__ / f"{self.key}.json"
         # Where a dependency's content may be read for its fingerprint: where the analysis reads (the workspace,
-        # its import roots, the hub cache; engine/confine.py) and the current folder the printed paths start in.
+        # its import roots, the hub cache; engine/environment/confine.py) and the current folder the printed paths start in.
         found = (context.workspace, context.hf_hub_cache, *context.extra_paths)
         self.roots = (os.getcwd(), *(str(p) for p in found if p is not None))
         self.entries = self._read()

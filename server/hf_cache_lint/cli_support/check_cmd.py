@@ -8,7 +8,6 @@ and --fix's modules only with those flags (tests/cli/test_cache.py checks what a
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -16,12 +15,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from hf_cache_lint.cli_support.cache import FolderRefused, ResultCache, cache_folder, disabled_by_env
-from hf_cache_lint.cli_support.discovery import Discovery, Selection, SourceFile, discover
+from hf_cache_lint.cli_support.discovery import Discovery, SourceFile, discover
 from hf_cache_lint.cli_support.report import Report, build_report
 from hf_cache_lint.cli_support.runner import check_files, check_one
-from hf_cache_lint.engine.context import Context, installed_transformers, resolve_context
-from hf_cache_lint.engine.findings import CheckResult, FileError
+from hf_cache_lint.engine.base.findings import CheckResult, FileError
+from hf_cache_lint.engine.environment.context import Context, installed_transformers, resolve_context
 from hf_cache_lint.pyproject import Config, ConfigError, check_target, check_version, load_config
+from hf_cache_lint.selection import Selection, per_file_codes, relative
 from hf_cache_lint.settings import Settings
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -72,7 +72,7 @@ def target_origin(args: argparse.Namespace, config: Config) -> str:
 
 def make_context(settings: Settings, args: argparse.Namespace, root: Path, origin: str = "--transformers-version",
                  project: Path | None = None) -> Context:
-    """The target (engine/target_plan.py): --transformers-version or pyproject's transformers-version, else the
+    """The target (engine/environment/target_plan.py): --transformers-version or pyproject's transformers-version, else the
     transformers installed where the code runs (--interpreter's environment, the active venv, the project's
     .venv, this process's), else the project's requirement, else the newest known. Nothing is run to find it."""
     interpreter = settings.interpreter
@@ -139,20 +139,10 @@ def selection(settings: Settings, args: argparse.Namespace) -> Selection:
 
 
 def per_file_ignores(sources: list[SourceFile], settings: Settings, root: Path) -> list[tuple[str, ...]]:
-    """For each file, the codes its `per-file-ignores` entries ignore (patterns relative to the project root,
-    matched gitignore-style as `exclude` is, each folder above the file included)."""
+    """For each file, the codes its `per-file-ignores` entries ignore (selection.py)."""
     if not settings.per_file_ignores:
         return [()] * len(sources)
-    from hf_cache_lint.cli_support.gitignore import PathSpec
-
-    specs = [(PathSpec.of([glob]), codes) for glob, codes in settings.per_file_ignores.items()]
-    base = os.path.abspath(root)
-    out = []
-    for source in sources:
-        absolute = os.path.abspath(source.where)
-        rel = os.path.relpath(absolute, base).replace(os.sep, "/")
-        out.append(tuple(c for spec, codes in specs if spec.excludes(rel, False) for c in codes))
-    return out
+    return [per_file_codes(relative(source.where, root), settings.per_file_ignores) for source in sources]
 
 
 def _without(result: CheckResult, codes: tuple[str, ...]) -> CheckResult:
@@ -169,7 +159,7 @@ def run(args: argparse.Namespace) -> tuple[Report, Discovery, FixRun]:
     if args.upgrade_to:
         check_version(args.upgrade_to, "--upgrade-to")
     settings = effective_settings(config, args)
-    from hf_cache_lint.engine.requirements import project_root
+    from hf_cache_lint.engine.environment.requirements import project_root
 
     context = make_context(settings, args, config.root, target_origin(args, config),
                            project_root(Path(paths[0])) or config.root)

@@ -15,61 +15,19 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hf_cache_lint.cli_support.gitignore import PathSpec, folder_spec, git_root, ignored, repo_specs
-from hf_cache_lint.engine.confine import inside
+from hf_cache_lint.cli_support.gitignore import folder_spec, git_root, ignored, repo_specs
+from hf_cache_lint.engine.environment.confine import inside
+from hf_cache_lint.selection import PathSpec, Selection
 
 if TYPE_CHECKING:
-    from hf_cache_lint.engine.findings import FileError
+    from hf_cache_lint.engine.base.findings import FileError
 
 SUFFIXES = (".py", ".ipynb")
 
-# Ruff's default `exclude` (crates/ruff_workspace/src/settings.rs, FilePattern defaults), and this tool's
-# own `__pycache__` and result cache. `exclude` replaces the list, `extend-exclude` adds to it, as in Ruff.
-DEFAULT_EXCLUDE = (".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints", ".mypy_cache",
-                   ".nox", ".pants.d", ".pyenv", ".pytest_cache", ".pytype", ".ruff_cache", ".svn", ".tox", ".venv",
-                   ".vscode", "__pypackages__", "_build", "buck-out", "build", "dist", "node_modules",
-                   "site-packages", "venv", "__pycache__", ".hf_cache_lint_cache")
 # Beyond Ruff, and whatever the settings: hidden folders and files (a name starting with ".") are not walked
 # into, and a folder holding one of these is a virtual or conda environment (somebody else's code) whatever
 # its name.
 ENV_MARKERS = frozenset({"pyvenv.cfg", "conda-meta"})
-_GLOB = frozenset("/*?[]!\\#")
-
-
-def _plain(pattern: str) -> bool:
-    """A bare name (`build`, `.venv`): it excludes any file or folder so named, which a set lookup decides as
-    pathspec would (the walk meets each name once, below folders it entered), at a fraction of the cost."""
-    return bool(pattern) and pattern == pattern.strip() and _GLOB.isdisjoint(pattern)
-
-
-@dataclass(frozen=True)
-class Selection:
-    """Which files a walk takes: the exclude patterns (names apart, see `_plain`), the ignore files, and
-    whether the excludes also apply to paths named on the command line (`force-exclude`, for pre-commit)."""
-
-    names: frozenset[str] = frozenset(DEFAULT_EXCLUDE)
-    exclude: PathSpec | None = None
-    respect_gitignore: bool = True
-    force_exclude: bool = False
-
-    @staticmethod
-    def of(exclude: Sequence[str] | None = None, extend_exclude: Sequence[str] = (), respect_gitignore: bool = True,
-           force_exclude: bool = False) -> Selection:
-        patterns = [*(DEFAULT_EXCLUDE if exclude is None else exclude), *extend_exclude]
-        # A `!` line re-includes what an earlier line excluded: order matters then, and pathspec decides all.
-        fast = not any(p.startswith("!") for p in patterns)
-        names = frozenset(p for p in patterns if fast and _plain(p))
-        rest = [p for p in patterns if p not in names]
-        spec = PathSpec.of(rest) if rest else None
-        return Selection(names, spec if spec is not None and spec.patterns else None, respect_gitignore,
-                         force_exclude)
-
-    def excludes(self, rel: str, is_dir: bool) -> bool:
-        """Whether the excludes take `rel` (relative to the project root) or a folder above it."""
-        if not self.names.isdisjoint(rel.split("/")):
-            return True
-        return self.exclude is not None and self.exclude.excludes(rel, is_dir)
-
 
 @dataclass(frozen=True, init=False)
 class SourceFile:
@@ -110,7 +68,7 @@ class Discovery:
 
 
 def _file_error(path: str, message: str) -> FileError:
-    from hf_cache_lint.engine.findings import FileError
+    from hf_cache_lint.engine.base.findings import FileError
 
     return FileError(path, message)
 

@@ -10,9 +10,9 @@ from dataclasses import dataclass, replace
 
 from hf_cache_lint.cli_support.discovery import SourceFile
 from hf_cache_lint.cli_support.notebook_io import Notebook
-from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.findings import Edit, Finding, Fix, Severity
-from hf_cache_lint.engine.text import apply_edits, decode_source, split_lines
+from hf_cache_lint.engine.base.findings import Edit, Finding, Fix, Severity
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.text.text import apply_edits, decode_source, split_lines
 from hf_cache_lint.fixcheck import Recheck, Verifier, file_recheck, fix_pass, notebook_recheck
 from hf_cache_lint.settings import Settings
 
@@ -96,7 +96,7 @@ def _recheck(make: Callable[[str, Settings | None, Context | None], Recheck], di
     plan = context.plan
     if plan is None or not plan.is_range:
         return make(display, settings, context), None
-    from hf_cache_lint.engine.across import merge
+    from hf_cache_lint.checking.across import merge
 
     rechecks = [(t, make(display, settings, replace(context, target=t))) for t in plan.releases]
     seen: dict[tuple[str, ...], Sequence[tuple[int, Finding]]] = {}

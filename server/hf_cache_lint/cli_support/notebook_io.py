@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from hf_cache_lint.engine.notebook import NotebookError
+from hf_cache_lint.engine.text.notebook import NotebookError
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """`check` over a range of transformers releases (a requirement such as `transformers>=4.45,<6`): every file
-checked at each release the plan names (engine/target_plan.py), the findings merged per place with the
-releases each fails on (engine/across.py)."""
+checked at each release the plan names (engine/environment/target_plan.py), the findings merged per place with the
+releases each fails on (checking/across.py)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from hf_cache_lint.checking.across import key, merge
 from hf_cache_lint.cli_support.discovery import SourceFile
-from hf_cache_lint.engine.across import key, merge
-from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.findings import CheckResult, Finding
-from hf_cache_lint.engine.target_plan import TargetPlan
+from hf_cache_lint.engine.base.findings import CheckResult, Finding
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.environment.target_plan import TargetPlan
 from hf_cache_lint.settings import Settings
 
 Checker = Callable[[Sequence[SourceFile], Context], list[CheckResult]]
@@ -42,7 +42,7 @@ def _only_safe_fixes(source: SourceFile, result: CheckResult, partial: set[objec
     if not any(key(f) in partial and f.fixes for f in result.findings):
         return result
     from hf_cache_lint.cli_support.fixer import _recheck
-    from hf_cache_lint.engine.text import UndecodableError, decode_source
+    from hf_cache_lint.engine.text.text import UndecodableError, decode_source
     from hf_cache_lint.fixcheck import file_recheck
 
     def is_ignore(fix_title: str) -> bool:

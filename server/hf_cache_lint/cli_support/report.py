@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hf_cache_lint.cli_support.discovery import SourceFile
-from hf_cache_lint.engine.findings import CheckResult, FileError, Finding, Related, Severity
+from hf_cache_lint.engine.base.findings import CheckResult, FileError, Finding, Related, Severity
 
 FAILING = frozenset({Severity.ERROR, Severity.WARNING})
 
@@ -61,7 +61,7 @@ class Report:
     fixing: bool = False
     # Files analysed only in part (the analysis budget ran out, a statement too deeply nested): not errors.
     notes: tuple[FileError, ...] = ()
-    # The transformers release(s) checked against and where they came from (engine/target_plan.py).
+    # The transformers release(s) checked against and where they came from (engine/environment/target_plan.py).
     target: str = ""
 
     @property
@@ -84,8 +84,8 @@ def _texts(source: SourceFile, data: bytes | None = None) -> tuple[list[str], tu
     """The file's text as one chunk (or the notebook's code cells), the cell numbers, and for a notebook the
     file line of each code cell line (cli_support/notebook_io.py source_file_lines). `data`: the bytes that
     were checked, when not the file's (stdin)."""
-    from hf_cache_lint.engine.notebook import read_ipynb  # the engine's text helpers: only for findings
-    from hf_cache_lint.engine.text import UndecodableError, decode_source
+    from hf_cache_lint.engine.text.notebook import read_ipynb  # the engine's text helpers: only for findings
+    from hf_cache_lint.engine.text.text import UndecodableError, decode_source
 
     try:
         text = decode_source(source.path.read_bytes() if data is None else data)
@@ -108,7 +108,7 @@ class _Lines:
     def get(self, chunk: int, line: int) -> str:
         if chunk >= len(self.texts):
             return ""
-        from hf_cache_lint.engine.text import line_starts
+        from hf_cache_lint.engine.text.text import line_starts
 
         text = self.texts[chunk]
         starts = self.starts.setdefault(chunk, line_starts(text))
@@ -133,7 +133,7 @@ def locate(source: SourceFile, result: CheckResult, data: bytes | None = None) -
         return [Located(source.display, f, None, lines.get(0, f.span.start.line),
                         tuple(_place(source.display, r, None, None) for r in f.related))
                 for f in result.findings]
-    from hf_cache_lint.engine.notebook import Joined, split_findings
+    from hf_cache_lint.engine.text.notebook import Joined, split_findings
 
     out = []
     for index, f in split_findings(result.findings, Joined("", result.cell_starts)):

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from hf_cache_lint.cli_support.discovery import SourceFile
-from hf_cache_lint.engine import deps
-from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.findings import CheckResult, FileError
+from hf_cache_lint.engine.base.findings import CheckResult, FileError
+from hf_cache_lint.engine.environment import deps
+from hf_cache_lint.engine.environment.context import Context
 from hf_cache_lint.settings import Settings
 
 if TYPE_CHECKING:
@@ -73,14 +73,15 @@ def _run_job(source: SourceFile, data: bytes | None, settings: Settings, context
     whose 26 passing files are its largest), and the paths the gate read count too, as when check_source
     asked it."""
     from hf_cache_lint.checking.files import check_data, check_file
-    from hf_cache_lint.fixcheck import verify_result
+    from hf_cache_lint.fixcheck import recheck_key, verify_result
 
     def run() -> CheckResult:
         if data is None:
             result = check_file(source.path, settings, context, display=source.display)
         else:
+            # The tree kept for the fixes' re-checks (verify_result drops it): the first re-parses what they change.
             result = check_data(data, source.path, settings, context, display=source.display,
-                                use_gate=gated is None)
+                                use_gate=gated is None, keep_tree=recheck_key(source.display))
         return verify_result(result, source.path, settings, context)
 
     with deps.recording() as noted:  # the fix verification's re-checks read the same dependencies
@@ -132,8 +133,8 @@ def _gate(data: bytes, source: SourceFile, settings: Settings, context: Context)
     undecodable, or anything failed: the engine then checks the file, screen included, and reports it as it
     would)."""
     from hf_cache_lint.checking.screening import screen
-    from hf_cache_lint.engine.collector import gc_paused
-    from hf_cache_lint.engine.text import UndecodableError, decode_source
+    from hf_cache_lint.engine.base.collector import gc_paused
+    from hf_cache_lint.engine.text.text import UndecodableError, decode_source
 
     if source.is_notebook or len(data) > MAX_BYTES:
         return None
@@ -214,9 +215,9 @@ def check_files(sources: Sequence[SourceFile], settings: Settings, context: Cont
                 progress: Callable[[int], None] | None = None) -> list[CheckResult]:
     """Results in the order of `sources` (deterministic whatever the parallelism or the cache). `progress(n)`:
     n more files are done (cli_support/progress.py draws it)."""
-    from hf_cache_lint.engine.confine import settled
+    from hf_cache_lint.engine.environment.confine import settled
 
-    with settled():  # the tree stands still for the run: each path's realpath once (engine/confine.py)
+    with settled():  # the tree stands still for the run: each path's realpath once (engine/environment/confine.py)
         return _check_files(sources, settings, context, jobs, cache, progress)
 
 

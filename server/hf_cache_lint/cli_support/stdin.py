@@ -30,7 +30,7 @@ EXIT_CLEAN = 0
 def check_stdin(args: argparse.Namespace) -> int:
     from hf_cache_lint.checking.files import check_data
     from hf_cache_lint.cli_support.output import emit
-    from hf_cache_lint.engine.text import decode_source
+    from hf_cache_lint.engine.text.text import decode_source
 
     name = args.stdin_filename or "-"
     data = sys.stdin.buffer.read()

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 from hf_cache_lint.cli_support.discovery import SourceFile
 from hf_cache_lint.cli_support.runner import check_files, check_one
-from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.findings import CheckResult, FileError, Finding
+from hf_cache_lint.engine.base.findings import CheckResult, FileError, Finding
+from hf_cache_lint.engine.environment.context import Context
 from hf_cache_lint.settings import Settings
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ def run_checks(sources: list[SourceFile], settings: Settings, context: Context, 
     upgrade = None
     if upgrade_to:
         from hf_cache_lint.cli_support.upgrade import migration
-        from hf_cache_lint.engine.versions import Target
+        from hf_cache_lint.engine.environment.versions import Target
 
         upgrade = Target.of(upgrade_to)
         if upgrade.version <= context.target.version:

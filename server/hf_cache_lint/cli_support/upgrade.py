@@ -7,9 +7,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from hf_cache_lint.cli_support.discovery import SourceFile
-from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.findings import CheckResult, Finding, Severity
-from hf_cache_lint.engine.versions import Target, releases_between
+from hf_cache_lint.engine.base.findings import CheckResult, Finding, Severity
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.environment.versions import Target, releases_between
 from hf_cache_lint.upgrade_diff import key, note
 
 Checker = Callable[[Sequence[SourceFile], Context], list[CheckResult]]
@@ -53,7 +53,7 @@ def meaning_changes(hints: Sequence[CheckResult], current: Target, upgrade: Targ
 def migration(context: Context, upgrade: Target) -> Context:
     """The context of `--upgrade-to X --fix`: the current target's release(s) and X, checked as one range, so
     a fix is applied only when it is the same on all of them (the code then runs before and after)."""
-    from hf_cache_lint.engine.target_plan import TargetPlan
+    from hf_cache_lint.engine.environment.target_plan import TargetPlan
 
     plan = context.plan
     releases = plan.releases if plan is not None else (context.target,)

@@ -17,8 +17,8 @@ from urllib.parse import unquote
 
 from lsprotocol import types
 
-from hf_cache_lint.engine.edits import ignore_fix, is_ignore_fix
-from hf_cache_lint.engine.findings import Finding, Fix, Position, Severity, Span
+from hf_cache_lint.engine.base.findings import Finding, Fix, Position, Severity, Span
+from hf_cache_lint.engine.output.edits import ignore_fix, is_ignore_fix
 from hf_cache_lint.fixcheck import Verifier, file_recheck, fix_pass, notebook_recheck
 from hf_cache_lint.lsp.convert import SOURCE, from_client_position, split_lines, to_client_range
 from hf_cache_lint.lsp.documents import Part, Results, Unit
@@ -38,7 +38,7 @@ def wanted(kind: str, only: Sequence[str] | None) -> bool:
 
 
 def with_ignore(finding: Finding, text: str) -> Finding:
-    """Rules normally ship the ignore fix; add it (engine/edits.py `ignore_fix`, the one rules use) when
+    """Rules normally ship the ignore fix; add it (engine/output/edits.py `ignore_fix`, the one rules use) when
     one does not."""
     if any(is_ignore_fix(f) for f in finding.fixes):
         return finding

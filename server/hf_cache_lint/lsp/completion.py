@@ -1,4 +1,4 @@
-"""Completion of `cache_implementation` values: positions converted here, items from engine/completion.py."""
+"""Completion of `cache_implementation` values: positions converted here, items from checking/completion.py."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from urllib.parse import unquote
 
 from lsprotocol import types
 
-from hf_cache_lint.engine import completion as engine_completion
+from hf_cache_lint.checking import completion as engine_completion
 from hf_cache_lint.lsp.convert import from_client_position, split_lines, to_client_range
 from hf_cache_lint.lsp.server import MAX_DOCUMENT_CHARS, HfCacheLintServer
 

@@ -17,7 +17,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec, ServerTextPosition
 
-from hf_cache_lint.engine.findings import Edit, Finding, Fix, Position, Severity, Span
+from hf_cache_lint.engine.base.findings import Edit, Finding, Fix, Position, Severity, Span
 
 SOURCE = "hf-cache-lint"
 

@@ -13,7 +13,7 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 from pygls.workspace.position_codec import PositionCodec
 
-from hf_cache_lint.engine.findings import Finding
+from hf_cache_lint.engine.base.findings import Finding
 from hf_cache_lint.lsp.convert import (
     SOURCE,
     Locate,

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from pygls.uris import to_fs_path
 
-from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.findings import Finding
+from hf_cache_lint.engine.base.findings import Finding
+from hf_cache_lint.engine.environment.context import Context
 from hf_cache_lint.settings import Settings
 
 
@@ -99,7 +99,7 @@ def warm_up() -> None:
 
 
 def cell_index_of(unit: Unit, label: str | None) -> int | None:
-    """`Related.path` "cell:N" (a place in another cell, see engine/notebook.py) -> N."""
+    """`Related.path` "cell:N" (a place in another cell, see engine/text/notebook.py) -> N."""
     if label and label.startswith("cell:") and label[5:].isdigit():
         index = int(label[5:])
         return index if index < len(unit.parts) else None

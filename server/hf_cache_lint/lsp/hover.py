@@ -1,4 +1,4 @@
-"""Hover: positions converted here, the Markdown composed by engine/hover.py (the rule docs passed in)."""
+"""Hover: positions converted here, the Markdown composed by checking/hover.py (the rule docs passed in)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from urllib.parse import unquote
 
 from lsprotocol import types
 
-from hf_cache_lint.engine import hover as engine_hover
+from hf_cache_lint.checking import hover as engine_hover
 from hf_cache_lint.lsp.convert import from_client_position, split_lines, to_client_range
 from hf_cache_lint.lsp.documents import Results
 from hf_cache_lint.lsp.server import HfCacheLintServer

@@ -35,7 +35,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 # A document (a notebook: all its code cells) longer than this is not analysed: one Information diagnostic
-# says so. The same cap the engine puts on the workspace modules it imports (engine/modules.py).
+# says so. The same cap the engine puts on the workspace modules it imports (engine/interpreter/modules.py).
 MAX_DOCUMENT_CHARS = 2 * 1024 * 1024
 # Documents longer than this are analysed on their own thread, so a long analysis of one never delays the
 # diagnostics of the others (the engine cannot be interrupted mid-run; the GIL shares the CPU between
@@ -272,8 +272,13 @@ class HfCacheLintServer(LanguageServer):
 
     def _analysed(self, unit: Unit, config: lsp_settings.FolderConfig) -> Results:
         """The engine's run, its unit's lock held (worker thread, or the loop's for a short check)."""
+        from hf_cache_lint.selection import document_settings  # not on the start path
+
         try:
-            return analyse_unit(unit, config.settings, config.context)
+            settings = document_settings(config.settings, unit.path, config.root)
+            if settings is None:  # excluded by the folder's `exclude` / `extend-exclude`
+                return Results({p.uri: () for p in unit.parts})
+            return analyse_unit(unit, settings, config.context)
         except Exception:
             self.log_error(f"analysis of {unit.uri} failed:\n{traceback.format_exc()}")
             return Results({p.uri: () for p in unit.parts})
@@ -324,20 +329,20 @@ class HfCacheLintServer(LanguageServer):
 
 
 def collection_deferred(loop: asyncio.AbstractEventLoop) -> contextlib.AbstractContextManager[None]:
-    """No cyclic collection until the results are out (engine/collector.py `gc_paused`): a push publishes in this
+    """No cyclic collection until the results are out (engine/base/collector.py `gc_paused`): a push publishes in this
     loop step, a pull's answer is written by its task's done callback, queued as the step ends. The young
     collection the check made due (~0.4 ms of a 2.6 ms keystroke on the 100-line script, bench/lsp_latency.py)
     then runs after both, between keystrokes: on a zero-delay timer, which the loop runs in the next step after
     the callbacks queued before it (asyncio's `_run_once` appends due timers to the ready queue)."""
-    from hf_cache_lint.engine.collector import gc_paused  # the engine's, loaded by then: not at start-up
+    from hf_cache_lint.engine.base.collector import gc_paused  # the engine's, loaded by then: not at start-up
 
     return gc_paused(resume_later=partial(loop.call_later, 0))
 
 
 def _forget_tree(path: str) -> None:
     """On the engine thread: parso's kept tree of a closed buffer, and the memory it held."""
-    if "hf_cache_lint.engine.interp" in sys.modules:
-        from hf_cache_lint.engine.interp import forget
+    if "hf_cache_lint.engine.interpreter.interp" in sys.modules:
+        from hf_cache_lint.engine.interpreter.interp import forget
 
         forget(path)
     gc.collect()
@@ -384,9 +389,10 @@ def start(tcp: bool = False, host: str = "127.0.0.1", port: int = 2087) -> None:
 def exit_now(status: int) -> None:
     """End the process at once: an analysis still running in the engine thread (which nothing can
     interrupt) must not hold the exit back, as the interpreter's join of worker threads would."""
-    bridge = sys.modules.get("hf_cache_lint.engine.jedi_bridge")
-    if bridge is not None:
-        bridge.remove_private_cache_dir()
+    # Missing while the engine thread is still importing the bridge (an exit during the warm-up): no folder yet.
+    remove = getattr(sys.modules.get("hf_cache_lint.checking.jedi_bridge"), "remove_private_cache_dir", None)
+    if remove is not None:
+        remove()
     logging.shutdown()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hf_cache_lint.engine.context import Context, resolve_context
+from hf_cache_lint.engine.environment.context import Context, resolve_context
 from hf_cache_lint.settings import Settings
 
 SECTION = "hfCacheLint"
@@ -27,6 +27,7 @@ class FolderConfig:
     settings: Settings
     context: Context
     notes: tuple[str, ...] = ()
+    root: Path | None = None  # the folder: `exclude` and `per-file-ignores` patterns are relative to it
 
 
 def trusted(init_options: Mapping[str, Any]) -> bool:
@@ -87,7 +88,7 @@ def build(folder: Path | None, layers: Iterable[Mapping[str, Any]], trusted: boo
                               interpreter=settings.interpreter, workspace=folder, extra_paths=settings.extra_paths,
                               restricted=not trusted, setting_origin=origin)
     log.info("%s: %s", folder or "no folder", context.describe_target())
-    return FolderConfig(settings, context, notes)
+    return FolderConfig(settings, context, notes, folder)
 
 
 def folder_of(uri: str, folders: Iterable[str]) -> str | None:

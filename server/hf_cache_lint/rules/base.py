@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from hf_cache_lint.engine.edits import ignore_fix
+from hf_cache_lint.engine.base.findings import Finding, Fix, Related, Severity, Span, Story
 from hf_cache_lint.engine.facts import FactKind
-from hf_cache_lint.engine.findings import Finding, Fix, Related, Severity, Span, Story
+from hf_cache_lint.engine.output.edits import ignore_fix
 
 if TYPE_CHECKING:
-    from hf_cache_lint.engine.analysis import Analysis
+    from hf_cache_lint.engine.output.analysis import Analysis
 
 # The transformers releases every example is checked against (the oracle runs each of them).
 CHECKED_VERSIONS: tuple[str, ...] = ("4.57.6", "5.23.0", "5.24.0", "5.25.0")
@@ -107,7 +107,7 @@ class Rule:
 
     def reads_keyword(self, name: str) -> bool:
         """Whether this rule may report on a call reaching generate for the keyword `name` written in it when
-        the call carries neither a cache nor a `cache_implementation`. The gate (engine/gate.py) skips parsing
+        the call carries neither a cache nor a `cache_implementation`. The gate (engine/screen/gate.py) skips parsing
         a module whose generate calls have none of these, so a rule that reads such keywords must say so
         here, or its findings are lost in those modules."""
         return False

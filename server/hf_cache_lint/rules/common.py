@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hf_cache_lint.engine.analysis import CacheImpl, GenerateCall, Site
-from hf_cache_lint.engine.keywords import CACHE_KEYWORDS
-from hf_cache_lint.engine.versions import Target
+from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.output.analysis import CacheImpl, GenerateCall, Site
+from hf_cache_lint.engine.output.keywords import CACHE_KEYWORDS
 
 
 def where(site: Site | None, via: str) -> str:
@@ -57,3 +57,7 @@ def link(site: Site, base_path: str) -> str:
         return label
     return f"[{label}]({Path(path).resolve().as_uri()}#L{site.span.start.line})"
 
+
+def since(target: Target, first: str) -> str:
+    """"transformers 5.24.0", or "transformers 5.24.0 (since 5.4.0)" when the change came before the target."""
+    return f"transformers {target}" + (f" (since {first})" if first != str(target) else "")

@@ -12,10 +12,10 @@ import difflib
 import re
 from functools import lru_cache
 
-from hf_cache_lint.engine import process_state
-from hf_cache_lint.engine.analysis import GenerateCall, Keyword, ModelInfo, SpreadKeyword
-from hf_cache_lint.engine.keywords import CACHE_KEYWORDS
-from hf_cache_lint.engine.versions import REMOVED_GENERATE_KEYWORDS, Target
+from hf_cache_lint.engine.base import process_state
+from hf_cache_lint.engine.environment.versions import REMOVED_GENERATE_KEYWORDS, Target
+from hf_cache_lint.engine.output.analysis import GenerateCall, Keyword, ModelInfo, SpreadKeyword
+from hf_cache_lint.engine.output.keywords import CACHE_KEYWORDS
 from hf_cache_lint.rules.common import accepts
 
 # Keywords generate consumes itself, GenerationConfig fields, and inputs every model's forward takes:

@@ -45,6 +45,15 @@ ERRORS: tuple[ErrorClass, ...] = (
                                                     r"module transformers has no attribute (\w*Cache)\b")),
     # A 5.x cache read as the legacy tuple (`out.past_key_values[0][0]`): caches are not subscriptable.
     ErrorClass("HFC007", TypeError, re.compile(r"'(\w*Cache)' object is not subscriptable")),
+    # A generation hook written for an older release (HFC010): the cache read under its old key, a `Cache.update`
+    # override without `**kwargs` (5.24), a positional super() call that binds `next_sequence_length` (5.3).
+    ErrorClass("HFC010", KeyError, re.compile(r"\A'(past_key_values?)'\Z")),
+    ErrorClass("HFC010", TypeError, re.compile(r"\.update\(\) got an unexpected keyword argument '(kwargs)'|"
+                                              r"got multiple values for argument '(next_sequence_length)'")),
+    # The positions a hook reads (HFC011): gone from the attention layers' keywords and `Cache.update` (5.4).
+    ErrorClass("HFC011", KeyError, re.compile(r"\A'(cache_position)'\Z")),
+    ErrorClass("HFC011", TypeError, re.compile(r"\A'NoneType' object is not subscriptable\Z")),
+    ErrorClass("HFC011", AttributeError, re.compile(r"\A'NoneType' object has no attribute '(get)'\Z")),
 )
 
 # The deprecations HFC006 predicts: the FutureWarning of 5.24's `deprecate_kwarg` on generate's old cache

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hf_cache_lint.cli_support.report import Report
-from hf_cache_lint.engine.findings import Severity
+from hf_cache_lint.engine.base.findings import Severity
 
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice", Severity.HINT: "notice"}
 

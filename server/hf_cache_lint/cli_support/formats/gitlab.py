@@ -14,7 +14,7 @@ from collections import Counter
 from typing import Any
 
 from hf_cache_lint.cli_support.report import Report
-from hf_cache_lint.engine.findings import Severity
+from hf_cache_lint.engine.base.findings import Severity
 
 SEVERITY = {Severity.ERROR: "major", Severity.WARNING: "minor", Severity.INFO: "info", Severity.HINT: "info"}
 

@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from hf_cache_lint.cli_support.report import Located, Report
-from hf_cache_lint.engine.findings import FileError, Position
+from hf_cache_lint.engine.base.findings import FileError, Position
 
 
 def point(pos: Position) -> dict[str, int]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hf_cache_lint.engine.findings import Severity
+from hf_cache_lint.engine.base.findings import Severity
 
 _BOLD, _RED, _YELLOW, _CYAN, _BLUE, _RESET = "\033[1m", "\033[31m", "\033[33m", "\033[36m", "\033[34m", "\033[0m"
 _BY_SEVERITY = {Severity.ERROR: _RED, Severity.WARNING: _YELLOW, Severity.INFO: _BLUE, Severity.HINT: _CYAN}

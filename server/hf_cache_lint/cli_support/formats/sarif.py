@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 from hf_cache_lint import __version__
 from hf_cache_lint.cli_support.report import Located, Report
-from hf_cache_lint.engine.findings import DOCS_BASE, Edit, Severity, Span
+from hf_cache_lint.engine.base.findings import DOCS_BASE, Edit, Severity, Span
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note", Severity.HINT: "note"}

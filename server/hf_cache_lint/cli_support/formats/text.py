@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from hf_cache_lint.cli_support.formats.paint import Paint
 from hf_cache_lint.cli_support.report import Located, Place, Report
-from hf_cache_lint.engine.findings import Severity
+from hf_cache_lint.engine.base.findings import Severity
 
 TAB = 4
 PLAIN = Paint(False)
@@ -120,7 +120,7 @@ def render(report: Report, color: bool = False, quiet: bool = False) -> str:
         out.append("")
     if quiet:
         return "\n".join(out[:-1]) + "\n" if out else ""
-    if report.target:  # which transformers the findings are for, and why (engine/target_plan.py)
+    if report.target:  # which transformers the findings are for, and why (engine/environment/target_plan.py)
         out.append(f"Target: {report.target}")
     out.append(paint.summary(summary(report)))
     return "\n".join(out) + "\n"

@@ -1,4 +1,5 @@
-"""Fact kinds: the unit that crosses from the engine to the rules.
+"""Stage facts: the fact kinds, the unit that crosses from the engine to the rules. Imports base/, environment/
+and text/ (and, for type annotations only, the types its facts hold).
 
 A fact is a frozen dataclass the engine records about one module (a call reaching generate, a
 `cache_implementation` value written somewhere, a use of a removed cache API, ...). Each kind is one module of
@@ -7,13 +8,13 @@ this package, and that module is the whole of it:
 - its frozen dataclass(es), the one recorded being `KIND.type`;
 - `KIND = FactKind(...)`: its name, the words without one of which it cannot occur in a text (`triggers`, or a
   faster test of its own, `might_occur`), and the compiled names that send a module to the parser for it
-  (`parse_names`; None only for the kinds engine/gate.py decides with tests of its own, `GATED_KINDS` there).
+  (`parse_names`; None only for the kinds engine/screen/gate.py decides with tests of its own, `GATED_KINDS` there).
 
 The registry (`KINDS`, every module of this package in name order, found by listing it: nothing lists them by
 hand) is what the rest reads: the interpreter records any fact through `Session.record(fact)`; the replay keeps
 a recorded run's slice of facts without naming kinds (interpreter/replay.py); `Analysis.of(KIND)` gives a kind's
 facts in the order recorded; a rule declares the kinds it reads (`Rule.reads`) and the one screen
-(engine/screen.py) lets a text through for the enabled rules' kinds only. tests/engine/test_fact_kinds.py fails
+(engine/screen/screen.py) lets a text through for the enabled rules' kinds only. tests/engine/test_fact_kinds.py fails
 on a module without exactly one KIND, on a fact of an unregistered type, and on a fact recorded in a text its
 kind's trigger test says cannot hold it.
 
@@ -46,7 +47,7 @@ class FactKind(Generic[T]):
     # Words without one of which (in the text) no fact of this kind can be recorded.
     triggers: tuple[str, ...]
     # The compiled names (identifiers, string constants) of which one must be in a module for it to hold such a
-    # fact; None: engine/gate.py decides this kind with tests of its own (gate.GATED_KINDS).
+    # fact; None: engine/screen/gate.py decides this kind with tests of its own (gate.GATED_KINDS).
     parse_names: frozenset[str] | None = frozenset()
     # A faster or finer text test than "a trigger is in the text" (must never say no where a trigger test
     # would find a fact: tests/engine/test_fact_kinds.py).

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.facts import FactKind
-from hf_cache_lint.engine.findings import Span
 
 
 @dataclass(frozen=True)

@@ -7,12 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.facts import FactKind
-from hf_cache_lint.engine.findings import Span
-from hf_cache_lint.engine.prefilter import NEEDED, might_matter
+from hf_cache_lint.engine.text.prefilter import NEEDED, might_matter
 
 if TYPE_CHECKING:
-    from hf_cache_lint.engine.analysis import CiLocation
+    from hf_cache_lint.engine.output.analysis import CiLocation
 
 
 @dataclass(frozen=True)

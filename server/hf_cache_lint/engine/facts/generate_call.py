@@ -7,12 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.facts import FactKind
-from hf_cache_lint.engine.findings import Span
-from hf_cache_lint.engine.prefilter import NEEDED, might_matter
+from hf_cache_lint.engine.text.prefilter import NEEDED, might_matter
 
 if TYPE_CHECKING:
-    from hf_cache_lint.engine.analysis import Branch, CacheKind, CallKind, CiSource, Site
+    from hf_cache_lint.engine.output.analysis import Branch, CacheKind, CallKind, CiSource, Site
 
 
 @dataclass(frozen=True)
@@ -122,6 +122,6 @@ class GenerateCall:
     spread_keywords: tuple[SpreadKeyword, ...] = ()
 
 
-# The gate decides it (a call's callee, its cache keywords, the keywords a rule reads: engine/gate.py).
+# The gate decides it (a call's callee, its cache keywords, the keywords a rule reads: engine/screen/gate.py).
 KIND: FactKind[GenerateCall] = FactKind("generate_call", GenerateCall, NEEDED, parse_names=None,
                                         might_occur=might_matter)

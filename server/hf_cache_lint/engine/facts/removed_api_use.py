@@ -1,19 +1,19 @@
 """The fact kind `removed_api_use`: a use of a cache API the target transformers no longer has (an import of a
 removed class, an attribute, a removed method called on a cache, a removed read of a value the code says is a
-cache), found by engine/removed_api.py. It needs no generate call: an import, or a manual decode loop, is enough."""
+cache), found by engine/interpreter/removed_api.py. It needs no generate call: an import, or a manual decode loop, is enough."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from hf_cache_lint.engine.base.findings import Span
+from hf_cache_lint.engine.environment.versions import REMOVED_NAMES
 from hf_cache_lint.engine.facts import FactKind
-from hf_cache_lint.engine.findings import Span
-from hf_cache_lint.engine.prefilter import might_use_removed_api
-from hf_cache_lint.engine.versions import REMOVED_NAMES
+from hf_cache_lint.engine.text.prefilter import might_use_removed_api
 
 if TYPE_CHECKING:
-    from hf_cache_lint.engine.cache_values import CacheValue
+    from hf_cache_lint.engine.syntax.cache_values import CacheValue
 
 UseKind = Literal["import", "attribute", "method", "read", "constructor"]
 
@@ -48,7 +48,7 @@ class RemovedApiUse:
     parameters: tuple[str, ...] = ()
 
 
-# The gate decides it on the compiled names (engine/gate.py `_no_removed_api`).
+# The gate decides it on the compiled names (engine/screen/gate.py `_no_removed_api`).
 KIND: FactKind[RemovedApiUse] = FactKind(
     "removed_api_use", RemovedApiUse, ("_legacy_cache(", "Cache(", "past_key_values", ".cache", *REMOVED_NAMES),
     parse_names=None, might_occur=might_use_removed_api)

@@ -21,12 +21,26 @@ Thread's target call, a function's body) are wired below once all parts exist:
 - functions.UserFunctions: the module's own functions and classes (defined, inlined, run when uncalled);
 - generate_calls.GenerateFacts: what meets at a generate call, recorded as a `GenerateCall`.
 
-The value model and its join rules are engine/values.py and engine/state.py.
+The stage's other modules (stage interpreter: imports base/, environment/, text/, syntax/, facts/, output/):
+
+- arguments.py: reading a call's evaluated arguments (by keyword, by position, as a constant, a Setting);
+- control_flow.py: `if`/`elif`, loops and `try`, the path forked and joined under each condition;
+- function_keys.py: a function's identity across checks of an editor buffer (for the replay);
+- replay.py: the recorded runs of uncalled functions, replayed at the next keystroke instead of run again;
+- interp.py: the entry points: parse a text and analyse it into an `Analysis` (the facts the rules read);
+- values.py: the value model (abstract values, heap objects);
+- state.py: a path's state (names, heap, conditions) and the join of two paths;
+- modules.py: what a workspace module's top level leaves behind (its exports, cached per file version);
+- version_guard.py: conditions comparing the installed transformers version, decided for the target;
+- removed_api.py: uses of cache APIs the target no longer has, read from the tree (no generate call needed);
+- constructor_calls.py: constructor calls of imported transformers cache classes the target rejects (for removed_api);
+- hooks.py: generation hooks the code hands transformers (overrides, patched forwards, `Cache.update`), and the
+  positions it sends, read from the tree.
 """
 
 from __future__ import annotations
 
-from hf_cache_lint.engine.context import Context
+from hf_cache_lint.engine.environment.context import Context
 from hf_cache_lint.engine.interpreter import function_keys, replay
 from hf_cache_lint.engine.interpreter.calls import CallDispatch
 from hf_cache_lint.engine.interpreter.expressions import Expressions
@@ -38,8 +52,8 @@ from hf_cache_lint.engine.interpreter.loading import Loading
 from hf_cache_lint.engine.interpreter.methods import TrackedMethods
 from hf_cache_lint.engine.interpreter.session import MAX_HEAP, MAX_STEPS, MAX_WORK, Session
 from hf_cache_lint.engine.interpreter.statements import Statements
-from hf_cache_lint.engine.nodes import Node
-from hf_cache_lint.engine.version_guard import VersionGuards
+from hf_cache_lint.engine.interpreter.version_guard import VersionGuards
+from hf_cache_lint.engine.syntax.nodes import Node
 
 
 class Interpreter:
@@ -79,7 +93,8 @@ class Interpreter:
         s = self.session
         s.guards = VersionGuards(tree, s.target, s.text)
         replays = replay.Replays(s, function_keys.source_of(tree, s.text, s.path), replay.document(s.path),
-                                 replay.fingerprint(s.context, s.guards), use_replays, MAX_STEPS, MAX_HEAP, MAX_WORK)
+                                 replay.fingerprint(s.context, s.guards), use_replays, MAX_STEPS, MAX_HEAP, MAX_WORK,
+                                 self.imports, self.functions.method_node)
         self.functions.replays = replays
         self.statements.exec_block(tree.children)
         s.module_done = True
@@ -90,7 +105,7 @@ class Interpreter:
         return True
 
     def run_top_level(self, tree: Node) -> None:
-        """The module's statements only, for its exported values (engine/modules.py): nothing is recorded."""
+        """The module's statements only, for its exported values (engine/interpreter/modules.py): nothing is recorded."""
         self.session.recording = False
         self.statements.exec_block(tree.children)
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from hf_cache_lint.engine.analysis import CiSource
 from hf_cache_lint.engine.interpreter.session import EvArg, site_at
-from hf_cache_lint.engine.keywords import find_keyword
-from hf_cache_lint.engine.values import Const, Setting, Unknown
+from hf_cache_lint.engine.interpreter.values import Const, Setting, Unknown
+from hf_cache_lint.engine.output.analysis import CiSource
+from hf_cache_lint.engine.output.keywords import find_keyword
 
 
 def kw(args: list[EvArg], name: str) -> EvArg | None:

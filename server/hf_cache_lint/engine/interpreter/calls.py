@@ -7,8 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from hf_cache_lint.engine.analysis import Branch, CacheArg, CacheImpl, GenerateCall
-from hf_cache_lint.engine.findings import Span
+from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.functions import UserFunctions
 from hf_cache_lint.engine.interpreter.generate_calls import GenerateFacts
@@ -16,9 +15,8 @@ from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
 from hf_cache_lint.engine.interpreter.known import KnownCallables
 from hf_cache_lint.engine.interpreter.methods import TrackedMethods
 from hf_cache_lint.engine.interpreter.session import EvArg, Session, site_of
-from hf_cache_lint.engine.nodes import Node, span_between
-from hf_cache_lint.engine.state import State, join
-from hf_cache_lint.engine.values import (
+from hf_cache_lint.engine.interpreter.state import State, join
+from hf_cache_lint.engine.interpreter.values import (
     UNKNOWN,
     ClassDef,
     Cond,
@@ -36,6 +34,8 @@ from hf_cache_lint.engine.values import (
     Value,
     maybe,
 )
+from hf_cache_lint.engine.output.analysis import Branch, CacheArg, CacheImpl, GenerateCall
+from hf_cache_lint.engine.syntax.nodes import Node, span_between
 
 
 class CallDispatch:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hf_cache_lint.engine.analysis import GuardedBlock
-from hf_cache_lint.engine.constants import literal_truth
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.session import MAX_LOOP_REPEAT_DEPTH, Session
-from hf_cache_lint.engine.nodes import Node, code, span_between
-from hf_cache_lint.engine.state import State, join
-from hf_cache_lint.engine.values import UNKNOWN, Cond, Unknown
+from hf_cache_lint.engine.interpreter.state import State, join
+from hf_cache_lint.engine.interpreter.values import UNKNOWN, Cond, Unknown
+from hf_cache_lint.engine.output.analysis import GuardedBlock
+from hf_cache_lint.engine.syntax.constants import literal_truth
+from hf_cache_lint.engine.syntax.nodes import Node, code, span_between
 
 if TYPE_CHECKING:
     from hf_cache_lint.engine.interpreter.statements import Statements

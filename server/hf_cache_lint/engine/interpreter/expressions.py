@@ -3,15 +3,15 @@ a call's arguments are evaluated here and the call itself handed to the call dis
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from hf_cache_lint.engine.analysis import CiLocation, CiValue
-from hf_cache_lint.engine.constants import literal_truth, number_value
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
 from hf_cache_lint.engine.interpreter.session import EvArg, Session
-from hf_cache_lint.engine.nodes import Arg, Node, call_args, code, span, string_value
-from hf_cache_lint.engine.values import (
+from hf_cache_lint.engine.interpreter.values import (
+    ALWAYS_TRACKED,
+    MAX_DICT_KEYS,
     NONE,
     UNKNOWN,
     CacheVal,
@@ -34,11 +34,38 @@ from hf_cache_lint.engine.values import (
     maybe,
     tuple_val,
 )
+from hf_cache_lint.engine.output.analysis import CiLocation, CiValue
+from hf_cache_lint.engine.syntax.constants import literal_truth, number_value
+from hf_cache_lint.engine.syntax.nodes import Arg, Node, call_args, code, span, string_value
 
 if TYPE_CHECKING:
     from hf_cache_lint.engine.interpreter.calls import CallDispatch
 
 _KEYWORD_CONSTS = {"None": None, "True": True, "False": False}
+# Leaves whose `eval` only builds a constant (no lookup, no call, nothing recorded).
+_LITERALS = frozenset({"number", "string", "keyword"})
+
+
+class _KeptKeys:
+    """The keys `DictState.build` keeps of entries given in order, told one entry at a time (`add`): the same
+    rule (a key seen before is kept, moved last; a new one only below MAX_DICT_KEYS or when always tracked)."""
+
+    def __init__(self, keys: Iterable[str] = ()) -> None:
+        self.keys: set[str] = set()
+        self.update(keys)
+
+    def add(self, key: str) -> bool:
+        """Whether `build` keeps the next entry, of this key."""
+        if key in self.keys:
+            return True
+        if len(self.keys) >= MAX_DICT_KEYS and key not in ALWAYS_TRACKED:
+            return False
+        self.keys.add(key)
+        return True
+
+    def update(self, keys: Iterable[str]) -> None:
+        for key in keys:
+            self.add(key)
 CACHE_ATTRS = ("past_key_values", "cache", "cache_params")
 # Attributes whose use on an imported workspace name is worth analysing that module for.
 FORCING_ATTRS = frozenset({"generate", "generation_config", "save_pretrained", "forward", "model", "update", "pop",
@@ -133,6 +160,7 @@ class Expressions:
         # every time (a 40,000-entry literal took 21 s).
         items: list[Entry] = []
         opaque = False
+        kept = _KeptKeys()  # which entries `DictState.build(items)` keeps: one it drops needs no site
         if body is not None and body.type == "dictorsetmaker":
             kids = body.children
             if any(c.type in ("comp_for", "sync_comp_for") for c in kids):
@@ -146,8 +174,10 @@ class Expressions:
                     if isinstance(spread, Maybe):  # rebound on some paths: merge_into sets keys by condition
                         merged = self.merge_into(DictState.build(items, opaque), spread)
                         items, opaque = list(merged.entries), merged.opaque
+                        kept = _KeptKeys(e[0] for e in items)
                     elif isinstance(src, DictState):
                         items.extend(src.entries)
+                        kept.update(e[0] for e in src.entries)
                         opaque = opaque or src.opaque
                     else:
                         opaque = True
@@ -158,9 +188,17 @@ class Expressions:
                     vnode = kids[i + 2]
                     if key is None:
                         opaque = True
-                    else:
+                    elif kept.add(key):
                         items.append((key, self.eval(vnode), self.s.site(c, f"`{code(c)}: {_head(vnode, 40)}`"), None))
                         self.note_ci(key, vnode, "dict")
+                    else:
+                        # Past the keys a dict tracks (a large literal table): the entry is dropped, so neither its
+                        # site nor, for a literal, its value is built; anything else still runs (a call records).
+                        if vnode.type in _LITERALS:
+                            self.s.steps += 1  # what eval counts for it
+                        else:
+                            self.eval(vnode)
+                        opaque = True
                     i += 4
                     continue
                 i += 1

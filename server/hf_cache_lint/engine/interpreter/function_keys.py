@@ -9,9 +9,9 @@ from pathlib import Path
 import parso
 import parso.cache
 
-from hf_cache_lint.engine.nodes import Node, end_pos
+from hf_cache_lint.engine.syntax.nodes import Node, end_pos
 
-# parso's grammar: its `_hashed` keys parso's parser_cache, as that of engine/interp.py's copy (engine/fast_parser.py)
+# parso's grammar: its `_hashed` keys parso's parser_cache, as that of engine/interpreter/interp.py's copy (engine/syntax/fast_parser.py)
 # does, so the buffer's kept tree is found under it.
 _GRAMMAR = parso.load_grammar()  # type: ignore[attr-defined]
 
@@ -43,7 +43,7 @@ class Source:
 def source_of(tree: Node, text: str, path: str) -> Source | None:
     """A Source when `tree` is parso's incremental tree of `text` for this path (an editor buffer: the only
     tree that is the same object check after check). A whole file's tree is new at every check, and may be a
-    skeleton of the text (engine/interp.py): none, and nothing is replayed or recorded for it."""
+    skeleton of the text (engine/interpreter/interp.py): none, and nothing is replayed or recorded for it."""
     if not path or path.startswith("<"):
         return None
     item = parso.cache.parser_cache.get(_GRAMMAR._hashed, {}).get(Path(path))

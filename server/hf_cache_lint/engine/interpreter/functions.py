@@ -7,15 +7,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from hf_cache_lint.engine.analysis import Site
-from hf_cache_lint.engine.findings import Span
+from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
 from hf_cache_lint.engine.interpreter.replay import absent
 from hf_cache_lint.engine.interpreter.session import MAX_INLINE_DEPTH, EvArg, Session
-from hf_cache_lint.engine.nodes import Node, code
-from hf_cache_lint.engine.state import Heap, State, join, reachable
-from hf_cache_lint.engine.values import (
+from hf_cache_lint.engine.interpreter.state import Heap, State, join, reachable
+from hf_cache_lint.engine.interpreter.values import (
     UNKNOWN,
     ClassDef,
     ConfigState,
@@ -30,6 +28,8 @@ from hf_cache_lint.engine.values import (
     maybe,
     tuple_val,
 )
+from hf_cache_lint.engine.output.analysis import Site
+from hf_cache_lint.engine.syntax.nodes import Node, code
 
 if TYPE_CHECKING:
     from hf_cache_lint.engine.interpreter.replay import Replays
@@ -142,19 +142,25 @@ class UserFunctions:
                                                      *self.imports.resolved.values()]))
                 live = len(end.heap)
             self.s.state = end
-            # A plain function's run as the last check of this buffer recorded it, when all it read is the
-            # same (a method's run shares its class's instance with the others: always run).
-            key = replays.key(node) if replays is not None and cls is None else None
+            params = self.params(node)
+            owner = cls if isinstance(cls, str) and params and not _is_static(node) else None
+            if owner is not None and owner not in instances:
+                # The class's shared instance is set up at its first uncalled method whether that method then
+                # runs or is replayed: the instance, its id and what `__init__` did are the same at every check;
+                # a method's run reads the instance (a heap object that existed before it) like any other, and
+                # what it writes there is the run's effect (replay.py).
+                instances[owner] = self.setup_instance(owner)
+            # A function's (or method's) run as the last check of this buffer recorded it, when all it read is
+            # the same.
+            bound = (owner, instances[owner].id) if owner is not None else None
+            key = replays.key(node, bound) if replays is not None else None
             if key is not None and replays is not None:
                 if replays.replay(key):
                     continue
                 replays.start(key)
-            params = self.params(node)
             names: dict[str, Value] = {p.name.value: self.annotated(p) for p in params}
-            if isinstance(cls, str) and params and not _is_static(node):
-                if cls not in instances:
-                    instances[cls] = self.setup_instance(cls)
-                names[params[0].name.value] = instances[cls]
+            if owner is not None:
+                names[params[0].name.value] = instances[owner]
             self.run_function(node, names, None)
             if key is not None and replays is not None:
                 replays.finish()
@@ -195,19 +201,27 @@ class UserFunctions:
 
     def method_of(self, class_name: str, name: str) -> Function | None:
         cls = self.s.module_state.names.get(class_name) or self.s.state.names.get(class_name)
-        if self.s.reads is not None:
-            self.s.reads.name(class_name, self.s.module_state.names.get(class_name, absent()))
-            if isinstance(cls, ClassDef):
-                self.s.reads.bodies.append(cls.node)
+        reads = self.s.reads
+        if reads is not None:
+            reads.name(class_name, self.s.module_state.names.get(class_name, absent()))
         if not isinstance(cls, ClassDef):
             return None
-        methods = self._methods.get(cls.node)
-        if methods is None:  # parso scans the class body again at every iter_funcdefs()
-            methods = self._methods[cls.node] = {}
-            for child in cls.node.iter_funcdefs():
-                methods.setdefault(child.name.value, child)
-        child = methods.get(name)
+        child = self.method_node(cls.node, name)
+        if reads is not None:
+            # What the run read of the class: which of its methods this name finds (a replay compares that
+            # method's position and code, replay.py), not the whole class body, which any edit of any
+            # method changes.
+            reads.methods.append((cls.node, name, child))
         return Function(child, f"{class_name}.{name}") if child is not None else None
+
+    def method_node(self, class_node: Node, name: str) -> Node | None:
+        """The class's method of that name (the first one defined), None when it has none."""
+        methods = self._methods.get(class_node)
+        if methods is None:  # parso scans the class body again at every iter_funcdefs()
+            methods = self._methods[class_node] = {}
+            for child in class_node.iter_funcdefs():
+                methods.setdefault(child.name.value, child)
+        return methods.get(name)
 
     def bind(self, fn: Function, args: list[EvArg], self_ref: Ref | None,
              extra_kwargs: DictState | None = None) -> dict[str, Value]:
@@ -266,7 +280,12 @@ class UserFunctions:
         names = self.bind(fn, args, self_ref, extra_kwargs)
         for captured, value in fn.closure:  # a parameter or a local of its own shadows a captured name
             names.setdefault(captured, value)
-        return self.run_function(node, names, Site(whole, "called here") if isinstance(whole, Span) else None)
+        via = Site(whole, "called here") if isinstance(whole, Span) else None
+        if self.replays is not None and self.s.reads is not None:
+            # Inside a recorded run: the call's value and effects as recorded at the last check, when it is
+            # given and reads the same (replay.py `Replays.call`).
+            return self.replays.call(node, names, via, lambda: self.run_function(node, names, via))
+        return self.run_function(node, names, via)
 
     def run_function(self, node: Any, names: dict[str, Value], via: Site | None) -> Value:
         """Run a function body on a fresh path over the caller's heap (`names` bound as its locals): its

@@ -6,25 +6,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from hf_cache_lint.engine.analysis import (
-    Branch,
-    CacheArg,
-    CacheImpl,
-    CacheKind,
-    CiSource,
-    GenerateCall,
-    Keyword,
-    ModelInfo,
-    Site,
-    SpreadKeyword,
-)
-from hf_cache_lint.engine.findings import Span
+from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
 from hf_cache_lint.engine.interpreter.session import EvArg, Session
-from hf_cache_lint.engine.keywords import CACHE_KEYWORDS, find_keyword
-from hf_cache_lint.engine.nodes import Node, code, span, span_between
-from hf_cache_lint.engine.values import (
+from hf_cache_lint.engine.interpreter.values import (
     CacheVal,
     Cond,
     ConfigState,
@@ -39,6 +25,20 @@ from hf_cache_lint.engine.values import (
     Unknown,
     Value,
 )
+from hf_cache_lint.engine.output.analysis import (
+    Branch,
+    CacheArg,
+    CacheImpl,
+    CacheKind,
+    CiSource,
+    GenerateCall,
+    Keyword,
+    ModelInfo,
+    Site,
+    SpreadKeyword,
+)
+from hf_cache_lint.engine.output.keywords import CACHE_KEYWORDS, find_keyword
+from hf_cache_lint.engine.syntax.nodes import Node, code, span, span_between
 
 # Which keywords of a pipeline call reach `generate`, by task (each pipeline class's `_sanitize_parameters`,
 # T/pipelines/*.py). Tasks whose call keywords go to generate as they are (`**generate_kwargs`):
@@ -47,19 +47,14 @@ DIRECT_TASKS_4X = frozenset({"text2text-generation", "summarization", "translati
 # Tasks that hand only a `generate_kwargs={...}` dict to generate; their other keywords go to the processor.
 FORWARDING_TASKS = frozenset({"automatic-speech-recognition", "image-text-to-text", "any-to-any", "text-to-audio",
                               "text-to-speech"})
-# Pipeline classes built directly, by the task they run.
-PIPELINE_CLASSES = {"TextGenerationPipeline": "text-generation",
-                    "AutomaticSpeechRecognitionPipeline": "automatic-speech-recognition",
-                    "Text2TextGenerationPipeline": "text2text-generation", "SummarizationPipeline": "summarization",
-                    "TranslationPipeline": "translation", "ImageTextToTextPipeline": "image-text-to-text",
-                    "AnyToAnyPipeline": "any-to-any", "TextToAudioPipeline": "text-to-audio"}
+
 
 
 class GenerateFacts:
     """Records the calls that reach generate (`model.generate(...)`, a pipeline's call, a partial or Thread
     over generate) as `GenerateCall`s on the session. Inputs: the session (heap, path conditions, the
     recording), the expressions (to merge `**` dicts) and the workspace imports (to force values). What a
-    new fact about a generate call needs is computed here and added to `GenerateCall` (engine/analysis.py).
+    new fact about a generate call needs is computed here and added to `GenerateCall` (engine/output/analysis.py).
     """
 
     def __init__(self, session: Session, ex: Expressions, imports: WorkspaceImports) -> None:

@@ -1,5 +1,5 @@
 """Workspace imports: `from mymodule import model` is a `Lazy` value until it matters; then the module is
-analysed (engine/modules.py) and the exported value copied into this analysis's heap (fresh ids, sites
+analysed (engine/interpreter/modules.py) and the exported value copied into this analysis's heap (fresh ids, sites
 marked with that module's path, its functions and classes left opaque)."""
 
 from __future__ import annotations
@@ -7,11 +7,11 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from hf_cache_lint.engine import modules
-from hf_cache_lint.engine.analysis import Site
+from hf_cache_lint.engine.environment import deps, workspace
+from hf_cache_lint.engine.interpreter import modules
+from hf_cache_lint.engine.interpreter.modules import Exports
 from hf_cache_lint.engine.interpreter.session import Session
-from hf_cache_lint.engine.modules import Exports
-from hf_cache_lint.engine.values import (
+from hf_cache_lint.engine.interpreter.values import (
     CacheVal,
     ClassDef,
     ConfigState,
@@ -31,6 +31,7 @@ from hf_cache_lint.engine.values import (
     Value,
     map_children,
 )
+from hf_cache_lint.engine.output.analysis import Site
 
 # How many workspace modules one check may analyse (cached ones are free): bounds a cold keystroke.
 MAX_MODULES_PER_CHECK = 8
@@ -49,19 +50,36 @@ class WorkspaceImports:
         """The value behind a lazy workspace import (a Symbol when the module says nothing useful)."""
         if not isinstance(value, Lazy):
             return value
-        if self.s.reads is not None:
-            self.s.reads.impure = True  # another module, read from disk
         key = (value.module, value.level, value.name)
-        if key not in self.resolved:
-            self.resolved[key] = self._resolve(value)
-        return self.resolved[key]
+        got = self.resolved.get(key)
+        if got is not None:
+            # Resolved earlier in this check: a read of this check's state, like a module name's (a replay
+            # requires the same value resolved there, engine/interpreter/replay.py).
+            reads = self.s.reads
+            if reads is not None and key not in reads.resolutions:  # not the run's own resolution
+                reads.forced.setdefault(key, got)
+            return got
+        reads = self.s.reads
+        if reads is None:
+            got = self.resolved[key] = self._resolve(value)
+            return got
+        # Resolved here first: another module read from disk (every file consulted is stamped, so a replay
+        # can tell it is unchanged) and a value later functions share (the run's effect: replay.py).
+        with deps.recording() as consulted:
+            got = self.resolved[key] = self._resolve(value)
+        reads.resolutions[key] = got
+        if deps.VOLATILE in consulted:
+            reads.impure = True  # depends on more than files
+        for p in consulted:
+            reads.stamps.setdefault(p, deps.stamp(p))
+        return got
 
     def _resolve(self, lazy: Lazy) -> Value:
         importer = Path(self.s.path) if self.s.path and not self.s.path.startswith("<") else None
         roots = tuple(p for p in (self.s.context.workspace, importer.parent if importer else None) if p is not None)
         roots += self.s.context.extra_paths
-        found = modules.resolve(lazy.module, lazy.level, importer, roots)
-        if found is None or self.modules_analysed >= MAX_MODULES_PER_CHECK or not modules.assigns(found, lazy.name):
+        found = workspace.resolve(lazy.module, lazy.level, importer, roots)
+        if found is None or self.modules_analysed >= MAX_MODULES_PER_CHECK or not workspace.assigns(found, lazy.name):
             return Symbol(lazy.qualname)
         self.modules_analysed += 1
         exp = modules.exports(found, self.s.context)

@@ -20,14 +20,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hf_cache_lint.engine.environment.families import PIPELINE_CLASSES
 from hf_cache_lint.engine.interpreter.arguments import const_str, kw, positional, setting_from
 from hf_cache_lint.engine.interpreter.expressions import Expressions
-from hf_cache_lint.engine.interpreter.generate_calls import PIPELINE_CLASSES
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
 from hf_cache_lint.engine.interpreter.loading import Loading
 from hf_cache_lint.engine.interpreter.session import EvArg, Session, site_of
-from hf_cache_lint.engine.nodes import Node
-from hf_cache_lint.engine.values import (
+from hf_cache_lint.engine.interpreter.values import (
     NONE,
     UNKNOWN,
     CacheVal,
@@ -43,6 +42,7 @@ from hf_cache_lint.engine.values import (
     Unknown,
     Value,
 )
+from hf_cache_lint.engine.syntax.nodes import Node
 
 if TYPE_CHECKING:
     from hf_cache_lint.engine.interpreter.calls import CallDispatch

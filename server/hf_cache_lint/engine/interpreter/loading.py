@@ -6,15 +6,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from hf_cache_lint.engine import checkpoints
-from hf_cache_lint.engine.analysis import CiSource, CiValue, Site
-from hf_cache_lint.engine.families import mamba_class_from_id
-from hf_cache_lint.engine.findings import Span
+from hf_cache_lint.engine.base.findings import Span
+from hf_cache_lint.engine.environment import checkpoints
+from hf_cache_lint.engine.environment.families import mamba_class_from_id
 from hf_cache_lint.engine.interpreter.arguments import const_str, kw, positional, setting_from
 from hf_cache_lint.engine.interpreter.generate_calls import GenerateFacts
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
 from hf_cache_lint.engine.interpreter.session import EvArg, Session, site_at, site_of
-from hf_cache_lint.engine.values import (
+from hf_cache_lint.engine.interpreter.values import (
     ConfigState,
     Const,
     DictState,
@@ -25,6 +24,7 @@ from hf_cache_lint.engine.values import (
     Unknown,
     Value,
 )
+from hf_cache_lint.engine.output.analysis import CiSource, CiValue, Site
 
 
 class Loading:

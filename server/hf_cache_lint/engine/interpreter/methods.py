@@ -18,8 +18,7 @@ from hf_cache_lint.engine.interpreter.functions import UserFunctions
 from hf_cache_lint.engine.interpreter.generate_calls import GenerateFacts
 from hf_cache_lint.engine.interpreter.loading import Loading
 from hf_cache_lint.engine.interpreter.session import EvArg, Session, site_of
-from hf_cache_lint.engine.nodes import Node, code
-from hf_cache_lint.engine.values import (
+from hf_cache_lint.engine.interpreter.values import (
     NONE,
     UNKNOWN,
     CacheVal,
@@ -37,6 +36,7 @@ from hf_cache_lint.engine.values import (
     Unknown,
     Value,
 )
+from hf_cache_lint.engine.syntax.nodes import Node, code
 
 # Model methods that return the model itself.
 _PASS_THROUGH = {"to", "cuda", "cpu", "eval", "train", "half", "float", "bfloat16", "requires_grad_", "compile",

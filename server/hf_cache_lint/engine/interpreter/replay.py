@@ -3,18 +3,27 @@ one-character edit changes one function; each other function nobody calls in the
 against the same module state (run_uncalled: the module's final state, parameters unknown), so what that run
 recorded is recorded again without running it.
 
-A run is recorded (`Reads`, filled by the session's hooks while it runs) with everything it read from outside
-its own locals: the module's names it looked up, the heap objects that existed before it (by id), the bodies of
-the functions and classes it ran or looked into (node, position, code), and the module-wide facts (`Facts`);
-and with everything it did: the facts it recorded (of whatever kind), the facts after it, the functions it
-inlined (`called`), and its budget figures. A replay requires all of it to be equal now (values compared as
-values, plus the identity of the function and class nodes they hold: `Function` compares by name only).
+A run is keyed by its function's position and code and by what it is given besides what it reads (a method's
+`self`: its class and the heap id of the class's shared instance, which run_uncalled sets up at the class's first
+uncalled method whether that method runs or is replayed). It is recorded (`Reads`, filled by the session's hooks
+while it runs) with everything it read from outside its own locals: the module's names it looked up, the heap
+objects that existed before it (by id, as they were when first read or written), the workspace imports an
+earlier run of this check had resolved (by value), the functions it ran (node, position, code) and the methods
+it looked up by name in a class (the node found: not the whole class body, which an edit of any method changes),
+and the module-wide facts (`Facts`); and with everything it did: the facts it recorded (of whatever kind, without
+naming kinds), the facts after it, the functions it inlined (`called`), its budget figures, and its effects: the
+heap objects that existed before it and that it changed (Session.put), the workspace imports it resolved first
+(imports.py: another module read from disk, every file consulted stamped with deps.stamp) and the objects of its
+own those reach. A replay requires all it read to be equal now (values compared as values, plus the identity of
+the function and class nodes they hold: `Function` compares by name only) and, for a run with effects, the same
+next heap id (its objects then get the ids a run would give them), the same count of modules analysed and every
+consulted file as it was; it then puts the effects back (the objects, the resolved imports, the count).
 
-A run is not recorded when it did anything else that a later function or the analysis could see: it wrote a
-heap object that existed before it, changed the module's names, read the disk (a checkpoint, a workspace
-module, `__file__`, a folder named in the code), hit a statement too deeply nested, or spent the budget.
-What stays of a run on the heap is then only what it built itself, which nothing outside it reaches; a replay
-leaves those objects out (their ids are still used up, so later ids are the same).
+A run is not recorded when it did anything else that a later function or the analysis could see: it changed the
+module's names, read the disk otherwise (a checkpoint, `__file__`, a folder named in the code), hit a statement
+too deeply nested, or spent the budget. What else stays of a run on the heap is only what it built itself, which
+nothing outside it reaches; a replay leaves those objects out (their ids are still used up, so later ids are the
+same).
 
 The budget: steps and ids are counted exactly (a replay adds the recorded figures). The meter is not: it
 counts state sizes, and the objects a replay leaves out make the heap smaller. Every charge of the meter
@@ -30,16 +39,18 @@ the one a run without replays would give; past it, the module is analysed again 
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from hf_cache_lint.engine import process_state
-from hf_cache_lint.engine.analysis import CiValue, GuardedBlock
-from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.findings import Span
+from hf_cache_lint.engine.base import process_state
+from hf_cache_lint.engine.base.findings import Span
+from hf_cache_lint.engine.environment import deps
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.environment.deps import Stamp
 from hf_cache_lint.engine.interpreter.function_keys import Key, Source
-from hf_cache_lint.engine.nodes import Node
-from hf_cache_lint.engine.values import (
+from hf_cache_lint.engine.interpreter.state import Heap, reachable
+from hf_cache_lint.engine.interpreter.values import (
     CacheVal,
     ClassDef,
     Cond,
@@ -56,12 +67,16 @@ from hf_cache_lint.engine.values import (
     Value,
     children,
 )
+from hf_cache_lint.engine.output.analysis import CiValue, GuardedBlock
+from hf_cache_lint.engine.syntax.nodes import Node
 
 if TYPE_CHECKING:
+    from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
     from hf_cache_lint.engine.interpreter.session import Session
 
 MAX_DOCUMENTS = 16  # documents whose last runs are kept (the buffers open in an editor)
 _ABSENT = object()  # a name the module does not bind (a builtin, or unbound)
+RunKey = tuple[Key, object]  # a function's key (function_keys.py) and what its run is given (Replays.key)
 
 
 @dataclass(frozen=True)
@@ -84,8 +99,17 @@ class Reads:
     first_id: int  # heap ids below this existed before the run
     names: dict[str, object] = field(default_factory=dict)  # module name -> its value (or _ABSENT) when first read
     heap: dict[int, HeapObj | None] = field(default_factory=dict)  # pre-existing id -> its object when first read
-    bodies: list[Node] = field(default_factory=list)  # function and class nodes run or looked into
+    bodies: list[Node] = field(default_factory=list)  # function nodes run
+    # Methods looked up by name in a class (UserFunctions.method_of): the class node, the name, the method found.
+    methods: list[tuple[Node, str, Node | None]] = field(default_factory=list)
     called: list[Node] = field(default_factory=list)  # function nodes it inlined (Session.called)
+    # Workspace imports it used that an earlier run of this check had resolved (imports.py), and their values.
+    forced: dict[tuple[str, int, str], Value] = field(default_factory=dict)
+    # What it changed that later functions may see: heap objects that existed before it (Session.put), the
+    # workspace imports it resolved first, and the files those consulted (deps.stamp).
+    written: set[int] = field(default_factory=set)
+    resolutions: dict[tuple[str, int, str], Value] = field(default_factory=dict)
+    stamps: dict[str, Stamp] = field(default_factory=dict)
     impure: bool = False  # did something a replay cannot repeat (the module docstring)
 
     def name(self, name: str, value: object) -> None:
@@ -101,8 +125,10 @@ class Replay:
     """One recorded run of an uncalled function (the module docstring): what it read, then what it did."""
 
     names: tuple[tuple[str, object], ...]
+    forced: tuple[tuple[tuple[str, int, str], Value], ...]
     heap: tuple[tuple[int, HeapObj | None], ...]
     bodies: tuple[tuple[Node, Key], ...]
+    methods: tuple[tuple[Node, str, Node | None], ...]  # a class, a method name, the method node it found
     path: tuple[Cond, ...]  # the module state's path conditions (a function's path starts from them)
     before: Facts
     ids_at: int  # the next heap id when it started
@@ -115,6 +141,27 @@ class Replay:
     after: Facts
     called: tuple[Node, ...]
     changes_facts: bool  # after != before (a replay of a run that did not change them leaves them as they are)
+    # Its effects (Reads.written, .resolutions): the module heap's objects it left changed and the objects of its
+    # own they reach, by id; the imports it resolved; the files consulted, and the count of modules analysed
+    # before it and by it (imports.py's per-check bound). A run with effects is replayed only where it started
+    # at the same heap id (so its objects keep the ids a run would give them).
+    effects: tuple[tuple[int, HeapObj], ...] = ()
+    resolutions: tuple[tuple[tuple[str, int, str], Value], ...] = ()
+    stamps: tuple[tuple[str, Stamp], ...] = ()
+    analysed_at: int = 0
+    analysed: int = 0
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """One inlined call inside a recorded run (UserFunctions.inline): what it was given besides what it read
+    (its parameters and captured names as bound, the caller's path, the call site its facts name, the functions
+    being inlined around it, the loop depth), the run itself (what it read and did), and the value it gave."""
+
+    given: tuple[tuple[str, Value], ...]
+    where: tuple[object, ...]
+    run: Replay
+    result: Value
 
 
 @dataclass(frozen=True)
@@ -137,10 +184,12 @@ class Document:
     """One path's last check: its session fingerprint and the runs it recorded, by function (position, code)."""
 
     fingerprint: tuple[object, ...]
-    runs: dict[Key, Replay]
+    runs: dict[RunKey, Replay]
     # Whether that check's meter, with the slack of replaying all of it, stayed under MAX_WORK // 4: only then
     # are replays tried (a module analysed near its budget would be analysed twice: see the docstring).
     small: bool
+    # The inlined calls recorded inside those runs, by the called function's key (Replays.call).
+    calls: dict[Key, tuple[CallRecord, ...]] = field(default_factory=dict)
 
 
 _DOCUMENTS: OrderedDict[str, Document] = OrderedDict()
@@ -212,14 +261,41 @@ def _facts_are(s: Session, f: Facts) -> bool:
         and f.saved == tuple(s.saved.items()) and f.pending_ci == tuple(s.pending_ci.items())
 
 
+def _merge(outer: Reads, names: Iterable[tuple[str, object]], heap: Iterable[tuple[int, HeapObj | None]],
+           forced: Iterable[tuple[tuple[str, int, str], Value]], bodies: Iterable[Node],
+           methods: Iterable[tuple[Node, str, Node | None]], called: Iterable[Node], written: Iterable[int],
+           resolutions: Iterable[tuple[tuple[str, int, str], Value]], stamps: Iterable[tuple[str, Stamp]]) -> None:
+    """What an inlined call read and did, into the reads of the run around it (first reads stay first; what the
+    call read of the enclosing run's own objects or resolutions is not the enclosing run's read)."""
+    for n, v in names:
+        outer.names.setdefault(n, v)
+    for i, o in heap:
+        if i < outer.first_id:
+            outer.heap.setdefault(i, o)
+    for k, v in forced:
+        if k not in outer.resolutions:
+            outer.forced.setdefault(k, v)
+    outer.bodies.extend(bodies)
+    outer.methods.extend(methods)
+    outer.called.extend(called)
+    outer.written.update(i for i in written if i < outer.first_id)
+    outer.resolutions.update(resolutions)
+    for p, st in stamps:
+        outer.stamps.setdefault(p, st)
+
+
 class Replays:
     """The replays of one check: `replay` a recorded run when everything it read is the same, else `start`
     recording one, `finish` it; `sound` at the end says whether the budget argument holds (the docstring);
     `keep` stores this check's runs for the next one."""
 
     def __init__(self, session: Session, source: Source | None, previous: Document | None,
-                 fingerprint: tuple[object, ...], use: bool, max_steps: int, max_heap: int, max_work: int) -> None:
+                 fingerprint: tuple[object, ...], use: bool, max_steps: int, max_heap: int, max_work: int,
+                 imports: WorkspaceImports | None = None,
+                 method_node: Callable[[Node, str], Node | None] | None = None) -> None:
         self.s = session
+        self.imports = imports
+        self.method_node = method_node  # UserFunctions.method_node: a class's method by name
         self.source = source
         self.fingerprint = fingerprint
         # A path checked once (the CLI) records nothing; nor does one analysed near its budget, nor a tree that
@@ -227,12 +303,15 @@ class Replays:
         self.record = source is not None and previous is not None and previous.small
         usable = use and self.record and previous is not None and previous.fingerprint == fingerprint
         self.previous = previous.runs if previous is not None and usable else {}
-        self.runs: dict[Key, Replay] = {}
+        self.previous_calls = previous.calls if previous is not None and usable else {}
+        self.runs: dict[RunKey, Replay] = {}
+        self.calls: dict[Key, list[CallRecord]] = {}
         self.max_steps, self.max_heap, self.max_work = max_steps, max_heap, max_work
         self.first_charges: int | None = None  # the meter's charges when the first replay was made
         self.ids = 0  # the most ids any replayed recording had allocated when it ended
-        self._key: Key | None = None
+        self._key: RunKey | None = None
         self._start: _Start | None = None
+        self._analysed_at = 0  # imports.modules_analysed when the recorded run started
         # What the replays of this check found of a recorded value, by (module name or heap id, id() of the
         # recorded value): the uncalled functions recorded in one check read the same module objects, so the
         # first replay compares them and the others find the answer. Valid while the module's names and
@@ -240,13 +319,16 @@ class Replays:
         self._same: dict[tuple[object, int], bool] = {}
         self._same_at: tuple[object, ...] = ()
 
-    def key(self, node: Node) -> Key | None:
-        """The function's key when recordings are on for this check (None: nothing is replayed or recorded)."""
+    def key(self, node: Node, bound: object = None) -> RunKey | None:
+        """The run's key when recordings are on for this check (None: nothing is replayed or recorded): the
+        function's position and code, and what its run is given besides what it reads (`bound`: the class and
+        heap id of the instance a method's `self` is, None for a function: a def that moved in or out of a
+        class, or lost `@staticmethod`, runs with other parameters)."""
         if self.source is None or not self.record or self.s.stopped is not None or not self.s.recording:
             return None
-        return self.source.key(node)
+        return self.source.key(node), bound
 
-    def replay(self, key: Key) -> bool:
+    def replay(self, key: RunKey) -> bool:
         """Record again what the run recorded under `key` did, when all it read is the same now."""
         r = self.previous.get(key)
         s = self.s
@@ -271,6 +353,18 @@ class Replays:
             if not got:
                 self._same_at = at
                 return False
+        imports = self.imports
+        resolved: Mapping[tuple[str, int, str], Value] = imports.resolved if imports is not None else {}
+        for k, v in r.forced:
+            if not same(resolved.get(k, _ABSENT), v):
+                self._same_at = at
+                return False
+        effectful = bool(r.effects or r.resolutions)
+        if effectful and (s.next_id != r.ids_at or any(k in resolved for k, _ in r.resolutions)
+                          or (imports.modules_analysed if imports is not None else 0) != r.analysed_at
+                          or any(deps.stamp(p) != st for p, st in r.stamps)):
+            self._same_at = at
+            return False
         for i, o in r.heap:
             got = memo.get((i, id(o)))
             if got is None:
@@ -281,6 +375,12 @@ class Replays:
         if not all(source.key(n) == k for n, k in r.bodies):
             self._same_at = at
             return False
+        lookup = self.method_node
+        for cls, name, found in r.methods:
+            # The same node object: a run that runs it records its body (position and code) too.
+            if (lookup(cls, name) if lookup is not None else None) is not found:
+                self._same_at = at
+                return False
         if self.first_charges is None:
             self.first_charges = s.meter.charges
         self.ids = max(self.ids, r.ids_at + r.ids)
@@ -290,6 +390,13 @@ class Replays:
             s.set_facts(r.after)
         if r.called:
             s.called.update(id(n) for n in r.called)
+        if effectful:
+            for i, o in r.effects:
+                end.heap[i] = o
+            if imports is not None:
+                imports.resolved.update(r.resolutions)
+                imports.modules_analysed += r.analysed
+            memo.clear()  # the module's heap changed
         s.steps += r.steps
         s.next_id += r.ids
         s.meter.work += r.work
@@ -298,38 +405,141 @@ class Replays:
         self._same_at = (end, end.names, end.heap, (s.steps, s.meter.charges, s.next_id))
         return True
 
-    def start(self, key: Key) -> None:
+    def start(self, key: RunKey) -> None:
         """Record the run about to start (the session's state is the module's)."""
         if not self.record:
             return
         s = self.s
         self._key = key
         s.reads = Reads(s.next_id)
-        self._start = _Start(s.facts(), tuple(s.module_state.names.items()), s.steps, s.next_id, s.meter.work,
-                             s.meter.charges, len(s.recorded), frozenset(s.version_guarded),
-                             len(s.skipped))
+        self._analysed_at = self.imports.modules_analysed if self.imports is not None else 0
+        self._start = self._snapshot()
+
+    def _snapshot(self) -> _Start:
+        s = self.s
+        return _Start(s.facts(), tuple(s.module_state.names.items()), s.steps, s.next_id, s.meter.work,
+                      s.meter.charges, len(s.recorded), frozenset(s.version_guarded), len(s.skipped))
 
     def finish(self) -> None:
         """The recorded run ended: keep it when a replay could stand for it (the docstring)."""
-        s, reads, at, key, source = self.s, self.s.reads, self._start, self._key, self.source
+        s, reads, at, key = self.s, self.s.reads, self._start, self._key
         s.reads, self._start, self._key = None, None, None
-        if reads is None or at is None or key is None or source is None:
+        if reads is None or at is None or key is None:
             return
+        got = self._recorded(reads, at, self._analysed_at, key[0], s.module_state.heap, ())
+        if got is not None:
+            self.runs[key] = got
+
+    def _recorded(self, reads: Reads, at: _Start, analysed_at: int, own: Key, heap: Heap,
+                  more_roots: tuple[Value, ...]) -> Replay | None:
+        """What a run that just ended read and did, when a replay could stand for it (None: it cannot)."""
+        s, source = self.s, self.source
+        if source is None:
+            return None
         end = s.module_state.names
         # Past MAX_STEPS or half of MAX_WORK its inlining decisions read the budget: not a function of its reads.
         if reads.impure or s.stopped is not None or len(s.skipped) != at.skipped or len(end) != len(at.names) \
                 or any(end.get(n) is not v for n, v in at.names) or s.steps > self.max_steps \
                 or s.next_id > self.max_heap or s.meter.work > self.max_work // 2:
-            return
-        self.runs[key] = Replay(
-            names=tuple(reads.names.items()), heap=tuple(reads.heap.items()),
+            return None
+        effects: dict[int, HeapObj] = {}
+        if reads.written or reads.resolutions or more_roots:
+            roots: list[Value] = [Ref(i) for i in sorted(reads.written)]
+            roots.extend(reads.resolutions.values())
+            roots.extend(more_roots)
+            # What the written objects and resolved values reach that the run made (the rest a replay keeps).
+            effects = {i: o for i, o in sorted(reachable(heap, roots).items())
+                       if i in reads.written or i >= reads.first_id}
+        analysed = self.imports.modules_analysed if self.imports is not None else 0
+        return Replay(
+            effects=tuple(effects.items()), resolutions=tuple(reads.resolutions.items()),
+            stamps=tuple(reads.stamps.items()), analysed_at=analysed_at, analysed=analysed - analysed_at,
+            names=tuple(reads.names.items()), forced=tuple(reads.forced.items()), heap=tuple(reads.heap.items()),
             # The function itself is the key; the others are checked at a replay.
-            bodies=tuple((n, k) for n in dict.fromkeys(reads.bodies) if (k := source.key(n)) != key),
+            bodies=tuple((n, k) for n in dict.fromkeys(reads.bodies) if (k := source.key(n)) != own),
+            methods=tuple(dict.fromkeys(reads.methods)),
             path=s.module_state.path, before=at.facts, ids_at=at.ids, steps=s.steps - at.steps,
             ids=s.next_id - at.ids, work=s.meter.work - at.work, charges=s.meter.charges - at.charges,
             recorded=tuple(s.recorded[at.recorded:]),
             guarded=tuple(s.version_guarded - at.guarded), after=(after := s.facts()), called=tuple(reads.called),
             changes_facts=after != at.facts)
+
+    # -- inlined calls inside a recorded run ------------------------------------------------------------
+    def call(self, node: Node, names: dict[str, Value], via: object, run: Callable[[], Value]) -> Value:
+        """An inlined call of `node` inside a recorded run (UserFunctions.inline): the value and what it did as a
+        call recorded at the last check gave them, when it was given the same and all it read is the same
+        (its run's reads are the enclosing run's too); else `run()`, recorded for the next check."""
+        s, outer, source = self.s, self.s.reads, self.source
+        if outer is None or source is None or not self.record or s.stopped is not None:
+            return run()
+        key = source.key(node)
+        given = tuple(names.items())
+        where = (s.state.path, s.via if s.via is not None else via, tuple(map(id, s.stack)), s.loop_depth)
+        for c in self.previous_calls.get(key, ()):
+            if c.where == where and len(c.given) == len(given) and \
+                    all(n == m and same(v, w) for (n, v), (m, w) in zip(c.given, given, strict=True)) and \
+                    self._replay_call(node, c):
+                self.calls.setdefault(key, []).append(c)
+                return c.result
+        inner = Reads(s.next_id)
+        at = self._snapshot()
+        analysed_at = self.imports.modules_analysed if self.imports is not None else 0
+        s.reads = inner
+        try:
+            result = run()
+        finally:
+            s.reads = outer
+            _merge(outer, inner.names.items(), inner.heap.items(), inner.forced.items(), inner.bodies,
+                   inner.methods, inner.called, inner.written, inner.resolutions.items(), inner.stamps.items())
+            outer.impure = outer.impure or inner.impure
+        got = self._recorded(inner, at, analysed_at, key, s.state.heap, (result,))
+        if got is not None:
+            self.calls.setdefault(key, []).append(CallRecord(given, where, got, result))
+        return result
+
+    def _replay_call(self, node: Node, c: CallRecord) -> bool:
+        """Put back what the recorded call did, when all it read is the same now and it starts at the heap id
+        it started at (its value and objects keep their ids)."""
+        r, s, source = c.run, self.s, self.source
+        outer = s.reads
+        if outer is None or source is None or s.next_id != r.ids_at or s.steps + r.steps > self.max_steps \
+                or s.next_id + r.ids > self.max_heap or not _facts_are(s, r.before):
+            return False
+        names, heap = s.module_state.names, s.state.heap
+        imports = self.imports
+        resolved: Mapping[tuple[str, int, str], Value] = imports.resolved if imports is not None else {}
+        if not all(same(names.get(n, _ABSENT), v) for n, v in r.names) or \
+                not all(same(resolved.get(k, _ABSENT), v) for k, v in r.forced) or \
+                any(k in resolved for k, _ in r.resolutions) or \
+                (imports.modules_analysed if imports is not None else 0) != r.analysed_at or \
+                not all(same(heap.get(i), o) for i, o in r.heap) or \
+                not all(source.key(n) == k for n, k in r.bodies) or \
+                any((self.method_node(cl, nm) if self.method_node is not None else None) is not f
+                    for cl, nm, f in r.methods) or \
+                any(deps.stamp(p) != st for p, st in r.stamps):
+            return False
+        if self.first_charges is None:
+            self.first_charges = s.meter.charges
+        self.ids = max(self.ids, r.ids_at + r.ids)
+        s.recorded.extend(r.recorded)
+        s.version_guarded.update(r.guarded)
+        if r.changes_facts:
+            s.set_facts(r.after)
+        if r.called:
+            s.called.update(id(n) for n in r.called)
+        for i, o in r.effects:
+            heap[i] = o
+        if imports is not None:
+            imports.resolved.update(r.resolutions)
+            imports.modules_analysed += r.analysed
+        s.steps += r.steps
+        s.next_id += r.ids
+        s.meter.work += r.work
+        s.meter.charges += r.charges
+        # The enclosing run read and did all this too (its own record must say so).
+        _merge(outer, r.names, r.heap, r.forced, [node, *(n for n, _ in r.bodies)], [*r.methods], [*r.called],
+               {i for i, _ in r.effects if i < r.ids_at}, r.resolutions, r.stamps)
+        return True
 
     def slack(self) -> int:
         """How far the meter of a run without replays can be from this one's (the docstring)."""
@@ -348,7 +558,8 @@ class Replays:
             return
         s = self.s
         small = s.meter.work + 4 * s.next_id * s.meter.charges <= self.max_work // 4
-        keep(s.path, Document(self.fingerprint, self.runs if small else {}, small))
+        calls = {k: tuple(v) for k, v in self.calls.items()} if small else {}
+        keep(s.path, Document(self.fingerprint, self.runs if small else {}, small, calls))
 
 
 __all__ = ["Document", "Facts", "Reads", "Replay", "Replays", "absent", "document", "fingerprint",

@@ -13,15 +13,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hf_cache_lint.engine.analysis import CiLocation, CiValue, GuardedBlock, Incomplete, Site
-from hf_cache_lint.engine.confine import real
-from hf_cache_lint.engine.context import Context
-from hf_cache_lint.engine.findings import Span
+from hf_cache_lint.engine.base.findings import Span
+from hf_cache_lint.engine.environment.confine import real
+from hf_cache_lint.engine.environment.context import Context
 from hf_cache_lint.engine.interpreter.replay import Facts, Reads, absent
-from hf_cache_lint.engine.nodes import Arg, Node, code, head, span, suite_statements
-from hf_cache_lint.engine.state import Meter, State
-from hf_cache_lint.engine.values import ConfigState, Const, HeapObj, Ref, Setting, Symbol, Unknown, Value
-from hf_cache_lint.engine.version_guard import VersionGuards
+from hf_cache_lint.engine.interpreter.state import Meter, State
+from hf_cache_lint.engine.interpreter.values import (
+    ConfigState,
+    Const,
+    HeapObj,
+    Ref,
+    Setting,
+    Symbol,
+    Unknown,
+    Value,
+)
+from hf_cache_lint.engine.interpreter.version_guard import VersionGuards
+from hf_cache_lint.engine.output.analysis import CiLocation, CiValue, GuardedBlock, Incomplete, Site
+from hf_cache_lint.engine.syntax.nodes import Arg, Node, code, head, span, suite_statements
 
 
 @dataclass(frozen=True)
@@ -97,7 +106,7 @@ class Session:
         # Folders this module saved a model or GenerationConfig to: resolved path -> its cache_implementation.
         self.saved: dict[str, Setting | None] = {}
         self.next_id = 1  # the id the next heap object gets
-        # The folder the file is in as named (not a symlink's target): a read root (engine/confine.py).
+        # The folder the file is in as named (not a symlink's target): a read root (engine/environment/confine.py).
         self.file_dir = Path(os.path.abspath(path)).parent if path and not path.startswith("<") else None
         self.guards: VersionGuards | None = None  # the module's version guards, set when it starts running
         self.version_guarded: set[GuardedBlock] = set()  # blocks under an undecided version test
@@ -186,7 +195,10 @@ class Session:
 
     def put(self, ref: Ref, obj: HeapObj) -> None:
         if self.reads is not None and ref.id < self.reads.first_id:
-            self.reads.impure = True  # a change a later function may see
+            # A change a later function may see: the recorded run's effect (replay.py), and a read of the
+            # object as it was (whatever the write derived from it).
+            self.reads.obj(ref.id, self.state.heap.get(ref.id))
+            self.reads.written.add(ref.id)
         self.state.heap[ref.id] = obj
 
     # -- names ----------------------------------------------------------------

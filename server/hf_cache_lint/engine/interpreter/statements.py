@@ -6,22 +6,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from hf_cache_lint.engine.analysis import CiLocation, CiValue, Incomplete, Site
+from hf_cache_lint.engine.environment.workspace import SKIP_ROOTS
 from hf_cache_lint.engine.interpreter.control_flow import ControlFlow
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.functions import UserFunctions
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
+from hf_cache_lint.engine.interpreter.removed_api import import_fails
 from hf_cache_lint.engine.interpreter.session import Session
-from hf_cache_lint.engine.modules import SKIP_ROOTS
-from hf_cache_lint.engine.nodes import (
-    Node,
-    import_paths,
-    imported_from,
-    span,
-    string_value,
-)
-from hf_cache_lint.engine.removed_api import import_fails
-from hf_cache_lint.engine.values import (
+from hf_cache_lint.engine.interpreter.values import (
     UNKNOWN,
     Cond,
     ConfigState,
@@ -38,6 +30,14 @@ from hf_cache_lint.engine.values import (
     TupleVal,
     Unknown,
     Value,
+)
+from hf_cache_lint.engine.output.analysis import CiLocation, CiValue, Incomplete, Site
+from hf_cache_lint.engine.syntax.nodes import (
+    Node,
+    import_paths,
+    imported_from,
+    span,
+    string_value,
 )
 
 _SIMPLE = {"expr_stmt", "import_name", "import_from", "return_stmt", "raise_stmt", "del_stmt", "pass_stmt",

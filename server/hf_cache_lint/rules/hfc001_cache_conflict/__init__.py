@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from functools import partial
 
-from hf_cache_lint.engine.analysis import Analysis, CacheArg, CacheImpl, GenerateCall
-from hf_cache_lint.engine.edits import clear_keyword, remove_argument
+from hf_cache_lint.engine.base.findings import SAFE, UNSAFE, Finding, Fix, Related, Severity
+from hf_cache_lint.engine.environment.versions import Target
 from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
-from hf_cache_lint.engine.findings import SAFE, UNSAFE, Finding, Fix, Related, Severity
-from hf_cache_lint.engine.versions import Target
+from hf_cache_lint.engine.output.analysis import Analysis, CacheArg, CacheImpl, GenerateCall
+from hf_cache_lint.engine.output.edits import clear_keyword, remove_argument
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.common import accepts, link, source_words, where
 from hf_cache_lint.rules.hfc001_cache_conflict.examples import INVALID

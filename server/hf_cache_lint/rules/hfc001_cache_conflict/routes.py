@@ -3,7 +3,7 @@ wrappers and checkpoints. Each runs unchanged under the oracle against real tran
 
 from __future__ import annotations
 
-from hf_cache_lint.engine.findings import Severity
+from hf_cache_lint.engine.base.findings import Severity
 from hf_cache_lint.rules.base import Invalid, Valid, invalid
 from hf_cache_lint.rules.hfc001_cache_conflict.examples import _LOAD
 

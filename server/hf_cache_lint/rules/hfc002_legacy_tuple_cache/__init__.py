@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from functools import partial
 
-from hf_cache_lint.engine.analysis import Analysis, CacheArg, GenerateCall, Keyword
-from hf_cache_lint.engine.edits import transformers_name
+from hf_cache_lint.engine.base.findings import Edit, Finding, Fix, Severity
+from hf_cache_lint.engine.environment.families import is_mamba_family
+from hf_cache_lint.engine.environment.versions import Target
 from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
-from hf_cache_lint.engine.families import is_mamba_family
-from hf_cache_lint.engine.findings import Edit, Finding, Fix, Severity
-from hf_cache_lint.engine.keywords import written_cache_keyword
-from hf_cache_lint.engine.versions import Target
+from hf_cache_lint.engine.output.analysis import Analysis, CacheArg, GenerateCall, Keyword
+from hf_cache_lint.engine.output.edits import transformers_name
+from hf_cache_lint.engine.output.keywords import written_cache_keyword
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc001_cache_conflict import conflicts
 from hf_cache_lint.rules.hfc002_legacy_tuple_cache.examples import INVALID

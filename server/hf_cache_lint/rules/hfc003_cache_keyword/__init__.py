@@ -6,13 +6,13 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
 
-from hf_cache_lint.engine.analysis import Analysis, GenerateCall, Keyword
-from hf_cache_lint.engine.edits import remove_argument, rename_keyword
+from hf_cache_lint.engine.base.findings import SAFE, UNSAFE, Finding, Fix, Severity, Span
+from hf_cache_lint.engine.environment.families import is_mamba_family
+from hf_cache_lint.engine.environment.versions import unused_kwargs_message
 from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
-from hf_cache_lint.engine.families import is_mamba_family
-from hf_cache_lint.engine.findings import SAFE, UNSAFE, Finding, Fix, Severity, Span
-from hf_cache_lint.engine.keywords import written_cache_keyword
-from hf_cache_lint.engine.versions import unused_kwargs_message
+from hf_cache_lint.engine.output.analysis import Analysis, GenerateCall, Keyword
+from hf_cache_lint.engine.output.edits import remove_argument, rename_keyword
+from hf_cache_lint.engine.output.keywords import written_cache_keyword
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc003_cache_keyword.examples import INVALID
 from hf_cache_lint.rules.hfc003_cache_keyword.valid import VALID

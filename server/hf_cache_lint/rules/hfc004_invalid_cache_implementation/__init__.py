@@ -7,12 +7,12 @@ from collections.abc import Iterable, Iterator
 from functools import partial
 from pathlib import Path
 
-from hf_cache_lint.engine.analysis import Analysis, CiValue, GenerateCall
+from hf_cache_lint.engine.base.findings import Edit, Finding, Fix, Related, Severity, Span
+from hf_cache_lint.engine.environment.versions import Target
 from hf_cache_lint.engine.facts.ci_value import KIND as CI_VALUE
 from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
-from hf_cache_lint.engine.findings import Edit, Finding, Fix, Related, Severity, Span
-from hf_cache_lint.engine.text import line_starts, offset
-from hf_cache_lint.engine.versions import Target
+from hf_cache_lint.engine.output.analysis import Analysis, CiValue, GenerateCall
+from hf_cache_lint.engine.text.text import line_starts, offset
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc004_invalid_cache_implementation.examples import INVALID
 from hf_cache_lint.rules.hfc004_invalid_cache_implementation.valid import VALID

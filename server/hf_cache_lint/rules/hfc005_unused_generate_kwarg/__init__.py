@@ -7,12 +7,12 @@ import ast
 from collections.abc import Iterable, Iterator
 from functools import partial
 
-from hf_cache_lint.engine.analysis import Analysis, GenerateCall, Keyword, SpreadKeyword
-from hf_cache_lint.engine.edits import remove_argument, rename_keyword
+from hf_cache_lint.engine.base.findings import Edit, Finding, Fix, Related, Severity
+from hf_cache_lint.engine.environment.versions import REMOVED_GENERATE_KEYWORDS, Target, unused_kwargs_message
 from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
-from hf_cache_lint.engine.findings import Edit, Finding, Fix, Related, Severity
-from hf_cache_lint.engine.keywords import CACHE_KEYWORDS, find_keyword
-from hf_cache_lint.engine.versions import REMOVED_GENERATE_KEYWORDS, Target, unused_kwargs_message
+from hf_cache_lint.engine.output.analysis import Analysis, GenerateCall, Keyword, SpreadKeyword
+from hf_cache_lint.engine.output.edits import remove_argument, rename_keyword
+from hf_cache_lint.engine.output.keywords import CACHE_KEYWORDS, find_keyword
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc005_unused_generate_kwarg.examples import INVALID
 from hf_cache_lint.rules.hfc005_unused_generate_kwarg.valid import VALID

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from functools import partial
 
-from hf_cache_lint.engine.analysis import Analysis, CacheArg, CiValue, GenerateCall
-from hf_cache_lint.engine.edits import rename_keyword
+from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Severity
 from hf_cache_lint.engine.facts.ci_value import KIND as CI_VALUE
 from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
-from hf_cache_lint.engine.findings import UNSAFE, Edit, Finding, Fix, Severity
-from hf_cache_lint.engine.keywords import written_cache_keyword
-from hf_cache_lint.engine.text import line_starts, offset
+from hf_cache_lint.engine.output.analysis import Analysis, CacheArg, CiValue, GenerateCall
+from hf_cache_lint.engine.output.edits import rename_keyword
+from hf_cache_lint.engine.output.keywords import written_cache_keyword
+from hf_cache_lint.engine.text.text import line_starts, offset
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc006_deprecated_cache_usage.examples import INVALID
 from hf_cache_lint.rules.hfc006_deprecated_cache_usage.valid import VALID

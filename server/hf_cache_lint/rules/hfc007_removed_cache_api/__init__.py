@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from functools import partial
 
-from hf_cache_lint.engine.analysis import Analysis
+from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Severity, Span
+from hf_cache_lint.engine.environment.versions import REMOVED_CACHE_METHODS, Version
 from hf_cache_lint.engine.facts.removed_api_use import KIND as REMOVED_API_USE
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
-from hf_cache_lint.engine.findings import UNSAFE, Edit, Finding, Fix, Severity, Span
-from hf_cache_lint.engine.text import line_starts, offset
-from hf_cache_lint.engine.versions import REMOVED_CACHE_METHODS, Version
+from hf_cache_lint.engine.output.analysis import Analysis
+from hf_cache_lint.engine.text.text import line_starts, offset
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc007_removed_cache_api import constructors
 from hf_cache_lint.rules.hfc007_removed_cache_api.examples import INVALID

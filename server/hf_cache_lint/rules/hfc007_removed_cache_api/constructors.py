@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from hf_cache_lint.engine.environment.versions import Target
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
-from hf_cache_lint.engine.versions import Target
 
 # What works instead, per class whose constructor only raises (the behaviour's own message names it).
 _RAISING_INSTEAD = {"SinkCache": "the `custom_generate` repository `transformers-community/sink_cache` "

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from hf_cache_lint.engine.analysis import Analysis
+from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Severity
 from hf_cache_lint.engine.facts.cache_crop import KIND as CACHE_CROP
 from hf_cache_lint.engine.facts.cache_crop import CacheCrop
-from hf_cache_lint.engine.findings import UNSAFE, Edit, Finding, Fix, Severity
+from hf_cache_lint.engine.output.analysis import Analysis
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc008_positive_crop.examples import INVALID, KEEP_LENGTH_TITLE, KEEP_TITLE
 from hf_cache_lint.rules.hfc008_positive_crop.valid import VALID

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hf_cache_lint.engine.findings import Severity
+from hf_cache_lint.engine.base.findings import Severity
 from hf_cache_lint.rules.base import Invalid, invalid
 from hf_cache_lint.rules.snippets import prelude
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 
-from hf_cache_lint.engine.analysis import Analysis
-from hf_cache_lint.engine.findings import Edit, Finding, Fix, Position, Severity, Span
-from hf_cache_lint.engine.suppress import Directive, Suppressions
-from hf_cache_lint.engine.text import split_lines
+from hf_cache_lint.engine.base.findings import Edit, Finding, Fix, Position, Severity, Span
+from hf_cache_lint.engine.output.analysis import Analysis
+from hf_cache_lint.engine.output.suppress import Directive, Suppressions
+from hf_cache_lint.engine.text.text import split_lines
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc100_unused_suppression.examples import INVALID, VALID
 

@@ -1,0 +1,268 @@
+"""The cache API of every transformers release, as read from the releases themselves (data/releases.json).
+
+scripts/release_table.py writes the table from each release's wheel (read with `ast`, never imported), every
+release from 4.41.0 to the newest, patches included; scripts/release_behaviours.py holds the hand-written
+behaviours a signature does not show, each with its exact error, its first release (checked against the
+wheels' source) and an oracle case (tests/oracle/test_releases.py runs it at that release and the one before).
+
+Facts are keyed by kind and dotted path; a fact's value is a short string:
+
+| key | value |
+|---|---|
+| `name:<module>.<Name>` | `class(<bases>)`, `alias(<Other>)` or `import(<from>)`: the module binds it |
+| `export:transformers.<Name>` | the submodule `import transformers` serves it from (cache classes) |
+| `init:<module>.<Class>` | the constructor's parameters, `(self, config, max_batch_size=None, ...)` |
+| `member:<module>.<Class>.<name>` | `def(...)`, `classmethod(...)`, `property`, `attr` (set in `__init__`), `classattr`; own members only (`member()` resolves the bases) |
+| `genconfig:<field>` | the default `GenerationConfig.__init__` pops it with |
+| `cache_implementation:<value>` | `valid` / `deprecated` (validate() accepts it) or `unchecked`; `*` says whether validate() checks |
+| `model_attr:<PreTrainedModel or GenerationMixin>.<name>` | the class attribute's value |
+
+A signature's parameters carry their defaults and no annotations; `@deprecate_kwarg(...)` decorators are kept
+(they rename what a call may pass).
+
+Queries (a `Version` or a version string; a version that is no release answers as the newest release at or
+below it, so 5.10.0, which PyPI never had, answers as 5.9.0, and one past the table as its newest):
+
+    releases.known_releases()                     -> (Version, ...)
+    releases.value(fact, version)                 -> str | None
+    releases.first_release(fact, value=None)      -> Version | None   (first release holding it / that value)
+    releases.gone_since(fact, version)            -> Version | None   (the release that dropped it, if gone at version)
+    releases.member(module, cls, name, version)   -> str | None       (resolving bases within the module)
+    releases.member_gone_since(module, cls, name, version) -> Version | None
+    releases.parameters(signature) -> (str, ...); releases.parameter_gone_since(fact, name, version)
+    releases.importable(path, version)            -> bool             ("transformers.X" or "<module>.X")
+    releases.behaviour(id) -> Behaviour; releases.holds(id, version) -> bool
+    releases.behaviour_changes(lo, hi, facts=None) -> (Version, ...)  (releases in (lo, hi] where it changes)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+from hf_cache_lint.engine.environment.versions import Version
+
+
+@dataclass(frozen=True)
+class Run:
+    """One value a fact holds over consecutive releases, `first` to `last` (inclusive)."""
+
+    first: Version
+    last: Version
+    value: str
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    """A hand-written behaviour: from `first` (until before `gone`, when set) a use does `effect`; before, `before`."""
+
+    id: str
+    what: str
+    first: Version
+    effect: str
+    before: str
+    gone: Version | None = None  # the first release that no longer has it
+    oracle: str = ""  # the oracle case that checks it (tests/oracle/release_cases.py)
+
+
+@dataclass(frozen=True)
+class Table:
+    releases: tuple[Version, ...]
+    facts: dict[str, tuple[Run, ...]]
+    behaviours: dict[str, Behaviour]
+
+
+@cache
+def table() -> Table:
+    raw = json.loads(resources.files("hf_cache_lint").joinpath("data/releases.json").read_text(encoding="utf-8"))
+    parse = Version.parse
+    facts = {key: tuple(Run(parse(a), parse(b), v) for a, b, v in runs) for key, runs in raw["facts"].items()}
+    behaviours = {}
+    for entry in raw["behaviours"]:
+        gone = entry.get("gone")
+        behaviours[entry["id"]] = Behaviour(entry["id"], entry["what"], parse(entry["first"]), entry["effect"],
+                                            entry["before"], parse(gone) if gone else None, entry.get("oracle", ""))
+    return Table(tuple(parse(v) for v in raw["releases"]), facts, behaviours)
+
+
+def known_releases() -> tuple[Version, ...]:
+    return table().releases
+
+
+def _release(version: Version | str) -> Version:
+    """The table's release answering for `version`: itself, else the newest release below it (else the oldest)."""
+    v = Version.parse(version) if isinstance(version, str) else version
+    return _at_or_below(v)
+
+
+@cache
+def _at_or_below(v: Version) -> Version:
+    releases = table().releases
+    below = [r for r in releases if r <= v]
+    return below[-1] if below else releases[0]
+
+
+def value(fact: str, version: Version | str) -> str | None:
+    r = _release(version)
+    for run in table().facts.get(fact, ()):
+        if run.first <= r <= run.last:
+            return run.value
+    return None
+
+
+def first_release(fact: str, value: str | None = None) -> Version | None:
+    """The first release that has the fact (with that value, when given)."""
+    for run in table().facts.get(fact, ()):
+        if value is None or run.value == value:
+            return run.first
+    return None
+
+
+@cache  # the rules ask the same few questions for every read they see
+def gone_since(fact: str, version: Version | str) -> Version | None:
+    """When the fact is absent at `version` but an earlier release had it: the first release without it."""
+    r = _release(version)
+    releases = table().releases
+    last_had = None
+    for run in table().facts.get(fact, ()):
+        if run.first <= r <= run.last:
+            return None
+        if run.last < r:
+            last_had = run.last
+    if last_had is None:
+        return None
+    return releases[releases.index(last_had) + 1]
+
+
+def _bases(module: str, cls: str, version: Version | str) -> list[str]:
+    described = value(f"name:{module}.{cls}", version) or ""
+    if described.startswith("alias("):
+        return [described[6:-1]]
+    inside = described[described.find("(") + 1:-1] if described.startswith("class(") else ""
+    return [b.strip() for b in inside.split(",") if b.strip()]
+
+
+@cache  # the rules ask the same few questions for every read they see
+def member(module: str, cls: str, name: str, version: Version | str) -> str | None:
+    """What `cls.name` is at `version` (`def(...)`, `property`, `attr`, ...), resolving the class's bases defined in
+    the same module, depth first (the caches' hierarchies are single-inheritance where it matters); None if none."""
+    seen: set[str] = set()
+    stack = [cls]
+    while stack:
+        current = stack.pop(0)
+        if current in seen:
+            continue
+        seen.add(current)
+        key = "init" if name == "__init__" else "member"
+        fact = f"init:{module}.{current}" if key == "init" else f"member:{module}.{current}.{name}"
+        found = value(fact, version)
+        if found is not None:
+            return found
+        stack.extend(_bases(module, current, version))
+    return None
+
+
+@cache  # the rules ask the same few questions for every read they see
+def member_gone_since(module: str, cls: str, name: str, version: Version | str) -> Version | None:
+    """When `cls.name` (resolved through the bases) is missing at `version` but an earlier release had it: the
+    first release without it since then."""
+    r = _release(version)
+    if member(module, cls, name, r) is not None:
+        return None
+    return _gone_after(r, lambda at: member(module, cls, name, at) is not None)
+
+
+def parameters(signature: str) -> tuple[str, ...]:
+    """The parameter names of a tabled signature (`def@deco(...) (self, a, b=1, *args, c, **kw)` -> a, b, ...):
+    the last top-level parenthesised group, split at its top-level commas (a default may hold parentheses, commas
+    and quotes: `offload_device=torch.device('cpu')`)."""
+    groups: list[list[str]] = []
+    depth, quote = 0, ""
+    for ch in signature:
+        if quote:
+            if ch == quote:
+                quote = ""
+            if depth:
+                groups[-1][-1] += ch
+            continue
+        if ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+            if depth == 1:
+                groups.append([""])
+                continue
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0:
+                continue
+        elif ch == "," and depth == 1:
+            groups[-1].append("")
+            continue
+        if depth:
+            groups[-1][-1] += ch
+    names = (p.split("=", 1)[0].strip().lstrip("*") for p in (groups[-1] if groups else []))
+    return tuple(n for n in names if n and n not in ("self", "cls", "/"))
+
+
+@cache  # the rules ask the same few questions for every read they see
+def parameter_gone_since(fact: str, name: str, version: Version | str) -> Version | None:
+    """When the signature `fact` lacks parameter `name` at `version` but an earlier release had it: the first
+    release without it since then."""
+    r = _release(version)
+
+    def has(at: Version) -> bool:
+        found = value(fact, at)
+        return found is not None and name in parameters(found)
+
+    return None if has(r) else _gone_after(r, has)
+
+
+def _gone_after(r: Version, has: Callable[[Version], bool]) -> Version | None:
+    releases = table().releases
+    earlier = [at for at in releases if at < r]
+    for i in range(len(earlier) - 1, -1, -1):
+        if has(earlier[i]):
+            return releases[i + 1]
+    return None
+
+
+def importable(path: str, version: Version | str) -> bool:
+    """`from <module> import <Name>` works at `version` (top level: the lazy exports; else what the module binds)."""
+    if path.rpartition(".")[0] == "transformers":
+        return value(f"export:{path}", version) is not None
+    return value(f"name:{path}", version) is not None
+
+
+def behaviour(behaviour_id: str) -> Behaviour:
+    return table().behaviours[behaviour_id]
+
+
+def holds(behaviour_id: str, version: Version | str) -> bool:
+    b = behaviour(behaviour_id)
+    r = _release(version)
+    return b.first <= r and (b.gone is None or r < b.gone)
+
+
+def behaviour_changes(lo: Version | str, hi: Version | str, facts: Iterable[str] | None = None) -> tuple[Version, ...]:
+    """The releases r with lo < r <= hi at which a hand-written behaviour, or one of `facts` (default: none
+    besides the behaviours; pass fact keys to include them) starts, ends or changes value."""
+    low, high = _release(lo), _release(hi)
+    points: set[Version] = set()
+    t = table()
+    for b in t.behaviours.values():
+        points.add(b.first)
+        if b.gone is not None:
+            points.add(b.gone)
+    releases = t.releases
+    for fact in facts or ():
+        runs = t.facts.get(fact, ())
+        for run in runs:
+            points.add(run.first)
+            i = releases.index(run.last)
+            if i + 1 < len(releases):
+                points.add(releases[i + 1])
+    return tuple(sorted(p for p in points if low < p <= high))

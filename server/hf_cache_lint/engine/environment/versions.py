@@ -1,0 +1,431 @@
+"""What each transformers version does with caches (docs/facts.md), as data the rules consult."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache, total_ordering
+
+from packaging.version import InvalidVersion
+from packaging.version import Version as PackagingVersion
+
+from hf_cache_lint.engine.environment.families import is_mamba_family
+
+NEWEST = "5.25.0"
+
+
+@total_ordering
+@dataclass(frozen=True)
+class Version:
+    """A transformers release, as `packaging` reads it, compared by its release numbers.
+
+    A pre-release, dev or local version (`5.0.0rc1`, `4.58.0.dev0` from a source checkout, `5.24.0+cpu`) keeps its
+    tag for display (`str`), but compares and hashes as its final release: transformers' release candidates and
+    dev builds already carry the behaviour changes of the release they lead to (5.0.0rc0 has the 5.0 cache API), so
+    checking them as the release before (what PEP 440 ordering would do) would check the wrong API.
+    """
+
+    major: int
+    minor: int
+    patch: int = 0
+    tag: str = field(default="", compare=False)  # "rc1", ".dev0", "+cpu": what follows the release numbers
+
+    @staticmethod
+    @lru_cache(maxsize=256)  # the rules compare against the same few literals on every call of every check
+    def parse(text: str) -> Version:
+        try:
+            v = PackagingVersion(text.strip())
+        except InvalidVersion:
+            raise ValueError(f"not a transformers version: {text!r}") from None
+        if v.epoch or len(v.release) > 3:
+            raise ValueError(f"not a transformers version: {text!r}")
+        major, minor, patch = (*v.release, 0, 0)[:3]
+        release = ".".join(map(str, v.release))
+        return Version(major, minor, patch, str(v)[len(release):] if str(v).startswith(release) else "")
+
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, Version):
+            return NotImplemented
+        return (self.major, self.minor, self.patch) < (other.major, other.minor, other.patch)
+
+    # Written out, not derived by total_ordering (which calls __lt__ through another frame): the rules ask
+    # `version >= V(...)` dozens of times a check.
+    def __ge__(self, other: object) -> bool:
+        if not isinstance(other, Version):
+            return NotImplemented
+        return (self.major, self.minor, self.patch) >= (other.major, other.minor, other.patch)
+
+    def __gt__(self, other: object) -> bool:
+        if not isinstance(other, Version):
+            return NotImplemented
+        return (self.major, self.minor, self.patch) > (other.major, other.minor, other.patch)
+
+    def __le__(self, other: object) -> bool:
+        if not isinstance(other, Version):
+            return NotImplemented
+        return (self.major, self.minor, self.patch) <= (other.major, other.minor, other.patch)
+
+    def __str__(self) -> str:
+        return f"{self.major}.{self.minor}.{self.patch}{self.tag}"
+
+
+V = Version.parse
+
+_DEPRECATED_5 = ("sliding_window", "hybrid", "hybrid_chunked", "offloaded_hybrid", "offloaded_hybrid_chunked")
+
+
+# Keywords `generate` took in 4.x and rejects from 5.0 as unused model kwargs (checked on 4.57.6, 5.0.0, 5.23.0
+# and 5.24.0: `use_model_defaults` was a parameter of generate, `return_legacy_cache` a GenerationConfig field).
+REMOVED_GENERATE_KEYWORDS: dict[str, str] = {"use_model_defaults": "5.0.0", "return_legacy_cache": "5.0.0"}
+
+
+# Cache classes 4.57.6 exports and later releases do not (the import raises ImportError, the attribute
+# AttributeError): class -> the first release without it since. The names drive the prefilter and the gate; the
+# releases are what the release table (engine/environment/releases.py, `export:transformers.<name>`) answers at NEWEST, and
+# `Target.removed_cache_class` asks the table itself for the target's release (tests/engine/test_releases.py keeps
+# the two equal). MambaCache: exported up to 5.4.0 (5.0.0 still has it), gone from 5.5.0.
+REMOVED_CACHE_CLASSES: dict[str, str] = {
+    "HybridCache": "5.0.0", "HybridChunkedCache": "5.0.0", "SlidingWindowCache": "5.0.0", "OffloadedCache": "5.0.0",
+    "OffloadedStaticCache": "5.0.0", "QuantoQuantizedCache": "5.0.0", "HQQQuantizedCache": "5.0.0",
+    "SinkCache": "5.0.0", "MambaCache": "5.5.0",
+    # Gone before 4.57 (code written for 4.4x breaks on 4.57): exported from 4.42.0 to 4.55.4 (the table's
+    # `export:` and `name:transformers.cache_utils.` facts).
+    "QuantizedCacheConfig": "4.56.0",
+}
+# Cache classes a model's modeling module defined and a later release does not (ImportError): module -> names.
+# The release is the table's (`name:<module>.<name>`): Jamba's cache is in every wheel up to 5.4.0, none from 5.5.0.
+REMOVED_MODEL_CACHES: dict[str, tuple[str, ...]] = {
+    "transformers.models.jamba.modeling_jamba": ("HybridMambaAttentionDynamicCache",),
+}
+# Cache methods 4.57.6 has and 5.0.0+ do not (AttributeError), with what replaces them (the release is the table's
+# answer for `DynamicCache`, `Target.removed_cache_method` asks the table).
+REMOVED_CACHE_METHODS: dict[str, tuple[str, str]] = {
+    "to_legacy_cache": ("5.0.0", "use the `Cache` object itself (generate and the models take it)"),
+    # The class's own constructor: `EncoderDecoderCache(legacy)` for an encoder-decoder's 4-tuples (a
+    # `DynamicCache` rejects those on 4.57.6, and on 5.x builds no encoder-decoder cache from them).
+    "from_legacy_cache": ("5.0.0", "pass the legacy tuple to the class's constructor: `{cls}(legacy)`"),
+}
+
+# Reads of a cache that 4.57.6 supports and a later release removed, reported where the code says the value is a
+# transformers cache (engine/syntax/cache_values.py); `Target.removed_cache_read` gives the first release without it. `subscript` and `unpack`
+# are the release table's hand-written behaviours `cache_subscript` / `cache_iterates_triples` (5.0.0);
+# `get_max_cache_shape()` (DynamicCache) and `StaticCache.max_cache_len` are its `member:` facts, and so are the
+# reads gone before 4.57: `Cache.seen_tokens` and `get_usable_length()` (to 4.53.3), the `key_cache` /
+# `value_cache` lists (deprecated properties in 4.54-4.55, none from 4.56.0; before 4.54 attributes of the
+# instance, which the table does not list, so nothing is reported there).
+REMOVED_CACHE_READS: tuple[str, ...] = ("subscript", "unpack", "get_max_cache_shape", "max_cache_len", "seen_tokens",
+                                        "get_usable_length", "key_cache", "value_cache")
+_READ_BEHAVIOURS = {"subscript": "cache_subscript", "unpack": "cache_iterates_triples"}
+_READ_MEMBERS = {"get_max_cache_shape": "DynamicCache", "max_cache_len": "StaticCache", "seen_tokens": "Cache",
+                 "get_usable_length": "Cache", "key_cache": "Cache", "value_cache": "Cache"}
+_CU = "transformers.cache_utils"
+# Every removed name an import can bind (the screens look for these words).
+REMOVED_NAMES: tuple[str, ...] = (*REMOVED_CACHE_CLASSES, *(n for names in REMOVED_MODEL_CACHES.values() for n in names))
+
+# Every release at which something these tables or `Target` describe changes (a test keeps it complete): the
+# upgrade check names the first of them where a new finding appears.
+BEHAVIOUR_CHANGES: tuple[str, ...] = ("4.41.0", "4.43.0", "4.50.0", "4.54.0", "4.55.0", "4.56.0", "4.57.0", "5.0.0",
+                                      "5.5.0", "5.23.0", "5.24.0")
+
+
+def _str(version: Version | None) -> str | None:
+    return None if version is None else str(version)
+
+
+# The order the rules' messages list `cache_implementation` values in (unchanged from before the release table);
+# a value transformers adds later comes after these, alphabetically.
+_DISPLAY = ("static", "offloaded_static", "dynamic", "offloaded", "quantized", "dynamic_full", "paged", "mamba",
+            *_DEPRECATED_5)
+
+
+def _display_order(value: str) -> tuple[int, str]:
+    return (_DISPLAY.index(value) if value in _DISPLAY else len(_DISPLAY), value)
+
+
+def releases_between(old: Target, new: Target) -> tuple[Target, ...]:
+    """The behaviour changes after `old` up to and including `new`, in order, ending with `new` itself: the
+    releases BEHAVIOUR_CHANGES names and those where an answer `Target` reads from the release table changes."""
+    points = {V(v) for v in BEHAVIOUR_CHANGES} | set(table_changes())
+    return (*(Target(v) for v in sorted(points) if old.version < v < new.version), new)
+
+
+def _table_answers(t: Target) -> tuple[object, ...]:
+    return (t.valid_cache_implementations, t.deprecated_cache_implementations,
+            t.invalid_cache_implementation_message("?"), t.tuple_cache_is_error,
+            *(t.import_fails(m, n) for m in _IMPORT_MODULES for n in REMOVED_CACHE_CLASSES),
+            *(t.removed_cache_method(n) for n in REMOVED_CACHE_METHODS),
+            *(t.removed_cache_read(r) for r in REMOVED_CACHE_READS),
+            *(t.removed_keyword(n) for n in REMOVED_GENERATE_KEYWORDS),
+            *(t.removed_model_cache(m, n) for m, names in REMOVED_MODEL_CACHES.items() for n in names),
+            *(tuple(n for n in t.hook_signature(h) if n in _HOOK_NAMES) for h in HOOK_SIGNATURES),
+            *(t.behaviour_since(b) for b in HOOK_BEHAVIOURS))
+
+
+@lru_cache(maxsize=1)
+def first_removal() -> Version:
+    """The first known release where something these tables name is gone: a target before it has nothing removed
+    to report (engine/interpreter/removed_api.py skips its walk there)."""
+    for release in releases.known_releases():
+        t = Target(release)
+        if any(a is not None for a in (*(t.import_fails(m, n) for m in _IMPORT_MODULES for n in REMOVED_CACHE_CLASSES),
+                                      *(t.removed_cache_method(n) for n in REMOVED_CACHE_METHODS),
+                                      *(t.removed_cache_read(r) for r in REMOVED_CACHE_READS),
+                                      *(t.removed_model_cache(m, n) for m, names in REMOVED_MODEL_CACHES.items()
+                                        for n in names))):
+            return release
+    return V(NEWEST)
+
+
+_IMPORT_MODULES = ("transformers", "transformers.cache_utils", "transformers.models.mamba.modeling_mamba")
+
+
+@lru_cache(maxsize=1)
+def table_changes() -> tuple[Version, ...]:
+    """The releases at which any answer `Target` reads from the release table differs from the release before."""
+    changes, previous = [], None
+    for release in releases.known_releases():
+        answers = _table_answers(Target(release))
+        if previous is not None and answers != previous:
+            changes.append(release)
+        previous = answers
+    return tuple(changes)
+
+
+def unused_kwargs_message(names: list[str]) -> str:
+    """The ValueError `_validate_model_kwargs` raises for keywords neither generate nor the model takes."""
+    return (f"ValueError: The following `model_kwargs` are not used by the model: {names!r} (note: typos in the "
+            "generate arguments will also show up in this list)")
+
+
+# The hooks HFC010/HFC011 compare an override with: the table's signature of each, and the behaviours they read.
+HOOK_SIGNATURES = {
+    "attention": "member:transformers.models.llama.modeling_llama.LlamaAttention.forward",
+    "decoder_layer": "member:transformers.models.llama.modeling_llama.LlamaDecoderLayer.forward",
+    "prepare_inputs": "member:transformers.generation.utils.GenerationMixin.prepare_inputs_for_generation",
+}
+# The parameters of those signatures HFC010/HFC011 read (a change of another one is no step for `--upgrade-to`).
+_HOOK_NAMES = frozenset({"past_key_value", "past_key_values", "cache", "cache_position", "next_sequence_length"})
+HOOK_BEHAVIOURS = ("cache_reaches_hooks_as_cache", "update_gets_no_cache_kwargs", "update_called_with_kwargs",
+                   "static_cache_ignores_cache_position")
+
+
+@dataclass(frozen=True)
+class Target:
+    """The transformers version being linted for, and the behaviour that follows from it.
+
+    Its properties are functions of the version alone, each worked out once per Target (`cached_property`:
+    the rules read them dozens of times a check, each a version comparison); they are not fields, so
+    equality, hashing and `repr` stay the version's."""
+
+    version: Version
+
+    @staticmethod
+    def of(text: str | None) -> Target:
+        return Target(Version.parse(text or NEWEST))
+
+    @cached_property
+    def has_conflict_error(self) -> bool:
+        """4.41+ raise the 'Passing both' ValueError (4.39-4.40 a static-only variant, older nothing)."""
+        return self.version >= V("4.41")
+
+    @cached_property
+    def positive_crop_raises(self) -> bool:
+        """`cache.crop(n)` with n > 0 raises at the target (the release table's `crop_positive_raises`: 5.20.0;
+        5.15.0 to 5.19.0 warn, 4.x reads n as the length to keep)."""
+        return releases.holds("crop_positive_raises", self.version)
+
+    @cached_property
+    def unified_cache_keyword(self) -> bool:
+        """5.24 renamed every cache keyword of generate to `cache=`."""
+        return self.version >= V("5.24")
+
+    def cache_keyword(self, model_class: str | None) -> str:
+        """The keyword `generate` takes the cache under for a model of this class name."""
+        if self.unified_cache_keyword:
+            return "cache"
+        if self.version >= V("4.43") and is_mamba_family(model_class):
+            return "cache_params"
+        if model_class and V("4.55") <= self.version < V("5.5") and model_class.startswith("FalconH1"):
+            return "cache_params"
+        return "past_key_values"
+
+    def conflict_message(self, keyword: str, model_class: str | None) -> str:
+        """The exact text transformers raises for a cache passed with `cache_implementation` set."""
+        name = "cache" if self.unified_cache_keyword else keyword
+        return (
+            "ValueError: Passing both `cache_implementation` (used to initialize certain caches) and "
+            f"`{name}` (a Cache object) is unsupported. Please use only one of the two."
+        )
+
+    @cached_property
+    def hybrid_is_reset(self) -> bool:
+        """5.x resets an effective "hybrid" to None, so it never conflicts."""
+        return self.version >= V("5.0")
+
+    @cached_property
+    def hub_hybrid_dropped(self) -> bool:
+        """4.56+ drop a Hub-loaded "hybrid" default (Gemma 2/3)."""
+        return self.version >= V("4.56")
+
+    @cached_property
+    def user_config_inherits_model(self) -> bool:
+        """A passed GenerationConfig inherits the model's unset fields (4.50+; 5.x always)."""
+        return self.version >= V("4.50")
+
+    # The answers below come from the release table (engine/environment/releases.py, data/releases.json): what the target's
+    # release itself has, so a release between two checked ones is read, never guessed.
+
+    def removed_cache_class(self, name: str) -> str | None:
+        """The release since which `from transformers import <name>` fails, when the target is at or past it (only
+        for the classes REMOVED_CACHE_CLASSES names: the rules report those)."""
+        if name not in REMOVED_CACHE_CLASSES:
+            return None
+        return _str(releases.gone_since(f"export:transformers.{name}", self.version))
+
+    def import_fails(self, module: str, name: str) -> str | None:
+        """The release since which `from <module> import <name>` fails, when the target is at or past it and the
+        name is one REMOVED_CACHE_CLASSES lists (`transformers.cache_utils.SlidingWindowCache`: 5.0.0 to 5.5.0
+        only; a name the module never had is not reported: the table cannot say it was ever there)."""
+        if name not in REMOVED_CACHE_CLASSES:
+            return None
+        if module == "transformers":
+            return self.removed_cache_class(name)
+        return _str(releases.gone_since(f"name:{module}.{name}", self.version))
+
+    def removed_cache_method(self, name: str) -> str | None:
+        """The release that removed this DynamicCache method, when the target is at or past it."""
+        if name not in REMOVED_CACHE_METHODS:
+            return None
+        return _str(releases.member_gone_since(_CU, "DynamicCache", name, self.version))
+
+    def removed_cache_read(self, read: str) -> str | None:
+        """The release that removed this way of reading a cache (REMOVED_CACHE_READS), when the target is past it."""
+        if read in _READ_BEHAVIOURS:
+            b = releases.behaviour(_READ_BEHAVIOURS[read])
+            return str(b.first) if releases.holds(b.id, self.version) else None
+        if read in _READ_MEMBERS:
+            return _str(releases.member_gone_since(_CU, _READ_MEMBERS[read], read, self.version))
+        return None
+
+    def removed_model_cache(self, module: str, name: str) -> str | None:
+        """The release whose `module` no longer defines the cache class `name`, when the target is past it."""
+        if name not in REMOVED_MODEL_CACHES.get(module, ()):
+            return None
+        return _str(releases.gone_since(f"name:{module}.{name}", self.version))
+
+    def removed_keyword(self, name: str) -> str | None:
+        """The release that removed this generate keyword (a parameter of `generate`, or a GenerationConfig
+        field), when the target is at or past it."""
+        if name not in REMOVED_GENERATE_KEYWORDS:
+            return None
+        gone = releases.parameter_gone_since("member:transformers.generation.utils.GenerationMixin.generate", name,
+                                             self.version) or releases.gone_since(f"genconfig:{name}", self.version)
+        if gone is None:
+            return None
+        # Still a parameter or a field: generate takes it.
+        signature = releases.value("member:transformers.generation.utils.GenerationMixin.generate", self.version)
+        if (signature and name in releases.parameters(signature)) or releases.value(f"genconfig:{name}", self.version):
+            return None
+        return str(gone)
+
+    # Generation hooks (HFC010/HFC011): the signature transformers calls a hook with at the target, from the
+    # release table (the reference models' hooks and GenerationMixin's, read from each wheel), and the hand-written
+    # behaviours a signature does not show (what the cache reaches `Cache.update` and the hooks as).
+
+    def hook_signature(self, hook: str) -> tuple[str, ...]:
+        """The parameters (but `self`) transformers' `hook` takes at the target, in order, `*`/`**` ones as
+        `*name`/`**name`: "attention", "decoder_layer" (Llama's `forward`s, the keywords a layer passes down) or
+        "prepare_inputs" (`GenerationMixin.prepare_inputs_for_generation`)."""
+        signature = releases.value(HOOK_SIGNATURES[hook], self.version) or ""
+        inside = signature[signature.rfind("(") + 1:signature.rfind(")")]
+        names = (p.split("=", 1)[0].strip() for p in inside.split(", "))
+        return tuple(n for n in names if n and n not in ("self", "/"))
+
+    def hook_parameter_gone(self, hook: str, name: str) -> str | None:
+        """The release since which transformers' `hook` no longer takes `name`, when the target is at or past it."""
+        return _str(releases.parameter_gone_since(HOOK_SIGNATURES[hook], name, self.version))
+
+    def cache_class_exists(self, name: str) -> bool:
+        """Whether `transformers.<name>` or `transformers.cache_utils.<name>` is importable at the target."""
+        return releases.value(f"export:transformers.{name}", self.version) is not None or \
+            releases.value(f"name:transformers.cache_utils.{name}", self.version) is not None
+
+    def behaviour_since(self, behaviour_id: str) -> str | None:
+        """The first release of a hand-written behaviour of the release table, when the target has it."""
+        return str(releases.behaviour(behaviour_id).first) if releases.holds(behaviour_id, self.version) else None
+
+    @cached_property
+    def tuple_cache_is_error(self) -> bool:
+        return releases.holds("tuple_cache_to_generate", self.version)
+
+    @cached_property
+    def _cache_implementations(self) -> dict[str, str]:
+        prefix = "cache_implementation:"
+        got = {}
+        for key in releases.table().facts:
+            if key.startswith(prefix) and (status := releases.value(key, self.version)) is not None:
+                got[key[len(prefix):]] = status
+        return got
+
+    @cached_property
+    def cache_implementation_checked(self) -> bool:
+        """Whether `GenerationConfig.validate()` rejects an unknown value at all (4.45.0+); 4.41-4.44 keep any
+        string and generate ignores the ones it does not know (the release table, `cache_implementation:*`)."""
+        return self._cache_implementations.get("*") == "checked"
+
+    @cached_property
+    def assisted_rejects_stateful(self) -> bool:
+        """Whether generate refuses assisted generation on a stateful (Mamba-family) model: `ValueError: assisted
+        generation is not supported with stateful models` while `PreTrainedModel._is_stateful` exists (the release
+        table's `model_attr:`); 5.25.0 drops both (its caches record recurrent states to roll back; read in the
+        5.24.0/5.25.0 wheels, and HFC003's example runs on both in the oracle)."""
+        return releases.value("model_attr:PreTrainedModel._is_stateful", self.version) is not None
+
+    def rejects_cache_implementation(self, value: str) -> bool:
+        """Whether `GenerationConfig.validate()` raises for `value` (4.41-4.44 raise for none: they keep it)."""
+        return self.cache_implementation_checked and value not in self.valid_cache_implementations
+
+    @cached_property
+    def valid_cache_implementations(self) -> tuple[str, ...]:
+        """What `GenerationConfig.validate()` accepts (where it checks nothing, 4.41-4.44: the values generate
+        builds a cache for), current ones first, each group in the order the messages have always listed them."""
+        table = {v: s for v, s in self._cache_implementations.items() if not v.startswith(("*", "("))}
+        current = sorted((v for v, s in table.items() if s != "deprecated"), key=_display_order)
+        return (*current, *sorted((v for v, s in table.items() if s == "deprecated"), key=_display_order))
+
+    @cached_property
+    def deprecated_cache_implementations(self) -> tuple[str, ...]:
+        """Accepted, but generate logs a deprecation when it builds a cache from them (the values transformers
+        lists in DEPRECATED_STATIC_CACHE_IMPLEMENTATIONS; checked by the oracle)."""
+        return tuple(v for v in self.valid_cache_implementations if self._cache_implementations[v] == "deprecated")
+
+    def invalid_cache_implementation_message(self, value: str) -> str:
+        """The exact ValueError `GenerationConfig.validate()` raises (the choices as transformers prints them)."""
+        choices = self._cache_implementations.get("(choices)", repr(self.valid_cache_implementations))
+        return f"ValueError: Invalid `cache_implementation` ({value}). Choose one of: {choices}"
+
+    def keyword_deprecation_message(self, keyword: str, model_class: str | None) -> str:
+        """The FutureWarning 5.24+ emit for a pre-5.24 cache keyword (utils/deprecation.py `deprecate_kwarg`,
+        which names the model's class; `<model class>` stands in when the linter does not know it)."""
+        owner = f"{model_class or '<model class>'}.generate"
+        return (f"FutureWarning: `{keyword}` is deprecated and will be removed in version 6.0.0 for `{owner}`. "
+                "Use `cache` instead.")
+
+    def deprecated_cache_implementation_message(self, value: str) -> str:
+        """What generate logs when it builds a cache from a deprecated `cache_implementation` name
+        (generation/utils.py `_prepare_cache_for_generation`, `logger.warning_once`; 4.57.6, 5.23.0, 5.24.0)."""
+        removal = " and will be removed in v5.13" if self.version >= V("5.0") else ""
+        return (f"Using `cache_implementation='{value}' is deprecated{removal}. Please only use one of "
+                "('static', 'offloaded_static'), and the layer structure will be inferred automatically.")
+
+    @cached_property
+    def tuple_cache_message(self) -> str:
+        """The ValueError for a legacy tuple cache (5.0+; 4.x converts it with a deprecation warning)."""
+        what = "for `cache`" if self.unified_cache_keyword else "of `past_key_values`"
+        return f"ValueError: Passing a tuple {what} is not supported anymore. Please use a `Cache` instance."
+
+    def __str__(self) -> str:
+        return str(self.version)
+
+
+# At the end: engine/environment/releases.py imports `Version` from here.
+from hf_cache_lint.engine.environment import releases  # noqa: E402

@@ -1,0 +1,86 @@
+"""The fact kind `hook_override`: a function the code gives transformers to call in place of one of its own
+generation hooks, with the parameters it takes and the cache names it reads. Found by engine/interpreter/hooks.py (one walk of
+the module, like engine/interpreter/removed_api.py) only where the code says the hook is transformers': a method of a class that
+derives from a transformers model, layer or cache class (or from such a class of the module), a function assigned
+onto such a class's `forward`/`prepare_inputs_for_generation`/`update` or bound onto a loaded model's module with
+`types.MethodType`, or a forward hook registered `with_kwargs=True` on a loaded model's module. A project's own
+method of the same name is none of these."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from hf_cache_lint.engine.base.findings import Span
+from hf_cache_lint.engine.facts import FactKind
+
+# prepare_inputs: `prepare_inputs_for_generation`; forward: an attention or decoder layer's `forward` (reference:
+# which of transformers' layers); model_kwargs: a model method taking generate's `model_kwargs`; forward_hook: a
+# `register_forward_hook(..., with_kwargs=True)` hook (its kwargs are the layer's keywords); cache_update:
+# `Cache.update`.
+HookKind = Literal["prepare_inputs", "forward", "model_kwargs", "forward_hook", "cache_update"]
+ReadHow = Literal["parameter", "subscript", "get"]
+CACHE_NAMES = ("past_key_values", "past_key_value")
+KEYS = (*CACHE_NAMES, "cache_position")
+
+
+@dataclass(frozen=True)
+class HookRead:
+    """One read of a name transformers passes the hook: a parameter the body uses (`how="parameter"`, `span` the
+    parameter with its default), or `container["key"]` / `container.get("key", ...)` (`span` that expression,
+    `container` the dict's name). `text` is the source the span covers."""
+
+    key: str
+    how: ReadHow
+    span: Span
+    text: str
+    container: str = ""
+
+
+@dataclass(frozen=True)
+class PositionalSuper:
+    """`super().prepare_inputs_for_generation(a, b, ...)` (in a layer's `forward`: `super().forward(...)`): the
+    positional arguments as written, whether the call spreads a `**` dict, and the span of the call."""
+
+    span: Span
+    arguments: tuple[str, ...]
+    spreads: bool
+
+
+@dataclass(frozen=True)
+class HookOverride:
+    """`function` given to transformers as `target` (the hook, in words: "`LlamaForCausalLM` subclass `M`'s
+    `prepare_inputs_for_generation`"). `span`: the function's name in its `def`; `parameters`: its parameter names
+    but `self`, `var_keyword` its `**` parameter; `reads`: the cache names it reads that transformers passes;
+    `compat`: the body also reads the cache under 5.24's name `cache`, so it works on both sides; `reference`: for a layer `forward` or a forward hook, which transformers layer
+    ("attention" or "decoder_layer"); `insert_at`/`indent`: where a first body line goes (after a docstring),
+    None for a one-line body; `signature_end`: the position after the last parameter (for adding `**kwargs`); `passes_on`: the body
+    passes its cache parameter on by name."""
+
+    kind: HookKind
+    function: str
+    target: str
+    span: Span
+    parameters: tuple[str, ...]
+    var_keyword: str | None
+    reads: tuple[HookRead, ...] = ()
+    compat: bool = False
+    reference: str = ""
+    positional_super: PositionalSuper | None = None
+    insert_at: Span | None = None
+    indent: str = ""
+    signature_end: Span | None = None
+    guarded: bool = False  # the body tests `cache_kwargs` against None (`if cache_kwargs is not None`)
+    passes_on: bool = False  # the body passes the cache parameter on by name (`f(..., past_key_values=past_key_values)`)
+    base: str = ""  # a subclass's transformers base class (`LlamaAttention`)
+
+
+def might_hold_hook(text: str) -> bool:
+    """A hook fact needs the transformers import and one of the names transformers passes its hooks."""
+    return "transformers" in text and ("past_key_value" in text or "cache_position" in text or "cache_kwargs" in text)
+
+
+KIND: FactKind[HookOverride] = FactKind(
+    "hook_override", HookOverride, triggers=("past_key_value", "cache_position", "cache_kwargs"),
+    parse_names=frozenset({"past_key_values", "past_key_value", "cache_position", "cache_kwargs"}),
+    might_occur=might_hold_hook)

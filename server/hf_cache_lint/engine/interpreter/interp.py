@@ -1,0 +1,59 @@
+"""The interpreter's entry points: parse a text (parso, error-recovering, incremental per editor buffer) and
+analyse it into an `Analysis` (the facts the rules read). The interpreter itself is engine/interpreter/."""
+
+from __future__ import annotations
+
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.facts import grouped
+from hf_cache_lint.engine.interpreter import Interpreter
+from hf_cache_lint.engine.interpreter.hooks import hook_facts
+from hf_cache_lint.engine.interpreter.removed_api import removed_api_uses
+from hf_cache_lint.engine.output.analysis import Analysis
+from hf_cache_lint.engine.syntax import fast_parser, parsing
+
+_GRAMMAR = fast_parser.grammar()  # parso's grammar, its tree built faster (engine/syntax/fast_parser.py)
+
+
+def forget(incremental_key: str) -> None:
+    """Drop parso's kept tree for an editor buffer (the document closed): its memory goes with it."""
+    parsing.forget(_GRAMMAR, incremental_key)
+
+
+def parse(text: str, incremental_key: str | None = None) -> object:
+    """parso's error-recovering parse: a broken line leaves the rest of the tree intact."""
+    if incremental_key:
+        # parso's diff parser re-parses only what changed since the last text under this key (the same
+        # cache jedi uses); it updates the previous tree in place, so callers opt in per document.
+        try:
+            return parsing.incremental_parse(_GRAMMAR, text, incremental_key)
+        except RecursionError:  # too deeply nested: a whole parse fails the same way (the caller notes it)
+            forget(incremental_key)
+            raise
+        except Exception:  # the diff parser's asserts on a state it cannot handle: the kept tree is spoilt
+            forget(incremental_key)
+        return _GRAMMAR.parse(text, error_recovery=True, path=incremental_key, diff_cache=True, cache=False)
+    return _GRAMMAR.parse(text, error_recovery=True)
+
+
+def analyse(text: str, path: str, context: Context, tree: object | None = None,
+            incremental: bool | str = False) -> Analysis:
+    if tree is None:
+        key = incremental if isinstance(incremental, str) else \
+            path if incremental and not path.startswith("<") else None
+        tree = parse(text, key)
+    interpreter = Interpreter(text, path, context)
+    interpreter.run_module(tree)
+    s = interpreter.session
+    assert s.guards is not None
+    try:
+        removed = removed_api_uses(tree, text, context.target, s.guards)
+        hooks, sent = hook_facts(tree, text)
+    except RecursionError:  # a statement too deeply nested for its walk (the interpreter noted it)
+        removed, hooks, sent = (), [], []
+    return Analysis(text=text, path=path, context=context, facts=grouped((*s.recorded, *removed, *hooks, *sent)),
+                    tree=tree,
+                    version_guarded=tuple(sorted(s.version_guarded, key=lambda b: (b.span.start, b.span.end))),
+                    stopped=s.stopped, skipped=tuple(s.skipped))
+
+
+__all__ = ["Interpreter", "analyse", "forget", "parse"]

@@ -1,0 +1,418 @@
+"""The value model: the abstract values the interpreter tracks, and the heap objects `Ref`s point at.
+
+Immutable values (`Const`, `CacheVal`, `TupleVal`, `Symbol`, `Output`, `Method`, `Partial`, `Function`,
+`ClassDef`, `Lazy`, `Unknown`, `Maybe`) are compared by value. Objects that user code mutates through
+aliases (models, generation configs, dicts, instances, pipelines) live on a heap addressed by `Ref`; their
+states are frozen and replaced on mutation, so a branch copies the state cheaply and a join merges it
+field by field. How two values or two heap states meet is written down in state.py.
+
+A new kind of value is added to `Value` (or a new heap object to `HeapObj`) here, with its join rule in
+state.py; the fields of it that hold values or refs go into `_WALK` (at the end), the one description of what
+a value holds: `children` and `map_children` read it, and through them every traversal (the weighting here,
+`state.reachable`, the replay's node collection, the copier of workspace imports). tests/engine/test_value_walk.py
+fails on a field that can hold a value and is missing from `_WALK`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar, Union
+
+from hf_cache_lint.engine.output.analysis import CiSource, Site
+
+
+@dataclass(frozen=True)
+class Cond:
+    """A branch condition as written (`use_static`, `args.static`), and which way it went."""
+
+    text: str
+    holds: bool
+
+    def negated(self) -> Cond:
+        return Cond(self.text, not self.holds)
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """A value the linter cannot see; `reason` names it for messages ("the parameter `cache`")."""
+
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Const:
+    value: str | int | float | complex | bool | None
+    site: Site | None = None
+
+
+@dataclass(frozen=True)
+class CacheVal:
+    """A transformers Cache object (built, deep-copied, or returned by a forward/generate)."""
+
+    class_name: str
+    site: Site | None = None
+
+
+@dataclass(frozen=True)
+class TupleVal:
+    """A tuple (the legacy cache format when passed as a cache)."""
+
+    site: Site | None = None
+    items: tuple[Value, ...] = ()
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A heap object."""
+
+    id: int
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """An imported module or name, by its dotted origin (`transformers.AutoModelForCausalLM`)."""
+
+    qualname: str
+
+
+@dataclass(frozen=True)
+class Output:
+    """What a model call returns: `generate` outputs or forward outputs (both carry a cache)."""
+
+    kind: str  # "generate" | "forward"
+    site: Site | None = None
+
+
+@dataclass(frozen=True)
+class Method:
+    """`obj.name` bound, e.g. `gen = model.generate`."""
+
+    owner: Value
+    name: str
+
+
+@dataclass(frozen=True)
+class Partial:
+    """`functools.partial(func, **kw)`: keywords as a dict Ref."""
+
+    func: Value
+    kwargs: Ref | None
+
+
+@dataclass(frozen=True)
+class Function:
+    """A user function or method (parso funcdef node), the object it is bound to (`types.MethodType`), and
+    for a function defined inside another one the names it captures from there (`closure`: name -> value;
+    interpreter/functions.py decides which)."""
+
+    node: Any = field(compare=False, hash=False)
+    qualname: str = ""
+    owner: Ref | None = None
+    closure: tuple[tuple[str, Value], ...] = ()
+
+
+@dataclass(frozen=True)
+class ClassDef:
+    node: Any = field(compare=False, hash=False)
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class Lazy:
+    """`from module import name` of a workspace module, resolved only when its value matters."""
+
+    module: str
+    level: int
+    name: str
+    qualname: str
+
+
+@dataclass(frozen=True)
+class Maybe:
+    """A value that differs by path: each option with the condition under which it holds (None: on some
+    path the linter cannot name). Built by joins (state.py) and `a if c else b`; never nested (`maybe()`
+    flattens). Readers decide what it means for them: a cache argument takes its first option that is not
+    None on a live path, None on the others making it conditional (generate_calls.py `kind_of`); an
+    attribute of it is known only when every option gives the same (expressions.py `attribute`); a call
+    of it calls its first option that is not Unknown, or, when its live options are different callables
+    (a generate replacement on some paths, state.py) with conditions, each on a path of its own (calls.py
+    `_call_options`); `**` of it sets each key under the
+    condition of the options that hold it (expressions.py `_merge_options`); a subscript of it is unknown.
+    """
+
+    options: tuple[tuple[Value, Cond | None], ...]
+
+
+Value = Union[Unknown, Const, CacheVal, TupleVal, Ref, Symbol, Output, Method, Partial, Function, ClassDef, Maybe,
+              Lazy]
+
+UNKNOWN = Unknown()
+NONE = Const(None)
+
+# Size bounds on values (the per-file budget's memory side). Joins and calls combine values; without a
+# bound, `p = helper(p, q)` repeated doubles a value each time (2^n options after n calls), and loops
+# with `try` joined the same options again and again. Past a bound a value widens (to fewer options or
+# unknown items), never multiplies.
+MAX_OPTIONS = 16  # options of one Maybe, after flattening and removing duplicates
+MAX_TUPLE_ITEMS = 64  # items of a tuple tracked one by one (a longer literal keeps its length only)
+MAX_WEIGHT = 256  # values one value is made of (tuples of tuples, options of options)
+MANY_VALUES = Unknown("one of many values")
+
+
+def maybe(options: Iterable[tuple[Value, Cond | None]]) -> Value:
+    """A Maybe of `options`, flat (a nested Maybe's options are lifted, keeping their own condition, else
+    the outer one), without repeats, and at most MAX_OPTIONS long: past that the first options are kept
+    and one unknown option stands for the rest. One option left: that value itself."""
+    seen: dict[tuple[Value, Cond | None], None] = {}
+    widened = False
+    for v, c in options:
+        inner = v.options if isinstance(v, Maybe) else ((v, c),)
+        for iv, ic in inner:
+            if isinstance(iv, _COMPOUND):
+                iv = bounded(iv)
+            key = (iv, ic if ic is not None else c)
+            if key in seen:
+                continue
+            if len(seen) >= MAX_OPTIONS - 1:
+                widened = True
+                break
+            seen[key] = None
+        if widened:
+            break
+    out = tuple(seen)
+    if widened:
+        out = (*out, (MANY_VALUES, None))
+    if len(out) == 1 and out[0][1] is None:
+        return out[0][0]
+    return Maybe(out)
+
+
+def tuple_val(site: Site | None, items: Iterable[Value] = ()) -> TupleVal:
+    """A TupleVal of at most MAX_TUPLE_ITEMS bounded items (a longer one keeps no items: unknown contents)."""
+    kept = tuple(items)
+    if len(kept) > MAX_TUPLE_ITEMS:
+        return TupleVal(site)
+    return TupleVal(site, tuple(bounded(v) if isinstance(v, _COMPOUND) else v for v in kept))
+
+
+def bounded(v: Value) -> Value:
+    """`v`, or an unknown value when it is made of more than MAX_WEIGHT values (nested tuples, options)."""
+    return v if _weight(v, MAX_WEIGHT) <= MAX_WEIGHT else MANY_VALUES
+
+
+def _weight(v: Value, limit: int) -> int:
+    """How many values `v` is made of, counting stops a little past `limit` (so the cost is bounded too)."""
+    total = 0
+    todo = [v]
+    while todo and total <= limit:
+        x = todo.pop()
+        total += 1
+        if type(x) in _WALK:
+            todo.extend(children(x))
+    return total
+
+
+_COMPOUND = (TupleVal, Maybe, Method, Partial)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A `cache_implementation` value held by a config: the string, where set, under which condition."""
+
+    value: str | None
+    site: Site | None = None
+    cond: Cond | None = None
+    via: CiSource = "model"  # how it got there, for messages: "model", "checkpoint", "hub-default", ...
+    unknown: str | None = None  # set to a reason when the value is not a constant
+
+
+@dataclass(frozen=True)
+class ModelState:
+    class_name: str | None = None
+    checkpoint: str | None = None
+    gen_config: Ref | None = None
+    is_transformers: bool = True
+    wrapper: str | None = None
+    encoder_decoder: bool = False
+    loaded_at: Site | None = None
+    # `model.generate = <replacement>` (functools.partial, a function, types.MethodType): later
+    # `model.generate(...)` calls go through it; the original stays reachable as `Method(model, "generate")`.
+    generate: Value | None = None
+    # Other attributes that hold the original generate (`model._old_generate = model.generate`).
+    aliases: tuple[tuple[str, Value], ...] = ()
+
+
+@dataclass(frozen=True)
+class ConfigState:
+    """A GenerationConfig; `ci` None means the field is unset (None), which inherits the model's."""
+
+    ci: Setting | None = None
+
+
+# Keys one dict tracks one by one; past this, new keys are not tracked and the dict is opaque (holds keys
+# the linter cannot see), except the keys generate's cache handling reads, which stay tracked.
+MAX_DICT_KEYS = 1000
+ALWAYS_TRACKED = frozenset({"past_key_values", "cache_params", "cache", "cache_implementation", "generation_config",
+                            "generate_kwargs", "use_cache"})
+Entry = tuple[str, Value, Site | None, Cond | None]
+
+
+@dataclass(frozen=True)
+class DictState:
+    entries: tuple[Entry, ...] = ()
+    opaque: bool = False  # holds keys the linter cannot see
+    # key -> position in `entries`, shared with the states derived from this one by appending (it may hold
+    # their keys too: a position is trusted only when `entries` has that key there). Lookups and adding a
+    # key are O(1) this way instead of a scan and a copy of every entry.
+    index: dict[str, int] | None = field(default=None, compare=False, repr=False)
+
+    def _pos(self, key: str) -> int | None:
+        entries = self.entries
+        if len(entries) <= 8:
+            for i, e in enumerate(entries):
+                if e[0] == key:
+                    return i
+            return None
+        index = self.index
+        if index is None:
+            index = {e[0]: i for i, e in enumerate(entries)}
+            object.__setattr__(self, "index", index)
+        p = index.get(key)
+        return p if p is not None and p < len(entries) and entries[p][0] == key else None
+
+    def get(self, key: str) -> tuple[Value, Site | None, Cond | None] | None:
+        p = self._pos(key)
+        if p is None:
+            return None
+        _, v, s, c = self.entries[p]
+        return v, s, c
+
+    def set(self, key: str, value: Value, site: Site | None, cond: Cond | None = None) -> DictState:
+        entries = self.entries
+        entry = (key, value, site, cond)
+        p = self._pos(key)
+        if p is None:
+            if len(entries) >= MAX_DICT_KEYS and key not in ALWAYS_TRACKED:
+                return DictState(entries, True, self.index)
+            index = self.index
+            if index is not None:
+                if key in index:  # another state derived from this one put the key elsewhere
+                    index = dict(index)
+                index[key] = len(entries)
+            return DictState((*entries, entry), self.opaque, index)
+        if p == len(entries) - 1:  # the last key again: positions unchanged
+            return DictState((*entries[:p], entry), self.opaque, self.index)
+        return DictState((*entries[:p], *entries[p + 1:], entry), self.opaque)
+
+    def delete(self, key: str) -> DictState:
+        p = self._pos(key)
+        if p is None:
+            return self
+        return DictState((*self.entries[:p], *self.entries[p + 1:]), self.opaque)
+
+    @staticmethod
+    def build(items: Iterable[Entry], opaque: bool = False) -> DictState:
+        """A dict of `items` in order (a later repeat of a key replaces it and moves it last), as `set`
+        one by one would build it, in one pass."""
+        out: dict[str, Entry] = {}
+        for e in items:
+            if e[0] in out:
+                del out[e[0]]
+            elif len(out) >= MAX_DICT_KEYS and e[0] not in ALWAYS_TRACKED:
+                opaque = True
+                continue
+            out[e[0]] = e
+        return DictState(tuple(out.values()), opaque)
+
+
+@dataclass(frozen=True)
+class InstanceState:
+    """A user object (e.g. `self`): its attributes."""
+
+    class_name: str
+    attrs: tuple[tuple[str, Value], ...] = ()
+
+    def get(self, name: str) -> Value | None:
+        for k, v in self.attrs:
+            if k == name:
+                return v
+        return None
+
+    def set(self, name: str, value: Value) -> InstanceState:
+        attrs = self.attrs
+        for k, _ in attrs:
+            if k == name:
+                return InstanceState(self.class_name, (*(a for a in attrs if a[0] != name), (name, value)))
+        # A new attribute (most of an `__init__`): appended, without a filtering pass over the others.
+        return InstanceState(self.class_name, (*attrs, (name, value)))
+
+
+@dataclass(frozen=True)
+class PipelineState:
+    model: Ref | None = None
+    task: str | None = None
+    ci: Setting | None = None
+
+
+HeapObj = Union[ModelState, ConfigState, DictState, InstanceState, PipelineState]
+
+
+# The one description of what a value or heap object holds: for each type, its fields that hold values or
+# refs, with their shape: one value (or None), a tuple of values, a tuple of pairs whose first item is the
+# value (`Maybe.options`), a tuple of tuples whose second item is (attributes, closures, dict entries).
+_ONE, _ITEMS, _FIRST, _SECOND = range(4)
+_WALK: dict[type, tuple[tuple[str, int], ...]] = {
+    TupleVal: (("items", _ITEMS),),
+    Maybe: (("options", _FIRST),),
+    Method: (("owner", _ONE),),
+    Partial: (("func", _ONE), ("kwargs", _ONE)),
+    Function: (("owner", _ONE), ("closure", _SECOND)),
+    ModelState: (("gen_config", _ONE), ("generate", _ONE), ("aliases", _SECOND)),
+    PipelineState: (("model", _ONE),),
+    DictState: (("entries", _SECOND),),
+    InstanceState: (("attrs", _SECOND),),
+}
+
+_T = TypeVar("_T")
+
+
+def children(x: object) -> Sequence[Value]:
+    """The values (refs among them, not followed) that the value or heap object `x` holds directly."""
+    fields = _WALK.get(type(x))
+    if fields is None:
+        return ()
+    out: list[Value] = []
+    for name, shape in fields:
+        f = getattr(x, name)
+        if shape == _ONE:
+            if f is not None:
+                out.append(f)
+        elif shape == _ITEMS:
+            out.extend(f)
+        elif shape == _FIRST:
+            out.extend(p[0] for p in f)
+        else:
+            out.extend(p[1] for p in f)
+    return out
+
+
+def map_children(x: _T, f: Callable[[Value], Value]) -> _T:
+    """`x` with each value it holds directly (as `children` lists them) replaced by `f` of it."""
+    fields = _WALK.get(type(x))
+    if fields is None:
+        return x
+    changes: dict[str, object] = {}
+    for name, shape in fields:
+        v = getattr(x, name)
+        if shape == _ONE:
+            changes[name] = f(v) if v is not None else None
+        elif shape == _ITEMS:
+            changes[name] = tuple(f(i) for i in v)
+        elif shape == _FIRST:
+            changes[name] = tuple((f(p[0]), *p[1:]) for p in v)
+        else:
+            changes[name] = tuple((p[0], f(p[1]), *p[2:]) for p in v)
+    if isinstance(x, DictState):  # a new entries tuple: the shared key index does not carry over
+        return DictState(changes["entries"], x.opaque)  # type: ignore[arg-type, return-value]
+    return replace(x, **changes)  # type: ignore[type-var]

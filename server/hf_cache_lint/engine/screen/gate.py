@@ -1,0 +1,296 @@
+"""A C-speed gate between the text prefilter and parso: can this module hold a finding at all?
+
+parso parses at about 0.6 MB/s; CPython's compiler is an order of magnitude faster. A module that
+compiles gives every name, attribute and parameter it uses (`co_names`, `co_varnames`, ...) and every
+string constant, keyword name of a call and dict key (`co_consts`), docstrings and comments aside.
+
+What a finding is made of (engine/output/analysis.py), and what each needs in the module's code:
+- a `cache_implementation` value (a CiValue, or a call's CacheImpl): the word `cache_implementation` where a
+  value can be set (engine/screen/value_sources.py `may_set_cache_implementation`: not a module that only reads it, or
+  hands it to its own functions without `**`), or a checkpoint load (`from_pretrained`, `pipeline`:
+  generation_config.json, the Hub defaults);
+- a call reaching generate: the word `generate` or `pipeline`, or a value imported from a workspace module
+  (a pipeline, a `partial` of generate, a model, a kwargs dict);
+- on such a call, without a `cache_implementation`, a rule still needs a cache argument (`past_key_values`,
+  `cache_params` or `cache` as a keyword or a dict key) or a keyword written in the call that a rule reads
+  (`keyword_matters`, given by the caller, which knows the rules; by default every keyword counts): first
+  by the words (none of them anywhere: none can), then by where they stand (engine/screen/reaching.py
+  `reaching_keywords`: the keywords of the calls that can reach generate, when every `**` spread into one is
+  followed);
+- a removed cache API (HFC007, which needs no generate call), asked only where the text may use one
+  (`removed_api`, engine/text/prefilter.py `might_use_removed_api`): a removed class or method among the compiled
+  names, or a value engine/syntax/cache_values.py would know is a cache (engine/screen/value_sources.py `may_hold_cache`).
+So a module that compiles and has none of these cannot hold a finding, and skipping parso for it leaves the
+findings unchanged (tests/engine/test_gate.py runs both paths over the corpus, examples/ and every rule
+example on every checked version, and over each exclusion's edge). Anything that does not compile or parse
+with `ast` where asked goes to parso, as before.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+import warnings
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from types import CodeType
+
+from hf_cache_lint.engine.base.collector import gc_paused
+from hf_cache_lint.engine.environment import workspace
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.environment.families import PIPELINE_CLASSES
+from hf_cache_lint.engine.environment.versions import REMOVED_CACHE_METHODS, REMOVED_NAMES
+from hf_cache_lint.engine.output.keywords import CACHE_KEYWORDS
+from hf_cache_lint.engine.screen import reaching, value_sources
+from hf_cache_lint.engine.screen.lent_values import CALLABLE_MAKERS, FACT_MAKERS, lends
+from hf_cache_lint.engine.text.prefilter import _in_code, _triple_quotes
+
+# Words whose mere presence sends a module to parso: values a check reads (a `cache_implementation`,
+# a checkpoint's generation_config.json, a Hub default) and a pipeline (a call that reaches generate), also one
+# built from its class (`TextGenerationPipeline(model=...)`: engine/interpreter/known.py).
+LOADS = frozenset({"cache_implementation", "from_pretrained", "pipeline", *PIPELINE_CLASSES})
+CALLS = frozenset({"generate"})
+TRIGGERS = LOADS | CALLS
+# LOADS but `cache_implementation`, which only sends a module on as a string (a keyword name, a dict key) or an
+# attribute assigned (engine/screen/value_sources.py `may_set_cache_implementation`), not as a name read.
+SURE = LOADS - {"cache_implementation"}
+# SURE but `from_pretrained`, which may only be `super().from_pretrained(...)` (engine/screen/value_sources.py): as a name in
+# code, these send a module on before any compile.
+SURE_IN_TEXT = SURE - {"from_pretrained"}
+_PIPELINE_CLASSES = frozenset(PIPELINE_CLASSES)
+
+# The compiler drops code it can tell never runs, with the constants (and functions) written there; the
+# interpreter still reads it. On 3.10 and 3.11 that is only what follows a loop on a true constant without a
+# `break` (`while True:`) or an `assert` of a false one (the other unreachable code it drops, after `return`
+# or `raise`, the interpreter skips too: tests/engine/test_gate.py); 3.12+ also drops `if False:` bodies and
+# the like. Where that may be, every identifier of the text counts instead (comments and docstrings too:
+# only slower).
+_CONSTANTS_COMPLETE = sys.version_info < (3, 12)
+# After `while` / `assert` (whole at their start: `\b`), tried where the word stands (str.find: the regex
+# searched over the text cost ~3 ms on a large module).
+_DROPS_AFTER = re.compile(r"[\s(]*(?:not\b|True\b|False\b|None\b|\.\.\.|[-+~]?\.?\d|[bBrRuUfF]{0,2}[\"'\[{(])")
+_IDENTIFIER = re.compile(r"[^\W\d]\w*")
+
+# `from .x import (a, b)` / `from pkg.mod import a as b, \` continued: the names a workspace module may
+# lend. Anywhere in the text (after `;`, in a one-line `if`, even in a string): too many is only slower.
+# Matched where `from` stands, not after a word character or a dot (str.find, as above).
+_FROM_IMPORT = re.compile(
+    r"from[ \t\f]+(\.*)[ \t\f]*([\w.]*)[ \t\f]+import[ \t\f]+(\([^)]*\)|(?:[^\n#;\\]|\\\r?\n)*)")
+
+
+def _drops_code(text: str) -> bool:
+    for word in ("while", "assert"):
+        i = text.find(word)
+        while i >= 0:
+            if (i == 0 or not _word_char(text[i - 1])) and _DROPS_AFTER.match(text, i + len(word)):
+                return True
+            i = text.find(word, i + 1)
+    return False
+
+
+def _from_imports(text: str) -> Iterator[re.Match[str]]:
+    r"""The `from ... import ...` statements as `_FROM_IMPORT.finditer` with `(?<![\w.])` in front would find."""
+    i = text.find("from")
+    while i >= 0:
+        m = None
+        if i == 0 or not (_word_char(text[i - 1]) or text[i - 1] == "."):
+            m = _FROM_IMPORT.match(text, i)
+        if m is not None:
+            yield m
+            i = text.find("from", max(m.end(), i + 1))
+        else:
+            i = text.find("from", i + 1)
+
+
+def _words(code: CodeType, names: set[str], strings: set[str]) -> None:
+    names.update(code.co_names, code.co_varnames, code.co_cellvars, code.co_freevars)
+    for c in code.co_consts:
+        if isinstance(c, str):
+            strings.add(c)
+        elif isinstance(c, (tuple, frozenset)):  # keyword names of a call, an import's fromlist, `in {...}`
+            strings.update(x for x in c if isinstance(x, str))
+        elif isinstance(c, CodeType):
+            _words(c, names, strings)
+
+
+def _compiled_words(text: str) -> tuple[set[str], set[str]] | None:
+    """(identifiers, string constants) of the module's code; None when it does not compile."""
+    # Python 3.12+ drops `if not __debug__:` bodies at compile time; the interpreter does not.
+    if "__debug__" in text:
+        return None
+    try:
+        with warnings.catch_warnings(), gc_paused():  # invalid escapes etc.: parso's path says nothing either
+            warnings.simplefilter("ignore")
+            code = compile(text, "<gate>", "exec", dont_inherit=True, optimize=0)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return None
+    names: set[str] = set()
+    strings: set[str] = set()
+    _words(code, names, strings)
+    if not _CONSTANTS_COMPLETE or _drops_code(text):
+        every = set(_IDENTIFIER.findall(text))
+        names |= every
+        strings |= every
+    return names, strings
+
+
+def _imports_workspace_value(text: str, path: str, context: Context, *, calls: bool = True) -> bool:
+    """Whether a `from M import n` may bring a value that matters from a workspace file.
+
+    The interpreter (engine/interpreter/imports.py) runs M's top level and copies n's value, and what it reaches,
+    into this module; a def, a class, a re-export or a name M does not assign comes over as an opaque symbol.
+    `calls`: this module's code says `generate` itself, so a model, config, kwargs dict, pipeline or partial
+    from M may carry a fact into one of its calls; without it only a value that reaches generate when called
+    here (a pipeline, a `partial` or a bound `generate`, maybe inside a container or an object) can lead to a
+    finding. Whether n's value can hold such a thing: engine/screen/lent_values.py, over the statements of M that can
+    shape it."""
+    importer = Path(path) if path and not path.startswith("<") else None
+    # The interpreter's roots exactly (engine/importer.py): a module it cannot find lends nothing.
+    roots = tuple(p for p in (context.workspace, importer.parent if importer else None) if p is not None)
+    roots += context.extra_paths
+    words = FACT_MAKERS if calls else CALLABLE_MAKERS
+    seen: set[tuple[str, str]] = set()
+    for m in _from_imports(text):
+        level, module = len(m.group(1)), m.group(2)
+        local = level > 0 or (module != "" and module.split(".")[0] not in workspace.SKIP_ROOTS)
+        if not local:
+            continue
+        # `from . import x`: the interpreter looks x up in the package's __init__ (a submodule lends nothing).
+        found = workspace.resolve(module, level, importer, roots)
+        if found is None:
+            continue
+        listed = m.group(3).strip("() \t\r\n").replace("\\", " ").replace("\n", " ")
+        names = [n.split(" as ")[0].strip() for n in listed.split(",")]
+        if any(n and lends(found, n, context, words, seen) for n in names):
+            return True
+    return False
+
+
+def _every_keyword(name: str) -> bool:
+    return True
+
+
+def _word_char(c: str) -> bool:
+    return c.isalnum() or c == "_"
+
+
+def _said_in_code(text: str, words: Iterable[str], quotes: dict[str, list[int]]) -> bool:
+    """A quick look (engine/text/prefilter.py's line test) for one of `words`, whole, in code: not in a comment, a
+    doctest line, a docstring or a one-line string. Only ever a reason to skip the compile (the module goes to
+    parso either way), so a wrong yes costs a parse and a wrong no the compile. str.find per word: one regex
+    alternation over the text cost ~5 ms on a large module."""
+    for word in words:
+        i = text.find(word)
+        while i >= 0:
+            end = i + len(word)
+            if (i == 0 or not _word_char(text[i - 1])) and (end == len(text) or not _word_char(text[end])):
+                before = text[text.rfind("\n", 0, i) + 1:i]
+                if before.count('"') % 2 == 0 and before.count("'") % 2 == 0 and _in_code(text, i, quotes):
+                    return True
+            i = text.find(word, i + 1)
+    return False
+
+
+def _sure_to_pass(text: str) -> bool:
+    """What the compiled words would send to parso anyway, seen in the text: a pipeline in code (a name in
+    code is in the compiled names). Not `cache_implementation` (it may only be read), `from_pretrained` (it may
+    only be `super().from_pretrained`) nor `generate` with a cache keyword (engine/screen/reaching.py looks where
+    they stand)."""
+    return _said_in_code(text, SURE_IN_TEXT, _triple_quotes(text))
+
+
+class _Tree:
+    """The module's `ast` (engine/screen/reaching.py's Source), parsed the first time a test needs it (most modules
+    need none)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.parsed = False
+        self.source: reaching.Source | None = None
+
+    def get(self) -> reaching.Source | None:
+        if not self.parsed:
+            self.parsed = True
+            try:
+                with warnings.catch_warnings(), gc_paused():  # as in _compiled_words
+                    warnings.simplefilter("ignore")
+                    self.source = reaching.Source(self.text, ast.parse(self.text))
+            except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+                self.source = None
+        return self.source
+
+
+# The fact kinds (engine/facts) this gate decides with tests of its own (their `parse_names` are None); any
+# other kind is decided by its `parse_names` (`names` below).
+GATED_KINDS = frozenset({"generate_call", "ci_value", "removed_api_use"})
+
+
+def cannot_hold_finding(text: str, path: str, context: Context,
+                        keyword_matters: Callable[[str], bool] = _every_keyword,
+                        removed_api: bool = False, kind_names: frozenset[str] = frozenset()) -> bool:
+    """True only when parsing and interpreting the module cannot record anything a rule reports on.
+
+    `keyword_matters(name)`: whether a rule may report on a call that reaches generate for the keyword
+    `name` written in it when the call has no cache argument and no `cache_implementation` (HFC005's
+    misspelled and removed keywords); the default, every keyword, is always safe.
+    `removed_api`: the text may use a removed cache API (engine/text/prefilter.py `might_use_removed_api`); then
+    HFC007 is decided here too, on the compiled names.
+    `kind_names`: the parse names of the other fact kinds the enabled rules read (engine/facts): one of them among
+    the compiled names or string constants sends the module on.
+    """
+    if _sure_to_pass(text):
+        return False
+    words = _compiled_words(text)
+    if words is None:
+        return False
+    names, strings = words
+    if not kind_names.isdisjoint(names) or not kind_names.isdisjoint(strings):
+        return False
+    # As names only: the interpreter makes no callable or load of a string (`getattr(x, "from_pretrained")`
+    # is unknown to it).
+    if not SURE_IN_TEXT.isdisjoint(names):
+        return False
+    tree = _Tree(text)
+    if "from_pretrained" in names:
+        parsed = tree.get()
+        if parsed is None or not value_sources.only_super_loads(parsed):
+            return False
+    if removed_api and not _no_removed_api(names, strings, tree):
+        return False
+    calls = not (CALLS.isdisjoint(names) and CALLS.isdisjoint(strings))
+    if calls and not _no_keyword_reaches(names, strings, tree, keyword_matters):
+        return False
+    # Last of the tests on this module's code: it walks the whole tree.
+    if "cache_implementation" in names or "cache_implementation" in strings:  # can it be set?
+        parsed = tree.get()
+        if parsed is None or value_sources.may_set_cache_implementation(parsed.tree, _PIPELINE_CLASSES):
+            return False
+    # Last, as it costs file lookups: a value from a workspace module may bring any of the above.
+    return not _imports_workspace_value(text, path, context, calls=calls)
+
+
+def _no_removed_api(names: set[str], strings: set[str], tree: _Tree) -> bool:
+    """HFC007 (engine/interpreter/removed_api.py) reports an import of a removed class (`from transformers import
+    HybridCache`: the name is in the compiled names), an attribute (`transformers.HybridCache`), a call of a
+    removed method (`.to_legacy_cache()`: likewise), or a removed read of a value the code says is a cache
+    (engine/screen/value_sources.py `may_hold_cache`, asked only when a cache class or `return_dict_in_generate` is named)."""
+    if not names.isdisjoint(REMOVED_NAMES) or not names.isdisjoint(REMOVED_CACHE_METHODS):
+        return False
+    if names.isdisjoint(value_sources.CACHE_CLASSES) and "return_dict_in_generate" not in strings:
+        return True
+    parsed = tree.get()
+    return parsed is not None and not value_sources.may_hold_cache(parsed)
+
+
+def _no_keyword_reaches(names: set[str], strings: set[str], tree: _Tree,
+                        keyword_matters: Callable[[str], bool]) -> bool:
+    """A call may reach generate: no keyword a rule reads may reach one. By the words first (a cache
+    keyword's name or a keyword a rule reads anywhere: else none can), then where they stand
+    (engine/screen/reaching.py `reaching_keywords`)."""
+    if strings.isdisjoint(CACHE_KEYWORDS) and names.isdisjoint(CACHE_KEYWORDS) \
+            and not any(keyword_matters(s) for s in strings if s.isidentifier()):
+        return True
+    parsed = tree.get()
+    found = reaching.reaching_keywords(parsed) if parsed is not None else None
+    return found is not None and found.isdisjoint(CACHE_KEYWORDS) and not any(keyword_matters(k) for k in found)

@@ -1,0 +1,183 @@
+"""parso tree helpers: spans, call arguments, dotted names. parso positions are already
+(1-based line, 0-based code-point column), the engine's convention, so nothing converts here."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+from hf_cache_lint.engine.base.findings import Position, Span
+
+Node = Any  # parso's tree classes are untyped
+
+
+def span(node: Node) -> Span:
+    return Span(Position(*node.start_pos), Position(*end_pos(node)))
+
+
+def span_between(first: Node, last: Node) -> Span:
+    return Span(Position(*first.start_pos), Position(*end_pos(last)))
+
+
+def end_pos(node: Node) -> tuple[int, int]:
+    """`node.end_pos`: its last leaf's end. parso splits that leaf's value into lines with a regex each time
+    (a site's span, a function's key at every keystroke); most leaves hold no line break, and a statement's
+    last leaf is a newline."""
+    kids = getattr(node, "children", None)
+    while kids is not None:
+        node = kids[-1]
+        kids = getattr(node, "children", None)
+    value = getattr(node, "value", None)
+    if value == "\n":
+        return node.line + 1, 0
+    if not isinstance(value, str) or "\n" in value or "\r" in value:
+        return node.end_pos  # type: ignore[no-any-return]
+    return node.line, node.column + len(value)
+
+
+def code(node: Node) -> str:
+    """The node's source without leading whitespace/comments (parso's `get_code(include_prefix=False)`)."""
+    return head(node, -1)
+
+
+def head(node: Node, n: int) -> str:
+    """The first `n` characters of `code(node)` (all of it for -1), rendering no more leaves than that takes.
+
+    parso renders a node through a generator per level; one walk over the leaves, stopping once `n`
+    characters are there, costs a fraction of that (a site's first 80 characters of a large call were
+    rendered whole and cut)."""
+    kids = getattr(node, "children", None)
+    if kids is None:
+        value = getattr(node, "value", None)  # not a parso leaf (the interpreter's `…` for elided trailers)
+        text = str(value if value is not None else node.get_code(include_prefix=False))
+        return text if n < 0 else text[:n]
+    parts: list[str] = []
+    size = 0
+    todo = [node]
+    first = True
+    while todo:
+        leaf = todo.pop()
+        kids = getattr(leaf, "children", None)
+        if kids is not None:
+            todo.extend(reversed(kids))
+            continue
+        text = leaf.value if first else leaf.prefix + leaf.value
+        first = False
+        parts.append(text)
+        size += len(text)
+        if 0 <= n <= size:
+            break
+    out = "".join(parts)
+    return out if n < 0 else out[:n]
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One call argument: `name` for keywords, `star` "*" or "**" for unpacking."""
+
+    node: Node
+    value: Node
+    name: str | None = None
+    name_node: Node | None = None
+    star: str = ""
+
+
+def call_args(trailer: Node) -> list[Arg]:
+    """The arguments of a call trailer `( ... )`."""
+    if len(trailer.children) < 3:
+        return []
+    inner = trailer.children[1]
+    items = [c for c in inner.children if c.type != "operator" or c.value not in (",",)] \
+        if inner.type == "arglist" else [inner]
+    out: list[Arg] = []
+    for item in items:
+        if item.type == "argument":
+            first = item.children[0]
+            if first.type == "operator" and first.value in ("*", "**"):
+                out.append(Arg(item, item.children[1], star=first.value))
+            elif len(item.children) >= 3 and item.children[1].type == "operator" and item.children[1].value == "=":
+                if first.type != "name":  # `f(cfg.x=1)` while typing: Python rejects it, no argument
+                    continue
+                out.append(Arg(item, item.children[2], name=first.value, name_node=first))
+            else:  # a generator argument `f(x for x in y)`
+                out.append(Arg(item, item))
+        elif item.type == "star_expr":
+            out.append(Arg(item, item.children[1], star="*"))
+        elif item.type in ("error_node", "error_leaf") or (item.type == "operator"):
+            continue
+        else:
+            out.append(Arg(item, item))
+    return out
+
+
+def string_value(node: Node) -> str | None:
+    """The value of a plain string literal (or implicit concatenation), else None. No f-strings."""
+    if node.type == "string":
+        text = node.value
+        prefix = ""
+        while text and text[0] in "rRbBuU":
+            prefix += text[0]
+            text = text[1:]
+        if "b" in prefix.lower():
+            return None
+        for q in ('"""', "'''", '"', "'"):
+            if text.startswith(q) and text.endswith(q) and len(text) >= 2 * len(q):
+                body = text[len(q):-len(q)]
+                if "r" in prefix.lower() or "\\" not in body:
+                    return str(body)
+                try:
+                    with warnings.catch_warnings():  # `"\\e"`: Python warns (DeprecationWarning), it does not fail
+                        warnings.simplefilter("ignore")
+                        return str(body.encode("latin-1", "backslashreplace").decode("unicode_escape"))
+                except UnicodeDecodeError:
+                    return None
+        return None
+    if node.type == "strings":
+        parts = [string_value(c) for c in node.children]
+        return None if any(p is None for p in parts) else "".join(p for p in parts if p is not None)
+    return None
+
+
+def dotted(node: Node) -> str | None:
+    """`a.b.c` for a name or attribute chain without calls/subscripts, else None."""
+    if node.type == "name":
+        return str(node.value)
+    if node.type in ("power", "atom_expr"):
+        parts = []
+        first = node.children[0]
+        if first.type != "name":
+            return None
+        parts.append(first.value)
+        for t in node.children[1:]:
+            if t.type == "trailer" and t.children[0].value == "." and len(t.children) == 2:
+                parts.append(t.children[1].value)
+            else:
+                return None
+        return ".".join(parts)
+    return None
+
+
+def suite_statements(suite: Node) -> list[Node]:
+    """The statements of a block (a `suite` node, or a simple statement on the same line)."""
+    if suite.type == "suite":
+        return [c for c in suite.children if c.type not in ("newline", "indent", "dedent")]
+    return [suite]
+
+
+def import_paths(node: Node) -> list[tuple[Node, list[Node]]]:
+    """Each name an import statement binds, with its path: parso's `(name, node.get_path_for_name(name)) for
+    name in node.get_defined_names()` in one pass over the statement's names (parso goes over all of them again
+    for each name: quadratic in a long `from m import (...)`, and the interpreter runs every import at every
+    keystroke). Built from the same parso walks (`_dotted_as_names`, `_as_name_tuples`, `get_from_names`)."""
+    if node.type == "import_name":
+        # get_path_for_name: an alias stands for its whole dotted path; a plain `import a.b` binds `a`, path [a].
+        return [(alias, list(path)) if alias is not None else (path[0], [path[0]])
+                for path, alias in node._dotted_as_names()]
+    dotted = node.get_from_names()
+    return [(alias or name, [*dotted, name]) for name, alias in node._as_name_tuples()]
+
+
+def imported_from(node: Node) -> str:
+    """The module of a `from M import ...` as written, without its leading dots (parso's own API)."""
+    return ".".join(n.value for n in node.get_from_names() or [])

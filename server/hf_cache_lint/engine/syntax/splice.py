@@ -1,0 +1,174 @@
+"""A keystroke's re-parse of the one statement it changed: the smallest statement of the kept tree (a child of a
+block: the module or a suite, at any depth) whose lines hold every changed line, parsed alone (inside `if 1:`
+headers that give the tokenizer the indentation of the blocks around it) and put in place of the old one.
+parso's diff parser instead re-parses, around an edit inside a method, the statements of the enclosing class
+it cannot prove unchanged (on transformers' generation/utils.py, ~16,000 tokens of a 4,000-line class per
+keystroke) and gives new node objects to much of the rest; here everything outside the statement stays the
+object it was, which the interpreter's replays (engine/interpreter/replay.py) compare by identity.
+
+Why the tree is a whole parse's (tests/engine/test_splice.py compares them node by node over random edits):
+
+- The statement's text is whole lines: from the line after the previous sibling's NEWLINE (its first leaf's
+  prefix: blank and comment lines) to its own last NEWLINE, at a line end. The lines before it are unchanged,
+  so the tokenizer reaches its first line in the same state in both texts: at the start of a logical line (no
+  bracket, string or f-string open: the previous sibling ended with a NEWLINE token), with the indentation
+  stack of the blocks around it, which the headers, each at its block owner's own indentation, rebuild.
+- The parser reaches its first token in the same state too: after a finished statement, in a block expecting
+  another. The piece must parse with no error node or error leaf at all and give only whole statements of the
+  innermost block (and nothing after them, not even a comment): a statement parses the same in any block, and
+  without error recovery nothing of the enclosing blocks is involved.
+- After it, the text is the old text's: the piece ends with a NEWLINE at a line end with no bracket or string
+  open (an error-free parse), its statements start at the old statement's column (the block's indentation,
+  which a suite's first statement sets for the lines after it), and the next line's indentation, at most that
+  column, pops the same entries of the indentation stack in both texts. The next token starts the old next statement, which cannot
+  continue a compound statement of the piece unless it is `else`, `elif`, `except` or `finally` (refused).
+
+Only an edit that keeps the number of lines is spliced (a line added or removed moves every later node: parso's
+diff parser does that); anything refused here is left to it, with the tree untouched.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# Tokens that continue a compound statement: the old next statement must not start with one (the docstring).
+_CONTINUES = frozenset(("else", "elif", "except", "finally"))
+# Node types that own a suite directly, or through one child (decorated, async).
+_WRAPPERS = frozenset(("decorated", "async_stmt", "async_funcdef"))
+
+
+def splice_statement(grammar: Any, module: Any, old_lines: list[str], new_lines: list[str],
+                     first: int, last: int) -> bool:
+    """Rows first..last (0-based, inclusive) changed, the line count kept: the smallest statement of `module`
+    (the kept tree of `old_lines`) that holds them re-parsed from `new_lines` and put in its place. False, with
+    the tree untouched, when that is not provably a whole parse's tree (the module docstring)."""
+    if len(old_lines) != len(new_lines) or first > last or "\ufeff" in old_lines[0][:1] + new_lines[0][:1]:
+        return False
+    found = _smallest(module, first + 1, last + 1)
+    if found is None:
+        return False
+    block, index, top, bottom, owners = found
+    piece = new_lines[top - 1:bottom]
+    if not piece or not piece[-1].endswith(("\n", "\r")):
+        return False
+    nxt = block.children[index].get_last_leaf().get_next_leaf()
+    if nxt is not None and nxt.value in _CONTINUES:
+        return False
+    headers = []
+    for owner in owners:  # outermost first
+        line = new_lines[owner.start_pos[0] - 1]
+        indent = line[:len(line) - len(line.lstrip(" \t\x0c"))]
+        headers.append(indent + "if 1:\n")
+    tree = grammar.parse("".join(headers) + "".join(piece), error_recovery=True)
+    parts = _statements(tree, len(headers))
+    # At the old statement's column: the block's indentation (which the first statement of a suite sets for
+    # the lines after it) and the indentation stack the next line meets are the old text's.
+    if parts is None or any(p.start_pos[1] != block.children[index].start_pos[1] for p in parts):
+        return False
+    shift = top - 1 - len(headers)
+    for part in parts:
+        if not _shift_clean(part, shift):
+            return False
+    kids = block.children
+    # A new list, as the diff parser gives every block it rebuilds (the old one stays as it was for whoever holds it).
+    block.children = kids[:index] + parts + kids[index + 1:]
+    for part in parts:
+        part.parent = block
+    module._used_names = None  # regenerated on demand, as the diff parser leaves it
+    return True
+
+
+def _smallest(module: Any, first: int, last: int) -> tuple[Any, int, int, int, list[Any]] | None:
+    """The innermost block child whose lines (1-based, its prefix's first line to its NEWLINE's) hold first..last:
+    (its block, its index there, its first and last line, the owners of the suites around it, outermost first)."""
+    block, owners = module, list[Any]()
+    best: tuple[Any, int, int, int, list[Any]] | None = None
+    while True:
+        kids = block.children
+        start = 1 if block.type == "suite" else 0  # a suite's children[0] is the NEWLINE after its colon
+        hit = None
+        for k in range(start, len(kids)):
+            kid = kids[k]
+            if kid.type == "endmarker":
+                break
+            top = kids[k - 1].end_pos[0] if k else 1
+            if k and kids[k - 1].end_pos[1] != 0:
+                return best
+            end_line, end_col = kid.end_pos
+            if end_col != 0:
+                return best
+            bottom = end_line - 1
+            if top > last:
+                break
+            if bottom >= last:
+                if top <= first:
+                    hit = (k, top, bottom)
+                break
+        if hit is None:
+            return best
+        k, top, bottom = hit
+        best = (block, k, top, bottom, list(owners))
+        inner = _suite_holding(kids[k], first, last)
+        if inner is None:
+            return best
+        owners.append(kids[k])  # its first line (a decorator's, `async`'s) has the block owner's indentation
+        block = inner
+
+
+def _suite_holding(statement: Any, first: int, last: int) -> Any | None:
+    """The suite of a compound statement whose statements' lines may hold first..last (after its header line)."""
+    node = statement
+    while node.type in _WRAPPERS:
+        node = node.children[-1]
+    for child in getattr(node, "children", ()):
+        if child.type == "suite" and child.start_pos[0] < first and child.end_pos[0] > last:
+            return child
+    return None
+
+
+def _statements(tree: Any, depth: int) -> list[Any] | None:
+    """The statements of the piece's block in the parse of headers + piece, when it has exactly that shape."""
+    node = tree
+    for _ in range(depth):
+        kids = node.children
+        if node.type == "suite":
+            if len(kids) != 2:
+                return None
+            stmt = kids[1]
+        else:  # file_input: the if_stmt, then the endmarker
+            if len(kids) != 2 or kids[1].type != "endmarker" or kids[1].prefix:
+                return None
+            stmt = kids[0]
+        if stmt.type != "if_stmt" or len(stmt.children) != 4 or stmt.children[3].type != "suite":
+            return None
+        node = stmt.children[3]
+    kids = node.children
+    if node.type == "suite":
+        parts = kids[1:]
+    else:
+        if not kids or kids[-1].type != "endmarker" or kids[-1].prefix:
+            return None
+        parts = kids[:-1]
+    if not parts or any(p.type in ("error_node", "error_leaf", "newline") for p in parts):
+        return None
+    last = parts[-1].get_last_leaf()
+    if last.type != "newline" or not last.value:
+        return None
+    return list(parts)
+
+
+def _shift_clean(node: Any, shift: int) -> bool:
+    """Move the node's leaves `shift` lines down; False if it holds an error node or leaf (then unused)."""
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        kids = getattr(n, "children", None)
+        if kids is None:
+            if n.type == "error_leaf":
+                return False
+            n.line += shift
+        else:
+            if n.type == "error_node":
+                return False
+            todo.extend(kids)
+    return True

@@ -1,0 +1,215 @@
+"""Cheap first: the words a text needs to hold a finding (the first stage of the one screen, engine/screen/screen.py,
+which alone asks it).
+
+A finding needs a call that reaches generate (`.generate`: direct, an alias, `partial`, `Thread`;
+or `pipeline(`) or a `cache_implementation` value written in this file, in code: not in a comment, a
+doctest line or a docstring. A file without one cannot hold a finding, however often it says
+`past_key_values` or `def generate(` (transformers' own modeling code does, everywhere). Plain substring
+searches only: a regex pass over every file cost more than the parses it saved (bench/bench_cli.py).
+Known gaps, traded for a 1.7x faster `check` of the transformers tree: a pipeline object imported from
+another module and called here with a cache; a checkpoint whose generation_config.json holds an invalid
+value, loaded by a file that never generates.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+
+from hf_cache_lint.engine.environment.versions import REMOVED_CACHE_CLASSES, REMOVED_NAMES
+from hf_cache_lint.engine.text.text import GAP, find_all, find_spaced
+
+# The words of docs/architecture.md's contracts; a file with none of them is never parsed.
+TRIGGERS = ("generate", "cache_implementation", "generation_config", "past_key_values", "cache_params",
+            "cache=", "pipeline")
+NEEDED = (".generate", "pipeline(", "cache_implementation")
+
+
+def _in_code(text: str, pos: int, quotes: dict[str, list[int]]) -> bool:
+    line = text[max(text.rfind("\n", 0, pos), text.rfind("\r", 0, pos)) + 1:pos].lstrip()  # CR-only files too
+    if line.startswith(("#", ">>>", "...")) or ("#" in line and "'" not in line and '"' not in line):
+        return False
+    # Inside a triple-quoted string when an odd number of its delimiters come before (good enough:
+    # a file that mixes both kinds inside one another is rare, and the error only costs a parse).
+    return all(bisect_left(found, pos) % 2 == 0 for found in quotes.values())
+
+
+def code_hits(text: str, limit: int) -> int:
+    """How many NEEDED words stand in code (as far as this can tell), counting up to `limit`."""
+    if not any(t in text for t in TRIGGERS):
+        return 0
+    hits = sorted(p for w in NEEDED if w in text for p in find_all(text, w))
+    if not hits:
+        hits = _spaced_hits(text)  # only when the plain words are absent: rare, and a Python loop
+        if not hits:
+            return 0
+    quotes = _triple_quotes(text)
+    found = 0
+    for p in hits:
+        if _in_code(text, p, quotes):
+            found += 1
+            if found >= limit:
+                return found
+    return found or int(_settled_in_code(text, hits, quotes))
+
+
+def _spaced_hits(text: str) -> list[int]:
+    """NEEDED's calls written with what the tokenizer skips inside them: `model . generate(`, `pipeline (`."""
+    return sorted(find_spaced(text, "generate", before=".") + find_spaced(text, "pipeline", after="("))
+
+
+def _triple_quotes(text: str) -> dict[str, list[int]]:
+    """Where each triple-quote delimiter stands: what `_in_code` counts to tell a docstring from code."""
+    return {q: find_all(text, q) for q in ('"""', "'''")}
+
+
+# After the quick test said "only in comments and strings": it miscounts when a triple quote sits inside an
+# ordinary string or a comment (`s = 'a """ b'`), which then hides the whole rest of the file; so before
+# skipping, settle it with an exact scan of the strings and comments (a C-speed regex).
+def _settled_in_code(text: str, hits: list[int], quotes: dict[str, list[int]]) -> bool:
+    return bool(any(quotes.values()) and _any_in_code_exact(text, hits))
+
+
+def might_matter(text: str) -> bool:
+    return code_hits(text, 1) > 0
+
+
+# Comments and string literals as the tokenizer reads them (a prefix does not change a literal's extent); an
+# unterminated one runs to the end of its line (or of the file, for a triple quote).
+# Each literal written as an unrolled loop (a run of ordinary characters in one step): the same spans as
+# `'''(?:\\.|[^\\])*?(?:'''|\Z)` and `'(?:\\.|[^'\\\r\n])*(?:'|$)` gave, at twice the speed on transformers'
+# docstrings (tests/engine/test_text_scans.py compares them).
+_NOT_CODE = re.compile(
+    r"#[^\r\n]*"
+    r"|'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*(?:'''|\Z)"
+    r'|"""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*(?:"""|\Z)'
+    r"|'[^'\\\r\n]*(?:\\.[^'\\\r\n]*)*(?:'|$)"
+    r'|"[^"\\\r\n]*(?:\\.[^"\\\r\n]*)*(?:"|$)',
+    re.MULTILINE | re.DOTALL)
+
+
+def _any_in_code_exact(text: str, hits: list[int]) -> bool:
+    """Whether a position of `hits` stands outside every comment and string literal: one pass over those in
+    order, stopping at the first hit in code or after the last hit (not listing every literal of the file)."""
+    todo = sorted(hits)
+    k = 0
+    for m in _NOT_CODE.finditer(text):
+        start, end = m.span()
+        if todo[k] < start:
+            return True  # before this literal and after the previous one: code
+        while todo[k] < end:
+            k += 1
+            if k == len(todo):
+                return False
+    return True  # after the last literal
+
+
+_IMPORT_FROM = re.compile(
+    r"(?:^|(?<=\r))[ \t\f]*from[ \t\f]+transformers(?:{d}cache_utils|{d}models{d}(?:mamba{d}modeling_mamba|jamba{d}modeling_jamba))?[ \t\f]+"
+    r"import\b(?:[^\n(]*\([^)]*\)|[^\n]*)".format(d=GAP + r"\." + GAP),
+    re.MULTILINE)
+_ATTRIBUTE = re.compile(r"\." + GAP + "(?:" + "|".join(REMOVED_CACHE_CLASSES) + r")\b")
+
+
+# A cache the code says it has (engine/syntax/cache_values.py): a generate output with return_dict_in_generate=True
+# whose cache is read, or a cache class called here and bound to a name that is then indexed, unpacked or asked.
+_RETURN_DICT = re.compile(r"return_dict_in_generate" + GAP + "=" + GAP + "True")
+_CONSTRUCTOR = re.compile(r"(?<!\w)(?:Dynamic|Static|Quantized|EncoderDecoder)Cache[ \t\f]*\(")
+# The attributes engine/interpreter/removed_api.py reads on such a name (`_READS` there, but for the subscript).
+_READ_NAMES = "(?:get_max_cache_shape|max_cache_len|key_cache|value_cache|seen_tokens|get_usable_length)"
+_BOUND = re.compile(r"(\w+)\s*(?::[^=]*)?=\s*(?:transformers\.)?$")  # `name =` / `name: T =` ending the text
+
+
+def _said_in_code(text: str, positions: list[int]) -> bool:
+    """Whether any of `positions` stands in code: code_hits' quick test, then its exact scan before a no."""
+    if not positions:
+        return False
+    quotes = _triple_quotes(text)
+    return any(_in_code(text, p, quotes) for p in positions) or _settled_in_code(text, positions, quotes)
+
+
+def _word_char(c: str) -> bool:
+    return c.isalnum() or c == "_"  # the regex `\w` of a str pattern
+
+
+def _reads_name(text: str, name: str) -> bool:
+    r"""`name[`, `name.get_max_cache_shape`, `name.max_cache_len` (or another of _OLD_READS) or `in name` (iterated) with `name` a whole
+    identifier (`padding_cache[` or `in cache.is_sliding` is no read of `cache`): the shapes engine/syntax/cache_values.py's
+    reads take. Anywhere in the text (too many is only slower).
+
+    What `(?<![\w.])name\s*(?:\[|\.\s*(?:get_max_cache_shape|max_cache_len|...)\b)|\bin\s+name\b(?!\s*[.(\[])` finds,
+    as two patterns that start with a literal (so the regex engine skips ahead at C speed) and the look-behinds
+    checked on what they find: the one pattern cost ~7 ms a file on transformers' modeling code."""
+    word = re.escape(name)
+    for m in re.finditer(word + GAP + r"(?:\[|\." + GAP + _READ_NAMES + r"\b)", text):
+        i = m.start()
+        if i == 0 or not (_word_char(text[i - 1]) or text[i - 1] == "."):
+            return True
+    for m in re.finditer(r"in\s+" + word + r"\b(?!\s*[.(\[])", text):
+        i = m.start()
+        if i == 0 or not _word_char(text[i - 1]):
+            return True
+    return False
+
+
+def might_read_removed_cache_api(text: str) -> bool:
+    """Can the text read a cache it builds or gets from generate through a removed API (HFC007 reads)?"""
+    if ("past_key_values" in text or ".cache" in text) and \
+            _said_in_code(text, [m.start() for m in _RETURN_DICT.finditer(text)]):
+        return True
+    calls = find_all(text, "Cache(")  # str.find: a regex alternation here costs 3x on big files
+    if not calls:
+        calls = find_spaced(text, "Cache", after="(")  # `StaticCache (...)`: rare, so only when needed
+        if not calls:
+            return False
+    asked: dict[str, bool] = {}  # a name bound to several caches is looked up once
+    for pos in calls:
+        m = _CONSTRUCTOR.search(text, max(pos - 14, 0), text.find("(", pos) + 1)
+        if m is None:
+            continue
+        # Only the start of the constructor's own line, at most 200 characters of it (a long line of
+        # literals before it would make the backwards match slow, and is no assignment of a cache).
+        start = max(text.rfind("\n", 0, m.start()) + 1, m.start() - 200)
+        bound = _BOUND.search(text, start, m.start())
+        if bound is None:
+            continue
+        if bound[1] not in asked:
+            asked[bound[1]] = _reads_name(text, bound[1])
+        if asked[bound[1]]:
+            return True
+    return False
+
+
+_REMOVED_CLASS_NAMES = tuple(n for n in REMOVED_NAMES if n.endswith("Cache"))
+_OTHER_REMOVED_NAMES = tuple(n for n in REMOVED_NAMES if not n.endswith("Cache"))  # `QuantizedCacheConfig`
+
+
+def _names_a_removed_class(text: str) -> bool:
+    """`any(name in text for name in REMOVED_NAMES)`, from where "Cache" stands: the removed classes' names end in
+    it (one scan of the text, then a look at each "Cache", instead of a scan per name); the few others
+    (`QuantizedCacheConfig`) are looked for as they are."""
+    i = text.find("Cache")
+    while i >= 0:
+        end = i + len("Cache")
+        if text.endswith(_REMOVED_CLASS_NAMES, 0, end):  # text[:end] ends with one of them: one C call
+            return True
+        i = text.find("Cache", end)
+    return any(name in text for name in _OTHER_REMOVED_NAMES)
+
+
+def might_construct(text: str) -> bool:
+    """Can the text hold a constructor call of a transformers cache class (engine/constructor_calls.py)?"""
+    return "Cache(" in text and "transformers" in text
+
+
+def might_use_removed_api(text: str) -> bool:
+    """Can the text hold a use of a removed cache API (HFC007, which needs no generate call)?"""
+    if "_legacy_cache(" in text or find_spaced(text, "_legacy_cache", after="(") or \
+            might_read_removed_cache_api(text) or might_construct(text):
+        return True
+    if not _names_a_removed_class(text):
+        return False
+    if any(name in m[0] for m in _IMPORT_FROM.finditer(text) for name in REMOVED_NAMES):
+        return True
+    return _ATTRIBUTE.search(text) is not None
+

@@ -1,0 +1,217 @@
+"""HFC010 hook-loses-cache: an overridden or patched generation hook that reads the cache under a name the target
+release no longer passes it (or calls transformers' hook in a way the target's signature no longer binds)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from functools import partial
+
+from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Severity
+from hf_cache_lint.engine.environment import releases
+from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.facts.hook_override import CACHE_NAMES, HookOverride, HookRead
+from hf_cache_lint.engine.facts.hook_override import KIND as HOOK_OVERRIDE
+from hf_cache_lint.engine.output.analysis import Analysis
+from hf_cache_lint.rules.base import Rule
+from hf_cache_lint.rules.common import since
+from hf_cache_lint.rules.hfc010_hook_loses_cache.examples import (
+    INVALID,
+    KWARGS_TITLE,
+    PATCH_TITLE,
+    READ_TITLE,
+    TAKE_TITLE,
+)
+from hf_cache_lint.rules.hfc010_hook_loses_cache.valid import VALID
+
+
+class HookLosesCache(Rule):
+    code = "HFC010"
+    name = "hook-loses-cache"
+    summary = ("A generation hook the code overrides or patches reads the cache under a name transformers no longer "
+               "passes it (5.24's `cache=`, 4.56's `past_key_values=`), or binds transformers' hook by position.")
+    default_severity = Severity.ERROR
+    reads = frozenset({HOOK_OVERRIDE})
+    valid = VALID
+    invalid = INVALID
+
+    def check(self, analysis: Analysis) -> Iterable[Finding]:
+        target = analysis.context.target
+        for hook in analysis.of(HOOK_OVERRIDE):
+            stopped = False
+            for finding in self._positional_super(analysis, hook, target):
+                stopped = stopped or finding.severity == Severity.ERROR
+                yield finding
+            yield from self._update_signature(analysis, hook, target)
+            if hook.compat or stopped:
+                continue  # reads the cache as `cache` too; or the super() call raises before the cache matters
+            for read in hook.reads:
+                if read.key in CACHE_NAMES:
+                    yield from self._lost(analysis, hook, read, target)
+
+    # -- the cache read under its old name ------------------------------------------------------------------------
+
+    def _lost(self, analysis: Analysis, hook: HookOverride, read: HookRead, target: Target) -> Iterator[Finding]:
+        moved = _moved(hook, read.key, target)
+        if moved is None:
+            return
+        now, first = moved
+        where = f"transformers {target}"
+        gone = f" (`{read.key}` no longer since {first})" if first != str(target) else ""
+        call = hook.positional_super
+        if read.how == "parameter" and hook.kind == "forward" and call is not None and call.spreads and \
+                read.key in call.arguments:
+            slots = _positional(target.hook_signature(hook.reference))
+            at = call.arguments.index(read.key)
+            if at < len(slots) and slots[at] == now:
+                # Handed on by position into the slot now named `cache`, which `**kwargs` also holds.
+                yield self.report(
+                    call.span,
+                    f"{hook.target} takes the cache as `{read.key}` and passes it on by position, where {where} "
+                    f"takes `{now}`{gone}, which the layer also passes in `**kwargs`: this raises TypeError: "
+                    f"{hook.base or 'the'}.forward() got multiple values for argument '{now}'",
+                    fixes=(*_take_fixes(hook, read), self.ignore_fix(analysis, call.span)),
+                    story=f"transformers {first} renamed the keyword the layers receive the cache under to `{now}`.")
+                return
+        if read.how == "parameter":
+            message = (f"{hook.target} takes the cache as `{read.key}`, but {where} "
+                       f"passes it as `{now}=`{gone}: `{read.key}` is None there, so the hook runs without the cache "
+                       "(silently)")
+            if hook.kind == "prepare_inputs":
+                message += ("; an override that feeds only the new token once it has a cache re-runs the whole "
+                            "sequence every step")
+            severity = Severity.WARNING
+        elif read.how == "subscript":
+            message = (f"`{read.text}` in {hook.target}: {where} passes the cache as `{now}`{gone}, so this raises "
+                       f"KeyError: '{read.key}'")
+            severity = Severity.ERROR
+        else:
+            message = (f"`{read.text}` in {hook.target}: {where} passes the cache as `{now}`{gone}, so this returns None "
+                       "and the hook runs without the cache (silently)")
+            severity = Severity.WARNING
+        fixes = [*_take_fixes(hook, read), self.ignore_fix(analysis, read.span)]
+        yield self.report(read.span, message, severity=severity, fixes=tuple(fixes),
+                          story=f"transformers {first} renamed the keyword its generation hooks receive the cache "
+                                f"under to `{now}`. A hook written for the old name still runs, but finds no cache "
+                                "where it looks. Reading both names works on every release.")
+
+    # -- `super().prepare_inputs_for_generation(input_ids, past_key_values, ...)` ---------------------------------
+
+    def _positional_super(self, analysis: Analysis, hook: HookOverride, target: Target) -> Iterator[Finding]:
+        call = hook.positional_super
+        if call is None or hook.kind != "prepare_inputs":
+            return
+        slots = _positional(target.hook_signature("prepare_inputs"))
+        for i, argument in enumerate(call.arguments[1:len(slots)], start=1):
+            if argument == slots[i] or argument not in hook.parameters:
+                continue
+            first = _since(target, partial(_binds, index=i, argument=argument))
+            if call.spreads and "next_sequence_length" in slots[:len(call.arguments)] and \
+                    "next_sequence_length" not in hook.parameters and "next_sequence_length" not in call.arguments:
+                message = (f"`super().prepare_inputs_for_generation(...)` passes `{argument}` by position, where "
+                           f"{since(target, first)} takes `{slots[i]}`, which generate also passes in "
+                           "`**kwargs`: this raises TypeError: GenerationMixin.prepare_inputs_for_generation() got "
+                           "multiple values for argument 'next_sequence_length'")
+                severity = Severity.ERROR
+            else:
+                message = (f"`super().prepare_inputs_for_generation(...)` passes `{argument}` by position, where "
+                           f"{since(target, first)} takes `{slots[i]}`: the arguments bind to other "
+                           "parameters")
+                severity = Severity.WARNING
+            yield self.report(call.span, message, severity=severity,
+                              story="5.3 inserted `next_sequence_length` as the second parameter of "
+                                    "`GenerationMixin.prepare_inputs_for_generation`; pass the arguments after "
+                                    "`input_ids` by keyword.")
+            return
+
+    # -- `Cache.update` overrides without `**kwargs` ---------------------------------------------------------------
+
+    def _update_signature(self, analysis: Analysis, hook: HookOverride, target: Target) -> Iterator[Finding]:
+        if hook.kind != "cache_update" or hook.var_keyword is not None or "kwargs" in hook.parameters:
+            return
+        first = target.behaviour_since("update_called_with_kwargs")
+        if first is None or not target.cache_class_exists(hook.base):
+            return  # a base the target no longer has: that code path cannot run there
+        owner = hook.target.split("`")[1]
+        message = (f"{hook.target} takes no `**kwargs`, but {since(target, first)} calls it as "
+                   f"`update(key_states, value_states, layer_idx, kwargs=kwargs)`: this raises TypeError: {owner}() "
+                   "got an unexpected keyword argument 'kwargs'")
+        fixes: list[Fix] = []
+        if hook.signature_end is not None:
+            fixes.append(Fix(KWARGS_TITLE, (Edit(hook.signature_end, ", **kwargs"),), preferred=True))
+        yield self.report(hook.span, message, fixes=(*fixes, self.ignore_fix(analysis, hook.span)),
+                          story="The attention layers of 5.24 pass their keyword arguments on to `Cache.update` as "
+                                "`kwargs=`. An override that also accepts `**kwargs` runs on every release.")
+
+
+def _moved(hook: HookOverride, key: str, target: Target) -> tuple[str, str] | None:
+    """(the name the cache arrives under at the target, the first release that passes it so) when `key` is no
+    longer it; None when the hook still gets the cache as `key` (or the code never says which hook it is)."""
+    if hook.kind in ("prepare_inputs", "model_kwargs"):
+        if key != "past_key_values":
+            return None
+        first = target.behaviour_since("cache_reaches_hooks_as_cache")
+        return ("cache", first) if first is not None else None
+    if hook.kind in ("forward", "forward_hook") and hook.reference:
+        signature = target.hook_signature(hook.reference)
+        if key in signature:
+            return None
+        gone = target.hook_parameter_gone(hook.reference, key)
+        now = next((n for n in ("cache", "past_key_values", "past_key_value") if n in signature), None)
+        return (now, gone) if gone is not None and now is not None else None
+    return None
+
+
+def _take_fixes(hook: HookOverride, read: HookRead) -> Iterator[Fix]:
+    """Read the cache under 5.24's `cache` first, then under the old name: the same object on every release."""
+    if read.how == "parameter":
+        if hook.var_keyword is None or hook.insert_at is None:
+            return
+        # Popped where the hook hands the cache on by its own name (prepare_inputs returns it in its dict), so it
+        # does not go on twice; only read where `**kwargs` goes on as it came.
+        handed_on = hook.passes_on or (hook.positional_super is not None and read.key in hook.positional_super.arguments)
+        kw, how = hook.var_keyword, "pop" if hook.kind == "prepare_inputs" or handed_on else "get"
+        fallback = read.key if read.key == "past_key_values" else f'{kw}.{how}("past_key_values", {read.key})'
+        line = f'{read.key} = {kw}.{how}("cache", {fallback})\n{hook.indent}'
+        # Run on 4.57.6, 5.23.0 and 5.24.0 for a prepare_inputs override (the same inputs, the same tokens); what a
+        # patched layer does with the cache it now gets is its own code's: unsafe there.
+        if hook.kind == "prepare_inputs":
+            yield Fix(TAKE_TITLE.format(name=read.key), (Edit(hook.insert_at, line),), preferred=True)
+        else:
+            yield Fix(PATCH_TITLE.format(name=read.key), (Edit(hook.insert_at, line),), preferred=True,
+                      applicability=UNSAFE)
+        return
+    c = read.container
+    if read.how == "subscript":
+        new = f'{c}.get("cache", {c}.get("{read.key}"))'
+    else:
+        method = read.text[len(c) + 1:read.text.index("(")]
+        new = f'{c}.{method}("cache", {read.text})'
+    yield Fix(READ_TITLE, (Edit(read.span, new),), preferred=True)
+
+
+def _positional(signature: tuple[str, ...]) -> tuple[str, ...]:
+    """The parameters a positional argument can fill, in order (up to the first `*`/`**` one)."""
+    out = []
+    for name in signature:
+        if name.startswith("*"):
+            break
+        out.append(name)
+    return tuple(out)
+
+
+def _binds(target: Target, index: int, argument: str) -> bool:
+    slots = _positional(target.hook_signature("prepare_inputs"))
+    return index < len(slots) and slots[index] != argument
+
+
+def _since(target: Target, holds: Callable[[Target], bool]) -> str:
+    """The first release r <= target such that `holds(Target(r))` for every release from r to the target."""
+    first = target.version
+    for release in reversed([r for r in releases.table().releases if r <= target.version]):
+        if not holds(Target(release)):
+            break
+        first = release
+    return str(first)
+
+
+__all__ = ["HookLosesCache"]

@@ -1,0 +1,160 @@
+"""HFC010 examples that must be flagged; each runs unchanged under the oracle against real transformers."""
+
+from __future__ import annotations
+
+from hf_cache_lint.engine.base.findings import Severity
+from hf_cache_lint.rules.base import Invalid, invalid
+
+TAKE_TITLE = "Take the cache as `cache` too (`{name}` on older releases)"
+PATCH_TITLE = "Hand the patch the cache as `cache` too (`{name}` on older releases)"
+READ_TITLE = "Read the cache as `cache` too"
+KWARGS_TITLE = "Accept `**kwargs`"
+
+_LLAMA = "meta-llama/Llama-3.2-1B"
+_PROMPT = "prompt = torch.tensor([[1, 5, 9, 14, 20]])\n"
+
+PREPARE = (
+    "import torch\nfrom transformers import LlamaForCausalLM\n\n" + _PROMPT + "\n\n"
+    "class TrimmingLM(LlamaForCausalLM):\n"
+    "    def prepare_inputs_for_generation(self, input_ids, past_key_values=None, attention_mask=None, **kwargs):\n"
+    "        if past_key_values is not None and past_key_values.get_seq_length() > 0:\n"
+    "            input_ids = input_ids[:, -1:]\n"
+    '        return {"input_ids": input_ids, "past_key_values": past_key_values, "use_cache": True}\n\n\n'
+    f'model = TrimmingLM.from_pretrained("{_LLAMA}")\n'
+    "model.generate(prompt, max_new_tokens=4, do_sample=False)\n")
+
+LAYER_PATCH = (
+    "import torch\nfrom transformers import AutoModelForCausalLM\n"
+    "from transformers.models.llama.modeling_llama import LlamaDecoderLayer\n\n"
+    f'model = AutoModelForCausalLM.from_pretrained("{_LLAMA}")\n' + _PROMPT +
+    "ORIGINAL = LlamaDecoderLayer.forward\nSEEN = []\n\n\n"
+    "def recording_forward(self, hidden_states, *args, past_key_values=None, **kwargs):\n"
+    "    SEEN.append(past_key_values.get_seq_length() if past_key_values is not None else -1)\n"
+    "    return ORIGINAL(self, hidden_states, *args, past_key_values=past_key_values, **kwargs)\n\n\n"
+    "LlamaDecoderLayer.forward = recording_forward\n"
+    "model.generate(prompt, max_new_tokens=2, do_sample=False)\n")
+
+SINGULAR_PATCH = (
+    "import types\n\nimport torch\nfrom transformers import AutoModelForCausalLM\n"
+    "from transformers.models.llama.modeling_llama import LlamaAttention\n\n"
+    f'model = AutoModelForCausalLM.from_pretrained("{_LLAMA}")\n' + _PROMPT + "SEEN = []\n\n\n"
+    "def sink_forward(self, hidden_states, position_embeddings, attention_mask, past_key_value=None, **kwargs):\n"
+    "    SEEN.append(past_key_value is not None)\n"
+    "    return LlamaAttention.forward(self, hidden_states, position_embeddings, attention_mask, **kwargs)\n\n\n"
+    "for layer in model.model.layers:\n"
+    "    layer.self_attn.forward = types.MethodType(sink_forward, layer.self_attn)\n"
+    "model.generate(prompt, max_new_tokens=2, do_sample=False)\n")
+
+READER = (
+    "import torch\nfrom transformers import LlamaForCausalLM\n\n" + _PROMPT + "\n\n"
+    "class StepLoggingLM(LlamaForCausalLM):\n"
+    "    lengths = []\n\n"
+    "    def _update_model_kwargs_for_generation(self, outputs, model_kwargs, *args, **kwargs):\n"
+    "        model_kwargs = super()._update_model_kwargs_for_generation(outputs, model_kwargs, *args, **kwargs)\n"
+    '        self.lengths.append(model_kwargs["past_key_values"].get_seq_length())\n'
+    "        return model_kwargs\n\n\n"
+    f'model = StepLoggingLM.from_pretrained("{_LLAMA}")\n'
+    "model.generate(prompt, max_new_tokens=3, do_sample=False)\n")
+
+FORWARD_HOOK = (
+    "import torch\nfrom transformers import AutoModelForCausalLM, DynamicCache\n\n"
+    f'model = AutoModelForCausalLM.from_pretrained("{_LLAMA}")\n' + _PROMPT + "\n\n"
+    "def keep_last_four(module, args, kwargs, output):\n"
+    '    layer = kwargs["past_key_values"].layers[module.layer_idx]\n'
+    "    layer.keys, layer.values = layer.keys[:, :, -4:], layer.values[:, :, -4:]\n"
+    "    return output\n\n\n"
+    "for layer in model.model.layers:\n"
+    "    layer.self_attn.register_forward_hook(keep_last_four, with_kwargs=True)\n"
+    "model(prompt, past_key_values=DynamicCache(), use_cache=True)\n")
+
+UPDATE = (
+    "import torch\nfrom transformers import AutoModelForCausalLM, DynamicCache\n\n"
+    f'model = AutoModelForCausalLM.from_pretrained("{_LLAMA}")\n' + _PROMPT + "\n\n"
+    "class NormPressCache(DynamicCache):\n"
+    "    norms = []\n\n"
+    "    def update(self, key_states, value_states, layer_idx, cache_kwargs=None):\n"
+    "        self.norms.append(float(key_states.norm()))\n"
+    "        return super().update(key_states, value_states, layer_idx, cache_kwargs)\n\n\n"
+    "model(prompt, past_key_values=NormPressCache(), use_cache=True)\n")
+
+SUPER = (
+    "import torch\nfrom transformers import LlamaForCausalLM\n\n" + _PROMPT + "\n\n"
+    "class SuperCallLM(LlamaForCausalLM):\n"
+    "    def prepare_inputs_for_generation(self, input_ids, past_key_values=None, attention_mask=None,\n"
+    "                                      inputs_embeds=None, **kwargs):\n"
+    "        return super().prepare_inputs_for_generation(input_ids, past_key_values, attention_mask, inputs_embeds,\n"
+    "                                                     **kwargs)\n\n\n"
+    f'model = SuperCallLM.from_pretrained("{_LLAMA}")\n'
+    "model.generate(prompt, max_new_tokens=3, do_sample=False)\n")
+
+_24 = ("5.24.0", "5.25.0")
+
+INVALID: tuple[Invalid, ...] = (
+    invalid(
+        PREPARE,
+        flagged="past_key_values=None",
+        fixes={TAKE_TITLE.format(name="past_key_values"): (
+            "        if past_key_values is not None and",
+            '        past_key_values = kwargs.pop("cache", past_key_values)\n'
+            "        if past_key_values is not None and")},
+        versions=_24, severity=Severity.WARNING, runtime="OK", portable=True,
+        note="a 4.x `prepare_inputs_for_generation` override: on 5.24 `past_key_values` is None, so it feeds the "
+             "whole sequence every step (lengths 5, 6, 7, 8 instead of 5, 1, 1, 1), without an error",
+    ),
+    invalid(
+        LAYER_PATCH,
+        flagged="past_key_values=None",
+        fixes={PATCH_TITLE.format(name="past_key_values"): (
+            "    SEEN.append(past_key_values.get_seq_length()",
+            '    past_key_values = kwargs.pop("cache", past_key_values)\n'
+            "    SEEN.append(past_key_values.get_seq_length()")},
+        versions=_24, severity=Severity.WARNING, runtime="OK", portable=True,
+        note="a decoder-layer monkeypatch: on 5.24 the layer is called with `cache=`, so the patch sees no cache; the fix "
+             "takes it out of `**kwargs` as the patch passes it on by name (unsafe: a patch's own use of it)",
+    ),
+    invalid(
+        SINGULAR_PATCH,
+        flagged="past_key_value=None",
+        fixes={PATCH_TITLE.format(name="past_key_value"): (
+            "    SEEN.append(past_key_value is not None)",
+            '    past_key_value = kwargs.get("cache", kwargs.get("past_key_values", past_key_value))\n'
+            "    SEEN.append(past_key_value is not None)")},
+        severity=Severity.WARNING, runtime="OK",
+        note="an attention patch bound with `types.MethodType` that takes 4.55's `past_key_value`: from 4.56 the "
+             "layer passes `past_key_values=` (5.24: `cache=`), so it never sees the cache; the fix pops the cache "
+             "the fix reads it from `**kwargs` under either name (unsafe: what the patch then does with it is its own)",
+    ),
+    invalid(
+        READER,
+        flagged='model_kwargs["past_key_values"]',
+        fixes={READ_TITLE: ('model_kwargs["past_key_values"]',
+                            'model_kwargs.get("cache", model_kwargs.get("past_key_values"))')},
+        versions=_24, runtime="HFC010", portable=True,
+        note="a reader of generate's `model_kwargs`: on 5.24 the key is `cache` (KeyError)",
+    ),
+    invalid(
+        FORWARD_HOOK,
+        flagged='kwargs["past_key_values"]',
+        fixes={READ_TITLE: ('kwargs["past_key_values"]', 'kwargs.get("cache", kwargs.get("past_key_values"))')},
+        versions=_24, runtime="HFC010", portable=True,
+        note="a forward hook registered `with_kwargs=True` on a loaded model's attention (a KV-pruning press)",
+    ),
+    invalid(
+        UPDATE,
+        flagged="update",
+        occurrence=0,
+        fixes={KWARGS_TITLE: ("layer_idx, cache_kwargs=None):", "layer_idx, cache_kwargs=None, **kwargs):")},
+        versions=_24, runtime="HFC010", portable=True,
+        note="a `Cache.update` override written for 4.x/5.x before 5.24, which passes `kwargs=`",
+    ),
+    invalid(
+        SUPER,
+        flagged="super().prepare_inputs_for_generation(input_ids, past_key_values, attention_mask, inputs_embeds,\n"
+                "                                                     **kwargs)",
+        fixes={},
+        versions=("5.23.0", "5.24.0", "5.25.0"), runtime="HFC010",
+        note="a positional `super()` call: 5.3 inserted `next_sequence_length` after `input_ids`",
+    ),
+)
+
+__all__ = ["INVALID", "Invalid"]

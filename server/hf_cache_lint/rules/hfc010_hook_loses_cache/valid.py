@@ -1,0 +1,48 @@
+"""HFC010 examples that must not be flagged (each runs clean under the oracle)."""
+
+from __future__ import annotations
+
+from hf_cache_lint.rules.base import Valid
+from hf_cache_lint.rules.hfc010_hook_loses_cache.examples import LAYER_PATCH, PREPARE, READER, UPDATE
+
+VALID: tuple[Valid, ...] = (
+    Valid(
+        PREPARE.replace("        if past_key_values is not None and",
+                        '        past_key_values = kwargs.pop("cache", past_key_values)\n'
+                        "        if past_key_values is not None and"),
+        note="an override that takes the cache as `cache` first: the same inputs on every release",
+    ),
+    Valid(
+        LAYER_PATCH.replace("def recording_forward(self, hidden_states, *args, past_key_values=None, **kwargs):\n"
+                            "    SEEN.append(past_key_values.get_seq_length() if past_key_values is not None else -1)\n"
+                            "    return ORIGINAL(self, hidden_states, *args, past_key_values=past_key_values, "
+                            "**kwargs)\n",
+                            "def recording_forward(self, *args, **kwargs):\n"
+                            "    SEEN.append(len(args))\n"
+                            "    return ORIGINAL(self, *args, **kwargs)\n"),
+        note="a patch that passes everything on as it came: it reads no cache name",
+    ),
+    Valid(
+        READER.replace('model_kwargs["past_key_values"]',
+                       'model_kwargs.get("cache", model_kwargs.get("past_key_values"))'),
+        note="a `model_kwargs` reader that looks under both names",
+    ),
+    Valid(
+        UPDATE.replace("layer_idx, cache_kwargs=None):", "layer_idx, cache_kwargs=None, **kwargs):"),
+        note="a `Cache.update` override that accepts `**kwargs`",
+    ),
+    Valid(
+        "import torch\nfrom transformers import AutoModelForCausalLM\n\n"
+        'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B")\n\n\n'
+        "class Drafter:\n"
+        "    def prepare_inputs_for_generation(self, input_ids, past_key_values=None, **kwargs):\n"
+        "        if past_key_values is not None:\n"
+        "            input_ids = input_ids[:, -1:]\n"
+        '        return {"input_ids": input_ids, "past_key_values": past_key_values}\n\n'
+        "    def update(self, key_states, value_states, layer_idx, cache_kwargs=None):\n"
+        "        return key_states, value_states\n\n\n"
+        "inputs = Drafter().prepare_inputs_for_generation(torch.tensor([[1, 2, 3]]))\n"
+        "model.generate(inputs['input_ids'], max_new_tokens=2, do_sample=False)\n",
+        note="a project's own class with methods of the same names: not transformers' hooks",
+    ),
+)

@@ -1,0 +1,103 @@
+"""HFC011 ignored-cache-position: positions transformers no longer passes or takes: a `Cache.update` override or an
+attention hook reading `cache_position`, and `cache_position` sent to a forward or to `Cache.update` (5.4+)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Severity
+from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.facts.cache_position_sent import KIND as CACHE_POSITION_SENT
+from hf_cache_lint.engine.facts.cache_position_sent import CachePositionSent
+from hf_cache_lint.engine.facts.hook_override import KIND as HOOK_OVERRIDE
+from hf_cache_lint.engine.facts.hook_override import HookOverride, HookRead
+from hf_cache_lint.engine.output.analysis import Analysis
+from hf_cache_lint.rules.base import Rule
+from hf_cache_lint.rules.common import since
+from hf_cache_lint.rules.hfc011_ignored_cache_position.examples import INVALID, REMOVE_TITLE
+from hf_cache_lint.rules.hfc011_ignored_cache_position.valid import VALID
+
+_KEY = "cache_position"
+
+
+class IgnoredCachePosition(Rule):
+    code = "HFC011"
+    name = "ignored-cache-position"
+    summary = ("`cache_position` read in a `Cache.update` override or an attention hook, or sent to a forward or "
+               "`Cache.update`: transformers 5.4+ neither pass nor use it.")
+    default_severity = Severity.ERROR
+    reads = frozenset({HOOK_OVERRIDE, CACHE_POSITION_SENT})
+    valid = VALID
+    invalid = INVALID
+
+    # A read gets no fix, not even the ignore comment (tests/rules: a finding's first fix is its preferred one):
+    # the replacement position changes what the code computes. Dropping `cache_position=` from a forward is offered
+    # as unsafe: a sequential loop gets the same tokens on every release, a rollback does not.
+
+    def check(self, analysis: Analysis) -> Iterable[Finding]:
+        target = analysis.context.target
+        for hook in analysis.of(HOOK_OVERRIDE):
+            if hook.guarded:
+                continue
+            for read in hook.reads:
+                if read.key == _KEY and read.how != "parameter":
+                    yield from self._read(analysis, hook, read, target)
+        first = target.behaviour_since("static_cache_ignores_cache_position")
+        if first is not None:
+            for sent in analysis.of(CACHE_POSITION_SENT):
+                yield self._sent(analysis, sent, target, first)
+
+    def _read(self, analysis: Analysis, hook: HookOverride, read: HookRead, target: Target) -> Iterator[Finding]:
+        if hook.kind == "cache_update":
+            if hook.parameters[3:4] != (read.container,):
+                return  # only the fourth argument, `cache_kwargs`, held the positions
+            first = target.behaviour_since("update_gets_no_cache_kwargs")
+            if first is None:
+                return
+            error = ("TypeError: 'NoneType' object is not subscriptable" if read.how == "subscript" else
+                     "AttributeError: 'NoneType' object has no attribute 'get'")
+            yield self.report(
+                read.span,
+                f"`{read.text}` in {hook.target}: {since(target, first)} calls `update(key_states, "
+                f"value_states, layer_idx)` without `{read.container}`, so this raises {error}",
+                story="5.4 stopped passing `{\"sin\", \"cos\", \"cache_position\"}` to `Cache.update`; a layer's "
+                      "next position is `self.get_seq_length(layer_idx)` before the update, on every release.")
+            return
+        reference = "prepare_inputs" if hook.kind == "prepare_inputs" else hook.reference
+        if not reference or hook.kind == "model_kwargs":
+            return
+        gone = target.hook_parameter_gone(reference, _KEY)
+        if gone is None:
+            return
+        if read.how == "subscript":
+            message = (f"`{read.text}` in {hook.target}: {since(target, gone)} no longer passes "
+                       f"`cache_position`, so this raises KeyError: '{_KEY}'")
+            severity = Severity.ERROR
+        else:
+            message = (f"`{read.text}` in {hook.target}: {since(target, gone)} no longer passes "
+                       "`cache_position`, so this is None (silently)")
+            severity = Severity.WARNING
+        yield self.report(read.span, message, severity=severity,
+                          story="5.4 removed `cache_position` from every forward and from the hooks generate calls; "
+                                "the position of the new tokens is the cache's length before them "
+                                "(`cache.get_seq_length()`).")
+
+    def _sent(self, analysis: Analysis, sent: CachePositionSent, target: Target, first: str) -> Finding:
+        if sent.via == "forward":
+            message = (f"`{sent.text}` given to `{sent.receiver}`: {since(target, first)} ignores "
+                       "it: the model writes the new keys at the cache's own length. Where these positions are not "
+                       "that length (a rollback or a branch re-sending positions), the keys land after the old ones "
+                       "instead of over them, and the output differs (silently)")
+        else:
+            message = (f"`{sent.text}` given to `{sent.receiver}.update`: {since(target, first)} "
+                       "ignores it: a StaticCache writes at its own running length, not at these positions "
+                       "(silently)")
+        fixes: tuple[Fix, ...] = ()
+        if sent.removal is not None:
+            fixes = (Fix(REMOVE_TITLE, (Edit(sent.removal, ""),), preferred=True, applicability=UNSAFE),
+                     self.ignore_fix(analysis, sent.span))
+        return self.report(sent.span, message, severity=Severity.WARNING, fixes=fixes,
+                           story="From 5.4 no forward takes `cache_position`, and `Cache.update` takes no "
+                                 "positions: the static layers write at their own running length. A sequential "
+                                 "loop may drop it (the same tokens on every release); a rollback has no "
+                                 "equivalent before 5.24 (`StaticCache.crop(-n)` exists from 5.24.0).")

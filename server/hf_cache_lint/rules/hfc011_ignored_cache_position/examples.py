@@ -1,0 +1,80 @@
+"""HFC011 examples that must be flagged; each runs unchanged under the oracle against real transformers."""
+
+from __future__ import annotations
+
+from hf_cache_lint.engine.base.findings import Severity
+from hf_cache_lint.rules.base import Invalid, invalid
+
+_5X = ("5.23.0", "5.24.0", "5.25.0")
+REMOVE_TITLE = "Remove `cache_position=` (unsafe: a rollback then appends)"
+_LOAD = ("import torch\nfrom transformers import AutoModelForCausalLM, DynamicCache, StaticCache\n\n"
+         'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B")\n'
+         "prompt = torch.tensor([[1, 5, 9, 14, 20]])\n")
+
+PRESS = (_LOAD + "\n\n"
+         "class PositionPressCache(DynamicCache):\n"
+         "    positions = []\n\n"
+         "    def update(self, key_states, value_states, layer_idx, cache_kwargs=None, **kwargs):\n"
+         '        self.positions.append(int(cache_kwargs["cache_position"][-1]))\n'
+         "        return super().update(key_states, value_states, layer_idx, cache_kwargs, **kwargs)\n\n\n"
+         "model(prompt, past_key_values=PositionPressCache(), use_cache=True)\n")
+
+HOOK = (_LOAD + "\n\n"
+        "def prefill_only(module, args, kwargs, output):\n"
+        '    module.prefilled = bool(kwargs["cache_position"][0] == 0)\n'
+        "    return output\n\n\n"
+        "for layer in model.model.layers:\n"
+        "    layer.self_attn.register_forward_hook(prefill_only, with_kwargs=True)\n"
+        "model(prompt, past_key_values=DynamicCache(), use_cache=True)\n")
+
+ROLLBACK = (_LOAD +
+            "cache = StaticCache(config=model.config, max_cache_len=16)\n"
+            "model(prompt, past_key_values=cache, use_cache=True)\n"
+            "model(torch.tensor([[40]]), past_key_values=cache, cache_position=torch.tensor([5]), use_cache=True)\n"
+            "logits = model(torch.tensor([[41]]), past_key_values=cache, use_cache=True).logits\n")
+
+SLOT = (_LOAD +
+        "cache = StaticCache(config=model.config, max_cache_len=16)\n"
+        "model(prompt, past_key_values=cache, use_cache=True)\n"
+        "k = torch.ones(1, model.config.num_key_value_heads, 1, model.config.head_dim)\n"
+        'cache.update(k, k, 0, {"cache_position": torch.tensor([9])})\n')
+
+INVALID: tuple[Invalid, ...] = (
+    invalid(
+        PRESS,
+        flagged='cache_kwargs["cache_position"]',
+        fixes={},
+        versions=_5X, runtime="HFC011",
+        note="a press-style `Cache.update` override reading the positions the attention layers passed until 5.3",
+    ),
+    invalid(
+        PRESS.replace('int(cache_kwargs["cache_position"][-1])', 'cache_kwargs.get("cache_position")'),
+        flagged='cache_kwargs.get("cache_position")',
+        fixes={},
+        versions=_5X, runtime="HFC011",
+        note="`.get` on the fourth argument, which 5.4+ no longer pass (AttributeError on None)",
+    ),
+    invalid(
+        HOOK,
+        flagged='kwargs["cache_position"]',
+        fixes={},
+        versions=_5X, runtime="HFC011",
+        note="a forward hook `with_kwargs=True` on the attention layers: 5.4 removed `cache_position` from them",
+    ),
+    invalid(
+        ROLLBACK,
+        flagged="cache_position=torch.tensor([5])",
+        fixes={REMOVE_TITLE: (", cache_position=torch.tensor([5])", "")},
+        versions=_5X, severity=Severity.WARNING, runtime="OK", portable=True,
+        note="a rollback that re-sends positions to a StaticCache: from 5.4 the positions are ignored (silently)",
+    ),
+    invalid(
+        SLOT,
+        flagged='"cache_position": torch.tensor([9])',
+        fixes={},
+        versions=_5X, severity=Severity.WARNING, runtime="OK",
+        note="positions given to `StaticCache.update`: from 5.4 it writes at its own running length (silently)",
+    ),
+)
+
+__all__ = ["INVALID", "Invalid"]

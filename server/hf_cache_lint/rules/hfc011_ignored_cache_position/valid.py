@@ -1,0 +1,29 @@
+"""HFC011 examples that must not be flagged (each runs clean under the oracle)."""
+
+from __future__ import annotations
+
+from hf_cache_lint.rules.base import Valid
+from hf_cache_lint.rules.hfc011_ignored_cache_position.examples import _LOAD, PRESS, ROLLBACK
+
+VALID: tuple[Valid, ...] = (
+    Valid(
+        PRESS.replace('self.positions.append(int(cache_kwargs["cache_position"][-1]))',
+                      "self.positions.append(self.get_seq_length(layer_idx) + key_states.shape[-2] - 1)"),
+        note="the position from the cache's own length: the same number on every release",
+    ),
+    Valid(
+        PRESS.replace('        self.positions.append(int(cache_kwargs["cache_position"][-1]))\n',
+                      "        if cache_kwargs is not None and \"cache_position\" in cache_kwargs:\n"
+                      '            self.positions.append(int(cache_kwargs["cache_position"][-1]))\n'),
+        note="a read guarded by a test of `cache_kwargs`",
+    ),
+    Valid(
+        ROLLBACK.replace(", cache_position=torch.tensor([5])", ""),
+        note="a sequential step without positions",
+    ),
+    Valid(
+        _LOAD + "\n\ndef step(ids, cache_position=None):\n    return ids, cache_position\n\n\n"
+        "step(prompt, cache_position=torch.tensor([0]))\n",
+        note="`cache_position=` given to a function of the project's own",
+    ),
+)

@@ -1,0 +1,179 @@
+"""engine/syntax/splice.py: an edit that keeps the line count re-parses the one statement holding it, and the tree is a
+fresh parse's, node by node, after every edit (random edits inside lines, lines replaced by others, lines
+commented out or indented differently, over nested classes and functions); what is outside the statement keeps
+its node objects."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import parso
+import pytest
+
+from hf_cache_lint.engine.syntax import parsing, splice
+
+GRAMMAR = parso.load_grammar()  # type: ignore[attr-defined]
+ROOT = Path(__file__).resolve().parents[2]
+NESTED = '''import os
+from transformers import AutoModelForCausalLM, DynamicCache
+
+
+class Outer:
+    """Doc."""
+
+    @staticmethod
+    def helper(x):
+        # a comment
+        if x:
+            return x  # trailing
+        else:
+            return None
+
+    class Inner:
+        def method(self, prompt):
+            kw = dict(
+                max_new_tokens=4,  # inside a call
+                cache_implementation="static",
+            )
+            for i in range(3):
+                try:
+                    out = self.model.generate(**kw, past_key_values=DynamicCache())
+                except ValueError:
+                    pass
+                finally:
+                    kw.pop("x", None)
+            return out
+
+    async def run(self):
+        async with self.lock:
+            await self.go()
+\tx = 1
+
+
+def top(a, b=2):
+    return a + b
+s = """multi
+line"""
+'''
+SNIPPETS = ["x", "(", ")", ":", "    ", "'", '"', "#", "\\", "else:", "pass", "model.generate(", "\t", ",", "=",
+            "def f(): pass", "if a: b", "elif", "'''", "except", "return", "{", "]", "async ", "@d", ";"]
+
+
+def bases() -> list[str]:
+    files = sorted((ROOT / "tests" / "data" / "corpus").glob("*.py")) + sorted((ROOT / "examples").glob("*.py"))
+    return [NESTED] + [p.read_text() for p in files[:8]]
+
+
+def shape(node: Any) -> list[tuple[object, ...]]:
+    out, todo = [], [node]
+    while todo:
+        n = todo.pop()
+        out.append((n.type, getattr(n, "value", None), getattr(n, "prefix", None), n.start_pos, n.end_pos,
+                    len(getattr(n, "children", ()))))
+        todo.extend(reversed(getattr(n, "children", [])))
+    return out
+
+
+def same_lines_edit(text: str, rng: random.Random) -> str:
+    """An edit that keeps the number of lines: a keystroke or a deletion inside a line, a line replaced by
+    another one, commented out, or indented differently."""
+    lines = text.split("\n")
+    i = rng.randrange(len(lines))
+    line, kind = lines[i], rng.random()
+    if kind < 0.45:
+        at = rng.randrange(len(line) + 1)
+        lines[i] = line[:at] + rng.choice(SNIPPETS) + line[at:]
+    elif kind < 0.7:
+        at = rng.randrange(len(line) + 1)
+        lines[i] = line[:at] + line[at + rng.randrange(1, 6):]
+    elif kind < 0.8:
+        lines[i] = lines[rng.randrange(len(lines))]
+    elif kind < 0.9:
+        lines[i] = "# " + line
+    else:
+        lines[i] = rng.choice(["", " ", "    ", "\t"]) + line.lstrip()
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_a_spliced_tree_is_a_fresh_parses_after_every_edit(seed: int, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    taken: list[bool] = []
+    original = splice.splice_statement
+
+    def spy(*args: Any) -> bool:
+        ok = original(*args)
+        taken.append(ok)
+        return ok
+
+    monkeypatch.setattr(parsing, "splice_statement", spy)
+    rng = random.Random(seed)
+    for n, base in enumerate(bases()):
+        key = str(tmp_path / f"b{n}.py")
+        text = base
+        parsing.incremental_parse(GRAMMAR, text, key)
+        try:
+            for _ in range(60):
+                text = same_lines_edit(text, rng) if rng.random() < 0.9 else base
+                tree = parsing.incremental_parse(GRAMMAR, text, key)
+                assert tree.get_code() == text
+                assert shape(tree) == shape(GRAMMAR.parse(text))
+        finally:
+            parsing.forget(GRAMMAR, key)
+    # The splice is taken often (after engine/parsing.py splice_line, which takes a one-line simple statement
+    # first) and refused often (half-typed code goes to the diff parser).
+    assert taken.count(True) > 40 and taken.count(False) > 20
+
+
+def test_only_the_statement_holding_the_edit_gets_new_nodes(tmp_path: Path) -> None:
+    key = str(tmp_path / "n.py")
+    tree = parsing.incremental_parse(GRAMMAR, NESTED, key)
+    try:
+        outer = tree.children[2]
+        helper, inner = outer.children[-1].children[2], outer.children[-1].children[3]
+        method = inner.children[-1].children[1]
+        for_stmt = method.children[-1].children[2]
+        edited = NESTED.replace("kw.pop(\"x\", None)", "kw.pop(\"y\", None)")
+        assert parsing.incremental_parse(GRAMMAR, edited, key) is tree
+        assert shape(tree) == shape(GRAMMAR.parse(edited))
+        # The class, the methods and the loop around the edited statement are the objects they were.
+        assert tree.children[2] is outer and outer.children[-1].children[2] is helper
+        assert inner.children[-1].children[1] is method and method.children[-1].children[2] is for_stmt
+        assert "kw.pop(\"y\"" in for_stmt.get_code()
+        # A comment edited above a statement: that statement (its prefix holds the comment) is re-parsed.
+        commented = edited.replace("# a comment", "# another comment")
+        parsing.incremental_parse(GRAMMAR, commented, key)
+        assert shape(tree) == shape(GRAMMAR.parse(commented))
+        assert outer.children[-1].children[3] is inner
+    finally:
+        parsing.forget(GRAMMAR, key)
+
+
+@pytest.mark.parametrize("before,after", [
+    # `else` now follows an `if` the edit made: the next statement would continue it.
+    ("x = 1\nelse: pass\n", "if a: b\nelse: pass\n"),
+    ("def f():\n    y = 1\n    return y\n", "def f():\n    y = (1\n    return y\n"),  # a bracket left open
+    ("def f():\n    y = 1\n    return y\n", "def f():\n  y = 1\n    return y\n"),  # a dedent that matches nothing
+    ("def f():\n    y = 1\n    return y\n", "def f():\n    # y = 1\n    return y\n"),  # only a comment left
+])
+def test_what_is_not_provably_a_whole_parse_is_refused_or_gives_the_fresh_tree(before: str, after: str,
+                                                                                tmp_path: Path) -> None:
+    key = str(tmp_path / "r.py")
+    parsing.incremental_parse(GRAMMAR, before, key)
+    try:
+        tree = parsing.incremental_parse(GRAMMAR, after, key)
+        assert shape(tree) == shape(GRAMMAR.parse(after))
+    finally:
+        parsing.forget(GRAMMAR, key)
+
+
+def test_an_edit_that_would_leave_a_comment_or_an_error_is_refused() -> None:
+    module = GRAMMAR.parse("def f():\n    y = 1\n    return y\n")
+    old = "def f():\n    y = 1\n    return y\n".splitlines(keepends=True)
+    for line in ["    # y = 1\n", "    y = (1\n", "  y = 1\n", "    else:\n"]:
+        new = [old[0], line, old[2]]
+        assert not splice.splice_statement(GRAMMAR, module, old, new, 1, 1)
+    assert splice.splice_statement(GRAMMAR, module, old, [old[0], "    y = 2\n", old[2]], 1, 1)
+    assert module.get_code() == "def f():\n    y = 2\n    return y\n"
