@@ -151,6 +151,19 @@ BEHAVIOURS: list[dict[str, Any]] = [
         "oracle": "tuple_cache_to_forward",
     },
     {
+        "id": "sink_cache_moved",
+        "what": "`SinkCache(...)` (the class is still exported; its constructor only raises)",
+        "before": "a SinkCache (window_length, num_sink_tokens) is built",
+        "effect": "NotImplementedError: `SinkCache` has been moved as a `custom_generate` repository on the Hub: "
+                  "https://huggingface.co/transformers-community/sink_cache. See the repository for usage examples.",
+        "match": "`SinkCache` has been moved as a `custom_generate` repository",
+        "first": "4.53.0",
+        "gone": "5.0.0",  # the class itself is gone: the import fails first (HFC007)
+        "evidence": {"file": "transformers/cache_utils.py",
+                     "contains": "`SinkCache` has been moved as a `custom_generate` repository"},
+        "oracle": "sink_cache_moved",
+    },
+    {
         "id": "update_gets_no_cache_kwargs",
         "what": "a `Cache.update` override reading its fourth argument (`cache_kwargs[\"cache_position\"]`, "
                 "`cache_kwargs.get(...)`)",

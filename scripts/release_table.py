@@ -414,7 +414,12 @@ def release_facts(release: Release) -> dict[str, str]:
             continue
         tree = parse(path, text)
         assert tree is not None
-        classes = module_names(mod, tree, MODEL_CACHE, facts, skip_imports=defined)
+        # A model module's imports of cache_utils' generic classes are not tabled (every model has them); its own
+        # family's cache is, wherever it lives: 4.43-4.53 define MambaCache in cache_utils and modeling_mamba
+        # imports it, so `from ...modeling_mamba import MambaCache` works there too.
+        family = mod.rsplit(".", 2)[1].replace("_", "")
+        classes = module_names(mod, tree, MODEL_CACHE, facts,
+                               skip_imports={n for n in defined if family not in n.lower()})
         for cls in classes.values():
             record_class(mod, cls, facts)
         for node in tree.body:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the oracle environments (tests/oracle): real transformers on CPU torch. 4.57.6, 5.23.0 and 5.24.0 run every
 # oracle snippet; the others are the release table's (tests/oracle/test_releases.py): each hand-written behaviour's
-# first release and the release before it (5.0.0, 5.3.0/5.4.0, 5.13.1/5.14.0,
+# first release and the release before it (4.52.4/4.53.0, 5.0.0, 5.3.0/5.4.0, 5.13.1/5.14.0,
 # 5.14.1/5.15.0, 5.19.0/5.20.0), about a minute each.
 #
 # Layout under .cache/oracle/ (gitignored):
@@ -20,7 +20,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DIR="${ORACLE_DIR:-$ROOT/.cache/oracle}"  # ORACLE_DIR: build elsewhere (e.g. to time a fresh run)
 VENV="$DIR/venv"
-VERSIONS=(${ORACLE_VERSIONS:-4.57.6 5.0.0 5.3.0 5.4.0 5.13.1 5.14.0 5.14.1 5.15.0 5.19.0 5.20.0 5.23.0 5.24.0})
+VERSIONS=(${ORACLE_VERSIONS:-4.52.4 4.53.0 4.57.6 5.0.0 5.3.0 5.4.0 5.13.1 5.14.0 5.14.1 5.15.0 5.19.0 5.20.0 5.23.0 5.24.0 5.25.0})
 TORCH="torch==2.13.0"
 BASE_PY="${ORACLE_BASE_PYTHON:-$(command -v python3.11 || command -v python3)}"
 export PIP_DISABLE_PIP_VERSION_CHECK=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1

@@ -97,7 +97,7 @@ def test_a_requirements_file_and_a_lock_file(bare: Path, run: RunFn) -> None:
 def test_nothing_found_is_the_newest_and_says_so(bare: Path, run: RunFn) -> None:
     write(bare / "demo.py", HYBRID)
     assert target_line(run("check", "demo.py").out) == \
-        "Target: transformers 5.24.0 (the newest release hf-cache-lint knows)"
+        "Target: transformers 5.25.0 (the newest release hf-cache-lint knows)"
 
 
 def test_a_declared_range_is_checked_across_it(bare: Path, run: RunFn) -> None:
@@ -106,10 +106,10 @@ def test_a_declared_range_is_checked_across_it(bare: Path, run: RunFn) -> None:
     r = run("check", "demo.py")
     assert target_line(r.out).startswith(
         "Target: transformers >=4.45,<6 (pyproject.toml [project] dependencies): checked at 4.45.0, ")
-    assert target_line(r.out).endswith(", 5.23.0, 5.24.0")
+    assert target_line(r.out).endswith(", 5.23.0, 5.24.0, 5.25.0")
     [f] = run("check", "--format", "json", "demo.py").json()
     assert f["code"] == "HFC007"
-    assert f["message"].endswith("[on transformers 5.0.0 to 5.24.0, which `transformers>=4.45,<6` (pyproject.toml "
+    assert f["message"].endswith("[on transformers 5.0.0 to 5.25.0, which `transformers>=4.45,<6` (pyproject.toml "
                                  "[project] dependencies) admits; not on 4.45.0 to 4.57.6]")
 
 
@@ -120,7 +120,7 @@ def test_a_finding_on_every_admitted_release_says_so_and_its_fix_runs_on_all(bar
     r = run("check", "--transformers-version", ">=4.45,<6", "--format", "json", "demo.py")
     [f] = r.json()
     assert "[on every release `transformers>=4.45,<6` (--transformers-version) admits: checked at 4.45.0 to " \
-           "5.24.0]" in f["message"]
+           "5.25.0]" in f["message"]
     assert f["fixes"][0]["title"].startswith("Rename to `past_key_values=`")
     assert "(a typo of `past_key_values`?)" in f["message"]  # the message agrees with the fix
     assert all("`cache=`" not in fix["title"] for fix in f["fixes"])
@@ -159,7 +159,7 @@ def test_a_fix_for_some_releases_only_is_not_offered_when_others_reject_it(bare:
     write(bare / "demo.py", TYPO.replace("past_key_value=", "past_key_values="))
     args = ("check", "--transformers-version", ">=4.45,<6", "--extend-select", "HFC006")
     [f] = run(*args, "--format", "json", "demo.py").json()
-    assert f["code"] == "HFC006" and "on transformers 5.24.0, which" in f["message"]
+    assert f["code"] == "HFC006" and "on transformers 5.24.0 to 5.25.0, which" in f["message"]
     assert [fix["title"] for fix in f["fixes"]] == ["Ignore HFC006 on this line"]
     # Within 5.24 alone, the rename is offered.
     [g] = run("check", "--transformers-version", "5.24.0", "--extend-select", "HFC006", "--format", "json",

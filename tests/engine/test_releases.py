@@ -66,6 +66,10 @@ def test_mamba_cache_is_gone_from_its_real_release() -> None:
     mamba = "transformers.models.mamba.modeling_mamba.MambaCache"
     assert releases.importable(mamba, "4.57.6") and releases.importable(mamba, "5.4.0")
     assert not releases.importable(mamba, "5.5.0")
+    # 4.43-4.53 define it in cache_utils and modeling_mamba imports it from there: importable from both at every
+    # release up to 5.4.0 (the table once had no run for 4.43-4.53, so the import looked absent there).
+    assert all(releases.importable(mamba, v) for v in releases.known_releases() if v <= Version.parse("5.4.0"))
+    assert releases.value(f"name:{mamba}", "4.45.0") == "import(...cache_utils.MambaCache)"
 
 
 def test_positive_crop_raises_from_its_real_release() -> None:

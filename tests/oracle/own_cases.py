@@ -244,7 +244,7 @@ import transformers
 from transformers import Cache, DynamicCache
 present = (hasattr(Cache, "to_legacy_cache") or hasattr(DynamicCache, "to_legacy_cache"),
            hasattr(DynamicCache, "from_legacy_cache"))
-expected = {"4.57.6": (True, True), "5.23.0": (False, False), "5.24.0": (False, False)}[transformers.__version__]
+expected = {"4.57.6": (True, True), "5.23.0": (False, False), "5.24.0": (False, False), "5.25.0": (False, False)}[transformers.__version__]
 assert present == expected, present
 """, every("OK"), pre="")
 # §6: from 5.24 generate's outputs carry `.cache`, with `.past_key_values` kept as an alias.
@@ -252,7 +252,7 @@ FACTS["output_cache_alias"] = case(
     "import transformers\n"
     "out = model.generate(ids, max_new_tokens=2, return_dict_in_generate=True)\n"
     "has = (getattr(out, 'cache', None) is not None, getattr(out, 'past_key_values', None) is not None)\n"
-    "expected = {'4.57.6': (False, True), '5.23.0': (False, True), '5.24.0': (True, True)}[transformers.__version__]\n"
+    "expected = {'4.57.6': (False, True), '5.23.0': (False, True), '5.24.0': (True, True), '5.25.0': (True, True)}[transformers.__version__]\n"
     "assert has == expected, has\n", every("OK"))
 
 # §8: a tuple into a Llama forward raises on 4.57.6 already (Llama's forward stopped converting; GPT-2's still does
@@ -307,7 +307,7 @@ def importable(name):
     except (ImportError, AttributeError):
         return False
 have = [n for n in names if importable(n)]
-expected = {"4.57.6": names, "5.23.0": names[:5], "5.24.0": names[:5]}.get(transformers.__version__)
+expected = {"4.57.6": names, "5.23.0": names[:5], "5.24.0": names[:5], "5.25.0": names[:5]}.get(transformers.__version__)
 print(transformers.__version__, have)
 assert expected is None or have == expected, have
 """, every("OK"), pre="")

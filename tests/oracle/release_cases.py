@@ -123,6 +123,11 @@ legacy = tuple((torch.zeros(1, 4, 3, 8), torch.zeros(1, 4, 3, 8)) for _ in range
 out = model(ids, past_key_values=legacy, use_cache=True)
 assert out.past_key_values.get_seq_length() == 8, out.past_key_values.get_seq_length()
 """,
+    # Still exported on 4.53-4.57, but its constructor only raises (the class is gone in 5.0.0).
+    "sink_cache_moved": LLAMA + """
+from transformers import SinkCache
+cache = SinkCache(window_length=8, num_sink_tokens=2)
+""",
     # The attention layers' fourth argument to `Cache.update`: the positions a press-style override reads.
     "update_gets_no_cache_kwargs": LLAMA + """
 class PressCache(DynamicCache):

@@ -31,12 +31,12 @@ class Known:
         return (self.package, self.path, self.line, self.code)
 
 
-V5 = ("5.23.0", "5.24.0")
+V5 = ("5.23.0", "5.24.0", "5.25.0")
 # True Error/Warning findings on this code, each proved by an oracle snippet.
 EXPECTED: tuple[Known, ...] = (
     # An unguarded `from transformers.models.jamba.modeling_jamba import HybridMambaAttentionDynamicCache`: the
-    # class is gone from 5.5.0 (release table), so the module fails to import on 5.23.0 and 5.24.0.
-    Known("axolotl-0.19.0", "axolotl/integrations/liger/models/jamba.py", 14, "HFC007", ("5.23.0", "5.24.0"),
+    # class is gone from 5.5.0 (release table), so the module fails to import on 5.23.0, 5.24.0 and 5.25.0.
+    Known("axolotl-0.19.0", "axolotl/integrations/liger/models/jamba.py", 14, "HFC007", V5,
           "facts:removed_cache_api_details"),
     # Generation hooks (HFC010/HFC011), each proved on its mechanism by a recall-set site (tests/realcode/cases,
     # sites.tsv, run on the oracle by tests/oracle/test_recall_set.py) or a release-table behaviour case.
@@ -46,19 +46,19 @@ EXPECTED: tuple[Known, ...] = (
           "realcode:attention_kwargs_hook.py:hook_kwargs_cache_position"),
     Known("kvpress-0.5.5", "kvpress/presses/fastkvzip_press.py", 238, "HFC011", V5,
           "realcode:attention_kwargs_hook.py:hook_kwargs_cache_position"),
-    Known("kvpress-0.5.5", "kvpress/presses/base_press.py", 140, "HFC010", ("5.24.0",),
+    Known("kvpress-0.5.5", "kvpress/presses/base_press.py", 140, "HFC010", ("5.24.0", "5.25.0"),
           "realcode:attention_kwargs_hook.py:hook_kwargs_past_key_values"),
-    Known("kvpress-0.5.5", "kvpress/presses/kvzip_press.py", 156, "HFC010", ("5.24.0",),
+    Known("kvpress-0.5.5", "kvpress/presses/kvzip_press.py", 156, "HFC010", ("5.24.0", "5.25.0"),
           "realcode:attention_kwargs_hook.py:hook_kwargs_past_key_values"),
     # A `LlamaAttention.forward` patch taking 4.55's `past_key_value`: None from 4.56.0 (the layers pass
     # `past_key_values=`, 5.24 `cache=`).
     Known("axolotl-0.19.0", "axolotl/monkeypatch/llama_attn_hijack_xformers.py", 32, "HFC010",
-          ("4.57.6", "5.23.0", "5.24.0"), "realcode:attention_sinks_patch.py:sinks_patch_singular"),
+          ("4.57.6", "5.23.0", "5.24.0", "5.25.0"), "realcode:attention_sinks_patch.py:sinks_patch_singular"),
     # A decoder-layer patch taking `past_key_values`: Qwen3NextModel calls its layers with `cache=` on 5.24.0.
-    Known("axolotl-0.19.0", "axolotl/monkeypatch/models/qwen3_next/modeling.py", 66, "HFC010", ("5.24.0",),
+    Known("axolotl-0.19.0", "axolotl/monkeypatch/models/qwen3_next/modeling.py", 66, "HFC010", ("5.24.0", "5.25.0"),
           "realcode:decoder_layer_patch.py:layer_patch_reads_pkv"),
     # A DynamicCache subclass whose `update` takes no `**kwargs`: 5.24's attention layers pass `kwargs=`.
-    Known("auto-round-0.16.1", "auto_round/experimental/kv_cache.py", 134, "HFC010", ("5.24.0",),
+    Known("auto-round-0.16.1", "auto_round/experimental/kv_cache.py", 134, "HFC010", ("5.24.0", "5.25.0"),
           "releases:update_called_with_kwargs"),
 )
 

@@ -30,6 +30,7 @@ FLOORS: dict[str, Floor] = {
     "4.57.6": Floor(3, 3 / 4),
     "5.23.0": Floor(18, 18 / 19),
     "5.24.0": Floor(18, 18 / 19),
+    "5.25.0": Floor(18, 18 / 19),  # added with the release: 5.24.0's floor (the lead raises floors)
 }
 
 SITES = load_sites()

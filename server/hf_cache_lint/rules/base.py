@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from hf_cache_lint.engine.output.analysis import Analysis
 
 # The transformers releases every example is checked against (the oracle runs each of them).
-CHECKED_VERSIONS: tuple[str, ...] = ("4.57.6", "5.23.0", "5.24.0")
+CHECKED_VERSIONS: tuple[str, ...] = ("4.57.6", "5.23.0", "5.24.0", "5.25.0")
 
 
 @dataclass(frozen=True)

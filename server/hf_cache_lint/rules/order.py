@@ -87,7 +87,7 @@ def rejected_generate_kwargs(call: GenerateCall) -> Keyword | None:
 def ci_rejected(target: Target, call: GenerateCall) -> bool:
     """The effective `cache_implementation` fails validation, before any other check (HFC004)."""
     ci = call.cache_implementation
-    return ci is not None and ci.value != "" and ci.value not in target.valid_cache_implementations
+    return ci is not None and ci.value != "" and target.rejects_cache_implementation(ci.value)
 
 
 # kwargs_rejected's answers, by the call's identity (call, target, answer): most rules ask it of every call of a

@@ -176,9 +176,35 @@ def member_gone_since(module: str, cls: str, name: str, version: Version | str) 
 
 
 def parameters(signature: str) -> tuple[str, ...]:
-    """The parameter names of a tabled signature (`def@deco(...) (self, a, b=1, *args, c, **kw)` -> a, b, ...)."""
-    inside = signature[signature.rfind("(") + 1:signature.rfind(")")]
-    names = (p.split("=", 1)[0].strip().lstrip("*") for p in inside.split(", "))
+    """The parameter names of a tabled signature (`def@deco(...) (self, a, b=1, *args, c, **kw)` -> a, b, ...):
+    the last top-level parenthesised group, split at its top-level commas (a default may hold parentheses, commas
+    and quotes: `offload_device=torch.device('cpu')`)."""
+    groups: list[list[str]] = []
+    depth, quote = 0, ""
+    for ch in signature:
+        if quote:
+            if ch == quote:
+                quote = ""
+            if depth:
+                groups[-1][-1] += ch
+            continue
+        if ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+            if depth == 1:
+                groups.append([""])
+                continue
+        elif ch in ")]}":
+            depth -= 1
+            if depth == 0:
+                continue
+        elif ch == "," and depth == 1:
+            groups[-1].append("")
+            continue
+        if depth:
+            groups[-1][-1] += ch
+    names = (p.split("=", 1)[0].strip().lstrip("*") for p in (groups[-1] if groups else []))
     return tuple(n for n in names if n and n not in ("self", "cls", "/"))
 
 

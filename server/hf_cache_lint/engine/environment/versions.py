@@ -10,7 +10,7 @@ from packaging.version import Version as PackagingVersion
 
 from hf_cache_lint.engine.environment.families import is_mamba_family
 
-NEWEST = "5.24.0"
+NEWEST = "5.25.0"
 
 
 @total_ordering
@@ -413,6 +413,18 @@ class Target:
         """Whether `GenerationConfig.validate()` rejects an unknown value at all (4.45.0+); 4.41-4.44 keep any
         string and generate ignores the ones it does not know (the release table, `cache_implementation:*`)."""
         return self._cache_implementations.get("*") == "checked"
+
+    @cached_property
+    def assisted_rejects_stateful(self) -> bool:
+        """Whether generate refuses assisted generation on a stateful (Mamba-family) model: `ValueError: assisted
+        generation is not supported with stateful models` while `PreTrainedModel._is_stateful` exists (the release
+        table's `model_attr:`); 5.25.0 drops both (its caches record recurrent states to roll back; read in the
+        5.24.0/5.25.0 wheels, and HFC003's example runs on both in the oracle)."""
+        return releases.value("model_attr:PreTrainedModel._is_stateful", self.version) is not None
+
+    def rejects_cache_implementation(self, value: str) -> bool:
+        """Whether `GenerationConfig.validate()` raises for `value` (4.41-4.44 raise for none: they keep it)."""
+        return self.cache_implementation_checked and value not in self.valid_cache_implementations
 
     @cached_property
     def valid_cache_implementations(self) -> tuple[str, ...]:

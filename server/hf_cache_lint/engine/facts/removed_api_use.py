@@ -15,7 +15,7 @@ from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
 from hf_cache_lint.engine.facts.cache_use import CacheUse
 from hf_cache_lint.engine.text.prefilter import might_use_removed_api
 
-UseKind = Literal["import", "attribute", "method", "read"]
+UseKind = Literal["import", "attribute", "method", "read", "constructor"]
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,11 @@ class RemovedApiUse:
     index: str | None = None  # "read" subscript: `i` of `cache[i]`
     part: int | None = None  # "read" subscript: 0 (keys) ... 3 (cross values) of `cache[i][0]` ... `cache[i][3]`
     silent: bool = False  # "read" `key_cache`/`value_cache`: `cache.key_cache = x` binds a plain attribute, no error
+    # "constructor" (engine/constructor_calls.py): the keyword the target's `__init__` does not take (None: the
+    # constructor itself raises), the exact error, and the parameters it does take.
+    keyword: str | None = None
+    error: str | None = None
+    parameters: tuple[str, ...] = ()
 
 
 # The gate decides it on the compiled names (engine/screen/gate.py `_no_removed_api`).

@@ -35,6 +35,7 @@ The stage's other modules (stage interpreter: imports base/, environment/, text/
 - modules.py: what a workspace module's top level leaves behind (its exports, cached per file version);
 - version_guard.py: conditions comparing the installed transformers version, decided for the target;
 - removed_api.py: uses of cache APIs the target no longer has, read from the tree (no generate call needed);
+- constructor_calls.py: constructor calls of imported transformers cache classes the target rejects (for removed_api);
 - hooks.py: generation hooks the code hands transformers (overrides, patched forwards, `Cache.update`), and the
   positions it sends, read from the tree.
 """

@@ -33,10 +33,11 @@ from hf_cache_lint.engine.environment.versions import (
 )
 from hf_cache_lint.engine.facts.cache_use import CacheUse
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse, UseKind
+from hf_cache_lint.engine.interpreter.constructor_calls import imported_classes, rejected
 from hf_cache_lint.engine.interpreter.version_guard import VersionGuards
 from hf_cache_lint.engine.syntax.nodes import Node, code, imported_from, span
 from hf_cache_lint.engine.syntax.own_names import OwnNames, own_names
-from hf_cache_lint.engine.text.prefilter import might_use_removed_api
+from hf_cache_lint.engine.text.prefilter import might_construct, might_use_removed_api
 
 # "read": a removed way of reading a known cache (`name` is its key in versions.REMOVED_CACHE_READS).
 
@@ -55,6 +56,7 @@ _CATCHES: dict[UseKind, frozenset[str]] = {
     "attribute": frozenset({"AttributeError"}) | _CATCH_ALL,
     "method": frozenset({"AttributeError"}) | _CATCH_ALL,
     "read": frozenset({"AttributeError", "TypeError", "ValueError"}) | _CATCH_ALL,
+    "constructor": frozenset({"TypeError", "NotImplementedError", "RuntimeError"}) | _CATCH_ALL,
 }
 # A condition that tests the object before reading it is compat code choosing a branch by what the cache
 # has (`if hasattr(cache, "layers"): ... else: cache[0]`): whether 5.x ever takes that branch, it does not say.
@@ -75,7 +77,9 @@ def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGua
     """Every reached use of a cache API the target has removed, in source order (`uses`: the module's
     `cache_use` facts)."""
     reads = _Reads(uses, target)
-    if not reads and (target.version < first_removal() or not might_use_removed_api(text)):
+    # Cache classes the code imports from transformers, whose constructor calls are judged (constructor_calls.py).
+    classes = imported_classes(module) if might_construct(text) else {}
+    if not reads and not classes and (target.version < first_removal() or not might_use_removed_api(text)):
         return ()
     user_methods = _Defined(module, guards.modules)
     caches = reads if reads else None
@@ -100,6 +104,8 @@ def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGua
         if t in ("funcdef", "lambdef"):
             scope = replace(scope, deferred=True, function=id(node))
         if t in ("power", "atom_expr"):
+            if classes:
+                found.extend(_constructor_uses(node, classes, target, scope))
             found.extend(_chain_uses(node, target, scope, guards, user_methods, reads))
             if caches is not None:
                 for u in _cache_reads(node, target, scope, caches):
@@ -115,10 +121,9 @@ def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGua
     bound = {(u.module, u.name, functions.get(id(u))) for u in found if u.silent}
     found = [u for u in found if u.silent or (u.module, u.name, functions.get(id(u))) not in bound]
     found.sort(key=lambda u: (u.span.start, u.name))
-    # An import that fails as the module loads ends the run there: nothing after it is reached (the
-    # interpreter stops at the same line, engine/interpreter/statements.py).
-    fatal = next((u for u in found if u.kind == "import" and u.condition is None and not u.deferred), None)
-    return tuple(u for u in found if fatal is None or u.span.start <= fatal.span.start)
+    # An import that fails as the module loads is reported, and the rest is checked as if it had succeeded (issue
+    # 29 item 7; the interpreter goes on the same way, interpreter/statements.py).
+    return tuple(found)
 
 
 def import_fails(source: str, name: str, target: Target) -> str | None:
@@ -128,6 +133,14 @@ def import_fails(source: str, name: str, target: Target) -> str | None:
     if source in REMOVED_MODEL_CACHES:
         return target.removed_model_cache(source, name)
     return target.import_fails(source, name)  # what the release table says that module binds at the target
+
+
+def _constructor_uses(node: Node, classes: dict[str, tuple[str, str]], target: Target,
+                      scope: _Scope) -> Iterator[RemovedApiUse]:
+    for r in rejected(node, classes, target):
+        if not _handled("constructor", r.cls, scope):
+            yield RemovedApiUse("constructor", r.cls, r.module, r.since or "", r.span, condition=scope.condition,
+                                deferred=scope.deferred, keyword=r.keyword, error=r.error, parameters=r.parameters)
 
 
 def _handled(kind: UseKind, name: str, scope: _Scope) -> bool:

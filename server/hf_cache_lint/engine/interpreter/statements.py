@@ -277,9 +277,26 @@ class Statements:
         for name, names in import_paths(node):
             origin = names[-1].value
             qual = f"{prefix}.{origin}" if prefix else origin
-            if level == 0 and import_fails(module, origin, self.s.target):
-                self.s.state.dead = True  # ImportError on 5.x (HFC007): nothing after this line runs
+            if level == 0 and import_fails(module, origin, self.s.target) and _handled_by_a_try(node):
+                # ImportError on the target (HFC007) that a surrounding `try` handles: its handler runs, not
+                # what follows the import. An unhandled one is reported by HFC007 and the rest of the file is
+                # checked as if it had succeeded (issue 29 item 7), so one import does not hide every finding.
+                self.s.state.dead = True
                 return
             local = level > 0 or (module.split(".")[0] not in SKIP_ROOTS and module != "")
             self.s.state.names[name.value] = Lazy(module, level, origin, qual) if local else Symbol(qual)
 
+
+def _handled_by_a_try(node: Node) -> bool:
+    """Whether `node` is in the body of a `try` that has an `except` clause (any: the error goes there, whatever
+    it names; removed_api.py decides whether HFC007 reports the import)."""
+    child, parent = node, node.parent
+    while parent is not None and parent.type not in ("funcdef", "classdef", "file_input"):
+        if parent.type == "try_stmt" and any(c.type == "except_clause" or getattr(c, "value", None) == "except"
+                                             for c in parent.children):
+            kids = parent.children
+            # the body is the suite right after `try` `:` (children: try, :, suite, except..., :, suite, ...)
+            if len(kids) > 2 and kids[2] is child:
+                return True
+        child, parent = parent, parent.parent
+    return False

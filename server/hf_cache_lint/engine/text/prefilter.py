@@ -128,9 +128,14 @@ def _names_a_removed_class(text: str) -> bool:
     return any(name in text for name in _OTHER_REMOVED_NAMES)
 
 
+def might_construct(text: str) -> bool:
+    """Can the text hold a constructor call of a transformers cache class (engine/constructor_calls.py)?"""
+    return "Cache(" in text and "transformers" in text
+
+
 def might_use_removed_api(text: str) -> bool:
     """Can the text hold a use of a removed cache API (HFC007, which needs no generate call)?"""
-    if "_legacy_cache(" in text or find_spaced(text, "_legacy_cache", after="("):
+    if "_legacy_cache(" in text or find_spaced(text, "_legacy_cache", after="(") or might_construct(text):
         return True
     if not _names_a_removed_class(text):
         return False

@@ -26,7 +26,7 @@ def conflicts(target: Target, call: GenerateCall, arg: CacheArg, ci: CacheImpl) 
         return False  # set on one branch of a condition, the cache on the other: they never meet
     if ci.value == "":  # unknown value: may be None
         return True
-    if ci.value not in target.valid_cache_implementations:
+    if target.rejects_cache_implementation(ci.value):
         return False  # rejected as invalid first (HFC004)
     if ci.value == "hybrid":
         if target.hybrid_is_reset:

@@ -149,7 +149,7 @@ INVALID: tuple[Invalid, ...] = (
     invalid(
         _LOAD + 'out = model.generate(**inputs, cache=DynamicCache(), cache_implementation="static")\n',
         flagged="cache=DynamicCache()",
-        versions=("5.24.0",),
+        versions=("5.24.0", "5.25.0"),
         fixes={
             "Set `cache_implementation=None` in this call": (
                 'out = model.generate(**inputs, cache=DynamicCache(), cache_implementation="static")\n',
@@ -258,7 +258,7 @@ INVALID: tuple[Invalid, ...] = (
                                            'cache_implementation="static")  # hf-cache-lint: ignore[HFC001]\n'),
         },
         versions=("4.57.6",),
-        runtime={"5.23.0": "OTHER", "5.24.0": "OTHER"},
+        runtime={"5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},
         note="the summarization task hands its call keywords to generate (5.0 removed the task: KeyError)",
     ),
 )

@@ -49,7 +49,7 @@ VALID: tuple[Valid, ...] = (
     Valid(
         _LOAD
         + 'out = model.generate(**inputs, past_key_values=DynamicCache(), cache_implementation="hybrid", max_new_tokens=5)\n',
-        versions=("5.23.0", "5.24.0"),
+        versions=("5.23.0", "5.24.0", "5.25.0"),
         note='5.x resets "hybrid" to None',
     ),
     Valid(
@@ -98,7 +98,7 @@ VALID: tuple[Valid, ...] = (
         _LOAD + "from transformers import pipeline\n\n"
         'classifier = pipeline("text-classification", model="meta-llama/Llama-3.2-1B", tokenizer=tokenizer)\n'
         'out = classifier("hi", past_key_values=DynamicCache(), cache_implementation="static")\n',
-        versions=("5.23.0", "5.24.0"),
+        versions=("5.23.0", "5.24.0", "5.25.0"),
         note="a text-classification pipeline never calls generate (4.x hands the keywords to the tokenizer: "
              "TypeError)",
     ),

@@ -20,7 +20,7 @@ _IMPORT = ("from transformers import AutoModelForCausalLM, AutoTokenizer\n",
 _WARN_457 = {"severity": {"4.57.6": Severity.INFO}, "runtime": {"4.57.6": "OK"}}
 # 5.x lost `to_legacy_cache()`: the run stops there with an AttributeError before generate (HFC007 reports it).
 _GONE_5X = {"versions": ("4.57.6",), "severity": Severity.INFO,
-            "runtime": {"4.57.6": "OK", "5.23.0": "HFC007", "5.24.0": "HFC007"}}
+            "runtime": {"4.57.6": "OK", "5.23.0": "HFC007", "5.24.0": "HFC007", "5.25.0": "HFC007"}}
 
 
 
@@ -102,7 +102,7 @@ INVALID: tuple[Invalid, ...] = (
             "Wrap in `transformers.DynamicCache(...)`": (
                 ("cache=legacy", "cache=transformers.DynamicCache(legacy)"),),
         },
-        versions=("5.24.0",),
+        versions=("5.24.0", "5.25.0"),
         note="the 5.24 `cache=` keyword (before 5.24 `cache=` is rejected first: HFC003)",
     ),
     invalid(
@@ -145,7 +145,7 @@ INVALID: tuple[Invalid, ...] = (
         flagged="past_key_values=legacy",
         fixes={"Wrap in `DynamicCache(...)`": (
             _IMPORT, (_FORWARD, "step = model(**inputs, past_key_values=DynamicCache(legacy), use_cache=True)\n"))},
-        versions=("5.23.0", "5.24.0"),
+        versions=("5.23.0", "5.24.0", "5.25.0"),
         portable=True,
         note="a tuple into a GPT-2 forward: 4.57.6 converts it (with a deprecation warning), 5.x raise",
     ),

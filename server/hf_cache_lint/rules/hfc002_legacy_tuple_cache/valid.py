@@ -33,7 +33,7 @@ VALID: tuple[Valid, ...] = (
     ),
     Valid(
         _LOAD_DC + _LAYERS + "result = model.generate(**inputs, cache=DynamicCache(legacy), max_new_tokens=5)\n",
-        versions=("5.24.0",),
+        versions=("5.24.0", "5.25.0"),
         note="the 5.24 `cache=` keyword with a Cache",
     ),
     Valid(

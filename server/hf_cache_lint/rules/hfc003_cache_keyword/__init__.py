@@ -80,7 +80,8 @@ class CacheKeyword(Rule):
                 yield _Problem("both", arg.keyword, arg.span, written_cache_keyword(call, arg), Severity.WARNING,
                                message, runtime)
         assistant = next((k for k in call.keywords if k.name == "assistant_model" and k.value_text != "None"), None)
-        if assistant is not None and is_mamba_family(call.model.class_name) and not kwargs_rejected(target, call):
+        if assistant is not None and target.assisted_rejects_stateful and is_mamba_family(call.model.class_name) \
+                and not kwargs_rejected(target, call):
             runtime = ("ValueError: assisted generation is not supported with stateful models, such as "
                        f"{call.model.class_name}")
             message = (f"{model} keeps a recurrent state that cannot be rolled back to the accepted draft tokens; "

@@ -14,7 +14,7 @@ VALID: tuple[Valid, ...] = (
     ),
     Valid(
         _LLAMA + "out = model.generate(**inputs, cache=DynamicCache(), max_new_tokens=5)\n",
-        versions=("5.24.0",),
+        versions=("5.24.0", "5.25.0"),
         note="`cache=` in 5.24",
     ),
     Valid(
@@ -26,7 +26,7 @@ VALID: tuple[Valid, ...] = (
     Valid(
         _MAMBA + "state = model(**inputs, use_cache=True).cache\n"
         "out = model.generate(**inputs, cache=state, max_new_tokens=5)\n",
-        versions=("5.24.0",),
+        versions=("5.24.0", "5.25.0"),
         note="`cache=` for a Mamba model in 5.24",
     ),
     Valid(
@@ -38,6 +38,12 @@ VALID: tuple[Valid, ...] = (
         _LLAMA + "draft = AutoModelForCausalLM.from_pretrained(\"meta-llama/Llama-3.2-1B\")\n"
         "out = model.generate(**inputs, assistant_model=draft, max_new_tokens=5)\n",
         note="assisted generation with an attention model",
+    ),
+    Valid(
+        _MAMBA + "draft = MambaForCausalLM.from_pretrained(\"state-spaces/mamba-130m-hf\")\n"
+        "out = model.generate(**inputs, assistant_model=draft, max_new_tokens=5)\n",
+        versions=("5.25.0",),
+        note="assisted generation on a Mamba model from 5.25 (it rolls the recurrent state back)",
     ),
     Valid(
         _MAMBA + "out = model.generate(**inputs, max_new_tokens=5)\n",

@@ -68,12 +68,14 @@ class InvalidCacheImplementation(Rule):
 
     def invalid_value(self, analysis: Analysis, ci: CiValue, span: Span) -> Finding:
         target = analysis.context.target
-        error = target.invalid_cache_implementation_message(ci.value)
         meant = suggestion(target, ci.value)
         hint = f" (did you mean {meant if meant == _NONE else repr(meant).replace(chr(39), chr(34))}?)" \
             if meant else ""
         where = {"keyword": "generate", "GenerationConfig": "`GenerationConfig(...)`",
                  "json": "`from_pretrained` (reading generation_config.json)"}.get(ci.where, "generate")
+        if not target.cache_implementation_checked:
+            return self.ignored_value(analysis, ci, span, hint, meant)
+        error = target.invalid_cache_implementation_message(ci.value)
         message = f'`cache_implementation="{ci.value}"` is not valid in transformers {target}{hint}; {where} raises {error}'
         related: tuple[Related, ...] = ()
         if ci.where == "json":
@@ -84,6 +86,23 @@ class InvalidCacheImplementation(Rule):
             f"{'' if ci.where != 'json' else f' (in {Path(ci.path or ci.where).name})'}.",
             f"`{where}` raises:", "", f"```\n{error}\n```"])
         return self.report(span, message, fixes=fixes, related=related, story=story)
+
+    def ignored_value(self, analysis: Analysis, ci: CiValue, span: Span, hint: str, meant: str | None) -> Finding:
+        """4.41-4.44 validate no `cache_implementation` (the release table's `cache_implementation:*`): an unknown
+        value is kept, and generate builds a cache only for the values it knows, so it runs with the model's
+        default cache, silently (generation/utils.py `_prepare_cache_for_generation`, read from the wheels)."""
+        target = analysis.context.target
+        effect = (f"transformers {target} accepts any string there and generate ignores a value it does not know: "
+                  "no such cache is built, and the model runs with its default cache, without a word")
+        message = f'`cache_implementation="{ci.value}"` is not a value transformers {target} knows{hint}; {effect}'
+        related: tuple[Related, ...] = ()
+        if ci.where == "json":
+            related = (Related(ci.span, f'"cache_implementation": "{ci.value}" is set here', ci.path),)
+        fixes = () if ci.where == "json" else tuple(self.replace_fixes(analysis, ci, meant))
+        story = partial(self.story, target, ci, [
+            f"`\"{ci.value}\"` is not one of the values transformers {target} builds a cache for.",
+            f"Nothing raises: {effect}."])
+        return self.report(span, message, severity=Severity.WARNING, fixes=fixes, related=related, story=story)
 
     def quantized(self, analysis: Analysis, call: GenerateCall, seen: set[Span]) -> Finding | None:
         """`"quantized"` on an encoder-decoder model fails when generate builds the cache."""

@@ -13,7 +13,7 @@ tokenizer = AutoTokenizer.from_pretrained("google-t5/t5-small")
 model = AutoModelForSeq2SeqLM.from_pretrained("google-t5/t5-small")
 inputs = tokenizer("translate English to German: The house is wonderful.", return_tensors="pt")
 """
-_5X = ("5.23.0", "5.24.0")
+_5X = ("5.23.0", "5.24.0", "5.25.0")
 
 _TYPO_CALL = 'out = model.generate(**inputs, cache_implementation="statc", max_new_tokens=5)\n'
 

@@ -16,7 +16,7 @@ generator = pipeline("text-generation", model="meta-llama/Llama-3.2-1B")
 
 
 
-_5X = ("5.23.0", "5.24.0")
+_5X = ("5.23.0", "5.24.0", "5.25.0")
 _TYPO_CALL = "out = model.generate(**inputs, past_key_valyes=DynamicCache(), max_new_tokens=5)\n"
 
 INVALID: tuple[Invalid, ...] = (

@@ -9,7 +9,7 @@ from hf_cache_lint.rules.snippets import MAMBA, prelude
 _LLAMA = prelude("DynamicCache")
 _CONFIG = prelude("GenerationConfig")
 _MAMBA = prelude(model="MambaForCausalLM", checkpoint=MAMBA)
-_524 = ("5.24.0",)
+_524 = ("5.24.0", "5.25.0")
 
 _PKV_CALL = "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5)\n"
 _SLIDING_CALL = 'out = model.generate(**inputs, cache_implementation="sliding_window", max_new_tokens=5)\n'
@@ -28,7 +28,7 @@ INVALID: tuple[Invalid, ...] = (
             "Ignore HFC006 on this line": _ignore(_PKV_CALL),
         },
         versions=_524,
-        message_contains="`past_key_values=` is deprecated in transformers 5.24.0",
+        message_contains="`past_key_values=` is deprecated in transformers 5.2",
         note="`past_key_values=` in 5.24 (FutureWarning; generate reads it as `cache=`)",
     ),
     invalid(
@@ -78,8 +78,8 @@ INVALID: tuple[Invalid, ...] = (
         flagged='"hybrid"',
         fixes={"Replace with `None`": ('"hybrid"', "None")},
         # The fix is pinned for 5.x (the first version); on 4.57 it is `"static"`, which `hybrid` still builds.
-        versions=("5.23.0", "5.24.0", "4.57.6"),
-        runtime={"4.57.6": "HFC006", "5.23.0": "OK", "5.24.0": "OK"},
+        versions=("5.23.0", "5.24.0", "5.25.0", "4.57.6"),
+        runtime={"4.57.6": "HFC006", "5.23.0": "OK", "5.24.0": "OK", "5.25.0": "OK"},
         message_contains="is deprecated in transformers",
         note="`hybrid` is deprecated: 4.57 still builds a StaticCache from it (logged); 5.x resets it to None "
              "without a word, so it does nothing",

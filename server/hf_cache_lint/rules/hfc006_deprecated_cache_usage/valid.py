@@ -8,7 +8,7 @@ from hf_cache_lint.rules.hfc006_deprecated_cache_usage.examples import _CONFIG, 
 VALID: tuple[Valid, ...] = (
     Valid(
         _LLAMA + "out = model.generate(**inputs, cache=DynamicCache(), max_new_tokens=5)\n",
-        versions=("5.24.0",),
+        versions=("5.24.0", "5.25.0"),
         note="`cache=` in 5.24",
     ),
     Valid(

@@ -13,6 +13,7 @@ from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
 from hf_cache_lint.engine.output.analysis import Analysis
 from hf_cache_lint.engine.text.text import line_starts, offset
 from hf_cache_lint.rules.base import Rule
+from hf_cache_lint.rules.hfc007_removed_cache_api import constructors
 from hf_cache_lint.rules.hfc007_removed_cache_api.examples import INVALID
 from hf_cache_lint.rules.hfc007_removed_cache_api.valid import VALID
 
@@ -101,6 +102,8 @@ class RemovedCacheApi(Rule):
 
     def finding(self, analysis: Analysis, use: RemovedApiUse) -> Finding:
         target = analysis.context.target
+        if use.kind == "constructor":
+            return self.constructor(analysis, use)
         error = _error(use)
         if use.kind == "method":
             instead = _method_instead(use)
@@ -121,6 +124,18 @@ class RemovedCacheApi(Rule):
             message += f" This happens only if `{use.condition}` holds."
         return self.report(use.span, message, severity=severity, fixes=self.fixes(analysis, use),
                            story=partial(self.story, analysis, use, error))
+
+    def constructor(self, analysis: Analysis, use: RemovedApiUse) -> Finding:
+        """A constructor call the target rejects (constructors.py): an Error, a Warning under an undecided
+        condition; no mechanical fix (a renamed keyword's meaning is the user's to check)."""
+        target = analysis.context.target
+        text = constructors.message(use, target)
+        severity = Severity.ERROR
+        if use.condition:
+            severity = Severity.WARNING
+            text += f" This happens only if `{use.condition}` holds."
+        return self.report(use.span, text, severity=severity,
+                           story=partial(constructors.story, use, target))
 
     def fixes(self, analysis: Analysis, use: RemovedApiUse) -> Iterator[Fix]:
         ignore = self.ignore_fix(analysis, use.span)

@@ -6,7 +6,7 @@ from hf_cache_lint.engine.base.findings import Severity
 from hf_cache_lint.rules.base import Invalid, invalid
 from hf_cache_lint.rules.snippets import MAMBA, prelude
 
-_5X = ("5.23.0", "5.24.0")
+_5X = ("5.23.0", "5.24.0", "5.25.0")
 _LOAD = prelude()
 _GEN = "out = model.generate(**inputs, max_new_tokens=5, return_dict_in_generate=True)\n"
 _FROM_LEGACY = "cache = DynamicCache.from_legacy_cache(legacy)\n"
@@ -64,7 +64,7 @@ INVALID: tuple[Invalid, ...] = (
         flagged="OffloadedStaticCache",
         versions=_5X,
         severity=Severity.WARNING,
-        runtime={"5.23.0": "OK", "5.24.0": "OK"},
+        runtime={"5.23.0": "OK", "5.24.0": "OK", "5.25.0": "OK"},
         message_contains="only if `len(sys.argv) > 1` holds",
         note="under a condition the linter cannot decide: a Warning (the oracle runs it without arguments)",
     ),
@@ -176,5 +176,13 @@ INVALID: tuple[Invalid, ...] = (
         flagged="HybridMambaAttentionDynamicCache",
         versions=_5X,
         note="Jamba's own cache class: in its modeling module up to 5.4, gone from 5.5",
+    ),
+    Invalid(
+        prelude("QuantizedCache") + "import torch\n\n"
+        'cache = QuantizedCache(backend="quanto", config=model.config, nbits=4, compute_dtype=torch.float16)\n',
+        flagged="compute_dtype",
+        runtime="OTHER",  # a plain TypeError
+        message_contains="TypeError: QuantizedCache.__init__() got an unexpected keyword argument 'compute_dtype'",
+        note="a constructor keyword the release's `__init__` does not take (`QuantizedCacheConfig`'s, before 4.56)",
     ),
 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hf_cache_lint.rules.base import Valid
 from hf_cache_lint.rules.hfc007_removed_cache_api.examples import _GEN, _LOAD
+from hf_cache_lint.rules.snippets import prelude
 
 VALID: tuple[Valid, ...] = (
     Valid(
@@ -131,5 +132,10 @@ VALID: tuple[Valid, ...] = (
     Valid(
         _LOAD + 'if getattr(model, "_supports_cache_class", True):\n    print("takes Cache classes")\n',
         note="a removed model flag read through `getattr` with a default, which runs on every release",
+    ),
+    Valid(
+        prelude("QuantizedCache")
+        + 'cache = QuantizedCache(backend="quanto", config=model.config, nbits=4, residual_length=16)\n',
+        note="constructor keywords every checked release's `QuantizedCache.__init__` takes",
     ),
 )

@@ -6,7 +6,7 @@ from hf_cache_lint.engine.base.findings import Severity
 from hf_cache_lint.rules.base import Invalid, invalid
 from hf_cache_lint.rules.snippets import prelude
 
-_5X = ("5.23.0", "5.24.0")
+_5X = ("5.23.0", "5.24.0", "5.25.0")
 KEEP_TITLE = "Keep the first tokens on every release"
 KEEP_LENGTH_TITLE = "Keep the first `{n}` tokens on every release (`{n}` a length)"
 _STEP = "out = model(**inputs, past_key_values=cache, use_cache=True)\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hf_cache_lint.rules.base import Invalid, invalid
 from hf_cache_lint.rules.snippets import prelude
 
-_5X = ("5.23.0", "5.24.0")
+_5X = ("5.23.0", "5.24.0", "5.25.0")
 _LOAD = prelude()
 _GEN = "out = model.generate(**inputs, max_new_tokens=5, return_dict_in_generate=True)\n"
 _SEQ_LEN = "seq_len = out.past_key_values[0][0].shape[2]\n"
@@ -51,7 +51,7 @@ INVALID: tuple[Invalid, ...] = (
                                             "out.past_key_values.layers):\n    print(keys.shape)\n")},
         versions=_5X,
         portable=True,
-        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER"},  # a plain ValueError: see own_cases
+        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},  # a plain ValueError: see own_cases
         message_contains="ValueError: too many values to unpack (expected 2)",
         note="`for k, v in cache:`: a 5.x DynamicCache yields `(keys, values, sliding_window_tensor)`",
     ),
@@ -78,7 +78,7 @@ INVALID: tuple[Invalid, ...] = (
         flagged="cache",
         occurrence=(_SEQ2SEQ + _FOUR)[:_FOUR_AT].count("cache"),
         versions=_5X,
-        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER"},
+        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},
         message_contains="ValueError: too many values to unpack (expected 4)",
         note="`for sk, sv, ck, cv in cache:` over an EncoderDecoderCache: 5.x yields six-tuples",
     ),
@@ -92,7 +92,7 @@ INVALID: tuple[Invalid, ...] = (
         fixes={"Iterate `.layers`": (_TRIM_LOOP, "    for k, v in ((layer.keys, layer.values) for layer in past.layers):\n")},
         portable=True,
         versions=_5X,
-        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER"},
+        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},
         message_contains="ValueError: too many values to unpack (expected 2)",
         note="a helper's parameter that a caller fills with a forward pass's cache (speculative decoding's trim)",
     ),
@@ -116,7 +116,7 @@ INVALID: tuple[Invalid, ...] = (
         versions=_5X,
         portable=True,
         message_contains="TypeError: 'StaticCache' object is not iterable",
-        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER"},
+        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},
         note="a StaticCache iterated: 5.x static caches do not iterate at all",
     ),
 )

@@ -87,7 +87,7 @@ SUPER = (
     f'model = SuperCallLM.from_pretrained("{_LLAMA}")\n'
     "model.generate(prompt, max_new_tokens=3, do_sample=False)\n")
 
-_24 = ("5.24.0",)
+_24 = ("5.24.0", "5.25.0")
 
 INVALID: tuple[Invalid, ...] = (
     invalid(
@@ -152,7 +152,7 @@ INVALID: tuple[Invalid, ...] = (
         flagged="super().prepare_inputs_for_generation(input_ids, past_key_values, attention_mask, inputs_embeds,\n"
                 "                                                     **kwargs)",
         fixes={},
-        versions=("5.23.0", "5.24.0"), runtime="HFC010",
+        versions=("5.23.0", "5.24.0", "5.25.0"), runtime="HFC010",
         note="a positional `super()` call: 5.3 inserted `next_sequence_length` after `input_ids`",
     ),
 )

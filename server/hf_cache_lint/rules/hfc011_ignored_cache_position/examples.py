@@ -5,7 +5,7 @@ from __future__ import annotations
 from hf_cache_lint.engine.base.findings import Severity
 from hf_cache_lint.rules.base import Invalid, invalid
 
-_5X = ("5.23.0", "5.24.0")
+_5X = ("5.23.0", "5.24.0", "5.25.0")
 REMOVE_TITLE = "Remove `cache_position=` (unsafe: a rollback then appends)"
 _LOAD = ("import torch\nfrom transformers import AutoModelForCausalLM, DynamicCache, StaticCache\n\n"
          'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B")\n'

@@ -50,6 +50,6 @@ VALID: tuple[Valid, ...] = (
     Valid(_LOAD + _CALL + "  # noqa\n", note="a bare `# noqa` may be there for another linter: never reported"),
     Valid(_LOAD + _CALL + "  # noqa: E501\n", note="another linter's codes are its business"),
     Valid(_LOAD_CACHE + "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=5)"
-          "  # noqa: HFC006\n", versions=("5.24.0",),
+          "  # noqa: HFC006\n", versions=("5.24.0", "5.25.0"),
           note="the comment silences HFC006's deprecation of `past_key_values=` (on 5.24, where it warns)"),
 )

@@ -1,0 +1,117 @@
+"""Constructor calls of transformers cache classes the target rejects (HFC007's constructor part, issue 29 item 2):
+
+- a keyword the class's `__init__` does not take at the target (`MambaCache(batch_size=1)`: `batch_size` was
+  renamed `max_batch_size`), read from the release table's `init:<module>.<Class>` signature of the module the
+  import resolves to at the target; a signature with `**kwargs` takes any keyword, and a class the table has no
+  constructor for is not judged;
+- a class whose constructor only raises (`SinkCache(...)` from 4.53.0 until the class went in 5.0.0: the release
+  table's behaviour `sink_cache_moved`).
+
+A class is a transformers cache class only where the code imports it from transformers (the top level,
+`cache_utils`, a tabled model module); a name the module defines or re-binds is its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from hf_cache_lint.engine.base.findings import Span
+from hf_cache_lint.engine.environment import releases
+from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.syntax.nodes import Node, imported_from, span
+
+_SOURCES = ("transformers", "transformers.cache_utils")
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """One constructor call the target rejects: `keyword` (None: the constructor itself raises), the error, and
+    the release that brought it (None where the table cannot say: the keyword was never taken)."""
+
+    cls: str
+    module: str  # where the code imports it from
+    keyword: str | None
+    error: str
+    since: str | None
+    span: Span
+    parameters: tuple[str, ...] = ()
+
+
+def imported_classes(module: Node) -> dict[str, tuple[str, str]]:
+    """Local name -> (import source, class name) of every `from <transformers module> import <...Cache>`."""
+    found: dict[str, tuple[str, str]] = {}
+    stack = [module]
+    while stack:
+        node = stack.pop()
+        if node.type == "import_from":
+            source = imported_from(node)
+            if node.level == 0 and (source in _SOURCES or source.startswith("transformers.models.")):
+                for bound in node.get_defined_names():
+                    name = node.get_path_for_name(bound)[-1].value
+                    if name.endswith("Cache"):
+                        found[bound.value] = (source, name)
+            continue
+        stack.extend(getattr(node, "children", ()))
+    return found
+
+
+def defining_module(source: str, name: str, target: Target) -> str | None:
+    """The module whose class `from <source> import <name>` binds at the target (following the top-level lazy
+    export and a model module's import of a cache_utils class), or None when the table does not know it."""
+    version = target.version
+    module = source
+    if source == "transformers":
+        sub = releases.value(f"export:transformers.{name}", version)
+        if sub is None:
+            return None
+        module = f"transformers.{sub}"
+    for _ in range(3):
+        bound = releases.value(f"name:{module}.{name}", version)
+        if bound is None or not bound.startswith("import("):
+            return module if bound is not None else None
+        path = bound[len("import("):-1]
+        dots = len(path) - len(path.lstrip("."))
+        parent = module.split(".")[:-dots] if dots else []
+        module = ".".join([*parent, *path.lstrip(".").split(".")[:-1]])
+    return None
+
+
+def rejected(node: Node, classes: dict[str, tuple[str, str]], target: Target) -> Iterator[Rejected]:
+    """What the target rejects in `node` when it is a call `<imported cache class>(...)`."""
+    kids = node.children
+    if kids[0].type == "name" and kids[0].value in classes and len(kids) == 2 and kids[1].type == "trailer" \
+            and kids[1].children[0].value == "(":
+        yield from _judge(kids[0], kids[1], *classes[kids[0].value], target)
+
+
+def _judge(callee: Node, trailer: Node, source: str, name: str, target: Target) -> Iterator[Rejected]:
+    where = defining_module(source, name, target)
+    if where is None:
+        return  # not importable at the target: the import is HFC007's finding
+    if name == "SinkCache" and releases.holds("sink_cache_moved", target.version):
+        b = releases.behaviour("sink_cache_moved")
+        yield Rejected(name, source, None, b.effect, str(b.first), Span(span(callee).start, span(trailer).end))
+        return
+    signature = releases.value(f"init:{where}.{name}", target.version)
+    if signature is None or "**" in signature:
+        return
+    params = releases.parameters(signature)
+    for keyword in _keywords(trailer):
+        if keyword.value in params:
+            continue
+        error = f"TypeError: {name}.__init__() got an unexpected keyword argument '{keyword.value}'"
+        yield Rejected(name, source, keyword.value, error, None, span(keyword), params)
+        return  # the first one raises
+
+
+def _keywords(trailer: Node) -> Iterator[Node]:
+    """The names of the keyword arguments written in a call's trailer (`**kw` unpacks are not judged)."""
+    inside = trailer.children[1] if len(trailer.children) == 3 else None
+    if inside is None:
+        return
+    args = inside.children if inside.type == "arglist" else [inside]
+    for arg in args:
+        if arg.type == "argument" and len(arg.children) == 3 and arg.children[1].value == "=" \
+                and arg.children[0].type == "name":
+            yield arg.children[0]

@@ -1,0 +1,29 @@
+"""HFC007's constructor part: a cache class's constructor call the target rejects (engine/constructor_calls.py)."""
+
+from __future__ import annotations
+
+from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
+
+# What works instead, per class whose constructor only raises (the behaviour's own message names it).
+_RAISING_INSTEAD = {"SinkCache": "the `custom_generate` repository `transformers-community/sink_cache` "
+                                 "(`model.generate(..., custom_generate=\"transformers-community/sink_cache\", "
+                                 "trust_remote_code=True)`), as the error says"}
+
+
+def message(use: RemovedApiUse, target: Target) -> str:
+    error = use.error or ""
+    if use.keyword is None:
+        return (f"`{use.name}(...)` raises in transformers {target} (from {use.removed}): the class is still "
+                f"exported but its constructor only raises {error.rstrip('.')}. Instead, use "
+                f"{_RAISING_INSTEAD.get(use.name, 'another cache class')}")
+    takes = ", ".join(f"`{p}`" for p in use.parameters) or "no keyword"
+    return (f"`{use.name}(..., {use.keyword}=...)`: transformers {target}'s `{use.name}` takes no `{use.keyword}`; "
+            f"this call raises {error}. Its constructor takes {takes}")
+
+
+def story(use: RemovedApiUse, target: Target) -> str:
+    what = f"`{use.name}(...)`" if use.keyword is None else f"`{use.name}(..., {use.keyword}=...)`"
+    return "\n".join([f"**HFC007 removed-cache-api**: {what} does not work in transformers {target}.", "",
+                      message(use, target), "", f"It raises when this line runs (transformers {target}):", "",
+                      f"```\n{use.error}\n```"])

@@ -1,0 +1,84 @@
+"""Constructor calls of transformers cache classes judged against each release's `__init__` from the release table
+(engine/constructor_calls.py, HFC007's constructor part)."""
+
+from __future__ import annotations
+
+import pytest
+
+from hf_cache_lint.checking.source import check_source
+from hf_cache_lint.engine.environment import releases
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.environment.versions import Target
+
+MAMBA_KW = """from transformers import MambaCache
+
+cache = MambaCache(config, batch_size=1, dtype=torch.float32)
+"""
+OFFLOADED = """from transformers import OffloadedStaticCache
+
+cache = OffloadedStaticCache(config, max_batch_size=1, max_cache_len=8, device="cpu", offload_device="cpu")
+"""
+SINK = """from transformers import SinkCache
+
+cache = SinkCache(window_length=8, num_sink_tokens=2)
+"""
+UNPACKED = """from transformers import MambaCache
+
+cache = MambaCache(config, **cache_kwargs)
+"""
+HANDLED = """from transformers import MambaCache
+
+try:
+    cache = MambaCache(config, batch_size=1)
+except TypeError:
+    cache = MambaCache(config, max_batch_size=1)
+"""
+OWN = """from transformers import DynamicCache
+
+
+class MambaCache:
+    def __init__(self, batch_size):
+        self.batch_size = batch_size
+
+
+cache = MambaCache(batch_size=1)
+"""
+
+
+def _hfc007(code: str, version: str) -> list[tuple[int, str]]:
+    found = check_source(code, "example.py", context=Context(target=Target.of(version))).findings
+    return [(f.span.start.line, f.message) for f in found if f.code == "HFC007"]
+
+
+def test_a_keyword_the_release_does_not_take() -> None:
+    [(line, message)] = _hfc007(MAMBA_KW, "4.57.6")
+    assert line == 3
+    assert "TypeError: MambaCache.__init__() got an unexpected keyword argument 'batch_size'" in message
+    assert "`config`, `max_batch_size`, `dtype`, `device`" in message
+    # 4.45-4.50's cache_utils.MambaCache takes `batch_size` (and `max_batch_size`): nothing to report there.
+    assert "batch_size" in releases.parameters(releases.value("init:transformers.cache_utils.MambaCache", "4.45.0"))
+    assert _hfc007(MAMBA_KW, "4.45.0") == []
+    # 5.5+: the class is gone; the import is the finding, not the keyword.
+    [(line, message)] = _hfc007(MAMBA_KW, "5.24.0")
+    assert line == 1 and "ImportError" in message
+
+
+def test_defaults_with_parentheses_do_not_hide_parameters() -> None:
+    """4.52's OffloadedStaticCache has `offload_device=torch.device('cpu')`: its parameters are all read."""
+    signature = releases.value("init:transformers.cache_utils.OffloadedStaticCache", "4.52.4")
+    assert signature is not None and "torch.device('cpu')" in signature
+    assert releases.parameters(signature)[-2:] == ("offload_device", "layer_device_map")
+    assert _hfc007(OFFLOADED, "4.52.4") == []
+
+
+@pytest.mark.parametrize(("version", "raises"), [("4.52.4", False), ("4.53.0", True), ("4.57.6", True)])
+def test_sink_cache_constructor_raises_from_4_53(version: str, raises: bool) -> None:
+    found = _hfc007(SINK, version)
+    assert [line for line, _ in found] == ([3] if raises else [])
+    if raises:
+        assert "NotImplementedError: `SinkCache` has been moved" in found[0][1]
+
+
+@pytest.mark.parametrize("code", [UNPACKED, HANDLED, OWN], ids=["unpacked", "handled", "own-class"])
+def test_what_is_not_judged(code: str) -> None:
+    assert _hfc007(code, "4.57.6") == []
