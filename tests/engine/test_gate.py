@@ -370,10 +370,11 @@ AST_GATED_OUT = {
         "def run(model, x):\n    outputs = model.generate(x, return_dict_in_generate=True)\n"
         "    return outputs.sequences, dict(**outputs)\n"
         "def forward(past_key_values):\n    return past_key_values[0]\n"),
-    "removed-API words, no cache the code says it has: a parameter bound to a new cache, a config flag": (
+    # (A parameter bound to a new `DynamicCache()` on one path is a cache the code says it has there since the
+    # cache_use facts: the screen lets that text through, as it must.)
+    "removed-API words, no cache the code says it has: a parameter indexed, a config flag": (
         "from transformers import DynamicCache\n"
-        "def forward(x, past_key_values=None):\n    if past_key_values is None:\n"
-        "        past_key_values = DynamicCache()\n    return past_key_values[0], x.past_key_values\n"
+        "def forward(x, past_key_values=None):\n    return past_key_values[0], x.past_key_values\n"
         "config.return_dict_in_generate = True\nout = model.generate(x)\n"),
 }
 
