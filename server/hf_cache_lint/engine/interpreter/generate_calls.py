@@ -183,9 +183,8 @@ class GenerateFacts:
         if not isinstance(cfg, ConfigState) or node is None:
             return ()
         holder = span(node)
-        return tuple(ConfigKeyword(k, site, holder, isinstance(v, Const) and not v.value,
-                                   _cond_text(c) if c is not None else None)
-                     for k, site, v, c in cfg.keys if c is None or self.s.state.decides(c) is not False)
+        return tuple(ConfigKeyword(k, site, holder, falsy, _cond_text(c) if c is not None else None)
+                     for k, site, falsy, c in cfg.keys if c is None or self.s.state.decides(c) is not False)
 
     def _note_checked(self, given: dict[str, tuple[Value, Site, Cond | None, bool, Node | None]],
                       args: list[EvArg], model: ModelState | None, is_pipeline: bool) -> None:

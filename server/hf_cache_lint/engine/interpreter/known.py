@@ -245,21 +245,21 @@ class KnownCallables:
             return self.s.new(ModelState(class_name=name, gen_config=self.s.new(ConfigState())))
         return UNKNOWN
 
-    def _config_keys(self, args: list[EvArg]) -> tuple[tuple[str, Site, Value, Cond | None], ...]:
+    def _config_keys(self, args: list[EvArg]) -> tuple[tuple[str, Site, bool, Cond | None], ...]:
         """The keywords `GenerationConfig(...)` is given: written ones, and the keys of `**dict` arguments (a
         dict built in steps, in `__init__`, in another function), each with the condition of the paths that set
         it when this path does not decide it (a key this path excludes is left out)."""
-        keys: list[tuple[str, Site, Value, Cond | None]] = []
+        keys: list[tuple[str, Site, bool, Cond | None]] = []
         for a in args:
             if a.arg.name and not a.arg.star:
-                keys.append((a.arg.name, self.s.site(a.arg.node), self.imports.force(a.value), None))
+                keys.append((a.arg.name, self.s.site(a.arg.node), _falsy(self.imports.force(a.value)), None))
             elif a.arg.star == "**":
                 d = self.s.obj(self.imports.force(a.value))
                 if isinstance(d, DictState):
                     for k, v, site, c in d.entries:
                         decided = self.s.state.decides(c) if c is not None else True
                         if site is not None and decided is not False:
-                            keys.append((k, site, v, None if decided else c))
+                            keys.append((k, site, _falsy(v), None if decided else c))
         return tuple(keys)
 
     def clone(self, value: Value) -> Value:
@@ -268,6 +268,11 @@ class KnownCallables:
         if obj is None or isinstance(obj, ModelState):
             return value
         return self.s.new(replace(obj))
+
+
+def _falsy(value: Value) -> bool:
+    """A constant None, False or 0: asks for nothing (no legacy cache), whatever the key."""
+    return isinstance(value, Const) and not value.value
 
 
 def _cache_module(parts: list[str]) -> str:
