@@ -119,7 +119,19 @@ class UnusedGenerateKwarg(Rule):
             severity = Severity.WARNING
             message += " (if the object whose `generate` this is is a transformers model)"
         related = () if here else (Related(ck.site.span, f"`{ck.name}` is set here", ck.site.path),)
-        return self.report(ck.site.span if here else ck.holder, message, severity=severity, related=related)
+        return self.report(ck.site.span if here else ck.holder, message, severity=severity, related=related,
+                           story=partial(self.config_story, analysis, ck.name, what))
+
+    def config_story(self, analysis: Analysis, name: str, what: str) -> str:
+        return "\n".join([
+            f"**{self.code} {self.name}**: `{name}` reaches generate inside a `GenerationConfig`.",
+            "",
+            "- **Why it matters**: GenerationConfig keeps a keyword it has no field for as a plain attribute, "
+            "which generate never reads; and its validation refuses the keywords that belong to `generate()` "
+            "itself.",
+            "",
+            f"On transformers {analysis.context.target}, `{name}` {what}.",
+        ])
 
     def unused_names(self, analysis: Analysis, call: GenerateCall, typos: list[tuple[Keyword, str]],
                      removed: list[tuple[Keyword, str]], gk: Keyword | None) -> list[str]:
