@@ -37,6 +37,8 @@ ERRORS: tuple[ErrorClass, ...] = (
     ErrorClass("HFC002", AttributeError, re.compile(r"'(?:tuple|list)' object has no attribute 'get_seq_length'")),
     ErrorClass("HFC004", ValueError, re.compile(re.escape("Invalid `cache_implementation`"))),
     ErrorClass("HFC005", ValueError, re.compile(re.escape("`model_kwargs` are not used by the model"))),
+    # A generate-only keyword given to a GenerationConfig, refused when the config is built (4.5x).
+    ErrorClass("HFC005", ValueError, re.compile(r"Argument `(\w+)` is not a valid argument of `GenerationConfig`")),
     # A cache API 5.x removed (HFC007): a cache class that no longer imports, or a removed Cache method.
     ErrorClass("HFC008", ValueError, re.compile(r"Calling `crop` with a positive value \(`(\d+)`\) is not supported")),
     # (`QuantizedCacheConfig`, and the reads `key_cache`, `seen_tokens`, ...: gone before 4.57.)

@@ -364,6 +364,11 @@ class Target:
             return None
         return str(gone)
 
+    def generate_takes(self, name: str) -> bool:
+        """Whether the target's `GenerationMixin.generate` has the parameter `name` (the release table)."""
+        signature = releases.value("member:transformers.generation.utils.GenerationMixin.generate", self.version)
+        return signature is not None and name in releases.parameters(signature)
+
     # Generation hooks (HFC010/HFC011): the signature transformers calls a hook with at the target, from the
     # release table (the reference models' hooks and GenerationMixin's, read from each wheel), and the hand-written
     # behaviours a signature does not show (what the cache reaches `Cache.update` and the hooks as).

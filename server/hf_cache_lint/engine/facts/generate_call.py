@@ -80,6 +80,19 @@ class SpreadKeyword:
 
 
 @dataclass(frozen=True)
+class ConfigKeyword:
+    """A keyword the `GenerationConfig` passed to the call (`generation_config=`) was built with: GenerationConfig
+    keeps a key it has no field for as a plain attribute, which generate never reads, and some releases refuse a
+    generate-only one when the config is built (4.x `use_model_defaults`)."""
+
+    name: str
+    site: Site  # where the key was given (the constructor's `k=v`, a dict's entry or `d["k"] = v`)
+    holder: Span  # the `generation_config=` argument of this call
+    falsy: bool  # the value is None, False or 0 (no legacy cache asked for, nothing to ignore)
+    condition: str | None = None  # what setting the key depends on, when only some paths set it
+
+
+@dataclass(frozen=True)
 class ModelInfo:
     """What is known about the model a call runs on."""
 
@@ -120,6 +133,8 @@ class GenerateCall:
     ci_spread: Span | None = None
     # The keywords dicts carry in (not written in the call), unconditional ones only, in call order.
     spread_keywords: tuple[SpreadKeyword, ...] = ()
+    # The keywords the passed `generation_config` was built with (unconditional ones only).
+    config_keywords: tuple[ConfigKeyword, ...] = ()
 
 
 # The gate decides it (a call's callee, its cache keywords, the keywords a rule reads: engine/screen/gate.py).

@@ -32,6 +32,7 @@ from hf_cache_lint.engine.output.analysis import (
     CacheImpl,
     CacheKind,
     CiSource,
+    ConfigKeyword,
     GenerateCall,
     Keyword,
     ModelInfo,
@@ -166,8 +167,24 @@ class GenerateFacts:
             keywords_reach=keywords_reach, ci_spread=ci_spread,
             has_star_kwargs=any(a.arg.star == "**" for a in args),
             task=pstate.task if isinstance(pstate, PipelineState) else None,
-            spread_keywords=tuple(spread_kws),
+            spread_keywords=tuple(spread_kws), config_keywords=self._config_keywords(given, args, pipe is not None),
         ))
+
+    def _config_keywords(self, given: dict[str, tuple[Value, Site, Cond | None, bool, Node | None]],
+                         args: list[EvArg], is_pipeline: bool) -> tuple[ConfigKeyword, ...]:
+        """The keywords the `GenerationConfig` this call is given (`generation_config=`, or generate's second
+        positional argument) was built with, on every path that reaches the call."""
+        passed = given.get("generation_config")
+        value, node = (passed[0], passed[4]) if passed is not None and passed[2] is None else (None, None)
+        pos = [a for a in args if a.arg.name is None and not a.arg.star]
+        if passed is None and not is_pipeline and len(pos) >= 2:
+            value, node = self.imports.force(pos[1].value), pos[1].arg.node
+        cfg = self.s.obj(value) if value is not None else None
+        if not isinstance(cfg, ConfigState) or node is None:
+            return ()
+        holder = span(node)
+        return tuple(ConfigKeyword(k, site, holder, falsy, _cond_text(c) if c is not None else None)
+                     for k, site, falsy, c in cfg.keys if c is None or self.s.state.decides(c) is not False)
 
     def _note_checked(self, given: dict[str, tuple[Value, Site, Cond | None, bool, Node | None]],
                       args: list[EvArg], model: ModelState | None, is_pipeline: bool) -> None:

@@ -199,7 +199,8 @@ def _merge_obj(i: int, a: HeapObj, b: HeapObj, ca: Cond | None, cb: Cond | None)
         generate = _merge_value(a.generate or original, b.generate or original, ca, cb)
         return replace(a, generate=generate)
     if isinstance(a, ConfigState) and isinstance(b, ConfigState):
-        return ConfigState(merge_setting(a.ci, b.ci, ca, cb))
+        # Keys are kept only when both paths built the config with the same ones (no guessing a path).
+        return ConfigState(merge_setting(a.ci, b.ci, ca, cb), a.keys if a.keys == b.keys else ())
     if isinstance(a, PipelineState) and isinstance(b, PipelineState):
         return replace(a, ci=merge_setting(a.ci, b.ci, ca, cb))
     if isinstance(a, DictState) and isinstance(b, DictState):

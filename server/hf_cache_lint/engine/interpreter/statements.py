@@ -210,7 +210,7 @@ class Statements:
             literal = string_value(stmt.children[-1])
             if literal is not None:  # checked only once something validates this config
                 self.s.pending_ci[site.span] = CiValue(literal, span(stmt.children[-1]), "attribute")
-            self.s.put(base, ConfigState(self._setting(value, site)))
+            self.s.put(base, replace(obj, ci=self._setting(value, site)))
         elif isinstance(obj, ModelState) and attr == "generate":
             self.s.put(base, replace(obj, generate=value))  # a wrapper installed over generate
         elif isinstance(obj, ModelState) and isinstance(value, Method) and value.name == "generate":

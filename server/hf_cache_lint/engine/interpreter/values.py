@@ -265,9 +265,13 @@ class ModelState:
 
 @dataclass(frozen=True)
 class ConfigState:
-    """A GenerationConfig; `ci` None means the field is unset (None), which inherits the model's."""
+    """A GenerationConfig; `ci` None means the field is unset (None), which inherits the model's.
+    `keys`: the keywords its constructor was given (written, or keys of a `**dict`), each with where it was set,
+    whether its value is falsy (None, False, 0) and the condition of the paths that set it (None: every path), so
+    generate's rules can check the ones a release refuses or ignores. No value is held: nothing to walk."""
 
     ci: Setting | None = None
+    keys: tuple[tuple[str, Site, bool, Cond | None], ...] = ()
 
 
 # Keys one dict tracks one by one; past this, new keys are not tracked and the dict is opaque (holds keys

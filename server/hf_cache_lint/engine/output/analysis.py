@@ -17,6 +17,7 @@ from hf_cache_lint.engine.facts.ci_value import CiValue
 from hf_cache_lint.engine.facts.generate_call import (
     CacheArg,
     CacheImpl,
+    ConfigKeyword,
     GenerateCall,
     Keyword,
     ModelInfo,
@@ -107,4 +108,4 @@ class Analysis:
 
 
 __all__ = ["Analysis", "Branch", "CacheArg", "CacheImpl", "CacheKind", "CallKind", "CiLocation", "CiSource", "CiValue",
-           "GenerateCall", "GuardedBlock", "Incomplete", "Keyword", "ModelInfo", "RemovedApiUse", "Site", "SpreadKeyword"]
+           "ConfigKeyword", "GenerateCall", "GuardedBlock", "Incomplete", "Keyword", "ModelInfo", "RemovedApiUse", "Site", "SpreadKeyword"]

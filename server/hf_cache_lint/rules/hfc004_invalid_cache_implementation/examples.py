@@ -82,4 +82,15 @@ INVALID: tuple[Invalid, ...] = (
         },
         note="assigned as an attribute, then validated by `save_pretrained` (no generate call)",
     ),
+    invalid(
+        _LOAD + "\n\nclass Runner:\n    def __init__(self):\n"
+        '        self.settings = {"max_new_tokens": 5}\n'
+        '        self.settings["cache_implementation"] = "statc"\n\n'
+        "    def run(self):\n        config = GenerationConfig(**self.settings)\n"
+        "        return model.generate(**inputs, generation_config=config)\n\n\n"
+        "out = Runner().run()\n",
+        flagged='"statc"',
+        fixes={'Replace with `"static"`': ('"statc"', '"static"')},
+        note="a settings dict built in steps in `__init__`, made into a GenerationConfig by a method",
+    ),
 )

@@ -10,7 +10,7 @@ from functools import partial
 from hf_cache_lint.engine.base.findings import Edit, Finding, Fix, Related, Severity
 from hf_cache_lint.engine.environment.versions import REMOVED_GENERATE_KEYWORDS, Target, unused_kwargs_message
 from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
-from hf_cache_lint.engine.output.analysis import Analysis, GenerateCall, Keyword, SpreadKeyword
+from hf_cache_lint.engine.output.analysis import Analysis, ConfigKeyword, GenerateCall, Keyword, SpreadKeyword
 from hf_cache_lint.engine.output.edits import remove_argument, rename_keyword
 from hf_cache_lint.engine.output.keywords import CACHE_KEYWORDS, find_keyword
 from hf_cache_lint.rules.base import Rule
@@ -53,6 +53,7 @@ class UnusedGenerateKwarg(Rule):
                 continue  # the invalid `cache_implementation` is raised first (HFC004)
             typos, removed_ones, gk = misspelled(call), removed_keywords(target, call), rejected_generate_kwargs(call)
             far_typos, far_removed = spread_misspelled(call), spread_removed(target, call)
+            yield from self.config_findings(analysis, call)
             if not typos and not removed_ones and gk is None and not far_typos and not far_removed:
                 continue  # nothing to report on this call: its error message is never read
             error = unused_kwargs_message(self.unused_names(analysis, call, typos, removed_ones, gk)
@@ -78,6 +79,59 @@ class UnusedGenerateKwarg(Rule):
                 message = ("the text-generation pipeline passes unknown keywords to generate as they are, so "
                            f"`generate_kwargs=` reaches generate itself; transformers {target} raises {error}")
                 yield self.finding(analysis, call, gk, message, error, tuple(self.unpack(analysis, call, gk)))
+
+    def config_findings(self, analysis: Analysis, call: GenerateCall) -> Iterator[Finding]:
+        """Keys of the passed `GenerationConfig` a release refuses or ignores: a generate-only keyword the
+        config's validation refuses (4.x `use_model_defaults`: the constructor raises), a keyword generate no
+        longer reads (`return_legacy_cache` from 5.0: a Cache comes back, not tuples), a misspelled cache key
+        (kept as a plain attribute nothing reads). Checked on the oracle (tests/realcode/cases/config_from_settings.py,
+        generate_kwargs_init.py)."""
+        target = analysis.context.target
+        for ck in call.config_keywords:
+            if ck.name in REMOVED_GENERATE_KEYWORDS and target.generate_takes(ck.name):
+                what = (f"is a `generate()` argument, not a GenerationConfig field, on transformers {target}; "
+                        "building the config raises ValueError: Argument "
+                        f"`{ck.name}` is not a valid argument of `GenerationConfig`. It should be passed to "
+                        "`generate()` (or a pipeline) directly.")
+                yield self.config_finding(analysis, call, ck, what, Severity.ERROR)
+            elif ck.name == "return_legacy_cache" and not ck.falsy and \
+                    (removed := target.removed_keyword(ck.name)) is not None:
+                what = (f"is ignored by generate since transformers {removed}: on transformers {target} no error, "
+                        "but a Cache object comes back as `past_key_values`, not legacy tuples")
+                yield self.config_finding(analysis, call, ck, what, Severity.WARNING)
+            elif not ck.falsy and (meant := intended(ck.name)) == "cache_implementation":
+                what = (f"is not a GenerationConfig field (a typo of `{meant}`?): the config keeps it as a plain "
+                        f"attribute generate never reads, so on transformers {target} no error, but no "
+                        f"`{meant}` is set on the config (generate builds the cache it would without it)")
+                yield self.config_finding(analysis, call, ck, what, Severity.WARNING)
+
+    def config_finding(self, analysis: Analysis, call: GenerateCall, ck: ConfigKeyword, what: str,
+                       severity: Severity) -> Finding:
+        """Reported where the key is set when that is in this file (where the fix goes), else at the call's
+        `generation_config=` argument with the key's place as the related location."""
+        here = ck.site.path is None
+        when = f" (when {ck.condition})" if ck.condition is not None else ""
+        message = f"`{ck.name}` is given to the GenerationConfig passed to generate at line " \
+                  f"{call.span.start.line}{when} and {what}"
+        if ck.condition is not None:
+            severity = Severity.WARNING  # only on some paths
+        if not call.model.receiver_known:
+            severity = Severity.WARNING
+            message += " (if the object whose `generate` this is is a transformers model)"
+        related = () if here else (Related(ck.site.span, f"`{ck.name}` is set here", ck.site.path),)
+        return self.report(ck.site.span if here else ck.holder, message, severity=severity, related=related,
+                           story=partial(self.config_story, analysis, ck.name, what))
+
+    def config_story(self, analysis: Analysis, name: str, what: str) -> str:
+        return "\n".join([
+            f"**{self.code} {self.name}**: `{name}` reaches generate inside a `GenerationConfig`.",
+            "",
+            "- **Why it matters**: GenerationConfig keeps a keyword it has no field for as a plain attribute, "
+            "which generate never reads; and its validation refuses the keywords that belong to `generate()` "
+            "itself.",
+            "",
+            f"On transformers {analysis.context.target}, `{name}` {what}.",
+        ])
 
     def unused_names(self, analysis: Analysis, call: GenerateCall, typos: list[tuple[Keyword, str]],
                      removed: list[tuple[Keyword, str]], gk: Keyword | None) -> list[str]:

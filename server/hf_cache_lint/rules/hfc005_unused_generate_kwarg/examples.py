@@ -125,4 +125,47 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="only where the version test",
         note="under a version test the linter cannot decide (a bound read from the environment): a Warning",
     ),
+    # Keys of a GenerationConfig built from a dict and passed as `generation_config=` (issue 29 item 5).
+    Invalid(
+        "from transformers import GenerationConfig\n" + _LOAD
+        + 'settings = {"max_new_tokens": 5}\nsettings["use_model_defaults"] = False\n'
+        "config = GenerationConfig(**settings)\nout = model.generate(**inputs, generation_config=config)\n",
+        flagged='settings["use_model_defaults"] = False',
+        versions=("4.57.6",),
+        runtime={"4.57.6": "HFC005", "5.23.0": "OK", "5.24.0": "OK", "5.25.0": "OK"},
+        message_contains="Argument `use_model_defaults` is not a valid argument of `GenerationConfig`",
+        note="a generate-only keyword put in a GenerationConfig (4.5x: the config refuses it; 5.x keeps it as "
+             "a plain attribute)",
+    ),
+    Invalid(
+        "from transformers import GenerationConfig\n" + _LOAD
+        + "\n\nclass Harness:\n    def __init__(self):\n"
+        "        self.config = GenerationConfig(max_new_tokens=5, return_legacy_cache=True,\n"
+        "                                       return_dict_in_generate=True)\n\n"
+        "    def run(self):\n        return model.generate(**inputs, generation_config=self.config)\n\n\n"
+        "out = Harness().run()\n"
+        'assert isinstance(out.past_key_values, tuple), "a Cache came back, not legacy tuples"\n',
+        flagged="return_legacy_cache=True",
+        versions=_5X,
+        severity=Severity.WARNING,
+        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},
+        message_contains="ignored by generate since transformers 5.0.0",
+        note="`return_legacy_cache` on a GenerationConfig built in `__init__`: 5.x ignores it silently (the "
+             "assertion shows a Cache comes back)",
+    ),
+    Invalid(
+        "from transformers import GenerationConfig, StaticCache\n" + _LOAD
+        + "\n\ndef make_config(static=True):\n"
+        '    settings = {"max_new_tokens": 5, "do_sample": False}\n'
+        '    if static:\n        settings["cache_implmentation"] = "static"\n'
+        "    return GenerationConfig(**settings)\n\n\n"
+        "out = model.generate(**inputs, generation_config=make_config(), return_dict_in_generate=True)\n"
+        'assert isinstance(out.past_key_values, StaticCache), "no static cache"\n',
+        flagged='settings["cache_implmentation"] = "static"',
+        severity=Severity.WARNING,
+        runtime="OTHER",
+        message_contains="a typo of `cache_implementation`",
+        note="a misspelled `cache_implementation` key in a config's settings dict: kept as an attribute generate "
+             "never reads (the assertion shows no static cache is built, on every release)",
+    ),
 )

@@ -78,4 +78,15 @@ VALID: tuple[Valid, ...] = (
         note="`past_values=` is the time-series models' input (their own generate takes it), not a typo of "
              "`past_key_values`",
     ),
+    Valid(
+        "from transformers import GenerationConfig, StaticCache\n" + _LOAD
+        + "\n\nclass Harness:\n    def __init__(self, static=True):\n"
+        '        settings = {"max_new_tokens": 5, "return_legacy_cache": False}\n'
+        '        if static:\n            settings["cache_implementation"] = "static"\n'
+        "        self.config = GenerationConfig(**settings, return_dict_in_generate=True)\n\n"
+        "    def run(self):\n        return model.generate(**inputs, generation_config=self.config)\n\n\n"
+        "out = Harness().run()\nassert isinstance(out.past_key_values, StaticCache)\n",
+        note="a GenerationConfig built in `__init__` from a settings dict with its fields spelled right "
+             "(`return_legacy_cache=False` asks for nothing 5.x ignores)",
+    ),
 )
