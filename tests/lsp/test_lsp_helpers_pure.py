@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from hf_cache_lint.engine.base.findings import Edit, Finding, Fix, Severity, Span
+from hf_cache_lint.engine.environment.versions import NEWEST
 from hf_cache_lint.fixcheck import choose, preferred
 from hf_cache_lint.lsp.actions import FIX_ALL, quick_fixes, wanted
 from hf_cache_lint.lsp.settings import build, editor_mapping, folder_of
@@ -22,7 +23,7 @@ def test_later_layers_win_only_for_the_keys_they_set(tmp_path):
     assert config.settings.ignore == ("HFC001",)
     assert config.settings.select == ("HFC00",)  # from pyproject, untouched by the editor
     assert config.settings.debounce_ms == 0
-    assert str(config.context.target) == "5.24.0"
+    assert str(config.context.target) == NEWEST
 
 
 def test_an_invalid_layer_is_skipped_not_fatal(tmp_path):

@@ -6,10 +6,10 @@ from lsp_sources import CLEAN, CONFLICT, HEADER
 from lsp_support import conflicts, diagnostics, has_conflict, open_doc, position_of, replace_all
 from lsprotocol import types
 
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.versions import NEWEST, Target
 
 # The exact text transformers 5.24 raises for this call (docs/facts.md section 1).
-RAISED = Target.of("5.24.0").conflict_message("past_key_values", None).removeprefix("ValueError: ")
+RAISED = Target.of(NEWEST).conflict_message("past_key_values", None).removeprefix("ValueError: ")
 
 
 async def hover_at(client, uri, text, needle, shift=1):
@@ -68,7 +68,7 @@ async def test_hover_on_a_clean_value_explains_what_it_builds_for_the_target(sta
     hover = await hover_at(client, uri, text, '"static"')
     assert hover is not None
     assert "StaticCache" in hover.contents.value
-    assert "transformers 5.24.0" in hover.contents.value
+    assert f"transformers {NEWEST}" in hover.contents.value
     assert RAISED.replace("`past_key_values`", "`cache`") in hover.contents.value
 
 

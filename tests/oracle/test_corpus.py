@@ -64,7 +64,12 @@ def test_engine_matches_label(case: CorpusCase, version: str) -> None:
     # Not marked `oracle`: it needs no transformers, only the labels, so it runs everywhere.
     label = case.labels[version]
     result = check_source(case.path.read_text(), str(case.path), context=Context(target=Target.of(version)))
-    codes = sorted({f.code for f in result.findings if f.code in CODES})
+    # A top-level import that fails at this release (HFC007) ends the real run there; the engine reports it and
+    # checks the rest as if it had succeeded (issue 29 item 7), so what it finds below that line has no runtime
+    # label here: the label is the import's OTHER.
+    stop = min((f.span.start.line for f in result.findings if f.code == "HFC007" and "ImportError" in f.message),
+               default=None)
+    codes = sorted({f.code for f in result.findings if f.code in CODES and (stop is None or f.span.start.line < stop)})
     expected = [label] if label in CODES else []
     assert codes == expected, (
         f"{case.name} for {version}: label {label}, engine reported {codes or 'nothing'}: "

@@ -162,6 +162,11 @@ def member(module: str, cls: str, name: str, version: Version | str) -> str | No
         if found is not None:
             return found
         stack.extend(_bases(module, current, version))
+    # A module that only imports the class at this release (modeling_mamba's MambaCache came from cache_utils on
+    # 4.43-4.53): the class is where transformers exports it from.
+    where = value(f"export:transformers.{cls}", version) if name != "__init__" else None
+    if where is not None and f"transformers.{where}" != module and value(f"init:{module}.{cls}", version) is None:
+        return member(f"transformers.{where}", cls, name, version)
     return None
 
 
