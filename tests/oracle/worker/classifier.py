@@ -76,13 +76,18 @@ WARNED_KINDS: tuple[str, ...] = tuple(dict.fromkeys(w.code for w in WARNINGS))
 
 
 def _raised_inside_transformers(exc: BaseException) -> bool:
-    """Whether the innermost frame of the traceback is transformers' own code: a removed member read by the
-    user's code raises in the user's frame (or torch's `Module.__getattr__`), while e.g. a DynamicCache handed to
-    a Mamba forward raises `no attribute 'ssm_states'` inside the model, which is no removed-API use."""
+    """Whether transformers' own code read the missing attribute: the innermost frame of the traceback is in
+    transformers and is no attribute hook. A removed member read by the user's code raises in the user's frame,
+    in torch's `Module.__getattr__` or in transformers' lazy module `__getattr__` (`transformers.SinkCache`); a
+    DynamicCache handed to a Mamba forward raises `no attribute 'ssm_states'` inside the model, which is no
+    removed-API use."""
     tb = exc.__traceback__
     while tb is not None and tb.tb_next is not None:
         tb = tb.tb_next
-    return tb is not None and "/transformers/" in tb.tb_frame.f_code.co_filename.replace("\\", "/")
+    if tb is None:
+        return False
+    code = tb.tb_frame.f_code
+    return "/transformers/" in code.co_filename.replace("\\", "/") and code.co_name != "__getattr__"
 
 
 def classify(exc: BaseException | None) -> tuple[str, str]:
