@@ -146,6 +146,11 @@ def per_file_codes(rel: str, per_file_ignores: Mapping[str, tuple[str, ...]]) ->
                  for c in codes)
 
 
+@lru_cache(maxsize=32)  # asked on every keystroke: an `extend-exclude` glob is compiled once, not per edit
+def _selection(exclude: tuple[str, ...] | None, extend_exclude: tuple[str, ...]) -> Selection:
+    return Selection.of(exclude, extend_exclude)
+
+
 def document_settings(settings: Settings, path: Path | str, root: Path | None) -> Settings | None:
     """The settings one open document is checked with, None when the excludes take it (no findings for it, as
     Ruff's server does for an excluded file whatever `force-exclude` says: the editor shows a file, it was never
@@ -155,7 +160,7 @@ def document_settings(settings: Settings, path: Path | str, root: Path | None) -
     rel = relative(path, root)
     if rel == ".." or rel.startswith("../"):
         return settings
-    if Selection.of(settings.exclude, settings.extend_exclude).excludes(rel, False):
+    if _selection(settings.exclude, settings.extend_exclude).excludes(rel, False):
         return None
     codes = per_file_codes(rel, settings.per_file_ignores) if settings.per_file_ignores else ()
     return replace(settings, ignore=settings.ignore + codes) if codes else settings
