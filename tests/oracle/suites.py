@@ -4,7 +4,7 @@
 - the rule examples (`Valid` / `Invalid` of every rule in hf_cache_lint.rules.ALL_RULES);
 - the oracle's own cases (own_cases.py): runner self-tests and docs/facts.md checks;
 - the rule examples' fixed texts (every fix but the ignore comment), each on the version it was made for;
-- the real-code recall set's probes (tests/realcode/recall_set.py, one run per probe).
+- the real-code recall set's probes (tests/realcode/recall_set.py, one run per probe), and the held-out set's.
 """
 
 from __future__ import annotations
@@ -133,9 +133,11 @@ def recall_set() -> ModuleType:
 
 
 def recall_snippets() -> list[Snippet]:
+    """The probes of every real-code set (recall_set.SETS: cases/ as `recall:...`, heldout/ as `heldout:...`)."""
     rs = recall_set()
-    return [Snippet(f"recall:{p.id}", p.source, files=dict(p.files), filename=p.case)
-            for p in rs.probes(rs.load_sites())]
+    return [Snippet(f"{name}:{p.id}", p.source, files=dict(p.files), filename=p.case)
+            for name, folder in rs.SETS.items()
+            for p in rs.probes(rs.load_sites(folder / "sites.tsv"), folder)]
 
 
 def all_snippets() -> list[Snippet]:

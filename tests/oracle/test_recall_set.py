@@ -1,6 +1,7 @@
-"""The real-code recall set's labels (tests/realcode/cases/sites.tsv), each proved on real transformers: every
-site's probe, at every release, does what its row says (OK; the exception and message at the site's line or one
-of its observe lines; or, for a silent effect, the probe's assertion naming the site)."""
+"""The real-code sets' labels (tests/realcode/cases/sites.tsv, and the held-out set's heldout/sites.tsv), each
+proved on real transformers: every site's probe, at every release, does what its row says (OK; the exception and
+message at the site's line or one of its observe lines; or, for a silent effect, the probe's assertion naming
+the site)."""
 
 from __future__ import annotations
 
@@ -14,19 +15,30 @@ from .suites import VERSIONS, recall_set
 pytestmark = pytest.mark.oracle
 
 RS = recall_set()
-SITES: list[Any] = RS.load_sites()
+# (set name, site): "recall" is cases/ (test ids `case:site`), "heldout" is heldout/ (`heldout/case:site`).
+SITES: list[tuple[str, Any]] = [(name, s) for name, folder in RS.SETS.items()
+                                for s in RS.load_sites(folder / "sites.tsv")]
 
 
-def test_table_covers_the_oracle_releases() -> None:
-    assert tuple(RS.versions()) == VERSIONS
+def _id(name: str, site: Any) -> str:
+    return f"{site.case}:{site.id}" if name == "recall" else f"{name}/{site.case}:{site.id}"
+
+
+@pytest.mark.parametrize("name", list(RS.SETS))
+def test_table_covers_the_oracle_releases(name: str) -> None:
+    assert tuple(RS.versions(RS.SETS[name] / "sites.tsv")) == VERSIONS
+
+
+def test_every_set_has_sites() -> None:
+    assert {name for name, _ in SITES} == set(RS.SETS)
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-@pytest.mark.parametrize("site", SITES, ids=[f"{s.case}:{s.id}" for s in SITES])
-def test_site_label_is_what_transformers_does(oracle: Oracle, site: Any, version: str) -> None:
-    out = oracle.outcome(version, f"recall:{site.case.removesuffix('.py')}:{site.probe}")
+@pytest.mark.parametrize(("name", "site"), SITES, ids=[_id(n, s) for n, s in SITES])
+def test_site_label_is_what_transformers_does(oracle: Oracle, name: str, site: Any, version: str) -> None:
+    out = oracle.outcome(version, f"{name}:{site.case.removesuffix('.py')}:{site.probe}")
     want = site.at(version)
-    where = f"{site.case}:{site.line} {site.id} at {version}: expected {want}, got {out.describe()}"
+    where = f"{name}/{site.case}:{site.line} {site.id} at {version}: expected {want}, got {out.describe()}"
     if want.outcome == "OK":
         assert out.kind == "OK", where
     elif want.outcome == "silent":

@@ -23,6 +23,10 @@ from pathlib import Path
 
 CASES = Path(__file__).resolve().with_name("cases")
 TABLE = CASES / "sites.tsv"
+# The held-out set: cases written from public repositories nobody here had used, labelled on the oracle before
+# the checker was run on them (the "code nobody here has seen" figure of issue 29). Same format as cases/.
+HELDOUT = Path(__file__).resolve().with_name("heldout")
+SETS = {"recall": CASES, "heldout": HELDOUT}
 MARK = re.compile(r"#\s*(site|clean|observe):\s*(\w+)\s*$")
 PROBE = re.compile(r"^def (probe_\w+)\(", re.M)
 CLEAN = "clean"
@@ -89,8 +93,8 @@ class Probe:
     files: tuple[tuple[str, str], ...] = field(default_factory=tuple)
 
 
-def case_files() -> list[Path]:
-    return sorted(p for p in CASES.glob("*.py") if not p.name.startswith("_"))
+def case_files(folder: Path = CASES) -> list[Path]:
+    return sorted(p for p in folder.glob("*.py") if not p.name.startswith("_"))
 
 
 def markers(text: str) -> dict[tuple[str, str], list[int]]:
@@ -110,8 +114,9 @@ def versions(table: Path = TABLE) -> tuple[str, ...]:
 
 
 def load_sites(table: Path = TABLE) -> list[Site]:
-    """Every row of the table, tied to its case's markers; any disagreement between the two is an error."""
-    texts = {p.name: p.read_text() for p in case_files()}
+    """Every row of the table (its folder's sites.tsv), tied to its case's markers; any disagreement between the
+    two is an error."""
+    texts = {p.name: p.read_text() for p in case_files(table.parent)}
     marks = {name: markers(text) for name, text in texts.items()}
     probes = {name: set(PROBE.findall(text)) for name, text in texts.items()}
     rel = versions(table)
@@ -154,14 +159,14 @@ def load_sites(table: Path = TABLE) -> list[Site]:
     return sites
 
 
-def probes(sites: Iterable[Site]) -> list[Probe]:
-    """One run per probe named in the table."""
-    helpers = tuple((p.name, p.read_text()) for p in sorted(CASES.glob("_*.py")))
+def probes(sites: Iterable[Site], folder: Path = CASES) -> list[Probe]:
+    """One run per probe named in the table (the cases and their `_*.py` helpers in `folder`)."""
+    helpers = tuple((p.name, p.read_text()) for p in sorted(folder.glob("_*.py")))
     out: dict[str, Probe] = {}
     for s in sites:
         pid = f"{Path(s.case).stem}:{s.probe}"
         if pid not in out:
-            text = (CASES / s.case).read_text()
+            text = (folder / s.case).read_text()
             out[pid] = Probe(pid, s.case, s.probe, text.rstrip("\n") + f"\n\n\n{s.probe}()\n", helpers)
     return list(out.values())
 
