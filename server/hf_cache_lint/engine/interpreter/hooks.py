@@ -432,8 +432,11 @@ def _fact(fn: Node, kind: HookKind, target: str, reference: str, container: str 
     containers = {c for c in (var_keyword, container) if c}
     if kind == "model_kwargs":
         containers.add("model_kwargs")
-    if kind == "cache_update":
-        containers.update(c for c in params[3:4])  # the fourth argument, `cache_kwargs`
+    # The fourth argument of a `Cache.update` override, `cache_kwargs`: every key read from it counts (the
+    # rotary tables `sin`/`cos` as much as `cache_position`), since 5.4 passes no dict at all.
+    update_kwargs = params[3] if kind == "cache_update" and len(params) > 3 else None
+    if update_kwargs is not None:
+        containers.add(update_kwargs)
     compat = passes_on = guarded = False
     for node in _walk(body):
         if node.type == "argument" and len(node.children) == 3 and node.children[0].type == "name" and \
@@ -447,11 +450,11 @@ def _fact(fn: Node, kind: HookKind, target: str, reference: str, container: str 
             key, how, end = got
             if key == "cache":
                 compat = True
-            elif key in KEYS:
+            elif key in KEYS or node.children[0].value == update_kwargs:
                 reads.append(HookRead(key, how, span_between(node.children[0], end),
                                       "".join(code(k) for k in node.children[:node.children.index(end) + 1]),
                                       node.children[0].value))
-        elif node.type == "comparison" and "cache_kwargs" in code(node) and "None" in code(node):
+        elif node.type == "comparison" and _tests_none(node, update_kwargs or "cache_kwargs"):
             guarded = True  # `if cache_kwargs is not None:` guards the read
         elif node.type == "string" and string_value(node) == "cache":
             compat = True  # `"cache" in kwargs`, a dict built with the new name
@@ -472,6 +475,13 @@ def _fact(fn: Node, kind: HookKind, target: str, reference: str, container: str 
         signature_end = Span(e, e)
     return HookOverride(kind, fn.children[1].value, target, span(fn.children[1]), tuple(params), var_keyword,
                         tuple(reads), compat, reference, positional, insert_at, indent, signature_end, guarded, passes_on, base)
+
+
+def _tests_none(node: Node, name: str) -> bool:
+    """`name is None`, `name is not None`, `name == None`, `name != None` (either way round): a guard on the dict
+    itself, not on a value read from it (`cache_kwargs.get("sin") is not None` reads it unguarded)."""
+    kids = node.children
+    return len(kids) == 3 and {code(kids[0]).strip(), code(kids[2]).strip()} == {name, "None"}
 
 
 def _key_read(node: Node) -> tuple[str, ReadHow, Node] | None:

@@ -23,8 +23,9 @@ _KEY = "cache_position"
 class IgnoredCachePosition(Rule):
     code = "HFC011"
     name = "ignored-cache-position"
-    summary = ("`cache_position` read in a `Cache.update` override or an attention hook, or sent to a forward or "
-               "`Cache.update`: transformers 5.4+ neither pass nor use it.")
+    summary = ("`cache_position` read in a `Cache.update` override or an attention hook (or any key of the "
+               "override's `cache_kwargs`), or sent to a forward or `Cache.update`: transformers 5.4+ neither pass "
+               "nor use it.")
     default_severity = Severity.ERROR
     reads = frozenset({HOOK_OVERRIDE, CACHE_POSITION_SENT})
     valid = VALID
@@ -40,7 +41,9 @@ class IgnoredCachePosition(Rule):
             if hook.guarded:
                 continue
             for read in hook.reads:
-                if read.key == _KEY and read.how != "parameter":
+                # A `Cache.update` override's `cache_kwargs` read fails on any key (5.4+ pass no dict at all).
+                update_kwargs = hook.kind == "cache_update" and hook.parameters[3:4] == (read.container,)
+                if read.how != "parameter" and (read.key == _KEY or update_kwargs):
                     yield from self._read(analysis, hook, read, target)
         first = target.behaviour_since("static_cache_ignores_cache_position")
         if first is not None:

@@ -55,6 +55,14 @@ INVALID: tuple[Invalid, ...] = (
         note="`.get` on the fourth argument, which 5.4+ no longer pass (AttributeError on None)",
     ),
     invalid(
+        PRESS.replace('self.positions.append(int(cache_kwargs["cache_position"][-1]))',
+                      'self.positions.append(cache_kwargs.get("sin") is not None)'),
+        flagged='cache_kwargs.get("sin")',
+        fixes={},
+        versions=_5X, runtime="HFC011",
+        note="an H2O-style override reading the rotary tables from `cache_kwargs`: 5.4+ pass no dict (None)",
+    ),
+    invalid(
         HOOK,
         flagged='kwargs["cache_position"]',
         fixes={},
