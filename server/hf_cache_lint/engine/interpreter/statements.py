@@ -174,7 +174,13 @@ class Statements:
             if isinstance(d, DictState) and isinstance(base, Ref):
                 self.s.put(base, self.ex.merge_into(d, self.ex.eval(kids[2])))
             return
-        self.ex.eval(kids[-1])
+        value = self.ex.eval(kids[-1])
+        if op.type == "operator" and kids[0].type == "name":
+            # `n += 1` rebinds the name: to the number when both sides are known, else to what is not known. A
+            # counter must not keep its first constant (`n = 0`, then `n += 1` in a loop is not 0); in a loop its
+            # value depends on how many times the body ran, which the interpreter's two passes do not say.
+            old = self.ex.eval(kids[0])
+            self.s.state.names[kids[0].value] = UNKNOWN if self.s.loop_depth else _augmented(op.value, old, value)
 
     def assign(self, target: Node, value: Value, stmt: Node) -> None:
         t = target.type
@@ -300,3 +306,18 @@ def _handled_by_a_try(node: Node) -> bool:
                 return True
         child, parent = parent, parent.parent
     return False
+
+
+def _augmented(op: str, old: Value, value: Value) -> Value:
+    """`old op= value` for two known ints or floats (`+=`, `-=`, `*=`), else UNKNOWN."""
+    a = old.value if type(old) is Const else None
+    b = value.value if type(value) is Const else None
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool) and \
+            not isinstance(b, bool):
+        if op == "+=":
+            return Const(a + b)
+        if op == "-=":
+            return Const(a - b)
+        if op == "*=":
+            return Const(a * b)
+    return UNKNOWN

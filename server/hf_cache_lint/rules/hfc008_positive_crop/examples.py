@@ -42,6 +42,17 @@ INVALID: tuple[Invalid, ...] = (
         portable=True,
         note="a length computed at run time (speculative decoding's rollback): a Warning, its sign unseen",
     ),
+    invalid(
+        prelude("DynamicCache") + "cache = DynamicCache()\n" + _STEP
+        + "shared = 0\nfor a, b in zip([1, 5, 9, 14], [1, 5, 7, 8]):\n    if a != b:\n        break\n"
+          "    shared += 1\ncache.crop(shared)\n",
+        flagged="cache.crop(shared)",
+        fixes={KEEP_LENGTH_TITLE.format(n="shared"): ("cache.crop(shared)", _KEPT.format(n="shared"))},
+        versions=_5X,
+        severity=Severity.WARNING,
+        portable=True,
+        note="a prefix cache cut to the tokens two prompts share, counted in a loop (`shared += 1`): a Warning",
+    ),
 )
 
 __all__ = ["INVALID", "Invalid"]
