@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from hf_cache_lint.engine.base.findings import Span
-from hf_cache_lint.engine.environment.families import is_mamba_family
+from hf_cache_lint.engine.environment.families import is_mamba_family, windowed_family
 from hf_cache_lint.engine.facts.cache_use import KIND, ArgKind, CacheOp, CacheUse, UseArgument
 from hf_cache_lint.engine.interpreter.session import EvArg, Session
 from hf_cache_lint.engine.interpreter.values import (
@@ -165,7 +165,8 @@ def output(kind: str, model: ModelState | None, args: list[EvArg], site: Site | 
     """A generate or forward output, with what its cache is: said to be a transformers cache for a dict output
     (generate: `return_dict_in_generate=True` written in the call) of a call with `use_cache` not False, on a
     model without remote code (a receiver the linter cannot see: its generate may be anyone's); layered for a
-    model loaded as decoder-only and not of the Mamba family."""
+    model loaded as decoder-only and not of the Mamba family; windowed for a model the code says has sliding-window
+    layers."""
     flags = {a.arg.name: a.value.value for a in args
              if a.arg.name in ("return_dict_in_generate", "use_cache") and isinstance(a.value, Const)}
     said = flags.get("use_cache") is not False and (kind == "forward" or flags.get("return_dict_in_generate") is True)
@@ -175,7 +176,9 @@ def output(kind: str, model: ModelState | None, args: list[EvArg], site: Site | 
         said = False
     layered = model is not None and model.decoder_only and not model.encoder_decoder and \
         not is_mamba_family(model.class_name)
-    return Output(kind, site, said, layered, model.class_name if model is not None else None)
+    if model is None:
+        return Output(kind, site, said, layered)
+    return Output(kind, site, said, layered, model.class_name, windowed_family(model.class_name, model.checkpoint))
 
 
 def _cache_subject(value: CacheVal) -> Subject:

@@ -398,7 +398,8 @@ def output_cache(output: Output, name: str) -> CacheVal:
             if output.model_class.startswith(prefix):
                 cls, module = cls_name, mod
                 break
-    return CacheVal(f"the cache returned by {by}", output.site, cls, module, output.said, output.layered)
+    return CacheVal(f"the cache returned by {by}", output.site, cls, module, output.said, output.layered,
+                    output.window)
 
 
 _OPERATIONS = frozenset({"arith_expr", "term", "comparison", "not_test", "factor", "shift_expr", "and_expr",

@@ -55,7 +55,8 @@ class CacheVal:
     `module` the transformers module defining it; `said`: the code says it is a cache (False: the
     `past_key_values` of a generate call that does not ask for a dict output, or of a model with its own code);
     `layered`: it has `.layers` of `.keys`/`.values` (not an `EncoderDecoderCache`, nor the cache of a model not
-    known to be decoder-only)."""
+    known to be decoder-only); `window`: the model family, when the code says the cache is built for (or returned
+    by) a model with sliding-window layers (`DynamicCache(config=model.config)` of a Gemma 2), else None."""
 
     class_name: str
     site: Site | None = None
@@ -63,6 +64,7 @@ class CacheVal:
     module: str = "transformers.cache_utils"
     said: bool = True
     layered: bool = True
+    window: str | None = None
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,7 @@ class Output:
     said: bool = False
     layered: bool = False  # the model is known to be decoder-only (CacheVal.layered)
     model_class: str | None = None
+    window: str | None = None  # the model's family when it has sliding-window layers (CacheVal.window)
 
 
 @dataclass(frozen=True)

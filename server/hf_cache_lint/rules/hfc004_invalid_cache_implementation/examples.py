@@ -14,6 +14,10 @@ model = AutoModelForSeq2SeqLM.from_pretrained("google-t5/t5-small")
 inputs = tokenizer("translate English to German: The house is wonderful.", return_tensors="pt")
 """
 _5X = ("5.23.0", "5.24.0", "5.25.0")
+FULL_PRECISION_TITLE = "Replace with `{new}` (a full-precision cache)"
+_GEMMA2 = prelude(checkpoint="google/gemma-2-2b-it")
+_QUANT_CALL = ('out = model.generate(**inputs, cache_implementation="quantized", max_new_tokens=5,\n'
+               '                     cache_config={"backend": "quanto", "nbits": 4})\n')
 
 _TYPO_CALL = 'out = model.generate(**inputs, cache_implementation="statc", max_new_tokens=5)\n'
 
@@ -92,5 +96,14 @@ INVALID: tuple[Invalid, ...] = (
         flagged='"statc"',
         fixes={'Replace with `"static"`': ('"statc"', '"static"')},
         note="a settings dict built in steps in `__init__`, made into a GenerationConfig by a method",
+    ),
+    invalid(
+        _GEMMA2 + _QUANT_CALL,
+        flagged='"quantized"',
+        fixes={FULL_PRECISION_TITLE.format(new='"dynamic"'): ('"quantized"', '"dynamic"')},
+        versions=_5X,
+        portable=True,
+        message_contains="(since 5.14.0)",
+        note="`quantized` on a model with sliding-window layers (Gemma 2): 5.14+ refuse it, 4.57.6 quantizes",
     ),
 )
