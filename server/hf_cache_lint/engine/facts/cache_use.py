@@ -11,7 +11,7 @@ interpreter (engine/interpreter/cache_uses.py) for:
 | `read` | `cache.attr` (not called) | the attribute |
 | `write` | `cache.attr = value` | the attribute |
 | `call` | `cache.method(...)`, with `arguments` | the method |
-| `iterate` | `for ... in cache` (`targets`: the names unpacked per item) | `""` |
+| `iterate` | `for ... in cache` (`targets`: the names unpacked per item; `index`: the loop variable when the body unpacks it, `for layer in cache: k, v = layer`) | `""` |
 | `subscript` | `cache[i]` (`index`: `i` as written) | `""` |
 | `unpack` | `a, b = cache` (`targets`) | `""` |
 | `len` | `len(cache)` | `""` |

@@ -120,12 +120,14 @@ class CacheUses:
             self.record(who, "subscript", "", _receiver(head, before), self.s.span(trailer),
                         Span(self.s.span(head).start, self.s.span(trailer).end), index=code(trailer.children[1]))
 
-    def whole(self, value: Value, op: CacheOp, node: Node, targets: int | None = None) -> None:
-        """The expression `node` itself used: iterated, unpacked, `len`."""
+    def whole(self, value: Value, op: CacheOp, node: Node, targets: int | None = None,
+              item: str | None = None) -> None:
+        """The expression `node` itself used: iterated, unpacked, `len`; `item`: the loop variable a loop's body
+        unpacks into `targets` names (`for layer in cache: k, v = layer`)."""
         who = self.subject(value)
         if who is not None:
             at = self.s.span(node)
-            self.record(who, op, "", code(node), at, at, targets=targets)
+            self.record(who, op, "", code(node), at, at, index=item, targets=targets)
 
     def forward(self, model: Value, args: list[EvArg], whole: Span, receiver: str) -> None:
         """A model's forward pass: each cache given under a cache keyword, and the pass itself when one is."""
@@ -196,6 +198,25 @@ def _receiver(head: Node, before: Sequence[Node]) -> str:
     return code(head) + "".join(code(t) for t in before)
 
 
+def unpacked_item(name: str, body: Node) -> int | None:
+    """How many names a loop's body unpacks its loop variable `name` into, at its first plain `a, b = name` (not in a
+    nested function or class); None when it does not."""
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        t = node.type
+        if t in ("funcdef", "classdef", "lambdef", "async_funcdef"):
+            continue
+        if t == "expr_stmt":
+            kids = node.children
+            if len(kids) == 3 and kids[1].type == "operator" and kids[1].value == "=" and kids[2].type == "name" \
+                    and kids[2].value == name and unpacks(kids[0]):
+                return count_targets(kids[0])
+            continue
+        stack.extend(reversed(getattr(node, "children", ())))
+    return None
+
+
 def unpacks(target: Node) -> bool:
     """`a, b = ...` / `(a, b) = ...` / `[a, b] = ...`: a target that unpacks what it is given."""
     t = target.type
@@ -211,4 +232,4 @@ def count_targets(target: Node) -> int | None:
     return None if any(c.type == "star_expr" for c in items) else len(items)
 
 
-__all__ = ["CacheUses", "Subject", "count_targets", "output", "unpacks"]
+__all__ = ["CacheUses", "Subject", "count_targets", "output", "unpacked_item", "unpacks"]
