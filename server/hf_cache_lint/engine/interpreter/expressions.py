@@ -23,6 +23,7 @@ from hf_cache_lint.engine.interpreter.values import (
     Entry,
     InstanceState,
     Lazy,
+    ListVal,
     Maybe,
     Method,
     ModelState,
@@ -163,6 +164,8 @@ class Expressions:
             if inner.type == "testlist_comp":  # a generator expression
                 return UNKNOWN
             return self.eval(inner)
+        if first.value == "[":  # its items are not evaluated (as before lists had a value)
+            return ListVal(self.s.site(node))
         return UNKNOWN
 
     def _comprehension_uses(self, body: Node) -> None:

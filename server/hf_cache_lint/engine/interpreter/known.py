@@ -35,6 +35,7 @@ from hf_cache_lint.engine.interpreter.values import (
     Const,
     DictState,
     Function,
+    ListVal,
     Method,
     ModelState,
     Partial,
@@ -123,6 +124,10 @@ class KnownCallables:
     @known("builtins.tuple")
     def _tuple(self, q: str, args: list[EvArg], trailer: Node, whole: object) -> Value:
         return TupleVal(site_of(whole, "tuple(...)"))
+
+    @known("builtins.list")
+    def _list(self, q: str, args: list[EvArg], trailer: Node, whole: object) -> Value:
+        return ListVal(site_of(whole, "list(...)"))
 
     @known("functools.partial")
     def _partial(self, q: str, args: list[EvArg], trailer: Node, whole: object) -> Value:

@@ -1,6 +1,6 @@
 """The value model: the abstract values the interpreter tracks, and the heap objects `Ref`s point at.
 
-Immutable values (`Const`, `CacheVal`, `TupleVal`, `Symbol`, `Output`, `Method`, `Partial`, `Function`,
+Immutable values (`Const`, `CacheVal`, `TupleVal`, `ListVal`, `Symbol`, `Output`, `Method`, `Partial`, `Function`,
 `ClassDef`, `Lazy`, `Unknown`, `Maybe`) are compared by value. Objects that user code mutates through
 aliases (models, generation configs, dicts, instances, pipelines) live on a heap addressed by `Ref`; their
 states are frozen and replaced on mutation, so a branch copies the state cheaply and a join merges it
@@ -73,6 +73,14 @@ class TupleVal:
 
     site: Site | None = None
     items: tuple[Value, ...] = ()
+
+
+@dataclass(frozen=True)
+class ListVal:
+    """A list built in the code (`[...]`, a list comprehension, `list(...)`): no model's forward takes one as the
+    cache. Its items are not tracked; where a cache is not what it is given, it reads as an unknown value."""
+
+    site: Site | None = None
 
 
 @dataclass(frozen=True)
@@ -163,8 +171,8 @@ class Maybe:
     options: tuple[tuple[Value, Cond | None], ...]
 
 
-Value = Union[Unknown, Const, CacheVal, TupleVal, Ref, Symbol, Output, Method, Partial, Function, ClassDef, Maybe,
-              Lazy]
+Value = Union[Unknown, Const, CacheVal, TupleVal, ListVal, Ref, Symbol, Output, Method, Partial, Function, ClassDef,
+              Maybe, Lazy]
 
 UNKNOWN = Unknown()
 NONE = Const(None)

@@ -56,7 +56,7 @@ INVALID: tuple[Invalid, ...] = (
         GEMMA2 + "cache = DynamicCache(config=model.config)\n" + _PREFILL + "cache.crop(-2)\n",
         flagged="cache.crop(-2)",
         fixes={FULL_LAYERS_TITLE: ("DynamicCache(config=model.config)", "DynamicCache()")},
-        severity=Severity.WARNING,
+        severity=Severity.INFO,
         portable=True,
         note="a rollback on a cache built with a sliding-window model's config, past the window: 4.57.6 raises a "
              "ValueError, 5.15+ a RuntimeError; without the config the cache has full layers",
@@ -65,7 +65,7 @@ INVALID: tuple[Invalid, ...] = (
         GEMMA2 + "cache = model(ids, use_cache=True).past_key_values\ncache.crop(-2)\n",
         flagged="cache.crop(-2)",
         fixes={},
-        severity=Severity.WARNING,
+        severity=Severity.INFO,
         note="the cache a Gemma 2 forward returns has sliding-window layers",
     ),
 )
