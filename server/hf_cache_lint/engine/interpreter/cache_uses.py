@@ -74,9 +74,16 @@ class CacheUses:
         return None
 
     def record(self, who: Subject, op: CacheOp, name: str, receiver: str, at: Span, whole: Span | None = None,
-               arguments: tuple[UseArgument, ...] = (), index: str | None = None, targets: int | None = None) -> None:
+               arguments: tuple[UseArgument, ...] = (), index: str | None = None, targets: int | None = None,
+               window: str | None = None) -> None:
         self.s.record(CacheUse(op, name, who.what, who.cls, who.module, who.description, receiver, at, whole,
-                               arguments, index, targets, who.layered))
+                               arguments, index, targets, who.layered, window))
+
+    def constructed(self, cache: CacheVal, at: Span) -> None:
+        """A quantized cache class built with a sliding-window model's config (`construct`)."""
+        if self.on and cache.window is not None and cache.cls is not None and "Quant" in cache.cls:
+            self.record(Subject("cache", cache.cls, cache.module, f"`{cache.cls}`", True), "construct", cache.cls,
+                        cache.cls, at, at, window=cache.window)
 
     # -- the shapes ------------------------------------------------------------------
     def member(self, value: Value, op: CacheOp, trailer: Node, head: Node, before: Sequence[Node]) -> None:

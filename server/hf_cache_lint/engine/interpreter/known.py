@@ -220,8 +220,11 @@ class KnownCallables:
             return CacheVal(cls, site_of(whole, "from_legacy_cache(...)"), cls, _cache_module(parts[:-1]),
                             layered=cls != "EncoderDecoderCache")
         if name.endswith("Cache") and name[:1].isupper():
-            return CacheVal(name, site_of(whole, f"{name}(...)"), name, _cache_module(parts),
-                            layered=name != "EncoderDecoderCache", window=self._config_window(args))
+            cache = CacheVal(name, site_of(whole, f"{name}(...)"), name, _cache_module(parts),
+                             layered=name != "EncoderDecoderCache", window=self._config_window(args))
+            if cache.window is not None and cache.site is not None:
+                self.ex.uses.constructed(cache, cache.site.span)
+            return cache
         if name == "GenerationConfig":  # the constructor validates what it is given
             self.s.note_ci_argument(args, "GenerationConfig")
             return self.s.new(ConfigState(loading.ci_setting(args, "generation_config"), self._config_keys(args)))

@@ -10,6 +10,8 @@ from pathlib import Path
 from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Related, Severity, Span
 from hf_cache_lint.engine.environment.families import windowed_family
 from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
+from hf_cache_lint.engine.facts.cache_use import CacheUse
 from hf_cache_lint.engine.facts.ci_value import KIND as CI_VALUE
 from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
 from hf_cache_lint.engine.output.analysis import Analysis, CiValue, GenerateCall
@@ -46,7 +48,7 @@ class InvalidCacheImplementation(Rule):
     name = "invalid-cache-implementation"
     summary = "A `cache_implementation` value this transformers version rejects."
     default_severity = Severity.ERROR
-    reads = frozenset({GENERATE_CALL, CI_VALUE})
+    reads = frozenset({GENERATE_CALL, CI_VALUE, CACHE_USE})
     valid = VALID
     invalid = INVALID
 
@@ -66,6 +68,24 @@ class InvalidCacheImplementation(Rule):
             if finding is not None:
                 seen.add(finding.span)
                 yield finding
+        windowed = target.quantized_window_error
+        if windowed is None:
+            return
+        for use in analysis.of(CACHE_USE):
+            if use.op == "construct" and use.window is not None and use.span not in seen:
+                seen.add(use.span)
+                yield self.quantized_construct(use, *windowed)
+
+    def quantized_construct(self, use: CacheUse, error: str, since: str) -> Finding:
+        """`QuantizedCache(backend=..., config=model.config)` for a model with sliding-window layers: the constructor
+        raises from 5.14.0 (the release table's `quantized_cache_full_attention_only`)."""
+        message = (f"`{use.name}(...)` built with the config of a {use.window} model, whose layers include "
+                   f"sliding-window ones; its constructor raises {error} (since {since})")
+        story = (f"{use.window} models give some layers a sliding window. From {since} transformers quantizes only "
+                 "the caches of models whose layers are all full-attention ones, and the constructor checks the "
+                 "config it is given; before, it built the quantized cache.\n\nA `DynamicCache(config=model.config)` "
+                 "keeps the sliding layers' window, in full precision.")
+        return self.report(use.span, message, story=story)
 
     def invalid_value(self, analysis: Analysis, ci: CiValue, span: Span) -> Finding:
         target = analysis.context.target

@@ -16,6 +16,8 @@ inputs = tokenizer("translate English to German: The house is wonderful.", retur
 _5X = ("5.23.0", "5.24.0", "5.25.0")
 FULL_PRECISION_TITLE = "Replace with `{new}` (a full-precision cache)"
 _GEMMA2 = prelude(checkpoint="google/gemma-2-2b-it")
+_QUANT_BUILD = ('cache = QuantizedCache(backend="quanto", config=model.config)\n'
+                "out = model.generate(**inputs, past_key_values=cache, max_new_tokens=5)\n")
 _QUANT_CALL = ('out = model.generate(**inputs, cache_implementation="quantized", max_new_tokens=5,\n'
                '                     cache_config={"backend": "quanto", "nbits": 4})\n')
 
@@ -105,5 +107,12 @@ INVALID: tuple[Invalid, ...] = (
         portable=True,
         message_contains="(since 5.14.0)",
         note="`quantized` on a model with sliding-window layers (Gemma 2): 5.14+ refuse it, 4.57.6 quantizes",
+    ),
+    invalid(
+        prelude("QuantizedCache", checkpoint="google/gemma-2-2b-it") + _QUANT_BUILD,
+        flagged='QuantizedCache(backend="quanto", config=model.config)',
+        fixes={},
+        versions=_5X,
+        note="a QuantizedCache built with a Gemma 2 config: its constructor refuses it from 5.14 (4.57.6 builds it)",
     ),
 )
