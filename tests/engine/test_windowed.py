@@ -52,3 +52,36 @@ def test_quantized_window_error(version: str, raises: bool) -> None:
     assert (got is not None) == raises
     if got is not None:
         assert got[1] == "5.14.0" and "only supported for models with only full attention layers" in got[0]
+
+
+def _findings(text: str, version: str, code: str) -> list[tuple[int, str]]:
+    from hf_cache_lint.checking.source import check_source
+    from hf_cache_lint.engine.environment.context import Context
+
+    ctx = Context(target=Target.of(version))
+    return [(f.span.start.line, f.severity.value) for f in check_source(text, "t.py", context=ctx).findings
+            if f.code == code]
+
+
+_HEAD = ("import torch\nfrom transformers import AutoModelForCausalLM, DynamicCache\n\n"
+         'model = AutoModelForCausalLM.from_pretrained("{model}")\nids = torch.tensor([[1, 2, 3]])\n')
+
+
+@pytest.mark.parametrize(("model", "body", "version", "want"), [
+    ("google/gemma-2-2b-it", "cache = DynamicCache(config=model.config)\nmodel(ids, past_key_values=cache)\n"
+     "cache.crop(-1)\n", "5.24.0", [(8, "info")]),
+    ("google/gemma-2-2b-it", "cache = model(ids, use_cache=True).past_key_values\ncache.crop(-1)\n", "4.57.6",
+     [(7, "info")]),
+    # before sliding-window layers (4.56.0) a Gemma 2 cache was a HybridCache: not judged
+    ("google/gemma-2-2b-it", "cache = model(ids, use_cache=True).past_key_values\ncache.crop(-1)\n", "4.52.4", []),
+    # a cache built without the config has full layers; crop(0) is no rollback
+    ("google/gemma-2-2b-it", "cache = DynamicCache()\nmodel(ids, past_key_values=cache)\ncache.crop(-1)\n",
+     "5.24.0", []),
+    ("google/gemma-2-2b-it", "cache = model(ids, use_cache=True).past_key_values\ncache.crop(0)\n", "5.24.0", []),
+    # a model whose window the code does not say
+    ("mistralai/Mistral-7B-v0.1", "cache = model(ids, use_cache=True).past_key_values\ncache.crop(-1)\n", "5.24.0",
+     []),
+])
+def test_sliding_crop_is_reported_only_where_the_code_says_sliding(model: str, body: str, version: str,
+                                                                   want: list[tuple[int, str]]) -> None:
+    assert _findings(_HEAD.format(model=model) + body, version, "HFC008") == want
