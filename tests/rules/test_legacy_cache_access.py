@@ -46,6 +46,9 @@ FOLLOWED = [
      "keys(model(ids, use_cache=True).past_key_values)\n", 9),
     # an annotated parameter
     ("def first(cache: DynamicCache):\n    return cache[0]\n", 9),
+    # the loop variable unpacked in the body (reported at the loop's iterable)
+    ("def trim(past):\n    for layer in past:\n        if layer is not None:\n            k, v = layer\n\n\n"
+     "trim(model(ids, use_cache=True).past_key_values)\n", 9),
 ]
 
 
@@ -72,6 +75,9 @@ SILENT = [
     "keys(model(ids, use_cache=True).past_key_values)\n",
     "def keys(past):\n    if isinstance(past, tuple):\n        return past[0][0]\n    return past.layers[0].keys\n\n\n"
     "keys(model(ids, use_cache=True).past_key_values)\n",
+    # the loop variable unpacked only inside a nested function, or into three names (what 5.x yields), or rebound
+    "cache = model(ids, use_cache=True).past_key_values\nfor layer in cache:\n    def f(layer):\n        k, v = layer\n",
+    "cache = model(ids, use_cache=True).past_key_values\nfor layer in cache:\n    k, v, s = layer\n",
     # a project's own class named like a cache
     "class DynamicCache2(list):\n    pass\n\n\nc = DynamicCache2([(1, 2)])\nk, v = c[0]\nfor k, v in c:\n    pass\n",
 ]

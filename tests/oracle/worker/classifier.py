@@ -36,11 +36,18 @@ ERRORS: tuple[ErrorClass, ...] = (
     # A tuple or list passed to a model's forward as the cache (5.x: every model; 4.57.6: Llama-style ones).
     ErrorClass("HFC002", AttributeError, re.compile(r"'(?:tuple|list)' object has no attribute 'get_seq_length'")),
     ErrorClass("HFC004", ValueError, re.compile(re.escape("Invalid `cache_implementation`"))),
+    # A quantized cache for a model with sliding-window layers (5.14+).
+    ErrorClass("HFC004", ValueError, re.compile(r"`QuantizedCache` is only supported for models with only full "
+                                                r"attention layers")),
     ErrorClass("HFC005", ValueError, re.compile(re.escape("`model_kwargs` are not used by the model"))),
     # A generate-only keyword given to a GenerationConfig, refused when the config is built (4.5x).
     ErrorClass("HFC005", ValueError, re.compile(r"Argument `(\w+)` is not a valid argument of `GenerationConfig`")),
     # A cache API 5.x removed (HFC007): a cache class that no longer imports, or a removed Cache method.
     ErrorClass("HFC008", ValueError, re.compile(r"Calling `crop` with a positive value \(`(\d+)`\) is not supported")),
+    # A crop past a sliding-window layer's window (4.56-5.14: ValueError; 5.15+: RuntimeError).
+    ErrorClass("HFC008", ValueError, re.compile(r"Cannot `crop` a `DynamicSlidingWindowLayer`")),
+    ErrorClass("HFC008", RuntimeError, re.compile(r"`crop` was called, but the current layer does not track past "
+                                                  r"states")),
     # (`QuantizedCacheConfig`, and the reads `key_cache`, `seen_tokens`, ...: gone before 4.57.)
     ErrorClass("HFC007", ImportError, re.compile(r"cannot import name '(\w*Cache(?:Config)?)' from 'transformers[\w.]*'")),
     ErrorClass("HFC007", AttributeError, re.compile(r"has no attribute '?(to_legacy_cache|from_legacy_cache|"

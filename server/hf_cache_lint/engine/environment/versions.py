@@ -237,6 +237,28 @@ class Target:
         return releases.holds("crop_positive_raises", self.version)
 
     @cached_property
+    def sliding_crop_error(self) -> tuple[str, str] | None:
+        """What `crop` raises at the target on a cache whose sliding-window layer has seen more tokens than its
+        window, and the release that brings that error; None before sliding-window layers (`DynamicSlidingWindowLayer`,
+        the release table: 4.56.0; before, a sliding model's cache was a `HybridCache` and `DynamicCache` had no
+        sliding layers). From 5.15.0 a RuntimeError (the behaviour `sliding_crop_needs_recording`), before it the
+        ValueError that behaviour's `before` quotes (4.56.0's wheel is the first with it)."""
+        b = releases.behaviour("sliding_crop_needs_recording")
+        if releases.holds(b.id, self.version):
+            return b.effect, str(b.first)
+        layer = "name:transformers.cache_utils.DynamicSlidingWindowLayer"
+        if releases.value(layer, self.version) is None:
+            return None
+        return b.before, str(releases.first_release(layer))
+
+    @cached_property
+    def quantized_window_error(self) -> tuple[str, str] | None:
+        """What building a QuantizedCache for a model with sliding-window layers raises at the target, and the
+        release that brings it (the release table's `quantized_cache_full_attention_only`: 5.14.0); None before."""
+        b = releases.behaviour("quantized_cache_full_attention_only")
+        return (b.effect, str(b.first)) if releases.holds(b.id, self.version) else None
+
+    @cached_property
     def unified_cache_keyword(self) -> bool:
         """5.24 renamed every cache keyword of generate to `cache=`."""
         return self.version >= V("5.24")

@@ -11,10 +11,11 @@ interpreter (engine/interpreter/cache_uses.py) for:
 | `read` | `cache.attr` (not called) | the attribute |
 | `write` | `cache.attr = value` | the attribute |
 | `call` | `cache.method(...)`, with `arguments` | the method |
-| `iterate` | `for ... in cache` (`targets`: the names unpacked per item) | `""` |
+| `iterate` | `for ... in cache` (`targets`: the names unpacked per item; `index`: the loop variable when the body unpacks it, `for layer in cache: k, v = layer`) | `""` |
 | `subscript` | `cache[i]` (`index`: `i` as written) | `""` |
 | `unpack` | `a, b = cache` (`targets`) | `""` |
 | `len` | `len(cache)` | `""` |
+| `construct` | a quantized cache class built with the config of a model the code says has sliding-window layers (`QuantizedCache(backend="quanto", config=model.config)`; `window`: the model's family) | the class |
 | `forward` | a cache passed to a model's forward pass (the receiver is the cache); or, with `what == "model"`, a forward pass given a cache keyword (`arguments`: every argument) | the keyword / `forward` |
 
 A model's uses are recorded for its cache-related members only (a name with `cache` in it: `_supports_cache_class`,
@@ -29,7 +30,7 @@ from typing import Literal
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.facts import FactKind
 
-CacheOp = Literal["read", "write", "call", "iterate", "subscript", "unpack", "len", "forward"]
+CacheOp = Literal["read", "write", "call", "iterate", "subscript", "unpack", "len", "forward", "construct"]
 # What the argument's value is, as the interpreter knows it.
 ArgKind = Literal["cache", "tuple", "model", "constant", "unknown"]
 
@@ -72,6 +73,7 @@ class CacheUse:
     index: str | None = None
     targets: int | None = None
     layered: bool = True
+    window: str | None = None
 
     @property
     def cls(self) -> str | None:

@@ -1,4 +1,4 @@
-"""The fact kind `forward_cache`: a legacy tuple (or list) passed as the cache to a transformers model's forward
+"""The fact kind `forward_cache`: a legacy tuple (or a list) passed as the cache to a transformers model's forward
 (`model(ids, past_key_values=legacy)`, `model.forward(...)`, `self.model(...)`), recorded by the interpreter where
 it calls a model it knows (engine/interpreter/calls.py, methods.py). No generate call is needed: speculative
 decoding's verification step and manual decode loops call the forward themselves."""
@@ -15,7 +15,9 @@ from hf_cache_lint.engine.facts import FactKind
 class ForwardCache:
     """`keyword=value` in a forward call: `span` the keyword argument as written, `value_span` / `value_text` its
     value, `model_class` / `checkpoint` what the code loaded (None when it does not say), `encoder_decoder` a
-    seq2seq model, `call` the whole call."""
+    seq2seq model, `call` the whole call; `container` "tuple" or "list"; `spread` the `**dict` expression the
+    cache came through (`inputs` of `model(**inputs)`: `span` is then the dict's key where the entry was set, and
+    there is no value text to edit), else ""."""
 
     keyword: str
     span: Span
@@ -25,6 +27,8 @@ class ForwardCache:
     model_class: str | None
     checkpoint: str | None
     encoder_decoder: bool = False
+    container: str = "tuple"
+    spread: str = ""
 
 
 KIND: FactKind[ForwardCache] = FactKind(

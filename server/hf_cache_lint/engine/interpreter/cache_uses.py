@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from hf_cache_lint.engine.base.findings import Span
-from hf_cache_lint.engine.environment.families import is_mamba_family
+from hf_cache_lint.engine.environment.families import is_mamba_family, windowed_family
 from hf_cache_lint.engine.facts.cache_use import KIND, ArgKind, CacheOp, CacheUse, UseArgument
 from hf_cache_lint.engine.interpreter.session import EvArg, Session
 from hf_cache_lint.engine.interpreter.values import (
@@ -74,9 +74,16 @@ class CacheUses:
         return None
 
     def record(self, who: Subject, op: CacheOp, name: str, receiver: str, at: Span, whole: Span | None = None,
-               arguments: tuple[UseArgument, ...] = (), index: str | None = None, targets: int | None = None) -> None:
+               arguments: tuple[UseArgument, ...] = (), index: str | None = None, targets: int | None = None,
+               window: str | None = None) -> None:
         self.s.record(CacheUse(op, name, who.what, who.cls, who.module, who.description, receiver, at, whole,
-                               arguments, index, targets, who.layered))
+                               arguments, index, targets, who.layered, window))
+
+    def constructed(self, cache: CacheVal, at: Span) -> None:
+        """A quantized cache class built with a sliding-window model's config (`construct`)."""
+        if self.on and cache.window is not None and cache.cls is not None and "Quant" in cache.cls:
+            self.record(Subject("cache", cache.cls, cache.module, f"`{cache.cls}`", True), "construct", cache.cls,
+                        cache.cls, at, at, window=cache.window)
 
     # -- the shapes ------------------------------------------------------------------
     def member(self, value: Value, op: CacheOp, trailer: Node, head: Node, before: Sequence[Node]) -> None:
@@ -120,12 +127,14 @@ class CacheUses:
             self.record(who, "subscript", "", _receiver(head, before), self.s.span(trailer),
                         Span(self.s.span(head).start, self.s.span(trailer).end), index=code(trailer.children[1]))
 
-    def whole(self, value: Value, op: CacheOp, node: Node, targets: int | None = None) -> None:
-        """The expression `node` itself used: iterated, unpacked, `len`."""
+    def whole(self, value: Value, op: CacheOp, node: Node, targets: int | None = None,
+              item: str | None = None) -> None:
+        """The expression `node` itself used: iterated, unpacked, `len`; `item`: the loop variable a loop's body
+        unpacks into `targets` names (`for layer in cache: k, v = layer`)."""
         who = self.subject(value)
         if who is not None:
             at = self.s.span(node)
-            self.record(who, op, "", code(node), at, at, targets=targets)
+            self.record(who, op, "", code(node), at, at, index=item, targets=targets)
 
     def forward(self, model: Value, args: list[EvArg], whole: Span, receiver: str) -> None:
         """A model's forward pass: each cache given under a cache keyword, and the pass itself when one is."""
@@ -165,7 +174,8 @@ def output(kind: str, model: ModelState | None, args: list[EvArg], site: Site | 
     """A generate or forward output, with what its cache is: said to be a transformers cache for a dict output
     (generate: `return_dict_in_generate=True` written in the call) of a call with `use_cache` not False, on a
     model without remote code (a receiver the linter cannot see: its generate may be anyone's); layered for a
-    model loaded as decoder-only and not of the Mamba family."""
+    model loaded as decoder-only and not of the Mamba family; windowed for a model the code says has sliding-window
+    layers."""
     flags = {a.arg.name: a.value.value for a in args
              if a.arg.name in ("return_dict_in_generate", "use_cache") and isinstance(a.value, Const)}
     said = flags.get("use_cache") is not False and (kind == "forward" or flags.get("return_dict_in_generate") is True)
@@ -175,7 +185,9 @@ def output(kind: str, model: ModelState | None, args: list[EvArg], site: Site | 
         said = False
     layered = model is not None and model.decoder_only and not model.encoder_decoder and \
         not is_mamba_family(model.class_name)
-    return Output(kind, site, said, layered, model.class_name if model is not None else None)
+    if model is None:
+        return Output(kind, site, said, layered)
+    return Output(kind, site, said, layered, model.class_name, windowed_family(model.class_name, model.checkpoint))
 
 
 def _cache_subject(value: CacheVal) -> Subject:
@@ -193,6 +205,25 @@ def _receiver(head: Node, before: Sequence[Node]) -> str:
     return code(head) + "".join(code(t) for t in before)
 
 
+def unpacked_item(name: str, body: Node) -> int | None:
+    """How many names a loop's body unpacks its loop variable `name` into, at its first plain `a, b = name` (not in a
+    nested function or class); None when it does not."""
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        t = node.type
+        if t in ("funcdef", "classdef", "lambdef", "async_funcdef"):
+            continue
+        if t == "expr_stmt":
+            kids = node.children
+            if len(kids) == 3 and kids[1].type == "operator" and kids[1].value == "=" and kids[2].type == "name" \
+                    and kids[2].value == name and unpacks(kids[0]):
+                return count_targets(kids[0])
+            continue
+        stack.extend(reversed(getattr(node, "children", ())))
+    return None
+
+
 def unpacks(target: Node) -> bool:
     """`a, b = ...` / `(a, b) = ...` / `[a, b] = ...`: a target that unpacks what it is given."""
     t = target.type
@@ -208,4 +239,4 @@ def count_targets(target: Node) -> int | None:
     return None if any(c.type == "star_expr" for c in items) else len(items)
 
 
-__all__ = ["CacheUses", "Subject", "count_targets", "output", "unpacks"]
+__all__ = ["CacheUses", "Subject", "count_targets", "output", "unpacked_item", "unpacks"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hf_cache_lint.engine.interpreter.cache_uses import count_targets
+from hf_cache_lint.engine.interpreter.cache_uses import count_targets, unpacked_item
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.session import MAX_LOOP_REPEAT_DEPTH, Session
 from hf_cache_lint.engine.interpreter.state import State, join
@@ -105,7 +105,11 @@ class ControlFlow:
         if node.type == "for_stmt":
             iterated = self.ex.eval(kids[3])
             if self.ex.uses.on:
-                self.ex.uses.whole(iterated, "iterate", kids[3], count_targets(kids[1]))
+                if kids[1].type == "name" and (n := unpacked_item(kids[1].value, kids[5])) is not None:
+                    # `for layer in cache: k, v = layer`: the items are unpacked in the body
+                    self.ex.uses.whole(iterated, "iterate", kids[3], n, kids[1].value)
+                else:
+                    self.ex.uses.whole(iterated, "iterate", kids[3], count_targets(kids[1]))
                 self._enumerated(kids[1], kids[3])
             body = kids[5]
         else:

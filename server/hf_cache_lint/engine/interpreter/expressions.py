@@ -23,6 +23,7 @@ from hf_cache_lint.engine.interpreter.values import (
     Entry,
     InstanceState,
     Lazy,
+    ListVal,
     Maybe,
     Method,
     ModelState,
@@ -163,6 +164,8 @@ class Expressions:
             if inner.type == "testlist_comp":  # a generator expression
                 return UNKNOWN
             return self.eval(inner)
+        if first.value == "[":  # its items are not evaluated (as before lists had a value)
+            return ListVal(self.s.site(node))
         return UNKNOWN
 
     def _comprehension_uses(self, body: Node) -> None:
@@ -398,7 +401,8 @@ def output_cache(output: Output, name: str) -> CacheVal:
             if output.model_class.startswith(prefix):
                 cls, module = cls_name, mod
                 break
-    return CacheVal(f"the cache returned by {by}", output.site, cls, module, output.said, output.layered)
+    return CacheVal(f"the cache returned by {by}", output.site, cls, module, output.said, output.layered,
+                    output.window)
 
 
 _OPERATIONS = frozenset({"arith_expr", "term", "comparison", "not_test", "factor", "shift_expr", "and_expr",

@@ -17,6 +17,7 @@ from hf_cache_lint.engine.interpreter.values import (
     ConfigState,
     Const,
     DictState,
+    ListVal,
     Maybe,
     ModelState,
     PipelineState,
@@ -65,18 +66,40 @@ class GenerateFacts:
         self.imports = imports
 
     def forward_facts(self, model: ModelState, args: list[EvArg], whole: Span) -> None:
-        """A legacy tuple written as the cache of a transformers model's forward call (`ForwardCache`): the
-        forward takes no tuple on 5.x (HFC002). Only keywords as written: `**kwargs` into a forward are
-        not followed."""
+        """A legacy tuple, or a list, given as the cache of a transformers model's forward call (`ForwardCache`):
+        the forward takes no tuple on 5.x and no list on any release (HFC002). As a keyword written in the call,
+        or as an entry of a `**dict` (`model(**inputs)`) set in this file on every path."""
         if not model.is_transformers:
             return
         for a in args:
+            if a.arg.star == "**":
+                self._spread_forward_caches(model, a, whole)
+                continue
             if a.arg.name not in CACHE_KEYWORDS or a.arg.name_node is None:
                 continue
-            kind, _, condition, _ = self.kind_of(self.imports.force(a.value))
-            if kind == "tuple" and condition is None:
+            value = self.imports.force(a.value)
+            container = _container(value)
+            if container is None:
+                kind, _, condition, _ = self.kind_of(value)
+                container = "tuple" if kind == "tuple" and condition is None else None
+            if container is not None:
                 self.s.record(ForwardCache(a.arg.name, span(a.arg.node), span(a.arg.value), code(a.arg.value),
-                                           whole, model.class_name, model.checkpoint, model.encoder_decoder))
+                                           whole, model.class_name, model.checkpoint, model.encoder_decoder,
+                                           container))
+
+    def _spread_forward_caches(self, model: ModelState, a: EvArg, whole: Span) -> None:
+        d = self.s.obj(self.imports.force(a.value))
+        if not isinstance(d, DictState):
+            return
+        for key in CACHE_KEYWORDS:
+            got = d.get(key)
+            if got is None:
+                continue
+            value, site, cond = got
+            container = _container(self.imports.force(value))
+            if container is not None and cond is None and site is not None and site.path is None:
+                self.s.record(ForwardCache(key, site.span, site.span, "", whole, model.class_name, model.checkpoint,
+                                           model.encoder_decoder, container, spread=code(a.arg.value)))
 
     def pipeline_reaches_generate(self, pstate: PipelineState) -> bool:
         """Whether this pipeline's call keywords (or its `generate_kwargs`) reach generate: the task decides.
@@ -229,6 +252,8 @@ class GenerateFacts:
             return "tuple", None, None, None
         if isinstance(value, Unknown):
             return "unknown", None, value.reason, None
+        if isinstance(value, ListVal):  # to generate: as before lists were tracked (no claim is made about them)
+            return "unknown", None, None, None
         if isinstance(value, Maybe):
             live = []
             for v, c in value.options:
@@ -317,6 +342,15 @@ class GenerateFacts:
         if s.value is None:
             return None
         return CacheImpl(s.value, via, s.site, condition, when)
+
+
+def _container(value: Value) -> str | None:
+    """"tuple" or "list" for a value that is one on every path (a legacy cache, as a forward would be given it)."""
+    if isinstance(value, TupleVal):
+        return "tuple"
+    if isinstance(value, ListVal):
+        return "list"
+    return None
 
 
 def _cond_text(c: Cond) -> str:

@@ -20,6 +20,7 @@ from hf_cache_lint.engine.interpreter.values import (
     Function,
     HeapObj,
     Lazy,
+    ListVal,
     ModelState,
     Output,
     PipelineState,
@@ -109,7 +110,7 @@ class _Copier:
         if isinstance(v, (Function, ClassDef)):
             return Unknown(f"`{name or v.name if isinstance(v, ClassDef) else v.qualname}` from {self.exp.path}")
         v = map_children(v, self.value)  # what it holds (values.py `children`), refs onto this heap
-        if isinstance(v, (Const, CacheVal, Output, TupleVal)):
+        if isinstance(v, (Const, CacheVal, Output, TupleVal, ListVal)):
             return replace(v, site=self.site(v.site))
         return v
 

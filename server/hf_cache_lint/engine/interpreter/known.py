@@ -20,7 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hf_cache_lint.engine.environment.families import PIPELINE_CLASSES
+from hf_cache_lint.engine.environment.families import PIPELINE_CLASSES, windowed_family
 from hf_cache_lint.engine.interpreter.arguments import const_str, kw, positional, setting_from
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
@@ -35,6 +35,8 @@ from hf_cache_lint.engine.interpreter.values import (
     Const,
     DictState,
     Function,
+    ListVal,
+    Method,
     ModelState,
     Partial,
     Ref,
@@ -122,6 +124,10 @@ class KnownCallables:
     @known("builtins.tuple")
     def _tuple(self, q: str, args: list[EvArg], trailer: Node, whole: object) -> Value:
         return TupleVal(site_of(whole, "tuple(...)"))
+
+    @known("builtins.list")
+    def _list(self, q: str, args: list[EvArg], trailer: Node, whole: object) -> Value:
+        return ListVal(site_of(whole, "list(...)"))
 
     @known("functools.partial")
     def _partial(self, q: str, args: list[EvArg], trailer: Node, whole: object) -> Value:
@@ -214,8 +220,11 @@ class KnownCallables:
             return CacheVal(cls, site_of(whole, "from_legacy_cache(...)"), cls, _cache_module(parts[:-1]),
                             layered=cls != "EncoderDecoderCache")
         if name.endswith("Cache") and name[:1].isupper():
-            return CacheVal(name, site_of(whole, f"{name}(...)"), name, _cache_module(parts),
-                            layered=name != "EncoderDecoderCache")
+            cache = CacheVal(name, site_of(whole, f"{name}(...)"), name, _cache_module(parts),
+                             layered=name != "EncoderDecoderCache", window=self._config_window(args))
+            if cache.window is not None and cache.site is not None:
+                self.ex.uses.constructed(cache, cache.site.span)
+            return cache
         if name == "GenerationConfig":  # the constructor validates what it is given
             self.s.note_ci_argument(args, "GenerationConfig")
             return self.s.new(ConfigState(loading.ci_setting(args, "generation_config"), self._config_keys(args)))
@@ -244,6 +253,18 @@ class KnownCallables:
         if _MODEL_CLASS.match(name) and not _NOT_MODEL.search(name) and not name.startswith("Auto"):
             return self.s.new(ModelState(class_name=name, gen_config=self.s.new(ConfigState())))
         return UNKNOWN
+
+    def _config_window(self, args: list[EvArg]) -> str | None:
+        """The family of the model whose config a cache is built with (`config=model.config`), when the code says
+        it has sliding-window layers: the cache then gets sliding-window layers too (4.56+)."""
+        given = kw(args, "config")
+        value = given.value if given is not None else None
+        if not isinstance(value, Method) or value.name != "config":
+            return None
+        model = self.s.obj(value.owner)
+        if not isinstance(model, ModelState) or not model.is_transformers or model.remote_code:
+            return None
+        return windowed_family(model.class_name, model.checkpoint)
 
     def _config_keys(self, args: list[EvArg]) -> tuple[tuple[str, Site, bool, Cond | None], ...]:
         """The keywords `GenerationConfig(...)` is given: written ones, and the keys of `**dict` arguments (a

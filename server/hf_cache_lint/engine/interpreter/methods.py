@@ -95,9 +95,13 @@ class TrackedMethods:
             if first is not None and trailer in trailers:
                 constant = first.value.value if isinstance(first.value, Const) else None
                 receiver = code(head) + "".join(code(t) for t in trailers[:trailers.index(trailer) - 1])
+                cache = m.owner
+                built = cache.site.span if cache.window and cache.cls == "DynamicCache" and cache.site is not None \
+                    and cache.site.path is None else None
                 self.s.record(CacheCrop(site_of(whole, "crop(...)").span, self.s.site(first.arg.node).span,
                                         constant if type(constant) is int else None, receiver,
-                                        m.owner.class_name, code(first.arg.node), _statement_indent(head, trailer)))
+                                        cache.class_name, code(first.arg.node), _statement_indent(head, trailer),
+                                        cache.window, built))
             return NONE
         return UNKNOWN
 

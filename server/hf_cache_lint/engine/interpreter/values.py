@@ -1,6 +1,6 @@
 """The value model: the abstract values the interpreter tracks, and the heap objects `Ref`s point at.
 
-Immutable values (`Const`, `CacheVal`, `TupleVal`, `Symbol`, `Output`, `Method`, `Partial`, `Function`,
+Immutable values (`Const`, `CacheVal`, `TupleVal`, `ListVal`, `Symbol`, `Output`, `Method`, `Partial`, `Function`,
 `ClassDef`, `Lazy`, `Unknown`, `Maybe`) are compared by value. Objects that user code mutates through
 aliases (models, generation configs, dicts, instances, pipelines) live on a heap addressed by `Ref`; their
 states are frozen and replaced on mutation, so a branch copies the state cheaply and a join merges it
@@ -55,7 +55,8 @@ class CacheVal:
     `module` the transformers module defining it; `said`: the code says it is a cache (False: the
     `past_key_values` of a generate call that does not ask for a dict output, or of a model with its own code);
     `layered`: it has `.layers` of `.keys`/`.values` (not an `EncoderDecoderCache`, nor the cache of a model not
-    known to be decoder-only)."""
+    known to be decoder-only); `window`: the model family, when the code says the cache is built for (or returned
+    by) a model with sliding-window layers (`DynamicCache(config=model.config)` of a Gemma 2), else None."""
 
     class_name: str
     site: Site | None = None
@@ -63,6 +64,7 @@ class CacheVal:
     module: str = "transformers.cache_utils"
     said: bool = True
     layered: bool = True
+    window: str | None = None
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,14 @@ class TupleVal:
 
     site: Site | None = None
     items: tuple[Value, ...] = ()
+
+
+@dataclass(frozen=True)
+class ListVal:
+    """A list built in the code (`[...]`, a list comprehension, `list(...)`): no model's forward takes one as the
+    cache. Its items are not tracked; where a cache is not what it is given, it reads as an unknown value."""
+
+    site: Site | None = None
 
 
 @dataclass(frozen=True)
@@ -98,6 +108,7 @@ class Output:
     said: bool = False
     layered: bool = False  # the model is known to be decoder-only (CacheVal.layered)
     model_class: str | None = None
+    window: str | None = None  # the model's family when it has sliding-window layers (CacheVal.window)
 
 
 @dataclass(frozen=True)
@@ -160,8 +171,8 @@ class Maybe:
     options: tuple[tuple[Value, Cond | None], ...]
 
 
-Value = Union[Unknown, Const, CacheVal, TupleVal, Ref, Symbol, Output, Method, Partial, Function, ClassDef, Maybe,
-              Lazy]
+Value = Union[Unknown, Const, CacheVal, TupleVal, ListVal, Ref, Symbol, Output, Method, Partial, Function, ClassDef,
+              Maybe, Lazy]
 
 UNKNOWN = Unknown()
 NONE = Const(None)

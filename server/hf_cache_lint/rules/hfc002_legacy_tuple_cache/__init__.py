@@ -63,18 +63,23 @@ class LegacyTupleCache(Rule):
         4.57 the Llama-style decoders already raise and older architectures (GPT-2, BART, ...) convert it, so
         4.57 is reported only for a model the code names as one of the former (checked on 4.57.6)."""
         target = analysis.context.target
-        error = "AttributeError: 'tuple' object has no attribute 'get_seq_length'"
+        kind = fwd.container
+        error = f"AttributeError: '{kind}' object has no attribute 'get_seq_length'"
         if target.tuple_cache_to_forward_raises:
-            why = "no model's forward converts a legacy tuple any more"
+            why = f"no model's forward converts a legacy {kind} any more"
         elif target.version.major == 4 and target.version.minor == 57 and _raises_on_457(fwd):
-            why = f"{_named(fwd)}'s forward no longer converts a legacy tuple (checked on 4.57.6)"
+            why = f"{_named(fwd)}'s forward no longer converts a legacy {kind} (checked on 4.57.6)"
         else:
             return None
-        message = (f"`{fwd.keyword}=` of a forward call gets a tuple (the legacy cache format); transformers "
-                   f"{target} raises {error}: {why}")
-        fixes = (*self.forward_fixes(analysis, fwd), self.ignore_fix(analysis, fwd.span))
+        given = "a tuple (the legacy cache format)" if kind == "tuple" else "a list (legacy `(key, value)` pairs)"
+        through = f" through `**{fwd.spread}`" if fwd.spread else ""
+        message = (f"`{fwd.keyword}=` of a forward call gets {given}{through}; transformers {target} raises "
+                   f"{error}: {why}")
+        # Through a `**dict` there is nothing safe to apply (the entry may feed other calls); the editor still
+        # offers the ignore comment.
+        fixes = () if fwd.spread else (*self.forward_fixes(analysis, fwd), self.ignore_fix(analysis, fwd.span))
         return self.report(fwd.span, message, fixes=fixes,
-                           story=f"**{self.code} {self.name}**: the cache passed to a model's forward is a tuple "
+                           story=f"**{self.code} {self.name}**: the cache passed to a model's forward is a {kind} "
                                  f"of `(key, value)` pairs per layer.\n\n{why}; the forward calls "
                                  f"`{fwd.keyword}.get_seq_length()` on it (transformers {target}):\n\n"
                                  f"```\n{error}\n```\n\n**Fix**: wrap the tuple, `{_forward_wrapper(fwd)}(legacy)` "

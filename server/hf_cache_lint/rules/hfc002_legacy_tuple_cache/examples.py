@@ -47,6 +47,9 @@ _T5_CALL = ("result = model.generate(**inputs, decoder_input_ids=torch.cat([star
 _LAYERS = "legacy = tuple((layer.keys, layer.values) for layer in out.past_key_values.layers)\n"
 _CALL = "result = model.generate(**inputs, past_key_values=legacy, max_new_tokens=5)\n"
 _FORWARD = "step = model(**inputs, past_key_values=legacy, use_cache=True)\n"
+_LIST = "legacy = [(layer.keys, layer.values) for layer in out.past_key_values.layers]\n"
+_SPREAD = ('step_inputs = {**inputs, "past_key_values": legacy, "use_cache": True}\n'
+           "step = model(**step_inputs)\n")
 
 INVALID: tuple[Invalid, ...] = (
     invalid(
@@ -148,5 +151,20 @@ INVALID: tuple[Invalid, ...] = (
         versions=("5.23.0", "5.24.0", "5.25.0"),
         portable=True,
         note="a tuple into a GPT-2 forward: 4.57.6 converts it (with a deprecation warning), 5.x raise",
+    ),
+    invalid(
+        _LOAD + _LIST + _FORWARD,
+        flagged="past_key_values=legacy",
+        fixes={"Wrap in `DynamicCache(...)`": (
+            _IMPORT, (_FORWARD, "step = model(**inputs, past_key_values=DynamicCache(legacy), use_cache=True)\n"))},
+        portable=True,
+        message_contains="AttributeError: 'list' object has no attribute 'get_seq_length'",
+        note="a list of `(keys, values)` pairs into a Llama forward",
+    ),
+    invalid(
+        _LOAD + _LAYERS + _SPREAD,
+        flagged='"past_key_values"',
+        fixes={},
+        note="a tuple reaching the forward through a `**dict` of its inputs (no fix: the dict may feed other calls)",
     ),
 )

@@ -7,14 +7,17 @@ from collections.abc import Iterable, Iterator
 from functools import partial
 from pathlib import Path
 
-from hf_cache_lint.engine.base.findings import Edit, Finding, Fix, Related, Severity, Span
+from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Related, Severity, Span
+from hf_cache_lint.engine.environment.families import windowed_family
 from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
+from hf_cache_lint.engine.facts.cache_use import CacheUse
 from hf_cache_lint.engine.facts.ci_value import KIND as CI_VALUE
 from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
 from hf_cache_lint.engine.output.analysis import Analysis, CiValue, GenerateCall
 from hf_cache_lint.engine.text.text import line_starts, offset
 from hf_cache_lint.rules.base import Rule
-from hf_cache_lint.rules.hfc004_invalid_cache_implementation.examples import INVALID
+from hf_cache_lint.rules.hfc004_invalid_cache_implementation.examples import FULL_PRECISION_TITLE, INVALID
 from hf_cache_lint.rules.hfc004_invalid_cache_implementation.valid import VALID
 from hf_cache_lint.rules.hfc006_deprecated_cache_usage import DEPRECATED_NOW
 from hf_cache_lint.rules.order import ci_rejected, is_encoder_decoder, kwargs_rejected, quote_like
@@ -45,7 +48,7 @@ class InvalidCacheImplementation(Rule):
     name = "invalid-cache-implementation"
     summary = "A `cache_implementation` value this transformers version rejects."
     default_severity = Severity.ERROR
-    reads = frozenset({GENERATE_CALL, CI_VALUE})
+    reads = frozenset({GENERATE_CALL, CI_VALUE, CACHE_USE})
     valid = VALID
     invalid = INVALID
 
@@ -65,6 +68,24 @@ class InvalidCacheImplementation(Rule):
             if finding is not None:
                 seen.add(finding.span)
                 yield finding
+        windowed = target.quantized_window_error
+        if windowed is None:
+            return
+        for use in analysis.of(CACHE_USE):
+            if use.op == "construct" and use.window is not None and use.span not in seen:
+                seen.add(use.span)
+                yield self.quantized_construct(use, *windowed)
+
+    def quantized_construct(self, use: CacheUse, error: str, since: str) -> Finding:
+        """`QuantizedCache(backend=..., config=model.config)` for a model with sliding-window layers: the constructor
+        raises from 5.14.0 (the release table's `quantized_cache_full_attention_only`)."""
+        message = (f"`{use.name}(...)` built with the config of a {use.window} model, whose layers include "
+                   f"sliding-window ones; its constructor raises {error} (since {since})")
+        story = (f"{use.window} models give some layers a sliding window. From {since} transformers quantizes only "
+                 "the caches of models whose layers are all full-attention ones, and the constructor checks the "
+                 "config it is given; before, it built the quantized cache.\n\nA `DynamicCache(config=model.config)` "
+                 "keeps the sliding layers' window, in full precision.")
+        return self.report(use.span, message, story=story)
 
     def invalid_value(self, analysis: Analysis, ci: CiValue, span: Span) -> Finding:
         target = analysis.context.target
@@ -105,10 +126,16 @@ class InvalidCacheImplementation(Rule):
         return self.report(span, message, severity=Severity.WARNING, fixes=fixes, related=related, story=story)
 
     def quantized(self, analysis: Analysis, call: GenerateCall, seen: set[Span]) -> Finding | None:
-        """`"quantized"` on an encoder-decoder model fails when generate builds the cache."""
+        """`"quantized"` on an encoder-decoder model fails when generate builds the cache; so does it, from 5.14.0,
+        on a model the code says has sliding-window layers (the release table's
+        `quantized_cache_full_attention_only`)."""
         target = analysis.context.target
         ci = call.cache_implementation
-        if ci is None or ci.value != "quantized" or not is_encoder_decoder(call.model):
+        if ci is None or ci.value != "quantized":
+            return None
+        family = windowed_family(call.model.class_name, call.model.checkpoint)
+        windowed = target.quantized_window_error if family is not None and call.model.is_transformers else None
+        if not is_encoder_decoder(call.model) and windowed is None:
             return None
         if ci_rejected(target, call) or kwargs_rejected(target, call) or any(a.kind != "none" for a in call.cache_args):
             return None  # an earlier error, or a cache is given (then nothing is built: HFC001's business)
@@ -118,22 +145,41 @@ class InvalidCacheImplementation(Rule):
         span = literal.span if literal is not None else call.span
         if span in seen:
             return None
+        if windowed is not None and not is_encoder_decoder(call.model):
+            # Unsafe: where the quantized cache still runs (before 5.14.0), a full-precision one gives other
+            # numbers and takes more memory.
+            fixes = tuple(self.replace_fixes(analysis, literal, "dynamic", safe=False)) if literal is not None else ()
+            error, since = windowed
+            model = f"`{call.model.class_name or call.model.checkpoint}` ({family})"
+            message = (f'`cache_implementation="quantized"` on {model}, whose layers include sliding-window ones; '
+                       f"transformers {target} raises {error} (since {since})")
+            story = partial(self.story, target, literal or CiValue("quantized", span, "keyword"), [
+                f"{family} models give some layers a sliding window. From {since} transformers quantizes only the "
+                "caches of models whose layers are all full-attention ones; before, it built the quantized cache.",
+                "`generate()` raises when it builds the cache:", "", f"```\n{error}\n```"])
+            return self.report(span, message, fixes=fixes, story=story)
+        fixes = tuple(self.replace_fixes(analysis, literal, "dynamic")) if literal is not None else ()
         model = call.model.class_name or "this encoder-decoder model"
         message = (f'`cache_implementation="quantized"` on {model} (an encoder-decoder model); transformers '
                    f"{target} raises {QUANTIZED_MESSAGE}")
-        fixes = tuple(self.replace_fixes(analysis, literal, "dynamic")) if literal is not None else ()
         story = partial(self.story, target, literal or CiValue("quantized", span, "keyword"), [
             f"{model} is an encoder-decoder model: transformers quantizes only decoder-only caches.",
             "`generate()` raises when it builds the cache:", "", f"```\n{QUANTIZED_MESSAGE}\n```"])
         return self.report(span, message, fixes=fixes, story=story)
 
-    def replace_fixes(self, analysis: Analysis, ci: CiValue, value: str | None) -> Iterator[Fix]:
+    def replace_fixes(self, analysis: Analysis, ci: CiValue, value: str | None, safe: bool = True) -> Iterator[Fix]:
+        """Replace the literal with `value`; an unsafe replacement (one that changes what runs where the value
+        still works) says so in its title."""
         if value is None:
             return
         starts = line_starts(analysis.text)
         literal = analysis.text[offset(starts, ci.span.start):offset(starts, ci.span.end)]
         new = value if value == _NONE else quote_like(literal, value)
-        yield Fix(f"Replace with `{new}`", (Edit(ci.span, new),), preferred=True)
+        if safe:
+            yield Fix(f"Replace with `{new}`", (Edit(ci.span, new),), preferred=True)
+        else:
+            yield Fix(FULL_PRECISION_TITLE.format(new=new), (Edit(ci.span, new),), preferred=True,
+                      applicability=UNSAFE)
         yield self.ignore_fix(analysis, ci.span)
 
     def story(self, target: Target, ci: CiValue, body: list[str]) -> str:

@@ -14,6 +14,12 @@ model = AutoModelForSeq2SeqLM.from_pretrained("google-t5/t5-small")
 inputs = tokenizer("translate English to German: The house is wonderful.", return_tensors="pt")
 """
 _5X = ("5.23.0", "5.24.0", "5.25.0")
+FULL_PRECISION_TITLE = "Replace with `{new}` (a full-precision cache)"
+_GEMMA2 = prelude(checkpoint="google/gemma-2-2b-it")
+_QUANT_BUILD = ('cache = QuantizedCache(backend="quanto", config=model.config)\n'
+                "out = model.generate(**inputs, past_key_values=cache, max_new_tokens=5)\n")
+_QUANT_CALL = ('out = model.generate(**inputs, cache_implementation="quantized", max_new_tokens=5,\n'
+               '                     cache_config={"backend": "quanto", "nbits": 4})\n')
 
 _TYPO_CALL = 'out = model.generate(**inputs, cache_implementation="statc", max_new_tokens=5)\n'
 
@@ -92,5 +98,21 @@ INVALID: tuple[Invalid, ...] = (
         flagged='"statc"',
         fixes={'Replace with `"static"`': ('"statc"', '"static"')},
         note="a settings dict built in steps in `__init__`, made into a GenerationConfig by a method",
+    ),
+    invalid(
+        _GEMMA2 + _QUANT_CALL,
+        flagged='"quantized"',
+        fixes={FULL_PRECISION_TITLE.format(new='"dynamic"'): ('"quantized"', '"dynamic"')},
+        versions=_5X,
+        portable=True,
+        message_contains="(since 5.14.0)",
+        note="`quantized` on a model with sliding-window layers (Gemma 2): 5.14+ refuse it, 4.57.6 quantizes",
+    ),
+    invalid(
+        prelude("QuantizedCache", checkpoint="google/gemma-2-2b-it") + _QUANT_BUILD,
+        flagged='QuantizedCache(backend="quanto", config=model.config)',
+        fixes={},
+        versions=_5X,
+        note="a QuantizedCache built with a Gemma 2 config: its constructor refuses it from 5.14 (4.57.6 builds it)",
     ),
 )

@@ -3,10 +3,20 @@
 from __future__ import annotations
 
 from hf_cache_lint.rules.base import Valid
-from hf_cache_lint.rules.hfc004_invalid_cache_implementation.examples import _LOAD, _MAMBA
-from hf_cache_lint.rules.snippets import own_generate_wrapper
+from hf_cache_lint.rules.hfc004_invalid_cache_implementation.examples import (
+    _GEMMA2,
+    _LOAD,
+    _MAMBA,
+    _QUANT_BUILD,
+    _QUANT_CALL,
+)
+from hf_cache_lint.rules.snippets import own_generate_wrapper, prelude
 
 VALID: tuple[Valid, ...] = (
+    Valid(_LOAD + _QUANT_CALL, note="`quantized` on a model whose layers are all full-attention ones (Llama)"),
+    Valid(prelude("QuantizedCache") + _QUANT_BUILD, note="a QuantizedCache built with a Llama config"),
+    Valid(_GEMMA2 + _QUANT_CALL, versions=("4.57.6",),
+          note="`quantized` on Gemma 2 before 5.14.0: built and used"),
     Valid(
         _LOAD + 'out = model.generate(**inputs, cache_implementation="static", max_new_tokens=5)\n',
         note="a valid value",

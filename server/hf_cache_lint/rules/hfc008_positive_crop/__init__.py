@@ -1,4 +1,5 @@
-"""HFC008 positive-crop: `cache.crop(n)` with a positive `n`, which 5.20+ refuse."""
+"""HFC008 positive-crop: `cache.crop(n)` with a positive `n`, which 5.20+ refuse; a crop of a cache with sliding-window
+layers, which 4.56+ refuse once the window is full."""
 
 from __future__ import annotations
 
@@ -9,15 +10,22 @@ from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Sever
 from hf_cache_lint.engine.facts.cache_crop import KIND as CACHE_CROP
 from hf_cache_lint.engine.facts.cache_crop import CacheCrop
 from hf_cache_lint.engine.output.analysis import Analysis
+from hf_cache_lint.engine.text.text import line_starts, offset
 from hf_cache_lint.rules.base import Rule
-from hf_cache_lint.rules.hfc008_positive_crop.examples import INVALID, KEEP_LENGTH_TITLE, KEEP_TITLE
+from hf_cache_lint.rules.hfc008_positive_crop.examples import (
+    FULL_LAYERS_TITLE,
+    INVALID,
+    KEEP_LENGTH_TITLE,
+    KEEP_TITLE,
+)
 from hf_cache_lint.rules.hfc008_positive_crop.valid import VALID
 
 
 class PositiveCrop(Rule):
     code = "HFC008"
     name = "positive-crop"
-    summary = "`cache.crop(n)` with a positive `n`: transformers 5.20+ raise a ValueError."
+    summary = ("`cache.crop(n)` with a positive `n` (transformers 5.20+ raise a ValueError), or on a sliding-window "
+               "model's cache (4.56+ raise once it holds more tokens than the window).")
     default_severity = Severity.ERROR
     reads = frozenset({CACHE_CROP})
     valid = VALID
@@ -25,29 +33,75 @@ class PositiveCrop(Rule):
 
     def check(self, analysis: Analysis) -> Iterable[Finding]:
         target = analysis.context.target
-        if not target.positive_crop_raises:
-            return
         for crop in analysis.of(CACHE_CROP):
-            if crop.value is not None and crop.value <= 0:
-                continue  # a negative value removes that many tokens; `crop(0)` is no error either
-            if crop.value is None and _written_negative(crop.argument_text):
-                continue
-            shown = str(crop.value) if crop.value is not None else crop.argument_text
-            error = (f"ValueError: Calling `crop` with a positive value (`{shown}`) is not supported. Please use a "
-                     "negative integer to remove that number of tokens from the cache instead.")
-            if crop.value is not None:
-                message = f"`crop({shown})` on {crop.cache}: transformers {target} raises {error}"
-                severity = Severity.ERROR
-            else:
-                message = (f"`crop({shown})` on {crop.cache}: when `{shown}` is positive (the length to keep, as "
-                           f"4.x read it), transformers {target} raises {error}")
-                severity = Severity.WARNING
-            fixes = [*self.keep_fix(crop), self.ignore_fix(analysis, crop.span)]
-            yield self.report(
-                crop.span, message, severity=severity, fixes=tuple(fixes),
-                story=f"4.x read `crop({shown})` as the length to keep; 5.15 to 5.19 warn that this is deprecated, "
-                      "and 5.20 and later take only the number of tokens to remove, as a negative integer, and "
-                      "raise on a positive one.")
+            if target.positive_crop_raises and self.positive(crop):
+                yield self.positive_crop(analysis, crop)
+            elif crop.window is not None and target.sliding_crop_error is not None and crop.value != 0:
+                yield self.sliding_crop(analysis, crop, *target.sliding_crop_error)
+
+    @staticmethod
+    def positive(crop: CacheCrop) -> bool:
+        """A positive constant, or an expression not written as a negative count (a negative value removes that
+        many tokens; `crop(0)` is no error either)."""
+        if crop.value is not None:
+            return crop.value > 0
+        return not _written_negative(crop.argument_text)
+
+    def sliding_crop(self, analysis: Analysis, crop: CacheCrop, error: str, since: str) -> Finding:
+        """A crop of a cache the code says has sliding-window layers (the model's family has them): it raises once
+        such a layer has seen more tokens than its window, whatever the sign (4.56+; the error changed in 5.15)."""
+        target = analysis.context.target
+        message = (f"`{crop.receiver}.crop({crop.argument_text})` on {crop.cache}, whose {crop.window} layers include "
+                   f"sliding-window ones: once the cache holds more tokens than the window, transformers {target} "
+                   f"raises {error} (since {since})")
+        # Without a mechanical replacement (a forward's or generate's cache): none (the editor still offers the
+        # ignore comment).
+        fixes = [*self.full_layers_fix(analysis, crop)]
+        if fixes:
+            fixes.append(self.ignore_fix(analysis, crop.span))
+        story = (f"{crop.window} models give some layers a sliding window. A sliding-window layer keeps only the last "
+                 "window of tokens, so it cannot go back once it has seen more than that: from 4.56.0 (the first "
+                 "release with `DynamicSlidingWindowLayer`) `crop` raises a ValueError there, and from 5.15.0 a "
+                 "RuntimeError that asks for `activate_past_recording()` (which helps only from 5.15) before "
+                 "the tokens to roll back are written. A cache built without the model's config (`DynamicCache()`) "
+                 "has full layers only and crops on every release.")
+        # An Info: it raises only once the cache holds more tokens than the window (Gemma 2: 4096, Gemma 3: 1024),
+        # and the code does not say how long the cache gets (the recall set's labels come from tiny models whose
+        # window is 32: a Warning would be false wherever a short text is cropped).
+        return self.report(crop.span, message, severity=Severity.INFO, fixes=tuple(fixes), story=story)
+
+    @staticmethod
+    def full_layers_fix(analysis: Analysis, crop: CacheCrop) -> Iterable[Fix]:
+        """`DynamicCache(config=model.config)` -> `DynamicCache()`: full layers, which crop on every release; unsafe,
+        since the sliding layers no longer bound the cache's memory (the outputs are the same: the attention mask
+        keeps the window)."""
+        if crop.built is None:
+            return
+        starts = line_starts(analysis.text)
+        text = analysis.text[offset(starts, crop.built.start):offset(starts, crop.built.end)]
+        m = _CONFIG_ONLY.fullmatch(text)
+        if m is None:
+            return
+        yield Fix(FULL_LAYERS_TITLE, (Edit(crop.built, f"{m.group(1)}()"),), preferred=True, applicability=UNSAFE)
+
+    def positive_crop(self, analysis: Analysis, crop: CacheCrop) -> Finding:
+        target = analysis.context.target
+        shown = str(crop.value) if crop.value is not None else crop.argument_text
+        error = (f"ValueError: Calling `crop` with a positive value (`{shown}`) is not supported. Please use a "
+                 "negative integer to remove that number of tokens from the cache instead.")
+        if crop.value is not None:
+            message = f"`crop({shown})` on {crop.cache}: transformers {target} raises {error}"
+            severity = Severity.ERROR
+        else:
+            message = (f"`crop({shown})` on {crop.cache}: when `{shown}` is positive (the length to keep, as "
+                       f"4.x read it), transformers {target} raises {error}")
+            severity = Severity.WARNING
+        fixes = [*self.keep_fix(crop), self.ignore_fix(analysis, crop.span)]
+        return self.report(
+            crop.span, message, severity=severity, fixes=tuple(fixes),
+            story=f"4.x read `crop({shown})` as the length to keep; 5.15 to 5.19 warn that this is deprecated, "
+                  "and 5.20 and later take only the number of tokens to remove, as a negative integer, and "
+                  "raise on a positive one.")
 
     @staticmethod
     def keep_fix(crop: CacheCrop) -> Iterable[Fix]:
@@ -74,3 +128,5 @@ def _written_negative(argument: str) -> bool:
 
 
 _LESS_THE_LENGTH = re.compile(r"-\s*[\w.\[\]]*get_seq_length\(\s*\)\s*$")
+# A cache class built with the model's config and nothing else: `DynamicCache(config=model.config)`.
+_CONFIG_ONLY = re.compile(r"([\w.]+)\(\s*config\s*=\s*[\w.]+\s*,?\s*\)", re.DOTALL)

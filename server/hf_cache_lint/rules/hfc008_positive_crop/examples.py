@@ -9,8 +9,18 @@ from hf_cache_lint.rules.snippets import prelude
 _5X = ("5.23.0", "5.24.0", "5.25.0")
 KEEP_TITLE = "Keep the first tokens on every release"
 KEEP_LENGTH_TITLE = "Keep the first `{n}` tokens on every release (`{n}` a length)"
+FULL_LAYERS_TITLE = "Build the cache without the model's config (full layers: `crop` works on every release)"
 _STEP = "out = model(**inputs, past_key_values=cache, use_cache=True)\n"
 _KEPT = "if cache.get_seq_length() > {n}:\n    cache.crop({n} - cache.get_seq_length())"
+
+# Gemma 2 (sliding window 4096 on the Hub; the oracle's tiny one: 32) prefilled past its window.
+GEMMA2 = """import torch
+from transformers import AutoModelForCausalLM, DynamicCache
+
+model = AutoModelForCausalLM.from_pretrained("google/gemma-2-2b-it")
+ids = torch.randint(3, 300, (1, 4100))
+"""
+_PREFILL = "model(ids, past_key_values=cache, use_cache=True)\n"
 
 INVALID: tuple[Invalid, ...] = (
     invalid(
@@ -52,6 +62,22 @@ INVALID: tuple[Invalid, ...] = (
         severity=Severity.WARNING,
         portable=True,
         note="a prefix cache cut to the tokens two prompts share, counted in a loop (`shared += 1`): a Warning",
+    ),
+    invalid(
+        GEMMA2 + "cache = DynamicCache(config=model.config)\n" + _PREFILL + "cache.crop(-2)\n",
+        flagged="cache.crop(-2)",
+        fixes={FULL_LAYERS_TITLE: ("DynamicCache(config=model.config)", "DynamicCache()")},
+        severity=Severity.INFO,
+        portable=True,
+        note="a rollback on a cache built with a sliding-window model's config, past the window: 4.57.6 raises a "
+             "ValueError, 5.15+ a RuntimeError; without the config the cache has full layers",
+    ),
+    invalid(
+        GEMMA2 + "cache = model(ids, use_cache=True).past_key_values\ncache.crop(-2)\n",
+        flagged="cache.crop(-2)",
+        fixes={},
+        severity=Severity.INFO,
+        note="the cache a Gemma 2 forward returns has sliding-window layers",
     ),
 )
 

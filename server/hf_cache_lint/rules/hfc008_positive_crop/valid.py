@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 from hf_cache_lint.rules.base import Valid
+from hf_cache_lint.rules.hfc008_positive_crop.examples import GEMMA2
 from hf_cache_lint.rules.snippets import prelude
 
 _STEP = "cache = DynamicCache()\nout = model(**inputs, past_key_values=cache, use_cache=True)\n"
 
 VALID: tuple[Valid, ...] = (
+    Valid(GEMMA2 + "cache = DynamicCache()\nmodel(ids, past_key_values=cache, use_cache=True)\ncache.crop(-2)\n",
+          note="a cache built without the sliding-window model's config: full layers, which crop on every release"),
+    Valid(prelude("DynamicCache") + "cache = DynamicCache(config=model.config)\n"
+          "out = model(**inputs, past_key_values=cache, use_cache=True)\ncache.crop(-2)\n",
+          note="a Llama's config gives the cache full-attention layers only"),
     Valid(prelude("DynamicCache") + _STEP + "cache.crop(-2)\n",
           note="a negative value removes that many tokens"),
     Valid(prelude("DynamicCache") + _STEP + "n = cache.get_seq_length() - 4\nif n > 0:\n    cache.crop(-n)\n",

@@ -47,6 +47,7 @@ class LegacyRead:
     layered: bool
     index: str | None = None
     part: int | None = None
+    item: str | None = None  # the loop variable the body unpacks (`for layer in cache: k, v = layer`)
 
     @property
     def shown_class(self) -> str:
@@ -145,6 +146,9 @@ def _error(use: LegacyRead) -> str:
 
 
 def _shape(use: LegacyRead) -> str:
+    if use.item is not None and use.name in ("unpack", "unpack4"):
+        names = "k, v" if use.name == "unpack" else "sk, sv, ck, cv"
+        return f"`for {use.item} in {use.receiver}:` with `{names} = {use.item}`"
     if use.name == "unpack":
         return f"`for k, v in {use.receiver}`"
     if use.name == "unpack4":
@@ -230,9 +234,10 @@ def _layers_everywhere(analysis: Analysis) -> bool:
 
 def _from_removed(use: RemovedApiUse) -> LegacyRead:
     cache = use.cache
+    item = cache.index if cache is not None and cache.op == "iterate" else None
     return LegacyRead(use.name, use.module, use.removed, use.span, use.call_span, use.condition,
                       cache.cls if cache is not None else None, cache.layered if cache is not None else False,
-                      use.index, use.part)
+                      use.index, use.part, item)
 
 
 def _from_use(analysis: Analysis, u: CacheUse, removed: dict[str, str | None]) -> LegacyRead | None:
@@ -270,6 +275,7 @@ def _from_use(analysis: Analysis, u: CacheUse, removed: dict[str, str | None]) -
             part = int(m.group(1))
             end = Position(u.whole.end.line, u.whole.end.column + (m.end() - after))  # `[0]` on the same line
     call_span = Span(u.whole.start, end) if name == "subscript" else u.whole
+    item = u.index if u.op == "iterate" else None
     return LegacyRead(name, u.receiver, removed[name] or "", u.whole, call_span, scope.condition,
-                      u.receiver_class, u.layered, index, part)
+                      u.receiver_class, u.layered, index, part, item)
 

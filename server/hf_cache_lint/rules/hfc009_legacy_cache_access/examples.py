@@ -26,7 +26,21 @@ _STATIC_LOOP = "for keys, values in cache:\n    print(keys.shape)\n"
 _FOUR = "for self_keys, self_values, cross_keys, cross_values in cache:\n    print(cross_keys.shape)\n"
 _FOUR_AT = (_SEQ2SEQ + _FOUR).index("in cache:") + 3
 
+_ITEM_LOOP = "for layer in cache:\n    keys, values = layer\n    print(keys.shape)\n"
+
 INVALID: tuple[Invalid, ...] = (
+    invalid(
+        prelude("DynamicCache") + _STEP + _ITEM_LOOP,
+        flagged="cache",
+        occurrence=3,
+        fixes={"Iterate `.layers`": ("for layer in cache:\n",
+                                     "for layer in ((layer.keys, layer.values) for layer in cache.layers):\n")},
+        versions=_5X,
+        portable=True,
+        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},  # a plain ValueError
+        message_contains="`for layer in cache:` with `k, v = layer`",
+        note="the loop variable unpacked in the body: the same three-item layers",
+    ),
     invalid(
         _LOAD + _GEN + _SEQ_LEN,
         flagged="out.past_key_values[0]",
