@@ -227,4 +227,16 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="Argument `use_model_defaults` is not a valid argument of `GenerationConfig`",
         note="a generate-only keyword in `GenerationConfig.from_dict({...})`",
     ),
+    Invalid(
+        "from transformers import StaticCache\n" + _LOAD
+        + 'unused = model.generation_config.update(cache_implmentation="static", max_new_tokens=5)\n'
+        "out = model.generate(**inputs, return_dict_in_generate=True)\n"
+        'assert isinstance(out.past_key_values, StaticCache), "no static cache"\n',
+        flagged='cache_implmentation="static"',
+        severity=Severity.WARNING,
+        runtime="OTHER",
+        message_contains="`update()` sets only the config's fields",
+        note="a misspelled `cache_implementation` given to `update()` of the model's config: returned unused, "
+             "nothing set, on every release",
+    ),
 )
