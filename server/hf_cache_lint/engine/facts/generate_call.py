@@ -5,7 +5,7 @@ recorded by engine/interpreter/generate_calls.py."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.facts import FactKind
@@ -81,15 +81,19 @@ class SpreadKeyword:
 
 @dataclass(frozen=True)
 class ConfigKeyword:
-    """A keyword the `GenerationConfig` passed to the call (`generation_config=`) was built with: GenerationConfig
-    keeps a key it has no field for as a plain attribute, which generate never reads, and some releases refuse a
-    generate-only one when the config is built (4.x `use_model_defaults`)."""
+    """A keyword the `GenerationConfig` generate reads at the call was given: the one passed
+    (`generation_config=`), or, when none is, the model's own (`model.generation_config`, assigned or changed in
+    place). GenerationConfig keeps a key it has no field for as a plain attribute, which generate never reads;
+    `update(...)` sets only its fields; and some releases refuse a generate-only key when the config is built
+    (4.x `use_model_defaults`)."""
 
     name: str
-    site: Site  # where the key was given (the constructor's `k=v`, a dict's entry or `d["k"] = v`)
-    holder: Span  # the `generation_config=` argument of this call
+    site: Site  # where the key was given (the constructor's `k=v`, a dict's entry, `d["k"] = v`, `cfg.k = v`)
+    holder: Span  # the `generation_config=` argument of this call (the call's callee for the model's config)
     falsy: bool  # the value is None, False or 0 (no legacy cache asked for, nothing to ignore)
     condition: str | None = None  # what setting the key depends on, when only some paths set it
+    how: Literal["built", "update", "attribute"] = "built"  # given when built, to `update(...)`, or written
+    on_model: bool = False  # the model's own generation config (no config passed to the call)
 
 
 @dataclass(frozen=True)

@@ -190,24 +190,37 @@ class GenerateFacts:
             keywords_reach=keywords_reach, ci_spread=ci_spread,
             has_star_kwargs=any(a.arg.star == "**" for a in args),
             task=pstate.task if isinstance(pstate, PipelineState) else None,
-            spread_keywords=tuple(spread_kws), config_keywords=self._config_keywords(given, args, pipe is not None),
+            spread_keywords=tuple(spread_kws),
+            config_keywords=self._config_keywords(given, args, pipe is not None, mstate, callee),
         ))
 
     def _config_keywords(self, given: dict[str, tuple[Value, Site, Cond | None, bool, Node | None]],
-                         args: list[EvArg], is_pipeline: bool) -> tuple[ConfigKeyword, ...]:
-        """The keywords the `GenerationConfig` this call is given (`generation_config=`, or generate's second
-        positional argument) was built with, on every path that reaches the call."""
+                         args: list[EvArg], is_pipeline: bool, model: ModelState | None,
+                         callee: Span) -> tuple[ConfigKeyword, ...]:
+        """The keywords the `GenerationConfig` generate reads at this call was given, on every path that reaches
+        the call: the one passed (`generation_config=`, or generate's second positional argument); when none is
+        passed (a `generate` call, not a pipeline's), the model's own (`model.generation_config`), its holder the
+        call's callee."""
         passed = given.get("generation_config")
         value, node = (passed[0], passed[4]) if passed is not None and passed[2] is None else (None, None)
         pos = [a for a in args if a.arg.name is None and not a.arg.star]
         if passed is None and not is_pipeline and len(pos) >= 2:
             value, node = self.imports.force(pos[1].value), pos[1].arg.node
+        on_model = passed is None and value is None and not is_pipeline and model is not None
+        if on_model and model is not None:
+            value = model.gen_config
         cfg = self.s.obj(value) if value is not None else None
-        if not isinstance(cfg, ConfigState) or node is None:
+        if not isinstance(cfg, ConfigState) or (node is None and not on_model):
             return ()
-        holder = span(node)
-        return tuple(ConfigKeyword(k, site, holder, falsy, _cond_text(c) if c is not None else None)
-                     for k, site, falsy, c in cfg.keys if c is None or self.s.state.decides(c) is not False)
+        holder = span(node) if node is not None else callee
+        out = []
+        for k in cfg.keys:
+            decided = self.s.state.decides(k.cond) if k.cond is not None else True
+            if decided is not False:
+                out.append(ConfigKeyword(k.name, k.site, holder, k.falsy,
+                                         _cond_text(k.cond) if k.cond is not None and decided is None else None,
+                                         k.how, on_model))
+        return tuple(out)
 
     def _note_checked(self, given: dict[str, tuple[Value, Site, Cond | None, bool, Node | None]],
                       args: list[EvArg], model: ModelState | None, is_pipeline: bool) -> None:

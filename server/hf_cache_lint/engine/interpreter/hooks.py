@@ -429,6 +429,8 @@ def _fact(fn: Node, kind: HookKind, target: str, reference: str, container: str 
             end = p.children[-2] if last.type == "operator" and last.value == "," else last
             reads.append(HookRead(p.name.value, "parameter", span_between(p.children[0], end),
                                   code(p).rstrip(",").rstrip()))
+    if kind in ("forward", "prepare_inputs"):
+        reads.extend(_position_parameter(fn, body))
     containers = {c for c in (var_keyword, container) if c}
     if kind == "model_kwargs":
         containers.add("model_kwargs")
@@ -482,6 +484,43 @@ def _tests_none(node: Node, name: str) -> bool:
     itself, not on a value read from it (`cache_kwargs.get("sin") is not None` reads it unguarded)."""
     kids = node.children
     return len(kids) == 3 and {code(kids[0]).strip(), code(kids[2]).strip()} == {name, "None"}
+
+
+def _position_parameter(fn: Node, body: Node) -> Iterator[HookRead]:
+    """A `cache_position` parameter the body uses for something other than handing it on by name
+    (`f(..., cache_position=cache_position)`) and never tests against None (`if cache_position is None`,
+    `cache_position or ...`, `if cache_position:`): the use the body makes of it first, `how` "subscript"
+    for `cache_position[...]`, "get" for an attribute (`cache_position.shape`), else "parameter" (the span the
+    parameter with its default)."""
+    param = next((p for p in fn.get_params() if p.star_count == 0 and p.name.value == "cache_position"), None)
+    if param is None:
+        return
+    uses = []
+    for node in _walk(body):
+        if node.type != "name" or node.value != "cache_position":
+            continue
+        parent = node.parent
+        if parent.type == "argument" and parent.children[0] is node and len(parent.children) == 3:
+            continue  # a keyword's name (`f(cache_position=...)`), not a use
+        if parent.type == "argument" and parent.children[-1] is node and len(parent.children) == 3 and \
+                getattr(parent.children[0], "value", None) == "cache_position":
+            continue  # handed on by name: None is what the callee gets on that release too
+        if parent.type in ("comparison", "or_test", "and_test", "not_test") or \
+                (parent.type in ("if_stmt", "while_stmt") and node is not parent.children[0]) or \
+                (parent.type == "test" and parent.children.index(node) == 2):
+            return  # the body tests it: a None is handled
+        uses.append(node)
+    if not uses:
+        return
+    first = uses[0]
+    after = first.get_next_sibling()
+    if after is not None and after.type == "trailer" and after.children[0].value in ("[", "."):
+        how: ReadHow = "subscript" if after.children[0].value == "[" else "get"
+        yield HookRead("cache_position", how, span_between(first, after), code(first) + code(after).strip())
+        return
+    last = param.children[-1]
+    end = param.children[-2] if last.type == "operator" and last.value == "," else last
+    yield HookRead("cache_position", "parameter", span_between(param.children[0], end), code(param).rstrip(",").strip())
 
 
 def _key_read(node: Node) -> tuple[str, ReadHow, Node] | None:

@@ -30,7 +30,6 @@ from hf_cache_lint.engine.interpreter.values import (
     NONE,
     UNKNOWN,
     CacheVal,
-    Cond,
     ConfigState,
     Const,
     DictState,
@@ -49,7 +48,6 @@ from hf_cache_lint.engine.syntax.nodes import Node
 
 if TYPE_CHECKING:
     from hf_cache_lint.engine.interpreter.calls import CallDispatch
-    from hf_cache_lint.engine.output.analysis import Site
 
 Handler = Callable[["KnownCallables", str, list[EvArg], Node, object], Value]
 # Qualified name -> handler (filled by @known below).
@@ -194,7 +192,7 @@ class KnownCallables:
         cfg = self.s.obj(self.imports.force(target.value))
         if attr.value.value == "cache_implementation" and isinstance(cfg, ConfigState) and isinstance(target.value, Ref):
             s = setting_from(value, "model")
-            self.s.put(target.value, ConfigState(s))
+            self.s.put(target.value, replace(cfg, ci=s))
         return NONE
 
     @known("builtins.len")
@@ -227,10 +225,15 @@ class KnownCallables:
             return cache
         if name == "GenerationConfig":  # the constructor validates what it is given
             self.s.note_ci_argument(args, "GenerationConfig")
-            return self.s.new(ConfigState(loading.ci_setting(args, "generation_config"), self._config_keys(args)))
+            return self.s.new(ConfigState(loading.ci_setting(args, "generation_config"), loading.config_keys(args)))
         if name == "from_pretrained" and owner == "GenerationConfig":
             self.s.note_ci_argument(args)
-            return loading.config_from_pretrained(args, call_span=whole)
+            return loading.config_from_pretrained(args, loading.config_keys(args[1:]), call_span=whole)
+        if name == "from_dict" and owner == "GenerationConfig":
+            # `from_dict(d, **kw)` builds `GenerationConfig(**{**d, **kw})` (every checked release)
+            self.s.note_ci_argument(args, "GenerationConfig")
+            spread = [*(replace(a, arg=replace(a.arg, star="**")) for a in args[:1] if not a.arg.name), *args[1:]]
+            return self.s.new(ConfigState(loading.ci_setting(spread, "generation_config"), loading.config_keys(spread)))
         if name == "pipeline":
             return loading.make_pipeline(args)
         if name in PIPELINE_CLASSES:  # `TextGenerationPipeline(model=..., tokenizer=...)`
@@ -266,34 +269,12 @@ class KnownCallables:
             return None
         return windowed_family(model.class_name, model.checkpoint)
 
-    def _config_keys(self, args: list[EvArg]) -> tuple[tuple[str, Site, bool, Cond | None], ...]:
-        """The keywords `GenerationConfig(...)` is given: written ones, and the keys of `**dict` arguments (a
-        dict built in steps, in `__init__`, in another function), each with the condition of the paths that set
-        it when this path does not decide it (a key this path excludes is left out)."""
-        keys: list[tuple[str, Site, bool, Cond | None]] = []
-        for a in args:
-            if a.arg.name and not a.arg.star:
-                keys.append((a.arg.name, self.s.site(a.arg.node), _falsy(self.imports.force(a.value)), None))
-            elif a.arg.star == "**":
-                d = self.s.obj(self.imports.force(a.value))
-                if isinstance(d, DictState):
-                    for k, v, site, c in d.entries:
-                        decided = self.s.state.decides(c) if c is not None else True
-                        if site is not None and decided is not False:
-                            keys.append((k, site, _falsy(v), None if decided else c))
-        return tuple(keys)
-
     def clone(self, value: Value) -> Value:
         """`copy.copy`/`deepcopy`: a new heap object with the same state (a model is returned as it is)."""
         obj = self.s.obj(value)
         if obj is None or isinstance(obj, ModelState):
             return value
         return self.s.new(replace(obj))
-
-
-def _falsy(value: Value) -> bool:
-    """A constant None, False or 0: asks for nothing (no legacy cache), whatever the key."""
-    return isinstance(value, Const) and not value.value
 
 
 def _cache_module(parts: list[str]) -> str:

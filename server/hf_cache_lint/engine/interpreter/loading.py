@@ -14,15 +14,18 @@ from hf_cache_lint.engine.interpreter.generate_calls import GenerateFacts
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
 from hf_cache_lint.engine.interpreter.session import EvArg, Session, site_at, site_of
 from hf_cache_lint.engine.interpreter.values import (
+    ConfigKey,
     ConfigState,
     Const,
     DictState,
+    KeyHow,
     ModelState,
     PipelineState,
     Ref,
     Setting,
     Unknown,
     Value,
+    falsy,
 )
 from hf_cache_lint.engine.output.analysis import CiSource, CiValue, Site
 
@@ -97,15 +100,18 @@ class Loading:
                                 remote_code=remote_code,
                                 decoder_only=decoder_only or (name or "").endswith("ForCausalLM")))
 
-    def config_from_pretrained(self, args: list[EvArg], call_span: object = None) -> Ref:
-        """`GenerationConfig.from_pretrained(path, ...)`: the json's value, unless a keyword overrides it."""
+    def config_from_pretrained(self, args: list[EvArg], keys: tuple[ConfigKey, ...] = (),
+                               call_span: object = None) -> Ref:
+        """`GenerationConfig.from_pretrained(path, **kw)`: the json's value, unless a keyword (written or a key of
+        a `**dict`) overrides it; `keys`: the keywords, which reach the constructor with the json's
+        (`from_dict`: `cls(**{**config_dict, **kwargs})` on every checked release)."""
         s = self.s
         path = const_str(positional(args, 0))
         setting, _ = self._checkpoint_setting(path, call_span)
         if path is not None and s.saved and s.folder_key(path) in s.saved:  # as in load_model
             setting = s.saved[s.folder_key(path)]
-        given = setting_from(kw(args, "cache_implementation"), "generation_config")
-        return s.new(ConfigState(given if given is not None else setting))
+        given = self.ci_setting(args, "generation_config")
+        return s.new(ConfigState(given if given is not None else setting, keys))
 
     def make_pipeline(self, args: list[EvArg], task_of_class: str | None = None) -> Ref:
         """`pipeline(task, model=...)` (or a pipeline class built directly): what its calls hand to generate
@@ -142,6 +148,25 @@ class Loading:
                 return Setting(None, site, cond, via, unknown=value.reason if isinstance(value, Unknown) else
                                "a value the linter cannot see")
         return None
+
+    def config_keys(self, args: list[EvArg], how: KeyHow = "built") -> tuple[ConfigKey, ...]:
+        """The keywords a GenerationConfig is given (`GenerationConfig(...)`, `update(...)`): written ones, and
+        the keys of `**dict` arguments (a dict built in steps, in `__init__`, in another function), each with the
+        condition of the paths that set it when this path does not decide it (a key this path excludes is left
+        out)."""
+        keys: list[ConfigKey] = []
+        for a in args:
+            if a.arg.name and not a.arg.star:
+                keys.append(ConfigKey(a.arg.name, self.s.site(a.arg.node), falsy(self.imports.force(a.value)),
+                                      None, how))
+            elif a.arg.star == "**":
+                d = self.s.obj(self.imports.force(a.value))
+                if isinstance(d, DictState):
+                    for k, v, site, c in d.entries:
+                        decided = self.s.state.decides(c) if c is not None else True
+                        if site is not None and decided is not False:
+                            keys.append(ConfigKey(k, site, falsy(v), None if decided else c, how))
+        return tuple(keys)
 
     def remember_save(self, config: Ref | None, args: list[EvArg]) -> None:
         """`save_pretrained(folder)` writes generation_config.json: a later load of it sees the value."""

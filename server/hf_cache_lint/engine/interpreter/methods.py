@@ -132,10 +132,11 @@ class TrackedMethods:
             self.loading.remember_save(c.ref, c.args)
             return NONE
         if name == "update":
+            assert isinstance(obj, ConfigState)
             self.s.note_ci_argument(c.args)
             s = self.loading.ci_setting(c.args, "model")
-            if s is not None:
-                self.s.put(c.ref, ConfigState(s))
+            self.s.put(c.ref, replace(obj, ci=s if s is not None else obj.ci).with_keys(
+                self.loading.config_keys(c.args, "update")))
         return UNKNOWN
 
     def _dict(self, obj: HeapObj, c: MethodCall) -> Value:

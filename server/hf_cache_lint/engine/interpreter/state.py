@@ -25,7 +25,8 @@ when the paths are not a condition's two sides, e.g. a `try` body and its `excep
     a function's returns) the first path's replacement is kept, as before.
   - ConfigState / PipelineState: their `cache_implementation` Settings meet by `merge_setting`: a
     string value beats none (unset, None or an unknown value) and carries the condition of the path that
-    set it; two different strings keep the first path's, under its condition.
+    set it; two different strings keep the first path's, under its condition. A config's keys: those of
+    both, a key given on one path only under that path's condition (as a dict's entry).
   - DictState: the keys of both (the first path's order, then the second's new keys); a key on one path
     only keeps its entry under that path's condition; a key with different values on both holds their
     `Maybe` (each option under its path's condition, the entry itself unconditioned); opaque if either is.
@@ -42,6 +43,7 @@ from dataclasses import dataclass, field, replace
 
 from hf_cache_lint.engine.interpreter.values import (
     Cond,
+    ConfigKey,
     ConfigState,
     DictState,
     HeapObj,
@@ -171,6 +173,17 @@ def merge_setting(a: Setting | None, b: Setting | None, ca: Cond | None, cb: Con
     return _with_cond(a, ca)
 
 
+def _merge_keys(a: tuple[ConfigKey, ...], b: tuple[ConfigKey, ...], ca: Cond | None,
+                cb: Cond | None) -> tuple[ConfigKey, ...]:
+    """A config's keys where two paths meet: a key both paths gave (the same way) stays as it is; a key given on
+    one path only is kept under that path's condition (as a dict's entry is)."""
+    if a == b:
+        return a
+    out = [k if k in b else replace(k, cond=k.cond or ca) for k in a]
+    out.extend(replace(k, cond=k.cond or cb) for k in b if k not in a)
+    return tuple(out)
+
+
 def _merge_value(a: Value | None, b: Value | None, ca: Cond | None, cb: Cond | None) -> Value | None:
     """Two values meeting (None: unbound on that path): equal stays, anything else is a `Maybe` of both."""
     if a == b:
@@ -199,8 +212,7 @@ def _merge_obj(i: int, a: HeapObj, b: HeapObj, ca: Cond | None, cb: Cond | None)
         generate = _merge_value(a.generate or original, b.generate or original, ca, cb)
         return replace(a, generate=generate)
     if isinstance(a, ConfigState) and isinstance(b, ConfigState):
-        # Keys are kept only when both paths built the config with the same ones (no guessing a path).
-        return ConfigState(merge_setting(a.ci, b.ci, ca, cb), a.keys if a.keys == b.keys else ())
+        return ConfigState(merge_setting(a.ci, b.ci, ca, cb), _merge_keys(a.keys, b.keys, ca, cb))
     if isinstance(a, PipelineState) and isinstance(b, PipelineState):
         return replace(a, ci=merge_setting(a.ci, b.ci, ca, cb))
     if isinstance(a, DictState) and isinstance(b, DictState):

@@ -17,6 +17,7 @@ from hf_cache_lint.engine.interpreter.session import Session
 from hf_cache_lint.engine.interpreter.values import (
     UNKNOWN,
     Cond,
+    ConfigKey,
     ConfigState,
     Const,
     DictState,
@@ -31,6 +32,7 @@ from hf_cache_lint.engine.interpreter.values import (
     TupleVal,
     Unknown,
     Value,
+    falsy,
 )
 from hf_cache_lint.engine.output.analysis import CiLocation, CiValue, Incomplete, Site
 from hf_cache_lint.engine.syntax.nodes import (
@@ -217,6 +219,9 @@ class Statements:
             if literal is not None:  # checked only once something validates this config
                 self.s.pending_ci[site.span] = CiValue(literal, span(stmt.children[-1]), "attribute")
             self.s.put(base, replace(obj, ci=self._setting(value, site)))
+        elif isinstance(obj, ConfigState):  # a plain attribute when the config has no such field
+            self.s.put(base, obj.with_keys((ConfigKey(attr, self.s.site(stmt), falsy(value), None,
+                                                      "attribute"),)))
         elif isinstance(obj, ModelState) and attr == "generate":
             self.s.put(base, replace(obj, generate=value))  # a wrapper installed over generate
         elif isinstance(obj, ModelState) and isinstance(value, Method) and value.name == "generate":

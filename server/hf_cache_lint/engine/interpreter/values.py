@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar, Union
+from typing import Any, Literal, TypeVar, Union
 
 from hf_cache_lint.engine.output.analysis import CiSource, Site
 
@@ -274,15 +274,40 @@ class ModelState:
     decoder_only: bool = False
 
 
+# How a key reached a GenerationConfig: given when it was built (`GenerationConfig(...)`, `from_dict`,
+# `from_pretrained(path, **kw)`: the constructor sees it), passed to `update(...)` (which sets only the fields the
+# config has) or written as an attribute (`config.k = v`).
+KeyHow = Literal["built", "update", "attribute"]
+
+
+@dataclass(frozen=True)
+class ConfigKey:
+    """One keyword a GenerationConfig was given: its name, where it was set, whether its value is falsy (None,
+    False, 0), the condition of the paths that set it (None: every path) and how it got there."""
+
+    name: str
+    site: Site
+    falsy: bool
+    cond: Cond | None = None
+    how: KeyHow = "built"
+
+
 @dataclass(frozen=True)
 class ConfigState:
     """A GenerationConfig; `ci` None means the field is unset (None), which inherits the model's.
-    `keys`: the keywords its constructor was given (written, or keys of a `**dict`), each with where it was set,
-    whether its value is falsy (None, False, 0) and the condition of the paths that set it (None: every path), so
-    generate's rules can check the ones a release refuses or ignores. No value is held: nothing to walk."""
+    `keys`: the keywords it was built with (written, or keys of a `**dict`), then given by `update(...)` or
+    attribute writes, so generate's rules can check the ones a release refuses or ignores. No value is held:
+    nothing to walk."""
 
     ci: Setting | None = None
-    keys: tuple[tuple[str, Site, bool, Cond | None], ...] = ()
+    keys: tuple[ConfigKey, ...] = ()
+
+    def with_keys(self, keys: tuple[ConfigKey, ...]) -> ConfigState:
+        """This config after `keys` are given to it (a name given again replaces the earlier one)."""
+        if not keys:
+            return self
+        names = {k.name for k in keys}
+        return replace(self, keys=(*(k for k in self.keys if k.name not in names), *keys))
 
 
 # Keys one dict tracks one by one; past this, new keys are not tracked and the dict is opaque (holds keys
@@ -451,3 +476,8 @@ def map_children(x: _T, f: Callable[[Value], Value]) -> _T:
     if isinstance(x, DictState):  # a new entries tuple: the shared key index does not carry over
         return DictState(changes["entries"], x.opaque)  # type: ignore[arg-type, return-value]
     return replace(x, **changes)  # type: ignore[type-var]
+
+
+def falsy(value: Value) -> bool:
+    """A constant None, False or 0: asks for nothing (no legacy cache), whatever the key."""
+    return isinstance(value, Const) and not value.value

@@ -177,4 +177,38 @@ CONFIG_INVALID: tuple[Invalid, ...] = (
         },
         note="`GenerationConfig.from_pretrained(..., cache_implementation=...)`",
     ),
+    invalid(
+        _LOAD + 'overrides = {"max_new_tokens": 5}\noverrides["cache_implementation"] = "static"\n'
+        "config = GenerationConfig.from_pretrained(\"ckpt\", **overrides)\n"
+        "out = model.generate(**inputs, generation_config=config, past_key_values=DynamicCache())\n",
+        flagged="past_key_values=DynamicCache()",
+        files={"ckpt/generation_config.json": '{"max_new_tokens": 5}\n'},
+        fixes={
+            "Set `cache_implementation=None` in this call": (
+                "out = model.generate(**inputs, generation_config=config, past_key_values=DynamicCache())\n",
+                "out = model.generate(**inputs, generation_config=config, past_key_values=DynamicCache(), cache_implementation=None)\n",
+            ),
+            "Remove `past_key_values=`": (
+                "out = model.generate(**inputs, generation_config=config, past_key_values=DynamicCache())\n",
+                "out = model.generate(**inputs, generation_config=config)\n",
+            ),
+        },
+        note="`GenerationConfig.from_pretrained(path, **overrides)`: the dict's keys reach the constructor",
+    ),
+    invalid(
+        _LOAD + 'config = GenerationConfig.from_dict({"max_new_tokens": 5, "cache_implementation": "static"})\n'
+        "out = model.generate(**inputs, generation_config=config, past_key_values=DynamicCache())\n",
+        flagged="past_key_values=DynamicCache()",
+        fixes={
+            "Set `cache_implementation=None` in this call": (
+                "out = model.generate(**inputs, generation_config=config, past_key_values=DynamicCache())\n",
+                "out = model.generate(**inputs, generation_config=config, past_key_values=DynamicCache(), cache_implementation=None)\n",
+            ),
+            "Remove `past_key_values=`": (
+                "out = model.generate(**inputs, generation_config=config, past_key_values=DynamicCache())\n",
+                "out = model.generate(**inputs, generation_config=config)\n",
+            ),
+        },
+        note="`GenerationConfig.from_dict({...})`",
+    ),
 )

@@ -88,7 +88,7 @@ class UnusedGenerateKwarg(Rule):
         generate_kwargs_init.py)."""
         target = analysis.context.target
         for ck in call.config_keywords:
-            if ck.name in REMOVED_GENERATE_KEYWORDS and target.generate_takes(ck.name):
+            if ck.name in REMOVED_GENERATE_KEYWORDS and target.generate_takes(ck.name) and ck.how == "built":
                 what = (f"is a `generate()` argument, not a GenerationConfig field, on transformers {target}; "
                         "building the config raises ValueError: Argument "
                         f"`{ck.name}` is not a valid argument of `GenerationConfig`. It should be passed to "
@@ -100,9 +100,11 @@ class UnusedGenerateKwarg(Rule):
                         "but a Cache object comes back as `past_key_values`, not legacy tuples")
                 yield self.config_finding(analysis, call, ck, what, Severity.WARNING)
             elif not ck.falsy and (meant := intended(ck.name)) == "cache_implementation":
-                what = (f"is not a GenerationConfig field (a typo of `{meant}`?): the config keeps it as a plain "
-                        f"attribute generate never reads, so on transformers {target} no error, but no "
-                        f"`{meant}` is set on the config (generate builds the cache it would without it)")
+                kept = "`update()` sets only the config's fields, so it is not set as one" if ck.how == "update" \
+                    else "the config keeps it as a plain attribute generate never reads"
+                what = (f"is not a GenerationConfig field (a typo of `{meant}`?): {kept}, so on transformers "
+                        f"{target} no error, but no `{meant}` is set on the config (generate builds the cache it "
+                        "would without it)")
                 yield self.config_finding(analysis, call, ck, what, Severity.WARNING)
 
     def config_finding(self, analysis: Analysis, call: GenerateCall, ck: ConfigKeyword, what: str,
@@ -111,8 +113,10 @@ class UnusedGenerateKwarg(Rule):
         `generation_config=` argument with the key's place as the related location."""
         here = ck.site.path is None
         when = f" (when {ck.condition})" if ck.condition is not None else ""
-        message = f"`{ck.name}` is given to the GenerationConfig passed to generate at line " \
-                  f"{call.span.start.line}{when} and {what}"
+        given = {"built": "is given to", "update": "is given to `update()` of", "attribute": "is set on"}[ck.how]
+        config = "the model's generation_config, which generate reads" if ck.on_model else \
+            "the GenerationConfig passed to generate"
+        message = f"`{ck.name}` {given} {config} at line {call.span.start.line}{when} and {what}"
         if ck.condition is not None:
             severity = Severity.WARNING  # only on some paths
         if not call.model.receiver_known:

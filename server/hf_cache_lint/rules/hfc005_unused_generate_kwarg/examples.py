@@ -168,4 +168,75 @@ INVALID: tuple[Invalid, ...] = (
         note="a misspelled `cache_implementation` key in a config's settings dict: kept as an attribute generate "
              "never reads (the assertion shows no static cache is built, on every release)",
     ),
+    # Keys of the model's own config (assigned, updated, written) and of configs loaded or built from a dict.
+    Invalid(
+        "from transformers import GenerationConfig\n" + _LOAD
+        + "model.generation_config = GenerationConfig(max_new_tokens=5, use_model_defaults=False)\n"
+        "out = model.generate(**inputs)\n",
+        flagged="use_model_defaults=False",
+        versions=("4.57.6",),
+        runtime={"4.57.6": "HFC005", "5.23.0": "OK", "5.24.0": "OK", "5.25.0": "OK"},
+        message_contains="the model's generation_config",
+        note="a generate-only keyword in a config assigned to `model.generation_config` (read by a call "
+             "passing none)",
+    ),
+    Invalid(
+        _LOAD + "model.generation_config.update(return_legacy_cache=True)\n"
+        "out = model.generate(**inputs, max_new_tokens=5, return_dict_in_generate=True)\n"
+        'assert isinstance(out.past_key_values, tuple), "a Cache came back, not legacy tuples"\n',
+        flagged="return_legacy_cache=True",
+        versions=_5X,
+        severity=Severity.WARNING,
+        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},
+        message_contains="is given to `update()` of the model's generation_config",
+        note="`return_legacy_cache` given to `update()` of the model's config: 5.x ignores it silently",
+    ),
+    Invalid(
+        "from transformers import StaticCache\n" + _LOAD
+        + 'model.generation_config.cache_implmentation = "static"\n'
+        "out = model.generate(**inputs, max_new_tokens=5, return_dict_in_generate=True)\n"
+        'assert isinstance(out.past_key_values, StaticCache), "no static cache"\n',
+        flagged='model.generation_config.cache_implmentation = "static"',
+        severity=Severity.WARNING,
+        runtime="OTHER",
+        message_contains="is set on the model's generation_config",
+        note="a misspelled `cache_implementation` written as an attribute of the model's config: a plain "
+             "attribute generate never reads, on every release",
+    ),
+    Invalid(
+        "from transformers import GenerationConfig, StaticCache\n" + _LOAD
+        + 'overrides = {"max_new_tokens": 5, "cache_implmentation": "static"}\n'
+        'config = GenerationConfig.from_pretrained("ckpt", **overrides)\n'
+        "out = model.generate(**inputs, generation_config=config, return_dict_in_generate=True)\n"
+        'assert isinstance(out.past_key_values, StaticCache), "no static cache"\n',
+        flagged='"cache_implmentation"',
+        files={"ckpt/generation_config.json": '{"max_new_tokens": 5}\n'},
+        severity=Severity.WARNING,
+        runtime="OTHER",
+        message_contains="a typo of `cache_implementation`",
+        note="a misspelled key among `GenerationConfig.from_pretrained(path, **overrides)`: the keywords reach "
+             "the constructor",
+    ),
+    Invalid(
+        "from transformers import GenerationConfig\n" + _LOAD
+        + 'config = GenerationConfig.from_dict({"max_new_tokens": 5, "use_model_defaults": False})\n'
+        "out = model.generate(**inputs, generation_config=config)\n",
+        flagged='"use_model_defaults"',
+        versions=("4.57.6",),
+        runtime={"4.57.6": "HFC005", "5.23.0": "OK", "5.24.0": "OK", "5.25.0": "OK"},
+        message_contains="Argument `use_model_defaults` is not a valid argument of `GenerationConfig`",
+        note="a generate-only keyword in `GenerationConfig.from_dict({...})`",
+    ),
+    Invalid(
+        "from transformers import StaticCache\n" + _LOAD
+        + 'unused = model.generation_config.update(cache_implmentation="static", max_new_tokens=5)\n'
+        "out = model.generate(**inputs, return_dict_in_generate=True)\n"
+        'assert isinstance(out.past_key_values, StaticCache), "no static cache"\n',
+        flagged='cache_implmentation="static"',
+        severity=Severity.WARNING,
+        runtime="OTHER",
+        message_contains="`update()` sets only the config's fields",
+        note="a misspelled `cache_implementation` given to `update()` of the model's config: returned unused, "
+             "nothing set, on every release",
+    ),
 )

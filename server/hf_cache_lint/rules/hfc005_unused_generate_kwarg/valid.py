@@ -89,4 +89,18 @@ VALID: tuple[Valid, ...] = (
         note="a GenerationConfig built in `__init__` from a settings dict with its fields spelled right "
              "(`return_legacy_cache=False` asks for nothing 5.x ignores)",
     ),
+    Valid(
+        _LOAD + "model.generation_config.update(use_model_defaults=False, max_new_tokens=5)\n"
+        "out = model.generate(**inputs)\n",
+        note="`update()` sets only the config's fields: a generate-only keyword given to it is returned unused, "
+             "never refused (4.57.6 raises only when a config is built with it)",
+    ),
+    Valid(
+        "from transformers import GenerationConfig, StaticCache\n" + _LOAD
+        + 'model.generation_config = GenerationConfig.from_dict({"max_new_tokens": 5, "cache_implementation": '
+        '"static"})\n'
+        "out = model.generate(**inputs, return_dict_in_generate=True)\n"
+        "assert isinstance(out.past_key_values, StaticCache)\n",
+        note="a config built by `from_dict` with its fields spelled right, assigned to the model",
+    ),
 )

@@ -43,7 +43,9 @@ class IgnoredCachePosition(Rule):
             for read in hook.reads:
                 # A `Cache.update` override's `cache_kwargs` read fails on any key (5.4+ pass no dict at all).
                 update_kwargs = hook.kind == "cache_update" and hook.parameters[3:4] == (read.container,)
-                if read.how != "parameter" and (read.key == _KEY or update_kwargs):
+                if read.key == _KEY and not read.container:
+                    yield from self._parameter(analysis, hook, read, target)
+                elif read.how != "parameter" and (read.key == _KEY or update_kwargs):
                     yield from self._read(analysis, hook, read, target)
         first = target.behaviour_since("static_cache_ignores_cache_position")
         if first is not None:
@@ -84,6 +86,35 @@ class IgnoredCachePosition(Rule):
                           story="5.4 removed `cache_position` from every forward and from the hooks generate calls; "
                                 "the position of the new tokens is the cache's length before them "
                                 "(`cache.get_seq_length()`).")
+
+    def _parameter(self, analysis: Analysis, hook: HookOverride, read: HookRead, target: Target) -> Iterator[Finding]:
+        """A `cache_position` parameter of a layer `forward` or a `prepare_inputs_for_generation` override, used
+        and never tested against None (engine/interpreter/hooks.py): from 5.4 nothing passes it, so it is None."""
+        reference = "prepare_inputs" if hook.kind == "prepare_inputs" else hook.reference
+        if not reference:
+            return
+        gone = target.hook_parameter_gone(reference, _KEY)
+        if gone is None:
+            return
+        passes = f"{since(target, gone)} no longer passes `cache_position` to {hook.target}"
+        if read.how == "subscript":
+            message = f"`{read.text}`: {passes}, so the parameter is None and this raises TypeError: 'NoneType' " \
+                      "object is not subscriptable"
+            severity = Severity.ERROR
+        elif read.how == "get":
+            attribute = read.text.split(".", 1)[1]
+            message = f"`{read.text}`: {passes}, so the parameter is None and this raises AttributeError: " \
+                      f"'NoneType' object has no attribute '{attribute}'"
+            severity = Severity.ERROR
+        else:
+            message = f"`{read.text}`: {passes}, so the parameter is None there and what the body computes from " \
+                      "it is lost (silently)"
+            severity = Severity.WARNING
+        yield self.report(read.span, message, severity=severity,
+                          story="5.4 removed `cache_position` from every forward and from the hooks generate calls; "
+                                "an override that takes it as a parameter gets its default, None. The position of "
+                                "the new tokens is the cache's length before them (`cache.get_seq_length()`), on "
+                                "every release.")
 
     def _sent(self, analysis: Analysis, sent: CachePositionSent, target: Target, first: str) -> Finding:
         if sent.via == "forward":

@@ -39,6 +39,25 @@ SLOT = (_LOAD +
         "k = torch.ones(1, model.config.num_key_value_heads, 1, model.config.head_dim)\n"
         'cache.update(k, k, 0, {"cache_position": torch.tensor([9])})\n')
 
+PATCHED = ("import torch\nfrom transformers import AutoModelForCausalLM\n"
+           "from transformers.models.llama import modeling_llama\n\n"
+           'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B")\n'
+           "prompt = torch.tensor([[1, 5, 9, 14, 20]])\n"
+           "original = modeling_llama.LlamaAttention.forward\n\n\n"
+           "def forward(self, hidden_states, cache_position=None, **kwargs):\n"
+           "    self.last_position = int(cache_position[-1])\n"
+           "    return original(self, hidden_states, **kwargs)\n\n\n"
+           "modeling_llama.LlamaAttention.forward = forward\n"
+           "model.generate(prompt, max_new_tokens=2)\n")
+
+PREPARE = ("import torch\nfrom transformers import LlamaForCausalLM\n\n\n"
+           "class PrefixLM(LlamaForCausalLM):\n"
+           "    def prepare_inputs_for_generation(self, input_ids, cache_position=None, **kwargs):\n"
+           "        self.decoding = bool(cache_position[0] > 0)\n"
+           "        return super().prepare_inputs_for_generation(input_ids, cache_position=cache_position, **kwargs)\n\n\n"
+           'model = PrefixLM.from_pretrained("meta-llama/Llama-3.2-1B")\n'
+           "model.generate(torch.tensor([[1, 5, 9, 14, 20]]), max_new_tokens=2)\n")
+
 INVALID: tuple[Invalid, ...] = (
     invalid(
         PRESS,
@@ -82,6 +101,22 @@ INVALID: tuple[Invalid, ...] = (
         fixes={},
         versions=_5X, severity=Severity.WARNING, runtime="OK",
         note="positions given to `StaticCache.update`: from 5.4 it writes at its own running length (silently)",
+    ),
+    invalid(
+        PATCHED,
+        flagged="cache_position[-1]",
+        fixes={},
+        versions=_5X, runtime="HFC011",
+        note="a `cache_position` parameter of a patched attention `forward`: from 5.4 nothing passes it, so it is "
+             "None",
+    ),
+    invalid(
+        PREPARE,
+        flagged="cache_position[0]",
+        fixes={},
+        versions=_5X, runtime="HFC011",
+        note="a `cache_position` parameter of a `prepare_inputs_for_generation` override (handing it on by name "
+             "is not the use that fails)",
     ),
 )
 

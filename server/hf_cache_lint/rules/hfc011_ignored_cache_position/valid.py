@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from hf_cache_lint.rules.base import Valid
-from hf_cache_lint.rules.hfc011_ignored_cache_position.examples import _LOAD, PRESS, ROLLBACK
+from hf_cache_lint.rules.hfc011_ignored_cache_position.examples import (
+    _LOAD,
+    PATCHED,
+    PREPARE,
+    PRESS,
+    ROLLBACK,
+)
 
 VALID: tuple[Valid, ...] = (
     Valid(
@@ -25,5 +31,16 @@ VALID: tuple[Valid, ...] = (
         _LOAD + "\n\ndef step(ids, cache_position=None):\n    return ids, cache_position\n\n\n"
         "step(prompt, cache_position=torch.tensor([0]))\n",
         note="`cache_position=` given to a function of the project's own",
+    ),
+    Valid(
+        PATCHED.replace("    self.last_position = int(cache_position[-1])\n",
+                        "    if cache_position is None:  # 5.4+ pass none\n"
+                        "        cache_position = torch.arange(hidden_states.shape[1])\n"
+                        "    self.last_position = int(cache_position[-1])\n"),
+        note="a `cache_position` parameter tested against None before it is used",
+    ),
+    Valid(
+        PREPARE.replace("        self.decoding = bool(cache_position[0] > 0)\n", ""),
+        note="a `cache_position` parameter only handed on by name (None goes on where nothing passes it)",
     ),
 )
