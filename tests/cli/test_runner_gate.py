@@ -4,8 +4,9 @@ the engine only the files that need a parse, and not have the engine ask the gat
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from types import MappingProxyType
 
 import pytest
 from cli_helpers import write
@@ -15,6 +16,7 @@ from hf_cache_lint.cli_support import runner
 from hf_cache_lint.cli_support.discovery import SourceFile
 from hf_cache_lint.engine.base.findings import CheckResult
 from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.facts import Source
 from hf_cache_lint.engine.text.text import decode_source
 from hf_cache_lint.settings import Settings
 
@@ -62,9 +64,10 @@ def test_a_file_the_gate_passes_is_gated_once_and_keeps_what_the_gate_read(
     real = gate.cannot_hold_finding
 
     def counting(text: str, path: str, context: Context, keyword_matters: Callable[[str], bool],
-                 removed_api: bool = False, kind_names: frozenset[str] = frozenset()) -> bool:
+                 removed_api: bool = False, kind_names: frozenset[str] = frozenset(),
+                 sourced: Mapping[Source, frozenset[str]] = MappingProxyType({})) -> bool:
         asked.append(path)
-        return real(text, path, context, keyword_matters, removed_api, kind_names)
+        return real(text, path, context, keyword_matters, removed_api, kind_names, sourced)
 
     monkeypatch.setattr(gate, "cannot_hold_finding", counting)  # as the one screen (engine/screen/screen.py) imports it
     ctx = Context(workspace=tmp_path)

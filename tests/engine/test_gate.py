@@ -23,6 +23,7 @@ from hf_cache_lint.settings import Settings
 REPO = Path(__file__).resolve().parents[2]
 CORPUS = REPO / "tests" / "data" / "corpus"
 EXAMPLES_DIR = REPO / "examples"
+REALCODE_CASES = REPO / "tests" / "realcode" / "cases"
 
 
 def both(code: str, path: Path, ctx: Context) -> tuple[CheckResult, CheckResult]:
@@ -51,7 +52,7 @@ def test_rule_examples_have_the_same_findings_on_both_paths(ex: object, version:
 
 
 def _real_files() -> list[Path]:
-    return [p for d in (CORPUS, EXAMPLES_DIR) if d.is_dir() for p in sorted(d.rglob("*.py"))]
+    return [p for d in (CORPUS, EXAMPLES_DIR, REALCODE_CASES) if d.is_dir() for p in sorted(d.rglob("*.py"))]
 
 
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="tests/data/corpus not in this checkout yet")

@@ -8,7 +8,9 @@ this package, and that module is the whole of it:
 - its frozen dataclass(es), the one recorded being `KIND.type`;
 - `KIND = FactKind(...)`: its name, the words without one of which it cannot occur in a text (`triggers`, or a
   faster test of its own, `might_occur`), and the compiled names that send a module to the parser for it
-  (`parse_names`; None only for the kinds engine/screen/gate.py decides with tests of its own, `GATED_KINDS` there).
+  (`parse_names`; None only for the kinds engine/screen/gate.py decides with tests of its own, `GATED_KINDS` there),
+  with what else such a module must hold (`source`: a transformers object the interpreter can know, or transformers
+  imported by name; engine/screen/gate.py asks it).
 
 The registry (`KINDS`, every module of this package in name order, found by listing it: nothing lists them by
 hand) is what the rest reads: the interpreter records any fact through `Session.record(fact)`; the replay keeps
@@ -32,9 +34,22 @@ import importlib
 import pkgutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 T = TypeVar("T")
+
+# What a module must hold, beside one of a kind's parse names, for the engine to record a fact of that kind
+# (engine/screen/gate.py decides it on the compiled names). A transformers value the interpreter knows is made by a
+# name imported from transformers or unsloth, or lent by a workspace module (engine/interpreter/known.py,
+# loading.py, functions.py `annotated`, imports.py); a cache also comes out of a generate call's output:
+# - "": nothing more;
+# - "model": a transformers model (a forward call, engine/interpreter/calls.py and methods.py);
+# - "cache": a transformers cache, or any generate output's (`out.past_key_values.crop(n)`, methods.py);
+# - "object": a cache or model the code says is transformers' (engine/interpreter/cache_uses.py: a generate
+#   output's cache only with `return_dict_in_generate=True` written);
+# - "import": transformers imported by name (the hook walk, engine/interpreter/hooks.py, binds nothing else), or a
+#   forward hook registered on a `.self_attn`.
+Source = Literal["", "model", "cache", "object", "import"]
 
 
 class RegistryError(RuntimeError):
@@ -52,6 +67,8 @@ class FactKind(Generic[T]):
     # The compiled names (identifiers, string constants) of which one must be in a module for it to hold such a
     # fact; None: engine/screen/gate.py decides this kind with tests of its own (gate.GATED_KINDS).
     parse_names: frozenset[str] | None = frozenset()
+    # What else the module must hold for such a fact (`Source` above).
+    source: Source = ""
     # A faster or finer text test than "a trigger is in the text" (must never say no where a trigger test
     # would find a fact: tests/engine/test_fact_kinds.py).
     might_occur: Callable[[str], bool] | None = field(default=None, repr=False)

@@ -32,4 +32,7 @@ class CacheCrop:
 
 
 # The word alone: `cache . crop (4)` is the same call (what the tokenizer skips never hides one, issue 33).
-KIND: FactKind[CacheCrop] = FactKind("cache_crop", CacheCrop, triggers=("crop",), parse_names=frozenset({"crop"}))
+# Recorded only on a value the interpreter knows is a transformers cache (`source`): a `crop` of an image or a
+# tensor in a module with no such value never reaches the parser.
+KIND: FactKind[CacheCrop] = FactKind("cache_crop", CacheCrop, triggers=("crop",), parse_names=frozenset({"crop"}),
+                                     source="cache")

@@ -26,5 +26,5 @@ class CachePositionSent:
 
 KIND: FactKind[CachePositionSent] = FactKind(
     "cache_position_sent", CachePositionSent, triggers=("cache_position",),
-    parse_names=frozenset({"cache_position"}),
+    parse_names=frozenset({"cache_position"}), source="import",
     might_occur=lambda text: "cache_position" in text and "transformers" in text)

@@ -112,4 +112,4 @@ PARSE_NAMES = frozenset({
 # No cache or model use without one of these words: a cache class, an output's cache, a model's cache member
 # (the interpreter records none in a text without them: engine/interpreter/cache_uses.py).
 KIND: FactKind[CacheUse] = FactKind("cache_use", CacheUse, triggers=("Cache", "cache", "past_key_values"),
-                                    parse_names=PARSE_NAMES, distinct=True)
+                                    parse_names=PARSE_NAMES, source="object", distinct=True)

@@ -33,4 +33,4 @@ class ForwardCache:
 
 KIND: FactKind[ForwardCache] = FactKind(
     "forward_cache", ForwardCache, triggers=("past_key_values", "cache"),
-    parse_names=frozenset({"past_key_values", "cache"}))
+    parse_names=frozenset({"past_key_values", "cache"}), source="model")

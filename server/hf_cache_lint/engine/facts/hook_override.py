@@ -82,5 +82,5 @@ def might_hold_hook(text: str) -> bool:
 
 KIND: FactKind[HookOverride] = FactKind(
     "hook_override", HookOverride, triggers=("past_key_value", "cache_position", "cache_kwargs"),
-    parse_names=frozenset({"past_key_values", "past_key_value", "cache_position", "cache_kwargs"}),
+    parse_names=frozenset({"past_key_values", "past_key_value", "cache_position", "cache_kwargs"}), source="import",
     might_occur=might_hold_hook)

@@ -7,4 +7,6 @@ interpreter/: the screen reads the text and CPython's `ast`, not parso.
 - reaching.py: which keywords can reach a call of generate (`ast`);
 - value_sources.py: whether a `cache_implementation` can be set, a `from_pretrained` load, a cache be read;
 - lent_values.py: what a name imported from a workspace module can be, read with `ast`.
+- library_values.py: whether a name imported from transformers (or unsloth) can make a cache or model, read
+  off the text's imports and where the names stand.
 """

@@ -32,19 +32,28 @@ import ast
 import re
 import sys
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from types import CodeType
+from types import CodeType, MappingProxyType
 
 from hf_cache_lint.engine.base.collector import gc_paused
 from hf_cache_lint.engine.environment import workspace
 from hf_cache_lint.engine.environment.context import Context
 from hf_cache_lint.engine.environment.families import PIPELINE_CLASSES
 from hf_cache_lint.engine.environment.versions import REMOVED_CACHE_METHODS, REMOVED_NAMES
+from hf_cache_lint.engine.facts import Source
 from hf_cache_lint.engine.facts.cache_use import PARSE_NAMES as CACHE_USE_NAMES
 from hf_cache_lint.engine.output.keywords import CACHE_KEYWORDS
 from hf_cache_lint.engine.screen import reaching, value_sources
-from hf_cache_lint.engine.screen.lent_values import CALLABLE_MAKERS, FACT_MAKERS, lends
+from hf_cache_lint.engine.screen.lent_values import CALLABLE_MAKERS, FACT_MAKERS, OBJECT_MAKERS, Makers, lends
+from hf_cache_lint.engine.screen.library_values import (
+    HOOK_ROLES,
+    TRANSFORMERS,
+    from_imports,
+    imported_names,
+    makes_values,
+    word_char,
+)
 from hf_cache_lint.engine.text.prefilter import _in_code, _triple_quotes
 
 # Words whose mere presence sends a module to parso: values a check reads (a `cache_implementation`,
@@ -69,39 +78,21 @@ _PIPELINE_CLASSES = frozenset(PIPELINE_CLASSES)
 # only slower).
 _CONSTANTS_COMPLETE = sys.version_info < (3, 12)
 # After `while` / `assert` (whole at their start: `\b`), tried where the word stands (str.find: the regex
-# searched over the text cost ~3 ms on a large module).
-_DROPS_AFTER = re.compile(r"[\s(]*(?:not\b|True\b|False\b|None\b|\.\.\.|[-+~]?\.?\d|[bBrRuUfF]{0,2}[\"'\[{(])")
+# searched over the text cost ~3 ms on a large module): what may fold to a constant, maybe under `not`s
+# (`while not q.empty():` never does; a bare `not` or `(` here sent 12 of transformers' 64 such modules to the
+# every-identifier mode below, and with them every word of their comments and docstrings).
+_DROPS_AFTER = re.compile(
+    r"[\s(]*(?:not\b[\s(]*)*(?:True\b|False\b|None\b|\.\.\.|[-+~]?\.?\d|[bBrRuUfF]{0,2}[\"'\[{]|\(\s*\))")
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
-
-# `from .x import (a, b)` / `from pkg.mod import a as b, \` continued: the names a workspace module may
-# lend. Anywhere in the text (after `;`, in a one-line `if`, even in a string): too many is only slower.
-# Matched where `from` stands, not after a word character or a dot (str.find, as above).
-_FROM_IMPORT = re.compile(
-    r"from[ \t\f]+(\.*)[ \t\f]*([\w.]*)[ \t\f]+import[ \t\f]+(\([^)]*\)|(?:[^\n#;\\]|\\\r?\n)*)")
-
 
 def _drops_code(text: str) -> bool:
     for word in ("while", "assert"):
         i = text.find(word)
         while i >= 0:
-            if (i == 0 or not _word_char(text[i - 1])) and _DROPS_AFTER.match(text, i + len(word)):
+            if (i == 0 or not word_char(text[i - 1])) and _DROPS_AFTER.match(text, i + len(word)):
                 return True
             i = text.find(word, i + 1)
     return False
-
-
-def _from_imports(text: str) -> Iterator[re.Match[str]]:
-    r"""The `from ... import ...` statements as `_FROM_IMPORT.finditer` with `(?<![\w.])` in front would find."""
-    i = text.find("from")
-    while i >= 0:
-        m = None
-        if i == 0 or not (_word_char(text[i - 1]) or text[i - 1] == "."):
-            m = _FROM_IMPORT.match(text, i)
-        if m is not None:
-            yield m
-            i = text.find("from", max(m.end(), i + 1))
-        else:
-            i = text.find("from", i + 1)
 
 
 def _words(code: CodeType, names: set[str], strings: set[str]) -> None:
@@ -136,23 +127,23 @@ def _compiled_words(text: str) -> tuple[set[str], set[str]] | None:
     return names, strings
 
 
-def _imports_workspace_value(text: str, path: str, context: Context, *, calls: bool = True) -> bool:
+def _imports_workspace_value(text: str, path: str, context: Context, words: Makers = FACT_MAKERS) -> bool:
     """Whether a `from M import n` may bring a value that matters from a workspace file.
 
     The interpreter (engine/interpreter/imports.py) runs M's top level and copies n's value, and what it reaches,
     into this module; a def, a class, a re-export or a name M does not assign comes over as an opaque symbol.
-    `calls`: this module's code says `generate` itself, so a model, config, kwargs dict, pipeline or partial
-    from M may carry a fact into one of its calls; without it only a value that reaches generate when called
-    here (a pipeline, a `partial` or a bound `generate`, maybe inside a container or an object) can lead to a
-    finding. Whether n's value can hold such a thing: engine/screen/lent_values.py, over the statements of M that can
-    shape it."""
+    `words`: what makes a value matter here (engine/screen/lent_values.py): FACT_MAKERS when this module's code
+    says `generate` itself (a model, config, kwargs dict, pipeline or partial from M may carry a fact into one
+    of its calls), CALLABLE_MAKERS when it does not (only a value that reaches generate when called here: a
+    pipeline, a `partial` or a bound `generate`, maybe inside a container or an object), OBJECT_MAKERS when a
+    fact needs a transformers cache or model (any of those, or a cache or model made there). Whether n's value
+    can hold such a thing: engine/screen/lent_values.py, over the statements of M that can shape it."""
     importer = Path(path) if path and not path.startswith("<") else None
     # The interpreter's roots exactly (engine/importer.py): a module it cannot find lends nothing.
     roots = tuple(p for p in (context.workspace, importer.parent if importer else None) if p is not None)
     roots += context.extra_paths
-    words = FACT_MAKERS if calls else CALLABLE_MAKERS
     seen: set[tuple[str, str]] = set()
-    for m in _from_imports(text):
+    for m in from_imports(text):
         level, module = len(m.group(1)), m.group(2)
         local = level > 0 or (module != "" and module.split(".")[0] not in workspace.SKIP_ROOTS)
         if not local:
@@ -161,19 +152,13 @@ def _imports_workspace_value(text: str, path: str, context: Context, *, calls: b
         found = workspace.resolve(module, level, importer, roots)
         if found is None:
             continue
-        listed = m.group(3).strip("() \t\r\n").replace("\\", " ").replace("\n", " ")
-        names = [n.split(" as ")[0].strip() for n in listed.split(",")]
-        if any(n and lends(found, n, context, words, seen) for n in names):
+        if any(lends(found, n, context, words, seen) for n, _ in imported_names(m)):
             return True
     return False
 
 
 def _every_keyword(name: str) -> bool:
     return True
-
-
-def _word_char(c: str) -> bool:
-    return c.isalnum() or c == "_"
 
 
 def _said_in_code(text: str, words: Iterable[str], quotes: dict[str, list[int]]) -> bool:
@@ -185,7 +170,7 @@ def _said_in_code(text: str, words: Iterable[str], quotes: dict[str, list[int]])
         i = text.find(word)
         while i >= 0:
             end = i + len(word)
-            if (i == 0 or not _word_char(text[i - 1])) and (end == len(text) or not _word_char(text[end])):
+            if (i == 0 or not word_char(text[i - 1])) and (end == len(text) or not word_char(text[end])):
                 before = text[text.rfind("\n", 0, i) + 1:i]
                 if before.count('"') % 2 == 0 and before.count("'") % 2 == 0 and _in_code(text, i, quotes):
                     return True
@@ -222,6 +207,8 @@ class _Tree:
         return self.source
 
 
+_NONE: Mapping[Source, frozenset[str]] = MappingProxyType({})
+
 # The fact kinds (engine/facts) this gate decides with tests of its own (their `parse_names` are None); any
 # other kind is decided by its `parse_names` (`names` below).
 GATED_KINDS = frozenset({"generate_call", "ci_value", "removed_api_use"})
@@ -229,7 +216,8 @@ GATED_KINDS = frozenset({"generate_call", "ci_value", "removed_api_use"})
 
 def cannot_hold_finding(text: str, path: str, context: Context,
                         keyword_matters: Callable[[str], bool] = _every_keyword,
-                        removed_api: bool = False, kind_names: frozenset[str] = frozenset()) -> bool:
+                        removed_api: bool = False, kind_names: frozenset[str] = frozenset(),
+                        sourced: Mapping[Source, frozenset[str]] = _NONE) -> bool:
     """True only when parsing and interpreting the module cannot record anything a rule reports on.
 
     `keyword_matters(name)`: whether a rule may report on a call that reaches generate for the keyword
@@ -238,7 +226,9 @@ def cannot_hold_finding(text: str, path: str, context: Context,
     `removed_api`: the text may use a removed cache API (engine/text/prefilter.py `might_use_removed_api`); then
     HFC007 is decided here too, on the compiled names.
     `kind_names`: the parse names of the other fact kinds the enabled rules read (engine/facts): one of them among
-    the compiled names or string constants sends the module on.
+    the compiled names or string constants sends the module on. `sourced`: those of the kinds whose facts also
+    need a transformers value the interpreter knows, or transformers imported by name (by `Source`, engine/facts):
+    one of them sends the module on only where the module holds that too.
     """
     if _sure_to_pass(text):
         return False
@@ -246,7 +236,11 @@ def cannot_hold_finding(text: str, path: str, context: Context,
     if words is None:
         return False
     names, strings = words
-    if not kind_names.isdisjoint(names) or not kind_names.isdisjoint(strings):
+    if _said(kind_names, names, strings):
+        return False
+    imports_transformers = _imports(names, "transformers")
+    if _said(sourced.get("import", frozenset()), names, strings) and (_hooks_an_attention(names) or (
+            imports_transformers and makes_values(text, TRANSFORMERS, HOOK_ROLES))):
         return False
     # As names only: the interpreter makes no callable or load of a string (`getattr(x, "from_pretrained")`
     # is unknown to it).
@@ -257,9 +251,16 @@ def cannot_hold_finding(text: str, path: str, context: Context,
         parsed = tree.get()
         if parsed is None or not value_sources.only_super_loads(parsed):
             return False
-    if removed_api and not _no_removed_api(names, strings, tree):
-        return False
+    # A fact about a transformers cache or model (and every removed-API use: an import from transformers, an
+    # attribute of the module, a method on a known cache) needs a value the interpreter can know: from a name
+    # imported from transformers or unsloth, a generate output, or (last, below) a workspace module.
     calls = not (CALLS.isdisjoint(names) and CALLS.isdisjoint(strings))
+    wanted = {source for source, words in sourced.items() if source != "import" and _said(words, names, strings)}
+    if removed_api and not _no_removed_api(names, strings, tree):
+        wanted.add("object")
+    if wanted and ((calls and ("cache" in wanted or ("object" in wanted and _said(_SAID_OUTPUT, names, strings))))
+                   or ((imports_transformers or _imports(names, "unsloth")) and makes_values(text))):
+        return False
     if calls and not _no_keyword_reaches(names, strings, tree, keyword_matters):
         return False
     # Last of the tests on this module's code: it walks the whole tree.
@@ -268,7 +269,34 @@ def cannot_hold_finding(text: str, path: str, context: Context,
         if parsed is None or value_sources.may_set_cache_implementation(parsed.tree, _PIPELINE_CLASSES):
             return False
     # Last, as it costs file lookups: a value from a workspace module may bring any of the above.
-    return not _imports_workspace_value(text, path, context, calls=calls)
+    makers = OBJECT_MAKERS if wanted else FACT_MAKERS if calls else CALLABLE_MAKERS
+    return not _imports_workspace_value(text, path, context, makers)
+
+
+# A generate output whose cache the interpreter says is transformers' (engine/interpreter/cache_uses.py `output`).
+_SAID_OUTPUT = frozenset({"return_dict_in_generate"})
+
+
+def _said(wanted: frozenset[str], names: set[str], strings: set[str]) -> bool:
+    return not (wanted.isdisjoint(names) and wanted.isdisjoint(strings))
+
+
+def _imports(names: set[str], library: str) -> bool:
+    """Whether the compiled names hold `library` imported by name: the interpreter's only way to a transformers
+    (or unsloth) symbol (engine/interpreter/statements.py `exec_import`: `import transformers[.x]`,
+    `from transformers[.x] import y`, whose module names the compiler keeps among the names; relative imports
+    of a package's own modules never are). A superset: an attribute or variable of that name counts too."""
+    dotted = library + "."
+    return library in names or any(n.startswith(dotted) for n in names)
+
+
+# engine/interpreter/hooks.py `_forward_hook`: the one hook it finds without a transformers import.
+_FORWARD_HOOKS = frozenset({"register_forward_hook", "register_forward_pre_hook"})
+
+
+def _hooks_an_attention(names: set[str]) -> bool:
+    """`<x>.self_attn.register_forward_hook(f, with_kwargs=True)` (kvpress's presses)."""
+    return "self_attn" in names and not _FORWARD_HOOKS.isdisjoint(names)
 
 
 def _no_removed_api(names: set[str], strings: set[str], tree: _Tree) -> bool:

@@ -9,6 +9,7 @@ compile tests: this is a small slice analysis of another module, cached per file
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 from collections import Counter
 from collections.abc import Iterator
@@ -22,23 +23,39 @@ from hf_cache_lint.engine.environment.context import Context
 from hf_cache_lint.engine.environment.reads import read_bounded
 from hf_cache_lint.engine.output.keywords import CACHE_KEYWORDS
 
+
 # What must be written in the statements that shape an imported value for it to matter here (exact identifiers,
 # attribute names, imported names or identifier strings; engine/interpreter/known.py, loading.py, methods.py):
 # a value reaching generate when called is made by `pipeline(...)` or a `...Pipeline(...)` class
 # (PIPELINE_CLASSES), or is a bound `.generate` (also inside a `functools.partial`); a fact a generate call
 # reads also comes from a load (`from_pretrained`, `from_config`), a generation config, a `cache_implementation`,
 # a cache keyword as a dict key or keyword, or a `partial`'s keywords.
-CALLABLE_MAKERS = frozenset({"generate", "pipeline"})
-FACT_MAKERS = CALLABLE_MAKERS | frozenset({
+@dataclass(frozen=True)
+class Makers:
+    """The words that make a value matter: one of `words`, or a word `shapes` matches whole."""
+
+    words: frozenset[str]
+    shapes: re.Pattern[str]
+
+    def made_by(self, words: frozenset[str]) -> bool:
+        return not self.words.isdisjoint(words) or any(self.shapes.fullmatch(w) for w in words)
+
+
+_PIPELINE = re.compile(r"\w*Pipeline")
+CALLABLE_MAKERS = Makers(frozenset({"generate", "pipeline"}), _PIPELINE)
+FACT_MAKERS = Makers(CALLABLE_MAKERS.words | frozenset({
     "from_pretrained", "from_config", "cache_implementation", "GenerationConfig", "generation_config", "partial",
-    *CACHE_KEYWORDS})
+    *CACHE_KEYWORDS}), _PIPELINE)
+# A transformers cache or model the interpreter knows (engine/interpreter/known.py, cache_uses.py, functions.py):
+# made by a name from transformers or unsloth (the module itself lent: `import transformers as T; LIB = T`), by
+# a cache class (`...Cache(...)`, `from_legacy_cache`) or a model class (known.py `_MODEL_CLASS`, widened), a load,
+# or a generate or forward output's cache; FACT_MAKERS' values too (a pipeline's model).
+OBJECT_MAKERS = Makers(FACT_MAKERS.words | frozenset({
+    "transformers", "unsloth", "from_legacy_cache", "return_dict_in_generate"}),
+    re.compile(r"\w*(?:Pipeline|Cache|Model)|\w+For[A-Z]\w*"))
 
 
-def _makes(words: frozenset[str], makers: frozenset[str]) -> bool:
-    return not makers.isdisjoint(words) or any(w.endswith("Pipeline") for w in words)
-
-
-def lends(path: Path, name: str, context: Context, makers: frozenset[str], seen: set[tuple[str, str]]) -> bool:
+def lends(path: Path, name: str, context: Context, makers: Makers, seen: set[tuple[str, str]]) -> bool:
     """Whether `from <path> import name` may bring a value that `makers` say matters (see above).
 
     As the interpreter: a module it would not analyse (no FACT_WORDS, too large) or a name it does not assign
@@ -54,7 +71,7 @@ def lends(path: Path, name: str, context: Context, makers: frozenset[str], seen:
     table = _statements(path)
     if table is None:  # does not parse as Python: parso may still read something out of it
         return True
-    makes, imports = table.shaping(name, makers is CALLABLE_MAKERS)
+    makes, imports = table.shaping(name, makers)
     if makes:
         return True
     roots = tuple(p for p in (context.workspace, path.parent) if p is not None) + context.extra_paths
@@ -84,32 +101,24 @@ class _Unit:
     imports: tuple[tuple[int, str, str], ...]  # each `from M import x`: (level, M, x)
     inert: bool  # it binds only a literal constant or a non-workspace import
 
-    @property
-    def makes_callable(self) -> bool:
-        return _makes(self.words, CALLABLE_MAKERS)
-
-    @property
-    def makes_fact(self) -> bool:
-        return _makes(self.words, FACT_MAKERS)
-
 
 @dataclass(frozen=True)
 class _Statements:
     units: tuple[_Unit, ...]  # the live ones only: top-level code, and the bodies it may call
     by_name: dict[str, tuple[int, ...]]  # a module-level name -> the units that mention it
     inert_names: frozenset[str]  # names every binding of which is inert (a symbol or a constant: nothing to mutate)
-    # (name, only callables) -> what `shaping` found (this table is cached per file version: so is this)
-    asked: dict[tuple[str, bool], tuple[bool, tuple[tuple[int, str, str], ...]]] = field(
+    # (name, makers) -> what `shaping` found (this table is cached per file version: so is this)
+    asked: dict[tuple[str, Makers], tuple[bool, tuple[tuple[int, str, str], ...]]] = field(
         default_factory=dict, compare=False, repr=False)
 
-    def shaping(self, name: str, callable_only: bool) -> tuple[bool, tuple[tuple[int, str, str], ...]]:
-        """Whether the code that can shape `name` (`slice`) writes a maker (CALLABLE_MAKERS when
-        `callable_only`, else FACT_MAKERS), and the `from M import x` it holds."""
-        key = (name, callable_only)
+    def shaping(self, name: str, makers: Makers) -> tuple[bool, tuple[tuple[int, str, str], ...]]:
+        """Whether the code that can shape `name` (`slice`) writes one of `makers`, and the `from M import x` it
+        holds."""
+        key = (name, makers)
         got = self.asked.get(key)
         if got is None:
             units = [self.units[i] for i in sorted(self.slice(name))]
-            makes = any(u.makes_callable if callable_only else u.makes_fact for u in units)
+            makes = any(makers.made_by(u.words) for u in units)
             got = self.asked[key] = (makes, tuple(im for u in units for im in u.imports))
         return got
 
@@ -118,9 +127,10 @@ class _Statements:
         it (binding it, reading it into something else, mutating it, a function doing either), and, for each of
         those, what mentions any module-level name it mentions (where the value may flow in or out, an alias be
         mutated, a called function run). A name bound only to a constant or a non-workspace import holds
-        nothing that can change, so nothing flows through it."""
+        nothing that can change, so nothing flows through it: only its bindings join the slice (they say what it
+        is: `from transformers import pipeline as make` names `pipeline`)."""
         if name in self.inert_names:  # a constant or a symbol: only its bindings say what it is
-            return {i for i in self.by_name.get(name, ()) if name in self.units[i].binds}
+            return self._bindings(name)
         out: set[int] = set()
         todo = [name]
         done: set[str] = set()
@@ -132,9 +142,18 @@ class _Statements:
             for i in self.by_name.get(n, ()):
                 if i not in out:
                     out.add(i)
-                    todo.extend(m for m in self.units[i].mentions
-                                if m not in done and m in self.by_name and m not in self.inert_names)
+                    for m in self.units[i].mentions:
+                        if m in done or m not in self.by_name:
+                            continue
+                        if m in self.inert_names:
+                            done.add(m)
+                            out |= self._bindings(m)
+                        else:
+                            todo.append(m)
         return out
+
+    def _bindings(self, name: str) -> set[int]:
+        return {i for i in self.by_name.get(name, ()) if name in self.units[i].binds}
 
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)

@@ -11,8 +11,9 @@ generate keywords a rule reads on a call without a cache or `cache_implementatio
    need no generate call: an import of a removed class, a removed method called on a cache in a manual decode
    loop), the words such a use is made of; for any other kind, its triggers;
 2. for a whole file (`gate=True`; an editor buffer keeps parso's incremental tree warm instead), the compiled
-   module's names and string constants (a kind's `parse_names`) and, for the kinds engine/screen/gate.py decides
-   itself, where they stand (engine/screen/gate.py `cannot_hold_finding`).
+   module's names and string constants (a kind's `parse_names`, with what its `source` says its facts need: a
+   transformers object the interpreter can know, or transformers imported by name) and, for the kinds
+   engine/screen/gate.py decides itself, where they stand (engine/screen/gate.py `cannot_hold_finding`).
 
 A text it screens out cannot hold a finding of the enabled rules (tests/engine/test_gate.py runs every rule
 example both ways, and without its load and generate lines where the rule reads a kind recorded without a
@@ -26,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.facts import KINDS, FactKind
+from hf_cache_lint.engine.facts import KINDS, FactKind, Source
 from hf_cache_lint.engine.facts.removed_api_use import KIND as REMOVED_API_USE
 
 Kind = FactKind[Any]
@@ -84,10 +85,15 @@ def can_hold_finding(text: str, path: str, context: Context, needs: Callable[[],
     )
 
     # The kinds the gate decides with tests of its own (parse_names None) it is told of by flag; any other
-    # kind's parse_names send the module on when the compiled module names one.
-    names = frozenset[str]().union(*(k.parse_names for k in passed if k.parse_names is not None))
+    # kind's parse_names send the module on when the compiled module names one (and holds what the kind's
+    # `source` says its facts need).
     return not cannot_hold_finding(text, path, context, needs().keyword_matters, REMOVED_API_USE in passed,
-                                   names)
+                                   _parse_names(passed, ""),
+                                   {s: _parse_names(passed, s) for s in {k.source for k in passed} - {""}})
+
+
+def _parse_names(kinds: list[Kind], source: Source) -> frozenset[str]:
+    return frozenset[str]().union(*(k.parse_names for k in kinds if k.parse_names is not None and k.source == source))
 
 
 def _may_hold_a_suppression(text: str) -> bool:
