@@ -177,3 +177,45 @@ def test_an_edit_that_would_leave_a_comment_or_an_error_is_refused() -> None:
         assert not splice.splice_statement(GRAMMAR, module, old, new, 1, 1)
     assert splice.splice_statement(GRAMMAR, module, old, [old[0], "    y = 2\n", old[2]], 1, 1)
     assert module.get_code() == "def f():\n    y = 2\n    return y\n"
+
+
+BRANCHES = '''def prepare(config, kwargs):
+    if config.mode == "static":
+        size = 4
+        kwargs["cache"] = make(
+            mode=config.mode,
+            size=size,
+        )
+    elif config.mode == "quantized":
+        kwargs["cache"] = None
+    else:
+        pass
+    return kwargs
+'''
+
+
+def test_the_last_statement_of_a_branch_is_spliced_with_the_statement_it_ends(tmp_path: Path) -> None:
+    """The edited statement ends the `if` body and `elif` follows: the `if` statement is re-parsed whole (not the
+    module's whole class through the diff parser); the function around it keeps its node objects."""
+    key = str(tmp_path / "b.py")
+    tree = parsing.incremental_parse(GRAMMAR, BRANCHES, key)
+    try:
+        function = tree.children[0]
+        body = function.children[-1]
+        if_stmt, returned = body.children[1], body.children[2]
+        edited = BRANCHES.replace("mode=config.mode", "mode=xconfig.mode")
+        lines = [line + "\n" for line in edited.split("\n")[:-1]]
+        old = [line + "\n" for line in BRANCHES.split("\n")[:-1]]
+        assert splice.splice_statement(GRAMMAR, tree, old, lines, 4, 4)
+        assert shape(tree) == shape(GRAMMAR.parse(edited))
+        assert tree.children[0] is function and body.children[2] is returned
+        assert body.children[1] is not if_stmt  # the if statement is new, the edit inside it
+        assert "xconfig" in body.children[1].get_code()
+        # An `else` branch's last statement, followed by the function's next statement: only that statement.
+        spliced = body.children[1]
+        again = [*lines[:10], "        pass  # typed\n", *lines[11:]]
+        assert splice.splice_statement(GRAMMAR, tree, lines, again, 10, 10)
+        assert body.children[1] is spliced
+        assert shape(tree) == shape(GRAMMAR.parse("".join(again)))
+    finally:
+        parsing.forget(GRAMMAR, key)
