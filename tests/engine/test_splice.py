@@ -219,3 +219,54 @@ def test_the_last_statement_of_a_branch_is_spliced_with_the_statement_it_ends(tm
         assert shape(tree) == shape(GRAMMAR.parse("".join(again)))
     finally:
         parsing.forget(GRAMMAR, key)
+
+
+def lines_edit(text: str, rng: random.Random) -> str:
+    """An edit that adds or removes lines: Enter inside a line (the rest indented as an editor does, or not), two
+    lines joined, a line inserted (a copy of another, a blank or a comment line) or deleted."""
+    lines = text.split("\n")
+    i = rng.randrange(len(lines))
+    line, kind = lines[i], rng.random()
+    if kind < 0.35:
+        at = rng.randrange(len(line) + 1)
+        indent = line[:len(line) - len(line.lstrip())] + rng.choice(["", "    "])
+        lines[i:i + 1] = [line[:at], indent + line[at:].lstrip()]
+    elif kind < 0.55 and i + 1 < len(lines):
+        lines[i:i + 2] = [line + lines[i + 1].lstrip()]
+    elif kind < 0.8:
+        lines.insert(i, rng.choice([lines[rng.randrange(len(lines))], "", "    # note", line]))
+    elif len(lines) > 2:
+        del lines[i]
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+def test_an_edit_that_adds_or_removes_lines_gives_a_fresh_parses_tree(seed: int, tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Enter, lines joined, lines added or removed: the spliced statement's tree, every later leaf moved, is a fresh
+    parse's node by node (and the diff parser's where the splice is refused)."""
+    taken: list[bool] = []
+    original = splice.splice_statement
+
+    def spy(*args: Any) -> bool:
+        ok = original(*args)
+        if len(args) > 6 and args[6]:  # a line count that changed
+            taken.append(ok)
+        return ok
+
+    monkeypatch.setattr(parsing, "splice_statement", spy)
+    rng = random.Random(seed)
+    for n, base in enumerate(bases()):
+        key = str(tmp_path / f"l{n}.py")
+        text = base
+        parsing.incremental_parse(GRAMMAR, text, key)
+        try:
+            for _ in range(60):
+                text = (lines_edit if rng.random() < 0.7 else same_lines_edit)(text, rng) if rng.random() < 0.9 \
+                    else base
+                tree = parsing.incremental_parse(GRAMMAR, text, key)
+                assert tree.get_code() == text
+                assert shape(tree) == shape(GRAMMAR.parse(text))
+        finally:
+            parsing.forget(GRAMMAR, key)
+    assert taken.count(True) > 30 and taken.count(False) > 10

@@ -24,8 +24,11 @@ Why the tree is a whole parse's (tests/engine/test_splice.py compares them node 
   continue a compound statement of the piece unless it is `else`, `elif`, `except` or `finally`: then the
   statement one level out (the `if` or `try` whose branch it ends) is the piece, under the same conditions.
 
-Only an edit that keeps the number of lines is spliced (a line added or removed moves every later node: parso's
-diff parser does that); anything refused here is left to it, with the tree untouched.
+An edit that adds or removes lines (Enter, lines joined) is spliced the same way, the changed rows those of one
+block of lines (engine/syntax/parsing.py widens an insertion or a deletion by the unchanged line before it): the
+statement holding them is re-parsed from the new lines and every leaf after it moves by the difference (the text
+after it is the old text's; the tokenizer and the parser never read a line number). Anything refused here is left
+to parso's diff parser, with the tree untouched.
 """
 
 from __future__ import annotations
@@ -39,12 +42,14 @@ _WRAPPERS = frozenset(("decorated", "async_stmt", "async_funcdef"))
 
 
 def splice_statement(grammar: Any, module: Any, old_lines: list[str], new_lines: list[str],
-                     first: int, last: int) -> bool:
-    """Rows first..last (0-based, inclusive) changed, the line count kept: the smallest statement of `module`
-    (the kept tree of `old_lines`) that holds them and that the next token does not continue re-parsed from
-    `new_lines` and put in its place. False, with
-    the tree untouched, when that is not provably a whole parse's tree (the module docstring)."""
-    if len(old_lines) != len(new_lines) or first > last or "\ufeff" in old_lines[0][:1] + new_lines[0][:1]:
+                     first: int, last: int, delta: int = 0) -> bool:
+    """Rows first..last (0-based, inclusive) of `old_lines` changed into `last - first + 1 + delta` rows of
+    `new_lines` (the rest the same): the smallest statement of `module` (the kept tree of `old_lines`) that holds
+    them and that the next token does not continue re-parsed from `new_lines` and put in its place, every later
+    leaf moved `delta` lines. False, with the tree untouched, when that is not provably a whole parse's tree (the
+    module docstring)."""
+    if len(new_lines) - len(old_lines) != delta or first > last or \
+            "\ufeff" in old_lines[0][:1] + new_lines[0][:1]:
         return False
     for block, index, top, bottom, owners in reversed(_enclosing(module, first + 1, last + 1)):
         nxt = block.children[index].get_last_leaf().get_next_leaf()
@@ -52,15 +57,15 @@ def splice_statement(grammar: Any, module: Any, old_lines: list[str], new_lines:
             # The statement ends a branch that the next token continues (the last statement of an `if` body before
             # its `elif`): the statement one level out, whose branches it is, is re-parsed whole instead.
             continue
-        return _splice(grammar, module, new_lines, block, index, top, bottom, owners)
+        return _splice(grammar, module, new_lines, block, index, top, bottom, owners, delta)
     return False
 
 
 def _splice(grammar: Any, module: Any, new_lines: list[str], block: Any, index: int, top: int, bottom: int,
-            owners: list[Any]) -> bool:
-    """The statement `block.children[index]` (lines top..bottom) re-parsed from `new_lines` and put in its place,
-    when that is provably a whole parse's tree."""
-    piece = new_lines[top - 1:bottom]
+            owners: list[Any], delta: int) -> bool:
+    """The statement `block.children[index]` (old lines top..bottom, new lines top..bottom + delta) re-parsed from
+    `new_lines` and put in its place, when that is provably a whole parse's tree."""
+    piece = new_lines[top - 1:bottom + delta]
     if not piece or not piece[-1].endswith(("\n", "\r")):
         return False
     headers = []
@@ -83,8 +88,29 @@ def _splice(grammar: Any, module: Any, new_lines: list[str], block: Any, index: 
     block.children = kids[:index] + parts + kids[index + 1:]
     for part in parts:
         part.parent = block
+    if delta:
+        _move_after(parts[-1], delta)
     module._used_names = None  # regenerated on demand, as the diff parser leaves it
     return True
+
+
+def _move_after(node: Any, delta: int) -> None:
+    """Every leaf after `node` (the following siblings of it and of each of its ancestors, the endmarker too) moves
+    `delta` lines: the text after the statement is the old text's, `delta` lines further (a line added or
+    removed). The nodes keep their objects, as the lines before keep theirs."""
+    todo: list[Any] = []
+    while node.parent is not None:
+        kids = node.parent.children
+        at = next(i for i, kid in enumerate(kids) if kid is node)
+        todo.extend(kids[at + 1:])
+        node = node.parent
+    while todo:
+        n = todo.pop()
+        kids = getattr(n, "children", None)
+        if kids is None:
+            n.line += delta
+        else:
+            todo.extend(kids)
 
 
 def _enclosing(module: Any, first: int, last: int) -> list[tuple[Any, int, int, int, list[Any]]]:
