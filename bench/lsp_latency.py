@@ -7,7 +7,9 @@ alternating within each round; every figure is the median over rounds.
 For each server and each file (a 100-line script, and transformers' own generation/utils.py):
 cold first diagnostics (process spawn -> first publishDiagnostics after didOpen; also the server's CPU
 seconds at that moment, and the ratios of each round's pair, which move less with the load), then N
-incremental edits, each waited for (p50/p95 of didChange -> publishDiagnostics of that version),
+incremental edits of each kind (`SCRIPT_EDITS`, `UTILS_EDITS`: a character typed into code, and deleted; on
+utils.py also into a comment; Enter, and the lines joined again), each waited for (p50/p95 of didChange ->
+publishDiagnostics of that version, per edit kind),
 then the server's peak RSS (VmHWM). Our server runs with debounceMs=0; both push diagnostics
 (the client declares no pull support). transformers is never imported: its source is only text.
 """
@@ -62,16 +64,66 @@ def script_100_lines() -> str:
 
 
 def generation_utils() -> Path:
-    """transformers' generation/utils.py as text: the oracle's tree, else the wheel unzipped (never imported)."""
-    for candidate in sorted((CACHE / "oracle").glob("tf-*/transformers/generation/utils.py"), reverse=True):
+    """transformers' generation/utils.py of TRANSFORMERS as text: the oracle's tree, else the wheel unzipped (never
+    imported). By version, not by a sort of the folder names (as text, `tf-5.4.0` sorted after `tf-5.24.0`)."""
+    candidate = CACHE / "oracle" / f"tf-{TRANSFORMERS}" / "transformers" / "generation" / "utils.py"
+    if candidate.is_file():
         return candidate
     return unpacked_transformers(TRANSFORMERS) / "generation" / "utils.py"
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Where a keystroke lands, found by a marker in the file: the first line holding `marker`, after it.
+
+    `typed`: a character typed there, then deleted, alternately (the line count stays). `newline`: Enter typed
+    there (the rest of the line moves to a new one, indented as that line plus 4), then the two lines joined again:
+    every later line moves by one, and back.
+    """
+
+    name: str
+    marker: str
+    kind: str = "typed"  # "typed" or "newline"
+
+    def place(self, lines: list[str]) -> tuple[int, int]:
+        row = next(i for i, line in enumerate(lines) if self.marker in line)
+        return row, lines[row].index(self.marker) + len(self.marker)
+
+    def change(self, lines: list[str], n: int) -> tuple[dict[str, object], list[str]]:
+        """The n-th edit (0-based) of a run as an LSP content change, and the lines after it."""
+        row, col = self.place(lines)
+        if self.kind == "typed":
+            start, end, new = (col, col, "x") if n % 2 == 0 else (col, col + 1, "")
+            after = [*lines[:row], lines[row][:start] + new + lines[row][end:], *lines[row + 1:]]
+            return _change(row, start, row, end, new), after
+        if n % 2 == 0:
+            indent = " " * (len(lines[row]) - len(lines[row].lstrip()) + 4)
+            after = [*lines[:row], lines[row][:col], indent + lines[row][col:], *lines[row + 1:]]
+            return _change(row, col, row, col, "\n" + indent), after
+        # join: from the end of the row holding the marker (it ends there now) through the next line's indentation
+        end_col = len(lines[row + 1]) - len(lines[row + 1].lstrip())
+        after = [*lines[:row], lines[row] + lines[row + 1][end_col:], *lines[row + 2:]]
+        return _change(row, len(lines[row]), row + 1, end_col, ""), after
+
+
+def _change(line: int, character: int, end_line: int, end_character: int, text: str) -> dict[str, object]:
+    return {"range": {"start": position(line, character), "end": position(end_line, end_character)}, "text": text}
+
+
+# The keystroke measured on each file. On utils.py, a name typed into code inside a method body that `generate`
+# inlines (`_prepare_cache_for_generation`), as a user types; the comment edit of earlier passes (inside
+# `_prepare_generation_config`) and Enter in code are measured beside it. On the 100-line script, the value of a
+# `cache_implementation=` keyword.
+SCRIPT_EDITS: tuple[Edit, ...] = (Edit("typed", "cache_implementation="), Edit("newline", "max_new_tokens: int = 32) -> str:", "newline"))
+UTILS_EDITS: tuple[Edit, ...] = (Edit("typed code", "cache_implementation=generation_config"),
+               Edit("typed comment", "cache_implementation="),
+               Edit("newline", "cache_implementation=generation_config.cache_implementation,", "newline"))
 
 
 @dataclass
 class Run:
     server: str
-    file: str
+    file: str  # the file's name, then the edit's (`generation_utils.py/typed code`)
     lines: int
     cold_ms: float
     initialize_ms: float
@@ -166,8 +218,10 @@ def position(line: int, character: int) -> dict[str, int]:
     return {"line": line, "character": character}
 
 
-async def bench(name: str, command: list[str], options: object, path: Path, edits: int,
-                server_path: str | None = None) -> Run:
+async def bench(name: str, command: list[str], options: object, path: Path, edits: tuple[Edit, ...], count: int,
+                server_path: str | None = None) -> list[Run]:
+    """One server process: spawn, open `path`, then `count` edits of each kind in `edits`, each waited for; a Run
+    per edit kind (the cold figures are the process's, the same in each)."""
     text, uri = path.read_text(), path.as_uri()
     client = Client(command, path.parent, server_path)
     spawned = time.perf_counter()
@@ -184,34 +238,33 @@ async def bench(name: str, command: list[str], options: object, path: Path, edit
     cold = (await client.published(uri, 1) - spawned) * 1000
     assert client.process
     cold_cpu = cpu_ms(client.process.pid)
-    lines = text.split("\n")
-    row = next(i for i, line in enumerate(lines) if "cache_implementation=" in line)
-    col = lines[row].index("cache_implementation=") + len("cache_implementation=")
-    samples = []
-    cpu_before = cpu_ms(client.process.pid)
-    for n in range(edits):
-        version = n + 2
-        # Type a character into the value, then delete it: the call keeps its shape, the text changes.
-        start, end, new = (col, col, "x") if n % 2 == 0 else (col, col + 1, "")
-        sent = time.perf_counter()
-        client.notify("textDocument/didChange", {
-            "textDocument": {"uri": uri, "version": version},
-            "contentChanges": [{"range": {"start": position(row, start), "end": position(row, end)}, "text": new}]})
-        samples.append((await client.published(uri, version) - sent) * 1000)
-    assert client.process
-    edit_cpu = (cpu_ms(client.process.pid) - cpu_before) / edits
+    version = 1
+    measured: list[tuple[Edit, list[float], float]] = []
+    for edit in edits:
+        lines = text.split("\n")
+        samples = []
+        cpu_before = cpu_ms(client.process.pid)
+        # An even count: the last edit takes the text back to the opened one for the next edit kind.
+        for n in range(count + count % 2):
+            version += 1
+            change, lines = edit.change(lines, n)
+            sent = time.perf_counter()
+            client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
+                                                     "contentChanges": [change]})
+            samples.append((await client.published(uri, version) - sent) * 1000)
+        measured.append((edit, sorted(samples), (cpu_ms(client.process.pid) - cpu_before) / len(samples)))
     rss = peak_rss_mb(client.process.pid)
     await client.stop()
-    samples.sort()
-    return Run(name, path.name, text.count("\n"), round(cold, 1), round(initialized, 1), cold_cpu,
-               round(statistics.median(samples), 2), round(p95(samples), 2), rss, edits, round(edit_cpu, 3))
+    return [Run(name, f"{path.name}/{edit.name}", text.count("\n"), round(cold, 1), round(initialized, 1), cold_cpu,
+                round(statistics.median(samples), 2), round(p95(samples), 2), rss, len(samples), round(edit_cpu, 3))
+            for edit, samples, edit_cpu in measured]
 
 
 def p95(samples: list[float]) -> float:
     return sorted(samples)[int(0.95 * (len(samples) - 1))]
 
 
-def engine_only(path: Path, edits: int) -> Run:
+def engine_only(path: Path, edits: tuple[Edit, ...], count: int) -> list[Run]:
     """The same edits straight into check_source, in this process, called as the server calls it (lsp/documents.py:
     the buffer's incremental parse and replays, hover stories left lazy): what the adapter adds is the difference."""
     from hf_cache_lint.checking.source import check_source
@@ -219,17 +272,19 @@ def engine_only(path: Path, edits: int) -> Run:
 
     text = path.read_text()
     context = resolve_context()
-    lines = text.split("\n")
-    row = next(i for i, line in enumerate(lines) if "cache_implementation=" in line)
-    col = lines[row].index("cache_implementation=") + len("cache_implementation=")
-    samples = []
-    for n in range(edits):
-        lines[row] = lines[row][:col] + ("x" if n % 2 == 0 else "") + lines[row][col + (0 if n % 2 == 0 else 1):]
-        start = time.perf_counter()
-        check_source("\n".join(lines), str(path), None, context, incremental=True, lazy_stories=True)
-        samples.append((time.perf_counter() - start) * 1000)
-    return Run("engine only", path.name, text.count("\n"), 0.0, 0.0, 0.0, round(statistics.median(samples), 2),
-               round(p95(samples), 2), 0.0, edits)
+    check_source(text, str(path), None, context, incremental=True, lazy_stories=True)
+    runs = []
+    for edit in edits:
+        lines = text.split("\n")
+        samples = []
+        for n in range(count + count % 2):
+            _, lines = edit.change(lines, n)
+            start = time.perf_counter()
+            check_source("\n".join(lines), str(path), None, context, incremental=True, lazy_stories=True)
+            samples.append((time.perf_counter() - start) * 1000)
+        runs.append(Run("engine only", f"{path.name}/{edit.name}", text.count("\n"), 0.0, 0.0, 0.0,
+                        round(statistics.median(samples), 2), round(p95(samples), 2), 0.0, len(samples)))
+    return runs
 
 
 def cpu_ms(pid: int) -> float:
@@ -273,8 +328,8 @@ def _paired(per: dict[tuple[str, str], list[Run]], mine: str, other: str, file: 
 
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--edits", type=int, default=200, help="edits per run on the 100-line script")
-    parser.add_argument("--big-edits", type=int, default=40, help="edits per run on generation/utils.py")
+    parser.add_argument("--edits", type=int, default=200, help="edits of each kind per run on the 100-line script")
+    parser.add_argument("--big-edits", type=int, default=40, help="edits of each kind per run on generation/utils.py")
     parser.add_argument("--rounds", type=int, default=3, help="rounds; figures are the median over rounds")
     parser.add_argument("--servers", default=",".join(SERVERS), help="comma-separated subset of: " + ", ".join(SERVERS))
     parser.add_argument("--small-only", action="store_true", help="skip generation/utils.py")
@@ -290,45 +345,45 @@ async def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="hf-cache-lint-bench-"))
     small = work / "script_100.py"
     small.write_text(script_100_lines())
-    files = [(small, args.edits)]
+    files = [(small, SCRIPT_EDITS, args.edits)]
     if not args.small_only:
         big = work / "generation_utils.py"
         big.write_text(generation_utils().read_text())
-        files.append((big, args.big_edits))
+        files.append((big, UTILS_EDITS, args.big_edits))
     per: dict[tuple[str, str], list[Run]] = {}
     load = os.getloadavg()[0]
     for rnd in range(args.rounds):
-        for path, edits in files:
+        for path, edits, count in files:
             # Servers alternate within a round, so a change of load hits all of them.
             for name, (command, options) in chosen.items():
-                run = await bench(name, command, options, path, edits, paths[name])
-                per.setdefault((name, path.name), []).append(run)
-                print(f"round {rnd + 1}: " + json.dumps(asdict(run)), flush=True)
+                for run in await bench(name, command, options, path, edits, count, paths[name]):
+                    per.setdefault((name, run.file), []).append(run)
+                    print(f"round {rnd + 1}: " + json.dumps(asdict(run)), flush=True)
     runs = [_median_run(v) for v in per.values()]
-    for path, edits in files:
-        runs.append(engine_only(path, edits))
+    for path, edits, count in files:
+        runs.extend(engine_only(path, edits, count))
     print()
     print(f"median of {args.rounds} rounds, load average {load:.1f} at start")
-    print(f"{'file':<22}{'server':<22}{'cold ms':>9}{'init ms':>9}{'cold CPU':>9}{'p50 ms':>9}{'p95 ms':>9}"
+    print(f"{'file/edit':<34}{'server':<22}{'cold ms':>9}{'init ms':>9}{'cold CPU':>9}{'p50 ms':>9}{'p95 ms':>9}"
           f"{'CPU/edit':>9}{'RSS MB':>8}")
     for r in runs:
-        print(f"{r.file:<22}{r.server:<22}{r.cold_ms:>9}{r.initialize_ms:>9}{r.cold_cpu_ms:>9}{r.p50_ms:>9}"
+        print(f"{r.file:<34}{r.server:<22}{r.cold_ms:>9}{r.initialize_ms:>9}{r.cold_cpu_ms:>9}{r.p50_ms:>9}"
               f"{r.p95_ms:>9}{r.edit_cpu_ms:>9}{r.peak_rss_mb:>8}")
-    for path, _ in files:
+    for file in dict.fromkeys(r.file for r in runs):
         for mine in ("hf-cache-lint", "hf-cache-lint before"):
-            ours = next((r for r in runs if r.file == path.name and r.server == mine), None)
+            ours = next((r for r in runs if r.file == file and r.server == mine), None)
             for other in ("ast baseline", "ruff server"):
-                base = next((r for r in runs if r.file == path.name and r.server == other), None)
+                base = next((r for r in runs if r.file == file and r.server == other), None)
                 if ours and base:
-                    print(f"{mine}: {path.name} vs {other}: p50 {ours.p50_ms / base.p50_ms:.2f}x "
-                          f"(paired {_paired(per, mine, other, path.name, 'p50_ms'):.2f}x), "
+                    print(f"{mine}: {file} vs {other}: p50 {ours.p50_ms / base.p50_ms:.2f}x "
+                          f"(paired {_paired(per, mine, other, file, 'p50_ms'):.2f}x), "
                           f"p95 {ours.p95_ms / base.p95_ms:.2f}x, "
-                          f"CPU per edit {_paired(per, mine, other, path.name, 'edit_cpu_ms'):.2f}x (paired), "
+                          f"CPU per edit {_paired(per, mine, other, file, 'edit_cpu_ms'):.2f}x (paired), "
                           f"spawn->first diagnostics {ours.cold_ms / base.cold_ms:.2f}x "
-                          f"(paired {_paired(per, mine, other, path.name, 'cold_ms'):.2f}x, "
-                          f"CPU {_paired(per, mine, other, path.name, 'cold_cpu_ms'):.2f}x), "
+                          f"(paired {_paired(per, mine, other, file, 'cold_ms'):.2f}x, "
+                          f"CPU {_paired(per, mine, other, file, 'cold_cpu_ms'):.2f}x), "
                           f"spawn->initialized {ours.initialize_ms / base.initialize_ms:.2f}x "
-                          f"(paired {_paired(per, mine, other, path.name, 'initialize_ms'):.2f}x)")
+                          f"(paired {_paired(per, mine, other, file, 'initialize_ms'):.2f}x)")
     if args.json:
         args.json.write_text(json.dumps([asdict(r) for r in runs], indent=2))
 

@@ -177,3 +177,96 @@ def test_an_edit_that_would_leave_a_comment_or_an_error_is_refused() -> None:
         assert not splice.splice_statement(GRAMMAR, module, old, new, 1, 1)
     assert splice.splice_statement(GRAMMAR, module, old, [old[0], "    y = 2\n", old[2]], 1, 1)
     assert module.get_code() == "def f():\n    y = 2\n    return y\n"
+
+
+BRANCHES = '''def prepare(config, kwargs):
+    if config.mode == "static":
+        size = 4
+        kwargs["cache"] = make(
+            mode=config.mode,
+            size=size,
+        )
+    elif config.mode == "quantized":
+        kwargs["cache"] = None
+    else:
+        pass
+    return kwargs
+'''
+
+
+def test_the_last_statement_of_a_branch_is_spliced_with_the_statement_it_ends(tmp_path: Path) -> None:
+    """The edited statement ends the `if` body and `elif` follows: the `if` statement is re-parsed whole (not the
+    module's whole class through the diff parser); the function around it keeps its node objects."""
+    key = str(tmp_path / "b.py")
+    tree = parsing.incremental_parse(GRAMMAR, BRANCHES, key)
+    try:
+        function = tree.children[0]
+        body = function.children[-1]
+        if_stmt, returned = body.children[1], body.children[2]
+        edited = BRANCHES.replace("mode=config.mode", "mode=xconfig.mode")
+        lines = [line + "\n" for line in edited.split("\n")[:-1]]
+        old = [line + "\n" for line in BRANCHES.split("\n")[:-1]]
+        assert splice.splice_statement(GRAMMAR, tree, old, lines, 4, 4)
+        assert shape(tree) == shape(GRAMMAR.parse(edited))
+        assert tree.children[0] is function and body.children[2] is returned
+        assert body.children[1] is not if_stmt  # the if statement is new, the edit inside it
+        assert "xconfig" in body.children[1].get_code()
+        # An `else` branch's last statement, followed by the function's next statement: only that statement.
+        spliced = body.children[1]
+        again = [*lines[:10], "        pass  # typed\n", *lines[11:]]
+        assert splice.splice_statement(GRAMMAR, tree, lines, again, 10, 10)
+        assert body.children[1] is spliced
+        assert shape(tree) == shape(GRAMMAR.parse("".join(again)))
+    finally:
+        parsing.forget(GRAMMAR, key)
+
+
+def lines_edit(text: str, rng: random.Random) -> str:
+    """An edit that adds or removes lines: Enter inside a line (the rest indented as an editor does, or not), two
+    lines joined, a line inserted (a copy of another, a blank or a comment line) or deleted."""
+    lines = text.split("\n")
+    i = rng.randrange(len(lines))
+    line, kind = lines[i], rng.random()
+    if kind < 0.35:
+        at = rng.randrange(len(line) + 1)
+        indent = line[:len(line) - len(line.lstrip())] + rng.choice(["", "    "])
+        lines[i:i + 1] = [line[:at], indent + line[at:].lstrip()]
+    elif kind < 0.55 and i + 1 < len(lines):
+        lines[i:i + 2] = [line + lines[i + 1].lstrip()]
+    elif kind < 0.8:
+        lines.insert(i, rng.choice([lines[rng.randrange(len(lines))], "", "    # note", line]))
+    elif len(lines) > 2:
+        del lines[i]
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+def test_an_edit_that_adds_or_removes_lines_gives_a_fresh_parses_tree(seed: int, tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Enter, lines joined, lines added or removed: the spliced statement's tree, every later leaf moved, is a fresh
+    parse's node by node (and the diff parser's where the splice is refused)."""
+    taken: list[bool] = []
+    original = splice.splice_statement
+
+    def spy(*args: Any) -> bool:
+        ok = original(*args)
+        if len(args) > 6 and args[6]:  # a line count that changed
+            taken.append(ok)
+        return ok
+
+    monkeypatch.setattr(parsing, "splice_statement", spy)
+    rng = random.Random(seed)
+    for n, base in enumerate(bases()):
+        key = str(tmp_path / f"l{n}.py")
+        text = base
+        parsing.incremental_parse(GRAMMAR, text, key)
+        try:
+            for _ in range(60):
+                text = (lines_edit if rng.random() < 0.7 else same_lines_edit)(text, rng) if rng.random() < 0.9 \
+                    else base
+                tree = parsing.incremental_parse(GRAMMAR, text, key)
+                assert tree.get_code() == text
+                assert shape(tree) == shape(GRAMMAR.parse(text))
+        finally:
+            parsing.forget(GRAMMAR, key)
+    assert taken.count(True) > 30 and taken.count(False) > 10

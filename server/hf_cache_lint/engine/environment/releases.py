@@ -180,6 +180,7 @@ def member_gone_since(module: str, cls: str, name: str, version: Version | str) 
     return _gone_after(r, lambda at: member(module, cls, name, at) is not None)
 
 
+@cache  # asked for each constructor call of a cache class, at every keystroke: the table holds few signatures
 def parameters(signature: str) -> tuple[str, ...]:
     """The parameter names of a tabled signature (`def@deco(...) (self, a, b=1, *args, c, **kw)` -> a, b, ...):
     the last top-level parenthesised group, split at its top-level commas (a default may hold parentheses, commas

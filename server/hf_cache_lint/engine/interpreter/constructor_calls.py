@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.environment import releases
 from hf_cache_lint.engine.environment.versions import Target
-from hf_cache_lint.engine.syntax.nodes import Node, imported_from, span
+from hf_cache_lint.engine.syntax.nodes import Node, imported_from, span, statement_walk
 
 _SOURCES = ("transformers", "transformers.cache_utils")
 
@@ -41,9 +41,9 @@ class Rejected:
 def imported_classes(module: Node) -> dict[str, tuple[str, str]]:
     """Local name -> (import source, class name) of every `from <transformers module> import <...Cache>`."""
     found: dict[str, tuple[str, str]] = {}
-    stack = [module]
-    while stack:
-        node = stack.pop()
+    # Imports are statements: the walk skips the insides of expressions, in the order it always had (a later
+    # import of a name wins, as at run time when both run).
+    for node in statement_walk(module, reverse=False):
         if node.type == "import_from":
             source = imported_from(node)
             if node.level == 0 and (source in _SOURCES or source.startswith("transformers.models.")):
@@ -51,8 +51,6 @@ def imported_classes(module: Node) -> dict[str, tuple[str, str]]:
                     name = node.get_path_for_name(bound)[-1].value
                     if name.endswith("Cache"):
                         found[bound.value] = (source, name)
-            continue
-        stack.extend(getattr(node, "children", ()))
     return found
 
 

@@ -214,10 +214,10 @@ class UserFunctions:
             return None
         child = self.method_node(cls.node, name)
         if reads is not None:
-            # What the run read of the class: which of its methods this name finds (a replay compares that
-            # method's position and code, replay.py), not the whole class body, which any edit of any
-            # method changes.
-            reads.methods.append((cls.node, name, child))
+            # What the run read of the class: which of its methods this name finds, and where it starts (a replay
+            # compares both, replay.py; a run of the method records its position and code too), not the whole
+            # class body, which any edit of any method changes.
+            reads.methods.append((cls.node, name, child, child.start_pos if child is not None else None))
         return Function(child, f"{class_name}.{name}") if child is not None else None
 
     def method_node(self, class_node: Node, name: str) -> Node | None:

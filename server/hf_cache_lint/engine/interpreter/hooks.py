@@ -34,6 +34,7 @@ from hf_cache_lint.engine.syntax.nodes import (
     imported_from,
     span,
     span_between,
+    statement_walk,
     string_value,
 )
 
@@ -70,19 +71,49 @@ def hook_facts(module: Node, text: str) -> tuple[list[HookOverride], list[CacheP
     if not might_hold_hook(text):
         return [], []
     names = _Names()
-    nodes = list(_walk(module))
-    for node in nodes:
+    for node in statement_walk(module):  # imports and defs are statements: the insides of expressions are not read
         _bind(node, names)
-    _find_models(nodes, names)
+    if _nothing_bound(names, text):
+        return [], []
+    # One walk, the nodes each scan reads by kind, each list in the walk's order (pre-order, left to right).
+    ordered: list[Node] = []  # classes, statements and calls: the scan that makes the facts
+    calls: list[Node] = []
+    assignments: list[Node] = []
+    loops: list[Node] = []
+    arguments: list[Node] = []
+    dicts: list[Node] = []
+    stack = [module]
+    while stack:
+        node = stack.pop()
+        kids = getattr(node, "children", None)
+        if kids is None:
+            continue
+        t = node.type
+        if t == "power" or t == "atom_expr":
+            calls.append(node)
+            ordered.append(node)
+        elif t == "expr_stmt":
+            assignments.append(node)
+            ordered.append(node)
+        elif t == "classdef":
+            ordered.append(node)
+        elif t == "argument":
+            arguments.append(node)
+        elif t == "for_stmt" or t == "sync_comp_for":
+            loops.append(node)
+        elif t == "dictorsetmaker":
+            dicts.append(node)
+        stack.extend(reversed(kids))
+    _find_models(assignments, loops, names)
     hooks: list[HookOverride] = []
     sent: list[CachePositionSent] = []
     class_roles: dict[str, tuple[str, str]] = {}
     # Layer classes the module builds itself (`self.self_attn = MyAttention(config)`, a dict of them): their
     # caller is the module's own layer, which hands them the cache under its own name.
-    constructed = {n.children[0].value for n in nodes if n.type in ("power", "atom_expr") and
-                   n.children[0].type == "name" and _is_trailer(n.children[1], "(")} | \
-        {c.value for n in nodes if n.type == "dictorsetmaker" for c in n.children[2::4] if c.type == "name"}
-    for node in nodes:
+    constructed = {n.children[0].value for n in calls if n.children[0].type == "name" and
+                   _is_trailer(n.children[1], "(")} | \
+        {c.value for n in dicts for c in n.children[2::4] if c.type == "name"}
+    for node in ordered:
         t = node.type
         if t == "classdef":
             found = _class_role(node, names, class_roles)
@@ -92,11 +123,11 @@ def hook_facts(module: Node, text: str) -> tuple[list[HookOverride], list[CacheP
                 hooks.extend(h for h in _methods(node, *found) if not (built and h.kind == "forward"))
         elif t == "expr_stmt":
             hooks.extend(_patch(node, names))
-        elif t in ("power", "atom_expr"):
-            hooks.extend(_forward_hook(node, names, nodes))
-            sent.extend(_sent(node, names, nodes))
-    callers = _own_callers(nodes)
-    if _patches_model_forward(nodes, names):
+        else:
+            hooks.extend(_forward_hook(node, names, calls))
+            sent.extend(_sent(node, names, calls))
+    callers = _own_callers(arguments)
+    if _patches_model_forward(assignments, names):
         hooks = [h for h in hooks if h.kind != "forward"]
     hooks = [h for h in hooks if not (h.kind == "forward" and any(
         r.how == "parameter" and (r.key, h.function) not in callers and r.key in {k for k, _ in callers}
@@ -105,11 +136,19 @@ def hook_facts(module: Node, text: str) -> tuple[list[HookOverride], list[CacheP
     return hooks, sent
 
 
-def _patches_model_forward(nodes: list[Node], names: _Names) -> bool:
+def _nothing_bound(names: _Names, text: str) -> bool:
+    """No name here is bound to transformers (transformers' own modules import relatively): then no class derives
+    from a class of it, nothing is loaded by its `from_pretrained` or built from its cache classes, nothing patches
+    its classes, and the one kind of hook left, a forward hook registered on a `.self_attn`, needs the word. The
+    module then holds no hook fact (tests/engine/test_syntax_walks.py checks the answer is a whole walk's)."""
+    return not names.classes and not names.modules and "register_forward" not in text
+
+
+def _patches_model_forward(assignments: list[Node], names: _Names) -> bool:
     """`LlamaModel.forward = ...` (a transformers model class's forward replaced): the module's patched layers are
     then called by its own model code (unsloth), with the cache under whatever name that code passes."""
-    for node in nodes:
-        if node.type == "expr_stmt" and len(node.children) == 3 and node.children[1].type == "operator" and \
+    for node in assignments:
+        if len(node.children) == 3 and node.children[1].type == "operator" and \
                 node.children[1].value == "=":
             target = node.children[0]
             if target.type in ("power", "atom_expr") and _is_trailer(target.children[-1], ".", "forward") and \
@@ -121,14 +160,14 @@ def _patches_model_forward(nodes: list[Node], names: _Names) -> bool:
 _LAYER_CALLEES = ("attn", "attention", "layer", "block")
 
 
-def _own_callers(nodes: list[Node]) -> set[tuple[str, str]]:
+def _own_callers(arguments: list[Node]) -> set[tuple[str, str]]:
     """(cache keyword, the function the call is in) of each call in the module that hands a layer the cache by
     keyword (`self.self_attn(..., past_key_value=past_key_value)`, `decoder_layer(..., past_key_value=...)`): a
     module that calls its layers itself (unsloth's patched decoder layers and models, a remote-code model's own
     decoder) feeds its patched attention the cache under its own name, not transformers'."""
     out: set[tuple[str, str]] = set()
-    for node in nodes:
-        if node.type != "argument" or len(node.children) != 3 or node.children[0].type != "name" or \
+    for node in arguments:
+        if len(node.children) != 3 or node.children[0].type != "name" or \
                 node.children[0].value not in CACHE_NAMES:
             continue
         trailer = node.parent.parent if node.parent.type == "arglist" else node.parent
@@ -183,10 +222,10 @@ def _reference_role(path: str | None, names: _Names) -> str | None:
     return _role(parts[-1]) if parts[0] in names.modules else None
 
 
-def _find_models(nodes: list[Node], names: _Names) -> None:
+def _find_models(assignments: list[Node], loops: list[Node], names: _Names) -> None:
     """Names bound to `<transformers ref>.from_pretrained(...)`, then loop variables over what hangs off them."""
-    for node in nodes:
-        if node.type == "expr_stmt" and len(node.children) == 3 and node.children[0].type == "name":
+    for node in assignments:
+        if len(node.children) == 3 and node.children[0].type == "name":
             value = node.children[2]
             if value.type in ("power", "atom_expr") and len(value.children) >= 3 and \
                     _is_trailer(value.children[-2], ".", "from_pretrained") and \
@@ -197,12 +236,11 @@ def _find_models(nodes: list[Node], names: _Names) -> None:
                     _reference_role(_prefix(value, len(value.children) - 1), names) == "cache":
                 names.caches.add(node.children[0].value)
     for _ in range(2):  # a loop over a loop variable's attribute (`for layer in model.model.layers`, nested)
-        for node in nodes:
-            if node.type in ("for_stmt", "sync_comp_for"):
-                targets, source = (node.children[1], node.children[3])
-                root = source.children[0] if source.type in ("power", "atom_expr") else source
-                if root.type == "name" and root.value in names.models and targets.type == "name":
-                    names.models.add(targets.value)
+        for node in loops:
+            targets, source = (node.children[1], node.children[3])
+            root = source.children[0] if source.type in ("power", "atom_expr") else source
+            if root.type == "name" and root.value in names.models and targets.type == "name":
+                names.models.add(targets.value)
 
 
 def _prefix(node: Node, n: int) -> str | None:
@@ -310,7 +348,7 @@ def _patch(stmt: Node, names: _Names) -> Iterator[HookOverride]:
     yield _fact(fn, kind, f"`{fn_name}` (patched in as `{owner_text}.{attribute}`)", role if kind == "forward" else "")
 
 
-def _forward_hook(node: Node, names: _Names, nodes: list[Node]) -> Iterator[HookOverride]:
+def _forward_hook(node: Node, names: _Names, calls: list[Node]) -> Iterator[HookOverride]:
     """`<layer>.register_forward_hook(f, with_kwargs=True)` on a loaded model's layer, or on a `.self_attn`
     (transformers' name for a decoder layer's attention, kvpress's presses), `f` a module function or `self.f`."""
     kids = node.children
@@ -326,7 +364,7 @@ def _forward_hook(node: Node, names: _Names, nodes: list[Node]) -> Iterator[Hook
             if not with_kwargs or not args or args[0].name is not None:
                 return
             role = "attention" if "attn" in owner.lower() or "attention" in owner.lower() else "decoder_layer"
-            for fn in _hook_functions(args[0].value, names, nodes):
+            for fn in _hook_functions(args[0].value, names, calls):
                 params = _params(fn)[0]
                 container = params[2] if len(params) > 2 else None
                 yield _fact(fn, "forward_hook", f"a forward hook on `{owner}` (`{fn.children[1].value}`)", role,
@@ -334,11 +372,11 @@ def _forward_hook(node: Node, names: _Names, nodes: list[Node]) -> Iterator[Hook
             return
 
 
-def _hook_functions(value: Node, names: _Names, nodes: list[Node]) -> list[Node]:
+def _hook_functions(value: Node, names: _Names, calls: list[Node]) -> list[Node]:
     """The functions a hook argument stands for: a name (_functions_named), or `self.method` of the enclosing
     class."""
     if value.type == "name":
-        return _functions_named(value, names, nodes)
+        return _functions_named(value, names, calls)
     if value.type in ("power", "atom_expr") and len(value.children) == 2 and code(value.children[0]) == "self" and \
             _is_trailer(value.children[1], "."):
         cls = value.parent
@@ -354,7 +392,7 @@ def _hook_functions(value: Node, names: _Names, nodes: list[Node]) -> list[Node]
     return []
 
 
-def _functions_named(name: Node, names: _Names, nodes: list[Node]) -> list[Node]:
+def _functions_named(name: Node, names: _Names, calls: list[Node]) -> list[Node]:
     """The module functions a name stands for: one of them, or, for a parameter of the enclosing function, the
     module functions its callers pass in that place (`prefill_with(prune_cache_hook)`)."""
     fn = names.functions.get(name.value)
@@ -370,7 +408,7 @@ def _functions_named(name: Node, names: _Names, nodes: list[Node]) -> list[Node]
         return []
     index, caller = params.index(name.value), enclosing.children[1].value
     found: list[Node] = []
-    for node in nodes:
+    for node in calls:  # the module's calls (`power`/`atom_expr` nodes)
         if node.type in ("power", "atom_expr") and len(node.children) >= 2 and node.children[0].type == "name" and \
                 node.children[0].value == caller and _is_trailer(node.children[1], "("):
             args = [a for a in call_args(node.children[1]) if a.name is None and not a.star]
@@ -381,7 +419,7 @@ def _functions_named(name: Node, names: _Names, nodes: list[Node]) -> list[Node]
     return found
 
 
-def _holds_cache(name: Node, names: _Names, nodes: list[Node]) -> bool:
+def _holds_cache(name: Node, names: _Names, calls: list[Node]) -> bool:
     """A name bound to a transformers cache built in the module, or a parameter of the enclosing function to which
     a caller passes one (`write_slot(cache, ...)`)."""
     if name.value in names.caches:
@@ -395,7 +433,7 @@ def _holds_cache(name: Node, names: _Names, nodes: list[Node]) -> bool:
     if name.value not in params:
         return False
     index, caller = params.index(name.value), enclosing.children[1].value
-    for node in nodes:
+    for node in calls:  # the module's calls (`power`/`atom_expr` nodes)
         if node.type in ("power", "atom_expr") and len(node.children) >= 2 and node.children[0].type == "name" and \
                 node.children[0].value == caller and _is_trailer(node.children[1], "("):
             args = [a for a in call_args(node.children[1]) if a.name is None and not a.star]
@@ -569,7 +607,7 @@ def _first_line(body: Node) -> tuple[Span | None, str]:
     return Span(start, start), " " * start.column
 
 
-def _sent(node: Node, names: _Names, nodes: list[Node]) -> Iterator[CachePositionSent]:
+def _sent(node: Node, names: _Names, calls: list[Node]) -> Iterator[CachePositionSent]:
     """`model(..., cache_position=p)` / `model.forward(...)` on a loaded model; `x.update(k, v, i, {"cache_position":
     p})`."""
     kids = node.children
@@ -592,7 +630,7 @@ def _sent(node: Node, names: _Names, nodes: list[Node]) -> Iterator[CachePositio
         return
     args = call_args(call)
     if len(kids) == 3 and _is_trailer(kids[-2], ".", "update") and len(args) == 4 and args[3].name is None and \
-            _holds_cache(kids[0], names, nodes) and \
+            _holds_cache(kids[0], names, calls) and \
             args[3].value.type == "atom" and args[3].value.children[0].value == "{":
         inner = args[3].value.children[1]
         entries = inner.children if inner.type == "dictorsetmaker" else []

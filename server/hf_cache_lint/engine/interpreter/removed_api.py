@@ -17,14 +17,18 @@ analysis cannot decide carries that condition (a Warning, not an Error).
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, replace
-from itertools import repeat
+from itertools import accumulate, repeat
 
-from hf_cache_lint.engine.base.findings import Span
+from parso.utils import split_lines
+
+from hf_cache_lint.engine.base.findings import Position, Span
 from hf_cache_lint.engine.environment import releases
 from hf_cache_lint.engine.environment.versions import (
+    REMOVED_CACHE_CLASSES,
     REMOVED_CACHE_METHODS,
     REMOVED_MODEL_CACHES,
     Target,
@@ -35,7 +39,7 @@ from hf_cache_lint.engine.facts.cache_use import CacheUse
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse, UseKind
 from hf_cache_lint.engine.interpreter.constructor_calls import imported_classes, rejected
 from hf_cache_lint.engine.interpreter.version_guard import VersionGuards
-from hf_cache_lint.engine.syntax.nodes import Node, code, imported_from, span
+from hf_cache_lint.engine.syntax.nodes import Node, code, end_pos, imported_from, span
 from hf_cache_lint.engine.syntax.own_names import OwnNames, own_names
 from hf_cache_lint.engine.text.prefilter import might_construct, might_use_removed_api
 
@@ -79,16 +83,24 @@ def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGua
     reads = _Reads(uses, target)
     # Cache classes the code imports from transformers, whose constructor calls are judged (constructor_calls.py).
     classes = imported_classes(module) if might_construct(text) else {}
-    if not reads and not classes and (target.version < first_removal() or not might_use_removed_api(text)):
+    # The text test first: the release table's first removal is worked out once per process, only when a text
+    # might use a removed API (not for the language server's start-up snippet: ~20 ms before the first diagnostics).
+    if not reads and not classes and (not might_use_removed_api(text) or target.version < first_removal()):
         return ()
     user_methods = _Defined(module, guards.modules)
     caches = reads if reads else None
+    quiet = _Quiet(text, classes, reads)
     found: list[RemovedApiUse] = []
     functions: dict[int, int] = {}  # id() of a read found -> the function it is in
     stack: list[tuple[Node, _Scope]] = [(module, _Scope())]
     while stack:
         node, scope = stack.pop()
+        kids = getattr(node, "children", None)
+        if kids is None:
+            continue  # a leaf: every use below is read from a node
         t = node.type
+        if t == "funcdef" and quiet(node):
+            continue
         if t == "if_stmt":
             stack.extend(reversed(list(_if_branches(node, scope, guards))))
             continue
@@ -113,9 +125,7 @@ def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGua
                     functions[id(u)] = scope.function
         elif t in ("for_stmt", "sync_comp_for") and caches is not None:
             found.extend(_unpacked(node, target, scope, caches))
-        kids = getattr(node, "children", None)
-        if kids is not None:
-            stack.extend(zip(reversed(kids), repeat(scope)))
+        stack.extend(zip(reversed(kids), repeat(scope)))
     # After `cache.key_cache = [...]` (reported as silent) the same receiver's `key_cache`, in the same function, is
     # that plain list: its reads raise nothing.
     bound = {(u.module, u.name, functions.get(id(u))) for u in found if u.silent}
@@ -124,6 +134,38 @@ def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGua
     # An import that fails as the module loads is reported, and the rest is checked as if it had succeeded (issue
     # 29 item 7; the interpreter goes on the same way, interpreter/statements.py).
     return tuple(found)
+
+
+class _Quiet:
+    """Whether a function can hold no use, by its text and place: the walk then skips it (most of a large module's
+    functions; a keystroke re-reads the whole module).
+
+    Every use is made from the leaves of the nodes it stands on, so it needs, inside the function: an import from
+    transformers (the words `import` and `transformers`), a read of a removed class from the transformers module (the class's
+    name), a call of an imported cache class (its local name), or a place the interpreter recorded a cache use at (a
+    removed method's call, a removed read: `reads`, by line). A function without any of them gives none, whatever
+    the scope it is in: skipping it changes nothing."""
+
+    def __init__(self, text: str, classes: Collection[str], reads: _Reads) -> None:
+        self.text = text
+        self.words = (*REMOVED_CACHE_CLASSES, *classes)
+        self.lines = sorted({p.line for p, _ in reads.at} | {p.line for p in reads.calls})
+        self._starts: list[int] | None = None
+
+    def __call__(self, node: Node) -> bool:
+        first, last = node.start_pos[0], end_pos(node)[0]
+        at = bisect.bisect_left(self.lines, first)
+        if at < len(self.lines) and self.lines[at] <= last:
+            return False
+        if self._starts is None:  # each line's offset in the text, as parso counts lines (\r\n, \r, \n)
+            text = self.text
+            self._starts = list(accumulate(map((1).__add__, map(len, text.split("\n"))), initial=0)) \
+                if "\r" not in text else [0, *accumulate(map(len, split_lines(text, keepends=True)))]
+        starts = self._starts
+        # Whole lines, from the first line's start to the last one's end: a little more text than the function's
+        # own, which can only keep a function from being skipped.
+        piece = self.text[starts[first - 1]:starts[last] if last < len(starts) else len(self.text)]
+        return not ("import" in piece and "transformers" in piece) and not any(word in piece for word in self.words)
 
 
 def import_fails(source: str, name: str, target: Target) -> str | None:
@@ -244,9 +286,9 @@ class _Reads:
     interpreter says is a transformers cache or cache class (the evidence `_chain_uses` needs)."""
 
     def __init__(self, uses: tuple[CacheUse, ...], target: Target) -> None:
-        self.at: dict[tuple[object, str], _Removed] = {}
+        self.at: dict[tuple[Position, str], _Removed] = {}
         self.names: set[str] = set()
-        self.calls: set[object] = set()
+        self.calls: set[Position] = set()
         self.subscripts = self.loops = False
         for u in uses:
             if u.op == "call" and u.what == "cache" and u.name in REMOVED_CACHE_METHODS:

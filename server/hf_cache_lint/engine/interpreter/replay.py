@@ -77,6 +77,7 @@ if TYPE_CHECKING:
 MAX_DOCUMENTS = 16  # documents whose last runs are kept (the buffers open in an editor)
 _ABSENT = object()  # a name the module does not bind (a builtin, or unbound)
 RunKey = tuple[Key, object]  # a function's key (function_keys.py) and what its run is given (Replays.key)
+Method = tuple[Node, str, "Node | None", "tuple[int, int] | None"]  # Reads.methods: class, name, method found, its start
 
 
 @dataclass(frozen=True)
@@ -100,8 +101,9 @@ class Reads:
     names: dict[str, object] = field(default_factory=dict)  # module name -> its value (or _ABSENT) when first read
     heap: dict[int, HeapObj | None] = field(default_factory=dict)  # pre-existing id -> its object when first read
     bodies: list[Node] = field(default_factory=list)  # function nodes run
-    # Methods looked up by name in a class (UserFunctions.method_of): the class node, the name, the method found.
-    methods: list[tuple[Node, str, Node | None]] = field(default_factory=list)
+    # Methods looked up by name in a class (UserFunctions.method_of): the class node, the name, the method found
+    # and where it started (a splice that adds lines moves the nodes after it: the same node, another place).
+    methods: list[Method] = field(default_factory=list)
     called: list[Node] = field(default_factory=list)  # function nodes it inlined (Session.called)
     # Workspace imports it used that an earlier run of this check had resolved (imports.py), and their values.
     forced: dict[tuple[str, int, str], Value] = field(default_factory=dict)
@@ -128,7 +130,7 @@ class Replay:
     forced: tuple[tuple[tuple[str, int, str], Value], ...]
     heap: tuple[tuple[int, HeapObj | None], ...]
     bodies: tuple[tuple[Node, Key], ...]
-    methods: tuple[tuple[Node, str, Node | None], ...]  # a class, a method name, the method node it found
+    methods: tuple[Method, ...]  # a class, a method name, the method node it found, where that started
     path: tuple[Cond, ...]  # the module state's path conditions (a function's path starts from them)
     before: Facts
     ids_at: int  # the next heap id when it started
@@ -235,16 +237,17 @@ def same(a: object, b: object) -> bool:
 _NO_NODES = (Unknown, Const, CacheVal, Ref, Symbol, Output, Lazy, ConfigState)
 
 
-def _nodes(x: object) -> list[int]:
-    """id() of the function and class nodes a value or heap object holds, in order (refs not followed)."""
-    out: list[int] = []
+def _nodes(x: object) -> list[tuple[int, object]]:
+    """id() and start of the function and class nodes a value or heap object holds, in order (refs not followed):
+    a splice that adds lines keeps the node objects after it, in another place."""
+    out: list[tuple[int, object]] = []
     todo: list[object] = [x]
     while todo:
         v = todo.pop()
         if v is None or isinstance(v, _NO_NODES):
             continue
         if isinstance(v, (Function, ClassDef)):
-            out.append(id(v.node))
+            out.append((id(v.node), getattr(v.node, "start_pos", None)))
         todo.extend(children(v))
     return out
 
@@ -263,7 +266,7 @@ def _facts_are(s: Session, f: Facts) -> bool:
 
 def _merge(outer: Reads, names: Iterable[tuple[str, object]], heap: Iterable[tuple[int, HeapObj | None]],
            forced: Iterable[tuple[tuple[str, int, str], Value]], bodies: Iterable[Node],
-           methods: Iterable[tuple[Node, str, Node | None]], called: Iterable[Node], written: Iterable[int],
+           methods: Iterable[Method], called: Iterable[Node], written: Iterable[int],
            resolutions: Iterable[tuple[tuple[str, int, str], Value]], stamps: Iterable[tuple[str, Stamp]]) -> None:
     """What an inlined call read and did, into the reads of the run around it (first reads stay first; what the
     call read of the enclosing run's own objects or resolutions is not the enclosing run's read)."""
@@ -376,9 +379,10 @@ class Replays:
             self._same_at = at
             return False
         lookup = self.method_node
-        for cls, name, found in r.methods:
-            # The same node object: a run that runs it records its body (position and code) too.
-            if (lookup(cls, name) if lookup is not None else None) is not found:
+        for cls, name, found, where in r.methods:
+            # The same node object, where it was: a run that runs it records its body (position and code) too.
+            if (lookup(cls, name) if lookup is not None else None) is not found or \
+                    (found is not None and found.start_pos != where):
                 self._same_at = at
                 return False
         if self.first_charges is None:
@@ -514,8 +518,8 @@ class Replays:
                 (imports.modules_analysed if imports is not None else 0) != r.analysed_at or \
                 not all(same(heap.get(i), o) for i, o in r.heap) or \
                 not all(source.key(n) == k for n, k in r.bodies) or \
-                any((self.method_node(cl, nm) if self.method_node is not None else None) is not f
-                    for cl, nm, f in r.methods) or \
+                any((self.method_node(cl, nm) if self.method_node is not None else None) is not f or
+                    (f is not None and f.start_pos != at) for cl, nm, f, at in r.methods) or \
                 any(deps.stamp(p) != st for p, st in r.stamps):
             return False
         if self.first_charges is None:

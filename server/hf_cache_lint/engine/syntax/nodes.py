@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -156,6 +157,37 @@ def dotted(node: Node) -> str | None:
                 return None
         return ".".join(parts)
     return None
+
+
+# Nodes that hold an expression, the parts of a simple statement that are expressions, or the names of an import:
+# no statement (an import, a `def`, a `class`) is ever inside one (a lambda is an expression; parso's error recovery
+# puts the error nodes it makes in a block or the module, never in an expression; tests/engine/test_syntax_walks.py
+# checks it on the corpus). A search for statements need not enter them.
+NO_STATEMENT_INSIDE = frozenset({
+    "expr_stmt", "power", "atom_expr", "atom", "trailer", "arglist", "argument", "testlist_comp", "testlist_star_expr",
+    "testlist", "exprlist", "comparison", "test", "or_test", "and_test", "not_test", "arith_expr", "term", "factor",
+    "shift_expr", "and_expr", "xor_expr", "expr", "dictorsetmaker", "subscript", "subscriptlist", "sliceop", "lambdef",
+    "namedexpr_test", "star_expr", "yield_expr", "annassign", "return_stmt", "del_stmt", "assert_stmt", "raise_stmt",
+    "fstring", "strings", "decorator", "parameters", "param", "global_stmt", "nonlocal_stmt",
+    "import_from", "import_name", "dotted_as_names", "dotted_as_name", "import_as_names", "import_as_name",
+    "dotted_name",
+})
+
+
+def statement_walk(module: Node, *, reverse: bool = True) -> Iterator[Node]:
+    """The nodes (not the leaves) of a whole walk of the tree that are not inside a node of NO_STATEMENT_INSIDE
+    (such a node is given, its insides are not), in the whole walk's order: pre-order, children left to right
+    (`reverse=False`: right to left, the order of a walk that pushes children as they stand). Every import, `def`
+    and `class` of the module is among them: on transformers' generation/utils.py, 3,500 of its 33,000 nodes."""
+    stack = [module]
+    while stack:
+        node = stack.pop()
+        kids = getattr(node, "children", None)
+        if kids is None:
+            continue
+        yield node
+        if node.type not in NO_STATEMENT_INSIDE:
+            stack.extend(reversed(kids) if reverse else kids)
 
 
 def suite_statements(suite: Node) -> list[Node]:

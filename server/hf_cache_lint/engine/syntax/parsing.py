@@ -141,6 +141,21 @@ def _one_line_changed(ops: list[Opcode]) -> int | None:
     return None
 
 
+def _block_changed(ops: list[Opcode]) -> tuple[int, int, int] | None:
+    """The first and last old row of the one changed block of lines and how many rows it gained (negative: lost),
+    when lines were added or removed there; an insertion or a deletion is widened by the unchanged row before it
+    (a statement must hold the changed rows)."""
+    changed = [op for op in ops if op[0] != "equal"]
+    if len(changed) != 1:
+        return None
+    _, i1, i2, j1, j2 = changed[0]
+    if i1 == i2 or j1 == j2:
+        if i1 == 0 or j1 == 0:
+            return None
+        i1, j1 = i1 - 1, j1 - 1
+    return i1, i2 - 1, (j2 - j1) - (i2 - i1)
+
+
 def _rows_changed(ops: list[Opcode]) -> tuple[int, int] | None:
     """The first and last row of the one changed block, when it replaces as many lines as it had."""
     changed = [op for op in ops if op[0] != "equal"]
@@ -269,11 +284,12 @@ def incremental_parse(grammar: Any, text: str, key: str) -> Any:
     # A keystroke inside one line: that line's nodes re-parsed alone where that is provably a whole parse's tree
     # (splice_line); the diff parser's copy of every other statement cost more than its parse of the line.
     row = _one_line_changed(ops) if len(item.lines) == len(lines) else None
-    rows = _rows_changed(ops) if len(item.lines) == len(lines) else None
+    rows = _rows_changed(ops) if len(item.lines) == len(lines) else _block_changed(ops)
     if row is not None and splice_line(grammar, item.node, item.lines, lines, row):
         node = item.node
     elif rows is not None and splice_statement(grammar, item.node, item.lines, lines, *rows):
-        # An edit that keeps the line count: the one statement holding it re-parsed alone (engine/syntax/splice.py).
+        # The one statement holding the edit re-parsed alone, the leaves after it moved when lines were added or
+        # removed (engine/syntax/splice.py).
         node = item.node
     else:
         differ = _KnownChangeDiffParser(grammar._pgen_grammar, grammar._tokenizer, item.node)  # type: ignore[no-untyped-call]

@@ -21,10 +21,14 @@ Why the tree is a whole parse's (tests/engine/test_splice.py compares them node 
   open (an error-free parse), its statements start at the old statement's column (the block's indentation,
   which a suite's first statement sets for the lines after it), and the next line's indentation, at most that
   column, pops the same entries of the indentation stack in both texts. The next token starts the old next statement, which cannot
-  continue a compound statement of the piece unless it is `else`, `elif`, `except` or `finally` (refused).
+  continue a compound statement of the piece unless it is `else`, `elif`, `except` or `finally`: then the
+  statement one level out (the `if` or `try` whose branch it ends) is the piece, under the same conditions.
 
-Only an edit that keeps the number of lines is spliced (a line added or removed moves every later node: parso's
-diff parser does that); anything refused here is left to it, with the tree untouched.
+An edit that adds or removes lines (Enter, lines joined) is spliced the same way, the changed rows those of one
+block of lines (engine/syntax/parsing.py widens an insertion or a deletion by the unchanged line before it): the
+statement holding them is re-parsed from the new lines and every leaf after it moves by the difference (the text
+after it is the old text's; the tokenizer and the parser never read a line number). Anything refused here is left
+to parso's diff parser, with the tree untouched.
 """
 
 from __future__ import annotations
@@ -38,21 +42,31 @@ _WRAPPERS = frozenset(("decorated", "async_stmt", "async_funcdef"))
 
 
 def splice_statement(grammar: Any, module: Any, old_lines: list[str], new_lines: list[str],
-                     first: int, last: int) -> bool:
-    """Rows first..last (0-based, inclusive) changed, the line count kept: the smallest statement of `module`
-    (the kept tree of `old_lines`) that holds them re-parsed from `new_lines` and put in its place. False, with
-    the tree untouched, when that is not provably a whole parse's tree (the module docstring)."""
-    if len(old_lines) != len(new_lines) or first > last or "\ufeff" in old_lines[0][:1] + new_lines[0][:1]:
+                     first: int, last: int, delta: int = 0) -> bool:
+    """Rows first..last (0-based, inclusive) of `old_lines` changed into `last - first + 1 + delta` rows of
+    `new_lines` (the rest the same): the smallest statement of `module` (the kept tree of `old_lines`) that holds
+    them and that the next token does not continue re-parsed from `new_lines` and put in its place, every later
+    leaf moved `delta` lines. False, with the tree untouched, when that is not provably a whole parse's tree (the
+    module docstring)."""
+    if len(new_lines) - len(old_lines) != delta or first > last or \
+            "\ufeff" in old_lines[0][:1] + new_lines[0][:1]:
         return False
-    found = _smallest(module, first + 1, last + 1)
-    if found is None:
-        return False
-    block, index, top, bottom, owners = found
-    piece = new_lines[top - 1:bottom]
+    for block, index, top, bottom, owners in reversed(_enclosing(module, first + 1, last + 1)):
+        nxt = block.children[index].get_last_leaf().get_next_leaf()
+        if nxt is not None and nxt.value in _CONTINUES:
+            # The statement ends a branch that the next token continues (the last statement of an `if` body before
+            # its `elif`): the statement one level out, whose branches it is, is re-parsed whole instead.
+            continue
+        return _splice(grammar, module, new_lines, block, index, top, bottom, owners, delta)
+    return False
+
+
+def _splice(grammar: Any, module: Any, new_lines: list[str], block: Any, index: int, top: int, bottom: int,
+            owners: list[Any], delta: int) -> bool:
+    """The statement `block.children[index]` (old lines top..bottom, new lines top..bottom + delta) re-parsed from
+    `new_lines` and put in its place, when that is provably a whole parse's tree."""
+    piece = new_lines[top - 1:bottom + delta]
     if not piece or not piece[-1].endswith(("\n", "\r")):
-        return False
-    nxt = block.children[index].get_last_leaf().get_next_leaf()
-    if nxt is not None and nxt.value in _CONTINUES:
         return False
     headers = []
     for owner in owners:  # outermost first
@@ -74,15 +88,37 @@ def splice_statement(grammar: Any, module: Any, old_lines: list[str], new_lines:
     block.children = kids[:index] + parts + kids[index + 1:]
     for part in parts:
         part.parent = block
+    if delta:
+        _move_after(parts[-1], delta)
     module._used_names = None  # regenerated on demand, as the diff parser leaves it
     return True
 
 
-def _smallest(module: Any, first: int, last: int) -> tuple[Any, int, int, int, list[Any]] | None:
-    """The innermost block child whose lines (1-based, its prefix's first line to its NEWLINE's) hold first..last:
-    (its block, its index there, its first and last line, the owners of the suites around it, outermost first)."""
+def _move_after(node: Any, delta: int) -> None:
+    """Every leaf after `node` (the following siblings of it and of each of its ancestors, the endmarker too) moves
+    `delta` lines: the text after the statement is the old text's, `delta` lines further (a line added or
+    removed). The nodes keep their objects, as the lines before keep theirs."""
+    todo: list[Any] = []
+    while node.parent is not None:
+        kids = node.parent.children
+        at = next(i for i, kid in enumerate(kids) if kid is node)
+        todo.extend(kids[at + 1:])
+        node = node.parent
+    while todo:
+        n = todo.pop()
+        kids = getattr(n, "children", None)
+        if kids is None:
+            n.line += delta
+        else:
+            todo.extend(kids)
+
+
+def _enclosing(module: Any, first: int, last: int) -> list[tuple[Any, int, int, int, list[Any]]]:
+    """The block children whose lines (1-based, the prefix's first line to the NEWLINE's) hold first..last, outermost
+    first, each as (its block, its index there, its first and last line, the owners of the suites around it,
+    outermost first): the innermost is the smallest statement holding the edit."""
     block, owners = module, list[Any]()
-    best: tuple[Any, int, int, int, list[Any]] | None = None
+    found: list[tuple[Any, int, int, int, list[Any]]] = []
     while True:
         kids = block.children
         start = 1 if block.type == "suite" else 0  # a suite's children[0] is the NEWLINE after its colon
@@ -93,10 +129,10 @@ def _smallest(module: Any, first: int, last: int) -> tuple[Any, int, int, int, l
                 break
             top = kids[k - 1].end_pos[0] if k else 1
             if k and kids[k - 1].end_pos[1] != 0:
-                return best
+                return found
             end_line, end_col = kid.end_pos
             if end_col != 0:
-                return best
+                return found
             bottom = end_line - 1
             if top > last:
                 break
@@ -105,12 +141,12 @@ def _smallest(module: Any, first: int, last: int) -> tuple[Any, int, int, int, l
                     hit = (k, top, bottom)
                 break
         if hit is None:
-            return best
+            return found
         k, top, bottom = hit
-        best = (block, k, top, bottom, list(owners))
+        found.append((block, k, top, bottom, list(owners)))
         inner = _suite_holding(kids[k], first, last)
         if inner is None:
-            return best
+            return found
         owners.append(kids[k])  # its first line (a decorator's, `async`'s) has the block owner's indentation
         block = inner
 

@@ -1,0 +1,112 @@
+"""Issue 31 item 2: the module-wide passes a keystroke runs again skip what cannot change their answer, and the
+answer is a whole walk's: `statement_walk` finds every import, `def` and `class` a walk of every node finds, in the
+same order; the hook facts of a module that binds no transformers name are none (hooks.py `_nothing_bound`); a
+function the removed-API reader skips (removed_api.py `_Quiet`) holds no use. Over the corpus, the examples, the
+real-code cases and transformers' own generation modules (an oracle environment's copy), at the newest release and
+at 4.57.6, with and without each shortcut."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.facts.cache_use import CacheUse
+from hf_cache_lint.engine.interpreter import Interpreter, hooks, interp, removed_api
+from hf_cache_lint.engine.syntax.nodes import statement_walk
+
+ROOT = Path(__file__).resolve().parents[2]
+ORACLE = Path(os.environ.get("ORACLE_DIR") or ROOT / ".cache" / "oracle")
+STATEMENTS = ("import_from", "import_name", "funcdef", "classdef")
+
+
+def files() -> list[Path]:
+    found = [*sorted((ROOT / "tests" / "data" / "corpus").rglob("*.py")), *sorted((ROOT / "examples").rglob("*.py")),
+             *sorted((ROOT / "tests" / "realcode" / "cases").glob("*.py"))]
+    generation = ORACLE / "tf-5.24.0" / "transformers" / "generation"
+    return found + [generation / n for n in ("utils.py", "candidate_generator.py") if (generation / n).is_file()]
+
+
+def whole_walk(node: Any, reverse: bool) -> Iterator[Any]:
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        kids = getattr(n, "children", ())
+        stack.extend(reversed(kids) if reverse else kids)
+
+
+def broken(text: str) -> Iterator[str]:
+    """The text, and the text with a line cut short at every 7th line (error recovery's trees)."""
+    yield text
+    lines = text.split("\n")
+    yield "\n".join(line[:len(line) // 2] if i % 7 == 3 else line for i, line in enumerate(lines))
+
+
+@pytest.mark.parametrize("path", files(), ids=lambda p: p.name)
+def test_statement_walk_finds_every_import_def_and_class_in_a_whole_walks_order(path: Path) -> None:
+    for text in broken(path.read_text()):
+        tree = interp.parse(text)
+        for reverse in (True, False):
+            every = [n for n in whole_walk(tree, reverse) if n.type in STATEMENTS]
+            assert [n for n in statement_walk(tree, reverse=reverse) if n.type in STATEMENTS] == every
+
+
+def facts(text: str, path: Path, version: str) -> tuple[object, ...]:
+    ctx = Context(target=Target.of(version), workspace=path.parent)
+    tree = interp.parse(text)
+    interpreter = Interpreter(text, str(path), ctx)
+    interpreter.run_module(tree)
+    s = interpreter.session
+    assert s.guards is not None
+    uses = tuple(f for f in s.recorded if isinstance(f, CacheUse))
+    return removed_api.removed_api_uses(tree, text, ctx.target, s.guards, uses), hooks.hook_facts(tree, text)
+
+
+@pytest.mark.parametrize("path", files(), ids=lambda p: p.name)
+def test_the_shortcuts_of_the_hook_and_removed_api_passes_change_no_fact(
+        path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    texts = list(broken(path.read_text()))
+    skipped: list[bool] = []
+    quiet = removed_api._Quiet.__call__
+
+    def spy(self: Any, node: Any) -> bool:
+        skipped.append(quiet(self, node))
+        return skipped[-1]
+
+    monkeypatch.setattr(removed_api._Quiet, "__call__", spy)
+    fast = {(t, v): facts(t, path, v) for t in texts for v in ("5.24.0", "4.57.6")}
+    monkeypatch.setattr(removed_api._Quiet, "__call__", lambda self, node: False)
+    monkeypatch.setattr(hooks, "_nothing_bound", lambda names, text: False)
+    for (text, version), got in fast.items():
+        assert got == facts(text, path, version), f"{path.name} at {version}"
+    if path.name == "utils.py":  # transformers' own module: most functions skipped, no name bound
+        assert skipped.count(True) > 3 * skipped.count(False)
+
+
+# Uses only a function's own words can give: an import inside a function (a model module's removed cache, which no
+# removed cache class name says), a removed class read off the module, a constructor keyword, a legacy read.
+SNIPPETS = [
+    "import transformers\n\ndef load():\n    from transformers.models.jamba.modeling_jamba import "
+    "HybridMambaAttentionDynamicCache as C\n    return C\n",
+    "import transformers\n\ndef pick():\n    return transformers.HybridCache\n",
+    "from transformers import QuantizedCache\n\ndef make(model):\n    return QuantizedCache(backend=\"quanto\", "
+    "config=model.config, nbits=4, compute_dtype=None)\n",
+    "from transformers import AutoModelForCausalLM, DynamicCache\n\ndef run(model):\n    out = model.generate("
+    "past_key_values=DynamicCache(), return_dict_in_generate=True)\n    return out.past_key_values[0][0]\n",
+]
+
+
+@pytest.mark.parametrize("snippet", SNIPPETS)
+def test_a_function_that_holds_a_use_is_not_skipped(snippet: str, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "snippet.py"
+    got = facts(snippet, path, "5.24.0")
+    assert got[0], "the snippet holds a use the reader reports"
+    monkeypatch.setattr(removed_api._Quiet, "__call__", lambda self, node: False)
+    assert facts(snippet, path, "5.24.0") == got
