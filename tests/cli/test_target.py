@@ -148,7 +148,7 @@ def test_a_range_setting_in_pyproject_and_a_bad_one(bare: Path, run: RunFn) -> N
     write(bare / "demo.py", HYBRID)
     r = run("check", "demo.py")
     assert target_line(r.out) == ("Target: transformers >=5.0,<5.24 (transformers-version in pyproject.toml "
-                                  "[tool.hf-cache-lint]): checked at 5.0.0, 5.3.0, 5.4.0, 5.5.0, 5.5.1, 5.15.0, 5.20.0, 5.23.0")
+                                  "[tool.hf-cache-lint]): checked at 5.0.0, 5.3.0, 5.4.0, 5.5.0, 5.5.1, 5.14.0, 5.15.0, 5.20.0, 5.23.0")
     bad = run("check", "--transformers-version", "soon", "demo.py")
     assert bad.code == 2 and "not a transformers version or version range" in bad.err
 

@@ -71,8 +71,9 @@ def test_releases_between_are_the_behaviour_changes_in_order() -> None:
     # 5.5.0: MambaCache; 5.5.1: cache_utils.SlidingWindowCache back; 5.15.0: dynamic_full invalid; 5.20.0:
     # get_max_cache_shape and max_cache_len gone (the release table's answers, engine/environment/releases.py); 5.3.0:
     # `next_sequence_length` in prepare_inputs_for_generation, 5.4.0: `cache_position` gone from the hooks and
-    # `Cache.update` (HFC010/HFC011).
-    assert steps == ["5.0.0", "5.3.0", "5.4.0", "5.5.0", "5.5.1", "5.15.0", "5.20.0", "5.23.0", "5.24.0"]
+    # `Cache.update` (HFC010/HFC011); 5.14.0: a quantized cache refused on a sliding-window model (HFC004), 5.15.0
+    # also the sliding-window crop's RuntimeError (HFC008).
+    assert steps == ["5.0.0", "5.3.0", "5.4.0", "5.5.0", "5.5.1", "5.14.0", "5.15.0", "5.20.0", "5.23.0", "5.24.0"]
     assert [str(t) for t in releases_between(Target.of("5.23.0"), Target.of("5.24.0"))] == ["5.24.0"]
 
 

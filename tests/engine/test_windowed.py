@@ -85,3 +85,10 @@ _HEAD = ("import torch\nfrom transformers import AutoModelForCausalLM, DynamicCa
 def test_sliding_crop_is_reported_only_where_the_code_says_sliding(model: str, body: str, version: str,
                                                                    want: list[tuple[int, str]]) -> None:
     assert _findings(_HEAD.format(model=model) + body, version, "HFC008") == want
+
+
+def test_a_remote_code_model_says_nothing_about_its_cache() -> None:
+    text = (_HEAD.replace('")', '", trust_remote_code=True)', 1).format(model="google/gemma-2-2b-it")
+            + "cache = model(ids, use_cache=True).past_key_values\ncache.crop(-1)\n")
+    assert "trust_remote_code=True" in text
+    assert _findings(text, "5.24.0", "HFC008") == []

@@ -160,7 +160,7 @@ def _table_answers(t: Target) -> tuple[object, ...]:
             *(t.removed_keyword(n) for n in REMOVED_GENERATE_KEYWORDS),
             *(t.removed_model_cache(m, n) for m, names in REMOVED_MODEL_CACHES.items() for n in names),
             *(tuple(n for n in t.hook_signature(h) if n in _HOOK_NAMES) for h in HOOK_SIGNATURES),
-            *(t.behaviour_since(b) for b in HOOK_BEHAVIOURS))
+            *(t.behaviour_since(b) for b in HOOK_BEHAVIOURS), t.sliding_crop_error, t.quantized_window_error)
 
 
 @lru_cache(maxsize=1)

@@ -187,7 +187,9 @@ def output(kind: str, model: ModelState | None, args: list[EvArg], site: Site | 
         not is_mamba_family(model.class_name)
     if model is None:
         return Output(kind, site, said, layered)
-    return Output(kind, site, said, layered, model.class_name, windowed_family(model.class_name, model.checkpoint))
+    own_code = model.remote_code or not model.is_transformers  # its cache may be anything
+    window = None if own_code else windowed_family(model.class_name, model.checkpoint)
+    return Output(kind, site, said, layered, model.class_name, window)
 
 
 def _cache_subject(value: CacheVal) -> Subject:
