@@ -136,3 +136,29 @@ def test_every_module_of_transformers_the_gate_drops_has_no_finding(tree: Path, 
     for p in dropped[shard::SHARDS]:
         result = check_source(decode_source(p.read_bytes()), str(p), SETTINGS, ctx, use_gate=False)
         assert result.findings == (), p
+
+
+# engine/screen/library_values.py: which transformers imports can make a value, read off the text.
+LIBRARY_VALUES = [
+    ("import os, \\\n    transformers\n", True),  # a module, after a continued line
+    ("import transformers as tf\n", True),
+    ("from unsloth import FastLanguageModel\n", True),
+    ("from transformers import *\n", True),
+    ("from transformers import (\n    AutoModel,  # a comment in the list\n)\n", True),
+    ("from transformers.utils import logging\nL = logging\n", True),  # handed on: anything may follow
+    ("from transformers.utils import logging\nx = logging.models.LlamaModel\n", True),  # a maker through attributes
+    ("from transformers import is_torch_available as ok\nf(ok)\n", True),  # passed as an argument
+    ("from transformers.utils import logging\nlog = logging.get_logger(__name__)\n", False),
+    ("from transformers.utils import auto_docstring\n@auto_docstring\nclass A:\n    pass\n", False),
+    ("from transformers.utils import auto_docstring\n@auto_docstring(custom_intro='x')\ndef f():\n    pass\n", False),
+    ("x = 1  # import transformers\n", False),
+    ('"""\n>>> from transformers import AutoModel\n"""\n', False),  # a doctest, not code
+    ("from ..llama import LlamaModel\nfrom ...cache_utils import DynamicCache\n", False),  # relative: never transformers'
+]
+
+
+@pytest.mark.parametrize(("code", "expected"), LIBRARY_VALUES)
+def test_library_values_reads_which_imports_can_make_a_value(code: str, expected: bool) -> None:
+    from hf_cache_lint.engine.screen.library_values import makes_values
+
+    assert makes_values(code) is expected

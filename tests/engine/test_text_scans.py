@@ -9,14 +9,15 @@ import re
 from bisect import bisect_left
 from pathlib import Path
 
-from hf_cache_lint.engine.screen import gate
+from hf_cache_lint.engine.screen import gate, library_values
 from hf_cache_lint.engine.text import prefilter
 
 REPO = Path(__file__).resolve().parents[2]
 
 _FROM = re.compile(r"(?<![\w.])from[ \t\f]+(\.*)[ \t\f]*([\w.]*)[ \t\f]+import[ \t\f]+(\([^)]*\)|(?:[^\n#;\\]|\\\r?\n)*)")
 _DROPS = re.compile(
-    r"\b(?:while|assert)[\s(]*(?:not\b|True\b|False\b|None\b|\.\.\.|[-+~]?\.?\d|[bBrRuUfF]{0,2}[\"'\[{(])")
+    r"\b(?:while|assert)[\s(]*(?:not\b[\s(]*)*"
+    r"(?:True\b|False\b|None\b|\.\.\.|[-+~]?\.?\d|[bBrRuUfF]{0,2}[\"'\[{]|\(\s*\))")
 
 
 _NOT_CODE_BEFORE = re.compile(
@@ -58,8 +59,8 @@ def test_from_imports_and_dropped_code_are_the_regexes() -> None:
     pieces = ["from", " ", "\t", ".", "x", "import", "(", ")", "\n", "#", ";", "\\", "a", "while", "assert", "True",
               "1", "'", "_", "é"]
     for text in _texts(pieces, 20000, 3) + _real():
-        assert [m.groups() for m in gate._from_imports(text)] == [m.groups() for m in _FROM.finditer(text)]
-        assert [m.span() for m in gate._from_imports(text)] == [m.span() for m in _FROM.finditer(text)]
+        assert [m.groups() for m in library_values.from_imports(text)] == [m.groups() for m in _FROM.finditer(text)]
+        assert [m.span() for m in library_values.from_imports(text)] == [m.span() for m in _FROM.finditer(text)]
         assert gate._drops_code(text) == (_DROPS.search(text) is not None), repr(text)
 
 

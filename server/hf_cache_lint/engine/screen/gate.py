@@ -19,11 +19,17 @@ What a finding is made of (engine/output/analysis.py), and what each needs in th
   followed);
 - a removed cache API (HFC007, which needs no generate call), asked only where the text may use one
   (`removed_api`, engine/text/prefilter.py `might_use_removed_api`): a removed class or method among the compiled
-  names, or a name a use of a cache or model needs (engine/facts/cache_use.py `PARSE_NAMES`).
+  names, or a name a use of a cache or model needs (engine/facts/cache_use.py `PARSE_NAMES`), with a value it can
+  be used on (below);
+- a fact of another kind (engine/facts): one of its parse names, and what its `source` says its facts need: a
+  transformers cache or model the interpreter can know (a name imported from transformers or unsloth that can make
+  one, engine/screen/library_values.py; a generate call's output; a value a workspace module lends,
+  engine/screen/lent_values.py OBJECT_MAKERS), or transformers imported by name (the hook walk).
 So a module that compiles and has none of these cannot hold a finding, and skipping parso for it leaves the
-findings unchanged (tests/engine/test_gate.py runs both paths over the corpus, examples/ and every rule
-example on every checked version, and over each exclusion's edge). Anything that does not compile or parse
-with `ast` where asked goes to parso, as before.
+findings unchanged (tests/engine/test_gate.py runs both paths over the corpus, examples/, the recall set's cases
+and every rule example on every checked version, and over each exclusion's edge; tests/engine/test_gate_sources.py
+runs parso's path over every module of transformers' own tree the gate drops). Anything that does not compile or
+parse with `ast` where asked goes to parso, as before.
 """
 
 from __future__ import annotations
@@ -54,7 +60,7 @@ from hf_cache_lint.engine.screen.library_values import (
     makes_values,
     word_char,
 )
-from hf_cache_lint.engine.text.prefilter import _in_code, _triple_quotes
+from hf_cache_lint.engine.text.prefilter import _NOT_CODE, _in_code, _triple_quotes
 
 # Words whose mere presence sends a module to parso: values a check reads (a `cache_implementation`,
 # a checkpoint's generation_config.json, a Hub default) and a pipeline (a call that reaches generate), also one
@@ -121,10 +127,30 @@ def _compiled_words(text: str) -> tuple[set[str], set[str]] | None:
     strings: set[str] = set()
     _words(code, names, strings)
     if not _CONSTANTS_COMPLETE or _drops_code(text):
-        every = set(_IDENTIFIER.findall(text))
-        names |= every
-        strings |= every
+        # What the compiler may have dropped: as names, every identifier of the code (comments and string
+        # literals blanked, but f-strings, whose fields are code); as strings, every identifier of the text.
+        names |= set(_IDENTIFIER.findall(_code_only(text)))
+        strings |= set(_IDENTIFIER.findall(text))
     return names, strings
+
+
+def _code_only(text: str) -> str:
+    """The text without its comments and string literals (engine/text/prefilter.py's exact scan); an f-string (an
+    `f` in the letters before its quote) is kept whole."""
+    parts: list[str] = []
+    last = 0
+    for m in _NOT_CODE.finditer(text):
+        start = m.start()
+        if text[start] != "#":
+            j = start
+            while j > 0 and text[j - 1] in "rRbBuUfF":
+                j -= 1
+            if "f" in text[j:start].lower():
+                continue
+        parts.append(text[last:start])
+        last = m.end()
+    parts.append(text[last:])
+    return " ".join(parts)
 
 
 def _imports_workspace_value(text: str, path: str, context: Context, words: Makers = FACT_MAKERS) -> bool:
@@ -257,6 +283,10 @@ def cannot_hold_finding(text: str, path: str, context: Context,
     calls = not (CALLS.isdisjoint(names) and CALLS.isdisjoint(strings))
     wanted = {source for source, words in sourced.items() if source != "import" and _said(words, names, strings)}
     if removed_api and not _no_removed_api(names, strings, tree):
+        # An import or attribute of a removed class is itself the finding; a removed method or a cache use
+        # needs a cache or model the interpreter knows.
+        if imports_transformers and not names.isdisjoint(REMOVED_NAMES):
+            return False
         wanted.add("object")
     if wanted and ((calls and ("cache" in wanted or ("object" in wanted and _said(_SAID_OUTPUT, names, strings))))
                    or ((imports_transformers or _imports(names, "unsloth")) and makes_values(text))):

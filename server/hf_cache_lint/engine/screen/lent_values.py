@@ -36,6 +36,10 @@ class Makers:
 
     words: frozenset[str]
     shapes: re.Pattern[str]
+    # The value is a transformers object: made only where the shaping code also has something to make it of (a
+    # generate call, or a name the module imports from transformers or unsloth that can make one:
+    # library_values.py), or imports it from a workspace module in turn (followed as any import is).
+    needs_source: bool = False
 
     def made_by(self, words: frozenset[str]) -> bool:
         return not self.words.isdisjoint(words) or any(self.shapes.fullmatch(w) for w in words)
@@ -52,7 +56,7 @@ FACT_MAKERS = Makers(CALLABLE_MAKERS.words | frozenset({
 # or a generate or forward output's cache; FACT_MAKERS' values too (a pipeline's model).
 OBJECT_MAKERS = Makers(FACT_MAKERS.words | frozenset({
     "transformers", "unsloth", "from_legacy_cache", "return_dict_in_generate"}),
-    re.compile(r"\w*(?:Pipeline|Cache|Model)|\w+For[A-Z]\w*"))
+    re.compile(r"\w*(?:Pipeline|Cache|Model)|\w+For[A-Z]\w*"), needs_source=True)
 
 
 def lends(path: Path, name: str, context: Context, makers: Makers, seen: set[tuple[str, str]]) -> bool:
@@ -107,6 +111,7 @@ class _Statements:
     units: tuple[_Unit, ...]  # the live ones only: top-level code, and the bodies it may call
     by_name: dict[str, tuple[int, ...]]  # a module-level name -> the units that mention it
     inert_names: frozenset[str]  # names every binding of which is inert (a symbol or a constant: nothing to mutate)
+    library: bool  # it imports a transformers (or unsloth) name that can make a cache or model (library_values.py)
     # (name, makers) -> what `shaping` found (this table is cached per file version: so is this)
     asked: dict[tuple[str, Makers], tuple[bool, tuple[tuple[int, str, str], ...]]] = field(
         default_factory=dict, compare=False, repr=False)
@@ -118,7 +123,8 @@ class _Statements:
         got = self.asked.get(key)
         if got is None:
             units = [self.units[i] for i in sorted(self.slice(name))]
-            makes = any(makers.made_by(u.words) for u in units)
+            makes = any(makers.made_by(u.words) for u in units) and (
+                not makers.needs_source or self.library or any("generate" in u.words for u in units))
             got = self.asked[key] = (makes, tuple(im for u in units for im in u.imports))
         return got
 
@@ -341,7 +347,10 @@ def _statements_of(path: str, mtime_ns: int, size: int) -> _Statements | None:
         for n in u.mentions & bound:
             by_name.setdefault(n, []).append(i)
     not_inert: set[str] = set().union(*(u.binds for u in every if not u.inert))
-    return _Statements(tuple(live), {n: tuple(v) for n, v in by_name.items()}, frozenset(bound - not_inert))
+    from hf_cache_lint.engine.screen.library_values import makes_values  # it imports this module
+
+    return _Statements(tuple(live), {n: tuple(v) for n, v in by_name.items()}, frozenset(bound - not_inert),
+                       makes_values(data.decode("utf-8", "replace")))
 
 
 def _statements(path: Path) -> _Statements | None:

@@ -33,7 +33,7 @@ _FROM_IMPORT = re.compile(
     r"from[ \t\f]+(\.*)[ \t\f]*([\w.]*)[ \t\f]+import[ \t\f]+(\([^)]*\)|(?:[^\n#;\\]|\\\r?\n)*)")
 # `import a.b as c, d`: the `import` of a `from` import matches too, harmlessly (its names are not dotted roots of
 # a library unless it imports a module so named: then it counts, a superset).
-_IMPORT = re.compile(r"(?<![\w.])import[ \t\f]+([\w. \t\f,]+)")
+_IMPORT = re.compile(r"(?<![\w.])import[ \t\f]+((?:[\w. \t\f,]|\\\r?\n)+)")
 _COMMENT = re.compile(r"#[^\r\n]*")
 # After a name: attribute reads (`.x`), then what follows them.
 _CHAIN = re.compile(r"(?:[ \t\f]*\.[ \t\f]*(\w+))*[ \t\f]*(\S?)")
@@ -96,7 +96,8 @@ def makes_values(text: str, libraries: frozenset[str] = LIBRARIES, makers: Maker
     HOOK_ROLES and TRANSFORMERS: whether the hook walk (engine/interpreter/hooks.py) may bind a transformers class
     or module a hook can derive from or patch."""
     modules = [m for m in _IMPORT.finditer(text)
-               if any(p.split()[0].split(".")[0] in libraries for p in m.group(1).split(",") if p.split())]
+               if any(p.split()[0].split(".")[0] in libraries
+                      for p in m.group(1).replace("\\", " ").split(",") if p.split())]
     statements = list(from_imports(text))
     library = [m for m in statements if not m.group(1) and m.group(2).split(".")[0] in libraries]
     if not modules and not library:
