@@ -94,6 +94,11 @@ def _tail(old: list[str], new: list[str], limit: int) -> int:
     return n
 
 
+def lines_in_common(old: list[str], new: list[str]) -> int:
+    """How many lines the two begin with alike."""
+    return _head(old, new, min(len(old), len(new)))
+
+
 def opcodes(old: list[str], new: list[str]) -> list[Opcode]:
     """difflib's `get_opcodes` form: the common head, the changed block between, the common tail."""
     n_old, n_new = len(old), len(new)
