@@ -68,8 +68,8 @@ from hf_cache_lint.engine.interpreter.values import (
     children,
 )
 from hf_cache_lint.engine.output.analysis import CiValue, GuardedBlock
+from hf_cache_lint.engine.syntax import parsing
 from hf_cache_lint.engine.syntax.nodes import Node
-from hf_cache_lint.engine.syntax.parsing import lines_in_common
 
 if TYPE_CHECKING:
     from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
@@ -193,7 +193,7 @@ class Document:
     small: bool
     # The inlined calls recorded inside those runs, by the called function's key (Replays.call).
     calls: dict[Key, tuple[CallRecord, ...]] = field(default_factory=dict)
-    text: str = ""  # the text checked (where the nodes it saw stood: `moved_from`)
+    moves: tuple[int, int] = (0, 1)  # the parser's count of line-count changes after its parse (`moved_from`)
 
 
 _DOCUMENTS: OrderedDict[str, Document] = OrderedDict()
@@ -267,14 +267,13 @@ def _moves(x: object, line: int) -> bool:
     return False
 
 
-def moved_from(old: str, new: str) -> int | None:
-    """The first line of `new` (1-based) from which the nodes of a kept tree may stand elsewhere than in the tree
-    of `old`: after the lines both begin with, when the line count changed (engine/syntax/splice.py moves the
-    nodes after a statement that gained or lost lines, keeping their objects). None when the count is the same."""
-    if old.count("\n") == new.count("\n"):
+def moved_from(before: tuple[int, int], now: tuple[int, int]) -> int | None:
+    """The first line from which a node of the kept tree may stand elsewhere than at the last check, from the
+    parser's count of line-count changes then and now (engine/syntax/parsing.py `moves`): None after none, the
+    line the change began at after one (this check's parse), the first line after more."""
+    if now[0] == before[0]:
         return None
-    a, b = old.split("\n"), new.split("\n")
-    return lines_in_common(a, b) + 1
+    return now[1] if now[0] == before[0] + 1 else 1
 
 
 def absent() -> object:
@@ -335,8 +334,8 @@ class Replays:
         # A value holding a function or class node is compared by the node's identity (`same`): a node the
         # splice moved (a line added above it) is the same object elsewhere, and what a run recorded of where it
         # stood (a span) would be stale. Runs that read such a value are not replayed.
-        self.moved = moved_from(previous.text, source.text) if previous is not None and usable and \
-            source is not None else None
+        self.moves = parsing.moves(session.path)
+        self.moved = moved_from(previous.moves, self.moves) if previous is not None and usable else None
         self.runs: dict[RunKey, Replay] = {}
         self.calls: dict[Key, list[CallRecord]] = {}
         self.max_steps, self.max_heap, self.max_work = max_steps, max_heap, max_work
@@ -599,7 +598,7 @@ class Replays:
         s = self.s
         small = s.meter.work + 4 * s.next_id * s.meter.charges <= self.max_work // 4
         calls = {k: tuple(v) for k, v in self.calls.items()} if small else {}
-        keep(s.path, Document(self.fingerprint, self.runs if small else {}, small, calls, self.source.text))
+        keep(s.path, Document(self.fingerprint, self.runs if small else {}, small, calls, self.moves))
 
 
 __all__ = ["Document", "Facts", "Reads", "Replay", "Replays", "absent", "document", "fingerprint",
