@@ -225,3 +225,56 @@ def test_an_edited_method_reruns_its_callers_whose_other_calls_are_replayed(
                 assert ("cache", True) not in calls
     finally:
         interp.forget(str(path))
+
+
+MOVED = '''from transformers import AutoModelForCausalLM, DynamicCache
+
+
+def user():
+    return helper
+
+
+def middle():
+    x = 1
+    return x
+
+
+def helper():
+    model = AutoModelForCausalLM.from_pretrained("gpt2")
+    return model.generate(past_key_values=DynamicCache(), cache_implementation="static")
+'''
+
+
+def test_a_run_that_read_a_function_a_line_moved_is_not_replayed(
+        tmp_path: Path, analyses: list[Analysis], monkeypatch: pytest.MonkeyPatch) -> None:
+    """`user` reads `helper`, defined below it. Enter typed in `middle`, between them, moves `helper`'s node (the
+    same object, engine/syntax/splice.py) and not `user`: its run is not replayed (what it recorded of `helper`
+    may name where it stood); an edit that keeps the line count replays it."""
+    runs: list[tuple[str, bool]] = []
+    original = replay.Replays.replay
+
+    def spy(self: replay.Replays, key: replay.RunKey) -> bool:
+        ok = original(self, key)
+        runs.append((key[0][1].split("(")[0], ok))
+        return ok
+
+    monkeypatch.setattr(replay.Replays, "replay", spy)
+    path = tmp_path / "moved.py"
+    ctx = Context(workspace=tmp_path)
+    entered = MOVED.replace("    x = 1\n", "    x = (\n        1)\n")  # Enter in `middle`: spliced, a line more
+    typed = entered.replace('"gpt2"', '"gpt3"')
+    try:
+        seen = []
+        for text in [MOVED, MOVED, MOVED, entered, typed]:  # a path checked once records nothing
+            runs.clear()
+            analyses.clear()
+            buffer = source.check_source(text, str(path), None, ctx, incremental=True)
+            assert buffer == source.check_source(text, str(path), None, ctx, use_gate=False)
+            assert facts(analyses[0]) == facts(analyses[1])
+            seen.append(list(runs))
+            assert [f.code for f in buffer.findings] == ["HFC001"]
+        assert ("def user", True) in seen[2]  # nothing changed: replayed
+        assert ("def user", False) in seen[3]  # `helper` moved a line down: run again
+        assert ("def user", True) in seen[4]  # `helper` edited in place, the line count kept: replayed
+    finally:
+        interp.forget(str(path))

@@ -2,8 +2,8 @@
 answer is a whole walk's: `statement_walk` finds every import, `def` and `class` a walk of every node finds, in the
 same order; the hook facts of a module that binds no transformers name are none (hooks.py `_nothing_bound`); a
 function the removed-API reader skips (removed_api.py `_Quiet`) holds no use. Over the corpus, the examples, the
-real-code cases and transformers' own generation modules (an oracle environment's copy), at the newest release and
-at 4.57.6, with and without each shortcut."""
+real-code cases, every rule's VALID and INVALID examples and transformers' own generation modules (an oracle
+environment's copy), at 5.24.0 and at 4.57.6, with and without each shortcut."""
 
 from __future__ import annotations
 
@@ -110,3 +110,21 @@ def test_a_function_that_holds_a_use_is_not_skipped(snippet: str, tmp_path: Path
     assert got[0], "the snippet holds a use the reader reports"
     monkeypatch.setattr(removed_api._Quiet, "__call__", lambda self, node: False)
     assert facts(snippet, path, "5.24.0") == got
+
+
+def example_codes() -> list[tuple[str, str]]:
+    from hf_cache_lint.rules import ALL_RULES
+
+    return [(f"{rule.code}-{kind}{i}", ex.code) for rule in ALL_RULES
+            for kind, examples in (("invalid", rule.invalid), ("valid", rule.valid)) for i, ex in enumerate(examples)]
+
+
+@pytest.mark.parametrize(("name", "code"), example_codes(), ids=[n for n, _ in example_codes()])
+def test_the_shortcuts_change_no_fact_of_a_rule_example(name: str, code: str, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "example.py"
+    fast = {v: facts(code, path, v) for v in ("5.24.0", "4.57.6")}
+    monkeypatch.setattr(removed_api._Quiet, "__call__", lambda self, node: False)
+    monkeypatch.setattr(hooks, "_nothing_bound", lambda names, text: False)
+    for version, got in fast.items():
+        assert got == facts(code, path, version), f"{name} at {version}"

@@ -33,6 +33,8 @@ STATE: tuple[Global, ...] = (
     Global("engine/interpreter/replay.py", "_DOCUMENTS", "cache",
            "an editor buffer's last uncalled-function runs, replayed at the next keystroke (MAX_DOCUMENTS)"),
     Global("engine/interpreter/modules.py", "_CACHE", "cache", "workspace modules' exports by file version (_CACHE_SIZE)"),
+    Global("engine/syntax/parsing.py", "_MOVES", "cache",
+           "per editor buffer: how often its kept tree's line count changed, where the last change began (replays)"),
     Global("engine/syntax/fast_parser.py", "_TABLES", "registry", "parso's grammar tables re-keyed, once per grammar object"),
     Global("engine/text/text.py", "_LAST_STARTS", "cache", "the last text's line starts (a one-entry memo)"),
     Global("engine/text/text.py", "_LAST_LINES", "cache", "the last text's lines (a one-entry memo)"),

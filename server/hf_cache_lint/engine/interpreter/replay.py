@@ -68,6 +68,7 @@ from hf_cache_lint.engine.interpreter.values import (
     children,
 )
 from hf_cache_lint.engine.output.analysis import CiValue, GuardedBlock
+from hf_cache_lint.engine.syntax import parsing
 from hf_cache_lint.engine.syntax.nodes import Node
 
 if TYPE_CHECKING:
@@ -192,6 +193,7 @@ class Document:
     small: bool
     # The inlined calls recorded inside those runs, by the called function's key (Replays.call).
     calls: dict[Key, tuple[CallRecord, ...]] = field(default_factory=dict)
+    moves: tuple[int, int] = (0, 1)  # the parser's count of line-count changes after its parse (`moved_from`)
 
 
 _DOCUMENTS: OrderedDict[str, Document] = OrderedDict()
@@ -237,19 +239,41 @@ def same(a: object, b: object) -> bool:
 _NO_NODES = (Unknown, Const, CacheVal, Ref, Symbol, Output, Lazy, ConfigState)
 
 
-def _nodes(x: object) -> list[tuple[int, object]]:
-    """id() and start of the function and class nodes a value or heap object holds, in order (refs not followed):
-    a splice that adds lines keeps the node objects after it, in another place."""
-    out: list[tuple[int, object]] = []
+def _nodes(x: object) -> list[int]:
+    """id() of the function and class nodes a value or heap object holds, in order (refs not followed)."""
+    out: list[int] = []
     todo: list[object] = [x]
     while todo:
         v = todo.pop()
         if v is None or isinstance(v, _NO_NODES):
             continue
         if isinstance(v, (Function, ClassDef)):
-            out.append((id(v.node), getattr(v.node, "start_pos", None)))
+            out.append(id(v.node))
         todo.extend(children(v))
     return out
+
+
+def _moves(x: object, line: int) -> bool:
+    """Whether a value or heap object holds a function or class node that starts at or after `line` (refs not
+    followed)."""
+    todo: list[object] = [x]
+    while todo:
+        v = todo.pop()
+        if v is None or isinstance(v, _NO_NODES):
+            continue
+        if isinstance(v, (Function, ClassDef)) and getattr(v.node, "start_pos", (0, 0))[0] >= line:
+            return True
+        todo.extend(children(v))
+    return False
+
+
+def moved_from(before: tuple[int, int], now: tuple[int, int]) -> int | None:
+    """The first line from which a node of the kept tree may stand elsewhere than at the last check, from the
+    parser's count of line-count changes then and now (engine/syntax/parsing.py `moves`): None after none, the
+    line the change began at after one (this check's parse), the first line after more."""
+    if now[0] == before[0]:
+        return None
+    return now[1] if now[0] == before[0] + 1 else 1
 
 
 def absent() -> object:
@@ -307,6 +331,11 @@ class Replays:
         usable = use and self.record and previous is not None and previous.fingerprint == fingerprint
         self.previous = previous.runs if previous is not None and usable else {}
         self.previous_calls = previous.calls if previous is not None and usable else {}
+        # A value holding a function or class node is compared by the node's identity (`same`): a node the
+        # splice moved (a line added above it) is the same object elsewhere, and what a run recorded of where it
+        # stood (a span) would be stale. Runs that read such a value are not replayed.
+        self.moves = parsing.moves(session.path)
+        self.moved = moved_from(previous.moves, self.moves) if previous is not None and usable else None
         self.runs: dict[RunKey, Replay] = {}
         self.calls: dict[Key, list[CallRecord]] = {}
         self.max_steps, self.max_heap, self.max_work = max_steps, max_heap, max_work
@@ -349,17 +378,19 @@ class Replays:
         was = self._same_at
         if not was or was[0] is not end or was[1] is not end.names or was[2] is not end.heap or was[3] != at[3]:
             memo.clear()
+        moved = self.moved
         for n, v in r.names:
             got = memo.get((n, id(v)))
             if got is None:
-                got = memo[(n, id(v))] = same(end.names.get(n, _ABSENT), v)
+                got = memo[(n, id(v))] = same(end.names.get(n, _ABSENT), v) and \
+                    (moved is None or not _moves(v, moved))
             if not got:
                 self._same_at = at
                 return False
         imports = self.imports
         resolved: Mapping[tuple[str, int, str], Value] = imports.resolved if imports is not None else {}
         for k, v in r.forced:
-            if not same(resolved.get(k, _ABSENT), v):
+            if not same(resolved.get(k, _ABSENT), v) or (moved is not None and _moves(v, moved)):
                 self._same_at = at
                 return False
         effectful = bool(r.effects or r.resolutions)
@@ -371,7 +402,7 @@ class Replays:
         for i, o in r.heap:
             got = memo.get((i, id(o)))
             if got is None:
-                got = memo[(i, id(o))] = same(end.heap.get(i), o)
+                got = memo[(i, id(o))] = same(end.heap.get(i), o) and (moved is None or not _moves(o, moved))
             if not got:
                 self._same_at = at
                 return False
@@ -510,6 +541,10 @@ class Replays:
                 or s.next_id + r.ids > self.max_heap or not _facts_are(s, r.before):
             return False
         names, heap = s.module_state.names, s.state.heap
+        moved = self.moved
+        if moved is not None and any(_moves(v, moved) for v in (*(v for _, v in c.given), *(v for _, v in r.names),
+                                                                   *(v for _, v in r.forced), *(o for _, o in r.heap))):
+            return False
         imports = self.imports
         resolved: Mapping[tuple[str, int, str], Value] = imports.resolved if imports is not None else {}
         if not all(same(names.get(n, _ABSENT), v) for n, v in r.names) or \
@@ -563,7 +598,7 @@ class Replays:
         s = self.s
         small = s.meter.work + 4 * s.next_id * s.meter.charges <= self.max_work // 4
         calls = {k: tuple(v) for k, v in self.calls.items()} if small else {}
-        keep(s.path, Document(self.fingerprint, self.runs if small else {}, small, calls))
+        keep(s.path, Document(self.fingerprint, self.runs if small else {}, small, calls, self.moves))
 
 
 __all__ = ["Document", "Facts", "Reads", "Replay", "Replays", "absent", "document", "fingerprint",

@@ -29,6 +29,7 @@ from parso.file_io import KnownContentFileIO
 from parso.python.diff import DiffParser
 from parso.utils import python_bytes_to_unicode, split_lines
 
+from hf_cache_lint.engine.base import process_state
 from hf_cache_lint.engine.syntax.splice import splice_statement
 
 Opcode = tuple[str, int, int, int, int]
@@ -269,6 +270,22 @@ def _ends_line(node: Any, line: int, column: int, ending: str) -> bool:
     return last.type == "newline" and last.value == ending and last.start_pos == (line, column)  # type: ignore[no-any-return]
 
 
+# Per kept tree (its key): how many of its updates changed the line count, and the first line (of the text after the
+# last one) from which nodes may stand elsewhere than before it. A splice that adds or removes lines moves the
+# nodes after the statement, keeping their objects (the diff parser may keep some too): what was recorded of where
+# such a node stood (engine/interpreter/replay.py) is compared through this.
+_MOVES: dict[str, tuple[int, int]] = {}
+
+
+def moves(key: str) -> tuple[int, int]:
+    """(updates of the kept tree of `key` that changed its line count, the first line the last one may have moved)."""
+    return _MOVES.get(key, (0, 1))
+
+
+def forget_moves() -> None:
+    _MOVES.clear()
+
+
 def incremental_parse(grammar: Any, text: str, key: str) -> Any:
     """What `grammar.parse(text, error_recovery=True, path=key, diff_cache=True, cache=False)` returns, parso's kept
     tree of `key` updated in place. Raises what the diff parser raises (the caller then parses afresh)."""
@@ -281,6 +298,9 @@ def incremental_parse(grammar: Any, text: str, key: str) -> Any:
     if item.lines == lines:
         return item.node
     ops = opcodes(item.lines, lines)
+    if len(item.lines) != len(lines):
+        count, _ = moves(key)
+        _MOVES[key] = count + 1, (ops[0][2] if ops[0][0] == "equal" else 0) + 1
     # A keystroke inside one line: that line's nodes re-parsed alone where that is provably a whole parse's tree
     # (splice_line); the diff parser's copy of every other statement cost more than its parse of the line.
     row = _one_line_changed(ops) if len(item.lines) == len(lines) else None
@@ -304,3 +324,7 @@ def forget(grammar: Any, key: str) -> None:
     kept = parser_cache.get(grammar._hashed, {})
     kept.pop(Path(key), None)
     kept.pop(key, None)
+    _MOVES.pop(key, None)
+
+
+process_state.resettable("engine/syntax/parsing.py", "_MOVES", forget_moves)
