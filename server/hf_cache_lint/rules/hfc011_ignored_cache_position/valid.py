@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from hf_cache_lint.rules.base import Valid
-from hf_cache_lint.rules.hfc011_ignored_cache_position.examples import _LOAD, PATCHED, PREPARE, PRESS, ROLLBACK
+from hf_cache_lint.rules.hfc011_ignored_cache_position.examples import (
+    _LOAD,
+    PATCHED,
+    PREPARE,
+    PRESS,
+    ROLLBACK,
+)
 
 VALID: tuple[Valid, ...] = (
     Valid(
