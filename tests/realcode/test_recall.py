@@ -37,12 +37,12 @@ SITES = load_sites()
 
 
 def test_set_size() -> None:
-    """The issue's measure: ~40-60 breaking sites over 25+ cases (more as mechanisms are added: each new one brings
-    its sites), at least as many must-stay-silent sites."""
+    """The issue's measure: 40+ breaking sites (it asked for ~40-60; sites added for new mechanisms since go
+    past 60) over 25+ cases, at least as many must-stay-silent sites."""
     breaking = [s for s in SITES if s.kind != CLEAN]
     clean = [s for s in SITES if s.kind == CLEAN]
     assert len(case_files()) >= 25
-    assert 40 <= len(breaking) <= 100
+    assert len(breaking) >= 40
     assert len(clean) >= len(breaking)
     assert {s.case for s in SITES} == {p.name for p in case_files()}, "a case without a labelled site"
     for version in versions():

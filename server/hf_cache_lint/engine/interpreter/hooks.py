@@ -50,7 +50,26 @@ class _Names:
     modules: set[str] = field(default_factory=set)  # names bound to a transformers module
     functions: dict[str, Node] = field(default_factory=dict)  # the module's functions (any depth), by name
     models: set[str] = field(default_factory=set)  # names bound to a loaded model (and loop variables over one)
+    # where each of those is bound: the ids of the functions (0: the module) whose code binds it so
+    scopes: dict[str, set[int]] = field(default_factory=dict)
+
+    def add_model(self, name: str, at: Node) -> None:
+        self.models.add(name)
+        self.scopes.setdefault(name, set()).add(_scope_id(at))
+
+    def model_at(self, name: str, at: Node) -> bool:
+        """`name` holds a loaded model where `at` reads it: bound so in the same function, or in the module."""
+        scopes = self.scopes.get(name, set())
+        return 0 in scopes or _scope_id(at) in scopes
     caches: set[str] = field(default_factory=set)  # names bound to a transformers cache built here
+
+
+def _scope_id(node: Node) -> int:
+    """The id of the function whose code `node` is in (a `def` itself: its own), 0 at module level."""
+    fn: Node | None = node
+    while fn is not None and fn.type != "funcdef":
+        fn = fn.parent
+    return id(fn) if fn is not None else 0
 
 
 def _role(name: str) -> str | None:
@@ -80,6 +99,7 @@ def hook_facts(module: Node, text: str) -> tuple[list[HookOverride], list[CacheP
     calls: list[Node] = []
     assignments: list[Node] = []
     loops: list[Node] = []
+    funcdefs: list[Node] = []
     arguments: list[Node] = []
     dicts: list[Node] = []
     stack = [module]
@@ -101,10 +121,12 @@ def hook_facts(module: Node, text: str) -> tuple[list[HookOverride], list[CacheP
             arguments.append(node)
         elif t == "for_stmt" or t == "sync_comp_for":
             loops.append(node)
+        elif t == "funcdef":
+            funcdefs.append(node)
         elif t == "dictorsetmaker":
             dicts.append(node)
         stack.extend(reversed(kids))
-    _find_models(assignments, loops, names)
+    _find_models(assignments, loops, funcdefs, calls, names)
     hooks: list[HookOverride] = []
     sent: list[CachePositionSent] = []
     class_roles: dict[str, tuple[str, str]] = {}
@@ -222,7 +244,8 @@ def _reference_role(path: str | None, names: _Names) -> str | None:
     return _role(parts[-1]) if parts[0] in names.modules else None
 
 
-def _find_models(assignments: list[Node], loops: list[Node], names: _Names) -> None:
+def _find_models(assignments: list[Node], loops: list[Node], funcdefs: list[Node], calls: list[Node],
+                 names: _Names) -> None:
     """Names bound to `<transformers ref>.from_pretrained(...)`, then loop variables over what hangs off them."""
     for node in assignments:
         if len(node.children) == 3 and node.children[0].type == "name":
@@ -230,17 +253,73 @@ def _find_models(assignments: list[Node], loops: list[Node], names: _Names) -> N
             if value.type in ("power", "atom_expr") and len(value.children) >= 3 and \
                     _is_trailer(value.children[-2], ".", "from_pretrained") and \
                     _reference_role(_prefix(value, len(value.children) - 2), names) == "model":
-                names.models.add(node.children[0].value)
+                names.add_model(node.children[0].value, node)
             elif value.type in ("power", "atom_expr") and len(value.children) >= 2 and \
                     _is_trailer(value.children[-1], "(") and \
                     _reference_role(_prefix(value, len(value.children) - 1), names) == "cache":
                 names.caches.add(node.children[0].value)
-    for _ in range(2):  # a loop over a loop variable's attribute (`for layer in model.model.layers`, nested)
+    # What hangs off a loaded model, in the order names flow (a parameter given one, a name bound to a part of it,
+    # a loop over it); twice, for a loop over a loop variable's attribute (`for layer in model.model.layers`,
+    # nested).
+    for _ in range(2):
+        for node in funcdefs:
+            for param in _parameters_given_models(node, names, calls):
+                names.add_model(param, node)
+        for node in assignments:
+            if len(node.children) == 3 and node.children[0].type == "name" and \
+                    node.children[1].type == "operator" and node.children[1].value == "=":
+                # `layers = model.model.layers`: a name for what hangs off a loaded model (attributes and items)
+                value = node.children[2]
+                if value.type in ("power", "atom_expr") and value.children[0].type == "name" and \
+                        names.model_at(value.children[0].value, node) and \
+                        all(_is_trailer(k, ".") or _is_trailer(k, "[") for k in value.children[1:]) and \
+                        not any(_is_trailer(k, ".") and k.children[1].value in ("config", "generation_config")
+                                for k in value.children[1:]):
+                    names.add_model(node.children[0].value, node)
         for node in loops:
             targets, source = (node.children[1], node.children[3])
+            plain = targets.type == "name"  # `for layer in model.model.layers` (as before: by name)
+            if source.type in ("power", "atom_expr") and len(source.children) == 2 and \
+                    getattr(source.children[0], "value", None) == "enumerate" and _is_trailer(source.children[1], "("):
+                # `for i, layer in enumerate(model.model.layers)`: the second target
+                args = call_args(source.children[1])
+                source = args[0].value if args and args[0].name is None and not args[0].star else source
+                targets = _last_of_pair(targets)
+            elif source.type in ("power", "atom_expr") and len(source.children) >= 3 and \
+                    _is_trailer(source.children[-2], ".") and \
+                    source.children[-2].children[1].value in ("named_modules", "named_children"):
+                targets = _last_of_pair(targets)  # `for name, module in model.named_modules()`
             root = source.children[0] if source.type in ("power", "atom_expr") else source
-            if root.type == "name" and root.value in names.models and targets.type == "name":
-                names.models.add(targets.value)
+            if root.type == "name" and root.value in names.models and targets is not None and \
+                    targets.type == "name" and (plain or names.model_at(root.value, node)):
+                names.add_model(targets.value, node)
+
+
+def _last_of_pair(targets: Node) -> Node | None:
+    """`name, module` (a loop's two targets): the second; None for any other target."""
+    kids = [k for k in getattr(targets, "children", ()) if k.type != "operator"]
+    return kids[1] if targets.type == "exprlist" and len(kids) == 2 else None
+
+
+def _parameters_given_models(fn: Node, names: _Names, calls: list[Node]) -> set[str]:
+    """The parameters of module function `fn` to which a call in the module passes a loaded model
+    (`install(model)`, `install(lm=model)`): the code says what they hold."""
+    params = [p.name.value for p in fn.get_params() if p.star_count == 0]
+    fname, out = fn.children[1].value, set()
+    for node in calls:  # the module's calls (`power`/`atom_expr` nodes)
+        if len(node.children) == 2 and node.children[0].type == "name" and \
+                node.children[0].value == fname and _is_trailer(node.children[1], "("):
+            positional = 0
+            for a in call_args(node.children[1]):
+                if a.star:
+                    break
+                at = params.index(a.name) if a.name in params else positional if a.name is None else None
+                if a.name is None:
+                    positional += 1
+                if at is not None and at < len(params) and a.value.type == "name" and \
+                        names.model_at(a.value.value, node):
+                    out.add(params[at])
+    return out
 
 
 def _prefix(node: Node, n: int) -> str | None:
@@ -363,13 +442,48 @@ def _forward_hook(node: Node, names: _Names, calls: list[Node]) -> Iterator[Hook
             with_kwargs = any(a.name == "with_kwargs" and code(a.value) == "True" for a in args)
             if not with_kwargs or not args or args[0].name is not None:
                 return
-            role = "attention" if "attn" in owner.lower() or "attention" in owner.lower() else "decoder_layer"
-            for fn in _hook_functions(args[0].value, names, calls):
+            role = "attention" if "attn" in owner.lower() or "attention" in owner.lower() or \
+                _isinstance_role(node, kids[0].value, names) == "attention" else "decoder_layer"
+            hook, bound = _unwrap_partial(args[0].value)
+            for fn in _hook_functions(hook, names, calls):
                 params = _params(fn)[0]
-                container = params[2] if len(params) > 2 else None
+                container = params[2 + bound] if len(params) > 2 + bound else None
                 yield _fact(fn, "forward_hook", f"a forward hook on `{owner}` (`{fn.children[1].value}`)", role,
                             container=container)
             return
+
+
+def _unwrap_partial(value: Node) -> tuple[Node, int]:
+    """`functools.partial(f, a, k=v)` / `partial(f, ...)` -> (`f`, the positional arguments it binds before the
+    hook's own); any other hook expression -> (itself, 0)."""
+    kids = value.children if value.type in ("power", "atom_expr") else []
+    if len(kids) >= 2 and _is_trailer(kids[-1], "(") and \
+            "".join(code(k) for k in kids[:-1]).strip() in ("partial", "functools.partial"):
+        args = call_args(kids[-1])
+        if args and args[0].name is None and not args[0].star:
+            bound = 0
+            for a in args[1:]:
+                if a.star:
+                    return value, 0  # how many it binds is not written
+                bound += a.name is None
+            return args[0].value, bound
+    return value, 0
+
+
+def _isinstance_role(node: Node, name: str, names: _Names) -> str | None:
+    """The role of the transformers class an enclosing `if isinstance(name, C):` tests (`module` in a loop over
+    `model.named_modules()`), else None."""
+    parent = node.parent
+    while parent is not None and parent.type not in ("funcdef", "classdef", "file_input"):
+        if parent.type == "if_stmt":
+            test = parent.children[1]
+            if test.type in ("power", "atom_expr") and getattr(test.children[0], "value", None) == "isinstance" and \
+                    _is_trailer(test.children[1], "("):
+                args = call_args(test.children[1])
+                if len(args) == 2 and code(args[0].value).strip() == name:
+                    return _reference_role(code(args[1].value).strip(), names)
+        parent = parent.parent
+    return None
 
 
 def _hook_functions(value: Node, names: _Names, calls: list[Node]) -> list[Node]:
@@ -525,8 +639,8 @@ def _tests_none(node: Node, name: str) -> bool:
 
 
 def _position_parameter(fn: Node, body: Node) -> Iterator[HookRead]:
-    """A `cache_position` parameter the body uses for something other than handing it on by name
-    (`f(..., cache_position=cache_position)`) and never tests against None (`if cache_position is None`,
+    """A `cache_position` parameter the body uses for something other than handing it on as it is
+    (`f(..., cache_position=cache_position)`, `f(x, cache_position)`) and never tests against None (`if cache_position is None`,
     `cache_position or ...`, `if cache_position:`): the use the body makes of it first, `how` "subscript"
     for `cache_position[...]`, "get" for an attribute (`cache_position.shape`), else "parameter" (the span the
     parameter with its default)."""
@@ -543,6 +657,8 @@ def _position_parameter(fn: Node, body: Node) -> Iterator[HookRead]:
         if parent.type == "argument" and parent.children[-1] is node and len(parent.children) == 3 and \
                 getattr(parent.children[0], "value", None) == "cache_position":
             continue  # handed on by name: None is what the callee gets on that release too
+        if parent.type == "arglist" or (parent.type == "trailer" and parent.children[0].value == "("):
+            continue  # handed on by position, as it is (the callee's own use is the callee's)
         if parent.type in ("comparison", "or_test", "and_test", "not_test") or \
                 (parent.type in ("if_stmt", "while_stmt") and node is not parent.children[0]) or \
                 (parent.type == "test" and parent.children.index(node) == 2):

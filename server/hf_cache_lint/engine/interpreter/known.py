@@ -30,6 +30,7 @@ from hf_cache_lint.engine.interpreter.values import (
     NONE,
     UNKNOWN,
     CacheVal,
+    ConfigKey,
     ConfigState,
     Const,
     DictState,
@@ -43,6 +44,7 @@ from hf_cache_lint.engine.interpreter.values import (
     TupleVal,
     Unknown,
     Value,
+    falsy,
 )
 from hf_cache_lint.engine.syntax.nodes import Node
 
@@ -193,6 +195,10 @@ class KnownCallables:
         if attr.value.value == "cache_implementation" and isinstance(cfg, ConfigState) and isinstance(target.value, Ref):
             s = setting_from(value, "model")
             self.s.put(target.value, replace(cfg, ci=s))
+        elif isinstance(cfg, ConfigState) and isinstance(target.value, Ref) and isinstance(attr.value.value, str):
+            # any other attribute: as `config.<attr> = value` (a plain attribute when the config has no such field)
+            self.s.put(target.value, cfg.with_keys((ConfigKey(attr.value.value, self.s.site(attr.arg.node),
+                                                              falsy(value.value), None, "attribute"),)))
         return NONE
 
     @known("builtins.len")

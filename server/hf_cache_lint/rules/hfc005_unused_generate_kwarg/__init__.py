@@ -48,12 +48,13 @@ class UnusedGenerateKwarg(Rule):
 
     def check(self, analysis: Analysis) -> Iterable[Finding]:
         target = analysis.context.target
+        reported: set[tuple[object, str]] = set()  # a config's key, once: at the first call that reads it
         for call in analysis.calls:
             if ci_rejected(target, call):
                 continue  # the invalid `cache_implementation` is raised first (HFC004)
             typos, removed_ones, gk = misspelled(call), removed_keywords(target, call), rejected_generate_kwargs(call)
             far_typos, far_removed = spread_misspelled(call), spread_removed(target, call)
-            yield from self.config_findings(analysis, call)
+            yield from self.config_findings(analysis, call, reported)
             if not typos and not removed_ones and gk is None and not far_typos and not far_removed:
                 continue  # nothing to report on this call: its error message is never read
             error = unused_kwargs_message(self.unused_names(analysis, call, typos, removed_ones, gk)
@@ -80,7 +81,8 @@ class UnusedGenerateKwarg(Rule):
                            f"`generate_kwargs=` reaches generate itself; transformers {target} raises {error}")
                 yield self.finding(analysis, call, gk, message, error, tuple(self.unpack(analysis, call, gk)))
 
-    def config_findings(self, analysis: Analysis, call: GenerateCall) -> Iterator[Finding]:
+    def config_findings(self, analysis: Analysis, call: GenerateCall,
+                        reported: set[tuple[object, str]]) -> Iterator[Finding]:
         """Keys of the passed `GenerationConfig` a release refuses or ignores: a generate-only keyword the
         config's validation refuses (4.x `use_model_defaults`: the constructor raises), a keyword generate no
         longer reads (`return_legacy_cache` from 5.0: a Cache comes back, not tuples), a misspelled cache key
@@ -88,6 +90,10 @@ class UnusedGenerateKwarg(Rule):
         generate_kwargs_init.py)."""
         target = analysis.context.target
         for ck in call.config_keywords:
+            key = ((ck.site.path, ck.site.span), ck.name)
+            if key in reported:
+                continue  # the same key of the same config, read by another call: reported once
+            reported.add(key)
             if ck.name in REMOVED_GENERATE_KEYWORDS and target.generate_takes(ck.name) and ck.how == "built":
                 what = (f"is a `generate()` argument, not a GenerationConfig field, on transformers {target}; "
                         "building the config raises ValueError: Argument "

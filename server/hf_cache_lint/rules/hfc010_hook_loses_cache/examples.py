@@ -87,6 +87,29 @@ SUPER = (
     f'model = SuperCallLM.from_pretrained("{_LLAMA}")\n'
     "model.generate(prompt, max_new_tokens=3, do_sample=False)\n")
 
+PRE_HOOK = (
+    "import torch\nfrom transformers import AutoModelForCausalLM\n"
+    "from transformers.models.llama.modeling_llama import LlamaDecoderLayer\n\n"
+    f'model = AutoModelForCausalLM.from_pretrained("{_LLAMA}")\n' + _PROMPT + "\n\n"
+    "def record_length(module, args, kwargs):\n"
+    '    module.cached = kwargs["past_key_values"].get_seq_length()\n\n\n'
+    "def install(lm, hook):\n"
+    "    for name, module in lm.named_modules():\n"
+    "        if isinstance(module, LlamaDecoderLayer):\n"
+    "            module.register_forward_pre_hook(hook, with_kwargs=True)\n\n\n"
+    "install(model, record_length)\n"
+    "model.generate(prompt, max_new_tokens=2)\n")
+
+PARTIAL_HOOK = (
+    "import functools\n\nimport torch\nfrom transformers import AutoModelForCausalLM\n\n"
+    f'model = AutoModelForCausalLM.from_pretrained("{_LLAMA}")\n' + _PROMPT + "\n\n"
+    "def tagged(layer_idx, module, args, kwargs):\n"
+    '    cache = kwargs.get("past_key_values")\n'
+    "    module.cached = cache.get_seq_length(layer_idx)\n\n\n"
+    "for i, layer in enumerate(model.model.layers):\n"
+    "    layer.register_forward_pre_hook(functools.partial(tagged, i), with_kwargs=True)\n"
+    "model.generate(prompt, max_new_tokens=2)\n")
+
 _24 = ("5.24.0", "5.25.0")
 
 INVALID: tuple[Invalid, ...] = (
@@ -138,6 +161,23 @@ INVALID: tuple[Invalid, ...] = (
         fixes={READ_TITLE: ('kwargs["past_key_values"]', 'kwargs.get("cache", kwargs.get("past_key_values"))')},
         versions=_24, runtime="HFC010", portable=True,
         note="a forward hook registered `with_kwargs=True` on a loaded model's attention (a KV-pruning press)",
+    ),
+    invalid(
+        PRE_HOOK,
+        flagged='kwargs["past_key_values"]',
+        fixes={READ_TITLE: ('kwargs["past_key_values"]', 'kwargs.get("cache", kwargs.get("past_key_values"))')},
+        versions=_24, runtime="HFC010", portable=True,
+        note="a forward pre-hook on the decoder layers a helper finds with `named_modules()` and `isinstance` "
+             "(the helper is given the loaded model)",
+    ),
+    invalid(
+        PARTIAL_HOOK,
+        flagged='kwargs.get("past_key_values")',
+        fixes={READ_TITLE: ('kwargs.get("past_key_values")',
+                            'kwargs.get("cache", kwargs.get("past_key_values"))')},
+        severity=Severity.WARNING, versions=_24, runtime="OTHER", portable=True,
+        note="a pre-hook bound to its layer index with `functools.partial`: `.get` returns None from 5.24 (here "
+             "the next line fails on it)",
     ),
     invalid(
         UPDATE,

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from hf_cache_lint.rules.base import Valid
-from hf_cache_lint.rules.hfc010_hook_loses_cache.examples import LAYER_PATCH, PREPARE, READER, UPDATE
+from hf_cache_lint.rules.hfc010_hook_loses_cache.examples import (
+    LAYER_PATCH,
+    PRE_HOOK,
+    PREPARE,
+    READER,
+    UPDATE,
+)
 
 VALID: tuple[Valid, ...] = (
     Valid(
@@ -44,5 +50,9 @@ VALID: tuple[Valid, ...] = (
         "inputs = Drafter().prepare_inputs_for_generation(torch.tensor([[1, 2, 3]]))\n"
         "model.generate(inputs['input_ids'], max_new_tokens=2, do_sample=False)\n",
         note="a project's own class with methods of the same names: not transformers' hooks",
+    ),
+    Valid(
+        PRE_HOOK.replace('kwargs["past_key_values"]', 'kwargs.get("cache", kwargs.get("past_key_values"))'),
+        note="a pre-hook that reads the cache under both names: the same object on every release",
     ),
 )
