@@ -28,12 +28,14 @@ class Floor:
 
 # Measured by scripts/recall.py --set heldout. Before any fix (the unseen-code figure): 4.57.6 6/8 with 6 true
 # findings of 6; 5.23.0 16/21, 16 of 16; 5.24.0 and 5.25.0 17/22, 17 of 18 (the false one: HFC010 on the
-# `def update` line of heavy_hitter_cache.py, a line the site does not list).
+# `def update` line of heavy_hitter_cache.py, a line the site does not list). After the fixes of this branch
+# (HFC011 on any cache_kwargs key, `n += 1` rebinding its name, HFC007 on getattr(cache, "key_cache", [])):
+# 4.57.6 7/8 of 7; 5.23.0 19/21 of 19; 5.24.0 and 5.25.0 20/22, 20 of 21 (the same false one).
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(6, 1.0),
-    "5.23.0": Floor(16, 1.0),
-    "5.24.0": Floor(17, 17 / 18),
-    "5.25.0": Floor(17, 17 / 18),
+    "4.57.6": Floor(7, 1.0),
+    "5.23.0": Floor(19, 1.0),
+    "5.24.0": Floor(20, 20 / 21),
+    "5.25.0": Floor(20, 20 / 21),
 }
 
 SITES = load_sites(TABLE)

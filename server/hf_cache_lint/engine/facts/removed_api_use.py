@@ -42,6 +42,9 @@ class RemovedApiUse:
     index: str | None = None  # "read" subscript: `i` of `cache[i]`
     part: int | None = None  # "read" subscript: 0 (keys) ... 3 (cross values) of `cache[i][0]` ... `cache[i][3]`
     silent: bool = False  # "read" `key_cache`/`value_cache`: `cache.key_cache = x` binds a plain attribute, no error
+    # "read" by `getattr(cache, "key_cache", [])`: the default as written (an empty container the code goes on to
+    # use as the layers' tensors: it always gets it, silently). None for every other read.
+    default: str | None = None
     # "constructor" (engine/constructor_calls.py): the keyword the target's `__init__` does not take (None: the
     # constructor itself raises), the exact error, and the parameters it does take.
     keyword: str | None = None

@@ -121,6 +121,13 @@ class CacheUses:
         self.record(who, "call", name, _receiver(head, trailers[:-2]), self.s.span(attribute.children[1]), whole,
                     self.arguments(args))
 
+    def named(self, value: Value, name: str, at: Node, receiver: Node) -> None:
+        """`getattr(receiver, "name", ...)`: the member read by name (`at` the string)."""
+        who = self.subject(value, name)
+        if who is not None:
+            where = self.s.span(at)
+            self.record(who, "read", name, code(receiver), where, where)
+
     def subscript(self, value: Value, trailer: Node, head: Node, before: Sequence[Node]) -> None:
         who = self.subject(value)
         if who is not None:

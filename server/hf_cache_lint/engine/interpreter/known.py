@@ -201,6 +201,16 @@ class KnownCallables:
                                                               falsy(value.value), None, "attribute"),)))
         return NONE
 
+    @known("builtins.getattr")
+    def _getattr(self, q: str, args: list[EvArg], trailer: Node, whole: object) -> Value:
+        """`getattr(cache, "key_cache", [])` reads the member by name: recorded as a use of the cache, as
+        `cache.key_cache` is (removed_api.py judges the default)."""
+        target, attr = positional(args, 0), positional(args, 1)
+        if target is not None and attr is not None and self.ex.uses.on and isinstance(attr.value, Const) \
+                and isinstance(attr.value.value, str):
+            self.ex.uses.named(target.value, attr.value.value, attr.arg.value, target.arg.value)
+        return UNKNOWN
+
     @known("builtins.len")
     def _len(self, q: str, args: list[EvArg], trailer: Node, whole: object) -> Value:
         first = positional(args, 0)

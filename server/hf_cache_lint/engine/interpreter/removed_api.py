@@ -39,7 +39,7 @@ from hf_cache_lint.engine.facts.cache_use import CacheUse
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse, UseKind
 from hf_cache_lint.engine.interpreter.constructor_calls import imported_classes, rejected
 from hf_cache_lint.engine.interpreter.version_guard import VersionGuards
-from hf_cache_lint.engine.syntax.nodes import Node, code, end_pos, imported_from, span
+from hf_cache_lint.engine.syntax.nodes import Node, call_args, code, end_pos, imported_from, span
 from hf_cache_lint.engine.syntax.own_names import OwnNames, own_names
 from hf_cache_lint.engine.text.prefilter import might_construct, might_use_removed_api
 
@@ -123,6 +123,7 @@ def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGua
                 for u in _cache_reads(node, target, scope, caches):
                     found.append(u)
                     functions[id(u)] = scope.function
+                found.extend(_defaulted_reads(node, scope, caches))
         elif t in ("for_stmt", "sync_comp_for") and caches is not None:
             found.extend(_unpacked(node, target, scope, caches))
         stack.extend(zip(reversed(kids), repeat(scope)))
@@ -428,6 +429,30 @@ def _cache_reads(node: Node, target: Target, scope: _Scope, reads: _Reads) -> It
             name = trailer.children[1]
             yield RemovedApiUse("read", read, receiver, removed, span(name), span(name),
                                 condition=scope.condition, deferred=scope.deferred, cache=cache, shown_class=shown)
+
+
+# What `getattr(cache, "key_cache", <default>)` falls back to when the code uses it as the layers' tensors (an
+# empty container: the cache then reads as empty). `None` (or any other default) is a probe the code tests: compat.
+_EMPTY_DEFAULTS = frozenset({"[]", "()", "list()", "tuple()"})
+
+
+def _defaulted_reads(node: Node, scope: _Scope, reads: _Reads) -> Iterator[RemovedApiUse]:
+    """`getattr(cache, "key_cache", [])` on a cache the interpreter says the code has, the member removed at the
+    target: no error, the default every time (silent)."""
+    kids = node.children
+    if len(kids) != 2 or kids[0].type != "name" or kids[0].value != "getattr" or not _is_call(kids[1]):
+        return
+    args = call_args(kids[1])
+    if len(args) != 3 or any(a.name is not None or a.star for a in args):
+        return
+    found = reads.get(args[1].value, "name")
+    default = code(args[2].value).strip()
+    if found is None or found.use.what != "cache" or found.use.name not in _SILENT_STORES or \
+            default not in _EMPTY_DEFAULTS or _reported_elsewhere(found.use.name, scope):
+        return
+    yield RemovedApiUse("read", found.use.name, code(args[0].value).strip(), found.removed, span(args[1].value),
+                        None, condition=scope.condition, deferred=scope.deferred, cache=found.use,
+                        shown_class=found.shown, default=default)
 
 
 def _unpacked(node: Node, target: Target, scope: _Scope, reads: _Reads) -> Iterator[RemovedApiUse]:

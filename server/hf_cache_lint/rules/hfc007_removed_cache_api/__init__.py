@@ -82,6 +82,8 @@ _FLAG_DEFAULT = {"_supports_cache_class": "True"}
 _GONE_BEFORE_457 = frozenset({"key_cache", "value_cache", "seen_tokens", "get_usable_length"})
 # `cache.update` takes (keys, values, layer_idx) on 4.57.6, 5.0.0 and 5.24.0 (run by the oracle).
 SILENT_INSTEAD = "fill the cache through its layers: `cache.update(keys, values, layer_idx)`"
+DEFAULTED_INSTEAD = ("read the layers (4.54+): `[layer.keys for layer in cache.layers]`; an empty cache is "
+                     "`cache.get_seq_length() == 0` on every release")
 
 
 class RemovedCacheApi(Rule):
@@ -109,6 +111,9 @@ class RemovedCacheApi(Rule):
             instead = _method_instead(use)
             message = (f"`{use.name}()` no longer exists in transformers {target} (removed in {use.removed}); "
                        f"this call raises {error}. Instead, {instead}")
+        elif use.default is not None:
+            message = (f"`getattr({use.module}, \"{use.name}\", {use.default})`: transformers {target} caches have no "
+                       f"`{use.name}` (removed in {use.removed}); {error}. Instead, {DEFAULTED_INSTEAD}")
         elif use.silent:
             message = (f"`{use.module}.{use.name} = ...`: transformers {target} caches have no `{use.name}` (removed in "
                        f"{use.removed}); {error}. Instead, {SILENT_INSTEAD}")
@@ -118,7 +123,7 @@ class RemovedCacheApi(Rule):
             where = "importing" if use.kind == "import" else "reading"
             message = (f"transformers {target} no longer has `{use.name}` (gone since {use.removed}); {where} it "
                        f"raises {error}. 5.x replacement: {REPLACEMENTS[use.name]}")
-        severity = Severity.WARNING if use.silent else Severity.ERROR  # it raises nothing
+        severity = Severity.WARNING if use.silent or use.default is not None else Severity.ERROR  # it raises nothing
         if use.condition:
             severity = Severity.WARNING
             message += f" This happens only if `{use.condition}` holds."
@@ -139,6 +144,10 @@ class RemovedCacheApi(Rule):
 
     def fixes(self, analysis: Analysis, use: RemovedApiUse) -> Iterator[Fix]:
         ignore = self.ignore_fix(analysis, use.span)
+        if use.default is not None:
+            # No fix (and so no ignore comment either: a finding's first fix is its preferred one): what the code
+            # wants from the layers (their count, the tensors) is the user's to say.
+            return
         if use.kind == "read":
             fix = _read_fix(analysis.text, use)
             if fix is not None:
@@ -158,7 +167,10 @@ class RemovedCacheApi(Rule):
 
     def story(self, analysis: Analysis, use: RemovedApiUse, error: str) -> str:
         target = analysis.context.target
-        if use.silent:
+        if use.default is not None:
+            what = f"`getattr({use.module}, \"{use.name}\", {use.default})`"
+            instead = DEFAULTED_INSTEAD
+        elif use.silent:
             what = f"`{use.module}.{use.name} = ...`"
             instead = SILENT_INSTEAD
         elif use.kind == "method":
@@ -179,12 +191,15 @@ class RemovedCacheApi(Rule):
         ]
         if use.condition:
             lines.append(f"- **When**: only if `{use.condition}` holds.")
-        said = "What this line does" if use.silent else "It raises when this line runs"
+        said = "What this line does" if use.silent or use.default is not None else "It raises when this line runs"
         return "\n".join([*lines, "", f"{said} (transformers {target}):", "", f"```\n{error}\n```"])
 
 
 def _error(use: RemovedApiUse) -> str:
     """The exception the use raises, as transformers and Python word it."""
+    if use.default is not None:
+        return (f"`getattr` raises nothing: it returns the default `{use.default}` every time, so the code sees an "
+                "empty cache whatever it holds (silent)")
     if use.silent:
         return ("the assignment raises nothing: it binds a plain attribute the cache's layers never read, so the "
                 "model attends without that past (silent; `get_seq_length()` stays 0)")

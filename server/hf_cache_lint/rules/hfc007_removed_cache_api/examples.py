@@ -109,6 +109,16 @@ INVALID: tuple[Invalid, ...] = (
              "list after it raises nothing either, so it is not reported)",
     ),
     Invalid(
+        _BUILT + _FILLED.replace("cache = DynamicCache()\n", "")
+        + 'fresh = len(getattr(cache, "key_cache", [])) == 0\n',
+        flagged="\"key_cache\"",
+        severity=Severity.WARNING,
+        runtime="OK",
+        message_contains="returns the default `[]` every time",
+        note="`getattr(cache, \"key_cache\", [])` (KV-compression helpers asking whether a cache is empty): no error, "
+             "the default every time, so a filled cache reads as empty (silent)",
+    ),
+    Invalid(
         _BUILT + "seen = cache.seen_tokens\n",
         flagged="seen_tokens",
         message_contains="AttributeError: 'DynamicCache' object has no attribute 'seen_tokens'",

@@ -24,6 +24,12 @@ VALID: tuple[Valid, ...] = (
         note="`to_legacy_cache()` only where `hasattr` says it exists",
     ),
     Valid(
+        prelude("DynamicCache") + "cache = DynamicCache()\nmodel(**inputs, past_key_values=cache, use_cache=True)\n"
+        'old = getattr(cache, "key_cache", None)\n'
+        "keys = old if old is not None else [layer.keys for layer in cache.layers]\n",
+        note="`getattr(cache, \"key_cache\", None)` tested against None: compat code that reads the layers on 4.56+",
+    ),
+    Valid(
         "from transformers.cache_utils import SlidingWindowCache\n" + _LOAD,
         note="`SlidingWindowCache` from `transformers.cache_utils`, which 5.x still has",
     ),
