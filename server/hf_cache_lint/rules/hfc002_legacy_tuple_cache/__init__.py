@@ -69,6 +69,10 @@ class LegacyTupleCache(Rule):
             why = f"no model's forward converts a legacy {kind} any more"
         elif target.version.major == 4 and target.version.minor == 57 and _raises_on_457(fwd):
             why = f"{_named(fwd)}'s forward no longer converts a legacy {kind} (checked on 4.57.6)"
+        elif target.version.major == 4 and target.version.minor == 57 and kind == "list" and not fwd.encoder_decoder:
+            # 4.57's GPT-2-era forwards convert only a tuple (`isinstance(past_key_values, tuple)`): a list is taken
+            # for a Cache there too (checked on 4.57.6: GPT-2 and Llama raise alike; 4.53.0 GPT-2 still ran).
+            why = "4.57's forwards convert only a tuple, a list is taken for a `Cache` (checked on 4.57.6)"
         else:
             return None
         given = "a tuple (the legacy cache format)" if kind == "tuple" else "a list (legacy `(key, value)` pairs)"

@@ -162,6 +162,15 @@ INVALID: tuple[Invalid, ...] = (
         note="a list of `(keys, values)` pairs into a Llama forward",
     ),
     invalid(
+        _LOAD.replace("meta-llama/Llama-3.2-1B", "openai-community/gpt2") + _LIST + _FORWARD,
+        flagged="past_key_values=legacy",
+        fixes={"Wrap in `DynamicCache(...)`": (
+            _IMPORT, (_FORWARD, "step = model(**inputs, past_key_values=DynamicCache(legacy), use_cache=True)\n"))},
+        portable=True,
+        message_contains="AttributeError: 'list' object has no attribute 'get_seq_length'",
+        note="a list of pairs into a GPT-2 forward: 4.57.6 raises too (it converts only a tuple)",
+    ),
+    invalid(
         _LOAD + _LAYERS + _SPREAD,
         flagged='"past_key_values"',
         fixes={},
