@@ -140,8 +140,12 @@ def _error(use: LegacyRead) -> str:
     if use.name == "iterate":
         return f"TypeError: '{use.shown_class}' object is not iterable"
     error = f"TypeError: '{use.shown_class}' object is not subscriptable"
-    if use.cls is None:
+    if use.cls is None and use.layered:
         error += " (with the class of the cache generate returned: DynamicCache by default)"
+    elif use.cls is None:
+        # A model not known to be decoder-only: an encoder-decoder returns an EncoderDecoderCache (checked on
+        # 5.24.0 with T5), which has no `.layers` of its own.
+        error += " (or 'EncoderDecoderCache', the cache an encoder-decoder model returns)"
     return error
 
 
@@ -190,6 +194,10 @@ def _instead(use: LegacyRead) -> str:
         return (f"read the sub-caches' layers: `{r}.self_attention_cache.layers[{i}].keys` / `.values` and "
                 f"`{r}.cross_attention_cache.layers[{i}].keys` / `.values` (4.54+ have them)")
     i = use.index if use.index is not None and ":" not in use.index else "i"
+    if not use.layered:  # the class is not said: the replacement depends on it
+        return (f"read the layer: `{r}.layers[{i}].keys` / `.values` for a decoder-only model's cache, "
+                f"`{r}.self_attention_cache.layers[{i}]` / `{r}.cross_attention_cache.layers[{i}]` for an "
+                "encoder-decoder's (4.54+ have them)")
     return f"read the layer: `{r}.layers[{i}].keys` / `{r}.layers[{i}].values` (4.54+ have them)"
 
 
