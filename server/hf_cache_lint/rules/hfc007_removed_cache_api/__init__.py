@@ -13,7 +13,7 @@ from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
 from hf_cache_lint.engine.output.analysis import Analysis
 from hf_cache_lint.engine.text.text import line_starts, offset
 from hf_cache_lint.rules.base import Rule
-from hf_cache_lint.rules.hfc007_removed_cache_api import constructors
+from hf_cache_lint.rules.hfc007_removed_cache_api import constructors, max_length
 from hf_cache_lint.rules.hfc007_removed_cache_api.examples import INVALID
 from hf_cache_lint.rules.hfc007_removed_cache_api.valid import VALID
 
@@ -101,6 +101,10 @@ class RemovedCacheApi(Rule):
             if use.kind == "read" and use.name in LEGACY_READS:
                 continue  # reading a cache as the legacy tuples is HFC009's
             yield self.finding(analysis, use)
+        for cache_use in analysis.of(CACHE_USE):
+            found = max_length.finding(self, analysis, cache_use)
+            if found is not None:
+                yield found
 
     def finding(self, analysis: Analysis, use: RemovedApiUse) -> Finding:
         target = analysis.context.target
