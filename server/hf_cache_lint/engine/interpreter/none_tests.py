@@ -79,13 +79,15 @@ def _scope(node: Node) -> Node:
 
 
 def _name_tested(name: Node, helpers: int) -> str | None:
-    """A local name bound to the value: its later reads in the same scope (not in a nested function)."""
+    """A local name bound to the value: its later reads in the same scope (not in a nested function). None when one
+    of them compares it with a number (`n < 0`, `n == -1`): the code already handles the 5.x answer."""
     scope = _scope(name)
     if scope is None:
         return None
-    for leaf in _names(scope, name.value):
-        if leaf.start_pos <= name.start_pos or _scope(leaf) is not scope:
-            continue
+    reads = [leaf for leaf in _names(scope, name.value) if leaf.start_pos > name.start_pos and _scope(leaf) is scope]
+    if any(_numeric_compare(leaf) for leaf in reads):
+        return None
+    for leaf in reads:
         found = _direct_test(leaf)
         if found is None and helpers > 0:
             parent = _unwrap_up(leaf).parent
@@ -94,6 +96,17 @@ def _name_tested(name: Node, helpers: int) -> str | None:
         if found is not None:
             return found
     return None
+
+
+def _numeric_compare(leaf: Node) -> bool:
+    node = _unwrap_up(leaf)
+    parent = node.parent
+    if parent is None or parent.type != "comparison" or len(parent.children) != 3:
+        return False
+    other = parent.children[2] if parent.children[0] is node else parent.children[0]
+    if other.type == "factor" and len(other.children) == 2:  # `-1`
+        other = other.children[1]
+    return bool(other.type == "number")
 
 
 def _returned_tested(ret: Node, helpers: int) -> str | None:
