@@ -45,6 +45,10 @@ _CACHE_CLASSES = ("DynamicCache", "StaticCache", "QuantizedCache", "EncoderDecod
 READ_REPLACEMENTS: dict[str, str] = {
     "get_max_cache_shape": "`get_max_length()` (5.18 deprecated `get_max_cache_shape` for it)",
     "max_cache_len": "`get_max_length()` (5.18 deprecated `max_cache_len` for it)",
+    # 4.57.6's `DynamicCache.get_max_cache_shape()` answers -1 (run on the oracle); 4.46-4.48's answered None.
+    "get_max_length": "`get_max_cache_shape()` (4.46-5.19; -1, not None, for a DynamicCache on 4.57.6), or "
+                      "`get_max_length()` again from 5.13.0 (-1 for a DynamicCache): none answers None for \"no "
+                      "maximum\" any more",
     "key_cache": "read the layer: `cache.layers[i].keys` (4.57 and 5.x have it)",
     "value_cache": "read the layer: `cache.layers[i].values` (4.57 and 5.x have it)",
     # 4.53.3's `get_usable_length` returned `get_seq_length(layer_idx)` for a cache without a maximum length
