@@ -55,7 +55,7 @@ class CacheUse:
     model), with `module` the transformers module that defines it (for the release table); `description`: what
     the code says the receiver is, for messages ("the cache returned by the forward pass"); `receiver`: its source
     text; `span`: the attribute's or method's name, the subscript's brackets, the iterated or unpacked expression,
-    the cache argument's value, or the whole forward call; `whole`: the receiver through the use (the call's
+    the cache argument's value, or the whole forward call (`none_test`: see the field); `whole`: the receiver through the use (the call's
     closing parenthesis, the subscript's bracket); `layered`: the cache has `.layers` of `.keys`/`.values` (4.57
     and 5.x: not an `EncoderDecoderCache`, nor the cache of a model not known to be decoder-only).
     """
@@ -74,6 +74,9 @@ class CacheUse:
     targets: int | None = None
     layered: bool = True
     window: str | None = None
+    # `call` of `get_max_length`: the source text of the None test the code applies to its result (`n is None`,
+    # `not n`, through a local name or a helper's return: engine/interpreter/none_tests.py), None without one.
+    none_test: str | None = None
 
     @property
     def cls(self) -> str | None:

@@ -19,6 +19,7 @@ from typing import Literal
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.environment.families import is_mamba_family, windowed_family
 from hf_cache_lint.engine.facts.cache_use import KIND, ArgKind, CacheOp, CacheUse, UseArgument
+from hf_cache_lint.engine.interpreter.none_tests import none_test
 from hf_cache_lint.engine.interpreter.session import EvArg, Session
 from hf_cache_lint.engine.interpreter.values import (
     CacheVal,
@@ -75,9 +76,9 @@ class CacheUses:
 
     def record(self, who: Subject, op: CacheOp, name: str, receiver: str, at: Span, whole: Span | None = None,
                arguments: tuple[UseArgument, ...] = (), index: str | None = None, targets: int | None = None,
-               window: str | None = None) -> None:
+               window: str | None = None, none_test: str | None = None) -> None:
         self.s.record(CacheUse(op, name, who.what, who.cls, who.module, who.description, receiver, at, whole,
-                               arguments, index, targets, who.layered, window))
+                               arguments, index, targets, who.layered, window, none_test))
 
     def constructed(self, cache: CacheVal, at: Span) -> None:
         """A quantized cache class built with a sliding-window model's config (`construct`)."""
@@ -99,8 +100,11 @@ class CacheUses:
         """`receiver.name(args)` (`attribute` the `.name` trailer, `call` the `(...)` one)."""
         who = self.subject(value, name)
         if who is not None:
+            # Only `get_max_length`'s result is read for a None test (None on 4.4x, -1 on 5.x for a dynamic cache).
+            tested = none_test(call) if name == "get_max_length" else None
             self.record(who, "call", name, _receiver(head, before), self.s.span(attribute.children[1]),
-                        Span(self.s.span(head).start, self.s.span(call).end), self.arguments(args))
+                        Span(self.s.span(head).start, self.s.span(call).end), self.arguments(args),
+                        none_test=tested)
 
     def class_call(self, qualname: str, args: list[EvArg], trailers: Sequence[Node], head: Node,
                    whole: Span) -> None:

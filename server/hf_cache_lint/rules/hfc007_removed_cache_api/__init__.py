@@ -13,7 +13,7 @@ from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
 from hf_cache_lint.engine.output.analysis import Analysis
 from hf_cache_lint.engine.text.text import line_starts, offset
 from hf_cache_lint.rules.base import Rule
-from hf_cache_lint.rules.hfc007_removed_cache_api import constructors
+from hf_cache_lint.rules.hfc007_removed_cache_api import constructors, max_length
 from hf_cache_lint.rules.hfc007_removed_cache_api.examples import INVALID
 from hf_cache_lint.rules.hfc007_removed_cache_api.valid import VALID
 
@@ -45,6 +45,10 @@ _CACHE_CLASSES = ("DynamicCache", "StaticCache", "QuantizedCache", "EncoderDecod
 READ_REPLACEMENTS: dict[str, str] = {
     "get_max_cache_shape": "`get_max_length()` (5.18 deprecated `get_max_cache_shape` for it)",
     "max_cache_len": "`get_max_length()` (5.18 deprecated `max_cache_len` for it)",
+    # 4.57.6's `DynamicCache.get_max_cache_shape()` answers -1 (run on the oracle); 4.46-4.48's answered None.
+    "get_max_length": "`get_max_cache_shape()` (4.46-5.19; -1, not None, for a DynamicCache on 4.57.6), or "
+                      "`get_max_length()` again from 5.13.0 (-1 for a DynamicCache): none answers None for \"no "
+                      "maximum\" any more",
     "key_cache": "read the layer: `cache.layers[i].keys` (4.57 and 5.x have it)",
     "value_cache": "read the layer: `cache.layers[i].values` (4.57 and 5.x have it)",
     # 4.53.3's `get_usable_length` returned `get_seq_length(layer_idx)` for a cache without a maximum length
@@ -101,6 +105,10 @@ class RemovedCacheApi(Rule):
             if use.kind == "read" and use.name in LEGACY_READS:
                 continue  # reading a cache as the legacy tuples is HFC009's
             yield self.finding(analysis, use)
+        for cache_use in analysis.of(CACHE_USE):
+            found = max_length.finding(self, analysis, cache_use)
+            if found is not None:
+                yield found
 
     def finding(self, analysis: Analysis, use: RemovedApiUse) -> Finding:
         target = analysis.context.target

@@ -15,6 +15,11 @@ _MAX_SHAPE = "limit = out.past_key_values.get_max_cache_shape()\n"
 _STATIC = "cache = StaticCache(config=model.config, max_cache_len=32)\n"
 _MAX_LEN = "limit = cache.max_cache_len\n"
 _KEYS = "keys = out.past_key_values.key_cache[0]\n"
+# 4.4x code asking a generate output's cache for its maximum, with None meaning "no maximum": the assertion fails on
+# 5.x, where the answer is -1 (the oracle's run shows the other branch taken).
+_NO_MAXIMUM = ("limit = out.past_key_values.get_max_length()\n"
+               "if limit is None:  # no maximum\n    limit = 1 << 30\n"
+               "assert limit > out.past_key_values.get_seq_length(), limit\n")
 _BUILT = prelude("DynamicCache") + "cache = DynamicCache()\n"
 # Caches and models followed where the code takes them: a parameter a caller fills, an attribute, a forward output.
 _FILLED = "cache = DynamicCache()\nmodel(**inputs, past_key_values=cache, use_cache=True)\n"
@@ -85,6 +90,16 @@ INVALID: tuple[Invalid, ...] = (
         versions=_5X,
         message_contains="AttributeError: 'StaticCache' object has no attribute 'max_cache_len'",
         note="`StaticCache.max_cache_len`: still in 5.0 (deprecated in 5.18), gone from 5.20",
+    ),
+    Invalid(
+        _LOAD + _GEN + _NO_MAXIMUM,
+        flagged="get_max_length",
+        severity={"4.57.6": Severity.ERROR, "5.23.0": Severity.WARNING, "5.24.0": Severity.WARNING,
+                  "5.25.0": Severity.WARNING},
+        runtime={"4.57.6": "HFC007", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},
+        message_contains="`out.past_key_values.get_max_length()`",  # 4.57.6: missing; 5.x: tested against None
+        note="`get_max_length()` tested against None (4.41-4.48's answer for a DynamicCache): missing on 4.57 "
+             "(AttributeError), -1 from 5.13, so the None branch is never taken (the assertion after it fails)",
     ),
     # Gone before 4.57 (code written for 4.4x breaks there; first release without each read from the wheels).
     invalid(

@@ -144,4 +144,17 @@ VALID: tuple[Valid, ...] = (
         + 'cache = QuantizedCache(backend="quanto", config=model.config, nbits=4, residual_length=16)\n',
         note="constructor keywords every checked release's `QuantizedCache.__init__` takes",
     ),
+    Valid(
+        _LOAD + _GEN + "limit = out.past_key_values.get_max_length()\n"
+        "if limit is None or limit < 0:  # no maximum (None on 4.4x, -1 on 5.13+)\n    limit = 1 << 30\n"
+        "assert limit > out.past_key_values.get_seq_length(), limit\n",
+        versions=("5.23.0", "5.24.0", "5.25.0"),
+        note="`get_max_length()` tested against None and a negative answer: both releases' \"no maximum\"",
+    ),
+    Valid(
+        prelude("StaticCache") + "cache = StaticCache(config=model.config, max_cache_len=32)\n"
+        "assert cache.get_max_length() is not None\n",
+        versions=("5.23.0", "5.24.0", "5.25.0"),
+        note="a StaticCache's `get_max_length()` is its `max_cache_len` on every release that has it",
+    ),
 )
