@@ -12,7 +12,8 @@ nobody here had used, labelled on the oracle before the checker was run; tests/r
 `--set heldout2` scores the second held-out set (tests/realcode/heldout2: other public repositories, labelled the
 same way and measured without changing the checker; tests/realcode/test_heldout2.py).
 
-Usage: python scripts/recall.py [--set recall|heldout|heldout2] [--json]   (tests/realcode/test_recall.py holds the floors)
+Usage: python scripts/recall.py [--set recall|heldout|heldout2] [--json]
+(tests/realcode/test_recall.py, test_heldout.py and test_heldout2.py hold the floors)
 """
 
 from __future__ import annotations

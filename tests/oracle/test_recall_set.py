@@ -1,7 +1,7 @@
 """The real-code sets' labels (tests/realcode/cases/sites.tsv, and the held-out sets' heldout/sites.tsv and
-heldout2/sites.tsv), each proved on real transformers: every site's probe, at every release, does what its row says (OK; the exception and
-message at the site's line or one of its observe lines; or, for a silent effect, the probe's assertion naming
-the site)."""
+heldout2/sites.tsv), each proved on real transformers: every site's probe, at every release, does what its row
+says (OK; the exception and message at the site's line or one of its observe lines; or, for a silent effect, the
+probe's assertion naming the site)."""
 
 from __future__ import annotations
 
