@@ -9,8 +9,11 @@ release (`check --format json --transformers-version X`) over the cases folder, 
 
 `--set heldout` scores the held-out set instead (tests/realcode/heldout: cases written from public repositories
 nobody here had used, labelled on the oracle before the checker was run; tests/realcode/test_heldout.py).
+`--set heldout2` scores the second held-out set (tests/realcode/heldout2: other public repositories, labelled the
+same way and measured without changing the checker; tests/realcode/test_heldout2.py).
 
-Usage: python scripts/recall.py [--set recall|heldout] [--json]   (tests/realcode/test_recall.py holds the floors)
+Usage: python scripts/recall.py [--set recall|heldout|heldout2] [--json]
+(tests/realcode/test_recall.py, test_heldout.py and test_heldout2.py hold the floors)
 """
 
 from __future__ import annotations

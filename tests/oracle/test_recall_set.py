@@ -1,7 +1,7 @@
-"""The real-code sets' labels (tests/realcode/cases/sites.tsv, and the held-out set's heldout/sites.tsv), each
-proved on real transformers: every site's probe, at every release, does what its row says (OK; the exception and
-message at the site's line or one of its observe lines; or, for a silent effect, the probe's assertion naming
-the site)."""
+"""The real-code sets' labels (tests/realcode/cases/sites.tsv, and the held-out sets' heldout/sites.tsv and
+heldout2/sites.tsv), each proved on real transformers: every site's probe, at every release, does what its row
+says (OK; the exception and message at the site's line or one of its observe lines; or, for a silent effect, the
+probe's assertion naming the site)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from .suites import VERSIONS, recall_set
 pytestmark = pytest.mark.oracle
 
 RS = recall_set()
-# (set name, site): "recall" is cases/ (test ids `case:site`), "heldout" is heldout/ (`heldout/case:site`).
+# (set name, site): "recall" is cases/ (test ids `case:site`), "heldout" is heldout/ (`heldout/case:site`),
+# "heldout2" is heldout2/ (`heldout2/case:site`).
 SITES: list[tuple[str, Any]] = [(name, s) for name, folder in RS.SETS.items()
                                 for s in RS.load_sites(folder / "sites.tsv")]
 

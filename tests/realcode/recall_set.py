@@ -26,7 +26,10 @@ TABLE = CASES / "sites.tsv"
 # The held-out set: cases written from public repositories nobody here had used, labelled on the oracle before
 # the checker was run on them (the "code nobody here has seen" figure of issue 29). Same format as cases/.
 HELDOUT = Path(__file__).resolve().with_name("heldout")
-SETS = {"recall": CASES, "heldout": HELDOUT}
+# A second held-out set (issue 29, round 2): other public repositories, labelled on the oracle the same way
+# before the checker was run on it, and measured without changing the checker.
+HELDOUT2 = Path(__file__).resolve().with_name("heldout2")
+SETS = {"recall": CASES, "heldout": HELDOUT, "heldout2": HELDOUT2}
 MARK = re.compile(r"#\s*(site|clean|observe):\s*(\w+)\s*$")
 PROBE = re.compile(r"^def (probe_\w+)\(", re.M)
 CLEAN = "clean"
