@@ -3,6 +3,7 @@ attention hook reading `cache_position`, and `cache_position` sent to a forward 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 
 from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Severity
@@ -117,11 +118,16 @@ class IgnoredCachePosition(Rule):
                                 "every release.")
 
     def _sent(self, analysis: Analysis, sent: CachePositionSent, target: Target, first: str) -> Finding:
+        severity = Severity.WARNING
         if sent.via == "forward":
             message = (f"`{sent.text}` given to `{sent.receiver}`: {since(target, first)} ignores "
                        "it: the model writes the new keys at the cache's own length. Where these positions are not "
                        "that length (a rollback or a branch re-sending positions), the keys land after the old ones "
                        "instead of over them, and the output differs (silently)")
+            if _from_zero(sent.text):
+                # A prefill's positions (`torch.arange(n)`): what the cache computes itself while it is empty, the
+                # only state such positions are right for; nothing the code says shows a rollback.
+                severity = Severity.INFO
         else:
             message = (f"`{sent.text}` given to `{sent.receiver}.update`: {since(target, first)} "
                        "ignores it: a StaticCache writes at its own running length, not at these positions "
@@ -130,8 +136,17 @@ class IgnoredCachePosition(Rule):
         if sent.removal is not None:
             fixes = (Fix(REMOVE_TITLE, (Edit(sent.removal, ""),), preferred=True, applicability=UNSAFE),
                      self.ignore_fix(analysis, sent.span))
-        return self.report(sent.span, message, severity=Severity.WARNING, fixes=fixes,
+        return self.report(sent.span, message, severity=severity, fixes=fixes,
                            story="From 5.4 no forward takes `cache_position`, and `Cache.update` takes no "
                                  "positions: the static layers write at their own running length. A sequential "
                                  "loop may drop it (the same tokens on every release); a rollback has no "
                                  "equivalent before 5.24 (`StaticCache.crop(-n)` exists from 5.24.0).")
+
+
+# `cache_position=torch.arange(n)` / `arange(0, n, ...)`: positions from 0, a prefill's.
+_ARANGE_FROM_ZERO = re.compile(r"^cache_position\s*=\s*(?:torch\.)?arange\(\s*(?:0\s*,\s*)?[^,()]+(?:\([^()]*\))?[^,()]*"
+                               r"(?:,\s*(?:device|dtype)\s*=[^()]*)*\)$")
+
+
+def _from_zero(text: str) -> bool:
+    return _ARANGE_FROM_ZERO.match(text.strip()) is not None
