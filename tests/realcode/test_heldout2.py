@@ -36,11 +36,13 @@ class Floor:
 # press_answer_loop.py:23 HFC011 (5.23.0+: cache_position = arange(prompt) is what the cache computes itself);
 # snap_prepare_hook.py:17 HFC010 (5.24.0+: SeenTokensLM's hook, not a marked line; its probe asserts only the
 # output length).
+# After 9adc13a (HFC011: positions from 0 are an Info), the HFC011 false finding is gone: 5.23.0 18 of 20,
+# 5.24.0 and 5.25.0 19 of 22; the rest as measured above.
 FLOORS: dict[str, Floor] = {
     "4.57.6": Floor(6, 7 / 9),
-    "5.23.0": Floor(16, 18 / 21),
-    "5.24.0": Floor(17, 19 / 23),
-    "5.25.0": Floor(17, 19 / 23),
+    "5.23.0": Floor(16, 18 / 20),
+    "5.24.0": Floor(17, 19 / 22),
+    "5.25.0": Floor(17, 19 / 22),
 }
 
 SITES = load_sites(TABLE)
