@@ -9,15 +9,12 @@ symlink loop (`Path.resolve` raises RuntimeError on 3.10-3.12): a loop is simply
 from __future__ import annotations
 
 import os
-from collections.abc import Hashable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 # Inside `settled()`: each path's canonical form, found once (None: outside, every call asks the file system).
 _SETTLED: dict[str, str] | None = None
-# Inside `settled()`: other answers read off files that stand still for the run, one dict per asker (`run_memo`).
-_MEMOS: dict[str, dict[Hashable, Any]] | None = None
 
 
 @contextmanager
@@ -27,30 +24,15 @@ def settled() -> Iterator[None]:
     a symlink changed between two edits is seen at the next. An import's lookup resolves the importing
     module's folder and every root again and again (~0.1 s of the gate's CPU on transformers' tree, 942
     lookups of 840 imports)."""
-    global _SETTLED, _MEMOS
+    global _SETTLED
     if _SETTLED is not None:  # already inside one (the --upgrade-to runs): the same answers
         yield
         return
     _SETTLED = {}
-    _MEMOS = {}
     try:
         yield
     finally:
         _SETTLED = None
-        _MEMOS = None
-
-
-def run_memo(name: str) -> dict[Hashable, Any] | None:
-    """Inside `settled()`, the dict `name`'s asker keeps its answers in for the rest of the run (an answer read
-    off workspace files, which do not change while it runs; the asker replays the paths it noted, deps.note, so
-    a result cache still keys on them); None outside (the language server: every answer is asked again)."""
-    memos = _MEMOS
-    if memos is None:
-        return None
-    got = memos.get(name)
-    if got is None:
-        got = memos[name] = {}
-    return got
 
 
 def real(path: str | Path) -> str:

@@ -15,7 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from hf_cache_lint.engine.environment import deps
-from hf_cache_lint.engine.environment.confine import inside, run_memo
+from hf_cache_lint.engine.environment.confine import inside
 from hf_cache_lint.engine.environment.reads import read_bounded
 
 MAX_MODULE_BYTES = 2 * 1024 * 1024
@@ -46,33 +46,15 @@ def resolve(module: str, level: int, importer: Path | None, roots: tuple[Path, .
         bases: tuple[Path, ...] = (base,)
     else:
         bases = roots
-    # In a run over files that stand still (confine.settled: the CLI), each lookup once: the gate asks the same
-    # sibling imports for every module that holds them (11,743 lookups over transformers' tree).
-    memo = run_memo("resolve")
-    key = (module, bases, roots)
-    got = memo.get(key) if memo is not None else None
-    if got is None:
-        got = _lookup(parts, bases, roots)
-        if memo is not None:
-            memo[key] = got
-    found, probed = got
-    for path in probed:
-        deps.note(path)
-    return found
-
-
-def _lookup(parts: list[str], bases: tuple[Path, ...], roots: tuple[Path, ...]) -> tuple[Path | None, tuple[Path, ...]]:
-    """The file `resolve` finds, and every path it probed on the way (each noted: deps)."""
-    probed: list[Path] = []
     for base in bases:
         candidate = base.joinpath(*parts) if parts else base
         for path in (candidate.with_suffix(".py"), candidate / "__init__.py"):
-            probed.append(path)
+            deps.note(path)
             # Only a file inside the roots: not a symlink out of the workspace, not `from ... import`
             # climbing above it.
             if path.is_file() and inside(path, roots):
-                return path, tuple(probed)
-    return None, tuple(probed)
+                return path
+    return None
 
 
 @lru_cache(maxsize=256)

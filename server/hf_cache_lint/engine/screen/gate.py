@@ -51,7 +51,7 @@ from hf_cache_lint.engine.facts import Source
 from hf_cache_lint.engine.facts.cache_use import PARSE_NAMES as CACHE_USE_NAMES
 from hf_cache_lint.engine.output.keywords import CACHE_KEYWORDS
 from hf_cache_lint.engine.screen import reaching, value_sources
-from hf_cache_lint.engine.screen.lent_values import CALLABLE_MAKERS, FACT_MAKERS, OBJECT_MAKERS, Makers, asked
+from hf_cache_lint.engine.screen.lent_values import CALLABLE_MAKERS, FACT_MAKERS, OBJECT_MAKERS, Makers, lends
 from hf_cache_lint.engine.screen.library_values import (
     HOOK_ROLES,
     TRANSFORMERS,
@@ -168,6 +168,7 @@ def _imports_workspace_value(text: str, path: str, context: Context, words: Make
     # The interpreter's roots exactly (engine/importer.py): a module it cannot find lends nothing.
     roots = tuple(p for p in (context.workspace, importer.parent if importer else None) if p is not None)
     roots += context.extra_paths
+    seen: set[tuple[str, str]] = set()
     for m in from_imports(text):
         level, module = len(m.group(1)), m.group(2)
         local = level > 0 or (module != "" and module.split(".")[0] not in workspace.SKIP_ROOTS)
@@ -177,9 +178,7 @@ def _imports_workspace_value(text: str, path: str, context: Context, words: Make
         found = workspace.resolve(module, level, importer, roots)
         if found is None:
             continue
-        # Each name asked afresh (a pair an earlier name reached lends nothing there either: the same answer) and
-        # kept for the run (lent_values.asked).
-        if any(asked(found, n, context, words) for n, _ in imported_names(m)):
+        if any(lends(found, n, context, words, seen) for n, _ in imported_names(m)):
             return True
     return False
 

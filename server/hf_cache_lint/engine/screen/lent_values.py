@@ -18,8 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from hf_cache_lint.engine.base.collector import gc_paused
-from hf_cache_lint.engine.environment import deps, workspace
-from hf_cache_lint.engine.environment.confine import run_memo
+from hf_cache_lint.engine.environment import workspace
 from hf_cache_lint.engine.environment.context import Context
 from hf_cache_lint.engine.environment.reads import read_bounded
 from hf_cache_lint.engine.output.keywords import CACHE_KEYWORDS
@@ -71,13 +70,6 @@ def lends(path: Path, name: str, context: Context, makers: Makers, seen: set[tup
     if key in seen:
         return False
     seen.add(key)
-    memo = run_memo("lends")
-    if memo is not None:  # a question asked to its end earlier in this run: its exact answer (`asked`)
-        got = memo.get((key, makers, context.workspace, context.extra_paths))
-        if got is not None:
-            for p in got[1]:
-                deps.note(p)
-            return bool(got[0])
     if not workspace.might_export_facts(path) or not workspace.assigns(path, name):
         return False
     table = _statements(path)
@@ -94,27 +86,6 @@ def lends(path: Path, name: str, context: Context, makers: Makers, seen: set[tup
         if found is not None and lends(found, origin, context, makers, seen):
             return True
     return False
-
-
-def asked(path: Path, name: str, context: Context, makers: Makers) -> bool:
-    """`lends` asked afresh (no pair seen yet). In a run over files that stand still (confine.settled: the CLI)
-    its answer is kept for the rest of the run with the paths it noted, which every later asking notes again (a
-    result cache keys on them): the gate asks the same sibling imports for every module that holds them (20,679
-    questions over transformers' tree). Asked afresh, the answer is exact, not cut by a pair an outer question
-    is still asking, so `lends` may also take it for a pair it reaches."""
-    memo = run_memo("lends")
-    if memo is None:
-        return lends(path, name, context, makers, set())
-    key = ((str(path), name), makers, context.workspace, context.extra_paths)
-    got = memo.get(key)
-    if got is not None:
-        for p in got[1]:
-            deps.note(p)
-        return bool(got[0])
-    with deps.recording() as noted:
-        answer = lends(path, name, context, makers, set())
-    memo[key] = (answer, tuple(noted))
-    return answer
 
 
 @dataclass(frozen=True)
