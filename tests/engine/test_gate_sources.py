@@ -35,6 +35,11 @@ DROPPED = {
         "        past_key_values = DynamicCache()\n        past_key_values.crop(4)\n"
         "        return self.layer(x, past_key_values=((1, 2),), cache_position=cache_position)\n"),
     "own cache dict": "cache = {}\ndef f(k):\n    cache[k] = cache.get(k, 0) + 1\n    return cache\n",
+    # A transformers class only tested against makes no value (engine/screen/library_values.py `_used_but_tested`).
+    "a cache class only tested against": (
+        "from transformers import DynamicCache, StaticCache\ndef trim(cache):\n    kind = type(cache)\n"
+        "    if isinstance(cache, DynamicCache) or issubclass(kind, (StaticCache, DynamicCache)):\n"
+        "        cache.crop(4)\n"),
 }
 
 # The same shapes with what makes the object known: each goes on, and both paths agree on every checked release.
@@ -43,6 +48,9 @@ KEPT = {
         "from transformers import DynamicCache\ncache = DynamicCache()\ncache.crop(4)\n", {}),
     "an aliased cache class": (
         "from transformers import DynamicCache as DC\ncache = DC()\ncache.crop(4)\n", {}),
+    "a cache class tested against and made": (
+        "from transformers import DynamicCache\ncache = DynamicCache()\nif isinstance(cache, DynamicCache):\n"
+        "    cache.crop(4)\n", {}),
     "the module itself": ("import transformers\ncache = transformers.DynamicCache()\ncache.crop(4)\n", {}),
     "unsloth": ("from unsloth import FastLanguageModel\nm, t = FastLanguageModel.from_pretrained('x')\n"
                 "m(ids, past_key_values=((k, v),))\n", {}),
@@ -154,6 +162,14 @@ LIBRARY_VALUES = [
     ("x = 1  # import transformers\n", False),
     ('"""\n>>> from transformers import AutoModel\n"""\n', False),  # a doctest, not code
     ("from ..llama import LlamaModel\nfrom ...cache_utils import DynamicCache\n", False),  # relative: never transformers'
+    # A maker-shaped class only tested against, on one line with a plain first argument: no value; any other use is.
+    ("from transformers import DynamicCache as DC\nok = isinstance(c, DC)\n", False),
+    ("from transformers import DynamicCache, Cache\nok = issubclass(t, (Cache, DynamicCache,))\n", False),
+    ("from transformers import DynamicCache\nok = isinstance(f(c), DynamicCache)\n", True),
+    ("from transformers import DynamicCache\nok = isinstance(c, DynamicCache)\nc = DynamicCache()\n", True),
+    ("from transformers import DynamicCache\nok = isinstance(c, DynamicCache.sub)\n", True),
+    ("from transformers import DynamicCache\nok = isinstance(c, (\n    DynamicCache,\n))\n", True),
+    ("from transformers import DynamicCache\ndef f(c: DynamicCache):\n    return isinstance(c, DynamicCache)\n", True),
 ]
 
 

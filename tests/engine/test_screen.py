@@ -86,3 +86,21 @@ def test_there_is_one_screen(tmp_path: Path) -> None:
     callers = sorted(str(p.relative_to(root)) for p in root.rglob("*.py")
                      if any(w in p.read_text() for w in ("cannot_hold_finding(", "code_hits(", "might_matter(")))
     assert callers == ["engine/screen/gate.py", "engine/screen/screen.py", "engine/text/prefilter.py"]
+
+
+def test_the_screen_asks_the_rules_once_per_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple[str, ...]] = []
+    real = screening._needs.__wrapped__
+
+    def needs(codes: tuple[str, ...]) -> screening.Needs:
+        calls.append(codes)
+        return real(codes)
+
+    monkeypatch.setattr(screening, "_needs", needs)
+    monkeypatch.setattr(screening, "_LAST", None)
+    every, one = Settings(), Settings(select=("HFC001",))
+    assert screening.needs_of(every) is screening.needs_of(every)
+    assert len(calls) == 1
+    only = screening.needs_of(one)
+    assert len(calls) == 2 and calls[1] == ("HFC001",) and only.kinds <= screening.needs_of(every).kinds
+    assert only.kinds != screening.needs_of(every).kinds  # a new settings object is asked again

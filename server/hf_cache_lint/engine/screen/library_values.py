@@ -110,10 +110,41 @@ def makes_values(text: str, libraries: frozenset[str] = LIBRARIES, makers: Maker
         if m.start() not in code:
             continue
         for original, bound in imported_names(m):
-            if original == "*" or makers.made_by(frozenset({original})) or \
-                    _used_as_value(text, bound, spans, makers):
+            if original == "*":
+                return True
+            if makers.made_by(frozenset({original})):
+                if _used_but_tested(text, bound, spans):
+                    return True
+            elif _used_as_value(text, bound, spans, makers):
                 return True
     return False
+
+
+# A class tested against, as it is: the class argument of `isinstance(x, C)` / `issubclass(t, (A, C))` (on one line,
+# a first argument with no call or bracket in it). The interpreter makes no value of it (engine/interpreter: only
+# the hook walk reads an `isinstance` test, and it asks makes_values with HOOK_ROLES).
+_TESTED_BEFORE = re.compile(r"(?<![\w.])(?:isinstance|issubclass)[ \t\f]*\([ \t\f]*[\w.]+[ \t\f]*,[ \t\f]*"
+                            r"(?:\([ \t\f]*(?:[\w.]+[ \t\f]*,[ \t\f]*)*)?\Z")
+_TESTED_AFTER = re.compile(r"(?:[ \t\f]*,[ \t\f]*[\w.]+)*[ \t\f]*,?[ \t\f]*\)")
+
+
+def _used_but_tested(text: str, name: str, imports: list[tuple[int, int]]) -> bool:
+    """Whether a maker-shaped `name` may make a value here: False only when it stands (code or not: a superset)
+    nowhere but in import statements and as a class `isinstance`/`issubclass` tests against (`_TESTED_BEFORE`),
+    at least once; a call, an annotation, an attribute read, an alias, an argument of anything else make it True,
+    and so does an import alone (as before this test: a maker imported counts)."""
+    tested = False
+    i = text.find(name)
+    while i >= 0:
+        end = i + len(name)
+        if (i == 0 or not word_char(text[i - 1])) and (end == len(text) or not word_char(text[end])) and \
+                not any(a <= i < b for a, b in imports):
+            line = text[text.rfind("\n", 0, i) + 1:i]
+            if not (_TESTED_BEFORE.search(line) and _TESTED_AFTER.match(text, end)):
+                return True
+            tested = True
+        i = text.find(name, i + 1)
+    return not tested
 
 
 def _used_as_value(text: str, name: str, imports: list[tuple[int, int]], makers: Makers) -> bool:
