@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from hf_cache_lint.engine.base import process_state
 from hf_cache_lint.engine.environment.context import Context
 from hf_cache_lint.engine.screen.screen import Needs, can_hold_finding
 from hf_cache_lint.settings import Settings
@@ -37,6 +38,14 @@ def needs_of(settings: Settings) -> Needs:
 # asking every rule `enabled` each time cost ~0.4 s of CPU over transformers' tree (133,812 calls). The codes it
 # reads (select, extend_select, ignore, quiet) are tuples of a frozen dataclass: they cannot change under it.
 _LAST: tuple[Settings, Needs] | None = None
+
+
+def _forget_last() -> None:
+    global _LAST
+    _LAST = None
+
+
+process_state.resettable("checking/screening.py", "_LAST", _forget_last)
 
 
 @lru_cache(maxsize=64)

@@ -2,7 +2,7 @@
 its cross-attention keys and its self-attention length, and converted to the 4.x nested tuples for a helper.
 
 Provenance (mechanisms read; this code is written here, not copied):
-- huggingface/transformers docs/source/ru/kv_cache.md (search excerpt: the cache classes and legacy format)
+- huggingface/transformers, the Russian kv_cache page of its docs (search excerpt: the cache classes and legacy format)
 - castorini-style T5 rerankers read `past_key_values[layer][2]` (the cross-attention key of the 4-tuple format);
   mechanism as described in the issue's survey of encoder-decoder users
 """
