@@ -16,12 +16,16 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 ADDRESS_SPACE = 3 * 1024 ** 3  # far above a check's needs (~100 MB resident), far below the machine's memory
 
-_CHILD = ("import resource, sys\n"
+# The child's own peak RSS is its VmHWM: `ru_maxrss` would report the forking pytest process's size, since Linux
+# keeps the pre-exec memory's high-water mark in it (a 300 MB parent gives a 13 MB child a ru_maxrss of 310 MB).
+_CHILD = ("import sys\n"
           "from hf_cache_lint.cli import main\n"
           "try:\n"
           "    code = main(sys.argv[1:])\n"
           "finally:\n"
-          "    print('\\nMAXRSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+          "    with open('/proc/self/status') as status:\n"
+          "        hwm = next(line.split()[1] for line in status if line.startswith('VmHWM:'))\n"
+          "    print('\\nMAXRSS', hwm, file=sys.stderr)\n"
           "sys.exit(code)\n")
 
 
