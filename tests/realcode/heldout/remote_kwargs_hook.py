@@ -50,17 +50,17 @@ class BeamHookLM(LlamaForCausalLM):
 
 def probe_kwargs_hook():
     model = KwargsHookLM.from_pretrained("internlm/internlm2-chat-7b")
-    model.generate(prompt, max_new_tokens=4, do_sample=False)
+    model.generate(prompt, max_new_tokens=4, min_new_tokens=4, do_sample=False)
     assert model.seen_lengths == [5, 1, 1, 1], f"rk_kwargs_get_past: inputs {model.seen_lengths}"  # observe: rk_kwargs_get_past
 
 
 def probe_compat_hook():
     model = CompatKwargsLM.from_pretrained("internlm/internlm2-chat-7b")
-    model.generate(prompt, max_new_tokens=4, do_sample=False)
+    model.generate(prompt, max_new_tokens=4, min_new_tokens=4, do_sample=False)
     assert model.seen_lengths == [5, 1, 1, 1]
 
 
 def probe_beam_hook():
     model = BeamHookLM.from_pretrained("internlm/internlm2-chat-7b")
-    model.generate(prompt, max_new_tokens=3, num_beams=2, do_sample=False)
+    model.generate(prompt, max_new_tokens=3, min_new_tokens=3, num_beams=2, do_sample=False)
     assert BeamHookLM.reorders

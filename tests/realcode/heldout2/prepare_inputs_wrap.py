@@ -39,7 +39,7 @@ def probe_wrap():
     model = AutoModelForCausalLM.from_pretrained("THUDM/glm-4-9b-chat-hf")
     patch_by_name(model)
     CountingCache.updates = 0
-    model.generate(prompt, max_new_tokens=2, do_sample=False)
+    model.generate(prompt, max_new_tokens=2, min_new_tokens=2, do_sample=False)
     assert CountingCache.updates > 0, f"pw_inputs_key: {CountingCache.updates}"  # observe: pw_inputs_key
 
 

@@ -49,19 +49,19 @@ def usable(cache, new_len):
 
 def probe_seen():
     m = SeenTokensLM.from_pretrained("mistralai/Mistral-7B-Instruct-v0.2")
-    out = m.generate(prompt, max_new_tokens=3, do_sample=False)
+    out = m.generate(prompt, max_new_tokens=3, min_new_tokens=3, do_sample=False)
     assert out.shape[1] <= 9
 
 
 def probe_named_past():
     m = LengthHookLM.from_pretrained("mistralai/Mistral-7B-Instruct-v0.2")
-    m.generate(prompt, max_new_tokens=3, do_sample=False)
+    m.generate(prompt, max_new_tokens=3, min_new_tokens=3, do_sample=False)
     assert m.lengths[1:] == [1, 1], f"sk_named_past: {m.lengths}"  # observe: sk_named_past
 
 
 def probe_safe_hook():
     m = SafeHookLM.from_pretrained("mistralai/Mistral-7B-Instruct-v0.2")
-    m.generate(prompt, max_new_tokens=3, do_sample=False)
+    m.generate(prompt, max_new_tokens=3, min_new_tokens=3, do_sample=False)
     assert m.lengths[1:] == [1, 1], f"sk_cache_pop: {m.lengths}"
 
 
