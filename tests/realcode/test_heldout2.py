@@ -10,22 +10,11 @@ regression fails, an improvement passes and should raise the floor.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pytest
-from realcode_support import Target, run_cli
-from recall_set import CLEAN, HELDOUT2, case_files, load_sites, probes, score, versions
+from heldout_support import Floor, check_floor, check_probes, check_releases, check_shape
+from recall_set import HELDOUT2
 
 from hf_cache_lint.rules.base import CHECKED_VERSIONS
-
-TABLE = HELDOUT2 / "sites.tsv"
-
-
-@dataclass(frozen=True)
-class Floor:
-    found: int  # breaking sites with a finding, at least
-    precision: float  # at least
-
 
 # Measured by scripts/recall.py --set heldout2 on the code of branch `lead` (7b7ea93), unchanged for this set:
 # 4.57.6 6/7 found, 7 true findings of 9; 5.23.0 16/17, 18 of 21; 5.24.0 and 5.25.0 17/18, 19 of 23.
@@ -45,40 +34,19 @@ FLOORS: dict[str, Floor] = {
     "5.25.0": Floor(17, 19 / 22),
 }
 
-SITES = load_sites(TABLE)
-
 
 def test_set_shape() -> None:
-    """Every case has labelled sites; clean sites outnumber none; each checked release has breaking sites."""
-    breaking = [s for s in SITES if s.kind != CLEAN]
-    clean = [s for s in SITES if s.kind == CLEAN]
-    assert len(case_files(HELDOUT2)) >= 8
-    assert len(breaking) >= 15 and len(clean) >= 15
-    assert {s.case for s in SITES} == {p.name for p in case_files(HELDOUT2)}, "a case without a labelled site"
-    for version in versions(TABLE):
-        assert sum(s.breaks_at(version) for s in breaking) >= 5, version
+    check_shape(HELDOUT2)
 
 
 def test_table_releases_are_the_checked_ones() -> None:
-    assert versions(TABLE) == CHECKED_VERSIONS
+    check_releases(HELDOUT2)
 
 
 def test_every_probe_runs_its_case_unchanged() -> None:
-    runs = probes(SITES, HELDOUT2)
-    assert len({p.id for p in runs}) == len(runs)
-    for p in runs:
-        text = (HELDOUT2 / p.case).read_text()
-        assert p.source.startswith(text.rstrip("\n")) and p.source.rstrip().endswith(f"{p.name}()")
-        assert {name for name, _ in p.files} == {h.name for h in HELDOUT2.glob("_*.py")}
-    assert {(s.case, s.probe) for s in SITES} == {(p.case, p.name) for p in runs}
+    check_probes(HELDOUT2)
 
 
 @pytest.mark.parametrize("version", CHECKED_VERSIONS)
 def test_recall_and_precision_floor(version: str) -> None:
-    run = run_cli(Target("heldout2", HELDOUT2, tuple(p.name for p in case_files(HELDOUT2))), version)
-    assert not run.errors, run.errors
-    sc = score(SITES, ((f.path, f.line, f.code, f.severity) for f in run.findings), version)
-    floor = FLOORS[version]
-    missed = sorted(f"{s.case}:{s.id} ({s.kind})" for s in sc.missed)
-    assert len(sc.found) >= floor.found, f"recall fell to {len(sc.found)}/{sc.sites}; missed: {missed}"
-    assert sc.precision >= floor.precision - 1e-9, f"precision fell to {sc.precision:.2f}: {sc.false_findings}"
+    check_floor("heldout2", HELDOUT2, FLOORS[version], version)

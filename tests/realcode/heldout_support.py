@@ -1,0 +1,54 @@
+"""The checks both held-out sets (heldout/, heldout2/) run, each test module holding its own floors and history."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from realcode_support import Target, run_cli
+from recall_set import CLEAN, case_files, load_sites, probes, score, versions
+
+from hf_cache_lint.rules.base import CHECKED_VERSIONS
+
+
+@dataclass(frozen=True)
+class Floor:
+    found: int  # breaking sites with a finding, at least
+    precision: float  # at least
+
+
+def check_shape(folder: Path) -> None:
+    """Every case has labelled sites; clean sites outnumber none; each checked release has breaking sites."""
+    sites = load_sites(folder / "sites.tsv")
+    breaking = [s for s in sites if s.kind != CLEAN]
+    clean = [s for s in sites if s.kind == CLEAN]
+    assert len(case_files(folder)) >= 8
+    assert len(breaking) >= 15 and len(clean) >= 15
+    assert {s.case for s in sites} == {p.name for p in case_files(folder)}, "a case without a labelled site"
+    for version in versions(folder / "sites.tsv"):
+        assert sum(s.breaks_at(version) for s in breaking) >= 5, version
+
+
+def check_releases(folder: Path) -> None:
+    assert versions(folder / "sites.tsv") == CHECKED_VERSIONS
+
+
+def check_probes(folder: Path) -> None:
+    sites = load_sites(folder / "sites.tsv")
+    runs = probes(sites, folder)
+    assert len({p.id for p in runs}) == len(runs)
+    for p in runs:
+        text = (folder / p.case).read_text()
+        assert p.source.startswith(text.rstrip("\n")) and p.source.rstrip().endswith(f"{p.name}()")
+        assert {name for name, _ in p.files} == {h.name for h in folder.glob("_*.py")}
+    assert {(s.case, s.probe) for s in sites} == {(p.case, p.name) for p in runs}
+
+
+def check_floor(name: str, folder: Path, floor: Floor, version: str) -> None:
+    sites = load_sites(folder / "sites.tsv")
+    run = run_cli(Target(name, folder, tuple(p.name for p in case_files(folder))), version)
+    assert not run.errors, run.errors
+    sc = score(sites, ((f.path, f.line, f.code, f.severity) for f in run.findings), version)
+    missed = sorted(f"{s.case}:{s.id} ({s.kind})" for s in sc.missed)
+    assert len(sc.found) >= floor.found, f"recall fell to {len(sc.found)}/{sc.sites}; missed: {missed}"
+    assert sc.precision >= floor.precision - 1e-9, f"precision fell to {sc.precision:.2f}: {sc.false_findings}"
