@@ -263,7 +263,7 @@ def test_a_keyed_recheck_diff_parses_a_local_change_and_parses_a_spread_one_afre
 
 
 def test_changed_is_what_lies_between_the_common_head_and_tail() -> None:
-    from hf_cache_lint.fixcheck import _changed
+    from hf_cache_lint.fixcheck.rechecks import changed as _changed
 
     rng = __import__("random").Random(31)
     for _ in range(2000):

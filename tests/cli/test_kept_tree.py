@@ -1,4 +1,4 @@
-"""The CLI's first check of a file keeps its parse tree under the key of the fixes' re-checks (fixcheck.py
+"""The CLI's first check of a file keeps its parse tree under the key of the fixes' re-checks (fixcheck/rechecks.py
 `recheck_key`), so the first re-check re-parses only what its fixes change; verify_result drops it after. A file
 with no fix to verify keeps none (check_source drops it while the collector is still off)."""
 

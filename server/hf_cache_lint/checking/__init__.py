@@ -3,7 +3,7 @@
 engine/ works out what the code does (the facts at each generate() call); rules/ say what is wrong with it
 (findings and their fixes). This package joins the two: it runs the enabled rules over the engine's facts and
 applies the settings, the suppression comments and the version guards. The front ends (cli_support/, lsp/,
-fixcheck.py) call it; engine/ and rules/ never import it (tests/engine/test_layers.py).
+fixcheck/) call it; engine/ and rules/ never import it (tests/engine/test_layers.py).
 
     screening.py  the one screen for the enabled rules (engine/screen/screen.py fed by what they declare they read)
     source.py     check_source: screen, parse and interpret (engine), run the rules, settings, suppressions

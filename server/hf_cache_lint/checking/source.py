@@ -51,7 +51,7 @@ def check_source(
     `lazy_stories`: each finding's hover story stays a `Story`, written when first read (the language server:
     a keystroke needs none of them); else every story is written here, a plain string.
     `keep_tree`: a whole file (screened as one, the gate asked) whose parse tree is kept under this key, where
-    the re-checks of its fixes re-parse only what each fix changed (fixcheck.py `recheck_key`; the caller
+    the re-checks of its fixes re-parse only what each fix changed (fixcheck/rechecks.py `recheck_key`; the caller
     forgets it). The same tree as without: the key only decides where parso keeps it.
     """
     settings = settings or Settings()
