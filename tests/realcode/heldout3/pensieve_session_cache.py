@@ -3,11 +3,12 @@ a `Cache` subclass that gathers a layer's chunks on indexing; a plain wrapper wi
 baseline.
 
 Provenance (mechanisms read; this code is written here, not copied):
-- sg20180546/Pensieve src/pensieve/worker/custom_cache.py @b7024837f1b66915909041a81ee2d5f432034495
+- sg20180546/Pensieve src/pensieve/worker/custom_cache.py @008b7eb46580dad09db19b553d683198b9b1c658
   (`from transformers import Cache` with an `object` fallback; PensieveCache(Cache) never calls the base
   `__init__`, sets `self.layers = [None] * num_layers`, gathers chunks in `__getitem__` (concatenated on dim 1),
   `update(key_states, value_states, layer_idx)` stores the pair and returns None, `get_seq_length()` without a
-  layer index; SimpleCacheWrapper with `__getitem__`/`__setitem__`/`update`/`__len__` over a dict)
+  layer index; SimpleCacheWrapper with `__getitem__`/`__setitem__`/`update`/`__len__` over a dict; the newest
+  version of the file subclasses DynamicCache instead)
 """
 
 import torch

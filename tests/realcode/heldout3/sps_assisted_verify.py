@@ -3,14 +3,14 @@ target model verifies the candidate ids through its own `prepare_inputs_for_gene
 positions extended by hand, and the rejected tail is cut with transformers' private crop helper.
 
 Provenance (mechanisms read; this code is written here, not copied):
-- hemingkx/Spec-Bench model/sps/decoding.py @fd2c1cd7d2201ef71db4c5f4e455008f017967bf (imports
+- hemingkx/Spec-Bench model/sps/decoding.py @70f8b28f018118f2dfd224a2abca9d9f834fd45b (imports
   `GreedySearchOutput` from transformers.generation.utils and `_crop_past_key_values` from
   transformers.generation.candidate_generator; `model_kwargs = self._get_initial_cache_position(input_ids,
   model_kwargs)`; `candidate_kwargs = copy.copy(model_kwargs)`, `cache_position` extended with
   `torch.arange(cur_len, cur_len + candidate_length)`, then `self.prepare_inputs_for_generation(candidate_input_ids,
   **candidate_kwargs)` and `self(**model_inputs)`)
-- hemingkx/Spec-Bench model/pld/pld.py (same commit: `from transformers.generation.utils import
-  _crop_past_key_values`; `outputs.past_key_values = _crop_past_key_values(self, outputs.past_key_values,
+- hemingkx/Spec-Bench model/pld/pld.py @fd2c1cd7d2201ef71db4c5f4e455008f017967bf (`from
+  transformers.generation.utils import _crop_past_key_values`; `outputs.past_key_values = _crop_past_key_values(self, outputs.past_key_values,
   new_cache_size)`)
 Reduced: the imports sit in small functions (module-level in the original) so each is probed on its own.
 """
