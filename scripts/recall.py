@@ -11,8 +11,10 @@ release (`check --format json --transformers-version X`) over the cases folder, 
 nobody here had used, labelled on the oracle before the checker was run; tests/realcode/test_heldout.py).
 `--set heldout2` scores the second held-out set (tests/realcode/heldout2: other public repositories, labelled the
 same way and measured without changing the checker; tests/realcode/test_heldout2.py).
+`--set heldout3` scores the third held-out set (tests/realcode/heldout3: other public repositories again, labelled
+on the oracle before anyone ran the checker on it; tests/realcode/test_heldout3.py).
 
-Usage: python scripts/recall.py [--set recall|heldout|heldout2] [--json]
+Usage: python scripts/recall.py [--set recall|heldout|heldout2|heldout3] [--json]
 (tests/realcode/test_recall.py, test_heldout.py and test_heldout2.py hold the floors)
 """
 

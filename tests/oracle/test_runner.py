@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import Oracle
+from .conftest import Oracle, selected
 from .own_cases import RUNNER, raising_line
+from .runner import Snippet
 from .suites import VERSIONS
 
 pytestmark = pytest.mark.oracle
@@ -37,3 +38,9 @@ def check_own(oracle: Oracle, name: str, case: dict[str, object], version: str) 
 @pytest.mark.parametrize("name", sorted(RUNNER))
 def test_runner_case(oracle: Oracle, name: str, version: str) -> None:
     check_own(oracle, f"runner:{name}", RUNNER[name], version)
+
+
+def test_oracle_only_keeps_the_snippets_its_prefixes_name() -> None:
+    snippets = [Snippet("heldout3:a:probe_x", ""), Snippet("recall:b:probe_y", ""), Snippet("own:c", "")]
+    assert [s.id for s in selected(snippets, ("heldout3:", "own:"))] == ["heldout3:a:probe_x", "own:c"]
+    assert selected(snippets, ()) == snippets  # unset: the whole batch
