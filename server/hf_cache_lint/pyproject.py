@@ -20,11 +20,6 @@ from typing import Any
 from hf_cache_lint.engine.environment.versions import Version
 from hf_cache_lint.settings import Settings, code_problem
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
-
 TABLE = "hf-cache-lint"
 
 # The keys a pyproject may set (kebab-case, as TOML tables usually are; snake/camel also accepted). The JSON
@@ -53,6 +48,12 @@ class Config:
 
 
 def _table(path: Path) -> Mapping[str, Any] | None:
+    # Imported here, once a pyproject.toml is found: tomllib (and the datetime it imports) is ~6 ms of a language
+    # server's start-up or a CLI run, spent for nothing in a folder without one (tests/lsp/test_startup_imports.py).
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
     try:
         doc = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:

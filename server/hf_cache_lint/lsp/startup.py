@@ -71,7 +71,7 @@ def end_start_up() -> None:
 def warm_engine(done: threading.Event) -> None:
     """On the engine thread, once `initialize` is answered: the first check's imports and a one-line check."""
     try:
-        from hf_cache_lint import pyproject  # noqa: F401  (the first settings read: tomllib)
+        from hf_cache_lint import pyproject  # noqa: F401  (the first settings read; tomllib only if a pyproject.toml is found)
         from hf_cache_lint.checking import notebooks, source  # noqa: F401
         from hf_cache_lint.lsp.documents import warm_up
 

@@ -17,17 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
-
 if TYPE_CHECKING:
     import ast
 
     from packaging.specifiers import SpecifierSet
 
-# packaging, ast and configparser are imported where a project file is read: most runs read none (a setting or
+# packaging, ast, configparser and tomllib are imported where a project file is read: most runs read none (a setting or
 # an installed transformers decides first), and their imports would be a fifth of a warm run's start-up.
 
 log = logging.getLogger("hf_cache_lint")
@@ -64,6 +59,10 @@ def _toml(path: Path) -> Mapping[str, Any] | None:
     text = _read(path)
     if text is None:
         return None
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

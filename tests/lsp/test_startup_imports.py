@@ -1,0 +1,68 @@
+"""What the language server imports before it answers `initialize`, and what its first check imports (issue 31, item
+4): the engine, parso and the rules come only after the answer (lsp/startup.py `warm_engine`), TOML only where a
+pyproject.toml is found (pyproject.py `_table`, engine/environment/requirements.py `_toml`).
+
+Each case runs in a fresh interpreter: this process's `sys.modules` holds everything the other tests imported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import hf_cache_lint
+
+SERVER = str(Path(hf_cache_lint.__file__).resolve().parent.parent)  # the sources under test, not an installed copy
+
+# What the first check needs and `initialize` does not: the parser, the interpreter, the screen, the rules; and what
+# only a project file needs.
+TOML = "tomllib" if sys.version_info >= (3, 11) else "tomli"
+HEAVY = ("parso", "jedi", "hf_cache_lint.engine.interpreter", "hf_cache_lint.engine.screen.gate",
+         "hf_cache_lint.rules", "hf_cache_lint.checking.source", TOML)
+
+_FIRST_CHECK = """
+import json, sys, threading
+from pathlib import Path
+from hf_cache_lint.lsp import startup
+from hf_cache_lint.lsp.settings import build
+from hf_cache_lint.checking.source import check_source
+startup.warm_engine(threading.Event())
+folder = Path(sys.argv[1])
+config = build(folder, [])
+result = check_source("from transformers import AutoModelForCausalLM, DynamicCache\\n"
+                      "model = AutoModelForCausalLM.from_pretrained('gpt2')\\n"
+                      "model.generate(x, past_key_values=DynamicCache(), cache_implementation='static')\\n",
+                      str(folder / "main.py"), config.settings, config.context, incremental=True)
+print(json.dumps({"modules": sorted(m for m in sys.modules if m in {heavy}),
+                  "codes": sorted(f.code for f in result.findings)}))
+"""
+
+
+def _run(code: str, *args: str, cwd: Path) -> str:
+    env = {**os.environ, "PYTHONPATH": SERVER}
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, cwd=cwd,
+                          timeout=120, check=True)
+    return done.stdout
+
+
+def test_answering_initialize_imports_no_engine_parser_rules_or_toml(tmp_path: Path) -> None:
+    # lsp/__main__.py's path to `start()`: everything `initialize` is answered with.
+    out = _run("import sys\nfrom hf_cache_lint.lsp.server import start\n"
+               f"print(sorted(m for m in sys.modules if m in {set(HEAVY)!r}))\n", cwd=tmp_path)
+    assert out.strip() == "[]"
+
+
+def test_the_first_check_in_a_folder_without_a_pyproject_imports_no_toml(tmp_path: Path) -> None:
+    got = json.loads(_run(_FIRST_CHECK.replace("{heavy}", repr({TOML, "parso"})), str(tmp_path), cwd=tmp_path))
+    assert got["modules"] == ["parso"]  # the check ran on parso; no settings file was read
+    assert "HFC001" in got["codes"]
+
+
+def test_a_pyproject_is_still_read_where_there_is_one(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.hf-cache-lint]\nignore = ["HFC001"]\n')
+    got = json.loads(_run(_FIRST_CHECK.replace("{heavy}", repr({TOML})), str(tmp_path), cwd=tmp_path))
+    assert got["modules"] == [TOML]
+    assert "HFC001" not in got["codes"]  # the pyproject's setting applied
