@@ -7,7 +7,8 @@ Provenance (mechanisms read; this code is written here, not copied):
 - qtris123/cakekv @e6adc5e237ed78874923b355399c1ffe0a789db1 cake/cake_cache.py (CakeCache(Cache) with an
   `__init__` that never calls the base and sets `self.key_cache`/`self.value_cache`/`self._seen_tokens`,
   `__getitem__`/`__iter__`/`__len__`, `update`, `get_seq_length`, `to_legacy_cache`/`from_legacy_cache`,
-  `from_dynamic_cache(past_key_values)` reading `past_key_values.key_cache`/`.value_cache`, `crop(max_length)`;
+  `from_dynamic_cache(past_key_values)` reading `past_key_values.key_cache`/`.value_cache` (one line here),
+  `crop(max_length)`;
   CakeprefillKVCache.evcit_layer_kvcache reading and writing `past_key_values.key_cache[layer_idx]`)
 - qtris123/cakekv @e6adc5e237ed78874923b355399c1ffe0a789db1 cake/model/modify_llama.py (`llama_attn_forward_cake(
   self, hidden_states, attention_mask=None, position_ids=None, past_key_value=None, output_attentions=False,
@@ -85,8 +86,7 @@ class CakeCache(Cache):
     def from_dynamic_cache(cls, past_key_values=None):
         cache = cls()
         if past_key_values is not None:
-            cache.key_cache = past_key_values.key_cache  # site: ck_from_dynamic
-            cache.value_cache = past_key_values.value_cache
+            cache.key_cache, cache.value_cache = past_key_values.key_cache, past_key_values.value_cache  # site: ck_from_dynamic
         return cache
 
     def crop(self, max_length):

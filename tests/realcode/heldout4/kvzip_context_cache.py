@@ -14,7 +14,7 @@ Provenance (mechanisms read; this code is written here, not copied):
 - snu-mllab/KVzip @1cf32369c8428c1b5e377ab933fd86c156266d6d attention/kvcache.py (EvictCache(DynamicCache):
   `DynamicCache.__init__(self)`, `update` adds to `self._seen_tokens` and appends to / concatenates
   `self.key_cache`/`self.value_cache`; `slice`; `get_seq_length`)
-Reduced: the cache class sits in this file; scoring, pruning and the flattened FlashAttention layout are left out;
+Reduced: the cache class sits in this file and reads its key/value lists once per method; scoring, pruning and the flattened FlashAttention layout are left out;
 the loader picks the model class. Probes that pass the seen-token read set the counter older releases kept.
 """
 
@@ -37,19 +37,21 @@ class EvictCache(DynamicCache):
 
     def update(self, key_states, value_states, layer_idx, cache_kwargs=dict()):  # site: kz_update
         if layer_idx == 0:
-            self._seen_tokens += cache_kwargs.get("seen_token", key_states.size(-2))
-        if len(self.key_cache) <= layer_idx:  # observe: kz_update
-            self.key_cache.append(key_states)
-            self.value_cache.append(value_states)
+            self._seen_tokens += cache_kwargs.get("seen_token", key_states.size(-2))  # site: kz_update_counter
+        keys, values = self.key_cache, self.value_cache  # observe: kz_update
+        if len(keys) <= layer_idx:
+            keys.append(key_states)
+            values.append(value_states)
         else:
-            self.key_cache[layer_idx] = torch.cat([self.key_cache[layer_idx], key_states], dim=-2)
-            self.value_cache[layer_idx] = torch.cat([self.value_cache[layer_idx], value_states], dim=-2)
-        return self.key_cache[layer_idx], self.value_cache[layer_idx]
+            keys[layer_idx] = torch.cat([keys[layer_idx], key_states], dim=-2)
+            values[layer_idx] = torch.cat([values[layer_idx], value_states], dim=-2)
+        return keys[layer_idx], values[layer_idx]
 
     def slice(self, seen_token_prev):
+        keys, values = self.key_cache, self.value_cache  # site: kz_slice_lists
         for layer_idx in range(self.n_layers):
-            self.key_cache[layer_idx] = self.key_cache[layer_idx][:, :, :seen_token_prev]
-            self.value_cache[layer_idx] = self.value_cache[layer_idx][:, :, :seen_token_prev]
+            keys[layer_idx] = keys[layer_idx][:, :, :seen_token_prev]
+            values[layer_idx] = values[layer_idx][:, :, :seen_token_prev]
         self._seen_tokens = seen_token_prev
 
 
@@ -129,3 +131,15 @@ def probe_answer():
     wrapper.model(kv.prefill_ids, past_key_values=kv)
     answer = wrapper.generate(query_ids, kv)
     assert answer.shape[1] == 4
+
+
+def probe_update_direct():
+    wrapper = ModelKVzip("Qwen/Qwen3-8B", kv_type="evict")
+    kv = wrapper._init_kv(evict_range=(3, 8))
+    kv.update(torch.ones(1, 1, 4, 8), torch.ones(1, 1, 4, 8), 0)
+
+
+def probe_slice():
+    wrapper = ModelKVzip("Qwen/Qwen3-8B", kv_type="evict")
+    kv = wrapper._init_kv(evict_range=(3, 8))
+    kv.slice(3)
