@@ -14,10 +14,13 @@ Provenance (mechanisms read; this code is written here, not copied):
   self, hidden_states, attention_mask=None, position_ids=None, past_key_value=None, output_attentions=False,
   use_cache=False, cache_position=None, position_embeddings=None)`: `if isinstance(past_key_value, DynamicCache):
   past_key_value = CakeCache.from_dynamic_cache(past_key_value)`, `past_key_value.update(key_states,
-  value_states, self.layer_idx, cache_kwargs)`, returns `attn_output, attn_weights, past_key_value`), installed
-  over `LlamaAttention.forward` by cake/monkeypatch.py
+  value_states, self.layer_idx, cache_kwargs)`, returns `attn_output, attn_weights, past_key_value`)
+- qtris123/cakekv @e6adc5e237ed78874923b355399c1ffe0a789db1 cake/monkeypatch.py
+  (`replace_flashllama_attn_with_cakeattn`: `transformers.models.llama.modeling_llama.LlamaFlashAttention2.forward
+  = llama_attn_forward_cake`)
 Reduced: scores are key norms, the budget is fixed, eager attention stands in for flash attention; the cache
-class, the evictor and the patched attention share this file.
+class, the evictor, the patched attention and the installer share this file. The attention probe installs the
+patch over `LlamaAttention.forward`, the class a user moving the patch to these releases would take.
 """
 
 import math
@@ -148,8 +151,8 @@ def llama_attn_forward_cake(self, hidden_states, attention_mask=None, position_i
     return self.o_proj(attn_output), None, past_key_value
 
 
-def replace_llama():
-    modeling_llama.LlamaAttention.forward = llama_attn_forward_cake
+def replace_flashllama_attn_with_cakeattn():
+    modeling_llama.LlamaFlashAttention2.forward = llama_attn_forward_cake  # site: ck_flash_class
 
 
 def probe_from_dynamic():
@@ -175,7 +178,7 @@ def probe_own_crop():
 
 
 def probe_patched_attention():
-    replace_llama()
+    modeling_llama.LlamaAttention.forward = llama_attn_forward_cake
     model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-chat-hf", attn_implementation="eager")
     cache = model(prompt, use_cache=True).past_key_values  # observe: ck_attn_hook
     assert cache.get_seq_length() == BUDGET + 2, "ck_attn_hook: the patched attention never got the cache"
@@ -189,3 +192,7 @@ def probe_own_update():
     cache = CakeCache()
     llama_attn_forward_cake(attn, hidden, past_key_value=cache, position_embeddings=position_embeddings)
     assert cache.get_seq_length() == BUDGET + 2
+
+
+def probe_install():
+    replace_flashllama_attn_with_cakeattn()
