@@ -13,8 +13,10 @@ nobody here had used, labelled on the oracle before the checker was run; tests/r
 same way and measured without changing the checker; tests/realcode/test_heldout2.py).
 `--set heldout3` scores the third held-out set (tests/realcode/heldout3: other public repositories again, labelled
 on the oracle before anyone ran the checker on it; tests/realcode/test_heldout3.py).
+`--set heldout4` scores the fourth held-out set (tests/realcode/heldout4: other public repositories again, labelled
+on the oracle before anyone ran the checker on it; tests/realcode/test_heldout4.py).
 
-Usage: python scripts/recall.py [--set recall|heldout|heldout2|heldout3] [--json]
+Usage: python scripts/recall.py [--set recall|heldout|heldout2|heldout3|heldout4] [--json]
 (tests/realcode/test_recall.py, test_heldout.py and test_heldout2.py hold the floors)
 """
 

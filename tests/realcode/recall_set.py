@@ -32,7 +32,10 @@ HELDOUT2 = Path(__file__).resolve().with_name("heldout2")
 # A third held-out set (issue 29, round 3): other public repositories again, labelled on the oracle before the
 # checker was run on it (nobody ran the checker on it while writing it).
 HELDOUT3 = Path(__file__).resolve().with_name("heldout3")
-SETS = {"recall": CASES, "heldout": HELDOUT, "heldout2": HELDOUT2, "heldout3": HELDOUT3}
+# A fourth held-out set (issue 29, round 4): other public repositories again, labelled on the oracle before the
+# checker was run on it (nobody ran the checker on it while writing it).
+HELDOUT4 = Path(__file__).resolve().with_name("heldout4")
+SETS = {"recall": CASES, "heldout": HELDOUT, "heldout2": HELDOUT2, "heldout3": HELDOUT3, "heldout4": HELDOUT4}
 MARK = re.compile(r"#\s*(site|clean|observe):\s*(\w+)\s*$")
 PROBE = re.compile(r"^def (probe_\w+)\(", re.M)
 CLEAN = "clean"
