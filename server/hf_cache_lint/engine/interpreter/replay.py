@@ -626,12 +626,14 @@ class Replays:
         assert shift is not None
         try:
             m = shift.map
+            before = m(r.before)
             moved: Replay | None = replace(
-                r, names=m(r.names), forced=m(r.forced), heap=m(r.heap),
+                r, names=shift.pairs(r.names), forced=shift.pairs(r.forced), heap=shift.pairs(r.heap),
                 bodies=tuple((n, shift.key(k)) for n, k in r.bodies),
                 methods=tuple((c, name, f, shift.start(at) if at is not None else None) for c, name, f, at in r.methods),
-                path=m(r.path), before=m(r.before), recorded=m(r.recorded), guarded=m(r.guarded), after=m(r.after),
-                effects=m(r.effects), resolutions=m(r.resolutions))
+                path=m(r.path), before=before, recorded=m(r.recorded), guarded=m(r.guarded),
+                after=m(r.after) if r.changes_facts else before, effects=shift.pairs(r.effects),
+                resolutions=shift.pairs(r.resolutions))
         except Unmapped:
             moved = None
         self._shifted[id(r)] = moved
@@ -648,7 +650,7 @@ class Replays:
         moved: CallRecord | None = None
         if run is not None:
             try:
-                moved = CallRecord(shift.map(c.given), shift.map(c.where), run, shift.map(c.result))
+                moved = CallRecord(shift.pairs(c.given), shift.map(c.where), run, shift.map(c.result))
             except Unmapped:
                 moved = None
         self._shifted[id(c)] = moved

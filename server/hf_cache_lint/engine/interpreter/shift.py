@@ -16,32 +16,47 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from hf_cache_lint.engine.base import process_state
-from hf_cache_lint.engine.base.findings import Span
+from hf_cache_lint.engine.base.findings import Position, Span
 from hf_cache_lint.engine.syntax.line_map import LineMap, Unmapped
 
 _T = TypeVar("_T")
+_K = TypeVar("_K")
 Key = tuple[tuple[int, int], str]
 
 # Objects that hold no place: kept as they are (`object`: replay.py's sentinel for a name the module lacks).
 _PLAIN = frozenset({str, int, float, bool, complex, bytes, type(None), object})
-# Per type: the fields a copy maps (dataclasses: those taking part in equality), () for a named tuple's items, and
-# None for a type nothing here knows (it refuses).
-_FIELDS: dict[type, tuple[str, ...] | None] = {}
 
 
-def _fields_of(t: type) -> tuple[str, ...] | None:
-    got = _FIELDS.get(t, ())
-    if got != ():
-        return got
+@dataclass(frozen=True)
+class _Shape:
+    """How a type's objects are walked: the fields a copy maps (dataclasses: those taking part in equality; a named
+    tuple: its items, `named`), and whether a copy may be made by copying the instance's `__dict__` (a dataclass
+    with neither `__slots__` nor `__post_init__`: what `dataclasses.replace` would build, without its checks)."""
+
+    fields: tuple[str, ...]
+    named: bool = False
+    plain_copy: bool = False
+    has_path: bool = False  # a `path` field: set (a str), the object is another file's
+
+
+# Per type: its shape, None for a type nothing here knows (it refuses).
+_FIELDS: dict[type, _Shape | None] = {}
+
+
+def _shape_of(t: type) -> _Shape | None:
+    if t in _FIELDS:
+        return _FIELDS[t]
+    found: _Shape | None = None
     if dataclasses.is_dataclass(t):
-        found: tuple[str, ...] | None = tuple(f.name for f in dataclasses.fields(t) if f.compare)
+        names = tuple(f.name for f in dataclasses.fields(t) if f.compare)
+        found = _Shape(names, plain_copy=not hasattr(t, "__slots__") and not hasattr(t, "__post_init__"),
+                       has_path="path" in {f.name for f in dataclasses.fields(t)})
     elif issubclass(t, tuple) and hasattr(t, "_fields"):
-        found = ()
-    else:
-        found = None
+        found = _Shape((), named=True)
     _FIELDS[t] = found
     return found
 
@@ -52,6 +67,8 @@ class Shifter:
 
     def __init__(self, lines: LineMap) -> None:
         self.lines = lines
+        self._head = lines.head
+        self._tail = lines.old_end + 1  # the first old line of the tail (all of it moves by the delta)
         self._memo: dict[int, tuple[object, object]] = {}
 
     def key(self, key: Key) -> Key:
@@ -62,13 +79,23 @@ class Shifter:
     def start(self, at: tuple[int, int]) -> tuple[int, int]:
         return self.lines.start(*at)
 
+    def span(self, span: Span) -> Span:
+        end = span.end
+        if end.line <= self._head:  # wholly before the changed lines (an end at column 0 reads the line before)
+            return span
+        start = span.start
+        if start.line >= self._tail and (end.column or end.line > self._tail):  # wholly in the tail
+            d = self.lines.delta
+            return Span(Position(start.line + d, start.column), Position(end.line + d, end.column))
+        return self.lines.span(span)
+
     def map(self, x: _T) -> _T:
         """`x` with every place of this file in it moved (itself when none moved). Raises Unmapped."""
         t = type(x)
-        if t in _PLAIN or isinstance(x, enum.Enum):
+        if t in _PLAIN:
             return x
         if t is Span:
-            return self.lines.span(x)  # type: ignore[arg-type, return-value]
+            return self.span(x)  # type: ignore[arg-type, return-value]
         got = self._memo.get(id(x))
         if got is not None and got[0] is x:
             return got[1]  # type: ignore[return-value]
@@ -76,25 +103,66 @@ class Shifter:
         self._memo[id(x)] = (x, out)
         return out  # type: ignore[no-any-return]
 
+    def pairs(self, items: tuple[tuple[_K, _T], ...]) -> tuple[tuple[_K, _T], ...]:
+        """(key, value) pairs (a run's reads: module names, heap ids, imports) with their values moved (keys hold
+        no place); the same tuple when none moved."""
+        out: list[tuple[_K, _T]] | None = None
+        for i, (k, v) in enumerate(items):
+            m = v if type(v) in _PLAIN else self.map(v)
+            if m is not v:
+                if out is None:
+                    out = list(items)
+                out[i] = (k, m)
+        return items if out is None else tuple(out)
+
+    def _items(self, x: Any) -> list[Any] | None:
+        """The items of a tuple moved, or None when none moved."""
+        out: list[Any] | None = None
+        for i, v in enumerate(x):
+            m = v if type(v) in _PLAIN else self.map(v)
+            if m is not v:
+                if out is None:
+                    out = list(x)
+                out[i] = m
+        return out
+
     def _walk(self, x: Any, t: type) -> Any:
-        if t is tuple or t is frozenset:
-            items = [self.map(i) for i in x]
-            return x if all(a is b for a, b in zip(items, x, strict=True)) else t(items)
-        names = _fields_of(t)
-        if names is None:
-            raise Unmapped
-        if names == ():  # a named tuple
-            items = [self.map(i) for i in x]
-            return x if all(a is b for a, b in zip(items, x, strict=True)) else t(*items)
-        if isinstance(getattr(x, "path", None), str):  # another file's place (a workspace import's Site, CiValue)
+        if not x and (t is tuple or t is frozenset):
             return x
-        changes = {}
-        for name in names:
+        if t is tuple:
+            items = self._items(x)
+            return x if items is None else tuple(items)
+        if t is frozenset:
+            moved = self._items(tuple(x))
+            return x if moved is None else frozenset(moved)
+        if isinstance(x, enum.Enum):
+            return x
+        shape = _shape_of(t)
+        if shape is None:
+            raise Unmapped
+        if shape.named:
+            items = self._items(x)
+            return x if items is None else t(*items)
+        if shape.has_path and isinstance(x.path, str):  # another file's place (a workspace import's Site, CiValue)
+            return x
+        changes: dict[str, Any] | None = None
+        for name in shape.fields:
             v = getattr(x, name)
+            if type(v) in _PLAIN:
+                continue
             m = self.map(v)
             if m is not v:
+                if changes is None:
+                    changes = {}
                 changes[name] = m
-        return dataclasses.replace(x, **changes) if changes else x
+        if changes is None:
+            return x
+        if shape.plain_copy:
+            new: Any = object.__new__(t)
+            new.__dict__.update(x.__dict__)
+            new.__dict__.update(changes)
+            return new
+        return dataclasses.replace(x, **changes)
 
 
 __all__ = ["Shifter", "Unmapped"]
