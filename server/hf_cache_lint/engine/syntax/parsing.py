@@ -302,12 +302,26 @@ def forget_moves() -> None:
     _MOVES.clear()
 
 
+def lines_of(code: str) -> list[str]:
+    """parso's `split_lines(code, keepends=True)`: the lines ending at `\n`, `\r\n` or `\r` (a form feed and the
+    other breaks `str.splitlines` knows are text), an empty one after a final break. Without a `\r`, cut at `\n`
+    in C: parso's own loop over every line to merge what `splitlines` broke at form feeds cost ~1 ms a keystroke
+    on transformers' generation/utils.py. tests/engine/test_parsing.py compares both."""
+    if "\r" in code:
+        return split_lines(code, keepends=True)  # type: ignore[no-any-return]
+    parts = code.split("\n")
+    last = parts[-1]
+    lines = [p + "\n" for p in parts]
+    lines[-1] = last
+    return lines
+
+
 def incremental_parse(grammar: Any, text: str, key: str) -> Any:
     """What `grammar.parse(text, error_recovery=True, path=key, diff_cache=True, cache=False)` returns, parso's kept
     tree of `key` updated in place. Raises what the diff parser raises (the caller then parses afresh)."""
     path = Path(key)
     code = python_bytes_to_unicode(text)
-    lines = split_lines(code, keepends=True)
+    lines = lines_of(code)
     item = parser_cache.get(grammar._hashed, {}).get(path)
     if item is None:  # the buffer's first parse: a whole one, kept for the next
         return grammar.parse(text, error_recovery=True, path=key, diff_cache=True, cache=False)
