@@ -308,7 +308,7 @@ def lines_of(code: str) -> list[str]:
     in C: parso's own loop over every line to merge what `splitlines` broke at form feeds cost ~1 ms a keystroke
     on transformers' generation/utils.py. tests/engine/test_parsing.py compares both."""
     if "\r" in code:
-        return split_lines(code, keepends=True)  # type: ignore[no-any-return]
+        return split_lines(code, keepends=True)
     parts = code.split("\n")
     last = parts[-1]
     lines = [p + "\n" for p in parts]
