@@ -447,3 +447,15 @@ def test_random_line_shifts_on_transformers_generation_utils_give_a_fresh_checks
     ctx = Context(workspace=path.parent.parent)
     assert_keystrokes_match_fresh_checks(path, ctx, line_sequence(path.read_text(), rng, 8), analyses)
     assert shifted.count(True) > 5 * shifted.count(False)
+
+
+def test_a_forgotten_buffer_forgets_its_runs(tmp_path: Path, analyses: list[Analysis]) -> None:
+    """Closing a buffer (interp.forget) drops its kept tree, whose count of line-count changes then starts again, and
+    the runs its last check recorded with it: a count one higher no longer says that one line map lies between."""
+    path = tmp_path / "answers.py"
+    ctx = Context(workspace=tmp_path)
+    for _ in range(2):
+        source.check_source(SCRIPT, str(path), None, ctx, incremental=True)
+    assert replay.document(str(path)) is not None and replay.document(str(path)).runs  # type: ignore[union-attr]
+    interp.forget(str(path))
+    assert replay.document(str(path)) is None

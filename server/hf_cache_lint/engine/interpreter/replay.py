@@ -215,6 +215,13 @@ def keep(path: str, doc: Document) -> None:
         _DOCUMENTS.popitem(last=False)
 
 
+def forget(path: str) -> None:
+    """Drop the path's last check (its kept tree went: the parser's count of line-count changes starts again, so a
+    count one higher would no longer say that only the last update's line map lies between that check and the
+    next one)."""
+    _DOCUMENTS.pop(path, None)
+
+
 def forget_all() -> None:
     """Drop every recorded run (tests compare analyses with and without replays)."""
     _DOCUMENTS.clear()
@@ -677,7 +684,7 @@ class Replays:
         keep(s.path, Document(self.fingerprint, self.runs if small else {}, small, calls, self.moves))
 
 
-__all__ = ["Document", "Facts", "Reads", "Replay", "Replays", "absent", "document", "fingerprint",
+__all__ = ["Document", "Facts", "Reads", "Replay", "Replays", "absent", "document", "fingerprint", "forget",
            "forget_all", "keep", "same"]
 
 
