@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import types
+import typing
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -37,10 +39,35 @@ class _Shape:
     tuple: its items, `named`), and whether a copy may be made by copying the instance's `__dict__` (a dataclass
     with neither `__slots__` nor `__post_init__`: what `dataclasses.replace` would build, without its checks)."""
 
-    fields: tuple[str, ...]
+    fields: tuple[str, ...]  # of a dataclass: only those whose annotations allow a place (not `str`, `frozenset[str]`)
     named: bool = False
     plain_copy: bool = False
     has_path: bool = False  # a `path` field: set (a str), the object is another file's
+    plain: bool = False  # no field can hold a place (`Symbol`, `Cond`): nothing to move
+
+
+# The annotations of a field that holds no place: constants, and unions and literals of them.
+_PLAIN_HINTS = frozenset({str, int, float, bool, complex, bytes, type(None)})
+
+
+def _plain_hint(hint: object) -> bool:
+    if hint in _PLAIN_HINTS:
+        return True
+    origin = typing.get_origin(hint)
+    if origin is typing.Literal:
+        return True
+    if origin is typing.Union or origin is types.UnionType or origin in (tuple, frozenset):
+        return all(a is Ellipsis or _plain_hint(a) for a in typing.get_args(hint))
+    return False
+
+
+def _placed_fields(t: type, names: tuple[str, ...]) -> tuple[str, ...]:
+    """The fields whose annotations say they may hold a place (all of them when the annotations cannot be read)."""
+    try:
+        hints = typing.get_type_hints(t)
+    except Exception:  # an annotation naming what its module does not bind at run time
+        return names
+    return tuple(name for name in names if name not in hints or not _plain_hint(hints[name]))
 
 
 # Per type: its shape, None for a type nothing here knows (it refuses).
@@ -52,9 +79,9 @@ def _shape_of(t: type) -> _Shape | None:
         return _FIELDS[t]
     found: _Shape | None = None
     if dataclasses.is_dataclass(t):
-        names = tuple(f.name for f in dataclasses.fields(t) if f.compare)
-        found = _Shape(names, plain_copy=not hasattr(t, "__slots__") and not hasattr(t, "__post_init__"),
-                       has_path="path" in {f.name for f in dataclasses.fields(t)})
+        placed = _placed_fields(t, tuple(f.name for f in dataclasses.fields(t) if f.compare))
+        found = _Shape(placed, plain_copy=not hasattr(t, "__slots__") and not hasattr(t, "__post_init__"),
+                       has_path="path" in {f.name for f in dataclasses.fields(t)}, plain=not placed)
     elif issubclass(t, tuple) and hasattr(t, "_fields"):
         found = _Shape((), named=True)
     _FIELDS[t] = found
@@ -140,6 +167,8 @@ class Shifter:
         shape = _shape_of(t)
         if shape is None:
             raise Unmapped
+        if shape.plain:
+            return x
         if shape.named:
             items = self._items(x)
             return x if items is None else t(*items)
