@@ -20,9 +20,12 @@ Why the tree is a whole parse's (tests/engine/test_splice.py compares them node 
 - After it, the text is the old text's: the piece ends with a NEWLINE at a line end with no bracket or string
   open (an error-free parse), its statements start at the old statement's column (the block's indentation,
   which a suite's first statement sets for the lines after it), and the next line's indentation, at most that
-  column, pops the same entries of the indentation stack in both texts. The next token starts the old next statement, which cannot
-  continue a compound statement of the piece unless it is `else`, `elif`, `except` or `finally`: then the
-  statement one level out (the `if` or `try` whose branch it ends) is the piece, under the same conditions.
+  column (checked: a line indented more, an error the parser recovered from, makes the statement one level out the
+  piece), pops the same entries of the indentation stack in both texts. The next token starts the old next
+  statement, which cannot continue a compound statement of the piece unless it is `else`, `elif`, `except` or
+  `finally` at the piece's own indentation: then the statement one level out is the piece, under the same
+  conditions. One indented less (its indentation a proper prefix of the piece's) comes after a DEDENT that closes
+  the piece's block, and continues a statement further out, which stays as it is.
 
 An edit that adds or removes lines (Enter, lines joined) is spliced the same way, the changed rows those of one
 block of lines (engine/syntax/parsing.py widens an insertion or a deletion by the unchanged line before it): the
