@@ -9,7 +9,8 @@ The walk is generic (the engine's facts, values and heap objects are frozen data
 of them; fact kinds are not named here): each `Span` is mapped, a `Site` or fact with a `path` (another file's)
 is kept as it is, a field that does not take part in equality (a `Function`'s parso node, which is the same
 object moved by the splice, a dict's key index) is kept, and anything else that is not a plain constant refuses
-(`Unmapped`), as does a place inside the changed lines: that run is run again.
+(`Unmapped`), as does a place inside the changed lines: that run is run again. A field annotated with constants only
+(`str`, `Literal[...]`, `frozenset[str]`; mypy --strict holds the code to its annotations) is not walked.
 """
 
 from __future__ import annotations
@@ -51,8 +52,11 @@ _PLAIN_HINTS = frozenset({str, int, float, bool, complex, bytes, type(None)})
 
 
 def _plain_hint(hint: object) -> bool:
-    if hint in _PLAIN_HINTS:
-        return True
+    try:
+        if hint in _PLAIN_HINTS:
+            return True
+    except TypeError:  # an unhashable annotation object: not one of them
+        return False
     origin = typing.get_origin(hint)
     if origin is typing.Literal:
         return True
