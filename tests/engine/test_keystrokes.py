@@ -245,11 +245,13 @@ def helper():
 '''
 
 
-def test_a_run_that_read_a_function_a_line_moved_is_not_replayed(
+def test_a_run_that_read_a_function_a_line_moved_is_replayed_moved(
         tmp_path: Path, analyses: list[Analysis], monkeypatch: pytest.MonkeyPatch) -> None:
     """`user` reads `helper`, defined below it. Enter typed in `middle`, between them, moves `helper`'s node (the
-    same object, engine/syntax/splice.py) and not `user`: its run is not replayed (what it recorded of `helper`
-    may name where it stood); an edit that keeps the line count replays it."""
+    same object, engine/syntax/splice.py) and not `user`: the parser's line map says where `helper` now stands,
+    so `user`'s run is replayed with what it recorded moved (engine/interpreter/shift.py), and the findings are
+    a fresh check's. After two line-count changes with no check between them (a parse alone), no single map
+    says where lines went: `user` runs again."""
     runs: list[tuple[str, bool]] = []
     original = replay.Replays.replay
 
@@ -263,9 +265,13 @@ def test_a_run_that_read_a_function_a_line_moved_is_not_replayed(
     ctx = Context(workspace=tmp_path)
     entered = MOVED.replace("    x = 1\n", "    x = (\n        1)\n")  # Enter in `middle`: spliced, a line more
     typed = entered.replace('"gpt2"', '"gpt3"')
+    twice = typed.replace("    x = (\n", "    x = (\n\n\n")
     try:
         seen = []
-        for text in [MOVED, MOVED, MOVED, entered, typed]:  # a path checked once records nothing
+        for text in [MOVED, MOVED, MOVED, entered, typed, None, twice]:  # a path checked once records nothing
+            if text is None:  # two lines more, parsed with no check: the next check sees two line-count changes
+                interp.parse(typed.replace("    x = (\n", "    x = (\n\n"), str(path))
+                continue
             runs.clear()
             analyses.clear()
             buffer = source.check_source(text, str(path), None, ctx, incremental=True)
@@ -274,7 +280,182 @@ def test_a_run_that_read_a_function_a_line_moved_is_not_replayed(
             seen.append(list(runs))
             assert [f.code for f in buffer.findings] == ["HFC001"]
         assert ("def user", True) in seen[2]  # nothing changed: replayed
-        assert ("def user", False) in seen[3]  # `helper` moved a line down: run again
+        assert ("def user", True) in seen[3]  # `helper` moved a line down: replayed, moved by the line map
         assert ("def user", True) in seen[4]  # `helper` edited in place, the line count kept: replayed
+        assert ("def user", False) in seen[5]  # two line-count changes since the last check: run again
     finally:
         interp.forget(str(path))
+
+
+SHIFTED = '''from transformers import AutoModelForCausalLM, AutoTokenizer, DynamicCache
+
+tokenizer = AutoTokenizer.from_pretrained("gpt2")
+model = AutoModelForCausalLM.from_pretrained("gpt2")
+
+
+def first(prompt):
+    inputs = tokenizer(prompt, return_tensors="pt")
+    return inputs
+
+
+def second(prompt):
+    inputs = tokenizer(prompt, return_tensors="pt")
+    out = model.generate(**inputs, past_key_values=DynamicCache(), cache_implementation="static")
+    return tokenizer.decode(out[0])
+
+
+class Answers:
+    def third(self, prompt):
+        cache = DynamicCache()
+        out = model.generate(tokenizer(prompt, return_tensors="pt").input_ids, past_key_values=cache,
+                             cache_implementation="static")
+        return out
+'''
+
+
+def _places(result: object) -> list[tuple[int, ...]]:
+    """Every line a result's findings name: the finding's, its fixes' edits', its related places'."""
+    out = []
+    for f in result.findings:  # type: ignore[attr-defined]
+        out.append((f.span.start.line, f.span.end.line, *(e.span.start.line for fx in f.fixes for e in fx.edits),
+                    *(r.span.start.line for r in f.related if r.path is None)))
+    return out
+
+
+def test_lines_added_or_removed_above_functions_move_their_replayed_findings_and_fixes(
+        tmp_path: Path, analyses: list[Analysis], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Enter, a join, a pasted block and a deleted one in `first`: `second` and `Answers.third`, below, are
+    replayed, not run again, and their findings (with their fixes' edits, related places and hover stories) are a
+    fresh check's: every line they name moved by the lines added or removed."""
+    runs: list[tuple[str, bool, bool]] = []
+    original = replay.Replays.replay
+
+    def spy(self: replay.Replays, key: replay.RunKey) -> bool:
+        ok = original(self, key)
+        runs.append((key[0][1].split("(")[0], ok, self.shift is not None))
+        return ok
+
+    monkeypatch.setattr(replay.Replays, "replay", spy)
+    path = tmp_path / "shifted.py"
+    ctx = Context(workspace=tmp_path)
+    line = '    inputs = tokenizer(prompt, return_tensors="pt")\n    return inputs\n'
+    entered = SHIFTED.replace(line, '    inputs = tokenizer(prompt,\n                       return_tensors="pt")\n'
+                              '    return inputs\n', 1)
+    pasted = entered.replace("    return inputs\n", "    a = 1\n    b = 2\n    c = 3\n    return inputs\n", 1)
+    steps = [(SHIFTED, 0), (SHIFTED, 0), (entered, 1), (SHIFTED, -1), (pasted, 4), (entered, -3), (SHIFTED, -1)]
+    try:
+        before: list[tuple[int, ...]] | None = None
+        for n, (text, delta) in enumerate(steps):
+            runs.clear()
+            analyses.clear()
+            buffer = source.check_source(text, str(path), None, ctx, incremental=True)
+            assert buffer == source.check_source(text, str(path), None, ctx, use_gate=False), f"step {n}"
+            assert facts(analyses[0]) == facts(analyses[1]), f"step {n}"
+            assert [f.code for f in buffer.findings] == ["HFC001", "HFC001"]
+            assert all(f.story and f.fixes for f in buffer.findings)
+            places = _places(buffer)
+            if before is not None:
+                assert places == [tuple(x + delta for x in p) for p in before], f"step {n}"
+            before = places
+            if delta:  # the functions below the edit replayed, their results moved by the line map
+                assert ("def second", True, True) in runs and ("def third", True, True) in runs, f"step {n}"
+    finally:
+        interp.forget(str(path))
+
+
+def line_edit(text: str, rng: random.Random) -> str:
+    """An edit that adds or removes lines: Enter inside a line, two lines joined, a block of lines pasted elsewhere
+    (a copy: the same code twice) or deleted."""
+    lines = text.split("\n")
+    if len(lines) < 3:
+        return text + "\n\n" + SCRIPT  # all deleted: a module again
+    i = rng.randrange(len(lines) - 1)
+    line, kind = lines[i], rng.random()
+    if kind < 0.35:
+        at = rng.randrange(len(line) + 1)
+        indent = line[:len(line) - len(line.lstrip())] + ("    " if line.rstrip().endswith(":") else "")
+        lines[i:i + 1] = [line[:at], indent + line[at:].lstrip()]
+    elif kind < 0.6:
+        lines[i:i + 2] = [line + lines[i + 1].lstrip()]
+    elif kind < 0.8:
+        block = lines[i:i + rng.randrange(1, 6)]
+        at = rng.randrange(len(lines))
+        lines[at:at] = block
+    else:
+        del lines[i:i + rng.randrange(1, 4)]
+    return "\n".join(lines)
+
+
+SCRIPT = '''from transformers import AutoModelForCausalLM, AutoTokenizer, DynamicCache
+
+tokenizer = AutoTokenizer.from_pretrained("gpt2")
+model = AutoModelForCausalLM.from_pretrained("gpt2")
+''' + "".join(f'''
+
+def answer_{i}(prompt: str) -> str:
+    inputs = tokenizer(prompt, return_tensors="pt")
+    cache = DynamicCache()
+    out = model.generate(**inputs, past_key_values=cache, cache_implementation={'"static"' if i % 3 == 0 else None})
+    return tokenizer.decode(out[0])
+''' for i in range(12))
+
+
+@pytest.fixture
+def shifted(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Each replay tried under a line map (a check after lines were added or removed): whether it was made."""
+    outcomes: list[bool] = []
+    original = replay.Replays.replay
+
+    def spy(self: replay.Replays, key: replay.RunKey) -> bool:
+        ok = original(self, key)
+        if self.shift is not None:
+            outcomes.append(ok)
+        return ok
+
+    monkeypatch.setattr(replay.Replays, "replay", spy)
+    return outcomes
+
+
+def line_sequence(text: str, rng: random.Random, edits: int) -> Iterator[str]:
+    """Line-adding and line-removing edits, with a keystroke now and then (a check after one keeps the line count)."""
+    yield text
+    yield text  # the second check records the runs the first edit may replay
+    for _ in range(edits):
+        text = line_edit(text, rng) if rng.random() < 0.8 else edit(text, rng)
+        yield text
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_line_shifts_across_functions_give_a_fresh_checks_findings(
+        seed: int, tmp_path: Path, analyses: list[Analysis], shifted: list[bool]) -> None:
+    """Enter, joins, pasted and deleted blocks anywhere in a module of twelve generate functions: after each, the
+    buffer's findings and facts are a fresh check's, and most functions below the edit were replayed with their
+    results moved."""
+    rng = random.Random(seed)
+    path = tmp_path / "answers.py"
+    ctx = Context(workspace=tmp_path)
+    assert assert_keystrokes_match_fresh_checks(path, ctx, line_sequence(SCRIPT, rng, 40), analyses) == 42
+    assert shifted.count(True) > 2 * shifted.count(False)
+
+
+@pytest.mark.skipif(generation_utils() is None, reason="no oracle environment with transformers' source")
+def test_random_line_shifts_on_transformers_generation_utils_give_a_fresh_checks_findings(
+        analyses: list[Analysis], shifted: list[bool]) -> None:
+    path = generation_utils()
+    assert path is not None
+    rng = random.Random(131)
+    ctx = Context(workspace=path.parent.parent)
+    assert_keystrokes_match_fresh_checks(path, ctx, line_sequence(path.read_text(), rng, 8), analyses)
+    assert shifted.count(True) > 5 * shifted.count(False)
+
+
+def test_a_forgotten_buffer_forgets_its_runs(tmp_path: Path, analyses: list[Analysis]) -> None:
+    """Closing a buffer (interp.forget) drops its kept tree, whose count of line-count changes then starts again, and
+    the runs its last check recorded with it: a count one higher no longer says that one line map lies between."""
+    path = tmp_path / "answers.py"
+    ctx = Context(workspace=tmp_path)
+    for _ in range(2):
+        source.check_source(SCRIPT, str(path), None, ctx, incremental=True)
+    assert replay.document(str(path)) is not None and replay.document(str(path)).runs  # type: ignore[union-attr]
+    interp.forget(str(path))
+    assert replay.document(str(path)) is None

@@ -230,3 +230,17 @@ def test_end_pos_is_parsos_for_every_node_and_leaf() -> None:
             seen += 1
             todo.extend(getattr(node, "children", []))
     assert seen > 5_000
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_lines_are_parsos_split_lines(seed: int) -> None:
+    """parsing.lines_of cuts at `\\n` alone where the text has no `\\r`: what parso's `split_lines(keepends=True)`
+    gives, whatever else `str.splitlines` would break at (form feeds, `\\x85`, `\\u2028`, ...)."""
+    rng = random.Random(seed)
+    alphabet = ["a", " ", "\n", "\r", "\r\n", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029", "\U0001f449"]
+    texts = ["", "\n", "a", "a\n", "\n\n", "\x0c", "a\x0c", "a\x0c\x0cb", "\x0c\n", BASE]
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randrange(30))) for _ in range(500)]
+    for text in texts:
+        assert parsing.lines_of(text) == split_lines(text, keepends=True), repr(text)
+    files = sorted((Path(__file__).resolve().parents[1] / "data" / "corpus").rglob("*.py"))
+    assert files and all(parsing.lines_of(p.read_text()) == split_lines(p.read_text(), keepends=True) for p in files)

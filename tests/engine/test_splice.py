@@ -194,29 +194,58 @@ BRANCHES = '''def prepare(config, kwargs):
 '''
 
 
-def test_the_last_statement_of_a_branch_is_spliced_with_the_statement_it_ends(tmp_path: Path) -> None:
-    """The edited statement ends the `if` body and `elif` follows: the `if` statement is re-parsed whole (not the
-    module's whole class through the diff parser); the function around it keeps its node objects."""
+def test_the_last_statement_of_a_branch_is_spliced_alone_before_a_dedented_elif(tmp_path: Path) -> None:
+    """The edited statement ends the `if` body and `elif` follows, indented less: the tokenizer closes the body before
+    it, so the statement is re-parsed alone and the `if` statement keeps its node objects (before, the `if` was
+    re-parsed whole: on generation/utils.py, a 50-line `if` for a keystroke in a 7-line call)."""
     key = str(tmp_path / "b.py")
     tree = parsing.incremental_parse(GRAMMAR, BRANCHES, key)
     try:
         function = tree.children[0]
         body = function.children[-1]
         if_stmt, returned = body.children[1], body.children[2]
+        branch = if_stmt.children[3]  # the suite of the `if` branch
+        call = branch.children[2]
         edited = BRANCHES.replace("mode=config.mode", "mode=xconfig.mode")
         lines = [line + "\n" for line in edited.split("\n")[:-1]]
         old = [line + "\n" for line in BRANCHES.split("\n")[:-1]]
         assert splice.splice_statement(GRAMMAR, tree, old, lines, 4, 4)
         assert shape(tree) == shape(GRAMMAR.parse(edited))
-        assert tree.children[0] is function and body.children[2] is returned
-        assert body.children[1] is not if_stmt  # the if statement is new, the edit inside it
-        assert "xconfig" in body.children[1].get_code()
+        assert tree.children[0] is function and body.children[1] is if_stmt and body.children[2] is returned
+        assert branch.children[2] is not call and "xconfig" in branch.children[2].get_code()  # only the statement
         # An `else` branch's last statement, followed by the function's next statement: only that statement.
-        spliced = body.children[1]
         again = [*lines[:10], "        pass  # typed\n", *lines[11:]]
         assert splice.splice_statement(GRAMMAR, tree, lines, again, 10, 10)
-        assert body.children[1] is spliced
+        assert body.children[1] is if_stmt
         assert shape(tree) == shape(GRAMMAR.parse("".join(again)))
+        # Enter inside the call (a line more): still the statement alone, the `elif` a line further.
+        entered = [*again[:4], "            mode=xconfig.mode,\n", "\n", *again[5:]]
+        assert splice.splice_statement(GRAMMAR, tree, again, entered, 4, 4, 1)
+        assert body.children[1] is if_stmt
+        assert shape(tree) == shape(GRAMMAR.parse("".join(entered)))
+    finally:
+        parsing.forget(GRAMMAR, key)
+
+
+ELSE_AFTER = '''def f(x):
+    y = 1
+    else:
+        pass
+    return x
+'''
+
+
+def test_a_continuation_at_the_statements_own_indentation_re_parses_the_statement_around_it(tmp_path: Path) -> None:
+    """`else` at the edited statement's own indentation (an error until the edit makes the statement an `if`): the
+    statement alone would parse without the `else` the whole text gives it, so the statement one level out is
+    re-parsed (or the diff parser runs): the tree is a fresh parse's either way."""
+    key = str(tmp_path / "e.py")
+    parsing.incremental_parse(GRAMMAR, ELSE_AFTER, key)
+    try:
+        edited = ELSE_AFTER.replace("    y = 1\n", "    if y: pass\n")
+        tree = parsing.incremental_parse(GRAMMAR, edited, key)
+        assert shape(tree) == shape(GRAMMAR.parse(edited))
+        assert any(n.type == "if_stmt" and "else" in n.get_code() for n in tree.children[0].children[-1].children)
     finally:
         parsing.forget(GRAMMAR, key)
 
@@ -270,3 +299,19 @@ def test_an_edit_that_adds_or_removes_lines_gives_a_fresh_parses_tree(seed: int,
         finally:
             parsing.forget(GRAMMAR, key)
     assert taken.count(True) > 30 and taken.count(False) > 10
+
+
+def test_a_next_line_indented_more_than_the_statement_is_not_left_out_of_it(tmp_path: Path) -> None:
+    """`def f(x):\\` joins its body onto its own line, so the lines indented below it are errors outside it. A comment
+    line typed after the backslash makes the body a block, which takes them in: the statement after the edited one is
+    indented more than it, so the splice re-parses further out (or leaves it to the diff parser): a fresh parse's."""
+    key = str(tmp_path / "c.py")
+    before = "def f(x):\\\n    y = 1\n    z = 2\n"
+    parsing.incremental_parse(GRAMMAR, before, key)
+    try:
+        after = "def f(x):\\\n    # note\n    y = 1\n    z = 2\n"
+        tree = parsing.incremental_parse(GRAMMAR, after, key)
+        assert shape(tree) == shape(GRAMMAR.parse(after))
+        assert "z = 2" in tree.children[0].get_code()  # the body block holds the last line
+    finally:
+        parsing.forget(GRAMMAR, key)

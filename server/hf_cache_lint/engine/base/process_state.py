@@ -34,7 +34,10 @@ STATE: tuple[Global, ...] = (
            "an editor buffer's last uncalled-function runs, replayed at the next keystroke (MAX_DOCUMENTS)"),
     Global("engine/interpreter/modules.py", "_CACHE", "cache", "workspace modules' exports by file version (_CACHE_SIZE)"),
     Global("engine/syntax/parsing.py", "_MOVES", "cache",
-           "per editor buffer: how often its kept tree's line count changed, where the last change began (replays)"),
+           "per editor buffer: how often its kept tree's line count changed, where the last change began and how it moved "
+           "the lines (replays)"),
+    Global("engine/interpreter/shift.py", "_FIELDS", "cache",
+           "per dataclass or named tuple type: the fields a moved copy maps (filled at a type's first move)"),
     Global("engine/syntax/fast_parser.py", "_TABLES", "registry", "parso's grammar tables re-keyed, once per grammar object"),
     Global("engine/text/text.py", "_LAST_STARTS", "cache", "the last text's line starts (a one-entry memo)"),
     Global("engine/text/text.py", "_LAST_LINES", "cache", "the last text's lines (a one-entry memo)"),

@@ -30,6 +30,7 @@ The stage's other modules (stage interpreter: imports base/, environment/, text/
 - function_keys.py: a function's identity across checks of an editor buffer (for the replay);
 - none_tests.py: where the code tests a call's result against None (`get_max_length()`'s, for `CacheUse`);
 - replay.py: the recorded runs of uncalled functions, replayed at the next keystroke instead of run again;
+- shift.py: what a recorded run holds of places in the text, moved by the lines an edit added or removed;
 - interp.py: the entry points: parse a text and analyse it into an `Analysis` (the facts the rules read);
 - values.py: the value model (abstract values, heap objects);
 - state.py: a path's state (names, heap, conditions) and the join of two paths;

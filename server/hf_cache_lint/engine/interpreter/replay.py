@@ -40,8 +40,8 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, TypeVar
 
 from hf_cache_lint.engine.base import process_state
 from hf_cache_lint.engine.base.findings import Span
@@ -49,6 +49,7 @@ from hf_cache_lint.engine.environment import deps
 from hf_cache_lint.engine.environment.context import Context
 from hf_cache_lint.engine.environment.deps import Stamp
 from hf_cache_lint.engine.interpreter.function_keys import Key, Source
+from hf_cache_lint.engine.interpreter.shift import Shifter, Unmapped
 from hf_cache_lint.engine.interpreter.state import Heap, reachable
 from hf_cache_lint.engine.interpreter.values import (
     CacheVal,
@@ -214,6 +215,13 @@ def keep(path: str, doc: Document) -> None:
         _DOCUMENTS.popitem(last=False)
 
 
+def forget(path: str) -> None:
+    """Drop the path's last check (its kept tree went: the parser's count of line-count changes starts again, so a
+    count one higher would no longer say that only the last update's line map lies between that check and the
+    next one)."""
+    _DOCUMENTS.pop(path, None)
+
+
 def forget_all() -> None:
     """Drop every recorded run (tests compare analyses with and without replays)."""
     _DOCUMENTS.clear()
@@ -311,6 +319,22 @@ def _merge(outer: Reads, names: Iterable[tuple[str, object]], heap: Iterable[tup
         outer.stamps.setdefault(p, st)
 
 
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+def _rekeyed(runs: Mapping[_K, _V], move: Callable[[_K], _K]) -> dict[_K, _V]:
+    """The last check's runs (or calls) under where their functions stand now (those inside the changed lines
+    are dropped: their code changed)."""
+    out: dict[_K, _V] = {}
+    for k, v in runs.items():
+        try:
+            out[move(k)] = v
+        except Unmapped:
+            continue
+    return out
+
+
 class Replays:
     """The replays of one check: `replay` a recorded run when everything it read is the same, else `start`
     recording one, `finish` it; `sound` at the end says whether the budget argument holds (the docstring);
@@ -333,9 +357,20 @@ class Replays:
         self.previous_calls = previous.calls if previous is not None and usable else {}
         # A value holding a function or class node is compared by the node's identity (`same`): a node the
         # splice moved (a line added above it) is the same object elsewhere, and what a run recorded of where it
-        # stood (a span) would be stale. Runs that read such a value are not replayed.
+        # stood (a span) would be stale. After one update that added or removed lines since the last check, the
+        # parser says where it moved every line (`parsing.last_map`): the last check's runs are found under
+        # where their functions stand now, and what one holds of places is moved the same way (shift.py) when it
+        # is replayed. After more than one, runs that read such a value are not replayed.
         self.moves = parsing.moves(session.path)
         self.moved = moved_from(previous.moves, self.moves) if previous is not None and usable else None
+        self.shift: Shifter | None = None
+        lines = parsing.last_map(session.path) if self.moved is not None and previous is not None else None
+        if lines is not None and previous is not None and self.moves[0] == previous.moves[0] + 1:
+            self.shift = shift = Shifter(lines)
+            self.moved = None
+            self.previous = _rekeyed(self.previous, lambda k: (shift.key(k[0]), k[1]))
+            self.previous_calls = _rekeyed(self.previous_calls, shift.key)
+        self._shifted: dict[int, Replay | CallRecord | None] = {}  # by id() of the recorded run or call
         self.runs: dict[RunKey, Replay] = {}
         self.calls: dict[Key, list[CallRecord]] = {}
         self.max_steps, self.max_heap, self.max_work = max_steps, max_heap, max_work
@@ -364,6 +399,8 @@ class Replays:
         """Record again what the run recorded under `key` did, when all it read is the same now."""
         r = self.previous.get(key)
         s = self.s
+        if r is not None and self.shift is not None:
+            r = self._moved_run(r)
         if r is None or s.steps + r.steps > self.max_steps or s.next_id + r.ids > self.max_heap:
             return False
         assert self.source is not None  # as for every key
@@ -511,6 +548,11 @@ class Replays:
         given = tuple(names.items())
         where = (s.state.path, s.via if s.via is not None else via, tuple(map(id, s.stack)), s.loop_depth)
         for c in self.previous_calls.get(key, ()):
+            if self.shift is not None:
+                moved_call = self._moved_call(c)
+                if moved_call is None:
+                    continue
+                c = moved_call
             if c.where == where and len(c.given) == len(given) and \
                     all(n == m and same(v, w) for (n, v), (m, w) in zip(c.given, given, strict=True)) and \
                     self._replay_call(node, c):
@@ -580,6 +622,47 @@ class Replays:
                {i for i, _ in r.effects if i < r.ids_at}, r.resolutions, r.stamps)
         return True
 
+    # -- a line map: what the last check recorded, moved to where it stands now -------------------------------
+    def _moved_run(self, r: Replay) -> Replay | None:
+        """The recorded run with every place it holds moved by this check's line map (None: one is inside the
+        changed lines, shift.py); once per run and check."""
+        got = self._shifted.get(id(r), r)
+        if got is not r:
+            return got  # type: ignore[return-value]
+        shift = self.shift
+        assert shift is not None
+        try:
+            m = shift.map
+            before = m(r.before)
+            moved: Replay | None = replace(
+                r, names=shift.pairs(r.names), forced=shift.pairs(r.forced), heap=shift.pairs(r.heap),
+                bodies=tuple((n, shift.key(k)) for n, k in r.bodies),
+                methods=tuple((c, name, f, shift.start(at) if at is not None else None) for c, name, f, at in r.methods),
+                path=m(r.path), before=before, recorded=m(r.recorded), guarded=m(r.guarded),
+                after=m(r.after) if r.changes_facts else before, effects=shift.pairs(r.effects),
+                resolutions=shift.pairs(r.resolutions))
+        except Unmapped:
+            moved = None
+        self._shifted[id(r)] = moved
+        return moved
+
+    def _moved_call(self, c: CallRecord) -> CallRecord | None:
+        """An inlined call's record moved as `_moved_run` moves a run."""
+        got = self._shifted.get(id(c), c)
+        if got is not c:
+            return got  # type: ignore[return-value]
+        shift = self.shift
+        assert shift is not None
+        run = self._moved_run(c.run)
+        moved: CallRecord | None = None
+        if run is not None:
+            try:
+                moved = CallRecord(shift.pairs(c.given), shift.map(c.where), run, shift.map(c.result))
+            except Unmapped:
+                moved = None
+        self._shifted[id(c)] = moved
+        return moved
+
     def slack(self) -> int:
         """How far the meter of a run without replays can be from this one's (the docstring)."""
         if self.first_charges is None:
@@ -601,7 +684,7 @@ class Replays:
         keep(s.path, Document(self.fingerprint, self.runs if small else {}, small, calls, self.moves))
 
 
-__all__ = ["Document", "Facts", "Reads", "Replay", "Replays", "absent", "document", "fingerprint",
+__all__ = ["Document", "Facts", "Reads", "Replay", "Replays", "absent", "document", "fingerprint", "forget",
            "forget_all", "keep", "same"]
 
 

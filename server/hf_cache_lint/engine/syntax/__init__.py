@@ -4,6 +4,7 @@
 - fast_parser.py: parso's error-recovering parser with its per-token work in one loop;
 - parsing.py: parso's incremental parse of an editor buffer, told which lines changed;
 - splice.py: an edit that keeps the line count re-parses only the statement holding it;
+- line_map.py: where the last text's places stand after an edit that added or removed lines;
 - nodes.py: tree helpers: spans, call arguments, dotted names, import paths;
 - constants.py: literal constants as Python reads them (numbers, the truth of a literal condition);
 - own_names.py: what a module's own code says is not transformers';

@@ -30,6 +30,7 @@ from parso.python.diff import DiffParser
 from parso.utils import python_bytes_to_unicode, split_lines
 
 from hf_cache_lint.engine.base import process_state
+from hf_cache_lint.engine.syntax.line_map import LineMap
 from hf_cache_lint.engine.syntax.splice import splice_statement
 
 Opcode = tuple[str, int, int, int, int]
@@ -270,20 +271,49 @@ def _ends_line(node: Any, line: int, column: int, ending: str) -> bool:
     return last.type == "newline" and last.value == ending and last.start_pos == (line, column)  # type: ignore[no-any-return]
 
 
-# Per kept tree (its key): how many of its updates changed the line count, and the first line (of the text after the
-# last one) from which nodes may stand elsewhere than before it. A splice that adds or removes lines moves the
-# nodes after the statement, keeping their objects (the diff parser may keep some too): what was recorded of where
-# such a node stood (engine/interpreter/replay.py) is compared through this.
-_MOVES: dict[str, tuple[int, int]] = {}
+# Per kept tree (its key): how many of its updates changed the line count, the first line (of the text after the
+# last one) from which nodes may stand elsewhere than before it, and where the last one moved the old text's lines
+# (engine/syntax/line_map.py). A splice that adds or removes lines moves the nodes after the statement, keeping
+# their objects (the diff parser may keep some too): what was recorded of where such a node stood
+# (engine/interpreter/replay.py) is moved through this.
+_MOVES: dict[str, tuple[int, int, LineMap | None]] = {}
 
 
 def moves(key: str) -> tuple[int, int]:
     """(updates of the kept tree of `key` that changed its line count, the first line the last one may have moved)."""
-    return _MOVES.get(key, (0, 1))
+    count, first, _ = _MOVES.get(key, (0, 1, None))
+    return count, first
+
+
+def last_map(key: str) -> LineMap | None:
+    """Where the last update of the kept tree of `key` that changed its line count moved the lines (old -> new)."""
+    return _MOVES.get(key, (0, 1, None))[2]
+
+
+def line_map(ops: list[Opcode]) -> LineMap:
+    """The lines' moves the opcodes (`opcodes`: a common head, one changed block, a common tail) say."""
+    n_old, n_new = ops[-1][2], ops[-1][4]
+    head = ops[0][2] if ops[0][0] == "equal" else 0
+    changed = [op for op in ops if op[0] != "equal"]
+    return LineMap(head, changed[0][2] if changed else head, n_new - n_old)
 
 
 def forget_moves() -> None:
     _MOVES.clear()
+
+
+def lines_of(code: str) -> list[str]:
+    """parso's `split_lines(code, keepends=True)`: the lines ending at `\n`, `\r\n` or `\r` (a form feed and the
+    other breaks `str.splitlines` knows are text), an empty one after a final break. Without a `\r`, cut at `\n`
+    in C: parso's own loop over every line to merge what `splitlines` broke at form feeds cost ~1 ms a keystroke
+    on transformers' generation/utils.py. tests/engine/test_parsing.py compares both."""
+    if "\r" in code:
+        return split_lines(code, keepends=True)
+    parts = code.split("\n")
+    last = parts[-1]
+    lines = [p + "\n" for p in parts]
+    lines[-1] = last
+    return lines
 
 
 def incremental_parse(grammar: Any, text: str, key: str) -> Any:
@@ -291,7 +321,7 @@ def incremental_parse(grammar: Any, text: str, key: str) -> Any:
     tree of `key` updated in place. Raises what the diff parser raises (the caller then parses afresh)."""
     path = Path(key)
     code = python_bytes_to_unicode(text)
-    lines = split_lines(code, keepends=True)
+    lines = lines_of(code)
     item = parser_cache.get(grammar._hashed, {}).get(path)
     if item is None:  # the buffer's first parse: a whole one, kept for the next
         return grammar.parse(text, error_recovery=True, path=key, diff_cache=True, cache=False)
@@ -300,7 +330,7 @@ def incremental_parse(grammar: Any, text: str, key: str) -> Any:
     ops = opcodes(item.lines, lines)
     if len(item.lines) != len(lines):
         count, _ = moves(key)
-        _MOVES[key] = count + 1, (ops[0][2] if ops[0][0] == "equal" else 0) + 1
+        _MOVES[key] = count + 1, (ops[0][2] if ops[0][0] == "equal" else 0) + 1, line_map(ops)
     # A keystroke inside one line: that line's nodes re-parsed alone where that is provably a whole parse's tree
     # (splice_line); the diff parser's copy of every other statement cost more than its parse of the line.
     row = _one_line_changed(ops) if len(item.lines) == len(lines) else None

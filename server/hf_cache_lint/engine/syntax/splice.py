@@ -20,9 +20,12 @@ Why the tree is a whole parse's (tests/engine/test_splice.py compares them node 
 - After it, the text is the old text's: the piece ends with a NEWLINE at a line end with no bracket or string
   open (an error-free parse), its statements start at the old statement's column (the block's indentation,
   which a suite's first statement sets for the lines after it), and the next line's indentation, at most that
-  column, pops the same entries of the indentation stack in both texts. The next token starts the old next statement, which cannot
-  continue a compound statement of the piece unless it is `else`, `elif`, `except` or `finally`: then the
-  statement one level out (the `if` or `try` whose branch it ends) is the piece, under the same conditions.
+  column (checked: a line indented more, an error the parser recovered from, makes the statement one level out the
+  piece), pops the same entries of the indentation stack in both texts. The next token starts the old next
+  statement, which cannot continue a compound statement of the piece unless it is `else`, `elif`, `except` or
+  `finally` at the piece's own indentation: then the statement one level out is the piece, under the same
+  conditions. One indented less (its indentation a proper prefix of the piece's) comes after a DEDENT that closes
+  the piece's block, and continues a statement further out, which stays as it is.
 
 An edit that adds or removes lines (Enter, lines joined) is spliced the same way, the changed rows those of one
 block of lines (engine/syntax/parsing.py widens an insertion or a deletion by the unchanged line before it): the
@@ -52,13 +55,39 @@ def splice_statement(grammar: Any, module: Any, old_lines: list[str], new_lines:
             "\ufeff" in old_lines[0][:1] + new_lines[0][:1]:
         return False
     for block, index, top, bottom, owners in reversed(_enclosing(module, first + 1, last + 1)):
-        nxt = block.children[index].get_last_leaf().get_next_leaf()
-        if nxt is not None and nxt.value in _CONTINUES:
-            # The statement ends a branch that the next token continues (the last statement of an `if` body before
-            # its `elif`): the statement one level out, whose branches it is, is re-parsed whole instead.
+        statement = block.children[index]
+        nxt = statement.get_last_leaf().get_next_leaf()
+        if nxt is not None and nxt.start_pos[1] > statement.start_pos[1]:
+            # The next line is indented more than the statement (an indentation error the parser recovered from:
+            # `def f():\` joined its body onto its own line): a new block the edit opens in the statement would take
+            # that line in; the statement one level out is re-parsed whole (found by a fuzz of this splice).
+            continue
+        if nxt is not None and nxt.value in _CONTINUES and \
+                not _dedented(statement, nxt, old_lines, new_lines, first, last, delta):
+            # The next token could continue the statement (an `else` at its own indentation, after a statement that
+            # an edit may make an `if`): the statement one level out, whose branches it may be, is re-parsed whole.
             continue
         return _splice(grammar, module, new_lines, block, index, top, bottom, owners, delta)
     return False
+
+
+def _dedented(statement: Any, nxt: Any, old_lines: list[str], new_lines: list[str], first: int, last: int,
+              delta: int) -> bool:
+    """Whether `nxt` (an `elif`, `else`, `except` or `finally` after the statement: the last statement of a branch)
+    stands on a line indented less than the statement, in both texts: its indentation is a proper prefix of the
+    statement's line's, whatever width a tab has. The tokenizer then closes the statement's block (a DEDENT) before
+    it, so it continues a statement further out, which the splice leaves as it is, and never the statement itself,
+    whatever the edit made of it (the last statement of an `if` body, before its `elif`, is re-parsed alone)."""
+    row, column = statement.start_pos
+    nxt_row, nxt_column = nxt.start_pos
+    indent = old_lines[row - 1][:column]
+    outer = old_lines[nxt_row - 1][:nxt_column]
+    # The statement's first line in the new text: the same row before the changed rows (and inside them when the line
+    # count is kept), `delta` rows on after them; inside changed rows that moved, unknown.
+    if first <= row - 1 <= last and delta:
+        return False
+    new_row = row - 1 + (delta if row - 1 > last else 0)
+    return len(outer) < len(indent) and indent.startswith(outer) and new_lines[new_row][:column] == indent
 
 
 def _splice(grammar: Any, module: Any, new_lines: list[str], block: Any, index: int, top: int, bottom: int,
