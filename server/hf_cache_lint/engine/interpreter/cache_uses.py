@@ -24,6 +24,7 @@ from hf_cache_lint.engine.interpreter.session import EvArg, Session
 from hf_cache_lint.engine.interpreter.values import (
     CacheVal,
     Const,
+    InstanceState,
     Maybe,
     ModelState,
     Output,
@@ -45,6 +46,7 @@ class Subject:
     module: str
     description: str
     layered: bool
+    subclass: str | None = None  # the project's own subclass of `cls` the receiver is an instance of
 
 
 class CacheUses:
@@ -61,9 +63,11 @@ class CacheUses:
         if type(value) is CacheVal:
             return _cache_subject(value) if value.said else None
         if type(value) is Ref:
+            obj = self.s.obj(value)
+            if isinstance(obj, InstanceState):
+                return _subclass_subject(obj, name)
             if "cache" not in name.lower():
                 return None
-            obj = self.s.obj(value)
             return _model_subject(obj) if isinstance(obj, ModelState) else None
         if type(value) is Maybe:
             found = {self.subject(v, name) if not (type(v) is Const and v.value is None) else None
@@ -78,7 +82,7 @@ class CacheUses:
                arguments: tuple[UseArgument, ...] = (), index: str | None = None, targets: int | None = None,
                window: str | None = None, none_test: str | None = None) -> None:
         self.s.record(CacheUse(op, name, who.what, who.cls, who.module, who.description, receiver, at, whole,
-                               arguments, index, targets, who.layered, window, none_test))
+                               arguments, index, targets, who.layered, window, none_test, who.subclass))
 
     def constructed(self, cache: CacheVal, at: Span) -> None:
         """A quantized cache class built with a sliding-window model's config (`construct`)."""
@@ -205,6 +209,25 @@ def output(kind: str, model: ModelState | None, args: list[EvArg], site: Site | 
 
 def _cache_subject(value: CacheVal) -> Subject:
     return Subject("cache", value.cls, value.module, value.class_name, value.layered)
+
+
+def _subclass_subject(obj: InstanceState, name: str) -> Subject | None:
+    """An instance of the project's own subclass of a transformers cache class: `name` (a member; "": the object
+    itself iterated, indexed, unpacked, measured) is transformers' unless the project's classes define it (or
+    define the dunders such a use goes through, or `__getattr__`)."""
+    if not obj.cache_base or "__getattr__" in obj.own or "__getattribute__" in obj.own:
+        return None
+    if (name in obj.own) if name else bool(obj.own & _WHOLE):
+        return None
+    parts = obj.cache_base.split(".")
+    cls = parts[-1]
+    module = ".".join(parts[:-1]) if len(parts) > 2 else "transformers.cache_utils"
+    return Subject("cache", cls, module, f"`{obj.class_name}` (a subclass of `{cls}`)", cls != "EncoderDecoderCache",
+                   obj.class_name)
+
+
+# What iterating, indexing, unpacking or `len` of an object calls: a subclass that defines one answers itself.
+_WHOLE = frozenset({"__iter__", "__getitem__", "__len__"})
 
 
 def _model_subject(obj: ModelState) -> Subject | None:

@@ -221,7 +221,7 @@ def _error(use: RemovedApiUse) -> str:
         error = f"AttributeError: '{cls}' object has no attribute '{use.name}'"
         if use.cache is not None and use.cache.cls is None:
             error += " (with the class of the cache the model returned: DynamicCache by default)"
-        elif use.cache is not None and use.cache.cls == "Cache":
+        elif use.cache is not None and use.cache.cls == "Cache" and use.cache.subclass is None:
             error += " (with the class of the cache it is given, a `Cache` subclass)"
         return error
     if use.kind == "import":
