@@ -46,6 +46,11 @@ class UseArgument:
     constant: str | int | float | bool | None = None
 
 
+# The description of an `EncoderDecoderCache`'s part (`cache.self_attention_cache`), whose class the code does not
+# say (engine/interpreter/cache_uses.py `sub_cache`).
+SUB_CACHE = "a part of an `EncoderDecoderCache` (`self_attention_cache`, `cross_attention_cache`)"
+
+
 @dataclass(frozen=True)
 class CacheUse:
     """One use (the module docstring's table).

@@ -12,19 +12,21 @@ its annotation names a transformers cache class (functions.py `annotated`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.environment.families import is_mamba_family, windowed_family
-from hf_cache_lint.engine.facts.cache_use import KIND, ArgKind, CacheOp, CacheUse, UseArgument
+from hf_cache_lint.engine.facts.cache_use import KIND, SUB_CACHE, ArgKind, CacheOp, CacheUse, UseArgument
 from hf_cache_lint.engine.interpreter.none_tests import none_test
 from hf_cache_lint.engine.interpreter.session import EvArg, Session
 from hf_cache_lint.engine.interpreter.values import (
     CacheVal,
+    Cond,
     Const,
     InstanceState,
+    ListVal,
     Maybe,
     ModelState,
     Output,
@@ -207,6 +209,46 @@ def output(kind: str, model: ModelState | None, args: list[EvArg], site: Site | 
     return Output(kind, site, said, layered, model.class_name, window)
 
 
+# An `EncoderDecoderCache`'s two parts (attributes on every supported release), each a cache of its own.
+SUB_CACHES = frozenset({"self_attention_cache", "cross_attention_cache"})
+
+
+def sub_cache(value: CacheVal, name: str) -> CacheVal | None:
+    """`cache.self_attention_cache` / `.cross_attention_cache` of a cache the code says is an `EncoderDecoderCache`:
+    a cache with `.layers` (4.54+), whose class the code does not say (DynamicCache unless it built the parts from
+    others). Both parts are one value (no site): code that picks one of them by a flag reads the same kind of cache
+    either way."""
+    if value.cls != "EncoderDecoderCache" or name not in SUB_CACHES:
+        return None
+    return CacheVal(SUB_CACHE, None, None, value.module, value.said, True)
+
+
+def none_compared(test: Node, value: Callable[[Node], Value], dead: Callable[[Cond], bool]) -> bool | None:
+    """Whether `x is None` / `x is not None` holds on this path, decided by what `x` is (`value`): None for a None
+    constant, not None for a cache, a tuple, a list, an output or a heap object (a model, the project's instance);
+    for a value that differs by path, what every live option (`dead`: its condition excluded here) says alike. A
+    vendored attention's `if past_key_value is not None:` around the cache it was given then takes its one path."""
+    kids: list[Node] = list(getattr(test, "children", ()))
+    if test.type != "comparison" or len(kids) != 3 or kids[2].type != "keyword" or kids[2].value != "None":
+        return None
+    op = code(kids[1]).split()
+    if op not in (["is"], ["is", "not"]):
+        return None
+    verdict = _is_none(value(kids[0]), dead)
+    return None if verdict is None else verdict == (op == ["is"])
+
+
+def _is_none(v: Value, dead: Callable[[Cond], bool]) -> bool | None:
+    if type(v) is Const:
+        return v.value is None
+    if isinstance(v, (CacheVal, TupleVal, ListVal, Output, Ref)):
+        return False
+    if type(v) is Maybe:
+        verdicts = {_is_none(o, dead) for o, c in v.options if c is None or not dead(c)}
+        return verdicts.pop() if len(verdicts) == 1 else None
+    return None
+
+
 def _cache_subject(value: CacheVal) -> Subject:
     return Subject("cache", value.cls, value.module, value.class_name, value.layered)
 
@@ -275,4 +317,4 @@ def count_targets(target: Node) -> int | None:
     return None if any(c.type == "star_expr" for c in items) else len(items)
 
 
-__all__ = ["CacheUses", "Subject", "count_targets", "output", "unpacked_item", "unpacks"]
+__all__ = ["SUB_CACHES", "CacheUses", "Subject", "count_targets", "none_compared", "output", "sub_cache", "unpacked_item", "unpacks"]

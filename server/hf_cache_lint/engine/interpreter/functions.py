@@ -235,6 +235,31 @@ class UserFunctions:
             self.inline(init, args, ref, whole)
         return ref
 
+    def call_instance(self, ref: Ref, obj: InstanceState, args: list[EvArg], whole: object) -> Value:
+        """`instance(...)`: its class's `__call__`, or, for a torch `nn.Module` subclass without one, its `forward`
+        (what `Module.__call__` runs): a vendored attention or decoder layer called with the cache it is given."""
+        fn = self.method_of(obj.class_name, "__call__")
+        if fn is None and self._torch_module(obj.class_name):
+            fn = self.method_of(obj.class_name, "forward")
+        return self.inline(fn, args, ref, whole) if fn is not None else UNKNOWN
+
+    def _torch_module(self, class_name: str, depth: int = 0) -> bool:
+        """A module class of this file that subclasses `torch.nn.Module` (directly or through the file's classes)."""
+        cls = self.s.module_state.names.get(class_name)
+        if not isinstance(cls, ClassDef) or depth > 4:
+            return False
+        arglist = cls.node.get_super_arglist()
+        if arglist is None:
+            return False
+        for base in arglist.children if arglist.type == "arglist" else [arglist]:
+            if base.type in ("name", "power", "atom_expr"):
+                value = self.ex.eval(base)
+                if isinstance(value, Symbol) and value.qualname in _TORCH_MODULES:
+                    return True
+                if isinstance(value, ClassDef) and self._torch_module(value.name, depth + 1):
+                    return True
+        return False
+
     def method_of(self, class_name: str, name: str) -> Function | None:
         cls = self.s.module_state.names.get(class_name) or self.s.state.names.get(class_name)
         reads = self.s.reads
@@ -393,6 +418,9 @@ def _rebound(enclosing: Any, inner: Any, name: str, cache: dict[int, list[tuple[
         if pos > inner.end_pos or any(loop.start_pos <= pos <= loop.end_pos for loop in loops):
             return True
     return False
+
+
+_TORCH_MODULES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 
 
 def _cache_class(qualname: str) -> bool:
