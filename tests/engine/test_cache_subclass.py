@@ -6,6 +6,8 @@ see) is never a cache."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from hf_cache_lint.engine.environment.context import Context
 from hf_cache_lint.engine.environment.versions import Target, Version
 from hf_cache_lint.engine.facts.cache_crop import KIND as CROP
@@ -127,3 +129,24 @@ def test_no_transformers_base_or_an_unseen_base_is_no_cache() -> None:
         "d = DynamicCacheLike()\nd.key_cache\n"
     )
     assert not [u for u in uses(text) if u.name in ("key_cache", "get_usable_length")]
+
+
+def test_a_subclass_imported_from_the_workspace(tmp_path: Path) -> None:
+    (tmp_path / "owncache.py").write_text(
+        "from transformers.cache_utils import Cache\n\n\n"
+        "class MagicCache(Cache):\n"
+        "    def __init__(self):\n        self.key_cache = []\n        self.seen_tokens = 0\n\n"
+        "    def to_legacy_cache(self):\n        return ()\n\n\n"
+        "class Plain:\n    def to_legacy_cache(self):\n        return ()\n", encoding="utf-8")
+    text = (
+        "import transformers\nfrom owncache import MagicCache, Plain\n\n"
+        "c = MagicCache()\nc.to_legacy_cache()\nn = c.seen_tokens + len(c.key_cache)\nm = c.get_usable_length(3)\n"
+        "p = Plain()\np.to_legacy_cache()\np.key_cache\n"
+    )
+    main = tmp_path / "main.py"
+    main.write_text(text, encoding="utf-8")
+    context = Context(target=Target(Version.parse("5.24.0")), workspace=tmp_path)
+    got = [(u.name, u.receiver, u.receiver_class, u.subclass) for u in analyse(text, str(main), context).of(KIND)]
+    # its own members (a method, `self.x = ...` in `__init__`) stay the project's; `len` of it is Cache's `__len__`
+    assert ("get_usable_length", "c", "Cache", "MagicCache") in got
+    assert not [g for g in got if g[0] in ("to_legacy_cache", "seen_tokens", "key_cache") or g[1] == "p"]

@@ -141,13 +141,13 @@ class UserFunctions:
                 continue
             if base.type not in ("name", "power", "atom_expr"):
                 return "", frozenset()
-            value = self.ex.eval(base)
+            value = self.imports.force(self.ex.eval(base))  # a base imported from the workspace: its ClassDef
             if isinstance(value, Symbol) and _cache_class(value.qualname):
                 found = found or value.qualname
             elif isinstance(value, ClassDef) and value.cache_base:
                 found = found or value.cache_base
                 own |= value.own
-            elif isinstance(value, ClassDef) and value.node.get_super_arglist() is None:
+            elif isinstance(value, ClassDef) and value.node is not None and value.node.get_super_arglist() is None:
                 own |= _own_members(value.node)  # a plain mixin of the module's own
             else:
                 return "", frozenset()
@@ -230,7 +230,7 @@ class UserFunctions:
     # -- calls ------------------------------------------------------------------
     def instantiate(self, cls: ClassDef, args: list[EvArg], whole: object) -> Value:
         ref = self.s.new(InstanceState(cls.name, (), cls.cache_base, cls.own))
-        init = self.method_of(cls.name, "__init__")
+        init = self.method_of(cls.name, "__init__") if cls.node is not None else None
         if init is not None:
             self.inline(init, args, ref, whole)
         return ref
@@ -246,7 +246,7 @@ class UserFunctions:
     def _torch_module(self, class_name: str, depth: int = 0) -> bool:
         """A module class of this file that subclasses `torch.nn.Module` (directly or through the file's classes)."""
         cls = self.s.module_state.names.get(class_name)
-        if not isinstance(cls, ClassDef) or depth > 4:
+        if not isinstance(cls, ClassDef) or cls.node is None or depth > 4:
             return False
         arglist = cls.node.get_super_arglist()
         if arglist is None:
@@ -265,7 +265,7 @@ class UserFunctions:
         reads = self.s.reads
         if reads is not None:
             reads.name(class_name, self.s.module_state.names.get(class_name, absent()))
-        if not isinstance(cls, ClassDef):
+        if not isinstance(cls, ClassDef) or cls.node is None:  # None: a workspace module's class (imports.py)
             return None
         child = self.method_node(cls.node, name)
         if reads is not None:
