@@ -89,6 +89,28 @@ def might_export_facts(path: Path) -> bool:
     return st.st_size <= MAX_MODULE_BYTES and _has_fact_words(str(path), st.st_mtime_ns, st.st_size)
 
 
+# `class Name(... SomethingCache ...):` at the top level: maybe the project's own subclass of a transformers cache
+# class (whose inherited members are transformers'), worth analysing (engine/interpreter/imports.py).
+_TOP_CACHE_CLASS = re.compile(r"^class[ \t]+(\w+)[ \t]*\(([^)]*\w*Cache\b[^)]*)\)", re.MULTILINE)
+
+
+@lru_cache(maxsize=256)
+def _cache_classes(path: str, mtime_ns: int) -> frozenset[str]:
+    data = read_bounded(path, MAX_MODULE_BYTES)
+    if data is None:
+        return frozenset()
+    return frozenset(m.group(1) for m in _TOP_CACHE_CLASS.finditer(data.decode("utf-8", errors="replace")))
+
+
+def cache_class(path: Path, name: str) -> bool:
+    """Whether `name` is a top-level class of the module with a base named like a cache class (`...Cache`)."""
+    deps.note(path)
+    try:
+        return name in _cache_classes(str(path), path.stat().st_mtime_ns)
+    except OSError:
+        return False
+
+
 def assigns(path: Path, name: str) -> bool:
     """Whether `name` can hold a value worth importing: classes, functions and re-exports cannot."""
     deps.note(path)

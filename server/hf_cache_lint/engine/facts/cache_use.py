@@ -46,6 +46,11 @@ class UseArgument:
     constant: str | int | float | bool | None = None
 
 
+# The description of an `EncoderDecoderCache`'s part (`cache.self_attention_cache`), whose class the code does not
+# say (engine/interpreter/cache_uses.py `sub_cache`).
+SUB_CACHE = "a part of an `EncoderDecoderCache` (`self_attention_cache`, `cross_attention_cache`)"
+
+
 @dataclass(frozen=True)
 class CacheUse:
     """One use (the module docstring's table).
@@ -77,6 +82,9 @@ class CacheUse:
     # `call` of `get_max_length`: the source text of the None test the code applies to its result (`n is None`,
     # `not n`, through a local name or a helper's return: engine/interpreter/none_tests.py), None without one.
     none_test: str | None = None
+    # An instance of the project's own subclass of `receiver_class` (engine/interpreter/cache_uses.py): its class's
+    # name, the one the error shows; the member used is transformers' (the subclass does not define it).
+    subclass: str | None = None
 
     @property
     def cls(self) -> str | None:

@@ -29,6 +29,9 @@ class ForwardCache:
     encoder_decoder: bool = False
     container: str = "tuple"
     spread: str = ""
+    # The value is None on some paths and the tuple on the others (a helper that returns None early, then the
+    # tuple it built): it raises only where it is not None.
+    maybe_none: bool = False
 
 
 KIND: FactKind[ForwardCache] = FactKind(

@@ -12,18 +12,21 @@ its annotation names a transformers cache class (functions.py `annotated`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.environment.families import is_mamba_family, windowed_family
-from hf_cache_lint.engine.facts.cache_use import KIND, ArgKind, CacheOp, CacheUse, UseArgument
+from hf_cache_lint.engine.facts.cache_use import KIND, SUB_CACHE, ArgKind, CacheOp, CacheUse, UseArgument
 from hf_cache_lint.engine.interpreter.none_tests import none_test
 from hf_cache_lint.engine.interpreter.session import EvArg, Session
 from hf_cache_lint.engine.interpreter.values import (
     CacheVal,
+    Cond,
     Const,
+    InstanceState,
+    ListVal,
     Maybe,
     ModelState,
     Output,
@@ -45,6 +48,7 @@ class Subject:
     module: str
     description: str
     layered: bool
+    subclass: str | None = None  # the project's own subclass of `cls` the receiver is an instance of
 
 
 class CacheUses:
@@ -61,9 +65,11 @@ class CacheUses:
         if type(value) is CacheVal:
             return _cache_subject(value) if value.said else None
         if type(value) is Ref:
+            obj = self.s.obj(value)
+            if isinstance(obj, InstanceState):
+                return _subclass_subject(obj, name)
             if "cache" not in name.lower():
                 return None
-            obj = self.s.obj(value)
             return _model_subject(obj) if isinstance(obj, ModelState) else None
         if type(value) is Maybe:
             found = {self.subject(v, name) if not (type(v) is Const and v.value is None) else None
@@ -78,7 +84,7 @@ class CacheUses:
                arguments: tuple[UseArgument, ...] = (), index: str | None = None, targets: int | None = None,
                window: str | None = None, none_test: str | None = None) -> None:
         self.s.record(CacheUse(op, name, who.what, who.cls, who.module, who.description, receiver, at, whole,
-                               arguments, index, targets, who.layered, window, none_test))
+                               arguments, index, targets, who.layered, window, none_test, who.subclass))
 
     def constructed(self, cache: CacheVal, at: Span) -> None:
         """A quantized cache class built with a sliding-window model's config (`construct`)."""
@@ -203,8 +209,67 @@ def output(kind: str, model: ModelState | None, args: list[EvArg], site: Site | 
     return Output(kind, site, said, layered, model.class_name, window)
 
 
+# An `EncoderDecoderCache`'s two parts (attributes on every supported release), each a cache of its own.
+SUB_CACHES = frozenset({"self_attention_cache", "cross_attention_cache"})
+
+
+def sub_cache(value: CacheVal, name: str) -> CacheVal | None:
+    """`cache.self_attention_cache` / `.cross_attention_cache` of a cache the code says is an `EncoderDecoderCache`:
+    a cache with `.layers` (4.54+), whose class the code does not say (DynamicCache unless it built the parts from
+    others). Both parts are one value (no site): code that picks one of them by a flag reads the same kind of cache
+    either way."""
+    if value.cls != "EncoderDecoderCache" or name not in SUB_CACHES:
+        return None
+    return CacheVal(SUB_CACHE, None, None, value.module, value.said, True)
+
+
+def none_compared(test: Node, value: Callable[[Node], Value], dead: Callable[[Cond], bool]) -> bool | None:
+    """Whether `x is None` / `x is not None` holds on this path, decided by what `x` is (`value`): None for a None
+    constant, not None for a cache, a tuple, a list, an output or a heap object (a model, the project's instance);
+    for a value that differs by path, what every live option (`dead`: its condition excluded here) says alike. A
+    vendored attention's `if past_key_value is not None:` around the cache it was given then takes its one path."""
+    kids: list[Node] = list(getattr(test, "children", ()))
+    if test.type != "comparison" or len(kids) != 3 or kids[2].type != "keyword" or kids[2].value != "None":
+        return None
+    op = code(kids[1]).split()
+    if op not in (["is"], ["is", "not"]):
+        return None
+    verdict = _is_none(value(kids[0]), dead)
+    return None if verdict is None else verdict == (op == ["is"])
+
+
+def _is_none(v: Value, dead: Callable[[Cond], bool]) -> bool | None:
+    if type(v) is Const:
+        return v.value is None
+    if isinstance(v, (CacheVal, TupleVal, ListVal, Output, Ref)):
+        return False
+    if type(v) is Maybe:
+        verdicts = {_is_none(o, dead) for o, c in v.options if c is None or not dead(c)}
+        return verdicts.pop() if len(verdicts) == 1 else None
+    return None
+
+
 def _cache_subject(value: CacheVal) -> Subject:
     return Subject("cache", value.cls, value.module, value.class_name, value.layered)
+
+
+def _subclass_subject(obj: InstanceState, name: str) -> Subject | None:
+    """An instance of the project's own subclass of a transformers cache class: `name` (a member; "": the object
+    itself iterated, indexed, unpacked, measured) is transformers' unless the project's classes define it (or
+    define the dunders such a use goes through, or `__getattr__`)."""
+    if not obj.cache_base or "__getattr__" in obj.own or "__getattribute__" in obj.own:
+        return None
+    if (name in obj.own) if name else bool(obj.own & _WHOLE):
+        return None
+    parts = obj.cache_base.split(".")
+    cls = parts[-1]
+    module = ".".join(parts[:-1]) if len(parts) > 2 else "transformers.cache_utils"
+    return Subject("cache", cls, module, f"`{obj.class_name}` (a subclass of `{cls}`)", cls != "EncoderDecoderCache",
+                   obj.class_name)
+
+
+# What iterating, indexing, unpacking or `len` of an object calls: a subclass that defines one answers itself.
+_WHOLE = frozenset({"__iter__", "__getitem__", "__len__"})
 
 
 def _model_subject(obj: ModelState) -> Subject | None:
@@ -252,4 +317,4 @@ def count_targets(target: Node) -> int | None:
     return None if any(c.type == "star_expr" for c in items) else len(items)
 
 
-__all__ = ["CacheUses", "Subject", "count_targets", "output", "unpacked_item", "unpacks"]
+__all__ = ["SUB_CACHES", "CacheUses", "Subject", "count_targets", "none_compared", "output", "sub_cache", "unpacked_item", "unpacks"]

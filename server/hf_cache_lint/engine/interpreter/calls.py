@@ -23,6 +23,7 @@ from hf_cache_lint.engine.interpreter.values import (
     Cond,
     DictState,
     Function,
+    InstanceState,
     Maybe,
     Method,
     ModelState,
@@ -96,6 +97,9 @@ class CallDispatch:
             if self.facts.pipeline_reaches_generate(obj):
                 self.facts.generate_facts(None, callee, args, trailer, head, trailers, whole)
             return UNKNOWN
+        if isinstance(obj, InstanceState):  # `layer(x, past_key_value=cache)`: its `__call__` or module `forward`
+            assert isinstance(callee, Ref)
+            return self.functions.call_instance(callee, obj, args, whole)
         return UNKNOWN
 
     def _callable_options(self, callee: Maybe) -> list[tuple[Value, Cond | None]] | None:

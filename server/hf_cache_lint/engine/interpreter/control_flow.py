@@ -3,9 +3,10 @@ the target), loops (two passes) and `try`, their blocks run by the statements (e
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
-from hf_cache_lint.engine.interpreter.cache_uses import count_targets, unpacked_item
+from hf_cache_lint.engine.interpreter.cache_uses import count_targets, none_compared, unpacked_item
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.session import MAX_LOOP_REPEAT_DEPTH, Session
 from hf_cache_lint.engine.interpreter.state import State, join
@@ -74,6 +75,8 @@ class ControlFlow:
                     # A version test the analysis cannot decide: what it guards holds on some versions only.
                     self.s.version_guarded.add(GuardedBlock(span_between(suite, branches[-1][1]), code(test)))
             static = literal if literal is not None else entry.decides(cond)
+            if static is None:  # `if cache is not None:` on a path where the cache is known (cache_uses.py)
+                static = none_compared(test, self.ex.eval, partial(_excluded, entry))
             if cond.text.replace("'", '"') in ('__name__ == "__main__"', '"__main__" == __name__'):
                 static = cond.holds  # a script is run as __main__; that guard is no flag
             if static is True:
@@ -176,3 +179,8 @@ class ControlFlow:
             self.s.state.dead = False
             self.st.exec_block(self.s.block(final_suite))
             self.s.state.dead = self.s.state.dead or was_dead
+
+
+def _excluded(state: State, cond: Cond) -> bool:
+    """Whether `state`'s path excludes `cond`."""
+    return state.decides(cond) is False

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from hf_cache_lint.engine.interpreter.cache_uses import count_targets
+from hf_cache_lint.engine.interpreter.cache_uses import count_targets, sub_cache
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
 from hf_cache_lint.engine.interpreter.session import EvArg, Session
 from hf_cache_lint.engine.interpreter.values import (
@@ -346,7 +346,8 @@ class Expressions:
         if isinstance(value, Output) and name in CACHE_ATTRS:
             return output_cache(value, name)
         if isinstance(value, CacheVal):
-            return Method(value, name)
+            part = sub_cache(value, name)  # `cache.cross_attention_cache` of an EncoderDecoderCache
+            return part if part is not None else Method(value, name)
         if isinstance(value, Unknown) and name == "generate":
             return Method(value, name)  # an unseen receiver: maybe a model (jedi may refute it)
         return self._chain_unknown(head, trailers)

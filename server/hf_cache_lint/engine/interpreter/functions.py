@@ -84,7 +84,7 @@ class UserFunctions:
             if self.s.state is self.s.module_state:
                 self.s.functions.append((node, None))
         else:
-            self.s.state.names[name] = ClassDef(node, name)
+            self.s.state.names[name] = ClassDef(node, name, *self.cache_base(node))
             if any(fn.name.value == "generate" for fn in node.iter_funcdefs()) and not self._transformers_based(node):
                 self.s.own_generate.add(name)
             if self.s.state is self.s.module_state:
@@ -124,6 +124,34 @@ class UserFunctions:
                 if isinstance(value, Symbol) and value.qualname.startswith("transformers."):
                     return True
         return False
+
+    def cache_base(self, node: Node) -> tuple[str, frozenset[str]]:
+        """The transformers cache class `class C(...)` subclasses (directly or through the module's own classes),
+        with the members the project's classes define themselves; ("", {}) for any other class, and wherever a
+        base is neither (a class the linter cannot see may define any member: nothing is claimed)."""
+        arglist = node.get_super_arglist()
+        if arglist is None:
+            return "", frozenset()
+        found = ""
+        own = set(_own_members(node))
+        for base in arglist.children if arglist.type == "arglist" else [arglist]:
+            if base.type == "operator" or base.type == "argument":  # `,`, `metaclass=...`
+                continue
+            if base.type == "name" and base.value == "object":
+                continue
+            if base.type not in ("name", "power", "atom_expr"):
+                return "", frozenset()
+            value = self.imports.force(self.ex.eval(base))  # a base imported from the workspace: its ClassDef
+            if isinstance(value, Symbol) and _cache_class(value.qualname):
+                found = found or value.qualname
+            elif isinstance(value, ClassDef) and value.cache_base:
+                found = found or value.cache_base
+                own |= value.own
+            elif isinstance(value, ClassDef) and value.node is not None and value.node.get_super_arglist() is None:
+                own |= _own_members(value.node)  # a plain mixin of the module's own
+            else:
+                return "", frozenset()
+        return (found, frozenset(own)) if found else ("", frozenset())
 
     def run_uncalled(self) -> None:
         """Functions never called in the module (handlers, methods, library code) run last,
@@ -186,7 +214,9 @@ class UserFunctions:
 
     def setup_instance(self, cls: str) -> Ref:
         """An instance as `__init__` leaves it, plus (conditionally) what setup methods add."""
-        ref = self.s.new(InstanceState(cls))
+        got = self.s.module_state.names.get(cls)
+        ref = self.s.new(InstanceState(cls, (), got.cache_base, got.own) if isinstance(got, ClassDef)
+                         else InstanceState(cls))
         init = self.method_of(cls, "__init__")
         if init is not None and id(init.node) not in self.s.called:
             params = self.params(init.node)
@@ -199,18 +229,43 @@ class UserFunctions:
 
     # -- calls ------------------------------------------------------------------
     def instantiate(self, cls: ClassDef, args: list[EvArg], whole: object) -> Value:
-        ref = self.s.new(InstanceState(cls.name))
-        init = self.method_of(cls.name, "__init__")
+        ref = self.s.new(InstanceState(cls.name, (), cls.cache_base, cls.own))
+        init = self.method_of(cls.name, "__init__") if cls.node is not None else None
         if init is not None:
             self.inline(init, args, ref, whole)
         return ref
+
+    def call_instance(self, ref: Ref, obj: InstanceState, args: list[EvArg], whole: object) -> Value:
+        """`instance(...)`: its class's `__call__`, or, for a torch `nn.Module` subclass without one, its `forward`
+        (what `Module.__call__` runs): a vendored attention or decoder layer called with the cache it is given."""
+        fn = self.method_of(obj.class_name, "__call__")
+        if fn is None and self._torch_module(obj.class_name):
+            fn = self.method_of(obj.class_name, "forward")
+        return self.inline(fn, args, ref, whole) if fn is not None else UNKNOWN
+
+    def _torch_module(self, class_name: str, depth: int = 0) -> bool:
+        """A module class of this file that subclasses `torch.nn.Module` (directly or through the file's classes)."""
+        cls = self.s.module_state.names.get(class_name)
+        if not isinstance(cls, ClassDef) or cls.node is None or depth > 4:
+            return False
+        arglist = cls.node.get_super_arglist()
+        if arglist is None:
+            return False
+        for base in arglist.children if arglist.type == "arglist" else [arglist]:
+            if base.type in ("name", "power", "atom_expr"):
+                value = self.ex.eval(base)
+                if isinstance(value, Symbol) and value.qualname in _TORCH_MODULES:
+                    return True
+                if isinstance(value, ClassDef) and self._torch_module(value.name, depth + 1):
+                    return True
+        return False
 
     def method_of(self, class_name: str, name: str) -> Function | None:
         cls = self.s.module_state.names.get(class_name) or self.s.state.names.get(class_name)
         reads = self.s.reads
         if reads is not None:
             reads.name(class_name, self.s.module_state.names.get(class_name, absent()))
-        if not isinstance(cls, ClassDef):
+        if not isinstance(cls, ClassDef) or cls.node is None:  # None: a workspace module's class (imports.py)
             return None
         child = self.method_node(cls.node, name)
         if reads is not None:
@@ -363,6 +418,44 @@ def _rebound(enclosing: Any, inner: Any, name: str, cache: dict[int, list[tuple[
         if pos > inner.end_pos or any(loop.start_pos <= pos <= loop.end_pos for loop in loops):
             return True
     return False
+
+
+_TORCH_MODULES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
+
+
+def _cache_class(qualname: str) -> bool:
+    """A transformers cache class by its qualified name (`transformers.DynamicCache`, `...cache_utils.Cache`)."""
+    name = qualname.rpartition(".")[2]
+    return qualname.startswith("transformers.") and name.endswith("Cache") and name[:1].isupper()
+
+
+_TARGET_GROUPS = ("testlist_star_expr", "exprlist", "testlist_comp", "atom")
+
+
+def _own_members(node: Any) -> frozenset[str]:
+    """What class `node` defines itself: its methods and class-level names, and every `self.x` / `cls.x` its
+    methods assign (`=`, `+=`, annotated), wherever in them."""
+    out: set[str] = {fn.name.value for fn in node.iter_funcdefs()}
+    stack = list(node.children)
+    while stack:
+        n = stack.pop()
+        if n.type == "expr_stmt":
+            kids = n.children
+            targets = [kids[i - 1] for i in range(1, len(kids)) if kids[i].type == "operator"
+                       and kids[i].value.endswith("=") and kids[i].value not in ("==", "<=", ">=", "!=")]
+            if len(kids) == 2 and kids[1].type == "annassign":
+                targets.append(kids[0])
+            while any(t.type in _TARGET_GROUPS for t in targets):  # `self.a, self.b = ...`
+                targets = [c for t in targets for c in (t.children if t.type in _TARGET_GROUPS else [t])]
+            for t in targets:
+                if t.type == "name" and n.parent is not None and n.parent.parent is not None \
+                        and n.parent.parent.parent is node:  # a class-level name (in the class's suite)
+                    out.add(t.value)
+                elif t.type in ("power", "atom_expr") and len(t.children) == 2 and t.children[0].type == "name" \
+                        and t.children[0].value in ("self", "cls") and t.children[1].children[0].value == ".":
+                    out.add(t.children[1].children[1].value)
+        stack.extend(getattr(n, "children", ()))
+    return frozenset(out)
 
 
 def _is_static(node: Any) -> bool:

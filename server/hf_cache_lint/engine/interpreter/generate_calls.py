@@ -79,13 +79,15 @@ class GenerateFacts:
                 continue
             value = self.imports.force(a.value)
             container = _container(value)
+            maybe_none = False
             if container is None:
                 kind, _, condition, _ = self.kind_of(value)
-                container = "tuple" if kind == "tuple" and condition is None else None
+                maybe_none = kind == "tuple" and condition is not None and _tuple_or_none(value)
+                container = "tuple" if kind == "tuple" and (condition is None or maybe_none) else None
             if container is not None:
                 self.s.record(ForwardCache(a.arg.name, span(a.arg.node), span(a.arg.value), code(a.arg.value),
                                            whole, model.class_name, model.checkpoint, model.encoder_decoder,
-                                           container))
+                                           container, maybe_none=maybe_none))
 
     def _spread_forward_caches(self, model: ModelState, a: EvArg, whole: Span) -> None:
         d = self.s.obj(self.imports.force(a.value))
@@ -364,6 +366,12 @@ def _container(value: Value) -> str | None:
     if isinstance(value, ListVal):
         return "list"
     return None
+
+
+def _tuple_or_none(value: Value) -> bool:
+    """A value that is a tuple or None on every path (a helper returning None early, else the tuple it built)."""
+    return isinstance(value, Maybe) and all(isinstance(v, TupleVal) or (isinstance(v, Const) and v.value is None)
+                                            for v, _ in value.options)
 
 
 def _cond_text(c: Cond) -> str:

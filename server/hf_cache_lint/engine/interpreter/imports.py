@@ -80,11 +80,16 @@ class WorkspaceImports:
         roots = tuple(p for p in (self.s.context.workspace, importer.parent if importer else None) if p is not None)
         roots += self.s.context.extra_paths
         found = workspace.resolve(lazy.module, lazy.level, importer, roots)
-        if found is None or self.modules_analysed >= MAX_MODULES_PER_CHECK or not workspace.assigns(found, lazy.name):
+        if found is None or self.modules_analysed >= MAX_MODULES_PER_CHECK or not (
+                workspace.assigns(found, lazy.name) or workspace.cache_class(found, lazy.name)):
             return Symbol(lazy.qualname)
         self.modules_analysed += 1
         exp = modules.exports(found, self.s.context)
         value = exp.names.get(lazy.name) if exp is not None else None
+        if isinstance(value, ClassDef) and value.cache_base:
+            # The project's own subclass of a transformers cache class: what it inherits and what it defines (its
+            # methods are not run here: no node of another module enters this one).
+            return ClassDef(None, value.name, value.cache_base, value.own)
         if exp is None or value is None or isinstance(value, (Function, ClassDef, Symbol, Lazy)):
             return Symbol(lazy.qualname)
         return _Copier(self.s, exp).value(value, lazy.name)

@@ -91,19 +91,23 @@ class TrackedMethods:
         if isinstance(m.owner, CacheVal) and m.name == "to_legacy_cache":
             return TupleVal(site_of(whole, "to_legacy_cache()"))
         if isinstance(m.owner, CacheVal) and m.name == "crop":
-            first = positional(args, 0)
-            if first is not None and trailer in trailers:
-                constant = first.value.value if isinstance(first.value, Const) else None
-                receiver = code(head) + "".join(code(t) for t in trailers[:trailers.index(trailer) - 1])
-                cache = m.owner
-                built = cache.site.span if cache.window and cache.cls == "DynamicCache" and cache.site is not None \
-                    and cache.site.path is None else None
-                self.s.record(CacheCrop(site_of(whole, "crop(...)").span, self.s.site(first.arg.node).span,
-                                        constant if type(constant) is int else None, receiver,
-                                        cache.class_name, code(first.arg.node), _statement_indent(head, trailer),
-                                        cache.window, built))
+            cache = m.owner
+            built = cache.site.span if cache.window and cache.cls == "DynamicCache" and cache.site is not None \
+                and cache.site.path is None else None
+            self._crop(cache.class_name, args, trailer, head, trailers, whole, cache.window, built)
             return NONE
         return UNKNOWN
+
+    def _crop(self, cache: str, args: list[EvArg], trailer: Node, head: Node, trailers: list[Node], whole: object,
+              window: str | None = None, built: Span | None = None) -> None:
+        """`receiver.crop(n)` on a transformers cache (`cache`: what it is, for messages), recorded for HFC008."""
+        first = positional(args, 0)
+        if first is not None and trailer in trailers:
+            constant = first.value.value if isinstance(first.value, Const) else None
+            receiver = code(head) + "".join(code(t) for t in trailers[:trailers.index(trailer) - 1])
+            self.s.record(CacheCrop(site_of(whole, "crop(...)").span, self.s.site(first.arg.node).span,
+                                    constant if type(constant) is int else None, receiver,
+                                    cache, code(first.arg.node), _statement_indent(head, trailer), window, built))
 
     def _model(self, obj: HeapObj, c: MethodCall) -> Value:
         assert isinstance(obj, ModelState)
@@ -169,6 +173,11 @@ class TrackedMethods:
     def _instance(self, obj: HeapObj, c: MethodCall) -> Value:
         assert isinstance(obj, InstanceState)
         fn = self.functions.method_of(obj.class_name, c.m.name)
+        if fn is None and c.m.name == "crop" and obj.cache_base and "crop" not in obj.own:
+            # The project's own subclass of a transformers cache: `crop` is transformers' (not the subclass's).
+            base = obj.cache_base.rpartition(".")[2]
+            self._crop(f"`{obj.class_name}` (a subclass of `{base}`)", c.args, c.trailer, c.head, c.trailers, c.whole)
+            return NONE
         return self.functions.inline(fn, c.args, c.ref, c.whole) if fn else UNKNOWN
 
     def _pipeline(self, obj: HeapObj, c: MethodCall) -> Value:

@@ -356,6 +356,8 @@ def _defining(u: CacheUse, target: Target) -> tuple[str, str]:
 def _shown(u: CacheUse, target: Target) -> str:
     """The class the target's error names: the cache's own, or, for a model's own cache class the target no longer
     has (Mamba's `MambaCache` from 5.5: checked on 5.23.0), the `DynamicCache` the model returns instead."""
+    if u.subclass is not None:  # the project's own subclass: the error names it
+        return u.subclass
     cls = u.cls or "DynamicCache"
     if cls == "Cache":  # the abstract base an annotation names: the instance is one of its subclasses
         return "DynamicCache"

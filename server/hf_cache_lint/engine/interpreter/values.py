@@ -143,6 +143,11 @@ class Function:
 class ClassDef:
     node: Any = field(compare=False, hash=False)
     name: str = ""
+    # A subclass of a transformers cache class (directly or through the module's own classes): that class's
+    # qualified name, and the members the project's classes on the way define themselves (methods, class-level
+    # names, `self.x = ...`); every other member it has is transformers' (functions.py `cache_base`).
+    cache_base: str = ""
+    own: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -392,6 +397,8 @@ class InstanceState:
 
     class_name: str
     attrs: tuple[tuple[str, Value], ...] = ()
+    cache_base: str = ""  # its class's (ClassDef): a subclass of this transformers cache class
+    own: frozenset[str] = frozenset()
 
     def get(self, name: str) -> Value | None:
         for k, v in self.attrs:
@@ -403,9 +410,10 @@ class InstanceState:
         attrs = self.attrs
         for k, _ in attrs:
             if k == name:
-                return InstanceState(self.class_name, (*(a for a in attrs if a[0] != name), (name, value)))
+                return InstanceState(self.class_name, (*(a for a in attrs if a[0] != name), (name, value)),
+                                     self.cache_base, self.own)
         # A new attribute (most of an `__init__`): appended, without a filtering pass over the others.
-        return InstanceState(self.class_name, (*attrs, (name, value)))
+        return InstanceState(self.class_name, (*attrs, (name, value)), self.cache_base, self.own)
 
 
 @dataclass(frozen=True)

@@ -82,7 +82,11 @@ class LegacyTupleCache(Rule):
         # Through a `**dict` there is nothing safe to apply (the entry may feed other calls); the editor still
         # offers the ignore comment.
         fixes = () if fwd.spread else (*self.forward_fixes(analysis, fwd), self.ignore_fix(analysis, fwd.span))
-        return self.report(fwd.span, message, fixes=fixes,
+        severity = Severity.ERROR
+        if fwd.maybe_none:  # None on some paths: it raises on the others only
+            message += f". This happens only if `{fwd.value_text}` is not None."
+            severity = Severity.WARNING
+        return self.report(fwd.span, message, severity=severity, fixes=fixes,
                            story=f"**{self.code} {self.name}**: the cache passed to a model's forward is a {kind} "
                                  f"of `(key, value)` pairs per layer.\n\n{why}; the forward calls "
                                  f"`{fwd.keyword}.get_seq_length()` on it (transformers {target}):\n\n"

@@ -51,6 +51,11 @@ _LIST = "legacy = [(layer.keys, layer.values) for layer in out.past_key_values.l
 _SPREAD = ('step_inputs = {**inputs, "past_key_values": legacy, "use_cache": True}\n'
            "step = model(**step_inputs)\n")
 
+_HELPER = ("\n\ndef load_prev(cache, n_layers):\n    if not n_layers:\n        return None\n    pairs = []\n"
+           "    for layer in cache.layers[:n_layers]:\n        pairs.append((layer.keys, layer.values))\n"
+           "    return tuple(pairs)\n\n\nprev = load_prev(out.past_key_values, len(out.past_key_values.layers))\n")
+_HELPER_FORWARD = "step = model(**inputs, past_key_values=prev, use_cache=True)\n"
+
 INVALID: tuple[Invalid, ...] = (
     invalid(
         _LOAD + _LAYERS + _CALL,
@@ -175,5 +180,16 @@ INVALID: tuple[Invalid, ...] = (
         flagged='"past_key_values"',
         fixes={},
         note="a tuple reaching the forward through a `**dict` of its inputs (no fix: the dict may feed other calls)",
+    ),
+    invalid(
+        _LOAD + _HELPER + _HELPER_FORWARD,
+        flagged="past_key_values=prev",
+        fixes={"Wrap in `DynamicCache(...)`": (
+            _IMPORT, (_HELPER_FORWARD, "step = model(**inputs, past_key_values=DynamicCache(prev), use_cache=True)\n"))},
+        severity=Severity.WARNING,
+        portable=True,
+        message_contains="This happens only if `prev` is not None.",
+        note="a helper that returns None early, else `tuple(pairs)` of a list it appended in a loop (a prefix store "
+             "reloading its chunks): a Warning, the tuple on some paths",
     ),
 )

@@ -8,6 +8,7 @@ from functools import partial
 from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Severity, Span
 from hf_cache_lint.engine.environment.versions import REMOVED_CACHE_METHODS, Version
 from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
+from hf_cache_lint.engine.facts.cache_use import SUB_CACHE
 from hf_cache_lint.engine.facts.removed_api_use import KIND as REMOVED_API_USE
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
 from hf_cache_lint.engine.output.analysis import Analysis
@@ -219,9 +220,11 @@ def _error(use: RemovedApiUse) -> str:
                     "e.g. 'LlamaForCausalLM')")
         cls = use.shown_class
         error = f"AttributeError: '{cls}' object has no attribute '{use.name}'"
-        if use.cache is not None and use.cache.cls is None:
+        if use.cache is not None and use.cache.cls is None and use.cache.description == SUB_CACHE:
+            error += " (with the class of that part: DynamicCache unless the code built it from another cache)"
+        elif use.cache is not None and use.cache.cls is None:
             error += " (with the class of the cache the model returned: DynamicCache by default)"
-        elif use.cache is not None and use.cache.cls == "Cache":
+        elif use.cache is not None and use.cache.cls == "Cache" and use.cache.subclass is None:
             error += " (with the class of the cache it is given, a `Cache` subclass)"
         return error
     if use.kind == "import":

@@ -26,6 +26,10 @@ _FILLED = "cache = DynamicCache()\nmodel(**inputs, past_key_values=cache, use_ca
 _HELD = ("class Press:\n    def __init__(self):\n        self.cache = DynamicCache()\n\n"
          "    def first_keys(self):\n        return self.cache.key_cache[0]\n\n\n"
          "press = Press()\nmodel(**inputs, past_key_values=press.cache, use_cache=True)\nprint(press.first_keys())\n")
+_TREE = ("\n\nclass TreeCache(DynamicCache):\n"
+         "    def __init__(self):\n        super().__init__()\n        self.accepted = 0\n\n"
+         "    def first_keys(self):\n        return self.key_cache[0]\n\n\n"
+         "cache = TreeCache()\nmodel(**inputs, past_key_values=cache, use_cache=True)\nkeys = cache.first_keys()\n")
 _MAMBA_LOAD = prelude(model="MambaForCausalLM", checkpoint=MAMBA)
 
 INVALID: tuple[Invalid, ...] = (
@@ -209,5 +213,15 @@ INVALID: tuple[Invalid, ...] = (
         runtime="OTHER",  # a plain TypeError
         message_contains="TypeError: QuantizedCache.__init__() got an unexpected keyword argument 'compute_dtype'",
         note="a constructor keyword the release's `__init__` does not take (`QuantizedCacheConfig`'s, before 4.56)",
+    ),
+    # The project's own subclass of a transformers cache: a member it does not define itself is transformers'.
+    invalid(
+        _BUILT.replace("cache = DynamicCache()\n", _TREE),
+        flagged="key_cache",
+        fixes={"Use `.layers[0].keys`": ("        return self.key_cache[0]\n", "        return self.layers[0].keys\n")},
+        portable=True,
+        message_contains="AttributeError: 'TreeCache' object has no attribute 'key_cache'",
+        note="a `DynamicCache` subclass reading the per-layer lists it inherits (speculative decoding's tree cache): "
+             "gone from 4.56",
     ),
 )

@@ -157,4 +157,14 @@ VALID: tuple[Valid, ...] = (
         versions=("5.23.0", "5.24.0", "5.25.0"),
         note="a StaticCache's `get_max_length()` is its `max_cache_len` on every release that has it",
     ),
+    Valid(
+        prelude("DynamicCache") + "\n\nclass Counted(DynamicCache):\n"
+        "    seen_tokens = 0\n\n"
+        "    def __init__(self):\n        super().__init__()\n        self.key_cache = []\n\n"
+        "    def get_usable_length(self, new_length, layer_idx=0):\n        return self.get_seq_length(layer_idx)\n\n\n"
+        "cache = Counted()\nmodel(**inputs, past_key_values=cache, use_cache=True)\n"
+        "print(cache.seen_tokens, cache.key_cache, cache.get_usable_length(1))\n",
+        note="a `DynamicCache` subclass's own members (a class attribute, `self.key_cache = ...`, a method): the "
+             "project's, whatever their names",
+    ),
 )

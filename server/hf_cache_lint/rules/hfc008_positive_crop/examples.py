@@ -79,6 +79,18 @@ INVALID: tuple[Invalid, ...] = (
         severity=Severity.INFO,
         note="the cache a Gemma 2 forward returns has sliding-window layers",
     ),
+    invalid(
+        prelude("DynamicCache") + "\n\nclass Draft(DynamicCache):\n"
+        "    def accept(self, keep):\n        self.crop(keep)\n\n\n"
+        "cache = Draft()\n" + _STEP + "cache.accept(3)\n",
+        flagged="self.crop(keep)",
+        fixes={KEEP_TITLE: (
+            "        self.crop(keep)\n",
+            "        if self.get_seq_length() > keep:\n            self.crop(keep - self.get_seq_length())\n")},
+        versions=_5X,
+        portable=True,
+        note="a `DynamicCache` subclass calling the `crop` it inherits with the length to keep (3, its caller's)",
+    ),
 )
 
 __all__ = ["INVALID", "Invalid"]

@@ -9,7 +9,7 @@ from functools import partial
 
 from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Position, Severity, Span
 from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
-from hf_cache_lint.engine.facts.cache_use import CacheUse
+from hf_cache_lint.engine.facts.cache_use import SUB_CACHE, CacheUse
 from hf_cache_lint.engine.facts.removed_api_use import KIND as REMOVED_API_USE
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
 from hf_cache_lint.engine.output.analysis import Analysis
@@ -48,10 +48,12 @@ class LegacyRead:
     index: str | None = None
     part: int | None = None
     item: str | None = None  # the loop variable the body unpacks (`for layer in cache: k, v = layer`)
+    subclass: str | None = None  # the project's own subclass of `cls` the receiver is (its name is the error's)
+    part_of: bool = False  # an `EncoderDecoderCache`'s part (`cache.self_attention_cache`), class unsaid
 
     @property
     def shown_class(self) -> str:
-        return self.cls or "DynamicCache"
+        return self.subclass or self.cls or "DynamicCache"
 # An EncoderDecoderCache's legacy 4-tuple, part by part: the sub-cache and the layer's attribute that replace it
 # (`cache.self_attention_cache.layers[i].keys`, ...; both sub-caches have `.layers` wherever a cache has them).
 _SEQ2SEQ_PARTS = (("self_attention_cache", "keys"), ("self_attention_cache", "values"),
@@ -140,7 +142,9 @@ def _error(use: LegacyRead) -> str:
     if use.name == "iterate":
         return f"TypeError: '{use.shown_class}' object is not iterable"
     error = f"TypeError: '{use.shown_class}' object is not subscriptable"
-    if use.cls is None and use.layered:
+    if use.part_of:
+        error += " (with the class of that part: DynamicCache unless the code built it from another cache)"
+    elif use.cls is None and use.layered:
         error += " (with the class of the cache generate returned: DynamicCache by default)"
     elif use.cls is None:
         # A model not known to be decoder-only: an encoder-decoder returns an EncoderDecoderCache (checked on
@@ -164,8 +168,12 @@ def _shape(use: LegacyRead) -> str:
 
 def _holder(use: LegacyRead) -> str:
     """What the code says the cache is."""
+    if use.subclass is not None:
+        return f"`{use.subclass}` (a subclass of `{use.cls}`)"
     if use.cls is not None:
         return f"a `{use.cls}`"
+    if use.part_of:
+        return SUB_CACHE
     return "the cache of a `generate(..., return_dict_in_generate=True)` result"
 
 
@@ -245,7 +253,8 @@ def _from_removed(use: RemovedApiUse) -> LegacyRead:
     item = cache.index if cache is not None and cache.op == "iterate" else None
     return LegacyRead(use.name, use.module, use.removed, use.span, use.call_span, use.condition,
                       cache.cls if cache is not None else None, cache.layered if cache is not None else False,
-                      use.index, use.part, item)
+                      use.index, use.part, item, cache.subclass if cache is not None else None,
+                      cache is not None and cache.description == SUB_CACHE)
 
 
 def _from_use(analysis: Analysis, u: CacheUse, removed: dict[str, str | None]) -> LegacyRead | None:
@@ -285,5 +294,5 @@ def _from_use(analysis: Analysis, u: CacheUse, removed: dict[str, str | None]) -
     call_span = Span(u.whole.start, end) if name == "subscript" else u.whole
     item = u.index if u.op == "iterate" else None
     return LegacyRead(name, u.receiver, removed[name] or "", u.whole, call_span, scope.condition,
-                      u.receiver_class, u.layered, index, part, item)
+                      u.receiver_class, u.layered, index, part, item, u.subclass, u.description == SUB_CACHE)
 

@@ -26,6 +26,8 @@ _STATIC_LOOP = "for keys, values in cache:\n    print(keys.shape)\n"
 _FOUR = "for self_keys, self_values, cross_keys, cross_values in cache:\n    print(cross_keys.shape)\n"
 _FOUR_AT = (_SEQ2SEQ + _FOUR).index("in cache:") + 3
 
+_TREE = ("\n\nclass TreeCache(DynamicCache):\n    def last_values(self):\n        return self[1][1]\n\n\n"
+         "cache = TreeCache()\nmodel(**inputs, past_key_values=cache, use_cache=True)\nvalues = cache.last_values()\n")
 _ITEM_LOOP = "for layer in cache:\n    keys, values = layer\n    print(keys.shape)\n"
 
 INVALID: tuple[Invalid, ...] = (
@@ -132,6 +134,16 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="TypeError: 'StaticCache' object is not iterable",
         runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},
         note="a StaticCache iterated: 5.x static caches do not iterate at all",
+    ),
+    invalid(
+        prelude("DynamicCache") + _TREE,
+        flagged="self[1]",
+        fixes={"Use `.layers[1].values`": ("        return self[1][1]\n", "        return self.layers[1].values\n")},
+        versions=_5X,
+        portable=True,
+        message_contains="TypeError: 'TreeCache' object is not subscriptable",
+        note="the project's own `DynamicCache` subclass indexing itself (it defines no `__getitem__`: the one it "
+             "inherits is gone from 5.0)",
     ),
 )
 

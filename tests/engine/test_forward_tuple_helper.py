@@ -1,0 +1,39 @@
+"""A legacy tuple a helper returns (None early on some path, else `tuple(list)` of pairs it appended in a loop),
+given to a model's forward: a `forward_cache` fact marked `maybe_none` (HFC002 says when it raises); a value that
+is a cache on some path is not claimed."""
+
+from __future__ import annotations
+
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.environment.versions import Target, Version
+from hf_cache_lint.engine.facts.forward_cache import KIND, ForwardCache
+from hf_cache_lint.engine.interpreter.interp import analyse
+
+HEAD = (
+    "import torch\n"
+    "from transformers import AutoModelForCausalLM, DynamicCache\n\n"
+    "model = AutoModelForCausalLM.from_pretrained('meta-llama/Llama-3.2-1B')\n\n"
+    "def load_prev(n):\n"
+    "    if not n:\n        return None\n"
+    "    pairs = []\n"
+    "    for i in range(n):\n        pairs.append((torch.zeros(1), torch.zeros(1)))\n"
+)
+RUN = "def run(ids, n):\n    prev = load_prev(n)\n    return model(ids, past_key_values=prev, use_cache=True)\n"
+
+
+def facts(text: str) -> list[ForwardCache]:
+    return list(analyse(text, "<test>", Context(target=Target(Version.parse("5.24.0")))).of(KIND))
+
+
+def test_a_helper_returning_none_or_a_tuple() -> None:
+    got = facts(HEAD + "    return tuple(pairs)\n\n" + RUN)
+    assert [(f.value_text, f.container, f.maybe_none) for f in got] == [("prev", "tuple", True)]
+
+
+def test_a_helper_returning_the_tuple_on_every_path() -> None:
+    text = HEAD.replace("    if not n:\n        return None\n", "") + "    return tuple(pairs)\n\n" + RUN
+    assert [(f.container, f.maybe_none) for f in facts(text)] == [("tuple", False)]
+
+
+def test_a_helper_returning_none_or_a_cache_is_no_tuple() -> None:
+    assert not facts(HEAD + "    return DynamicCache.from_legacy_cache(tuple(pairs))\n\n" + RUN)
