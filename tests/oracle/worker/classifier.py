@@ -50,6 +50,8 @@ ERRORS: tuple[ErrorClass, ...] = (
                                                   r"states")),
     # (`QuantizedCacheConfig`, and the reads `key_cache`, `seen_tokens`, ...: gone before 4.57.)
     ErrorClass("HFC007", ImportError, re.compile(r"cannot import name '(\w*Cache(?:Config)?)' from 'transformers[\w.]*'")),
+    # Any name a generation module lost (`_crop_past_key_values`, `GreedySearchOutput`: the release table's names).
+    ErrorClass("HFC007", ImportError, re.compile(r"cannot import name '(\w+)' from 'transformers\.generation[\w.]*'")),
     ErrorClass("HFC007", AttributeError, re.compile(r"has no attribute '?(to_legacy_cache|from_legacy_cache|"
                                                     r"get_max_cache_shape|get_max_length|max_cache_len|key_cache|value_cache|"
                                                     r"seen_tokens|get_usable_length|max_batch_size|ssm_states|"

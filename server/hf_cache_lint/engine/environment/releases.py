@@ -9,8 +9,8 @@ Facts are keyed by kind and dotted path; a fact's value is a short string:
 
 | key | value |
 |---|---|
-| `name:<module>.<Name>` | `class(<bases>)`, `alias(<Other>)` or `import(<from>)`: the module binds it |
-| `export:transformers.<Name>` | the submodule `import transformers` serves it from (cache classes) |
+| `name:<module>.<Name>` | `class(<bases>)`, `alias(<Other>)`, `import(<from>)`, `def` or `value`: the module binds it (the generation modules: every name) |
+| `export:transformers.<Name>` | the submodule `import transformers` serves it from (cache classes, `generation` names) |
 | `init:<module>.<Class>` | the constructor's parameters, `(self, config, max_batch_size=None, ...)` |
 | `member:<module>.<Class>.<name>` | `def(...)`, `classmethod(...)`, `property`, `attr` (set in `__init__`), `classattr`; own members only (`member()` resolves the bases) |
 | `genconfig:<field>` | the default `GenerationConfig.__init__` pops it with |

@@ -52,8 +52,9 @@ class RemovedApiUse:
     parameters: tuple[str, ...] = ()
 
 
+# "generation": an import from a generation module (versions.GENERATION_IMPORT_MODULES) of a name it lost.
 # The gate decides it on the compiled names (engine/screen/gate.py `_no_removed_api`).
 KIND: FactKind[RemovedApiUse] = FactKind(
     "removed_api_use", RemovedApiUse,
-    ("_legacy_cache(", "Cache(", "past_key_values", ".cache", *REMOVED_NAMES, *CACHE_USE.triggers),
+    ("_legacy_cache(", "Cache(", "past_key_values", ".cache", "generation", *REMOVED_NAMES, *CACHE_USE.triggers),
     parse_names=None, might_occur=lambda text: might_use_removed_api(text) or CACHE_USE.said(text))

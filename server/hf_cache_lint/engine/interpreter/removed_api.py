@@ -28,6 +28,7 @@ from parso.utils import split_lines
 from hf_cache_lint.engine.base.findings import Position, Span
 from hf_cache_lint.engine.environment import releases
 from hf_cache_lint.engine.environment.versions import (
+    GENERATION_IMPORT_MODULES,
     REMOVED_CACHE_CLASSES,
     REMOVED_CACHE_METHODS,
     REMOVED_MODEL_CACHES,
@@ -112,6 +113,7 @@ def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGua
             continue
         if t == "import_from":
             found.extend(_imports(node, target, scope))
+            found.extend(_generation_imports(node, target, scope))
             continue
         if t in ("funcdef", "lambdef"):
             scope = replace(scope, deferred=True, function=id(node))
@@ -198,6 +200,23 @@ def _imports(node: Node, target: Target, scope: _Scope) -> Iterator[RemovedApiUs
         name_node = node.get_path_for_name(bound)[-1]  # the original name, not its alias
         name = name_node.value
         removed = import_fails(source, name, target)
+        if removed is None or _handled("import", name, scope):
+            continue
+        yield RemovedApiUse("import", name, source, removed, span(name_node), condition=scope.condition,
+                            deferred=scope.deferred)
+
+
+def _generation_imports(node: Node, target: Target, scope: _Scope) -> Iterator[RemovedApiUse]:
+    """`from transformers.generation.utils import _crop_past_key_values`, `from transformers.generation import
+    GreedySearchDecoderOnlyOutput`: any name a generation module (or the top level, from `generation`) lost by the
+    target, as the release table says (versions.GENERATION_IMPORT_MODULES)."""
+    source = imported_from(node)
+    if node.level != 0 or (source != "transformers" and source not in GENERATION_IMPORT_MODULES):
+        return
+    for bound in node.get_defined_names():
+        name_node = node.get_path_for_name(bound)[-1]  # the original name, not its alias
+        name = name_node.value
+        removed = target.removed_generation_name(source, name)
         if removed is None or _handled("import", name, scope):
             continue
         yield RemovedApiUse("import", name, source, removed, span(name_node), condition=scope.condition,

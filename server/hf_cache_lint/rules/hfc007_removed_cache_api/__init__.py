@@ -6,7 +6,12 @@ from collections.abc import Iterable, Iterator
 from functools import partial
 
 from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Severity, Span
-from hf_cache_lint.engine.environment.versions import REMOVED_CACHE_METHODS, Version
+from hf_cache_lint.engine.environment.versions import (
+    GENERATION_IMPORT_MODULES,
+    REMOVED_CACHE_METHODS,
+    Target,
+    Version,
+)
 from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
 from hf_cache_lint.engine.facts.removed_api_use import KIND as REMOVED_API_USE
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
@@ -130,7 +135,7 @@ class RemovedCacheApi(Rule):
         else:
             where = "importing" if use.kind == "import" else "reading"
             message = (f"transformers {target} no longer has `{use.name}` (gone since {use.removed}); {where} it "
-                       f"raises {error}. 5.x replacement: {REPLACEMENTS[use.name]}")
+                       f"raises {error}. {_replacement(use, target)}")
         severity = Severity.WARNING if use.silent or use.default is not None else Severity.ERROR  # it raises nothing
         if use.condition:
             severity = Severity.WARNING
@@ -189,7 +194,7 @@ class RemovedCacheApi(Rule):
             instead = _read_instead(use)
         else:
             what = f"`{use.name}` ({'imported from' if use.kind == 'import' else 'read from'} `{use.module}`)"
-            instead = REPLACEMENTS[use.name]
+            instead = _replacement(use, target).removeprefix("5.x replacement: ").removeprefix("Instead, ")
         lines = [
             f"**{self.code} {self.name}**: {what} does not work in transformers {target}." if use.kind == "read" else
             f"**{self.code} {self.name}**: {what} does not exist in transformers {target}.",
@@ -224,6 +229,11 @@ def _error(use: RemovedApiUse) -> str:
         elif use.cache is not None and use.cache.cls == "Cache":
             error += " (with the class of the cache it is given, a `Cache` subclass)"
         return error
+    if use.kind == "import" and use.module in GENERATION_IMPORT_MODULES:
+        # Python names the module's file after the module (checked on the oracle's 4.57.6 and 5.0.0)
+        file = "__init__" if use.module == "transformers.generation" else use.module.rpartition(".")[2]
+        return (f"ImportError: cannot import name '{use.name}' from '{use.module}' "
+                f"(.../transformers/generation/{file}.py)")
     if use.kind == "import":
         return f"ImportError: cannot import name '{use.name}' from '{use.module}'"
     if use.kind == "attribute":
@@ -232,6 +242,19 @@ def _error(use: RemovedApiUse) -> str:
         return f"AttributeError: type object '{use.module}' has no attribute '{use.name}'"
     return f"AttributeError: 'DynamicCache' object has no attribute '{use.name}'" \
         " (with the class of whichever cache it is)"
+
+
+def _replacement(use: RemovedApiUse, target: Target) -> str:
+    """What to use instead of a removed class (REPLACEMENTS), or of a generation module's name: what it aliased,
+    when the target has that (the release table), else nothing to import."""
+    if use.name in REPLACEMENTS:
+        return f"5.x replacement: {REPLACEMENTS[use.name]}"
+    alias = target.generation_alias(use.module, use.name, use.removed)
+    if alias is not None:
+        module, _, name = alias.rpartition(".")
+        return f"Instead, `from {module} import {name}` (what `{use.name}` was an alias of; transformers {target} has it)"
+    return (f"Instead, nothing to import: transformers {target} has no `{use.name}` in `{use.module}` (the release "
+            "table shows it gone from that release on); the code needs its own copy of what it did")
 
 
 def _still_in(removed: str) -> str:

@@ -210,4 +210,26 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="TypeError: QuantizedCache.__init__() got an unexpected keyword argument 'compute_dtype'",
         note="a constructor keyword the release's `__init__` does not take (`QuantizedCacheConfig`'s, before 4.56)",
     ),
+    # Any name a generation module lost (the release table holds every name they bind, private ones too).
+    Invalid(
+        "from transformers.generation.candidate_generator import _crop_past_key_values\n\n" + _LOAD,
+        flagged="_crop_past_key_values",
+        message_contains="ImportError: cannot import name '_crop_past_key_values' from "
+                         "'transformers.generation.candidate_generator'",
+        note="a private helper of a generation module, gone from 4.54 (speculative-decoding code imports it)",
+    ),
+    Invalid(
+        "from transformers.generation.utils import GreedySearchOutput\n\n" + _LOAD,
+        flagged="GreedySearchOutput",
+        versions=_5X,
+        message_contains="ImportError: cannot import name 'GreedySearchOutput' from 'transformers.generation.utils'",
+        note="a 4.x generate output type, gone from 5.0",
+    ),
+    Invalid(
+        "from transformers.generation import GreedySearchDecoderOnlyOutput\n\n" + _LOAD,
+        flagged="GreedySearchDecoderOnlyOutput",
+        versions=_5X,
+        message_contains="`from transformers.generation import GenerateDecoderOnlyOutput`",
+        note="a name the `transformers.generation` package served, gone from 5.0: the message names what it aliased",
+    ),
 )

@@ -157,4 +157,13 @@ VALID: tuple[Valid, ...] = (
         versions=("5.23.0", "5.24.0", "5.25.0"),
         note="a StaticCache's `get_max_length()` is its `max_cache_len` on every release that has it",
     ),
+    Valid(
+        "try:\n    from transformers.generation.utils import _crop_past_key_values\nexcept ImportError:  # 4.54+\n"
+        "    _crop_past_key_values = None\n\n" + _LOAD,
+        note="a generation module's removed helper imported under `except ImportError`",
+    ),
+    Valid(
+        "from transformers.generation.utils import GenerateDecoderOnlyOutput\n\n" + _LOAD,
+        note="a generation module's name every release has",
+    ),
 )
