@@ -298,6 +298,7 @@ class _Removed:
     use: CacheUse
     removed: str
     shown: str
+    error: str | None = None  # a call the target's signature rejects (`_misfit`): the TypeError
 
 
 class _Reads:
@@ -314,7 +315,7 @@ class _Reads:
             if u.op == "call" and u.what == "cache" and u.name in REMOVED_CACHE_METHODS:
                 self.calls.add(u.span.start)
                 continue  # reported by `_chain_uses`, as a removed method
-            found = _removal(u, target)
+            found = _removal(u, target) or _misfit(u, target)
             if found is None:
                 continue
             where = "subscript" if u.op == "subscript" else "loop" if u.op == "iterate" else "name"
@@ -358,6 +359,38 @@ def _removal(u: CacheUse, target: Target) -> _Removed | None:
     if removed is None or (u.op == "read" and _was_method(module, cls, u.name, removed)):
         return None
     return _Removed(u, removed, _shown(u, target))
+
+
+# The GenerationMixin methods models override with their own parameters (the release table's reference-model hooks):
+# a call of one on a model is judged by that model's signature, which the table does not have for every model.
+_OVERRIDDEN = frozenset({"forward", "prepare_inputs_for_generation", "_update_model_kwargs_for_generation",
+                         "_reorder_cache"})
+
+
+def _misfit(u: CacheUse, target: Target) -> _Removed | None:
+    """A model's call of a private GenerationMixin helper the target has, with arguments its signature there
+    rejects (`model._get_initial_cache_position(input_ids, model_kwargs)` on 4.52+, which takes `(seq_length,
+    device, model_kwargs)`): reported only when an earlier release's signature took the same call (the code was
+    written for it), with the first release of the target's signature. Spread arguments are not judged."""
+    if u.what != "model" or u.op != "call" or not u.name.startswith("_") or u.name in _OVERRIDDEN or \
+            any(a.text.startswith("*") for a in u.arguments):
+        return None
+    signature = releases.member(_GENERATION, "GenerationMixin", u.name, target.version)
+    if signature is None or not signature.startswith("def"):
+        return None
+    positional = sum(1 for a in u.arguments if a.name is None)
+    keywords = tuple(a.name for a in u.arguments if a.name is not None)
+    error = releases.misfit(signature, f"GenerationMixin.{u.name}", positional, keywords)
+    if error is None:
+        return None
+    known = releases.known_releases()
+    fitted = [r for r in known if r < target.version and (
+        (old := releases.member(_GENERATION, "GenerationMixin", u.name, r)) is not None and old.startswith("def")
+        and releases.misfit(old, "", positional, keywords) is None)]
+    if not fitted:
+        return None  # no release took this call: not a change of transformers'
+    since = next(r for r in known if r > fitted[-1])
+    return _Removed(u, str(since), u.cls or "", error)
 
 
 def _defining(u: CacheUse, target: Target) -> tuple[str, str]:
@@ -444,6 +477,10 @@ def _cache_reads(node: Node, target: Target, scope: _Scope, reads: _Reads) -> It
                                 Span(span(kids[0]).start, span(nxt).end) if plain and nxt is not None else None,
                                 condition=scope.condition, deferred=scope.deferred, cache=cache, shown_class=shown,
                                 index=code(index) if plain and index is not None else None)
+        elif found.error is not None:  # a call whose arguments the target's signature rejects (`_misfit`)
+            yield RemovedApiUse("read", read, receiver, removed, span(trailer.children[1]), cache.whole,
+                                condition=scope.condition, deferred=scope.deferred, cache=cache, shown_class=shown,
+                                error=found.error)
         else:
             name = trailer.children[1]
             yield RemovedApiUse("read", read, receiver, removed, span(name), span(name),

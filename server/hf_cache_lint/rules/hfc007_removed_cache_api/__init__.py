@@ -6,6 +6,7 @@ from collections.abc import Iterable, Iterator
 from functools import partial
 
 from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Severity, Span
+from hf_cache_lint.engine.environment import releases
 from hf_cache_lint.engine.environment.versions import (
     GENERATION_IMPORT_MODULES,
     REMOVED_CACHE_METHODS,
@@ -130,6 +131,10 @@ class RemovedCacheApi(Rule):
         elif use.silent:
             message = (f"`{use.module}.{use.name} = ...`: transformers {target} caches have no `{use.name}` (removed in "
                        f"{use.removed}); {error}. Instead, {SILENT_INSTEAD}")
+        elif use.kind == "read" and use.error is not None:
+            message = (f"`{use.module}.{use.name}(...)`: transformers {target}'s `GenerationMixin.{use.name}` takes "
+                       f"`({_signature(use, target)})` (since {use.removed}), not these arguments; this call raises "
+                       f"{error}. Instead, {_CALL_INSTEAD}")
         elif use.kind == "read":
             message = f"{_read_what(use, target)}; this raises {error}. 5.x replacement: {_read_instead(use)}"
         else:
@@ -189,6 +194,9 @@ class RemovedCacheApi(Rule):
         elif use.kind == "method":
             what = f"`{use.module}.{use.name}(...)`"
             instead = _method_instead(use)
+        elif use.kind == "read" and use.error is not None:
+            what = f"`{use.module}.{use.name}(...)` with these arguments"
+            instead = _CALL_INSTEAD
         elif use.kind == "read":
             what = f"{_read_shape(use)} on {_holder(use)}"
             instead = _read_instead(use)
@@ -210,6 +218,8 @@ class RemovedCacheApi(Rule):
 
 def _error(use: RemovedApiUse) -> str:
     """The exception the use raises, as transformers and Python word it."""
+    if use.kind == "read" and use.error is not None:
+        return use.error
     if use.default is not None:
         return (f"`getattr` raises nothing: it returns the default `{use.default}` every time, so the code sees an "
                 "empty cache whatever it holds (silent)")
@@ -255,6 +265,17 @@ def _replacement(use: RemovedApiUse, target: Target) -> str:
         return f"Instead, `from {module} import {name}` (what `{use.name}` was an alias of; transformers {target} has it)"
     return (f"Instead, nothing to import: transformers {target} has no `{use.name}` in `{use.module}` (the release "
             "table shows it gone from that release on); the code needs its own copy of what it did")
+
+
+# A private generate helper whose parameters changed (the release table's `member:` signatures).
+_CALL_INSTEAD = ("call it as the target's signature says, or do not call generate's private helpers (their "
+                 "parameters change between releases without notice)")
+
+
+def _signature(use: RemovedApiUse, target: Target) -> str:
+    """The target's parameters of the GenerationMixin method the use calls (the release table)."""
+    found = releases.member("transformers.generation.utils", "GenerationMixin", use.name, target.version) or ""
+    return ", ".join(releases.parameters(found))
 
 
 def _still_in(removed: str) -> str:

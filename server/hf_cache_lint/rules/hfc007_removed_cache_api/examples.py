@@ -232,4 +232,12 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="`from transformers.generation import GenerateDecoderOnlyOutput`",
         note="a name the `transformers.generation` package served, gone from 5.0: the message names what it aliased",
     ),
+    invalid(
+        _LOAD + 'kwargs = model._get_initial_cache_position(inputs["input_ids"], {"use_cache": True})\n',
+        flagged="_get_initial_cache_position",
+        fixes={},
+        message_contains="_get_initial_cache_position",  # the TypeError at 4.57.6: tests/rules/test_helper_calls.py
+        note="a private generate helper called as 4.41-4.51 took it: 4.52-5.3 take `(seq_length, device, "
+             "model_kwargs)` (TypeError), 5.4 removed it (AttributeError)",
+    ),
 )

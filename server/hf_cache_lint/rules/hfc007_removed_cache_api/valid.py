@@ -166,4 +166,9 @@ VALID: tuple[Valid, ...] = (
         "from transformers.generation.utils import GenerateDecoderOnlyOutput\n\n" + _LOAD,
         note="a generation module's name every release has",
     ),
+    Valid(
+        _LOAD + 'kwargs = model._get_initial_cache_position(inputs["input_ids"].shape[1], "cpu", {"use_cache": True})\n',
+        versions=("4.57.6",),
+        note="a private generate helper called as the target's signature says (4.52-5.3)",
+    ),
 )
