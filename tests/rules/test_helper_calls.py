@@ -58,3 +58,24 @@ def test_misfit_words_the_error_as_python_does() -> None:
     assert releases.misfit(sig, "M.f", 1, ()) == "TypeError: M.f() missing 1 required keyword-only argument: 'c'"
     assert releases.misfit(sig, "M.f", 1, ("c", "zz")) is None  # **kw takes any keyword
     assert releases.misfit("def(self, a)", "M.f", 1, ("zz",)) == "TypeError: M.f() got an unexpected keyword argument 'zz'"
+
+
+def test_a_constructor_call_in_4_4x_positional_order() -> None:
+    """`StaticCache(config, batch, length, device, dtype)`: 4.41-4.53 bind it (4.54-4.55's `*args` too), 4.56+
+    take `(config, max_cache_len, ...)`; the error names the first release of that run."""
+    code = prelude("StaticCache") + "import torch\n\ncache = StaticCache(model.config, 1, 32, 'cpu', torch.float32)\n"
+    assert messages(code, "4.53.3") == [] and messages(code, "4.55.4") == []
+    for version in ("4.56.0", "4.57.6", "5.24.0"):
+        (message,) = messages(code, version)
+        assert "(since 4.56.0)" in message
+        assert "TypeError: StaticCache.__init__() takes from 3 to 5 positional arguments but 6 were given" in message
+    # what the target takes binds; `*args` is not judged
+    for call in ("StaticCache(model.config, 32)", "StaticCache(*args)"):
+        assert messages(prelude("StaticCache") + "args = ()\ncache = " + call + "\n", "4.57.6") == []
+
+
+def test_rejected_since_is_the_first_release_of_the_rejecting_run() -> None:
+    fact = "member:transformers.generation.utils.GenerationMixin._get_initial_cache_position"
+    assert str(releases.rejected_since(fact, "5.3.0", 2, ())) == "4.52.1"
+    assert releases.rejected_since(fact, "4.51.3", 2, ()) is None  # the target takes it
+    assert releases.rejected_since(fact, "4.57.6", 5, ()) is None  # no release took five arguments

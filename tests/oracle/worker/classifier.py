@@ -58,6 +58,9 @@ ERRORS: tuple[ErrorClass, ...] = (
                                                     r"_supports_cache_class|_supports_static_cache|_get_cache|"
                                                     r"_get_initial_cache_position)'?|"
                                                     r"module transformers has no attribute (\w*Cache)\b")),
+    # A cache constructor called with an older release's positional arguments (HFC007).
+    ErrorClass("HFC007", TypeError, re.compile(r"(\w*Cache)\.__init__\(\) takes (?:from \d+ to )?\d+ positional "
+                                               r"arguments? but \d+")),
     # A private generate helper called with the arguments an earlier release's signature took (HFC007).
     ErrorClass("HFC007", TypeError, re.compile(r"GenerationMixin\.(_\w+)\(\) (?:missing \d+ required|takes \d+ "
                                                r"positional|got an unexpected keyword|got multiple values)")),

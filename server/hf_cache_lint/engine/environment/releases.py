@@ -326,6 +326,32 @@ def misfit(signature: str, qualname: str, positional: int, keywords: tuple[str, 
     return None
 
 
+def rejected_since(fact: str, version: Version | str, positional: int, keywords: tuple[str, ...]) -> Version | None:
+    """The first release of the run of releases up to `version` whose signature `fact` rejects this call (the
+    release that brings the error), when an earlier release's signature took it; None when none did (the call
+    never worked: not a change of transformers'). A release whose signature the table lacks breaks the run."""
+    known = table().releases
+    r = _release(version)
+    here = value(fact, r)
+    if here is None or misfit(here, "", positional, keywords) is None:
+        return None  # the target takes it (or has no such signature)
+    i = known.index(r)
+    while i > 0:
+        before = value(fact, known[i - 1])
+        if before is None or misfit(before, "", positional, keywords) is None:
+            break
+        i -= 1
+    before = value(fact, known[i - 1]) if i > 0 else None
+    return known[i] if before is not None else None
+
+
+def parameter_text(signature: str) -> str:
+    """A tabled signature's parameters as written, without `self`/`cls` (`config, max_cache_len, **kwargs`)."""
+    inner = _last_group(signature)
+    first, _, rest = inner.partition(",")
+    return rest.strip() if first.strip() in ("self", "cls") else inner
+
+
 def _listed(names: list[str]) -> str:
     """As Python lists missing arguments: 'a', 'a' and 'b', 'a', 'b', and 'c'."""
     quoted = [f"'{n}'" for n in names]

@@ -50,6 +50,8 @@ class RemovedApiUse:
     keyword: str | None = None
     error: str | None = None
     parameters: tuple[str, ...] = ()
+    # "constructor" with positional arguments the target's `__init__` cannot bind: how many the call passes.
+    positional: int | None = None
 
 
 # "generation": an import from a generation module (versions.GENERATION_IMPORT_MODULES) of a name it lost.

@@ -185,7 +185,8 @@ def _constructor_uses(node: Node, classes: dict[str, tuple[str, str]], target: T
     for r in rejected(node, classes, target):
         if not _handled("constructor", r.cls, scope):
             yield RemovedApiUse("constructor", r.cls, r.module, r.since or "", r.span, condition=scope.condition,
-                                deferred=scope.deferred, keyword=r.keyword, error=r.error, parameters=r.parameters)
+                                deferred=scope.deferred, keyword=r.keyword, error=r.error, parameters=r.parameters,
+                                positional=r.positional)
 
 
 def _handled(kind: UseKind, name: str, scope: _Scope) -> bool:
@@ -371,7 +372,7 @@ def _misfit(u: CacheUse, target: Target) -> _Removed | None:
     """A model's call of a private GenerationMixin helper the target has, with arguments its signature there
     rejects (`model._get_initial_cache_position(input_ids, model_kwargs)` on 4.52+, which takes `(seq_length,
     device, model_kwargs)`): reported only when an earlier release's signature took the same call (the code was
-    written for it), with the first release of the target's signature. Spread arguments are not judged."""
+    written for it), with the first release of the run of signatures up to the target that reject it. Spread arguments are not judged."""
     if u.what != "model" or u.op != "call" or not u.name.startswith("_") or u.name in _OVERRIDDEN or \
             any(a.text.startswith("*") for a in u.arguments):
         return None
@@ -383,13 +384,10 @@ def _misfit(u: CacheUse, target: Target) -> _Removed | None:
     error = releases.misfit(signature, f"GenerationMixin.{u.name}", positional, keywords)
     if error is None:
         return None
-    known = releases.known_releases()
-    fitted = [r for r in known if r < target.version and (
-        (old := releases.member(_GENERATION, "GenerationMixin", u.name, r)) is not None and old.startswith("def")
-        and releases.misfit(old, "", positional, keywords) is None)]
-    if not fitted:
+    since = releases.rejected_since(f"member:{_GENERATION}.GenerationMixin.{u.name}", target.version, positional,
+                                    keywords)
+    if since is None:
         return None  # no release took this call: not a change of transformers'
-    since = next(r for r in known if r > fitted[-1])
     return _Removed(u, str(since), u.cls or "", error)
 
 

@@ -240,4 +240,12 @@ INVALID: tuple[Invalid, ...] = (
         note="a private generate helper called as 4.41-4.51 took it: 4.52-5.3 take `(seq_length, device, "
              "model_kwargs)` (TypeError), 5.4 removed it (AttributeError)",
     ),
+    Invalid(
+        prelude("StaticCache") + "import torch\n\n"
+        "cache = StaticCache(model.config, 1, 32, model.device, torch.float32)\n",
+        flagged="StaticCache(model.config, 1, 32, model.device, torch.float32)",
+        message_contains="TypeError: StaticCache.__init__() takes from 3 to 5 positional arguments but 6 were given",
+        note="a cache built with 4.4x's positional order `(config, max_batch_size, max_cache_len, device, dtype)`: "
+             "4.56+ take `(config, max_cache_len, offloading=False, ...)`",
+    ),
 )

@@ -171,4 +171,8 @@ VALID: tuple[Valid, ...] = (
         versions=("4.57.6",),
         note="a private generate helper called as the target's signature says (4.52-5.3)",
     ),
+    Valid(
+        prelude("StaticCache") + "cache = StaticCache(model.config, 32)\n",
+        note="a cache built with the positional arguments the target's constructor takes",
+    ),
 )
