@@ -158,6 +158,8 @@ def releases_between(old: Target, new: Target) -> tuple[Target, ...]:
 
 
 def _table_answers(t: Target) -> tuple[object, ...]:
+    # Not the generation modules' names (Target.removed_generation_name): they change at most 5.x releases, which
+    # would make every release a step of `--upgrade-to`; an import's finding is named at the next step instead.
     return (t.valid_cache_implementations, t.deprecated_cache_implementations,
             t.invalid_cache_implementation_message("?"), t.tuple_cache_is_error,
             *(t.import_fails(m, n) for m in _IMPORT_MODULES for n in REMOVED_CACHE_CLASSES),
@@ -166,8 +168,7 @@ def _table_answers(t: Target) -> tuple[object, ...]:
             *(t.removed_keyword(n) for n in REMOVED_GENERATE_KEYWORDS),
             *(t.removed_model_cache(m, n) for m, names in REMOVED_MODEL_CACHES.items() for n in names),
             *(tuple(n for n in t.hook_signature(h) if n in _HOOK_NAMES) for h in HOOK_SIGNATURES),
-            *(t.behaviour_since(b) for b in HOOK_BEHAVIOURS), t.sliding_crop_error, t.quantized_window_error,
-            frozenset(k for k in _generation_facts() if releases.value(k, t.version) is not None))
+            *(t.behaviour_since(b) for b in HOOK_BEHAVIOURS), t.sliding_crop_error, t.quantized_window_error)
 
 
 @lru_cache(maxsize=1)
