@@ -17,7 +17,11 @@ release (every release from 4.41.0 to the newest on PyPI, patches included):
 - `genconfig:` the fields `GenerationConfig.__init__` takes, with their defaults;
 - `cache_implementation:` the values `GenerationConfig.validate()` accepts ("valid"/"deprecated"), and whether it
   checks at all (`cache_implementation:*`);
-- `model_attr:` the class attributes of `PreTrainedModel` / `GenerationMixin` about caches and generation.
+- `model_attr:` the class attributes of `PreTrainedModel` / `GenerationMixin` about caches and generation;
+- `name:` of the generation modules code imports helpers and output classes from (GENERATION_MODULES: every name
+  bound at their top level, private ones too: `_crop_past_key_values`, `GreedySearchOutput`), and what the
+  `transformers.generation` package serves lazily (its `_import_structure`); `export:` the top-level names
+  `import transformers` serves from `generation` (GreedySearchOutput was never one; the logits processors are).
 
 A fact's value is a short string; the table stores, per fact, the runs of consecutive releases that share a value
 (`[first, last, value]`): a release outside every run lacks the fact. The hand-written behaviours
@@ -233,10 +237,8 @@ def _str_list(node: ast.expr) -> list[str]:
     return []
 
 
-def top_level_exports(release: Release, model_all: dict[str, list[str]]) -> dict[str, str]:
-    """name -> the module `import transformers` serves it from (when torch is installed)."""
-    tree = release.tree("transformers/__init__.py")
-    assert tree is not None, release.version
+def lazy_exports(tree: ast.Module) -> dict[str, str]:
+    """name -> the submodule a package's `_import_structure` serves it from (a `_LazyModule` init)."""
     exports: dict[str, str] = {}
 
     def key_of(node: ast.expr) -> str | None:
@@ -267,12 +269,82 @@ def top_level_exports(release: Release, model_all: dict[str, list[str]]) -> dict
               and node.args):
             arg = node.args[0]
             add(key, _str_list(arg) if node.func.attr == "extend" else _str_list(ast.List(elts=[arg])))
+    return exports
+
+
+def top_level_exports(release: Release, model_all: dict[str, list[str]]) -> dict[str, str]:
+    """name -> the module `import transformers` serves it from (when torch is installed)."""
+    tree = release.tree("transformers/__init__.py")
+    assert tree is not None, release.version
+    exports = lazy_exports(tree)
     # Newer inits build the models' part of the structure from each module's `__all__` (read with the modules).
     if 'define_import_structure(Path(__file__).parent / "models"' in (release.text("transformers/__init__.py") or ""):
         for mod, names in model_all.items():
             for n in names:
                 exports.setdefault(n, mod.removeprefix("transformers."))
     return exports
+
+
+# ---- the generation modules' names ------------------------------------------------------------------------------
+
+# The generation modules real code imports private helpers and output classes from (`_crop_past_key_values`,
+# `GreedySearchOutput`): every name they bind at the top level is tabled, as the import of one the target lacks
+# raises ImportError.
+GENERATION_MODULES = ("transformers/generation/utils.py", "transformers/generation/candidate_generator.py")
+
+
+def _bound(body: list[ast.stmt]) -> Iterator[tuple[str, str]]:
+    """(name, description) of what a module's top level binds, its `if`/`try` blocks included (a name bound only
+    when torch is available is bound: the linter's users have torch); of its imports, transformers' own names."""
+    for node in body:
+        if isinstance(node, ast.ClassDef):
+            yield node.name, bases(node)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            yield node.name, "def"
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            what = f"alias({node.value.id})" if isinstance(node.value, ast.Name) else "value"
+            for t in targets:
+                names = [t] if isinstance(t, ast.Name) else \
+                    [e for e in t.elts if isinstance(e, ast.Name)] if isinstance(t, ast.Tuple | ast.List) else []
+                for leaf in names:
+                    yield leaf.id, what
+        elif isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("transformers")):
+            # transformers' own names only: another library's (`roc_curve` when sklearn is installed, accelerate's
+            # hooks) is bound only where that library is, and is not transformers' API
+            for alias in node.names:
+                if alias.name != "*":
+                    yield alias.asname or alias.name, f"import({'.' * node.level}{node.module or ''}.{alias.name})"
+        elif isinstance(node, ast.If):
+            if "TYPE_CHECKING" not in ast.unparse(node.test):  # imports for annotations only: never bound
+                yield from _bound(node.body)
+            yield from _bound(node.orelse)
+        elif isinstance(node, ast.Try):
+            yield from _bound(node.body)
+            for handler in node.handlers:
+                yield from _bound(handler.body)
+            yield from _bound(node.orelse)
+
+
+def generation_names(release: Release, facts: dict[str, str]) -> None:
+    for path in GENERATION_MODULES:
+        tree = release.tree(path)
+        if tree is None:
+            continue
+        mod = module_name(path)
+        for name, what in _bound(tree.body):
+            facts.setdefault(f"name:{mod}.{name}", what)  # the first binding (a later fallback rebinds the same name)
+    package = release.tree("transformers/generation/__init__.py")
+    if package is not None:
+        for name, where in lazy_exports(package).items():
+            if torch_side(name, where):
+                facts.setdefault(f"name:transformers.generation.{name}", f"import(.{where}.{name})")
+
+
+def torch_side(name: str, where: str) -> bool:
+    """Not a TensorFlow or Flax class (`TFGreedySearchDecoderOnlyOutput`, `.flax_utils`): those import only with
+    that framework installed, which the linter's users (PyTorch code) do not need."""
+    return not name.startswith(("TF", "Flax")) and not where.startswith(("tf_", "flax_"))
 
 
 # ---- cache_implementation ---------------------------------------------------------------------------------------
@@ -427,8 +499,9 @@ def release_facts(release: Release) -> dict[str, str]:
                 facts[f"name:{mod}.{node.name}"] = bases(node)
                 record_class(mod, node, facts, private=True, only=HOOKS)
     for name, where in top_level_exports(release, model_all).items():
-        if "Cache" in name or where == "cache_utils":
+        if "Cache" in name or where == "cache_utils" or (where.startswith("generation") and torch_side(name, "")):
             facts[f"export:transformers.{name}"] = where
+    generation_names(release, facts)
     gen = release.tree("transformers/generation/utils.py")
     assert gen is not None
     for node in gen.body:

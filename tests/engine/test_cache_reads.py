@@ -180,11 +180,17 @@ def test_a_member_is_reported_from_the_release_the_table_says(body: str, reporte
     text = f"from transformers import {loader}\nmodel = {loader}.from_pretrained('m')\nids = None\n" + body
     gone = Target.of(reported_from).version
     for release in ("4.53.3", "5.0.0", "5.4.0", reported_from, "5.24.0"):
-        findings = [f for f in check_source(text, "t.py", context=Context(target=Target.of(release))).findings
-                    if f.code == "HFC007"]
+        every = [f for f in check_source(text, "t.py", context=Context(target=Target.of(release))).findings
+                 if f.code == "HFC007"]
+        # 4.44-4.55's `_get_cache` took five arguments: this 4.56-5.0 call raises TypeError there (reported too)
+        findings = [f for f in every if "TypeError: GenerationMixin._get_cache()" not in f.message]
         assert bool(findings) == (Target.of(release).version >= gone), (release, findings)
         if findings:
             assert f"removed in {reported_from}" in findings[0].message
+        if "_get_cache" in body and release == "4.53.3":
+            (misfit,) = every
+            assert "TypeError: GenerationMixin._get_cache() missing 1 required positional argument: 'model_kwargs'" \
+                in misfit.message and "(since 4.44.0)" in misfit.message
 
 
 def test_a_reference_to_a_removed_method_is_no_error() -> None:

@@ -449,6 +449,11 @@ AST_PASSED = {
         _LOADED + "out = model.generate(x, return_dict_in_generate=True)\nk = out.past_key_values[0]\n"),
     # a cache the code builds (on a receiver it does not know, nothing is reported: tests/engine/test_cache_use.py)
     "a removed method": ("from transformers import DynamicCache\ncache = DynamicCache()\nlegacy = cache.to_legacy_cache()\n"),
+    # any name of a generation module may be one the target lost (the release table: versions.removed_generation_name)
+    "a generation module's private helper": (
+        "def helper():\n    from transformers.generation.candidate_generator import _crop_past_key_values\n"
+        "    return _crop_past_key_values\n"),
+    "a generation package's output type": ("from transformers.generation import GreedySearchDecoderOnlyOutput\n"),
 }
 
 

@@ -102,3 +102,38 @@ def test_the_shipped_table_holds_every_wheel_present() -> None:
     if not wheels:
         pytest.skip("no wheels in .cache/wheels (python3 scripts/release_table.py --download)")
     assert set(wheels) <= set(table["releases"]), set(wheels) - set(table["releases"])
+
+
+def test_a_generation_module_s_names_are_read_private_ones_too() -> None:
+    """Every name the generation modules bind is a `name:` fact: 4.57.6 has `GreedySearchOutput` (and the package
+    serves `GreedySearchDecoderOnlyOutput` lazily), 5.23.0 has neither; `_crop_past_key_values` is private and was
+    there up to 4.53.3 (the shipped table: the oracle's releases lack it)."""
+    old = release_table.release_facts(source("4.57.6"))
+    new = release_table.release_facts(source("5.23.0"))
+    assert old["name:transformers.generation.utils.GreedySearchOutput"] == "value"
+    assert old["name:transformers.generation.utils.GreedySearchDecoderOnlyOutput"] == "alias(GenerateDecoderOnlyOutput)"
+    assert old["name:transformers.generation.GreedySearchDecoderOnlyOutput"] == \
+        "import(.utils.GreedySearchDecoderOnlyOutput)"
+    for key in ("name:transformers.generation.utils.GreedySearchOutput",
+                "name:transformers.generation.GreedySearchDecoderOnlyOutput",
+                "name:transformers.generation.candidate_generator._crop_past_key_values"):
+        assert key not in new
+    for facts in (old, new):  # what every release has, a private function included
+        assert facts["name:transformers.generation.utils.GenerateDecoderOnlyOutput"].startswith("class(")
+        assert facts["name:transformers.generation.candidate_generator.AssistedCandidateGenerator"].startswith("class(")
+    # A top-level export served from `generation` is an `export:` fact.
+    assert new["export:transformers.GenerationConfig"] == "generation"
+    crop = "name:transformers.generation.candidate_generator._crop_past_key_values"
+    assert releases.value(crop, "4.53.3") == "def" and releases.value(crop, "4.54.0") is None
+    assert str(releases.gone_since(crop, "5.24.0")) == "4.54.0"
+
+
+def test_what_a_module_binds_skips_type_checking_imports() -> None:
+    tree = release_table.ast.parse(
+        "from typing import TYPE_CHECKING\nimport torch.nn as nn\nif TYPE_CHECKING:\n    from ..x import Only\n"
+        "if is_sklearn_available():\n    from sklearn.metrics import roc_curve\nfrom ..cache_utils import Cache\n"
+        "try:\n    from .y import A\nexcept ImportError:\n    A = None\nB = A\nC, D = 1, 2\nx[0] = 1\n"
+        "def _helper(): pass\nclass Out(Base): pass\n")
+    assert dict(release_table._bound(tree.body)) == {
+        "Cache": "import(..cache_utils.Cache)", "A": "value",
+        "B": "alias(A)", "C": "value", "D": "value", "_helper": "def", "Out": "class(Base)"}

@@ -50,11 +50,20 @@ ERRORS: tuple[ErrorClass, ...] = (
                                                   r"states")),
     # (`QuantizedCacheConfig`, and the reads `key_cache`, `seen_tokens`, ...: gone before 4.57.)
     ErrorClass("HFC007", ImportError, re.compile(r"cannot import name '(\w*Cache(?:Config)?)' from 'transformers[\w.]*'")),
+    # Any name a generation module lost (`_crop_past_key_values`, `GreedySearchOutput`: the release table's names).
+    ErrorClass("HFC007", ImportError, re.compile(r"cannot import name '(\w+)' from 'transformers\.generation[\w.]*'")),
     ErrorClass("HFC007", AttributeError, re.compile(r"has no attribute '?(to_legacy_cache|from_legacy_cache|"
                                                     r"get_max_cache_shape|get_max_length|max_cache_len|key_cache|value_cache|"
                                                     r"seen_tokens|get_usable_length|max_batch_size|ssm_states|"
-                                                    r"_supports_cache_class|_supports_static_cache|_get_cache)'?|"
+                                                    r"_supports_cache_class|_supports_static_cache|_get_cache|"
+                                                    r"_get_initial_cache_position)'?|"
                                                     r"module transformers has no attribute (\w*Cache)\b")),
+    # A cache constructor called with an older release's positional arguments (HFC007).
+    ErrorClass("HFC007", TypeError, re.compile(r"(\w*Cache)\.__init__\(\) takes (?:from \d+ to )?\d+ positional "
+                                               r"arguments? but \d+")),
+    # A private generate helper called with the arguments an earlier release's signature took (HFC007).
+    ErrorClass("HFC007", TypeError, re.compile(r"GenerationMixin\.(_\w+)\(\) (?:missing \d+ required|takes \d+ "
+                                               r"positional|got an unexpected keyword|got multiple values)")),
     # A 5.x cache read as the legacy tuple (`out.past_key_values[0][0]`): caches are not subscriptable.
     ErrorClass("HFC009", TypeError, re.compile(r"'(\w*Cache)' object is not subscriptable")),
     # A generation hook written for an older release (HFC010): the cache read under its old key, a `Cache.update`

@@ -9,8 +9,8 @@ Facts are keyed by kind and dotted path; a fact's value is a short string:
 
 | key | value |
 |---|---|
-| `name:<module>.<Name>` | `class(<bases>)`, `alias(<Other>)` or `import(<from>)`: the module binds it |
-| `export:transformers.<Name>` | the submodule `import transformers` serves it from (cache classes) |
+| `name:<module>.<Name>` | `class(<bases>)`, `alias(<Other>)`, `import(<from>)`, `def` or `value`: the module binds it (the generation modules: every name) |
+| `export:transformers.<Name>` | the submodule `import transformers` serves it from (cache classes, `generation` names) |
 | `init:<module>.<Class>` | the constructor's parameters, `(self, config, max_batch_size=None, ...)` |
 | `member:<module>.<Class>.<name>` | `def(...)`, `classmethod(...)`, `property`, `attr` (set in `__init__`), `classattr`; own members only (`member()` resolves the bases) |
 | `genconfig:<field>` | the default `GenerationConfig.__init__` pops it with |
@@ -272,3 +272,110 @@ def behaviour_changes(lo: Version | str, hi: Version | str, facts: Iterable[str]
             if i + 1 < len(releases):
                 points.add(releases[i + 1])
     return tuple(sorted(p for p in points if low < p <= high))
+
+
+@cache  # asked for each call of a tabled method the code makes, at every keystroke
+def misfit(signature: str, qualname: str, positional: int, keywords: tuple[str, ...]) -> str | None:
+    """The TypeError Python raises binding a call of `positional` plain positional arguments and these keyword
+    names to the tabled method `signature` (`def(self, seq_length, device, model_kwargs)`; `self` is bound), as
+    Python words it for the function `qualname`; None when the call binds. Checked in Python's order: too many
+    positional arguments, an unexpected keyword, a keyword given twice, then the missing required arguments."""
+    import ast  # only here: a call of a tabled method with plain arguments is rare
+
+    inner = _last_group(signature)
+    try:
+        fn = ast.parse(f"def f({inner}): pass").body[0]
+    except SyntaxError:
+        return None
+    assert isinstance(fn, ast.FunctionDef)
+    a = fn.args
+    positional_params = [p.arg for p in (*a.posonlyargs, *a.args)]
+    bound_self = bool(positional_params) and positional_params[0] in ("self", "cls")
+    if bound_self:
+        positional_params = positional_params[1:]
+    required_from = len(positional_params) - len(a.defaults)
+    if positional > len(positional_params) and a.vararg is None:
+        most = len(positional_params) + bound_self
+        least = required_from + bound_self
+        takes = f"{most} positional argument{'s' if most != 1 else ''}" if least == most else \
+            f"from {least} to {most} positional arguments"
+        given = positional + bound_self
+        kw_only = sum(1 for k in keywords if k in {p.arg for p in a.kwonlyargs})
+        if kw_only:  # Python then names both counts
+            return f"TypeError: {qualname}() takes {takes} but {given} positional argument{'s' if given != 1 else ''} " \
+                   f"(and {kw_only} keyword-only argument{'s' if kw_only != 1 else ''}) were given"
+        return f"TypeError: {qualname}() takes {takes} but {given} {'were' if given != 1 else 'was'} given"
+    names = [*positional_params[len(a.posonlyargs) - bound_self if a.posonlyargs else 0:],
+             *(p.arg for p in a.kwonlyargs)]
+    for kw in keywords:
+        if kw not in names and a.kwarg is None:
+            return f"TypeError: {qualname}() got an unexpected keyword argument '{kw}'"
+    filled = set(positional_params[:positional])
+    for kw in keywords:
+        if kw in filled:
+            return f"TypeError: {qualname}() got multiple values for argument '{kw}'"
+    missing = [p for i, p in enumerate(positional_params) if i >= positional and i < required_from
+               and p not in keywords]
+    if missing:
+        return f"TypeError: {qualname}() missing {len(missing)} required positional argument" \
+               f"{'s' if len(missing) != 1 else ''}: {_listed(missing)}"
+    missing_kw = [p.arg for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=True) if d is None and p.arg not in keywords]
+    if missing_kw:
+        return f"TypeError: {qualname}() missing {len(missing_kw)} required keyword-only argument" \
+               f"{'s' if len(missing_kw) != 1 else ''}: {_listed(missing_kw)}"
+    return None
+
+
+def rejected_since(fact: str, version: Version | str, positional: int, keywords: tuple[str, ...]) -> Version | None:
+    """The first release of the run of releases up to `version` whose signature `fact` rejects this call (the
+    release that brings the error), when an earlier release's signature took it; None when none did (the call
+    never worked: not a change of transformers'). A release whose signature the table lacks breaks the run."""
+    known = table().releases
+    r = _release(version)
+    here = value(fact, r)
+    if here is None or misfit(here, "", positional, keywords) is None:
+        return None  # the target takes it (or has no such signature)
+    i = known.index(r)
+    while i > 0:
+        before = value(fact, known[i - 1])
+        if before is None or misfit(before, "", positional, keywords) is None:
+            break
+        i -= 1
+    before = value(fact, known[i - 1]) if i > 0 else None
+    return known[i] if before is not None else None
+
+
+def parameter_text(signature: str) -> str:
+    """A tabled signature's parameters as written, without `self`/`cls` (`config, max_cache_len, **kwargs`)."""
+    inner = _last_group(signature)
+    first, _, rest = inner.partition(",")
+    return rest.strip() if first.strip() in ("self", "cls") else inner
+
+
+def _listed(names: list[str]) -> str:
+    """As Python lists missing arguments: 'a', 'a' and 'b', 'a', 'b', and 'c'."""
+    quoted = [f"'{n}'" for n in names]
+    if len(quoted) <= 2:
+        return " and ".join(quoted)
+    return ", ".join(quoted[:-1]) + ", and " + quoted[-1]
+
+
+def _last_group(signature: str) -> str:
+    """The inside of the last top-level parenthesised group of a tabled signature (its parameters)."""
+    depth, end, quote = 0, -1, ""
+    for i in range(len(signature) - 1, -1, -1):
+        ch = signature[i]
+        if quote:
+            quote = "" if ch == quote else quote
+            continue
+        if ch in "'\"":
+            quote = ch
+        elif ch == ")":
+            if depth == 0:
+                end = i
+            depth += 1
+        elif ch == "(":
+            depth -= 1
+            if depth == 0:
+                return signature[i + 1:end]
+    return ""

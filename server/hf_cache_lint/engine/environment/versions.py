@@ -121,6 +121,12 @@ _READ_MEMBERS = {"get_max_cache_shape": "DynamicCache", "max_cache_len": "Static
                  "get_usable_length": "Cache", "key_cache": "Cache", "value_cache": "Cache"}
 _CU = "transformers.cache_utils"
 _GENERATION = "transformers.generation.utils"
+# The generation modules whose every top-level name the release table holds (scripts/release_table.py
+# GENERATION_MODULES, and the package's lazy exports): an import of a name one of them lost is reported, whatever
+# the name (private helpers such as `_crop_past_key_values` too); the top level's are its `export:` facts served from
+# `generation`.
+GENERATION_IMPORT_MODULES: tuple[str, ...] = ("transformers.generation", "transformers.generation.utils",
+                                              "transformers.generation.candidate_generator")
 # Every removed name an import can bind (the screens look for these words).
 REMOVED_NAMES: tuple[str, ...] = (*REMOVED_CACHE_CLASSES, *(n for names in REMOVED_MODEL_CACHES.values() for n in names))
 
@@ -152,6 +158,8 @@ def releases_between(old: Target, new: Target) -> tuple[Target, ...]:
 
 
 def _table_answers(t: Target) -> tuple[object, ...]:
+    # Not the generation modules' names (Target.removed_generation_name): they change at most 5.x releases, which
+    # would make every release a step of `--upgrade-to`; an import's finding is named at the next step instead.
     return (t.valid_cache_implementations, t.deprecated_cache_implementations,
             t.invalid_cache_implementation_message("?"), t.tuple_cache_is_error,
             *(t.import_fails(m, n) for m in _IMPORT_MODULES for n in REMOVED_CACHE_CLASSES),
@@ -175,7 +183,24 @@ def first_removal() -> Version:
                                       *(t.removed_model_cache(m, n) for m, names in REMOVED_MODEL_CACHES.items()
                                         for n in names))):
             return release
+        if release >= _first_generation_removal():
+            return release
     return V(NEWEST)
+
+
+def _generation_facts() -> list[str]:
+    """The release table's keys of the generation names an import can lose (Target.removed_generation_name)."""
+    prefixes = tuple(f"name:{m}." for m in GENERATION_IMPORT_MODULES)
+    return [key for key in releases.table().facts if key.startswith(prefixes)]
+
+
+@lru_cache(maxsize=1)
+def _first_generation_removal() -> Version:
+    """The first release without a generation name an earlier release had."""
+    known = releases.known_releases()
+    gone = [known[known.index(run.last) + 1] for key in _generation_facts() for run in releases.table().facts[key]
+            if run.last != known[-1]]
+    return min(gone, default=V(NEWEST))
 
 
 _IMPORT_MODULES = ("transformers", "transformers.cache_utils", "transformers.models.mamba.modeling_mamba")
@@ -315,6 +340,36 @@ class Target:
         if module == "transformers":
             return self.removed_cache_class(name)
         return _str(releases.gone_since(f"name:{module}.{name}", self.version))
+
+    def removed_generation_name(self, module: str, name: str) -> str | None:
+        """The release since which `from <module> import <name>` fails, for a generation module's name, when the
+        target is at or past it; None when the target has it or no release the table read ever had it (a typo is
+        not "removed"). The top level's `generation` exports are in the table (`export:`) but not asked here: the
+        screens would have to load the table for every `from transformers import` to know their names."""
+        if module not in GENERATION_IMPORT_MODULES:
+            return None
+        return _str(releases.gone_since(f"name:{module}.{name}", self.version))
+
+    def generation_alias(self, module: str, name: str, removed: str) -> str | None:
+        """What a removed generation name was an alias of in the last release that had it, as `module.Other`
+        importable at the target (`GreedySearchDecoderOnlyOutput` -> `GenerateDecoderOnlyOutput`), else None."""
+        known = releases.known_releases()
+        i = known.index(Version.parse(removed))
+        if i == 0:
+            return None
+        before = known[i - 1]
+        defining, described = module, releases.value(f"name:{module}.{name}", before) or ""
+        if module == "transformers.generation" and described.startswith("import(."):
+            # the package served it from a submodule: that module's binding says what it was
+            defining = "transformers.generation." + described[len("import(."):-1].rpartition(".")[0]
+            described = releases.value(f"name:{defining}.{name}", before) or ""
+        if not described.startswith("alias("):
+            return None
+        other = described[len("alias("):-1]
+        for where in (module, defining):
+            if releases.value(f"name:{where}.{other}", self.version) is not None:
+                return f"{where}.{other}"
+        return None
 
     def removed_cache_method(self, name: str) -> str | None:
         """The release that removed this DynamicCache method, when the target is at or past it."""

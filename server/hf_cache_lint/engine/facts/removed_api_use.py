@@ -50,10 +50,13 @@ class RemovedApiUse:
     keyword: str | None = None
     error: str | None = None
     parameters: tuple[str, ...] = ()
+    # "constructor" with positional arguments the target's `__init__` cannot bind: how many the call passes.
+    positional: int | None = None
 
 
+# "generation": an import from a generation module (versions.GENERATION_IMPORT_MODULES) of a name it lost.
 # The gate decides it on the compiled names (engine/screen/gate.py `_no_removed_api`).
 KIND: FactKind[RemovedApiUse] = FactKind(
     "removed_api_use", RemovedApiUse,
-    ("_legacy_cache(", "Cache(", "past_key_values", ".cache", *REMOVED_NAMES, *CACHE_USE.triggers),
+    ("_legacy_cache(", "Cache(", "past_key_values", ".cache", "generation", *REMOVED_NAMES, *CACHE_USE.triggers),
     parse_names=None, might_occur=lambda text: might_use_removed_api(text) or CACHE_USE.said(text))

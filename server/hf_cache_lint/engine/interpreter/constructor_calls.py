@@ -36,6 +36,7 @@ class Rejected:
     since: str | None
     span: Span
     parameters: tuple[str, ...] = ()
+    positional: int | None = None  # a call whose positional arguments the target's signature rejects: their count
 
 
 def imported_classes(module: Node) -> dict[str, tuple[str, str]]:
@@ -92,15 +93,46 @@ def _judge(callee: Node, trailer: Node, source: str, name: str, target: Target) 
         yield Rejected(name, source, None, b.effect, str(b.first), Span(span(callee).start, span(trailer).end))
         return
     signature = releases.value(f"init:{where}.{name}", target.version)
-    if signature is None or "**" in signature:
+    if signature is None:
         return
     params = releases.parameters(signature)
-    for keyword in _keywords(trailer):
+    for keyword in _keywords(trailer) if "**" not in signature else ():  # `**kwargs` takes any keyword
         if keyword.value in params:
             continue
         error = f"TypeError: {name}.__init__() got an unexpected keyword argument '{keyword.value}'"
         yield Rejected(name, source, keyword.value, error, None, span(keyword), params)
         return  # the first one raises
+    yield from _positional(callee, trailer, source, name, where, signature, target)
+
+
+def _positional(callee: Node, trailer: Node, source: str, name: str, where: str, signature: str,
+                target: Target) -> Iterator[Rejected]:
+    """Positional arguments the target's constructor cannot bind (`StaticCache(config, 1, 256, "cpu",
+    torch.float16)`, 4.4x's order, on 4.56+: too many), where an earlier release's constructor took the call: the
+    TypeError as Python words it, and the first release of the run of signatures up to the target that reject it. A call with `*args` or
+    `**kwargs` is not judged."""
+    args = _arguments(trailer)
+    if any((a.type == "argument" and a.children[0].type == "operator") or a.type == "star_expr" for a in args):
+        return  # `*args` / `**kwargs`: what they hold is not known
+    positional = sum(1 for a in args if a.type != "argument")
+    keywords = tuple(a.children[0].value for a in args if a.type == "argument" and a.children[0].type == "name")
+    error = releases.misfit(signature, f"{name}.__init__", positional, keywords)
+    if error is None:
+        return
+    since = releases.rejected_since(f"init:{where}.{name}", target.version, positional, keywords)
+    if since is None:
+        return  # no release took this call: not a change of transformers'
+    yield Rejected(name, source, None, error, str(since), Span(span(callee).start, span(trailer).end),
+                   (releases.parameter_text(signature),), positional)
+
+
+def _arguments(trailer: Node) -> list[Node]:
+    """The argument nodes of a call's trailer (without the commas)."""
+    inside = trailer.children[1] if len(trailer.children) == 3 else None
+    if inside is None:
+        return []
+    args = inside.children if inside.type == "arglist" else [inside]
+    return [a for a in args if not (a.type == "operator" and a.value == ",")]
 
 
 def _keywords(trailer: Node) -> Iterator[Node]:

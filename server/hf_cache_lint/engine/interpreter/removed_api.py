@@ -28,6 +28,7 @@ from parso.utils import split_lines
 from hf_cache_lint.engine.base.findings import Position, Span
 from hf_cache_lint.engine.environment import releases
 from hf_cache_lint.engine.environment.versions import (
+    GENERATION_IMPORT_MODULES,
     REMOVED_CACHE_CLASSES,
     REMOVED_CACHE_METHODS,
     REMOVED_MODEL_CACHES,
@@ -112,6 +113,7 @@ def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGua
             continue
         if t == "import_from":
             found.extend(_imports(node, target, scope))
+            found.extend(_generation_imports(node, target, scope))
             continue
         if t in ("funcdef", "lambdef"):
             scope = replace(scope, deferred=True, function=id(node))
@@ -183,7 +185,8 @@ def _constructor_uses(node: Node, classes: dict[str, tuple[str, str]], target: T
     for r in rejected(node, classes, target):
         if not _handled("constructor", r.cls, scope):
             yield RemovedApiUse("constructor", r.cls, r.module, r.since or "", r.span, condition=scope.condition,
-                                deferred=scope.deferred, keyword=r.keyword, error=r.error, parameters=r.parameters)
+                                deferred=scope.deferred, keyword=r.keyword, error=r.error, parameters=r.parameters,
+                                positional=r.positional)
 
 
 def _handled(kind: UseKind, name: str, scope: _Scope) -> bool:
@@ -198,6 +201,23 @@ def _imports(node: Node, target: Target, scope: _Scope) -> Iterator[RemovedApiUs
         name_node = node.get_path_for_name(bound)[-1]  # the original name, not its alias
         name = name_node.value
         removed = import_fails(source, name, target)
+        if removed is None or _handled("import", name, scope):
+            continue
+        yield RemovedApiUse("import", name, source, removed, span(name_node), condition=scope.condition,
+                            deferred=scope.deferred)
+
+
+def _generation_imports(node: Node, target: Target, scope: _Scope) -> Iterator[RemovedApiUse]:
+    """`from transformers.generation.utils import _crop_past_key_values`, `from transformers.generation import
+    GreedySearchDecoderOnlyOutput`: any name a generation module (or the top level, from `generation`) lost by the
+    target, as the release table says (versions.GENERATION_IMPORT_MODULES)."""
+    source = imported_from(node)
+    if node.level != 0 or (source != "transformers" and source not in GENERATION_IMPORT_MODULES):
+        return
+    for bound in node.get_defined_names():
+        name_node = node.get_path_for_name(bound)[-1]  # the original name, not its alias
+        name = name_node.value
+        removed = target.removed_generation_name(source, name)
         if removed is None or _handled("import", name, scope):
             continue
         yield RemovedApiUse("import", name, source, removed, span(name_node), condition=scope.condition,
@@ -279,6 +299,7 @@ class _Removed:
     use: CacheUse
     removed: str
     shown: str
+    error: str | None = None  # a call the target's signature rejects (`_misfit`): the TypeError
 
 
 class _Reads:
@@ -295,7 +316,7 @@ class _Reads:
             if u.op == "call" and u.what == "cache" and u.name in REMOVED_CACHE_METHODS:
                 self.calls.add(u.span.start)
                 continue  # reported by `_chain_uses`, as a removed method
-            found = _removal(u, target)
+            found = _removal(u, target) or _misfit(u, target)
             if found is None:
                 continue
             where = "subscript" if u.op == "subscript" else "loop" if u.op == "iterate" else "name"
@@ -339,6 +360,35 @@ def _removal(u: CacheUse, target: Target) -> _Removed | None:
     if removed is None or (u.op == "read" and _was_method(module, cls, u.name, removed)):
         return None
     return _Removed(u, removed, _shown(u, target))
+
+
+# The GenerationMixin methods models override with their own parameters (the release table's reference-model hooks):
+# a call of one on a model is judged by that model's signature, which the table does not have for every model.
+_OVERRIDDEN = frozenset({"forward", "prepare_inputs_for_generation", "_update_model_kwargs_for_generation",
+                         "_reorder_cache"})
+
+
+def _misfit(u: CacheUse, target: Target) -> _Removed | None:
+    """A model's call of a private GenerationMixin helper the target has, with arguments its signature there
+    rejects (`model._get_initial_cache_position(input_ids, model_kwargs)` on 4.52+, which takes `(seq_length,
+    device, model_kwargs)`): reported only when an earlier release's signature took the same call (the code was
+    written for it), with the first release of the run of signatures up to the target that reject it. Spread arguments are not judged."""
+    if u.what != "model" or u.op != "call" or not u.name.startswith("_") or u.name in _OVERRIDDEN or \
+            any(a.text.startswith("*") for a in u.arguments):
+        return None
+    signature = releases.member(_GENERATION, "GenerationMixin", u.name, target.version)
+    if signature is None or not signature.startswith("def"):
+        return None
+    positional = sum(1 for a in u.arguments if a.name is None)
+    keywords = tuple(a.name for a in u.arguments if a.name is not None)
+    error = releases.misfit(signature, f"GenerationMixin.{u.name}", positional, keywords)
+    if error is None:
+        return None
+    since = releases.rejected_since(f"member:{_GENERATION}.GenerationMixin.{u.name}", target.version, positional,
+                                    keywords)
+    if since is None:
+        return None  # no release took this call: not a change of transformers'
+    return _Removed(u, str(since), u.cls or "", error)
 
 
 def _defining(u: CacheUse, target: Target) -> tuple[str, str]:
@@ -427,6 +477,10 @@ def _cache_reads(node: Node, target: Target, scope: _Scope, reads: _Reads) -> It
                                 Span(span(kids[0]).start, span(nxt).end) if plain and nxt is not None else None,
                                 condition=scope.condition, deferred=scope.deferred, cache=cache, shown_class=shown,
                                 index=code(index) if plain and index is not None else None)
+        elif found.error is not None:  # a call whose arguments the target's signature rejects (`_misfit`)
+            yield RemovedApiUse("read", read, receiver, removed, span(trailer.children[1]), cache.whole,
+                                condition=scope.condition, deferred=scope.deferred, cache=cache, shown_class=shown,
+                                error=found.error)
         else:
             name = trailer.children[1]
             yield RemovedApiUse("read", read, receiver, removed, span(name), span(name),

@@ -46,7 +46,11 @@ from hf_cache_lint.engine.base.collector import gc_paused
 from hf_cache_lint.engine.environment import workspace
 from hf_cache_lint.engine.environment.context import Context
 from hf_cache_lint.engine.environment.families import PIPELINE_CLASSES
-from hf_cache_lint.engine.environment.versions import REMOVED_CACHE_METHODS, REMOVED_NAMES
+from hf_cache_lint.engine.environment.versions import (
+    GENERATION_IMPORT_MODULES,
+    REMOVED_CACHE_METHODS,
+    REMOVED_NAMES,
+)
 from hf_cache_lint.engine.facts import Source
 from hf_cache_lint.engine.facts.cache_use import PARSE_NAMES as CACHE_USE_NAMES
 from hf_cache_lint.engine.output.keywords import CACHE_KEYWORDS
@@ -285,7 +289,7 @@ def cannot_hold_finding(text: str, path: str, context: Context,
     if removed_api and not _no_removed_api(names, strings, tree):
         # An import or attribute of a removed class is itself the finding; a removed method or a cache use
         # needs a cache or model the interpreter knows.
-        if imports_transformers and not names.isdisjoint(REMOVED_NAMES):
+        if imports_transformers and not (names.isdisjoint(REMOVED_NAMES) and names.isdisjoint(GENERATION_IMPORT_MODULES)):
             return False
         wanted.add("object")
     if wanted and ((calls and ("cache" in wanted or ("object" in wanted and _said(_SAID_OUTPUT, names, strings))))
@@ -331,11 +335,11 @@ def _hooks_an_attention(names: set[str]) -> bool:
 
 def _no_removed_api(names: set[str], strings: set[str], tree: _Tree) -> bool:
     """HFC007 (engine/interpreter/removed_api.py) reports an import of a removed class (`from transformers import
-    HybridCache`: the name is in the compiled names), an attribute (`transformers.HybridCache`), a call of a
+    HybridCache`: the name is in the compiled names) or of a generation module's name (the module's dotted name is), an attribute (`transformers.HybridCache`), a call of a
     removed method (`.to_legacy_cache()`: likewise), or a removed use of a cache or model the interpreter says the
     code has (a `cache_use` fact: one of that kind's parse names is among the compiled names)."""
     return names.isdisjoint(REMOVED_NAMES) and names.isdisjoint(REMOVED_CACHE_METHODS) and \
-        names.isdisjoint(CACHE_USE_NAMES)
+        names.isdisjoint(CACHE_USE_NAMES) and names.isdisjoint(GENERATION_IMPORT_MODULES)
 
 
 def _no_keyword_reaches(names: set[str], strings: set[str], tree: _Tree,

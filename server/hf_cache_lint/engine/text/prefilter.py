@@ -16,7 +16,11 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 
-from hf_cache_lint.engine.environment.versions import REMOVED_CACHE_CLASSES, REMOVED_NAMES
+from hf_cache_lint.engine.environment.versions import (
+    GENERATION_IMPORT_MODULES,
+    REMOVED_CACHE_CLASSES,
+    REMOVED_NAMES,
+)
 from hf_cache_lint.engine.text.text import GAP, find_all, find_spaced
 
 # The words of docs/architecture.md's contracts; a file with none of them is never parsed.
@@ -111,6 +115,12 @@ _IMPORT_FROM = re.compile(
 _ATTRIBUTE = re.compile(r"\." + GAP + "(?:" + "|".join(REMOVED_CACHE_CLASSES) + r")\b")
 
 
+# `from transformers.generation[.utils|.candidate_generator] import ...`: any name there may be one the target lost
+# (the release table holds them all: Target.removed_generation_name).
+_GENERATION_IMPORT = re.compile(
+    r"(?:^|(?<=\r))[ \t\f]*from[ \t\f]+(?:{})[ \t\f]+import\b".format(
+        "|".join(GAP.join(re.escape(part) for part in re.split(r"(\.)", m)) for m in GENERATION_IMPORT_MODULES)),
+    re.MULTILINE)
 _REMOVED_CLASS_NAMES = tuple(n for n in REMOVED_NAMES if n.endswith("Cache"))
 _OTHER_REMOVED_NAMES = tuple(n for n in REMOVED_NAMES if not n.endswith("Cache"))  # `QuantizedCacheConfig`
 
@@ -136,6 +146,8 @@ def might_construct(text: str) -> bool:
 def might_use_removed_api(text: str) -> bool:
     """Can the text hold a use of a removed cache API (HFC007, which needs no generate call)?"""
     if "_legacy_cache(" in text or find_spaced(text, "_legacy_cache", after="(") or might_construct(text):
+        return True
+    if "generation" in text and _GENERATION_IMPORT.search(text) is not None:
         return True
     if not _names_a_removed_class(text):
         return False

@@ -6,7 +6,13 @@ from collections.abc import Iterable, Iterator
 from functools import partial
 
 from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Severity, Span
-from hf_cache_lint.engine.environment.versions import REMOVED_CACHE_METHODS, Version
+from hf_cache_lint.engine.environment import releases
+from hf_cache_lint.engine.environment.versions import (
+    GENERATION_IMPORT_MODULES,
+    REMOVED_CACHE_METHODS,
+    Target,
+    Version,
+)
 from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
 from hf_cache_lint.engine.facts.cache_use import SUB_CACHE
 from hf_cache_lint.engine.facts.removed_api_use import KIND as REMOVED_API_USE
@@ -126,12 +132,16 @@ class RemovedCacheApi(Rule):
         elif use.silent:
             message = (f"`{use.module}.{use.name} = ...`: transformers {target} caches have no `{use.name}` (removed in "
                        f"{use.removed}); {error}. Instead, {SILENT_INSTEAD}")
+        elif use.kind == "read" and use.error is not None:
+            message = (f"`{use.module}.{use.name}(...)`: transformers {target}'s `GenerationMixin.{use.name}` takes "
+                       f"`({_signature(use, target)})` (since {use.removed}), not these arguments; this call raises "
+                       f"{error}. Instead, {_CALL_INSTEAD}")
         elif use.kind == "read":
             message = f"{_read_what(use, target)}; this raises {error}. 5.x replacement: {_read_instead(use)}"
         else:
             where = "importing" if use.kind == "import" else "reading"
             message = (f"transformers {target} no longer has `{use.name}` (gone since {use.removed}); {where} it "
-                       f"raises {error}. 5.x replacement: {REPLACEMENTS[use.name]}")
+                       f"raises {error}. {_replacement(use, target)}")
         severity = Severity.WARNING if use.silent or use.default is not None else Severity.ERROR  # it raises nothing
         if use.condition:
             severity = Severity.WARNING
@@ -185,12 +195,15 @@ class RemovedCacheApi(Rule):
         elif use.kind == "method":
             what = f"`{use.module}.{use.name}(...)`"
             instead = _method_instead(use)
+        elif use.kind == "read" and use.error is not None:
+            what = f"`{use.module}.{use.name}(...)` with these arguments"
+            instead = _CALL_INSTEAD
         elif use.kind == "read":
             what = f"{_read_shape(use)} on {_holder(use)}"
             instead = _read_instead(use)
         else:
             what = f"`{use.name}` ({'imported from' if use.kind == 'import' else 'read from'} `{use.module}`)"
-            instead = REPLACEMENTS[use.name]
+            instead = _replacement(use, target).removeprefix("5.x replacement: ").removeprefix("Instead, ")
         lines = [
             f"**{self.code} {self.name}**: {what} does not work in transformers {target}." if use.kind == "read" else
             f"**{self.code} {self.name}**: {what} does not exist in transformers {target}.",
@@ -206,6 +219,8 @@ class RemovedCacheApi(Rule):
 
 def _error(use: RemovedApiUse) -> str:
     """The exception the use raises, as transformers and Python word it."""
+    if use.kind == "read" and use.error is not None:
+        return use.error
     if use.default is not None:
         return (f"`getattr` raises nothing: it returns the default `{use.default}` every time, so the code sees an "
                 "empty cache whatever it holds (silent)")
@@ -227,6 +242,11 @@ def _error(use: RemovedApiUse) -> str:
         elif use.cache is not None and use.cache.cls == "Cache" and use.cache.subclass is None:
             error += " (with the class of the cache it is given, a `Cache` subclass)"
         return error
+    if use.kind == "import" and use.module in GENERATION_IMPORT_MODULES:
+        # Python names the module's file after the module (checked on the oracle's 4.57.6 and 5.0.0)
+        file = "__init__" if use.module == "transformers.generation" else use.module.rpartition(".")[2]
+        return (f"ImportError: cannot import name '{use.name}' from '{use.module}' "
+                f"(.../transformers/generation/{file}.py)")
     if use.kind == "import":
         return f"ImportError: cannot import name '{use.name}' from '{use.module}'"
     if use.kind == "attribute":
@@ -235,6 +255,30 @@ def _error(use: RemovedApiUse) -> str:
         return f"AttributeError: type object '{use.module}' has no attribute '{use.name}'"
     return f"AttributeError: 'DynamicCache' object has no attribute '{use.name}'" \
         " (with the class of whichever cache it is)"
+
+
+def _replacement(use: RemovedApiUse, target: Target) -> str:
+    """What to use instead of a removed class (REPLACEMENTS), or of a generation module's name: what it aliased,
+    when the target has that (the release table), else nothing to import."""
+    if use.name in REPLACEMENTS:
+        return f"5.x replacement: {REPLACEMENTS[use.name]}"
+    alias = target.generation_alias(use.module, use.name, use.removed)
+    if alias is not None:
+        module, _, name = alias.rpartition(".")
+        return f"Instead, `from {module} import {name}` (what `{use.name}` was an alias of; transformers {target} has it)"
+    return (f"Instead, nothing to import: transformers {target} has no `{use.name}` in `{use.module}` (the release "
+            "table shows it gone from that release on); the code needs its own copy of what it did")
+
+
+# A private generate helper whose parameters changed (the release table's `member:` signatures).
+_CALL_INSTEAD = ("call it as the target's signature says, or do not call generate's private helpers (their "
+                 "parameters change between releases without notice)")
+
+
+def _signature(use: RemovedApiUse, target: Target) -> str:
+    """The target's parameters of the GenerationMixin method the use calls (the release table)."""
+    found = releases.member("transformers.generation.utils", "GenerationMixin", use.name, target.version) or ""
+    return ", ".join(releases.parameters(found))
 
 
 def _still_in(removed: str) -> str:

@@ -13,6 +13,11 @@ _RAISING_INSTEAD = {"SinkCache": "the `custom_generate` repository `transformers
 
 def message(use: RemovedApiUse, target: Target) -> str:
     error = use.error or ""
+    if use.positional is not None:
+        takes = use.parameters[0] if use.parameters else ""
+        return (f"`{use.name}(...)` with {use.positional} positional argument{'s' if use.positional != 1 else ''}: "
+                f"transformers {target}'s `{use.name}` takes `({takes})` (since {use.removed}), so this call raises "
+                f"{error}. Pass the arguments by keyword, as the target's constructor names them")
     if use.keyword is None:
         return (f"`{use.name}(...)` raises in transformers {target} (from {use.removed}): the class is still "
                 f"exported but its constructor only raises {error.rstrip('.')}. Instead, use "
@@ -24,6 +29,8 @@ def message(use: RemovedApiUse, target: Target) -> str:
 
 def story(use: RemovedApiUse, target: Target) -> str:
     what = f"`{use.name}(...)`" if use.keyword is None else f"`{use.name}(..., {use.keyword}=...)`"
+    if use.positional is not None:
+        what = f"`{use.name}(...)` with these positional arguments"
     return "\n".join([f"**HFC007 removed-cache-api**: {what} does not work in transformers {target}.", "",
                       message(use, target), "", f"It raises when this line runs (transformers {target}):", "",
                       f"```\n{use.error}\n```"])

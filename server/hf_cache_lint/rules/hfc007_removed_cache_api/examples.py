@@ -224,4 +224,42 @@ INVALID: tuple[Invalid, ...] = (
         note="a `DynamicCache` subclass reading the per-layer lists it inherits (speculative decoding's tree cache): "
              "gone from 4.56",
     ),
+    # Any name a generation module lost (the release table holds every name they bind, private ones too).
+    Invalid(
+        "from transformers.generation.candidate_generator import _crop_past_key_values\n\n" + _LOAD,
+        flagged="_crop_past_key_values",
+        message_contains="ImportError: cannot import name '_crop_past_key_values' from "
+                         "'transformers.generation.candidate_generator'",
+        note="a private helper of a generation module, gone from 4.54 (speculative-decoding code imports it)",
+    ),
+    Invalid(
+        "from transformers.generation.utils import GreedySearchOutput\n\n" + _LOAD,
+        flagged="GreedySearchOutput",
+        versions=_5X,
+        message_contains="ImportError: cannot import name 'GreedySearchOutput' from 'transformers.generation.utils'",
+        note="a 4.x generate output type, gone from 5.0",
+    ),
+    Invalid(
+        "from transformers.generation import GreedySearchDecoderOnlyOutput\n\n" + _LOAD,
+        flagged="GreedySearchDecoderOnlyOutput",
+        versions=_5X,
+        message_contains="`from transformers.generation import GenerateDecoderOnlyOutput`",
+        note="a name the `transformers.generation` package served, gone from 5.0: the message names what it aliased",
+    ),
+    invalid(
+        _LOAD + 'kwargs = model._get_initial_cache_position(inputs["input_ids"], {"use_cache": True})\n',
+        flagged="_get_initial_cache_position",
+        fixes={},
+        message_contains="_get_initial_cache_position",  # the TypeError at 4.57.6: tests/rules/test_helper_calls.py
+        note="a private generate helper called as 4.41-4.51 took it: 4.52-5.3 take `(seq_length, device, "
+             "model_kwargs)` (TypeError), 5.4 removed it (AttributeError)",
+    ),
+    Invalid(
+        prelude("StaticCache") + "import torch\n\n"
+        "cache = StaticCache(model.config, 1, 32, model.device, torch.float32)\n",
+        flagged="StaticCache(model.config, 1, 32, model.device, torch.float32)",
+        message_contains="TypeError: StaticCache.__init__() takes from 3 to 5 positional arguments but 6 were given",
+        note="a cache built with 4.4x's positional order `(config, max_batch_size, max_cache_len, device, dtype)`: "
+             "4.56+ take `(config, max_cache_len, offloading=False, ...)`",
+    ),
 )

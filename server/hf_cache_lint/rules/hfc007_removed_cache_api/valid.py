@@ -167,4 +167,22 @@ VALID: tuple[Valid, ...] = (
         note="a `DynamicCache` subclass's own members (a class attribute, `self.key_cache = ...`, a method): the "
              "project's, whatever their names",
     ),
+    Valid(
+        "try:\n    from transformers.generation.utils import _crop_past_key_values\nexcept ImportError:  # 4.54+\n"
+        "    _crop_past_key_values = None\n\n" + _LOAD,
+        note="a generation module's removed helper imported under `except ImportError`",
+    ),
+    Valid(
+        "from transformers.generation.utils import GenerateDecoderOnlyOutput\n\n" + _LOAD,
+        note="a generation module's name every release has",
+    ),
+    Valid(
+        _LOAD + 'kwargs = model._get_initial_cache_position(inputs["input_ids"].shape[1], "cpu", {"use_cache": True})\n',
+        versions=("4.57.6",),
+        note="a private generate helper called as the target's signature says (4.52-5.3)",
+    ),
+    Valid(
+        prelude("StaticCache") + "cache = StaticCache(model.config, 32)\n",
+        note="a cache built with the positional arguments the target's constructor takes",
+    ),
 )
