@@ -38,7 +38,9 @@ The stage's other modules (stage interpreter: imports base/, environment/, text/
 - removed_api.py: uses of cache APIs the target no longer has, read from the tree (no generate call needed);
 - constructor_calls.py: constructor calls of imported transformers cache classes the target rejects (for removed_api);
 - hooks.py: generation hooks the code hands transformers (overrides, patched forwards, `Cache.update`), and the
-  positions it sends, read from the tree.
+  positions it sends, read from the tree;
+- hook_names.py: the names the hook reader knows a module by (transformers classes by role, loaded models, caches);
+- hook_signatures.py: what a found hook takes and reads (parameters, keys read, positions), as its fact.
 """
 
 from __future__ import annotations
