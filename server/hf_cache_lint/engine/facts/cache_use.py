@@ -77,6 +77,9 @@ class CacheUse:
     # `call` of `get_max_length`: the source text of the None test the code applies to its result (`n is None`,
     # `not n`, through a local name or a helper's return: engine/interpreter/none_tests.py), None without one.
     none_test: str | None = None
+    # The `isinstance(x, Cache)` test, as written, that alone says the receiver is a transformers cache (on its
+    # branch: engine/interpreter/narrowing.py); None where anything else says so.
+    guard: str | None = None
 
     @property
     def cls(self) -> str | None:

@@ -28,6 +28,7 @@ The stage's other modules (stage interpreter: imports base/, environment/, text/
 - arguments.py: reading a call's evaluated arguments (by keyword, by position, as a constant, a Setting);
 - control_flow.py: `if`/`elif`, loops and `try`, the path forked and joined under each condition;
 - function_keys.py: a function's identity across checks of an editor buffer (for the replay);
+- narrowing.py: `isinstance(x, Cache)` guards (a transformers class): x holds that cache where the test holds;
 - none_tests.py: where the code tests a call's result against None (`get_max_length()`'s, for `CacheUse`);
 - replay.py: the recorded runs of uncalled functions, replayed at the next keystroke instead of run again;
 - interp.py: the entry points: parse a text and analyse it into an `Analysis` (the facts the rules read);

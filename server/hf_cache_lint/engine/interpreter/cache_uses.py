@@ -45,6 +45,7 @@ class Subject:
     module: str
     description: str
     layered: bool
+    guard: str | None = None
 
 
 class CacheUses:
@@ -78,7 +79,7 @@ class CacheUses:
                arguments: tuple[UseArgument, ...] = (), index: str | None = None, targets: int | None = None,
                window: str | None = None, none_test: str | None = None) -> None:
         self.s.record(CacheUse(op, name, who.what, who.cls, who.module, who.description, receiver, at, whole,
-                               arguments, index, targets, who.layered, window, none_test))
+                               arguments, index, targets, who.layered, window, none_test, who.guard))
 
     def constructed(self, cache: CacheVal, at: Span) -> None:
         """A quantized cache class built with a sliding-window model's config (`construct`)."""
@@ -204,7 +205,7 @@ def output(kind: str, model: ModelState | None, args: list[EvArg], site: Site | 
 
 
 def _cache_subject(value: CacheVal) -> Subject:
-    return Subject("cache", value.cls, value.module, value.class_name, value.layered)
+    return Subject("cache", value.cls, value.module, value.class_name, value.layered, value.guard)
 
 
 def _model_subject(obj: ModelState) -> Subject | None:
