@@ -85,6 +85,8 @@ def hook_fact(fn: Node, kind: HookKind, target: str, reference: str, container: 
             guarded = True  # `if cache_kwargs is not None:` guards the read
         elif node.type == "string" and string_value(node) == "cache":
             compat = True  # `"cache" in kwargs`, a dict built with the new name
+    if kind == "prepare_inputs":
+        reads.extend(_returned_reads(body))
     if any(r.key == "past_key_values" for r in reads):
         # `kwargs.get("past_key_values") or kwargs.get("past_key_value")`: the singular is an older release's
         # fallback, the plural the read that counts.
@@ -194,3 +196,68 @@ def _first_line(body: Node) -> tuple[Span | None, str]:
         first = statements[1]
     start = span(first).start
     return Span(start, start), " " * start.column
+
+
+def _returned_reads(body: Node) -> Iterator[HookRead]:
+    """The cache read by key (`"past_key_values"`) from the model inputs transformers' own
+    `prepare_inputs_for_generation` returns, called in the hook `fn` as `super().prepare_inputs_for_generation(...)`
+    or through a name bound to `<model>.prepare_inputs_for_generation` (a wrapper's `original`): `inputs[key]`
+    (`how` "subscript", or "write" as a store's target), `inputs.get(key)` / `.pop(key)` ("get"), `key in inputs`
+    ("in")."""
+    originals = _originals(body)
+    results: set[str] = set()
+    for node in walk(body):
+        if node.type == "expr_stmt" and len(node.children) == 3 and node.children[0].type == "name" and \
+                node.children[1].type == "operator" and node.children[1].value == "=" and \
+                _calls_original(node.children[2], originals):
+            results.add(node.children[0].value)
+    if not results:
+        return
+    for node in walk(body):
+        if node.type in ("power", "atom_expr") and node.children[0].type == "name" and \
+                node.children[0].value in results:
+            got = _key_read(node)
+            if got is None or got[0] != "past_key_values":
+                continue
+            key, how, end = got
+            if how == "subscript" and _stored(node):
+                how = "write"
+            yield HookRead(key, how, span_between(node.children[0], end),
+                           "".join(code(k) for k in node.children[:node.children.index(end) + 1]),
+                           node.children[0].value, returned=True)
+        elif node.type == "comparison" and len(node.children) == 3 and string_value(node.children[0]) == \
+                "past_key_values" and code(node.children[1]).strip() in ("in", "not in") and \
+                node.children[2].type == "name" and node.children[2].value in results:
+            yield HookRead("past_key_values", "in", span(node), code(node), node.children[2].value, returned=True)
+
+
+def _originals(body: Node) -> set[str]:
+    """The names the module binds to `<x>.prepare_inputs_for_generation` (the hook transformers had before the code
+    replaced it: `original = model.prepare_inputs_for_generation`)."""
+    module = body
+    while module.parent is not None:
+        module = module.parent
+    out: set[str] = set()
+    for node in walk(module):
+        if node.type == "expr_stmt" and len(node.children) == 3 and node.children[0].type == "name":
+            value = node.children[2]
+            if value.type in ("power", "atom_expr") and \
+                    is_trailer(value.children[-1], ".", "prepare_inputs_for_generation"):
+                out.add(node.children[0].value)
+    return out
+
+
+def _calls_original(value: Node, originals: set[str]) -> bool:
+    """`original(...)` (a name of `originals`) or `super().prepare_inputs_for_generation(...)`."""
+    kids = value.children if value.type in ("power", "atom_expr") else []
+    if len(kids) == 2 and kids[0].type == "name" and kids[0].value in originals and is_trailer(kids[1], "("):
+        return True
+    return len(kids) == 4 and code(kids[0]) == "super" and is_trailer(kids[2], ".", "prepare_inputs_for_generation") \
+        and is_trailer(kids[3], "(")
+
+
+def _stored(node: Node) -> bool:
+    """`node` is the target of an assignment (`inputs["past_key_values"] = cache`)."""
+    parent = node.parent
+    return parent is not None and parent.type == "expr_stmt" and parent.children[0] is node and \
+        len(parent.children) >= 3 and parent.children[1].type == "operator" and parent.children[1].value == "="
