@@ -108,3 +108,14 @@ def test_a_hook_parameter_the_target_no_longer_fills_is_never_a_cache_there(vers
 def test_a_hook_that_also_takes_the_new_name_keeps_its_guarded_reads() -> None:
     text = HOOK.replace("**kwargs):\n", "**kwargs):\n        past_key_values = kwargs.pop('cache', past_key_values)\n")
     assert lines(text, "5.24.0") == [5]
+
+
+def test_a_removed_method_on_a_fallback_branch_inside_the_guard_stays_quiet() -> None:
+    # unsloth's `_cache_as_legacy_tuple`: after the guard, a `getattr` probe picks the branch (compat code)
+    text = ("def legacy(c):\n    if not isinstance(c, Cache):\n        return c\n"
+            "    layers = getattr(c, 'layers', None)\n    if layers is None:\n        return c.to_legacy_cache()\n"
+            "    return layers\n")
+    assert lines(text, "5.24.0") == []
+    # the guard's own branch is the cache's: the removed method is reported there
+    assert lines("def legacy(c):\n    if isinstance(c, DynamicCache):\n        return c.to_legacy_cache()\n",
+                 "5.24.0") == [3]

@@ -243,7 +243,7 @@ def _patch(stmt: Node, names: Names) -> Iterator[HookOverride]:
     fn = names.functions.get(fn_name or "")
     if fn is None:
         return
-    if role is None and kind == "prepare_inputs" and owner_text in names.models:
+    if role is None and kind == "prepare_inputs" and owner_text in names.models and names.model_at(owner_text, stmt):
         role = "model"  # `model.prepare_inputs_for_generation = wrapped` on a loaded model: generate calls it
     elif role is None and owner_text.split(".")[0] in names.models:
         role = "attention" if "attn" in owner_text.lower() or "attention" in owner_text.lower() else "decoder_layer"

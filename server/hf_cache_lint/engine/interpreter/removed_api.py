@@ -258,11 +258,11 @@ def _chain_uses(node: Node, target: Target, scope: _Scope, guards: VersionGuards
         if at not in reads.calls:
             continue  # a receiver the interpreter does not know as a transformers cache (or class): no evidence
         guard = reads.calls[at]
-        if scope.condition is not None and (guard is None or _duck_typed(scope.condition, guard)):
+        if scope.condition is not None and (guard is None or scope.condition.replace(guard, "True") != "True"):
             # Compat code calls the removed method on a fallback branch that tests the object first
             # (`if getattr(cache, "layers", None) is None:`, after an `isinstance(..., DynamicCache)` branch):
-            # whether 5.x ever takes it, the code does not say (real cases: unsloth, optimum-intel). The branch of
-            # the `isinstance(cache, Cache)` test that alone says the receiver is a cache is the cache's own.
+            # whether 5.x ever takes it, the code does not say (real cases: unsloth, optimum-intel). Only the branch
+            # of the one `isinstance(cache, Cache)` test that says the receiver is a cache is the cache's own.
             continue
         call = kids[i + 1] if i + 1 < len(kids) else None
         if call is None or call.type != "trailer" or call.children[0].value != "(":
