@@ -126,6 +126,20 @@ BEHAVIOURS: list[dict[str, Any]] = [
         "oracle": "cache_reaches_hooks_as_cache",
     },
     {
+        "id": "model_inputs_hold_cache",
+        "what": "the model inputs transformers' own `prepare_inputs_for_generation` returns (to a wrapper of it, "
+                "or to an override through `super()`), read or swapped by their `\"past_key_values\"` key",
+        "before": "hold the cache under `\"past_key_values\"`",
+        "effect": "silent: the cache is under `\"cache\"`; `inputs.get(\"past_key_values\")` is None, "
+                  "`inputs[\"past_key_values\"]` raises KeyError: 'past_key_values', and a cache stored under "
+                  "`\"past_key_values\"` is ignored by the forward (FutureWarning: Both `past_key_values` and "
+                  "`cache` are set ... ignoring deprecated `past_key_values=...`)",
+        "match": "BEHAVIOUR model_inputs_hold_cache",
+        "first": "5.24.0",
+        "evidence": {"file": "transformers/generation/utils.py", "contains": 'model_inputs["cache"] = cache'},
+        "oracle": "model_inputs_hold_cache",
+    },
+    {
         "id": "encoder_decoder_cache_iterates_six",
         "what": "`for sk, sv, ck, cv in cache:` over an EncoderDecoderCache (self- and cross-attention per layer)",
         "before": "yields each layer's `(self_keys, self_values, cross_keys, cross_values)`",

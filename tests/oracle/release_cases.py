@@ -112,6 +112,28 @@ if seen[1:] == [6, 7]:
     raise RuntimeError("BEHAVIOUR cache_reaches_hooks_as_cache")
 assert seen == [5, 1, 1], seen
 """,
+    # A wrapper of the model's own hook that reads the cache from the inputs it returns, then swaps in its own: the
+    # key it finds the cache under, and whether the forward then uses the swapped cache (its `update` counts).
+    "model_inputs_hold_cache": LLAMA + """
+class Counting(DynamicCache):
+    updates = 0
+    def update(self, *args, **kwargs):
+        Counting.updates += 1
+        return super().update(*args, **kwargs)
+original = model.prepare_inputs_for_generation
+found = []
+def wrapped(*args, **kwargs):
+    inputs = original(*args, **kwargs)
+    found.append(type(inputs.get("past_key_values")).__name__)
+    if not isinstance(inputs.get("past_key_values"), Counting):
+        inputs["past_key_values"] = Counting()
+    return inputs
+model.prepare_inputs_for_generation = wrapped
+model.generate(ids, max_new_tokens=2, min_new_tokens=2, do_sample=False)
+if found[0] == "NoneType" and Counting.updates == 0:
+    raise RuntimeError("BEHAVIOUR model_inputs_hold_cache")
+assert found[0] == "DynamicCache" and Counting.updates > 0, (found, Counting.updates)
+""",
     "encoder_decoder_cache_iterates_six": T5 + """
 cache = model(input_ids=source, decoder_input_ids=torch.tensor([[0]]), use_cache=True).past_key_values
 for self_keys, self_values, cross_keys, cross_values in cache:

@@ -233,7 +233,7 @@ HOOK_SIGNATURES = {
 # The parameters of those signatures HFC010/HFC011 read (a change of another one is no step for `--upgrade-to`).
 _HOOK_NAMES = frozenset({"past_key_value", "past_key_values", "cache", "cache_position", "next_sequence_length"})
 HOOK_BEHAVIOURS = ("cache_reaches_hooks_as_cache", "update_gets_no_cache_kwargs", "update_called_with_kwargs",
-                   "static_cache_ignores_cache_position")
+                   "static_cache_ignores_cache_position", "model_inputs_hold_cache")
 
 
 @dataclass(frozen=True)

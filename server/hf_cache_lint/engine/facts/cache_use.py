@@ -85,6 +85,9 @@ class CacheUse:
     # An instance of the project's own subclass of `receiver_class` (engine/interpreter/cache_uses.py): its class's
     # name, the one the error shows; the member used is transformers' (the subclass does not define it).
     subclass: str | None = None
+    # The `isinstance(x, Cache)` test, as written, that alone says the receiver is a transformers cache (on its
+    # branch: engine/interpreter/narrowing.py); None where anything else says so.
+    guard: str | None = None
 
     @property
     def cls(self) -> str | None:

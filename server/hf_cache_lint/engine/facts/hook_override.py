@@ -19,7 +19,7 @@ from hf_cache_lint.engine.facts import FactKind
 # `register_forward_hook(..., with_kwargs=True)` hook (its kwargs are the layer's keywords); cache_update:
 # `Cache.update`.
 HookKind = Literal["prepare_inputs", "forward", "model_kwargs", "forward_hook", "cache_update"]
-ReadHow = Literal["parameter", "subscript", "get"]
+ReadHow = Literal["parameter", "subscript", "get", "in", "write"]
 CACHE_NAMES = ("past_key_values", "past_key_value")
 KEYS = (*CACHE_NAMES, "cache_position")
 
@@ -28,13 +28,17 @@ KEYS = (*CACHE_NAMES, "cache_position")
 class HookRead:
     """One read of a name transformers passes the hook: a parameter the body uses (`how="parameter"`, `span` the
     parameter with its default), or `container["key"]` / `container.get("key", ...)` (`span` that expression,
-    `container` the dict's name). `text` is the source the span covers."""
+    `container` the dict's name). `text` is the source the span covers. `returned`: `container` holds the model
+    inputs transformers' own `prepare_inputs_for_generation` returned to the hook (`inputs = original(*args,
+    **kwargs)`, `super().prepare_inputs_for_generation(...)`), read by key as above, tested with `"key" in inputs`
+    (`how="in"`, `span` the test) or stored into (`inputs["key"] = ...`, `how="write"`)."""
 
     key: str
     how: ReadHow
     span: Span
     text: str
     container: str = ""
+    returned: bool = False
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ The stage's other modules (stage interpreter: imports base/, environment/, text/
 - arguments.py: reading a call's evaluated arguments (by keyword, by position, as a constant, a Setting);
 - control_flow.py: `if`/`elif`, loops and `try`, the path forked and joined under each condition;
 - function_keys.py: a function's identity across checks of an editor buffer (for the replay);
+- narrowing.py: `isinstance(x, Cache)` guards (a transformers class): x holds that cache where the test holds;
 - none_tests.py: where the code tests a call's result against None (`get_max_length()`'s, for `CacheUse`);
 - replay.py: the recorded runs of uncalled functions, replayed at the next keystroke instead of run again;
 - shift.py: what a recorded run holds of places in the text, moved by the lines an edit added or removed;
@@ -39,7 +40,9 @@ The stage's other modules (stage interpreter: imports base/, environment/, text/
 - removed_api.py: uses of cache APIs the target no longer has, read from the tree (no generate call needed);
 - constructor_calls.py: constructor calls of imported transformers cache classes the target rejects (for removed_api);
 - hooks.py: generation hooks the code hands transformers (overrides, patched forwards, `Cache.update`), and the
-  positions it sends, read from the tree.
+  positions it sends, read from the tree;
+- hook_names.py: the names the hook reader knows a module by (transformers classes by role, loaded models, caches);
+- hook_signatures.py: what a found hook takes and reads (parameters, keys read, positions), as its fact.
 """
 
 from __future__ import annotations

@@ -49,6 +49,7 @@ class Subject:
     description: str
     layered: bool
     subclass: str | None = None  # the project's own subclass of `cls` the receiver is an instance of
+    guard: str | None = None  # the isinstance test that alone says it is a cache (CacheUse.guard)
 
 
 class CacheUses:
@@ -84,7 +85,8 @@ class CacheUses:
                arguments: tuple[UseArgument, ...] = (), index: str | None = None, targets: int | None = None,
                window: str | None = None, none_test: str | None = None) -> None:
         self.s.record(CacheUse(op, name, who.what, who.cls, who.module, who.description, receiver, at, whole,
-                               arguments, index, targets, who.layered, window, none_test, who.subclass))
+                               arguments, index, targets, who.layered, window, none_test, who.subclass,
+                               who.guard))
 
     def constructed(self, cache: CacheVal, at: Span) -> None:
         """A quantized cache class built with a sliding-window model's config (`construct`)."""
@@ -250,7 +252,7 @@ def _is_none(v: Value, dead: Callable[[Cond], bool]) -> bool | None:
 
 
 def _cache_subject(value: CacheVal) -> Subject:
-    return Subject("cache", value.cls, value.module, value.class_name, value.layered)
+    return Subject("cache", value.cls, value.module, value.class_name, value.layered, guard=value.guard)
 
 
 def _subclass_subject(obj: InstanceState, name: str) -> Subject | None:

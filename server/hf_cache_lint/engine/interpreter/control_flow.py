@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from hf_cache_lint.engine.interpreter.cache_uses import count_targets, none_compared, unpacked_item
 from hf_cache_lint.engine.interpreter.expressions import Expressions
+from hf_cache_lint.engine.interpreter.narrowing import narrow, narrowing
 from hf_cache_lint.engine.interpreter.session import MAX_LOOP_REPEAT_DEPTH, Session
 from hf_cache_lint.engine.interpreter.state import State, join
 from hf_cache_lint.engine.interpreter.values import UNKNOWN, Cond, Unknown
@@ -79,15 +80,21 @@ class ControlFlow:
                 static = none_compared(test, self.ex.eval, partial(_excluded, entry))
             if cond.text.replace("'", '"') in ('__name__ == "__main__"', '"__main__" == __name__'):
                 static = cond.holds  # a script is run as __main__; that guard is no flag
+            # `isinstance(x, Cache)`: x holds a transformers cache on the side where the test says so.
+            when_true, when_false = narrowing(test, self.ex) if self.ex.uses.on else ({}, {})
             if static is True:
+                narrow(when_true, self.ex)
                 self.st.exec_block(self.s.block(suite))
                 break
             if static is False:
+                narrow(when_false, self.ex)
                 continue
             self.s.state = entry.fork(cond)
+            narrow(when_true, self.ex)
             self.st.exec_block(self.s.block(suite))
             pending.append((self.s.state, cond, negated, entry.path))
             self.s.state = entry.fork(negated)
+            narrow(when_false, self.ex)
         for taken, cond, negated, path in reversed(pending):
             self.s.state = join(taken, self.s.state, cond, negated, path)
 

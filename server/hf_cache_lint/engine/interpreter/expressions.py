@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from hf_cache_lint.engine.interpreter.cache_uses import count_targets, sub_cache
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
+from hf_cache_lint.engine.interpreter.narrowing import narrow, narrowing
 from hf_cache_lint.engine.interpreter.session import EvArg, Session
 from hf_cache_lint.engine.interpreter.values import (
     ALWAYS_TRACKED,
@@ -132,8 +133,7 @@ class Expressions:
             a, b = self.eval(node.children[0]), self.eval(node.children[4])
             return maybe(((a, cond), (b, cond.negated()))) if a != b else a
         if t in ("or_test", "and_test"):
-            vals = [self.eval(c) for c in node.children if c.type != "keyword"]
-            return maybe((v, None) for v in vals)
+            return self._logic(node, t == "and_test")
         if t == "namedexpr_test":
             value = self.eval(node.children[2])
             self.s.state.names[node.children[0].value] = value
@@ -148,6 +148,22 @@ class Expressions:
                 if c.type not in ("operator", "keyword"):
                     self.eval(c)
         return UNKNOWN
+
+    def _logic(self, node: Node, conjunction: bool) -> Value:
+        """`a and b`, `a or b`: each operand in turn, the later ones where the earlier hold (`and`) or fail (`or`):
+        `isinstance(x, Cache) and x.seen_tokens` reads a transformers cache's attribute (narrowing.py)."""
+        vals: list[Value] = []
+        narrowed: list[tuple[str, Value, Value]] = []  # (name, its narrowed cache, what it held before)
+        for c in node.children[::2]:
+            vals.append(self.eval(c))
+            if self.uses.on and c is not node.children[-1]:
+                names = narrowing(c, self)[0 if conjunction else 1]
+                narrowed.extend((name, names[name], was) for name, was in narrow(names, self).items())
+        names_now = self.s.state.names
+        for name, cache, was in reversed(narrowed):  # after the expression, neither side is known
+            if names_now.get(name) is cache:
+                names_now[name] = was
+        return maybe((v, None) for v in vals)
 
     def eval_atom(self, node: Node) -> Value:
         first = node.children[0]

@@ -274,12 +274,15 @@ def _chain_uses(node: Node, target: Target, scope: _Scope, guards: VersionGuards
         if removed is None or attr in user_methods or _handled("method", attr, scope) or \
                 user_methods.foreign_receiver(receiver):
             continue
-        if span(trailer.children[1]).start not in reads.calls:
+        at = span(trailer.children[1]).start
+        if at not in reads.calls:
             continue  # a receiver the interpreter does not know as a transformers cache (or class): no evidence
-        if scope.condition is not None:
+        guard = reads.calls[at]
+        if scope.condition is not None and (guard is None or scope.condition.replace(guard, "True") != "True"):
             # Compat code calls the removed method on a fallback branch that tests the object first
             # (`if getattr(cache, "layers", None) is None:`, after an `isinstance(..., DynamicCache)` branch):
-            # whether 5.x ever takes it, the code does not say (real cases: unsloth, optimum-intel).
+            # whether 5.x ever takes it, the code does not say (real cases: unsloth, optimum-intel). Only the branch
+            # of the one `isinstance(cache, Cache)` test that says the receiver is a cache is the cache's own.
             continue
         call = kids[i + 1] if i + 1 < len(kids) else None
         if call is None or call.type != "trailer" or call.children[0].value != "(":
@@ -310,11 +313,11 @@ class _Reads:
     def __init__(self, uses: tuple[CacheUse, ...], target: Target) -> None:
         self.at: dict[tuple[Position, str], _Removed] = {}
         self.names: set[str] = set()
-        self.calls: set[Position] = set()
+        self.calls: dict[Position, str | None] = {}  # a removed method's call -> its receiver's `guard`
         self.subscripts = self.loops = False
         for u in uses:
             if u.op == "call" and u.what == "cache" and u.name in REMOVED_CACHE_METHODS:
-                self.calls.add(u.span.start)
+                self.calls[u.span.start] = u.guard
                 continue  # reported by `_chain_uses`, as a removed method
             found = _removal(u, target) or _misfit(u, target)
             if found is None:
@@ -442,7 +445,7 @@ def _cache_reads(node: Node, target: Target, scope: _Scope, reads: _Reads) -> It
             read = "subscript"
         else:
             continue
-        if found is None or _reported_elsewhere(read, scope):
+        if found is None or _reported_elsewhere(read, scope, found.use.guard):
             continue
         last = i == len(kids) - 1
         # `cache[0] = x` stores (4.57 had no item assignment either); `cache.key_cache = [...]` binds a plain
@@ -504,7 +507,7 @@ def _defaulted_reads(node: Node, scope: _Scope, reads: _Reads) -> Iterator[Remov
     found = reads.get(args[1].value, "name")
     default = code(args[2].value).strip()
     if found is None or found.use.what != "cache" or found.use.name not in _SILENT_STORES or \
-            default not in _EMPTY_DEFAULTS or _reported_elsewhere(found.use.name, scope):
+            default not in _EMPTY_DEFAULTS or _reported_elsewhere(found.use.name, scope, found.use.guard):
         return
     yield RemovedApiUse("read", found.use.name, code(args[0].value).strip(), found.removed, span(args[1].value),
                         None, condition=scope.condition, deferred=scope.deferred, cache=found.use,
@@ -515,15 +518,21 @@ def _unpacked(node: Node, target: Target, scope: _Scope, reads: _Reads) -> Itera
     """`for k, v in cache:` (a loop) over a cache the interpreter says the code has."""
     iterable = node.children[3]
     found = reads.get(iterable, "loop") if reads.loops else None
-    if found is None or _reported_elsewhere("unpack", scope):
+    if found is None or _reported_elsewhere("unpack", scope, found.use.guard):
         return
     yield RemovedApiUse("read", "unpack", code(iterable), found.removed, span(iterable), span(iterable),
                         condition=scope.condition, deferred=scope.deferred, cache=found.use, shown_class=found.shown)
 
 
-def _reported_elsewhere(read: str, scope: _Scope) -> bool:
-    """Handled (a try catches it, a hasattr test looks for it) or on a duck-typed compat branch."""
-    return _handled("read", read, scope) or (scope.condition is not None and bool(_DUCK_TYPED.search(scope.condition)))
+def _reported_elsewhere(read: str, scope: _Scope, guard: str | None = None) -> bool:
+    """Handled (a try catches it, a hasattr test looks for it) or on a duck-typed compat branch (`guard`: the
+    receiver's `isinstance` test that says it is a cache, no compat probe on its own branch)."""
+    return _handled("read", read, scope) or (scope.condition is not None and _duck_typed(scope.condition, guard))
+
+
+def _duck_typed(condition: str, guard: str | None) -> bool:
+    """`condition` tests what the object has or is, but for `guard` (narrowing.py's test, as written)."""
+    return bool(_DUCK_TYPED.search(condition.replace(guard, "True") if guard else condition))
 
 
 def _part(trailer: Node | None) -> int | None:

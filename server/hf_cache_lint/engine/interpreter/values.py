@@ -56,7 +56,8 @@ class CacheVal:
     `past_key_values` of a generate call that does not ask for a dict output, or of a model with its own code);
     `layered`: it has `.layers` of `.keys`/`.values` (not an `EncoderDecoderCache`, nor the cache of a model not
     known to be decoder-only); `window`: the model family, when the code says the cache is built for (or returned
-    by) a model with sliding-window layers (`DynamicCache(config=model.config)` of a Gemma 2), else None."""
+    by) a model with sliding-window layers (`DynamicCache(config=model.config)` of a Gemma 2), else None; `guard`:
+    see the field."""
 
     class_name: str
     site: Site | None = None
@@ -65,6 +66,9 @@ class CacheVal:
     said: bool = True
     layered: bool = True
     window: str | None = None
+    # The `isinstance(x, Cache)` test whose branch alone says x is a cache (engine/interpreter/narrowing.py), as
+    # written: on that branch the test is no compat probe of the object (engine/syntax/use_scope.py).
+    guard: str | None = None
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from hf_cache_lint.engine.text.prefilter import _NOT_CODE
 
 LIBRARIES = frozenset({"transformers", "unsloth"})
 TRANSFORMERS = frozenset({"transformers"})
-# The transformers classes the hook walk binds (engine/interpreter/hooks.py `_role`: a cache, an attention, a decoder
+# The transformers classes the hook walk binds (engine/interpreter/hook_names.py `role_of`: a cache, an attention, a decoder
 # layer, a model); any other name it binds only as a module (lowercase), read through attributes so shaped.
 HOOK_ROLES = Makers(frozenset(), re.compile(r"\w*Attention\w*|\w*(?:Cache|DecoderLayer|Block|Model|GenerationMixin)"
                                             r"|\w*For[A-Z]\w*"))

@@ -30,8 +30,10 @@ class UseScope:
         return "*" in self.caught or bool(self.caught & (_CATCH_ALL | set(errors)))
 
 
-def scope_at(tree: Node | None, at: Span) -> UseScope:
-    """The scope of the code at `at` (its start) in the parso module `tree`."""
+def scope_at(tree: Node | None, at: Span, guard: str | None = None) -> UseScope:
+    """The scope of the code at `at` (its start) in the parso module `tree`; `guard`: the `isinstance` test, as
+    written, that alone says the receiver is a transformers cache (engine/interpreter/narrowing.py): on the side
+    where it holds, that test is no compat probe."""
     if tree is None:
         return UseScope()
     try:
@@ -47,12 +49,12 @@ def scope_at(tree: Node | None, at: Span) -> UseScope:
         if node.type == "try_stmt":
             caught |= _caught_by(node, child)
         elif node.type in ("if_stmt", "test"):
-            tests = _tests_before(node, child)
+            tests = [t.replace(guard, "True") if guard else t for t in _tests_before(node, child)]
             if any(_DUCK_TYPED.search(t) for t in tests):
                 duck = True
             elif tests and condition is None:
                 condition = tests[-1] if _in_first_branch(node, child) else f"not ({tests[-1]})"
-        elif node.type in ("suite", "file_input") and _after_duck_typed_exit(node, child):
+        elif node.type in ("suite", "file_input") and _after_duck_typed_exit(node, child, guard):
             duck = True
         if node.type in ("funcdef", "classdef", "file_input"):
             break  # a function's body runs where it is called: the caller's try does not show here
@@ -60,13 +62,16 @@ def scope_at(tree: Node | None, at: Span) -> UseScope:
     return UseScope(frozenset(caught), duck, condition)
 
 
-def _after_duck_typed_exit(block: Node, child: Node) -> bool:
+def _after_duck_typed_exit(block: Node, child: Node, guard: str | None) -> bool:
     """`child` follows, in the same block, an `if hasattr(x, "layers"): return ...` (a test of the object whose
     branch leaves): the code after it is the compat path for the other objects."""
     for kid in block.children:
         if kid is child:
             return False
-        if kid.type == "if_stmt" and _DUCK_TYPED.search(code(kid.children[1])) and _leaves(kid.children[3]):
+        test = code(kid.children[1]) if kid.type == "if_stmt" else ""
+        if guard:
+            test = test.replace(guard, "True")
+        if kid.type == "if_stmt" and _DUCK_TYPED.search(test) and _leaves(kid.children[3]):
             return True
     return False
 

@@ -81,7 +81,8 @@ class LegacyCacheAccess(Rule):
         """The module walk's reads first (they carry their conditions), then the interpreter's, in order."""
         for use in analysis.removed_api:
             # The walk's try/hasattr/condition scope, and compat code returning early after a test of the object.
-            if use.kind == "read" and use.name in READS and not scope_at(analysis.tree, use.span).duck_typed:
+            guard = use.cache.guard if use.cache is not None else None
+            if use.kind == "read" and use.name in READS and not scope_at(analysis.tree, use.span, guard).duck_typed:
                 yield _from_removed(use)
         target = analysis.context.target
         reads = {r: target.removed_cache_read(r) for r in READS}
@@ -279,7 +280,7 @@ def _from_use(analysis: Analysis, u: CacheUse, removed: dict[str, str | None]) -
     if u.receiver_class not in (None, "DynamicCache", "StaticCache", "EncoderDecoderCache", "QuantizedCache",
                                 "Cache") or removed[name] is None:
         return None
-    scope = scope_at(analysis.tree, u.whole)
+    scope = scope_at(analysis.tree, u.whole, u.guard)
     if scope.duck_typed or scope.handles(_ERRORS[name]):
         return None
     index = u.index if name == "subscript" and u.index and ":" not in u.index and "," not in u.index else None

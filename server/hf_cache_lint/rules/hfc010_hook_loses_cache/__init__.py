@@ -19,6 +19,7 @@ from hf_cache_lint.rules.hfc010_hook_loses_cache.examples import (
     KWARGS_TITLE,
     PATCH_TITLE,
     READ_TITLE,
+    RETURNED_TITLE,
     TAKE_TITLE,
 )
 from hf_cache_lint.rules.hfc010_hook_loses_cache.valid import VALID
@@ -45,8 +46,11 @@ class HookLosesCache(Rule):
             if hook.compat or stopped:
                 continue  # reads the cache as `cache` too; or the super() call raises before the cache matters
             for read in hook.reads:
-                if read.key in CACHE_NAMES:
+                if read.key in CACHE_NAMES and not read.returned:
                     yield from self._lost(analysis, hook, read, target)
+            returned = [r for r in hook.reads if r.returned and r.key == "past_key_values"]
+            if returned:
+                yield from self._returned(analysis, hook, returned, target)
 
     # -- the cache read under its old name ------------------------------------------------------------------------
 
@@ -93,6 +97,43 @@ class HookLosesCache(Rule):
                           story=f"transformers {first} renamed the keyword its generation hooks receive the cache "
                                 f"under to `{now}`. A hook written for the old name still runs, but finds no cache "
                                 "where it looks. Reading both names works on every release.")
+
+    # -- the model inputs transformers' own `prepare_inputs_for_generation` returned, read by the old key ----------
+
+    def _returned(self, analysis: Analysis, hook: HookOverride, reads: list[HookRead],
+                  target: Target) -> Iterator[Finding]:
+        """One finding for the hook's uses of the old key (finding the cache and swapping it are one mechanism, and
+        one fix must change them together), at the first, the others named."""
+        first = target.behaviour_since("model_inputs_hold_cache")
+        if first is None:
+            return
+        read = reads[0]
+        inputs = f"the model inputs transformers' own `prepare_inputs_for_generation` returns to {hook.target}"
+        where = f"in transformers {target}" + (f" (since {first})" if first != str(target) else "")
+        held = f"{inputs} hold the cache under `\"cache\"` {where}"
+        if read.how == "subscript":
+            message = f"`{read.text}`: {held}, so this raises KeyError: 'past_key_values'"
+        elif read.how == "get":
+            message = f"`{read.text}`: {held}, so this returns None: the hook no longer finds the cache (silently)"
+        elif read.how == "in":
+            answer = "True" if " not in " in read.text else "False"
+            message = f"`{read.text}`: {held}, so this is {answer}: the hook takes its no-cache path (silently)"
+        else:
+            message = f"`{read.text} = ...`: {held}, and the forward uses that one"
+        if any(r.how == "write" for r in reads):
+            message += ("; a cache stored under `\"past_key_values\"` is ignored (FutureWarning: Both "
+                        "`past_key_values` and `cache` are set ... ignoring deprecated `past_key_values=...`), so "
+                        "the swap has no effect")
+        others = [f"`{r.text}`" for r in reads[1:] if r.how != "write"]
+        if others:
+            message += f" (also {', '.join(others)})"
+        severity = Severity.ERROR if any(r.how == "subscript" for r in reads) else Severity.WARNING
+        yield self.report(read.span, message, severity=severity,
+                          fixes=(*_returned_fixes(reads), self.ignore_fix(analysis, read.span)),
+                          story=f"transformers {first} renamed the key under which `prepare_inputs_for_generation` "
+                                "returns the cache to `cache` (the forward's new keyword). Code that wraps the hook "
+                                "and finds or swaps the cache by the old key silently stops doing it. Looking under "
+                                "both keys works on every release.")
 
     # -- `super().prepare_inputs_for_generation(input_ids, past_key_values, ...)` ---------------------------------
 
@@ -187,6 +228,26 @@ def _take_fixes(hook: HookOverride, read: HookRead) -> Iterator[Fix]:
         method = read.text[len(c) + 1:read.text.index("(")]
         new = f'{c}.{method}("cache", {read.text})'
     yield Fix(READ_TITLE, (Edit(read.span, new),), preferred=True)
+
+
+def _returned_fixes(reads: list[HookRead]) -> Iterator[Fix]:
+    """Each use of the old key, to the key the release holds the cache under, else the old one: the same dict entry
+    on every release (run on 4.57.6, 5.23.0, 5.24.0 and 5.25.0: tests/oracle)."""
+    edits = []
+    for read in reads:
+        c, key = read.container, read.key
+        if read.how in ("subscript", "get"):
+            method = "get" if read.how == "subscript" else read.text[len(c) + 1:read.text.index("(")]
+            old = f'{c}.get("{key}")' if read.how == "subscript" else read.text
+            new = f'{c}.{method}("cache", {old})'
+        elif read.how == "write":
+            new = f'{c}["cache" if "cache" in {c} else "{key}"]'
+        elif " not in " in read.text:
+            new = f'("cache" not in {c} and "{key}" not in {c})'
+        else:
+            new = f'("cache" in {c} or "{key}" in {c})'
+        edits.append(Edit(read.span, new))
+    yield Fix(RETURNED_TITLE, tuple(edits), preferred=True)
 
 
 def _positional(signature: tuple[str, ...]) -> tuple[str, ...]:

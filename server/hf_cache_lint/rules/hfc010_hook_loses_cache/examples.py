@@ -9,6 +9,7 @@ TAKE_TITLE = "Take the cache as `cache` too (`{name}` on older releases)"
 PATCH_TITLE = "Hand the patch the cache as `cache` too (`{name}` on older releases)"
 READ_TITLE = "Read the cache as `cache` too"
 KWARGS_TITLE = "Accept `**kwargs`"
+RETURNED_TITLE = "Find the cache under `cache` too"
 
 _LLAMA = "meta-llama/Llama-3.2-1B"
 _PROMPT = "prompt = torch.tensor([[1, 5, 9, 14, 20]])\n"
@@ -110,6 +111,37 @@ PARTIAL_HOOK = (
     "    layer.register_forward_pre_hook(functools.partial(tagged, i), with_kwargs=True)\n"
     "model.generate(prompt, max_new_tokens=2)\n")
 
+# A KV-compression library's patch: it wraps the model's own hook and swaps the cache it finds in the returned
+# model inputs for its own class (whose `update` counts the layers it stores).
+SWAP_WRAPPER = (
+    "import torch\nfrom transformers import AutoModelForCausalLM, DynamicCache\n\n"
+    f'model = AutoModelForCausalLM.from_pretrained("{_LLAMA}")\n' + _PROMPT + "\n\n"
+    "class CountingCache(DynamicCache):\n"
+    "    updates = 0\n\n"
+    "    def update(self, *args, **kwargs):\n"
+    "        CountingCache.updates += 1\n"
+    "        return super().update(*args, **kwargs)\n\n\n"
+    "original = model.prepare_inputs_for_generation\n\n\n"
+    "def compressing(*args, **kwargs):\n"
+    "    inputs = original(*args, **kwargs)\n"
+    '    if not isinstance(inputs.get("past_key_values"), CountingCache):\n'
+    '        inputs["past_key_values"] = CountingCache()\n'
+    "    return inputs\n\n\n"
+    "model.prepare_inputs_for_generation = compressing\n"
+    "model.generate(prompt, max_new_tokens=2, min_new_tokens=2, do_sample=False)\n"
+    'assert CountingCache.updates > 0, "the swapped-in cache was never used"\n')
+
+SUPER_INPUTS = (
+    "import torch\nfrom transformers import LlamaForCausalLM\n\n" + _PROMPT + "\n\n"
+    "class LoggingLM(LlamaForCausalLM):\n"
+    "    lengths = []\n\n"
+    "    def prepare_inputs_for_generation(self, *args, **kwargs):\n"
+    "        inputs = super().prepare_inputs_for_generation(*args, **kwargs)\n"
+    '        self.lengths.append(inputs["past_key_values"].get_seq_length())\n'
+    "        return inputs\n\n\n"
+    f'model = LoggingLM.from_pretrained("{_LLAMA}")\n'
+    "model.generate(prompt, max_new_tokens=3, do_sample=False)\n")
+
 _24 = ("5.24.0", "5.25.0")
 
 INVALID: tuple[Invalid, ...] = (
@@ -194,6 +226,25 @@ INVALID: tuple[Invalid, ...] = (
         fixes={},
         versions=("5.23.0", "5.24.0", "5.25.0"), runtime="HFC010",
         note="a positional `super()` call: 5.3 inserted `next_sequence_length` after `input_ids`",
+    ),
+    invalid(
+        SWAP_WRAPPER,
+        flagged='inputs.get("past_key_values")',
+        fixes={RETURNED_TITLE: (('inputs.get("past_key_values")', 'inputs.get("cache", inputs.get("past_key_values"))'),
+                                ('inputs["past_key_values"] = ',
+                                 'inputs["cache" if "cache" in inputs else "past_key_values"] = '))},
+        severity=Severity.WARNING, versions=_24, runtime="OTHER", portable=True,
+        note="a wrapper of the model's own `prepare_inputs_for_generation` that finds the cache in the inputs it "
+             "returns and swaps in its own: from 5.24 they hold it under `cache`, so it finds None and the cache it "
+             "stores under `past_key_values` is ignored (the assertion fails: the swapped-in cache is never updated)",
+    ),
+    invalid(
+        SUPER_INPUTS,
+        flagged='inputs["past_key_values"]',
+        fixes={RETURNED_TITLE: ('inputs["past_key_values"]', 'inputs.get("cache", inputs.get("past_key_values"))')},
+        versions=_24, runtime="HFC010", portable=True,
+        note="an override that reads the cache from what `super().prepare_inputs_for_generation(...)` returns: "
+             "KeyError from 5.24",
     ),
 )
 

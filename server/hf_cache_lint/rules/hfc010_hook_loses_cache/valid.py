@@ -8,6 +8,7 @@ from hf_cache_lint.rules.hfc010_hook_loses_cache.examples import (
     PRE_HOOK,
     PREPARE,
     READER,
+    SWAP_WRAPPER,
     UPDATE,
 )
 
@@ -54,5 +55,14 @@ VALID: tuple[Valid, ...] = (
     Valid(
         PRE_HOOK.replace('kwargs["past_key_values"]', 'kwargs.get("cache", kwargs.get("past_key_values"))'),
         note="a pre-hook that reads the cache under both names: the same object on every release",
+    ),
+    Valid(
+        SWAP_WRAPPER.replace('    if not isinstance(inputs.get("past_key_values"), CountingCache):\n'
+                             '        inputs["past_key_values"] = CountingCache()\n',
+                             '    key = "cache" if "cache" in inputs else "past_key_values"\n'
+                             "    if not isinstance(inputs.get(key), CountingCache):\n"
+                             "        inputs[key] = CountingCache()\n"),
+        note="a wrapper that finds and swaps the cache under the key the release holds it under (`cache` from "
+             "5.24, `past_key_values` before): the swapped-in cache is used on every release",
     ),
 )

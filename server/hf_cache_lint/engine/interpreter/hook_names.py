@@ -1,0 +1,206 @@
+"""The names the hook reader (engine/interpreter/hooks.py) knows a module by: the transformers classes and modules
+it imports, each class with its role by name (a cache, a model, an attention, a decoder layer), the module's own
+functions, the names bound to a loaded model (`<transformers name>.from_pretrained(...)`, and what hangs off one:
+a parameter given one, a name bound to a part of one, a loop over one), and the names bound to a transformers
+cache built here. Read from the parso tree; nothing runs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from hf_cache_lint.engine.syntax.nodes import Node, call_args, imported_from
+
+_MODEL_SUFFIXES = ("ForCausalLM", "ForConditionalGeneration", "Model", "PreTrainedModel", "GenerationMixin",
+                   "LMHeadModel", "ForSeq2SeqLM", "ForSpeechSeq2Seq", "ForVision2Seq", "ForImageTextToText")
+
+
+@dataclass
+class Names:
+    """What one module binds (filled by `bind` over its statements, then `find_models`)."""
+
+    classes: dict[str, str] = field(default_factory=dict)  # a transformers class name bound here -> its role
+    modules: set[str] = field(default_factory=set)  # names bound to a transformers module
+    functions: dict[str, Node] = field(default_factory=dict)  # the module's functions (any depth), by name
+    models: set[str] = field(default_factory=set)  # names bound to a loaded model (and loop variables over one)
+    # where each of those is bound: the ids of the functions (0: the module) whose code binds it so
+    scopes: dict[str, set[int]] = field(default_factory=dict)
+    caches: set[str] = field(default_factory=set)  # names bound to a transformers cache built here
+
+    def add_model(self, name: str, at: Node) -> None:
+        self.models.add(name)
+        self.scopes.setdefault(name, set()).add(scope_id(at))
+
+    def model_at(self, name: str, at: Node) -> bool:
+        """`name` holds a loaded model where `at` reads it: bound so in the same function, or in the module."""
+        scopes = self.scopes.get(name, set())
+        return 0 in scopes or scope_id(at) in scopes
+
+
+def scope_id(node: Node) -> int:
+    """The id of the function whose code `node` is in (a `def` itself: its own), 0 at module level."""
+    fn: Node | None = node
+    while fn is not None and fn.type != "funcdef":
+        fn = fn.parent
+    return id(fn) if fn is not None else 0
+
+
+def role_of(name: str) -> str | None:
+    """What a transformers class is, by its name: "cache", "model", "attention", "decoder_layer" (None: other)."""
+    if name.endswith("Cache"):
+        return "cache"
+    if "Attention" in name:
+        return "attention"
+    if name.endswith(("DecoderLayer", "Block")):
+        return "decoder_layer"
+    if name.endswith(_MODEL_SUFFIXES):
+        return "model"
+    return None
+
+
+def bind(node: Node, names: Names) -> None:
+    t = node.type
+    if t == "import_from" and node.level == 0 and imported_from(node).split(".")[0] == "transformers":
+        for name_node in node.get_defined_names():
+            bound = name_node.value
+            original = next((path[-1].value for path in node.get_paths() if path[-1].value == bound), bound)
+            role = role_of(original)
+            if role is not None:
+                names.classes[bound] = role
+            elif bound[:1].islower():
+                names.modules.add(bound)  # `from transformers.models.llama import modeling_llama`
+    elif t == "import_name":
+        for name_node in node.get_defined_names():
+            if node.get_path_for_name(name_node)[0].value == "transformers":
+                names.modules.add(name_node.value)
+    elif t == "funcdef":
+        names.functions.setdefault(node.children[1].value, node)
+
+
+def reference_role(path: str | None, names: Names) -> str | None:
+    """The role of a transformers class as written (`LlamaAttention`, `modeling_llama.LlamaAttention`)."""
+    if path is None:
+        return None
+    parts = path.split(".")
+    if len(parts) == 1:
+        return names.classes.get(parts[0])
+    return role_of(parts[-1]) if parts[0] in names.modules else None
+
+
+def find_models(assignments: list[Node], loops: list[Node], funcdefs: list[Node], calls: list[Node],
+                 names: Names) -> None:
+    """Names bound to `<transformers ref>.from_pretrained(...)`, then loop variables over what hangs off them."""
+    for node in assignments:
+        if len(node.children) == 3 and node.children[0].type == "name":
+            value = node.children[2]
+            if value.type in ("power", "atom_expr") and len(value.children) >= 3 and \
+                    is_trailer(value.children[-2], ".", "from_pretrained") and \
+                    reference_role(prefix(value, len(value.children) - 2), names) == "model":
+                names.add_model(node.children[0].value, node)
+            elif value.type in ("power", "atom_expr") and len(value.children) >= 2 and \
+                    is_trailer(value.children[-1], "(") and \
+                    reference_role(prefix(value, len(value.children) - 1), names) == "cache":
+                names.caches.add(node.children[0].value)
+    # What hangs off a loaded model, in the order names flow (a parameter given one, a name bound to a part of it,
+    # a loop over it); twice, for a loop over a loop variable's attribute (`for layer in model.model.layers`,
+    # nested).
+    for _ in range(2):
+        for node in funcdefs:
+            for param in _parameters_given_models(node, names, calls):
+                names.add_model(param, node)
+        for node in assignments:
+            if len(node.children) == 3 and node.children[0].type == "name" and \
+                    node.children[1].type == "operator" and node.children[1].value == "=":
+                # `layers = model.model.layers`: a name for what hangs off a loaded model (attributes and items)
+                value = node.children[2]
+                if value.type in ("power", "atom_expr") and value.children[0].type == "name" and \
+                        names.model_at(value.children[0].value, node) and \
+                        all(is_trailer(k, ".") or is_trailer(k, "[") for k in value.children[1:]) and \
+                        not any(is_trailer(k, ".") and k.children[1].value in ("config", "generation_config")
+                                for k in value.children[1:]):
+                    names.add_model(node.children[0].value, node)
+        for node in loops:
+            targets, source = (node.children[1], node.children[3])
+            plain = targets.type == "name"  # `for layer in model.model.layers` (as before: by name)
+            if source.type in ("power", "atom_expr") and len(source.children) == 2 and \
+                    getattr(source.children[0], "value", None) == "enumerate" and is_trailer(source.children[1], "("):
+                # `for i, layer in enumerate(model.model.layers)`: the second target
+                args = call_args(source.children[1])
+                source = args[0].value if args and args[0].name is None and not args[0].star else source
+                targets = _last_of_pair(targets)
+            elif source.type in ("power", "atom_expr") and len(source.children) >= 3 and \
+                    is_trailer(source.children[-2], ".") and \
+                    source.children[-2].children[1].value in ("named_modules", "named_children"):
+                targets = _last_of_pair(targets)  # `for name, module in model.named_modules()`
+            root = source.children[0] if source.type in ("power", "atom_expr") else source
+            if root.type == "name" and root.value in names.models and targets is not None and \
+                    targets.type == "name" and (plain or names.model_at(root.value, node)):
+                names.add_model(targets.value, node)
+
+
+def _last_of_pair(targets: Node) -> Node | None:
+    """`name, module` (a loop's two targets): the second; None for any other target."""
+    kids = [k for k in getattr(targets, "children", ()) if k.type != "operator"]
+    return kids[1] if targets.type == "exprlist" and len(kids) == 2 else None
+
+
+def _parameters_given_models(fn: Node, names: Names, calls: list[Node]) -> set[str]:
+    """The parameters of module function `fn` to which a call in the module passes a loaded model
+    (`install(model)`, `install(lm=model)`): the code says what they hold."""
+    params = [p.name.value for p in fn.get_params() if p.star_count == 0]
+    fname, out = fn.children[1].value, set()
+    for node in calls:  # the module's calls (`power`/`atom_expr` nodes)
+        if len(node.children) == 2 and node.children[0].type == "name" and \
+                node.children[0].value == fname and is_trailer(node.children[1], "("):
+            positional = 0
+            for a in call_args(node.children[1]):
+                if a.star:
+                    break
+                at = params.index(a.name) if a.name in params else positional if a.name is None else None
+                if a.name is None:
+                    positional += 1
+                if at is not None and at < len(params) and a.value.type == "name" and \
+                        names.model_at(a.value.value, node):
+                    out.add(params[at])
+    return out
+
+
+def prefix(node: Node, n: int) -> str | None:
+    """`a.b.c` for the first `n` children of an atom_expr (a name and `.x` trailers), else None."""
+    first = node.children[0]
+    if first.type != "name":
+        return None
+    parts = [first.value]
+    for t in node.children[1:n]:
+        if not is_trailer(t, "."):
+            return None
+        parts.append(t.children[1].value)
+    return ".".join(parts)
+
+
+def is_trailer(node: Node, opener: str, name: str | None = None) -> bool:
+    if node.type != "trailer" or node.children[0].value != opener:
+        return False
+    return name is None or (len(node.children) == 2 and node.children[1].value == name)
+
+
+def holds_cache(name: Node, names: Names, calls: list[Node]) -> bool:
+    """A name bound to a transformers cache built in the module, or a parameter of the enclosing function to which
+    a caller passes one (`write_slot(cache, ...)`)."""
+    if name.value in names.caches:
+        return True
+    enclosing = name.parent
+    while enclosing is not None and enclosing.type != "funcdef":
+        enclosing = enclosing.parent
+    if enclosing is None:
+        return False
+    params = [p.name.value for p in enclosing.get_params() if p.star_count == 0]
+    if name.value not in params:
+        return False
+    index, caller = params.index(name.value), enclosing.children[1].value
+    for node in calls:  # the module's calls (`power`/`atom_expr` nodes)
+        if node.type in ("power", "atom_expr") and len(node.children) >= 2 and node.children[0].type == "name" and \
+                node.children[0].value == caller and is_trailer(node.children[1], "("):
+            args = [a for a in call_args(node.children[1]) if a.name is None and not a.star]
+            if index < len(args) and args[index].value.type == "name" and args[index].value.value in names.caches:
+                return True
+    return False

@@ -1,0 +1,263 @@
+"""What a hook function takes and reads (engine/interpreter/hooks.py found it): its parameters, the cache keys it
+reads from its `**kwargs` / `model_kwargs` / `cache_kwargs` containers, a `cache_position` parameter it uses
+unguarded, a `super()` call with positional arguments, where a fix's new first line goes: one `HookOverride` fact
+per hook (engine/facts/hook_override.py). Read from the parso tree; nothing runs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from hf_cache_lint.engine.base.findings import Span
+from hf_cache_lint.engine.facts.hook_override import (
+    CACHE_NAMES,
+    KEYS,
+    HookKind,
+    HookOverride,
+    HookRead,
+    PositionalSuper,
+    ReadHow,
+)
+from hf_cache_lint.engine.interpreter.hook_names import is_trailer
+from hf_cache_lint.engine.syntax.nodes import Node, call_args, code, span, span_between, string_value
+
+
+def walk(node: Node) -> Iterator[Node]:
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed(getattr(n, "children", ())))
+
+
+def params_of(fn: Node) -> tuple[list[str], str | None]:
+    """The parameter names but `self`/`cls` (and `*args`), and the `**` parameter's name."""
+    out, var_keyword = [], None
+    for p in fn.get_params():
+        if p.star_count == 2:
+            var_keyword = p.name.value
+        elif p.star_count == 0:
+            out.append(p.name.value)
+    if out and out[0] in ("self", "cls"):
+        out = out[1:]
+    return out, var_keyword
+
+
+def hook_fact(fn: Node, kind: HookKind, target: str, reference: str, container: str | None = None,
+          base: str = "") -> HookOverride:
+    params, var_keyword = params_of(fn)
+    body = fn.children[-1]
+    reads: list[HookRead] = []
+    used = {n.value for n in walk(body) if n.type == "name"}
+    for p in fn.get_params():
+        if p.star_count == 0 and p.name.value in CACHE_NAMES and p.name.value in used:
+            last = p.children[-1]
+            end = p.children[-2] if last.type == "operator" and last.value == "," else last
+            reads.append(HookRead(p.name.value, "parameter", span_between(p.children[0], end),
+                                  code(p).rstrip(",").rstrip()))
+    if kind in ("forward", "prepare_inputs"):
+        reads.extend(_position_parameter(fn, body))
+    containers = {c for c in (var_keyword, container) if c}
+    if kind == "model_kwargs":
+        containers.add("model_kwargs")
+    # The fourth argument of a `Cache.update` override, `cache_kwargs`: every key read from it counts (the
+    # rotary tables `sin`/`cos` as much as `cache_position`), since 5.4 passes no dict at all.
+    update_kwargs = params[3] if kind == "cache_update" and len(params) > 3 else None
+    if update_kwargs is not None:
+        containers.add(update_kwargs)
+    compat = passes_on = guarded = False
+    for node in walk(body):
+        if node.type == "argument" and len(node.children) == 3 and node.children[0].type == "name" and \
+                node.children[0].value in CACHE_NAMES and code(node.children[2]) == node.children[0].value:
+            passes_on = True
+        if node.type in ("power", "atom_expr") and node.children[0].type == "name" and \
+                node.children[0].value in containers:
+            got = _key_read(node)
+            if got is None:
+                continue
+            key, how, end = got
+            if key == "cache":
+                compat = True
+            elif key in KEYS or node.children[0].value == update_kwargs:
+                reads.append(HookRead(key, how, span_between(node.children[0], end),
+                                      "".join(code(k) for k in node.children[:node.children.index(end) + 1]),
+                                      node.children[0].value))
+        elif node.type == "comparison" and _tests_none(node, update_kwargs or "cache_kwargs"):
+            guarded = True  # `if cache_kwargs is not None:` guards the read
+        elif node.type == "string" and string_value(node) == "cache":
+            compat = True  # `"cache" in kwargs`, a dict built with the new name
+    if kind == "prepare_inputs":
+        reads.extend(_returned_reads(body))
+    if any(r.key == "past_key_values" for r in reads):
+        # `kwargs.get("past_key_values") or kwargs.get("past_key_value")`: the singular is an older release's
+        # fallback, the plural the read that counts.
+        reads = [r for r in reads if r.key != "past_key_value"]
+    positional = _positional_super(body, "prepare_inputs_for_generation") if kind == "prepare_inputs" else \
+        _positional_super(body, "forward") if kind == "forward" else None
+    insert_at, indent = _first_line(body)
+    last_param = [p for p in fn.get_params()]
+    signature_end = None
+    if last_param:
+        lp = last_param[-1]
+        end = lp.children[-2] if lp.children[-1].type == "operator" and lp.children[-1].value == "," else \
+            lp.children[-1]
+        e = span(end).end
+        signature_end = Span(e, e)
+    return HookOverride(kind, fn.children[1].value, target, span(fn.children[1]), tuple(params), var_keyword,
+                        tuple(reads), compat, reference, positional, insert_at, indent, signature_end, guarded, passes_on, base)
+
+
+def _tests_none(node: Node, name: str) -> bool:
+    """`name is None`, `name is not None`, `name == None`, `name != None` (either way round): a guard on the dict
+    itself, not on a value read from it (`cache_kwargs.get("sin") is not None` reads it unguarded)."""
+    kids = node.children
+    return len(kids) == 3 and {code(kids[0]).strip(), code(kids[2]).strip()} == {name, "None"}
+
+
+def _position_parameter(fn: Node, body: Node) -> Iterator[HookRead]:
+    """A `cache_position` parameter the body uses for something other than handing it on as it is
+    (`f(..., cache_position=cache_position)`, `f(x, cache_position)`) and never tests against None (`if cache_position is None`,
+    `cache_position or ...`, `if cache_position:`): the use the body makes of it first, `how` "subscript"
+    for `cache_position[...]`, "get" for an attribute (`cache_position.shape`), else "parameter" (the span the
+    parameter with its default)."""
+    param = next((p for p in fn.get_params() if p.star_count == 0 and p.name.value == "cache_position"), None)
+    if param is None:
+        return
+    uses = []
+    for node in walk(body):
+        if node.type != "name" or node.value != "cache_position":
+            continue
+        parent = node.parent
+        if parent.type == "argument" and parent.children[0] is node and len(parent.children) == 3:
+            continue  # a keyword's name (`f(cache_position=...)`), not a use
+        if parent.type == "argument" and parent.children[-1] is node and len(parent.children) == 3 and \
+                getattr(parent.children[0], "value", None) == "cache_position":
+            continue  # handed on by name: None is what the callee gets on that release too
+        if parent.type == "arglist" or (parent.type == "trailer" and parent.children[0].value == "("):
+            continue  # handed on by position, as it is (the callee's own use is the callee's)
+        if parent.type in ("comparison", "or_test", "and_test", "not_test") or \
+                (parent.type in ("if_stmt", "while_stmt") and node is not parent.children[0]) or \
+                (parent.type == "test" and parent.children.index(node) == 2):
+            return  # the body tests it: a None is handled
+        uses.append(node)
+    if not uses:
+        return
+    first = uses[0]
+    after = first.get_next_sibling()
+    if after is not None and after.type == "trailer" and after.children[0].value in ("[", "."):
+        how: ReadHow = "subscript" if after.children[0].value == "[" else "get"
+        yield HookRead("cache_position", how, span_between(first, after), code(first) + code(after).strip())
+        return
+    last = param.children[-1]
+    end = param.children[-2] if last.type == "operator" and last.value == "," else last
+    yield HookRead("cache_position", "parameter", span_between(param.children[0], end), code(param).rstrip(",").strip())
+
+
+def _key_read(node: Node) -> tuple[str, ReadHow, Node] | None:
+    """`x["key"]` -> (key, "subscript", that trailer); `x.get("key", ...)` / `x.pop("key", ...)` -> (key, "get",
+    the call's trailer)."""
+    kids = node.children
+    if len(kids) >= 2 and is_trailer(kids[1], "[") and len(kids[1].children) == 3:
+        key = string_value(kids[1].children[1])
+        return (key, "subscript", kids[1]) if key is not None else None
+    if len(kids) >= 3 and is_trailer(kids[1], ".") and kids[1].children[1].value in ("get", "pop") and \
+            is_trailer(kids[2], "("):
+        args = call_args(kids[2])
+        key = string_value(args[0].value) if args and args[0].name is None and not args[0].star else None
+        return (key, "get", kids[2]) if key is not None else None
+    return None
+
+
+def _positional_super(body: Node, method: str) -> PositionalSuper | None:
+    for node in walk(body):
+        if node.type in ("power", "atom_expr") and len(node.children) >= 4 and code(node.children[0]) == "super" \
+                and is_trailer(node.children[2], ".", method) and \
+                is_trailer(node.children[3], "("):
+            args = call_args(node.children[3])
+            positional = tuple(code(a.value) for a in args if a.name is None and not a.star)
+            if len(positional) >= 2:
+                return PositionalSuper(span_between(node.children[0], node.children[3]), positional,
+                                       any(a.star == "**" for a in args))
+    return None
+
+
+def suite(suite: Node) -> list[Node]:
+    return [c for c in getattr(suite, "children", ()) if c.type not in ("newline", "indent", "dedent", "operator")]
+
+
+def _first_line(body: Node) -> tuple[Span | None, str]:
+    """Where a new first statement of the body goes (after a docstring), and its indentation."""
+    if body.type != "suite":
+        return None, ""
+    statements = suite(body)
+    if not statements:
+        return None, ""
+    first = statements[0]
+    if len(statements) > 1 and first.type == "simple_stmt" and first.children[0].type == "string":
+        first = statements[1]
+    start = span(first).start
+    return Span(start, start), " " * start.column
+
+
+def _returned_reads(body: Node) -> Iterator[HookRead]:
+    """The cache read by key (`"past_key_values"`) from the model inputs transformers' own
+    `prepare_inputs_for_generation` returns, called in the hook `fn` as `super().prepare_inputs_for_generation(...)`
+    or through a name bound to `<model>.prepare_inputs_for_generation` (a wrapper's `original`): `inputs[key]`
+    (`how` "subscript", or "write" as a store's target), `inputs.get(key)` / `.pop(key)` ("get"), `key in inputs`
+    ("in")."""
+    originals = _originals(body)
+    results: set[str] = set()
+    for node in walk(body):
+        if node.type == "expr_stmt" and len(node.children) == 3 and node.children[0].type == "name" and \
+                node.children[1].type == "operator" and node.children[1].value == "=" and \
+                _calls_original(node.children[2], originals):
+            results.add(node.children[0].value)
+    if not results:
+        return
+    for node in walk(body):
+        if node.type in ("power", "atom_expr") and node.children[0].type == "name" and \
+                node.children[0].value in results:
+            got = _key_read(node)
+            if got is None or got[0] != "past_key_values":
+                continue
+            key, how, end = got
+            if how == "subscript" and _stored(node):
+                how = "write"
+            yield HookRead(key, how, span_between(node.children[0], end),
+                           "".join(code(k) for k in node.children[:node.children.index(end) + 1]),
+                           node.children[0].value, returned=True)
+        elif node.type == "comparison" and len(node.children) == 3 and string_value(node.children[0]) == \
+                "past_key_values" and code(node.children[1]).strip() in ("in", "not in") and \
+                node.children[2].type == "name" and node.children[2].value in results:
+            yield HookRead("past_key_values", "in", span(node), code(node), node.children[2].value, returned=True)
+
+
+def _originals(body: Node) -> set[str]:
+    """The names the module binds to `<x>.prepare_inputs_for_generation` (the hook transformers had before the code
+    replaced it: `original = model.prepare_inputs_for_generation`)."""
+    module = body
+    while module.parent is not None:
+        module = module.parent
+    out: set[str] = set()
+    for node in walk(module):
+        if node.type == "expr_stmt" and len(node.children) == 3 and node.children[0].type == "name":
+            value = node.children[2]
+            if value.type in ("power", "atom_expr") and \
+                    is_trailer(value.children[-1], ".", "prepare_inputs_for_generation"):
+                out.add(node.children[0].value)
+    return out
+
+
+def _calls_original(value: Node, originals: set[str]) -> bool:
+    """`original(...)` (a name of `originals`) or `super().prepare_inputs_for_generation(...)`."""
+    kids = value.children if value.type in ("power", "atom_expr") else []
+    if len(kids) == 2 and kids[0].type == "name" and kids[0].value in originals and is_trailer(kids[1], "("):
+        return True
+    return len(kids) == 4 and code(kids[0]) == "super" and is_trailer(kids[2], ".", "prepare_inputs_for_generation") \
+        and is_trailer(kids[3], "(")
+
+
+def _stored(node: Node) -> bool:
+    """`node` is the target of an assignment (`inputs["past_key_values"] = cache`)."""
+    parent = node.parent
+    return parent is not None and parent.type == "expr_stmt" and parent.children[0] is node and \
+        len(parent.children) >= 3 and parent.children[1].type == "operator" and parent.children[1].value == "="

@@ -1,0 +1,152 @@
+"""`isinstance` guards that say a name holds a transformers cache (issue 29 items 2 and 4).
+
+`if isinstance(past_key_values, Cache):` (a class imported from transformers: `Cache`, `DynamicCache`,
+`transformers.cache_utils.StaticCache`, ...) says, inside the branch, that the name holds a transformers cache,
+where nothing else did (a hook's parameter, an unsaid model output): its uses there are checked as any other
+cache's. The guard narrows on the side where it holds: the branch of `isinstance(x, C)` (also as an operand of
+`and`), and what follows `if not isinstance(x, C): return` (the other side of a `not`, of an `or` of such tests).
+A tuple of classes narrows only when every class in it is a transformers cache class (`(Cache, tuple)` may be a
+tuple). A project's own class is never a transformers one, whatever its name: the class must evaluate to a
+transformers `Symbol`. Only a name the code knows nothing better of is narrowed (unknown, None on some paths, a
+cache the code does not say is one); a value the interpreter holds as something else (a model, an instance of the
+project's own class, a tuple) stays what it is.
+
+A hook's cache parameter the target no longer fills (`past_key_values` of a `prepare_inputs_for_generation`
+override on 5.24, which passes `cache=`: HFC010) is None there, so its guard is false and the guarded uses are
+never reached on that target (`reached`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.facts.cache_use import CacheUse
+from hf_cache_lint.engine.facts.hook_override import CACHE_NAMES, HookOverride
+from hf_cache_lint.engine.interpreter.values import CacheVal, Const, Maybe, Symbol, Unknown, Value
+from hf_cache_lint.engine.syntax.nodes import Node, call_args
+
+if TYPE_CHECKING:
+    from hf_cache_lint.engine.interpreter.expressions import Expressions
+
+Narrowed = dict[str, CacheVal]
+
+
+def narrowing(test: Node, ex: Expressions) -> tuple[Narrowed, Narrowed]:
+    """The names `test` says hold a transformers cache where it is true, and where it is false."""
+    t = test.type
+    kids = test.children if hasattr(test, "children") else []
+    if t == "not_test":
+        when_true, when_false = narrowing(kids[1], ex)
+        return when_false, when_true
+    if t == "and_test":  # true: every operand holds
+        out: Narrowed = {}
+        for k in kids[::2]:
+            out.update(narrowing(k, ex)[0])
+        return out, {}
+    if t == "or_test":  # false: no operand holds
+        out = {}
+        for k in kids[::2]:
+            out.update(narrowing(k, ex)[1])
+        return {}, out
+    if t == "atom" and len(kids) == 3 and kids[0].value == "(":
+        return narrowing(kids[1], ex)
+    if t in ("power", "atom_expr") and len(kids) == 2 and kids[0].type == "name" and kids[0].value == "isinstance" \
+            and kids[1].type == "trailer" and kids[1].children[0].value == "(":
+        args = call_args(kids[1])
+        if len(args) == 2 and all(a.name is None and not a.star for a in args) and args[0].value.type == "name":
+            cache = _cache_class(args[1].value, ex)
+            if cache is not None:
+                return {args[0].value.value: replace(cache, guard=ex.s.code(test))}, {}
+    return {}, {}
+
+
+def narrow(names: Narrowed, ex: Expressions) -> dict[str, Value]:
+    """Bind each name of `names` (as the current path knows it: a local, or the module's at its top level) to its
+    narrowed cache, where the path knows nothing better of it; what each name so bound held before."""
+    state = ex.s.state
+    before: dict[str, Value] = {}
+    for name, cache in names.items():
+        if name in state.names and _open(state.names[name]):
+            before[name] = state.names[name]
+            state.names[name] = cache
+    return before
+
+
+def reached(uses: Sequence[CacheUse], hooks: Sequence[HookOverride], tree: Node, target: Target) -> list[CacheUse]:
+    """`uses` but the guarded ones on a hook's cache parameter the target no longer fills, inside that hook."""
+    unfed: list[tuple[tuple[int, int], tuple[int, int], str]] = []  # (the hook's start, its end, the parameter)
+    for hook in hooks:
+        names = _unfed(hook, target)
+        if not names:
+            continue
+        fn = tree.get_leaf_for_position((hook.span.start.line, hook.span.start.column)).parent
+        if fn is None or fn.type != "funcdef":
+            continue
+        unfed.extend((fn.start_pos, fn.end_pos, name) for name in names)
+    if not unfed:
+        return list(uses)
+    return [u for u in uses if u.guard is None or not any(
+        name == u.receiver and start <= (u.span.start.line, u.span.start.column) < end for start, end, name in unfed)]
+
+
+def _unfed(hook: HookOverride, target: Target) -> set[str]:
+    """The cache parameters of `hook` the target passes no cache to (as HFC010 reports them)."""
+    if hook.compat:
+        return set()  # it also takes the cache under its new name (and may rebind the parameter to it)
+    params = {r.key for r in hook.reads if r.how == "parameter" and r.key in CACHE_NAMES}
+    if hook.kind in ("prepare_inputs", "model_kwargs"):
+        moved = target.behaviour_since("cache_reaches_hooks_as_cache") is not None
+        return params & {"past_key_values"} if moved else set()
+    if hook.kind in ("forward", "forward_hook") and hook.reference:
+        signature = target.hook_signature(hook.reference)
+        return {p for p in params if p not in signature and target.hook_parameter_gone(hook.reference, p)}
+    return set()
+
+
+def _open(value: Value) -> bool:
+    """Nothing better is known of `value`: unknown, a cache not said to be one, or a Maybe of those and None."""
+    if type(value) is Maybe:
+        return all(_open(v) or (type(v) is Const and v.value is None) for v, _ in value.options) and \
+            any(type(v) is not Const for v, _ in value.options)
+    return type(value) is Unknown or (type(value) is CacheVal and not value.said)
+
+
+def _cache_class(node: Node, ex: Expressions) -> CacheVal | None:
+    """The cache `isinstance(x, node)` says x is: a transformers cache class, or a tuple of only such classes (as
+    their base, `Cache`); None for anything else."""
+    kids = node.children if hasattr(node, "children") else []
+    if node.type == "atom" and len(kids) == 3 and kids[0].value == "(" and kids[1].type == "testlist_comp":
+        items = [c for c in kids[1].children if c.type != "operator"]
+        found = [_cache_class(c, ex) for c in items]
+        if not found or any(f is None for f in found):
+            return None
+        return found[0] if len({f.cls for f in found if f is not None}) == 1 else \
+            CacheVal("Cache", ex.s.site(node, f"`{ex.s.code(node)}`"), "Cache", "transformers.cache_utils",
+                     layered=False)
+    if not _dotted(node):
+        return None  # `type(y)`, a call: evaluating it again could run code
+    value = ex.eval(node)
+    if type(value) is not Symbol or not value.qualname.startswith("transformers."):
+        return None
+    parts = value.qualname.split(".")
+    name = parts[-1]
+    if not (name.endswith("Cache") and name[:1].isupper()):
+        return None
+    module = ".".join(parts[:-1]) if len(parts) > 2 else "transformers.cache_utils"
+    # `Cache` itself says no more than "a cache": an EncoderDecoderCache is one, and has no `.layers` on 5.x.
+    return CacheVal(name, ex.s.site(node, f"`{name}`"), name, module,
+                    layered=name not in ("Cache", "EncoderDecoderCache"))
+
+
+def _dotted(node: Node) -> bool:
+    """A name, or a name with `.attribute` trailers (`transformers.cache_utils.Cache`)."""
+    if node.type == "name":
+        return True
+    kids = node.children if node.type in ("power", "atom_expr") else []
+    return bool(kids) and kids[0].type == "name" and all(
+        k.type == "trailer" and k.children[0].value == "." for k in kids[1:])
+
+
+__all__ = ["Narrowed", "narrow", "narrowing", "reached"]

@@ -1,0 +1,121 @@
+"""`isinstance` guards as cache evidence (engine/interpreter/narrowing.py): where `isinstance(x, Cache)` (a class
+imported from transformers) says so, x's uses are checked as a transformers cache's; nowhere else, and never for a
+project's own class named like one. HFC007 is the rule that reads them back (`seen_tokens`, `get_usable_length`:
+gone since 4.54.0, docs/facts.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from hf_cache_lint.checking.source import check_source
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.environment.versions import Target, Version
+from hf_cache_lint.engine.facts.cache_use import KIND, CacheUse
+from hf_cache_lint.engine.interpreter.interp import analyse
+
+HEAD = "from transformers import Cache, DynamicCache, LlamaForCausalLM, StaticCache\nimport transformers\n\n"
+
+
+def uses(text: str, version: str = "4.57.6") -> list[CacheUse]:
+    analysis = analyse(HEAD + text, "<test>", Context(target=Target(Version.parse(version))))
+    return [u for u in analysis.of(KIND) if u.name in ("seen_tokens", "get_usable_length", "key_cache")]
+
+
+def lines(text: str, version: str = "4.57.6", code: str = "HFC007") -> list[int]:
+    result = check_source(HEAD + text, "t.py", context=Context(target=Target.of(version)))
+    return sorted(f.span.start.line - HEAD.count("\n") for f in result.findings if f.code == code)
+
+
+NARROWED = [
+    # the branch of the guard
+    ("def f(c):\n    if isinstance(c, Cache):\n        return c.seen_tokens\n", "Cache"),
+    ("def f(c):\n    if isinstance(c, DynamicCache):\n        return c.get_usable_length(1)\n", "DynamicCache"),
+    ("def f(c):\n    if isinstance(c, transformers.cache_utils.StaticCache):\n        return c.seen_tokens\n",
+     "StaticCache"),
+    # an operand of `and`, in the branch and after it in the test
+    ("def f(c):\n    if isinstance(c, Cache) and c.get_seq_length() > 0:\n        return c.seen_tokens\n", "Cache"),
+    ("def f(c):\n    return isinstance(c, Cache) and c.seen_tokens > 0\n", "Cache"),
+    # the other side of `not`, and after an early exit
+    ("def f(c):\n    if not isinstance(c, DynamicCache):\n        return 0\n    return c.seen_tokens\n", "DynamicCache"),
+    ("def f(c):\n    if not isinstance(c, Cache):\n        raise TypeError\n    return c.seen_tokens\n", "Cache"),
+    ("def f(c):\n    if c is None or not isinstance(c, Cache):\n        return 0\n    return c.seen_tokens\n", "Cache"),
+    ("def f(c):\n    if not isinstance(c, Cache):\n        return 0\n    else:\n        return c.seen_tokens\n", "Cache"),
+    # a tuple of transformers cache classes only: the base class
+    ("def f(c):\n    if isinstance(c, (DynamicCache, StaticCache)):\n        return c.seen_tokens\n", "Cache"),
+    ("def f(c=None):\n    if isinstance(c, Cache):\n        return c.seen_tokens\n", "Cache"),
+]
+
+
+@pytest.mark.parametrize(("text", "cls"), NARROWED)
+def test_the_guarded_side_holds_a_cache(text: str, cls: str) -> None:
+    got = uses(text)
+    assert [(u.receiver_class, u.receiver) for u in got] == [(cls, "c")]
+    assert got[0].guard is not None and got[0].guard.startswith("isinstance(c, ")
+    assert lines(text) == [text.count("\n", 0, text.index(".seen_tokens" if "seen_tokens" in text else
+                                                          ".get_usable_length")) + 1]
+
+
+NOT_NARROWED = [
+    # the other side of the guard, after the `if`, a guard on another name, a guard that does not leave
+    "def f(c):\n    if isinstance(c, Cache):\n        pass\n    else:\n        return c.seen_tokens\n",
+    "def f(c):\n    if isinstance(c, Cache):\n        pass\n    return c.seen_tokens\n",
+    "def f(c, d):\n    if isinstance(d, Cache):\n        return c.seen_tokens\n",
+    "def f(c):\n    if not isinstance(c, Cache):\n        print(c)\n    return c.seen_tokens\n",
+    # `or`: either side may hold; a tuple with a non-cache class (a legacy tuple passes the test)
+    "def f(c):\n    if isinstance(c, Cache) or c is None:\n        return c.seen_tokens\n",
+    "def f(c):\n    if isinstance(c, (Cache, tuple)):\n        return c.seen_tokens\n",
+    "def f(c):\n    x = isinstance(c, Cache) and 1\n    return c.seen_tokens\n",
+    # a class named like one but not transformers': the project's own, a local one, another library's
+    "class Cache:\n    pass\n\n\ndef f(c):\n    if isinstance(c, Cache):\n        return c.seen_tokens\n",
+    "from mylib import KVCache\n\n\ndef f(c):\n    if isinstance(c, KVCache):\n        return c.seen_tokens\n",
+    "def f(c):\n    if isinstance(c, type(c)):\n        return c.seen_tokens\n",
+    # a value the code says is something else stays so (the project's own instance)
+    "class Mine:\n    seen_tokens = 0\n\n\ndef f():\n    c = Mine()\n    if isinstance(c, Cache):\n"
+    "        return c.seen_tokens\n",
+    # a transformers class that is no cache
+    "def f(c):\n    if isinstance(c, LlamaForCausalLM):\n        return c.seen_tokens\n",
+]
+
+
+@pytest.mark.parametrize("text", NOT_NARROWED)
+def test_no_guard_no_cache(text: str) -> None:
+    assert uses(text) == []
+    assert lines(text) == []
+
+
+def test_a_compat_probe_beside_the_guard_still_hides_the_read() -> None:
+    # `hasattr` tests what the object has: compat code, whichever branch the target takes (removed_api.py)
+    text = "def f(c):\n    if isinstance(c, Cache) and hasattr(c, 'seen_tokens'):\n        return c.seen_tokens\n"
+    assert len(uses(text)) == 1
+    assert lines(text) == []
+
+
+HOOK = ("class LM(LlamaForCausalLM):\n"
+        "    def prepare_inputs_for_generation(self, input_ids, past_key_values=None, **kwargs):\n"
+        "        if isinstance(past_key_values, Cache):\n"
+        "            n = past_key_values.seen_tokens\n"
+        "        return {'input_ids': input_ids, 'past_key_values': past_key_values}\n")
+
+
+@pytest.mark.parametrize(("version", "reported"), [("4.57.6", [4]), ("5.23.0", [4]), ("5.24.0", []), ("5.25.0", [])])
+def test_a_hook_parameter_the_target_no_longer_fills_is_never_a_cache_there(version: str,
+                                                                          reported: list[int]) -> None:
+    # From 5.24 generate passes the hook `cache=`: `past_key_values` is None, the guard false (HFC010 says so)
+    assert lines(HOOK, version) == reported
+    assert lines(HOOK, version, "HFC010") == ([] if reported else [2])
+
+
+def test_a_hook_that_also_takes_the_new_name_keeps_its_guarded_reads() -> None:
+    text = HOOK.replace("**kwargs):\n", "**kwargs):\n        past_key_values = kwargs.pop('cache', past_key_values)\n")
+    assert lines(text, "5.24.0") == [5]
+
+
+def test_a_removed_method_on_a_fallback_branch_inside_the_guard_stays_quiet() -> None:
+    # unsloth's `_cache_as_legacy_tuple`: after the guard, a `getattr` probe picks the branch (compat code)
+    text = ("def legacy(c):\n    if not isinstance(c, Cache):\n        return c\n"
+            "    layers = getattr(c, 'layers', None)\n    if layers is None:\n        return c.to_legacy_cache()\n"
+            "    return layers\n")
+    assert lines(text, "5.24.0") == []
+    # the guard's own branch is the cache's: the removed method is reported there
+    assert lines("def legacy(c):\n    if isinstance(c, DynamicCache):\n        return c.to_legacy_cache()\n",
+                 "5.24.0") == [3]
