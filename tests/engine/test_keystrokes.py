@@ -16,7 +16,7 @@ import pytest
 
 from hf_cache_lint.checking import source
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.interpreter import interp, replay
+from hf_cache_lint.engine.interpreter import interp, replay, replay_records, replay_store
 from hf_cache_lint.engine.output.analysis import Analysis
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -78,9 +78,9 @@ def analyses(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Analysis]]:
         return a
 
     monkeypatch.setattr(source, "analyse", keep)
-    replay.forget_all()
+    replay_store.forget_all()
     yield got
-    replay.forget_all()
+    replay_store.forget_all()
 
 
 def facts(a: Analysis) -> tuple[object, ...]:
@@ -193,12 +193,12 @@ def test_an_edited_method_reruns_its_callers_whose_other_calls_are_replayed(
     calls: list[tuple[str, bool]] = []
     run_original, call_original = replay.Replays.replay, replay.Replays._replay_call
 
-    def run_spy(self: replay.Replays, key: replay.RunKey) -> bool:
+    def run_spy(self: replay.Replays, key: replay_records.RunKey) -> bool:
         ok = run_original(self, key)
         runs.append((key[0][1].split("(")[0], ok))
         return ok
 
-    def call_spy(self: replay.Replays, node: Any, c: replay.CallRecord) -> bool:
+    def call_spy(self: replay.Replays, node: Any, c: replay_records.CallRecord) -> bool:
         ok = call_original(self, node, c)
         calls.append((node.name.value, ok))
         return ok
@@ -255,7 +255,7 @@ def test_a_run_that_read_a_function_a_line_moved_is_replayed_moved(
     runs: list[tuple[str, bool]] = []
     original = replay.Replays.replay
 
-    def spy(self: replay.Replays, key: replay.RunKey) -> bool:
+    def spy(self: replay.Replays, key: replay_records.RunKey) -> bool:
         ok = original(self, key)
         runs.append((key[0][1].split("(")[0], ok))
         return ok
@@ -330,7 +330,7 @@ def test_lines_added_or_removed_above_functions_move_their_replayed_findings_and
     runs: list[tuple[str, bool, bool]] = []
     original = replay.Replays.replay
 
-    def spy(self: replay.Replays, key: replay.RunKey) -> bool:
+    def spy(self: replay.Replays, key: replay_records.RunKey) -> bool:
         ok = original(self, key)
         runs.append((key[0][1].split("(")[0], ok, self.shift is not None))
         return ok
@@ -406,7 +406,7 @@ def shifted(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     outcomes: list[bool] = []
     original = replay.Replays.replay
 
-    def spy(self: replay.Replays, key: replay.RunKey) -> bool:
+    def spy(self: replay.Replays, key: replay_records.RunKey) -> bool:
         ok = original(self, key)
         if self.shift is not None:
             outcomes.append(ok)
@@ -456,6 +456,6 @@ def test_a_forgotten_buffer_forgets_its_runs(tmp_path: Path, analyses: list[Anal
     ctx = Context(workspace=tmp_path)
     for _ in range(2):
         source.check_source(SCRIPT, str(path), None, ctx, incremental=True)
-    assert replay.document(str(path)) is not None and replay.document(str(path)).runs  # type: ignore[union-attr]
+    assert replay_store.document(str(path)) is not None and replay_store.document(str(path)).runs  # type: ignore[union-attr]
     interp.forget(str(path))
-    assert replay.document(str(path)) is None
+    assert replay_store.document(str(path)) is None

@@ -59,9 +59,9 @@ def test_every_cache_has_a_reset_that_empties_it(tmp_path: Path) -> None:
     for g in caches:
         importlib.import_module("hf_cache_lint." + g.module.removesuffix(".py").replace("/", "."))
     assert {(g.module, g.name) for g in caches} == set(process_state._RESETS)
-    from hf_cache_lint.engine.interpreter import replay
+    from hf_cache_lint.engine.interpreter import replay_store
 
-    assert replay._DOCUMENTS  # the test can fail: the second check of the buffer kept its runs
+    assert replay_store._DOCUMENTS  # the test can fail: the second check of the buffer kept its runs
     process_state.reset_all()
     for g in caches:
         module = importlib.import_module("hf_cache_lint." + g.module.removesuffix(".py").replace("/", "."))

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.interpreter import interp, replay
+from hf_cache_lint.engine.interpreter import interp, replay, replay_store
 from hf_cache_lint.engine.output.analysis import Analysis
 from hf_cache_lint.engine.syntax.nodes import end_pos
 
@@ -38,7 +38,7 @@ def script(n: int = 6, ci: str = '"static"') -> str:
 @pytest.fixture
 def replays(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
     """Each replay attempt's outcome, in order (the recorded runs are forgotten before and after)."""
-    replay.forget_all()
+    replay_store.forget_all()
     outcomes: list[bool] = []
     original = replay.Replays.replay
 
@@ -49,7 +49,7 @@ def replays(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
 
     monkeypatch.setattr(replay.Replays, "replay", spy)
     yield outcomes
-    replay.forget_all()
+    replay_store.forget_all()
 
 
 def facts(a: Analysis) -> tuple[object, ...]:
@@ -261,7 +261,7 @@ def edited(prompt):
 '''
     for _ in range(2):
         buffer(text, path, ctx)
-    doc = replay.document(path)
+    doc = replay_store.document(path)
     assert doc is not None and [r.changes_facts for r in doc.runs.values()] == [True, False, False]
     replays.clear()
     changed = text.replace("max_new_tokens=8", "max_new_tokens=9")

@@ -1,6 +1,6 @@
 """One walk of what a value holds (engine/interpreter/values.py `children` / `map_children`), used by every traversal:
 the weighting (`bounded`), reachability (state.py `reachable`), the replay's node collection
-(interpreter/replay.py `_nodes`) and the copier of workspace imports (interpreter/imports.py). The two
+(interpreter/replay_matching.py `_nodes`) and the copier of workspace imports (interpreter/imports.py). The two
 reproductions below lost HFC001 while those walks were kept by hand and drifted apart (issue 28)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from tests.engine.conftest import Checker
 
-from hf_cache_lint.engine.interpreter import replay, values
+from hf_cache_lint.engine.interpreter import replay_matching, values
 from hf_cache_lint.engine.interpreter.state import Heap, reachable
 from hf_cache_lint.engine.interpreter.values import Ref, Value
 
@@ -117,4 +117,4 @@ def test_every_field_that_can_hold_a_function_is_searched_by_the_replay(cls: typ
                                                                           annotation: str) -> None:
     node = object()
     x = _instance(cls, name, annotation, values.Function(node, "f"))
-    assert id(node) in replay._nodes(x)
+    assert id(node) in replay_matching._nodes(x)

@@ -30,7 +30,7 @@ class Global:
 
 
 STATE: tuple[Global, ...] = (
-    Global("engine/interpreter/replay.py", "_DOCUMENTS", "cache",
+    Global("engine/interpreter/replay_store.py", "_DOCUMENTS", "cache",
            "an editor buffer's last uncalled-function runs, replayed at the next keystroke (MAX_DOCUMENTS)"),
     Global("engine/interpreter/modules.py", "_CACHE", "cache", "workspace modules' exports by file version (_CACHE_SIZE)"),
     Global("engine/syntax/parsing.py", "_MOVES", "cache",

@@ -31,6 +31,9 @@ The stage's other modules (stage interpreter: imports base/, environment/, text/
 - narrowing.py: `isinstance(x, Cache)` guards (a transformers class): x holds that cache where the test holds;
 - none_tests.py: where the code tests a call's result against None (`get_max_length()`'s, for `CacheUse`);
 - replay.py: the recorded runs of uncalled functions, replayed at the next keystroke instead of run again;
+- replay_records.py: what a recorded run is made of (what it read, the module-wide facts, what it did);
+- replay_matching.py: how a recorded run is matched to this check (values and nodes compared, places moved);
+- replay_store.py: the process-wide store of editor buffers' last checks, whose runs the next check replays;
 - shift.py: what a recorded run holds of places in the text, moved by the lines an edit added or removed;
 - interp.py: the entry points: parse a text and analyse it into an `Analysis` (the facts the rules read);
 - values.py: the value model (abstract values, heap objects);
@@ -48,7 +51,7 @@ The stage's other modules (stage interpreter: imports base/, environment/, text/
 from __future__ import annotations
 
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.interpreter import function_keys, replay
+from hf_cache_lint.engine.interpreter import function_keys, replay, replay_matching, replay_store
 from hf_cache_lint.engine.interpreter.cache_uses import CacheUses
 from hf_cache_lint.engine.interpreter.calls import CallDispatch
 from hf_cache_lint.engine.interpreter.expressions import Expressions
@@ -101,8 +104,8 @@ class Interpreter:
     def _run_module(self, tree: Node, use_replays: bool) -> bool:
         s = self.session
         s.guards = VersionGuards(tree, s.target, s.text)
-        replays = replay.Replays(s, function_keys.source_of(tree, s.text, s.path), replay.document(s.path),
-                                 replay.fingerprint(s.context, s.guards), use_replays, MAX_STEPS, MAX_HEAP, MAX_WORK,
+        replays = replay.Replays(s, function_keys.source_of(tree, s.text, s.path), replay_store.document(s.path),
+                                 replay_matching.fingerprint(s.context, s.guards), use_replays, MAX_STEPS, MAX_HEAP, MAX_WORK,
                                  self.imports, self.functions.method_node)
         self.functions.replays = replays
         self.statements.exec_block(tree.children)

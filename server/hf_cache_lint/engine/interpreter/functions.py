@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
-from hf_cache_lint.engine.interpreter.replay import absent
+from hf_cache_lint.engine.interpreter.replay_records import absent
 from hf_cache_lint.engine.interpreter.session import MAX_INLINE_DEPTH, EvArg, Session
 from hf_cache_lint.engine.interpreter.state import Heap, State, join, reachable
 from hf_cache_lint.engine.interpreter.values import (

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hf_cache_lint.engine.environment.context import Context
 from hf_cache_lint.engine.facts import grouped
 from hf_cache_lint.engine.facts.cache_use import CacheUse
-from hf_cache_lint.engine.interpreter import Interpreter, replay
+from hf_cache_lint.engine.interpreter import Interpreter, replay_store
 from hf_cache_lint.engine.interpreter.hooks import hook_facts
 from hf_cache_lint.engine.interpreter.narrowing import reached
 from hf_cache_lint.engine.interpreter.removed_api import removed_api_uses
@@ -20,7 +20,7 @@ def forget(incremental_key: str) -> None:
     """Drop parso's kept tree for an editor buffer (the document closed): its memory goes with it, and the runs
     its last check recorded (replay.py: they are found again through the parser's moves of that tree)."""
     parsing.forget(_GRAMMAR, incremental_key)
-    replay.forget(incremental_key)
+    replay_store.forget(incremental_key)
 
 
 def parse(text: str, incremental_key: str | None = None) -> object:

@@ -34,305 +34,46 @@ this one's meter plus that slack stays at or under MAX_WORK // 2, no decision of
 answer from the meter (inlining stops past MAX_WORK // 2, the analysis past MAX_WORK), and the analysis is
 the one a run without replays would give; past it, the module is analysed again without replays
 (Interpreter.run_module).
+
+Here: recording and replaying (`Replays`). What a recorded run is made of: replay_records.py; how one is matched
+to this check (values, nodes, facts, the line map): replay_matching.py; the process-wide store: replay_store.py.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, TypeVar
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
-from hf_cache_lint.engine.base import process_state
-from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.environment import deps
-from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.environment.deps import Stamp
 from hf_cache_lint.engine.interpreter.function_keys import Key, Source
-from hf_cache_lint.engine.interpreter.shift import Shifter, Unmapped
-from hf_cache_lint.engine.interpreter.state import Heap, reachable
-from hf_cache_lint.engine.interpreter.values import (
-    CacheVal,
-    ClassDef,
-    Cond,
-    ConfigState,
-    Const,
-    Function,
-    HeapObj,
-    Lazy,
-    Output,
-    Ref,
-    Setting,
-    Symbol,
-    Unknown,
-    Value,
-    children,
+from hf_cache_lint.engine.interpreter.replay_matching import (
+    facts_are,
+    moved_from,
+    moves,
+    rekeyed,
+    same,
+    shift_call,
+    shift_run,
 )
-from hf_cache_lint.engine.output.analysis import CiValue, GuardedBlock
+from hf_cache_lint.engine.interpreter.replay_records import (
+    ABSENT,
+    CallRecord,
+    Reads,
+    Replay,
+    RunKey,
+    Start,
+    merge,
+)
+from hf_cache_lint.engine.interpreter.replay_store import Document, keep
+from hf_cache_lint.engine.interpreter.shift import Shifter
+from hf_cache_lint.engine.interpreter.state import Heap, reachable
+from hf_cache_lint.engine.interpreter.values import HeapObj, Ref, Value
 from hf_cache_lint.engine.syntax import parsing
 from hf_cache_lint.engine.syntax.nodes import Node
 
 if TYPE_CHECKING:
     from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
     from hf_cache_lint.engine.interpreter.session import Session
-
-MAX_DOCUMENTS = 16  # documents whose last runs are kept (the buffers open in an editor)
-_ABSENT = object()  # a name the module does not bind (a builtin, or unbound)
-RunKey = tuple[Key, object]  # a function's key (function_keys.py) and what its run is given (Replays.key)
-Method = tuple[Node, str, "Node | None", "tuple[int, int] | None"]  # Reads.methods: class, name, method found, its start
-
-
-@dataclass(frozen=True)
-class Facts:
-    """The module-wide facts a function's run may read or add to (Session: env_set, custom_tasks,
-    own_generate, saved, pending_ci, unsloth_fast_disabled)."""
-
-    env_set: frozenset[str]
-    custom_tasks: frozenset[str]
-    own_generate: frozenset[str]
-    saved: tuple[tuple[str, Setting | None], ...]
-    pending_ci: tuple[tuple[Span, CiValue], ...]
-    unsloth_fast_disabled: bool | None
-
-
-@dataclass
-class Reads:
-    """What one run read from outside its locals, filled while it runs (Session's and the parts' hooks)."""
-
-    first_id: int  # heap ids below this existed before the run
-    names: dict[str, object] = field(default_factory=dict)  # module name -> its value (or _ABSENT) when first read
-    heap: dict[int, HeapObj | None] = field(default_factory=dict)  # pre-existing id -> its object when first read
-    bodies: list[Node] = field(default_factory=list)  # function nodes run
-    # Methods looked up by name in a class (UserFunctions.method_of): the class node, the name, the method found
-    # and where it started (a splice that adds lines moves the nodes after it: the same node, another place).
-    methods: list[Method] = field(default_factory=list)
-    called: list[Node] = field(default_factory=list)  # function nodes it inlined (Session.called)
-    # Workspace imports it used that an earlier run of this check had resolved (imports.py), and their values.
-    forced: dict[tuple[str, int, str], Value] = field(default_factory=dict)
-    # What it changed that later functions may see: heap objects that existed before it (Session.put), the
-    # workspace imports it resolved first, and the files those consulted (deps.stamp).
-    written: set[int] = field(default_factory=set)
-    resolutions: dict[tuple[str, int, str], Value] = field(default_factory=dict)
-    stamps: dict[str, Stamp] = field(default_factory=dict)
-    impure: bool = False  # did something a replay cannot repeat (the module docstring)
-
-    def name(self, name: str, value: object) -> None:
-        self.names.setdefault(name, value)
-
-    def obj(self, i: int, obj: HeapObj | None) -> None:
-        if i < self.first_id:
-            self.heap.setdefault(i, obj)
-
-
-@dataclass(frozen=True)
-class Replay:
-    """One recorded run of an uncalled function (the module docstring): what it read, then what it did."""
-
-    names: tuple[tuple[str, object], ...]
-    forced: tuple[tuple[tuple[str, int, str], Value], ...]
-    heap: tuple[tuple[int, HeapObj | None], ...]
-    bodies: tuple[tuple[Node, Key], ...]
-    methods: tuple[Method, ...]  # a class, a method name, the method node it found, where that started
-    path: tuple[Cond, ...]  # the module state's path conditions (a function's path starts from them)
-    before: Facts
-    ids_at: int  # the next heap id when it started
-    steps: int
-    ids: int
-    work: int
-    charges: int
-    recorded: tuple[object, ...]  # the facts it recorded, of whatever kind (engine/facts), in order
-    guarded: tuple[GuardedBlock, ...]
-    after: Facts
-    called: tuple[Node, ...]
-    changes_facts: bool  # after != before (a replay of a run that did not change them leaves them as they are)
-    # Its effects (Reads.written, .resolutions): the module heap's objects it left changed and the objects of its
-    # own they reach, by id; the imports it resolved; the files consulted, and the count of modules analysed
-    # before it and by it (imports.py's per-check bound). A run with effects is replayed only where it started
-    # at the same heap id (so its objects keep the ids a run would give them).
-    effects: tuple[tuple[int, HeapObj], ...] = ()
-    resolutions: tuple[tuple[tuple[str, int, str], Value], ...] = ()
-    stamps: tuple[tuple[str, Stamp], ...] = ()
-    analysed_at: int = 0
-    analysed: int = 0
-
-
-@dataclass(frozen=True)
-class CallRecord:
-    """One inlined call inside a recorded run (UserFunctions.inline): what it was given besides what it read
-    (its parameters and captured names as bound, the caller's path, the call site its facts name, the functions
-    being inlined around it, the loop depth), the run itself (what it read and did), and the value it gave."""
-
-    given: tuple[tuple[str, Value], ...]
-    where: tuple[object, ...]
-    run: Replay
-    result: Value
-
-
-@dataclass(frozen=True)
-class _Start:
-    """The session as a recorded run started (what finish() compares with and subtracts)."""
-
-    facts: Facts
-    names: tuple[tuple[str, Value], ...]
-    steps: int
-    ids: int
-    work: int
-    charges: int
-    recorded: int
-    guarded: frozenset[GuardedBlock]
-    skipped: int
-
-
-@dataclass
-class Document:
-    """One path's last check: its session fingerprint and the runs it recorded, by function (position, code)."""
-
-    fingerprint: tuple[object, ...]
-    runs: dict[RunKey, Replay]
-    # Whether that check's meter, with the slack of replaying all of it, stayed under MAX_WORK // 4: only then
-    # are replays tried (a module analysed near its budget would be analysed twice: see the docstring).
-    small: bool
-    # The inlined calls recorded inside those runs, by the called function's key (Replays.call).
-    calls: dict[Key, tuple[CallRecord, ...]] = field(default_factory=dict)
-    moves: tuple[int, int] = (0, 1)  # the parser's count of line-count changes after its parse (`moved_from`)
-
-
-_DOCUMENTS: OrderedDict[str, Document] = OrderedDict()
-
-
-def document(path: str) -> Document | None:
-    """The path's last check (None the first time a path is checked: a file checked once records nothing)."""
-    got = _DOCUMENTS.get(path)
-    if got is not None:
-        _DOCUMENTS.move_to_end(path)
-    return got
-
-
-def keep(path: str, doc: Document) -> None:
-    _DOCUMENTS[path] = doc
-    _DOCUMENTS.move_to_end(path)
-    while len(_DOCUMENTS) > MAX_DOCUMENTS:
-        _DOCUMENTS.popitem(last=False)
-
-
-def forget(path: str) -> None:
-    """Drop the path's last check (its kept tree went: the parser's count of line-count changes starts again, so a
-    count one higher would no longer say that only the last update's line map lies between that check and the
-    next one)."""
-    _DOCUMENTS.pop(path, None)
-
-
-def forget_all() -> None:
-    """Drop every recorded run (tests compare analyses with and without replays)."""
-    _DOCUMENTS.clear()
-
-
-def fingerprint(context: Context, guards: object) -> tuple[object, ...]:
-    """What every run of the module reads besides its own inputs: the context and the version guards."""
-    g = guards
-    return (context, frozenset(getattr(g, "modules", ())), frozenset(getattr(g, "version_names", ())),
-            tuple(getattr(g, "names", {}).items()))
-
-
-def same(a: object, b: object) -> bool:
-    """Equal as values, and holding the same function and class nodes (values compare those by name only)."""
-    if a is b:
-        return True
-    if a != b:
-        return False
-    return isinstance(a, _NO_NODES) or _nodes(a) == _nodes(b)
-
-
-# Values and heap objects that cannot hold a function or class (no value inside them can).
-_NO_NODES = (Unknown, Const, CacheVal, Ref, Symbol, Output, Lazy, ConfigState)
-
-
-def _nodes(x: object) -> list[int]:
-    """id() of the function and class nodes a value or heap object holds, in order (refs not followed)."""
-    out: list[int] = []
-    todo: list[object] = [x]
-    while todo:
-        v = todo.pop()
-        if v is None or isinstance(v, _NO_NODES):
-            continue
-        if isinstance(v, (Function, ClassDef)):
-            out.append(id(v.node))
-        todo.extend(children(v))
-    return out
-
-
-def _moves(x: object, line: int) -> bool:
-    """Whether a value or heap object holds a function or class node that starts at or after `line` (refs not
-    followed)."""
-    todo: list[object] = [x]
-    while todo:
-        v = todo.pop()
-        if v is None or isinstance(v, _NO_NODES):
-            continue
-        if isinstance(v, (Function, ClassDef)) and getattr(v.node, "start_pos", (0, 0))[0] >= line:
-            return True
-        todo.extend(children(v))
-    return False
-
-
-def moved_from(before: tuple[int, int], now: tuple[int, int]) -> int | None:
-    """The first line from which a node of the kept tree may stand elsewhere than at the last check, from the
-    parser's count of line-count changes then and now (engine/syntax/parsing.py `moves`): None after none, the
-    line the change began at after one (this check's parse), the first line after more."""
-    if now[0] == before[0]:
-        return None
-    return now[1] if now[0] == before[0] + 1 else 1
-
-
-def absent() -> object:
-    return _ABSENT
-
-
-def _facts_are(s: Session, f: Facts) -> bool:
-    """`s.facts() == f`, field by field without building the session's Facts (a set equals the frozenset of
-    its items; the tuples of items as facts() builds them)."""
-    return f.env_set == s.env_set and f.custom_tasks == s.custom_tasks and f.own_generate == s.own_generate \
-        and f.unsloth_fast_disabled == s.unsloth_fast_disabled \
-        and f.saved == tuple(s.saved.items()) and f.pending_ci == tuple(s.pending_ci.items())
-
-
-def _merge(outer: Reads, names: Iterable[tuple[str, object]], heap: Iterable[tuple[int, HeapObj | None]],
-           forced: Iterable[tuple[tuple[str, int, str], Value]], bodies: Iterable[Node],
-           methods: Iterable[Method], called: Iterable[Node], written: Iterable[int],
-           resolutions: Iterable[tuple[tuple[str, int, str], Value]], stamps: Iterable[tuple[str, Stamp]]) -> None:
-    """What an inlined call read and did, into the reads of the run around it (first reads stay first; what the
-    call read of the enclosing run's own objects or resolutions is not the enclosing run's read)."""
-    for n, v in names:
-        outer.names.setdefault(n, v)
-    for i, o in heap:
-        if i < outer.first_id:
-            outer.heap.setdefault(i, o)
-    for k, v in forced:
-        if k not in outer.resolutions:
-            outer.forced.setdefault(k, v)
-    outer.bodies.extend(bodies)
-    outer.methods.extend(methods)
-    outer.called.extend(called)
-    outer.written.update(i for i in written if i < outer.first_id)
-    outer.resolutions.update(resolutions)
-    for p, st in stamps:
-        outer.stamps.setdefault(p, st)
-
-
-_K = TypeVar("_K")
-_V = TypeVar("_V")
-
-
-def _rekeyed(runs: Mapping[_K, _V], move: Callable[[_K], _K]) -> dict[_K, _V]:
-    """The last check's runs (or calls) under where their functions stand now (those inside the changed lines
-    are dropped: their code changed)."""
-    out: dict[_K, _V] = {}
-    for k, v in runs.items():
-        try:
-            out[move(k)] = v
-        except Unmapped:
-            continue
-    return out
 
 
 class Replays:
@@ -368,8 +109,8 @@ class Replays:
         if lines is not None and previous is not None and self.moves[0] == previous.moves[0] + 1:
             self.shift = shift = Shifter(lines)
             self.moved = None
-            self.previous = _rekeyed(self.previous, lambda k: (shift.key(k[0]), k[1]))
-            self.previous_calls = _rekeyed(self.previous_calls, shift.key)
+            self.previous = rekeyed(self.previous, lambda k: (shift.key(k[0]), k[1]))
+            self.previous_calls = rekeyed(self.previous_calls, shift.key)
         self._shifted: dict[int, Replay | CallRecord | None] = {}  # by id() of the recorded run or call
         self.runs: dict[RunKey, Replay] = {}
         self.calls: dict[Key, list[CallRecord]] = {}
@@ -377,7 +118,7 @@ class Replays:
         self.first_charges: int | None = None  # the meter's charges when the first replay was made
         self.ids = 0  # the most ids any replayed recording had allocated when it ended
         self._key: RunKey | None = None
-        self._start: _Start | None = None
+        self._start: Start | None = None
         self._analysed_at = 0  # imports.modules_analysed when the recorded run started
         # What the replays of this check found of a recorded value, by (module name or heap id, id() of the
         # recorded value): the uncalled functions recorded in one check read the same module objects, so the
@@ -400,13 +141,13 @@ class Replays:
         r = self.previous.get(key)
         s = self.s
         if r is not None and self.shift is not None:
-            r = self._moved_run(r)
+            r = shift_run(self.shift, self._shifted, r)
         if r is None or s.steps + r.steps > self.max_steps or s.next_id + r.ids > self.max_heap:
             return False
         assert self.source is not None  # as for every key
         source = self.source
         end = s.module_state
-        if end.path != r.path or not _facts_are(s, r.before):
+        if end.path != r.path or not facts_are(s, r.before):
             return False
         # Every run (a function's, an `__init__`'s, an annotation's evaluation) adds steps or charges, and a
         # function's run gives the module's state a new heap: the same figures, nothing ran since.
@@ -419,15 +160,15 @@ class Replays:
         for n, v in r.names:
             got = memo.get((n, id(v)))
             if got is None:
-                got = memo[(n, id(v))] = same(end.names.get(n, _ABSENT), v) and \
-                    (moved is None or not _moves(v, moved))
+                got = memo[(n, id(v))] = same(end.names.get(n, ABSENT), v) and \
+                    (moved is None or not moves(v, moved))
             if not got:
                 self._same_at = at
                 return False
         imports = self.imports
         resolved: Mapping[tuple[str, int, str], Value] = imports.resolved if imports is not None else {}
         for k, v in r.forced:
-            if not same(resolved.get(k, _ABSENT), v) or (moved is not None and _moves(v, moved)):
+            if not same(resolved.get(k, ABSENT), v) or (moved is not None and moves(v, moved)):
                 self._same_at = at
                 return False
         effectful = bool(r.effects or r.resolutions)
@@ -439,7 +180,7 @@ class Replays:
         for i, o in r.heap:
             got = memo.get((i, id(o)))
             if got is None:
-                got = memo[(i, id(o))] = same(end.heap.get(i), o) and (moved is None or not _moves(o, moved))
+                got = memo[(i, id(o))] = same(end.heap.get(i), o) and (moved is None or not moves(o, moved))
             if not got:
                 self._same_at = at
                 return False
@@ -487,9 +228,9 @@ class Replays:
         self._analysed_at = self.imports.modules_analysed if self.imports is not None else 0
         self._start = self._snapshot()
 
-    def _snapshot(self) -> _Start:
+    def _snapshot(self) -> Start:
         s = self.s
-        return _Start(s.facts(), tuple(s.module_state.names.items()), s.steps, s.next_id, s.meter.work,
+        return Start(s.facts(), tuple(s.module_state.names.items()), s.steps, s.next_id, s.meter.work,
                       s.meter.charges, len(s.recorded), frozenset(s.version_guarded), len(s.skipped))
 
     def finish(self) -> None:
@@ -502,7 +243,7 @@ class Replays:
         if got is not None:
             self.runs[key] = got
 
-    def _recorded(self, reads: Reads, at: _Start, analysed_at: int, own: Key, heap: Heap,
+    def _recorded(self, reads: Reads, at: Start, analysed_at: int, own: Key, heap: Heap,
                   more_roots: tuple[Value, ...]) -> Replay | None:
         """What a run that just ended read and did, when a replay could stand for it (None: it cannot)."""
         s, source = self.s, self.source
@@ -549,7 +290,7 @@ class Replays:
         where = (s.state.path, s.via if s.via is not None else via, tuple(map(id, s.stack)), s.loop_depth)
         for c in self.previous_calls.get(key, ()):
             if self.shift is not None:
-                moved_call = self._moved_call(c)
+                moved_call = shift_call(self.shift, self._shifted, c)
                 if moved_call is None:
                     continue
                 c = moved_call
@@ -566,8 +307,8 @@ class Replays:
             result = run()
         finally:
             s.reads = outer
-            _merge(outer, inner.names.items(), inner.heap.items(), inner.forced.items(), inner.bodies,
-                   inner.methods, inner.called, inner.written, inner.resolutions.items(), inner.stamps.items())
+            merge(outer, inner.names.items(), inner.heap.items(), inner.forced.items(), inner.bodies,
+                  inner.methods, inner.called, inner.written, inner.resolutions.items(), inner.stamps.items())
             outer.impure = outer.impure or inner.impure
         got = self._recorded(inner, at, analysed_at, key, s.state.heap, (result,))
         if got is not None:
@@ -580,17 +321,17 @@ class Replays:
         r, s, source = c.run, self.s, self.source
         outer = s.reads
         if outer is None or source is None or s.next_id != r.ids_at or s.steps + r.steps > self.max_steps \
-                or s.next_id + r.ids > self.max_heap or not _facts_are(s, r.before):
+                or s.next_id + r.ids > self.max_heap or not facts_are(s, r.before):
             return False
         names, heap = s.module_state.names, s.state.heap
         moved = self.moved
-        if moved is not None and any(_moves(v, moved) for v in (*(v for _, v in c.given), *(v for _, v in r.names),
-                                                                   *(v for _, v in r.forced), *(o for _, o in r.heap))):
+        if moved is not None and any(moves(v, moved) for v in (*(v for _, v in c.given), *(v for _, v in r.names),
+                                                                  *(v for _, v in r.forced), *(o for _, o in r.heap))):
             return False
         imports = self.imports
         resolved: Mapping[tuple[str, int, str], Value] = imports.resolved if imports is not None else {}
-        if not all(same(names.get(n, _ABSENT), v) for n, v in r.names) or \
-                not all(same(resolved.get(k, _ABSENT), v) for k, v in r.forced) or \
+        if not all(same(names.get(n, ABSENT), v) for n, v in r.names) or \
+                not all(same(resolved.get(k, ABSENT), v) for k, v in r.forced) or \
                 any(k in resolved for k, _ in r.resolutions) or \
                 (imports.modules_analysed if imports is not None else 0) != r.analysed_at or \
                 not all(same(heap.get(i), o) for i, o in r.heap) or \
@@ -618,51 +359,11 @@ class Replays:
         s.meter.work += r.work
         s.meter.charges += r.charges
         # The enclosing run read and did all this too (its own record must say so).
-        _merge(outer, r.names, r.heap, r.forced, [node, *(n for n, _ in r.bodies)], [*r.methods], [*r.called],
-               {i for i, _ in r.effects if i < r.ids_at}, r.resolutions, r.stamps)
+        merge(outer, r.names, r.heap, r.forced, [node, *(n for n, _ in r.bodies)], [*r.methods], [*r.called],
+              {i for i, _ in r.effects if i < r.ids_at}, r.resolutions, r.stamps)
         return True
 
-    # -- a line map: what the last check recorded, moved to where it stands now -------------------------------
-    def _moved_run(self, r: Replay) -> Replay | None:
-        """The recorded run with every place it holds moved by this check's line map (None: one is inside the
-        changed lines, shift.py); once per run and check."""
-        got = self._shifted.get(id(r), r)
-        if got is not r:
-            return got  # type: ignore[return-value]
-        shift = self.shift
-        assert shift is not None
-        try:
-            m = shift.map
-            before = m(r.before)
-            moved: Replay | None = replace(
-                r, names=shift.pairs(r.names), forced=shift.pairs(r.forced), heap=shift.pairs(r.heap),
-                bodies=tuple((n, shift.key(k)) for n, k in r.bodies),
-                methods=tuple((c, name, f, shift.start(at) if at is not None else None) for c, name, f, at in r.methods),
-                path=m(r.path), before=before, recorded=m(r.recorded), guarded=m(r.guarded),
-                after=m(r.after) if r.changes_facts else before, effects=shift.pairs(r.effects),
-                resolutions=shift.pairs(r.resolutions))
-        except Unmapped:
-            moved = None
-        self._shifted[id(r)] = moved
-        return moved
-
-    def _moved_call(self, c: CallRecord) -> CallRecord | None:
-        """An inlined call's record moved as `_moved_run` moves a run."""
-        got = self._shifted.get(id(c), c)
-        if got is not c:
-            return got  # type: ignore[return-value]
-        shift = self.shift
-        assert shift is not None
-        run = self._moved_run(c.run)
-        moved: CallRecord | None = None
-        if run is not None:
-            try:
-                moved = CallRecord(shift.pairs(c.given), shift.map(c.where), run, shift.map(c.result))
-            except Unmapped:
-                moved = None
-        self._shifted[id(c)] = moved
-        return moved
-
+    # -- the budget argument, and this check's runs kept for the next -----------------------------------------
     def slack(self) -> int:
         """How far the meter of a run without replays can be from this one's (the docstring)."""
         if self.first_charges is None:
@@ -684,8 +385,4 @@ class Replays:
         keep(s.path, Document(self.fingerprint, self.runs if small else {}, small, calls, self.moves))
 
 
-__all__ = ["Document", "Facts", "Reads", "Replay", "Replays", "absent", "document", "fingerprint", "forget",
-           "forget_all", "keep", "same"]
-
-
-process_state.resettable("engine/interpreter/replay.py", "_DOCUMENTS", forget_all)
+__all__ = ["Replays"]

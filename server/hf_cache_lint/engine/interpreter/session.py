@@ -16,7 +16,7 @@ from typing import Any
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.environment.confine import real
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.interpreter.replay import Facts, Reads, absent
+from hf_cache_lint.engine.interpreter.replay_records import Facts, Reads, absent
 from hf_cache_lint.engine.interpreter.state import Meter, State
 from hf_cache_lint.engine.interpreter.values import (
     ConfigState,

@@ -30,7 +30,7 @@ _T = TypeVar("_T")
 _K = TypeVar("_K")
 Key = tuple[tuple[int, int], str]
 
-# Objects that hold no place: kept as they are (`object`: replay.py's sentinel for a name the module lacks).
+# Objects that hold no place: kept as they are (`object`: replay_records.py's sentinel for a name the module lacks).
 _PLAIN = frozenset({str, int, float, bool, complex, bytes, type(None), object})
 
 
