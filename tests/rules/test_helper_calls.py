@@ -1,5 +1,5 @@
 """HFC007 on a model's call of a private generate helper whose parameters changed (the release table's `member:`
-signatures, engine/interpreter/removed_api.py `_misfit`): the exact TypeError the target raises, the first
+signatures, engine/interpreter/removed_members.py `_misfit`): the exact TypeError the target raises, the first
 release of its signature, and no finding where the call binds or where no release ever took it."""
 
 from __future__ import annotations

@@ -40,7 +40,12 @@ The stage's other modules (stage interpreter: imports base/, environment/, text/
 - state.py: a path's state (names, heap, conditions) and the join of two paths;
 - modules.py: what a workspace module's top level leaves behind (its exports, cached per file version);
 - version_guard.py: conditions comparing the installed transformers version, decided for the target;
-- removed_api.py: uses of cache APIs the target no longer has, read from the tree (no generate call needed);
+- removed_api.py: uses of cache APIs the target no longer has, read from the tree (no generate call needed): the walk;
+- removed_scopes.py: what a use the removed-API walk finds runs under (version guards, `try`, `hasattr` tests);
+- removed_imports.py: imports of names the target no longer has (`import_fails`, also for statements.py);
+- removed_members.py: which recorded cache uses the target removed, by the release table (for removed_api);
+- removed_calls.py: removed names read off transformers, removed Cache methods called, rejected constructor calls;
+- removed_reads.py: removed reads of a known cache or model (`cache[i]`, `key_cache`, loops, `getattr` defaults);
 - constructor_calls.py: constructor calls of imported transformers cache classes the target rejects (for removed_api);
 - hooks.py: generation hooks the code hands transformers (overrides, patched forwards, `Cache.update`), and the
   positions it sends, read from the tree;

@@ -12,7 +12,7 @@ from hf_cache_lint.engine.interpreter.control_flow import ControlFlow
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.functions import UserFunctions
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
-from hf_cache_lint.engine.interpreter.removed_api import import_fails
+from hf_cache_lint.engine.interpreter.removed_imports import import_fails
 from hf_cache_lint.engine.interpreter.session import Session
 from hf_cache_lint.engine.interpreter.values import (
     UNKNOWN,

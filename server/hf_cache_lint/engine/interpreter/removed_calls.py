@@ -1,0 +1,99 @@
+"""Removed names read off transformers and removed methods called, for the removed-API reader
+(engine/interpreter/removed_api.py): `transformers.HybridCache`, `cache.to_legacy_cache()` on a receiver the
+interpreter says is a transformers cache (not on a project's own class with the same method names), and
+constructor calls of imported cache classes the target rejects (constructor_calls.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator
+
+from hf_cache_lint.engine.base.findings import Span
+from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
+from hf_cache_lint.engine.interpreter.constructor_calls import rejected
+from hf_cache_lint.engine.interpreter.removed_members import Reads
+from hf_cache_lint.engine.interpreter.removed_reads import is_target
+from hf_cache_lint.engine.interpreter.removed_scopes import Scope, handled
+from hf_cache_lint.engine.interpreter.version_guard import VersionGuards
+from hf_cache_lint.engine.syntax.nodes import Node, code, span
+from hf_cache_lint.engine.syntax.own_names import OwnNames, own_names
+
+
+def constructor_uses(node: Node, classes: dict[str, tuple[str, str]], target: Target,
+                      scope: Scope) -> Iterator[RemovedApiUse]:
+    for r in rejected(node, classes, target):
+        if not handled("constructor", r.cls, scope):
+            yield RemovedApiUse("constructor", r.cls, r.module, r.since or "", r.span, condition=scope.condition,
+                                deferred=scope.deferred, keyword=r.keyword, error=r.error, parameters=r.parameters,
+                                positional=r.positional)
+
+
+class Defined:
+    """engine/syntax/own_names.py's answers for the module, worked out the first time a removed name is read: most
+    modules read none, and the walk is over every node."""
+
+    def __init__(self, module: Node, modules: Collection[str]) -> None:
+        self.module = module
+        self.modules = modules
+        self._names: OwnNames | None = None
+
+    @property
+    def names(self) -> OwnNames:
+        if self._names is None:
+            self._names = own_names(self.module, self.modules)
+        return self._names
+
+    def __contains__(self, name: str) -> bool:
+        """Whether the module defines a function of this name (a user `to_legacy_cache` is not transformers')."""
+        return name in self.names.functions
+
+    def shimmed(self) -> frozenset[str]:
+        """The names the module stores onto a transformers module (`transformers.SinkCache = None`)."""
+        return self.names.shimmed
+
+    def foreign_receiver(self, receiver: list[Node]) -> bool:
+        """Whether the receiver's first name is bound only to something that is not transformers'."""
+        return bool(receiver) and receiver[0].type == "name" and receiver[0].value in self.names.foreign
+
+
+def chain_uses(node: Node, target: Target, scope: Scope, guards: VersionGuards,
+                user_methods: Defined, reads: Reads) -> Iterator[RemovedApiUse]:
+    kids = node.children
+    for i in range(1, len(kids)):
+        trailer = kids[i]
+        if trailer.type != "trailer" or trailer.children[0].value != "." or len(trailer.children) < 2:
+            continue
+        attr = trailer.children[1].value
+        receiver = kids[:i]
+        if i == 1 and kids[0].type == "name" and kids[0].value in guards.modules:
+            removed = target.removed_cache_class(attr)
+            # `transformers.HybridCache = None` (a fallback in `except ImportError:`) stores, it does not read; and
+            # once the code stores a name onto the module, reading it finds what was stored (a compat shim).
+            if removed is not None and not handled("attribute", attr, scope) and \
+                    not (i == len(kids) - 1 and is_target(node)) and attr not in user_methods.shimmed():
+                yield RemovedApiUse("attribute", attr, "transformers", removed, span(trailer.children[1]),
+                                    condition=scope.condition)
+            continue
+        removed = target.removed_cache_method(attr)
+        if removed is None or attr in user_methods or handled("method", attr, scope) or \
+                user_methods.foreign_receiver(receiver):
+            continue
+        at = span(trailer.children[1]).start
+        if at not in reads.calls:
+            continue  # a receiver the interpreter does not know as a transformers cache (or class): no evidence
+        guard = reads.calls[at]
+        if scope.condition is not None and (guard is None or scope.condition.replace(guard, "True") != "True"):
+            # Compat code calls the removed method on a fallback branch that tests the object first
+            # (`if getattr(cache, "layers", None) is None:`, after an `isinstance(..., DynamicCache)` branch):
+            # whether 5.x ever takes it, the code does not say (real cases: unsloth, optimum-intel). Only the branch
+            # of the one `isinstance(cache, Cache)` test that says the receiver is a cache is the cache's own.
+            continue
+        call = kids[i + 1] if i + 1 < len(kids) else None
+        if call is None or call.type != "trailer" or call.children[0].value != "(":
+            continue  # `getattr`-free references (`f = cache.to_legacy_cache`) fail only when called
+        argument = call.children[1] if len(call.children) == 3 else None
+        yield RemovedApiUse(
+            "method", attr, "".join(code(k) if j == 0 else k.get_code() for j, k in enumerate(receiver)),
+            removed, span(trailer.children[1]), Span(span(kids[0]).start, span(call).end),
+            span(argument) if argument is not None and argument.type not in ("arglist", "argument") else None,
+            condition=scope.condition)
