@@ -134,16 +134,6 @@ def is_target(node: Node) -> bool:
         and (kids[kids.index(node) + 1].type == "annassign" or kids[kids.index(node) + 1].value.endswith("="))
 
 
-def _bound_plainly(node: Node) -> bool:
-    """`cache.key_cache = x` (or `a = cache.key_cache = x`): a plain binding, which reads nothing first."""
-    parent = node.parent
-    if parent is None or parent.type != "expr_stmt":
-        return False
-    kids = parent.children
-    i = kids.index(node)
-    return bool(i < len(kids) - 1 and kids[i + 1].type == "operator" and kids[i + 1].value == "=")
-
-
 def _is_call(trailer: Node) -> bool:
     return bool(trailer.type == "trailer" and trailer.children[0].value == "(")
 
