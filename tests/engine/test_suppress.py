@@ -28,6 +28,8 @@ def finding(code: str, line: int) -> Finding:
 @pytest.mark.parametrize(("comment", "silenced", "kept"), [
     ("# noqa", ["HFC001", "HFC004"], []),
     ("# NOQA", ["HFC001"], []),
+    ("# NoQA", ["HFC001"], []),  # any case, as the pattern says (the text shortcut once missed mixed case)
+    ("# NoQa: HFC001", ["HFC001"], ["HFC004"]),
     ("# noqa: HFC001", ["HFC001"], ["HFC004"]),
     ("# noqa:HFC001,HFC004", ["HFC001", "HFC004"], ["HFC002"]),
     ("# noqa: E501 HFC001", ["HFC001"], ["HFC004"]),

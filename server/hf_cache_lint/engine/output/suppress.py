@@ -106,7 +106,10 @@ def _comment_directives(line: str, line_no: int) -> list[Directive]:
 
 def suppressions(text: str) -> Suppressions:
     """Every suppression comment of `text`. Only real comments count (not `# noqa` inside a string)."""
-    if "noqa" not in text and "NOQA" not in text and "hf-cache-lint" not in text and "Noqa" not in text:
+    # The patterns ignore case, so the shortcut must too (`# NoQA` was not honoured); lowering the text costs about
+    # what the four exact-case tests did (0.9 against 0.7 ms on a 247 KB module).
+    lowered = text.lower()
+    if "noqa" not in lowered and "hf-cache-lint" not in lowered:
         return Suppressions({})
     lines: dict[int, tuple[Directive, ...]] = {}
     file: list[Directive] = []
