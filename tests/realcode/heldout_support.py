@@ -3,9 +3,11 @@ floors and history."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
 from realcode_support import Target, run_cli
 from recall_set import CLEAN, case_files, load_sites, probes, score, versions
 
@@ -53,3 +55,24 @@ def check_floor(name: str, folder: Path, floor: Floor, version: str) -> None:
     missed = sorted(f"{s.case}:{s.id} ({s.kind})" for s in sc.missed)
     assert len(sc.found) >= floor.found, f"recall fell to {len(sc.found)}/{sc.sites}; missed: {missed}"
     assert sc.precision >= floor.precision - 1e-9, f"precision fell to {sc.precision:.2f}: {sc.false_findings}"
+
+
+def held_out_tests(name: str, folder: Path, floors: dict[str, Floor]) -> tuple[Callable[..., None], ...]:
+    """The four tests every held-out set's module runs, bound to its folder and floors; the module assigns them to
+    its `test_*` names (set shape, releases, probes, and the recall/precision floor per checked release)."""
+
+    def test_set_shape() -> None:
+        check_shape(folder)
+
+    def test_table_releases_are_the_checked_ones() -> None:
+        check_releases(folder)
+
+    def test_every_probe_runs_its_case_unchanged() -> None:
+        check_probes(folder)
+
+    @pytest.mark.parametrize("version", CHECKED_VERSIONS)
+    def test_recall_and_precision_floor(version: str) -> None:
+        check_floor(name, folder, floors[version], version)
+
+    return (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,
+            test_recall_and_precision_floor)

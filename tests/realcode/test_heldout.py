@@ -9,11 +9,8 @@ heldout); a regression fails, an improvement passes and should raise the floor.
 
 from __future__ import annotations
 
-import pytest
-from heldout_support import Floor, check_floor, check_probes, check_releases, check_shape
+from heldout_support import Floor, held_out_tests
 from recall_set import HELDOUT
-
-from hf_cache_lint.rules.base import CHECKED_VERSIONS
 
 # Measured by scripts/recall.py --set heldout. Before any fix (the unseen-code figure): 4.57.6 6/8 with 6 true
 # findings of 6; 5.23.0 16/21, 16 of 16; 5.24.0 and 5.25.0 17/22, 17 of 18 (the false one: HFC010 on the
@@ -27,19 +24,5 @@ FLOORS: dict[str, Floor] = {
     "5.25.0": Floor(22, 22 / 23),
 }
 
-
-def test_set_shape() -> None:
-    check_shape(HELDOUT)
-
-
-def test_table_releases_are_the_checked_ones() -> None:
-    check_releases(HELDOUT)
-
-
-def test_every_probe_runs_its_case_unchanged() -> None:
-    check_probes(HELDOUT)
-
-
-@pytest.mark.parametrize("version", CHECKED_VERSIONS)
-def test_recall_and_precision_floor(version: str) -> None:
-    check_floor("heldout", HELDOUT, FLOORS[version], version)
+(test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,
+ test_recall_and_precision_floor) = held_out_tests("heldout", HELDOUT, FLOORS)

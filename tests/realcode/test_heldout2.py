@@ -10,11 +10,8 @@ regression fails, an improvement passes and should raise the floor.
 
 from __future__ import annotations
 
-import pytest
-from heldout_support import Floor, check_floor, check_probes, check_releases, check_shape
+from heldout_support import Floor, held_out_tests
 from recall_set import HELDOUT2
-
-from hf_cache_lint.rules.base import CHECKED_VERSIONS
 
 # Measured by scripts/recall.py --set heldout2 on the code of branch `lead` (7b7ea93), unchanged for this set:
 # 4.57.6 6/7 found, 7 true findings of 9; 5.23.0 16/17, 18 of 21; 5.24.0 and 5.25.0 17/18, 19 of 23.
@@ -37,19 +34,5 @@ FLOORS: dict[str, Floor] = {
     "5.25.0": Floor(18, 20 / 23),
 }
 
-
-def test_set_shape() -> None:
-    check_shape(HELDOUT2)
-
-
-def test_table_releases_are_the_checked_ones() -> None:
-    check_releases(HELDOUT2)
-
-
-def test_every_probe_runs_its_case_unchanged() -> None:
-    check_probes(HELDOUT2)
-
-
-@pytest.mark.parametrize("version", CHECKED_VERSIONS)
-def test_recall_and_precision_floor(version: str) -> None:
-    check_floor("heldout2", HELDOUT2, FLOORS[version], version)
+(test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,
+ test_recall_and_precision_floor) = held_out_tests("heldout2", HELDOUT2, FLOORS)

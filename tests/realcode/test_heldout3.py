@@ -11,11 +11,8 @@ and should raise the floor.
 
 from __future__ import annotations
 
-import pytest
-from heldout_support import Floor, check_floor, check_probes, check_releases, check_shape
+from heldout_support import Floor, held_out_tests
 from recall_set import HELDOUT3
-
-from hf_cache_lint.rules.base import CHECKED_VERSIONS
 
 # Measured unseen by the lead (scripts/recall.py --set heldout3) on main c0426a5, before anyone changed the checker
 # for it: 4.57.6 4/14 found, 4 true findings of 11; 5.23.0 9/26, 9 of 17; 5.24.0 and 5.25.0 10/26, 10 of 19.
@@ -40,19 +37,5 @@ FLOORS: dict[str, Floor] = {
     "5.25.0": Floor(19, 20 / 31),
 }
 
-
-def test_set_shape() -> None:
-    check_shape(HELDOUT3)
-
-
-def test_table_releases_are_the_checked_ones() -> None:
-    check_releases(HELDOUT3)
-
-
-def test_every_probe_runs_its_case_unchanged() -> None:
-    check_probes(HELDOUT3)
-
-
-@pytest.mark.parametrize("version", CHECKED_VERSIONS)
-def test_recall_and_precision_floor(version: str) -> None:
-    check_floor("heldout3", HELDOUT3, FLOORS[version], version)
+(test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,
+ test_recall_and_precision_floor) = held_out_tests("heldout3", HELDOUT3, FLOORS)

@@ -11,11 +11,8 @@ and should raise the floor.
 
 from __future__ import annotations
 
-import pytest
-from heldout_support import Floor, check_floor, check_probes, check_releases, check_shape
+from heldout_support import Floor, held_out_tests
 from recall_set import HELDOUT4
-
-from hf_cache_lint.rules.base import CHECKED_VERSIONS
 
 # Measured unseen by the lead (scripts/recall.py --set heldout4) on the merged code of this session, which nobody
 # changed for this set: 4.57.6 4/13 found, 7 true findings of 8; 5.23.0 10/21, 14 of 18; 5.24.0 and 5.25.0 11/21,
@@ -32,19 +29,5 @@ FLOORS: dict[str, Floor] = {
     "5.25.0": Floor(11, 16 / 21),
 }
 
-
-def test_set_shape() -> None:
-    check_shape(HELDOUT4)
-
-
-def test_table_releases_are_the_checked_ones() -> None:
-    check_releases(HELDOUT4)
-
-
-def test_every_probe_runs_its_case_unchanged() -> None:
-    check_probes(HELDOUT4)
-
-
-@pytest.mark.parametrize("version", CHECKED_VERSIONS)
-def test_recall_and_precision_floor(version: str) -> None:
-    check_floor("heldout4", HELDOUT4, FLOORS[version], version)
+(test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,
+ test_recall_and_precision_floor) = held_out_tests("heldout4", HELDOUT4, FLOORS)
