@@ -6,14 +6,14 @@ from __future__ import annotations
 from itertools import accumulate
 from pathlib import Path
 
-import parso
 import parso.cache
 
+from hf_cache_lint.engine.syntax import grammar_table
 from hf_cache_lint.engine.syntax.nodes import Node, end_pos
 
 # parso's grammar: its `_hashed` keys parso's parser_cache, as that of engine/interpreter/interp.py's copy (engine/syntax/fast_parser.py)
 # does, so the buffer's kept tree is found under it.
-_GRAMMAR = parso.load_grammar()  # type: ignore[attr-defined]
+_GRAMMAR = grammar_table.load()  # parso.load_grammar(), its tables read rather than regenerated
 
 Key = tuple[tuple[int, int], str]  # a function or class: where it starts, and its code
 

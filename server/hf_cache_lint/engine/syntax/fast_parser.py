@@ -12,7 +12,8 @@ node (tests/engine/test_fast_parser.py compares them over the corpus, the exampl
 `grammar()` is a copy of parso's grammar object with this parser and engine/syntax/fast_tokenizer.py's tokenizer (parso's,
 with the same token stream; the diff parser tokenizes with it too): the same pgen grammar, diff parser and
 `_hashed` (so the same `parser_cache` entries, which jedi and engine/interpreter/replay.py read). parso's own grammar
-object (`parso.load_grammar()`, shared with jedi) is left as it is.
+object (`parso.load_grammar()`, shared with jedi; engine/syntax/grammar_table.py reads its tables from a table an
+earlier process wrote) is left as it is.
 
 Written against parso 0.8.7's internals (`BaseParser._add_token`/`_pop`, `Parser.convert_node`/`convert_leaf`/
 `_recovery_tokenize`, `Leaf.__init__`, `BaseNode.__init__`, `DFAState.transitions`): with another parso installed
@@ -31,7 +32,7 @@ from parso.python import tree
 from parso.python.parser import Parser
 from parso.python.token import PythonTokenTypes
 
-from hf_cache_lint.engine.syntax import fast_tokenizer
+from hf_cache_lint.engine.syntax import fast_tokenizer, grammar_table
 
 _INDENT = PythonTokenTypes.INDENT
 _DEDENT = PythonTokenTypes.DEDENT
@@ -179,7 +180,7 @@ CHECKED_PARSO = ("0.8.7",)
 def grammar() -> Any:
     """A copy of parso's grammar object (`parso.load_grammar()`) that parses with `FastParser`; parso's own
     grammar object where the installed parso is not one FastParser was checked on."""
-    plain = parso.load_grammar()  # type: ignore[attr-defined]
+    plain = grammar_table.load()  # parso.load_grammar(), its tables read rather than regenerated
     if parso.__version__ not in CHECKED_PARSO:
         return plain
     fast = copy.copy(plain)
