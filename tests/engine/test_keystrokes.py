@@ -227,6 +227,62 @@ def test_an_edited_method_reruns_its_callers_whose_other_calls_are_replayed(
         interp.forget(str(path))
 
 
+CALLER = '''from transformers import AutoModelForCausalLM, DynamicCache
+
+
+def config():
+    return {"cache_implementation": "static"}
+
+
+def back(n):
+    return run(n - 1)
+
+
+def run(n):
+    note = "a"
+    kw = config()
+    back(n)
+    model = AutoModelForCausalLM.from_pretrained("gpt2")
+    return model.generate(**kw, past_key_values=DynamicCache())
+'''
+
+
+def test_the_calls_inside_an_edited_function_are_replayed_unless_they_reach_it(
+        tmp_path: Path, analyses: list[Analysis], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A call inside a run is recorded with the functions inlined around it by where they stand (replay.py
+    `_frame`): an edit of `run`'s `def` line makes `run` a new node at the same place, and its call of `config`,
+    which reads nothing of `run`, is replayed; `back` calls `run` again (recursion: it reads the name `run`, now another
+    node), so it runs again. Every check gives a fresh check's findings and facts."""
+    calls: list[tuple[str, bool]] = []
+    original = replay.Replays._replay_call
+
+    def spy(self: replay.Replays, node: Any, c: replay_records.CallRecord) -> bool:
+        ok = original(self, node, c)
+        calls.append((node.name.value, ok))
+        return ok
+
+    monkeypatch.setattr(replay.Replays, "_replay_call", spy)
+    path = tmp_path / "caller.py"
+    ctx = Context(workspace=tmp_path)
+    typed = CALLER.replace("def run(n):", "def run(n, extra=None):")  # the `def` re-parsed: a new node
+    entered = typed.replace('    note = "a"\n', '    note = (\n        "a")\n')  # then a line more above the calls
+    try:
+        seen = []
+        for text in [CALLER, CALLER, typed, entered]:
+            calls.clear()
+            analyses.clear()
+            buffer = source.check_source(text, str(path), None, ctx, incremental=True)
+            assert buffer == source.check_source(text, str(path), None, ctx, use_gate=False)
+            assert facts(analyses[0]) == facts(analyses[1])
+            assert [f.code for f in buffer.findings] == ["HFC001"]
+            seen.append(list(calls))
+        for edited in seen[2:]:  # `run`'s `def` edited, then a line added inside it
+            assert ("config", True) in edited
+            assert ("back", True) not in edited
+    finally:
+        interp.forget(str(path))
+
+
 MOVED = '''from transformers import AutoModelForCausalLM, DynamicCache
 
 

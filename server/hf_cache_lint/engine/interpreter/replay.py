@@ -44,6 +44,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
+from hf_cache_lint.engine.base.findings import Position, Span
 from hf_cache_lint.engine.environment import deps
 from hf_cache_lint.engine.interpreter.function_keys import Key, Source
 from hf_cache_lint.engine.interpreter.replay_matching import (
@@ -287,7 +288,7 @@ class Replays:
             return run()
         key = source.key(node)
         given = tuple(names.items())
-        where = (s.state.path, s.via if s.via is not None else via, tuple(map(id, s.stack)), s.loop_depth)
+        where = (s.state.path, s.via if s.via is not None else via, tuple(map(_frame, s.stack)), s.loop_depth)
         for c in self.previous_calls.get(key, ()):
             if self.shift is not None:
                 moved_call = shift_call(self.shift, self._shifted, c)
@@ -383,6 +384,19 @@ class Replays:
         small = s.meter.work + 4 * s.next_id * s.meter.charges <= self.max_work // 4
         calls = {k: tuple(v) for k, v in self.calls.items()} if small else {}
         keep(s.path, Document(self.fingerprint, self.runs if small else {}, small, calls, self.moves))
+
+
+def _frame(node: Node) -> tuple[str, str, Span]:
+    """A function being inlined around a call, as a recorded call's `where` holds it: where its `def` stands, not
+    the node object. An edit inside a caller makes its node a new object at the same place; its callees' calls are
+    then still found. What a call reads of the functions around it is only whether a function it inlines is one of
+    them (recursion) and how many there are (the depth): a function it reaches, it reached by a read the record
+    compares by node identity (a name, a method looked up, a value given), so a changed function there is a new node
+    and no replay; an unchanged one is the one node at that place in both trees. The place is moved by a line map
+    (shift.py) like any other, and one inside the changed lines is no replay."""
+    at = Position(*node.start_pos)
+    name = node.name.value if node.type == "funcdef" else ""
+    return node.type, name, Span(at, at)
 
 
 __all__ = ["Replays"]
