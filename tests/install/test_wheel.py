@@ -33,6 +33,8 @@ def test_tree_has_the_files_the_rules_and_engine_read() -> None:
     assert {f"rules/{r}/docs.md" for r in rules} <= data
     assert "data/hub_defaults.json" in data
     assert "data/releases.json" in data  # engine/environment/releases.py: the release table Target answers from
+    # engine/syntax/grammar_table.py: parso's grammar tables, one per Python grammar (scripts/parso_grammar_tables.py)
+    assert {f"data/parso-0.8.7-grammar3{minor}.json" for minor in range(10, 15)} <= data
 
 
 def test_sdist_and_wheel_carry_every_package_file(built: Built) -> None:

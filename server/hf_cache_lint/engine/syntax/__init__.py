@@ -2,7 +2,7 @@
 
 - fast_tokenizer.py: parso's tokenizer, with the same token stream, faster;
 - fast_parser.py: parso's error-recovering parser with its per-token work in one loop;
-- grammar_table.py: parso's grammar object from a table an earlier process wrote, not regenerated at every start;
+- grammar_table.py: parso's grammar object from the tables the package ships, not regenerated at every start;
 - parsing.py: parso's incremental parse of an editor buffer, told which lines changed;
 - splice.py: an edit that keeps the line count re-parses only the statement holding it;
 - line_map.py: where the last text's places stand after an edit that added or removed lines;

@@ -12,8 +12,8 @@ node (tests/engine/test_fast_parser.py compares them over the corpus, the exampl
 `grammar()` is a copy of parso's grammar object with this parser and engine/syntax/fast_tokenizer.py's tokenizer (parso's,
 with the same token stream; the diff parser tokenizes with it too): the same pgen grammar, diff parser and
 `_hashed` (so the same `parser_cache` entries, which jedi and engine/interpreter/replay.py read). parso's own grammar
-object (`parso.load_grammar()`, shared with jedi; engine/syntax/grammar_table.py reads its tables from a table an
-earlier process wrote) is left as it is.
+object (`parso.load_grammar()`, shared with jedi; engine/syntax/grammar_table.py rebuilds its tables from the
+tables the package ships) is left as it is.
 
 Written against parso 0.8.7's internals (`BaseParser._add_token`/`_pop`, `Parser.convert_node`/`convert_leaf`/
 `_recovery_tokenize`, `Leaf.__init__`, `BaseNode.__init__`, `DFAState.transitions`): with another parso installed

@@ -1,21 +1,18 @@
 """parso's grammar object without regenerating its tables at every start: `load()` is `parso.load_grammar()`.
 
 parso builds its pgen tables (418 DFA states for Python 3.11) from the grammar text each time a process first
-asks for a grammar: ~17 ms of a server's or a CLI run's start. `load()` rebuilds the same tables from a JSON
-table written by an earlier process (~7 ms), then makes the grammar object as parso's `PythonGrammar.__init__`
-does and puts it in parso's own memo (so jedi and every other `parso.load_grammar()` of this process get it too).
+asks for a grammar: ~17 ms of a server's or a CLI run's start. The package ships those tables, one JSON file per
+Python grammar of the parso release it pins (data/parso-<version>-grammar<NN>.json, written by
+scripts/parso_grammar_tables.py); `load()` rebuilds the tables from the file (~4 ms), then makes the grammar object
+as parso's `PythonGrammar.__init__` does and puts it in parso's own memo (so jedi and every other
+`parso.load_grammar()` of this process get it too).
 
 Safely:
-- the table is keyed by parso's version and the sha256 of the grammar text it was made from (parso's own
-  `_hashed`), and says both inside; another parso or another grammar text is another file;
-- it is plain JSON decoded field by field into parso's classes (never pickle: loading it runs no code); anything
-  unexpected (no file, a truncated or foreign file, a wrong shape, an unknown token type) is a miss: parso's own
-  `load_grammar()` runs and the table is written again;
-- it is written in the user's cache folder (`HF_CACHE_LINT_CACHE_DIR`/grammar when set, else
-  `$XDG_CACHE_HOME/hf-cache-lint`, `~/.cache/hf-cache-lint`), whole then renamed into place, never into
-  site-packages; a folder that cannot be written only costs the time saved. `HF_CACHE_LINT_NO_CACHE` turns it off;
-- only for the parso releases this mirror of `Grammar.__init__` was checked on (`CHECKED_PARSO`); elsewhere parso's
-  own `load_grammar()`.
+- a table is used only with the parso release it was made by and only for the grammar text it was made from (the
+  sha256 of the installed grammar file, parso's own `_hashed`, is in the table and compared); otherwise, and on
+  anything unexpected (no file, a wrong shape, an unknown token type), parso's own `load_grammar()` runs;
+- it is plain JSON decoded field by field into parso's classes (never pickle: loading it runs no code);
+- nothing is written at run time.
 
 One field is not restored: `DFAState.nfa_set`, the generator's working set (parso 0.8.7 reads it only in
 pgen2/generator.py, while generating); it is left empty. tests/engine/test_grammar_table.py compares the
@@ -27,7 +24,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -41,19 +37,17 @@ from parso.utils import parse_version_string
 
 FORMAT = 2
 CHECKED_PARSO = ("0.8.7",)
-_NO_CACHE_ENV = "HF_CACHE_LINT_NO_CACHE"  # cli_support/cache.py OFF_ENV (the engine does not import cli_support)
-_DIR_ENV = "HF_CACHE_LINT_CACHE_DIR"  # cli_support/cache.py DIR_ENV
+DATA = Path(__file__).resolve().parent.parent.parent / "data"
 
 
 def load() -> Any:
-    """`parso.load_grammar()` for the running Python: from the cached table when it is valid, else parso's own (and
-    the table written for the next process)."""
-    if parso.__version__ not in CHECKED_PARSO or _off():
+    """`parso.load_grammar()` for the running Python: from the shipped table when it is valid, else parso's own."""
+    if parso.__version__ not in CHECKED_PARSO:
         return parso.load_grammar()  # type: ignore[attr-defined]
     try:
         version_info = parse_version_string(None)  # type: ignore[arg-type]  # None: the running Python, as parso's load
-        path = os.path.join(os.path.dirname(parso.grammar.__file__), "python",
-                            f"grammar{version_info.major}{version_info.minor}.txt")
+        grammar_file = f"grammar{version_info.major}{version_info.minor}.txt"
+        path = os.path.join(os.path.dirname(parso.grammar.__file__), "python", grammar_file)
         memo: dict[str, Any] = parso.grammar._loaded_grammars
         if path in memo:
             return memo[path]
@@ -62,13 +56,9 @@ def load() -> Any:
     except Exception:  # a Python parso does not know, an unreadable file: parso decides and says
         return parso.load_grammar()  # type: ignore[attr-defined]
     hashed = hashlib.sha256(text.encode("utf-8")).hexdigest()
-    table = table_path(hashed)
-    pgen = _read(table, hashed) if table is not None else None
+    pgen = _read(table_path(grammar_file), hashed)
     if pgen is None:
-        grammar = parso.load_grammar()  # type: ignore[attr-defined]
-        if table is not None and grammar._hashed == hashed:
-            _write(table, encode(grammar._pgen_grammar, hashed))
-        return grammar
+        return parso.load_grammar()  # type: ignore[attr-defined]
     grammar = object.__new__(parso.grammar.PythonGrammar)
     # parso 0.8.7's PythonGrammar.__init__ and Grammar.__init__, with the tables given instead of generated.
     grammar._pgen_grammar = pgen
@@ -80,24 +70,9 @@ def load() -> Any:
     return memo.setdefault(path, grammar)
 
 
-def _off() -> bool:
-    return os.environ.get(_NO_CACHE_ENV, "").strip().lower() not in ("", "0", "false", "no")
-
-
-def table_path(hashed: str) -> Path | None:
-    """Where the table of the grammar text with this sha256 is kept, for the running parso; None without a home."""
-    env = os.environ.get(_DIR_ENV)
-    try:
-        if env:
-            folder = Path(env) / "grammar"
-        else:
-            base = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
-            if base.startswith("~"):
-                return None  # no home folder to expand
-            folder = Path(base) / "hf-cache-lint"
-    except (OSError, RuntimeError):
-        return None
-    return folder / f"parso-{parso.__version__}-grammar-{hashed[:24]}-v{FORMAT}.json"
+def table_path(grammar_file: str) -> Path:
+    """The shipped table of parso's grammar file `grammar_file` (`grammar311.txt`) for the running parso."""
+    return DATA / f"parso-{parso.__version__}-{grammar_file.removesuffix('.txt')}.json"
 
 
 def encode(pgen: Grammar[Any], hashed: str) -> dict[str, Any]:
@@ -178,21 +153,5 @@ def _read(table: Path, hashed: str) -> Grammar[Any] | None:
     try:
         with open(table, "rb") as f:
             return decode(json.loads(f.read()), hashed)
-    except Exception:  # any unreadable, foreign or damaged table is a miss (parso's own load runs)
+    except Exception:  # no table, or a foreign or damaged one: parso's own load runs
         return None
-
-
-def _write(table: Path, data: dict[str, Any]) -> None:
-    """Whole, then renamed into place (two processes starting at once each write a full file; the last one wins)."""
-    try:
-        table.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=table.parent, prefix=".grammar-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(data, f, separators=(",", ":"))
-            os.replace(tmp, table)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-    except OSError:
-        pass  # a read-only or missing home: parso's own load next time too
