@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import random
 import re
+import sys
 from bisect import bisect_left
 from pathlib import Path
 
 from hf_cache_lint.engine.screen import gate, library_values
 from hf_cache_lint.engine.text import prefilter
+from hf_cache_lint.engine.text import text as text_module
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -71,3 +73,19 @@ def test_the_removed_class_scan_is_a_scan_per_name() -> None:
               "Config", "Quantized", "Attention", "Dynamic"]
     for text in _texts(pieces, 20000, 4) + _real():
         assert prefilter._names_a_removed_class(text) == any(name in text for name in REMOVED_NAMES)
+
+
+def test_the_characters_whose_lowercase_holds_ascii_are_the_listed_ones() -> None:
+    found = [chr(c) for c in range(128, sys.maxunicode + 1)
+             if not 0xD800 <= c <= 0xDFFF and any(ord(x) < 128 for x in chr(c).lower())]
+    assert tuple(found) == text_module.LOWER_TO_ASCII
+
+
+def test_says_is_in_the_lowered_text() -> None:
+    # Seeded texts over the words' letters in both cases, non-ASCII letters (also those lowering to ASCII, and ones
+    # that make the string 2 or 4 bytes a character) and a lone surrogate (decoded with surrogateescape).
+    pieces = ["n", "N", "o", "O", "q", "Q", "a", "A", "noqa", "NoQA", "hf-", "CACHE", "-lint", "Hf-Cache-Lint", "#",
+              " ", "\n", "é", "\u0130", "\u212a", "\u0131", "\U0001f449", "\u017f", "\udc80", "\u00df", "\ufb00"]
+    for i, text in enumerate(_texts(pieces, 20000, 31) + _real()):
+        for word in ("noqa", "hf-cache-lint", "i", "k", "a"):
+            assert text_module.says(text, word) == (word in text.lower()), (i, repr(text), word)

@@ -41,6 +41,8 @@ STATE: tuple[Global, ...] = (
     Global("engine/syntax/fast_parser.py", "_TABLES", "registry", "parso's grammar tables re-keyed, once per grammar object"),
     Global("engine/text/text.py", "_LAST_STARTS", "cache", "the last text's line starts (a one-entry memo)"),
     Global("engine/text/text.py", "_LAST_LINES", "cache", "the last text's lines (a one-entry memo)"),
+    Global("engine/text/text.py", "_LAST_LOWERED", "cache",
+           "the last text lowered, for `says` (a one-entry memo: the screen and the suppressions both ask)"),
     Global("checking/screening.py", "_LAST", "cache", "the rules' needs for the last settings object (a one-entry memo)"),
     Global("rules/order.py", "_REJECTED", "cache",
            "kwargs_rejected's answers for one check's calls: emptied after every check (checking/source.py)"),
