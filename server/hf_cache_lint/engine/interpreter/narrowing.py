@@ -13,13 +13,14 @@ project's own class, a tuple) stays what it is.
 
 A hook's cache parameter the target no longer fills (`past_key_values` of a `prepare_inputs_for_generation`
 override on 5.24, which passes `cache=`: HFC010) is None there, so its guard is false and the guarded uses are
-never reached on that target (`reached`)."""
+never reached on that target (`reached`). Where the target still passes it as `past_key_values`, generate fills it
+with its cache (`generate_fills`): the override's uses of it are checked as a cache's, class unsaid."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hf_cache_lint.engine.environment.versions import Target
 from hf_cache_lint.engine.facts.cache_use import CacheUse
@@ -31,6 +32,11 @@ if TYPE_CHECKING:
     from hf_cache_lint.engine.interpreter.expressions import Expressions
 
 Narrowed = dict[str, CacheVal]
+
+# What a `prepare_inputs_for_generation` override's `past_key_values` holds (engine/interpreter/functions.py): the
+# cache generate passes, class unsaid. An `isinstance` test says more (its class, and that the code tests for it),
+# so it narrows as an unknown name would.
+GENERATE_CACHE = "the cache generate passes"
 
 
 def narrowing(test: Node, ex: Expressions) -> tuple[Narrowed, Narrowed]:
@@ -110,7 +116,7 @@ def _open(value: Value) -> bool:
     if type(value) is Maybe:
         return all(_open(v) or (type(v) is Const and v.value is None) for v, _ in value.options) and \
             any(type(v) is not Const for v, _ in value.options)
-    return type(value) is Unknown or (type(value) is CacheVal and not value.said)
+    return type(value) is Unknown or (type(value) is CacheVal and (not value.said or value.class_name == GENERATE_CACHE))
 
 
 def _cache_class(node: Node, ex: Expressions) -> CacheVal | None:
@@ -150,3 +156,33 @@ def _dotted(node: Node) -> bool:
 
 
 __all__ = ["Narrowed", "narrow", "narrowing", "reached"]
+
+
+def generate_fills(node: Node, params: Sequence[Any], ex: Expressions) -> CacheVal | None:
+    """What the `past_key_values` parameter of `node`, a `prepare_inputs_for_generation` override in a direct
+    subclass of a transformers model class, holds: the cache transformers' generate calls it with (one it built or
+    was given, a `DynamicCache` unless the code passes another), up to the release that passes it as `cache=`
+    instead (5.24.0: there the parameter is None, HFC010's finding). generate may also pass None
+    (`use_cache=False`): a `None` test in the body keeps that path apart. None where nothing says so."""
+    if ex.s.target.behaviour_since("cache_reaches_hooks_as_cache") is not None:
+        return None
+    param = next((p for p in params[1:] if p.name.value == "past_key_values" and p.star_count == 0), None)
+    cls = node.search_ancestor("classdef")
+    if param is None or cls is None or not _model_based(cls, ex):
+        return None
+    return CacheVal(GENERATE_CACHE, ex.s.site(param.name, "the `past_key_values` generate passes to "
+                                                          "`prepare_inputs_for_generation`"))
+
+
+def _model_based(node: Node, ex: Expressions) -> bool:
+    """A direct subclass of a transformers model class (`LlamaForCausalLM`, `...Model`)."""
+    arglist = node.get_super_arglist()
+    bases = [] if arglist is None else arglist.children if arglist.type == "arglist" else [arglist]
+    for base in bases:
+        if base.type in ("name", "power", "atom_expr"):
+            value = ex.eval(base)
+            if isinstance(value, Symbol) and value.qualname.startswith("transformers."):
+                name = value.qualname.rsplit(".", 1)[-1]
+                if "For" in name or name.endswith("Model"):
+                    return True
+    return False
