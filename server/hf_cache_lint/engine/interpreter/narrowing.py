@@ -25,7 +25,16 @@ from typing import TYPE_CHECKING, Any
 from hf_cache_lint.engine.environment.versions import Target
 from hf_cache_lint.engine.facts.cache_use import CacheUse
 from hf_cache_lint.engine.facts.hook_override import CACHE_NAMES, HookOverride
-from hf_cache_lint.engine.interpreter.values import CacheVal, Const, Maybe, Symbol, Unknown, Value
+from hf_cache_lint.engine.interpreter.values import (
+    CacheVal,
+    Const,
+    Maybe,
+    ModelState,
+    Ref,
+    Symbol,
+    Unknown,
+    Value,
+)
 from hf_cache_lint.engine.syntax.nodes import Node, call_args
 
 if TYPE_CHECKING:
@@ -186,3 +195,25 @@ def _model_based(node: Node, ex: Expressions) -> bool:
                 if "For" in name or name.endswith("Model"):
                     return True
     return False
+
+
+def model_is_instance(test: Node, ex: Expressions) -> bool | None:
+    """True for `isinstance(x, C)` where x holds a model the code loaded with `C.from_pretrained(...)` (C a
+    transformers model class, `Qwen3ForCausalLM`): the code says the test holds (KVzip's per-class generate
+    keywords). None otherwise: another class may still be a base of x's, so nothing says the test fails."""
+    kids = test.children if hasattr(test, "children") else []
+    if test.type not in ("power", "atom_expr") or len(kids) != 2 or kids[0].type != "name" or \
+            kids[0].value != "isinstance" or kids[1].type != "trailer" or kids[1].children[0].value != "(":
+        return None
+    args = call_args(kids[1])
+    if len(args) != 2 or any(a.name is not None or a.star for a in args) or not _dotted(args[1].value):
+        return None
+    cls = ex.eval(args[1].value)
+    if type(cls) is not Symbol or not cls.qualname.startswith("transformers."):
+        return None
+    held = ex.eval(args[0].value)
+    obj = ex.s.obj(held) if type(held) is Ref else None
+    if isinstance(obj, ModelState) and obj.is_transformers and obj.class_name is not None and \
+            obj.class_name == cls.qualname.rsplit(".", 1)[-1]:
+        return True
+    return None
