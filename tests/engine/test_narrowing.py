@@ -143,6 +143,12 @@ def test_generate_fills_a_prepare_inputs_override(text: str, version: str, expec
     assert lines(text, version, code="HFC009") == expected
 
 
+def test_the_message_says_generate_passes_the_cache() -> None:
+    result = check_source(HEAD + PREPARE, "t.py", context=Context(target=Target.of("5.23.0")))
+    [finding] = [f for f in result.findings if f.code == "HFC009"]
+    assert "the cache generate passes: DynamicCache by default" in finding.message
+
+
 def test_an_isinstance_guard_still_narrows_the_cache_generate_passes() -> None:
     """The guard says more than "generate's cache": its class, and that the code tests for it (no compat probe)."""
     text = PREPARE.replace("past_key_values is not None", "isinstance(past_key_values, Cache)").replace(

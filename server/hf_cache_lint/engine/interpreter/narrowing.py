@@ -23,7 +23,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from hf_cache_lint.engine.environment.versions import Target
-from hf_cache_lint.engine.facts.cache_use import CacheUse
+from hf_cache_lint.engine.facts.cache_use import GENERATE_CACHE, CacheUse
 from hf_cache_lint.engine.facts.hook_override import CACHE_NAMES, HookOverride
 from hf_cache_lint.engine.interpreter.values import (
     CacheVal,
@@ -41,11 +41,6 @@ if TYPE_CHECKING:
     from hf_cache_lint.engine.interpreter.expressions import Expressions
 
 Narrowed = dict[str, CacheVal]
-
-# What a `prepare_inputs_for_generation` override's `past_key_values` holds (engine/interpreter/functions.py): the
-# cache generate passes, class unsaid. An `isinstance` test says more (its class, and that the code tests for it),
-# so it narrows as an unknown name would.
-GENERATE_CACHE = "the cache generate passes"
 
 
 def narrowing(test: Node, ex: Expressions) -> tuple[Narrowed, Narrowed]:
@@ -125,6 +120,8 @@ def _open(value: Value) -> bool:
     if type(value) is Maybe:
         return all(_open(v) or (type(v) is Const and v.value is None) for v, _ in value.options) and \
             any(type(v) is not Const for v, _ in value.options)
+    # The cache generate passes a hook (`generate_fills`): an `isinstance` test says more (its class, and that the
+    # code tests for it), so it narrows as an unknown name would.
     return type(value) is Unknown or (type(value) is CacheVal and (not value.said or value.class_name == GENERATE_CACHE))
 
 
