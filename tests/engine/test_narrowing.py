@@ -119,3 +119,38 @@ def test_a_removed_method_on_a_fallback_branch_inside_the_guard_stays_quiet() ->
     # the guard's own branch is the cache's: the removed method is reported there
     assert lines("def legacy(c):\n    if isinstance(c, DynamicCache):\n        return c.to_legacy_cache()\n",
                  "5.24.0") == [3]
+
+
+# generate fills a model subclass's `prepare_inputs_for_generation` override's `past_key_values` with its cache
+# until 5.24 (from then it passes `cache=`: the parameter is None, HFC010's finding): HFC009 reads its index there.
+PREPARE = ("class M(LlamaForCausalLM):\n"
+           "    def prepare_inputs_for_generation(self, input_ids, past_key_values=None, **kwargs):\n"
+           "        if past_key_values is not None:\n"
+           "            n = past_key_values[0][0].shape[2]\n"
+           "        return {'input_ids': input_ids}\n")
+
+
+@pytest.mark.parametrize(("text", "version", "expected"), [
+    (PREPARE, "5.0.0", [4]),
+    (PREPARE, "5.23.0", [4]),
+    (PREPARE, "5.24.0", []),  # passed as `cache=`: nothing fills `past_key_values`
+    (PREPARE, "4.57.6", []),  # still subscriptable
+    (PREPARE.replace("LlamaForCausalLM", "object"), "5.23.0", []),  # a project's own class: not generate's hook
+    (PREPARE.replace("def prepare_inputs_for_generation", "def prepare_step"), "5.23.0", []),  # not the hook
+    (PREPARE.replace("past_key_values=None", "past=None").replace("past_key_values", "past"), "5.23.0", []),
+])
+def test_generate_fills_a_prepare_inputs_override(text: str, version: str, expected: list[int]) -> None:
+    assert lines(text, version, code="HFC009") == expected
+
+
+def test_the_message_says_generate_passes_the_cache() -> None:
+    result = check_source(HEAD + PREPARE, "t.py", context=Context(target=Target.of("5.23.0")))
+    [finding] = [f for f in result.findings if f.code == "HFC009"]
+    assert "the cache generate passes: DynamicCache by default" in finding.message
+
+
+def test_an_isinstance_guard_still_narrows_the_cache_generate_passes() -> None:
+    """The guard says more than "generate's cache": its class, and that the code tests for it (no compat probe)."""
+    text = PREPARE.replace("past_key_values is not None", "isinstance(past_key_values, Cache)").replace(
+        "n = past_key_values[0][0].shape[2]", "n = past_key_values.seen_tokens")
+    assert lines(text, "4.57.6") == [4]

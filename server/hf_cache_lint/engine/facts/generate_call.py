@@ -106,6 +106,7 @@ class ModelInfo:
     wrapper: str | None = None  # e.g. "unsloth"
     receiver_known: bool = True  # False: an unseen object's `.generate` (jedi may show it is not a model)
     encoder_decoder: bool = False  # loaded through an encoder-decoder Auto class (AutoModelForSeq2SeqLM)
+    remote_code: bool = False  # loaded with `trust_remote_code=` (not False): its forward is its own code's
 
 
 @dataclass(frozen=True)

@@ -77,6 +77,10 @@ class HookOverride:
     guarded: bool = False  # the body tests `cache_kwargs` against None (`if cache_kwargs is not None`)
     passes_on: bool = False  # the body passes the cache parameter on by name (`f(..., past_key_values=past_key_values)`)
     base: str = ""  # a subclass's transformers base class (`LlamaAttention`)
+    # A `cache_update` hook in a module that patches transformers' attention `forward` with a function of its own
+    # calling `<cache>.update(...)` itself, without `kwargs=`: that function, not transformers' attention, updates
+    # the module's caches, so how transformers calls `update` says nothing about this override.
+    updated_by_patch: bool = False
 
 
 def might_hold_hook(text: str) -> bool:

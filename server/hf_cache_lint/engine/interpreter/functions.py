@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
+from hf_cache_lint.engine.interpreter.narrowing import generate_fills
 from hf_cache_lint.engine.interpreter.replay_records import absent
 from hf_cache_lint.engine.interpreter.session import MAX_INLINE_DEPTH, EvArg, Session
 from hf_cache_lint.engine.interpreter.state import Heap, State, join, reachable
@@ -196,6 +197,10 @@ class UserFunctions:
             names: dict[str, Value] = {p.name.value: self.annotated(p) for p in params}
             if owner is not None:
                 names[params[0].name.value] = instances[owner]
+                filled = generate_fills(node, params, self.ex) if node.name.value == \
+                    "prepare_inputs_for_generation" else None
+                if filled is not None:
+                    names["past_key_values"] = filled
             self.run_function(node, names, None)
             if key is not None and replays is not None:
                 replays.finish()

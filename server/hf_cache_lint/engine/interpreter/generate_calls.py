@@ -184,7 +184,8 @@ class GenerateFacts:
             span=whole, callee_span=callee, kind="pipeline" if pipe is not None else "generate",
             model=ModelInfo(mstate.class_name if mstate else None, mstate.checkpoint if mstate else None,
                             True, mstate.wrapper if mstate else None, receiver_known=model is not None,
-                            encoder_decoder=mstate.encoder_decoder if mstate else False),
+                            encoder_decoder=mstate.encoder_decoder if mstate else False,
+                            remote_code=mstate.remote_code if mstate else False),
             keywords=keywords, cache_args=cache_args, cache_implementation=ci, ci_keyword=ci_kw,
             via=self.s.via, close_paren=span(trailer.children[-1]) if trailer.children[-1].type == "operator" else None,
             arguments=tuple(span(a.arg.node) for a in args) if trailer.children[0].value == "(" and keywords_reach

@@ -134,6 +134,11 @@ def _position_parameter(fn: Node, body: Node) -> Iterator[HookRead]:
             continue  # handed on by name: None is what the callee gets on that release too
         if parent.type == "arglist" or (parent.type == "trailer" and parent.children[0].value == "("):
             continue  # handed on by position, as it is (the callee's own use is the callee's)
+        if _dict_entry_of_its_own_name(node):
+            # `{"sin": sin, "cos": cos, "cache_position": cache_position}`, the `cache_kwargs` a patched attention
+            # hands `Cache.update`: handed on under its own name like a keyword; from the release that stops passing
+            # it (5.4) transformers' caches no longer read it either (`static_cache_ignores_cache_position`).
+            continue
         if parent.type in ("comparison", "or_test", "and_test", "not_test") or \
                 (parent.type in ("if_stmt", "while_stmt") and node is not parent.children[0]) or \
                 (parent.type == "test" and parent.children.index(node) == 2):
@@ -141,7 +146,9 @@ def _position_parameter(fn: Node, body: Node) -> Iterator[HookRead]:
         uses.append(node)
     if not uses:
         return
-    first = uses[0]
+    # The use every call reaches, where there is one: a use under `if inputs_embeds is not None:` raises only on
+    # that path, while `cache_position[0]` in the body's own statements raises on every call that gets there.
+    first = next((n for n in uses if _unconditional(n, body)), uses[0])
     after = first.get_next_sibling()
     if after is not None and after.type == "trailer" and after.children[0].value in ("[", "."):
         how: ReadHow = "subscript" if after.children[0].value == "[" else "get"
@@ -150,6 +157,56 @@ def _position_parameter(fn: Node, body: Node) -> Iterator[HookRead]:
     last = param.children[-1]
     end = param.children[-2] if last.type == "operator" and last.value == "," else last
     yield HookRead("cache_position", "parameter", span_between(param.children[0], end), code(param).rstrip(",").strip())
+
+
+def _dict_entry_of_its_own_name(node: Node) -> bool:
+    """`node` is the value of a `"cache_position": node` entry of a dict display."""
+    parent = node.parent
+    if parent is None or parent.type != "dictorsetmaker":
+        return False
+    at = parent.children.index(node)
+    return at >= 2 and parent.children[at - 1].type == "operator" and parent.children[at - 1].value == ":" and \
+        string_value(parent.children[at - 2]) == str(node.value)
+
+
+# Where a compound statement's part runs on every pass through it: an `if`/`while` test, a `for`'s iterable, a
+# `with`'s items and body, a `try`'s body. Any other part (a branch, a loop body, a handler) may not run.
+_ALWAYS_RUN = {"if_stmt": (1,), "while_stmt": (1,), "for_stmt": (3,), "try_stmt": (2,)}
+
+
+def _unconditional(node: Node, body: Node) -> bool:
+    """`node` runs whenever the statement of `body` it is in runs: no enclosing branch, loop body, handler,
+    ternary arm, `and`/`or` operand after the first, comprehension or nested function between them."""
+    child, parent = node, node.parent
+    while parent is not None and parent is not body:
+        t = parent.type
+        if t in _ALWAYS_RUN:
+            if parent.children.index(child) not in _ALWAYS_RUN[t]:
+                return False
+        elif t in ("funcdef", "lambdef", "classdef", "sync_comp_for", "comp_for"):
+            return False
+        elif t == "test" and parent.children.index(child) != 2:
+            return False  # `a if c else b`: only the condition always runs
+        elif t in ("and_test", "or_test") and parent.children.index(child) != 0:
+            return False
+        child, parent = parent, parent.parent
+    return parent is body
+
+
+def updates_a_cache_itself(fn: Node) -> bool:
+    """The body calls `<x>.update(a, b, c[, d])` with three or four positional arguments and no `kwargs=` (a
+    dict's `update` takes one): the function updates a cache itself, the way 4.x attention layers did."""
+    for node in walk(fn.children[-1]):
+        if node.type not in ("power", "atom_expr"):
+            continue
+        kids = node.children
+        for i in range(1, len(kids) - 1):
+            if is_trailer(kids[i], ".", "update") and is_trailer(kids[i + 1], "("):
+                args = call_args(kids[i + 1])
+                positional = [a for a in args if a.name is None and not a.star]
+                if len(positional) in (3, 4) and not any(a.name == "kwargs" or a.star for a in args):
+                    return True
+    return False
 
 
 def _key_read(node: Node) -> tuple[str, ReadHow, Node] | None:

@@ -16,6 +16,7 @@ fact."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.facts.cache_position_sent import CachePositionSent
@@ -29,7 +30,12 @@ from hf_cache_lint.engine.interpreter.hook_names import (
     prefix,
     reference_role,
 )
-from hf_cache_lint.engine.interpreter.hook_signatures import hook_fact, params_of, suite
+from hf_cache_lint.engine.interpreter.hook_signatures import (
+    hook_fact,
+    params_of,
+    suite,
+    updates_a_cache_itself,
+)
 from hf_cache_lint.engine.syntax.nodes import (
     Node,
     call_args,
@@ -110,6 +116,8 @@ def hook_facts(module: Node, text: str) -> tuple[list[HookOverride], list[CacheP
         else:
             hooks.extend(_forward_hook(node, names, calls))
             sent.extend(_sent(node, names, calls))
+    if any(h.kind == "cache_update" for h in hooks) and _patch_updates_itself(assignments, names):
+        hooks = [replace(h, updated_by_patch=True) if h.kind == "cache_update" else h for h in hooks]
     callers = _own_callers(arguments)
     if _patches_model_forward(assignments, names):
         hooks = [h for h in hooks if h.kind != "forward"]
@@ -137,6 +145,18 @@ def _patches_model_forward(assignments: list[Node], names: Names) -> bool:
             target = node.children[0]
             if target.type in ("power", "atom_expr") and is_trailer(target.children[-1], ".", "forward") and \
                     reference_role(prefix(target, len(target.children) - 1), names) == "model":
+                return True
+    return False
+
+
+def _patch_updates_itself(assignments: list[Node], names: Names) -> bool:
+    """A function of the module patched in as a transformers attention or decoder layer's `forward` (cakekv's
+    `LlamaAttention.forward = llama_attn_forward_cake`) calls `<x>.update(k, v, layer_idx, ...)` itself, without
+    `kwargs=`: the module's cache classes are updated by its own attention, the way it calls them."""
+    for node in assignments:
+        for hook in _patch(node, names):
+            fn = names.functions.get(hook.function)
+            if hook.kind == "forward" and fn is not None and updates_a_cache_itself(fn):
                 return True
     return False
 

@@ -13,18 +13,28 @@ project's own class, a tuple) stays what it is.
 
 A hook's cache parameter the target no longer fills (`past_key_values` of a `prepare_inputs_for_generation`
 override on 5.24, which passes `cache=`: HFC010) is None there, so its guard is false and the guarded uses are
-never reached on that target (`reached`)."""
+never reached on that target (`reached`). Where the target still passes it as `past_key_values`, generate fills it
+with its cache (`generate_fills`): the override's uses of it are checked as a cache's, class unsaid."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hf_cache_lint.engine.environment.versions import Target
-from hf_cache_lint.engine.facts.cache_use import CacheUse
+from hf_cache_lint.engine.facts.cache_use import GENERATE_CACHE, CacheUse
 from hf_cache_lint.engine.facts.hook_override import CACHE_NAMES, HookOverride
-from hf_cache_lint.engine.interpreter.values import CacheVal, Const, Maybe, Symbol, Unknown, Value
+from hf_cache_lint.engine.interpreter.values import (
+    CacheVal,
+    Const,
+    Maybe,
+    ModelState,
+    Ref,
+    Symbol,
+    Unknown,
+    Value,
+)
 from hf_cache_lint.engine.syntax.nodes import Node, call_args
 
 if TYPE_CHECKING:
@@ -110,7 +120,9 @@ def _open(value: Value) -> bool:
     if type(value) is Maybe:
         return all(_open(v) or (type(v) is Const and v.value is None) for v, _ in value.options) and \
             any(type(v) is not Const for v, _ in value.options)
-    return type(value) is Unknown or (type(value) is CacheVal and not value.said)
+    # The cache generate passes a hook (`generate_fills`): an `isinstance` test says more (its class, and that the
+    # code tests for it), so it narrows as an unknown name would.
+    return type(value) is Unknown or (type(value) is CacheVal and (not value.said or value.class_name == GENERATE_CACHE))
 
 
 def _cache_class(node: Node, ex: Expressions) -> CacheVal | None:
@@ -150,3 +162,55 @@ def _dotted(node: Node) -> bool:
 
 
 __all__ = ["Narrowed", "narrow", "narrowing", "reached"]
+
+
+def generate_fills(node: Node, params: Sequence[Any], ex: Expressions) -> CacheVal | None:
+    """What the `past_key_values` parameter of `node`, a `prepare_inputs_for_generation` override in a direct
+    subclass of a transformers model class, holds: the cache transformers' generate calls it with (one it built or
+    was given, a `DynamicCache` unless the code passes another), up to the release that passes it as `cache=`
+    instead (5.24.0: there the parameter is None, HFC010's finding). generate may also pass None
+    (`use_cache=False`): a `None` test in the body keeps that path apart. None where nothing says so."""
+    if ex.s.target.behaviour_since("cache_reaches_hooks_as_cache") is not None:
+        return None
+    param = next((p for p in params[1:] if p.name.value == "past_key_values" and p.star_count == 0), None)
+    cls = node.search_ancestor("classdef")
+    if param is None or cls is None or not _model_based(cls, ex):
+        return None
+    return CacheVal(GENERATE_CACHE, ex.s.site(param.name, "the `past_key_values` generate passes to "
+                                                          "`prepare_inputs_for_generation`"))
+
+
+def _model_based(node: Node, ex: Expressions) -> bool:
+    """A direct subclass of a transformers model class (`LlamaForCausalLM`, `...Model`)."""
+    arglist = node.get_super_arglist()
+    bases = [] if arglist is None else arglist.children if arglist.type == "arglist" else [arglist]
+    for base in bases:
+        if base.type in ("name", "power", "atom_expr"):
+            value = ex.eval(base)
+            if isinstance(value, Symbol) and value.qualname.startswith("transformers."):
+                name = value.qualname.rsplit(".", 1)[-1]
+                if "For" in name or name.endswith("Model"):
+                    return True
+    return False
+
+
+def model_is_instance(test: Node, ex: Expressions) -> bool | None:
+    """True for `isinstance(x, C)` where x holds a model the code loaded with `C.from_pretrained(...)` (C a
+    transformers model class, `Qwen3ForCausalLM`): the code says the test holds (KVzip's per-class generate
+    keywords). None otherwise: another class may still be a base of x's, so nothing says the test fails."""
+    kids = test.children if hasattr(test, "children") else []
+    if test.type not in ("power", "atom_expr") or len(kids) != 2 or kids[0].type != "name" or \
+            kids[0].value != "isinstance" or kids[1].type != "trailer" or kids[1].children[0].value != "(":
+        return None
+    args = call_args(kids[1])
+    if len(args) != 2 or any(a.name is not None or a.star for a in args) or not _dotted(args[1].value):
+        return None
+    cls = ex.eval(args[1].value)
+    if type(cls) is not Symbol or not cls.qualname.startswith("transformers."):
+        return None
+    held = ex.eval(args[0].value)
+    obj = ex.s.obj(held) if type(held) is Ref else None
+    if isinstance(obj, ModelState) and obj.is_transformers and obj.class_name is not None and \
+            obj.class_name == cls.qualname.rsplit(".", 1)[-1]:
+        return True
+    return None

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator
 from functools import partial
 
 from hf_cache_lint.engine.base.findings import Edit, Finding, Fix, Related, Severity
+from hf_cache_lint.engine.environment import releases
 from hf_cache_lint.engine.environment.versions import REMOVED_GENERATE_KEYWORDS, Target, unused_kwargs_message
 from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
 from hf_cache_lint.engine.output.analysis import Analysis, ConfigKeyword, GenerateCall, Keyword, SpreadKeyword
@@ -44,7 +45,8 @@ class UnusedGenerateKwarg(Rule):
 
     def reads_keyword(self, name: str) -> bool:
         """A misspelled keyword, one a version removed, `generate_kwargs=` (on a pipeline): see `check`."""
-        return name == "generate_kwargs" or name in REMOVED_GENERATE_KEYWORDS or intended(name) is not None
+        return name == "generate_kwargs" or name == _POSITIONS or name in REMOVED_GENERATE_KEYWORDS or \
+            intended(name) is not None
 
     def check(self, analysis: Analysis) -> Iterable[Finding]:
         target = analysis.context.target
@@ -54,11 +56,24 @@ class UnusedGenerateKwarg(Rule):
                 continue  # the invalid `cache_implementation` is raised first (HFC004)
             typos, removed_ones, gk = misspelled(call), removed_keywords(target, call), rejected_generate_kwargs(call)
             far_typos, far_removed = spread_misspelled(call), spread_removed(target, call)
+            positions = _forward_lacks_positions(target, call)
+            sent = [kw for kw in call.keywords if kw.name == _POSITIONS and kw.value_text.strip() != "None"] \
+                if positions and call.kind == "generate" and call.keywords_reach else []
+            far_sent = [sk for sk in call.spread_keywords if sk.name == _POSITIONS and not sk.none] \
+                if positions and call.kind == "generate" else []
             yield from self.config_findings(analysis, call, reported)
-            if not typos and not removed_ones and gk is None and not far_typos and not far_removed:
+            if not typos and not removed_ones and gk is None and not far_typos and not far_removed and not sent \
+                    and not far_sent:
                 continue  # nothing to report on this call: its error message is never read
-            error = unused_kwargs_message(self.unused_names(analysis, call, typos, removed_ones, gk)
-                                          + [sk.name for sk, _ in (*far_typos, *far_removed)])
+            error = unused_kwargs_message(self.unused_names(analysis, call, typos, removed_ones, gk, sent)
+                                          + [sk.name for sk in (*(sk for sk, _ in (*far_typos, *far_removed)),
+                                                                *far_sent)])
+            for kw in sent:
+                yield self.positions_finding(analysis, call, kw, positions or "", error)
+            for sk in far_sent:
+                yield self.spread_finding(analysis, call, sk, f"is taken by no model's forward from transformers "
+                                          f"{positions} (generate counts the positions from the cache itself)",
+                                          error)
             for kw, meant in typos:
                 right = target.cache_keyword(call.model.class_name) if meant in CACHE_KEYWORDS else meant
                 message = (f"`{kw.name}=` is not an argument of generate (a typo of `{right}`?); transformers "
@@ -144,11 +159,13 @@ class UnusedGenerateKwarg(Rule):
         ])
 
     def unused_names(self, analysis: Analysis, call: GenerateCall, typos: list[tuple[Keyword, str]],
-                     removed: list[tuple[Keyword, str]], gk: Keyword | None) -> list[str]:
-        """Every keyword of the call the real error lists, in call order (`typos`, `removed`, `gk`: the call's
-        misspelled and removed keywords and its pipeline's `generate_kwargs=`, as `check` found them)."""
+                     removed: list[tuple[Keyword, str]], gk: Keyword | None,
+                     sent: list[Keyword] | None = None) -> list[str]:
+        """Every keyword of the call the real error lists, in call order (`typos`, `removed`, `gk`, `sent`: the
+        call's misspelled and removed keywords, its pipeline's `generate_kwargs=` and the `cache_position=` no
+        forward takes, as `check` found them)."""
         target = analysis.context.target
-        names = {kw.name for kw, _ in typos} | {kw.name for kw, _ in removed}
+        names = {kw.name for kw, _ in typos} | {kw.name for kw, _ in removed} | {kw.name for kw in sent or ()}
         return [kw.name for kw in call.keywords
                 if kw.name in names or (gk is not None and kw is gk)
                 or (kw.value_text != "None" and keyword_rejected(target, call, kw.name))]
@@ -160,6 +177,26 @@ class UnusedGenerateKwarg(Rule):
             severity = Severity.WARNING
             message += " (if the object whose `generate` this is is a transformers model)"
         return self.report(kw.span, message, severity=severity, fixes=fixes, story=partial(self.story, analysis, call, kw.name, error))
+
+    def positions_finding(self, analysis: Analysis, call: GenerateCall, kw: Keyword, first: str,
+                          error: str) -> Finding:
+        """`generate(..., cache_position=...)`: reported at the call, where generate raises for the model's sake
+        (its forward no longer takes the keyword), the keyword as the related location. No automatic fix: without
+        the positions, generate feeds the tokens of `input_ids` the cache lacks, so code that gives it only the new
+        ids must give it the whole sequence instead (run on the oracle: new ids alone raise IndexError)."""
+        target = analysis.context.target
+        message = (f"`{kw.name}=` is given to generate, but from transformers {first} no model's forward takes "
+                   "`cache_position`, so generate refuses it as unused; transformers "
+                   f"{target} raises {error}. Without it, generate counts the positions from the cache: give it the "
+                   "whole sequence (the cached tokens and the new ones) as `input_ids`")
+        severity = Severity.ERROR
+        if not call.model.receiver_known:
+            severity = Severity.WARNING
+            message += " (if the object whose `generate` this is is a transformers model)"
+        # No fix, not even the ignore comment (a finding's first fix is its preferred one: tests/rules).
+        return self.report(call.callee_span, message, severity=severity,
+                           related=(Related(kw.span, f"`{kw.name}=` is passed here"),),
+                           story=partial(self.story, analysis, call, kw.name, error))
 
     def spread_finding(self, analysis: Analysis, call: GenerateCall, sk: SpreadKeyword, what: str,
                        error: str) -> Finding:
@@ -243,3 +280,31 @@ class UnusedGenerateKwarg(Rule):
             "",
             f"```\n{error}\n```",
         ])
+
+
+_POSITIONS = "cache_position"
+# The model forwards the release table reads (one per family it holds), and generate's own hook: `_validate_model_kwargs`
+# accepts a keyword either takes. All lost `cache_position` at 5.4.0 (so did every modeling file of that wheel: none
+# has a `cache_position` parameter, checked on the oracle's 5.4.0 environment; docs/facts.md).
+_FORWARDS = {
+    "LlamaForCausalLM": "member:transformers.models.llama.modeling_llama.LlamaForCausalLM.forward",
+    "T5ForConditionalGeneration": "member:transformers.models.t5.modeling_t5.T5ForConditionalGeneration.forward",
+    "MambaForCausalLM": "member:transformers.models.mamba.modeling_mamba.MambaForCausalLM.forward",
+}
+_PREPARE = "member:transformers.generation.utils.GenerationMixin.prepare_inputs_for_generation"
+
+
+def _forward_lacks_positions(target: Target, call: GenerateCall) -> str | None:
+    """The release since which the call's model takes no `cache_position` (its forward nor generate's
+    `prepare_inputs_for_generation`), when the target is at or past it: its own forward where the table holds its
+    class, else every forward the table holds (transformers' models all lost it in the same release). None for a
+    model with its own code (`trust_remote_code=`, not a transformers class), whose forward may take it."""
+    model = call.model
+    if model.remote_code or not model.is_transformers:
+        return None
+    own = _FORWARDS.get(model.class_name or "")
+    keys = (own,) if own is not None else tuple(_FORWARDS.values())
+    gone = [releases.parameter_gone_since(k, _POSITIONS, target.version) for k in (*keys, _PREPARE)]
+    if any(g is None for g in gone):
+        return None
+    return str(max(g for g in gone if g is not None))

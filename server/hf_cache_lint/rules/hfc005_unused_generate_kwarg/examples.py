@@ -17,9 +17,39 @@ generator = pipeline("text-generation", model="meta-llama/Llama-3.2-1B")
 
 
 _5X = ("5.23.0", "5.24.0", "5.25.0")
+# A prefilled prompt continued by generate with the new tokens only, and their positions (llm-context-cache's
+# `generate_with_pkv`): from 5.4 no model's forward takes `cache_position`.
+_PREFILLED = ("import torch\n" + prelude("DynamicCache") +
+              "cache = DynamicCache()\nmodel(**inputs, past_key_values=cache, use_cache=True)\n"
+              'n = inputs["input_ids"].shape[1]\ndelta = torch.tensor([[5, 6]])\n')
+_POSITIONS_CALL = ("out = model.generate(input_ids=delta, attention_mask=torch.ones(1, n + 2, dtype=torch.long), "
+                   "past_key_values=cache, cache_position=torch.arange(n, n + 2), max_new_tokens=3, "
+                   "min_new_tokens=3, do_sample=False)\n")
 _TYPO_CALL = "out = model.generate(**inputs, past_key_valyes=DynamicCache(), max_new_tokens=5)\n"
 
 INVALID: tuple[Invalid, ...] = (
+    invalid(
+        _PREFILLED + _POSITIONS_CALL,
+        flagged="model.generate",
+        fixes={},
+        versions=_5X,
+        runtime={"4.57.6": "OK", "5.23.0": "HFC005", "5.24.0": "HFC005", "5.25.0": "HFC005"},
+        message_contains="['cache_position']",
+        note="`cache_position=` given to generate (continuing a prefilled cache): from 5.4 no model's forward takes "
+             "it, so generate refuses it as unused (reported at the call, where it raises)",
+    ),
+    invalid(
+        _PREFILLED + "gen_kwargs = {\"max_new_tokens\": 3, \"min_new_tokens\": 3, \"do_sample\": False}\n"
+        "gen_kwargs[\"cache_position\"] = torch.arange(n, n + 2)\n"
+        "out = model.generate(input_ids=delta, attention_mask=torch.ones(1, n + 2, dtype=torch.long), "
+        "past_key_values=cache, **gen_kwargs)\n",
+        flagged="gen_kwargs",
+        occurrence=2,
+        fixes={},
+        versions=_5X,
+        message_contains="['cache_position']",
+        note="`cache_position` carried in by a `**` dict built in steps",
+    ),
     invalid(
         _LOAD + _TYPO_CALL,
         flagged="past_key_valyes=DynamicCache()",

@@ -3,10 +3,21 @@
 from __future__ import annotations
 
 from hf_cache_lint.rules.base import Valid
-from hf_cache_lint.rules.hfc005_unused_generate_kwarg.examples import _LOAD, _PIPE
+from hf_cache_lint.rules.hfc005_unused_generate_kwarg.examples import (
+    _LOAD,
+    _PIPE,
+    _POSITIONS_CALL,
+    _PREFILLED,
+)
 from hf_cache_lint.rules.snippets import own_generate_wrapper
 
 VALID: tuple[Valid, ...] = (
+    Valid(
+        _PREFILLED + 'ids = torch.cat([inputs["input_ids"], delta], dim=1)\n'
+        + _POSITIONS_CALL.replace(" cache_position=torch.arange(n, n + 2),", "").replace("input_ids=delta", "input_ids=ids"),
+        note="a prefilled cache continued with the whole sequence and no positions: generate feeds only the tokens "
+             "the cache lacks, on every release",
+    ),
     Valid(
         _LOAD + 'out = model.generate(**inputs, cache_implementation="static", use_cache=True, max_new_tokens=5)\n',
         note="correctly spelled keywords (`use_cache` is not a typo of `cache`)",

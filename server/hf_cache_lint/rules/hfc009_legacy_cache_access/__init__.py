@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from functools import partial
 
 from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Position, Severity, Span
+from hf_cache_lint.engine.facts.cache_use import GENERATE_CACHE, SUB_CACHE, CacheUse
 from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
-from hf_cache_lint.engine.facts.cache_use import SUB_CACHE, CacheUse
 from hf_cache_lint.engine.facts.removed_api_use import KIND as REMOVED_API_USE
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
 from hf_cache_lint.engine.output.analysis import Analysis
@@ -50,6 +50,7 @@ class LegacyRead:
     item: str | None = None  # the loop variable the body unpacks (`for layer in cache: k, v = layer`)
     subclass: str | None = None  # the project's own subclass of `cls` the receiver is (its name is the error's)
     part_of: bool = False  # an `EncoderDecoderCache`'s part (`cache.self_attention_cache`), class unsaid
+    passed: bool = False  # the cache generate passes a `prepare_inputs_for_generation` override, class unsaid
 
     @property
     def shown_class(self) -> str:
@@ -145,6 +146,8 @@ def _error(use: LegacyRead) -> str:
     error = f"TypeError: '{use.shown_class}' object is not subscriptable"
     if use.part_of:
         error += " (with the class of that part: DynamicCache unless the code built it from another cache)"
+    elif use.cls is None and use.passed:
+        error += " (with the class of the cache generate passes: DynamicCache by default)"
     elif use.cls is None and use.layered:
         error += " (with the class of the cache generate returned: DynamicCache by default)"
     elif use.cls is None:
@@ -175,6 +178,8 @@ def _holder(use: LegacyRead) -> str:
         return f"a `{use.cls}`"
     if use.part_of:
         return SUB_CACHE
+    if use.passed:
+        return "the cache generate passes to `prepare_inputs_for_generation`"
     return "the cache of a `generate(..., return_dict_in_generate=True)` result"
 
 
@@ -255,7 +260,8 @@ def _from_removed(use: RemovedApiUse) -> LegacyRead:
     return LegacyRead(use.name, use.module, use.removed, use.span, use.call_span, use.condition,
                       cache.cls if cache is not None else None, cache.layered if cache is not None else False,
                       use.index, use.part, item, cache.subclass if cache is not None else None,
-                      cache is not None and cache.description == SUB_CACHE)
+                      cache is not None and cache.description == SUB_CACHE,
+                      cache is not None and cache.description == GENERATE_CACHE)
 
 
 def _from_use(analysis: Analysis, u: CacheUse, removed: dict[str, str | None]) -> LegacyRead | None:
@@ -295,5 +301,6 @@ def _from_use(analysis: Analysis, u: CacheUse, removed: dict[str, str | None]) -
     call_span = Span(u.whole.start, end) if name == "subscript" else u.whole
     item = u.index if u.op == "iterate" else None
     return LegacyRead(name, u.receiver, removed[name] or "", u.whole, call_span, scope.condition,
-                      u.receiver_class, u.layered, index, part, item, u.subclass, u.description == SUB_CACHE)
+                      u.receiver_class, u.layered, index, part, item, u.subclass, u.description == SUB_CACHE,
+                      u.description == GENERATE_CACHE)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from hf_cache_lint.engine.base.findings import Severity
 from hf_cache_lint.rules.base import Invalid, invalid
 from hf_cache_lint.rules.snippets import prelude
 
@@ -25,6 +26,19 @@ _TRIM_LOOP = "    for k, v in past:\n"
 _STATIC_LOOP = "for keys, values in cache:\n    print(keys.shape)\n"
 _FOUR = "for self_keys, self_values, cross_keys, cross_values in cache:\n    print(cross_keys.shape)\n"
 _FOUR_AT = (_SEQ2SEQ + _FOUR).index("in cache:") + 3
+
+# A 4.4x remote-code `prepare_inputs_for_generation` override (InternLM-XComposer2's) cutting the prompt by the
+# cached length: generate hands it its cache, a DynamicCache, as `past_key_values` until 5.24 (`cache=` from then).
+_HOOK = ("import torch\nfrom transformers import LlamaForCausalLM\n\n\n"
+         "class StepLM(LlamaForCausalLM):\n"
+         "    def prepare_inputs_for_generation(self, input_ids, past_key_values=None, **kwargs):\n"
+         "        if past_key_values is not None and past_key_values.get_seq_length() > 0:\n"
+         "            past_length = past_key_values[0][0].shape[2]\n"
+         "            input_ids = input_ids[:, past_length:]\n"
+         '        return {"input_ids": input_ids, "past_key_values": past_key_values, "use_cache": True}\n\n\n'
+         'model = StepLM.from_pretrained("meta-llama/Llama-3.2-1B")\n'
+         "model.generate(torch.tensor([[1, 5, 9, 14, 20]]), max_new_tokens=3, min_new_tokens=3, do_sample=False)\n")
+_HOOK_READ = "            past_length = past_key_values[0][0].shape[2]\n"
 
 _TREE = ("\n\nclass TreeCache(DynamicCache):\n    def last_values(self):\n        return self[1][1]\n\n\n"
          "cache = TreeCache()\nmodel(**inputs, past_key_values=cache, use_cache=True)\nvalues = cache.last_values()\n")
@@ -144,6 +158,18 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="TypeError: 'TreeCache' object is not subscriptable",
         note="the project's own `DynamicCache` subclass indexing itself (it defines no `__getitem__`: the one it "
              "inherits is gone from 5.0)",
+    ),
+    invalid(
+        _HOOK,
+        flagged="past_key_values[0]",
+        fixes={"Use `.layers[0].keys`": (_HOOK_READ,
+                                         "            past_length = past_key_values.layers[0].keys.shape[2]\n")},
+        versions=("5.23.0",),
+        portable=True,
+        severity=Severity.WARNING,  # under the body's own `if` (HFC009's conditional reads)
+        message_contains="TypeError: 'DynamicCache' object is not subscriptable",
+        note="a `prepare_inputs_for_generation` override of a transformers model indexing the cache generate hands "
+             "it (from 5.24 it comes as `cache=`, and `past_key_values` is None: HFC010's finding)",
     ),
 )
 

@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 from hf_cache_lint.rules.base import Valid
-from hf_cache_lint.rules.hfc009_legacy_cache_access.examples import _GEN, _LOAD, _SEQ2SEQ
+from hf_cache_lint.rules.hfc009_legacy_cache_access.examples import _GEN, _HOOK, _HOOK_READ, _LOAD, _SEQ2SEQ
 
 VALID: tuple[Valid, ...] = (
+    Valid(
+        _HOOK.replace("        if past_key_values is not None and",
+                      '        past_key_values = kwargs.pop("cache", past_key_values)\n'
+                      "        if past_key_values is not None and")
+        .replace(_HOOK_READ, "            past_length = past_key_values.get_seq_length()\n"),
+        note="a `prepare_inputs_for_generation` override that takes the cache as `cache` too and asks it its length: "
+             "the same inputs on every release",
+    ),
     Valid(
         _LOAD + _GEN + "seq_len = out.past_key_values.layers[0].keys.shape[2]\n"
         "for layer in out.past_key_values.layers:\n    print(layer.keys.shape, layer.values.shape)\n",

@@ -167,8 +167,9 @@ class HookLosesCache(Rule):
     # -- `Cache.update` overrides without `**kwargs` ---------------------------------------------------------------
 
     def _update_signature(self, analysis: Analysis, hook: HookOverride, target: Target) -> Iterator[Finding]:
-        if hook.kind != "cache_update" or hook.var_keyword is not None or "kwargs" in hook.parameters:
-            return
+        if hook.kind != "cache_update" or hook.var_keyword is not None or "kwargs" in hook.parameters or \
+                hook.updated_by_patch:
+            return  # takes `kwargs`; or the module's own patched attention is what calls it
         first = target.behaviour_since("update_called_with_kwargs")
         if first is None or not target.cache_class_exists(hook.base):
             return  # a base the target no longer has: that code path cannot run there

@@ -53,6 +53,23 @@ VALID: tuple[Valid, ...] = (
         note="a project's own class with methods of the same names: not transformers' hooks",
     ),
     Valid(
+        "import torch\nfrom transformers import AutoModelForCausalLM, DynamicCache\n"
+        "from transformers.models.llama import modeling_llama\n\n"
+        "ORIGINAL = modeling_llama.LlamaAttention.forward\n\n\n"
+        "class WindowCache(DynamicCache):\n"
+        "    def update(self, key_states, value_states, layer_idx, cache_kwargs=None):\n"
+        "        return key_states[..., -4:, :], value_states[..., -4:, :]\n\n\n"
+        "WINDOW = WindowCache()\n\n\n"
+        "def windowed_forward(self, hidden_states, *args, **kwargs):\n"
+        "    WINDOW.update(hidden_states, hidden_states, self.layer_idx, {})\n"
+        "    return ORIGINAL(self, hidden_states, *args, **kwargs)\n\n\n"
+        "modeling_llama.LlamaAttention.forward = windowed_forward\n"
+        'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B")\n'
+        "model.generate(torch.tensor([[1, 5, 9, 14, 20]]), max_new_tokens=2, min_new_tokens=2, do_sample=False)\n",
+        note="a `Cache.update` override without `**kwargs` that only the module's own patched attention calls "
+             "(cakekv's budget cache): transformers' attention never calls it, so its `kwargs=` never reaches it",
+    ),
+    Valid(
         PRE_HOOK.replace('kwargs["past_key_values"]', 'kwargs.get("cache", kwargs.get("past_key_values"))'),
         note="a pre-hook that reads the cache under both names: the same object on every release",
     ),

@@ -118,6 +118,19 @@ INVALID: tuple[Invalid, ...] = (
         note="a `cache_position` parameter of a `prepare_inputs_for_generation` override (handing it on by name "
              "is not the use that fails)",
     ),
+    invalid(
+        PREPARE.replace("input_ids, cache_position=None, **kwargs):\n",
+                        "input_ids, inputs_embeds=None, cache_position=None, **kwargs):\n"
+                        "        if inputs_embeds is not None:\n"
+                        "            input_ids = input_ids[:, -cache_position.shape[0]:]\n")
+        .replace("(input_ids, cache_position=cache_position, **kwargs)",
+                 "(input_ids, inputs_embeds=inputs_embeds, cache_position=cache_position, **kwargs)"),
+        flagged="cache_position[0]",
+        fixes={},
+        versions=_5X, runtime="HFC011",
+        note="the use every call reaches is the one flagged, not the earlier one under `if inputs_embeds is not "
+             "None:` (a VLM copy's override: generate from token ids never takes that branch)",
+    ),
 )
 
 __all__ = ["INVALID", "Invalid"]

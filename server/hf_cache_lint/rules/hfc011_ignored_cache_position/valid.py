@@ -40,6 +40,15 @@ VALID: tuple[Valid, ...] = (
         note="a `cache_position` parameter tested against None before it is used",
     ),
     Valid(
+        PATCHED.replace("    self.last_position = int(cache_position[-1])\n"
+                        "    return original(self, hidden_states, **kwargs)\n",
+                        '    self.cache_kwargs = {"sin": None, "cos": None, "cache_position": cache_position}\n'
+                        "    return original(self, hidden_states, cache_position=cache_position, **kwargs)\n"),
+        note="a `cache_position` parameter handed on under its own name in the `cache_kwargs` dict a patched "
+             "attention gives `Cache.update` (KVzip, cakekv): from 5.4 nothing passes it, and no transformers cache "
+             "reads it either",
+    ),
+    Valid(
         PREPARE.replace("        self.decoding = bool(cache_position[0] > 0)\n", ""),
         note="a `cache_position` parameter only handed on by name (None goes on where nothing passes it)",
     ),
