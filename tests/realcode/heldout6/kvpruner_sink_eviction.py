@@ -51,6 +51,30 @@ class SinkCache(Cache):
         self.score_tracker = ScoreTracker()
         self._seen_tokens = 0
 
+    def get_seq_length(self, layer_idx=0):
+        if len(self.key_cache) <= layer_idx:
+            return 0
+        return self.key_cache[layer_idx].shape[-2]
+
+    def update(self, key_states, value_states, layer_idx, cache_kwargs=None):
+        if layer_idx == 0:
+            self._seen_tokens += key_states.shape[-2]
+        if len(self.key_cache) <= layer_idx:
+            self.key_cache.append(key_states)
+            self.value_cache.append(value_states)
+        else:
+            self.key_cache[layer_idx] = torch.cat([self.key_cache[layer_idx], key_states], dim=-2)
+            self.value_cache[layer_idx] = torch.cat([self.value_cache[layer_idx], value_states], dim=-2)
+        return self.key_cache[layer_idx], self.value_cache[layer_idx]
+
+    def evict(self, layer_idx):
+        budget = self.num_recent_tokens + self.num_sink_tokens
+        if self.get_seq_length(layer_idx) <= budget:
+            return
+        k, v = self.key_cache[layer_idx], self.value_cache[layer_idx]
+        self.key_cache[layer_idx] = torch.cat([k[:, :, :self.num_sink_tokens], k[:, :, -self.num_recent_tokens:]], dim=-2)
+        self.value_cache[layer_idx] = torch.cat([v[:, :, :self.num_sink_tokens], v[:, :, -self.num_recent_tokens:]], dim=-2)
+
 
 def load_kv_cache(method, num_recent=None, num_heavy=None):
     if method == "full":
