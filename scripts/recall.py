@@ -15,8 +15,12 @@ same way and measured without changing the checker; tests/realcode/test_heldout2
 on the oracle before anyone ran the checker on it; tests/realcode/test_heldout3.py).
 `--set heldout4` scores the fourth held-out set (tests/realcode/heldout4: other public repositories again, labelled
 on the oracle before anyone ran the checker on it; tests/realcode/test_heldout4.py).
+`--set heldout5` scores the fifth held-out set (tests/realcode/heldout5: other public repositories again, labelled
+on the oracle before anyone ran the checker on it; tests/realcode/test_heldout5.py).
+`--set heldout6` scores the sixth held-out set (tests/realcode/heldout6: other public repositories again, labelled
+on the oracle before anyone ran the checker on it; tests/realcode/test_heldout6.py).
 
-Usage: python scripts/recall.py [--set recall|heldout|heldout2|heldout3|heldout4] [--json]
+Usage: python scripts/recall.py [--set recall|heldout|heldout2|heldout3|heldout4|heldout5|heldout6] [--json]
 (tests/realcode/test_recall.py, test_heldout.py and test_heldout2.py hold the floors)
 """
 

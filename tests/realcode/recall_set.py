@@ -35,7 +35,15 @@ HELDOUT3 = Path(__file__).resolve().with_name("heldout3")
 # A fourth held-out set (issue 29, round 4): other public repositories again, labelled on the oracle before the
 # checker was run on it (nobody ran the checker on it while writing it).
 HELDOUT4 = Path(__file__).resolve().with_name("heldout4")
-SETS = {"recall": CASES, "heldout": HELDOUT, "heldout2": HELDOUT2, "heldout3": HELDOUT3, "heldout4": HELDOUT4}
+# A fifth held-out set (issue 29, round 5): other public repositories again, labelled on the oracle before the
+# checker was run on it (nobody ran the checker on it, nor read the rules or engine, while writing it).
+HELDOUT5 = Path(__file__).resolve().with_name("heldout5")
+# A sixth held-out set (issue 29, round 6, written beside the fifth): other public repositories again, labelled on
+# the oracle before the checker was run on it (nobody ran the checker on it, nor read the rules or engine, while
+# writing it).
+HELDOUT6 = Path(__file__).resolve().with_name("heldout6")
+SETS = {"recall": CASES, "heldout": HELDOUT, "heldout2": HELDOUT2, "heldout3": HELDOUT3, "heldout4": HELDOUT4,
+        "heldout5": HELDOUT5, "heldout6": HELDOUT6}
 MARK = re.compile(r"#\s*(site|clean|observe):\s*(\w+)\s*$")
 PROBE = re.compile(r"^def (probe_\w+)\(", re.M)
 CLEAN = "clean"
