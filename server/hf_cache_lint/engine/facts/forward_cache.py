@@ -32,6 +32,9 @@ class ForwardCache:
     # The value is None on some paths and the tuple on the others (a helper that returns None early, then the
     # tuple it built): it raises only where it is not None.
     maybe_none: bool = False
+    # Through a `**dict` whose entry was set outside the function that calls the forward (a caller's dict, a
+    # helper's): where the entry was set (`span` is then the `**dict` argument of the call); else None.
+    entry: Span | None = None
 
 
 KIND: FactKind[ForwardCache] = FactKind(

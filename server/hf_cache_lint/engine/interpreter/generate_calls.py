@@ -100,8 +100,21 @@ class GenerateFacts:
             value, site, cond = got
             container = _container(self.imports.force(value))
             if container is not None and cond is None and site is not None and site.path is None:
-                self.s.record(ForwardCache(key, site.span, site.span, "", whole, model.class_name, model.checkpoint,
-                                           model.encoder_decoder, container, spread=code(a.arg.value)))
+                # The entry set in the function that calls the forward is reported at its key; one set elsewhere
+                # (a caller passed the dict in, a helper built it) at the `**dict`, where the forward raises.
+                at = site.span if self._same_function(a.arg.node, site.span) else self.s.span(a.arg.node)
+                self.s.record(ForwardCache(key, at, at, "", whole, model.class_name, model.checkpoint,
+                                           model.encoder_decoder, container, spread=code(a.arg.value),
+                                           entry=None if at == site.span else site.span))
+
+    def _same_function(self, node: Node, where: Span) -> bool:
+        """Whether `where` lies in the innermost `def` around `node` (at module level: in no `def`)."""
+        fn = node.parent
+        while fn is not None and fn.type not in ("funcdef", "lambdef"):
+            fn = fn.parent
+        if fn is not None:
+            return _within(where, self.s.span(fn))
+        return not any(_within(where, self.s.span(f)) for f, _ in self.s.functions)
 
     def pipeline_reaches_generate(self, pstate: PipelineState) -> bool:
         """Whether this pipeline's call keywords (or its `generate_kwargs`) reach generate: the task decides.
@@ -376,3 +389,8 @@ def _tuple_or_none(value: Value) -> bool:
 
 def _cond_text(c: Cond) -> str:
     return f"`{c.text}`" if c.holds else f"`not {c.text}`"
+
+
+def _within(inner: Span, outer: Span) -> bool:
+    return (outer.start.line, outer.start.column) <= (inner.start.line, inner.start.column) and \
+        (inner.end.line, inner.end.column) <= (outer.end.line, outer.end.column)

@@ -77,6 +77,8 @@ class LegacyTupleCache(Rule):
             return None
         given = "a tuple (the legacy cache format)" if kind == "tuple" else "a list (legacy `(key, value)` pairs)"
         through = f" through `**{fwd.spread}`" if fwd.spread else ""
+        if fwd.entry is not None:  # set by a caller or a helper: the finding stands at the forward's `**dict`
+            through += f" (its `\"{fwd.keyword}\"` entry set on line {fwd.entry.start.line})"
         message = (f"`{fwd.keyword}=` of a forward call gets {given}{through}; transformers {target} raises "
                    f"{error}: {why}")
         # Through a `**dict` there is nothing safe to apply (the entry may feed other calls); the editor still

@@ -51,6 +51,10 @@ _LIST = "legacy = [(layer.keys, layer.values) for layer in out.past_key_values.l
 _SPREAD = ('step_inputs = {**inputs, "past_key_values": legacy, "use_cache": True}\n'
            "step = model(**step_inputs)\n")
 
+# A decode step that runs the forward on the inputs its caller built (a manual decode loop): the list rides in the
+# caller's dict; the forward raises in the step, where the finding stands.
+_STEP = ("\n\ndef decode_step(model, step_inputs):\n    return model(**step_inputs)\n\n\n"
+         'step = decode_step(model, {**inputs, "past_key_values": legacy, "use_cache": True})\n')
 _HELPER = ("\n\ndef load_prev(cache, n_layers):\n    if not n_layers:\n        return None\n    pairs = []\n"
            "    for layer in cache.layers[:n_layers]:\n        pairs.append((layer.keys, layer.values))\n"
            "    return tuple(pairs)\n\n\nprev = load_prev(out.past_key_values, len(out.past_key_values.layers))\n")
@@ -180,6 +184,14 @@ INVALID: tuple[Invalid, ...] = (
         flagged='"past_key_values"',
         fixes={},
         note="a tuple reaching the forward through a `**dict` of its inputs (no fix: the dict may feed other calls)",
+    ),
+    invalid(
+        _LOAD + _LIST + _STEP,
+        flagged="**step_inputs",
+        fixes={},
+        message_contains="(its `\"past_key_values\"` entry set on line 15)",
+        note="a list in the dict a caller hands to a decode step that runs the forward: reported at the step's "
+             "`**dict`, where the forward raises",
     ),
     invalid(
         _LOAD + _HELPER + _HELPER_FORWARD,
