@@ -125,33 +125,40 @@ class UserFunctions:
                     return True
         return False
 
-    def cache_base(self, node: Node) -> tuple[str, frozenset[str]]:
+    def cache_base(self, node: Node) -> tuple[str, frozenset[str], bool]:
         """The transformers cache class `class C(...)` subclasses (directly or through the module's own classes),
-        with the members the project's classes define themselves; ("", {}) for any other class, and wherever a
+        with the members the project's classes define themselves and whether the project's first `__init__` on
+        the way skips the base ones (`ClassDef.skips_init`); ("", {}, False) for any other class, and wherever a
         base is neither (a class the linter cannot see may define any member: nothing is claimed)."""
         arglist = node.get_super_arglist()
         if arglist is None:
-            return "", frozenset()
+            return "", frozenset(), False
         found = ""
-        own = set(_own_members(node))
+        own = set(own_members(node))
+        init = self.method_node(node, "__init__")
+        skips: bool | None = None if init is None else not _calls_an_init(init)
         for base in arglist.children if arglist.type == "arglist" else [arglist]:
             if base.type == "operator" or base.type == "argument":  # `,`, `metaclass=...`
                 continue
             if base.type == "name" and base.value == "object":
                 continue
             if base.type not in ("name", "power", "atom_expr"):
-                return "", frozenset()
+                return "", frozenset(), False
             value = self.imports.force(self.ex.eval(base))  # a base imported from the workspace: its ClassDef
             if isinstance(value, Symbol) and _cache_class(value.qualname):
                 found = found or value.qualname
+                skips = False if skips is None else skips  # transformers' `__init__` comes first in the MRO
             elif isinstance(value, ClassDef) and value.cache_base:
                 found = found or value.cache_base
                 own |= value.own
+                skips = value.skips_init if skips is None else skips
             elif isinstance(value, ClassDef) and value.node is not None and value.node.get_super_arglist() is None:
-                own |= _own_members(value.node)  # a plain mixin of the module's own
+                own |= own_members(value.node)  # a plain mixin of the module's own
+                if skips is None and (mixin_init := self.method_node(value.node, "__init__")) is not None:
+                    skips = not _calls_an_init(mixin_init)
             else:
-                return "", frozenset()
-        return (found, frozenset(own)) if found else ("", frozenset())
+                return "", frozenset(), False
+        return (found, frozenset(own), bool(skips)) if found else ("", frozenset(), False)
 
     def run_uncalled(self) -> None:
         """Functions never called in the module (handlers, methods, library code) run last,
@@ -215,7 +222,7 @@ class UserFunctions:
     def setup_instance(self, cls: str) -> Ref:
         """An instance as `__init__` leaves it, plus (conditionally) what setup methods add."""
         got = self.s.module_state.names.get(cls)
-        ref = self.s.new(InstanceState(cls, (), got.cache_base, got.own) if isinstance(got, ClassDef)
+        ref = self.s.new(InstanceState(cls, (), got.cache_base, got.own, got.skips_init) if isinstance(got, ClassDef)
                          else InstanceState(cls))
         init = self.method_of(cls, "__init__")
         if init is not None and id(init.node) not in self.s.called:
@@ -229,7 +236,7 @@ class UserFunctions:
 
     # -- calls ------------------------------------------------------------------
     def instantiate(self, cls: ClassDef, args: list[EvArg], whole: object) -> Value:
-        ref = self.s.new(InstanceState(cls.name, (), cls.cache_base, cls.own))
+        ref = self.s.new(InstanceState(cls.name, (), cls.cache_base, cls.own, cls.skips_init))
         init = self.method_of(cls.name, "__init__") if cls.node is not None else None
         if init is not None:
             self.inline(init, args, ref, whole)
@@ -432,7 +439,7 @@ def _cache_class(qualname: str) -> bool:
 _TARGET_GROUPS = ("testlist_star_expr", "exprlist", "testlist_comp", "atom")
 
 
-def _own_members(node: Any) -> frozenset[str]:
+def own_members(node: Any) -> frozenset[str]:
     """What class `node` defines itself: its methods and class-level names, and every `self.x` / `cls.x` its
     methods assign (`=`, `+=`, annotated), wherever in them."""
     out: set[str] = {fn.name.value for fn in node.iter_funcdefs()}
@@ -456,6 +463,12 @@ def _own_members(node: Any) -> frozenset[str]:
                     out.add(t.children[1].children[1].value)
         stack.extend(getattr(n, "children", ()))
     return frozenset(out)
+
+
+def _calls_an_init(fn: Any) -> bool:
+    """Whether a method's body calls some `__init__` (`super().__init__(...)`, `Base.__init__(self, ...)`)."""
+    return any(leaf.type == "name" and leaf.value == "__init__" and leaf.parent is not fn
+               for leaf in _leaves(fn.children[-1]))
 
 
 def _is_static(node: Any) -> bool:

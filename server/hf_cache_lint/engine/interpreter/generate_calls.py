@@ -10,6 +10,7 @@ from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.facts.forward_cache import ForwardCache
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
+from hf_cache_lint.engine.interpreter.own_caches import lacking
 from hf_cache_lint.engine.interpreter.session import EvArg, Session
 from hf_cache_lint.engine.interpreter.values import (
     CacheVal,
@@ -88,6 +89,10 @@ class GenerateFacts:
                 self.s.record(ForwardCache(a.arg.name, span(a.arg.node), span(a.arg.value), code(a.arg.value),
                                            whole, model.class_name, model.checkpoint, model.encoder_decoder,
                                            container, maybe_none=maybe_none))
+            elif a.arg.name == "past_key_values" and (own := lacking(self.s, value)) is not None:
+                self.s.record(ForwardCache(a.arg.name, span(a.arg.node), span(a.arg.value), code(a.arg.value),
+                                           whole, model.class_name, model.checkpoint, model.encoder_decoder,
+                                           "object", own_class=own[0], missing=own[1], cache_subclass=own[2]))
 
     def _spread_forward_caches(self, model: ModelState, a: EvArg, whole: Span) -> None:
         d = self.s.obj(self.imports.force(a.value))

@@ -63,6 +63,8 @@ class LegacyTupleCache(Rule):
         4.57 the Llama-style decoders already raise and older architectures (GPT-2, BART, ...) convert it, so
         4.57 is reported only for a model the code names as one of the former (checked on 4.57.6)."""
         target = analysis.context.target
+        if fwd.container == "object":
+            return self.own_object_finding(analysis, fwd)
         kind = fwd.container
         error = f"AttributeError: '{kind}' object has no attribute 'get_seq_length'"
         if target.tuple_cache_to_forward_raises:
@@ -94,6 +96,34 @@ class LegacyTupleCache(Rule):
                                  f"`{fwd.keyword}.get_seq_length()` on it (transformers {target}):\n\n"
                                  f"```\n{error}\n```\n\n**Fix**: wrap the tuple, `{_forward_wrapper(fwd)}(legacy)` "
                                  "(4.57 and 5.x build the cache from it), or pass the `Cache` it came from.")
+
+    def own_object_finding(self, analysis: Analysis, fwd: ForwardCache) -> Finding | None:
+        """An instance of the project's own class as the cache of a forward, lacking what the forward reads first
+        (engine/interpreter/own_caches.py). Run on the oracle at 4.57.6, 5.0.0 and 5.24.0 (Llama, Qwen2, GPT-2):
+        claimed from 4.57 (4.53.0 fails otherwise, 4.54-4.56 not run); an encoder-decoder's and Mamba's caches
+        were not run."""
+        target = analysis.context.target
+        if (target.version.major, target.version.minor) < (4, 57) or fwd.encoder_decoder or \
+                is_mamba_family(fwd.model_class or fwd.checkpoint or ""):
+            return None
+        cls, missing = fwd.own_class, fwd.missing
+        error = f"AttributeError: '{cls}' object has no attribute '{missing}'"
+        if fwd.cache_subclass:
+            what = ("the project's subclass of a transformers cache whose `__init__` never runs the base "
+                    "`__init__`, so it has no `layers`")
+            why = "the forward's mask and length calls read the cache's `layers`"
+            instead = "call `super().__init__()` in its `__init__` (or subclass `DynamicCache` and let it hold the layers)"
+        else:
+            what = f"the project's own class, not a transformers `Cache`, without `{missing}`"
+            why = f"the forward calls `past_key_values.{missing}()` on the cache it is given"
+            instead = "pass a transformers `Cache` (a `DynamicCache`, or a subclass of it that keeps your own data)"
+        message = (f"`{fwd.keyword}=` of a forward call gets `{fwd.value_text}`, a `{cls}`: {what}; transformers "
+                   f"{target} raises {error} ({why}; checked on 4.57.6, 5.0.0 and 5.24.0)")
+        # No mechanical fix (what the class keeps is the project's); the editor still offers the ignore comment.
+        return self.report(fwd.span, message, severity=Severity.ERROR, fixes=(),
+                           story=f"**{self.code} {self.name}**: the cache passed to a model's forward is a `{cls}`, "
+                                 f"{what}.\n\n{why} (transformers {target}):\n\n```\n{error}\n```\n\n"
+                                 f"**Fix**: {instead}.")
 
     def forward_fixes(self, analysis: Analysis, fwd: ForwardCache) -> Iterator[Fix]:
         name, imp = transformers_name(analysis.tree, _forward_wrapper(fwd))

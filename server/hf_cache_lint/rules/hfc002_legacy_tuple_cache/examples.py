@@ -55,6 +55,40 @@ _SPREAD = ('step_inputs = {**inputs, "past_key_values": legacy, "use_cache": Tru
 # caller's dict; the forward raises in the step, where the finding stands.
 _STEP = ("\n\ndef decode_step(model, step_inputs):\n    return model(**step_inputs)\n\n\n"
          'step = decode_step(model, {**inputs, "past_key_values": legacy, "use_cache": True})\n')
+# The project's own cache objects (engine/interpreter/own_caches.py): a `Cache` subclass whose `__init__` never
+# runs the base one (no `layers`), and a plain class without `get_seq_length`.
+_OWN_SUBCLASS = """
+
+class LayerCache(Cache):
+    def __init__(self):
+        self.key_cache = []
+        self.value_cache = []
+
+    def update(self, key_states, value_states, layer_idx, cache_kwargs=None):
+        self.key_cache.append(key_states)
+        self.value_cache.append(value_states)
+        return key_states, value_states
+
+    def get_seq_length(self, layer_idx=0):
+        return self.key_cache[layer_idx].shape[-2] if layer_idx < len(self.key_cache) else 0
+
+
+step = model(**inputs, past_key_values=LayerCache(), use_cache=True)
+"""
+_OWN_PLAIN = """
+
+class ChunkStore:
+    def __init__(self):
+        self.chunks = {}
+
+    def update(self, key_states, value_states, layer_idx, cache_kwargs=None):
+        self.chunks[layer_idx] = (key_states, value_states)
+        return key_states, value_states
+
+
+store = ChunkStore()
+step = model(**inputs, past_key_values=store, use_cache=True)
+"""
 _HELPER = ("\n\ndef load_prev(cache, n_layers):\n    if not n_layers:\n        return None\n    pairs = []\n"
            "    for layer in cache.layers[:n_layers]:\n        pairs.append((layer.keys, layer.values))\n"
            "    return tuple(pairs)\n\n\nprev = load_prev(out.past_key_values, len(out.past_key_values.layers))\n")
@@ -192,6 +226,23 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="(its `\"past_key_values\"` entry set on line 15)",
         note="a list in the dict a caller hands to a decode step that runs the forward: reported at the step's "
              "`**dict`, where the forward raises",
+    ),
+    invalid(
+        _LOAD.replace("AutoTokenizer\n", "AutoTokenizer, Cache\n", 1) + _OWN_SUBCLASS,
+        flagged="past_key_values=LayerCache()",
+        fixes={},
+        runtime="OTHER",
+        message_contains="AttributeError: 'LayerCache' object has no attribute 'layers'",
+        note="the project's `Cache` subclass whose `__init__` skips the base one (a research model's own cache "
+             "with its own key/value lists): no `layers`, which the forward reads",
+    ),
+    invalid(
+        _LOAD + _OWN_PLAIN,
+        flagged="past_key_values=store",
+        fixes={},
+        runtime="OTHER",
+        message_contains="AttributeError: 'ChunkStore' object has no attribute 'get_seq_length'",
+        note="a plain class of the project (a serving system's chunk store) as the forward's cache",
     ),
     invalid(
         _LOAD + _HELPER + _HELPER_FORWARD,
