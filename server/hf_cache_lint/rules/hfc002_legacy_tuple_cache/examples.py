@@ -89,6 +89,11 @@ class ChunkStore:
 store = ChunkStore()
 step = model(**inputs, past_key_values=store, use_cache=True)
 """
+# Legacy caches built by repeating and slicing (placeholders per layer; a draft that keeps the first layers).
+_REPEAT = ("first = out.past_key_values.layers[0]\n"
+           "legacy = ((first.keys[:, :, :0], first.values[:, :, :0]),) * len(out.past_key_values.layers)\n")
+_KEPT = "kept = legacy[:model.config.num_hidden_layers]\n"
+_KEPT_FORWARD = "step = model(**inputs, past_key_values=kept, use_cache=True)\n"
 _HELPER = ("\n\ndef load_prev(cache, n_layers):\n    if not n_layers:\n        return None\n    pairs = []\n"
            "    for layer in cache.layers[:n_layers]:\n        pairs.append((layer.keys, layer.values))\n"
            "    return tuple(pairs)\n\n\nprev = load_prev(out.past_key_values, len(out.past_key_values.layers))\n")
@@ -243,6 +248,26 @@ INVALID: tuple[Invalid, ...] = (
         runtime="OTHER",
         message_contains="AttributeError: 'ChunkStore' object has no attribute 'get_seq_length'",
         note="a plain class of the project (a serving system's chunk store) as the forward's cache",
+    ),
+    invalid(
+        _LOAD + _REPEAT + _CALL,
+        flagged="past_key_values=legacy",
+        fixes={
+            "Wrap in `DynamicCache(...)`": (
+                _IMPORT, (_CALL, "result = model.generate(**inputs, past_key_values=DynamicCache(legacy), max_new_tokens=5)\n")),
+            "Ignore HFC002 on this line": _ignore(_CALL),
+        },
+        note="a tuple of empty `(key, value)` placeholders repeated per layer: `((k, v),) * n`",
+        **_WARN_457,
+    ),
+    invalid(
+        _LOAD + _LAYERS + _KEPT + _KEPT_FORWARD,
+        flagged="past_key_values=kept",
+        fixes={"Wrap in `DynamicCache(...)`": (
+            _IMPORT, (_KEPT_FORWARD, "step = model(**inputs, past_key_values=DynamicCache(kept), use_cache=True)\n"))},
+        portable=True,
+        message_contains="AttributeError: 'tuple' object has no attribute 'get_seq_length'",
+        note="a slice of a legacy tuple (the layers a draft keeps) into a Llama forward",
     ),
     invalid(
         _LOAD + _HELPER + _HELPER_FORWARD,
