@@ -68,3 +68,38 @@ def test_a_value_that_is_the_instance_on_some_path_only_is_not_claimed(check: Ch
     code = HEAD + SKIPS + ("\n\ndef run(ids, cache=None):\n    if cache is None:\n        cache = Own()\n"
                            "    return model(ids, past_key_values=cache, use_cache=True)\n")
     assert messages(check, code) == []
+
+
+NARROW = ("class Own(DynamicCache):\n    def get_seq_length(self):\n        return super().get_seq_length()\n")
+
+
+@pytest.mark.parametrize(("version", "found"), [("4.57.6", False), ("5.13.1", False), ("5.14.0", True),
+                                                ("5.24.0", True)])
+def test_a_length_override_without_layer_idx_from_5_14(check: Checker, version: str, found: bool) -> None:
+    got = messages(check, HEAD + NARROW + RUN, version)
+    assert [("got an unexpected keyword argument 'layer_idx'" in m) for m in got] == ([True] if found else [])
+
+
+@pytest.mark.parametrize("signature", ["self, layer_idx=0", "self, layer_idx: int = 0", "self, *args, **kwargs"])
+def test_a_length_override_that_takes_layer_idx(check: Checker, signature: str) -> None:
+    assert messages(check, HEAD + NARROW.replace("(self):", f"({signature}):") + RUN) == []
+
+
+def test_the_import_fallback_base_is_the_transformers_class(check: Checker) -> None:
+    # `except ImportError: Cache = object` never runs on a supported release (each has `transformers.Cache`).
+    code = HEAD.replace(", Cache, DynamicCache", "") + (
+        "try:\n    from transformers import Cache\nexcept ImportError:\n    Cache = object\n\n\n"
+        "class Own(Cache):\n    def __init__(self, n):\n        self.layers = [None] * n\n\n"
+        "    def get_seq_length(self):\n        return 0\n"
+        "\n\ndef run(ids):\n    return model(ids, past_key_values=Own(2), use_cache=True)\n")
+    [m] = messages(check, code)
+    assert "Own.get_seq_length() got an unexpected keyword argument 'layer_idx'" in m
+    other = code.replace("Cache = object", "Cache = dict")  # a fallback that is not `object`: nothing claimed
+    assert messages(check, other) == []
+
+
+def test_a_class_that_lacks_layers_and_layer_idx_is_claimed_only_before_5_14(check: Checker) -> None:
+    both = SKIPS.replace("def get_seq_length(self, layer_idx=0):", "def get_seq_length(self):")
+    assert ["'Own' object has no attribute 'layers'" in m for m in messages(check, HEAD + both + RUN, "5.13.1")] \
+        == [True]
+    assert messages(check, HEAD + both + RUN, "5.24.0") == []  # which of the two raises first was not run

@@ -36,10 +36,12 @@ class ForwardCache:
     # helper's): where the entry was set (`span` is then the `**dict` argument of the call); else None.
     entry: Span | None = None
     # container "object": an instance of the project's own class `own_class` (a subclass of a transformers cache
-    # when `cache_subclass`) that lacks `missing`, the member the forward reads first (interpreter/own_caches.py).
+    # when `cache_subclass`) that lacks `missing`, the member the forward reads first ("" when it lacks none), or
+    # whose `get_seq_length` takes no `layer_idx` (interpreter/own_caches.py).
     own_class: str = ""
     missing: str = ""
     cache_subclass: bool = False
+    narrow_length: bool = False  # its own `get_seq_length` takes no `layer_idx` (5.14.0+ pass it)
 
 
 KIND: FactKind[ForwardCache] = FactKind(

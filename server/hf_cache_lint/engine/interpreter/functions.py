@@ -21,6 +21,7 @@ from hf_cache_lint.engine.interpreter.values import (
     DictState,
     Function,
     InstanceState,
+    Maybe,
     ModelState,
     Ref,
     Symbol,
@@ -125,40 +126,45 @@ class UserFunctions:
                     return True
         return False
 
-    def cache_base(self, node: Node) -> tuple[str, frozenset[str], bool]:
+    def cache_base(self, node: Node) -> tuple[str, frozenset[str], bool, bool]:
         """The transformers cache class `class C(...)` subclasses (directly or through the module's own classes),
-        with the members the project's classes define themselves and whether the project's first `__init__` on
-        the way skips the base ones (`ClassDef.skips_init`); ("", {}, False) for any other class, and wherever a
+        with the members the project's classes define themselves, whether the project's first `__init__` on the
+        way skips the base ones (`ClassDef.skips_init`) and whether its first `get_seq_length` takes no
+        `layer_idx` (`narrow_length`); ("", {}, False, False) for any other class, and wherever a
         base is neither (a class the linter cannot see may define any member: nothing is claimed)."""
         arglist = node.get_super_arglist()
         if arglist is None:
-            return "", frozenset(), False
+            return "", frozenset(), False, False
         found = ""
         own = set(own_members(node))
         init = self.method_node(node, "__init__")
         skips: bool | None = None if init is None else not _calls_an_init(init)
+        length = self.method_node(node, "get_seq_length")
+        narrow: bool | None = None if length is None else not _takes_keyword(self.params(length), "layer_idx")
         for base in arglist.children if arglist.type == "arglist" else [arglist]:
             if base.type == "operator" or base.type == "argument":  # `,`, `metaclass=...`
                 continue
             if base.type == "name" and base.value == "object":
                 continue
             if base.type not in ("name", "power", "atom_expr"):
-                return "", frozenset(), False
-            value = self.imports.force(self.ex.eval(base))  # a base imported from the workspace: its ClassDef
+                return "", frozenset(), False, False
+            value = _import_fallback(self.imports.force(self.ex.eval(base)))  # a workspace base: its ClassDef
             if isinstance(value, Symbol) and _cache_class(value.qualname):
                 found = found or value.qualname
                 skips = False if skips is None else skips  # transformers' `__init__` comes first in the MRO
+                narrow = False if narrow is None else narrow
             elif isinstance(value, ClassDef) and value.cache_base:
                 found = found or value.cache_base
                 own |= value.own
                 skips = value.skips_init if skips is None else skips
+                narrow = value.narrow_length if narrow is None else narrow
             elif isinstance(value, ClassDef) and value.node is not None and value.node.get_super_arglist() is None:
                 own |= own_members(value.node)  # a plain mixin of the module's own
                 if skips is None and (mixin_init := self.method_node(value.node, "__init__")) is not None:
                     skips = not _calls_an_init(mixin_init)
             else:
-                return "", frozenset(), False
-        return (found, frozenset(own), bool(skips)) if found else ("", frozenset(), False)
+                return "", frozenset(), False, False
+        return (found, frozenset(own), bool(skips), bool(narrow)) if found else ("", frozenset(), False, False)
 
     def run_uncalled(self) -> None:
         """Functions never called in the module (handlers, methods, library code) run last,
@@ -222,7 +228,7 @@ class UserFunctions:
     def setup_instance(self, cls: str) -> Ref:
         """An instance as `__init__` leaves it, plus (conditionally) what setup methods add."""
         got = self.s.module_state.names.get(cls)
-        ref = self.s.new(InstanceState(cls, (), got.cache_base, got.own, got.skips_init) if isinstance(got, ClassDef)
+        ref = self.s.new(InstanceState(cls, (), got.cache_base, got.own, got.skips_init, got.narrow_length) if isinstance(got, ClassDef)
                          else InstanceState(cls))
         init = self.method_of(cls, "__init__")
         if init is not None and id(init.node) not in self.s.called:
@@ -236,7 +242,8 @@ class UserFunctions:
 
     # -- calls ------------------------------------------------------------------
     def instantiate(self, cls: ClassDef, args: list[EvArg], whole: object) -> Value:
-        ref = self.s.new(InstanceState(cls.name, (), cls.cache_base, cls.own, cls.skips_init))
+        ref = self.s.new(InstanceState(cls.name, (), cls.cache_base, cls.own, cls.skips_init,
+                                       cls.narrow_length))
         init = self.method_of(cls.name, "__init__") if cls.node is not None else None
         if init is not None:
             self.inline(init, args, ref, whole)
@@ -469,6 +476,21 @@ def _calls_an_init(fn: Any) -> bool:
     """Whether a method's body calls some `__init__` (`super().__init__(...)`, `Base.__init__(self, ...)`)."""
     return any(leaf.type == "name" and leaf.value == "__init__" and leaf.parent is not fn
                for leaf in _leaves(fn.children[-1]))
+
+
+def _import_fallback(value: Value) -> Value:
+    """`try: from transformers import Cache` / `except ImportError: Cache = object`: every supported release has
+    the transformers class, so the fallback never runs there; the class is what the base is."""
+    if isinstance(value, Maybe):
+        real = [v for v, _ in value.options if v != Symbol("builtins.object")]
+        if len(real) == 1 and len(value.options) == 2 and isinstance(real[0], Symbol) and _cache_class(real[0].qualname):
+            return real[0]
+    return value
+
+
+def _takes_keyword(params: list[Any], name: str) -> bool:
+    """Whether parameters (parso's) accept `name=`: a parameter of that name, or `**kwargs`."""
+    return any(p.name.value == name or p.star_count == 2 for p in params)
 
 
 def _is_static(node: Any) -> bool:

@@ -92,7 +92,8 @@ class GenerateFacts:
             elif a.arg.name == "past_key_values" and (own := lacking(self.s, value)) is not None:
                 self.s.record(ForwardCache(a.arg.name, span(a.arg.node), span(a.arg.value), code(a.arg.value),
                                            whole, model.class_name, model.checkpoint, model.encoder_decoder,
-                                           "object", own_class=own[0], missing=own[1], cache_subclass=own[2]))
+                                           "object", own_class=own[0], missing=own[1], cache_subclass=own[2],
+                                           narrow_length=own[3]))
 
     def _spread_forward_caches(self, model: ModelState, a: EvArg, whole: Span) -> None:
         d = self.s.obj(self.imports.force(a.value))

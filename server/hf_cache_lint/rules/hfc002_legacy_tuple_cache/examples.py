@@ -89,6 +89,17 @@ class ChunkStore:
 store = ChunkStore()
 step = model(**inputs, past_key_values=store, use_cache=True)
 """
+# A session cache (a serving system's) that overrides `get_seq_length` with the 4.x signature.
+_NARROW = """
+
+class TurnCache(DynamicCache):
+    def get_seq_length(self):
+        return super().get_seq_length()
+
+
+turn = TurnCache()
+step = model(**inputs, past_key_values=turn, use_cache=True)
+"""
 # Legacy caches built by repeating and slicing (placeholders per layer; a draft that keeps the first layers).
 _REPEAT = ("first = out.past_key_values.layers[0]\n"
            "legacy = ((first.keys[:, :, :0], first.values[:, :, :0]),) * len(out.past_key_values.layers)\n")
@@ -248,6 +259,16 @@ INVALID: tuple[Invalid, ...] = (
         runtime="OTHER",
         message_contains="AttributeError: 'ChunkStore' object has no attribute 'get_seq_length'",
         note="a plain class of the project (a serving system's chunk store) as the forward's cache",
+    ),
+    invalid(
+        _LOAD.replace("AutoTokenizer\n", "AutoTokenizer, DynamicCache\n", 1) + _NARROW,
+        flagged="past_key_values=turn",
+        fixes={},
+        versions=("5.23.0", "5.24.0", "5.25.0"),
+        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},
+        message_contains="TypeError: TurnCache.get_seq_length() got an unexpected keyword argument 'layer_idx'",
+        note="the project's cache subclass overriding `get_seq_length` without `layer_idx`: 4.57.6 (and up to "
+             "5.13.1) runs it, from 5.14.0 it raises",
     ),
     invalid(
         _LOAD + _REPEAT + _CALL,
