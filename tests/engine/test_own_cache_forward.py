@@ -103,3 +103,26 @@ def test_a_class_that_lacks_layers_and_layer_idx_is_claimed_only_before_5_14(che
     assert ["'Own' object has no attribute 'layers'" in m for m in messages(check, HEAD + both + RUN, "5.13.1")] \
         == [True]
     assert messages(check, HEAD + both + RUN, "5.24.0") == []  # which of the two raises first was not run
+
+
+GENERATE = "\n\ndef run(ids):\n    return model.generate(ids, past_key_values=Own(), max_new_tokens=3)\n"
+
+
+def test_a_cache_subclass_given_to_generate(check: Checker) -> None:
+    [m] = messages(check, HEAD + SKIPS + GENERATE)
+    assert "of `generate()` gets `Own()`" in m and "'Own' object has no attribute 'layers'" in m
+    [m] = messages(check, HEAD + NARROW + GENERATE)
+    assert "unexpected keyword argument 'layer_idx'" in m
+
+
+@pytest.mark.parametrize("change", [
+    ("max_new_tokens=3)", "max_new_tokens=3, cache_implementation='static')"),  # the conflict check comes first
+    ("past_key_values=Own()", "past_key_values=Own() if ids is not None else None"),  # on some paths only
+])
+def test_what_is_not_claimed_for_generate(check: Checker, change: tuple[str, str]) -> None:
+    assert messages(check, HEAD + SKIPS + GENERATE.replace(*change)) == []
+
+
+def test_a_plain_class_given_to_generate_is_not_claimed(check: Checker) -> None:
+    # generate fails on other members of it by release (`get_mask_sizes` on 4.57.6, `is_compileable` on 5.24.0).
+    assert messages(check, HEAD + PLAIN + GENERATE) == []

@@ -272,8 +272,9 @@ class GenerateFacts:
             elif decided is None:
                 condition, when = _cond_text(cond), Branch(cond.text, cond.holds)
         origin = value.site if isinstance(value, TupleVal) else None
+        own = lacking(self.s, self.imports.force(value)) if kind == "other" else None
         return CacheArg(keyword, kind, span(node) if node is not None else whole, via_kwargs, cls, condition, site,
-                        when, origin)
+                        when, origin, own=own)
 
     def kind_of(self, value: Value) -> tuple[CacheKind, str | None, str | None, Branch | None]:
         """(kind: "none" | "cache" | "tuple" | "unknown" | "other", cache class, what it depends on,

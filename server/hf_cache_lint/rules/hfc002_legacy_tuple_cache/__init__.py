@@ -41,6 +41,9 @@ class LegacyTupleCache(Rule):
             if ci_rejected(target, call) or kwargs_rejected(target, call):
                 continue
             for arg in call.cache_args:
+                if arg.own is not None and (found := self.own_generate_finding(analysis, call, arg)) is not None:
+                    seen.add(arg.span)
+                    yield found
                 if arg.kind != "tuple" or keyword_rejected(target, call, arg.keyword) or arg.span in seen:
                     continue
                 # 4.x converts a tuple only for attention caches; Mamba's own cache is not built from one.
@@ -97,7 +100,25 @@ class LegacyTupleCache(Rule):
                                  f"```\n{error}\n```\n\n**Fix**: wrap the tuple, `{_forward_wrapper(fwd)}(legacy)` "
                                  "(4.57 and 5.x build the cache from it), or pass the `Cache` it came from.")
 
-    def own_object_finding(self, analysis: Analysis, fwd: ForwardCache) -> Finding | None:
+    def own_generate_finding(self, analysis: Analysis, call: GenerateCall, arg: CacheArg) -> Finding | None:
+        """The project's cache subclass given to `generate()` (kind "other" with `own`): generate runs the forward,
+        which fails as it does when called directly (oracle, Llama: no `layers` on 4.57.6, 5.0.0, 5.24.0; no
+        `layer_idx` from 5.14.0). A plain class fails there on other members by release: not claimed. Nor where
+        the call sets a `cache_implementation` (the conflict check comes first) or the keyword is rejected."""
+        target = analysis.context.target
+        assert arg.own is not None
+        cls, missing, subclass, narrow = arg.own
+        if not subclass or arg.keyword != "past_key_values" or arg.condition is not None or arg.via_kwargs or \
+                call.cache_implementation is not None or keyword_rejected(target, call, arg.keyword):
+            return None
+        kw = written_cache_keyword(call, arg)
+        fwd = ForwardCache(arg.keyword, arg.span, arg.span, kw.value_text if kw is not None else cls, arg.span,
+                           call.model.class_name, call.model.checkpoint, is_encoder_decoder(call.model), "object",
+                           own_class=cls, missing=missing, cache_subclass=subclass, narrow_length=narrow)
+        return self.own_object_finding(analysis, fwd, "`generate()`")
+
+    def own_object_finding(self, analysis: Analysis, fwd: ForwardCache, where: str = "a forward call") \
+            -> Finding | None:
         """An instance of the project's own class as the cache of a forward, lacking what the forward reads first
         (engine/interpreter/own_caches.py). Run on the oracle with Llama, Qwen2 and GPT-2: no `layers` and no
         `get_seq_length` at 4.57.6, 5.0.0, 5.23.0-5.25.0 (claimed from 4.57: 4.53.0 fails otherwise, 4.54-4.56
@@ -131,7 +152,7 @@ class LegacyTupleCache(Rule):
             why = f"the forward calls `past_key_values.{missing}()` on the cache it is given; checked on 4.57.6, " \
                   "5.0.0 and 5.24.0"
             instead = "pass a transformers `Cache` (a `DynamicCache`, or a subclass of it that keeps your own data)"
-        message = (f"`{fwd.keyword}=` of a forward call gets `{fwd.value_text}`, a `{cls}`: {what}; transformers "
+        message = (f"`{fwd.keyword}=` of {where} gets `{fwd.value_text}`, a `{cls}`: {what}; transformers "
                    f"{target} raises {error} ({why})")
         # No mechanical fix (what the class keeps is the project's); the editor still offers the ignore comment.
         return self.report(fwd.span, message, severity=Severity.ERROR, fixes=(),

@@ -253,6 +253,16 @@ INVALID: tuple[Invalid, ...] = (
              "with its own key/value lists): no `layers`, which the forward reads",
     ),
     invalid(
+        _LOAD.replace("AutoTokenizer\n", "AutoTokenizer, Cache\n", 1) + _OWN_SUBCLASS.replace(
+            "step = model(**inputs, past_key_values=LayerCache(), use_cache=True)",
+            "result = model.generate(**inputs, past_key_values=LayerCache(), max_new_tokens=3, min_new_tokens=3)"),
+        flagged="past_key_values=LayerCache()",
+        fixes={},
+        runtime="OTHER",
+        message_contains="of `generate()` gets `LayerCache()`",
+        note="the same subclass given to `generate()`, which runs the forward",
+    ),
+    invalid(
         _LOAD + _OWN_PLAIN,
         flagged="past_key_values=store",
         fixes={},
