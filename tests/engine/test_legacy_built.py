@@ -1,7 +1,7 @@
 """How real projects build the legacy tuples and lists they pass as the cache, each followed to a forward (a
 `forward_cache` fact, HFC002): repeated (`((k, v),) * n`, `[[k, v]] * n`), joined (`kept + ((k, v),)`), sliced
-(`legacy[:n]`), zipped, appended in loops, returned by helpers and methods. An operand the code does not show to be a
-tuple or list leaves the value unknown (nothing claimed)."""
+(`legacy[:n]`), zipped, appended or added (`+=`) in loops, returned by helpers and methods. An operand the code
+does not show to be a tuple or list leaves the value unknown (nothing claimed)."""
 
 from __future__ import annotations
 
@@ -38,6 +38,10 @@ def containers(body: str) -> list[str]:
     ("pkv = pairs[1:]\n", "list"),
     ("pkv = tuple(zip([k0], [k0]))\n", "tuple"),
     ("pkv = []\nfor _ in range(4):\n    pkv.append((k0, k0))\npkv = tuple(pkv)\n", "tuple"),
+    ("pkv = ()\nfor layer in cache.layers:\n    pkv = pkv + ((layer.keys, layer.values),)\n", "tuple"),
+    ("pkv = ()\nfor layer in cache.layers:\n    pkv += ((layer.keys, layer.values),)\n", "tuple"),
+    ("pkv = []\nfor layer in cache.layers:\n    pkv += [(layer.keys, layer.values)]\n", "list"),
+    ("pkv = [(k0, k0)]\npkv *= 16\n", "list"),
 ])
 def test_a_built_legacy_cache_reaches_the_forward(body: str, kind: str) -> None:
     assert containers(body) == [kind]
@@ -49,6 +53,8 @@ def test_a_built_legacy_cache_reaches_the_forward(body: str, kind: str) -> None:
     "pkv = legacy + pairs\n",  # a tuple and a list do not add: a TypeError, not a cache
     "pkv = legacy[0]\n",  # one layer's pair: its items are followed, not claimed as the whole cache
     "pkv = cache\n",
+    "pkv = ()\nfor layer in cache.layers:\n    pkv += extra\n",  # `extra`: not shown to be a tuple
+    "pkv = 0\nfor layer in cache.layers:\n    pkv += 1\n",
 ])
 def test_what_is_not_claimed(body: str) -> None:
     assert containers(body) == []
