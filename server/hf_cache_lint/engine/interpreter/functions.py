@@ -228,8 +228,8 @@ class UserFunctions:
     def setup_instance(self, cls: str) -> Ref:
         """An instance as `__init__` leaves it, plus (conditionally) what setup methods add."""
         got = self.s.module_state.names.get(cls)
-        ref = self.s.new(InstanceState(cls, (), got.cache_base, got.own, got.skips_init, got.narrow_length) if isinstance(got, ClassDef)
-                         else InstanceState(cls))
+        ref = self.s.new(InstanceState(cls, (), got.cache_base, got.own, got.skips_init, got.narrow_length)
+                         if isinstance(got, ClassDef) else InstanceState(cls))
         init = self.method_of(cls, "__init__")
         if init is not None and id(init.node) not in self.s.called:
             params = self.params(init.node)

@@ -1,6 +1,6 @@
 """A project's own object given as the cache of a transformers model's forward, and the member the forward reads
-first that the object lacks (HFC002's `object` container; docs/facts.md §3, each run on the oracle at 4.53.0,
-4.57.6, 5.0.0 and 5.24.0 with Llama, Qwen2 and GPT-2):
+first that the object lacks (HFC002's `object` container; docs/facts.md §8, each run on the oracle at 4.53.0,
+4.57.6, 5.0.0 and 5.24.0 with Llama, Qwen2 and GPT-2, and the HFC002 examples at 4.57.6 and 5.23.0-5.25.0):
 
 - a subclass of a transformers cache whose own `__init__` never runs the base one has no `layers` (4.54's cache
   layers are made there): the forward's mask and length calls read `self.layers`, AttributeError
