@@ -262,6 +262,18 @@ FACTS["tuple_forward_llama_457"] = case(
     "model(ids, past_key_values=legacy, use_cache=True)  # <- raises\n",
     every("HFC002"), contains=dict.fromkeys((V457, V523, V524), "'tuple' object has no attribute 'get_seq_length'"))
 
+# §8: the project's own object as a forward's cache (HFC002, engine/interpreter/own_caches.py): a `DynamicCache`
+# subclass whose `__init__` skips the base one has no `layers`; a plain class without `get_seq_length` fails on it
+# (4.53.0 runs the first and raises a ValueError for the second: claimed from 4.57 only).
+FACTS["own_cache_skips_init_forward"] = case(
+    "class Mine(DynamicCache):\n    def __init__(self):\n        self.extra = 0\n"
+    "model(ids, past_key_values=Mine(), use_cache=True)  # <- raises\n",
+    every("OTHER"), contains=dict.fromkeys((V457, V523, V524), "'Mine' object has no attribute 'layers'"))
+FACTS["own_plain_cache_forward"] = case(
+    "class Store:\n    def update(self, k, v, layer_idx, cache_kwargs=None):\n        return k, v\n"
+    "model(ids, past_key_values=Store(), use_cache=True)  # <- raises\n",
+    every("OTHER"), contains=dict.fromkeys((V457, V523, V524), "'Store' object has no attribute 'get_seq_length'"))
+
 # §4: crop(n) with n > 0 on a dynamic cache raises from 5.20.0 (the release table; HFC008); 4.57 crops silently.
 FACTS["crop_positive"] = case(
     "cache = DynamicCache()\nmodel(ids, past_key_values=cache, use_cache=True)\ncache.crop(2)  # <- raises\n",

@@ -15,7 +15,7 @@ from hf_cache_lint.engine.facts import FactKind
 class ForwardCache:
     """`keyword=value` in a forward call: `span` the keyword argument as written, `value_span` / `value_text` its
     value, `model_class` / `checkpoint` what the code loaded (None when it does not say), `encoder_decoder` a
-    seq2seq model, `call` the whole call; `container` "tuple" or "list"; `spread` the `**dict` expression the
+    seq2seq model, `call` the whole call; `container` "tuple", "list" or "object" (below); `spread` the `**dict` expression the
     cache came through (`inputs` of `model(**inputs)`: `span` is then the dict's key where the entry was set, and
     there is no value text to edit), else ""."""
 
@@ -32,6 +32,16 @@ class ForwardCache:
     # The value is None on some paths and the tuple on the others (a helper that returns None early, then the
     # tuple it built): it raises only where it is not None.
     maybe_none: bool = False
+    # Through a `**dict` whose entry was set outside the function that calls the forward (a caller's dict, a
+    # helper's): where the entry was set (`span` is then the `**dict` argument of the call); else None.
+    entry: Span | None = None
+    # container "object": an instance of the project's own class `own_class` (a subclass of a transformers cache
+    # when `cache_subclass`) that lacks `missing`, the member the forward reads first ("" when it lacks none), or
+    # whose `get_seq_length` takes no `layer_idx` (interpreter/own_caches.py).
+    own_class: str = ""
+    missing: str = ""
+    cache_subclass: bool = False
+    narrow_length: bool = False  # its own `get_seq_length` takes no `layer_idx` (5.14.0+ pass it)
 
 
 KIND: FactKind[ForwardCache] = FactKind(

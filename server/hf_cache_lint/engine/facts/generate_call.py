@@ -55,6 +55,9 @@ class CacheArg:
     when: Branch | None = None  # as CacheImpl.when
     origin: Site | None = None  # for a tuple: where it was made (e.g. "to_legacy_cache()")
     through: str | None = None  # as CacheImpl.through, for `via_kwargs`
+    # kind "other", an instance of the project's own class: (its class, the member the forward reads first that it
+    # lacks or "", a subclass of a transformers cache, its `get_seq_length` takes no `layer_idx`): own_caches.py
+    own: tuple[str, str, bool, bool] | None = None
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ from hf_cache_lint.engine.interpreter.values import (
     maybe,
     tuple_val,
 )
-from hf_cache_lint.engine.output.analysis import CiLocation, CiValue
+from hf_cache_lint.engine.output.analysis import CiLocation, CiValue, Site
 from hf_cache_lint.engine.syntax.constants import literal_truth, number_value
 from hf_cache_lint.engine.syntax.nodes import Arg, Node, call_args, code, span, string_value
 
@@ -143,10 +143,10 @@ class Expressions:
         if t == "lambdef":
             return UNKNOWN
         if t in _OPERATIONS and self.uses.on:
-            # The operands run for what they use of a cache (`n + cache.get_seq_length()`); the value stays unknown.
-            for c in node.children:
-                if c.type not in ("operator", "keyword"):
-                    self.eval(c)
+            # The operands run for what they use of a cache (`n + cache.get_seq_length()`); the value stays unknown,
+            # except a tuple or list repeated or joined (a legacy cache built as `((k, v),) * n`, `kept + new`).
+            operands = [self.eval(c) for c in node.children if c.type not in ("operator", "keyword")]
+            return _sequence(node, operands, self.s.site(node)) if t in ("term", "arith_expr") else UNKNOWN
         return UNKNOWN
 
     def _logic(self, node: Node, conjunction: bool) -> Value:
@@ -399,6 +399,9 @@ class Expressions:
                 return UNKNOWN
         if isinstance(value, Output) and key in CACHE_ATTRS:
             return output_cache(value, key)
+        if trailer.children[1].type == "subscript" and isinstance(value, (TupleVal, ListVal)):
+            # A slice of a tuple or list is one of the same kind (`legacy[:n_layers]`, `legacy[-window:]`).
+            return TupleVal(value.site) if isinstance(value, TupleVal) else ListVal(value.site)
         return UNKNOWN
 
 
@@ -424,6 +427,23 @@ def output_cache(output: Output, name: str) -> CacheVal:
 
 _OPERATIONS = frozenset({"arith_expr", "term", "comparison", "not_test", "factor", "shift_expr", "and_expr",
                          "xor_expr", "expr"})
+
+
+def _sequence(node: Node, operands: list[Value], site: Site) -> Value:
+    """`seq * n` / `n * seq` (one `*`) and `a + b + ...` (only `+`) of tuples or lists: a tuple or list built here
+    (its items are not followed); anything else unknown."""
+    ops = {c.value for c in node.children if c.type == "operator"}
+    if ops == {"*"} and len(operands) == 2:
+        seq, times = operands if isinstance(operands[0], (TupleVal, ListVal)) else operands[::-1]
+        if isinstance(seq, (TupleVal, ListVal)) and not isinstance(times, (TupleVal, ListVal)) and (
+                not isinstance(times, Const) or type(times.value) is int):
+            return TupleVal(site) if isinstance(seq, TupleVal) else ListVal(site)
+    if ops == {"+"} and operands:
+        if all(isinstance(v, TupleVal) for v in operands):
+            return TupleVal(site)
+        if all(isinstance(v, ListVal) for v in operands):
+            return ListVal(site)
+    return UNKNOWN
 
 
 def _is_call(node: Node) -> bool:

@@ -22,6 +22,7 @@ from hf_cache_lint.engine.interpreter.values import (
     DictState,
     Function,
     InstanceState,
+    Maybe,
     ModelState,
     Ref,
     Symbol,
@@ -126,39 +127,59 @@ class UserFunctions:
                     return True
         return False
 
-    def cache_base(self, node: Node) -> tuple[str, frozenset[str]]:
+    def cache_base(self, node: Node) -> tuple[str, frozenset[str], bool, bool]:
         """The transformers cache class `class C(...)` subclasses (directly or through the module's own classes),
-        with the members the project's classes define themselves; ("", {}) for any other class, and wherever a
+        with the members the project's classes define themselves, whether the project's first `__init__` on the
+        way skips the base ones (`ClassDef.skips_init`) and whether its first `get_seq_length` takes no
+        `layer_idx` (`narrow_length`); ("", {}, False, False) for any other class, and wherever a
         base is neither (a class the linter cannot see may define any member: nothing is claimed)."""
         arglist = node.get_super_arglist()
         if arglist is None:
-            return "", frozenset()
+            return "", frozenset(), False, False
         found = ""
         own: set[str] = set()
-        mixins = [node]  # classes whose own members count, walked only once a cache base is found (a walk of a
-        # 4,000-line class such as GenerationMixin cost ~3 ms a check, for a class that subclasses no cache)
+        # The bases in order, judged only once a cache base is found: the walks of the module's own classes (their
+        # members, `__init__`, `get_seq_length`) cost ~3 ms a check on a 4,000-line class such as GenerationMixin,
+        # for a class that subclasses no cache.
+        order: list[ClassDef | Node | None] = []  # None: a transformers class; a Node: a plain mixin
         for base in arglist.children if arglist.type == "arglist" else [arglist]:
             if base.type == "operator" or base.type == "argument":  # `,`, `metaclass=...`
                 continue
             if base.type == "name" and base.value == "object":
                 continue
             if base.type not in ("name", "power", "atom_expr"):
-                return "", frozenset()
-            value = self.imports.force(self.ex.eval(base))  # a base imported from the workspace: its ClassDef
+                return "", frozenset(), False, False
+            value = _import_fallback(self.imports.force(self.ex.eval(base)))  # a workspace base: its ClassDef
             if isinstance(value, Symbol) and _cache_class(value.qualname):
                 found = found or value.qualname
+                order.append(None)
             elif isinstance(value, ClassDef) and value.cache_base:
                 found = found or value.cache_base
                 own |= value.own
+                order.append(value)
             elif isinstance(value, ClassDef) and value.node is not None and value.node.get_super_arglist() is None:
-                mixins.append(value.node)  # a plain mixin of the module's own
+                order.append(value.node)  # a plain mixin of the module's own
             else:
-                return "", frozenset()
+                return "", frozenset(), False, False
         if not found:
-            return "", frozenset()
-        for mixin in mixins:
-            own |= _own_members(mixin)
-        return found, frozenset(own)
+            return "", frozenset(), False, False
+        own |= own_members(node)
+        init = self.method_node(node, "__init__")
+        skips: bool | None = None if init is None else not _calls_an_init(init)
+        length = self.method_node(node, "get_seq_length")
+        narrow: bool | None = None if length is None else not _takes_keyword(self.params(length), "layer_idx")
+        for step in order:
+            if step is None:  # transformers' `__init__` and `get_seq_length` come first in the MRO
+                skips = False if skips is None else skips
+                narrow = False if narrow is None else narrow
+            elif isinstance(step, ClassDef):
+                skips = step.skips_init if skips is None else skips
+                narrow = step.narrow_length if narrow is None else narrow
+            else:
+                own |= own_members(step)
+                if skips is None and (mixin_init := self.method_node(step, "__init__")) is not None:
+                    skips = not _calls_an_init(mixin_init)
+        return found, frozenset(own), bool(skips), bool(narrow)
 
     def run_uncalled(self) -> None:
         """Functions never called in the module (handlers, methods, library code) run last,
@@ -226,8 +247,8 @@ class UserFunctions:
     def setup_instance(self, cls: str) -> Ref:
         """An instance as `__init__` leaves it, plus (conditionally) what setup methods add."""
         got = self.s.module_state.names.get(cls)
-        ref = self.s.new(InstanceState(cls, (), got.cache_base, got.own) if isinstance(got, ClassDef)
-                         else InstanceState(cls))
+        ref = self.s.new(InstanceState(cls, (), got.cache_base, got.own, got.skips_init, got.narrow_length)
+                         if isinstance(got, ClassDef) else InstanceState(cls))
         init = self.method_of(cls, "__init__")
         if init is not None and id(init.node) not in self.s.called:
             params = self.params(init.node)
@@ -240,7 +261,8 @@ class UserFunctions:
 
     # -- calls ------------------------------------------------------------------
     def instantiate(self, cls: ClassDef, args: list[EvArg], whole: object) -> Value:
-        ref = self.s.new(InstanceState(cls.name, (), cls.cache_base, cls.own))
+        ref = self.s.new(InstanceState(cls.name, (), cls.cache_base, cls.own, cls.skips_init,
+                                       cls.narrow_length))
         init = self.method_of(cls.name, "__init__") if cls.node is not None else None
         if init is not None:
             self.inline(init, args, ref, whole)
@@ -443,7 +465,7 @@ def _cache_class(qualname: str) -> bool:
 _TARGET_GROUPS = ("testlist_star_expr", "exprlist", "testlist_comp", "atom")
 
 
-def _own_members(node: Any) -> frozenset[str]:
+def own_members(node: Any) -> frozenset[str]:
     """What class `node` defines itself: its methods and class-level names, and every `self.x` / `cls.x` its
     methods assign (`=`, `+=`, annotated), wherever in them."""
     out: set[str] = {fn.name.value for fn in node.iter_funcdefs()}
@@ -467,6 +489,27 @@ def _own_members(node: Any) -> frozenset[str]:
                     out.add(t.children[1].children[1].value)
         stack.extend(getattr(n, "children", ()))
     return frozenset(out)
+
+
+def _calls_an_init(fn: Any) -> bool:
+    """Whether a method's body calls some `__init__` (`super().__init__(...)`, `Base.__init__(self, ...)`)."""
+    return any(leaf.type == "name" and leaf.value == "__init__" and leaf.parent is not fn
+               for leaf in _leaves(fn.children[-1]))
+
+
+def _import_fallback(value: Value) -> Value:
+    """`try: from transformers import Cache` / `except ImportError: Cache = object`: every supported release has
+    the transformers class, so the fallback never runs there; the class is what the base is."""
+    if isinstance(value, Maybe):
+        real = [v for v, _ in value.options if v != Symbol("builtins.object")]
+        if len(real) == 1 and len(value.options) == 2 and isinstance(real[0], Symbol) and _cache_class(real[0].qualname):
+            return real[0]
+    return value
+
+
+def _takes_keyword(params: list[Any], name: str) -> bool:
+    """Whether parameters (parso's) accept `name=`: a parameter of that name, or `**kwargs`."""
+    return any(p.name.value == name or p.star_count == 2 for p in params)
 
 
 def _is_static(node: Any) -> bool:

@@ -10,6 +10,7 @@ from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.facts.forward_cache import ForwardCache
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
+from hf_cache_lint.engine.interpreter.own_caches import lacking
 from hf_cache_lint.engine.interpreter.session import EvArg, Session
 from hf_cache_lint.engine.interpreter.values import (
     CacheVal,
@@ -88,6 +89,11 @@ class GenerateFacts:
                 self.s.record(ForwardCache(a.arg.name, span(a.arg.node), span(a.arg.value), code(a.arg.value),
                                            whole, model.class_name, model.checkpoint, model.encoder_decoder,
                                            container, maybe_none=maybe_none))
+            elif a.arg.name == "past_key_values" and (own := lacking(self.s, value)) is not None:
+                self.s.record(ForwardCache(a.arg.name, span(a.arg.node), span(a.arg.value), code(a.arg.value),
+                                           whole, model.class_name, model.checkpoint, model.encoder_decoder,
+                                           "object", own_class=own[0], missing=own[1], cache_subclass=own[2],
+                                           narrow_length=own[3]))
 
     def _spread_forward_caches(self, model: ModelState, a: EvArg, whole: Span) -> None:
         d = self.s.obj(self.imports.force(a.value))
@@ -100,8 +106,21 @@ class GenerateFacts:
             value, site, cond = got
             container = _container(self.imports.force(value))
             if container is not None and cond is None and site is not None and site.path is None:
-                self.s.record(ForwardCache(key, site.span, site.span, "", whole, model.class_name, model.checkpoint,
-                                           model.encoder_decoder, container, spread=code(a.arg.value)))
+                # The entry set in the function that calls the forward is reported at its key; one set elsewhere
+                # (a caller passed the dict in, a helper built it) at the `**dict`, where the forward raises.
+                at = site.span if self._same_function(a.arg.node, site.span) else self.s.span(a.arg.node)
+                self.s.record(ForwardCache(key, at, at, "", whole, model.class_name, model.checkpoint,
+                                           model.encoder_decoder, container, spread=code(a.arg.value),
+                                           entry=None if at == site.span else site.span))
+
+    def _same_function(self, node: Node, where: Span) -> bool:
+        """Whether `where` lies in the innermost `def` around `node` (at module level: in no `def`)."""
+        fn = node.parent
+        while fn is not None and fn.type not in ("funcdef", "lambdef"):
+            fn = fn.parent
+        if fn is not None:
+            return _within(where, self.s.span(fn))
+        return not any(_within(where, self.s.span(f)) for f, _ in self.s.functions)
 
     def pipeline_reaches_generate(self, pstate: PipelineState) -> bool:
         """Whether this pipeline's call keywords (or its `generate_kwargs`) reach generate: the task decides.
@@ -254,8 +273,9 @@ class GenerateFacts:
             elif decided is None:
                 condition, when = _cond_text(cond), Branch(cond.text, cond.holds)
         origin = value.site if isinstance(value, TupleVal) else None
+        own = lacking(self.s, self.imports.force(value)) if kind == "other" else None
         return CacheArg(keyword, kind, span(node) if node is not None else whole, via_kwargs, cls, condition, site,
-                        when, origin)
+                        when, origin, own=own)
 
     def kind_of(self, value: Value) -> tuple[CacheKind, str | None, str | None, Branch | None]:
         """(kind: "none" | "cache" | "tuple" | "unknown" | "other", cache class, what it depends on,
@@ -377,3 +397,8 @@ def _tuple_or_none(value: Value) -> bool:
 
 def _cond_text(c: Cond) -> str:
     return f"`{c.text}`" if c.holds else f"`not {c.text}`"
+
+
+def _within(inner: Span, outer: Span) -> bool:
+    return (outer.start.line, outer.start.column) <= (inner.start.line, inner.start.column) and \
+        (inner.end.line, inner.end.column) <= (outer.end.line, outer.end.column)

@@ -89,7 +89,8 @@ class WorkspaceImports:
         if isinstance(value, ClassDef) and value.cache_base:
             # The project's own subclass of a transformers cache class: what it inherits and what it defines (its
             # methods are not run here: no node of another module enters this one).
-            return ClassDef(None, value.name, value.cache_base, value.own)
+            return ClassDef(None, value.name, value.cache_base, value.own, value.skips_init,
+                            value.narrow_length)
         if exp is None or value is None or isinstance(value, (Function, ClassDef, Symbol, Lazy)):
             return Symbol(lazy.qualname)
         return _Copier(self.s, exp).value(value, lazy.name)

@@ -23,6 +23,7 @@ from hf_cache_lint.engine.interpreter.values import (
     DictState,
     InstanceState,
     Lazy,
+    ListVal,
     Maybe,
     Method,
     ModelState,
@@ -182,7 +183,9 @@ class Statements:
             # counter must not keep its first constant (`n = 0`, then `n += 1` in a loop is not 0); in a loop its
             # value depends on how many times the body ran, which the interpreter's two passes do not say.
             old = self.ex.eval(kids[0])
-            self.s.state.names[kids[0].value] = UNKNOWN if self.s.loop_depth else _augmented(op.value, old, value)
+            kept = _same_sequence(op.value, old, value)  # `legacy += ((k, v),)`: a tuple however often it ran
+            self.s.state.names[kids[0].value] = kept if kept is not None else \
+                UNKNOWN if self.s.loop_depth else _augmented(op.value, old, value)
 
     def assign(self, target: Node, value: Value, stmt: Node) -> None:
         t = target.type
@@ -311,6 +314,17 @@ def _handled_by_a_try(node: Node) -> bool:
                 return True
         child, parent = parent, parent.parent
     return False
+
+
+def _same_sequence(op: str, old: Value, value: Value) -> Value | None:
+    """`t += (...)` of two tuples is a tuple, `l += ...` of a list a list (any iterable extends it), `s *= n` the
+    same kind: a legacy cache built in a loop keeps its kind (its items are not followed). None otherwise."""
+    if isinstance(old, ListVal) and op in ("+=", "*="):
+        return ListVal(old.site)
+    times = isinstance(value, Unknown) or (isinstance(value, Const) and type(value.value) is int)
+    if isinstance(old, TupleVal) and ((op == "+=" and isinstance(value, TupleVal)) or (op == "*=" and times)):
+        return TupleVal(old.site)
+    return None
 
 
 def _augmented(op: str, old: Value, value: Value) -> Value:

@@ -152,6 +152,11 @@ class ClassDef:
     # names, `self.x = ...`); every other member it has is transformers' (functions.py `cache_base`).
     cache_base: str = ""
     own: frozenset[str] = frozenset()
+    # Of such a subclass: the project's `__init__` (the first on the way) never calls a base `__init__`, so what
+    # transformers' `Cache.__init__` sets (`layers`) is never set (functions.py `cache_base`).
+    skips_init: bool = False
+    # Of such a subclass: the project's `get_seq_length` (the first on the way) takes no `layer_idx` keyword.
+    narrow_length: bool = False
 
 
 @dataclass(frozen=True)
@@ -403,6 +408,8 @@ class InstanceState:
     attrs: tuple[tuple[str, Value], ...] = ()
     cache_base: str = ""  # its class's (ClassDef): a subclass of this transformers cache class
     own: frozenset[str] = frozenset()
+    skips_init: bool = False  # its class's (ClassDef)
+    narrow_length: bool = False  # its class's (ClassDef)
 
     def get(self, name: str) -> Value | None:
         for k, v in self.attrs:
@@ -415,9 +422,10 @@ class InstanceState:
         for k, _ in attrs:
             if k == name:
                 return InstanceState(self.class_name, (*(a for a in attrs if a[0] != name), (name, value)),
-                                     self.cache_base, self.own)
+                                     self.cache_base, self.own, self.skips_init, self.narrow_length)
         # A new attribute (most of an `__init__`): appended, without a filtering pass over the others.
-        return InstanceState(self.class_name, (*attrs, (name, value)), self.cache_base, self.own)
+        return InstanceState(self.class_name, (*attrs, (name, value)), self.cache_base, self.own, self.skips_init,
+                             self.narrow_length)
 
 
 @dataclass(frozen=True)

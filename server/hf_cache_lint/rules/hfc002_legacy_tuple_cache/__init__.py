@@ -8,7 +8,7 @@ from functools import partial
 
 from hf_cache_lint.engine.base.findings import Edit, Finding, Fix, Severity
 from hf_cache_lint.engine.environment.families import is_mamba_family
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.versions import Target, Version
 from hf_cache_lint.engine.facts.forward_cache import KIND as FORWARD_CACHE
 from hf_cache_lint.engine.facts.forward_cache import ForwardCache
 from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
@@ -41,6 +41,9 @@ class LegacyTupleCache(Rule):
             if ci_rejected(target, call) or kwargs_rejected(target, call):
                 continue
             for arg in call.cache_args:
+                if arg.own is not None and (found := self.own_generate_finding(analysis, call, arg)) is not None:
+                    seen.add(arg.span)
+                    yield found
                 if arg.kind != "tuple" or keyword_rejected(target, call, arg.keyword) or arg.span in seen:
                     continue
                 # 4.x converts a tuple only for attention caches; Mamba's own cache is not built from one.
@@ -63,6 +66,8 @@ class LegacyTupleCache(Rule):
         4.57 the Llama-style decoders already raise and older architectures (GPT-2, BART, ...) convert it, so
         4.57 is reported only for a model the code names as one of the former (checked on 4.57.6)."""
         target = analysis.context.target
+        if fwd.container == "object":
+            return self.own_object_finding(analysis, fwd)
         kind = fwd.container
         error = f"AttributeError: '{kind}' object has no attribute 'get_seq_length'"
         if target.tuple_cache_to_forward_raises:
@@ -77,6 +82,8 @@ class LegacyTupleCache(Rule):
             return None
         given = "a tuple (the legacy cache format)" if kind == "tuple" else "a list (legacy `(key, value)` pairs)"
         through = f" through `**{fwd.spread}`" if fwd.spread else ""
+        if fwd.entry is not None:  # set by a caller or a helper: the finding stands at the forward's `**dict`
+            through += f" (its `\"{fwd.keyword}\"` entry set on line {fwd.entry.start.line})"
         message = (f"`{fwd.keyword}=` of a forward call gets {given}{through}; transformers {target} raises "
                    f"{error}: {why}")
         # Through a `**dict` there is nothing safe to apply (the entry may feed other calls); the editor still
@@ -92,6 +99,66 @@ class LegacyTupleCache(Rule):
                                  f"`{fwd.keyword}.get_seq_length()` on it (transformers {target}):\n\n"
                                  f"```\n{error}\n```\n\n**Fix**: wrap the tuple, `{_forward_wrapper(fwd)}(legacy)` "
                                  "(4.57 and 5.x build the cache from it), or pass the `Cache` it came from.")
+
+    def own_generate_finding(self, analysis: Analysis, call: GenerateCall, arg: CacheArg) -> Finding | None:
+        """The project's cache subclass given to `generate()` (kind "other" with `own`): generate runs the forward,
+        which fails as it does when called directly (oracle, Llama: no `layers` on 4.57.6, 5.0.0, 5.24.0; no
+        `layer_idx` from 5.14.0). A plain class fails there on other members by release: not claimed. Nor where
+        the call sets a `cache_implementation` (the conflict check comes first) or the keyword is rejected."""
+        target = analysis.context.target
+        assert arg.own is not None
+        cls, missing, subclass, narrow = arg.own
+        if not subclass or arg.keyword != "past_key_values" or arg.condition is not None or arg.via_kwargs or \
+                call.cache_implementation is not None or keyword_rejected(target, call, arg.keyword):
+            return None
+        kw = written_cache_keyword(call, arg)
+        fwd = ForwardCache(arg.keyword, arg.span, arg.span, kw.value_text if kw is not None else cls, arg.span,
+                           call.model.class_name, call.model.checkpoint, is_encoder_decoder(call.model), "object",
+                           own_class=cls, missing=missing, cache_subclass=subclass, narrow_length=narrow)
+        return self.own_object_finding(analysis, fwd, "`generate()`")
+
+    def own_object_finding(self, analysis: Analysis, fwd: ForwardCache, where: str = "a forward call") \
+            -> Finding | None:
+        """An instance of the project's own class as the cache of a forward, lacking what the forward reads first
+        (engine/interpreter/own_caches.py). Run on the oracle with Llama, Qwen2 and GPT-2: no `layers` and no
+        `get_seq_length` at 4.57.6, 5.0.0, 5.23.0-5.25.0 (claimed from 4.57: 4.53.0 fails otherwise, 4.54-4.56
+        not run); a `get_seq_length` without `layer_idx` raises from 5.14.0 (5.13.1 runs it). A class with both
+        is claimed only where the order of the two was run (before 5.14). An encoder-decoder's and Mamba's caches
+        were not run."""
+        target = analysis.context.target
+        if (target.version.major, target.version.minor) < (4, 57) or fwd.encoder_decoder or \
+                is_mamba_family(fwd.model_class or fwd.checkpoint or ""):
+            return None
+        cls, missing = fwd.own_class, fwd.missing
+        asks_layer = target.version >= _LENGTH_OF_LAYER
+        if fwd.narrow_length and asks_layer and not missing:
+            error = f"TypeError: {cls}.get_seq_length() got an unexpected keyword argument 'layer_idx'"
+            what = ("the project's subclass of a transformers cache whose own `get_seq_length` takes no "
+                    "`layer_idx`")
+            why = f"from {_LENGTH_OF_LAYER} the forward asks for one layer's length; checked on 5.13.1 (runs), " \
+                  "5.14.0, 5.15.0, 5.19.0 and 5.23.0-5.25.0"
+            instead = "give the override a `layer_idx=0` parameter (4.x and 5.x pass it or not)"
+        elif not missing or (fwd.narrow_length and asks_layer):
+            return None
+        elif fwd.cache_subclass:
+            error = f"AttributeError: '{cls}' object has no attribute '{missing}'"
+            what = ("the project's subclass of a transformers cache whose `__init__` never runs the base "
+                    "`__init__`, so it has no `layers`")
+            why = "the forward's mask and length calls read the cache's `layers`; checked on 4.57.6, 5.0.0 and 5.24.0"
+            instead = "call `super().__init__()` in its `__init__` (or subclass `DynamicCache` and let it hold the layers)"
+        else:
+            error = f"AttributeError: '{cls}' object has no attribute '{missing}'"
+            what = f"the project's own class, not a transformers `Cache`, without `{missing}`"
+            why = f"the forward calls `past_key_values.{missing}()` on the cache it is given; checked on 4.57.6, " \
+                  "5.0.0 and 5.24.0"
+            instead = "pass a transformers `Cache` (a `DynamicCache`, or a subclass of it that keeps your own data)"
+        message = (f"`{fwd.keyword}=` of {where} gets `{fwd.value_text}`, a `{cls}`: {what}; transformers "
+                   f"{target} raises {error} ({why})")
+        # No mechanical fix (what the class keeps is the project's); the editor still offers the ignore comment.
+        return self.report(fwd.span, message, severity=Severity.ERROR, fixes=(),
+                           story=f"**{self.code} {self.name}**: the cache passed to a model's forward is a `{cls}`, "
+                                 f"{what}.\n\n{why} (transformers {target}):\n\n```\n{error}\n```\n\n"
+                                 f"**Fix**: {instead}.")
 
     def forward_fixes(self, analysis: Analysis, fwd: ForwardCache) -> Iterator[Fix]:
         name, imp = transformers_name(analysis.tree, _forward_wrapper(fwd))
@@ -177,6 +244,10 @@ def _from_removed_to_legacy(target: Target, call: GenerateCall, arg: CacheArg) -
     return arg.origin is not None and arg.origin.description == "to_legacy_cache()"
 
 
+
+# The first release whose forwards call `past_key_values.get_seq_length(layer_idx=...)` (oracle: 5.13.1 runs an
+# override without it, 5.14.0 raises; docs/facts.md §8).
+_LENGTH_OF_LAYER = Version.parse("5.14.0")
 
 # Decoders whose forward raises on a tuple on 4.57.6 (their modeling file no longer calls `from_legacy_cache`; each
 # run on the oracle at 4.57.6), by the class name's or the checkpoint's spelling.

@@ -51,6 +51,60 @@ _LIST = "legacy = [(layer.keys, layer.values) for layer in out.past_key_values.l
 _SPREAD = ('step_inputs = {**inputs, "past_key_values": legacy, "use_cache": True}\n'
            "step = model(**step_inputs)\n")
 
+# A decode step that runs the forward on the inputs its caller built (a manual decode loop): the list rides in the
+# caller's dict; the forward raises in the step, where the finding stands.
+_STEP = ("\n\ndef decode_step(model, step_inputs):\n    return model(**step_inputs)\n\n\n"
+         'step = decode_step(model, {**inputs, "past_key_values": legacy, "use_cache": True})\n')
+# The project's own cache objects (engine/interpreter/own_caches.py): a `Cache` subclass whose `__init__` never
+# runs the base one (no `layers`), and a plain class without `get_seq_length`.
+_OWN_SUBCLASS = """
+
+class LayerCache(Cache):
+    def __init__(self):
+        self.key_cache = []
+        self.value_cache = []
+
+    def update(self, key_states, value_states, layer_idx, cache_kwargs=None):
+        self.key_cache.append(key_states)
+        self.value_cache.append(value_states)
+        return key_states, value_states
+
+    def get_seq_length(self, layer_idx=0):
+        return self.key_cache[layer_idx].shape[-2] if layer_idx < len(self.key_cache) else 0
+
+
+step = model(**inputs, past_key_values=LayerCache(), use_cache=True)
+"""
+_OWN_PLAIN = """
+
+class ChunkStore:
+    def __init__(self):
+        self.chunks = {}
+
+    def update(self, key_states, value_states, layer_idx, cache_kwargs=None):
+        self.chunks[layer_idx] = (key_states, value_states)
+        return key_states, value_states
+
+
+store = ChunkStore()
+step = model(**inputs, past_key_values=store, use_cache=True)
+"""
+# A session cache (a serving system's) that overrides `get_seq_length` with the 4.x signature.
+_NARROW = """
+
+class TurnCache(DynamicCache):
+    def get_seq_length(self):
+        return super().get_seq_length()
+
+
+turn = TurnCache()
+step = model(**inputs, past_key_values=turn, use_cache=True)
+"""
+# Legacy caches built by repeating and slicing (placeholders per layer; a draft that keeps the first layers).
+_REPEAT = ("first = out.past_key_values.layers[0]\n"
+           "legacy = ((first.keys[:, :, :0], first.values[:, :, :0]),) * len(out.past_key_values.layers)\n")
+_KEPT = "kept = legacy[:model.config.num_hidden_layers]\n"
+_KEPT_FORWARD = "step = model(**inputs, past_key_values=kept, use_cache=True)\n"
 _HELPER = ("\n\ndef load_prev(cache, n_layers):\n    if not n_layers:\n        return None\n    pairs = []\n"
            "    for layer in cache.layers[:n_layers]:\n        pairs.append((layer.keys, layer.values))\n"
            "    return tuple(pairs)\n\n\nprev = load_prev(out.past_key_values, len(out.past_key_values.layers))\n")
@@ -180,6 +234,71 @@ INVALID: tuple[Invalid, ...] = (
         flagged='"past_key_values"',
         fixes={},
         note="a tuple reaching the forward through a `**dict` of its inputs (no fix: the dict may feed other calls)",
+    ),
+    invalid(
+        _LOAD + _LIST + _STEP,
+        flagged="**step_inputs",
+        fixes={},
+        message_contains="(its `\"past_key_values\"` entry set on line 15)",
+        note="a list in the dict a caller hands to a decode step that runs the forward: reported at the step's "
+             "`**dict`, where the forward raises",
+    ),
+    invalid(
+        _LOAD.replace("AutoTokenizer\n", "AutoTokenizer, Cache\n", 1) + _OWN_SUBCLASS,
+        flagged="past_key_values=LayerCache()",
+        fixes={},
+        runtime="OTHER",
+        message_contains="AttributeError: 'LayerCache' object has no attribute 'layers'",
+        note="the project's `Cache` subclass whose `__init__` skips the base one (a research model's own cache "
+             "with its own key/value lists): no `layers`, which the forward reads",
+    ),
+    invalid(
+        _LOAD.replace("AutoTokenizer\n", "AutoTokenizer, Cache\n", 1) + _OWN_SUBCLASS.replace(
+            "step = model(**inputs, past_key_values=LayerCache(), use_cache=True)",
+            "result = model.generate(**inputs, past_key_values=LayerCache(), max_new_tokens=3, min_new_tokens=3)"),
+        flagged="past_key_values=LayerCache()",
+        fixes={},
+        runtime="OTHER",
+        message_contains="of `generate()` gets `LayerCache()`",
+        note="the same subclass given to `generate()`, which runs the forward",
+    ),
+    invalid(
+        _LOAD + _OWN_PLAIN,
+        flagged="past_key_values=store",
+        fixes={},
+        runtime="OTHER",
+        message_contains="AttributeError: 'ChunkStore' object has no attribute 'get_seq_length'",
+        note="a plain class of the project (a serving system's chunk store) as the forward's cache",
+    ),
+    invalid(
+        _LOAD.replace("AutoTokenizer\n", "AutoTokenizer, DynamicCache\n", 1) + _NARROW,
+        flagged="past_key_values=turn",
+        fixes={},
+        versions=("5.23.0", "5.24.0", "5.25.0"),
+        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},
+        message_contains="TypeError: TurnCache.get_seq_length() got an unexpected keyword argument 'layer_idx'",
+        note="the project's cache subclass overriding `get_seq_length` without `layer_idx`: 4.57.6 (and up to "
+             "5.13.1) runs it, from 5.14.0 it raises",
+    ),
+    invalid(
+        _LOAD + _REPEAT + _CALL,
+        flagged="past_key_values=legacy",
+        fixes={
+            "Wrap in `DynamicCache(...)`": (
+                _IMPORT, (_CALL, "result = model.generate(**inputs, past_key_values=DynamicCache(legacy), max_new_tokens=5)\n")),
+            "Ignore HFC002 on this line": _ignore(_CALL),
+        },
+        note="a tuple of empty `(key, value)` placeholders repeated per layer: `((k, v),) * n`",
+        **_WARN_457,
+    ),
+    invalid(
+        _LOAD + _LAYERS + _KEPT + _KEPT_FORWARD,
+        flagged="past_key_values=kept",
+        fixes={"Wrap in `DynamicCache(...)`": (
+            _IMPORT, (_KEPT_FORWARD, "step = model(**inputs, past_key_values=DynamicCache(kept), use_cache=True)\n"))},
+        portable=True,
+        message_contains="AttributeError: 'tuple' object has no attribute 'get_seq_length'",
+        note="a slice of a legacy tuple (the layers a draft keeps) into a Llama forward",
     ),
     invalid(
         _LOAD + _HELPER + _HELPER_FORWARD,

@@ -9,6 +9,17 @@ _LOAD_DC = _LOAD.replace("AutoTokenizer\n", "AutoTokenizer, DynamicCache\n", 1)
 
 VALID: tuple[Valid, ...] = (
     Valid(
+        _LOAD_DC + "\n\nclass TaggedCache(DynamicCache):\n    def __init__(self, tag):\n        super().__init__()\n"
+        "        self.tag = tag\n\n\nstep = model(**inputs, past_key_values=TaggedCache('turn-1'), use_cache=True)\n",
+        note="the project's `DynamicCache` subclass that runs the base `__init__`",
+    ),
+    Valid(
+        _LOAD_DC + "\n\nclass TurnCache(DynamicCache):\n    def get_seq_length(self, layer_idx=0):\n"
+        "        return super().get_seq_length(layer_idx)\n\n\n"
+        "step = model(**inputs, past_key_values=TurnCache(), use_cache=True)\n",
+        note="the project's `get_seq_length` override that takes `layer_idx`",
+    ),
+    Valid(
         _LOAD_DC + _LAYERS + "result = model.generate(**inputs, past_key_values=DynamicCache(legacy), max_new_tokens=5)\n",
         note="the tuple wrapped in a `DynamicCache`",
     ),
