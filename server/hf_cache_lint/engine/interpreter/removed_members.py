@@ -43,11 +43,13 @@ class Reads:
     def __init__(self, uses: tuple[CacheUse, ...], target: Target) -> None:
         self.at: dict[tuple[Position, str], _Removed] = {}
         self.names: set[str] = set()
-        self.calls: dict[Position, str | None] = {}  # a removed method's call -> its receiver's `guard`
+        self.calls: dict[Position, CacheUse] = {}  # a removed method's call -> its use (receiver, class, guard)
         self.subscripts = self.loops = False
         for u in uses:
             if u.op == "call" and u.what == "cache" and u.name in REMOVED_CACHE_METHODS:
-                self.calls[u.span.start] = u.guard
+                had_call = self.calls.get(u.span.start)
+                if had_call is None or (had_call.cls in (None, "Cache") and u.cls not in (None, "Cache")):
+                    self.calls[u.span.start] = u  # the run that knows the concrete class tells the error's class
                 continue  # reported by removed_calls.py `chain_uses`, as a removed method
             found = _removal(u, target) or _misfit(u, target)
             if found is None:
