@@ -24,10 +24,19 @@ from hf_cache_lint.engine.syntax.own_names import OwnNames, own_names
 def constructor_uses(node: Node, classes: dict[str, tuple[str, str]], target: Target,
                       scope: Scope) -> Iterator[RemovedApiUse]:
     for r in rejected(node, classes, target):
-        if not handled("constructor", r.cls, scope):
-            yield RemovedApiUse("constructor", r.cls, r.module, r.since or "", r.span, condition=scope.condition,
-                                deferred=scope.deferred, keyword=r.keyword, error=r.error, parameters=r.parameters,
-                                positional=r.positional)
+        if handled("constructor", r.cls, scope):
+            continue
+        condition = scope.condition
+        remeant = code(r.remeant).strip() if r.remeant is not None else None
+        if r.remeant is not None and r.remeant.type != "number":
+            # Only a number raises (None, still the default, builds an empty cache): the code says which it is
+            # only for a literal.
+            number = f"isinstance({remeant}, int)"
+            condition = number if condition is None else f"{condition} and {number}"
+        yield RemovedApiUse("constructor", r.cls, r.module, r.since or "", r.span,
+                            argument_span=span(r.remeant) if r.remeant is not None else None, condition=condition,
+                            deferred=scope.deferred, keyword=r.keyword, error=r.error, parameters=r.parameters,
+                            positional=r.positional, remeant=remeant)
 
 
 class Defined:
