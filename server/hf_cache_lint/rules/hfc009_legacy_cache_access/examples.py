@@ -147,6 +147,27 @@ INVALID: tuple[Invalid, ...] = (
         note="`for i, layer in enumerate(cache):` over an EncoderDecoderCache, each layer unpacked into four names "
              "in the body (a rolling-window copy of an audio model's cache): 5.x yields six-tuples",
     ),
+    Invalid(
+        _SEQ2SEQ + "copy = [[t.clone() for t in layer] for layer in cache]\n",
+        flagged="cache",
+        occurrence=(_SEQ2SEQ + "copy = [[t.clone() for t in layer] for layer in ").count("cache"),
+        versions=_5X,
+        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},
+        message_contains="AttributeError: 'NoneType' object has no attribute 'clone'",
+        note="each item of an EncoderDecoderCache's layers copied as a tensor: 5.x's six-tuples hold None for the "
+             "sliding-window tensors of a model without sliding windows",
+    ),
+    Invalid(
+        prelude() + "cache = model(**inputs, use_cache=True).past_key_values\n"
+        "for layer in cache:\n    for t in layer:\n        print(t.shape)\n",
+        flagged="cache",
+        occurrence=2,
+        versions=_5X,
+        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},
+        message_contains="AttributeError: 'NoneType' object has no attribute 'shape'",
+        note="each item of a DynamicCache's layers read as a tensor: 5.x's triples end with None for a full-attention "
+             "layer",
+    ),
     invalid(
         prelude("DynamicCache") + _TREE,
         flagged="self[1]",
