@@ -89,8 +89,8 @@ def rejected(node: Node, classes: dict[str, tuple[str, str]], target: Target) ->
         # `DynamicCache.__init__(self, n)`: the instance first, then the constructor's own arguments
         source, name = classes[kids[0].value]
         yield from _remeant(node, kids[2], _arguments(kids[2])[1:], source, name, target)
-    elif len(kids) == 4 and kids[0].type == "name" and kids[0].value == "super" and code(kids[1]) == "()" \
-            and _calls_init(kids[2], kids[3]):
+    elif len(kids) == 4 and kids[0].type == "name" and kids[0].value == "super" and kids[1].type == "trailer" \
+            and [c.type for c in kids[1].children] == ["operator", "operator"] and _calls_init(kids[2], kids[3]):
         base = _cache_base(node, classes)
         if base is not None:
             yield from _remeant(node, kids[3], _arguments(kids[3]), *base, target)
@@ -128,8 +128,9 @@ def _remeant(node: Node, trailer: Node, args: list[Node], source: str, name: str
 
 
 def _calls_init(attribute: Node, call: Node) -> bool:
-    return attribute.type == "trailer" and code(attribute) == ".__init__" and call.type == "trailer" \
-        and call.children[0].value == "("
+    return bool(attribute.type == "trailer" and attribute.children[0].value == "."
+                and attribute.children[1].value == "__init__" and call.type == "trailer"
+                and call.children[0].value == "(")
 
 
 def _cache_base(node: Node, classes: dict[str, tuple[str, str]]) -> tuple[str, str] | None:

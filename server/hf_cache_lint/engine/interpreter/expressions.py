@@ -344,9 +344,10 @@ class Expressions:
             vals = {self.attribute(v, name, head, trailers) for v, _ in value.options}
             if len(vals) == 1:
                 return vals.pop()
+            present = [v for v, _ in value.options if not (type(v) is Const and v.value is None)]
             if self.uses.on and self.uses.subject(value, name) is not None and all(
-                    type(self.attribute(v, name, head, trailers)) is Method
-                    for v, _ in value.options if not (type(v) is Const and v.value is None)):
+                    self.uses.subject(v, name) is not None and type(self.attribute(v, name, head, trailers)) is Method
+                    for v in present):
                 # A transformers cache's method on every path (None aside: the call raises there anyway), through
                 # different objects (cache_uses.py `_same_class`): one method of the value, so its call is recorded
                 # (none of them is the project's).

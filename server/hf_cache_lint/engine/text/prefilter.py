@@ -142,7 +142,7 @@ def might_construct(text: str) -> bool:
     """Can the text hold a constructor call of a transformers cache class (engine/constructor_calls.py), also a
     subclass's call of its base's (`super().__init__(...)`)?"""
     return "transformers" in text and ("Cache(" in text or bool(find_spaced(text, "Cache", after="(")) or
-                                       ("__init__(" in text and "Cache" in text))
+                                       ("__init__" in text and "Cache" in text))
 
 
 def might_use_removed_api(text: str) -> bool:
