@@ -54,7 +54,7 @@ ERRORS: tuple[ErrorClass, ...] = (
     ErrorClass("HFC007", ImportError, re.compile(r"cannot import name '(\w+)' from 'transformers\.generation[\w.]*'")),
     ErrorClass("HFC007", AttributeError, re.compile(r"has no attribute '?(to_legacy_cache|from_legacy_cache|"
                                                     r"get_max_cache_shape|get_max_length|max_cache_len|key_cache|value_cache|"
-                                                    r"seen_tokens|get_usable_length|max_batch_size|ssm_states|"
+                                                    r"_?seen_tokens|get_usable_length|max_batch_size|ssm_states|from_batch_splits|"
                                                     r"_supports_cache_class|_supports_static_cache|_get_cache|"
                                                     r"_get_initial_cache_position)'?|"
                                                     r"module transformers has no attribute (\w*Cache)\b")),

@@ -52,6 +52,9 @@ class RemovedApiUse:
     parameters: tuple[str, ...] = ()
     # "constructor" with positional arguments the target's `__init__` cannot bind: how many the call passes.
     positional: int | None = None
+    # "constructor" whose first positional argument an earlier release took as this parameter (`num_hidden_layers`)
+    # and the target as `parameters[1]` (constructor_calls.py `_REMEANT`); `argument_span`: that argument.
+    remeant: str | None = None
 
 
 # "generation": an import from a generation module (versions.GENERATION_IMPORT_MODULES) of a name it lost.

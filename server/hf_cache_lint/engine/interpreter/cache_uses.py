@@ -13,7 +13,7 @@ its annotation names a transformers cache class (functions.py `annotated`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from hf_cache_lint.engine.base.findings import Span
@@ -73,12 +73,17 @@ class CacheUses:
                 return None
             return _model_subject(obj) if isinstance(obj, ModelState) else None
         if type(value) is Maybe:
-            found = {self.subject(v, name) if not (type(v) is Const and v.value is None) else None
-                     for v, _ in value.options}
+            subjects = [self.subject(v, name) if not (type(v) is Const and v.value is None) else None
+                        for v, _ in value.options]
+            found = set(subjects)
             found.discard(None)
-            return found.pop() if len(found) == 1 and all(
-                type(v) in (CacheVal, Ref) or (type(v) is Const and v.value is None) for v, _ in value.options) \
-                else None
+            if not all(type(v) in (CacheVal, Ref) or (type(v) is Const and v.value is None)
+                       for v, _ in value.options):
+                return None
+            if len(found) == 1:
+                return found.pop()
+            return _same_class(subjects, value)
+        return None
         return None
 
     def record(self, who: Subject, op: CacheOp, name: str, receiver: str, at: Span, whole: Span | None = None,
@@ -249,6 +254,26 @@ def _is_none(v: Value, dead: Callable[[Cond], bool]) -> bool | None:
         verdicts = {_is_none(o, dead) for o, c in v.options if c is None or not dead(c)}
         return verdicts.pop() if len(verdicts) == 1 else None
     return None
+
+
+def _same_class(subjects: list[Subject | None], value: Maybe) -> Subject | None:
+    """A value that is a cache of the same transformers class on every path (None aside), through different objects
+    (`kv = EvictCache(...)` on one path, `DynamicCache()` on another; a cache the caller passed, else the project's
+    own subclass): that class's, naming the project's subclass where one path builds it (its error names it; the
+    other paths' caches lack the member alike). None when a path's object is not a transformers cache for `name`
+    (the subclass defines it) or the classes differ."""
+    found: list[Subject] = []
+    for who, (v, _) in zip(subjects, value.options, strict=True):
+        if who is None:
+            if type(v) is Const and v.value is None:
+                continue
+            return None
+        found.append(who)
+    if not found or len({(w.what, w.cls, w.module) for w in found}) != 1:
+        return None
+    chosen = next((w for w in found if w.subclass is not None), found[0])
+    # `.layers` only where every path's cache has them (a guard's `Cache` does not say so).
+    return replace(chosen, layered=all(w.layered for w in found))
 
 
 def _cache_subject(value: CacheVal) -> Subject:

@@ -13,13 +13,14 @@ A class is a transformers cache class only where the code imports it from transf
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.environment import releases
 from hf_cache_lint.engine.environment.versions import Target
-from hf_cache_lint.engine.syntax.nodes import Node, imported_from, span, statement_walk
+from hf_cache_lint.engine.syntax.nodes import Node, code, imported_from, span, statement_walk
 
 _SOURCES = ("transformers", "transformers.cache_utils")
 
@@ -37,6 +38,7 @@ class Rejected:
     span: Span
     parameters: tuple[str, ...] = ()
     positional: int | None = None  # a call whose positional arguments the target's signature rejects: their count
+    remeant: Node | None = None  # the argument an earlier release took as `parameters[0]`, the target as `[1]`
 
 
 def imported_classes(module: Node) -> dict[str, tuple[str, str]]:
@@ -77,11 +79,74 @@ def defining_module(source: str, name: str, target: Target) -> str | None:
 
 
 def rejected(node: Node, classes: dict[str, tuple[str, str]], target: Target) -> Iterator[Rejected]:
-    """What the target rejects in `node` when it is a call `<imported cache class>(...)`."""
+    """What the target rejects in `node` when it is a call `<imported cache class>(...)`, or the base constructor's
+    call in a subclass of one (`super().__init__(...)`, `DynamicCache.__init__(self, ...)`)."""
     kids = node.children
     if kids[0].type == "name" and kids[0].value in classes and len(kids) == 2 and kids[1].type == "trailer" \
             and kids[1].children[0].value == "(":
         yield from _judge(kids[0], kids[1], *classes[kids[0].value], target)
+    elif len(kids) == 3 and kids[0].type == "name" and kids[0].value in classes and _calls_init(kids[1], kids[2]):
+        # `DynamicCache.__init__(self, n)`: the instance first, then the constructor's own arguments
+        source, name = classes[kids[0].value]
+        yield from _remeant(node, kids[2], _arguments(kids[2])[1:], source, name, target)
+    elif len(kids) == 4 and kids[0].type == "name" and kids[0].value == "super" and kids[1].type == "trailer" \
+            and [c.type for c in kids[1].children] == ["operator", "operator"] and _calls_init(kids[2], kids[3]):
+        base = _cache_base(node, classes)
+        if base is not None:
+            yield from _remeant(node, kids[3], _arguments(kids[3]), *base, target)
+
+
+# A positional argument whose meaning changed while the call still binds: 4.45-4.49's `DynamicCache(num_hidden_layers)`
+# is, from 4.50.0, the distributed cache data (`_distributed_cache_data`, `ddp_cache_data` from 4.54), which the
+# constructor iterates: a layer count raises (the oracle, `super().__init__(4)` in a DynamicCache subclass and
+# `DynamicCache(4)`: TypeError: 'int' object is not iterable on 4.52.4, 4.53.0, 4.57.6, 5.0.0, 5.24.0), None still
+# builds an empty cache. (class, the old parameter) -> the error a number raises where the parameter is gone.
+_REMEANT = {("DynamicCache", "num_hidden_layers"): "TypeError: 'int' object is not iterable"}
+# An argument the code says is a layer count: a number, or a name (an attribute) that says so.
+_LAYER_COUNT = re.compile(r"(?:^|[._])(?:num_hidden_layers|num_layers|n_layers?|layer_count)$")
+
+
+def _remeant(node: Node, trailer: Node, args: list[Node], source: str, name: str,
+             target: Target) -> Iterator[Rejected]:
+    """The first positional argument of a cache constructor that an earlier release took as a layer count and the
+    target takes as something it iterates (`_REMEANT`); not a None constant (still fine), nor a call with `*args`."""
+    first = args[0] if args else None
+    if first is None or first.type in ("argument", "star_expr") or not (
+            first.type == "number" or _LAYER_COUNT.search(code(first).strip()) is not None):
+        return  # what the code does not say is a layer count (`DynamicCache(legacy)`, None) is not judged
+    where = defining_module(source, name, target)
+    signature = releases.value(f"init:{where}.{name}", target.version) if where is not None else None
+    params = releases.parameters(signature) if signature is not None else ()
+    for (cls, old), error in _REMEANT.items():
+        if cls != name or not params or params[0] == old:
+            continue
+        since = releases.parameter_gone_since(f"init:{where}.{name}", old, target.version)
+        if since is None:
+            continue
+        yield Rejected(name, source, None, error, str(since), Span(span(node).start, span(trailer).end),
+                       (old, params[0]), remeant=first)
+
+
+def _calls_init(attribute: Node, call: Node) -> bool:
+    return bool(attribute.type == "trailer" and attribute.children[0].value == "."
+                and attribute.children[1].value == "__init__" and call.type == "trailer"
+                and call.children[0].value == "(")
+
+
+def _cache_base(node: Node, classes: dict[str, tuple[str, str]]) -> tuple[str, str] | None:
+    """The imported cache class (its import source and name) that the class around `node` derives from directly."""
+    scope = node.parent
+    while scope is not None and scope.type != "funcdef":
+        scope = scope.parent
+    owner = scope.parent if scope is not None else None
+    while owner is not None and owner.type in ("suite", "decorated"):
+        owner = owner.parent
+    if owner is None or owner.type != "classdef":
+        return None
+    arglist = owner.get_super_arglist()
+    bases = [] if arglist is None else arglist.children if arglist.type == "arglist" else [arglist]
+    found = [classes[b.value] for b in bases if b.type == "name" and b.value in classes]
+    return found[0] if len(found) == 1 else None
 
 
 def _judge(callee: Node, trailer: Node, source: str, name: str, target: Target) -> Iterator[Rejected]:
@@ -103,6 +168,7 @@ def _judge(callee: Node, trailer: Node, source: str, name: str, target: Target) 
         yield Rejected(name, source, keyword.value, error, None, span(keyword), params)
         return  # the first one raises
     yield from _positional(callee, trailer, source, name, where, signature, target)
+    yield from _remeant(callee, trailer, _arguments(trailer), source, name, target)
 
 
 def _positional(callee: Node, trailer: Node, source: str, name: str, where: str, signature: str,

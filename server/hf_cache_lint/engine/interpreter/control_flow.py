@@ -100,8 +100,9 @@ class ControlFlow:
         for taken, cond, negated, path in reversed(pending):
             self.s.state = join(taken, self.s.state, cond, negated, path)
 
-    def _enumerated(self, targets: Node, iterable: Node) -> None:
-        """`for i, (k, v) in enumerate(cache):` iterates the cache itself, each item unpacked into `(k, v)`."""
+    def _enumerated(self, targets: Node, iterable: Node, body: Node) -> None:
+        """`for i, (k, v) in enumerate(cache):` iterates the cache itself, each item unpacked into `(k, v)` (or, for
+        `for i, layer in enumerate(cache):`, where the body unpacks `layer`: `k, v = layer`)."""
         kids = getattr(iterable, "children", [])
         if len(kids) != 2 or kids[0].type != "name" or kids[0].value != "enumerate" or kids[1].type != "trailer" \
                 or kids[1].children[0].value != "(" or len(kids[1].children) != 3:
@@ -109,6 +110,9 @@ class ControlFlow:
         inner = kids[1].children[1]
         items = [c for c in getattr(targets, "children", []) if c.type != "operator"]
         if inner.type in ("arglist", "argument") or targets.type != "exprlist" or len(items) != 2:
+            return
+        if items[1].type == "name" and (n := unpacked_item(items[1].value, body)) is not None:
+            self.ex.uses.whole(self.ex.eval(inner), "iterate", inner, n, items[1].value)
             return
         self.ex.uses.whole(self.ex.eval(inner), "iterate", inner, count_targets(items[1]))
 
@@ -122,7 +126,7 @@ class ControlFlow:
                     self.ex.uses.whole(iterated, "iterate", kids[3], n, kids[1].value)
                 else:
                     self.ex.uses.whole(iterated, "iterate", kids[3], count_targets(kids[1]))
-                self._enumerated(kids[1], kids[3])
+                self._enumerated(kids[1], kids[3], kids[5])
             body = kids[5]
         else:
             self.ex.eval(kids[1])

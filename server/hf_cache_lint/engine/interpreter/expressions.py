@@ -17,6 +17,7 @@ from hf_cache_lint.engine.interpreter.values import (
     NONE,
     UNKNOWN,
     CacheVal,
+    ClassDef,
     Cond,
     ConfigState,
     Const,
@@ -341,7 +342,17 @@ class Expressions:
             return Symbol(f"{value.qualname}.{name}")
         if isinstance(value, Maybe):
             vals = {self.attribute(v, name, head, trailers) for v, _ in value.options}
-            return vals.pop() if len(vals) == 1 else self._chain_unknown(head, trailers)
+            if len(vals) == 1:
+                return vals.pop()
+            present = [v for v, _ in value.options if not (type(v) is Const and v.value is None)]
+            if self.uses.on and self.uses.subject(value, name) is not None and all(
+                    self.uses.subject(v, name) is not None and type(self.attribute(v, name, head, trailers)) is Method
+                    for v in present):
+                # A transformers cache's method on every path (None aside: the call raises there anyway), through
+                # different objects (cache_uses.py `_same_class`): one method of the value, so its call is recorded
+                # (none of them is the project's).
+                return Method(value, name)
+            return self._chain_unknown(head, trailers)
         obj = self.s.obj(value)
         if isinstance(obj, ModelState):
             if name == "generation_config" and obj.gen_config is not None:
@@ -366,6 +377,10 @@ class Expressions:
             return part if part is not None else Method(value, name)
         if isinstance(value, Unknown) and name == "generate":
             return Method(value, name)  # an unseen receiver: maybe a model (jedi may refute it)
+        if type(value) is ClassDef:  # `Cls.from_cache(cache)`: the module's own classmethod or staticmethod
+            fn = self.dispatch.functions.class_function(value, name)
+            if fn is not None:
+                return fn
         return self._chain_unknown(head, trailers)
 
     def _chain_unknown(self, head: Node, trailers: list[Node]) -> Unknown:

@@ -308,6 +308,18 @@ class UserFunctions:
             reads.methods.append((cls.node, name, child, child.start_pos if child is not None else None))
         return Function(child, f"{class_name}.{name}") if child is not None else None
 
+    def class_function(self, cls: ClassDef, name: str) -> Function | None:
+        """`Cls.name` of the module's own class, when it is a `@classmethod` (its first parameter bound to the class)
+        or a `@staticmethod` (nothing bound): a call inlines it like any function. A plain method read off the class
+        (called with an explicit instance) stays unknown."""
+        if cls.node is None:
+            return None
+        node = self.method_node(cls.node, name)
+        kind = _decorated_as(node) if node is not None else None
+        if node is None or kind is None:
+            return None
+        return Function(node, f"{cls.name}.{name}", first=cls if kind == "classmethod" else None)
+
     def method_node(self, class_node: Node, name: str) -> Node | None:
         """The class's method of that name (the first one defined), None when it has none."""
         methods = self._methods.get(class_node)
@@ -331,6 +343,8 @@ class UserFunctions:
                 spread = self.ex.merge_into(spread, a.value)
         if self_ref is not None:
             positional.insert(0, self_ref)
+        elif fn.first is not None:  # a classmethod called on its class
+            positional.insert(0, fn.first)
         rest_kwargs = DictState(opaque=spread.opaque or opaque)
         for k, v, s, c in spread.entries:
             if k not in keywords:
@@ -510,6 +524,15 @@ def _import_fallback(value: Value) -> Value:
 def _takes_keyword(params: list[Any], name: str) -> bool:
     """Whether parameters (parso's) accept `name=`: a parameter of that name, or `**kwargs`."""
     return any(p.name.value == name or p.star_count == 2 for p in params)
+
+
+def _decorated_as(node: Any) -> str | None:
+    """"classmethod" or "staticmethod" for a method with that decorator (as written: `@classmethod`), else None."""
+    parent = node.parent
+    if parent is None or parent.type != "decorated":
+        return None
+    written = {code(d).strip().lstrip("@").strip() for d in parent.children[:-1]}
+    return next((k for k in ("classmethod", "staticmethod") if k in written), None)
 
 
 def _is_static(node: Any) -> bool:

@@ -139,7 +139,7 @@ def _cache_class(node: Node, ex: Expressions) -> CacheVal | None:
                      layered=False)
     if not _dotted(node):
         return None  # `type(y)`, a call: evaluating it again could run code
-    value = ex.eval(node)
+    value = _class_or_none(ex.eval(node))
     if type(value) is not Symbol or not value.qualname.startswith("transformers."):
         return None
     parts = value.qualname.split(".")
@@ -150,6 +150,15 @@ def _cache_class(node: Node, ex: Expressions) -> CacheVal | None:
     # `Cache` itself says no more than "a cache": an EncoderDecoderCache is one, and has no `.layers` on 5.x.
     return CacheVal(name, ex.s.site(node, f"`{name}`"), name, module,
                     layered=name not in ("Cache", "EncoderDecoderCache"))
+
+
+def _class_or_none(value: Value) -> Value:
+    """The class a name holds that is None on some paths (`except ImportError: Cache = None`): where
+    `isinstance(x, Cache)` is true, it was the class (`isinstance(x, None)` raises TypeError)."""
+    if type(value) is not Maybe:
+        return value
+    classes = {v for v, _ in value.options if not (type(v) is Const and v.value is None)}
+    return classes.pop() if len(classes) == 1 else value
 
 
 def _dotted(node: Node) -> bool:

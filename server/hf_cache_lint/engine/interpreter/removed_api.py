@@ -116,7 +116,8 @@ class _Quiet:
 
     def __init__(self, text: str, classes: Collection[str], reads: Reads) -> None:
         self.text = text
-        self.words = (*REMOVED_CACHE_CLASSES, *classes)
+        # `super().__init__(...)`: a subclass's call of an imported cache class's constructor (constructor_calls.py)
+        self.words = (*REMOVED_CACHE_CLASSES, *classes, *(("__init__",) if classes else ()))
         self.lines = sorted({p.line for p, _ in reads.at} | {p.line for p in reads.calls})
         self._starts: list[int] | None = None
 

@@ -5,10 +5,12 @@ constructor calls of imported cache classes the target rejects (constructor_call
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Iterator
 
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.facts.cache_use import CacheUse
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
 from hf_cache_lint.engine.interpreter.constructor_calls import rejected
 from hf_cache_lint.engine.interpreter.removed_members import Reads
@@ -22,10 +24,19 @@ from hf_cache_lint.engine.syntax.own_names import OwnNames, own_names
 def constructor_uses(node: Node, classes: dict[str, tuple[str, str]], target: Target,
                       scope: Scope) -> Iterator[RemovedApiUse]:
     for r in rejected(node, classes, target):
-        if not handled("constructor", r.cls, scope):
-            yield RemovedApiUse("constructor", r.cls, r.module, r.since or "", r.span, condition=scope.condition,
-                                deferred=scope.deferred, keyword=r.keyword, error=r.error, parameters=r.parameters,
-                                positional=r.positional)
+        if handled("constructor", r.cls, scope):
+            continue
+        condition = scope.condition
+        remeant = code(r.remeant).strip() if r.remeant is not None else None
+        if r.remeant is not None and r.remeant.type != "number":
+            # Only a number raises (None, still the default, builds an empty cache): the code says which it is
+            # only for a literal.
+            number = f"isinstance({remeant}, int)"
+            condition = number if condition is None else f"{condition} and {number}"
+        yield RemovedApiUse("constructor", r.cls, r.module, r.since or "", r.span,
+                            argument_span=span(r.remeant) if r.remeant is not None else None, condition=condition,
+                            deferred=scope.deferred, keyword=r.keyword, error=r.error, parameters=r.parameters,
+                            positional=r.positional, remeant=remeant)
 
 
 class Defined:
@@ -81,8 +92,8 @@ def chain_uses(node: Node, target: Target, scope: Scope, guards: VersionGuards,
         at = span(trailer.children[1]).start
         if at not in reads.calls:
             continue  # a receiver the interpreter does not know as a transformers cache (or class): no evidence
-        guard = reads.calls[at]
-        if scope.condition is not None and (guard is None or scope.condition.replace(guard, "True") != "True"):
+        use = reads.calls[at]
+        if scope.condition is not None and _compat_branch(scope.condition, use, receiver):
             # Compat code calls the removed method on a fallback branch that tests the object first
             # (`if getattr(cache, "layers", None) is None:`, after an `isinstance(..., DynamicCache)` branch):
             # whether 5.x ever takes it, the code does not say (real cases: unsloth, optimum-intel). Only the branch
@@ -96,4 +107,34 @@ def chain_uses(node: Node, target: Target, scope: Scope, guards: VersionGuards,
             "method", attr, "".join(code(k) if j == 0 else k.get_code() for j, k in enumerate(receiver)),
             removed, span(trailer.children[1]), Span(span(kids[0]).start, span(call).end),
             span(argument) if argument is not None and argument.type not in ("arglist", "argument") else None,
-            condition=scope.condition)
+            condition=scope.condition, cache=use, shown_class=use.subclass or use.cls or "DynamicCache")
+
+
+# What makes a branch a compat probe: a test of what an object is or has (a None test of what a `getattr` gave), or
+# of the installed version.
+_PROBES = ("isinstance(", "hasattr(", "getattr(", "type(", "callable(", "version", " is None", " is not None")
+# ... and for a call on a class (`DynamicCache.from_legacy_cache(x)`), only a test of what a class or module has: a
+# test of the argument (`not isinstance(x, EncoderDecoderCache)`) does not say whether the class has the method.
+_CLASS_PROBES = ("hasattr(", "getattr(", "version")
+
+
+def _compat_branch(condition: str, use: CacheUse, receiver: list[Node]) -> bool:
+    """Whether the undecided `condition` the removed method's call runs under is a compat probe (the code tests
+    what it is given, and may never take this branch where the method is gone): a test of the object or its type
+    (or the version), beyond the one `isinstance` guard that says the receiver is a cache. A flag
+    (`if return_legacy_cache:`) or a None test of something else (`Cache is not None and isinstance(x, Cache)`)
+    is not one: the branch runs whenever the flag is set, and the call raises there."""
+    rest = condition
+    if use.guard is not None:
+        # The guard, and a None test of its class (`Cache is not None and isinstance(x, Cache)`: the class's import
+        # may have failed), say the receiver is a cache: they are not the probe.
+        shown = re.fullmatch(r"isinstance\(\s*\w+\s*,\s*([\w.]+)\s*\)", use.guard)
+        parts = [p.strip() for p in rest.replace(use.guard, "True").split(" and ")]
+        rest = " and ".join(p for p in parts if p != "True" and (shown is None or p != f"{shown[1]} is not None"))
+    if not rest:
+        return False
+    if use.description.startswith("the class "):
+        return any(p in rest for p in _CLASS_PROBES)
+    root = receiver[0].value if receiver and receiver[0].type == "name" else None
+    return any(p in rest for p in _PROBES) or (root is not None and re.search(rf"\b{re.escape(root)}\b", rest)
+                                               is not None)

@@ -25,6 +25,15 @@ SILENT_STORES = frozenset({"key_cache", "value_cache"})
 _STATIC_ONLY = frozenset({"max_cache_len", "max_batch_size"})
 
 
+# `_seen_tokens`: the counter behind `Cache.seen_tokens` that a DynamicCache (and the classes built on it) set in
+# `__init__`, gone with the property in 4.54.0 (the wheels: `self._seen_tokens` in cache_utils.py up to 4.53.3, nowhere
+# from 4.54.0; the oracle: 4.53.0 reads 0, 4.57.6 raises AttributeError). The release table lists no private instance
+# attribute, so the property's removal answers for it.
+_COUNTERS = {"_seen_tokens": "seen_tokens"}
+_COUNTER_CLASSES = frozenset({"DynamicCache", "OffloadedCache", "QuantizedCache", "QuantoQuantizedCache",
+                              "HQQQuantizedCache", "OffloadedStaticCache"})
+
+
 @dataclass(frozen=True)
 class _Removed:
     """A recorded use the target removed: since which release, and the class its error names."""
@@ -43,11 +52,13 @@ class Reads:
     def __init__(self, uses: tuple[CacheUse, ...], target: Target) -> None:
         self.at: dict[tuple[Position, str], _Removed] = {}
         self.names: set[str] = set()
-        self.calls: dict[Position, str | None] = {}  # a removed method's call -> its receiver's `guard`
+        self.calls: dict[Position, CacheUse] = {}  # a removed method's call -> its use (receiver, class, guard)
         self.subscripts = self.loops = False
         for u in uses:
             if u.op == "call" and u.what == "cache" and u.name in REMOVED_CACHE_METHODS:
-                self.calls[u.span.start] = u.guard
+                had_call = self.calls.get(u.span.start)
+                if had_call is None or (had_call.cls in (None, "Cache") and u.cls not in (None, "Cache")):
+                    self.calls[u.span.start] = u  # the run that knows the concrete class tells the error's class
                 continue  # reported by removed_calls.py `chain_uses`, as a removed method
             found = _removal(u, target) or _misfit(u, target)
             if found is None:
@@ -88,6 +99,11 @@ def _removal(u: CacheUse, target: Target) -> _Removed | None:
         return _Removed(u, removed, u.cls or "")
     if u.name in _STATIC_ONLY and "Static" not in (u.cls or ""):
         return None
+    if u.name in _COUNTERS:  # a cache class that kept the counter (None: a model's DynamicCache)
+        if (u.cls or "DynamicCache") not in _COUNTER_CLASSES:
+            return None
+        removed = target.removed_cache_read(_COUNTERS[u.name])
+        return _Removed(u, removed, _shown(u, target)) if removed is not None else None
     module, cls = _defining(u, target)
     removed = target.removed_member(module, cls, u.name)
     if removed is None or (u.op == "read" and _was_method(module, cls, u.name, removed)):

@@ -130,8 +130,9 @@ def is_target(node: Node) -> bool:
     if parent is None or parent.type != "expr_stmt":
         return False
     kids = parent.children
+    # `cache.x += 1` reads `x` first (it raises like a read): only `=` and an annotated assignment store.
     return kids.index(node) < len(kids) - 1 and kids[kids.index(node) + 1].type in ("operator", "annassign") \
-        and (kids[kids.index(node) + 1].type == "annassign" or kids[kids.index(node) + 1].value.endswith("="))
+        and (kids[kids.index(node) + 1].type == "annassign" or kids[kids.index(node) + 1].value == "=")
 
 
 def _is_call(trailer: Node) -> bool:

@@ -141,6 +141,7 @@ class Function:
     qualname: str = ""
     owner: Ref | None = None
     closure: tuple[tuple[str, Value], ...] = ()
+    first: ClassDef | None = None  # a classmethod read off its class: the class its first parameter gets
 
 
 @dataclass(frozen=True)

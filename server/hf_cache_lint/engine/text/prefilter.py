@@ -139,8 +139,10 @@ def _names_a_removed_class(text: str) -> bool:
 
 
 def might_construct(text: str) -> bool:
-    """Can the text hold a constructor call of a transformers cache class (engine/constructor_calls.py)?"""
-    return "transformers" in text and ("Cache(" in text or bool(find_spaced(text, "Cache", after="(")))
+    """Can the text hold a constructor call of a transformers cache class (engine/constructor_calls.py), also a
+    subclass's call of its base's (`super().__init__(...)`)?"""
+    return "transformers" in text and ("Cache(" in text or bool(find_spaced(text, "Cache", after="(")) or
+                                       ("__init__" in text and "Cache" in text))
 
 
 def might_use_removed_api(text: str) -> bool:

@@ -14,7 +14,7 @@ from hf_cache_lint.engine.environment.versions import (
     Version,
 )
 from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
-from hf_cache_lint.engine.facts.cache_use import SUB_CACHE
+from hf_cache_lint.engine.facts.cache_use import SUB_CACHE, CacheUse
 from hf_cache_lint.engine.facts.removed_api_use import KIND as REMOVED_API_USE
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
 from hf_cache_lint.engine.output.analysis import Analysis
@@ -234,6 +234,8 @@ def _error(use: RemovedApiUse) -> str:
             return (f"AttributeError: '<model class>' object has no attribute '{use.name}' (with the model's class, "
                     "e.g. 'LlamaForCausalLM')")
         cls = use.shown_class
+        if use.cache is not None and _on_class(use.cache):  # `DynamicCache.from_batch_splits(...)`
+            return f"AttributeError: type object '{cls}' has no attribute '{use.name}'"
         error = f"AttributeError: '{cls}' object has no attribute '{use.name}'"
         if use.cache is not None and use.cache.cls is None and use.cache.description == SUB_CACHE:
             error += " (with the class of that part: DynamicCache unless the code built it from another cache)"
@@ -253,8 +255,18 @@ def _error(use: RemovedApiUse) -> str:
         return f"AttributeError: module transformers has no attribute {use.name}"
     if use.name == "from_legacy_cache" and use.module in _CACHE_CLASSES:
         return f"AttributeError: type object '{use.module}' has no attribute '{use.name}'"
+    if use.cache is not None and use.cache.what == "cache" and use.cache.cls not in (None, "Cache"):
+        # The class the code says the receiver is (an EncoderDecoderCache's error names it: checked on 5.0.0, 5.24.0)
+        if _on_class(use.cache):
+            return f"AttributeError: type object '{use.shown_class}' has no attribute '{use.name}'"
+        return f"AttributeError: '{use.shown_class}' object has no attribute '{use.name}'"
     return f"AttributeError: 'DynamicCache' object has no attribute '{use.name}'" \
         " (with the class of whichever cache it is)"
+
+
+def _on_class(cache: CacheUse) -> bool:
+    """A method called on the cache class itself (cache_uses.py `class_call`), not on an instance."""
+    return cache.description.startswith("the class ")
 
 
 def _replacement(use: RemovedApiUse, target: Target) -> str:

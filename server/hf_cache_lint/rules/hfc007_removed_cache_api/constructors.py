@@ -13,6 +13,11 @@ _RAISING_INSTEAD = {"SinkCache": "the `custom_generate` repository `transformers
 
 def message(use: RemovedApiUse, target: Target) -> str:
     error = use.error or ""
+    if use.remeant is not None and len(use.parameters) == 2:
+        old, new = use.parameters
+        return (f"`{use.name}`'s first positional argument `{use.remeant}`: transformers {target} takes it as "
+                f"`{new}` (the per-layer tensors it iterates; before {use.removed} it took `{old}` there), so a layer count raises {error}. Instead, drop the argument: the cache adds its "
+                f"layers as they come (`{use.name}()` runs on every release)")
     if use.positional is not None:
         takes = use.parameters[0] if use.parameters else ""
         return (f"`{use.name}(...)` with {use.positional} positional argument{'s' if use.positional != 1 else ''}: "
@@ -31,6 +36,8 @@ def story(use: RemovedApiUse, target: Target) -> str:
     what = f"`{use.name}(...)`" if use.keyword is None else f"`{use.name}(..., {use.keyword}=...)`"
     if use.positional is not None:
         what = f"`{use.name}(...)` with these positional arguments"
+    if use.remeant is not None:
+        what = f"`{use.name}`'s first positional argument `{use.remeant}`"
     return "\n".join([f"**HFC007 removed-cache-api**: {what} does not work in transformers {target}.", "",
                       message(use, target), "", f"It raises when this line runs (transformers {target}):", "",
                       f"```\n{use.error}\n```"])

@@ -31,6 +31,20 @@ _TREE = ("\n\nclass TreeCache(DynamicCache):\n"
          "    def first_keys(self):\n        return self.key_cache[0]\n\n\n"
          "cache = TreeCache()\nmodel(**inputs, past_key_values=cache, use_cache=True)\nkeys = cache.first_keys()\n")
 _MAMBA_LOAD = prelude(model="MambaForCausalLM", checkpoint=MAMBA)
+_BUDGET = ("\n\nclass Budget:\n    def __init__(self):\n        self.keys = []\n\n"
+           "    @classmethod\n    def from_dynamic_cache(cls, cache):\n        budget = cls()\n"
+           "        budget.keys = cache.key_cache\n        return budget\n\n\n"
+           "cache = model(**inputs, use_cache=True).past_key_values\nbudget = Budget.from_dynamic_cache(cache)\n")
+_USABLE = ("\n\ndef past_for(past):\n    if not isinstance(past, DynamicCache):\n        past = DynamicCache()\n"
+           "    return past.get_usable_length(4)\n\n\nlength = past_for(None)\n")
+_RETURNED = ("\n\ndef returned(cache, return_legacy):\n    if return_legacy:\n        return cache.to_legacy_cache()\n"
+             "    return cache\n\n\ncache = DynamicCache()\nmodel(**inputs, past_key_values=cache, use_cache=True)\n"
+             "legacy = returned(cache, True)\n")
+_AS_CACHE = ("\n\ndef as_cache(past):\n    if not isinstance(past, EncoderDecoderCache):\n"
+             "        past = EncoderDecoderCache.from_legacy_cache(past)\n    return past\n\n\ncache = as_cache(None)\n")
+_SIZED = ("\n\nclass TreeCache(DynamicCache):\n    def __init__(self, num_hidden_layers=None):\n"
+          "        super().__init__(num_hidden_layers)\n        self.accepted = 0\n\n\n"
+          "cache = TreeCache(model.config.num_hidden_layers)\n")
 
 INVALID: tuple[Invalid, ...] = (
     Invalid(
@@ -253,6 +267,69 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="_get_initial_cache_position",  # the TypeError at 4.57.6: tests/rules/test_helper_calls.py
         note="a private generate helper called as 4.41-4.51 took it: 4.52-5.3 take `(seq_length, device, "
              "model_kwargs)` (TypeError), 5.4 removed it (AttributeError)",
+    ),
+    # Caches the code builds from transformers ones, and the members they lack at the target.
+    Invalid(
+        _BUILT + "model(**inputs, past_key_values=cache, use_cache=True)\nseen = cache._seen_tokens\n",
+        flagged="_seen_tokens",
+        message_contains="AttributeError: 'DynamicCache' object has no attribute '_seen_tokens'",
+        note="the token counter behind `seen_tokens` that a DynamicCache kept until 4.53 (prompt-eviction code reads it "
+             "to slice back): gone with the property from 4.54",
+    ),
+    Invalid(
+        _LOAD + _BUDGET,
+        flagged="key_cache",
+        message_contains="AttributeError: 'DynamicCache' object has no attribute 'key_cache'",
+        note="a transformers cache handed to the project's own classmethod (`Budget.from_dynamic_cache(cache)`), "
+             "which reads the per-layer lists: gone from 4.56",
+    ),
+    Invalid(
+        prelude("DynamicCache") + _USABLE,
+        flagged="get_usable_length",
+        message_contains="AttributeError: 'DynamicCache' object has no attribute 'get_usable_length'",
+        note="the caller's cache, or one the code builds when it got none: `get_usable_length()` is gone from 4.54 "
+             "on either path",
+    ),
+    Invalid(
+        prelude("DynamicCache", "EncoderDecoderCache")
+        + "cache = EncoderDecoderCache(DynamicCache(), DynamicCache())\nlegacy = cache.to_legacy_cache()\n",
+        flagged="to_legacy_cache",
+        versions=_5X,
+        message_contains="AttributeError: 'EncoderDecoderCache' object has no attribute 'to_legacy_cache'",
+        note="`to_legacy_cache()` on an EncoderDecoderCache: the error names its class",
+    ),
+    Invalid(
+        prelude("DynamicCache") + _RETURNED,
+        flagged="to_legacy_cache",
+        versions=_5X,
+        severity=Severity.WARNING,
+        message_contains="only if `return_legacy` holds",
+        note="the legacy tuples returned when a flag asks for them (a flag is no compat test of the cache): a "
+             "Warning, the oracle's run sets the flag",
+    ),
+    Invalid(
+        prelude("EncoderDecoderCache") + _AS_CACHE,
+        flagged="from_legacy_cache",
+        versions=_5X,
+        severity=Severity.WARNING,
+        message_contains="AttributeError: type object 'EncoderDecoderCache' has no attribute 'from_legacy_cache'",
+        note="a speech decoder's conversion of what it was given (`not isinstance(past, EncoderDecoderCache)`: a test "
+             "of the argument, not of what the class has); the oracle's run passes None",
+    ),
+    Invalid(
+        prelude("DynamicCache") + "first = DynamicCache.from_batch_splits([DynamicCache()])\n",
+        flagged="from_batch_splits",
+        message_contains="AttributeError: type object 'DynamicCache' has no attribute 'from_batch_splits'",
+        note="a classmethod called on the class: Python's error says `type object`",
+    ),
+    Invalid(
+        prelude("DynamicCache") + _SIZED,
+        flagged="super().__init__(num_hidden_layers)",
+        severity=Severity.WARNING,
+        runtime="OTHER",  # a plain TypeError
+        message_contains="TypeError: 'int' object is not iterable",
+        note="a DynamicCache subclass passing the layer count 4.45-4.49 took: 4.50+ iterate the first argument as "
+             "the distributed cache data (speculative decoding's tree cache)",
     ),
     Invalid(
         prelude("StaticCache") + "import torch\n\n"

@@ -185,4 +185,37 @@ VALID: tuple[Valid, ...] = (
         prelude("StaticCache") + "cache = StaticCache(model.config, 32)\n",
         note="a cache built with the positional arguments the target's constructor takes",
     ),
+    Valid(
+        prelude("DynamicCache") + "\n\nclass Budget:\n    def __init__(self):\n        self.keys = []\n\n"
+        "    @classmethod\n    def from_dynamic_cache(cls, cache):\n        budget = cls()\n"
+        "        budget.keys = [layer.keys for layer in cache.layers]\n        return budget\n\n\n"
+        "cache = model(**inputs, use_cache=True).past_key_values\nbudget = Budget.from_dynamic_cache(cache)\n",
+        note="a transformers cache handed to the project's own classmethod, read through `.layers` (4.54+)",
+    ),
+    Valid(
+        prelude("DynamicCache") + "\n\nclass Counter(DynamicCache):\n    def __init__(self):\n"
+        "        super().__init__()\n        self._seen_tokens = 0\n\n"
+        "    def update(self, key_states, value_states, layer_idx, *args, **kwargs):\n"
+        "        if layer_idx == 0:\n            self._seen_tokens += key_states.shape[-2]\n"
+        "        return super().update(key_states, value_states, layer_idx, *args, **kwargs)\n\n\n"
+        "cache = Counter()\nmodel(**inputs, past_key_values=cache, use_cache=True)\nprint(cache._seen_tokens)\n",
+        note="a `DynamicCache` subclass that keeps its own `_seen_tokens` (set in its `__init__`): the project's",
+    ),
+    Valid(
+        prelude("DynamicCache", "EncoderDecoderCache") + "\n\ndef as_cache(past):\n"
+        '    if not isinstance(past, EncoderDecoderCache) and hasattr(EncoderDecoderCache, "from_legacy_cache"):\n'
+        "        past = EncoderDecoderCache.from_legacy_cache(past)\n"
+        "    return past if past is not None else EncoderDecoderCache(DynamicCache(), DynamicCache())\n\n\n"
+        "cache = as_cache(None)\n",
+        note="a class's removed method called only where `hasattr` says the class has it",
+    ),
+    Valid(
+        prelude("DynamicCache") + "\n\nclass TreeCache(DynamicCache):\n    def __init__(self, num_hidden_layers=None):\n"
+        "        super().__init__()\n        self.layer_count = num_hidden_layers\n\n\n"
+        "cache = TreeCache(model.config.num_hidden_layers)\n"
+        "legacy = tuple((layer.keys, layer.values) for layer in model(**inputs, use_cache=True).past_key_values.layers)\n"
+        "copy = DynamicCache(legacy)\n",
+        note="the layer count kept by the subclass (its base built without it), and `DynamicCache(legacy)`: a first "
+             "positional argument the code does not say is a count",
+    ),
 )

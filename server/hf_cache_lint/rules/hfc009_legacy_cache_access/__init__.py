@@ -13,6 +13,7 @@ from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
 from hf_cache_lint.engine.facts.removed_api_use import KIND as REMOVED_API_USE
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
 from hf_cache_lint.engine.output.analysis import Analysis
+from hf_cache_lint.engine.syntax.nodes import Node
 from hf_cache_lint.engine.syntax.use_scope import scope_at
 from hf_cache_lint.engine.text.text import line_starts, offset
 from hf_cache_lint.rules.base import Rule
@@ -20,9 +21,12 @@ from hf_cache_lint.rules.hfc009_legacy_cache_access.examples import INVALID
 from hf_cache_lint.rules.hfc009_legacy_cache_access.valid import VALID
 
 READS = frozenset({"subscript", "unpack", "unpack4"})
+# "items": each item of a layer the loop yields used as a tensor (`[t.clone() for t in layer]`): from 5.0.0 an item
+# is the layer's sliding-window tensor, None for a full-attention layer.
 # "iterate": any loop over a cache class that no longer iterates at all (a StaticCache from 5.0.0).
 # The error each read raises, by the exception's name (a `try` that catches it handles it).
-_ERRORS = {"subscript": "TypeError", "unpack": "ValueError", "unpack4": "ValueError", "iterate": "TypeError"}
+_ERRORS = {"subscript": "TypeError", "unpack": "ValueError", "unpack4": "ValueError", "iterate": "TypeError",
+           "items": "AttributeError"}
 _PART = re.compile(r"\[\s*([0-3])\s*\]")
 
 
@@ -51,6 +55,7 @@ class LegacyRead:
     subclass: str | None = None  # the project's own subclass of `cls` the receiver is (its name is the error's)
     part_of: bool = False  # an `EncoderDecoderCache`'s part (`cache.self_attention_cache`), class unsaid
     passed: bool = False  # the cache generate passes a `prepare_inputs_for_generation` override, class unsaid
+    element: tuple[str, str] | None = None  # "items": the name each layer item is bound to, the attribute read on it
 
     @property
     def shown_class(self) -> str:
@@ -137,6 +142,8 @@ def _seq2seq(use: LegacyRead) -> bool:
 
 def _error(use: LegacyRead) -> str:
     """The exception the read raises, as Python words it (docs/facts.md, the release table's behaviours)."""
+    if use.name == "items" and use.element is not None:
+        return f"AttributeError: 'NoneType' object has no attribute '{use.element[1]}'"
     if use.name == "unpack":
         return "ValueError: too many values to unpack (expected 2)"
     if use.name == "unpack4":
@@ -158,6 +165,8 @@ def _error(use: LegacyRead) -> str:
 
 
 def _shape(use: LegacyRead) -> str:
+    if use.name == "items" and use.element is not None:
+        return f"`{use.element[0]}.{use.element[1]}` for each `{use.element[0]}` in a layer of `{use.receiver}`"
     if use.item is not None and use.name in ("unpack", "unpack4"):
         names = "k, v" if use.name == "unpack" else "sk, sv, ck, cv"
         return f"`for {use.item} in {use.receiver}:` with `{names} = {use.item}`"
@@ -185,6 +194,11 @@ def _holder(use: LegacyRead) -> str:
 
 def _what(use: LegacyRead) -> str:
     shape = _shape(use)
+    if use.name == "items":
+        six = _seq2seq(use) or (use.cls is None and not use.layered)
+        return (f"{shape}: from {use.removed} each layer of "
+                f"{'an `EncoderDecoderCache` is a six-tuple' if six else 'a `DynamicCache` is a triple'} whose sliding-window "
+                "tensor is None for a layer without a sliding window, so the tensors' attribute is read off None")
     if use.name == "unpack":
         return (f"{shape}: from {use.removed} a `DynamicCache` iterates as `(keys, values, sliding_window_tensor)`, "
                 "so two names no longer unpack it")
@@ -201,6 +215,9 @@ def _what(use: LegacyRead) -> str:
 def _instead(use: LegacyRead) -> str:
     """The replacement, with the code's own receiver and index where the read has them."""
     r = use.receiver
+    if use.name == "items":
+        return (f"read the tensors by name: `for layer in {r}.layers:` with `layer.keys`, `layer.values` (4.54+ have "
+                "them; an encoder-decoder's cache: its `self_attention_cache` and `cross_attention_cache`)")
     if use.name in ("unpack", "iterate"):
         return f"iterate the layers: `for layer in {r}.layers:` with `layer.keys`, `layer.values` (4.54+ have them)"
     if use.name == "unpack4" or _seq2seq(use):
@@ -220,8 +237,8 @@ def _fix(use: LegacyRead) -> Fix | None:
     span = use.call_span
     if span is None:
         return None
-    if use.name == "unpack4":
-        return None  # the loop's body reads four names: no one-expression replacement keeps it
+    if use.name in ("unpack4", "items"):
+        return None  # the loop's body reads four names (or each item): no one-expression replacement keeps it
     if use.name in ("unpack", "iterate"):
         if not use.layered:
             return None
@@ -281,6 +298,15 @@ def _from_use(analysis: Analysis, u: CacheUse, removed: dict[str, str | None]) -
         # classes say otherwise (a StaticCache does not iterate at all on 5.x): not this rule's claim.
         if u.receiver_class not in (None, "DynamicCache", "EncoderDecoderCache"):
             return None
+    elif u.op == "iterate" and u.targets is None and u.receiver_class in (None, "DynamicCache", "EncoderDecoderCache") \
+            and analysis.tree is not None and (element := _element_read(analysis.tree, u.whole)) is not None:
+        # the same behaviours (a DynamicCache's triples, an EncoderDecoderCache's six-tuples: 5.0.0) hold a None
+        scope = scope_at(analysis.tree, u.whole, u.guard)
+        if removed["unpack"] is None or scope.duck_typed or scope.handles("AttributeError"):
+            return None
+        return LegacyRead("items", u.receiver, removed["unpack"] or "", u.whole, None, scope.condition,
+                          u.receiver_class, u.layered, subclass=u.subclass, part_of=u.description == SUB_CACHE,
+                          passed=u.description == GENERATE_CACHE, element=element)
     else:
         return None
     if u.receiver_class not in (None, "DynamicCache", "StaticCache", "EncoderDecoderCache", "QuantizedCache",
@@ -304,3 +330,36 @@ def _from_use(analysis: Analysis, u: CacheUse, removed: dict[str, str | None]) -
                       u.receiver_class, u.layered, index, part, item, u.subclass, u.description == SUB_CACHE,
                       u.description == GENERATE_CACHE)
 
+
+def _element_read(tree: Node, at: Span) -> tuple[str, str] | None:
+    """For a loop (or comprehension) `for layer in <at>` whose body iterates `layer` itself (`for t in layer`, or
+    `[t.clone() for t in layer]`) and reads an attribute of each item: that item's name and the attribute."""
+    node: Node | None = tree.get_leaf_for_position((at.start.line, at.start.column))
+    while node is not None and node.type not in ("for_stmt", "sync_comp_for"):
+        node = node.parent
+    if node is None or len(node.children) < 4 or node.children[1].type != "name" \
+            or node.children[3].start_pos != (at.start.line, at.start.column):
+        return None
+    layer = node.children[1].value
+    region = node.children[5] if node.type == "for_stmt" and len(node.children) > 5 else node.parent
+    for inner in _walk(region):
+        if inner is node or inner.type not in ("for_stmt", "sync_comp_for") or len(inner.children) < 4:
+            continue
+        target, iterable = inner.children[1], inner.children[3]
+        if target.type != "name" or iterable.type != "name" or iterable.value != layer:
+            continue
+        body = inner.children[5] if inner.type == "for_stmt" and len(inner.children) > 5 else inner.parent
+        for n in _walk(body):
+            kids = getattr(n, "children", [])
+            if n.type in ("power", "atom_expr") and kids[0].type == "name" and kids[0].value == target.value \
+                    and kids[1].type == "trailer" and kids[1].children[0].value == ".":
+                return target.value, kids[1].children[1].value
+    return None
+
+
+def _walk(node: Node | None) -> Iterator[Node]:
+    stack = [node] if node is not None else []
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed(getattr(n, "children", ())))

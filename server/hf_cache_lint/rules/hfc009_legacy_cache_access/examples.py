@@ -21,6 +21,8 @@ _SEQ2SEQ = ("import torch\nfrom transformers import AutoModelForSeq2SeqLM, Dynam
             "cache = EncoderDecoderCache(DynamicCache(), DynamicCache())\n"
             "model(input_ids=source, decoder_input_ids=torch.tensor([[0]]), past_key_values=cache, use_cache=True)\n")
 _CROSS = "cross_keys = cache[0][2]\n"
+_ENUMERATED = ("for i, layer in enumerate(cache):\n    self_keys, self_values, cross_keys, cross_values = layer\n"
+               "    print(i, self_keys.shape)\n")
 _ATTR = "        return self.cache[layer][0]\n"
 _TRIM_LOOP = "    for k, v in past:\n"
 _STATIC_LOOP = "for keys, values in cache:\n    print(keys.shape)\n"
@@ -148,6 +150,37 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="TypeError: 'StaticCache' object is not iterable",
         runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},
         note="a StaticCache iterated: 5.x static caches do not iterate at all",
+    ),
+    Invalid(
+        _SEQ2SEQ + _ENUMERATED,
+        flagged="cache",
+        occurrence=(_SEQ2SEQ + _ENUMERATED).count("cache") - 1,
+        versions=_5X,
+        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},
+        message_contains="ValueError: too many values to unpack (expected 4)",
+        note="`for i, layer in enumerate(cache):` over an EncoderDecoderCache, each layer unpacked into four names "
+             "in the body (a rolling-window copy of an audio model's cache): 5.x yields six-tuples",
+    ),
+    Invalid(
+        _SEQ2SEQ + "copy = [[t.clone() for t in layer] for layer in cache]\n",
+        flagged="cache",
+        occurrence=(_SEQ2SEQ + "copy = [[t.clone() for t in layer] for layer in ").count("cache"),
+        versions=_5X,
+        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},
+        message_contains="AttributeError: 'NoneType' object has no attribute 'clone'",
+        note="each item of an EncoderDecoderCache's layers copied as a tensor: 5.x's six-tuples hold None for the "
+             "sliding-window tensors of a model without sliding windows",
+    ),
+    Invalid(
+        prelude() + "cache = model(**inputs, use_cache=True).past_key_values\n"
+        "for layer in cache:\n    for t in layer:\n        print(t.shape)\n",
+        flagged="cache",
+        occurrence=2,
+        versions=_5X,
+        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},
+        message_contains="AttributeError: 'NoneType' object has no attribute 'shape'",
+        note="each item of a DynamicCache's layers read as a tensor: 5.x's triples end with None for a full-attention "
+             "layer",
     ),
     invalid(
         prelude("DynamicCache") + _TREE,
