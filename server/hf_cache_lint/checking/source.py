@@ -126,7 +126,7 @@ def _unsuppressed(findings: list[Finding], table: Suppressions, text: str, setti
             used.setdefault(by, set()).add(f.code)
     if settings.enabled(UNUSED_SUPPRESSION):
         # A comment does not silence the report about itself (a stale bare `# hf-cache-lint: ignore` is reported,
-        # as Ruff reports a stale blanket `# noqa`); another comment may (`# hf-cache-lint: noqa: HFC100`).
+        # as Ruff reports a stale blanket noqa comment); another comment may (`# hf-cache-lint: noqa: HFC100`).
         kept.extend(f for f in _unused(text, table, used, settings) if table.silencing(f, but=f.span) is None)
     return kept
 

@@ -22,14 +22,14 @@ from hf_cache_lint.engine.text.text import says, split_lines
 
 _PRAGMA = re.compile(r"#\s*hf-cache-lint:\s*ignore(?:\[(?P<codes>[A-Za-z0-9_,\s]*)\])?")
 _CODES = r"[A-Za-z]+[0-9]+(?:[,\s]+[A-Za-z]+[0-9]+)*"
-# Ruff's own pattern for `# noqa` (crates/ruff_linter/src/noqa.rs): a colon then codes, else bare.
+# Ruff's own pattern for noqa comments (crates/ruff_linter/src/noqa.rs): a colon then codes, else bare.
 _NOQA = re.compile(rf"#\s*noqa(?::\s*(?P<codes>{_CODES}))?", re.IGNORECASE)
 _FILE = re.compile(rf"#\s*hf-cache-lint:\s*noqa(?::\s*(?P<codes>{_CODES}))?", re.IGNORECASE)
 _CODE = re.compile(r"[A-Za-z]+[0-9]+")
 
 ALL = frozenset({"*"})
 
-# Which comment it is: "ignore" (`# hf-cache-lint: ignore[...]`), "noqa" (`# noqa`) or "file"
+# Which comment it is: "ignore" (`# hf-cache-lint: ignore[...]`), "noqa" (a bare or coded noqa comment) or "file"
 # (`# hf-cache-lint: noqa`, for the whole file).
 KINDS = ("ignore", "noqa", "file")
 

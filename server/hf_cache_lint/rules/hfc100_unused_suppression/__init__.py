@@ -56,7 +56,7 @@ class UnusedSuppression(Rule):
         for d in table.all():
             silenced = used.get(d, set())
             if d.bare:
-                if d.kind != "noqa" and not silenced:  # a bare `# noqa` may be there for another tool
+                if d.kind != "noqa" and not silenced:  # a bare noqa comment may be there for another tool
                     out.append(self._report(d, lines, "silences nothing", [], []))
                 continue
             ours = _ours(d)
