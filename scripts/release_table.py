@@ -341,6 +341,46 @@ def generation_names(release: Release, facts: dict[str, str]) -> None:
                 facts.setdefault(f"name:transformers.generation.{name}", f"import(.{where}.{name})")
 
 
+# ---- the model modules' names ------------------------------------------------------------------------------------
+
+# The modeling modules of the architectures real cache code imports classes and helpers from and patches
+# (`from transformers.models.llama.modeling_llama import LlamaFlashAttention2`, `modeling_mistral.
+# MistralSdpaAttention.forward = ...`, `_prepare_4d_causal_attention_mask_with_cache_position`, `repeat_kv`): KV
+# compression, long-context and speculative-decoding projects patch these (read from public repositories:
+# PyramidKV, StreamingLLM ports, SnapKV, cake, KVzip, unsloth, axolotl, LLaVA-style VLMs). Every name their top
+# level binds is tabled, as importing or reading one the target lacks raises. Each module adds ~60 names (~30 KB
+# of table for all of them); reading every model (~400 modules per 5.x wheel) would cost 20x for names nobody
+# patches.
+MODEL_NAME_FAMILIES = ("llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl", "qwen3",
+                       "gemma", "gemma2", "phi3", "gpt2", "gpt_neox", "opt", "falcon", "t5", "whisper")
+
+
+def _model_bound(body: list[ast.stmt]) -> Iterator[tuple[str, str]]:
+    """`_bound` of a model module's top level, a name bound under an `if` or `try` marked `optional:` (bound only
+    where an optional library is: `if is_flash_attn_2_available(): from ...modeling_flash_attention_utils import
+    _flash_attention_forward`): present, so never reported as removed, but not claimed importable everywhere."""
+    for node in body:
+        if isinstance(node, ast.If | ast.Try):
+            for name, what in _bound([node]):
+                yield name, f"optional:{what}"
+        elif not (isinstance(node, ast.Assign | ast.AnnAssign) and all(
+                isinstance(t, ast.Name) and t.id.startswith("__")
+                for t in (node.targets if isinstance(node, ast.Assign) else [node.target]))):
+            yield from _bound([node])  # not `__all__`: no import names it
+
+
+def model_module_names(release: Release, facts: dict[str, str]) -> None:
+    for family in MODEL_NAME_FAMILIES:
+        path = f"transformers/models/{family}/modeling_{family}.py"
+        tree = release.tree(path)
+        if tree is None:
+            continue
+        mod = module_name(path)
+        for name, what in _model_bound(tree.body):
+            # The first binding; a name already tabled (a family's cache class, a hook class) keeps its fact.
+            facts.setdefault(f"name:{mod}.{name}", what)
+
+
 def torch_side(name: str, where: str) -> bool:
     """Not a TensorFlow or Flax class (`TFGreedySearchDecoderOnlyOutput`, `.flax_utils`): those import only with
     that framework installed, which the linter's users (PyTorch code) do not need."""
@@ -502,6 +542,7 @@ def release_facts(release: Release) -> dict[str, str]:
         if "Cache" in name or where == "cache_utils" or (where.startswith("generation") and torch_side(name, "")):
             facts[f"export:transformers.{name}"] = where
     generation_names(release, facts)
+    model_module_names(release, facts)
     gen = release.tree("transformers/generation/utils.py")
     assert gen is not None
     for node in gen.body:
