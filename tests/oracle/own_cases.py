@@ -412,6 +412,12 @@ assert error("from transformers.models.llama import modeling_llama; modeling_lla
 # Qwen2-VL's vision rotary embedding is `VisionRotaryEmbedding` up to 5.16.1 (optimum-intel imports it unguarded).
 vision = error("from transformers.models.qwen2_vl.modeling_qwen2_vl import VisionRotaryEmbedding")
 assert (vision is None) == (v == "4.57.6"), vision
+# Names real packages import unguarded (verl, axolotl): gone from 5.23.0, 5.17.0 and 5.0.0 (release table).
+for stmt in ("from transformers.models.qwen2_vl.modeling_qwen2_vl import Qwen2VLCausalLMOutputWithPast",
+             "from transformers.models.qwen2_vl.modeling_qwen2_vl import apply_multimodal_rotary_pos_emb",
+             "from transformers.models.mixtral.modeling_mixtral import MixtralBlockSparseTop2MLP"):
+    got = error(stmt)
+    assert (got is None) == (v == "4.57.6"), (stmt, got)
 # The top-level beam-search exports are gone from 5.0.0.
 beam = error("from transformers import BeamScorer")
 assert (beam is None) == (v == "4.57.6"), beam

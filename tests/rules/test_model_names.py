@@ -127,3 +127,17 @@ def test_the_families_are_the_generator_s() -> None:
     for module in releases_models.MODEL_NAME_MODULES:  # each module's names are in the table
         assert any(key.startswith(f"name:{module}.") for key in releases.table().facts), module
         assert might_use_removed_api(f"from {module} import X\n")
+
+
+def test_an_undecided_version_test_is_compat_code() -> None:
+    """A project's own version helper the analysis cannot decide (verl): the else branch is for old releases."""
+    code = ("from transformers.models.llama import modeling_llama\nfrom mypkg import at_least\n"
+            "if at_least(min_version='4.48.0'):\n    from transformers.models.llama.modeling_llama import LlamaAttention\n"
+            "else:\n    from transformers.models.llama.modeling_llama import LlamaFlashAttention2 as LlamaAttention\n"
+            "if not is_transformers_version_greater('4.48'):\n    modeling_llama.LlamaSdpaAttention.forward = None\n")
+    assert found(code, "5.24.0") == []
+    # Any other undecided condition keeps the finding, as a Warning naming it.
+    ((_, message, severity),) = found("import os\nif os.environ.get('FLASH'):\n"
+                                      "    from transformers.models.llama.modeling_llama import LlamaFlashAttention2\n",
+                                      "5.24.0")
+    assert severity == "WARNING" and "only if `os.environ.get('FLASH')` holds" in message

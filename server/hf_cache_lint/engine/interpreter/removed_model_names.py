@@ -20,7 +20,15 @@ from hf_cache_lint.engine.environment.versions import Target
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
 from hf_cache_lint.engine.interpreter.removed_reads import is_target
 from hf_cache_lint.engine.interpreter.removed_scopes import Scope, handled
-from hf_cache_lint.engine.syntax.nodes import Node, dotted, import_paths, imported_from, span, statement_walk
+from hf_cache_lint.engine.syntax.nodes import (
+    Node,
+    code,
+    dotted,
+    import_paths,
+    imported_from,
+    span,
+    statement_walk,
+)
 
 _MODULES = frozenset(MODEL_NAME_MODULES)
 _WORDS = re.compile("modeling_|" + "|".join(REMOVED_GENERATION_EXPORTS))
@@ -43,7 +51,7 @@ def model_imports(node: Node, target: Target, scope: Scope) -> Iterator[RemovedA
         name = name_node.value
         removed = removed_generation_export(name, target.version) if source == "transformers" else \
             removed_model_name(source, name, target.version)
-        if removed is None or handled("import", name, scope):
+        if removed is None or handled("import", name, scope) or _version_gated(node, scope):
             continue
         yield RemovedApiUse("import", name, source, removed, span(name_node), condition=scope.condition,
                             deferred=scope.deferred)
@@ -105,7 +113,7 @@ def model_attribute_uses(node: Node, target: Target, scope: Scope, modules: Mode
         return  # a store onto the module (`modeling_llama.X = Y`), or a read of what the code stored there
     removed = removed_generation_export(attr, target.version) if where == "transformers" else \
         removed_model_name(where, attr, target.version)
-    if removed is None or handled("attribute", attr, scope):
+    if removed is None or handled("attribute", attr, scope) or _version_gated(node, scope):
         return
     name = kids[i].children[1]
     yield RemovedApiUse("attribute", attr, where, removed, span(name), condition=scope.condition,
@@ -117,3 +125,22 @@ def _attr(trailer: Node) -> str | None:
     if trailer.type == "trailer" and trailer.children[0].value == "." and len(trailer.children) == 2:
         return str(trailer.children[1].value)
     return None
+
+
+def _version_gated(node: Node, scope: Scope) -> bool:
+    """Under a condition the analysis cannot decide, in a branch of an `if` whose tests read a version (`if
+    is_transformers_version_in_range(min_version="4.54.0"): ... else: from ...modeling_qwen2_vl import
+    Qwen2VLFlashAttention2`, verl; the scope keeps only the outermost undecided condition): compat code written for
+    the releases that have the name. A version test the analysis decides (version_guard.py) leaves no condition,
+    and a dead branch is never walked."""
+    if scope.condition is None:
+        return False
+    parent = node.parent
+    while parent is not None:
+        if parent.type == "if_stmt":
+            kids = parent.children
+            if any("version" in code(kids[i + 1]).lower() for i, kid in enumerate(kids)
+                   if kid.type == "keyword" and kid.value in ("if", "elif")):
+                return True
+        parent = parent.parent
+    return False
