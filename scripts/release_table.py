@@ -22,6 +22,9 @@ release (every release from 4.41.0 to the newest on PyPI, patches included):
   bound at their top level, private ones too: `_crop_past_key_values`, `GreedySearchOutput`), and what the
   `transformers.generation` package serves lazily (its `_import_structure`); `export:` the top-level names
   `import transformers` serves from `generation` (GreedySearchOutput was never one; the logits processors are).
+- `name:` of the modeling modules of MODEL_NAME_FAMILIES (the architectures real cache code imports from and
+  patches: every name bound at their top level, `optional:` where only under an `if`/`try`), and `init:` of their
+  `*RotaryEmbedding` classes.
 
 A fact's value is a short string; the table stores, per fact, the runs of consecutive releases that share a value
 (`[first, last, value]`): a release outside every run lacks the fact. The hand-written behaviours
@@ -379,6 +382,12 @@ def model_module_names(release: Release, facts: dict[str, str]) -> None:
         for name, what in _model_bound(tree.body):
             # The first binding; a name already tabled (a family's cache class, a hook class) keeps its fact.
             facts.setdefault(f"name:{mod}.{name}", what)
+        # The constructors of the rotary embeddings attention code copied from a release builds itself
+        # (`LlamaRotaryEmbedding(self.head_dim, max_position_embeddings=...)`, 4.4x; `(config, device=None)` from
+        # 4.48): HFC007 judges calls of them as it judges a cache class's (engine/interpreter/constructor_calls.py).
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef) and node.name.endswith("RotaryEmbedding"):
+                record_class(mod, node, facts, only=("__init__",))
 
 
 def torch_side(name: str, where: str) -> bool:

@@ -141,3 +141,29 @@ def test_an_undecided_version_test_is_compat_code() -> None:
                                       "    from transformers.models.llama.modeling_llama import LlamaFlashAttention2\n",
                                       "5.24.0")
     assert severity == "WARNING" and "only if `os.environ.get('FLASH')` holds" in message
+
+
+def test_a_rotary_embedding_built_as_4_4x_took_it() -> None:
+    """`init:` of the tabled model modules' rotary embeddings: the exact TypeError of the target (oracle: 4.57.6,
+    5.19.0, 5.24.0), and the release of the signature that rejects the call."""
+    pre = ("from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding\n"
+           "from transformers import LlamaConfig\nconfig = LlamaConfig()\n")
+    keyword = pre + "rotary = LlamaRotaryEmbedding(64, max_position_embeddings=2048)\n"
+    assert found(keyword, "4.47.1") == []
+    ((_, message, _),) = found(keyword, "4.57.6")
+    assert "TypeError: LlamaRotaryEmbedding.__init__() got an unexpected keyword argument 'max_position_embeddings'" \
+        in message
+    positional = pre + "rotary = LlamaRotaryEmbedding(64, 2048, 10000)\n"
+    ((_, message, _),) = found(positional, "4.57.6")
+    assert "TypeError: LlamaRotaryEmbedding.__init__() takes from 2 to 3 positional arguments but 4 were given" \
+        in message and "(since 4.48.0)" in message
+    ((_, message, _),) = found(positional, "5.24.0")
+    assert "takes 2 positional arguments but 4 were given" in message
+    device = pre + "rotary = LlamaRotaryEmbedding(config=config, device='cpu')\n"
+    assert found(device, "5.18.0") == []
+    ((_, message, _),) = found(device, "5.19.0")
+    assert "got an unexpected keyword argument 'device'" in message
+    assert found(pre + "rotary = LlamaRotaryEmbedding(config=config)\n", "5.24.0") == []
+    # A project's own class of that name is its own.
+    assert found("import transformers\nfrom mypkg.rope import LlamaRotaryEmbedding\n"
+                 "rotary = LlamaRotaryEmbedding(64, max_position_embeddings=2048)\n", "5.24.0") == []

@@ -69,6 +69,9 @@ ERRORS: tuple[ErrorClass, ...] = (
     # A cache constructor called with an older release's positional arguments (HFC007).
     ErrorClass("HFC007", TypeError, re.compile(r"(\w*Cache)\.__init__\(\) takes (?:from \d+ to )?\d+ positional "
                                                r"arguments? but \d+")),
+    # A model module's rotary embedding built as 4.4x took it (HFC007: the release table's `init:` of it).
+    ErrorClass("HFC007", TypeError, re.compile(r"(\w*RotaryEmbedding)\.__init__\(\) (?:got an unexpected keyword "
+                                               r"argument|takes (?:from \d+ to )?\d+ positional arguments? but \d+)")),
     # A private generate helper called with the arguments an earlier release's signature took (HFC007).
     ErrorClass("HFC007", TypeError, re.compile(r"GenerationMixin\.(_\w+)\(\) (?:missing \d+ required|takes \d+ "
                                                r"positional|got an unexpected keyword|got multiple values)")),

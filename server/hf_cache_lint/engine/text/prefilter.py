@@ -147,7 +147,8 @@ def _names_a_removed_class(text: str) -> bool:
 
 def might_construct(text: str) -> bool:
     """Can the text hold a constructor call of a transformers cache class (engine/constructor_calls.py)?"""
-    return "transformers" in text and ("Cache(" in text or bool(find_spaced(text, "Cache", after="(")))
+    return "transformers" in text and ("Cache(" in text or bool(find_spaced(text, "Cache", after="("))
+                                       or "RotaryEmbedding(" in text)  # a model module's rotary embedding
 
 
 def might_use_removed_api(text: str) -> bool:

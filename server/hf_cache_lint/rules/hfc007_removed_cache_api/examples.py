@@ -275,6 +275,15 @@ INVALID: tuple[Invalid, ...] = (
         note="a cache class a model module no longer re-exports (4.52): the message names where it lives",
     ),
     Invalid(
+        "from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding\n\n" + _LOAD
+        + "rotary = LlamaRotaryEmbedding(16, max_position_embeddings=2048)\n",
+        flagged="max_position_embeddings",
+        message_contains="TypeError: LlamaRotaryEmbedding.__init__() got an unexpected keyword argument "
+                         "'max_position_embeddings'",
+        note="a 4.4x attention's own rotary embedding (`(dim, max_position_embeddings, base)`): `(config, ...)` from "
+             "4.48",
+    ),
+    Invalid(
         "from transformers import BeamScorer\n\n" + _LOAD,
         flagged="BeamScorer",
         versions=_5X,

@@ -197,6 +197,11 @@ VALID: tuple[Valid, ...] = (
              "(it raises nothing)",
     ),
     Valid(
+        "from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding\n\n" + _LOAD
+        + "rotary = LlamaRotaryEmbedding(config=model.config)\n",
+        note="a model module's rotary embedding built as every checked release's constructor takes it",
+    ),
+    Valid(
         prelude("StaticCache") + "cache = StaticCache(model.config, 32)\n",
         note="a cache built with the positional arguments the target's constructor takes",
     ),
