@@ -22,6 +22,9 @@ release (every release from 4.41.0 to the newest on PyPI, patches included):
   bound at their top level, private ones too: `_crop_past_key_values`, `GreedySearchOutput`), and what the
   `transformers.generation` package serves lazily (its `_import_structure`); `export:` the top-level names
   `import transformers` serves from `generation` (GreedySearchOutput was never one; the logits processors are).
+- `name:` of the modeling modules of MODEL_NAME_FAMILIES (the architectures real cache code imports from and
+  patches: every name bound at their top level, `optional:` where only under an `if`/`try`), and `init:` of their
+  `*RotaryEmbedding` classes.
 
 A fact's value is a short string; the table stores, per fact, the runs of consecutive releases that share a value
 (`[first, last, value]`): a release outside every run lacks the fact. The hand-written behaviours
@@ -341,6 +344,52 @@ def generation_names(release: Release, facts: dict[str, str]) -> None:
                 facts.setdefault(f"name:transformers.generation.{name}", f"import(.{where}.{name})")
 
 
+# ---- the model modules' names ------------------------------------------------------------------------------------
+
+# The modeling modules of the architectures real cache code imports classes and helpers from and patches
+# (`from transformers.models.llama.modeling_llama import LlamaFlashAttention2`, `modeling_mistral.
+# MistralSdpaAttention.forward = ...`, `_prepare_4d_causal_attention_mask_with_cache_position`, `repeat_kv`): KV
+# compression, long-context and speculative-decoding projects patch these (read from public repositories:
+# PyramidKV, StreamingLLM ports, SnapKV, cake, KVzip, unsloth, axolotl, LLaVA-style VLMs). Every name their top
+# level binds is tabled, as importing or reading one the target lacks raises. Each module adds ~60 names (~30 KB
+# of table for all of them); reading every model (~400 modules per 5.x wheel) would cost 20x for names nobody
+# patches.
+MODEL_NAME_FAMILIES = ("llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl", "qwen3",
+                       "gemma", "gemma2", "phi3", "gpt2", "gpt_neox", "opt", "falcon", "t5", "whisper")
+
+
+def _model_bound(body: list[ast.stmt]) -> Iterator[tuple[str, str]]:
+    """`_bound` of a model module's top level, a name bound under an `if` or `try` marked `optional:` (bound only
+    where an optional library is: `if is_flash_attn_2_available(): from ...modeling_flash_attention_utils import
+    _flash_attention_forward`): present, so never reported as removed, but not claimed importable everywhere."""
+    for node in body:
+        if isinstance(node, ast.If | ast.Try):
+            for name, what in _bound([node]):
+                yield name, f"optional:{what}"
+        elif not (isinstance(node, ast.Assign | ast.AnnAssign) and all(
+                isinstance(t, ast.Name) and t.id.startswith("__")
+                for t in (node.targets if isinstance(node, ast.Assign) else [node.target]))):
+            yield from _bound([node])  # not `__all__`: no import names it
+
+
+def model_module_names(release: Release, facts: dict[str, str]) -> None:
+    for family in MODEL_NAME_FAMILIES:
+        path = f"transformers/models/{family}/modeling_{family}.py"
+        tree = release.tree(path)
+        if tree is None:
+            continue
+        mod = module_name(path)
+        for name, what in _model_bound(tree.body):
+            # The first binding; a name already tabled (a family's cache class, a hook class) keeps its fact.
+            facts.setdefault(f"name:{mod}.{name}", what)
+        # The constructors of the rotary embeddings attention code copied from a release builds itself
+        # (`LlamaRotaryEmbedding(self.head_dim, max_position_embeddings=...)`, 4.4x; `(config, device=None)` from
+        # 4.48): HFC007 judges calls of them as it judges a cache class's (engine/interpreter/constructor_calls.py).
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef) and node.name.endswith("RotaryEmbedding"):
+                record_class(mod, node, facts, only=("__init__",))
+
+
 def torch_side(name: str, where: str) -> bool:
     """Not a TensorFlow or Flax class (`TFGreedySearchDecoderOnlyOutput`, `.flax_utils`): those import only with
     that framework installed, which the linter's users (PyTorch code) do not need."""
@@ -502,6 +551,7 @@ def release_facts(release: Release) -> dict[str, str]:
         if "Cache" in name or where == "cache_utils" or (where.startswith("generation") and torch_side(name, "")):
             facts[f"export:transformers.{name}"] = where
     generation_names(release, facts)
+    model_module_names(release, facts)
     gen = release.tree("transformers/generation/utils.py")
     assert gen is not None
     for node in gen.body:

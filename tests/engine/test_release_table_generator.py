@@ -137,3 +137,25 @@ def test_what_a_module_binds_skips_type_checking_imports() -> None:
     assert dict(release_table._bound(tree.body)) == {
         "Cache": "import(..cache_utils.Cache)", "A": "value",
         "B": "alias(A)", "C": "value", "D": "value", "_helper": "def", "Out": "class(Base)"}
+
+
+def test_a_model_module_s_names_are_read_optional_ones_marked() -> None:
+    """Every name a tabled model module binds is a `name:` fact (private helpers, constants, re-exports too): 4.57.6's
+    modeling_llama has `LlamaAttention` and `repeat_kv` but no `LlamaFlashAttention2` (the shipped table: to
+    4.47.1); a name bound under an `if`/`try` is `optional:` (bound only where an optional library is)."""
+    for version in ("4.57.6", "5.23.0"):
+        facts = release_table.release_facts(source(version))
+        llama = "name:transformers.models.llama.modeling_llama."
+        assert facts[llama + "LlamaAttention"].startswith("class(")
+        assert facts[llama + "repeat_kv"] == "def"
+        assert llama + "LlamaFlashAttention2" not in facts
+        assert llama + "__all__" not in facts  # no import names it
+        assert any(k.startswith("name:transformers.models.whisper.modeling_whisper.") for k in facts)
+    flash = "name:transformers.models.llama.modeling_llama.LlamaFlashAttention2"
+    assert releases.value(flash, "4.47.1") == "class(LlamaAttention)" and releases.value(flash, "4.48.0") is None
+    tree = release_table.ast.parse(
+        "from ...cache_utils import Cache\nif is_flash_attn_available():\n    from ...x import _flash\n"
+        "try:\n    from ...y import Z\nexcept ImportError:\n    Z = None\n__all__ = ['A']\nclass A(B): pass\n")
+    assert dict(release_table._model_bound(tree.body)) == {
+        "Cache": "import(...cache_utils.Cache)", "_flash": "optional:import(...x._flash)",
+        "Z": "optional:value", "A": "class(B)"}

@@ -405,6 +405,36 @@ except ValueError:
     assert v == "4.57.6"
 """, every("OK"), pre="")
 
+# §7/§8 (HFC007): names the model modules and the top level lost (the release table's model-module names).
+FACTS["removed_model_names"] = case("""
+import transformers
+def error(stmt):
+    try:
+        exec(stmt, {})
+        return None
+    except (ImportError, AttributeError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+v = transformers.__version__
+# The per-implementation attention classes are gone from 4.48.0 (merged into LlamaAttention).
+assert error("from transformers.models.llama.modeling_llama import LlamaFlashAttention2").startswith(
+    "ImportError: cannot import name 'LlamaFlashAttention2' from 'transformers.models.llama.modeling_llama'")
+assert error("from transformers.models.llama import modeling_llama; modeling_llama.LlamaSdpaAttention.forward = None"
+             ) == "AttributeError: module 'transformers.models.llama.modeling_llama' has no attribute 'LlamaSdpaAttention'"
+assert error("from transformers.models.llama import modeling_llama; modeling_llama.LlamaFlashAttention2 = None") is None
+# Qwen2-VL's vision rotary embedding is `VisionRotaryEmbedding` up to 5.16.1 (optimum-intel imports it unguarded).
+vision = error("from transformers.models.qwen2_vl.modeling_qwen2_vl import VisionRotaryEmbedding")
+assert (vision is None) == (v == "4.57.6"), vision
+# Names real packages import unguarded (verl, axolotl): gone from 5.23.0, 5.17.0 and 5.0.0 (release table).
+for stmt in ("from transformers.models.qwen2_vl.modeling_qwen2_vl import Qwen2VLCausalLMOutputWithPast",
+             "from transformers.models.qwen2_vl.modeling_qwen2_vl import apply_multimodal_rotary_pos_emb",
+             "from transformers.models.mixtral.modeling_mixtral import MixtralBlockSparseTop2MLP"):
+    got = error(stmt)
+    assert (got is None) == (v == "4.57.6"), (stmt, got)
+# The top-level beam-search exports are gone from 5.0.0.
+beam = error("from transformers import BeamScorer")
+assert (beam is None) == (v == "4.57.6"), beam
+""", every("OK"), pre="")
+
 # §7 (HFC007 reads): how the cache generate returns (and one built here) may be read, per version.
 # §7: what HFC009 does not report, and a StaticCache that no longer iterates (docs/facts.md §7).
 FACTS["legacy_reads_left"] = case("""

@@ -38,6 +38,17 @@ EXPECTED: tuple[Known, ...] = (
     # class is gone from 5.5.0 (release table), so the module fails to import on 5.23.0, 5.24.0 and 5.25.0.
     Known("axolotl-0.19.0", "axolotl/integrations/liger/models/jamba.py", 14, "HFC007", V5,
           "facts:removed_cache_api_details"),
+    # An unguarded `from transformers.models.qwen2_vl.modeling_qwen2_vl import VisionRotaryEmbedding`: the class is
+    # `Qwen2VLVisionRotaryEmbedding` from 5.17.0 (release table), so the module fails to import on 5.23.0+.
+    Known("optimum-intel-2.2.0", "optimum/intel/openvino/modeling_visual_language.py", 42, "HFC007", V5,
+          "facts:removed_model_names"),
+    # Unguarded imports of names the model modules lost (release table; facts:removed_model_names): verl's
+    # `Qwen2VLCausalLMOutputWithPast` (gone from 5.23.0) and, in an attention forward,
+    # `apply_multimodal_rotary_pos_emb` (from 5.17.0); axolotl's `MixtralBlockSparseTop2MLP` (from 5.0.0, the MoE
+    # blocks were rewritten), in the function that patches it.
+    Known("verl-0.9.1", "verl/models/transformers/qwen2_vl.py", 26, "HFC007", V5, "facts:removed_model_names"),
+    Known("verl-0.9.1", "verl/models/transformers/qwen2_vl.py", 276, "HFC007", V5, "facts:removed_model_names"),
+    Known("axolotl-0.19.0", "axolotl/monkeypatch/mixtral/__init__.py", 44, "HFC007", V5, "facts:removed_model_names"),
     # Generation hooks (HFC010/HFC011), each proved on its mechanism by a recall-set site (tests/realcode/cases,
     # sites.tsv, run on the oracle by tests/oracle/test_recall_set.py) or a release-table behaviour case.
     # kvpress's attention forward hooks (registered with_kwargs=True on `layer.self_attn`): `kwargs["cache_position"]`

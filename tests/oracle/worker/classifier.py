@@ -52,6 +52,14 @@ ERRORS: tuple[ErrorClass, ...] = (
     ErrorClass("HFC007", ImportError, re.compile(r"cannot import name '(\w*Cache(?:Config)?)' from 'transformers[\w.]*'")),
     # Any name a generation module lost (`_crop_past_key_values`, `GreedySearchOutput`: the release table's names).
     ErrorClass("HFC007", ImportError, re.compile(r"cannot import name '(\w+)' from 'transformers\.generation[\w.]*'")),
+    # A name a tabled model module lost (`LlamaFlashAttention2`, imported or read off the module), and a top-level
+    # generation export 5.0 dropped (`BeamScorer`): the release table's names (engine/environment/releases_models.py).
+    ErrorClass("HFC007", ImportError, re.compile(r"cannot import name '(\w+)' from 'transformers\.models\.\w+\.modeling_\w+'")),
+    ErrorClass("HFC007", AttributeError, re.compile(r"module 'transformers\.models\.\w+\.modeling_\w+' has no attribute '(\w+)'")),
+    ErrorClass("HFC007", ImportError, re.compile(r"cannot import name '(BeamScorer|BeamSearchScorer|ConstrainedBeamSearchScorer|"
+                                                 r"Constraint|ConstraintListState|DisjunctiveConstraint|PhrasalConstraint|"
+                                                 r"ForceTokensLogitsProcessor|HammingDiversityLogitsProcessor|LogitsWarper)' "
+                                                 r"from 'transformers'")),
     ErrorClass("HFC007", AttributeError, re.compile(r"has no attribute '?(to_legacy_cache|from_legacy_cache|"
                                                     r"get_max_cache_shape|get_max_length|max_cache_len|key_cache|value_cache|"
                                                     r"_?seen_tokens|get_usable_length|max_batch_size|ssm_states|from_batch_splits|"
@@ -61,6 +69,9 @@ ERRORS: tuple[ErrorClass, ...] = (
     # A cache constructor called with an older release's positional arguments (HFC007).
     ErrorClass("HFC007", TypeError, re.compile(r"(\w*Cache)\.__init__\(\) takes (?:from \d+ to )?\d+ positional "
                                                r"arguments? but \d+")),
+    # A model module's rotary embedding built as 4.4x took it (HFC007: the release table's `init:` of it).
+    ErrorClass("HFC007", TypeError, re.compile(r"(\w*RotaryEmbedding)\.__init__\(\) (?:got an unexpected keyword "
+                                               r"argument|takes (?:from \d+ to )?\d+ positional arguments? but \d+)")),
     # A private generate helper called with the arguments an earlier release's signature took (HFC007).
     ErrorClass("HFC007", TypeError, re.compile(r"GenerationMixin\.(_\w+)\(\) (?:missing \d+ required|takes \d+ "
                                                r"positional|got an unexpected keyword|got multiple values)")),

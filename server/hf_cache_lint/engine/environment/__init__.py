@@ -1,6 +1,7 @@
 """Stage environment: what a check is run against, read from files, never run. Imports base/ only.
 
 - releases.py: the cache API of every transformers release (data/releases.json);
+- releases_models.py: the names a tabled model module (`modeling_llama`) or the top level lost, from that table;
 - versions.py: what each version does with caches, as data (`Target`), answered from the release table;
 - families.py: the class families the engine names (the Mamba family, pipeline classes by task);
 - requirements.py: the transformers release(s) a project declares (lock files, pyproject, requirements);

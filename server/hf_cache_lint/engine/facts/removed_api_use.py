@@ -13,7 +13,7 @@ from hf_cache_lint.engine.environment.versions import REMOVED_NAMES
 from hf_cache_lint.engine.facts import FactKind
 from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
 from hf_cache_lint.engine.facts.cache_use import CacheUse
-from hf_cache_lint.engine.text.prefilter import might_use_removed_api
+from hf_cache_lint.engine.text.prefilter import EXPORT_STEMS, might_use_removed_api
 
 UseKind = Literal["import", "attribute", "method", "read", "constructor"]
 
@@ -57,9 +57,11 @@ class RemovedApiUse:
     remeant: str | None = None
 
 
+# "modeling_", EXPORT_STEMS: a name a tabled model module or the top level lost (removed_model_names.py).
 # "generation": an import from a generation module (versions.GENERATION_IMPORT_MODULES) of a name it lost.
 # The gate decides it on the compiled names (engine/screen/gate.py `_no_removed_api`).
 KIND: FactKind[RemovedApiUse] = FactKind(
     "removed_api_use", RemovedApiUse,
-    ("_legacy_cache(", "Cache(", "past_key_values", ".cache", "generation", *REMOVED_NAMES, *CACHE_USE.triggers),
+    ("_legacy_cache(", "Cache(", "past_key_values", ".cache", "generation", *REMOVED_NAMES, *CACHE_USE.triggers,
+     "modeling_", *EXPORT_STEMS),
     parse_names=None, might_occur=lambda text: might_use_removed_api(text) or CACHE_USE.said(text))

@@ -52,7 +52,9 @@ def imported_classes(module: Node) -> dict[str, tuple[str, str]]:
             if node.level == 0 and (source in _SOURCES or source.startswith("transformers.models.")):
                 for bound in node.get_defined_names():
                     name = node.get_path_for_name(bound)[-1].value
-                    if name.endswith("Cache"):
+                    # and a model module's rotary embedding (`LlamaRotaryEmbedding(dim, max_position_embeddings=...)`,
+                    # 4.4x; `(config, device=None)` from 4.48: release_table.py tables their constructors)
+                    if name.endswith("Cache") or (name.endswith("RotaryEmbedding") and source != "transformers"):
                         found[bound.value] = (source, name)
     return found
 

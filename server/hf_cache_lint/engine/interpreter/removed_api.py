@@ -28,6 +28,7 @@ from itertools import accumulate, repeat
 
 from parso.utils import split_lines
 
+from hf_cache_lint.engine.environment.releases_models import first_model_removal
 from hf_cache_lint.engine.environment.versions import REMOVED_CACHE_CLASSES, Target, first_removal
 from hf_cache_lint.engine.facts.cache_use import CacheUse
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
@@ -35,6 +36,12 @@ from hf_cache_lint.engine.interpreter.constructor_calls import imported_classes
 from hf_cache_lint.engine.interpreter.removed_calls import Defined, chain_uses, constructor_uses
 from hf_cache_lint.engine.interpreter.removed_imports import generation_imports, imports
 from hf_cache_lint.engine.interpreter.removed_members import Reads
+from hf_cache_lint.engine.interpreter.removed_model_names import (
+    ModelModules,
+    model_attribute_uses,
+    model_imports,
+    model_words,
+)
 from hf_cache_lint.engine.interpreter.removed_reads import cache_reads, defaulted_reads, unpacked
 from hf_cache_lint.engine.interpreter.removed_scopes import Scope, if_branches, ternary, try_parts
 from hf_cache_lint.engine.interpreter.version_guard import VersionGuards
@@ -51,11 +58,15 @@ def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGua
     classes = imported_classes(module) if might_construct(text) else {}
     # The text test first: the release table's first removal is worked out once per process, only when a text
     # might use a removed API (not for the language server's start-up snippet: ~20 ms before the first diagnostics).
-    if not reads and not classes and (not might_use_removed_api(text) or target.version < first_removal()):
+    if not reads and not classes and (not might_use_removed_api(text) or
+                                      target.version < min(first_removal(), first_model_removal())):
         return ()
     user_methods = Defined(module, guards.modules)
     caches = reads if reads else None
-    quiet = _Quiet(text, classes, reads)
+    # Names of model modules and top-level exports the table holds (removed_model_names.py): only where the text
+    # names a model module or a removed export.
+    models = ModelModules(module) if model_words(text) else None
+    quiet = _Quiet(text, (*classes, *(models.words if models is not None else ())), reads)
     found: list[RemovedApiUse] = []
     functions: dict[int, int] = {}  # id() of a read found -> the function it is in
     stack: list[tuple[Node, Scope]] = [(module, Scope())]
@@ -79,6 +90,8 @@ def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGua
         if t == "import_from":
             found.extend(imports(node, target, scope))
             found.extend(generation_imports(node, target, scope))
+            if models is not None:
+                found.extend(model_imports(node, target, scope))
             continue
         if t in ("funcdef", "lambdef"):
             scope = replace(scope, deferred=True, function=id(node))
@@ -86,6 +99,8 @@ def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGua
             if classes:
                 found.extend(constructor_uses(node, classes, target, scope))
             found.extend(chain_uses(node, target, scope, guards, user_methods, reads))
+            if models is not None:
+                found.extend(model_attribute_uses(node, target, scope, models, guards.modules))
             if caches is not None:
                 for u in cache_reads(node, target, scope, caches):
                     found.append(u)

@@ -46,6 +46,7 @@ from hf_cache_lint.engine.base.collector import gc_paused
 from hf_cache_lint.engine.environment import workspace
 from hf_cache_lint.engine.environment.context import Context
 from hf_cache_lint.engine.environment.families import PIPELINE_CLASSES
+from hf_cache_lint.engine.environment.releases_models import MODEL_SCREEN_NAMES, REMOVED_GENERATION_EXPORTS
 from hf_cache_lint.engine.environment.versions import (
     GENERATION_IMPORT_MODULES,
     REMOVED_CACHE_METHODS,
@@ -289,7 +290,8 @@ def cannot_hold_finding(text: str, path: str, context: Context,
     if removed_api and not _no_removed_api(names, strings, tree):
         # An import or attribute of a removed class is itself the finding; a removed method or a cache use
         # needs a cache or model the interpreter knows.
-        if imports_transformers and not (names.isdisjoint(REMOVED_NAMES) and names.isdisjoint(GENERATION_IMPORT_MODULES)):
+        if imports_transformers and not (names.isdisjoint(REMOVED_NAMES) and names.isdisjoint(GENERATION_IMPORT_MODULES)
+                                         and _no_model_name(names)):
             return False
         wanted.add("object")
     if wanted and ((calls and ("cache" in wanted or ("object" in wanted and _said(_SAID_OUTPUT, names, strings))))
@@ -339,7 +341,13 @@ def _no_removed_api(names: set[str], strings: set[str], tree: _Tree) -> bool:
     removed method (`.to_legacy_cache()`: likewise), or a removed use of a cache or model the interpreter says the
     code has (a `cache_use` fact: one of that kind's parse names is among the compiled names)."""
     return names.isdisjoint(REMOVED_NAMES) and names.isdisjoint(REMOVED_CACHE_METHODS) and \
-        names.isdisjoint(CACHE_USE_NAMES) and names.isdisjoint(GENERATION_IMPORT_MODULES)
+        names.isdisjoint(CACHE_USE_NAMES) and names.isdisjoint(GENERATION_IMPORT_MODULES) and _no_model_name(names)
+
+
+def _no_model_name(names: set[str]) -> bool:
+    """No tabled model module (`transformers.models.llama.modeling_llama`, `modeling_llama`) and no removed
+    top-level generation export (`BeamScorer`) among the compiled names (engine/interpreter/removed_model_names.py)."""
+    return names.isdisjoint(MODEL_SCREEN_NAMES) and names.isdisjoint(REMOVED_GENERATION_EXPORTS)
 
 
 def _no_keyword_reaches(names: set[str], strings: set[str], tree: _Tree,

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 
+from hf_cache_lint.engine.environment.releases_models import MODEL_NAME_FAMILIES, REMOVED_GENERATION_EXPORTS
 from hf_cache_lint.engine.environment.versions import (
     GENERATION_IMPORT_MODULES,
     REMOVED_CACHE_CLASSES,
@@ -121,6 +122,12 @@ _GENERATION_IMPORT = re.compile(
     r"(?:^|(?<=\r))[ \t\f]*from[ \t\f]+(?:{})[ \t\f]+import\b".format(
         "|".join(GAP.join(re.escape(part) for part in re.split(r"(\.)", m)) for m in GENERATION_IMPORT_MODULES)),
     re.MULTILINE)
+# A tabled model module named (`modeling_llama`, imported or read: removed_model_names.py reads which names).
+_MODEL_MODULE = re.compile(r"\bmodeling_(?:{})\b".format("|".join(MODEL_NAME_FAMILIES)))
+# The removed top-level generation exports (`BeamScorer`), first by a word each of them holds (a test keeps every
+# name covered), then by name, where an import from transformers or an attribute of it can say it.
+EXPORT_STEMS = ("Scorer", "Constraint", "Logits")
+_REMOVED_EXPORT = re.compile(r"\b(?:{})\b".format("|".join(REMOVED_GENERATION_EXPORTS)))
 _REMOVED_CLASS_NAMES = tuple(n for n in REMOVED_NAMES if n.endswith("Cache"))
 _OTHER_REMOVED_NAMES = tuple(n for n in REMOVED_NAMES if not n.endswith("Cache"))  # `QuantizedCacheConfig`
 
@@ -140,9 +147,9 @@ def _names_a_removed_class(text: str) -> bool:
 
 def might_construct(text: str) -> bool:
     """Can the text hold a constructor call of a transformers cache class (engine/constructor_calls.py), also a
-    subclass's call of its base's (`super().__init__(...)`)?"""
+    subclass's call of its base's (`super().__init__(...)`), or of a model module's rotary embedding?"""
     return "transformers" in text and ("Cache(" in text or bool(find_spaced(text, "Cache", after="(")) or
-                                       ("__init__" in text and "Cache" in text))
+                                       ("__init__" in text and "Cache" in text) or "RotaryEmbedding(" in text)
 
 
 def might_use_removed_api(text: str) -> bool:
@@ -150,6 +157,10 @@ def might_use_removed_api(text: str) -> bool:
     if "_legacy_cache(" in text or find_spaced(text, "_legacy_cache", after="(") or might_construct(text):
         return True
     if "generation" in text and _GENERATION_IMPORT.search(text) is not None:
+        return True
+    if "modeling_" in text and _MODEL_MODULE.search(text) is not None:
+        return True  # a name a tabled model module lost may be imported or read (removed_model_names.py)
+    if any(stem in text for stem in EXPORT_STEMS) and _REMOVED_EXPORT.search(text) is not None:
         return True
     if not _names_a_removed_class(text):
         return False

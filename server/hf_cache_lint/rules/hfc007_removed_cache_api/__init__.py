@@ -20,7 +20,7 @@ from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
 from hf_cache_lint.engine.output.analysis import Analysis
 from hf_cache_lint.engine.text.text import line_starts, offset
 from hf_cache_lint.rules.base import Rule
-from hf_cache_lint.rules.hfc007_removed_cache_api import constructors, max_length
+from hf_cache_lint.rules.hfc007_removed_cache_api import constructors, max_length, model_names
 from hf_cache_lint.rules.hfc007_removed_cache_api.examples import INVALID
 from hf_cache_lint.rules.hfc007_removed_cache_api.valid import VALID
 
@@ -140,7 +140,7 @@ class RemovedCacheApi(Rule):
             message = f"{_read_what(use, target)}; this raises {error}. 5.x replacement: {_read_instead(use)}"
         else:
             where = "importing" if use.kind == "import" else "reading"
-            message = (f"transformers {target} no longer has `{use.name}` (gone since {use.removed}); {where} it "
+            message = (f"{model_names.owner(use, target)} no longer has `{use.name}` (gone since {use.removed}); {where} it "
                        f"raises {error}. {_replacement(use, target)}")
         severity = Severity.WARNING if use.silent or use.default is not None else Severity.ERROR  # it raises nothing
         if use.condition:
@@ -244,6 +244,8 @@ def _error(use: RemovedApiUse) -> str:
         elif use.cache is not None and use.cache.cls == "Cache" and use.cache.subclass is None:
             error += " (with the class of the cache it is given, a `Cache` subclass)"
         return error
+    if (model_error := model_names.error(use)) is not None:
+        return model_error
     if use.kind == "import" and use.module in GENERATION_IMPORT_MODULES:
         # Python names the module's file after the module (checked on the oracle's 4.57.6 and 5.0.0)
         file = "__init__" if use.module == "transformers.generation" else use.module.rpartition(".")[2]
@@ -274,6 +276,8 @@ def _replacement(use: RemovedApiUse, target: Target) -> str:
     when the target has that (the release table), else nothing to import."""
     if use.name in REPLACEMENTS:
         return f"5.x replacement: {REPLACEMENTS[use.name]}"
+    if (model_instead := model_names.replacement(use, target)) is not None:
+        return model_instead
     alias = target.generation_alias(use.module, use.name, use.removed)
     if alias is not None:
         module, _, name = alias.rpartition(".")

@@ -260,6 +260,50 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="`from transformers.generation import GenerateDecoderOnlyOutput`",
         note="a name the `transformers.generation` package served, gone from 5.0: the message names what it aliased",
     ),
+    # Any name a tabled model module lost (the release table holds every name their top level binds).
+    Invalid(
+        "from transformers.models.llama.modeling_llama import LlamaFlashAttention2\n\n" + _LOAD,
+        flagged="LlamaFlashAttention2",
+        message_contains="Instead, use `LlamaAttention` (from `transformers.models.llama.modeling_llama`)",
+        note="a per-implementation attention class KV-compression code patches, merged into `LlamaAttention` in 4.48",
+    ),
+    Invalid(
+        "from transformers.models.llama import modeling_llama\n\n" + _LOAD
+        + "modeling_llama.LlamaSdpaAttention.forward = modeling_llama.LlamaAttention.forward\n",
+        flagged="LlamaSdpaAttention",
+        message_contains="AttributeError: module 'transformers.models.llama.modeling_llama' has no attribute "
+                         "'LlamaSdpaAttention'",
+        note="a patch of a removed attention class's `forward`: the assignment reads the class first",
+    ),
+    Invalid(
+        "import transformers\n\n" + _LOAD
+        + "attention = transformers.models.mistral.modeling_mistral.MistralFlashAttention2\n",
+        flagged="MistralFlashAttention2",
+        message_contains="has no attribute 'MistralFlashAttention2'",
+        note="a removed class read through the dotted module path",
+    ),
+    Invalid(
+        "from transformers.models.llama.modeling_llama import StaticCache\n\n" + _LOAD,
+        flagged="StaticCache",
+        message_contains="`from transformers.cache_utils import StaticCache`",
+        note="a cache class a model module no longer re-exports (4.52): the message names where it lives",
+    ),
+    Invalid(
+        "from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding\n\n" + _LOAD
+        + "rotary = LlamaRotaryEmbedding(16, max_position_embeddings=2048)\n",
+        flagged="max_position_embeddings",
+        message_contains="TypeError: LlamaRotaryEmbedding.__init__() got an unexpected keyword argument "
+                         "'max_position_embeddings'",
+        note="a 4.4x attention's own rotary embedding (`(dim, max_position_embeddings, base)`): `(config, ...)` from "
+             "4.48",
+    ),
+    Invalid(
+        "from transformers import BeamScorer\n\n" + _LOAD,
+        flagged="BeamScorer",
+        versions=_5X,
+        message_contains="ImportError: cannot import name 'BeamScorer' from 'transformers'",
+        note="a top-level generation export gone from 5.0",
+    ),
     invalid(
         _LOAD + 'kwargs = model._get_initial_cache_position(inputs["input_ids"], {"use_cache": True})\n',
         flagged="_get_initial_cache_position",

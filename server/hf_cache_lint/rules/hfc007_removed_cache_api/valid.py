@@ -182,6 +182,26 @@ VALID: tuple[Valid, ...] = (
         note="a private generate helper called as the target's signature says (4.52-5.3)",
     ),
     Valid(
+        "try:\n    from transformers.models.llama.modeling_llama import LlamaFlashAttention2\n"
+        "except ImportError:  # 4.48+: one attention class\n    LlamaFlashAttention2 = None\n\n" + _LOAD,
+        note="a model module's removed class imported under `except ImportError`",
+    ),
+    Valid(
+        "from transformers.models.llama import modeling_llama\n"
+        "from transformers.models.llama.modeling_llama import apply_rotary_pos_emb, repeat_kv\n\n" + _LOAD
+        + "if hasattr(modeling_llama, \"LlamaSdpaAttention\"):\n"
+        "    modeling_llama.LlamaSdpaAttention.forward = modeling_llama.LlamaAttention.forward\n"
+        "modeling_llama.LlamaAttention.forward = modeling_llama.LlamaAttention.forward\n"
+        "modeling_llama.LlamaFlashAttention2 = modeling_llama.LlamaAttention\n",
+        note="a removed class patched behind `hasattr`, names every release has, and a store onto the module "
+             "(it raises nothing)",
+    ),
+    Valid(
+        "from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding\n\n" + _LOAD
+        + "rotary = LlamaRotaryEmbedding(config=model.config)\n",
+        note="a model module's rotary embedding built as every checked release's constructor takes it",
+    ),
+    Valid(
         prelude("StaticCache") + "cache = StaticCache(model.config, 32)\n",
         note="a cache built with the positional arguments the target's constructor takes",
     ),
