@@ -15,6 +15,7 @@ release). Pure: no transformers, no oracle, no CLI here (the oracle's worker and
 
 from __future__ import annotations
 
+import ast
 import csv
 import re
 from collections.abc import Iterable, Sequence
@@ -85,6 +86,9 @@ class Site:
     line: int  # the marked line
     observe: tuple[int, ...]  # lines marked `# observe: ID`
     expect: tuple[tuple[str, Expect], ...]  # (release, expectation)
+    # The other lines of a simple statement the marked line starts (a parenthesised import over several lines): a
+    # finding on one of its names is on the site's statement.
+    statement: tuple[int, ...] = ()
 
     def at(self, version: str) -> Expect:
         return dict(self.expect)[version]
@@ -94,8 +98,9 @@ class Site:
 
     @property
     def lines(self) -> frozenset[int]:
-        """Where a finding counts for this site: its own line and the lines its effect surfaces on."""
-        return frozenset((self.line, *self.observe))
+        """Where a finding counts for this site: its own line (and its statement's), the lines its effect surfaces
+        on."""
+        return frozenset((self.line, *self.statement, *self.observe))
 
 
 @dataclass(frozen=True)
@@ -122,6 +127,18 @@ def markers(text: str) -> dict[tuple[str, str], list[int]]:
         if m:
             found.setdefault((m.group(1), m.group(2)), []).append(n)
     return found
+
+
+def statement_lines(text: str, line: int) -> tuple[int, ...]:
+    """The further lines of the simple statement (not a `def`, `if`, loop...) that starts on `line`."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return ()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt) and node.lineno == line and not hasattr(node, "body"):
+            return tuple(range(line + 1, (node.end_lineno or line) + 1))
+    return ()
 
 
 def versions(table: Path = TABLE) -> tuple[str, ...]:
@@ -162,7 +179,8 @@ def load_sites(table: Path = TABLE) -> list[Site]:
             if kind == CLEAN and any(e.breaks for _, e in expects):
                 raise ValueError(f"{case}: clean site {sid} does not run OK everywhere")
             observe = tuple(marks[case].get(("observe", sid), ()))
-            sites.append(Site(case, sid, probe, kind, lines[0], observe, tuple(expects)))
+            sites.append(Site(case, sid, probe, kind, lines[0], observe, tuple(expects),
+                              statement_lines(texts[case], lines[0])))
     ids = [(s.case, s.id) for s in sites]
     if len(set(ids)) != len(ids):
         raise ValueError("a site id is listed twice")

@@ -30,11 +30,13 @@ from recall_set import HELDOUT3
 # session: 4.57.6 10/14, 11 true of 21; 5.23.0 18/26, 19 of 29; 5.24.0 and 5.25.0 19/26, 20 of 31. Most false
 # findings are removed-member reads on the lines after a labelled one in the same loop or function (the probe
 # stops at the first), as measured above.
+# Fifth session, first round merged: 4.57.6 13/14, 14 of 24; 5.23.0 26/26, 27 of 36; 5.24.0 and 5.25.0
+# 26/26, 28 of 38.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(10, 11 / 21),
-    "5.23.0": Floor(18, 19 / 29),
-    "5.24.0": Floor(19, 20 / 31),
-    "5.25.0": Floor(19, 20 / 31),
+    "4.57.6": Floor(13, 14 / 24),
+    "5.23.0": Floor(26, 27 / 36),
+    "5.24.0": Floor(26, 28 / 38),
+    "5.25.0": Floor(26, 28 / 38),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,

@@ -15,13 +15,15 @@ from __future__ import annotations
 from heldout_support import Floor, held_out_tests
 from recall_set import HELDOUT5
 
-# Not measured yet: the lead runs scripts/recall.py --set heldout5 on the merged code (the checker was never run on
-# this set while it was written) and sets these floors from that measurement.
+# Measured unseen by the lead (scripts/recall.py --set heldout5). On main f309728 (the start of the session): 4.57.6
+# 9/13 found, 16 true findings of 17; 5.23.0 14/23, 20 of 24; 5.24.0 and 5.25.0 12/23, 18 of 24. On the merged code
+# of the session's first round, which nobody changed for this set (its writer never ran the checker, the engineers
+# never saw it): 4.57.6 10/13, 18 of 19; 5.23.0 17/23, 27 of 31; 5.24.0 and 5.25.0 15/23, 25 of 31.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(0, 0.0),
-    "5.23.0": Floor(0, 0.0),
-    "5.24.0": Floor(0, 0.0),
-    "5.25.0": Floor(0, 0.0),
+    "4.57.6": Floor(10, 18 / 19),
+    "5.23.0": Floor(17, 27 / 31),
+    "5.24.0": Floor(15, 25 / 31),
+    "5.25.0": Floor(15, 25 / 31),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,

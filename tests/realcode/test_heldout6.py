@@ -15,13 +15,16 @@ from __future__ import annotations
 from heldout_support import Floor, held_out_tests
 from recall_set import HELDOUT6
 
-# Not measured yet: the lead runs scripts/recall.py --set heldout6 on the merged code (the checker was never run on
-# this set while it was written) and sets these floors from that measurement.
+# Measured unseen by the lead (scripts/recall.py --set heldout6, a site spanning its whole simple statement: the
+# parenthesised import of fsd_generation_imports.py). On main f309728 (the start of the session): 4.57.6 4/14 found,
+# 6 true findings of 6; 5.23.0 6/21, 12 of 12; 5.24.0 and 5.25.0 6/21, 12 of 15. On the merged code of the session's
+# first round, which nobody changed for this set: 4.57.6 5/14, 7 of 7; 5.23.0 11/21, 17 of 17; 5.24.0 and 5.25.0
+# 11/21, 17 of 20.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(0, 0.0),
-    "5.23.0": Floor(0, 0.0),
-    "5.24.0": Floor(0, 0.0),
-    "5.25.0": Floor(0, 0.0),
+    "4.57.6": Floor(5, 7 / 7),
+    "5.23.0": Floor(11, 17 / 17),
+    "5.24.0": Floor(11, 17 / 20),
+    "5.25.0": Floor(11, 17 / 20),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,

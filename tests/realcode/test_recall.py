@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 import pytest
 from realcode_support import Target, run_cli
-from recall_set import CASES, CLEAN, Expect, Site, case_files, load_sites, probes, score, versions
+from recall_set import (CASES, CLEAN, Expect, Site, case_files, load_sites, probes, score, statement_lines,
+                        versions)
 
 from hf_cache_lint.rules.base import CHECKED_VERSIONS
 
@@ -80,6 +81,20 @@ def test_score_counts_what_it_should() -> None:
     assert (new.recall, new.precision) == (0.5, 1 / 3)
     old = score(sites, [("a.py", 10, "HFC100", "error")], "4.57.6")
     assert (old.sites, old.true_findings, old.false_findings) == (0, 0, (("a.py", 10, "HFC100"),))
+
+
+def test_a_site_spans_its_simple_statement() -> None:
+    """A finding on a name of a parenthesised import marked on its first line is on the site; a compound
+    statement (a loop marked on its header) keeps its body out."""
+    text = "from m import (  # site: x\n    a,\n    b,\n)\nfor i in y:  # site: z\n    f(i)\n"
+    assert statement_lines(text, 1) == (2, 3, 4)
+    assert statement_lines(text, 5) == ()
+    assert statement_lines("def (:\n", 1) == ()
+    ok, boom = Expect("OK"), Expect("raise", "ImportError", "x")
+    site = Site("a.py", "x", "probe_x", "removed-class", 1, (), (("5.24.0", boom), ("4.57.6", ok)),
+                statement_lines(text, 1))
+    scored = score([site], [("a.py", 3, "HFC007", "error"), ("a.py", 6, "HFC007", "error")], "5.24.0")
+    assert (scored.found, scored.true_findings, scored.false_findings) == (("a.py:x",), 1, (("a.py", 6, "HFC007"),))
 
 
 @pytest.mark.parametrize("version", CHECKED_VERSIONS)
