@@ -81,6 +81,10 @@ class HookOverride:
     # calling `<cache>.update(...)` itself, without `kwargs=`: that function, not transformers' attention, updates
     # the module's caches, so how transformers calls `update` says nothing about this override.
     updated_by_patch: bool = False
+    # The attributes the body reads off a cache parameter (`past_key_values.seen_tokens`): an override written
+    # against members a later release's caches lack raises wherever it gets the cache (HFC007's finding), so where
+    # it no longer gets it, losing the cache is not what breaks it (HFC010 asks the release table).
+    members: tuple[str, ...] = ()
 
 
 def might_hold_hook(text: str) -> bool:

