@@ -547,6 +547,28 @@ except ValueError as exc:
 """, every("OK"), pre="")
 
 
+# HFC010 leaves a `Cache.update` override without `**kwargs` alone when its class fails before any layer calls
+# `update` (engine/interpreter/hook_classes.py): each of these raises on every checked release, never the
+# `unexpected keyword argument 'kwargs'` of 5.24 (docs/facts.md, issue 29 item 3).
+_NO_KWARGS_UPDATE = ("    def update(self, key_states, value_states, layer_idx, cache_kwargs=None):\n"
+                     "        return super().update(key_states, value_states, layer_idx, cache_kwargs)\n")
+FACTS["own_cache_bare_base_init"] = case(
+    "from transformers import Cache\n"
+    "class Sink(Cache):\n    def __init__(self):\n        super().__init__()  # <- raises\n" + _NO_KWARGS_UPDATE +
+    "model(ids, past_key_values=Sink(), use_cache=True)\n",
+    every("OTHER"), contains=every("You should provide exactly one of `layers` or `layer_class_to_replicate`"))
+FACTS["own_cache_length_without_layer_idx"] = case(
+    "class Session(DynamicCache):\n    def get_seq_length(self):\n        return super().get_seq_length()\n"
+    + _NO_KWARGS_UPDATE + "model(ids, past_key_values=Session(), use_cache=True)  # <- raises\n",
+    {V457: "OK", V523: "OTHER", V524: "OTHER"},
+    contains={V523: "get_seq_length() got an unexpected keyword argument 'layer_idx'",
+              V524: "get_seq_length() got an unexpected keyword argument 'layer_idx'"})
+FACTS["own_cache_length_unset_counter"] = case(
+    "class Counting(DynamicCache):\n    def get_seq_length(self, layer_idx=0):\n"
+    "        return self._seen_tokens  # <- raises\n"
+    + _NO_KWARGS_UPDATE + "model(ids, past_key_values=Counting(), use_cache=True)\n",
+    every("HFC007"), contains=every("object has no attribute '_seen_tokens'"))
+
 OWN_CASES: dict[str, dict[str, Any]] = {**{f"runner:{k}": v for k, v in RUNNER.items()},
                                         **{f"facts:{k}": v for k, v in FACTS.items()}}
 

@@ -85,6 +85,11 @@ class HookOverride:
     # against members a later release's caches lack raises wherever it gets the cache (HFC007's finding), so where
     # it no longer gets it, losing the cache is not what breaks it (HFC010 asks the release table).
     members: tuple[str, ...] = ()
+    # Why a `cache_update` hook's class fails before any layer calls `update` (engine/interpreter/hook_classes.py):
+    # "base_init" (a `Cache` subclass running `super().__init__()` bare cannot be built), "layer_idx" (its own
+    # `get_seq_length`, which the forward calls first, takes none), or the attribute that `get_seq_length` reads
+    # off `self` and the class never sets; "" when none of these.
+    fails_first: str = ""
 
 
 def might_hold_hook(text: str) -> bool:

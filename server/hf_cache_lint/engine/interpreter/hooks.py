@@ -21,6 +21,7 @@ from dataclasses import replace
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.facts.cache_position_sent import CachePositionSent
 from hf_cache_lint.engine.facts.hook_override import CACHE_NAMES, HookKind, HookOverride, might_hold_hook
+from hf_cache_lint.engine.interpreter.hook_classes import fails_first
 from hf_cache_lint.engine.interpreter.hook_names import (
     Names,
     bind,
@@ -30,6 +31,7 @@ from hf_cache_lint.engine.interpreter.hook_names import (
     prefix,
     reference_role,
 )
+from hf_cache_lint.engine.interpreter.hook_registrations import forward_hooks
 from hf_cache_lint.engine.interpreter.hook_signatures import (
     hook_fact,
     params_of,
@@ -48,9 +50,6 @@ from hf_cache_lint.engine.syntax.nodes import (
 )
 
 _HOOK_ATTRIBUTES: dict[str, HookKind] = {"forward": "forward", "prepare_inputs_for_generation": "prepare_inputs", "update": "cache_update"}
-
-
-_FORWARD_HOOKS = {"register_forward_hook": 2, "register_forward_pre_hook": 2}  # where `kwargs` is, `self` not counted
 
 
 def hook_facts(module: Node, text: str) -> tuple[list[HookOverride], list[CachePositionSent]]:
@@ -110,11 +109,12 @@ def hook_facts(module: Node, text: str) -> tuple[list[HookOverride], list[CacheP
             if found is not None:
                 class_roles[node.children[1].value] = found
                 built = node.children[1].value in constructed
-                hooks.extend(h for h in _methods(node, *found) if not (built and h.kind == "forward"))
+                hooks.extend(replace(h, fails_first=fails_first(node, found[1])) if h.kind == "cache_update" else h
+                             for h in _methods(node, *found) if not (built and h.kind == "forward"))
         elif t == "expr_stmt":
             hooks.extend(_patch(node, names))
         else:
-            hooks.extend(_forward_hook(node, names, calls))
+            hooks.extend(forward_hooks(node, names, calls))
             sent.extend(_sent(node, names, calls))
     if any(h.kind == "cache_update" for h in hooks) and _patch_updates_itself(assignments, names):
         hooks = [replace(h, updated_by_patch=True) if h.kind == "cache_update" else h for h in hooks]
@@ -275,112 +275,6 @@ def _patch(stmt: Node, names: Names) -> Iterator[HookOverride]:
             (kind == "prepare_inputs" and role != "model") or (kind == "cache_update" and role != "cache"):
         return
     yield hook_fact(fn, kind, f"`{fn_name}` (patched in as `{owner_text}.{attribute}`)", role if kind == "forward" else "")
-
-
-def _forward_hook(node: Node, names: Names, calls: list[Node]) -> Iterator[HookOverride]:
-    """`<layer>.register_forward_hook(f, with_kwargs=True)` on a loaded model's layer, or on a `.self_attn`
-    (transformers' name for a decoder layer's attention, kvpress's presses), `f` a module function or `self.f`."""
-    kids = node.children
-    if len(kids) < 3 or kids[0].type != "name":
-        return
-    for i in range(1, len(kids) - 1):
-        if is_trailer(kids[i], ".") and kids[i].children[1].value in _FORWARD_HOOKS and is_trailer(kids[i + 1], "("):
-            owner = "".join(code(k) for k in kids[:i])
-            if kids[0].value not in names.models and ".self_attn" not in owner:
-                return
-            args = call_args(kids[i + 1])
-            with_kwargs = any(a.name == "with_kwargs" and code(a.value) == "True" for a in args)
-            if not with_kwargs or not args or args[0].name is not None:
-                return
-            role = "attention" if "attn" in owner.lower() or "attention" in owner.lower() or \
-                _isinstance_role(node, kids[0].value, names) == "attention" else "decoder_layer"
-            hook, bound = _unwrap_partial(args[0].value)
-            for fn in _hook_functions(hook, names, calls):
-                params = params_of(fn)[0]
-                container = params[2 + bound] if len(params) > 2 + bound else None
-                yield hook_fact(fn, "forward_hook", f"a forward hook on `{owner}` (`{fn.children[1].value}`)", role,
-                            container=container)
-            return
-
-
-def _unwrap_partial(value: Node) -> tuple[Node, int]:
-    """`functools.partial(f, a, k=v)` / `partial(f, ...)` -> (`f`, the positional arguments it binds before the
-    hook's own); any other hook expression -> (itself, 0)."""
-    kids = value.children if value.type in ("power", "atom_expr") else []
-    if len(kids) >= 2 and is_trailer(kids[-1], "(") and \
-            "".join(code(k) for k in kids[:-1]).strip() in ("partial", "functools.partial"):
-        args = call_args(kids[-1])
-        if args and args[0].name is None and not args[0].star:
-            bound = 0
-            for a in args[1:]:
-                if a.star:
-                    return value, 0  # how many it binds is not written
-                bound += a.name is None
-            return args[0].value, bound
-    return value, 0
-
-
-def _isinstance_role(node: Node, name: str, names: Names) -> str | None:
-    """The role of the transformers class an enclosing `if isinstance(name, C):` tests (`module` in a loop over
-    `model.named_modules()`), else None."""
-    parent = node.parent
-    while parent is not None and parent.type not in ("funcdef", "classdef", "file_input"):
-        if parent.type == "if_stmt":
-            test = parent.children[1]
-            if test.type in ("power", "atom_expr") and getattr(test.children[0], "value", None) == "isinstance" and \
-                    is_trailer(test.children[1], "("):
-                args = call_args(test.children[1])
-                if len(args) == 2 and code(args[0].value).strip() == name:
-                    return reference_role(code(args[1].value).strip(), names)
-        parent = parent.parent
-    return None
-
-
-def _hook_functions(value: Node, names: Names, calls: list[Node]) -> list[Node]:
-    """The functions a hook argument stands for: a name (_functions_named), or `self.method` of the enclosing
-    class."""
-    if value.type == "name":
-        return _functions_named(value, names, calls)
-    if value.type in ("power", "atom_expr") and len(value.children) == 2 and code(value.children[0]) == "self" and \
-            is_trailer(value.children[1], "."):
-        cls = value.parent
-        while cls is not None and cls.type != "classdef":
-            cls = cls.parent
-        if cls is None:
-            return []
-        wanted = value.children[1].children[1].value
-        for stmt in suite(cls.children[-1]):
-            fn = stmt.children[-1] if stmt.type == "decorated" else stmt
-            if fn.type == "funcdef" and fn.children[1].value == wanted:
-                return [fn]
-    return []
-
-
-def _functions_named(name: Node, names: Names, calls: list[Node]) -> list[Node]:
-    """The module functions a name stands for: one of them, or, for a parameter of the enclosing function, the
-    module functions its callers pass in that place (`prefill_with(prune_cache_hook)`)."""
-    fn = names.functions.get(name.value)
-    if fn is not None:
-        return [fn]
-    enclosing = name.parent
-    while enclosing is not None and enclosing.type != "funcdef":
-        enclosing = enclosing.parent
-    if enclosing is None:
-        return []
-    params = [p.name.value for p in enclosing.get_params() if p.star_count == 0]
-    if name.value not in params:
-        return []
-    index, caller = params.index(name.value), enclosing.children[1].value
-    found: list[Node] = []
-    for node in calls:  # the module's calls (`power`/`atom_expr` nodes)
-        if node.type in ("power", "atom_expr") and len(node.children) >= 2 and node.children[0].type == "name" and \
-                node.children[0].value == caller and is_trailer(node.children[1], "("):
-            args = [a for a in call_args(node.children[1]) if a.name is None and not a.star]
-            if index < len(args) and args[index].value.type == "name":
-                passed = names.functions.get(args[index].value.value)
-                if passed is not None and passed not in found:
-                    found.append(passed)
-    return found
 
 
 def _sent(node: Node, names: Names, calls: list[Node]) -> Iterator[CachePositionSent]:

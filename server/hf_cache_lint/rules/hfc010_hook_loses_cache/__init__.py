@@ -175,6 +175,8 @@ class HookLosesCache(Rule):
         first = target.behaviour_since("update_called_with_kwargs")
         if first is None or not target.cache_class_exists(hook.base):
             return  # a base the target no longer has: that code path cannot run there
+        if _fails_first(hook, target):
+            return  # the class cannot be built, or the forward raises in its own `get_seq_length`, first
         owner = hook.target.split("`")[1]
         message = (f"{hook.target} takes no `**kwargs`, but {since(target, first)} calls it as "
                    f"`update(key_states, value_states, layer_idx, kwargs=kwargs)`: this raises TypeError: {owner}() "
@@ -288,3 +290,23 @@ def _reads_gone_member(hook: HookOverride, target: Target) -> bool:
     `cache=` it takes its no-cache path and runs (the oracle: `recall:heldout5/cdkey_hijack_437.py`'s override
     raises on 4.57.6 and 5.23.0 and runs on 5.24.0 and 5.25.0). Losing the cache is not what breaks it."""
     return any(target.removed_member("transformers.cache_utils", "DynamicCache", m) is not None for m in hook.members)
+
+
+def _fails_first(hook: HookOverride, target: Target) -> bool:
+    """The class fails at the target before any layer calls `update`: a bare `super().__init__()` of `Cache`, whose
+    `__init__` takes `layers` / `layer_class_to_replicate` there (from 4.56.0; it raises ValueError without either),
+    or its own `get_seq_length` raises where the forward calls it: it
+    takes no `layer_idx` and the target's forward asks for one layer's length (`Cache.get_query_offset`, from
+    5.14.0: `TypeError: ... got an unexpected keyword argument 'layer_idx'`), or it reads an attribute the class never
+    sets that the target's caches lack (`self._seen_tokens`, the counter behind `seen_tokens`, gone in 4.54.0)."""
+    fails = hook.fails_first
+    if not fails:
+        return False
+    if fails == "base_init":
+        init = releases.value("init:transformers.cache_utils.Cache", target.version) or ""
+        return "layer_class_to_replicate" in releases.parameters(f"def{init}")
+    if fails == "layer_idx":
+        return releases.member("transformers.cache_utils", "Cache", "get_query_offset", target.version) is not None
+    gone = target.removed_member("transformers.cache_utils", "DynamicCache", fails.removeprefix("_")
+                                 if fails == "_seen_tokens" else fails)
+    return gone is not None

@@ -1,0 +1,59 @@
+"""What a project's own cache class (deriving from a transformers cache) does before transformers reaches its
+`update` override. A class deriving from `Cache` itself whose `__init__` runs `super().__init__()` without
+`layers` cannot be built from 4.56 (`ValueError: You should provide exactly one of `layers` or
+`layer_class_to_replicate` to initialize a Cache`, the oracle on 4.57.6-5.25.0: `recall:heldout6/
+kvpruner_sink_eviction.py`). The model's forward asks the cache for its length (`get_seq_length`, from 5.14.0 through
+`Cache.get_query_offset(layer_idx)` as `get_seq_length(layer_idx=...)`) before any attention layer updates it. A
+class whose own `get_seq_length` cannot answer makes the forward raise there, so how transformers calls `update`
+(HFC010's `kwargs=`, 5.24.0) is never what breaks it (docs/facts.md, issue 29 item 3; the oracle:
+`recall:heldout3/pensieve_session_cache.py`, `heldout6/logquant_streaming_cache.py`)."""
+
+from __future__ import annotations
+
+from hf_cache_lint.engine.interpreter.hook_names import is_trailer
+from hf_cache_lint.engine.interpreter.hook_signatures import suite, walk
+from hf_cache_lint.engine.syntax.nodes import Node
+
+
+def fails_first(cls: Node, base: str) -> str:
+    """Why the class fails before transformers calls its `update`: "base_init" when it derives from `Cache` and its
+    `__init__` runs `super().__init__()` without arguments; "layer_idx" when its own `get_seq_length` takes no
+    `layer_idx` (nor `**kwargs`); else the first attribute that `get_seq_length` reads off `self` and the class never
+    assigns with `=` (an augmented `self._seen_tokens += n` reads it first); else ""."""
+    methods: dict[str, Node] = {}
+    for stmt in suite(cls.children[-1]):
+        fn = stmt.children[-1] if stmt.type == "decorated" else stmt
+        if fn.type == "funcdef":
+            methods[fn.children[1].value] = fn
+    init = methods.get("__init__")
+    if base == "Cache" and init is not None and any(_bare_super_init(n) for n in walk(init.children[-1])):
+        return "base_init"
+    length = methods.get("get_seq_length")
+    if length is None or "__getattr__" in methods:
+        return ""  # the base's `get_seq_length`; or attributes the linter cannot see
+    params = length.get_params()
+    if not any(p.star_count == 2 or p.name.value == "layer_idx" for p in params[1:]):
+        return "layer_idx"
+    assigned = {_self_attribute(t) for fn in methods.values() for node in walk(fn.children[-1])
+                if node.type == "expr_stmt" and node.children[1].type == "operator" and node.children[1].value == "="
+                for t in node.children[:-1:2]}
+    for node in walk(length.children[-1]):
+        name = _self_attribute(node)
+        if name and name not in assigned and name not in methods:
+            return name
+    return ""
+
+
+def _self_attribute(node: Node) -> str:
+    """`x` of `self.x` (the attribute read or assigned), else ""."""
+    if node.type in ("power", "atom_expr") and len(node.children) >= 2 and node.children[0].type == "name" and \
+            node.children[0].value == "self" and is_trailer(node.children[1], "."):
+        return str(node.children[1].children[1].value)
+    return ""
+
+
+def _bare_super_init(node: Node) -> bool:
+    """`super().__init__()`, no arguments."""
+    kids = node.children if node.type in ("power", "atom_expr") else []
+    return len(kids) == 4 and kids[0].type == "name" and kids[0].value == "super" and is_trailer(kids[1], "(") and \
+        is_trailer(kids[2], ".", "__init__") and is_trailer(kids[3], "(") and len(kids[3].children) == 2

@@ -1,0 +1,78 @@
+"""HFC010 stays quiet where a hook fails before the cache's new name or `update`'s `kwargs=` matters (issue 29 item
+3; docs/facts.md): a `Cache.update` override whose class cannot be built or whose own `get_seq_length` raises where
+the forward calls it first (engine/interpreter/hook_classes.py; the oracle: tests/oracle/own_cases.py
+`own_cache_*`), and a `prepare_inputs_for_generation` override that reads a member gone on the target off its cache
+(the HFC010 VALID example). The controls keep their findings."""
+
+from __future__ import annotations
+
+import pytest
+
+from hf_cache_lint.checking.source import check_source
+from hf_cache_lint.engine.base.findings import Finding
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.environment.versions import Target
+
+UPDATE = ("    def update(self, key_states, value_states, layer_idx, cache_kwargs=None):\n"
+          "        return super().update(key_states, value_states, layer_idx, cache_kwargs)\n")
+HEAD = "from transformers import AutoModelForCausalLM, Cache, DynamicCache\n\n\n"
+
+
+def found(text: str, version: str = "5.24.0") -> list[Finding]:
+    result = check_source(text, "t.py", context=Context(target=Target.of(version)))
+    return [f for f in result.findings if f.code == "HFC010"]
+
+
+QUIET_UPDATES = [
+    pytest.param("class Sink(Cache):\n    def __init__(self):\n        super().__init__()\n\n" + UPDATE,
+                 id="bare-base-init"),
+    pytest.param("class Session(DynamicCache):\n    def get_seq_length(self):\n        return 0\n\n" + UPDATE,
+                 id="length-without-layer_idx"),
+    pytest.param("class Counting(DynamicCache):\n    def get_seq_length(self, layer_idx=0):\n"
+                 "        return self._seen_tokens\n\n" + UPDATE, id="length-reads-unset-counter"),
+]
+
+LOUD_UPDATES = [
+    pytest.param("class Plain(DynamicCache):\n" + UPDATE, id="no-own-length"),
+    pytest.param("class Budget(DynamicCache):\n    def __init__(self):\n        super().__init__()\n"
+                 "        self.count = 0\n\n    def get_seq_length(self, layer_idx=0):\n        return self.count\n\n"
+                 + UPDATE, id="length-reads-what-it-sets"),
+    pytest.param("class Own(DynamicCache):\n    def __init__(self):\n        super().__init__()\n\n" + UPDATE,
+                 id="dynamic-base-init"),
+    pytest.param("class Layers(DynamicCache):\n    def get_seq_length(self, **kwargs):\n"
+                 "        return len(self.layers)\n\n" + UPDATE, id="length-reads-a-base-member"),
+]
+
+
+@pytest.mark.parametrize("cls", QUIET_UPDATES)
+def test_update_override_of_a_class_failing_first_is_not_flagged(cls: str) -> None:
+    assert found(HEAD + cls) == []
+
+
+@pytest.mark.parametrize("cls", LOUD_UPDATES)
+def test_update_override_of_a_working_class_is_flagged(cls: str) -> None:
+    got = found(HEAD + cls)
+    assert len(got) == 1 and "unexpected keyword argument 'kwargs'" in got[0].message
+
+
+PREPARE = ("class M(LlamaForCausalLM):\n"
+           "    def prepare_inputs_for_generation(self, input_ids, past_key_values=None, **kwargs):\n"
+           "        if past_key_values is not None:\n"
+           "            input_ids = input_ids[:, {read}:]\n"
+           '        return {{"input_ids": input_ids, "past_key_values": past_key_values}}\n')
+PREPARE_HEAD = "from transformers import LlamaForCausalLM\n\n\n"
+HELPER = "def _past(cache):\n    return cache.seen_tokens\n\n\n"
+
+
+@pytest.mark.parametrize(("head", "read"), [pytest.param("", "past_key_values.seen_tokens", id="itself"),
+                                            pytest.param(HELPER, "_past(past_key_values)", id="in-a-helper")])
+def test_prepare_override_reading_a_gone_member_is_left_to_hfc007(head: str, read: str) -> None:
+    assert found(PREPARE_HEAD + head + PREPARE.format(read=read)) == []
+
+
+@pytest.mark.parametrize("read", ["past_key_values.get_seq_length()", "-1"])
+def test_prepare_override_reading_a_present_member_is_flagged(read: str) -> None:
+    text = PREPARE_HEAD + HELPER + PREPARE.format(read=read)
+    assert [f.message.split(" takes ")[0] for f in found(text)] == [
+        "`M.prepare_inputs_for_generation` (`M` derives from a transformers model class)"]
+    assert found(text, "5.23.0") == []
