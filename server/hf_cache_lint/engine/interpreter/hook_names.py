@@ -25,6 +25,8 @@ class Names:
     # where each of those is bound: the ids of the functions (0: the module) whose code binds it so
     scopes: dict[str, set[int]] = field(default_factory=dict)
     caches: set[str] = field(default_factory=set)  # names bound to a transformers cache built here
+    # a transformers class imported under another name -> its own (`Cache as HFCache`: "HFCache" -> "Cache")
+    originals: dict[str, str] = field(default_factory=dict)
 
     def add_model(self, name: str, at: Node) -> None:
         self.models.add(name)
@@ -60,12 +62,14 @@ def role_of(name: str) -> str | None:
 def bind(node: Node, names: Names) -> None:
     t = node.type
     if t == "import_from" and node.level == 0 and imported_from(node).split(".")[0] == "transformers":
-        for name_node in node.get_defined_names():
+        for name_node, path in zip(node.get_defined_names(), node.get_paths(), strict=False):
             bound = name_node.value
-            original = next((path[-1].value for path in node.get_paths() if path[-1].value == bound), bound)
+            original = path[-1].value  # the paths go in the names' order (`Cache as HFCache`: "Cache")
             role = role_of(original)
             if role is not None:
                 names.classes[bound] = role
+                if original != bound:
+                    names.originals[bound] = original
             elif bound[:1].islower():
                 names.modules.add(bound)  # `from transformers.models.llama import modeling_llama`
     elif t == "import_name":

@@ -84,6 +84,8 @@ def hook_fact(fn: Node, kind: HookKind, target: str, reference: str, container: 
                                       node.children[0].value))
         elif node.type == "comparison" and _tests_none(node, update_kwargs or "cache_kwargs"):
             guarded = True  # `if cache_kwargs is not None:` guards the read
+        elif node.type == "expr_stmt" and _defaults_to_a_dict(node, update_kwargs or "cache_kwargs"):
+            guarded = True  # `cache_kwargs = cache_kwargs or {}`: reads a dict on every release
         elif node.type == "string" and string_value(node) == "cache":
             compat = True  # `"cache" in kwargs`, a dict built with the new name
     if kind == "prepare_inputs":
@@ -132,6 +134,16 @@ def _members_read(fn: Node, names: set[str], follow: bool = True) -> list[str]:
             passed = {params[i] for i, a in enumerate(args[:len(params)]) if code(a.value).strip() in names}
             found.extend(_members_read(callee, passed, follow=False))
     return list(dict.fromkeys(found))
+
+
+def _defaults_to_a_dict(node: Node, name: str) -> bool:
+    """`name = name or {}` / `name = name or dict()`: None becomes an empty dict before any read."""
+    kids = node.children
+    if len(kids) != 3 or kids[0].type != "name" or kids[0].value != name or code(kids[1]) != "=" or \
+            kids[2].type != "or_test":
+        return False
+    first, last = kids[2].children[0], kids[2].children[-1]
+    return first.type == "name" and first.value == name and code(last).strip() in ("{}", "dict()")
 
 
 def _tests_none(node: Node, name: str) -> bool:

@@ -208,7 +208,7 @@ def _class_role(node: Node, names: Names, own: dict[str, tuple[str, str]]) -> tu
         if path is not None and path.split(".")[-1] == "GenerationMixin":
             continue  # a mixin beside a project's own model (optimum's OV models): its forward and cache are its own
         if found is None and role is not None:
-            found = role, path.split(".")[-1]
+            found = role, names.originals.get(path, path.split(".")[-1])  # the class's own name, not an alias
         elif found is None and code(base) in own:
             found = own[code(base)]
     return found

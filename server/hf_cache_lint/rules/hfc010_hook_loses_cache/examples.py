@@ -220,6 +220,17 @@ INVALID: tuple[Invalid, ...] = (
         note="a `Cache.update` override written for 4.x/5.x before 5.24, which passes `kwargs=`",
     ),
     invalid(
+        UPDATE.replace("from transformers import AutoModelForCausalLM, DynamicCache\n",
+                       "from transformers import AutoModelForCausalLM\n"
+                       "from transformers.cache_utils import DynamicCache as HFCache\n")
+        .replace("class NormPressCache(DynamicCache):", "class NormPressCache(HFCache):"),
+        flagged="update",
+        occurrence=0,
+        fixes={KWARGS_TITLE: ("layer_idx, cache_kwargs=None):", "layer_idx, cache_kwargs=None, **kwargs):")},
+        versions=_24, runtime="HFC010", portable=True,
+        note="the same override on a base imported under another name (SpecSplit's `Cache as HFCache`)",
+    ),
+    invalid(
         SUPER,
         flagged="super().prepare_inputs_for_generation(input_ids, past_key_values, attention_mask, inputs_embeds,\n"
                 "                                                     **kwargs)",

@@ -24,6 +24,14 @@ VALID: tuple[Valid, ...] = (
         note="a read guarded by a test of `cache_kwargs`",
     ),
     Valid(
+        PRESS.replace('        self.positions.append(int(cache_kwargs["cache_position"][-1]))\n',
+                      "        cache_kwargs = cache_kwargs or {}\n"
+                      '        if cache_kwargs.get("cache_position") is not None:\n'
+                      '            self.positions.append(int(cache_kwargs.get("cache_position")[-1]))\n'),
+        note="`cache_kwargs = cache_kwargs or {}` first (SpecSplit's static cache): a dict on every release, so "
+             "`.get` answers None where 5.4+ pass none",
+    ),
+    Valid(
         ROLLBACK.replace(", cache_position=torch.tensor([5])", ""),
         note="a sequential step without positions",
     ),
