@@ -31,7 +31,7 @@ def forward_hooks(node: Node, names: Names, calls: list[Node]) -> Iterator[HookO
             if not with_kwargs or not args or args[0].name is not None:
                 return
             role = "attention" if "attn" in owner.lower() or "attention" in owner.lower() or \
-                _isinstance_role(node, kids[0].value, names) == "attention" else "decoder_layer"
+                isinstance_role(node, kids[0].value, names) == "attention" else "decoder_layer"
             hook, bound = _unwrap_partial(args[0].value)
             for fn in _hook_functions(hook, names, calls):
                 params = params_of(fn)[0]
@@ -58,9 +58,10 @@ def _unwrap_partial(value: Node) -> tuple[Node, int]:
     return value, 0
 
 
-def _isinstance_role(node: Node, name: str, names: Names) -> str | None:
+def isinstance_role(node: Node, name: str | None, names: Names) -> str | None:
     """The role of the transformers class an enclosing `if isinstance(name, C):` tests (`module` in a loop over
-    `model.named_modules()`), else None."""
+    `model.named_modules()`; `name` None: whatever it tests), or of all the classes of a tuple `(C1, C2)` when they
+    share one, else None."""
     parent = node.parent
     while parent is not None and parent.type not in ("funcdef", "classdef", "file_input"):
         if parent.type == "if_stmt":
@@ -68,8 +69,12 @@ def _isinstance_role(node: Node, name: str, names: Names) -> str | None:
             if test.type in ("power", "atom_expr") and getattr(test.children[0], "value", None) == "isinstance" and \
                     is_trailer(test.children[1], "("):
                 args = call_args(test.children[1])
-                if len(args) == 2 and code(args[0].value).strip() == name:
-                    return reference_role(code(args[1].value).strip(), names)
+                if len(args) == 2 and (name is None or code(args[0].value).strip() == name):
+                    classes = args[1].value
+                    items = [c for c in classes.children[1].children if c.type != "operator"] \
+                        if classes.type == "atom" and classes.children[1].type == "testlist_comp" else [classes]
+                    roles = {reference_role(code(c).strip(), names) for c in items}
+                    return roles.pop() if len(roles) == 1 else None
         parent = parent.parent
     return None
 

@@ -86,7 +86,7 @@ def hook_fact(fn: Node, kind: HookKind, target: str, reference: str, container: 
             guarded = True  # `if cache_kwargs is not None:` guards the read
         elif node.type == "expr_stmt" and _defaults_to_a_dict(node, update_kwargs or "cache_kwargs"):
             guarded = True  # `cache_kwargs = cache_kwargs or {}`: reads a dict on every release
-        elif node.type == "string" and string_value(node) == "cache":
+        elif node.type == "string" and string_value(node) == "cache" and not _attribute_name(node):
             compat = True  # `"cache" in kwargs`, a dict built with the new name
     if kind == "prepare_inputs":
         reads.extend(_returned_reads(body))
@@ -134,6 +134,14 @@ def _members_read(fn: Node, names: set[str], follow: bool = True) -> list[str]:
             passed = {params[i] for i, a in enumerate(args[:len(params)]) if code(a.value).strip() in names}
             found.extend(_members_read(callee, passed, follow=False))
     return list(dict.fromkeys(found))
+
+
+def _attribute_name(string: Node) -> bool:
+    """The string names an attribute (`hasattr(f, "cache")`, racc's function attribute), not a cache key."""
+    trailer = string.parent.parent if string.parent is not None and string.parent.type == "arglist" else string.parent
+    call = trailer.parent if trailer is not None and trailer.type == "trailer" else None
+    return call is not None and call.type in ("power", "atom_expr") and call.children[0].type == "name" and \
+        call.children[0].value in ("hasattr", "getattr", "setattr", "delattr")
 
 
 def _defaults_to_a_dict(node: Node, name: str) -> bool:

@@ -31,7 +31,7 @@ from hf_cache_lint.engine.interpreter.hook_names import (
     prefix,
     reference_role,
 )
-from hf_cache_lint.engine.interpreter.hook_registrations import forward_hooks
+from hf_cache_lint.engine.interpreter.hook_registrations import forward_hooks, isinstance_role
 from hf_cache_lint.engine.interpreter.hook_signatures import (
     hook_fact,
     params_of,
@@ -250,7 +250,8 @@ def _patch(stmt: Node, names: Names) -> Iterator[HookOverride]:
     kind = _HOOK_ATTRIBUTES.get(attribute)
     if kind is None:
         return
-    owner_text = prefix(target, len(target.children) - 1) or ""
+    # `model._modules[name].forward = ...` (kvpruner): no dotted path, but the loaded model it hangs off.
+    owner_text = prefix(target, len(target.children) - 1) or "".join(code(k) for k in target.children[:-1]).strip()
     role = reference_role(owner_text or None, names)
     fn_name = None
     if value.type == "name":
@@ -266,7 +267,9 @@ def _patch(stmt: Node, names: Names) -> Iterator[HookOverride]:
     if role is None and kind == "prepare_inputs" and owner_text in names.models and names.model_at(owner_text, stmt):
         role = "model"  # `model.prepare_inputs_for_generation = wrapped` on a loaded model: generate calls it
     elif role is None and owner_text.split(".")[0] in names.models:
-        role = "attention" if "attn" in owner_text.lower() or "attention" in owner_text.lower() else "decoder_layer"
+        tested = isinstance_role(stmt, None, names)  # under `if isinstance(module, (LlamaAttention, ...)):`
+        role = tested if tested in ("attention", "decoder_layer") else \
+            "attention" if "attn" in owner_text.lower() or "attention" in owner_text.lower() else "decoder_layer"
         if kind != "forward":
             return
     if role is None:

@@ -168,6 +168,20 @@ INVALID: tuple[Invalid, ...] = (
              "takes it out of `**kwargs` as the patch passes it on by name (unsafe: a patch's own use of it)",
     ),
     invalid(
+        LAYER_PATCH.replace("    SEEN.append(past_key_values.get_seq_length()",
+                            '    if not hasattr(recording_forward, "cache"):\n'
+                            "        recording_forward.cache = []\n"
+                            "    SEEN.append(past_key_values.get_seq_length()"),
+        flagged="past_key_values=None",
+        fixes={PATCH_TITLE.format(name="past_key_values"): (
+            '    if not hasattr(recording_forward, "cache"):',
+            '    past_key_values = kwargs.pop("cache", past_key_values)\n'
+            '    if not hasattr(recording_forward, "cache"):')},
+        versions=_24, severity=Severity.WARNING, runtime="OK", portable=True,
+        note="the same patch keeping state in a function attribute named `cache` (racc's `hasattr(forward, "
+             "\"cache\")`): an attribute name, not the cache read under its new name",
+    ),
+    invalid(
         SINGULAR_PATCH,
         flagged="past_key_value=None",
         fixes={PATCH_TITLE.format(name="past_key_value"): (
@@ -229,6 +243,25 @@ INVALID: tuple[Invalid, ...] = (
         fixes={KWARGS_TITLE: ("layer_idx, cache_kwargs=None):", "layer_idx, cache_kwargs=None, **kwargs):")},
         versions=_24, runtime="HFC010", portable=True,
         note="the same override on a base imported under another name (SpecSplit's `Cache as HFCache`)",
+    ),
+    invalid(
+        SINGULAR_PATCH.replace(
+            "for layer in model.model.layers:\n"
+            "    layer.self_attn.forward = types.MethodType(sink_forward, layer.self_attn)\n",
+            "def install(parent):\n"
+            "    for name, module in parent._modules.items():\n"
+            "        install(module)\n"
+            "        if isinstance(module, (LlamaAttention,)):\n"
+            "            parent._modules[name].forward = types.MethodType(sink_forward, parent._modules[name])\n\n\n"
+            "install(model)\n"),
+        flagged="past_key_value=None",
+        fixes={PATCH_TITLE.format(name="past_key_value"): (
+            "    SEEN.append(past_key_value is not None)",
+            '    past_key_value = kwargs.get("cache", kwargs.get("past_key_values", past_key_value))\n'
+            "    SEEN.append(past_key_value is not None)")},
+        severity=Severity.WARNING, runtime="OK",
+        note="the same patch installed by a recursive walk over `_modules` under an `isinstance` test of a tuple of "
+             "attention classes (kvpruner's `enable_kv_cache_pruning(model)`)",
     ),
     invalid(
         SUPER,
