@@ -130,12 +130,15 @@ def markers(text: str) -> dict[tuple[str, str], list[int]]:
 
 
 def statement_lines(text: str, line: int) -> tuple[int, ...]:
-    """The further lines of the simple statement (not a `def`, `if`, loop...) that starts on `line`."""
+    """The further lines of the simple statement (not a `def`, `if`, loop...) that starts on `line`; of a `def`, the
+    further lines of its signature (a parameter on the next line is the def's own, its body is not)."""
     try:
         tree = ast.parse(text)
     except SyntaxError:
         return ()
     for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno == line:
+            return tuple(range(line + 1, node.body[0].lineno))
         if isinstance(node, ast.stmt) and node.lineno == line and not hasattr(node, "body"):
             return tuple(range(line + 1, (node.end_lineno or line) + 1))
     return ()
