@@ -33,7 +33,7 @@ from transformers.models.llama.modeling_llama import LlamaDecoderLayer
 
 class StaticCache(transformers.StaticCache):
     def __init__(self, config, max_batch_size, max_cache_len, device, dtype=None):
-        Cache.__init__(self, layer_class_to_replicate=LlamaDecoderLayer)  # site: kt_base_init
+        Cache.__init__(self, layer_class_to_replicate=LlamaDecoderLayer)  # clean: kt_base_init
         self._max_batch_size = max_batch_size
         self._max_cache_len = max_cache_len
         self.head_dim = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
