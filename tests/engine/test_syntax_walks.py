@@ -175,3 +175,31 @@ def test_the_shortcuts_change_no_fact_of_a_rule_example(name: str, code: str, tm
     monkeypatch.setattr(hooks, "_nothing_bound", lambda names, text: False)
     for version, got in fast.items():
         assert got == facts(code, path, version), f"{name} at {version}"
+
+
+def test_the_quiet_answers_kept_from_the_last_check_are_for_the_same_words_and_only_its_functions(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """removed_api.py `_Quiet` reuses the last check's answer for a function whose text is unchanged, only under the
+    same words (a check that imports a cache class looks for its name too), and keeps only the last check's texts."""
+    text = "def make(x):\n    return MyCache(x)\n\ndef other():\n    return 1\n"
+    make_text, other_text = "def make(x):\n    return MyCache(x)\n\n", "def other():\n    return 1\n"
+    tree = interp.parse(text)
+    make, other = [n for n in tree.children if n.type == "funcdef"]
+    reads = removed_api.Reads((), Target.of("5.24.0"))
+    monkeypatch.setattr(removed_api, "_LAST_ANSWERS", None)
+    first = removed_api._Quiet(text, (), reads)
+    assert first(make) and first(other)  # no word of a use in either
+    first.keep_answers()
+    kept = removed_api._LAST_ANSWERS
+    assert kept == (first.words, {make_text: True, other_text: True})
+    # A planted answer shows whether it is reused: under other words it is not (MyCache is then looked for) ...
+    planted = {make_text: True, other_text: False, "def gone():\n    pass\n": True}
+    monkeypatch.setattr(removed_api, "_LAST_ANSWERS", (first.words, planted))
+    named = removed_api._Quiet(text, ("MyCache",), reads)
+    assert not named(make) and named(other)
+    # ... under the same words it is, and only the texts this check asked are kept for the next.
+    again = removed_api._Quiet(text, (), reads)
+    assert again(make) and not again(other)
+    again.keep_answers()
+    kept = removed_api._LAST_ANSWERS
+    assert kept == (first.words, {make_text: True, other_text: False})
