@@ -321,6 +321,17 @@ INVALID: tuple[Invalid, ...] = (
              "to slice back): gone with the property from 4.54",
     ),
     Invalid(
+        prelude("DynamicCache") + "\n\nclass Counter(DynamicCache):\n"
+        "    def update(self, key_states, value_states, layer_idx, *args, **kwargs):\n"
+        "        self._seen_tokens += key_states.shape[-2]\n"
+        "        return super().update(key_states, value_states, layer_idx, *args, **kwargs)\n\n\n"
+        "cache = Counter()\nmodel(**inputs, past_key_values=cache, use_cache=True)\n",
+        flagged="_seen_tokens",
+        message_contains="AttributeError: 'Counter' object has no attribute '_seen_tokens'",
+        note="a `DynamicCache` subclass that counts `_seen_tokens` with `+=` and never sets it: the `+=` reads the "
+             "counter the base class set in its `__init__` until 4.53 (gone from 4.54)",
+    ),
+    Invalid(
         _LOAD + _BUDGET,
         flagged="key_cache",
         message_contains="AttributeError: 'DynamicCache' object has no attribute 'key_cache'",
