@@ -332,6 +332,15 @@ INVALID: tuple[Invalid, ...] = (
              "counter the base class set in its `__init__` until 4.53 (gone from 4.54)",
     ),
     Invalid(
+        prelude("Cache") + "\n\nclass Recent(Cache):\n    def __init__(self, window):\n"
+        "        super().__init__()\n        self.window = window\n\n\n"
+        "cache = Recent(8)\n",
+        flagged="super().__init__()",
+        message_contains="ValueError: You should provide exactly one of `layers` or `layer_class_to_replicate`",
+        note="a subclass of `Cache` itself that runs the base constructor bare, as 4.4x's `Cache.__init__(self)` "
+             "took it: from 4.56 it needs the layers (ValueError; 4.54-4.55: `layer_classes`, TypeError)",
+    ),
+    Invalid(
         _LOAD + _BUDGET,
         flagged="key_cache",
         message_contains="AttributeError: 'DynamicCache' object has no attribute 'key_cache'",
