@@ -132,3 +132,23 @@ def test_a_bare_base_constructor_of_cache_itself_raises_from_4_54(version: str, 
 def test_a_bare_base_constructor_of_cache_is_fine_before_4_54() -> None:
     assert _hfc007(BARE_BASE, "4.53.0") == []
     assert _hfc007(BARE_BASE, "4.45.0") == []
+
+
+MODULE_SINK = """import transformers as tf
+
+
+def stream():
+    return tf.SinkCache(window_length=256, num_sink_tokens=4)
+"""
+
+
+@pytest.mark.parametrize(("version", "found"), [
+    ("4.52.4", []), ("4.57.6", ["NotImplementedError: `SinkCache` has been moved"]),
+    ("5.24.0", ["AttributeError: module transformers has no attribute SinkCache"]),
+])
+def test_a_class_read_off_the_imported_module_is_judged_too(version: str, found: list[str]) -> None:
+    """`transformers.SinkCache(...)` (the module imported, under any name) is the same constructor call as
+    `SinkCache(...)` after `from transformers import SinkCache`; from 5.0.0 the read itself is the finding (once)."""
+    got = _hfc007(MODULE_SINK, version)
+    assert [line for line, _ in got] == [5] * len(found)
+    assert all(error in message for error, (_, message) in zip(found, got, strict=True))

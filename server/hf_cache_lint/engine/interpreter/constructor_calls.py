@@ -43,12 +43,18 @@ class Rejected:
 
 
 def imported_classes(module: Node) -> dict[str, tuple[str, str]]:
-    """Local name -> (import source, class name) of every `from <transformers module> import <...Cache>`."""
+    """Local name -> (import source, class name) of every `from <transformers module> import <...Cache>`, and
+    `<name>.` -> ("transformers", "") for `import transformers [as <name>]` (its classes are called as
+    `transformers.SinkCache(...)`)."""
     found: dict[str, tuple[str, str]] = {}
     # Imports are statements: the walk skips the insides of expressions, in the order it always had (a later
     # import of a name wins, as at run time when both run).
     for node in statement_walk(module, reverse=False):
-        if node.type == "import_from":
+        if node.type == "import_name":
+            for bound in node.get_defined_names():
+                if [n.value for n in node.get_path_for_name(bound)] == ["transformers"]:
+                    found[f"{bound.value}."] = ("transformers", "")
+        elif node.type == "import_from":
             source = imported_from(node)
             if node.level == 0 and (source in _SOURCES or source.startswith("transformers.models.")):
                 for bound in node.get_defined_names():
@@ -88,6 +94,11 @@ def rejected(node: Node, classes: dict[str, tuple[str, str]], target: Target) ->
     if kids[0].type == "name" and kids[0].value in classes and len(kids) == 2 and kids[1].type == "trailer" \
             and kids[1].children[0].value == "(":
         yield from _judge(kids[0], kids[1], *classes[kids[0].value], target)
+    elif len(kids) == 3 and kids[0].type == "name" and f"{kids[0].value}." in classes and kids[1].type == "trailer" \
+            and kids[1].children[0].value == "." and kids[1].children[1].value.endswith("Cache") \
+            and kids[2].type == "trailer" and kids[2].children[0].value == "(":
+        # `transformers.SinkCache(...)`: the class read off the imported top-level module
+        yield from _judge(kids[0], kids[2], "transformers", kids[1].children[1].value, target)
     elif len(kids) == 3 and kids[0].type == "name" and kids[0].value in classes and _calls_init(kids[1], kids[2]):
         # `DynamicCache.__init__(self, n)`: the instance first, then the constructor's own arguments
         source, name = classes[kids[0].value]
