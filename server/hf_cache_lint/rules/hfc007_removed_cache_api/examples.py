@@ -341,6 +341,14 @@ INVALID: tuple[Invalid, ...] = (
              "took it: from 4.56 it needs the layers (ValueError; 4.54-4.55: `layer_classes`, TypeError)",
     ),
     Invalid(
+        _BUILT + "model(**inputs, past_key_values=cache, use_cache=True)\n"
+        "lengths = [keys.shape[-2] for i, keys in enumerate(cache.key_cache)]\n",
+        flagged="key_cache",
+        message_contains="AttributeError: 'DynamicCache' object has no attribute 'key_cache'",
+        note="the per-layer list read in a comprehension's iterable (`enumerate(cache.key_cache)`, "
+             "`zip(new.key_cache, past.key_cache)`): read where the comprehension stands, gone from 4.56",
+    ),
+    Invalid(
         _LOAD + _BUDGET,
         flagged="key_cache",
         message_contains="AttributeError: 'DynamicCache' object has no attribute 'key_cache'",
