@@ -198,3 +198,36 @@ def test_a_reference_to_a_removed_method_is_no_error() -> None:
     text = LOAD + "helper = model._get_cache\ncache = DynamicCache()\nusable = cache.get_usable_length\n"
     assert not check_source("from transformers import DynamicCache\n" + text, "t.py",
                             context=Context(target=Target.of("5.24.0"))).findings
+
+
+PAIRED_LISTS = """from transformers import DynamicCache
+
+
+def merged(past, new):
+    return [torch.cat([n, p]) for n, p in zip(new.key_cache, past.key_cache)]
+
+
+def numbered(cache):
+    return [(i, k.shape) for i, k in enumerate(cache.key_cache)]
+
+
+def called(cache):
+    return [k for k in zip(cache.layers, lists(cache.key_cache))]
+
+
+merged(DynamicCache(), DynamicCache())
+numbered(DynamicCache())
+called(DynamicCache())
+"""
+
+
+def test_the_lists_a_comprehension_pairs_are_read_where_it_stands() -> None:
+    """`zip(new.key_cache, past.key_cache)` as a comprehension's first iterable: each plain argument is read in the
+    enclosing scope (gone from 4.56.0: AttributeError); an argument that is a call is not evaluated."""
+    found = check_source(PAIRED_LISTS, "example.py", context=Context(target=Target.of("4.57.6"))).findings
+    got = sorted((f.span.start.line, PAIRED_LISTS.splitlines()[f.span.start.line - 1][f.span.start.column:
+                                                                                       f.span.end.column])
+                 for f in found if f.code == "HFC007")
+    assert got == [(5, "key_cache"), (5, "key_cache"), (9, "key_cache")]
+    assert all("AttributeError: 'DynamicCache' object has no attribute 'key_cache'" in f.message
+               for f in found if f.code == "HFC007")

@@ -82,3 +82,73 @@ def test_sink_cache_constructor_raises_from_4_53(version: str, raises: bool) -> 
 @pytest.mark.parametrize("code", [UNPACKED, HANDLED, OWN], ids=["unpacked", "handled", "own-class"])
 def test_what_is_not_judged(code: str) -> None:
     assert _hfc007(code, "4.57.6") == []
+
+
+BARE_BASE = """from transformers.cache_utils import Cache, DynamicCache
+
+
+class Window(Cache):
+    def __init__(self, size):
+        super().__init__()
+        self.size = size
+
+
+class Plain(Cache):
+    def __init__(self):
+        Cache.__init__(self)
+
+
+class Counted(DynamicCache):
+    def __init__(self):
+        super().__init__()
+
+
+class Given(Cache):
+    def __init__(self, layer):
+        super().__init__(layer_class_to_replicate=layer)
+
+
+class Mixed(Base, Cache):
+    def __init__(self):
+        super().__init__()
+"""
+
+
+@pytest.mark.parametrize(("version", "error"), [
+    ("4.54.0", "TypeError: Cache.__init__() missing 1 required positional argument: 'layer_classes'"),
+    ("4.57.6", "ValueError: You should provide exactly one of `layers` or `layer_class_to_replicate`"),
+    ("5.24.0", "ValueError: You should provide exactly one of `layers` or `layer_class_to_replicate`"),
+])
+def test_a_bare_base_constructor_of_cache_itself_raises_from_4_54(version: str, error: str) -> None:
+    """`super().__init__()` / `Cache.__init__(self)` in a subclass of `Cache` itself (first base): the target's
+    `Cache.__init__` needs the layers (the oracle: ValueError on 4.57.6-5.25.0). A DynamicCache subclass, a call that
+    gives the layer class, and a class whose `super()` reaches a mixin first are not judged."""
+    found = _hfc007(BARE_BASE, version)
+    assert [line for line, _ in found] == [6, 12]
+    assert all(error in message and "from 4.54.0" in message for _, message in found)
+    assert "`Window` (a subclass of `Cache`)" in found[0][1]
+
+
+def test_a_bare_base_constructor_of_cache_is_fine_before_4_54() -> None:
+    assert _hfc007(BARE_BASE, "4.53.0") == []
+    assert _hfc007(BARE_BASE, "4.45.0") == []
+
+
+MODULE_SINK = """import transformers as tf
+
+
+def stream():
+    return tf.SinkCache(window_length=256, num_sink_tokens=4)
+"""
+
+
+@pytest.mark.parametrize(("version", "found"), [
+    ("4.52.4", []), ("4.57.6", ["NotImplementedError: `SinkCache` has been moved"]),
+    ("5.24.0", ["AttributeError: module transformers has no attribute SinkCache"]),
+])
+def test_a_class_read_off_the_imported_module_is_judged_too(version: str, found: list[str]) -> None:
+    """`transformers.SinkCache(...)` (the module imported, under any name) is the same constructor call as
+    `SinkCache(...)` after `from transformers import SinkCache`; from 5.0.0 the read itself is the finding (once)."""
+    got = _hfc007(MODULE_SINK, version)
+    assert [line for line, _ in got] == [5] * len(found)
+    assert all(error in message for error, (_, message) in zip(found, got, strict=True))

@@ -69,6 +69,9 @@ ERRORS: tuple[ErrorClass, ...] = (
     # A cache constructor called with an older release's positional arguments (HFC007).
     ErrorClass("HFC007", TypeError, re.compile(r"(\w*Cache)\.__init__\(\) takes (?:from \d+ to )?\d+ positional "
                                                r"arguments? but \d+")),
+    # A subclass of `Cache` itself running the base constructor bare, as 4.4x took it (HFC007: 4.56+ needs the layers).
+    ErrorClass("HFC007", ValueError, re.compile(r"You should provide exactly one of `layers` or "
+                                                r"`layer_class_to_replicate` to initialize a (Cache)")),
     # A model module's rotary embedding built as 4.4x took it (HFC007: the release table's `init:` of it).
     ErrorClass("HFC007", TypeError, re.compile(r"(\w*RotaryEmbedding)\.__init__\(\) (?:got an unexpected keyword "
                                                r"argument|takes (?:from \d+ to )?\d+ positional arguments? but \d+)")),

@@ -55,6 +55,9 @@ class RemovedApiUse:
     # "constructor" whose first positional argument an earlier release took as this parameter (`num_hidden_layers`)
     # and the target as `parameters[1]` (constructor_calls.py `_REMEANT`); `argument_span`: that argument.
     remeant: str | None = None
+    # "constructor": a base constructor's bare call (`super().__init__()` in a `Cache` subclass) the target's
+    # `Cache.__init__` rejects (constructor_calls.py `_layerless`): the project's subclass it builds.
+    base_subclass: str | None = None
 
 
 # "modeling_", EXPORT_STEMS: a name a tabled model module or the top level lost (removed_model_names.py).

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.environment import releases
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.versions import Target, Version
 from hf_cache_lint.engine.syntax.nodes import Node, code, imported_from, span, statements
 
 _SOURCES = ("transformers", "transformers.cache_utils")
@@ -39,17 +39,24 @@ class Rejected:
     parameters: tuple[str, ...] = ()
     positional: int | None = None  # a call whose positional arguments the target's signature rejects: their count
     remeant: Node | None = None  # the argument an earlier release took as `parameters[0]`, the target as `[1]`
+    subclass: str | None = None  # a bare base-constructor call (`super().__init__()`): the subclass it builds
 
 
 def imported_classes(module: Node) -> dict[str, tuple[str, str]]:
-    """Local name -> (import source, class name) of every `from <transformers module> import <...Cache>`."""
+    """Local name -> (import source, class name) of every `from <transformers module> import <...Cache>`, and
+    `<name>.` -> ("transformers", "") for `import transformers [as <name>]` (its classes are called as
+    `transformers.SinkCache(...)`)."""
     found: dict[str, tuple[str, str]] = {}
     # Imports are statements: the walk skips the insides of expressions, in the order it always had (a later
     # import of a name wins, as at run time when both run). That order, a walk pushing children as they stand, meets
     # the imports (never one inside another) last first: the statement list's order reversed (`statements`: one list
     # shared by a check's walks).
     for node in reversed(statements(module)):
-        if node.type == "import_from":
+        if node.type == "import_name":
+            for bound in node.get_defined_names():
+                if [n.value for n in node.get_path_for_name(bound)] == ["transformers"]:
+                    found[f"{bound.value}."] = ("transformers", "")
+        elif node.type == "import_from":
             source = imported_from(node)
             if node.level == 0 and (source in _SOURCES or source.startswith("transformers.models.")):
                 for bound in node.get_defined_names():
@@ -89,15 +96,88 @@ def rejected(node: Node, classes: dict[str, tuple[str, str]], target: Target) ->
     if kids[0].type == "name" and kids[0].value in classes and len(kids) == 2 and kids[1].type == "trailer" \
             and kids[1].children[0].value == "(":
         yield from _judge(kids[0], kids[1], *classes[kids[0].value], target)
+    elif len(kids) == 3 and kids[0].type == "name" and f"{kids[0].value}." in classes and kids[1].type == "trailer" \
+            and kids[1].children[0].value == "." and kids[1].children[1].value.endswith("Cache") \
+            and kids[2].type == "trailer" and kids[2].children[0].value == "(":
+        # `transformers.SinkCache(...)`: the class read off the imported top-level module
+        yield from _judge(kids[0], kids[2], "transformers", kids[1].children[1].value, target)
     elif len(kids) == 3 and kids[0].type == "name" and kids[0].value in classes and _calls_init(kids[1], kids[2]):
         # `DynamicCache.__init__(self, n)`: the instance first, then the constructor's own arguments
         source, name = classes[kids[0].value]
-        yield from _remeant(node, kids[2], _arguments(kids[2])[1:], source, name, target)
+        args = _arguments(kids[2])
+        yield from _remeant(node, kids[2], args[1:], source, name, target)
+        if len(args) == 1 and args[0].type == "name" and args[0].value == "self":
+            yield from _layerless(node, kids[2], source, name, target)
     elif len(kids) == 4 and kids[0].type == "name" and kids[0].value == "super" and kids[1].type == "trailer" \
             and [c.type for c in kids[1].children] == ["operator", "operator"] and _calls_init(kids[2], kids[3]):
         base = _cache_base(node, classes)
         if base is not None:
             yield from _remeant(node, kids[3], _arguments(kids[3]), *base, target)
+            if not _arguments(kids[3]) and _first_base(node, classes):
+                yield from _layerless(node, kids[3], *base, target)
+
+
+# `Cache.__init__` from 4.56.0 takes `layers=None, layer_class_to_replicate=None` and its body raises when neither
+# is given (4.54-4.55's required `layer_classes` raised a TypeError instead): a subclass of `Cache` itself whose
+# `__init__` runs the base one bare, as 4.4x's `Cache.__init__(self)` took it, cannot be built. The oracle
+# (`super().__init__()` in a `Cache` subclass): this ValueError on 4.57.6, 5.0.0, 5.23.0, 5.24.0 and 5.25.0, clean on
+# 4.52.4 and 4.53.0. DynamicCache and the other concrete classes build their layers themselves: not judged.
+_LAYERLESS = "ValueError: You should provide exactly one of `layers` or `layer_class_to_replicate` to initialize a Cache."
+_LAYER_PARAMETERS = ("layers", "layer_class_to_replicate")
+
+
+def _layerless(node: Node, trailer: Node, source: str, name: str, target: Target) -> Iterator[Rejected]:
+    """`super().__init__()` / `Cache.__init__(self)` with no argument in a subclass of `Cache`, where the target's
+    `Cache.__init__` rejects a bare call: the error, and the first release of the run of releases up to the target
+    that rejects it (after one that took it)."""
+    if name != "Cache":
+        return
+    where = defining_module(source, name, target)
+    if where is None or _bare_error(where, target.version) is None:
+        return
+    known = [v for v in releases.known_releases() if v <= target.version]
+    since = None
+    for v in reversed(known):
+        if _bare_error(where, v) is None:
+            break
+        since = v
+    if since is None or since == known[0]:
+        return  # no release took the bare call: not a change of transformers'
+    owner = _owner(node)
+    yield Rejected(name, source, None, _bare_error(where, target.version) or "", str(since),
+                   Span(span(node).start, span(trailer).end), subclass=owner.name.value if owner is not None else name)
+
+
+def _bare_error(where: str, version: Version) -> str | None:
+    """What `Cache.__init__(self)` raises at `version` (None: it runs; the table has the signature from 4.44.0, an
+    `object`'s constructor before)."""
+    signature = releases.value(f"init:{where}.Cache", version)
+    if signature is None:
+        return None
+    error = releases.misfit(signature, "Cache.__init__", 0, ())
+    if error is not None:
+        return error
+    return _LAYERLESS if all(p in releases.parameters(signature) for p in _LAYER_PARAMETERS) else None
+
+
+def _owner(node: Node) -> Node | None:
+    """The class whose method `node` stands in."""
+    scope = node.parent
+    while scope is not None and scope.type != "funcdef":
+        scope = scope.parent
+    owner = scope.parent if scope is not None else None
+    while owner is not None and owner.type in ("suite", "decorated"):
+        owner = owner.parent
+    return owner if owner is not None and owner.type == "classdef" else None
+
+
+def _first_base(node: Node, classes: dict[str, tuple[str, str]]) -> bool:
+    """Whether the class around `node` names the imported cache class first among its bases (`super()` then reaches
+    its constructor, not a mixin's)."""
+    owner = _owner(node)
+    arglist = owner.get_super_arglist() if owner is not None else None
+    first = None if arglist is None else arglist.children[0] if arglist.type == "arglist" else arglist
+    return bool(first is not None and first.type == "name" and first.value in classes)
 
 
 # A positional argument whose meaning changed while the call still binds: 4.45-4.49's `DynamicCache(num_hidden_layers)`

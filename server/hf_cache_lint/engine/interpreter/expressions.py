@@ -195,9 +195,16 @@ class Expressions:
         if loop.type != "sync_comp_for" or len(loop.children) < 4:
             return
         iterable = loop.children[3]
-        if iterable.type == "name" or (iterable.type in ("atom_expr", "power") and all(
-                t.type == "trailer" and t.children[0].value == "." for t in iterable.children[1:])):
+        if _plain_chain(iterable):
             self.uses.whole(self.eval(iterable), "iterate", iterable, count_targets(loop.children[1]))
+        elif iterable.type in ("atom_expr", "power") and len(iterable.children) == 2 and \
+                iterable.children[0].type == "name" and iterable.children[0].value in _PAIRING and \
+                iterable.children[1].type == "trailer" and iterable.children[1].children[0].value == "(":
+            # `zip(new.key_cache, past.key_cache)`: the arguments are read in the enclosing scope (a read of a
+            # removed member raises there); only names and attribute chains, whose evaluation has no effect.
+            for arg in call_args(iterable.children[1]):
+                if arg.name is None and not arg.star and _plain_chain(arg.value):
+                    self.eval(arg.value)
 
     def eval_dict(self, body: Node | None, whole: Node) -> Value:
         # Entries are gathered first and the dict built once: setting them one by one copied the entries
@@ -510,3 +517,13 @@ def _text(head: Node, trailers: list[Node]) -> str:
 
 
 __all__ = ["NONE", "Expressions"]
+
+
+# Calls a comprehension's first iterable pairs caches' lists with (`zip(a.key_cache, b.key_cache)`).
+_PAIRING = frozenset({"zip", "enumerate"})
+
+
+def _plain_chain(node: Node) -> bool:
+    """A name or an attribute chain (`cache`, `new.key_cache`): evaluating it has no effect."""
+    return node.type == "name" or (node.type in ("atom_expr", "power") and node.children[0].type == "name" and all(
+        t.type == "trailer" and t.children[0].value == "." for t in node.children[1:]))

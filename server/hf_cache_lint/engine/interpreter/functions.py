@@ -481,15 +481,16 @@ _TARGET_GROUPS = ("testlist_star_expr", "exprlist", "testlist_comp", "atom")
 
 def own_members(node: Any) -> frozenset[str]:
     """What class `node` defines itself: its methods and class-level names, and every `self.x` / `cls.x` its
-    methods assign (`=`, `+=`, annotated), wherever in them."""
+    methods assign (`=`, annotated), wherever in them. An augmented assignment alone (`self._seen_tokens += n`)
+    defines nothing: it reads the member first, so a class whose only binding of it is `+=` reads its base's (a
+    DynamicCache subclass counting `_seen_tokens` without setting it: AttributeError from 4.54.0)."""
     out: set[str] = {fn.name.value for fn in node.iter_funcdefs()}
     stack = list(node.children)
     while stack:
         n = stack.pop()
         if n.type == "expr_stmt":
             kids = n.children
-            targets = [kids[i - 1] for i in range(1, len(kids)) if kids[i].type == "operator"
-                       and kids[i].value.endswith("=") and kids[i].value not in ("==", "<=", ">=", "!=")]
+            targets = [kids[i - 1] for i in range(1, len(kids)) if kids[i].type == "operator" and kids[i].value == "="]
             if len(kids) == 2 and kids[1].type == "annassign":
                 targets.append(kids[0])
             while any(t.type in _TARGET_GROUPS for t in targets):  # `self.a, self.b = ...`

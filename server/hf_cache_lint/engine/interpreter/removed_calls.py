@@ -36,7 +36,7 @@ def constructor_uses(node: Node, classes: dict[str, tuple[str, str]], target: Ta
         yield RemovedApiUse("constructor", r.cls, r.module, r.since or "", r.span,
                             argument_span=span(r.remeant) if r.remeant is not None else None, condition=condition,
                             deferred=scope.deferred, keyword=r.keyword, error=r.error, parameters=r.parameters,
-                            positional=r.positional, remeant=remeant)
+                            positional=r.positional, remeant=remeant, base_subclass=r.subclass)
 
 
 class Defined:

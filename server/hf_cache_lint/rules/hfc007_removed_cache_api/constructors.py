@@ -18,6 +18,11 @@ def message(use: RemovedApiUse, target: Target) -> str:
         return (f"`{use.name}`'s first positional argument `{use.remeant}`: transformers {target} takes it as "
                 f"`{new}` (the per-layer tensors it iterates; before {use.removed} it took `{old}` there), so a layer count raises {error}. Instead, drop the argument: the cache adds its "
                 f"layers as they come (`{use.name}()` runs on every release)")
+    if use.base_subclass is not None:
+        return (f"`{use.base_subclass}` (a subclass of `Cache`) runs `Cache.__init__` with no argument: transformers "
+                f"{target}'s `Cache.__init__` needs the cache's layers (from {use.removed}), so building one raises "
+                f"{error}. Instead, subclass `DynamicCache` (its constructor builds its layers, with no argument, on "
+                f"every release), or pass `layer_class_to_replicate=DynamicLayer` (4.56+)")
     if use.positional is not None:
         takes = use.parameters[0] if use.parameters else ""
         return (f"`{use.name}(...)` with {use.positional} positional argument{'s' if use.positional != 1 else ''}: "
@@ -38,6 +43,8 @@ def story(use: RemovedApiUse, target: Target) -> str:
         what = f"`{use.name}(...)` with these positional arguments"
     if use.remeant is not None:
         what = f"`{use.name}`'s first positional argument `{use.remeant}`"
+    if use.base_subclass is not None:
+        what = f"`{use.base_subclass}`'s bare `Cache.__init__` call"
     return "\n".join([f"**HFC007 removed-cache-api**: {what} does not work in transformers {target}.", "",
                       message(use, target), "", f"It raises when this line runs (transformers {target}):", "",
                       f"```\n{use.error}\n```"])

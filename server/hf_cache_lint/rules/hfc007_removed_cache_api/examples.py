@@ -321,6 +321,34 @@ INVALID: tuple[Invalid, ...] = (
              "to slice back): gone with the property from 4.54",
     ),
     Invalid(
+        prelude("DynamicCache") + "\n\nclass Counter(DynamicCache):\n"
+        "    def update(self, key_states, value_states, layer_idx, *args, **kwargs):\n"
+        "        self._seen_tokens += key_states.shape[-2]\n"
+        "        return super().update(key_states, value_states, layer_idx, *args, **kwargs)\n\n\n"
+        "cache = Counter()\nmodel(**inputs, past_key_values=cache, use_cache=True)\n",
+        flagged="_seen_tokens",
+        message_contains="AttributeError: 'Counter' object has no attribute '_seen_tokens'",
+        note="a `DynamicCache` subclass that counts `_seen_tokens` with `+=` and never sets it: the `+=` reads the "
+             "counter the base class set in its `__init__` until 4.53 (gone from 4.54)",
+    ),
+    Invalid(
+        prelude("Cache") + "\n\nclass Recent(Cache):\n    def __init__(self, window):\n"
+        "        super().__init__()\n        self.window = window\n\n\n"
+        "cache = Recent(8)\n",
+        flagged="super().__init__()",
+        message_contains="ValueError: You should provide exactly one of `layers` or `layer_class_to_replicate`",
+        note="a subclass of `Cache` itself that runs the base constructor bare, as 4.4x's `Cache.__init__(self)` "
+             "took it: from 4.56 it needs the layers (ValueError; 4.54-4.55: `layer_classes`, TypeError)",
+    ),
+    Invalid(
+        _BUILT + "model(**inputs, past_key_values=cache, use_cache=True)\n"
+        "lengths = [keys.shape[-2] for i, keys in enumerate(cache.key_cache)]\n",
+        flagged="key_cache",
+        message_contains="AttributeError: 'DynamicCache' object has no attribute 'key_cache'",
+        note="the per-layer list read in a comprehension's iterable (`enumerate(cache.key_cache)`, "
+             "`zip(new.key_cache, past.key_cache)`): read where the comprehension stands, gone from 4.56",
+    ),
+    Invalid(
         _LOAD + _BUDGET,
         flagged="key_cache",
         message_contains="AttributeError: 'DynamicCache' object has no attribute 'key_cache'",

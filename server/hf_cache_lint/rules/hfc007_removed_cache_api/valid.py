@@ -213,6 +213,13 @@ VALID: tuple[Valid, ...] = (
         note="a transformers cache handed to the project's own classmethod, read through `.layers` (4.54+)",
     ),
     Valid(
+        prelude("Cache") + "from transformers.cache_utils import DynamicLayer\n\n\n"
+        "class Recent(Cache):\n    def __init__(self, window):\n"
+        "        super().__init__(layer_class_to_replicate=DynamicLayer)\n        self.window = window\n\n\n"
+        "cache = Recent(8)\nmodel(**inputs, past_key_values=cache, use_cache=True)\n",
+        note="a subclass of `Cache` that gives the base constructor its layer class (4.56+)",
+    ),
+    Valid(
         prelude("DynamicCache") + "\n\nclass Counter(DynamicCache):\n    def __init__(self):\n"
         "        super().__init__()\n        self._seen_tokens = 0\n\n"
         "    def update(self, key_states, value_states, layer_idx, *args, **kwargs):\n"
