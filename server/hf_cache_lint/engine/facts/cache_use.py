@@ -107,6 +107,8 @@ class CacheUse:
 # `past_key_values`, `cache`, `cache_params` themselves: an output holding a cache needs a model or generate first,
 # and as a keyword they are in nearly every modeling file.
 PARSE_NAMES = frozenset({
+    # a model subclass's `prepare_inputs_for_generation` override: its `past_key_values` is generate's cache
+    "prepare_inputs_for_generation",
     "Cache", "from_config", "return_dict_in_generate", "seen_tokens", "get_usable_length", "ssm_states",
     "max_batch_size", "DFlashCache", "DynamicCache", "EncoderDecoderCache", "FalconHybridMambaAttentionDynamicCache",
     "FalconMambaCache", "HQQQuantizedCache", "HybridCache", "HybridChunkedCache", "HybridMambaAttentionDynamicCache",

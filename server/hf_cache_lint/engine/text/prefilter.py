@@ -149,7 +149,8 @@ def might_construct(text: str) -> bool:
     """Can the text hold a constructor call of a transformers cache class (engine/constructor_calls.py), also a
     subclass's call of its base's (`super().__init__(...)`), or of a model module's rotary embedding?"""
     return "transformers" in text and ("Cache(" in text or bool(find_spaced(text, "Cache", after="(")) or
-                                       ("__init__" in text and "Cache" in text) or "RotaryEmbedding(" in text)
+                                       ("__init__" in text and "Cache" in text) or "RotaryEmbedding(" in text
+                                       or bool(find_spaced(text, "RotaryEmbedding", after="(")))
 
 
 def might_use_removed_api(text: str) -> bool:
