@@ -37,3 +37,27 @@ def test_a_helper_returning_the_tuple_on_every_path() -> None:
 
 def test_a_helper_returning_none_or_a_cache_is_no_tuple() -> None:
     assert not facts(HEAD + "    return DynamicCache.from_legacy_cache(tuple(pairs))\n\n" + RUN)
+
+
+CONVERT = (
+    "import torch\n"
+    "from transformers import AutoModelForCausalLM, DynamicCache\n\n"
+    "model = AutoModelForCausalLM.from_pretrained('meta-llama/Llama-3.2-1B')\n"
+    "legacy = tuple((torch.zeros(1), torch.zeros(1)) for _ in range(2))\n\n\n"
+    "def to_cache(past):\n"
+    "    if not isinstance(past, tuple) or len(past) == 0:\n        return past\n"
+    "    try:\n        return DynamicCache(past)\n    except (TypeError, ValueError):\n        pass\n"
+    "    return past\n\n\n"
+    "model(torch.tensor([[1]]), past_key_values=to_cache(legacy), use_cache=True)\n"
+)
+
+
+def test_a_helper_that_converts_the_tuple_and_returns_it_where_that_failed_is_no_tuple() -> None:
+    """The tuple is returned as it came only where the conversion failed or was not needed: the forward gets the
+    cache the helper built (a Maybe's first option, the early `return past`, does not say the tuple reaches it)."""
+    assert not facts(CONVERT)
+
+
+def test_a_helper_whose_every_path_returns_the_tuple_is_still_one() -> None:
+    assert [f.container for f in facts(CONVERT.replace("return DynamicCache(past)", "return tuple(past)"))] == \
+        ["tuple"]

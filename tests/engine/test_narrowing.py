@@ -154,3 +154,24 @@ def test_an_isinstance_guard_still_narrows_the_cache_generate_passes() -> None:
     text = PREPARE.replace("past_key_values is not None", "isinstance(past_key_values, Cache)").replace(
         "n = past_key_values[0][0].shape[2]", "n = past_key_values.seen_tokens")
     assert lines(text, "4.57.6") == [4]
+
+
+# `isinstance(x, tuple)` (builtin types only): no transformers cache is one, so where the test holds x is no cache.
+RETURNED = "model = LlamaForCausalLM.from_pretrained('m')\nout = model(torch.tensor([[1]]), use_cache=True)\n"
+NOT_A_CACHE = [
+    ("def f(p):\n    if isinstance(p, tuple) and len(p) > 0 and isinstance(p[0], tuple):\n        return p\n"
+     "    return None\n\n\nf(out.past_key_values)\n", []),
+    ("def f(p):\n    if isinstance(p, (tuple, list)):\n        return p[0][0]\n    return None\n\n\n"
+     "f(out.past_key_values)\n", []),
+    ("def f(p):\n    if not isinstance(p, tuple):\n        return None\n    return p[0][0]\n\n\n"
+     "f(out.past_key_values)\n", []),
+    # after the expression that tested it, the cache again
+    ("def f(p):\n    legacy = isinstance(p, tuple) and len(p) > 0\n    return p[0][0]\n\n\n"
+     "f(out.past_key_values)\n", [3]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), NOT_A_CACHE)
+def test_a_builtin_type_test_says_no_cache_where_it_holds(text: str, expected: list[int]) -> None:
+    got = lines("import torch\n" + RETURNED + "\n\n" + text, "5.24.0", code="HFC009")
+    assert [n - 5 for n in got] == expected

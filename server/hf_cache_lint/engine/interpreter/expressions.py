@@ -159,7 +159,7 @@ class Expressions:
             vals.append(self.eval(c))
             if self.uses.on and c is not node.children[-1]:
                 names = narrowing(c, self)[0 if conjunction else 1]
-                narrowed.extend((name, names[name], was) for name, was in narrow(names, self).items())
+                narrowed.extend((name, self.s.state.names[name], was) for name, was in narrow(names, self).items())
         names_now = self.s.state.names
         for name, cache, was in reversed(narrowed):  # after the expression, neither side is known
             if names_now.get(name) is cache:

@@ -81,7 +81,7 @@ class GenerateFacts:
             value = self.imports.force(a.value)
             container = _container(value)
             maybe_none = False
-            if container is None:
+            if container is None and not self._converted_on_some_path(value):
                 kind, _, condition, _ = self.kind_of(value)
                 maybe_none = kind == "tuple" and condition is not None and _tuple_or_none(value)
                 container = "tuple" if kind == "tuple" and (condition is None or maybe_none) else None
@@ -94,6 +94,14 @@ class GenerateFacts:
                                            whole, model.class_name, model.checkpoint, model.encoder_decoder,
                                            "object", own_class=own[0], missing=own[1], cache_subclass=own[2],
                                            narrow_length=own[3]))
+
+    def _converted_on_some_path(self, value: Value) -> bool:
+        """A value that is a transformers cache on some path the current one does not exclude: a helper that
+        converts what it is given (`DynamicCache.from_legacy_cache(past)` in a `try`, the input returned as it came
+        where the conversion failed or was not needed). The forward gets a tuple on every path only if none of them
+        is a cache (a `Maybe`'s first option alone does not say so)."""
+        return isinstance(value, Maybe) and any(
+            isinstance(v, CacheVal) and (c is None or self.s.state.decides(c) is not False) for v, c in value.options)
 
     def _spread_forward_caches(self, model: ModelState, a: EvArg, whole: Span) -> None:
         d = self.s.obj(self.imports.force(a.value))
