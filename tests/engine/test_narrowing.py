@@ -175,3 +175,17 @@ NOT_A_CACHE = [
 def test_a_builtin_type_test_says_no_cache_where_it_holds(text: str, expected: list[int]) -> None:
     got = lines("import torch\n" + RETURNED + "\n\n" + text, "5.24.0", code="HFC009")
     assert [n - 5 for n in got] == expected
+
+
+CONVERTER = ("def to_cache(p):\n    if isinstance(p, tuple):\n        return DynamicCache.from_legacy_cache(p)\n"
+             "    return p\n\n\ndef size(kv):\n    return kv[0][0].shape[0]\n\n\n")
+
+
+@pytest.mark.parametrize(("call", "expected"), [
+    ("size(to_cache(out.past_key_values))\n", [8]),  # the tuple branch is never taken for a cache
+    ("size(to_cache(out.past_key_values.layers))\n", []),  # not a cache: the branch may be taken
+    ("size(to_cache(((torch.zeros(1), torch.zeros(1)),)))\n", []),  # the code's own tuple, converted or not
+])
+def test_a_converter_hands_back_the_cache_it_was_given(call: str, expected: list[int]) -> None:
+    got = lines("import torch\n" + RETURNED + "\n\n" + CONVERTER + call, "5.24.0", code="HFC009")
+    assert [n - 5 for n in got] == expected

@@ -208,7 +208,7 @@ def _dotted(node: Node) -> bool:
         k.type == "trailer" and k.children[0].value == "." for k in kids[1:])
 
 
-__all__ = ["Narrowed", "narrow", "narrowing", "reached"]
+__all__ = ["Narrowed", "cache_is_builtin", "narrow", "narrowing", "reached"]
 
 
 def generate_fills(node: Node, params: Sequence[Any], ex: Expressions) -> CacheVal | None:
@@ -239,6 +239,27 @@ def _model_based(node: Node, ex: Expressions) -> bool:
                 if "For" in name or name.endswith("Model"):
                     return True
     return False
+
+
+def cache_is_builtin(test: Node, ex: Expressions) -> bool | None:
+    """False for `isinstance(x, tuple)` (builtin types only: `_builtin_types`) where x holds a transformers cache
+    on every path (no cache class derives from them, docs/facts.md), True for `not isinstance(...)` of that: a
+    converter's `if isinstance(cache, tuple): return DynamicCache.from_legacy_cache(cache)` is never taken for the
+    cache a forward returned, so the helper hands that cache back. None otherwise."""
+    kids = test.children if hasattr(test, "children") else []
+    if test.type == "not_test":
+        inner = cache_is_builtin(kids[1], ex)
+        return None if inner is None else not inner
+    if test.type not in ("power", "atom_expr") or len(kids) != 2 or kids[0].type != "name" or \
+            kids[0].value != "isinstance" or kids[1].type != "trailer" or kids[1].children[0].value != "(":
+        return None
+    args = call_args(kids[1])
+    if len(args) != 2 or any(a.name is not None or a.star for a in args) or args[0].value.type != "name" or \
+            not _builtin_types(args[1].value, ex):
+        return None
+    held = ex.s.state.names.get(args[0].value.value)
+    options = [v for v, _ in held.options] if type(held) is Maybe else [held]
+    return False if held is not None and all(type(v) is CacheVal for v in options) else None
 
 
 def model_is_instance(test: Node, ex: Expressions) -> bool | None:
