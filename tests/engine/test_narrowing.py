@@ -189,3 +189,17 @@ CONVERTER = ("def to_cache(p):\n    if isinstance(p, tuple):\n        return Dyn
 def test_a_converter_hands_back_the_cache_it_was_given(call: str, expected: list[int]) -> None:
     got = lines("import torch\n" + RETURNED + "\n\n" + CONVERTER + call, "5.24.0", code="HFC009")
     assert [n - 5 for n in got] == expected
+
+
+# A cache of the enclosing scope indexed inside a comprehension's element or later loop
+# (engine/syntax/comprehensions.py); a name the comprehension binds, or one under an `if` clause, is not read.
+@pytest.mark.parametrize(("expr", "expected"), [
+    ("[[t.shape for t in past[i]] for i in range(len(past))]", [1]),
+    ("[past[i][0].shape for i in range(2)]", [1]),
+    ("[[t for t in past[i]] for past in (((1, 2),),) for i in range(1)]", []),  # `past` bound by the comprehension
+    ("[past[i][0] for i in range(2) if not hasattr(past, 'layers')]", []),  # an `if` clause may keep it out
+])
+def test_a_comprehension_indexing_the_enclosing_cache(expr: str, expected: list[int]) -> None:
+    got = lines("import torch\n" + RETURNED + "past = out.past_key_values\nbatch = " + expr + "\n", "5.24.0",
+                code="HFC009")
+    assert [n - 4 for n in got] == expected

@@ -39,6 +39,7 @@ from hf_cache_lint.engine.interpreter.values import (
     tuple_val,
 )
 from hf_cache_lint.engine.output.analysis import CiLocation, CiValue, Site
+from hf_cache_lint.engine.syntax.comprehensions import comprehension_subscripts
 from hf_cache_lint.engine.syntax.constants import literal_truth, number_value
 from hf_cache_lint.engine.syntax.nodes import Arg, Node, call_args, code, span, string_value
 
@@ -198,6 +199,13 @@ class Expressions:
         if iterable.type == "name" or (iterable.type in ("atom_expr", "power") and all(
                 t.type == "trailer" and t.children[0].value == "." for t in iterable.children[1:])):
             self.uses.whole(self.eval(iterable), "iterate", iterable, count_targets(loop.children[1]))
+        for head, dots, trailer in comprehension_subscripts(body):
+            # `[[x for x in self.cache[i]] for i in range(n)]`: a name or attributes of the enclosing scope (none
+            # the comprehension binds) subscripted inside it, read as the enclosing scope holds them.
+            value = self.eval(head)
+            for t in dots:
+                value = self.attribute(value, t.children[1].value, head, dots)
+            self.uses.subscript(value, trailer, head, dots)
 
     def eval_dict(self, body: Node | None, whole: Node) -> Value:
         # Entries are gathered first and the dict built once: setting them one by one copied the entries

@@ -51,7 +51,19 @@ _CONVERTER = ("\n\ndef to_cache(past):\n    if isinstance(past, tuple):\n       
               "    return past\n\n\ncache = to_cache(out.past_key_values)\n")
 _CONVERTED_LEN = "seq_len = cache[0][0].shape[2]\n"
 
+_EXPAND = "batch = [[t.expand(3, -1, -1, -1) for t in past[i]] for i in range(len(past))]\n"
+
 INVALID: tuple[Invalid, ...] = (
+    invalid(
+        _LOAD + _GEN + "past = out.past_key_values\n" + _EXPAND,
+        flagged="past[i]",
+        fixes={"Use `.layers[i]`": (_EXPAND, "batch = [[t.expand(3, -1, -1, -1) for t in (past.layers[i].keys, "
+                                             "past.layers[i].values)] for i in range(len(past))]\n")},
+        versions=_5X,
+        portable=True,
+        message_contains="TypeError: 'DynamicCache' object is not subscriptable",
+        note="the cache indexed inside a nested comprehension (a prefix cache expanded to a batch, layer by layer)",
+    ),
     invalid(
         prelude("DynamicCache") + _GEN + _CONVERTER + _CONVERTED_LEN,
         flagged="cache[0]",
