@@ -19,8 +19,10 @@ on the oracle before anyone ran the checker on it; tests/realcode/test_heldout4.
 on the oracle before anyone ran the checker on it; tests/realcode/test_heldout5.py).
 `--set heldout6` scores the sixth held-out set (tests/realcode/heldout6: other public repositories again, labelled
 on the oracle before anyone ran the checker on it; tests/realcode/test_heldout6.py).
+`--set heldout7` scores the seventh held-out set (tests/realcode/heldout7: other public repositories again,
+labelled on the oracle before anyone ran the checker on it; tests/realcode/test_heldout7.py).
 
-Usage: python scripts/recall.py [--set recall|heldout|heldout2|heldout3|heldout4|heldout5|heldout6] [--json]
+Usage: python scripts/recall.py [--set recall|heldout|heldout2|heldout3|heldout4|heldout5|heldout6|heldout7] [--json]
 (tests/realcode/test_recall.py, test_heldout.py and test_heldout2.py hold the floors)
 """
 

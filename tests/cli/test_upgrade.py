@@ -8,7 +8,7 @@ from pathlib import Path
 
 from cli_helpers import CONFLICT, Run, write
 
-from hf_cache_lint.engine.environment import versions
+from hf_cache_lint.engine.environment import api_changes, release_steps, release_version, target, versions
 from hf_cache_lint.engine.environment.versions import BEHAVIOUR_CHANGES, Target, releases_between
 
 FOUR_X = (
@@ -78,7 +78,9 @@ def test_releases_between_are_the_behaviour_changes_in_order() -> None:
 
 
 def test_every_release_the_version_tables_name_is_a_behaviour_change() -> None:
-    source = Path(versions.__file__).read_text(encoding="utf-8")
+    # versions.py gathers the modules that own each part: every one of them is read
+    parts = (versions, release_version, api_changes, target, release_steps)
+    source = "".join(Path(str(m.__file__)).read_text(encoding="utf-8") for m in parts)
     named = {str(versions.Version.parse(v)) for v in re.findall(r'V\("([\d.]+)"\)', source)}
     named |= {str(versions.Version.parse(v)) for v in re.findall(r'"(\d+\.\d+\.\d+)"', source)
               if v not in ("4.57.6",)}  # 4.57.6 is a checked release, not a change

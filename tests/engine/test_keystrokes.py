@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import random
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,10 @@ from hf_cache_lint.engine.interpreter import interp, replay, replay_records, rep
 from hf_cache_lint.engine.output.analysis import Analysis
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "data"))
+# The module tests/lsp/test_lsp_line_shift.py edits through the server, edited here in process.
+from shifted_module import TEXT as SHIFTED  # noqa: E402
+
 ORACLE = Path(os.environ.get("ORACLE_DIR") or ROOT / ".cache" / "oracle")
 TOKENS = ["x", " ", "(", ")", ":", '"', "#", ",", "=", "self.", "None", "static", "cache_implementation=",
           "past_key_values=DynamicCache()", "model.generate(", "return ", "\n", "\n    "]
@@ -343,30 +348,6 @@ def test_a_run_that_read_a_function_a_line_moved_is_replayed_moved(
         interp.forget(str(path))
 
 
-SHIFTED = '''from transformers import AutoModelForCausalLM, AutoTokenizer, DynamicCache
-
-tokenizer = AutoTokenizer.from_pretrained("gpt2")
-model = AutoModelForCausalLM.from_pretrained("gpt2")
-
-
-def first(prompt):
-    inputs = tokenizer(prompt, return_tensors="pt")
-    return inputs
-
-
-def second(prompt):
-    inputs = tokenizer(prompt, return_tensors="pt")
-    out = model.generate(**inputs, past_key_values=DynamicCache(), cache_implementation="static")
-    return tokenizer.decode(out[0])
-
-
-class Answers:
-    def third(self, prompt):
-        cache = DynamicCache()
-        out = model.generate(tokenizer(prompt, return_tensors="pt").input_ids, past_key_values=cache,
-                             cache_implementation="static")
-        return out
-'''
 
 
 def _places(result: object) -> list[tuple[int, ...]]:

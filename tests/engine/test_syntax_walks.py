@@ -18,7 +18,8 @@ from hf_cache_lint.engine.environment.context import Context
 from hf_cache_lint.engine.environment.versions import Target
 from hf_cache_lint.engine.facts.cache_use import CacheUse
 from hf_cache_lint.engine.interpreter import Interpreter, hooks, interp, removed_api
-from hf_cache_lint.engine.syntax.nodes import statement_walk
+from hf_cache_lint.engine.syntax import nodes
+from hf_cache_lint.engine.syntax.nodes import statement_walk, statements, statements_shared
 
 ROOT = Path(__file__).resolve().parents[2]
 ORACLE = Path(os.environ.get("ORACLE_DIR") or ROOT / ".cache" / "oracle")
@@ -55,6 +56,52 @@ def test_statement_walk_finds_every_import_def_and_class_in_a_whole_walks_order(
         for reverse in (True, False):
             every = [n for n in whole_walk(tree, reverse) if n.type in STATEMENTS]
             assert [n for n in statement_walk(tree, reverse=reverse) if n.type in STATEMENTS] == every
+
+
+
+@pytest.mark.parametrize("path", files(), ids=lambda p: p.name)
+def test_the_shared_statement_list_is_the_walk(path: Path) -> None:
+    """`statements` is the left-to-right walk as a list; inside `statements_shared` every walk of that tree gives what
+    it gives outside, and the imports of the list reversed are in the right-to-left walk's order (imported_classes)."""
+    for text in broken(path.read_text()):
+        tree = interp.parse(text)
+        walked = {reverse: list(statement_walk(tree, reverse=reverse)) for reverse in (True, False)}
+        assert statements(tree) == walked[True]
+        other = interp.parse("import a\nfrom b import c\n")
+        with statements_shared(tree):
+            for _ in range(2):  # the first walk makes the list, the second reads it
+                assert list(statement_walk(tree)) == walked[True]
+                assert list(statement_walk(tree, reverse=False)) == walked[False]
+                assert statements(tree) == walked[True]
+            assert [n.type for n in statement_walk(other)] == [n.type for n in nodes._walk(other, True)]
+        assert nodes._SHARED.get() is None
+        assert [n for n in reversed(walked[True]) if n.type == "import_from"] == \
+            [n for n in walked[False] if n.type == "import_from"]
+
+
+def test_the_statement_list_is_made_once_a_check_and_never_kept_for_the_next() -> None:
+    """One check of transformers-like code walks the tree's statements once, however many passes read them; the
+    next keystroke's parse updates the kept tree in place, and its check sees the new statements."""
+    text = "from transformers import DynamicCache\n\ndef f(model):\n    return model.generate(past_key_values=DynamicCache())\n"
+    made: list[int] = []
+    real = nodes._walk
+
+    def counted(module: Any, reverse: bool) -> Iterator[Any]:
+        made.append(reverse)
+        return real(module, reverse)
+
+    key = "/tmp/statement-list-test.py"
+    context = Context(target=Target.of("5.24.0"))
+    try:
+        interp.analyse(text, key, context, incremental=True)
+        nodes._walk = counted  # type: ignore[assignment]
+        first = interp.analyse(text + "from transformers import SinkCache\n", key, context, incremental=True)
+        assert made == []  # the shared list, built by `statements`, not a generator walk
+        assert any(f.name == "SinkCache"
+                   for f in first.facts.get("removed_api_use", ()))
+    finally:
+        nodes._walk = real  # type: ignore[assignment]
+        interp.forget(key)
 
 
 def facts(text: str, path: Path, version: str) -> tuple[object, ...]:
@@ -128,3 +175,31 @@ def test_the_shortcuts_change_no_fact_of_a_rule_example(name: str, code: str, tm
     monkeypatch.setattr(hooks, "_nothing_bound", lambda names, text: False)
     for version, got in fast.items():
         assert got == facts(code, path, version), f"{name} at {version}"
+
+
+def test_the_quiet_answers_kept_from_the_last_check_are_for_the_same_words_and_only_its_functions(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """removed_api.py `_Quiet` reuses the last check's answer for a function whose text is unchanged, only under the
+    same words (a check that imports a cache class looks for its name too), and keeps only the last check's texts."""
+    text = "def make(x):\n    return MyCache(x)\n\ndef other():\n    return 1\n"
+    make_text, other_text = "def make(x):\n    return MyCache(x)\n\n", "def other():\n    return 1\n"
+    tree = interp.parse(text)
+    make, other = [n for n in tree.children if n.type == "funcdef"]
+    reads = removed_api.Reads((), Target.of("5.24.0"))
+    monkeypatch.setattr(removed_api, "_LAST_ANSWERS", None)
+    first = removed_api._Quiet(text, (), reads)
+    assert first(make) and first(other)  # no word of a use in either
+    first.keep_answers()
+    kept = removed_api._LAST_ANSWERS
+    assert kept == (first.words, {make_text: True, other_text: True})
+    # A planted answer shows whether it is reused: under other words it is not (MyCache is then looked for) ...
+    planted = {make_text: True, other_text: False, "def gone():\n    pass\n": True}
+    monkeypatch.setattr(removed_api, "_LAST_ANSWERS", (first.words, planted))
+    named = removed_api._Quiet(text, ("MyCache",), reads)
+    assert not named(make) and named(other)
+    # ... under the same words it is, and only the texts this check asked are kept for the next.
+    again = removed_api._Quiet(text, (), reads)
+    assert again(make) and not again(other)
+    again.keep_answers()
+    kept = removed_api._LAST_ANSWERS
+    assert kept == (first.words, {make_text: True, other_text: False})

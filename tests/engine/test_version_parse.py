@@ -1,5 +1,5 @@
 """`Version.parse` reads versions as `packaging` does, keeps a pre-release's tag for display, and checks a
-pre-release, dev or local build as the release it leads to (engine/environment/versions.py says why)."""
+pre-release, dev or local build as the release it leads to (engine/environment/release_version.py says why)."""
 
 from __future__ import annotations
 

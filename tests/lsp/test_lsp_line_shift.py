@@ -5,35 +5,16 @@ diagnostics, code actions (the fixes' ranges) and hovers are those of the same t
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 from lsp_support import RecordingClient, apply, conflicts, diagnostics, edits_for, open_doc, position_of
 from lsprotocol import types
 
-TEXT = '''from transformers import AutoModelForCausalLM, AutoTokenizer, DynamicCache
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "data"))
+# The module tests/engine/test_keystrokes.py edits in process, edited here through the server.
+from shifted_module import TEXT
 
-tokenizer = AutoTokenizer.from_pretrained("gpt2")
-model = AutoModelForCausalLM.from_pretrained("gpt2")
-
-
-def first(prompt):
-    inputs = tokenizer(prompt, return_tensors="pt")
-    return inputs
-
-
-def second(prompt):
-    inputs = tokenizer(prompt, return_tensors="pt")
-    out = model.generate(**inputs, past_key_values=DynamicCache(), cache_implementation="static")
-    return tokenizer.decode(out[0])
-
-
-class Answers:
-    def third(self, prompt):
-        cache = DynamicCache()
-        out = model.generate(tokenizer(prompt, return_tensors="pt").input_ids, past_key_values=cache,
-                             cache_implementation="static")
-        return out
-'''
 AT = "tokenizer(prompt,"  # Enter after it (for the space), in `first`: every later line moves down one
 INDENT = " " * 23
 

@@ -1,5 +1,5 @@
-"""lsp/wire.py's PipeReader (stdin read by the event loop, no thread per read) answers as pygls's thread reader
-does, and is chosen only where it fits (a POSIX pipe or socket not shared with stdout)."""
+"""lsp/stdin_readers.py's PipeReader (stdin read by the event loop, no thread per read) answers as pygls's thread
+reader does, and is chosen only where it fits (a POSIX pipe or socket not shared with stdout)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from hf_cache_lint.lsp import wire
+from hf_cache_lint.lsp import stdin_readers, wire
 
 posix_only = pytest.mark.skipif(os.name != "posix", reason="the pipe reader is POSIX only")
 
@@ -20,7 +20,7 @@ posix_only = pytest.mark.skipif(os.name != "posix", reason="the pipe reader is P
 @posix_only
 def test_lines_bodies_and_end_of_input() -> None:
     read_fd, write_fd = os.pipe()
-    data = b"Content-Length: 5\r\n\r\nhello" + b"x" * (wire._LINE_LIMIT + 10) + b"\nContent-Length: 9\r\n\r\nshort"
+    data = b"Content-Length: 5\r\n\r\nhello" + b"x" * (stdin_readers._LINE_LIMIT + 10) + b"\nContent-Length: 9\r\n\r\nshort"
 
     def write() -> None:  # more than a pipe holds: written while the reader reads
         with os.fdopen(write_fd, "wb") as out:
@@ -31,7 +31,7 @@ def test_lines_bodies_and_end_of_input() -> None:
 
     async def go() -> list[bytes]:
         with os.fdopen(read_fd, "rb", buffering=0) as stream:
-            reader = wire.PipeReader(stream)
+            reader = stdin_readers.PipeReader(stream)
             return [await reader.readline(), await reader.readline(), await reader.readexactly(5),
                     await reader.readline(),  # too long to be a header: junk, as a line
                     await reader.readline(), await reader.readline(),
@@ -70,12 +70,12 @@ def test_chosen_for_a_pipe_only(tmp_path: Path) -> None:
     file.write_bytes(b"")
     a, b = socket.socketpair()
     with os.fdopen(read_fd, "rb") as pipe_in, os.fdopen(out_w, "wb") as pipe_out, open(file, "rb") as regular:
-        assert wire.pipe_reader_fits(pipe_in, pipe_out)
-        assert not wire.pipe_reader_fits(regular, pipe_out)  # a regular file: the loop cannot watch it
-        assert wire.pipe_reader_fits(a.makefile("rb"), pipe_out)  # libuv's child stdin (VS Code, Neovim)
-        assert not wire.pipe_reader_fits(a.makefile("rb"), a.makefile("wb"))  # one socket both ways
-        assert not wire.pipe_reader_fits(pipe_in, pipe_in)  # stdout on the same file would turn non-blocking
-        assert not wire.pipe_reader_fits(object(), sys.stdout)
+        assert stdin_readers.pipe_reader_fits(pipe_in, pipe_out)
+        assert not stdin_readers.pipe_reader_fits(regular, pipe_out)  # a regular file: the loop cannot watch it
+        assert stdin_readers.pipe_reader_fits(a.makefile("rb"), pipe_out)  # libuv's child stdin (VS Code, Neovim)
+        assert not stdin_readers.pipe_reader_fits(a.makefile("rb"), a.makefile("wb"))  # one socket both ways
+        assert not stdin_readers.pipe_reader_fits(pipe_in, pipe_in)  # stdout on the same file would turn non-blocking
+        assert not stdin_readers.pipe_reader_fits(object(), sys.stdout)
     for fd in (write_fd, out_r):
         os.close(fd)
     a.close()

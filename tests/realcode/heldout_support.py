@@ -1,4 +1,4 @@
-"""The checks the held-out sets (heldout/, heldout2/, heldout3/, heldout4/, heldout5/, heldout6/) run, each test module holding its own
+"""The checks the held-out sets (heldout/, heldout2/, heldout3/, heldout4/, heldout5/, heldout6/, heldout7/) run, each test module holding its own
 floors and history."""
 
 from __future__ import annotations

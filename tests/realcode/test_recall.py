@@ -12,8 +12,18 @@ from dataclasses import dataclass
 
 import pytest
 from realcode_support import Target, run_cli
-from recall_set import (CASES, CLEAN, Expect, Site, case_files, load_sites, probes, score, statement_lines,
-                        versions)
+from recall_set import (
+    CASES,
+    CLEAN,
+    Expect,
+    Site,
+    case_files,
+    load_sites,
+    probes,
+    score,
+    statement_lines,
+    versions,
+)
 
 from hf_cache_lint.rules.base import CHECKED_VERSIONS
 

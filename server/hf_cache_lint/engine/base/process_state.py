@@ -39,6 +39,8 @@ STATE: tuple[Global, ...] = (
     Global("engine/interpreter/shift.py", "_FIELDS", "cache",
            "per dataclass or named tuple type: the fields a moved copy maps (filled at a type's first move)"),
     Global("engine/syntax/fast_parser.py", "_TABLES", "registry", "parso's grammar tables re-keyed, once per grammar object"),
+    Global("engine/interpreter/removed_api.py", "_LAST_ANSWERS", "cache",
+           "the removed-API reader's last check: which functions' texts can hold no use, for its words (one check's)"),
     Global("engine/text/text.py", "_LAST_STARTS", "cache", "the last text's line starts (a one-entry memo)"),
     Global("engine/text/text.py", "_LAST_LINES", "cache", "the last text's lines (a one-entry memo)"),
     Global("engine/text/text.py", "_LAST_LOWERED", "cache",

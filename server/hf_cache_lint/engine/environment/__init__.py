@@ -2,7 +2,11 @@
 
 - releases.py: the cache API of every transformers release (data/releases.json);
 - releases_models.py: the names a tabled model module (`modeling_llama`) or the top level lost, from that table;
-- versions.py: what each version does with caches, as data (`Target`), answered from the release table;
+- versions.py: what each version does with caches, as data: the one import path of the four below;
+- release_version.py: `Version`, a release number as transformers' releases compare (`V`, NEWEST);
+- api_changes.py: the tables of removed or changed cache API the rules report, and BEHAVIOUR_CHANGES;
+- target.py: `Target`, what one release does with caches, answered from the release table;
+- release_steps.py: the releases where those answers change (a range's steps, `--upgrade-to`);
 - families.py: the class families the engine names (the Mamba family, pipeline classes by task);
 - requirements.py: the transformers release(s) a project declares (lock files, pyproject, requirements);
 - environments.py: which transformers an environment has installed, read from its files;

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-from hf_cache_lint.engine.environment.versions import Version
+from hf_cache_lint.engine.environment.release_version import Version
 
 
 @dataclass(frozen=True)

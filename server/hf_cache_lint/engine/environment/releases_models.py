@@ -13,7 +13,7 @@ import re
 from functools import cache
 
 from hf_cache_lint.engine.environment import releases
-from hf_cache_lint.engine.environment.versions import Version
+from hf_cache_lint.engine.environment.release_version import Version
 
 # scripts/release_table.py MODEL_NAME_FAMILIES (a test keeps the two the same).
 MODEL_NAME_FAMILIES: tuple[str, ...] = ("llama", "mistral", "mixtral", "qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl",

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 # packaging is imported where a range is read (a version such as "4.57.6" needs none of it): a warm run that is
 # told its target by a setting or an installed dist-info starts without it.
 
-# Releases known besides the behaviour changes (engine/environment/versions.py BEHAVIOUR_CHANGES): the ones the oracle
+# Releases known besides the behaviour changes (engine/environment/api_changes.py BEHAVIOUR_CHANGES): the ones the oracle
 # checks. The newest admitted of a range bounded below 5 is then 4.57.6, the last 4.x, not 4.57.0.
 _ALSO_KNOWN = ("4.57.6",)
 
@@ -105,7 +105,7 @@ def _pinned(spec: SpecifierSet) -> str | None:
 def behaviour_changes(lo: Version, hi: Version) -> tuple[Version, ...]:
     """The releases after `lo` up to `hi` at which something the rules know changes: the engine's own
     BEHAVIOUR_CHANGES and every release where an answer `Target` reads from the release table changes
-    (engine/environment/versions.py `table_changes`, the same steps `--upgrade-to` takes)."""
+    (engine/environment/release_steps.py `table_changes`, the same steps `--upgrade-to` takes)."""
     from hf_cache_lint.engine.environment.versions import table_changes
 
     points = {Version.parse(c) for c in BEHAVIOUR_CHANGES} | set(table_changes())

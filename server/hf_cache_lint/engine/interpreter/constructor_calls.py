@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.environment import releases
 from hf_cache_lint.engine.environment.versions import Target
-from hf_cache_lint.engine.syntax.nodes import Node, code, imported_from, span, statement_walk
+from hf_cache_lint.engine.syntax.nodes import Node, code, imported_from, span, statements
 
 _SOURCES = ("transformers", "transformers.cache_utils")
 
@@ -45,8 +45,10 @@ def imported_classes(module: Node) -> dict[str, tuple[str, str]]:
     """Local name -> (import source, class name) of every `from <transformers module> import <...Cache>`."""
     found: dict[str, tuple[str, str]] = {}
     # Imports are statements: the walk skips the insides of expressions, in the order it always had (a later
-    # import of a name wins, as at run time when both run).
-    for node in statement_walk(module, reverse=False):
+    # import of a name wins, as at run time when both run). That order, a walk pushing children as they stand, meets
+    # the imports (never one inside another) last first: the statement list's order reversed (`statements`: one list
+    # shared by a check's walks).
+    for node in reversed(statements(module)):
         if node.type == "import_from":
             source = imported_from(node)
             if node.level == 0 and (source in _SOURCES or source.startswith("transformers.models.")):

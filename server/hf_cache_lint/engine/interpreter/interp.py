@@ -12,6 +12,7 @@ from hf_cache_lint.engine.interpreter.narrowing import reached
 from hf_cache_lint.engine.interpreter.removed_api import removed_api_uses
 from hf_cache_lint.engine.output.analysis import Analysis
 from hf_cache_lint.engine.syntax import fast_parser, parsing
+from hf_cache_lint.engine.syntax.nodes import statements_shared
 
 _GRAMMAR = fast_parser.grammar()  # parso's grammar, its tree built faster (engine/syntax/fast_parser.py)
 
@@ -50,16 +51,17 @@ def analyse(text: str, path: str, context: Context, tree: object | None = None,
     s = interpreter.session
     assert s.guards is not None
     recorded = s.recorded
-    try:
-        hooks, sent = hook_facts(tree, text)
-        uses = [f for f in recorded if isinstance(f, CacheUse)]
-        if hooks and any(u.guard is not None for u in uses):  # isinstance guards false on the target (narrowing.py)
-            kept = {id(u) for u in reached(uses, hooks, tree, context.target)}
-            recorded = [f for f in recorded if not isinstance(f, CacheUse) or id(f) in kept]
-            uses = [u for u in uses if id(u) in kept]
-        removed = removed_api_uses(tree, text, context.target, s.guards, tuple(uses))
-    except RecursionError:  # a statement too deeply nested for its walk (the interpreter noted it)
-        removed, hooks, sent = (), [], []
+    with statements_shared(tree):  # the walks below read the tree's statements once
+        try:
+            hooks, sent = hook_facts(tree, text)
+            uses = [f for f in recorded if isinstance(f, CacheUse)]
+            if hooks and any(u.guard is not None for u in uses):  # isinstance guards false on the target (narrowing.py)
+                kept = {id(u) for u in reached(uses, hooks, tree, context.target)}
+                recorded = [f for f in recorded if not isinstance(f, CacheUse) or id(f) in kept]
+                uses = [u for u in uses if id(u) in kept]
+            removed = removed_api_uses(tree, text, context.target, s.guards, tuple(uses))
+        except RecursionError:  # a statement too deeply nested for its walk (the interpreter noted it)
+            removed, hooks, sent = (), [], []
     return Analysis(text=text, path=path, context=context, facts=grouped((*recorded, *removed, *hooks, *sent)),
                     tree=tree,
                     version_guarded=tuple(sorted(s.version_guarded, key=lambda b: (b.span.start, b.span.end))),

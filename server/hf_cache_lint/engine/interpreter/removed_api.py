@@ -28,6 +28,7 @@ from itertools import accumulate, repeat
 
 from parso.utils import split_lines
 
+from hf_cache_lint.engine.base import process_state
 from hf_cache_lint.engine.environment.releases_models import first_model_removal
 from hf_cache_lint.engine.environment.versions import REMOVED_CACHE_CLASSES, Target, first_removal
 from hf_cache_lint.engine.facts.cache_use import CacheUse
@@ -111,12 +112,25 @@ def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGua
         stack.extend(zip(reversed(kids), repeat(scope)))
     # After `cache.key_cache = [...]` (reported as silent) the same receiver's `key_cache`, in the same function, is
     # that plain list: its reads raise nothing.
+    quiet.keep_answers()
     bound = {(u.module, u.name, functions.get(id(u))) for u in found if u.silent}
     found = [u for u in found if u.silent or (u.module, u.name, functions.get(id(u))) not in bound]
     found.sort(key=lambda u: (u.span.start, u.name))
     # An import that fails as the module loads is reported, and the rest is checked as if it had succeeded (issue
     # 29 item 7; the interpreter goes on the same way, interpreter/statements.py).
     return tuple(found)
+
+
+# The words of the last `_Quiet` and its answers by function text (a one-check memo: `_Quiet.keep_answers`).
+_LAST_ANSWERS: tuple[tuple[str, ...], dict[str, bool]] | None = None
+
+
+def _forget_answers() -> None:
+    global _LAST_ANSWERS
+    _LAST_ANSWERS = None
+
+
+process_state.resettable("engine/interpreter/removed_api.py", "_LAST_ANSWERS", _forget_answers)
 
 
 class _Quiet:
@@ -135,6 +149,14 @@ class _Quiet:
         self.words = (*REMOVED_CACHE_CLASSES, *classes, *(("__init__",) if classes else ()))
         self.lines = sorted({p.line for p, _ in reads.at} | {p.line for p in reads.calls})
         self._starts: list[int] | None = None
+        self.answers: dict[str, bool] = {}  # this check's, by function text: `keep_answers` keeps them for the next
+        last = _LAST_ANSWERS
+        self._last = last[1] if last is not None and last[0] == self.words else {}
+
+    def keep_answers(self) -> None:
+        """Keep this check's answers (only those: a buffer's edits do not pile up) for the next check's `_Quiet`."""
+        global _LAST_ANSWERS
+        _LAST_ANSWERS = self.words, self.answers
 
     def __call__(self, node: Node) -> bool:
         first, last = node.start_pos[0], end_pos(node)[0]
@@ -149,4 +171,11 @@ class _Quiet:
         # Whole lines, from the first line's start to the last one's end: a little more text than the function's
         # own, which can only keep a function from being skipped.
         piece = self.text[starts[first - 1]:starts[last] if last < len(starts) else len(self.text)]
-        return not ("import" in piece and "transformers" in piece) and not any(word in piece for word in self.words)
+        # The answer depends only on the piece and the words: the last check's answers are reused (a keystroke
+        # changes one function; a dozen words or more each searched in every function's text cost ~3 ms on
+        # generation/utils.py, hashing the pieces a fraction of it).
+        answer = self._last.get(piece)
+        if answer is None:
+            answer = not ("import" in piece and "transformers" in piece) and not any(word in piece for word in self.words)
+        self.answers[piece] = answer
+        return answer
