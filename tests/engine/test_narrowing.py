@@ -203,3 +203,11 @@ def test_a_comprehension_indexing_the_enclosing_cache(expr: str, expected: list[
     got = lines("import torch\n" + RETURNED + "past = out.past_key_values\nbatch = " + expr + "\n", "5.24.0",
                 code="HFC009")
     assert [n - 4 for n in got] == expected
+
+
+def test_an_async_comprehension_indexing_the_enclosing_cache() -> None:
+    """`async for` wraps the loop (`comp_for` around `sync_comp_for`): its target is still bound, nothing breaks."""
+    text = ("import torch\n" + RETURNED + "past = out.past_key_values\n\n\nasync def f(agen):\n"
+            "    return [[t for t in past[i]] async for i in agen]\n")
+    assert [n - 4 for n in lines(text, "5.24.0", code="HFC009")] == [4]
+    assert lines(text.replace("past[i]", "i[0]"), "5.24.0", code="HFC009") == []

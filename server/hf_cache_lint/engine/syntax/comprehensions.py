@@ -22,8 +22,9 @@ def comprehension_subscripts(body: Node) -> Iterator[tuple[Node, list[Node], Nod
     nodes = list(_walk(body))
     if any(n.type in ("comp_if", "lambdef", "namedexpr_test") for n in nodes):
         return
-    bound = {leaf.value for n in nodes if n.type in _FOR for leaf in _walk(n.children[_target(n)])
-             if leaf.type == "name"}
+    # Every loop's target (`async for` is a `comp_for` around a `sync_comp_for`, which holds the target).
+    bound = {leaf.value for n in nodes if n.type == "sync_comp_for" and len(n.children) > 1
+             for leaf in _walk(n.children[1]) if leaf.type == "name"}
     first = _first_iterable(body)
     skipped = set() if first is None else {id(n) for n in _walk(first)}
     for n in nodes:
@@ -42,11 +43,6 @@ def comprehension_subscripts(body: Node) -> Iterator[tuple[Node, list[Node], Nod
             if t.children[0].value == "[":
                 yield kids[0], dots, t
             break
-
-
-def _target(loop: Node) -> int:
-    """The index of a loop's target among its children (`async for`: one later)."""
-    return 2 if loop.children[0].type == "keyword" and loop.children[0].value == "async" else 1
 
 
 def _first_iterable(body: Node) -> Node | None:
