@@ -154,3 +154,60 @@ def test_an_isinstance_guard_still_narrows_the_cache_generate_passes() -> None:
     text = PREPARE.replace("past_key_values is not None", "isinstance(past_key_values, Cache)").replace(
         "n = past_key_values[0][0].shape[2]", "n = past_key_values.seen_tokens")
     assert lines(text, "4.57.6") == [4]
+
+
+# `isinstance(x, tuple)` (builtin types only): no transformers cache is one, so where the test holds x is no cache.
+RETURNED = "model = LlamaForCausalLM.from_pretrained('m')\nout = model(torch.tensor([[1]]), use_cache=True)\n"
+NOT_A_CACHE = [
+    ("def f(p):\n    if isinstance(p, tuple) and len(p) > 0 and isinstance(p[0], tuple):\n        return p\n"
+     "    return None\n\n\nf(out.past_key_values)\n", []),
+    ("def f(p):\n    if isinstance(p, (tuple, list)):\n        return p[0][0]\n    return None\n\n\n"
+     "f(out.past_key_values)\n", []),
+    ("def f(p):\n    if not isinstance(p, tuple):\n        return None\n    return p[0][0]\n\n\n"
+     "f(out.past_key_values)\n", []),
+    # after the expression that tested it, the cache again
+    ("def f(p):\n    legacy = isinstance(p, tuple) and len(p) > 0\n    return p[0][0]\n\n\n"
+     "f(out.past_key_values)\n", [3]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), NOT_A_CACHE)
+def test_a_builtin_type_test_says_no_cache_where_it_holds(text: str, expected: list[int]) -> None:
+    got = lines("import torch\n" + RETURNED + "\n\n" + text, "5.24.0", code="HFC009")
+    assert [n - 5 for n in got] == expected
+
+
+CONVERTER = ("def to_cache(p):\n    if isinstance(p, tuple):\n        return DynamicCache.from_legacy_cache(p)\n"
+             "    return p\n\n\ndef size(kv):\n    return kv[0][0].shape[0]\n\n\n")
+
+
+@pytest.mark.parametrize(("call", "expected"), [
+    ("size(to_cache(out.past_key_values))\n", [8]),  # the tuple branch is never taken for a cache
+    ("size(to_cache(out.past_key_values.layers))\n", []),  # not a cache: the branch may be taken
+    ("size(to_cache(((torch.zeros(1), torch.zeros(1)),)))\n", []),  # the code's own tuple, converted or not
+])
+def test_a_converter_hands_back_the_cache_it_was_given(call: str, expected: list[int]) -> None:
+    got = lines("import torch\n" + RETURNED + "\n\n" + CONVERTER + call, "5.24.0", code="HFC009")
+    assert [n - 5 for n in got] == expected
+
+
+# A cache of the enclosing scope indexed inside a comprehension's element or later loop
+# (engine/syntax/comprehensions.py); a name the comprehension binds, or one under an `if` clause, is not read.
+@pytest.mark.parametrize(("expr", "expected"), [
+    ("[[t.shape for t in past[i]] for i in range(len(past))]", [1]),
+    ("[past[i][0].shape for i in range(2)]", [1]),
+    ("[[t for t in past[i]] for past in (((1, 2),),) for i in range(1)]", []),  # `past` bound by the comprehension
+    ("[past[i][0] for i in range(2) if not hasattr(past, 'layers')]", []),  # an `if` clause may keep it out
+])
+def test_a_comprehension_indexing_the_enclosing_cache(expr: str, expected: list[int]) -> None:
+    got = lines("import torch\n" + RETURNED + "past = out.past_key_values\nbatch = " + expr + "\n", "5.24.0",
+                code="HFC009")
+    assert [n - 4 for n in got] == expected
+
+
+def test_an_async_comprehension_indexing_the_enclosing_cache() -> None:
+    """`async for` wraps the loop (`comp_for` around `sync_comp_for`): its target is still bound, nothing breaks."""
+    text = ("import torch\n" + RETURNED + "past = out.past_key_values\n\n\nasync def f(agen):\n"
+            "    return [[t for t in past[i]] async for i in agen]\n")
+    assert [n - 4 for n in lines(text, "5.24.0", code="HFC009")] == [4]
+    assert lines(text.replace("past[i]", "i[0]"), "5.24.0", code="HFC009") == []

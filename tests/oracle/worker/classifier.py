@@ -34,7 +34,7 @@ ERRORS: tuple[ErrorClass, ...] = (
     ErrorClass("HFC001", ValueError, re.compile(r"Passing both `cache_implementation` .* and `(\w+)` \(a Cache object\)")),
     ErrorClass("HFC002", ValueError, re.compile(r"\A(?=[\s\S]*tuple)[\s\S]*is not supported anymore")),
     # A tuple or list passed to a model's forward as the cache (5.x: every model; 4.57.6: Llama-style ones).
-    ErrorClass("HFC002", AttributeError, re.compile(r"'(?:tuple|list)' object has no attribute 'get_seq_length'")),
+    ErrorClass("HFC002", AttributeError, re.compile(r"'(?:tuple|list)' object has no attribute 'get_(?:seq_length|query_offset)'")),
     ErrorClass("HFC004", ValueError, re.compile(re.escape("Invalid `cache_implementation`"))),
     # A quantized cache for a model with sliding-window layers (5.14+).
     ErrorClass("HFC004", ValueError, re.compile(r"`QuantizedCache` is only supported for models with only full "

@@ -42,6 +42,9 @@ class ForwardCache:
     missing: str = ""
     cache_subclass: bool = False
     narrow_length: bool = False  # its own `get_seq_length` takes no `layer_idx` (5.14.0+ pass it)
+    # The call gives `position_ids=` (not a literal None): a Llama-style forward then skips `get_seq_length` and
+    # from 5.14.0 first reads `get_query_offset` of the cache (building the mask; checked on the oracle).
+    positions: bool = False
 
 
 KIND: FactKind[ForwardCache] = FactKind(

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from hf_cache_lint.engine.interpreter.cache_uses import count_targets, none_compared, unpacked_item
 from hf_cache_lint.engine.interpreter.expressions import Expressions
-from hf_cache_lint.engine.interpreter.narrowing import model_is_instance, narrow, narrowing
+from hf_cache_lint.engine.interpreter.narrowing import cache_is_builtin, model_is_instance, narrow, narrowing
 from hf_cache_lint.engine.interpreter.session import MAX_LOOP_REPEAT_DEPTH, Session
 from hf_cache_lint.engine.interpreter.state import State, join
 from hf_cache_lint.engine.interpreter.values import UNKNOWN, Cond, Unknown
@@ -80,6 +80,8 @@ class ControlFlow:
                 static = none_compared(test, self.ex.eval, partial(_excluded, entry))
             if static is None:  # `isinstance(model, Qwen3ForCausalLM)` on a model loaded as one
                 static = model_is_instance(test, self.ex)
+            if static is None and self.ex.uses.on:  # `isinstance(cache, tuple)` on a transformers cache: never
+                static = cache_is_builtin(test, self.ex)
             if cond.text.replace("'", '"') in ('__name__ == "__main__"', '"__main__" == __name__'):
                 static = cond.holds  # a script is run as __main__; that guard is no flag
             # `isinstance(x, Cache)`: x holds a transformers cache on the side where the test says so.

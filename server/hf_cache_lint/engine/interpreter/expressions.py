@@ -39,6 +39,7 @@ from hf_cache_lint.engine.interpreter.values import (
     tuple_val,
 )
 from hf_cache_lint.engine.output.analysis import CiLocation, CiValue, Site
+from hf_cache_lint.engine.syntax.comprehensions import comprehension_subscripts
 from hf_cache_lint.engine.syntax.constants import literal_truth, number_value
 from hf_cache_lint.engine.syntax.nodes import Arg, Node, call_args, code, span, string_value
 
@@ -159,7 +160,7 @@ class Expressions:
             vals.append(self.eval(c))
             if self.uses.on and c is not node.children[-1]:
                 names = narrowing(c, self)[0 if conjunction else 1]
-                narrowed.extend((name, names[name], was) for name, was in narrow(names, self).items())
+                narrowed.extend((name, self.s.state.names[name], was) for name, was in narrow(names, self).items())
         names_now = self.s.state.names
         for name, cache, was in reversed(narrowed):  # after the expression, neither side is known
             if names_now.get(name) is cache:
@@ -205,6 +206,13 @@ class Expressions:
             for arg in call_args(iterable.children[1]):
                 if arg.name is None and not arg.star and _plain_chain(arg.value):
                     self.eval(arg.value)
+        for head, dots, trailer in comprehension_subscripts(body):
+            # `[[x for x in self.cache[i]] for i in range(n)]`: a name or attributes of the enclosing scope (none
+            # the comprehension binds) subscripted inside it, read as the enclosing scope holds them.
+            value = self.eval(head)
+            for t in dots:
+                value = self.attribute(value, t.children[1].value, head, dots)
+            self.uses.subscript(value, trailer, head, dots)
 
     def eval_dict(self, body: Node | None, whole: Node) -> Value:
         # Entries are gathered first and the dict built once: setting them one by one copied the entries

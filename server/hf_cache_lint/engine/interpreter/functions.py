@@ -272,11 +272,11 @@ class UserFunctions:
         """`instance(...)`: its class's `__call__`, or, for a torch `nn.Module` subclass without one, its `forward`
         (what `Module.__call__` runs): a vendored attention or decoder layer called with the cache it is given."""
         fn = self.method_of(obj.class_name, "__call__")
-        if fn is None and self._torch_module(obj.class_name):
+        if fn is None and self.torch_module(obj.class_name):
             fn = self.method_of(obj.class_name, "forward")
         return self.inline(fn, args, ref, whole) if fn is not None else UNKNOWN
 
-    def _torch_module(self, class_name: str, depth: int = 0) -> bool:
+    def torch_module(self, class_name: str, depth: int = 0) -> bool:
         """A module class of this file that subclasses `torch.nn.Module` (directly or through the file's classes)."""
         cls = self.s.module_state.names.get(class_name)
         if not isinstance(cls, ClassDef) or cls.node is None or depth > 4:
@@ -289,7 +289,7 @@ class UserFunctions:
                 value = self.ex.eval(base)
                 if isinstance(value, Symbol) and value.qualname in _TORCH_MODULES:
                     return True
-                if isinstance(value, ClassDef) and self._torch_module(value.name, depth + 1):
+                if isinstance(value, ClassDef) and self.torch_module(value.name, depth + 1):
                     return True
         return False
 

@@ -81,19 +81,29 @@ class GenerateFacts:
             value = self.imports.force(a.value)
             container = _container(value)
             maybe_none = False
-            if container is None:
+            if container is None and not self._converted_on_some_path(value):
                 kind, _, condition, _ = self.kind_of(value)
                 maybe_none = kind == "tuple" and condition is not None and _tuple_or_none(value)
                 container = "tuple" if kind == "tuple" and (condition is None or maybe_none) else None
+                if container is None and _tuple_or_none(value, ListVal):  # `unflatten(kv) if kv else None`
+                    container, maybe_none = "list", True
             if container is not None:
                 self.s.record(ForwardCache(a.arg.name, span(a.arg.node), span(a.arg.value), code(a.arg.value),
                                            whole, model.class_name, model.checkpoint, model.encoder_decoder,
-                                           container, maybe_none=maybe_none))
+                                           container, maybe_none=maybe_none, positions=_positions(args)))
             elif a.arg.name == "past_key_values" and (own := lacking(self.s, value)) is not None:
                 self.s.record(ForwardCache(a.arg.name, span(a.arg.node), span(a.arg.value), code(a.arg.value),
                                            whole, model.class_name, model.checkpoint, model.encoder_decoder,
                                            "object", own_class=own[0], missing=own[1], cache_subclass=own[2],
                                            narrow_length=own[3]))
+
+    def _converted_on_some_path(self, value: Value) -> bool:
+        """A value that is a transformers cache on some path the current one does not exclude: a helper that
+        converts what it is given (`DynamicCache.from_legacy_cache(past)` in a `try`, the input returned as it came
+        where the conversion failed or was not needed). The forward gets a tuple on every path only if none of them
+        is a cache (a `Maybe`'s first option alone does not say so)."""
+        return isinstance(value, Maybe) and any(
+            isinstance(v, CacheVal) and (c is None or self.s.state.decides(c) is not False) for v, c in value.options)
 
     def _spread_forward_caches(self, model: ModelState, a: EvArg, whole: Span) -> None:
         d = self.s.obj(self.imports.force(a.value))
@@ -389,10 +399,18 @@ def _container(value: Value) -> str | None:
     return None
 
 
-def _tuple_or_none(value: Value) -> bool:
-    """A value that is a tuple or None on every path (a helper returning None early, else the tuple it built)."""
-    return isinstance(value, Maybe) and all(isinstance(v, TupleVal) or (isinstance(v, Const) and v.value is None)
-                                            for v, _ in value.options)
+def _tuple_or_none(value: Value, kind: type[TupleVal] | type[ListVal] = TupleVal) -> bool:
+    """A value that is a tuple (a list: `kind`) or None on every path (a helper returning None early, else the
+    tuple it built)."""
+    return isinstance(value, Maybe) and all(isinstance(v, kind) or (isinstance(v, Const) and v.value is None)
+                                            for v, _ in value.options) and \
+        any(isinstance(v, kind) for v, _ in value.options)
+
+
+def _positions(args: list[EvArg]) -> bool:
+    """The call gives `position_ids=` as anything but a literal None."""
+    return any(a.arg.name == "position_ids" and not (isinstance(a.value, Const) and a.value.value is None)
+               for a in args)
 
 
 def _cond_text(c: Cond) -> str:

@@ -43,6 +43,11 @@ from hf_cache_lint.engine.syntax.nodes import Node, code
 _PASS_THROUGH = {"to", "cuda", "cpu", "eval", "train", "half", "float", "bfloat16", "requires_grad_", "compile",
                  "get_base_model", "merge_and_unload"}
 
+# torch `nn.Module` methods that return the module itself (for the project's own module classes that do not
+# define them).
+_MODULE_SELF = frozenset({"to", "cuda", "cpu", "eval", "train", "half", "float", "double", "bfloat16",
+                          "requires_grad_"})
+
 
 class MethodCall:
     """One method call being evaluated: `owner.name(args)` and where it is written."""
@@ -178,6 +183,8 @@ class TrackedMethods:
             base = obj.cache_base.rpartition(".")[2]
             self._crop(f"`{obj.class_name}` (a subclass of `{base}`)", c.args, c.trailer, c.head, c.trailers, c.whole)
             return NONE
+        if fn is None and c.m.name in _MODULE_SELF and self.functions.torch_module(obj.class_name):
+            return c.ref  # `Wrapper(model).eval()`: torch's `Module.eval`/`.to`/... return the module itself
         return self.functions.inline(fn, c.args, c.ref, c.whole) if fn else UNKNOWN
 
     def _pipeline(self, obj: HeapObj, c: MethodCall) -> Value:

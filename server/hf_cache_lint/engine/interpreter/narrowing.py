@@ -9,7 +9,9 @@ A tuple of classes narrows only when every class in it is a transformers cache c
 tuple). A project's own class is never a transformers one, whatever its name: the class must evaluate to a
 transformers `Symbol`. Only a name the code knows nothing better of is narrowed (unknown, None on some paths, a
 cache the code does not say is one); a value the interpreter holds as something else (a model, an instance of the
-project's own class, a tuple) stays what it is.
+project's own class, a tuple) stays what it is. The converse: `isinstance(x, tuple)` (builtin types no
+transformers cache derives from, docs/facts.md) says x is NO cache where it holds; a cache x held is dropped there
+(`isinstance(past, tuple) and past[0]`: compat code indexing a legacy tuple, never a cache).
 
 A hook's cache parameter the target no longer fills (`past_key_values` of a `prepare_inputs_for_generation`
 override on 5.24, which passes `cache=`: HFC010) is None there, so its guard is false and the guarded uses are
@@ -34,13 +36,20 @@ from hf_cache_lint.engine.interpreter.values import (
     Symbol,
     Unknown,
     Value,
+    maybe,
 )
 from hf_cache_lint.engine.syntax.nodes import Node, call_args
 
 if TYPE_CHECKING:
     from hf_cache_lint.engine.interpreter.expressions import Expressions
 
-Narrowed = dict[str, CacheVal]
+# A name bound to NOT_A_CACHE is one `isinstance(x, tuple)` (a builtin type no transformers cache is an instance
+# of) says is no cache where the test holds: `isinstance(past, tuple) and past[0]` reads a tuple, not a cache.
+NOT_A_CACHE = Unknown("a value the code tests is a builtin tuple, list or dict, not a cache")
+Narrowed = dict[str, CacheVal | Unknown]
+# The builtin types `isinstance(x, T)` may name (alone or in a tuple of them) that no transformers cache class of
+# any release derives from: where the test holds, x is no cache.
+_NOT_CACHE_TYPES = frozenset({"tuple", "list", "dict", "str", "int", "float", "bool", "bytes"})
 
 
 def narrowing(test: Node, ex: Expressions) -> tuple[Narrowed, Narrowed]:
@@ -69,7 +78,21 @@ def narrowing(test: Node, ex: Expressions) -> tuple[Narrowed, Narrowed]:
             cache = _cache_class(args[1].value, ex)
             if cache is not None:
                 return {args[0].value.value: replace(cache, guard=ex.s.code(test))}, {}
+            if _builtin_types(args[1].value, ex):
+                return {args[0].value.value: NOT_A_CACHE}, {}
     return {}, {}
+
+
+def _builtin_types(node: Node, ex: Expressions) -> bool:
+    """`tuple`, `(tuple, list)`: builtin types only, none of their names rebound by the code."""
+    kids = node.children if hasattr(node, "children") else []
+    if node.type == "atom" and len(kids) == 3 and kids[0].value == "(" and kids[1].type == "testlist_comp":
+        items = [c for c in kids[1].children if c.type != "operator"]
+        return bool(items) and all(_builtin_types(c, ex) for c in items)
+    if node.type != "name" or node.value not in _NOT_CACHE_TYPES or node.value in ex.s.state.names:
+        return False
+    value = ex.eval(node)
+    return type(value) is Symbol and value.qualname == f"builtins.{node.value}"
 
 
 def narrow(names: Narrowed, ex: Expressions) -> dict[str, Value]:
@@ -78,7 +101,11 @@ def narrow(names: Narrowed, ex: Expressions) -> dict[str, Value]:
     state = ex.s.state
     before: dict[str, Value] = {}
     for name, cache in names.items():
-        if name in state.names and _open(state.names[name]):
+        if cache is NOT_A_CACHE:
+            if name in state.names and (kept := _without_caches(state.names[name])) is not None:
+                before[name] = state.names[name]
+                state.names[name] = kept
+        elif name in state.names and _open(state.names[name]):
             before[name] = state.names[name]
             state.names[name] = cache
     return before
@@ -113,6 +140,17 @@ def _unfed(hook: HookOverride, target: Target) -> set[str]:
         signature = target.hook_signature(hook.reference)
         return {p for p in params if p not in signature and target.hook_parameter_gone(hook.reference, p)}
     return set()
+
+
+def _without_caches(value: Value) -> Value | None:
+    """What a name holding `value` holds where a test says it is no cache: its options but the caches (unknown if
+    none is left); None where `value` holds no cache (nothing to change)."""
+    if type(value) is CacheVal:
+        return NOT_A_CACHE
+    if type(value) is Maybe and any(type(v) is CacheVal for v, _ in value.options):
+        rest = [(v, c) for v, c in value.options if type(v) is not CacheVal]
+        return maybe(rest) if rest else NOT_A_CACHE
+    return None
 
 
 def _open(value: Value) -> bool:
@@ -170,7 +208,7 @@ def _dotted(node: Node) -> bool:
         k.type == "trailer" and k.children[0].value == "." for k in kids[1:])
 
 
-__all__ = ["Narrowed", "narrow", "narrowing", "reached"]
+__all__ = ["Narrowed", "cache_is_builtin", "narrow", "narrowing", "reached"]
 
 
 def generate_fills(node: Node, params: Sequence[Any], ex: Expressions) -> CacheVal | None:
@@ -201,6 +239,27 @@ def _model_based(node: Node, ex: Expressions) -> bool:
                 if "For" in name or name.endswith("Model"):
                     return True
     return False
+
+
+def cache_is_builtin(test: Node, ex: Expressions) -> bool | None:
+    """False for `isinstance(x, tuple)` (builtin types only: `_builtin_types`) where x holds a transformers cache
+    on every path (no cache class derives from them, docs/facts.md), True for `not isinstance(...)` of that: a
+    converter's `if isinstance(cache, tuple): return DynamicCache.from_legacy_cache(cache)` is never taken for the
+    cache a forward returned, so the helper hands that cache back. None otherwise."""
+    kids = test.children if hasattr(test, "children") else []
+    if test.type == "not_test":
+        inner = cache_is_builtin(kids[1], ex)
+        return None if inner is None else not inner
+    if test.type not in ("power", "atom_expr") or len(kids) != 2 or kids[0].type != "name" or \
+            kids[0].value != "isinstance" or kids[1].type != "trailer" or kids[1].children[0].value != "(":
+        return None
+    args = call_args(kids[1])
+    if len(args) != 2 or any(a.name is not None or a.star for a in args) or args[0].value.type != "name" or \
+            not _builtin_types(args[1].value, ex):
+        return None
+    held = ex.s.state.names.get(args[0].value.value)
+    options = [v for v, _ in held.options] if type(held) is Maybe else [held]
+    return False if held is not None and all(type(v) is CacheVal for v in options) else None
 
 
 def model_is_instance(test: Node, ex: Expressions) -> bool | None:

@@ -9,6 +9,7 @@
 - nodes.py: tree helpers: spans, call arguments, dotted names, import paths;
 - constants.py: literal constants as Python reads them (numbers, the truth of a literal condition);
 - own_names.py: what a module's own code says is not transformers';
+- comprehensions.py: the subscripts a comprehension makes of the enclosing scope's names;
 - use_scope.py: the try/if context of a position (a handler of its error, a branch chosen by testing the object,
   an undecided condition), for a use the interpreter recorded (HFC009).
 """

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator
 from functools import partial
 
 from hf_cache_lint.engine.base.findings import Edit, Finding, Fix, Severity
+from hf_cache_lint.engine.environment import releases
 from hf_cache_lint.engine.environment.families import is_mamba_family
 from hf_cache_lint.engine.environment.versions import Target, Version
 from hf_cache_lint.engine.facts.forward_cache import KIND as FORWARD_CACHE
@@ -69,7 +70,7 @@ class LegacyTupleCache(Rule):
         if fwd.container == "object":
             return self.own_object_finding(analysis, fwd)
         kind = fwd.container
-        error = f"AttributeError: '{kind}' object has no attribute 'get_seq_length'"
+        error = f"AttributeError: '{kind}' object has no attribute '{_first_read(fwd, target)}'"
         if target.tuple_cache_to_forward_raises:
             why = f"no model's forward converts a legacy {kind} any more"
         elif target.version.major == 4 and target.version.minor == 57 and _raises_on_457(fwd):
@@ -274,3 +275,12 @@ def _named(fwd: ForwardCache) -> str:
 
 def _forward_wrapper(fwd: ForwardCache) -> str:
     return "EncoderDecoderCache" if fwd.encoder_decoder else "DynamicCache"
+
+
+def _first_read(fwd: ForwardCache, target: Target) -> str:
+    """The cache member a Llama-style forward reads first: `get_seq_length` (for the positions), or, where the call
+    gives `position_ids` and the release has `Cache.get_query_offset` (5.14.0+), that one, asked while building the
+    mask (checked on 4.57.6, 5.0.0, 5.3.0, 5.13.1, 5.14.0, 5.20.0, 5.23.0, 5.24.0, 5.25.0)."""
+    has = releases.member("transformers.cache_utils", "Cache", "get_query_offset", target.version) is not None
+    return "get_query_offset" if fwd.positions and has else "get_seq_length"
+

@@ -48,6 +48,12 @@ _LAYERS = "legacy = tuple((layer.keys, layer.values) for layer in out.past_key_v
 _CALL = "result = model.generate(**inputs, past_key_values=legacy, max_new_tokens=5)\n"
 _FORWARD = "step = model(**inputs, past_key_values=legacy, use_cache=True)\n"
 _LIST = "legacy = [(layer.keys, layer.values) for layer in out.past_key_values.layers]\n"
+_FLAT = "flat = [t for layer in out.past_key_values.layers for t in (layer.keys, layer.values)]\n"
+_DECODE_CALL = "    return model(ids, position_ids=positions, past_key_values=past, use_cache=True)\n"
+_DECODE = ("\n\ndef decode(ids, *flat):\n"
+           "    past = [list(flat[i:i + 2]) for i in range(0, len(flat), 2)] if flat else None\n"
+           "    positions = torch.arange(ids.shape[1])[None] + (past[0][0].shape[2] if past else 0)\n"
+           + _DECODE_CALL + "\n\nstep = decode(inputs[\"input_ids\"][:, -1:], *flat)\n")
 _SPREAD = ('step_inputs = {**inputs, "past_key_values": legacy, "use_cache": True}\n'
            "step = model(**step_inputs)\n")
 
@@ -228,6 +234,17 @@ INVALID: tuple[Invalid, ...] = (
         portable=True,
         message_contains="AttributeError: 'list' object has no attribute 'get_seq_length'",
         note="a list of pairs into a GPT-2 forward: 4.57.6 raises too (it converts only a tuple)",
+    ),
+    invalid(
+        "import torch\n" + _LOAD + _FLAT + _DECODE,
+        flagged="past_key_values=past",
+        fixes={"Wrap in `DynamicCache(...)`": (
+            _IMPORT, (_DECODE_CALL, _DECODE_CALL.replace("past_key_values=past", "past_key_values=DynamicCache(past)")))},
+        portable=True,
+        severity=Severity.WARNING,
+        message_contains="This happens only if `past` is not None",
+        note="a decode step that rebuilds `[k, v]` lists from flat tensors (a compiler's flat inputs), None on the "
+             "first step, and gives `position_ids`: 5.14+ first ask the list `get_query_offset`",
     ),
     invalid(
         _LOAD + _LAYERS + _SPREAD,

@@ -57,4 +57,11 @@ VALID: tuple[Valid, ...] = (
         "pairs = [(k.shape, v.shape) for k, v in legacy]\n",
         note="the tuple wrapped in a `DynamicCache` before the forward; the code's own tuple iterated as pairs",
     ),
+    Valid(
+        _LOAD_DC + _LAYERS + "\n\ndef to_cache(past):\n    if not isinstance(past, tuple) or len(past) == 0:\n"
+        "        return past\n    try:\n        return DynamicCache(past)\n    except (TypeError, ValueError):\n"
+        "        pass\n    return past\n\n\nstep = model(**inputs, past_key_values=to_cache(legacy), use_cache=True)\n",
+        note="a helper that converts the tuple to a `DynamicCache` and returns its input as it came only where "
+             "the conversion failed or was not needed: the forward gets the cache",
+    ),
 )

@@ -46,7 +46,34 @@ _TREE = ("\n\nclass TreeCache(DynamicCache):\n    def last_values(self):\n      
          "cache = TreeCache()\nmodel(**inputs, past_key_values=cache, use_cache=True)\nvalues = cache.last_values()\n")
 _ITEM_LOOP = "for layer in cache:\n    keys, values = layer\n    print(keys.shape)\n"
 
+# A converter that wraps a legacy tuple and hands back anything else as it came: a forward's cache is no tuple.
+_CONVERTER = ("\n\ndef to_cache(past):\n    if isinstance(past, tuple):\n        return DynamicCache(past)\n"
+              "    return past\n\n\ncache = to_cache(out.past_key_values)\n")
+_CONVERTED_LEN = "seq_len = cache[0][0].shape[2]\n"
+
+_EXPAND = "batch = [[t.expand(3, -1, -1, -1) for t in past[i]] for i in range(len(past))]\n"
+
 INVALID: tuple[Invalid, ...] = (
+    invalid(
+        _LOAD + _GEN + "past = out.past_key_values\n" + _EXPAND,
+        flagged="past[i]",
+        fixes={"Use `.layers[i]`": (_EXPAND, "batch = [[t.expand(3, -1, -1, -1) for t in (past.layers[i].keys, "
+                                             "past.layers[i].values)] for i in range(len(past))]\n")},
+        versions=_5X,
+        portable=True,
+        message_contains="TypeError: 'DynamicCache' object is not subscriptable",
+        note="the cache indexed inside a nested comprehension (a prefix cache expanded to a batch, layer by layer)",
+    ),
+    invalid(
+        prelude("DynamicCache") + _GEN + _CONVERTER + _CONVERTED_LEN,
+        flagged="cache[0]",
+        fixes={"Use `.layers[0].keys`": (_CONVERTED_LEN, "seq_len = cache.layers[0].keys.shape[2]\n")},
+        versions=_5X,
+        portable=True,
+        message_contains="TypeError: 'DynamicCache' object is not subscriptable",
+        note="the returned cache passed through a helper that converts only a tuple (`isinstance(past, tuple)` is "
+             "never true of a cache, so the helper returns the cache itself), then indexed as the legacy tuple",
+    ),
     invalid(
         prelude("DynamicCache") + _STEP + _ITEM_LOOP,
         flagged="cache",

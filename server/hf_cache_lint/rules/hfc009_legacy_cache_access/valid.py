@@ -7,6 +7,14 @@ from hf_cache_lint.rules.hfc009_legacy_cache_access.examples import _GEN, _HOOK,
 
 VALID: tuple[Valid, ...] = (
     Valid(
+        _LOAD + _GEN + "\n\ndef to_legacy(past):\n"
+        "    if isinstance(past, tuple) and len(past) > 0 and isinstance(past[0], (tuple, list)):\n"
+        "        return past\n    return tuple((layer.keys, layer.values) for layer in past.layers)\n\n\n"
+        "legacy = to_legacy(out.past_key_values)\nprint(legacy[0][0].shape)\n",
+        note="a version-agnostic helper that indexes its argument only where `isinstance(past, tuple)` holds (no "
+             "transformers cache is a tuple), and reads a cache through its layers",
+    ),
+    Valid(
         _HOOK.replace("        if past_key_values is not None and",
                       '        past_key_values = kwargs.pop("cache", past_key_values)\n'
                       "        if past_key_values is not None and")
