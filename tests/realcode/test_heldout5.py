@@ -19,11 +19,12 @@ from recall_set import HELDOUT5
 # 9/13 found, 16 true findings of 17; 5.23.0 14/23, 20 of 24; 5.24.0 and 5.25.0 12/23, 18 of 24. On the merged code
 # of the session's first round, which nobody changed for this set (its writer never ran the checker, the engineers
 # never saw it): 4.57.6 10/13, 18 of 19; 5.23.0 17/23, 27 of 31; 5.24.0 and 5.25.0 15/23, 25 of 31.
+# Second round merged (no longer unseen: built on): 4.57.6 11/13, 22 of 22; 5.23.0 to 5.25.0 20/23, 34 of 35.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(10, 18 / 19),
-    "5.23.0": Floor(17, 27 / 31),
-    "5.24.0": Floor(15, 25 / 31),
-    "5.25.0": Floor(15, 25 / 31),
+    "4.57.6": Floor(11, 22 / 22),
+    "5.23.0": Floor(20, 34 / 35),
+    "5.24.0": Floor(20, 34 / 35),
+    "5.25.0": Floor(20, 34 / 35),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,

@@ -20,11 +20,12 @@ from recall_set import HELDOUT6
 # 6 true findings of 6; 5.23.0 6/21, 12 of 12; 5.24.0 and 5.25.0 6/21, 12 of 15. On the merged code of the session's
 # first round, which nobody changed for this set: 4.57.6 5/14, 7 of 7; 5.23.0 11/21, 17 of 17; 5.24.0 and 5.25.0
 # 11/21, 17 of 20.
+# Second round merged (no longer unseen: built on): 4.57.6 12/14, 15 of 15; 5.23.0 to 5.25.0 17/21, 24 of 24.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(5, 7 / 7),
-    "5.23.0": Floor(11, 17 / 17),
-    "5.24.0": Floor(11, 17 / 20),
-    "5.25.0": Floor(11, 17 / 20),
+    "4.57.6": Floor(12, 15 / 15),
+    "5.23.0": Floor(17, 24 / 24),
+    "5.24.0": Floor(17, 24 / 24),
+    "5.25.0": Floor(17, 24 / 24),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,

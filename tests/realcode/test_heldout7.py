@@ -14,13 +14,17 @@ from __future__ import annotations
 from heldout_support import Floor, held_out_tests
 from recall_set import HELDOUT7
 
-# Not measured yet: the lead sets these floors after measuring the set unseen (scripts/recall.py --set heldout7) on
-# the merged code of this round. Until then they hold nothing back.
+# Measured unseen by the lead (scripts/recall.py --set heldout7). On the first round's merged code (lead da95726 +
+# module splits, before the second round's engineers' work): 4.57.6 4/11 found, 4 true findings of 5; 5.23.0 9/14,
+# 9 of 9; 5.24.0 and 5.25.0 7/14, 7 of 14. On main f309728 (the start of the session): 4/11, 4 of 5; 7/14, 7 of 7;
+# 6/14, 6 of 13. On the second round's merged code, which nobody changed for this set: 4.57.6 4/11, 4 of 5; 5.23.0
+# 9/14, 9 of 10; 5.24.0 and 5.25.0 7/14, 7 of 14 (most false findings: HFC010 on prepare-inputs overrides that
+# hand `**kwargs`, and with them `cache`, on to the model's own).
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(0, 0.0),
-    "5.23.0": Floor(0, 0.0),
-    "5.24.0": Floor(0, 0.0),
-    "5.25.0": Floor(0, 0.0),
+    "4.57.6": Floor(4, 4 / 5),
+    "5.23.0": Floor(9, 9 / 10),
+    "5.24.0": Floor(7, 7 / 14),
+    "5.25.0": Floor(7, 7 / 14),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,
