@@ -556,7 +556,8 @@ FACTS["own_cache_bare_base_init"] = case(
     "from transformers import Cache\n"
     "class Sink(Cache):\n    def __init__(self):\n        super().__init__()  # <- raises\n" + _NO_KWARGS_UPDATE +
     "model(ids, past_key_values=Sink(), use_cache=True)\n",
-    every("OTHER"), contains=every("You should provide exactly one of `layers` or `layer_class_to_replicate`"))
+    # the oracle's classifier names this error HFC007's (a bare base constructor in a subclass of Cache)
+    every("HFC007"), contains=every("You should provide exactly one of `layers` or `layer_class_to_replicate`"))
 FACTS["own_cache_length_without_layer_idx"] = case(
     "class Session(DynamicCache):\n    def get_seq_length(self):\n        return super().get_seq_length()\n"
     + _NO_KWARGS_UPDATE + "model(ids, past_key_values=Session(), use_cache=True)  # <- raises\n",

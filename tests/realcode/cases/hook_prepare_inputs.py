@@ -37,7 +37,7 @@ class CompatLM(LlamaForCausalLM):
 
 def probe_trimming():
     model = TrimmingLM.from_pretrained("meta-llama/Llama-3.2-1B")
-    model.generate(prompt, max_new_tokens=4, do_sample=False)
+    model.generate(prompt, max_new_tokens=4, min_new_tokens=4, do_sample=False)
     assert model.seen_lengths == [5, 1, 1, 1], f"hook_prepare_old_signature: inputs {model.seen_lengths}"  # observe: hook_prepare_old_signature
 
 
@@ -48,5 +48,5 @@ def probe_super_call():
 
 def probe_compat():
     model = CompatLM.from_pretrained("meta-llama/Llama-3.2-1B")
-    model.generate(prompt, max_new_tokens=4, do_sample=False)
+    model.generate(prompt, max_new_tokens=4, min_new_tokens=4, do_sample=False)
     assert model.seen_lengths == [5, 1, 1, 1]
