@@ -30,8 +30,8 @@ sys.path.insert(0, str(ROOT / "server"))
 
 from hf_cache_lint.checking.screening import screen  # noqa: E402
 from hf_cache_lint.engine.base.collector import gc_paused  # noqa: E402
+from hf_cache_lint.engine.environment.api_changes import REMOVED_CACHE_METHODS, REMOVED_NAMES  # noqa: E402
 from hf_cache_lint.engine.environment.context import Context  # noqa: E402
-from hf_cache_lint.engine.environment.versions import REMOVED_CACHE_METHODS, REMOVED_NAMES  # noqa: E402
 from hf_cache_lint.engine.facts.cache_use import PARSE_NAMES as CACHE_USE_NAMES  # noqa: E402
 from hf_cache_lint.engine.screen import gate  # noqa: E402
 from hf_cache_lint.engine.text.text import decode_source  # noqa: E402

@@ -26,7 +26,7 @@ from tests.oracle.suites import VERSIONS, corpus_cases, rule_examples  # noqa: E
 from hf_cache_lint.checking.source import check_source  # noqa: E402
 from hf_cache_lint.engine.base.findings import Severity  # noqa: E402
 from hf_cache_lint.engine.environment.context import Context  # noqa: E402
-from hf_cache_lint.engine.environment.versions import Target  # noqa: E402
+from hf_cache_lint.engine.environment.target import Target  # noqa: E402
 
 RAISES_AS = {"HFC003": "HFC005"}
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from hf_cache_lint.engine.base.findings import Finding
-from hf_cache_lint.engine.environment.versions import Target, releases_between
+from hf_cache_lint.engine.environment.release_steps import releases_between
+from hf_cache_lint.engine.environment.target import Target
 
 
 def key(f: Finding) -> tuple[str, object]:

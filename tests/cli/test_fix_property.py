@@ -22,7 +22,7 @@ from hf_cache_lint.cli_support.fixer import fix_file
 from hf_cache_lint.cli_support.runner import check_one
 from hf_cache_lint.engine.base.findings import Edit, Finding
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.settings import Settings
 
 INPUTS = generated(260) + list(corpus())

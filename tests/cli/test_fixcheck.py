@@ -11,7 +11,7 @@ from cli_helpers import CONFLICT, TARGET
 from hf_cache_lint.checking.source import check_source
 from hf_cache_lint.engine.base.findings import Edit, Finding, Fix, Severity, Span
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.output.edits import override_in_dict
 from hf_cache_lint.fixcheck import (
     Verifier,

@@ -8,8 +8,10 @@ from pathlib import Path
 
 from cli_helpers import CONFLICT, Run, write
 
-from hf_cache_lint.engine.environment import api_changes, release_steps, release_version, target, versions
-from hf_cache_lint.engine.environment.versions import BEHAVIOUR_CHANGES, Target, releases_between
+from hf_cache_lint.engine.environment import api_changes, release_steps, release_version, target
+from hf_cache_lint.engine.environment.api_changes import BEHAVIOUR_CHANGES
+from hf_cache_lint.engine.environment.release_steps import releases_between
+from hf_cache_lint.engine.environment.target import Target
 
 FOUR_X = (
     "from transformers import AutoModelForCausalLM, DynamicCache\n"
@@ -78,14 +80,14 @@ def test_releases_between_are_the_behaviour_changes_in_order() -> None:
 
 
 def test_every_release_the_version_tables_name_is_a_behaviour_change() -> None:
-    # versions.py gathers the modules that own each part: every one of them is read
-    parts = (versions, release_version, api_changes, target, release_steps)
+    # Every module that owns a part of the version answers is read
+    parts = (release_version, api_changes, target, release_steps)
     source = "".join(Path(str(m.__file__)).read_text(encoding="utf-8") for m in parts)
-    named = {str(versions.Version.parse(v)) for v in re.findall(r'V\("([\d.]+)"\)', source)}
-    named |= {str(versions.Version.parse(v)) for v in re.findall(r'"(\d+\.\d+\.\d+)"', source)
+    named = {str(release_version.Version.parse(v)) for v in re.findall(r'V\("([\d.]+)"\)', source)}
+    named |= {str(release_version.Version.parse(v)) for v in re.findall(r'"(\d+\.\d+\.\d+)"', source)
               if v not in ("4.57.6",)}  # 4.57.6 is a checked release, not a change
-    named.discard(versions.NEWEST)
-    assert named <= set(BEHAVIOUR_CHANGES) | {versions.NEWEST}, named - set(BEHAVIOUR_CHANGES)
+    named.discard(release_version.NEWEST)
+    assert named <= set(BEHAVIOUR_CHANGES) | {release_version.NEWEST}, named - set(BEHAVIOUR_CHANGES)
 
 
 TUPLE = (

@@ -10,7 +10,7 @@ import pytest
 
 from hf_cache_lint.checking.source import check_source
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 
 LOAD = ("from transformers import AutoModelForCausalLM, Cache, DynamicCache, EncoderDecoderCache\n"
         'model = AutoModelForCausalLM.from_pretrained("m")\n')

@@ -9,7 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.environment.versions import Target, Version
+from hf_cache_lint.engine.environment.release_version import Version
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.cache_crop import KIND as CROP
 from hf_cache_lint.engine.facts.cache_crop import CacheCrop
 from hf_cache_lint.engine.facts.cache_use import KIND, CacheUse

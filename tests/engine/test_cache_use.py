@@ -4,8 +4,10 @@ a transformers cache or model, wherever the interpreter followed it, and none on
 from __future__ import annotations
 
 from hf_cache_lint.engine.environment import releases
+from hf_cache_lint.engine.environment.api_changes import GENERATION_IMPORT_MODULES
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.environment.versions import GENERATION_IMPORT_MODULES, Target, Version
+from hf_cache_lint.engine.environment.release_version import Version
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.cache_use import KIND, PARSE_NAMES, CacheUse
 from hf_cache_lint.engine.interpreter.interp import analyse
 

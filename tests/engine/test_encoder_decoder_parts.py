@@ -5,7 +5,8 @@ the path (cache_uses.py `none_compared`)."""
 from __future__ import annotations
 
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.environment.versions import Target, Version
+from hf_cache_lint.engine.environment.release_version import Version
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.cache_use import KIND, SUB_CACHE, CacheUse
 from hf_cache_lint.engine.interpreter.interp import analyse
 

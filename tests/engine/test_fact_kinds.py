@@ -11,7 +11,7 @@ import pytest
 
 from hf_cache_lint.engine import facts
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts import KINDS, FactKind, RegistryError, grouped, kind_of
 from hf_cache_lint.engine.interpreter.interp import analyse
 from hf_cache_lint.engine.screen import gate

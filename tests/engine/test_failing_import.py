@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hf_cache_lint.checking.source import check_source
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 
 UNHANDLED = """from transformers import AutoModelForCausalLM, HybridCache, DynamicCache
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.environment.versions import Target, Version
+from hf_cache_lint.engine.environment.release_version import Version
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.forward_cache import KIND, ForwardCache
 from hf_cache_lint.engine.interpreter.interp import analyse
 

@@ -5,7 +5,8 @@ is a cache on some path is not claimed."""
 from __future__ import annotations
 
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.environment.versions import Target, Version
+from hf_cache_lint.engine.environment.release_version import Version
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.forward_cache import KIND, ForwardCache
 from hf_cache_lint.engine.interpreter.interp import analyse
 

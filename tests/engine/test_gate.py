@@ -12,7 +12,7 @@ from hf_cache_lint.checking.screening import keyword_matters
 from hf_cache_lint.checking.source import check_source
 from hf_cache_lint.engine.base.findings import CheckResult
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.screen.gate import cannot_hold_finding
 from hf_cache_lint.engine.text.prefilter import might_matter
 from hf_cache_lint.engine.text.text import decode_source
@@ -449,7 +449,7 @@ AST_PASSED = {
         _LOADED + "out = model.generate(x, return_dict_in_generate=True)\nk = out.past_key_values[0]\n"),
     # a cache the code builds (on a receiver it does not know, nothing is reported: tests/engine/test_cache_use.py)
     "a removed method": ("from transformers import DynamicCache\ncache = DynamicCache()\nlegacy = cache.to_legacy_cache()\n"),
-    # any name of a generation module may be one the target lost (the release table: versions.removed_generation_name)
+    # any name of a generation module may be one the target lost (the release table: Target.removed_generation_name)
     "a generation module's private helper": (
         "def helper():\n    from transformers.generation.candidate_generator import _crop_past_key_values\n"
         "    return _crop_past_key_values\n"),

@@ -15,7 +15,7 @@ import pytest
 from hf_cache_lint.checking.screening import screen
 from hf_cache_lint.checking.source import check_source
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.text.text import decode_source
 from hf_cache_lint.rules.base import CHECKED_VERSIONS
 from hf_cache_lint.settings import Settings

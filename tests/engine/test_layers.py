@@ -271,6 +271,9 @@ def test_each_stage_maps_its_modules(stage: str) -> None:
         missing = [p.name for p in sorted(folder.glob("*.py"))
                    if p.name != "__init__.py" and not re.search(rf"^- {p.stem}\.(py\b|[A-Z])", doc, re.M)]
         assert missing == [], f"engine/{stage}/__init__.py's map does not name {missing}"
+    # ...and names no module that is gone (a removed shim's line would mislead the next reader)
+    gone = [name for name in re.findall(r"^- (\w+)\.(?:py\b|[A-Z])", doc, re.M) if not (folder / f"{name}.py").is_file()]
+    assert gone == [], f"engine/{stage}/__init__.py's map names modules that do not exist: {gone}"
 
 
 @pytest.mark.parametrize(("rel", "source", "expected"), [

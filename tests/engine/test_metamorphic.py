@@ -18,7 +18,7 @@ import pytest
 
 from hf_cache_lint.checking.source import check_source
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.rules import ALL_RULES
 
 REPO = Path(__file__).resolve().parents[2]

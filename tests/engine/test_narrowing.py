@@ -9,7 +9,8 @@ import pytest
 
 from hf_cache_lint.checking.source import check_source
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.environment.versions import Target, Version
+from hf_cache_lint.engine.environment.release_version import Version
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.cache_use import KIND, CacheUse
 from hf_cache_lint.engine.interpreter.interp import analyse
 

@@ -6,7 +6,8 @@ import pytest
 
 from hf_cache_lint.checking.source import check_source
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.environment.versions import Target, Version
+from hf_cache_lint.engine.environment.release_version import Version
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.screen.screen import can_hold_finding
 from hf_cache_lint.engine.text.prefilter import might_matter
 from hf_cache_lint.settings import Settings

@@ -8,13 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from hf_cache_lint.engine.environment import releases, versions
-from hf_cache_lint.engine.environment.versions import (
-    REMOVED_CACHE_CLASSES,
-    REMOVED_CACHE_METHODS,
-    Target,
-    Version,
-)
+from hf_cache_lint.engine.environment import api_changes, releases
+from hf_cache_lint.engine.environment.api_changes import REMOVED_CACHE_CLASSES, REMOVED_CACHE_METHODS
+from hf_cache_lint.engine.environment.release_version import Version
+from hf_cache_lint.engine.environment.target import Target
 
 V = Version.parse
 
@@ -135,7 +132,7 @@ def test_the_checked_releases_answer_as_before(version: str) -> None:
     for name in REMOVED_CACHE_METHODS:
         assert t.removed_cache_method(name) == ("5.0.0" if new else None)
     assert t.removed_cache_read("subscript") == t.removed_cache_read("unpack") == ("5.0.0" if new else None)
-    for name in versions.REMOVED_GENERATE_KEYWORDS:
+    for name in api_changes.REMOVED_GENERATE_KEYWORDS:
         assert t.removed_keyword(name) == ("5.0.0" if new else None), name
     assert t.removed_keyword("max_new_tokens") is None
 

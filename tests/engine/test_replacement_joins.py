@@ -9,7 +9,7 @@ from pathlib import Path
 from tests.engine.conftest import Checker, lines
 
 from hf_cache_lint.engine.base.findings import Severity
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.interpreter.interp import analyse
 from hf_cache_lint.engine.output.analysis import Context
 

@@ -13,7 +13,7 @@ import pytest
 from hf_cache_lint.checking import screening
 from hf_cache_lint.checking.source import _run_rules
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts import KINDS
 from hf_cache_lint.engine.facts.ci_value import KIND as CI_VALUE
 from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL

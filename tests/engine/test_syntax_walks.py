@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.cache_use import CacheUse
 from hf_cache_lint.engine.interpreter import Interpreter, hooks, interp, removed_api
 from hf_cache_lint.engine.syntax import nodes

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from hf_cache_lint.engine.environment import environments, requirements
+from hf_cache_lint.engine.environment.release_version import NEWEST, Version
 from hf_cache_lint.engine.environment.target_plan import parse_spec, plan_for, releases_to_check, resolve
-from hf_cache_lint.engine.environment.versions import NEWEST, Version
 
 
 def venv(folder: Path, version: str | None, *, windows: bool = False, python: str = "3.11") -> Path:

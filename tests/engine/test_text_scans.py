@@ -67,7 +67,7 @@ def test_from_imports_and_dropped_code_are_the_regexes() -> None:
 
 
 def test_the_removed_class_scan_is_a_scan_per_name() -> None:
-    from hf_cache_lint.engine.environment.versions import REMOVED_NAMES
+    from hf_cache_lint.engine.environment.api_changes import REMOVED_NAMES
 
     pieces = ["Cache", "Hybrid", "Mamba", "Chunked", "Sink", "x", "Offloaded", "Static", " ", "HQQQuantized",
               "Config", "Quantized", "Attention", "Dynamic"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import parso
 import pytest
 
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.interpreter.version_guard import Release, VersionGuards
 
 HEAD = ("import importlib.metadata\nimport transformers\nimport transformers as tf\nfrom packaging import version\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from hf_cache_lint.engine.environment.versions import Version
+from hf_cache_lint.engine.environment.release_version import Version
 
 
 @pytest.mark.parametrize(("text", "shown", "release"), [

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from hf_cache_lint.engine.environment.families import windowed_family
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 
 
 @pytest.mark.parametrize(("class_name", "checkpoint", "family"), [

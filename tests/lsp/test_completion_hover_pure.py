@@ -15,7 +15,7 @@ from hf_cache_lint.checking.hover import (
 from hf_cache_lint.checking.rule_docs import rule_docs
 from hf_cache_lint.engine.base.findings import Finding, Position, Related, Severity, Span
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 
 NEWEST = Target.of("5.24.0")
 OLD = Target.of("4.57.6")

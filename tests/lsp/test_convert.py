@@ -143,7 +143,7 @@ def _diagnostics_of_every_kind() -> list[types.Diagnostic]:
     set and unset, an int code, a plain dict of data, empty lists, non-ASCII text."""
     from hf_cache_lint.checking.source import check_source
     from hf_cache_lint.engine.environment.context import Context
-    from hf_cache_lint.engine.environment.versions import Target
+    from hf_cache_lint.engine.environment.target import Target
     from hf_cache_lint.rules import ALL_RULES
     from hf_cache_lint.rules.base import CHECKED_VERSIONS
 
@@ -197,7 +197,7 @@ def test_a_publish_writes_each_finding_as_the_converter_wrote_its_diagnostic():
 
     from hf_cache_lint.checking.source import check_source
     from hf_cache_lint.engine.environment.context import Context
-    from hf_cache_lint.engine.environment.versions import Target
+    from hf_cache_lint.engine.environment.target import Target
     from hf_cache_lint.rules import ALL_RULES
     from hf_cache_lint.rules.base import CHECKED_VERSIONS
 

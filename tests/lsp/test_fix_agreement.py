@@ -12,7 +12,7 @@ from lsprotocol import types
 
 from hf_cache_lint.cli_support import fixer
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.fixcheck import file_recheck
 
 HEAD = ('from transformers import AutoModelForCausalLM\n\n'

@@ -18,7 +18,7 @@ from lsprotocol import types
 from hf_cache_lint.checking.source import check_source
 from hf_cache_lint.engine.base.findings import Finding
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cli"))  # the shared input generator
 from fix_inputs import generated

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hf_cache_lint.engine.base.findings import Edit, Finding, Fix, Severity, Span
-from hf_cache_lint.engine.environment.versions import NEWEST
+from hf_cache_lint.engine.environment.release_version import NEWEST
 from hf_cache_lint.fixcheck import choose, preferred
 from hf_cache_lint.lsp.actions import FIX_ALL, quick_fixes, wanted
 from hf_cache_lint.lsp.settings import build, editor_mapping, folder_of

@@ -6,7 +6,8 @@ from lsp_sources import CLEAN, CONFLICT, HEADER
 from lsp_support import conflicts, diagnostics, has_conflict, open_doc, position_of, replace_all
 from lsprotocol import types
 
-from hf_cache_lint.engine.environment.versions import NEWEST, Target
+from hf_cache_lint.engine.environment.release_version import NEWEST
+from hf_cache_lint.engine.environment.target import Target
 
 # The exact text transformers 5.24 raises for this call (docs/facts.md section 1).
 RAISED = Target.of(NEWEST).conflict_message("past_key_values", None).removeprefix("ValueError: ")

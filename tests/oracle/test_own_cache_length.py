@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from hf_cache_lint.engine.environment.versions import Version
+from hf_cache_lint.engine.environment.release_version import Version
 from hf_cache_lint.rules.hfc002_legacy_tuple_cache import _LENGTH_OF_LAYER
 
 from .runner import Snippet, missing, run_snippets

@@ -22,7 +22,7 @@ import os
 import pytest
 
 from hf_cache_lint.engine.environment import releases
-from hf_cache_lint.engine.environment.versions import Version
+from hf_cache_lint.engine.environment.release_version import Version
 
 from .release_cases import CASES
 from .runner import Outcome, Snippet, finish, missing, start

@@ -12,7 +12,7 @@ import pytest
 from hf_cache_lint.checking.source import check_source
 from hf_cache_lint.engine.base.findings import SAFE, UNSAFE
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.output.edits import is_ignore_fix
 from hf_cache_lint.rules import ALL_RULES
 from hf_cache_lint.rules.base import Rule

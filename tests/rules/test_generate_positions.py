@@ -10,7 +10,7 @@ import pytest
 
 from hf_cache_lint.checking.source import check_source
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 
 LOAD = ("import torch\nfrom transformers import AutoModelForCausalLM, LlamaForCausalLM, Qwen3ForCausalLM\n\n"
         'model = AutoModelForCausalLM.from_pretrained("gpt2")\nids = torch.tensor([[1, 2]])\n')

@@ -9,7 +9,7 @@ import pytest
 from hf_cache_lint.checking.source import analyse
 from hf_cache_lint.engine.environment import releases
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.rules import ALL_RULES
 from hf_cache_lint.rules.snippets import prelude
 

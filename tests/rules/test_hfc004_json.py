@@ -6,7 +6,7 @@ from pathlib import Path
 
 from hf_cache_lint.checking.source import check_source
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 
 CODE = """from transformers import AutoModelForCausalLM, AutoTokenizer
 

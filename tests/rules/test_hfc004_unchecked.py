@@ -10,7 +10,7 @@ from hf_cache_lint.checking.source import check_source
 from hf_cache_lint.engine.base.findings import Severity
 from hf_cache_lint.engine.environment import releases
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 
 LOAD = """from transformers import AutoModelForCausalLM, AutoTokenizer, DynamicCache, GenerationConfig
 

@@ -11,7 +11,7 @@ import pytest
 from hf_cache_lint.checking.source import check_source
 from hf_cache_lint.engine.base.findings import Finding
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 
 UPDATE = ("    def update(self, key_states, value_states, layer_idx, cache_kwargs=None):\n"
           "        return super().update(key_states, value_states, layer_idx, cache_kwargs)\n")

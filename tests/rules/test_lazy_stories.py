@@ -11,7 +11,7 @@ import pytest
 from hf_cache_lint.checking.source import check_source
 from hf_cache_lint.engine.base.findings import Finding, Severity, Span, Story
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.rules import ALL_RULES, BY_CODE
 from hf_cache_lint.rules.base import CHECKED_VERSIONS, Invalid
 from hf_cache_lint.settings import Settings

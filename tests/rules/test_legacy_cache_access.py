@@ -10,8 +10,8 @@ import pytest
 from hf_cache_lint.checking.source import check_source
 from hf_cache_lint.engine.base.findings import SAFE, UNSAFE, Finding
 from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.environment.target_plan import plan_for
-from hf_cache_lint.engine.environment.versions import Target
 
 HEAD = ("import torch\nfrom transformers import AutoModelForCausalLM, AutoModelForSeq2SeqLM, DynamicCache\n\n"
         'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B")\n'

@@ -9,7 +9,8 @@ import pytest
 from hf_cache_lint.checking.source import check_source
 from hf_cache_lint.engine.base.findings import Finding, Severity
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.environment.versions import Target, Version
+from hf_cache_lint.engine.environment.release_version import Version
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.rules.hfc007_removed_cache_api.max_length import returns_since
 
 HEAD = ("import torch\nfrom transformers import AutoModelForCausalLM, DynamicCache, StaticCache\n\n"

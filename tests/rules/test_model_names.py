@@ -13,7 +13,8 @@ import pytest
 from hf_cache_lint.checking.source import analyse
 from hf_cache_lint.engine.environment import releases, releases_models
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.environment.versions import Target, Version
+from hf_cache_lint.engine.environment.release_version import Version
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.text.prefilter import EXPORT_STEMS, might_use_removed_api
 from hf_cache_lint.rules import ALL_RULES
 

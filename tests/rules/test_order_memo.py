@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from hf_cache_lint.checking.source import analyse
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.rules import ALL_RULES, order
 from hf_cache_lint.rules.base import CHECKED_VERSIONS
 

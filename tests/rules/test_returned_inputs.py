@@ -10,7 +10,7 @@ import pytest
 from hf_cache_lint.checking.source import check_source
 from hf_cache_lint.engine.base.findings import Finding, Severity
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 
 HEAD = ("from transformers import AutoModelForCausalLM, LlamaForCausalLM\n\n"
         'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B")\n'

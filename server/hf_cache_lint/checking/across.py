@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import TypeVar
 
 from hf_cache_lint.engine.base.findings import Finding, Fix
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 
 Place = TypeVar("Place", bound=Hashable)
 

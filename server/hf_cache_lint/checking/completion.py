@@ -10,7 +10,8 @@ import re
 from dataclasses import dataclass
 
 from hf_cache_lint.engine.base.findings import Position, Span
-from hf_cache_lint.engine.environment.versions import Target, V
+from hf_cache_lint.engine.environment.release_version import V
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.text.text import line_starts
 
 # What a value builds in 5.x (generation/configuration_utils.py:47-58 of 5.23/5.24).

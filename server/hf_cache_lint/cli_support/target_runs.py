@@ -50,7 +50,7 @@ def run_checks(sources: list[SourceFile], settings: Settings, context: Context, 
     upgrade = None
     if upgrade_to:
         from hf_cache_lint.cli_support.upgrade import migration
-        from hf_cache_lint.engine.environment.versions import Target
+        from hf_cache_lint.engine.environment.target import Target
 
         upgrade = Target.of(upgrade_to)
         if upgrade.version <= context.target.version:

@@ -9,7 +9,8 @@ from dataclasses import replace
 from hf_cache_lint.cli_support.discovery import SourceFile
 from hf_cache_lint.engine.base.findings import CheckResult, Finding, Severity
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.environment.versions import Target, releases_between
+from hf_cache_lint.engine.environment.release_steps import releases_between
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.upgrade_diff import key, note
 
 Checker = Callable[[Sequence[SourceFile], Context], list[CheckResult]]

@@ -15,7 +15,8 @@ from typing import Any
 from pygls.exceptions import JsonRpcInvalidParams
 
 from hf_cache_lint.engine.base.findings import Finding
-from hf_cache_lint.engine.environment.versions import Target, releases_between
+from hf_cache_lint.engine.environment.release_steps import releases_between
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.lsp.documents import Results, Unit, analyse_unit
 from hf_cache_lint.lsp.progress import WorkDone
 from hf_cache_lint.lsp.server import HfCacheLintServer

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.output.analysis import CacheImpl, GenerateCall, Site
 from hf_cache_lint.engine.output.keywords import CACHE_KEYWORDS
 

@@ -13,7 +13,8 @@ import re
 from functools import lru_cache
 
 from hf_cache_lint.engine.base import process_state
-from hf_cache_lint.engine.environment.versions import REMOVED_GENERATE_KEYWORDS, Target
+from hf_cache_lint.engine.environment.api_changes import REMOVED_GENERATE_KEYWORDS
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.output.analysis import GenerateCall, Keyword, ModelInfo, SpreadKeyword
 from hf_cache_lint.engine.output.keywords import CACHE_KEYWORDS
 from hf_cache_lint.rules.common import accepts

@@ -2,7 +2,6 @@
 
 - releases.py: the cache API of every transformers release (data/releases.json);
 - releases_models.py: the names a tabled model module (`modeling_llama`) or the top level lost, from that table;
-- versions.py: what each version does with caches, as data: the one import path of the four below;
 - release_version.py: `Version`, a release number as transformers' releases compare (`V`, NEWEST);
 - api_changes.py: the tables of removed or changed cache API the rules report, and BEHAVIOUR_CHANGES;
 - target.py: `Target`, what one release does with caches, answered from the release table;

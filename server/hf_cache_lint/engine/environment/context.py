@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hf_cache_lint.engine.environment.confine import real
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 
 if TYPE_CHECKING:
     from hf_cache_lint.engine.environment.target_plan import TargetPlan

@@ -20,7 +20,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hf_cache_lint.engine.environment import environments, requirements
-from hf_cache_lint.engine.environment.versions import BEHAVIOUR_CHANGES, NEWEST, Target, Version
+from hf_cache_lint.engine.environment.api_changes import BEHAVIOUR_CHANGES
+from hf_cache_lint.engine.environment.release_version import NEWEST, Version
+from hf_cache_lint.engine.environment.target import Target
 
 if TYPE_CHECKING:
     from packaging.specifiers import SpecifierSet
@@ -106,7 +108,7 @@ def behaviour_changes(lo: Version, hi: Version) -> tuple[Version, ...]:
     """The releases after `lo` up to `hi` at which something the rules know changes: the engine's own
     BEHAVIOUR_CHANGES and every release where an answer `Target` reads from the release table changes
     (engine/environment/release_steps.py `table_changes`, the same steps `--upgrade-to` takes)."""
-    from hf_cache_lint.engine.environment.versions import table_changes
+    from hf_cache_lint.engine.environment.release_steps import table_changes
 
     points = {Version.parse(c) for c in BEHAVIOUR_CHANGES} | set(table_changes())
     return tuple(sorted(v for v in points if lo < v <= hi))

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from hf_cache_lint.engine.base.findings import Span
-from hf_cache_lint.engine.environment.versions import REMOVED_NAMES
+from hf_cache_lint.engine.environment.api_changes import REMOVED_NAMES
 from hf_cache_lint.engine.facts import FactKind
 from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
 from hf_cache_lint.engine.facts.cache_use import CacheUse
@@ -61,7 +61,7 @@ class RemovedApiUse:
 
 
 # "modeling_", EXPORT_STEMS: a name a tabled model module or the top level lost (removed_model_names.py).
-# "generation": an import from a generation module (versions.GENERATION_IMPORT_MODULES) of a name it lost.
+# "generation": an import from a generation module (api_changes.GENERATION_IMPORT_MODULES) of a name it lost.
 # The gate decides it on the compiled names (engine/screen/gate.py `_no_removed_api`).
 KIND: FactKind[RemovedApiUse] = FactKind(
     "removed_api_use", RemovedApiUse,

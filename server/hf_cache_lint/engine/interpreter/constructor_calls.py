@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.environment import releases
-from hf_cache_lint.engine.environment.versions import Target, Version
+from hf_cache_lint.engine.environment.release_version import Version
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.syntax.nodes import Node, code, imported_from, span, statements
 
 _SOURCES = ("transformers", "transformers.cache_utils")

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.cache_use import GENERATE_CACHE, CacheUse
 from hf_cache_lint.engine.facts.hook_override import CACHE_NAMES, HookOverride
 from hf_cache_lint.engine.interpreter.values import (

@@ -29,8 +29,10 @@ from itertools import accumulate, repeat
 from parso.utils import split_lines
 
 from hf_cache_lint.engine.base import process_state
+from hf_cache_lint.engine.environment.api_changes import REMOVED_CACHE_CLASSES
+from hf_cache_lint.engine.environment.release_steps import first_removal
 from hf_cache_lint.engine.environment.releases_models import first_model_removal
-from hf_cache_lint.engine.environment.versions import REMOVED_CACHE_CLASSES, Target, first_removal
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.cache_use import CacheUse
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
 from hf_cache_lint.engine.interpreter.constructor_calls import imported_classes

@@ -9,7 +9,7 @@ import re
 from collections.abc import Collection, Iterator
 
 from hf_cache_lint.engine.base.findings import Span
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.cache_use import CacheUse
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
 from hf_cache_lint.engine.interpreter.constructor_calls import rejected

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from hf_cache_lint.engine.environment.versions import GENERATION_IMPORT_MODULES, REMOVED_MODEL_CACHES, Target
+from hf_cache_lint.engine.environment.api_changes import GENERATION_IMPORT_MODULES, REMOVED_MODEL_CACHES
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
 from hf_cache_lint.engine.interpreter.removed_scopes import Scope, handled
 from hf_cache_lint.engine.syntax.nodes import Node, imported_from, span
@@ -41,7 +42,7 @@ def imports(node: Node, target: Target, scope: Scope) -> Iterator[RemovedApiUse]
 def generation_imports(node: Node, target: Target, scope: Scope) -> Iterator[RemovedApiUse]:
     """`from transformers.generation.utils import _crop_past_key_values`, `from transformers.generation import
     GreedySearchDecoderOnlyOutput`: any name a generation module (or the top level, from `generation`) lost by the
-    target, as the release table says (versions.GENERATION_IMPORT_MODULES)."""
+    target, as the release table says (api_changes.GENERATION_IMPORT_MODULES)."""
     source = imported_from(node)
     if node.level != 0 or (source != "transformers" and source not in GENERATION_IMPORT_MODULES):
         return

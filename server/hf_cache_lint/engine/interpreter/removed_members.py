@@ -10,11 +10,13 @@ from dataclasses import dataclass
 
 from hf_cache_lint.engine.base.findings import Position
 from hf_cache_lint.engine.environment import releases
-from hf_cache_lint.engine.environment.versions import REMOVED_CACHE_METHODS, Target, Version
+from hf_cache_lint.engine.environment.api_changes import REMOVED_CACHE_METHODS
+from hf_cache_lint.engine.environment.release_version import Version
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.cache_use import CacheUse
 from hf_cache_lint.engine.syntax.nodes import Node, span
 
-# "read": a removed way of reading a known cache (`name` is its key in versions.REMOVED_CACHE_READS).
+# "read": a removed way of reading a known cache (`name` is its key in api_changes.REMOVED_CACHE_READS).
 
 _CU = "transformers.cache_utils"
 _GENERATION = "transformers.generation.utils"

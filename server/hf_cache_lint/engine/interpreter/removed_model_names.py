@@ -16,7 +16,7 @@ from hf_cache_lint.engine.environment.releases_models import (
     removed_generation_export,
     removed_model_name,
 )
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
 from hf_cache_lint.engine.interpreter.removed_reads import is_target
 from hf_cache_lint.engine.interpreter.removed_scopes import Scope, handled

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from hf_cache_lint.engine.base.findings import Span
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
 from hf_cache_lint.engine.interpreter.removed_members import SILENT_STORES, Reads
 from hf_cache_lint.engine.interpreter.removed_scopes import Scope, reported_elsewhere

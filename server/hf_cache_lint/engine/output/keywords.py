@@ -27,7 +27,8 @@ class Placed(Named, Protocol):
     def span(self) -> Span: ...
 
 
-# The keywords generate takes a cache under (which one a model and version accept: engine/environment/versions.py).
+# The keywords generate takes a cache under (which one a model and version accept: Target.cache_keyword,
+# engine/environment/target.py).
 CACHE_KEYWORDS = ("past_key_values", "cache_params", "cache")
 
 N = TypeVar("N", bound=Named)

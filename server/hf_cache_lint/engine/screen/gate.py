@@ -44,14 +44,14 @@ from types import CodeType, MappingProxyType
 
 from hf_cache_lint.engine.base.collector import gc_paused
 from hf_cache_lint.engine.environment import workspace
-from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.environment.families import PIPELINE_CLASSES
-from hf_cache_lint.engine.environment.releases_models import MODEL_SCREEN_NAMES, REMOVED_GENERATION_EXPORTS
-from hf_cache_lint.engine.environment.versions import (
+from hf_cache_lint.engine.environment.api_changes import (
     GENERATION_IMPORT_MODULES,
     REMOVED_CACHE_METHODS,
     REMOVED_NAMES,
 )
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.environment.families import PIPELINE_CLASSES
+from hf_cache_lint.engine.environment.releases_models import MODEL_SCREEN_NAMES, REMOVED_GENERATION_EXPORTS
 from hf_cache_lint.engine.facts import Source
 from hf_cache_lint.engine.facts.cache_use import PARSE_NAMES as CACHE_USE_NAMES
 from hf_cache_lint.engine.output.keywords import CACHE_KEYWORDS

@@ -16,12 +16,12 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 
-from hf_cache_lint.engine.environment.releases_models import MODEL_NAME_FAMILIES, REMOVED_GENERATION_EXPORTS
-from hf_cache_lint.engine.environment.versions import (
+from hf_cache_lint.engine.environment.api_changes import (
     GENERATION_IMPORT_MODULES,
     REMOVED_CACHE_CLASSES,
     REMOVED_NAMES,
 )
+from hf_cache_lint.engine.environment.releases_models import MODEL_NAME_FAMILIES, REMOVED_GENERATION_EXPORTS
 from hf_cache_lint.engine.text.text import GAP, find_all, find_spaced
 
 # The words of docs/architecture.md's contracts; a file with none of them is never parsed.

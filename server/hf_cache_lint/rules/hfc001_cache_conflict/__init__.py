@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 from functools import partial
 
 from hf_cache_lint.engine.base.findings import SAFE, UNSAFE, Finding, Fix, Related, Severity
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
 from hf_cache_lint.engine.output.analysis import Analysis, CacheArg, CacheImpl, GenerateCall
 from hf_cache_lint.engine.output.edits import clear_keyword, remove_argument

@@ -9,7 +9,8 @@ from functools import partial
 from hf_cache_lint.engine.base.findings import Edit, Finding, Fix, Severity
 from hf_cache_lint.engine.environment import releases
 from hf_cache_lint.engine.environment.families import is_mamba_family
-from hf_cache_lint.engine.environment.versions import Target, Version
+from hf_cache_lint.engine.environment.release_version import Version
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.forward_cache import KIND as FORWARD_CACHE
 from hf_cache_lint.engine.facts.forward_cache import ForwardCache
 from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL

@@ -8,7 +8,7 @@ from functools import partial
 
 from hf_cache_lint.engine.base.findings import SAFE, UNSAFE, Finding, Fix, Severity, Span
 from hf_cache_lint.engine.environment.families import is_mamba_family
-from hf_cache_lint.engine.environment.versions import unused_kwargs_message
+from hf_cache_lint.engine.environment.target import unused_kwargs_message
 from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
 from hf_cache_lint.engine.output.analysis import Analysis, GenerateCall, Keyword
 from hf_cache_lint.engine.output.edits import remove_argument, rename_keyword

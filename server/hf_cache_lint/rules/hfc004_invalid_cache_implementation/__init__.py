@@ -9,7 +9,7 @@ from pathlib import Path
 
 from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Related, Severity, Span
 from hf_cache_lint.engine.environment.families import windowed_family
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
 from hf_cache_lint.engine.facts.cache_use import CacheUse
 from hf_cache_lint.engine.facts.ci_value import KIND as CI_VALUE

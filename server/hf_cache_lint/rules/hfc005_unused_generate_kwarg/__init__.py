@@ -9,7 +9,8 @@ from functools import partial
 
 from hf_cache_lint.engine.base.findings import Edit, Finding, Fix, Related, Severity
 from hf_cache_lint.engine.environment import releases
-from hf_cache_lint.engine.environment.versions import REMOVED_GENERATE_KEYWORDS, Target, unused_kwargs_message
+from hf_cache_lint.engine.environment.api_changes import REMOVED_GENERATE_KEYWORDS
+from hf_cache_lint.engine.environment.target import Target, unused_kwargs_message
 from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
 from hf_cache_lint.engine.output.analysis import Analysis, ConfigKeyword, GenerateCall, Keyword, SpreadKeyword
 from hf_cache_lint.engine.output.edits import remove_argument, rename_keyword

@@ -7,12 +7,9 @@ from functools import partial
 
 from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Severity, Span
 from hf_cache_lint.engine.environment import releases
-from hf_cache_lint.engine.environment.versions import (
-    GENERATION_IMPORT_MODULES,
-    REMOVED_CACHE_METHODS,
-    Target,
-    Version,
-)
+from hf_cache_lint.engine.environment.api_changes import GENERATION_IMPORT_MODULES, REMOVED_CACHE_METHODS
+from hf_cache_lint.engine.environment.release_version import Version
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
 from hf_cache_lint.engine.facts.cache_use import SUB_CACHE, CacheUse
 from hf_cache_lint.engine.facts.removed_api_use import KIND as REMOVED_API_USE
@@ -48,7 +45,7 @@ REPLACEMENTS: dict[str, str] = {
 # The legacy-tuple reads (`cache[i]`, `for k, v in cache`): HFC009 legacy-cache-access reports them.
 LEGACY_READS = frozenset({"subscript", "unpack", "unpack4"})
 _CACHE_CLASSES = ("DynamicCache", "StaticCache", "QuantizedCache", "EncoderDecoderCache", "Cache")
-# What replaces each removed way of reading a cache (versions.REMOVED_CACHE_READS), on 5.x (and 4.57: `.layers`).
+# What replaces each removed way of reading a cache (api_changes.REMOVED_CACHE_READS), on 5.x (and 4.57: `.layers`).
 READ_REPLACEMENTS: dict[str, str] = {
     "get_max_cache_shape": "`get_max_length()` (5.18 deprecated `get_max_cache_shape` for it)",
     "max_cache_len": "`get_max_length()` (5.18 deprecated `max_cache_len` for it)",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
 
 # What works instead, per class whose constructor only raises (the behaviour's own message names it).

@@ -15,7 +15,7 @@ from functools import partial
 
 from hf_cache_lint.engine.base.findings import Finding, Severity
 from hf_cache_lint.engine.environment import releases
-from hf_cache_lint.engine.environment.versions import Version
+from hf_cache_lint.engine.environment.release_version import Version
 from hf_cache_lint.engine.facts.cache_use import CacheUse
 from hf_cache_lint.engine.output.analysis import Analysis
 from hf_cache_lint.rules.base import Rule

@@ -9,7 +9,7 @@ from hf_cache_lint.engine.environment.releases_models import (
     REMOVED_GENERATION_EXPORTS,
     model_replacement,
 )
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
 
 

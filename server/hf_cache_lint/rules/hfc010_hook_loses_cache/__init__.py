@@ -8,7 +8,7 @@ from functools import partial
 
 from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Severity
 from hf_cache_lint.engine.environment import releases
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.hook_override import CACHE_NAMES, HookOverride, HookRead
 from hf_cache_lint.engine.facts.hook_override import KIND as HOOK_OVERRIDE
 from hf_cache_lint.engine.output.analysis import Analysis

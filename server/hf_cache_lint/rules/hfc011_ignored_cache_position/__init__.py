@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Severity
-from hf_cache_lint.engine.environment.versions import Target
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.cache_position_sent import KIND as CACHE_POSITION_SENT
 from hf_cache_lint.engine.facts.cache_position_sent import CachePositionSent
 from hf_cache_lint.engine.facts.hook_override import KIND as HOOK_OVERRIDE
