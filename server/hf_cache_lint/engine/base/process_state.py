@@ -2,26 +2,32 @@
 is there, and for each cache that carries something from one check to the next, its reset.
 
 A newcomer reads here what outlives a call (nothing else does: tests/engine/test_process_state.py scans the package
-for module-level containers created empty and names rebound with `global`, and fails on one missing from `STATE`).
-`reset_all()` empties every cache (a test that needs a cold process, or a long-lived server told to start over).
+for module-level containers created empty, names rebound with `global`, ContextVars and functions memoised with
+functools' `cache`/`lru_cache`, and fails on one missing from `STATE`).
+`reset_all()` empties every cache and memo (a test that needs a cold process, or a long-lived server told to start
+over).
 
 The one patch of a library at import is parso's `end_pos` (engine/syntax/parsing.py's docstring: why, when, and its test).
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
-Role = Literal["cache", "registry", "scope", "in-flight"]
+Role = Literal["cache", "memo", "registry", "scope", "in-flight"]
 
 
 @dataclass(frozen=True)
 class Global:
     """One module global that changes after import. `role`: "cache" carries results across checks (has a
-    reset); "registry" is filled once at import (never by a check); "scope" is set and restored around one
-    run or fork; "in-flight" holds work under way (writes, a saved collector setting)."""
+    reset); "memo" is a function memoised by functools, whose answer depends on its arguments alone (a file's
+    content is keyed by its path and mtime), so keeping it changes no result (`name` may be `Class.method`);
+    "registry" is filled once, at import or for each server object, never by what a check reads; "scope" is set
+    and restored around one run or fork (a ContextVar among them); "in-flight" holds work under way (writes, a
+    saved collector setting, the modules being read)."""
 
     module: str  # path under hf_cache_lint/
     name: str
@@ -58,6 +64,56 @@ STATE: tuple[Global, ...] = (
     Global("lsp/protocol.py", "_WRITES", "in-flight", "websocket writes under way (a task nobody holds is collected)"),
     Global("lsp/startup.py", "_saved", "in-flight", "the collector's thresholds while the server starts"),
     Global("engine/base/process_state.py", "_RESETS", "registry", "the caches' resets, given by their owners at import"),
+    Global("lsp/diagnostics.py", "_HOOKED", "registry",
+           "the servers whose converter has the JSON hooks (weak: a server that is gone drops out)"),
+    Global("engine/environment/deps.py", "_NOTED", "scope",
+           "ContextVar: the files the running check consulted, set around one check by `recording()`"),
+    Global("engine/syntax/nodes.py", "_SHARED", "scope",
+           "ContextVar: the analysed tree's statement list, set around one analysis by `statements_shared()`"),
+    Global("engine/interpreter/modules.py", "_IN_PROGRESS", "in-flight",
+           "per thread: the workspace modules whose exports are being read (an import cycle stops there)"),
+    # Memos (functools), by module. Each answer is a function of its arguments: the release table's questions,
+    # a file's content keyed by its path and mtime, a registry that is fixed after import.
+    Global("engine/environment/release_version.py", "Version.parse", "memo", "release numbers parsed, by their text"),
+    Global("engine/environment/releases.py", "table", "memo", "the release table (data/releases.json), read once"),
+    Global("engine/environment/releases.py", "_at_or_below", "memo", "the tabled release at or below a version"),
+    Global("engine/environment/releases.py", "gone_since", "memo", "the release table's answers, by question"),
+    Global("engine/environment/releases.py", "member", "memo", "the release table's answers, by question"),
+    Global("engine/environment/releases.py", "member_gone_since", "memo", "the release table's answers, by question"),
+    Global("engine/environment/releases.py", "parameters", "memo", "a tabled signature's parameter names"),
+    Global("engine/environment/releases.py", "parameter_gone_since", "memo", "the release table's answers, by question"),
+    Global("engine/environment/releases.py", "misfit", "memo", "a call checked against a tabled signature"),
+    Global("engine/environment/releases_models.py", "first_model_removal", "memo", "from the release table, once"),
+    Global("engine/environment/releases_models.py", "_merged_attention", "memo", "from the release table, by model"),
+    Global("engine/environment/release_steps.py", "first_removal", "memo", "from the release table, once"),
+    Global("engine/environment/release_steps.py", "_first_generation_removal", "memo", "from the release table, once"),
+    Global("engine/environment/release_steps.py", "table_changes", "memo", "from the release table, once"),
+    Global("engine/environment/workspace.py", "_top_level_names", "memo", "a workspace module's names, by path and mtime"),
+    Global("engine/environment/workspace.py", "_has_fact_words", "memo",
+           "whether a workspace module can hold a fact, by path, mtime and size"),
+    Global("engine/environment/workspace.py", "_cache_classes", "memo",
+           "a workspace module's cache classes, by path and mtime"),
+    Global("engine/environment/checkpoints.py", "_read_json", "memo", "a generation_config.json, by path and mtime"),
+    Global("engine/environment/checkpoints.py", "_hub_defaults", "memo", "the shipped hub defaults table, read once"),
+    Global("engine/environment/checkpoints.py", "_candidates", "memo",
+           "the paths a checkpoint lookup probes (names only: every lookup asks the disk again)"),
+    Global("engine/environment/checkpoints.py", "_snapshots", "memo",
+           "a checkpoint's snapshots folder in a hub cache (a name only: never what the disk said)"),
+    Global("engine/output/edits.py", "_ignore_fix_on", "memo", "the ignore-comment fix, by line text, line and code"),
+    Global("engine/screen/lent_values.py", "_statements_of", "memo",
+           "a workspace module's statements, by path, mtime and size"),
+    Global("engine/interpreter/expressions.py", "_number", "memo", "a number literal's value, by its text"),
+    Global("checking/source.py", "_yielding", "memo", "the codes that step aside under an Error, by rule tuple"),
+    Global("checking/rule_docs.py", "rule_docs", "memo", "the rules' names and summaries (the registry is fixed)"),
+    Global("checking/jedi_bridge.py", "_environment", "memo", "jedi's confined environment, by workspace"),
+    Global("checking/jedi_bridge.py", "_project", "memo", "jedi's project, by root, import paths and interpreter"),
+    Global("checking/screening.py", "_needs", "memo", "what a set of rules reads, by their codes"),
+    Global("checking/screening.py", "keyword_matters", "memo", "whether any rule reads a generate keyword, by name"),
+    Global("selection.py", "_spec", "memo", "an exclude pattern list compiled, by its lines"),
+    Global("selection.py", "_selection", "memo", "the file selection, by its exclude settings"),
+    Global("rules/order.py", "intended", "memo", "the keyword a misspelled one was meant to be, by name"),
+    Global("cli_support/cache.py", "tool_fingerprint", "memo",
+           "the package files' sizes and mtimes, once a process (the CLI's result cache key)"),
 )
 
 _RESETS: dict[tuple[str, str], Callable[[], None]] = {}
@@ -71,6 +127,19 @@ def resettable(module: str, name: str, reset: Callable[[], None]) -> None:
 
 
 def reset_all() -> None:
-    """Empty every cache whose owner is imported (one not imported holds nothing)."""
+    """Empty every cache and memo whose owner is imported (one not imported holds nothing)."""
     for reset in list(_RESETS.values()):
         reset()
+    for g in STATE:
+        if g.role == "memo" and (memo := memoised(g)) is not None:
+            memo.cache_clear()
+
+
+def memoised(g: Global) -> Any:
+    """A "memo" global's function (its `cache_clear`, `cache_info`), or None while its module is not imported:
+    looked up in sys.modules, never imported (this module sits below every owner)."""
+    module = sys.modules.get("hf_cache_lint." + g.module.removesuffix(".py").removesuffix("/__init__").replace("/", "."))
+    obj: Any = module
+    for part in g.name.split(".") if module is not None else ():
+        obj = getattr(obj, part)
+    return obj
