@@ -42,46 +42,46 @@ def case(body: str, expect: dict[str, str], pre: str = PRE, **extra: Any) -> dic
 # Runner self-tests: one per outcome kind, each on every version.
 RUNNER: dict[str, dict[str, Any]] = {
     "same_call_conflict": case(
-        "model.generate(ids, past_key_values=DynamicCache(), cache_implementation='static', max_new_tokens=3)  # <- raises\n",
+        "model.generate(ids, past_key_values=DynamicCache(), cache_implementation='static', max_new_tokens=3, min_new_tokens=3)  # <- raises\n",
         conflict("past_key_values")),
     "pkv_none_clean": case(
-        "pkv = None\nmodel.generate(ids, past_key_values=pkv, cache_implementation='static', max_new_tokens=3)\n",
+        "pkv = None\nmodel.generate(ids, past_key_values=pkv, cache_implementation='static', max_new_tokens=3, min_new_tokens=3)\n",
         every("OK")),
     "tuple_cache": case(
         "legacy = tuple((torch.zeros(1, 1, 3, 64), torch.zeros(1, 1, 3, 64)) for _ in range(2))\n"
-        "model.generate(ids[:, :4], past_key_values=legacy, max_new_tokens=3)  # <- raises\n",
+        "model.generate(ids[:, :4], past_key_values=legacy, max_new_tokens=3, min_new_tokens=3)  # <- raises\n",
         {V457: "OK", V523: "HFC002", V524: "HFC002"},
         contains={V523: "tuple of `past_key_values` is not supported anymore",
                   V524: "Passing a tuple for `cache` is not supported anymore"}),
     "invalid_value": case(
-        "model.generate(ids, cache_implementation='Static', max_new_tokens=3)  # <- raises\n", every("HFC004")),
+        "model.generate(ids, cache_implementation='Static', max_new_tokens=3, min_new_tokens=3)  # <- raises\n", every("HFC004")),
     "misspelled_keyword": case(
-        "model.generate(ids, past_key_valyes=DynamicCache(), max_new_tokens=3)  # <- raises\n", every("HFC005"),
+        "model.generate(ids, past_key_valyes=DynamicCache(), max_new_tokens=3, min_new_tokens=3)  # <- raises\n", every("HFC005"),
         contains=every("['past_key_valyes']")),
     "mamba_cache_params_conflict": case(
-        "model.generate(ids, cache_params=DynamicCache(), cache_implementation='static', max_new_tokens=3)  # <- raises\n",
+        "model.generate(ids, cache_params=DynamicCache(), cache_implementation='static', max_new_tokens=3, min_new_tokens=3)  # <- raises\n",
         conflict("cache_params"), pre=MAMBA),
     "mamba_past_key_values": case(
-        "model.generate(ids, past_key_values=DynamicCache(), cache_implementation='static', max_new_tokens=3)  # <- raises\n",
+        "model.generate(ids, past_key_values=DynamicCache(), cache_implementation='static', max_new_tokens=3, min_new_tokens=3)  # <- raises\n",
         {V457: "HFC005", V523: "HFC005", V524: "HFC001:cache"}, pre=MAMBA),
     "cache_keyword": case(
-        "model.generate(ids, cache=DynamicCache(), cache_implementation='static', max_new_tokens=3)  # <- raises\n",
+        "model.generate(ids, cache=DynamicCache(), cache_implementation='static', max_new_tokens=3, min_new_tokens=3)  # <- raises\n",
         {V457: "HFC005", V523: "HFC005", V524: "HFC001:cache"}),
-    "other_error": case("model.generate(ids, max_new_tokens=3)\nraise KeyError('boom')  # <- raises\n", every("OTHER")),
+    "other_error": case("model.generate(ids, max_new_tokens=3, min_new_tokens=3)\nraise KeyError('boom')  # <- raises\n", every("OTHER")),
     "user_style_gpu_code": case(
         "model = AutoModelForCausalLM.from_pretrained('google/gemma-2-2b-it', device_map='auto', torch_dtype=torch.bfloat16)\n"
         "model.to('cuda'); model.forward = torch.compile(model.forward, mode='reduce-overhead')\n"
         "msgs = [{'role': 'user', 'content': 'hi'}]\n"
         "inputs = tok.apply_chat_template(msgs, add_generation_prompt=True, return_tensors='pt', return_dict=True).to('cuda')\n"
-        "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=4)\n"
+        "out = model.generate(**inputs, past_key_values=DynamicCache(), max_new_tokens=4, min_new_tokens=4)\n"
         "print(tok.batch_decode(out), tok.decode(out[0]), torch.arange(3, device='cuda').cuda())\n",
         every("OK")),
     "multimodal_classes": case(
         "from transformers import AutoModelForImageTextToText, Gemma3ForConditionalGeneration\n"
         "g = Gemma3ForConditionalGeneration.from_pretrained('google/gemma-3-4b-it', torch_dtype=torch.bfloat16)\n"
-        "g.generate(ids, past_key_values=DynamicCache(), max_new_tokens=3)\n"
+        "g.generate(ids, past_key_values=DynamicCache(), max_new_tokens=3, min_new_tokens=3)\n"
         "v = AutoModelForImageTextToText.from_pretrained('llava-hf/llava-1.5-7b-hf')\n"
-        "v.generate(ids, past_key_values=DynamicCache(), cache_implementation='static', max_new_tokens=3)  # <- raises\n",
+        "v.generate(ids, past_key_values=DynamicCache(), cache_implementation='static', max_new_tokens=3, min_new_tokens=3)  # <- raises\n",
         conflict("past_key_values")),
     "fastapi_handler": case(
         "from fastapi import FastAPI, Request\napp = FastAPI()\n"
@@ -109,7 +109,7 @@ RUNNER: dict[str, dict[str, Any]] = {
     "memory_cap": case("x = torch.empty(8 << 30, dtype=torch.uint8)  # <- raises\n", every("OTHER"),
                        contains=every("can't allocate memory")),
     "simulated_oom": case(
-        "long = tok('okay ' * 2500, return_tensors='pt').input_ids\nmodel.generate(long, max_new_tokens=2)  # <- raises\n",
+        "long = tok('okay ' * 2500, return_tensors='pt').input_ids\nmodel.generate(long, max_new_tokens=2, min_new_tokens=2)  # <- raises\n",
         every("OTHER"), contains=every("simulated GPU")),
 }
 
@@ -117,32 +117,32 @@ RUNNER: dict[str, dict[str, Any]] = {
 FACTS: dict[str, dict[str, Any]] = {
     # §2.5: "hybrid" never conflicts in 5.x; an explicit "hybrid" keyword DOES conflict in 4.57.
     "hybrid_keyword": case(
-        "model.generate(ids, past_key_values=DynamicCache(), cache_implementation='hybrid', max_new_tokens=3)  # <- raises\n",
+        "model.generate(ids, past_key_values=DynamicCache(), cache_implementation='hybrid', max_new_tokens=3, min_new_tokens=3)  # <- raises\n",
         {V457: "HFC001:past_key_values", V523: "OK", V524: "OK"}),
     # §2.2: GenerationConfig(cache_implementation=None) does not clear the model's value.
     "genconfig_none_does_not_clear": case(
         "model.generation_config.cache_implementation = 'static'\n"
-        "cfg = GenerationConfig(cache_implementation=None, max_new_tokens=3)\n"
+        "cfg = GenerationConfig(cache_implementation=None, max_new_tokens=3, min_new_tokens=3)\n"
         "model.generate(ids, generation_config=cfg, past_key_values=DynamicCache())  # <- raises\n",
         conflict("past_key_values")),
     # §2.4: an explicit cache_implementation=None keyword clears it.
     "none_keyword_clears": case(
         "model.generation_config.cache_implementation = 'static'\n"
-        "model.generate(ids, past_key_values=DynamicCache(), cache_implementation=None, max_new_tokens=3)\n",
+        "model.generate(ids, past_key_values=DynamicCache(), cache_implementation=None, max_new_tokens=3, min_new_tokens=3)\n",
         every("OK")),
     # §1: the check runs before the use_cache=False escape.
     "use_cache_false_still_conflicts": case(
         "model.generate(ids, past_key_values=DynamicCache(), cache_implementation='static',  # <- raises\n"
-        "               use_cache=False, max_new_tokens=3)\n", conflict("past_key_values")),
+        "               use_cache=False, max_new_tokens=3, min_new_tokens=3)\n", conflict("past_key_values")),
     # §1: ANY non-None object counts, even a string.
     "string_cache_conflicts": case(
-        "model.generate(ids, past_key_values='oops', cache_implementation='static', max_new_tokens=3)  # <- raises\n",
+        "model.generate(ids, past_key_values='oops', cache_implementation='static', max_new_tokens=3, min_new_tokens=3)  # <- raises\n",
         conflict("past_key_values")),
     # §2 routes: the pipeline constructor's cache_implementation and a cache at call time.
     "pipeline_constructor": case(
         "from transformers import pipeline\n"
         "pipe = pipeline('text-generation', model='meta-llama/Llama-3.2-1B', cache_implementation='static')\n"
-        "pipe('hello there', past_key_values=DynamicCache(), max_new_tokens=3)  # <- raises\n",
+        "pipe('hello there', past_key_values=DynamicCache(), max_new_tokens=3, min_new_tokens=3)  # <- raises\n",
         conflict("past_key_values")),
     # §2 non-route: generate_kwargs= on text-generation is rejected as an unused model kwarg.
     "pipeline_generate_kwargs": case(
@@ -152,7 +152,7 @@ FACTS: dict[str, dict[str, Any]] = {
     # §2 non-route: model.config.cache_implementation is ignored.
     "model_config_attr_ignored": case(
         "model.config.cache_implementation = 'static'\n"
-        "model.generate(ids, past_key_values=DynamicCache(), max_new_tokens=3)\n", every("OK")),
+        "model.generate(ids, past_key_values=DynamicCache(), max_new_tokens=3, min_new_tokens=3)\n", every("OK")),
     # §2 non-route: from_pretrained(id, cache_implementation=...) fails in the model's __init__.
     "from_pretrained_kwarg": case(
         "m = AutoModelForCausalLM.from_pretrained('meta-llama/Llama-3.2-1B', cache_implementation='static')  # <- raises\n",
@@ -160,71 +160,71 @@ FACTS: dict[str, dict[str, Any]] = {
     # §2: the checkpoint's generation_config.json (a local folder).
     "local_checkpoint_json": case(
         "m = AutoModelForCausalLM.from_pretrained('./ckpt')\n"
-        "m.generate(ids, past_key_values=DynamicCache(), max_new_tokens=3)  # <- raises\n",
+        "m.generate(ids, past_key_values=DynamicCache(), max_new_tokens=3, min_new_tokens=3)  # <- raises\n",
         conflict("past_key_values"),
         files={"ckpt/generation_config.json": '{"cache_implementation": "static", "transformers_version": "4.50.3"}'}),
     # §2: GenerationConfig.from_pretrained(path, cache_implementation=...) then passed positionally.
     "genconfig_from_pretrained": case(
         "cfg = GenerationConfig.from_pretrained('./ckpt', cache_implementation='offloaded')\n"
-        "model.generate(ids, cfg, past_key_values=DynamicCache(), max_new_tokens=3)  # <- raises\n",
+        "model.generate(ids, cfg, past_key_values=DynamicCache(), max_new_tokens=3, min_new_tokens=3)  # <- raises\n",
         conflict("past_key_values"), files={"ckpt/generation_config.json": '{"max_new_tokens": 3}'}),
     # §3: invalid value raised by GenerationConfig(...) itself; plain assignment silent until generate.
     "invalid_in_constructor": case(
         "GenerationConfig(cache_implementation='staticc')  # <- raises\n", every("HFC004")),
     "invalid_assignment_silent_until_generate": case(
         "model.generation_config.cache_implementation = 'staticc'\nprint('assigned')\n"
-        "model.generate(ids, max_new_tokens=3)  # <- raises\n", every("HFC004")),
+        "model.generate(ids, max_new_tokens=3, min_new_tokens=3)  # <- raises\n", every("HFC004")),
     # §2: Gemma 2 ships "hybrid" in its Hub generation_config; 4.56+ and 5.x drop it: no conflict.
     "gemma2_hub_hybrid_default": case(
         "g = AutoModelForCausalLM.from_pretrained('google/gemma-2-2b-it')\n"
         "print(g.generation_config.cache_implementation)\n"
-        "g.generate(ids, past_key_values=DynamicCache(), max_new_tokens=3)\n", every("OK")),
+        "g.generate(ids, past_key_values=DynamicCache(), max_new_tokens=3, min_new_tokens=3)\n", every("OK")),
     # §1: in 5.24 both `past_key_values=` and `cache=` only warn and `cache` wins (None here: no conflict);
     # before 5.24 a None `cache=` is skipped by the unused-kwargs check, so past_key_values conflicts.
     "both_names_cache_wins": case(
         "model.generate(ids, past_key_values=DynamicCache(), cache=None, cache_implementation='static',  # <- raises\n"
-        "               max_new_tokens=3)\n", {**conflict("past_key_values"), V524: "OK"}),
+        "               max_new_tokens=3, min_new_tokens=3)\n", {**conflict("past_key_values"), V524: "OK"}),
     # §1: the "mamba" keyword rule is on the class name: for a subclass named otherwise, <= 5.23 checks
     # `past_key_values` (which Mamba's forward rejects first: HFC005) and lets `cache_params` through.
     "mamba_subclass_past_key_values": case(
         "class MySSM(MambaForCausalLM):\n    pass\n"
         "m = MySSM.from_pretrained('state-spaces/mamba-130m-hf')\n"
-        "m.generate(ids, past_key_values=DynamicCache(), cache_implementation='static', max_new_tokens=3)  # <- raises\n",
+        "m.generate(ids, past_key_values=DynamicCache(), cache_implementation='static', max_new_tokens=3, min_new_tokens=3)  # <- raises\n",
         {V457: "HFC005", V523: "HFC005", V524: "HFC001:cache"}, pre=MAMBA),
     "mamba_subclass_cache_params": case(
         "class MySSM(MambaForCausalLM):\n    pass\n"
         "m = MySSM.from_pretrained('state-spaces/mamba-130m-hf')\n"
-        "m.generate(ids, cache_params=DynamicCache(), cache_implementation='static', max_new_tokens=3)  # <- raises\n",
+        "m.generate(ids, cache_params=DynamicCache(), cache_implementation='static', max_new_tokens=3, min_new_tokens=3)  # <- raises\n",
         {V457: "OTHER", V523: "OTHER", V524: "HFC001:cache"}, pre=MAMBA),
     # §2 routes: generation_config.update(...) and the text-generation pipeline call keywords.
     "genconfig_update": case(
         "model.generation_config.update(cache_implementation='offloaded')\n"
-        "model.generate(ids, past_key_values=DynamicCache(), max_new_tokens=3)  # <- raises\n",
+        "model.generate(ids, past_key_values=DynamicCache(), max_new_tokens=3, min_new_tokens=3)  # <- raises\n",
         conflict("past_key_values")),
     "pipeline_call_keywords": case(
         "from transformers import pipeline\npipe = pipeline('text-generation', model=model, tokenizer=tok)\n"
-        "pipe('hello', past_key_values=DynamicCache(), cache_implementation='static', max_new_tokens=3)  # <- raises\n",
+        "pipe('hello', past_key_values=DynamicCache(), cache_implementation='static', max_new_tokens=3, min_new_tokens=3)  # <- raises\n",
         conflict("past_key_values")),
     "pipeline_model_default": case(
         "from transformers import pipeline\nmodel.generation_config.cache_implementation = 'static'\n"
         "pipe = pipeline('text-generation', model=model, tokenizer=tok)\n"
-        "pipe('hello', past_key_values=DynamicCache(), max_new_tokens=3)  # <- raises\n",
+        "pipe('hello', past_key_values=DynamicCache(), max_new_tokens=3, min_new_tokens=3)  # <- raises\n",
         conflict("past_key_values")),
     # §2, 4.57: a user GenerationConfig takes the model's values only when the checkpoint's config was
     # saved by transformers >= 4.50; 5.x always fills unset fields from the model.
     "user_config_old_checkpoint": case(
         "m = AutoModelForCausalLM.from_pretrained('./ckpt')\n"
-        "m.generate(ids, generation_config=GenerationConfig(max_new_tokens=3), past_key_values=DynamicCache())  # <- raises\n",
+        "m.generate(ids, generation_config=GenerationConfig(max_new_tokens=3, min_new_tokens=3), past_key_values=DynamicCache())  # <- raises\n",
         {V457: "OK", V523: "HFC001:past_key_values", V524: "HFC001:cache"},
         files={"ckpt/generation_config.json": '{"cache_implementation": "static", "transformers_version": "4.45.0"}'}),
     "user_config_new_checkpoint": case(
         "m = AutoModelForCausalLM.from_pretrained('./ckpt')\n"
-        "m.generate(ids, generation_config=GenerationConfig(max_new_tokens=3), past_key_values=DynamicCache())  # <- raises\n",
+        "m.generate(ids, generation_config=GenerationConfig(max_new_tokens=3, min_new_tokens=3), past_key_values=DynamicCache())  # <- raises\n",
         conflict("past_key_values"),
         files={"ckpt/generation_config.json": '{"cache_implementation": "static", "transformers_version": "4.50.3"}'}),
     # §4: use_cache=False with cache_implementation and no cache object only warns.
     "use_cache_false_no_cache": case(
-        "model.generate(ids, cache_implementation='static', use_cache=False, max_new_tokens=3)\n", every("OK")),
+        "model.generate(ids, cache_implementation='static', use_cache=False, max_new_tokens=3, min_new_tokens=3)\n", every("OK")),
     # §2 non-route: a forward call with both keywords is not generate.
     "forward_not_generate": case(
         "model(ids, past_key_values=DynamicCache(), use_cache=True)\n", every("OK")),
@@ -232,10 +232,10 @@ FACTS: dict[str, dict[str, Any]] = {
 
 # §7: generate keywords 4.x accepted and 5.x rejects as unused model kwargs.
 FACTS["use_model_defaults_removed"] = case(
-    "model.generate(ids, use_model_defaults=False, max_new_tokens=3)  # <- raises\n",
+    "model.generate(ids, use_model_defaults=False, max_new_tokens=3, min_new_tokens=3)  # <- raises\n",
     {V457: "OK", V523: "HFC005", V524: "HFC005"}, contains={V523: "['use_model_defaults']", V524: "['use_model_defaults']"})
 FACTS["return_legacy_cache_removed"] = case(
-    "model.generate(ids, return_legacy_cache=True, max_new_tokens=3)  # <- raises\n",
+    "model.generate(ids, return_legacy_cache=True, max_new_tokens=3, min_new_tokens=3)  # <- raises\n",
     {V457: "OK", V523: "HFC005", V524: "HFC005"},
     contains={V523: "['return_legacy_cache']", V524: "['return_legacy_cache']"})
 # §7: the legacy-format converters exist in 4.57 and are gone in 5.x.
@@ -250,7 +250,7 @@ assert present == expected, present
 # §6: from 5.24 generate's outputs carry `.cache`, with `.past_key_values` kept as an alias.
 FACTS["output_cache_alias"] = case(
     "import transformers\n"
-    "out = model.generate(ids, max_new_tokens=2, return_dict_in_generate=True)\n"
+    "out = model.generate(ids, max_new_tokens=2, min_new_tokens=2, return_dict_in_generate=True)\n"
     "has = (getattr(out, 'cache', None) is not None, getattr(out, 'past_key_values', None) is not None)\n"
     "expected = {'4.57.6': (False, True), '5.23.0': (False, True), '5.24.0': (True, True), '5.25.0': (True, True)}[transformers.__version__]\n"
     "assert has == expected, has\n", every("OK"))
@@ -282,11 +282,11 @@ FACTS["crop_positive"] = case(
 # §3: "paged" as a generate keyword switches to continuous batching (no conflict with a cache); set on the
 # model's generation config it conflicts. 4.57 has no "paged": invalid either way.
 FACTS["paged_keyword_no_conflict"] = case(
-    "model.generate(ids, past_key_values=DynamicCache(), cache_implementation='paged', max_new_tokens=3)  # <- raises\n",
+    "model.generate(ids, past_key_values=DynamicCache(), cache_implementation='paged', max_new_tokens=3, min_new_tokens=3)  # <- raises\n",
     {V457: "HFC004", V523: "OK", V524: "OK"})
 FACTS["paged_on_config_conflicts"] = case(
     "model.generation_config.cache_implementation = 'paged'\n"
-    "model.generate(ids, past_key_values=DynamicCache(), max_new_tokens=3)  # <- raises\n",
+    "model.generate(ids, past_key_values=DynamicCache(), max_new_tokens=3, min_new_tokens=3)  # <- raises\n",
     {V457: "HFC004", V523: "HFC001:past_key_values", V524: "HFC001:cache"})
 
 # Table-shaped claims (§3 values, §6 classes): the snippet asserts the whole table, so OK means it holds.
@@ -325,7 +325,7 @@ assert expected is None or have == expected, have
 """, every("OK"), pre="")
 
 # §3: where an invalid value assigned to a GenerationConfig raises (a finding belongs there).
-_ASSIGNED = "config = GenerationConfig(max_new_tokens=3)\nconfig.cache_implementation = 'staticc'\n"
+_ASSIGNED = "config = GenerationConfig(max_new_tokens=3, min_new_tokens=3)\nconfig.cache_implementation = 'staticc'\n"
 FACTS["invalid_assignment_unvalidated"] = case(
     _ASSIGNED + "model.generation_config = config\nprint(config.max_new_tokens)\n", every("OK"))
 FACTS["invalid_assignment_validate"] = case(_ASSIGNED + "config.validate()  # <- raises\n", every("HFC004"))
@@ -459,7 +459,7 @@ FACTS["removed_cache_reads"] = case("""
 import transformers
 from transformers import StaticCache
 v = transformers.__version__
-out = model.generate(ids, max_new_tokens=2, return_dict_in_generate=True)
+out = model.generate(ids, max_new_tokens=2, min_new_tokens=2, return_dict_in_generate=True)
 cache = out.past_key_values
 def error(f):
     try:
@@ -533,7 +533,7 @@ def legacy():
                  for s, x in zip(c.self_attention_cache.layers, c.cross_attention_cache.layers))
 def scores(past):
     out = model.generate(input_ids=ids, decoder_input_ids=torch.tensor([[0, 3]]), past_key_values=past,
-                         max_new_tokens=4, do_sample=False, output_scores=True, return_dict_in_generate=True)
+                         max_new_tokens=4, min_new_tokens=4, do_sample=False, output_scores=True, return_dict_in_generate=True)
     return torch.stack(out.scores)
 # HFC002's wrap for an encoder-decoder: EncoderDecoderCache(legacy) generates as the cache the tuple came from,
 # on every version; DynamicCache(legacy) raises on 4.57.6 and on 5.x generates something else.

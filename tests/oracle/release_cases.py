@@ -59,7 +59,7 @@ for keys, values in cache:
 """,
     "tuple_cache_to_generate": LLAMA + """
 legacy = tuple((torch.zeros(1, 2, 4, 8), torch.zeros(1, 2, 4, 8)) for _ in range(2))
-model.generate(ids, past_key_values=legacy, max_new_tokens=2, do_sample=False)
+model.generate(ids, past_key_values=legacy, max_new_tokens=2, min_new_tokens=2, do_sample=False)
 """,
     # A static cache written at position 5 by a caller that says so: before 5.4 slot 5 holds it, after slot 0.
     "static_cache_ignores_cache_position": LLAMA + """
@@ -107,7 +107,7 @@ class Old(LlamaForCausalLM):
         return {"input_ids": input_ids, "past_key_values": past_key_values, "use_cache": True,
                 "attention_mask": kwargs.get("attention_mask")}
 m = Old(config).eval()
-m.generate(ids, max_new_tokens=3, do_sample=False)
+m.generate(ids, max_new_tokens=3, min_new_tokens=3, do_sample=False)
 if seen[1:] == [6, 7]:
     raise RuntimeError("BEHAVIOUR cache_reaches_hooks_as_cache")
 assert seen == [5, 1, 1], seen

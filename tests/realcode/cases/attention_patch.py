@@ -32,7 +32,7 @@ def wrapping_forward(self, *args, **kwargs):  # clean: patch_attention_wrapper
 
 
 def greedy(n=4):
-    return model.generate(prompt, max_new_tokens=n, do_sample=False)[0, -n:].tolist()
+    return model.generate(prompt, max_new_tokens=n, min_new_tokens=n, do_sample=False)[0, -n:].tolist()
 
 
 def probe_evicting():

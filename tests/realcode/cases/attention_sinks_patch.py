@@ -46,7 +46,7 @@ def probe_singular():
     for layer in model.model.layers:
         layer.self_attn.forward = types.MethodType(sink_forward, layer.self_attn)
     try:
-        model.generate(prompt, max_new_tokens=2, do_sample=False)
+        model.generate(prompt, max_new_tokens=2, min_new_tokens=2, do_sample=False)
     finally:
         for layer, original in zip(model.model.layers, originals):
             layer.self_attn.forward = original
@@ -58,7 +58,7 @@ def probe_subclass():
     for layer in model.model.layers:
         layer.self_attn.__class__ = RecordingAttention
     try:
-        model.generate(prompt, max_new_tokens=2, do_sample=False)
+        model.generate(prompt, max_new_tokens=2, min_new_tokens=2, do_sample=False)
     finally:
         for layer in model.model.layers:
             layer.self_attn.__class__ = LlamaAttention

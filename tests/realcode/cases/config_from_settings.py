@@ -9,14 +9,14 @@ prompt = torch.tensor([[1, 5, 9, 14, 20]])
 
 
 def config_with_switches(static=True):
-    settings = {"max_new_tokens": 3, "do_sample": False}
+    settings = {"max_new_tokens": 3, "min_new_tokens": 3, "do_sample": False}
     if static:
         settings["cache_implmentation"] = "static"  # site: config_typo_cache_implementation
     return GenerationConfig(**settings)
 
 
 def config_without_defaults():
-    settings = {"max_new_tokens": 3}
+    settings = {"max_new_tokens": 3, "min_new_tokens": 3}
     settings["use_model_defaults"] = False  # site: config_generate_only_keyword
     return GenerationConfig(**settings)  # observe: config_generate_only_keyword
 
@@ -37,5 +37,5 @@ def probe_without_defaults():
 
 
 def probe_static():
-    out = model.generate(prompt, generation_config=config_static(), return_dict_in_generate=True)
+    out = model.generate(prompt, generation_config=config_static(), min_new_tokens=3, return_dict_in_generate=True)
     assert isinstance(out.past_key_values, StaticCache)

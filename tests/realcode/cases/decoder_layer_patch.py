@@ -24,7 +24,7 @@ def probe_recording():
     SEEN.clear()
     LlamaDecoderLayer.forward = recording_forward
     try:
-        model.generate(prompt, max_new_tokens=2, do_sample=False)
+        model.generate(prompt, max_new_tokens=2, min_new_tokens=2, do_sample=False)
     finally:
         LlamaDecoderLayer.forward = ORIGINAL
     assert max(SEEN) >= 5, f"layer_patch_reads_pkv: the layer saw {SEEN}"  # observe: layer_patch_reads_pkv
@@ -32,10 +32,10 @@ def probe_recording():
 
 def probe_passthrough():
     SEEN.clear()
-    reference = model.generate(prompt, max_new_tokens=2, do_sample=False)
+    reference = model.generate(prompt, max_new_tokens=2, min_new_tokens=2, do_sample=False)
     LlamaDecoderLayer.forward = passthrough_forward
     try:
-        patched = model.generate(prompt, max_new_tokens=2, do_sample=False)
+        patched = model.generate(prompt, max_new_tokens=2, min_new_tokens=2, do_sample=False)
     finally:
         LlamaDecoderLayer.forward = ORIGINAL
     assert torch.equal(patched, reference)

@@ -24,16 +24,20 @@ def greedy(ids):
 
 
 def probe_no_defaults():
+    model.generation_config.min_new_tokens = 3  # fixed length: the random tiny model's EOS must not end generate early (the labelled line stays as written)
     assert greedy_no_defaults(prompt).shape[-1] == 8
 
 
 def probe_legacy():
+    model.generation_config.min_new_tokens = 3
     assert greedy_legacy(prompt).shape[-1] == 8
 
 
 def probe_typo():
+    model.generation_config.min_new_tokens = 3
     assert greedy_typo(prompt).shape[-1] == 8
 
 
 def probe_plain():
+    model.generation_config.min_new_tokens = 3
     assert greedy(prompt).shape[-1] == 8

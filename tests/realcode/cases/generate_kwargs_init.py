@@ -18,7 +18,7 @@ class LegacyHarness:
 
 class DefaultsHarness:
     def __init__(self):
-        self.kwargs = {"max_new_tokens": 3}
+        self.kwargs = {"max_new_tokens": 3, "min_new_tokens": 3}
         self.kwargs["use_model_defaults"] = False  # site: harness_use_model_defaults
 
     def run(self, ids):
@@ -27,7 +27,7 @@ class DefaultsHarness:
 
 class StaticHarness:
     def __init__(self):
-        self.gen_kwargs = {"max_new_tokens": 3, "cache_implementation": "static"}
+        self.gen_kwargs = {"max_new_tokens": 3, "min_new_tokens": 3, "cache_implementation": "static"}
 
     def run(self, ids):
         return model.generate(ids, past_key_values=DynamicCache(), **self.gen_kwargs)  # site: harness_conflict
@@ -43,12 +43,13 @@ class CleanHarness:
 
 def config_legacy(ids):
     config = GenerationConfig(max_new_tokens=3, return_legacy_cache=True, return_dict_in_generate=True)  # site: harness_config_legacy
-    out = model.generate(ids, generation_config=config)
+    out = model.generate(ids, generation_config=config, min_new_tokens=3)
     assert isinstance(out.past_key_values, tuple), "harness_config_legacy: a Cache came back, not a tuple"  # observe: harness_config_legacy
     return out
 
 
 def probe_return_legacy():
+    model.generation_config.min_new_tokens = 3  # fixed length: the random tiny model's EOS must not end generate early (the labelled line stays as written)
     assert LegacyHarness().run(prompt).shape[-1] == 8
 
 
@@ -61,6 +62,7 @@ def probe_conflict():
 
 
 def probe_clean():
+    model.generation_config.min_new_tokens = 3
     assert CleanHarness().run(prompt).sequences.shape[-1] == 8
 
 

@@ -58,29 +58,29 @@ def attention_forward(self, hidden_states, cache_position=None, **kwargs):
 
 def probe_prehook_subscript():
     install(model, length_hook)
-    model.generate(prompt, max_new_tokens=2)
+    model.generate(prompt, max_new_tokens=2, min_new_tokens=2)
     assert model.model.layers[0].cached == 5
 
 
 def probe_prehook_get():
     install_tagged(model)
-    model.generate(prompt, max_new_tokens=2)
+    model.generate(prompt, max_new_tokens=2, min_new_tokens=2)
     assert model.model.layers[0].cached == 5, "layer_prehook_get: the hook saw no cache"  # observe: layer_prehook_get
 
 
 def probe_prehook_compat():
     install(model, compat_hook)
-    model.generate(prompt, max_new_tokens=2)
+    model.generate(prompt, max_new_tokens=2, min_new_tokens=2)
     assert model.model.layers[0].cached == 5
 
 
 def probe_position_parameter():
     for layer in model.model.layers:
         layer.__class__ = PrefillAwareLayer
-    model.generate(prompt, max_new_tokens=2)
+    model.generate(prompt, max_new_tokens=2, min_new_tokens=2)
     assert not model.model.layers[0].prefill
 
 
 def probe_position_guarded():
     modeling_llama.LlamaAttention.forward = attention_forward
-    assert model.generate(prompt, max_new_tokens=2).shape[-1] == 7
+    assert model.generate(prompt, max_new_tokens=2, min_new_tokens=2).shape[-1] == 7

@@ -53,7 +53,7 @@ def prefill():
 
 
 def probe_generate_param():
-    out = model.generate(prompt, max_new_tokens=2, do_sample=False, return_dict_in_generate=True)
+    out = model.generate(prompt, max_new_tokens=2, min_new_tokens=2, do_sample=False, return_dict_in_generate=True)
     assert last_values(out.past_key_values).shape[-2] == 6
 
 

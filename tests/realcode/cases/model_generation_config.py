@@ -10,7 +10,7 @@ prompt = torch.tensor([[1, 5, 9, 14, 20]])
 
 
 def configure_from_checkpoint(lm, static=True):
-    overrides = {"max_new_tokens": 3, "do_sample": False}
+    overrides = {"max_new_tokens": 3, "min_new_tokens": 3, "do_sample": False}
     if static:
         overrides["cache_implementation"] = "static"
     lm.generation_config = GenerationConfig.from_pretrained("saved", **overrides)
@@ -22,7 +22,7 @@ def serve(lm):
 
 
 def configure_from_settings(lm):
-    settings = {"max_new_tokens": 3}
+    settings = {"max_new_tokens": 3, "min_new_tokens": 3}
     settings["use_model_defaults"] = False  # site: model_config_generate_only
     lm.generation_config = GenerationConfig.from_dict(settings)  # observe: model_config_generate_only
 
@@ -53,17 +53,17 @@ def probe_generate_only():
 
 def probe_update_legacy():
     configure_legacy(model)
-    out = model.generate(prompt, return_dict_in_generate=True)
+    out = model.generate(prompt, min_new_tokens=3, return_dict_in_generate=True)
     assert isinstance(out.past_key_values, tuple), "model_config_update_legacy: a Cache came back"  # observe: model_config_update_legacy
 
 
 def probe_attribute_typo():
     configure_typo(model)
-    out = model.generate(prompt, max_new_tokens=3, return_dict_in_generate=True)
+    out = model.generate(prompt, max_new_tokens=3, min_new_tokens=3, return_dict_in_generate=True)
     assert isinstance(out.past_key_values, StaticCache), "model_config_attribute_typo: no static cache"  # observe: model_config_attribute_typo
-
 
 def probe_static():
     configure_static(model)
+    model.generation_config.min_new_tokens = 3  # fixed length: the random tiny model's EOS must not end generate early (the labelled line stays as written)
     out = model.generate(prompt, return_dict_in_generate=True)  # clean: model_config_static_generate
     assert isinstance(out.past_key_values, StaticCache)

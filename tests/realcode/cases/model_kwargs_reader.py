@@ -39,17 +39,17 @@ class CompatReaderLM(LlamaForCausalLM):
 
 def probe_subscript():
     model = StepLoggingLM.from_pretrained("meta-llama/Llama-3.2-1B")
-    model.generate(prompt, max_new_tokens=3, do_sample=False)
+    model.generate(prompt, max_new_tokens=3, min_new_tokens=3, do_sample=False)
     assert model.cache_lengths[0] == 5
 
 
 def probe_get():
     model = SoftReaderLM.from_pretrained("meta-llama/Llama-3.2-1B")
-    model.generate(prompt, max_new_tokens=3, do_sample=False)
+    model.generate(prompt, max_new_tokens=3, min_new_tokens=3, do_sample=False)
     assert model.cache_lengths[0] == 5, f"reader_get: lengths {model.cache_lengths}"  # observe: reader_get
 
 
 def probe_compat():
     model = CompatReaderLM.from_pretrained("meta-llama/Llama-3.2-1B")
-    model.generate(prompt, max_new_tokens=3, do_sample=False)
+    model.generate(prompt, max_new_tokens=3, min_new_tokens=3, do_sample=False)
     assert model.cache_lengths[0] == 5

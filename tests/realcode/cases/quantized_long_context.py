@@ -9,7 +9,7 @@ QUANT = {"cache_implementation": "quantized", "cache_config": {"backend": "quant
 
 def chat(model_id):
     model = AutoModelForCausalLM.from_pretrained(model_id)
-    return model.generate(prompt, max_new_tokens=3, do_sample=False, **QUANT)  # observe: quant_sliding_model
+    return model.generate(prompt, max_new_tokens=3, min_new_tokens=3, do_sample=False, **QUANT)  # observe: quant_sliding_model
 
 
 def probe_gemma2():

@@ -36,19 +36,26 @@ def fresh_continue(out, extra):
 
 
 def probe_index():
+    model.generation_config.min_new_tokens = 3  # fixed length: the random tiny model's EOS must not end generate early (the labelled line stays as written)
     assert last_layer_keys(rollout(prompt)).shape[-2] == 7
 
 
 def probe_continue():
+    model.generation_config.min_new_tokens = 3
     out = rollout(prompt)
+    model.generation_config.min_new_tokens = 2
     assert continue_from(out, torch.tensor([[50]])).shape[-1] == 11
 
 
 def probe_tuple():
+    model.generation_config.min_new_tokens = 3
     out = rollout(prompt)
+    model.generation_config.min_new_tokens = 2
     assert legacy_continue(out, torch.tensor([[50]])).shape[-1] == 11
 
 
 def probe_rebuilt():
+    model.generation_config.min_new_tokens = 3
     out = rollout(prompt)
+    model.generation_config.min_new_tokens = 2
     assert fresh_continue(out, torch.tensor([[50]])).shape[-1] == 11

@@ -6,7 +6,7 @@ from transformers import AutoModelForCausalLM, GenerationConfig
 model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B")
 prompt = torch.tensor([[1, 5, 9, 14, 20]])
 
-SETTINGS = {"max_new_tokens": 3, "do_sample": False}
+SETTINGS = {"max_new_tokens": 3, "min_new_tokens": 3, "do_sample": False}
 
 
 def full_dynamic_config():

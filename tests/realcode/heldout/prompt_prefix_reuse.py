@@ -59,6 +59,7 @@ def lookup_answer(ids):
 
 
 def probe_reuse():
+    model.generation_config.min_new_tokens = 3  # fixed length: the random tiny model's EOS must not end generate early (the labelled line stays as written)
     prefix = build_prefix(system)
     out = answer(prefix, torch.tensor([[50, 60]]))
     assert out.shape[1] <= 10 and prefix.get_seq_length() == 5
@@ -71,5 +72,6 @@ def probe_session():
 
 
 def probe_lookup():
+    model.generation_config.min_new_tokens = 4
     ids = torch.tensor([[1, 5, 6, 7, 5, 6, 7, 5, 6]])
     assert lookup_answer(ids).shape[1] <= 13

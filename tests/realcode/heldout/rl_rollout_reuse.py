@@ -17,7 +17,7 @@ query = torch.tensor([[1, 12, 13, 14]])
 
 
 def rollout(ids, n):
-    gen = policy.generate(ids, max_new_tokens=n, do_sample=False, return_dict_in_generate=True)
+    gen = policy.generate(ids, max_new_tokens=n, min_new_tokens=n, do_sample=False, return_dict_in_generate=True)
     return gen.sequences, gen.past_key_values
 
 
@@ -36,9 +36,9 @@ def stacked_keys(cache):
 def capacity(cache):
     return cache.get_max_length()  # site: rl_max_length
 
-
 def probe_extend():
     seq, cache = rollout(query, 3)
+    policy.generation_config.min_new_tokens = 2  # fixed length: the random tiny model's EOS must not end generate early (the labelled line stays as written)
     out = extend(seq, cache, 2)
     assert out.shape[1] <= 9 and layer_count(cache) == 2
 

@@ -42,9 +42,9 @@ def probe_wrap():
     model.generate(prompt, max_new_tokens=2, min_new_tokens=2, do_sample=False)
     assert CountingCache.updates > 0, f"pw_inputs_key: {CountingCache.updates}"  # observe: pw_inputs_key
 
-
 def probe_user_cache():
     model = AutoModelForCausalLM.from_pretrained("THUDM/glm-4-9b-chat-hf")
+    model.generation_config.min_new_tokens = 2  # fixed length: the random tiny model's EOS must not end generate early (the labelled line stays as written)
     CountingCache.updates = 0
     model.generate(prompt, past_key_values=CountingCache(), max_new_tokens=2, do_sample=False)  # clean: pw_user_cache
     assert CountingCache.updates > 0

@@ -42,6 +42,7 @@ class Roller:
 
 def probe_group():
     r = Roller()
+    r.config.min_new_tokens = 3  # fixed length: the random tiny model's EOS must not end generate early (the labelled line stays as written)
     outs = [r.one() for _ in range(2)]
     assert all(o.shape[1] <= 7 for o in outs)
 
@@ -53,6 +54,7 @@ def probe_legacy():
 
 def probe_from_pairs():
     r = Roller()
+    r.config.min_new_tokens = 3
     pairs = tuple((torch.zeros(1, 1, 3, 64), torch.zeros(1, 1, 3, 64)) for _ in range(2))
     assert r.one_from_pairs(pairs).shape[1] <= 7
 
