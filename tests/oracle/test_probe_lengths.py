@@ -11,6 +11,10 @@ tests/realcode/cases/hook_prepare_inputs.py). Pure: reads the snippets' text, ru
 - A real-code case's labelled statement (`# site:` / `# clean:`) is the project's code and stays as written: its
   probe fixes the length instead (`model.generation_config.min_new_tokens = n`, or the keyword on the probe's own
   call). MARKED lists those, with how; tests/oracle/test_recall_set.py proves their labels on real transformers.
+
+The rule examples are not held to it: they are the rules' user-facing docs (docs/rules/), and none of their outcomes
+depends on the length (with a worker that pushed every generate to end at its first token, all 533 example and fix
+runs gave the same outcome at 5.24.0; tidy31's report, 2026-12-06).
 """
 
 from __future__ import annotations
