@@ -12,9 +12,11 @@ tests/realcode/cases/hook_prepare_inputs.py). Pure: reads the snippets' text, ru
   probe fixes the length instead (`model.generation_config.min_new_tokens = n`, or the keyword on the probe's own
   call). MARKED lists those, with how; tests/oracle/test_recall_set.py proves their labels on real transformers.
 
-The rule examples are not held to it: they are the rules' user-facing docs (docs/rules/), and none of their outcomes
-depends on the length (with a worker that pushed every generate to end at its first token, all 533 example and fix
-runs gave the same outcome at 5.24.0; tidy31's report, 2026-12-06).
+The rule examples are not held to it: they are the rules' user-facing docs (docs/rules/), and no outcome a test
+checks depends on the length. With a worker that pushed every generate to end at its first token (tidy31's report,
+2026-12-06), the 533 example and fix runs at 5.24.0 gave the same outcomes, and at 4.57.6 all but one of 603 (with
+the own cases): HFC010 valid 8 raises its note's AttributeError (`seen_tokens`) there only when its override sees
+a second step; 4.57.6 is outside its `versions` (5.24.0, 5.25.0), the only releases test_rule_examples checks it on.
 """
 
 from __future__ import annotations
