@@ -21,7 +21,7 @@ from dataclasses import replace
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.facts.cache_position_sent import CachePositionSent
 from hf_cache_lint.engine.facts.hook_override import CACHE_NAMES, HookKind, HookOverride, might_hold_hook
-from hf_cache_lint.engine.interpreter.hook_classes import fails_first
+from hf_cache_lint.engine.interpreter.hook_classes import Generates, fails_first, generates
 from hf_cache_lint.engine.interpreter.hook_names import (
     Names,
     bind,
@@ -97,6 +97,11 @@ def hook_facts(module: Node, text: str) -> tuple[list[HookOverride], list[CacheP
     hooks: list[HookOverride] = []
     sent: list[CachePositionSent] = []
     class_roles: dict[str, tuple[str, str]] = {}
+    class_generates: dict[str, Generates] = {}
+    # `x.generate(...)` anywhere in the module (`self.generate`, `super().generate`, `model.generate`): the code says
+    # transformers' generate runs here, hence the hooks of a class that has it only from `GenerationMixin`.
+    calls_generate = any(is_trailer(k, ".", "generate") and i + 1 < len(n.children) and is_trailer(n.children[i + 1], "(")
+                         for n in calls for i, k in enumerate(n.children))
     # Layer classes the module builds itself (`self.self_attn = MyAttention(config)`, a dict of them): their
     # caller is the module's own layer, which hands them the cache under its own name.
     constructed = {n.children[0].value for n in calls if n.children[0].type == "name" and
@@ -109,8 +114,15 @@ def hook_facts(module: Node, text: str) -> tuple[list[HookOverride], list[CacheP
             if found is not None:
                 class_roles[node.children[1].value] = found
                 built = node.children[1].value in constructed
+                source = class_generates[node.children[1].value] = generates(node, names, class_generates)
+                # A model class's generation hooks are transformers' only where its generate runs them: a head's
+                # generate (called here or by whoever loads it), or `GenerationMixin`'s where the module calls
+                # generate; a backbone alone has no generate (from 4.50), and a class mixing it in that the module
+                # never generates with runs its hooks from its own loop, with what that loop passes.
+                runs = source == "head" or (source == "mixin" and calls_generate)
                 hooks.extend(replace(h, fails_first=fails_first(node, found[1])) if h.kind == "cache_update" else h
-                             for h in _methods(node, *found) if not (built and h.kind == "forward"))
+                             for h in _methods(node, *found) if not (built and h.kind == "forward") and
+                             (runs or h.kind not in ("prepare_inputs", "model_kwargs")))
         elif t == "expr_stmt":
             hooks.extend(_patch(node, names))
         else:
