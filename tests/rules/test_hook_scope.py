@@ -113,3 +113,27 @@ def test_override_no_generate_runs_is_not_flagged(cls: str) -> None:
 def test_override_a_generate_runs_is_flagged(cls: str) -> None:
     got = found(HEAD + cls)
     assert len(got) == 1 and "passes it as `cache=`" in got[0].message
+
+
+UPDATE_HEAD = ("import torch\nfrom transformers import AutoModelForCausalLM, DynamicCache\n\n"
+               'model = AutoModelForCausalLM.from_pretrained("x")\n\n\n'
+               "class Press(DynamicCache):\n"
+               "    def update(self, key_states, value_states, layer_idx, cache_kwargs=None):\n"
+               "        return super().update(key_states, value_states, layer_idx, cache_kwargs)\n\n\n")
+
+
+@pytest.mark.parametrize(("tail", "line"), [
+    pytest.param("def step(ids, cache):\n    return model(ids, past_key_values=cache)\n\n\n"
+                 "step(torch.tensor([[1]]), Press())\n", 13, id="one-forward-through-a-helper"),
+    pytest.param("cache = Press()\nmodel(torch.tensor([[1]]), past_key_values=cache)\n"
+                 "model(torch.tensor([[2]]), past_key_values=cache)\n", 8, id="two-forwards"),
+    pytest.param("model.generate(torch.tensor([[1]]), past_key_values=Press(), max_new_tokens=2)\n", 8,
+                 id="generate-only"),
+    pytest.param("", 8, id="never-used"),
+])
+def test_update_override_is_reported_where_the_one_forward_given_it_raises(tail: str, line: int) -> None:
+    got = found(UPDATE_HEAD + tail)
+    assert [f.span.start.line for f in got] == [line]
+    assert "got an unexpected keyword argument 'kwargs'" in got[0].message
+    assert ("given to the forward here" in got[0].message) == (line != 8)
+    assert found(UPDATE_HEAD + tail, "5.23.0") == []

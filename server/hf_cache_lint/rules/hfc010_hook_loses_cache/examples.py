@@ -227,19 +227,18 @@ INVALID: tuple[Invalid, ...] = (
     ),
     invalid(
         UPDATE,
-        flagged="update",
-        occurrence=0,
+        flagged="NormPressCache()",
         fixes={KWARGS_TITLE: ("layer_idx, cache_kwargs=None):", "layer_idx, cache_kwargs=None, **kwargs):")},
         versions=_24, runtime="HFC010", portable=True,
-        note="a `Cache.update` override written for 4.x/5.x before 5.24, which passes `kwargs=`",
+        note="a `Cache.update` override written for 4.x/5.x before 5.24, which passes `kwargs=`: reported at the "
+             "forward call given the cache, where the TypeError is raised",
     ),
     invalid(
         UPDATE.replace("from transformers import AutoModelForCausalLM, DynamicCache\n",
                        "from transformers import AutoModelForCausalLM\n"
                        "from transformers.cache_utils import DynamicCache as HFCache\n")
         .replace("class NormPressCache(DynamicCache):", "class NormPressCache(HFCache):"),
-        flagged="update",
-        occurrence=0,
+        flagged="NormPressCache()",
         fixes={KWARGS_TITLE: ("layer_idx, cache_kwargs=None):", "layer_idx, cache_kwargs=None, **kwargs):")},
         versions=_24, runtime="HFC010", portable=True,
         note="the same override on a base imported under another name (SpecSplit's `Cache as HFCache`)",
