@@ -24,6 +24,28 @@ PREPARE = (
     f'model = TrimmingLM.from_pretrained("{_LLAMA}")\n'
     "model.generate(prompt, max_new_tokens=4, do_sample=False)\n")
 
+# A backbone with `GenerationMixin` mixed in, generated with in the module (the case HFC010 reads; without the
+# generate call, or without the mixin, no generate runs the hook: the VALID examples).
+MIXIN_BACKEND = (
+    "import torch\nfrom transformers import GenerationMixin, LlamaConfig, LlamaModel, LlamaPreTrainedModel\n"
+    "from transformers.modeling_outputs import CausalLMOutputWithPast\n\n" + _PROMPT + "\n\n"
+    "class Backend(LlamaPreTrainedModel, GenerationMixin):\n"
+    "    def __init__(self, config):\n"
+    "        super().__init__(config)\n"
+    "        self.model = LlamaModel(config)\n"
+    "        self.lm_head = torch.nn.Linear(config.hidden_size, config.vocab_size, bias=False)\n\n"
+    "    def prepare_inputs_for_generation(self, input_ids, past_key_values=None, **kwargs):\n"
+    "        if past_key_values is not None and past_key_values.get_seq_length() > 0:\n"
+    "            input_ids = input_ids[:, -1:]\n"
+    '        return {"input_ids": input_ids, "past_key_values": past_key_values, "use_cache": True}\n\n'
+    "    def forward(self, input_ids, past_key_values=None, use_cache=True, **kwargs):\n"
+    "        out = self.model(input_ids=input_ids, past_key_values=past_key_values, use_cache=use_cache)\n"
+    "        return CausalLMOutputWithPast(logits=self.lm_head(out.last_hidden_state), "
+    "past_key_values=out.past_key_values)\n\n\n"
+    "config = LlamaConfig(vocab_size=64, hidden_size=64, intermediate_size=64, num_hidden_layers=2, "
+    "num_attention_heads=2,\n                     num_key_value_heads=1, head_dim=32)\n"
+    "Backend(config).eval().generate(prompt, max_new_tokens=4, min_new_tokens=4, do_sample=False)\n")
+
 LAYER_PATCH = (
     "import torch\nfrom transformers import AutoModelForCausalLM\n"
     "from transformers.models.llama.modeling_llama import LlamaDecoderLayer\n\n"
@@ -155,6 +177,17 @@ INVALID: tuple[Invalid, ...] = (
         versions=_24, severity=Severity.WARNING, runtime="OK", portable=True,
         note="a 4.x `prepare_inputs_for_generation` override: on 5.24 `past_key_values` is None, so it feeds the "
              "whole sequence every step (lengths 5, 6, 7, 8 instead of 5, 1, 1, 1), without an error",
+    ),
+    invalid(
+        MIXIN_BACKEND,
+        flagged="past_key_values=None",
+        fixes={TAKE_TITLE.format(name="past_key_values"): (
+            "        if past_key_values is not None and",
+            '        past_key_values = kwargs.pop("cache", past_key_values)\n'
+            "        if past_key_values is not None and")},
+        versions=_24, severity=Severity.WARNING, runtime="OK", portable=True,
+        note="the override of a backbone with `GenerationMixin` mixed in (Chatterbox's T3 backend) where the module "
+             "generates with it: on 5.24 it feeds the whole sequence every step (5, 6, 7, 8 instead of 5, 1, 1, 1)",
     ),
     invalid(
         LAYER_PATCH,
