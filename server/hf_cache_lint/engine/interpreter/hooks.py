@@ -98,10 +98,6 @@ def hook_facts(module: Node, text: str) -> tuple[list[HookOverride], list[CacheP
     sent: list[CachePositionSent] = []
     class_roles: dict[str, tuple[str, str]] = {}
     class_generates: dict[str, Generates] = {}
-    # `x.generate(...)` anywhere in the module (`self.generate`, `super().generate`, `model.generate`): the code says
-    # transformers' generate runs here, hence the hooks of a class that has it only from `GenerationMixin`.
-    calls_generate = any(is_trailer(k, ".", "generate") and i + 1 < len(n.children) and is_trailer(n.children[i + 1], "(")
-                         for n in calls for i, k in enumerate(n.children))
     # Layer classes the module builds itself (`self.self_attn = MyAttention(config)`, a dict of them): their
     # caller is the module's own layer, which hands them the cache under its own name.
     constructed = {n.children[0].value for n in calls if n.children[0].type == "name" and
@@ -119,7 +115,7 @@ def hook_facts(module: Node, text: str) -> tuple[list[HookOverride], list[CacheP
                 # generate (called here or by whoever loads it), or `GenerationMixin`'s where the module calls
                 # generate; a backbone alone has no generate (from 4.50), and a class mixing it in that the module
                 # never generates with runs its hooks from its own loop, with what that loop passes.
-                runs = source == "head" or (source == "mixin" and calls_generate)
+                runs = source == "head" or (source == "mixin" and _calls_generate(calls, text))
                 hooks.extend(replace(h, fails_first=fails_first(node, found[1])) if h.kind == "cache_update" else h
                              for h in _methods(node, *found) if not (built and h.kind == "forward") and
                              (runs or h.kind not in ("prepare_inputs", "model_kwargs")))
@@ -138,6 +134,14 @@ def hook_facts(module: Node, text: str) -> tuple[list[HookOverride], list[CacheP
         for r in h.reads))]
     hooks.sort(key=lambda h: (h.span.start.line, h.span.start.column))
     return hooks, sent
+
+
+def _calls_generate(calls: list[Node], text: str) -> bool:
+    """`x.generate(...)` anywhere in the module (`self.generate`, `super().generate`, `model.generate`): the code
+    says transformers' generate runs here, hence the hooks of a class that has it only from `GenerationMixin`."""
+    return "generate" in text and any(
+        is_trailer(k, ".", "generate") and i + 1 < len(n.children) and is_trailer(n.children[i + 1], "(")
+        for n in calls for i, k in enumerate(n.children))
 
 
 def _nothing_bound(names: Names, text: str) -> bool:
