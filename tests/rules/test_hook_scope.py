@@ -4,10 +4,11 @@
 - an override that only hands `past_key_values` on by name to transformers' own hook together with its whole
   `**kwargs` is not reported (5.24's `cache=` rides in `**kwargs`); without the `**kwargs`, by position, or with a
   use of its own, it still is (engine/interpreter/hook_signatures.py `handed_to_base`);
-- the override of a class whose generate never runs it is not read: a transformers backbone alone (no `generate`
-  from 4.50), a backbone with `GenerationMixin` where the module never calls `generate`
-  (engine/interpreter/hook_classes.py `generates`). A generation head's override, and a `GenerationMixin` class's in
-  a module that generates, still are. The controls keep their findings."""
+- the override of a class the module builds whose generate never runs it is not read: a transformers backbone
+  alone (no `generate` from 4.50), a backbone with `GenerationMixin` where the module never calls `generate`
+  (engine/interpreter/hook_classes.py `generates`). A generation head's override, a `GenerationMixin` class's in a
+  module that generates, and any class the module does not build (remote code, which an Auto class gives
+  `GenerationMixin`) still are. The controls keep their findings."""
 
 from __future__ import annotations
 
@@ -86,21 +87,31 @@ def test_handing_on_is_quiet_on_every_release_and_the_control_is_not() -> None:
     assert found(loud, "5.23.0") == [] and len(found(loud, "5.25.0")) == 1
 
 
+BUILT = "\n\nbackend = B(config)\n"
+LOADED = "\n\nbackend = B.from_pretrained('x')\n"
+
 QUIET_CLASSES = [
-    pytest.param("class B(LlamaPreTrainedModel):\n" + TRIM + GENERATE, id="backbone-alone-module-generates"),
-    pytest.param("class B(LlamaModel):\n" + TRIM + GENERATE, id="base-model-alone"),
-    pytest.param("class B(LlamaPreTrainedModel, GenerationMixin):\n" + TRIM, id="mixin-never-generated"),
-    pytest.param("class A(LlamaPreTrainedModel):\n    pass\n\n\nclass B(A):\n" + TRIM + GENERATE,
+    pytest.param("class B(LlamaPreTrainedModel):\n" + TRIM + BUILT + GENERATE, id="backbone-alone-built-here"),
+    pytest.param("class B(LlamaPreTrainedModel):\n" + TRIM + LOADED + GENERATE, id="backbone-alone-loaded-here"),
+    pytest.param("class B(LlamaModel):\n" + TRIM + BUILT + GENERATE, id="base-model-alone"),
+    pytest.param("class B(LlamaPreTrainedModel, GenerationMixin):\n" + TRIM + BUILT, id="mixin-never-generated"),
+    pytest.param("class A(LlamaPreTrainedModel):\n    pass\n\n\nclass B(A):\n" + TRIM + BUILT + GENERATE,
                  id="own-backbone-subclass"),
 ]
 
 LOUD_CLASSES = [
-    pytest.param("class B(LlamaForCausalLM):\n" + TRIM, id="head-without-a-generate-call"),
-    pytest.param("class B(LlamaPreTrainedModel, GenerationMixin):\n" + TRIM + GENERATE, id="mixin-generated"),
+    pytest.param("class B(LlamaForCausalLM):\n" + TRIM + BUILT, id="head-without-a-generate-call"),
+    pytest.param("class B(LlamaPreTrainedModel, GenerationMixin):\n" + TRIM + BUILT + GENERATE,
+                 id="mixin-generated"),
     pytest.param("class A(LlamaPreTrainedModel, GenerationMixin):\n    pass\n\n\nclass B(A):\n" + TRIM +
-                 "\n\nclass C(B):\n    def run(self):\n        return self.generate(torch.tensor([[1]]))\n",
-                 id="own-subclass-of-a-mixin-class-generated"),
-    pytest.param("class A(LlamaForCausalLM):\n    pass\n\n\nclass B(A):\n" + TRIM, id="own-subclass-of-a-head"),
+                 "\n\nclass C(B):\n    def run(self):\n        return self.generate(torch.tensor([[1]]))\n\n\n"
+                 "backend = C(config)\n", id="own-subclass-of-a-mixin-class-generated"),
+    pytest.param("class A(LlamaForCausalLM):\n    pass\n\n\nclass B(A):\n" + TRIM + BUILT,
+                 id="own-subclass-of-a-head"),
+    # Not built here: a remote-code modeling file, which an Auto class loads, adding `GenerationMixin` to a class
+    # with its own hook (`add_generation_mixin_to_remote_model`, 4.52.4-5.25.0): its generate runs the hook.
+    pytest.param("class B(LlamaPreTrainedModel):\n" + TRIM, id="remote-code-backbone"),
+    pytest.param("class B(LlamaPreTrainedModel, GenerationMixin):\n" + TRIM, id="remote-code-mixin"),
 ]
 
 

@@ -112,10 +112,13 @@ def hook_facts(module: Node, text: str) -> tuple[list[HookOverride], list[CacheP
                 built = node.children[1].value in constructed
                 source = class_generates[node.children[1].value] = generates(node, names, class_generates)
                 # A model class's generation hooks are transformers' only where its generate runs them: a head's
-                # generate (called here or by whoever loads it), or `GenerationMixin`'s where the module calls
-                # generate; a backbone alone has no generate (from 4.50), and a class mixing it in that the module
-                # never generates with runs its hooks from its own loop, with what that loop passes.
-                runs = source == "head" or (source == "mixin" and _calls_generate(calls, text))
+                # generate (called here or by whoever loads it); a class the module does not build itself (remote
+                # code: an Auto class loading it adds `GenerationMixin` to one defining its own hook,
+                # `add_generation_mixin_to_remote_model`); one it builds, only with `GenerationMixin` and where the
+                # module calls generate. A backbone built here has no generate (from 4.50), and a class mixing it
+                # in that the module never generates with runs its hooks from its own loop, with what that passes.
+                runs = source == "head" or not _built_here(node.children[1].value, constructed, calls) or (
+                    source == "mixin" and _calls_generate(calls, text))
                 hooks.extend(replace(h, fails_first=fails_first(node, found[1])) if h.kind == "cache_update" else h
                              for h in _methods(node, *found) if not (built and h.kind == "forward") and
                              (runs or h.kind not in ("prepare_inputs", "model_kwargs")))
@@ -134,6 +137,14 @@ def hook_facts(module: Node, text: str) -> tuple[list[HookOverride], list[CacheP
         for r in h.reads))]
     hooks.sort(key=lambda h: (h.span.start.line, h.span.start.column))
     return hooks, sent
+
+
+def _built_here(name: str, constructed: set[str], calls: list[Node]) -> bool:
+    """The module builds the class `name` itself: `Name(...)` or `Name.from_pretrained(...)` (neither adds
+    `GenerationMixin`; only an Auto class loading remote code does)."""
+    return name in constructed or any(
+        n.children[0].type == "name" and n.children[0].value == name and len(n.children) >= 3 and
+        is_trailer(n.children[1], ".", "from_pretrained") and is_trailer(n.children[2], "(") for n in calls)
 
 
 def _calls_generate(calls: list[Node], text: str) -> bool:
