@@ -108,6 +108,35 @@ def test_a_hook_parameter_the_target_no_longer_fills_is_never_a_cache_there(vers
     assert lines(HOOK, version, "HFC010") == []
 
 
+HELPER_HOOK = ("def seen(past_key_values):\n"
+               "    return past_key_values.seen_tokens\n\n\n"
+               "class LM(LlamaForCausalLM):\n"
+               "    def prepare_inputs_for_generation(self, input_ids, past_key_values=None, **kwargs):\n"
+               "        if isinstance(past_key_values, Cache):\n"
+               "            n = seen(past_key_values)\n"
+               "        return {'input_ids': input_ids, 'past_key_values': past_key_values}\n")
+
+
+@pytest.mark.parametrize(("version", "reported"), [("4.57.6", [2]), ("5.23.0", [2]), ("5.24.0", []), ("5.25.0", [])])
+def test_a_helper_given_the_unfed_parameter_under_its_guard_is_never_reached_there(version: str,
+                                                                                   reported: list[int]) -> None:
+    # The hook hands the guarded cache to a module function (InternVL's Phi-3 `prepare_inputs_for_generation`):
+    # the read there is reached only where the hook's guard is true (the oracle: heldout7 internvl_phi3_prepare's
+    # p3_seen_tokens raises on 4.57.6 and 5.23.0, runs on 5.24.0 and 5.25.0).
+    assert lines(HELPER_HOOK, version) == reported
+
+
+def test_the_same_helper_given_a_guarded_cache_outside_a_hook_stays_reported() -> None:
+    text = HELPER_HOOK.replace("class LM(LlamaForCausalLM):\n    def prepare_inputs_for_generation(self, ",
+                               "class Plain:\n    def run(self, ")
+    assert lines(text, "5.24.0") == [2]
+    # and a helper testing its own parameter is its own guard, not the hook's
+    own = ("def seen(past_key_values):\n    if isinstance(past_key_values, Cache):\n"
+           "        return past_key_values.seen_tokens\n\n\n" + HELPER_HOOK.split("\n\n\n", 1)[1]
+           .replace("            n = seen(past_key_values)", "            n = seen(past_key_values)\n        seen(kwargs)"))
+    assert lines(own, "5.24.0") == [3]
+
+
 def test_a_hook_that_also_takes_the_new_name_keeps_its_guarded_reads() -> None:
     text = HOOK.replace("**kwargs):\n", "**kwargs):\n        past_key_values = kwargs.pop('cache', past_key_values)\n")
     assert lines(text, "5.24.0") == [5]

@@ -91,6 +91,9 @@ class CacheUse:
     # The `isinstance(x, Cache)` test, as written, that alone says the receiver is a transformers cache (on its
     # branch: engine/interpreter/narrowing.py); None where anything else says so.
     guard: str | None = None
+    # Where that test is: a module function given the guarded cache (`_seen(past_key_values)` on the branch) keeps
+    # the caller's test, so a guard false on the target (narrowing.py `reached`) drops its uses too.
+    guard_at: Span | None = None
 
     @property
     def cls(self) -> str | None:

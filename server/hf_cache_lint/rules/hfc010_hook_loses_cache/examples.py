@@ -24,6 +24,28 @@ PREPARE = (
     f'model = TrimmingLM.from_pretrained("{_LLAMA}")\n'
     "model.generate(prompt, max_new_tokens=4, do_sample=False)\n")
 
+# A backbone with `GenerationMixin` mixed in, generated with in the module (the case HFC010 reads; without the
+# generate call, or without the mixin, no generate runs the hook: the VALID examples).
+MIXIN_BACKEND = (
+    "import torch\nfrom transformers import GenerationMixin, LlamaConfig, LlamaModel, LlamaPreTrainedModel\n"
+    "from transformers.modeling_outputs import CausalLMOutputWithPast\n\n" + _PROMPT + "\n\n"
+    "class Backend(LlamaPreTrainedModel, GenerationMixin):\n"
+    "    def __init__(self, config):\n"
+    "        super().__init__(config)\n"
+    "        self.model = LlamaModel(config)\n"
+    "        self.lm_head = torch.nn.Linear(config.hidden_size, config.vocab_size, bias=False)\n\n"
+    "    def prepare_inputs_for_generation(self, input_ids, past_key_values=None, **kwargs):\n"
+    "        if past_key_values is not None and past_key_values.get_seq_length() > 0:\n"
+    "            input_ids = input_ids[:, -1:]\n"
+    '        return {"input_ids": input_ids, "past_key_values": past_key_values, "use_cache": True}\n\n'
+    "    def forward(self, input_ids, past_key_values=None, use_cache=True, **kwargs):\n"
+    "        out = self.model(input_ids=input_ids, past_key_values=past_key_values, use_cache=use_cache)\n"
+    "        return CausalLMOutputWithPast(logits=self.lm_head(out.last_hidden_state), "
+    "past_key_values=out.past_key_values)\n\n\n"
+    "config = LlamaConfig(vocab_size=64, hidden_size=64, intermediate_size=64, num_hidden_layers=2, "
+    "num_attention_heads=2,\n                     num_key_value_heads=1, head_dim=32)\n"
+    "Backend(config).eval().generate(prompt, max_new_tokens=4, min_new_tokens=4, do_sample=False)\n")
+
 LAYER_PATCH = (
     "import torch\nfrom transformers import AutoModelForCausalLM\n"
     "from transformers.models.llama.modeling_llama import LlamaDecoderLayer\n\n"
@@ -157,6 +179,17 @@ INVALID: tuple[Invalid, ...] = (
              "whole sequence every step (lengths 5, 6, 7, 8 instead of 5, 1, 1, 1), without an error",
     ),
     invalid(
+        MIXIN_BACKEND,
+        flagged="past_key_values=None",
+        fixes={TAKE_TITLE.format(name="past_key_values"): (
+            "        if past_key_values is not None and",
+            '        past_key_values = kwargs.pop("cache", past_key_values)\n'
+            "        if past_key_values is not None and")},
+        versions=_24, severity=Severity.WARNING, runtime="OK", portable=True,
+        note="the override of a backbone with `GenerationMixin` mixed in (Chatterbox's T3 backend) where the module "
+             "generates with it: on 5.24 it feeds the whole sequence every step (5, 6, 7, 8 instead of 5, 1, 1, 1)",
+    ),
+    invalid(
         LAYER_PATCH,
         flagged="past_key_values=None",
         fixes={PATCH_TITLE.format(name="past_key_values"): (
@@ -227,19 +260,18 @@ INVALID: tuple[Invalid, ...] = (
     ),
     invalid(
         UPDATE,
-        flagged="update",
-        occurrence=0,
+        flagged="NormPressCache()",
         fixes={KWARGS_TITLE: ("layer_idx, cache_kwargs=None):", "layer_idx, cache_kwargs=None, **kwargs):")},
         versions=_24, runtime="HFC010", portable=True,
-        note="a `Cache.update` override written for 4.x/5.x before 5.24, which passes `kwargs=`",
+        note="a `Cache.update` override written for 4.x/5.x before 5.24, which passes `kwargs=`: reported at the "
+             "forward call given the cache, where the TypeError is raised",
     ),
     invalid(
         UPDATE.replace("from transformers import AutoModelForCausalLM, DynamicCache\n",
                        "from transformers import AutoModelForCausalLM\n"
                        "from transformers.cache_utils import DynamicCache as HFCache\n")
         .replace("class NormPressCache(DynamicCache):", "class NormPressCache(HFCache):"),
-        flagged="update",
-        occurrence=0,
+        flagged="NormPressCache()",
         fixes={KWARGS_TITLE: ("layer_idx, cache_kwargs=None):", "layer_idx, cache_kwargs=None, **kwargs):")},
         versions=_24, runtime="HFC010", portable=True,
         note="the same override on a base imported under another name (SpecSplit's `Cache as HFCache`)",

@@ -4,12 +4,39 @@ from __future__ import annotations
 
 from hf_cache_lint.rules.base import Valid
 from hf_cache_lint.rules.hfc010_hook_loses_cache.examples import (
+    _LLAMA,
     LAYER_PATCH,
     PRE_HOOK,
     PREPARE,
     READER,
     SWAP_WRAPPER,
     UPDATE,
+)
+
+_BACKEND = (
+    "import torch\nfrom transformers import {imports}\n\n\n"
+    "class Backend({bases}):\n"
+    "    def __init__(self, config):\n"
+    "        super().__init__(config)\n"
+    "        self.model = LlamaModel(config)\n"
+    "        self.head = torch.nn.Linear(config.hidden_size, config.vocab_size, bias=False)\n\n"
+    "    def prepare_inputs_for_generation(self, input_ids, past_key_values=None, **kwargs):\n"
+    "        if past_key_values is not None:\n"
+    "            input_ids = input_ids[:, -1:]\n"
+    '        return {{"input_ids": input_ids, "past_key_values": past_key_values}}\n\n'
+    "    def forward(self, input_ids, past_key_values=None):\n"
+    "        out = self.model(input_ids=input_ids, past_key_values=past_key_values, use_cache=True)\n"
+    "        return self.head(out.last_hidden_state), out.past_key_values\n\n\n"
+    "config = LlamaConfig(vocab_size=64, hidden_size=64, intermediate_size=64, num_hidden_layers=2, "
+    "num_attention_heads=2,\n                     num_key_value_heads=1, head_dim=32)\n"
+    "backend = Backend(config).eval()\n"
+    "ids, past = torch.tensor([[1, 5, 9]]), None\n"
+    "with torch.no_grad():\n"
+    "    for _ in range(3):\n"
+    "        logits, past = backend(**backend.prepare_inputs_for_generation(ids, past_key_values=past))\n"
+    "        ids = torch.cat([ids, logits[:, -1:].argmax(-1)], dim=-1)\n"
+    "assert past.get_seq_length() == 5\n"
+    "{tail}"
 )
 
 VALID: tuple[Valid, ...] = (
@@ -92,4 +119,42 @@ VALID: tuple[Valid, ...] = (
              "cache it raises AttributeError (HFC007's finding, 4.57.6 and 5.23.0); from 5.24 it gets none and "
              "runs its no-cache path, so losing the cache is not what breaks it",
     ),
+    Valid(
+        PREPARE.replace("        if past_key_values is not None and past_key_values.get_seq_length() > 0:\n"
+                        "            input_ids = input_ids[:, -1:]\n"
+                        '        return {"input_ids": input_ids, "past_key_values": past_key_values, "use_cache": True}\n',
+                        '        images = kwargs.pop("images", None)\n'
+                        "        inputs = super().prepare_inputs_for_generation(input_ids, past_key_values=past_key_values,\n"
+                        "                                                       attention_mask=attention_mask, **kwargs)\n"
+                        "        if images is not None:\n"
+                        '            inputs["images"] = images\n'
+                        "        return inputs\n"),
+        note="an override (LLaVA's) that hands `past_key_values` on to transformers' own hook with its whole "
+             "`**kwargs`: on 5.24 the cache rides in `**kwargs` as `cache=`, and transformers' hook takes it (the "
+             "same tokens and one-token steps as without the override)",
+    ),
+    Valid(
+        PREPARE.replace("        if past_key_values is not None and past_key_values.get_seq_length() > 0:\n"
+                        "            input_ids = input_ids[:, -1:]\n"
+                        '        return {"input_ids": input_ids, "past_key_values": past_key_values, "use_cache": True}\n',
+                        "        return LlamaForCausalLM.prepare_inputs_for_generation(\n"
+                        "            self, input_ids, past_key_values=past_key_values, attention_mask=attention_mask, "
+                        "**kwargs)\n"),
+        note="the same, calling the base class's hook by name with the instance first",
+    ),
+    Valid(
+        _BACKEND.format(imports="GenerationMixin, LlamaConfig, LlamaModel, LlamaPreTrainedModel",
+                        bases="LlamaPreTrainedModel, GenerationMixin", tail=""),
+        note="a backbone with `GenerationMixin` mixed in (Chatterbox's T3 backend) that the module never generates "
+             "with: its own loop calls the hook with the cache as `past_key_values`, on every release",
+    ),
+    Valid(
+        _BACKEND.format(imports="AutoModelForCausalLM, LlamaConfig, LlamaModel, LlamaPreTrainedModel",
+                        bases="LlamaPreTrainedModel",
+                        tail=f'draft = AutoModelForCausalLM.from_pretrained("{_LLAMA}")\n'
+                             "draft.generate(ids, max_new_tokens=2, min_new_tokens=2, do_sample=False)\n"),
+        note="a backbone subclass without `GenerationMixin` (XTTS's GPT inference model): from 4.50 it has no "
+             "`generate`, so no generate runs its hook (another model's generate in the module does not)",
+    ),
 )
+
