@@ -107,9 +107,10 @@ def _numeric_compare(leaf: Node) -> bool:
     if parent is None or parent.type != "comparison" or len(parent.children) != 3:
         return False
     other = parent.children[2] if parent.children[0] is node else parent.children[0]
-    if other.type == "factor" and len(other.children) == 2:  # `-1`
-        other = other.children[1]
-    return bool(other.type == "number")
+    if other.type == "factor" and len(other.children) == 2 and other.children[0].value == "-":  # `-1`
+        return bool(other.children[1].type == "number")
+    # `n < 0`, `n > 0`, `n >= 1`: tells -1 from a maximum; `n >= 5` compares a length and takes -1 as a small one.
+    return bool(other.type == "number" and other.value in ("0", "1"))
 
 
 def _returned_tested(ret: Node, helpers: int, caller: Callable[[Node], bool] | None = None) -> str | None:
