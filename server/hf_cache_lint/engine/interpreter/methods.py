@@ -113,7 +113,7 @@ class TrackedMethods:
         builds `cls(config)`: the class's `__init__` runs, its parameters beyond the config unknown)."""
         base = base_model_name(cls.model_base)
         model = self.loading.load_model(base, args, checkpoint=name == "from_pretrained", call_span=whole,
-                                        decoder_only=base.endswith("ForCausalLM"))
+                                        decoder_only=base.endswith("ForCausalLM"), loader=f"{cls.name}.{name}")
         ref = self.s.new(self.functions.with_model(InstanceState(cls.name, (), cls.cache_base, cls.own, cls.skips_init,
                                                                  cls.narrow_length), cls, model))
         init = self.functions.method_of(cls.name, "__init__")
