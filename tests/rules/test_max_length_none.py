@@ -38,6 +38,12 @@ TESTED = [
      "capacity(out.past_key_values) is None"),
     ("def capacity(cache):\n    n = cache.get_max_length()\n    return n\n\n\n"
      "c = capacity(out.past_key_values)\nif c is None:\n    pass\n", "c is None"),
+    # a comparison with a length does not tell -1 from a maximum: still a None test
+    ("n = out.past_key_values.get_max_length()\nassert n is None or n >= 5\n", "n is None"),
+    # the helper's call that got the cache is the one whose test counts (the other caller's value is unknown)
+    ("def capacity(cache):\n    return cache.get_max_length()\n\n\n"
+     "def other(past):\n    return capacity(past) or 0\n\n\n"
+     "assert capacity(out.past_key_values) is None\n", "capacity(out.past_key_values) is None"),
 ]
 
 
@@ -51,6 +57,10 @@ def test_a_none_test_is_reported_from_5_13(text: str, test: str) -> None:
 
 
 SILENT = [
+    # a helper reached with the cache from a call that never tests it: another caller's test is not this value's
+    "def capacity(cache):\n    return cache.get_max_length()\n\n\n"
+    "def trim(past, mask):\n    if capacity(past) is not None:\n        mask = mask[:, 1:]\n    return mask\n\n\n"
+    "print(capacity(out.past_key_values))\n",
     # the answer used as a number, or its 5.x "no maximum" handled
     "n = out.past_key_values.get_max_length()\nprint(n + 1)\n",
     "n = out.past_key_values.get_max_length()\nif n is None or n < 0:\n    n = 1 << 30\n",

@@ -115,10 +115,19 @@ class CacheUses:
         who = self.subject(value, name)
         if who is not None:
             # Only `get_max_length`'s result is read for a None test (None on 4.4x, -1 on 5.x for a dynamic cache).
-            tested = none_test(call) if name == "get_max_length" else None
+            tested = none_test(call, self._caller()) if name == "get_max_length" else None
             self.record(who, "call", name, _receiver(head, before), self.s.span(attribute.children[1]),
                         Span(self.s.span(head).start, self.s.span(call).end), self.arguments(args),
                         none_test=tested)
+
+    def _caller(self) -> Callable[[Node], bool] | None:
+        """Whether a call expression is the call that inlined the function running now (None: it runs uncalled,
+        any call of it may be the one)."""
+        callers, stack = self.s.callers, self.s.stack
+        if not callers or not stack or callers[-1][0] is not stack[-1] or not isinstance(callers[-1][1], Span):
+            return None
+        start = callers[-1][1].start
+        return lambda expr: self.s.span(expr).start == start
 
     def class_call(self, qualname: str, args: list[EvArg], trailers: Sequence[Node], head: Node,
                    whole: Span) -> None:

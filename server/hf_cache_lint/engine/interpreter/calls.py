@@ -15,6 +15,7 @@ from hf_cache_lint.engine.interpreter.generate_calls import GenerateFacts
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
 from hf_cache_lint.engine.interpreter.known import KnownCallables
 from hf_cache_lint.engine.interpreter.methods import TrackedMethods
+from hf_cache_lint.engine.interpreter.model_subclasses import model_of
 from hf_cache_lint.engine.interpreter.session import EvArg, Session, site_of
 from hf_cache_lint.engine.interpreter.state import State, join
 from hf_cache_lint.engine.interpreter.values import (
@@ -99,6 +100,12 @@ class CallDispatch:
             return UNKNOWN
         if isinstance(obj, InstanceState):  # `layer(x, past_key_value=cache)`: its `__call__` or module `forward`
             assert isinstance(callee, Ref)
+            model = model_of(obj)
+            cls = self.s.module_state.names.get(obj.class_name)
+            if model is not None and isinstance(cls, ClassDef) and not self.functions.defines(cls, "__call__") \
+                    and not self.functions.defines(cls, "forward"):
+                # A transformers model subclass without its own forward: the model's forward pass.
+                return self._call_value(model, args, trailer, head, trailers, whole)
             return self.functions.call_instance(callee, obj, args, whole)
         return UNKNOWN
 

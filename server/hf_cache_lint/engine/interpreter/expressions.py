@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from hf_cache_lint.engine.interpreter.cache_uses import count_targets, sub_cache
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
+from hf_cache_lint.engine.interpreter.model_subclasses import LOADERS, enclosing_method, model_of
 from hf_cache_lint.engine.interpreter.narrowing import narrow, narrowing
 from hf_cache_lint.engine.interpreter.session import EvArg, Session
 from hf_cache_lint.engine.interpreter.values import (
@@ -31,6 +32,7 @@ from hf_cache_lint.engine.interpreter.values import (
     ModelState,
     Output,
     PipelineState,
+    Ref,
     Symbol,
     TupleVal,
     Unknown,
@@ -326,7 +328,14 @@ class Expressions:
 
     def eval_chain(self, head: Node, trailers: list[Node], whole: Node) -> Value:
         value = self.eval(head)
+        start = 0
+        if head.type == "name" and head.value == "super" and trailers and code(trailers[0]).strip() == "()":
+            model = self._super_model(head)
+            if model is not None:
+                value, start = model, 1
         for i, t in enumerate(trailers):
+            if i < start:
+                continue
             if t.type != "trailer":
                 return UNKNOWN
             opener = t.children[0].value
@@ -380,6 +389,9 @@ class Expressions:
             return alias if alias is not None else Method(value, name)
         if isinstance(obj, InstanceState):
             got = obj.get(name)
+            model = model_of(obj) if got is None else None
+            if model is not None and not self._defines(obj.class_name, name):
+                return self.attribute(model, name, head, trailers)  # the transformers model's (`self.generate`)
             return got if got is not None else Method(value, name)
         if isinstance(obj, PipelineState) and name == "model" and obj.model is not None:
             return obj.model
@@ -396,7 +408,34 @@ class Expressions:
             fn = self.dispatch.functions.class_function(value, name)
             if fn is not None:
                 return fn
+            if value.model_base and name in LOADERS:  # `Chat.from_pretrained(...)`: the model's loader (methods.py)
+                return Method(value, name)
         return self._chain_unknown(head, trailers)
+
+    def _defines(self, class_name: str, name: str) -> bool:
+        """Whether the project's class defines method `name` (itself or through its own classes on the way)."""
+        functions = self.dispatch.functions
+        if functions.method_of(class_name, name) is not None:  # records what a replayed run read of the class
+            return True
+        cls = self.s.module_state.names.get(class_name)
+        return not isinstance(cls, ClassDef) or functions.defines(cls, name)
+
+    def _super_model(self, head: Node) -> Ref | None:
+        """`super()` in a method of a direct subclass of a transformers model class, `self` an instance of it: the
+        transformers model (`super().generate(...)` is its generate). None elsewhere (a base of the project's own
+        between: its methods come first)."""
+        found = enclosing_method(head)
+        if found is None:
+            return None
+        fn, cls_node = found
+        params = fn.get_params()
+        receiver = self.s.state.names.get(params[0].name.value) if params else None
+        obj = self.s.obj(receiver) if receiver is not None else None
+        model = model_of(obj) if isinstance(obj, InstanceState) else None
+        if model is None:
+            return None
+        bases = self.dispatch.functions.bases(cls_node)
+        return model if bases and not any(isinstance(b, ClassDef) for b in bases) else None
 
     def _chain_unknown(self, head: Node, trailers: list[Node]) -> Unknown:
         """`Unknown(f"`{self._chain_text(head, trailers)}`")`, one value per chain position (values are

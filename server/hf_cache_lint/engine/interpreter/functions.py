@@ -10,6 +10,13 @@ from typing import TYPE_CHECKING, Any
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
+from hf_cache_lint.engine.interpreter.model_subclasses import (
+    MODEL_ATTR,
+    base_model_name,
+    defines,
+    model_of,
+    symbol_base,
+)
 from hf_cache_lint.engine.interpreter.narrowing import generate_fills
 from hf_cache_lint.engine.interpreter.replay_records import absent
 from hf_cache_lint.engine.interpreter.session import MAX_INLINE_DEPTH, EvArg, Session
@@ -86,7 +93,7 @@ class UserFunctions:
             if self.s.state is self.s.module_state:
                 self.s.functions.append((node, None))
         else:
-            self.s.state.names[name] = ClassDef(node, name, *self.cache_base(node))
+            self.s.state.names[name] = ClassDef(node, name, *self.cache_base(node), model_base=self._model_base(node))
             if any(fn.name.value == "generate" for fn in node.iter_funcdefs()) and not self._transformers_based(node):
                 self.s.own_generate.add(name)
             if self.s.state is self.s.module_state:
@@ -126,6 +133,28 @@ class UserFunctions:
                 if isinstance(value, Symbol) and value.qualname.startswith("transformers."):
                     return True
         return False
+
+    def _model_base(self, node: Node) -> str:
+        """The transformers model class `class C(...)` subclasses, directly or through the module's own classes
+        (model_subclasses.py), "" for any other class."""
+        for value in self.bases(node):
+            found = symbol_base(value) or (value.model_base if isinstance(value, ClassDef) else "")
+            if found:
+                return found
+        return ""
+
+    def bases(self, node: Node) -> list[Value]:
+        """The values of a class's bases as written (a name or dotted name each; `metaclass=` and the rest left out)."""
+        arglist = node.get_super_arglist()
+        if arglist is None:
+            return []
+        return [_import_fallback(self.imports.force(self.ex.eval(base)))
+                for base in (arglist.children if arglist.type == "arglist" else [arglist])
+                if base.type in ("name", "power", "atom_expr")]
+
+    def defines(self, cls: ClassDef, name: str) -> bool:
+        """Whether the project's class (or its own classes on the way to the transformers model) defines `name`."""
+        return defines(self.s.module_state.names, cls, name, self.bases)
 
     def cache_base(self, node: Node) -> tuple[str, frozenset[str], bool, bool]:
         """The transformers cache class `class C(...)` subclasses (directly or through the module's own classes),
@@ -247,7 +276,8 @@ class UserFunctions:
     def setup_instance(self, cls: str) -> Ref:
         """An instance as `__init__` leaves it, plus (conditionally) what setup methods add."""
         got = self.s.module_state.names.get(cls)
-        ref = self.s.new(InstanceState(cls, (), got.cache_base, got.own, got.skips_init, got.narrow_length)
+        ref = self.s.new(self.with_model(InstanceState(cls, (), got.cache_base, got.own, got.skips_init,
+                                                       got.narrow_length), got)
                          if isinstance(got, ClassDef) else InstanceState(cls))
         init = self.method_of(cls, "__init__")
         if init is not None and id(init.node) not in self.s.called:
@@ -261,18 +291,29 @@ class UserFunctions:
 
     # -- calls ------------------------------------------------------------------
     def instantiate(self, cls: ClassDef, args: list[EvArg], whole: object) -> Value:
-        ref = self.s.new(InstanceState(cls.name, (), cls.cache_base, cls.own, cls.skips_init,
-                                       cls.narrow_length))
+        ref = self.s.new(self.with_model(InstanceState(cls.name, (), cls.cache_base, cls.own, cls.skips_init,
+                                                       cls.narrow_length), cls))
         init = self.method_of(cls.name, "__init__") if cls.node is not None else None
         if init is not None:
             self.inline(init, args, ref, whole)
         return ref
 
+    def with_model(self, obj: InstanceState, cls: ClassDef, model: Ref | None = None) -> InstanceState:
+        """A new instance of `cls`; of a transformers model subclass, with the model it is (`model`, else one
+        built from the config: `Cls(config)` runs the model's `__init__`, no checkpoint)."""
+        if not cls.model_base:
+            return obj
+        if model is None:
+            name = base_model_name(cls.model_base)
+            model = self.s.new(ModelState(class_name=name, gen_config=self.s.new(ConfigState()),
+                                          decoder_only=name.endswith("ForCausalLM")))
+        return obj.set(MODEL_ATTR, model)
+
     def call_instance(self, ref: Ref, obj: InstanceState, args: list[EvArg], whole: object) -> Value:
         """`instance(...)`: its class's `__call__`, or, for a torch `nn.Module` subclass without one, its `forward`
         (what `Module.__call__` runs): a vendored attention or decoder layer called with the cache it is given."""
         fn = self.method_of(obj.class_name, "__call__")
-        if fn is None and self.torch_module(obj.class_name):
+        if fn is None and (self.torch_module(obj.class_name) or model_of(obj) is not None):
             fn = self.method_of(obj.class_name, "forward")
         return self.inline(fn, args, ref, whole) if fn is not None else UNKNOWN
 
@@ -389,11 +430,15 @@ class UserFunctions:
         for captured, value in fn.closure:  # a parameter or a local of its own shadows a captured name
             names.setdefault(captured, value)
         via = Site(whole, "called here") if isinstance(whole, Span) else None
-        if self.replays is not None and self.s.reads is not None:
-            # Inside a recorded run: the call's value and effects as recorded at the last check, when it is
-            # given and reads the same (replay.py `Replays.call`).
-            return self.replays.call(node, names, via, lambda: self.run_function(node, names, via))
-        return self.run_function(node, names, via)
+        self.s.callers.append((node, whole))
+        try:
+            if self.replays is not None and self.s.reads is not None:
+                # Inside a recorded run: the call's value and effects as recorded at the last check, when it is
+                # given and reads the same (replay.py `Replays.call`).
+                return self.replays.call(node, names, via, lambda: self.run_function(node, names, via))
+            return self.run_function(node, names, via)
+        finally:
+            self.s.callers.pop()
 
     def run_function(self, node: Any, names: dict[str, Value], via: Site | None) -> Value:
         """Run a function body on a fresh path over the caller's heap (`names` bound as its locals): its

@@ -268,7 +268,8 @@ class KnownCallables:
         if name in ("from_pretrained", "from_config") and _MODEL_CLASS.match(owner) and not _NOT_MODEL.search(owner):
             return loading.load_model(None if owner.startswith("AutoModel") else owner, args,
                                       checkpoint=name == "from_pretrained", encoder_decoder=owner in _SEQ2SEQ_AUTO,
-                                      call_span=whole, decoder_only=owner.endswith("ForCausalLM"))
+                                      call_span=whole, decoder_only=owner.endswith("ForCausalLM"),
+                                      loader=f"{owner}.{name}")
         if _MODEL_CLASS.match(name) and not _NOT_MODEL.search(name) and not name.startswith("Auto"):
             return self.s.new(ModelState(class_name=name, gen_config=self.s.new(ConfigState())))
         return UNKNOWN

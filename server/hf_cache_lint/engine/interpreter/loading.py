@@ -9,6 +9,7 @@ from dataclasses import replace
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.environment import checkpoints
 from hf_cache_lint.engine.environment.families import mamba_class_from_id
+from hf_cache_lint.engine.facts.loader_keyword import LOADER_KEYWORDS, LoaderKeyword
 from hf_cache_lint.engine.interpreter.arguments import const_str, kw, positional, setting_from
 from hf_cache_lint.engine.interpreter.generate_calls import GenerateFacts
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
@@ -75,7 +76,7 @@ class Loading:
 
     def load_model(self, class_name: str | None, args: list[EvArg], *, checkpoint: bool = True,
                    wrapper: str | None = None, encoder_decoder: bool = False, site: object = None,
-                   call_span: object = None, decoder_only: bool = False) -> Ref:
+                   call_span: object = None, decoder_only: bool = False, loader: str | None = None) -> Ref:
         """A model loaded by `from_pretrained(checkpoint, ...)` (or built by `from_config`, `checkpoint`
         False): its class (given, from the checkpoint's config.json, or from a Mamba checkpoint id) and its
         generation config as the checkpoint's files, a folder saved earlier or `generation_config=` set it."""
@@ -92,6 +93,8 @@ class Loading:
             cfg = s.obj(explicit.value)
             setting = cfg.ci if isinstance(cfg, ConfigState) else None
         name = class_name or arch or mamba_class_from_id(ckpt)
+        if loader is not None and checkpoint and isinstance(call_span, Span):
+            self._loader_keywords(args, call_span, loader, name)
         loaded_at = site_of(site, "the model is loaded here") if site is not None else None
         remote = kw(args, "trust_remote_code")
         remote_code = remote is not None and not (isinstance(remote.value, Const) and remote.value.value is False)
@@ -99,6 +102,14 @@ class Loading:
                                 wrapper=wrapper, encoder_decoder=encoder_decoder, loaded_at=loaded_at,
                                 remote_code=remote_code,
                                 decoder_only=decoder_only or (name or "").endswith("ForCausalLM")))
+
+    def _loader_keywords(self, args: list[EvArg], call: Span, loader: str, model_class: str | None) -> None:
+        """The generation keywords written into a model's `from_pretrained(...)` (the loader hands them to the
+        model's `__init__`, which raises): recorded for HFC004."""
+        for a in args:
+            if a.arg.name in LOADER_KEYWORDS:
+                self.s.record(LoaderKeyword(self.s.span(a.arg.node), a.arg.name, call, loader, model_class,
+                                            tuple(self.s.span(b.arg.node) for b in args)))
 
     def config_from_pretrained(self, args: list[EvArg], keys: tuple[ConfigKey, ...] = (),
                                call_span: object = None) -> Ref:

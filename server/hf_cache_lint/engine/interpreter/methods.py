@@ -19,11 +19,13 @@ from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.functions import UserFunctions
 from hf_cache_lint.engine.interpreter.generate_calls import GenerateFacts
 from hf_cache_lint.engine.interpreter.loading import Loading
+from hf_cache_lint.engine.interpreter.model_subclasses import base_model_name
 from hf_cache_lint.engine.interpreter.session import EvArg, Session, site_of
 from hf_cache_lint.engine.interpreter.values import (
     NONE,
     UNKNOWN,
     CacheVal,
+    ClassDef,
     ConfigState,
     Const,
     DictState,
@@ -93,6 +95,8 @@ class TrackedMethods:
         if isinstance(m.owner, Unknown) and m.name == "generate" and not (self.s.own_generate and len(trailers) == 2):
             self.facts.generate_facts(None, None, args, trailer, head, trailers, whole)
             return output("generate", None, args, site_of(whole, "generate(...)"))
+        if isinstance(m.owner, ClassDef) and m.owner.model_base:
+            return self._load_subclass(m.owner, m.name, args, whole)
         if isinstance(m.owner, CacheVal) and m.name == "to_legacy_cache":
             return TupleVal(site_of(whole, "to_legacy_cache()"))
         if isinstance(m.owner, CacheVal) and m.name == "crop":
@@ -102,6 +106,20 @@ class TrackedMethods:
             self._crop(cache.class_name, args, trailer, head, trailers, whole, cache.window, built)
             return NONE
         return UNKNOWN
+
+    def _load_subclass(self, cls: ClassDef, name: str, args: list[EvArg], whole: object) -> Value:
+        """`Chat.from_pretrained(checkpoint, ...)` / `Chat.from_config(config)` of the project's subclass of a
+        transformers model: an instance of `Chat` that is the model loaded as its transformers base (the loader
+        builds `cls(config)`: the class's `__init__` runs, its parameters beyond the config unknown)."""
+        base = base_model_name(cls.model_base)
+        model = self.loading.load_model(base, args, checkpoint=name == "from_pretrained", call_span=whole,
+                                        decoder_only=base.endswith("ForCausalLM"), loader=f"{cls.name}.{name}")
+        ref = self.s.new(self.functions.with_model(InstanceState(cls.name, (), cls.cache_base, cls.own, cls.skips_init,
+                                                                 cls.narrow_length), cls, model))
+        init = self.functions.method_of(cls.name, "__init__")
+        if init is not None:
+            self.functions.inline(init, [], ref, whole)
+        return ref
 
     def _crop(self, cache: str, args: list[EvArg], trailer: Node, head: Node, trailers: list[Node], whole: object,
               window: str | None = None, built: Span | None = None) -> None:

@@ -9,22 +9,25 @@ cache_uses.py records the test's text with the use).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from hf_cache_lint.engine.syntax.nodes import Node, code
 
 _EQUALITY = frozenset({"is", "==", "!="})
 _SCOPES = ("funcdef", "async_funcdef", "lambdef", "classdef", "file_input")
 
 
-def none_test(call: Node) -> str | None:
+def none_test(call: Node, caller: Callable[[Node], bool] | None = None) -> str | None:
     """The source text of the None test applied to the value of `call` (the `(...)` trailer ending the call), or
-    None when the code never tests it so."""
+    None when the code never tests it so. `caller`: which call of the helper the value was reached through (a
+    helper inlined at one call: that call's test counts, not another caller's); None: any call of it."""
     expr = call.parent
     if expr is None or expr.children[-1] is not call:
         return None  # the call's result is read further (`.x`, `[i]`): not the value itself
-    return _tested(expr, helpers=1)
+    return _tested(expr, helpers=1, caller=caller)
 
 
-def _tested(expr: Node, helpers: int) -> str | None:
+def _tested(expr: Node, helpers: int, caller: Callable[[Node], bool] | None = None) -> str | None:
     direct = _direct_test(expr)
     if direct is not None:
         return direct
@@ -34,9 +37,9 @@ def _tested(expr: Node, helpers: int) -> str | None:
         return None
     if parent.type == "expr_stmt" and len(parent.children) == 3 and parent.children[1].type == "operator" \
             and parent.children[1].value == "=" and parent.children[2] is node and parent.children[0].type == "name":
-        return _name_tested(parent.children[0], helpers)
+        return _name_tested(parent.children[0], helpers, caller)
     if parent.type == "return_stmt" and helpers > 0:
-        return _returned_tested(parent, helpers - 1)
+        return _returned_tested(parent, helpers - 1, caller)
     return None
 
 
@@ -78,7 +81,7 @@ def _scope(node: Node) -> Node:
     return node
 
 
-def _name_tested(name: Node, helpers: int) -> str | None:
+def _name_tested(name: Node, helpers: int, caller: Callable[[Node], bool] | None = None) -> str | None:
     """A local name bound to the value: its later reads in the same scope (not in a nested function). None when one
     of them compares it with a number (`n < 0`, `n == -1`): the code already handles the 5.x answer."""
     scope = _scope(name)
@@ -92,7 +95,7 @@ def _name_tested(name: Node, helpers: int) -> str | None:
         if found is None and helpers > 0:
             parent = _unwrap_up(leaf).parent
             if parent is not None and parent.type == "return_stmt":
-                found = _returned_tested(parent, helpers - 1)
+                found = _returned_tested(parent, helpers - 1, caller)
         if found is not None:
             return found
     return None
@@ -104,12 +107,13 @@ def _numeric_compare(leaf: Node) -> bool:
     if parent is None or parent.type != "comparison" or len(parent.children) != 3:
         return False
     other = parent.children[2] if parent.children[0] is node else parent.children[0]
-    if other.type == "factor" and len(other.children) == 2:  # `-1`
-        other = other.children[1]
-    return bool(other.type == "number")
+    if other.type == "factor" and len(other.children) == 2 and other.children[0].value == "-":  # `-1`
+        return bool(other.children[1].type == "number")
+    # `n < 0`, `n > 0`, `n >= 1`: tells -1 from a maximum; `n >= 5` compares a length and takes -1 as a small one.
+    return bool(other.type == "number" and other.value in ("0", "1"))
 
 
-def _returned_tested(ret: Node, helpers: int) -> str | None:
+def _returned_tested(ret: Node, helpers: int, caller: Callable[[Node], bool] | None = None) -> str | None:
     """`return value` in a plain function: the calls `f(...)` of the module, each tested as the value itself."""
     function = _scope(ret)
     if function is None or function.type not in ("funcdef", "async_funcdef"):
@@ -122,7 +126,7 @@ def _returned_tested(ret: Node, helpers: int) -> str | None:
         expr = leaf.parent
         if expr is None or expr.type not in ("power", "atom_expr") or len(expr.children) != 2 \
                 or expr.children[0] is not leaf or expr.children[1].type != "trailer" \
-                or expr.children[1].children[0].value != "(":
+                or expr.children[1].children[0].value != "(" or (caller is not None and not caller(expr)):
             continue
         found = _tested(expr, helpers)
         if found is not None:

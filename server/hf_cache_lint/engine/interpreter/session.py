@@ -86,6 +86,9 @@ class Session:
         self.recorded: list[object] = []
         self.recording = True  # False while a workspace module is analysed for its exports only
         self.stack: list[Any] = []  # function nodes being inlined
+        # (function node, the span of the call that inlined it), innermost last: which call of a helper a use in
+        # it was reached from (none_tests.py: a test of that call's value, not of every call of the helper).
+        self.callers: list[tuple[Any, object]] = []
         self.returns: list[tuple[Value, State]] = []  # the `return`s of the function running now
         self.called: set[int] = set()  # id() of function nodes inlined at least once
         self.functions: list[tuple[Any, str | None]] = []  # module-level defs and methods: (node, class)

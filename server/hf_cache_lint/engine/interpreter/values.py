@@ -160,6 +160,9 @@ class ClassDef:
     skips_init: bool = False
     # Of such a subclass: the project's `get_seq_length` (the first on the way) takes no `layer_idx` keyword.
     narrow_length: bool = False
+    # A subclass of a transformers model class (directly or through the module's own classes): that class's
+    # qualified name; its instances are that model too (model_subclasses.py).
+    model_base: str = ""
 
 
 @dataclass(frozen=True)
@@ -405,7 +408,8 @@ class DictState:
 
 @dataclass(frozen=True)
 class InstanceState:
-    """A user object (e.g. `self`): its attributes."""
+    """A user object (e.g. `self`): its attributes (of an instance of a transformers model subclass, the model it is
+    under a reserved name: model_subclasses.py `MODEL_ATTR`)."""
 
     class_name: str
     attrs: tuple[tuple[str, Value], ...] = ()

@@ -95,6 +95,8 @@ _CONSTANTS_COMPLETE = sys.version_info < (3, 12)
 _DROPS_AFTER = re.compile(
     r"[\s(]*(?:not\b[\s(]*)*(?:True\b|False\b|None\b|\.\.\.|[-+~]?\.?\d|[bBrRuUfF]{0,2}[\"'\[{]|\(\s*\))")
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
+# `class C(...LlamaForCausalLM...)`: a class whose bases name a model class (the interpreter's shape, model_subclasses.py).
+_MODEL_SUBCLASS = re.compile(r"^[ \t]*class\s+\w+\s*\([^)]*?\b(?:\w*PreTrainedModel|\w+(?:Model|For[A-Z]\w*))\b", re.M)
 
 def _drops_code(text: str) -> bool:
     for word in ("while", "assert"):
@@ -278,6 +280,10 @@ def cannot_hold_finding(text: str, path: str, context: Context,
     if not SURE_IN_TEXT.isdisjoint(names):
         return False
     tree = _Tree(text)
+    if imports_transformers and _MODEL_SUBCLASS.search(text):
+        # The project's subclass of a transformers model: its methods run with `self` the model (engine/interpreter/
+        # model_subclasses.py), so `self(...).past_key_values` is a model's cache without a load or a generate.
+        return False
     if "from_pretrained" in names:
         parsed = tree.get()
         if parsed is None or not value_sources.only_super_loads(parsed):

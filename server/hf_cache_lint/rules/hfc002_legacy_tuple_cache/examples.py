@@ -116,6 +116,27 @@ _HELPER = ("\n\ndef load_prev(cache, n_layers):\n    if not n_layers:\n        r
            "    return tuple(pairs)\n\n\nprev = load_prev(out.past_key_values, len(out.past_key_values.layers))\n")
 _HELPER_FORWARD = "step = model(**inputs, past_key_values=prev, use_cache=True)\n"
 
+# The project's subclass of a transformers model (engine/interpreter/model_subclasses.py): `Chat.from_pretrained`
+# loads the model, `self(...)` is its forward, `super().generate(...)` in a method its generate.
+_SUBCLASS = """from transformers import AutoTokenizer, LlamaForCausalLM
+
+
+class Chat(LlamaForCausalLM):
+    def prefill(self, prefix):
+        return self(**prefix, use_cache=True)
+
+    def continue_from(self, inputs, past):
+        return super().generate(**inputs, past_key_values=past, max_new_tokens=5)
+
+
+tokenizer = AutoTokenizer.from_pretrained("meta-llama/Llama-3.2-1B")
+model = Chat.from_pretrained("meta-llama/Llama-3.2-1B")
+prefix = tokenizer("The capital of France", return_tensors="pt")
+inputs = tokenizer("The capital of France is", return_tensors="pt")
+out = model.prefill(prefix)
+"""
+_SUBCLASS_CALL = "result = model.continue_from(inputs, legacy)\n"
+
 INVALID: tuple[Invalid, ...] = (
     invalid(
         _LOAD + _LAYERS + _CALL,
@@ -327,5 +348,18 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="This happens only if `prev` is not None.",
         note="a helper that returns None early, else `tuple(pairs)` of a list it appended in a loop (a prefix store "
              "reloading its chunks): a Warning, the tuple on some paths",
+    ),
+    invalid(
+        _SUBCLASS + _LAYERS + _SUBCLASS_CALL,
+        flagged="past_key_values=past",
+        fixes={
+            "Wrap in `DynamicCache(...)`": (
+                ("from transformers import AutoTokenizer, LlamaForCausalLM\n",
+                 "from transformers import AutoTokenizer, LlamaForCausalLM, DynamicCache\n"),
+                ("past_key_values=past,", "past_key_values=DynamicCache(past),")),
+        },
+        note="the project's subclass of a transformers model: its method's `super().generate(...)` is the model's "
+             "generate, the tuple its caller built given as the cache",
+        **_WARN_457,
     ),
 )

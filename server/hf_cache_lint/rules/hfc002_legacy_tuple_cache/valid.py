@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hf_cache_lint.rules.base import Valid
-from hf_cache_lint.rules.hfc002_legacy_tuple_cache.examples import _LAYERS, _LOAD
+from hf_cache_lint.rules.hfc002_legacy_tuple_cache.examples import _LAYERS, _LOAD, _SUBCLASS, _SUBCLASS_CALL
 
 _LOAD_DC = _LOAD.replace("AutoTokenizer\n", "AutoTokenizer, DynamicCache\n", 1)
 
@@ -63,5 +63,9 @@ VALID: tuple[Valid, ...] = (
         "        pass\n    return past\n\n\nstep = model(**inputs, past_key_values=to_cache(legacy), use_cache=True)\n",
         note="a helper that converts the tuple to a `DynamicCache` and returns its input as it came only where "
              "the conversion failed or was not needed: the forward gets the cache",
+    ),
+    Valid(
+        _SUBCLASS + "legacy = out.past_key_values\n" + _SUBCLASS_CALL,
+        note="the project's model subclass given the `Cache` object its own forward returned",
     ),
 )

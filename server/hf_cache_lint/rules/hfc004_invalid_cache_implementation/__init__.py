@@ -9,11 +9,14 @@ from pathlib import Path
 
 from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Related, Severity, Span
 from hf_cache_lint.engine.environment.families import windowed_family
+from hf_cache_lint.engine.environment.release_version import Version
 from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
 from hf_cache_lint.engine.facts.cache_use import CacheUse
 from hf_cache_lint.engine.facts.ci_value import KIND as CI_VALUE
 from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
+from hf_cache_lint.engine.facts.loader_keyword import KIND as LOADER_KEYWORD
+from hf_cache_lint.engine.facts.loader_keyword import LoaderKeyword
 from hf_cache_lint.engine.output.analysis import Analysis, CiValue, GenerateCall
 from hf_cache_lint.engine.text.text import line_starts, offset
 from hf_cache_lint.rules.base import Rule
@@ -25,6 +28,18 @@ from hf_cache_lint.rules.order import ci_rejected, is_encoder_decoder, kwargs_re
 QUANTIZED_MESSAGE = ("ValueError: This model does not support the quantized cache. If you want your model to "
                      "support quantized cache, please open an issue and tag @zucchini-nlp.")
 _NONE = "None"
+# The first release `from_pretrained(id, cache_implementation=...)` was run on (the oracle's oldest, docs/facts.md).
+LOADER_CHECKED_SINCE = Version.parse("4.52.4")
+
+
+def _remove_argument(arguments: tuple[Span, ...], arg: Span) -> Edit | None:
+    """Remove one argument of a call with the comma before it (after it, for the first one)."""
+    if arg not in arguments:
+        return None
+    i = arguments.index(arg)
+    if i > 0:
+        return Edit(Span(arguments[i - 1].end, arg.end), "")
+    return Edit(Span(arg.start, arguments[1].start), "") if len(arguments) > 1 else None
 
 
 def suggestion(target: Target, value: str) -> str | None:
@@ -48,7 +63,7 @@ class InvalidCacheImplementation(Rule):
     name = "invalid-cache-implementation"
     summary = "A `cache_implementation` value this transformers version rejects."
     default_severity = Severity.ERROR
-    reads = frozenset({GENERATE_CALL, CI_VALUE, CACHE_USE})
+    reads = frozenset({GENERATE_CALL, CI_VALUE, CACHE_USE, LOADER_KEYWORD})
     valid = VALID
     invalid = INVALID
 
@@ -68,6 +83,11 @@ class InvalidCacheImplementation(Rule):
             if finding is not None:
                 seen.add(finding.span)
                 yield finding
+        for kw in analysis.of(LOADER_KEYWORD):
+            # Checked on the oracle from 4.52.4 (its oldest release) to the newest: older targets get no claim.
+            if kw.span not in seen and target.version >= LOADER_CHECKED_SINCE:
+                seen.add(kw.span)
+                yield self.loader_keyword(analysis, kw)
         windowed = target.quantized_window_error
         if windowed is None:
             return
@@ -86,6 +106,31 @@ class InvalidCacheImplementation(Rule):
                  "config it is given; before, it built the quantized cache.\n\nA `DynamicCache(config=model.config)` "
                  "keeps the sliding layers' window, in full precision.")
         return self.report(use.span, message, story=story)
+
+    def loader_keyword(self, analysis: Analysis, kw: LoaderKeyword) -> Finding:
+        """`from_pretrained(id, cache_implementation=...)`: the loader hands a keyword the model's config does not
+        have to the model class's `__init__`, which raises (the oracle: 4.52.4 to 5.25.0, Auto classes and model
+        classes alike); generate never sees the value."""
+        target = analysis.context.target
+        owner = f"`{kw.model_class}.__init__()`" if kw.model_class else "the model class's `__init__()`"
+        error = (f"TypeError: {kw.model_class + '.' if kw.model_class else ''}__init__() got an unexpected keyword "
+                 f"argument '{kw.keyword}'")
+        message = (f"`{kw.keyword}=` given to `{kw.loader}(...)`, which does not take it: the loader passes what the "
+                   f"model's config does not hold to {owner}, so transformers {target} raises {error}. Instead, set "
+                   f"it after loading (`model.generation_config.{kw.keyword} = ...`) or pass it to `generate(...)`")
+        story = "\n".join([
+            f"**{self.code} {self.name}**: `{kw.keyword}=` in `{kw.loader}(...)`.", "",
+            "`from_pretrained` reads the keywords the model's config has into the config and hands the rest to the "
+            "model class's constructor. The config has no `cache_implementation` (it is a generation setting, kept "
+            "in the generation config), so the constructor gets it and raises:", "", f"```\n{error}\n```", "",
+            "Set it on the generation config after loading, or give it to `generate(...)`."])
+        fixes: list[Fix] = []
+        removal = _remove_argument(kw.arguments, kw.span)
+        if removal is not None:
+            # Unsafe: the load then runs, without the cache the code asked for (generate builds its default one).
+            fixes.append(Fix(f"Remove `{kw.keyword}=`", (removal,), preferred=True, applicability=UNSAFE))
+        fixes.append(self.ignore_fix(analysis, kw.span))
+        return self.report(kw.span, message, fixes=tuple(fixes), story=story)
 
     def invalid_value(self, analysis: Analysis, ci: CiValue, span: Span) -> Finding:
         target = analysis.context.target

@@ -21,6 +21,21 @@ _QUANT_BUILD = ('cache = QuantizedCache(backend="quanto", config=model.config)\n
 _QUANT_CALL = ('out = model.generate(**inputs, cache_implementation="quantized", max_new_tokens=5,\n'
                '                     cache_config={"backend": "quanto", "nbits": 4})\n')
 
+# `cache_implementation=` given to the model loader (docs/facts.md §2: TypeError in the model's `__init__`).
+_STATIC_LOAD = _LOAD.replace('from_pretrained("meta-llama/Llama-3.2-1B")\ninputs',
+                             'from_pretrained("meta-llama/Llama-3.2-1B", cache_implementation="static")\ninputs')
+_SUBCLASS_STATIC_LOAD = """from transformers import AutoTokenizer, LlamaForCausalLM
+
+
+class Chat(LlamaForCausalLM):
+    pass
+
+
+tokenizer = AutoTokenizer.from_pretrained("meta-llama/Llama-3.2-1B")
+model = Chat.from_pretrained("meta-llama/Llama-3.2-1B", cache_implementation="static")
+inputs = tokenizer("The capital of France is", return_tensors="pt")
+"""
+
 _TYPO_CALL = 'out = model.generate(**inputs, cache_implementation="statc", max_new_tokens=5)\n'
 
 INVALID: tuple[Invalid, ...] = (
@@ -114,5 +129,21 @@ INVALID: tuple[Invalid, ...] = (
         fixes={},
         versions=_5X,
         note="a QuantizedCache built with a Gemma 2 config: its constructor refuses it from 5.14 (4.57.6 builds it)",
+    ),
+    invalid(
+        _STATIC_LOAD + "out = model.generate(**inputs, max_new_tokens=5)\n",
+        flagged='cache_implementation="static"',
+        fixes={"Remove `cache_implementation=`": (', cache_implementation="static")', ")")},
+        runtime={"4.57.6": "OTHER", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},
+        message_contains="raises TypeError: __init__() got an unexpected keyword argument 'cache_implementation'",
+        note="`from_pretrained` does not take a generation setting: the model's constructor gets it and raises",
+    ),
+    invalid(
+        _SUBCLASS_STATIC_LOAD + "out = model.generate(**inputs, max_new_tokens=5)\n",
+        flagged='cache_implementation="static"',
+        fixes={"Remove `cache_implementation=`": (', cache_implementation="static")', ")")},
+        runtime={"4.57.6": "OTHER", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},
+        message_contains="`LlamaForCausalLM.__init__()`, so transformers",
+        note="the same through the project's subclass of a model class (`Chat.from_pretrained`)",
     ),
 )

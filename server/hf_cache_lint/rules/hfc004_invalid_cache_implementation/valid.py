@@ -60,4 +60,9 @@ VALID: tuple[Valid, ...] = (
         _LOAD + "from transformers import DynamicCache\n" + own_generate_wrapper("statc"),
         note="a user's own `generate` takes its own `cache_implementation`",
     ),
+    Valid(
+        _LOAD + 'model.generation_config.cache_implementation = "static"\n'
+        "out = model.generate(**inputs, max_new_tokens=5)\n",
+        note="the generation setting set on the loaded model's generation config, not given to `from_pretrained`",
+    ),
 )

@@ -299,12 +299,14 @@ def _from_use(analysis: Analysis, u: CacheUse, removed: dict[str, str | None]) -
         if u.receiver_class not in (None, "DynamicCache", "EncoderDecoderCache"):
             return None
     elif u.op == "iterate" and u.targets is None and u.receiver_class in (None, "DynamicCache", "EncoderDecoderCache") \
-            and analysis.tree is not None and (element := _element_read(analysis.tree, u.whole)) is not None:
+            and analysis.tree is not None and (found := _element_read(analysis.tree, u.whole)) is not None:
         # the same behaviours (a DynamicCache's triples, an EncoderDecoderCache's six-tuples: 5.0.0) hold a None
         scope = scope_at(analysis.tree, u.whole, u.guard)
         if removed["unpack"] is None or scope.duck_typed or scope.handles("AttributeError"):
             return None
-        return LegacyRead("items", u.receiver, removed["unpack"] or "", u.whole, None, scope.condition,
+        # Reported where the error raises: the attribute read off an item (`past_state.index_select`), not the loop.
+        element, at = found[:2], found[2]
+        return LegacyRead("items", u.receiver, removed["unpack"] or "", at, None, scope.condition,
                           u.receiver_class, u.layered, subclass=u.subclass, part_of=u.description == SUB_CACHE,
                           passed=u.description == GENERATE_CACHE, element=element)
     else:
@@ -331,9 +333,10 @@ def _from_use(analysis: Analysis, u: CacheUse, removed: dict[str, str | None]) -
                       u.description == GENERATE_CACHE)
 
 
-def _element_read(tree: Node, at: Span) -> tuple[str, str] | None:
+def _element_read(tree: Node, at: Span) -> tuple[str, str, Span] | None:
     """For a loop (or comprehension) `for layer in <at>` whose body iterates `layer` itself (`for t in layer`, or
-    `[t.clone() for t in layer]`) and reads an attribute of each item: that item's name and the attribute."""
+    `[t.clone() for t in layer]`) and reads an attribute of each item: that item's name, the attribute and the read's
+    span (`t.clone`)."""
     node: Node | None = tree.get_leaf_for_position((at.start.line, at.start.column))
     while node is not None and node.type not in ("for_stmt", "sync_comp_for"):
         node = node.parent
@@ -353,7 +356,8 @@ def _element_read(tree: Node, at: Span) -> tuple[str, str] | None:
             kids = getattr(n, "children", [])
             if n.type in ("power", "atom_expr") and kids[0].type == "name" and kids[0].value == target.value \
                     and kids[1].type == "trailer" and kids[1].children[0].value == ".":
-                return target.value, kids[1].children[1].value
+                return target.value, kids[1].children[1].value, Span(Position(*kids[0].start_pos),
+                                                                     Position(*kids[1].end_pos))
     return None
 
 

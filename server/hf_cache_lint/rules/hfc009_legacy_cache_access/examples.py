@@ -7,6 +7,20 @@ from hf_cache_lint.rules.base import Invalid, invalid
 from hf_cache_lint.rules.snippets import prelude
 
 _5X = ("5.23.0", "5.24.0", "5.25.0")
+# The project's subclass of a transformers model (engine/interpreter/model_subclasses.py), run on its own forward.
+_SUBCLASS = """from transformers import AutoTokenizer, LlamaForCausalLM
+
+
+class Chat(LlamaForCausalLM):
+    def prefix_pairs(self, prefix):
+        cache = self(**prefix, use_cache=True).past_key_values
+        return [(k.shape, v.shape) for k, v in cache]
+
+
+tokenizer = AutoTokenizer.from_pretrained("meta-llama/Llama-3.2-1B")
+model = Chat.from_pretrained("meta-llama/Llama-3.2-1B")
+prefix = tokenizer("The capital of France", return_tensors="pt")
+"""
 _LOAD = prelude()
 _GEN = "out = model.generate(**inputs, max_new_tokens=5, return_dict_in_generate=True)\n"
 _SEQ_LEN = "seq_len = out.past_key_values[0][0].shape[2]\n"
@@ -190,8 +204,7 @@ INVALID: tuple[Invalid, ...] = (
     ),
     Invalid(
         _SEQ2SEQ + "copy = [[t.clone() for t in layer] for layer in cache]\n",
-        flagged="cache",
-        occurrence=(_SEQ2SEQ + "copy = [[t.clone() for t in layer] for layer in ").count("cache"),
+        flagged="t.clone",
         versions=_5X,
         runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},
         message_contains="AttributeError: 'NoneType' object has no attribute 'clone'",
@@ -201,8 +214,7 @@ INVALID: tuple[Invalid, ...] = (
     Invalid(
         prelude() + "cache = model(**inputs, use_cache=True).past_key_values\n"
         "for layer in cache:\n    for t in layer:\n        print(t.shape)\n",
-        flagged="cache",
-        occurrence=2,
+        flagged="t.shape",
         versions=_5X,
         runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},
         message_contains="AttributeError: 'NoneType' object has no attribute 'shape'",
@@ -230,6 +242,17 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="TypeError: 'DynamicCache' object is not subscriptable",
         note="a `prepare_inputs_for_generation` override of a transformers model indexing the cache generate hands "
              "it (from 5.24 it comes as `cache=`, and `past_key_values` is None: HFC010's finding)",
+    ),
+    invalid(
+        _SUBCLASS + "pairs = model.prefix_pairs(prefix)\n",
+        flagged="cache",
+        occurrence=_SUBCLASS.count("cache", 0, _SUBCLASS.index("for k, v in cache") + len("for k, v in ")),
+        fixes={"Iterate `.layers`": ("for k, v in cache]", "for k, v in ((layer.keys, layer.values) for layer in cache.layers)]")},
+        versions=_5X,
+        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},
+        message_contains="ValueError: too many values to unpack (expected 2)",
+        note="the project's subclass of a transformers model: `self(...)` in its method is the model's forward (it "
+             "defines none), whose cache is unpacked as pairs",
     ),
 )
 

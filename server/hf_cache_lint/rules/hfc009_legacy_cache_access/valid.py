@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from hf_cache_lint.rules.base import Valid
-from hf_cache_lint.rules.hfc009_legacy_cache_access.examples import _GEN, _HOOK, _HOOK_READ, _LOAD, _SEQ2SEQ
+from hf_cache_lint.rules.hfc009_legacy_cache_access.examples import (
+    _GEN,
+    _HOOK,
+    _HOOK_READ,
+    _LOAD,
+    _SEQ2SEQ,
+    _SUBCLASS,
+)
 
 VALID: tuple[Valid, ...] = (
     Valid(
@@ -66,5 +73,10 @@ VALID: tuple[Valid, ...] = (
         _SEQ2SEQ + "cross_keys = cache.cross_attention_cache.layers[0].keys\n"
         "self_keys = cache.self_attention_cache.layers[0].keys\n",
         note="an encoder-decoder's cache read through its two sub-caches' layers",
+    ),
+    Valid(
+        _SUBCLASS.replace("for k, v in cache]", "for k, v in ((layer.keys, layer.values) for layer in cache.layers)]")
+        + "pairs = model.prefix_pairs(prefix)\n",
+        note="the project's model subclass reading its own forward's cache by layers",
     ),
 )
