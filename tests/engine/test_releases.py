@@ -174,7 +174,8 @@ def test_the_lazy_facts_hold_every_run_the_json_has() -> None:
     assert not facts._made  # iterating the keys made no run
     key = next(iter(eager))
     assert facts.get(key) == eager[key] and key in facts._made and facts.get(key) is facts[key]
-    assert facts.get("name:no.such.Name") == () and "name:no.such.Name" not in facts
+    assert facts.get("name:no.such.Name") is None and facts.get("name:no.such.Name", ()) == ()  # Mapping.get's
+    assert "name:no.such.Name" not in facts
     with pytest.raises(KeyError):
         facts["name:no.such.Name"]
     assert dict(facts.items()) == eager

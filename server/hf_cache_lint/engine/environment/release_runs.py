@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import TypeVar, overload
 
 from hf_cache_lint.engine.environment.release_version import Version
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -36,7 +39,13 @@ class Facts(Mapping[str, tuple[Run, ...]]):
             made = self._made[key] = tuple(Run(self._version(a), self._version(b), v) for a, b, v in self._raw[key])
         return made
 
-    def get(self, key: str, default: tuple[Run, ...] = ()) -> tuple[Run, ...]:  # type: ignore[override]
+    @overload
+    def get(self, key: str, /) -> tuple[Run, ...] | None: ...
+
+    @overload
+    def get(self, key: str, /, default: tuple[Run, ...] | T) -> tuple[Run, ...] | T: ...
+
+    def get(self, key: str, /, default: object = None) -> object:
         # Written out (Mapping.get goes through __getitem__ and a KeyError): `value` asks it for every fact it reads.
         made = self._made.get(key)
         if made is not None:
