@@ -66,3 +66,12 @@ def test_a_pyproject_is_still_read_where_there_is_one(tmp_path: Path) -> None:
     got = json.loads(_run(_FIRST_CHECK.replace("{heavy}", repr({TOML})), str(tmp_path), cwd=tmp_path))
     assert got["modules"] == [TOML]
     assert "HFC001" not in got["codes"]  # the pyproject's setting applied
+
+
+def test_the_servers_first_check_imports_no_gate(tmp_path: Path) -> None:
+    # The gate (engine/screen/gate.py) screens whole files for the CLI; the server's checks are incremental (a fix's
+    # re-check passes use_gate=False), so neither the warm-up nor the first check of a buffer imports it.
+    gate = "hf_cache_lint.engine.screen.gate"
+    got = json.loads(_run(_FIRST_CHECK.replace("{heavy}", repr({gate, "parso"})), str(tmp_path), cwd=tmp_path))
+    assert got["modules"] == ["parso"]
+    assert "HFC001" in got["codes"]
