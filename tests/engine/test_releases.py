@@ -152,3 +152,40 @@ def test_cache_implementation_is_checked_from_4_45() -> None:
     assert "static" in Target.of("4.44.2").valid_cache_implementations
     assert "mamba" in Target.of("4.53.3").valid_cache_implementations
     assert "mamba" not in Target.of("4.54.0").valid_cache_implementations
+
+
+def _eager() -> dict[str, tuple[releases.Run, ...]]:
+    """Every fact's runs made at once from the shipped JSON, as the table did before it made them lazily."""
+    import json
+    from importlib import resources
+
+    raw = json.loads(resources.files("hf_cache_lint").joinpath("data/releases.json").read_text(encoding="utf-8"))
+    return {key: tuple(releases.Run(V(a), V(b), v) for a, b, v in runs) for key, runs in raw["facts"].items()}
+
+
+def test_the_lazy_facts_hold_every_run_the_json_has() -> None:
+    eager = _eager()
+    facts = releases.Facts({k: [[str(r.first), str(r.last), r.value] for r in runs] for k, runs in eager.items()},
+                           {str(v): v for v in releases.known_releases()})
+    assert list(facts) == list(eager) and len(facts) == len(eager)
+    assert not facts._made  # iterating the keys made no run
+    key = next(iter(eager))
+    assert facts.get(key) == eager[key] and key in facts._made and facts.get(key) is facts[key]
+    assert facts.get("name:no.such.Name") is None and facts.get("name:no.such.Name", ()) == ()  # Mapping.get's
+    assert "name:no.such.Name" not in facts
+    with pytest.raises(KeyError):
+        facts["name:no.such.Name"]
+    assert dict(facts.items()) == eager
+    assert dict(releases.table().facts.items()) == eager
+
+
+def test_first_gone_is_the_release_after_the_first_run_that_ends_before_the_newest() -> None:
+    eager = _eager()
+    known = releases.known_releases()
+    for prefix in ("name:transformers.models.", "name:transformers.generation.", "export:", "member:", "init:"):
+        keys = [k for k in eager if k.startswith(prefix)]
+        want = min((known[known.index(run.last) + 1] for k in keys for run in eager[k] if run.last != known[-1]),
+                   default=None)
+        assert releases.first_gone(keys) == want, prefix
+    assert releases.first_gone(["export:transformers.BeamScorer"]) == V("5.0.0")
+    assert releases.first_gone(["export:transformers.DynamicCache"]) is None

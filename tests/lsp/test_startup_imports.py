@@ -66,3 +66,40 @@ def test_a_pyproject_is_still_read_where_there_is_one(tmp_path: Path) -> None:
     got = json.loads(_run(_FIRST_CHECK.replace("{heavy}", repr({TOML})), str(tmp_path), cwd=tmp_path))
     assert got["modules"] == [TOML]
     assert "HFC001" not in got["codes"]  # the pyproject's setting applied
+
+
+def test_the_servers_first_check_imports_no_gate(tmp_path: Path) -> None:
+    # The gate (engine/screen/gate.py) screens whole files for the CLI; the server's checks are incremental (a fix's
+    # re-check passes use_gate=False), so neither the warm-up nor the first check of a buffer imports it.
+    gate = "hf_cache_lint.engine.screen.gate"
+    got = json.loads(_run(_FIRST_CHECK.replace("{heavy}", repr({gate, "parso"})), str(tmp_path), cwd=tmp_path))
+    assert got["modules"] == ["parso"]
+    assert "HFC001" in got["codes"]
+
+
+def test_a_text_documents_first_check_imports_no_notebook_module(tmp_path: Path) -> None:
+    # checking/notebooks.py and engine/text/notebook.py serve notebooks only: the warm-up leaves them to
+    # `warm_requests` (after the first results), and the server's check of a text document (lsp/documents.py
+    # `analyse_unit`) does not import them, so its first diagnostics do not wait for them.
+    out = _run("import json, sys, threading\nfrom pathlib import Path\nfrom hf_cache_lint.lsp import startup\n"
+               "from hf_cache_lint.lsp.documents import Part, Unit, analyse_unit\n"
+               "from hf_cache_lint.lsp.settings import build\n"
+               "startup.warm_engine(threading.Event())\n"
+               "folder = Path(sys.argv[1])\nconfig = build(folder, [])\nuri = (folder / 'main.py').as_uri()\n"
+               "text = ('from transformers import AutoModelForCausalLM, DynamicCache\\n'\n"
+               "        'model = AutoModelForCausalLM.from_pretrained(\"gpt2\")\\n'\n"
+               "        'model.generate(x, past_key_values=DynamicCache(), cache_implementation=\"static\")\\n')\n"
+               "results = analyse_unit(Unit(uri, (Part(uri, 1, text),)), config.settings, config.context)\n"
+               "print(json.dumps({'modules': sorted(m for m in sys.modules if 'notebook' in m or m == 'parso'),\n"
+               "                  'codes': sorted(f.code for f in results[uri])}))\n", str(tmp_path), cwd=tmp_path)
+    got = json.loads(out)
+    assert got["modules"] == ["parso"]
+    assert "HFC001" in got["codes"]
+
+
+def test_the_request_warm_up_imports_the_notebook_check(tmp_path: Path) -> None:
+    # ... and a notebook opened after the first results finds it imported.
+    out = _run("import sys, threading\nfrom hf_cache_lint.lsp import startup\n"
+               "startup.warm_engine(threading.Event())\nstartup.warm_requests(threading.Event())\n"
+               "print('hf_cache_lint.checking.notebooks' in sys.modules)\n", cwd=tmp_path)
+    assert out.strip() == "True"

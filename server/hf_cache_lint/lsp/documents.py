@@ -63,8 +63,7 @@ def uri_to_path(uri: str) -> str:
 
 def analyse_unit(unit: Unit, settings: Settings, context: Context) -> Results:
     """Run the engine over a unit; cells go through `check_cells` so they act as one module."""
-    from hf_cache_lint.checking.notebooks import check_cells_result  # see warm_up
-    from hf_cache_lint.checking.source import check_source
+    from hf_cache_lint.checking.source import check_source  # see warm_up
 
     if not unit.notebook:
         (part,) = unit.parts
@@ -73,6 +72,10 @@ def analyse_unit(unit: Unit, settings: Settings, context: Context) -> Results:
         results = Results({part.uri: result.findings})
         results.notes = result.notes
         return results
+    # Only here: a text document's first diagnostics do not wait for the notebook modules (startup.warm_requests
+    # imports them once the first results are out).
+    from hf_cache_lint.checking.notebooks import check_cells_result
+
     results = Results({p.uri: () for p in unit.parts})
     per_cell: dict[int, list[Finding]] = {}
     found_in_cells, results.notes = check_cells_result([p.text for p in unit.parts], unit.path, settings, context,
@@ -93,7 +96,10 @@ def warm_up() -> None:
     try:
         from hf_cache_lint.checking.source import check_source
 
-        check_source("model.generate(x, cache_implementation='static')\n", "<warm-up>")
+        # Without the gate (engine/screen/gate.py), as the server checks everything: a buffer's check is incremental
+        # and a fix's re-check passes use_gate=False. A gated warm-up imported the gate's five modules and ran it,
+        # ~7 ms between spawn and the first diagnostics that nothing the server does later reads.
+        check_source("model.generate(x, cache_implementation='static')\n", "<warm-up>", use_gate=False)
     except Exception:  # a real run will fail the same way and report it; never fail the handshake
         log.exception("engine warm-up failed")
 

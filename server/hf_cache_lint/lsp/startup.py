@@ -14,7 +14,8 @@ and to let the client's side of the handshake overlap with the engine's import:
   first check's modules and checks a one-line snippet (the rules' registry, the engine's lazy caches), then freezes
   what start-up built (later full collections skip it) and restores the collector's thresholds. Analyses wait for it (`HfCacheLintServer.warmed`),
   so the big-document lane never imports the engine beside it.
-- `warm_requests`, on the engine thread once the first results are out: code actions, hover and completion.
+- `warm_requests`, on the engine thread once the first results are out: code actions, hover, completion and the
+  notebook check.
 """
 
 from __future__ import annotations
@@ -71,8 +72,10 @@ def end_start_up() -> None:
 def warm_engine(done: threading.Event) -> None:
     """On the engine thread, once `initialize` is answered: the first check's imports and a one-line check."""
     try:
+        # Not checking/notebooks.py (engine/text/notebook.py and its patterns, ~1 ms): a text document's first check
+        # never reads it; `warm_requests` imports it after the first results, a notebook's check before that itself.
         from hf_cache_lint import pyproject  # noqa: F401  (the first settings read; tomllib only if a pyproject.toml is found)
-        from hf_cache_lint.checking import notebooks, source  # noqa: F401
+        from hf_cache_lint.checking import source  # noqa: F401
         from hf_cache_lint.lsp.documents import warm_up
 
         warm_up()  # the rules' registry (loaded by the first check that reaches them) and the engine's lazy caches
@@ -84,8 +87,10 @@ def warm_engine(done: threading.Event) -> None:
 
 
 def warm_requests(done: threading.Event) -> None:
-    """On the engine thread, after the first results: what code actions, hover and completion import."""
+    """On the engine thread, after the first results: what code actions, hover and completion import, and the
+    notebook check (a notebook opened later checks without importing it then)."""
     try:
+        from hf_cache_lint.checking import notebooks  # noqa: F401
         from hf_cache_lint.lsp import actions, completion, hover  # noqa: F401
     except Exception:  # the request that needs them will fail the same way and report it
         log.exception("warming the request modules failed")

@@ -1,6 +1,7 @@
 """Stage environment: what a check is run against, read from files, never run. Imports base/ only.
 
 - releases.py: the cache API of every transformers release (data/releases.json);
+- release_runs.py: that table's facts as runs of releases, each made when first looked up;
 - releases_models.py: the names a tabled model module (`modeling_llama`) or the top level lost, from that table;
 - release_version.py: `Version`, a release number as transformers' releases compare (`V`, NEWEST);
 - api_changes.py: the tables of removed or changed cache API the rules report, and BEHAVIOUR_CHANGES;

@@ -72,10 +72,7 @@ def _generation_facts() -> list[str]:
 @lru_cache(maxsize=1)
 def _first_generation_removal() -> Version:
     """The first release without a generation name an earlier release had."""
-    known = releases.known_releases()
-    gone = [known[known.index(run.last) + 1] for key in _generation_facts() for run in releases.table().facts[key]
-            if run.last != known[-1]]
-    return min(gone, default=V(NEWEST))
+    return releases.first_gone(_generation_facts()) or V(NEWEST)
 
 
 _IMPORT_MODULES = ("transformers", "transformers.cache_utils", "transformers.models.mamba.modeling_mamba")

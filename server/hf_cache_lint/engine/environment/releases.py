@@ -43,16 +43,9 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
+from hf_cache_lint.engine.environment.release_runs import Facts
+from hf_cache_lint.engine.environment.release_runs import Run as Run  # re-exported: `releases.Run`, as before
 from hf_cache_lint.engine.environment.release_version import Version
-
-
-@dataclass(frozen=True)
-class Run:
-    """One value a fact holds over consecutive releases, `first` to `last` (inclusive)."""
-
-    first: Version
-    last: Version
-    value: str
 
 
 @dataclass(frozen=True)
@@ -71,7 +64,7 @@ class Behaviour:
 @dataclass(frozen=True)
 class Table:
     releases: tuple[Version, ...]
-    facts: dict[str, tuple[Run, ...]]
+    facts: Facts
     behaviours: dict[str, Behaviour]
 
 
@@ -79,13 +72,14 @@ class Table:
 def table() -> Table:
     raw = json.loads(resources.files("hf_cache_lint").joinpath("data/releases.json").read_text(encoding="utf-8"))
     parse = Version.parse
-    facts = {key: tuple(Run(parse(a), parse(b), v) for a, b, v in runs) for key, runs in raw["facts"].items()}
+    versions = {text: parse(text) for text in raw["releases"]}
+    facts = Facts(raw["facts"], versions)
     behaviours = {}
     for entry in raw["behaviours"]:
         gone = entry.get("gone")
         behaviours[entry["id"]] = Behaviour(entry["id"], entry["what"], parse(entry["first"]), entry["effect"],
                                             entry["before"], parse(gone) if gone else None, entry.get("oracle", ""))
-    return Table(tuple(parse(v) for v in raw["releases"]), facts, behaviours)
+    return Table(tuple(versions.values()), facts, behaviours)
 
 
 def known_releases() -> tuple[Version, ...]:
@@ -111,6 +105,15 @@ def value(fact: str, version: Version | str) -> str | None:
         if run.first <= r <= run.last:
             return run.value
     return None
+
+
+def first_gone(keys: Iterable[str]) -> Version | None:
+    """The first release that lacks a fact of `keys` an earlier release had (the release after the last of a run
+    that ends before the newest); None when every run reaches the newest. Reads the runs' ends only."""
+    known = table().releases
+    newest = str(known[-1])
+    index = {str(v): i for i, v in enumerate(known)}
+    return min((known[index[last] + 1] for last in table().facts.last_releases(keys) if last != newest), default=None)
 
 
 def first_release(fact: str, value: str | None = None) -> Version | None:

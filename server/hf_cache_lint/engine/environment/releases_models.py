@@ -42,12 +42,11 @@ _ATTENTION_CLASSES = re.compile(r"(?P<model>[A-Z0-9_]+)_ATTENTION_CLASSES")
 def first_model_removal() -> Version:
     """The first release without a name (of a tabled model module, or a top-level generation export) an earlier
     release had: a target before it has none of these to report."""
-    known = releases.known_releases()
     prefixes = tuple(f"name:{m}." for m in MODEL_NAME_MODULES)
-    facts = releases.table().facts
-    keys = [k for k in facts if k.startswith(prefixes)] + [f"export:transformers.{n}" for n in REMOVED_GENERATION_EXPORTS]
-    return min((known[known.index(run.last) + 1] for k in keys for run in facts.get(k, ()) if run.last != known[-1]),
-               default=known[-1])
+    keys = [k for k in releases.table().facts if k.startswith(prefixes)] + \
+        [f"export:transformers.{n}" for n in REMOVED_GENERATION_EXPORTS]
+    # From the runs' ends only: the model modules' names are half the table, and a check looks few of them up.
+    return releases.first_gone(keys) or releases.known_releases()[-1]
 
 
 def removed_model_name(module: str, name: str, version: Version) -> str | None:

@@ -113,17 +113,23 @@ class ControlFlow:
         items = [c for c in getattr(targets, "children", []) if c.type != "operator"]
         if inner.type in ("arglist", "argument") or targets.type != "exprlist" or len(items) != 2:
             return
-        if items[1].type == "name" and (n := unpacked_item(items[1].value, body)) is not None:
-            self.ex.uses.whole(self.ex.eval(inner), "iterate", inner, n, items[1].value)
+        iterated = self.ex.eval(inner)
+        # The body's walk only for a cache or model (`whole` records nothing else): it reads every node of the body.
+        if items[1].type == "name" and self.ex.uses.subject(iterated) is not None and \
+                (n := unpacked_item(items[1].value, body)) is not None:
+            self.ex.uses.whole(iterated, "iterate", inner, n, items[1].value)
             return
-        self.ex.uses.whole(self.ex.eval(inner), "iterate", inner, count_targets(items[1]))
+        self.ex.uses.whole(iterated, "iterate", inner, count_targets(items[1]))
 
     def exec_loop(self, node: Node) -> None:
         kids = node.children
         if node.type == "for_stmt":
             iterated = self.ex.eval(kids[3])
             if self.ex.uses.on:
-                if kids[1].type == "name" and (n := unpacked_item(kids[1].value, kids[5])) is not None:
+                # The body's walk (every node of it, at every loop run: 1 ms a run of `generate`) only for a cache
+                # or model: `whole` records nothing for any other value.
+                if kids[1].type == "name" and self.ex.uses.subject(iterated) is not None and \
+                        (n := unpacked_item(kids[1].value, kids[5])) is not None:
                     # `for layer in cache: k, v = layer`: the items are unpacked in the body
                     self.ex.uses.whole(iterated, "iterate", kids[3], n, kids[1].value)
                 else:
