@@ -20,6 +20,7 @@ with its cache (`generate_fills`): the override's uses of it are checked as a ca
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -124,8 +125,18 @@ def reached(uses: Sequence[CacheUse], hooks: Sequence[HookOverride], tree: Node,
         unfed.extend((fn.start_pos, fn.end_pos, name) for name in names)
     if not unfed:
         return list(uses)
-    return [u for u in uses if u.guard is None or not any(
-        name == u.receiver and start <= (u.span.start.line, u.span.start.column) < end for start, end, name in unfed)]
+    return [u for u in uses if u.guard is None or not any(_unfed_guard(u, start, end, name) for start, end, name in unfed)]
+
+
+def _unfed_guard(use: CacheUse, start: tuple[int, int], end: tuple[int, int], name: str) -> bool:
+    """Whether `use` is guarded by the hook's test of its unfed parameter `name`: on it inside the hook, or in a
+    helper the hook hands it to under that test (InternVL's `_seen_tokens(past_key_values)`: the guard's position is
+    in the hook, the use's is not)."""
+    if name == use.receiver and start <= (use.span.start.line, use.span.start.column) < end:
+        return True
+    at = use.guard_at
+    tested = re.match(r"isinstance\(\s*(\w+)\s*,", use.guard or "")
+    return at is not None and tested is not None and tested[1] == name and start <= (at.line, at.column) < end
 
 
 def _unfed(hook: HookOverride, target: Target) -> set[str]:

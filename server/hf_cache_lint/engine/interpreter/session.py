@@ -89,6 +89,9 @@ class Session:
         self.returns: list[tuple[Value, State]] = []  # the `return`s of the function running now
         self.called: set[int] = set()  # id() of function nodes inlined at least once
         self.functions: list[tuple[Any, str | None]] = []  # module-level defs and methods: (node, class)
+        # Module functions patched onto a transformers cache class (`DynamicCache.trim = trim`): id() of the def ->
+        # (the class's qualified name, the patching statement); their first parameter is an instance of it.
+        self.patched_onto: dict[int, tuple[str, Any]] = {}
         self.via: Site | None = None  # the outermost call site of the function running now
         self.steps = 0
         self.loop_depth = 0

@@ -1,0 +1,60 @@
+"""HFC007 examples of cache members reached where the code says the receiver is a transformers cache, and of a
+cache's maximum asked across releases; each runs unchanged under the oracle against real transformers."""
+
+from __future__ import annotations
+
+from hf_cache_lint.engine.base.findings import Severity
+from hf_cache_lint.rules.base import Invalid, Valid
+from hf_cache_lint.rules.snippets import prelude
+
+_LOAD = prelude()
+_FORWARD = "cache = model(**inputs, use_cache=True).past_key_values\n"
+# A method the project patches onto DynamicCache (Consistency LLM's `delete_false_key_value`): its `self` is the
+# cache it is called on, handed to a helper that reads the 4.4x per-layer lists.
+_PATCHED = ("\n\ndef _drop_last_keys(cache, n):\n    keys = cache.key_cache\n    for i in range(len(keys)):\n"
+            "        keys[i] = keys[i][..., :-n, :]\n\n\n"
+            "def drop_last(self, n):\n    _drop_last_keys(self, n)\n\n\n"
+            "DynamicCache.drop_last = drop_last\n" + _FORWARD + "cache.drop_last(1)\n")
+# A function patched onto the model class: the cache it was given when `isinstance` says so, else one it builds.
+_GUARD_OR_BUILT = ("\n\ndef past_length(self, past, new_tokens):\n    if not isinstance(past, Cache):\n"
+                   "        past = DynamicCache()\n    return past.get_usable_length(new_tokens)\n\n\n"
+                   "LlamaForCausalLM.past_length = past_length\nlength = model.past_length(None, 4)\n")
+# Code written across releases asks for the maximum one way and falls back to the other (ChatTTS).
+_PAIR = ("try:\n    limit = cache.get_max_cache_shape()\nexcept AttributeError:  # transformers 5.20+\n"
+         "    limit = cache.get_max_length()\n")
+_NONE_MEANS_NO_MAXIMUM = "if limit is None:  # no maximum\n    limit = 1 << 30\n"
+_CHECKED = "assert limit > cache.get_seq_length(), limit\n"
+
+INVALID: tuple[Invalid, ...] = (
+    Invalid(
+        prelude("DynamicCache") + _PATCHED,
+        flagged="key_cache",
+        message_contains="AttributeError: 'DynamicCache' object has no attribute 'key_cache'",
+        note="a function patched onto DynamicCache (`DynamicCache.drop_last = drop_last`) hands its `self` to a "
+             "helper reading the per-layer lists: gone from 4.56",
+    ),
+    Invalid(
+        prelude("Cache", "DynamicCache", model="LlamaForCausalLM") + _GUARD_OR_BUILT,
+        flagged="get_usable_length",
+        message_contains="AttributeError: 'DynamicCache' object has no attribute 'get_usable_length'",
+        note="a cache on every path: the caller's where `isinstance(past, Cache)` holds, else one the code builds; "
+             "`get_usable_length()` is gone from 4.54 on either",
+    ),
+    Invalid(
+        _LOAD + _FORWARD + _PAIR + _NONE_MEANS_NO_MAXIMUM + _CHECKED,
+        flagged="get_max_cache_shape",
+        severity=Severity.WARNING,
+        runtime="OTHER",  # the assertion: the None branch is never taken
+        message_contains="`cache.get_max_cache_shape()` is tested against None (`limit is None`)",
+        note="`get_max_cache_shape()` (-1 for a DynamicCache from 4.54) or, where it is gone (5.20+), "
+             "`get_max_length()` (-1 from 5.13): neither answers None, so the None branch is never taken",
+    ),
+)
+
+VALID: tuple[Valid, ...] = (
+    Valid(
+        _LOAD + _FORWARD + _PAIR + "if limit is None or limit < 0:  # no maximum\n    limit = 1 << 30\n" + _CHECKED,
+        note="the same pair, a negative answer read as no maximum: the handler's `get_max_length()` (gone 4.49-5.12) "
+             "runs only where `get_max_cache_shape()` is gone (5.20+), and has it there",
+    ),
+)
