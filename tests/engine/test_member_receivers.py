@@ -51,6 +51,26 @@ def test_a_guard_joined_with_the_projects_subclass_or_an_unknown_value_says_noth
     assert found(unknown, "4.57.6") == []
 
 
+# -- a cache the code already says is one, under an isinstance test -----------------------------------------------
+TESTED = ("def seen(past):\n    if isinstance(past, {cls}):\n        return past.seen_tokens\n"
+          "    return past[0][0].shape[2]\n\n\nc = DynamicCache()\nn = seen(c)\n")
+
+
+@pytest.mark.parametrize("cls", ["Cache", "DynamicCache"])
+def test_a_known_cache_tested_by_isinstance_is_read_on_its_own_branch(cls: str) -> None:
+    got = found(TESTED.format(cls=cls), "4.57.6")
+    assert [(line, severity) for line, severity, _ in got] == [(3, "warning")]
+    assert "'DynamicCache' object has no attribute 'seen_tokens'" in got[0][2]
+
+
+def test_a_test_of_another_class_is_not_this_caches_branch() -> None:
+    assert found(TESTED.format(cls="StaticCache"), "4.57.6") == []
+
+
+def test_no_removal_where_the_target_still_has_the_read() -> None:
+    assert found(TESTED.format(cls="Cache"), "4.53.0") == []
+
+
 # -- a function patched onto a transformers cache class --------------------------------------------------------
 def test_a_function_patched_onto_a_cache_class_gets_an_instance_of_it() -> None:
     text = ("def _keys(cache):\n    return cache.key_cache\n\n\n"

@@ -295,8 +295,7 @@ def _guarded(found: list[Subject]) -> Subject | None:
 
 
 def _cache_subject(value: CacheVal) -> Subject:
-    at = value.site.span.start if value.guard is not None and value.site is not None and value.site.path is None \
-        else None
+    at = Position(*value.guard_at) if value.guard is not None and value.guard_at is not None else None
     return Subject("cache", value.cls, value.module, value.class_name, value.layered, guard=value.guard, guard_at=at)
 
 

@@ -9,7 +9,8 @@ A tuple of classes narrows only when every class in it is a transformers cache c
 tuple). A project's own class is never a transformers one, whatever its name: the class must evaluate to a
 transformers `Symbol`. Only a name the code knows nothing better of is narrowed (unknown, None on some paths, a
 cache the code does not say is one); a value the interpreter holds as something else (a model, an instance of the
-project's own class, a tuple) stays what it is. The converse: `isinstance(x, tuple)` (builtin types no
+project's own class, a tuple) stays what it is. A cache the code already says is one keeps its class, and takes
+the test as its guard where the test names `Cache` or its class (`_confirmed`): that branch is the cache's own. The converse: `isinstance(x, tuple)` (builtin types no
 transformers cache derives from, docs/facts.md) says x is NO cache where it holds; a cache x held is dropped there
 (`isinstance(past, tuple) and past[0]`: compat code indexing a legacy tuple, never a cache).
 
@@ -78,7 +79,8 @@ def narrowing(test: Node, ex: Expressions) -> tuple[Narrowed, Narrowed]:
         if len(args) == 2 and all(a.name is None and not a.star for a in args) and args[0].value.type == "name":
             cache = _cache_class(args[1].value, ex)
             if cache is not None:
-                return {args[0].value.value: replace(cache, guard=ex.s.code(test))}, {}
+                at = (cache.site.span.start.line, cache.site.span.start.column) if cache.site is not None else None
+                return {args[0].value.value: replace(cache, guard=ex.s.code(test), guard_at=at)}, {}
             if _builtin_types(args[1].value, ex):
                 return {args[0].value.value: NOT_A_CACHE}, {}
     return {}, {}
@@ -109,7 +111,23 @@ def narrow(names: Narrowed, ex: Expressions) -> dict[str, Value]:
         elif name in state.names and _open(state.names[name]):
             before[name] = state.names[name]
             state.names[name] = cache
+        elif type(cache) is CacheVal and name in state.names and \
+                (known := _confirmed(state.names[name], cache)) is not None:
+            before[name] = state.names[name]
+            state.names[name] = known
     return before
+
+
+def _confirmed(value: Value, cache: CacheVal) -> CacheVal | None:
+    """A cache the code already says is one (`DynamicCache()`, a forward's), tested by `isinstance(x, Cache)` (or its
+    own class): the same cache, with the test as its guard, so the branch is the cache's own and not a compat
+    probe (GOT-OCR's `_cached_lengths(filled_cache())` reads `seen_tokens` there). None for a test of another class
+    (the branch is not this cache's) or a cache already guarded."""
+    if type(value) is not CacheVal or not value.said or value.guard is not None:
+        return None
+    if cache.cls != "Cache" and cache.cls != (value.cls or "DynamicCache"):
+        return None
+    return replace(value, guard=cache.guard, guard_at=cache.guard_at)
 
 
 def reached(uses: Sequence[CacheUse], hooks: Sequence[HookOverride], tree: Node, target: Target) -> list[CacheUse]:

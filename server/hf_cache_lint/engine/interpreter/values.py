@@ -69,6 +69,7 @@ class CacheVal:
     # The `isinstance(x, Cache)` test whose branch alone says x is a cache (engine/interpreter/narrowing.py), as
     # written: on that branch the test is no compat probe of the object (engine/syntax/use_scope.py).
     guard: str | None = None
+    guard_at: tuple[int, int] | None = None  # where that test names the class (line, column): CacheUse.guard_at
 
 
 @dataclass(frozen=True)

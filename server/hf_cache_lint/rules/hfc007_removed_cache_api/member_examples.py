@@ -19,6 +19,10 @@ _PATCHED = ("\n\ndef _drop_last_keys(cache, n):\n    keys = cache.key_cache\n   
 _GUARD_OR_BUILT = ("\n\ndef past_length(self, past, new_tokens):\n    if not isinstance(past, Cache):\n"
                    "        past = DynamicCache()\n    return past.get_usable_length(new_tokens)\n\n\n"
                    "LlamaForCausalLM.past_length = past_length\nlength = model.past_length(None, 4)\n")
+# A cache the code builds, handed to a helper that tests it with `isinstance` first (GOT-OCR's `_cached_lengths`).
+_TESTED = ("\n\ndef seen(past):\n    if isinstance(past, Cache):\n        return past.seen_tokens\n"
+           "    return past[0][0].shape[2]\n\n\n"
+           "cache = DynamicCache()\nmodel(**inputs, past_key_values=cache, use_cache=True)\nn = seen(cache)\n")
 # Code written across releases asks for the maximum one way and falls back to the other (ChatTTS).
 _PAIR = ("try:\n    limit = cache.get_max_cache_shape()\nexcept AttributeError:  # transformers 5.20+\n"
          "    limit = cache.get_max_length()\n")
@@ -39,6 +43,14 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="AttributeError: 'DynamicCache' object has no attribute 'get_usable_length'",
         note="a cache on every path: the caller's where `isinstance(past, Cache)` holds, else one the code builds; "
              "`get_usable_length()` is gone from 4.54 on either",
+    ),
+    Invalid(
+        prelude("Cache", "DynamicCache") + _TESTED,
+        flagged="seen_tokens",
+        severity=Severity.WARNING,  # the helper's branch: it holds for this cache, not for every caller's value
+        message_contains="AttributeError: 'DynamicCache' object has no attribute 'seen_tokens'",
+        note="a cache the code builds, read in a helper's `isinstance(past, Cache)` branch: the branch is the "
+             "cache's own (not a compat probe), and `seen_tokens` is gone from 4.54",
     ),
     Invalid(
         _LOAD + _FORWARD + _PAIR + _NONE_MEANS_NO_MAXIMUM + _CHECKED,
