@@ -174,3 +174,36 @@ def test_a_handler_alone_is_still_claimed_where_its_method_is_gone() -> None:
     # No try body asking the other method: the call runs, and raises on 4.49-5.12.
     alone = "c = model(ids, use_cache=True).past_key_values\nn = c.get_max_length()\n"
     assert [(line, severity) for line, severity, _ in found(alone, "4.57.6")] == [(2, "error")]
+
+
+# -- a counter the base's `__init__` set, counted on by a subclass whose own `__init__` does not ----------------
+COUNTING = ("class Counting(DynamicCache):\n    def __init__(self):\n        super().__init__()\n{init}\n"
+            "    def update(self, k, v, layer_idx, *args, **kwargs):\n        self._seen_tokens += k.shape[-2]\n"
+            "        return super().update(k, v, layer_idx, *args, **kwargs)\n\n"
+            "    def rewind(self, n):\n        self._seen_tokens = n\n{more}")
+
+
+@pytest.mark.parametrize(("version", "lines"), [("4.53.0", []), ("4.57.6", [7]), ("5.24.0", [7])])
+def test_a_counter_set_only_outside_init_is_read_before_it_is_set(version: str, lines: list[int]) -> None:
+    text = COUNTING.format(init="        self.window = 4\n", more="")
+    got = found(text, version)
+    assert [line for line, _, _ in got] == lines
+    assert all("'Counting' object has no attribute '_seen_tokens'" in message for _, _, message in got)
+
+
+def test_a_counter_its_init_sets_itself_or_through_a_method_or_a_project_base_is_its_own() -> None:
+    assert found(COUNTING.format(init="        self._seen_tokens = 0\n", more=""), "4.57.6") == []
+    through = COUNTING.format(init="        self.reset_counter()\n",
+                              more="\n    def reset_counter(self):\n        self._seen_tokens = 0\n")
+    assert found(through, "4.57.6") == []
+    base = ("class Base(DynamicCache):\n    def __init__(self):\n        super().__init__()\n"
+            "        self._seen_tokens = 0\n\n\nclass Child(Base):\n"
+            "    def update(self, k, v, layer_idx, *args, **kwargs):\n        self._seen_tokens += k.shape[-2]\n"
+            "        return super().update(k, v, layer_idx, *args, **kwargs)\n")
+    assert found(base, "4.57.6") == []
+
+
+def test_only_an_update_in_place_reads_the_counter_first() -> None:
+    # A plain read in another method is not claimed: which of the class's methods runs first, the code does not say.
+    text = COUNTING.format(init="        self.window = 4\n", more="\n    def seen(self):\n        return self._seen_tokens\n")
+    assert [line for line, _, _ in found(text, "4.57.6")] == [7]

@@ -31,6 +31,7 @@ The stage's other modules (stage interpreter: imports base/, environment/, text/
 - narrowing.py: `isinstance(x, Cache)` guards (a transformers class): x holds that cache where the test holds;
 - own_caches.py: the project's own object given as a forward's cache, and what the forward reads that it lacks;
 - except_fallbacks.py: a method call and its fallback in a `try` / `except` pair (for `CacheUse.paired`);
+- init_members.py: what a project class's `__init__` sets on `self` (for a counter read before it is set);
 - none_tests.py: where the code tests a call's result against None (the maximum's, for `CacheUse`);
 - replay.py: the recorded runs of uncalled functions, replayed at the next keystroke instead of run again;
 - replay_records.py: what a recorded run is made of (what it read, the module-wide facts, what it did);

@@ -20,10 +20,12 @@ from hf_cache_lint.engine.base.findings import Position, Span
 from hf_cache_lint.engine.environment.families import is_mamba_family, windowed_family
 from hf_cache_lint.engine.facts.cache_use import KIND, SUB_CACHE, ArgKind, CacheOp, CacheUse, UseArgument
 from hf_cache_lint.engine.interpreter.except_fallbacks import pair
+from hf_cache_lint.engine.interpreter.init_members import init_sets
 from hf_cache_lint.engine.interpreter.none_tests import none_test
 from hf_cache_lint.engine.interpreter.session import EvArg, Session
 from hf_cache_lint.engine.interpreter.values import (
     CacheVal,
+    ClassDef,
     Cond,
     Const,
     InstanceState,
@@ -60,6 +62,8 @@ class CacheUses:
     def __init__(self, session: Session) -> None:
         self.s = session
         self.on = KIND.said(session.text)
+        # True while `x.member += n` reads the member it updates (statements.py): a counter read before it is set.
+        self.updating = False
 
     def subject(self, value: Value, name: str = "") -> Subject | None:
         """The cache or model `value` is, when the code says so; a model only for a cache-related `name`."""
@@ -106,9 +110,19 @@ class CacheUses:
         """`receiver.name` read or written (`trailer` is `.name`; `before`: the trailers between `head` and it)."""
         name = trailer.children[1].value
         who = self.subject(value, name)
+        if who is None and self.updating and op == "read" and name in BASE_COUNTERS and type(value) is Ref:
+            obj = self.s.obj(value)
+            who = _unset_counter(obj, name, self._module_name) if isinstance(obj, InstanceState) else None
         if who is not None:
             self.record(who, op, name, _receiver(head, before), self.s.span(trailer.children[1]),
                         Span(self.s.span(head).start, self.s.span(trailer).end))
+
+    def _module_name(self, name: str) -> Value | None:
+        """A module-level name's value, read as a function body reads it (a replayed run depends on it)."""
+        got = self.s.module_state.names.get(name)
+        if got is not None and self.s.reads is not None:
+            self.s.reads.name(name, got)
+        return got
 
     def call(self, value: Value, name: str, args: list[EvArg], attribute: Node, call: Node, head: Node,
              before: Sequence[Node]) -> None:
@@ -312,6 +326,23 @@ def _subclass_subject(obj: InstanceState, name: str) -> Subject | None:
     module = ".".join(parts[:-1]) if len(parts) > 2 else "transformers.cache_utils"
     return Subject("cache", cls, module, f"`{obj.class_name}` (a subclass of `{cls}`)", cls != "EncoderDecoderCache",
                    obj.class_name)
+
+
+# Counters transformers' cache `__init__` set on every instance up to 4.53.3 (`self._seen_tokens = 0`; HFC007
+# removed_members.py `_COUNTERS`): a project's subclass may count on the base having set it.
+BASE_COUNTERS = frozenset({"_seen_tokens"})
+
+
+def _unset_counter(obj: InstanceState, name: str, lookup: Callable[[str], Value | None]) -> Subject | None:
+    """`self._seen_tokens += n` on an instance of the project's cache subclass whose `__init__` never sets it
+    (init_members.py), though another method of the class assigns it (KVzip's `slice`): the `+=` reads it first, so
+    before that method runs it reads the base's counter, which transformers set in `__init__` up to 4.53.3 only."""
+    if name not in obj.own:
+        return None  # the class never sets it: `_subclass_subject` answered
+    cls = lookup(obj.class_name)
+    if not isinstance(cls, ClassDef) or init_sets(cls, name, lookup):
+        return None  # its `__init__` sets it (the instance's attributes do not say: `__init__` may have run elsewhere)
+    return _subclass_subject(replace(obj, own=obj.own - {name}), name)
 
 
 # The methods answering a cache's maximum length (None on 4.4x for a dynamic cache, -1 since: HFC007 max_length.py).

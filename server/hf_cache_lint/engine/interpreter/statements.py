@@ -180,7 +180,11 @@ class Statements:
             return
         value = self.ex.eval(kids[-1])
         if op.type == "operator" and kids[0].type in ("power", "atom_expr") and self.ex.uses.on:
-            self.ex.eval(kids[0])  # `cache.counter += n` reads the member first (its uses: cache_uses.py)
+            self.ex.uses.updating = True
+            try:
+                self.ex.eval(kids[0])  # `cache.counter += n` reads the member first (its uses: cache_uses.py)
+            finally:
+                self.ex.uses.updating = False
         if op.type == "operator" and kids[0].type == "name":
             # `n += 1` rebinds the name: to the number when both sides are known, else to what is not known. A
             # counter must not keep its first constant (`n = 0`, then `n += 1` in a loop is not 0); in a loop its

@@ -23,6 +23,15 @@ _GUARD_OR_BUILT = ("\n\ndef past_length(self, past, new_tokens):\n    if not isi
 _TESTED = ("\n\ndef seen(past):\n    if isinstance(past, Cache):\n        return past.seen_tokens\n"
            "    return past[0][0].shape[2]\n\n\n"
            "cache = DynamicCache()\nmodel(**inputs, past_key_values=cache, use_cache=True)\nn = seen(cache)\n")
+# A cache subclass that counts tokens on top of the counter its 4.4x base set in `__init__` (KVzip's EvictCache: only
+# its `slice` sets it, after a forward has already updated the cache).
+_COUNTING = ("\n\nclass CountingCache(DynamicCache):\n    def __init__(self):\n        super().__init__()\n"
+             "        self.window = 4\n\n"
+             "    def update(self, key_states, value_states, layer_idx, *args, **kwargs):\n"
+             "        if layer_idx == 0:\n            self._seen_tokens += key_states.shape[-2]\n"
+             "        return super().update(key_states, value_states, layer_idx, *args, **kwargs)\n\n"
+             "    def rewind(self, n):\n        self._seen_tokens = n\n\n\n"
+             "cache = CountingCache()\nmodel(**inputs, past_key_values=cache, use_cache=True)\ncache.rewind(2)\n")
 # Code written across releases asks for the maximum one way and falls back to the other (ChatTTS).
 _PAIR = ("try:\n    limit = cache.get_max_cache_shape()\nexcept AttributeError:  # transformers 5.20+\n"
          "    limit = cache.get_max_length()\n")
@@ -51,6 +60,14 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="AttributeError: 'DynamicCache' object has no attribute 'seen_tokens'",
         note="a cache the code builds, read in a helper's `isinstance(past, Cache)` branch: the branch is the "
              "cache's own (not a compat probe), and `seen_tokens` is gone from 4.54",
+    ),
+    Invalid(
+        prelude("DynamicCache") + _COUNTING,
+        flagged="_seen_tokens",
+        severity=Severity.WARNING,  # under `if layer_idx == 0:`
+        message_contains="AttributeError: 'CountingCache' object has no attribute '_seen_tokens'",
+        note="a counter the subclass's `__init__` never sets (its `rewind` does, after the forward): `+=` in "
+             "`update` reads the base's first, which transformers set in `__init__` up to 4.53 only",
     ),
     Invalid(
         _LOAD + _FORWARD + _PAIR + _NONE_MEANS_NO_MAXIMUM + _CHECKED,
