@@ -207,3 +207,26 @@ def test_only_an_update_in_place_reads_the_counter_first() -> None:
     # A plain read in another method is not claimed: which of the class's methods runs first, the code does not say.
     text = COUNTING.format(init="        self.window = 4\n", more="\n    def seen(self):\n        return self._seen_tokens\n")
     assert [line for line, _, _ in found(text, "4.57.6")] == [7]
+
+
+# -- a cache kept on `self` by another call, read back in a mixin's method ------------------------------------------
+MIXIN = ("class CacheSetup:\n    def _batch_matches(self, cache, batch_size):\n"
+         "        return cache.max_batch_size == batch_size\n\n"
+         "    def get_cache(self, batch_size):\n        cached = self._cache\n"
+         "        if not isinstance(cached, StaticCache) or not self._batch_matches(cached, batch_size):\n"
+         "            self._cache = StaticCache(config=model.config, max_cache_len=32)\n        return self._cache\n")
+
+
+@pytest.mark.parametrize(("version", "lines"), [("4.57.6", []), ("5.19.0", []), ("5.20.0", [3]), ("5.24.0", [3])])
+def test_an_attribute_the_class_sets_is_unknown_data_an_isinstance_test_narrows(version: str, lines: list[int]) -> None:
+    # Uncalled: `self._cache` is what an earlier call stored; the test says it is a StaticCache on its branch.
+    assert [line for line, _, _ in found(MIXIN, version)] == lines
+
+
+def test_a_method_of_the_class_or_an_attribute_it_never_sets_is_not_narrowed() -> None:
+    method = MIXIN.replace("            self._cache = StaticCache(config=model.config, max_cache_len=32)\n",
+                           "            pass\n") + "\n    def _cache(self):\n        return None\n"
+    assert found(method, "5.24.0") == []
+    never_set = MIXIN.replace("            self._cache = StaticCache(config=model.config, max_cache_len=32)\n",
+                              "            pass\n")
+    assert found(never_set, "5.24.0") == []

@@ -112,17 +112,10 @@ class CacheUses:
         who = self.subject(value, name)
         if who is None and self.updating and op == "read" and name in BASE_COUNTERS and type(value) is Ref:
             obj = self.s.obj(value)
-            who = _unset_counter(obj, name, self._module_name) if isinstance(obj, InstanceState) else None
+            who = _unset_counter(obj, name, self.s.module_name) if isinstance(obj, InstanceState) else None
         if who is not None:
             self.record(who, op, name, _receiver(head, before), self.s.span(trailer.children[1]),
                         Span(self.s.span(head).start, self.s.span(trailer).end))
-
-    def _module_name(self, name: str) -> Value | None:
-        """A module-level name's value, read as a function body reads it (a replayed run depends on it)."""
-        got = self.s.module_state.names.get(name)
-        if got is not None and self.s.reads is not None:
-            self.s.reads.name(name, got)
-        return got
 
     def call(self, value: Value, name: str, args: list[EvArg], attribute: Node, call: Node, head: Node,
              before: Sequence[Node]) -> None:

@@ -85,3 +85,29 @@ def _self_calls(fn: Any) -> list[str]:
                 and kids[2].type == "trailer" and kids[2].children[0].value == "(":
             out.append(str(kids[1].children[1].value))
     return out
+
+
+def defines_method(cls: ClassDef, name: str, lookup: Callable[[str], Value | None]) -> bool:
+    """Whether `cls` or one of the module's classes it derives from (first base on the way) defines `def <name>`;
+    an attribute the code sets (`self._cache = ...`) is not one."""
+    seen: set[int] = set()
+    current: ClassDef | None = cls
+    while current is not None and current.node is not None and id(current.node) not in seen:
+        seen.add(id(current.node))
+        if any(fn.name.value == name for fn in current.node.iter_funcdefs()):
+            return True
+        current = _project_base(current, lookup)
+    return False
+
+
+def sets_attribute(cls: ClassDef, name: str, lookup: Callable[[str], Value | None]) -> bool:
+    """Whether a method of `cls` or of the module's classes it derives from (first base on the way) assigns
+    `self.<name>`."""
+    seen: set[int] = set()
+    current: ClassDef | None = cls
+    while current is not None and current.node is not None and id(current.node) not in seen:
+        seen.add(id(current.node))
+        if any(name in _self_targets(fn) for fn in current.node.iter_funcdefs()):
+            return True
+        current = _project_base(current, lookup)
+    return False

@@ -10,7 +10,10 @@ tuple). A project's own class is never a transformers one, whatever its name: th
 transformers `Symbol`. Only a name the code knows nothing better of is narrowed (unknown, None on some paths, a
 cache the code does not say is one); a value the interpreter holds as something else (a model, an instance of the
 project's own class, a tuple) stays what it is. A cache the code already says is one keeps its class, and takes
-the test as its guard where the test names `Cache` or its class (`_confirmed`): that branch is the cache's own. The converse: `isinstance(x, tuple)` (builtin types no
+the test as its guard where the test names `Cache` or its class (`_confirmed`): that branch is the cache's own.
+An attribute read off the project's instance that no code path set yet, though a method of the class assigns it
+(`cached = self._cache` in a mixin: what an earlier call stored), is unknown data here, not a bound method
+(`_unset_attributes`), so the test narrows it. The converse: `isinstance(x, tuple)` (builtin types no
 transformers cache derives from, docs/facts.md) says x is NO cache where it holds; a cache x held is dropped there
 (`isinstance(past, tuple) and past[0]`: compat code indexing a legacy tuple, never a cache).
 
@@ -29,10 +32,14 @@ from typing import TYPE_CHECKING, Any
 from hf_cache_lint.engine.environment.versions import Target
 from hf_cache_lint.engine.facts.cache_use import GENERATE_CACHE, CacheUse
 from hf_cache_lint.engine.facts.hook_override import CACHE_NAMES, HookOverride
+from hf_cache_lint.engine.interpreter.init_members import defines_method, sets_attribute
 from hf_cache_lint.engine.interpreter.values import (
     CacheVal,
+    ClassDef,
     Const,
+    InstanceState,
     Maybe,
+    Method,
     ModelState,
     Ref,
     Symbol,
@@ -108,7 +115,7 @@ def narrow(names: Narrowed, ex: Expressions) -> dict[str, Value]:
             if name in state.names and (kept := _without_caches(state.names[name])) is not None:
                 before[name] = state.names[name]
                 state.names[name] = kept
-        elif name in state.names and _open(state.names[name]):
+        elif name in state.names and _open(_unset_attributes(state.names[name], ex)):
             before[name] = state.names[name]
             state.names[name] = cache
         elif type(cache) is CacheVal and name in state.names and \
@@ -180,6 +187,23 @@ def _without_caches(value: Value) -> Value | None:
         rest = [(v, c) for v, c in value.options if type(v) is not CacheVal]
         return maybe(rest) if rest else NOT_A_CACHE
     return None
+
+
+def _unset_attributes(value: Value, ex: Expressions) -> Value:
+    """`value` with each attribute read off the project's instance that its class sets nowhere before (what the
+    interpreter holds as a bound `Method` of that name, though the class defines no such method) as unknown: a
+    mixin's `cache_to_check = self._cache` (Parler-TTS's `_get_cache`, set by an earlier call) is data the code
+    does not say more of."""
+    if type(value) is Maybe:
+        return Maybe(tuple((_unset_attributes(v, ex), c) for v, c in value.options))
+    if type(value) is not Method or type(value.owner) is not Ref:
+        return value
+    obj = ex.s.obj(value.owner)
+    cls = ex.s.module_name(obj.class_name) if isinstance(obj, InstanceState) else None
+    if not isinstance(cls, ClassDef) or defines_method(cls, value.name, ex.s.module_name) \
+            or not sets_attribute(cls, value.name, ex.s.module_name):
+        return value
+    return Unknown(f"`self.{value.name}`")
 
 
 def _open(value: Value) -> bool:

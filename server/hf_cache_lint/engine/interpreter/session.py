@@ -205,6 +205,14 @@ class Session:
         self.state.heap[ref.id] = obj
 
     # -- names ----------------------------------------------------------------
+    def module_name(self, name: str) -> Value | None:
+        """A module-level name's value (a class the code defines), read as a function body reads it: a replayed run
+        depends on it. None where the module does not bind it."""
+        got = self.module_state.names.get(name)
+        if got is not None and self.reads is not None:
+            self.reads.name(name, got)
+        return got
+
     def lookup(self, name: str) -> Value:
         if name in self.state.names:
             if self.reads is not None and self.state is self.module_state:

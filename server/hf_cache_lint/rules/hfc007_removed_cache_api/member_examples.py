@@ -32,6 +32,17 @@ _COUNTING = ("\n\nclass CountingCache(DynamicCache):\n    def __init__(self):\n 
              "        return super().update(key_states, value_states, layer_idx, *args, **kwargs)\n\n"
              "    def rewind(self, n):\n        self._seen_tokens = n\n\n\n"
              "cache = CountingCache()\nmodel(**inputs, past_key_values=cache, use_cache=True)\ncache.rewind(2)\n")
+# A mixin that keeps its static cache on `self` between calls and reuses it while the batch size fits (Parler-TTS's
+# `_get_cache`): the cache it reads back is the one an earlier call stored.
+_KEPT = ("\n\nclass CacheSetup:\n    def _batch_matches(self, cache, batch_size):\n"
+         "        return cache.max_batch_size == batch_size\n\n"
+         "    def get_cache(self, batch_size, max_cache_len):\n        if hasattr(self, \"_cache\"):\n"
+         "            cached = self._cache\n"
+         "        if not hasattr(self, \"_cache\") or not isinstance(cached, StaticCache) \\\n"
+         "                or not self._batch_matches(cached, batch_size):\n"
+         "            self._cache = StaticCache(config=model.config, max_cache_len=max_cache_len)\n"
+         "        return self._cache\n\n\n"
+         "setup = CacheSetup()\nfirst = setup.get_cache(1, 32)\nsecond = setup.get_cache(1, 32)\n")
 # Code written across releases asks for the maximum one way and falls back to the other (ChatTTS).
 _PAIR = ("try:\n    limit = cache.get_max_cache_shape()\nexcept AttributeError:  # transformers 5.20+\n"
          "    limit = cache.get_max_length()\n")
@@ -68,6 +79,14 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="AttributeError: 'CountingCache' object has no attribute '_seen_tokens'",
         note="a counter the subclass's `__init__` never sets (its `rewind` does, after the forward): `+=` in "
              "`update` reads the base's first, which transformers set in `__init__` up to 4.53 only",
+    ),
+    Invalid(
+        prelude("StaticCache") + _KEPT,
+        flagged="max_batch_size",
+        versions=("5.23.0", "5.24.0", "5.25.0"),
+        message_contains="AttributeError: 'StaticCache' object has no attribute 'max_batch_size'",
+        note="a static cache kept on `self` by an earlier call, read back under `isinstance(cached, StaticCache)` "
+             "and handed to a helper: `max_batch_size` is gone from 5.20",
     ),
     Invalid(
         _LOAD + _FORWARD + _PAIR + _NONE_MEANS_NO_MAXIMUM + _CHECKED,
