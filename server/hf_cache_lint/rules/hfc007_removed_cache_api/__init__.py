@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from functools import partial
 
-from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Severity, Span
+from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Position, Severity, Span
 from hf_cache_lint.engine.environment import releases
 from hf_cache_lint.engine.environment.versions import (
     GENERATION_IMPORT_MODULES,
@@ -18,6 +18,7 @@ from hf_cache_lint.engine.facts.cache_use import SUB_CACHE, CacheUse
 from hf_cache_lint.engine.facts.removed_api_use import KIND as REMOVED_API_USE
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
 from hf_cache_lint.engine.output.analysis import Analysis
+from hf_cache_lint.engine.syntax.dominance import dominates
 from hf_cache_lint.engine.text.text import line_starts, offset
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc007_removed_cache_api import (
@@ -113,17 +114,34 @@ class RemovedCacheApi(Rule):
     invalid = INVALID + member_examples.INVALID
 
     def check(self, analysis: Analysis) -> Iterable[Finding]:
+        # A use that raises wherever it runs stops its function there: what it dominates (engine/syntax/dominance.py:
+        # the rest of its block, the body of the statement whose header holds it) is never reached on the target.
+        findings = list(self._check(analysis))
+        raising: list[Position] = []
+        unreached: set[int] = set()
+        for i, (found, raises) in sorted(enumerate(findings), key=lambda f: (f[1][0].span.start.line,
+                                                                              f[1][0].span.start.column)):
+            at = found.span.start
+            if any(dominates(analysis.tree, first, at) for first in raising):
+                unreached.add(i)
+            elif raises:
+                raising.append(at)
+        yield from (found for i, (found, _) in enumerate(findings) if i not in unreached)
+
+    def _check(self, analysis: Analysis) -> Iterator[tuple[Finding, bool]]:
+        """Each finding, and whether its use raises where it runs (not a silent store, a defaulted `getattr`, a
+        changed answer)."""
         for use in analysis.removed_api:
             if use.kind == "read" and use.name in LEGACY_READS:
                 continue  # reading a cache as the legacy tuples is HFC009's
             if use.kind in ("method", "read") and use.cache is not None and \
                     max_length.fallback_idle(use.cache, analysis.context.target.version):
                 continue  # an `except` handler's call: the try's method exists there, so the handler does not run
-            yield self.finding(analysis, use)
+            yield self.finding(analysis, use), not use.silent and use.default is None
         for cache_use in analysis.of(CACHE_USE):
             found = max_length.finding(self, analysis, cache_use)
             if found is not None:
-                yield found
+                yield found, False
 
     def finding(self, analysis: Analysis, use: RemovedApiUse) -> Finding:
         target = analysis.context.target
