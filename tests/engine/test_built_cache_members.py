@@ -110,12 +110,13 @@ def test_a_removed_classmethod_under_a_test(test: str, reported: bool) -> None:
 
 
 def test_the_errors_name_the_receivers_class_and_a_class_call_is_a_type_object() -> None:
-    text = ("c = EncoderDecoderCache(DynamicCache(), DynamicCache())\nlegacy = c.to_legacy_cache()\n"
-            "d = DynamicCache.from_batch_splits([DynamicCache()])\n")
+    # Two functions: at the top level the first call's AttributeError would stop the module before the second.
+    text = ("def a():\n    c = EncoderDecoderCache(DynamicCache(), DynamicCache())\n    return c.to_legacy_cache()\n\n\n"
+            "def b():\n    return DynamicCache.from_batch_splits([DynamicCache()])\n")
     messages = {line: message for line, _, message in found(text)}
-    assert "AttributeError: 'EncoderDecoderCache' object has no attribute 'to_legacy_cache'" in messages[2]
-    assert "(with the class" not in messages[2]
-    assert "AttributeError: type object 'DynamicCache' has no attribute 'from_batch_splits'" in messages[3]
+    assert "AttributeError: 'EncoderDecoderCache' object has no attribute 'to_legacy_cache'" in messages[3]
+    assert "(with the class" not in messages[3]
+    assert "AttributeError: type object 'DynamicCache' has no attribute 'from_batch_splits'" in messages[7]
 
 
 @pytest.mark.parametrize(("text", "expected"), [

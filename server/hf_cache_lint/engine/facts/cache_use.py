@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from hf_cache_lint.engine.base.findings import Span
+from hf_cache_lint.engine.base.findings import Position, Span
 from hf_cache_lint.engine.facts import FactKind
 
 CacheOp = Literal["read", "write", "call", "iterate", "subscript", "unpack", "len", "forward", "construct"]
@@ -91,9 +91,13 @@ class CacheUse:
     # The `isinstance(x, Cache)` test, as written, that alone says the receiver is a transformers cache (on its
     # branch: engine/interpreter/narrowing.py); None where anything else says so.
     guard: str | None = None
-    # Where that test is: a module function given the guarded cache (`_seen(past_key_values)` on the branch) keeps
-    # the caller's test, so a guard false on the target (narrowing.py `reached`) drops its uses too.
-    guard_at: Span | None = None
+    # `call` of `get_max_length` / `get_max_cache_shape` bound to a name as a `try` body's one statement, with a
+    # handler binding the same name by another method of the same receiver (engine/interpreter/except_fallbacks.py):
+    # "except:<the handler's method>" on the try's call, "try:<the try's method>" on the handler's.
+    paired: str | None = None
+    # Where `guard`'s test names the class (None without a guard): a use in a helper the guarded code hands the
+    # cache to is still that test's (engine/interpreter/narrowing.py `reached`).
+    guard_at: Position | None = None
 
     @property
     def cls(self) -> str | None:

@@ -32,7 +32,9 @@ The stage's other modules (stage interpreter: imports base/, environment/, text/
 - own_caches.py: the project's own object given as a forward's cache, and what the forward reads that it lacks;
 - model_subclasses.py: the project's subclasses of a transformers model class: an instance is also the model
   (`self.generate`, `super().generate(...)`, `Cls.from_pretrained(...)`, a forward pass on it);
-- none_tests.py: where the code tests a call's result against None (`get_max_length()`'s, for `CacheUse`);
+- except_fallbacks.py: a method call and its fallback in a `try` / `except` pair (for `CacheUse.paired`);
+- init_members.py: what a project class's `__init__` sets on `self` (for a counter read before it is set);
+- none_tests.py: where the code tests a call's result against None (the maximum's, for `CacheUse`);
 - replay.py: the recorded runs of uncalled functions, replayed at the next keystroke instead of run again;
 - replay_records.py: what a recorded run is made of (what it read, the module-wide facts, what it did);
 - replay_matching.py: how a recorded run is matched to this check (values and nodes compared, places moved);

@@ -16,13 +16,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from hf_cache_lint.engine.base.findings import Span
+from hf_cache_lint.engine.base.findings import Position, Span
 from hf_cache_lint.engine.environment.families import is_mamba_family, windowed_family
 from hf_cache_lint.engine.facts.cache_use import KIND, SUB_CACHE, ArgKind, CacheOp, CacheUse, UseArgument
+from hf_cache_lint.engine.interpreter.except_fallbacks import pair
+from hf_cache_lint.engine.interpreter.init_members import init_sets
 from hf_cache_lint.engine.interpreter.none_tests import none_test
 from hf_cache_lint.engine.interpreter.session import EvArg, Session
 from hf_cache_lint.engine.interpreter.values import (
     CacheVal,
+    ClassDef,
     Cond,
     Const,
     InstanceState,
@@ -50,7 +53,7 @@ class Subject:
     layered: bool
     subclass: str | None = None  # the project's own subclass of `cls` the receiver is an instance of
     guard: str | None = None  # the isinstance test that alone says it is a cache (CacheUse.guard)
-    guard_at: Span | None = None  # where that test is (CacheUse.guard_at)
+    guard_at: Position | None = None  # where that test names the class (CacheUse.guard_at)
 
 
 class CacheUses:
@@ -59,6 +62,8 @@ class CacheUses:
     def __init__(self, session: Session) -> None:
         self.s = session
         self.on = KIND.said(session.text)
+        # True while `x.member += n` reads the member it updates (statements.py): a counter read before it is set.
+        self.updating = False
 
     def subject(self, value: Value, name: str = "") -> Subject | None:
         """The cache or model `value` is, when the code says so; a model only for a cache-related `name`."""
@@ -89,10 +94,10 @@ class CacheUses:
 
     def record(self, who: Subject, op: CacheOp, name: str, receiver: str, at: Span, whole: Span | None = None,
                arguments: tuple[UseArgument, ...] = (), index: str | None = None, targets: int | None = None,
-               window: str | None = None, none_test: str | None = None) -> None:
+               window: str | None = None, none_test: str | None = None, paired: str | None = None) -> None:
         self.s.record(CacheUse(op, name, who.what, who.cls, who.module, who.description, receiver, at, whole,
                                arguments, index, targets, who.layered, window, none_test, who.subclass,
-                               who.guard, guard_at=who.guard_at))
+                               who.guard, paired, who.guard_at))
 
     def constructed(self, cache: CacheVal, at: Span) -> None:
         """A quantized cache class built with a sliding-window model's config (`construct`)."""
@@ -105,6 +110,9 @@ class CacheUses:
         """`receiver.name` read or written (`trailer` is `.name`; `before`: the trailers between `head` and it)."""
         name = trailer.children[1].value
         who = self.subject(value, name)
+        if who is None and self.updating and op == "read" and name in BASE_COUNTERS and type(value) is Ref:
+            obj = self.s.obj(value)
+            who = _unset_counter(obj, name, self.s.module_name) if isinstance(obj, InstanceState) else None
         if who is not None:
             self.record(who, op, name, _receiver(head, before), self.s.span(trailer.children[1]),
                         Span(self.s.span(head).start, self.s.span(trailer).end))
@@ -114,11 +122,13 @@ class CacheUses:
         """`receiver.name(args)` (`attribute` the `.name` trailer, `call` the `(...)` one)."""
         who = self.subject(value, name)
         if who is not None:
-            # Only `get_max_length`'s result is read for a None test (None on 4.4x, -1 on 5.x for a dynamic cache).
-            tested = none_test(call, self._caller()) if name == "get_max_length" else None
+            # Only the maximum's result is read for a None test (a dynamic cache's: None on 4.4x, -1 from 4.54's
+            # `get_max_cache_shape` and 5.13's `get_max_length`), and for the try/except pair that spans releases.
+            maximum = name in _MAXIMUM
             self.record(who, "call", name, _receiver(head, before), self.s.span(attribute.children[1]),
                         Span(self.s.span(head).start, self.s.span(call).end), self.arguments(args),
-                        none_test=tested)
+                        none_test=none_test(call, self._caller()) if maximum else None,
+                        paired=pair(call) if maximum else None)
 
     def _caller(self) -> Callable[[Node], bool] | None:
         """Whether a call expression is the call that inlined the function running now (None: it runs uncalled,
@@ -279,16 +289,31 @@ def _same_class(subjects: list[Subject | None], value: Maybe) -> Subject | None:
                 continue
             return None
         found.append(who)
-    if not found or len({(w.what, w.cls, w.module) for w in found}) != 1:
+    if not found:
         return None
+    if len({(w.what, w.cls, w.module) for w in found}) != 1:
+        return _guarded(found)
     chosen = next((w for w in found if w.subclass is not None), found[0])
     # `.layers` only where every path's cache has them (a guard's `Cache` does not say so).
     return replace(chosen, layered=all(w.layered for w in found))
 
 
+def _guarded(found: list[Subject]) -> Subject | None:
+    """A name the code makes a cache on every path, by an `isinstance(x, Cache)` test on one and a transformers
+    class it builds on the others (`if not isinstance(past, Cache): past = DynamicCache(...)`): the guard's subject,
+    which is as hedged as a guard alone (a `Cache` subclass the caller passes; its members are `Cache`'s unless the
+    class defines them). Not for the project's own subclasses (they may define the member) nor for two concrete
+    classes (their members differ)."""
+    guards = [w for w in found if w.guard is not None and w.cls == "Cache"]
+    if not guards or any(w.what != "cache" or w.subclass is not None or w.module != "transformers.cache_utils"
+                         for w in found):
+        return None
+    return replace(guards[0], layered=all(w.layered for w in found))
+
+
 def _cache_subject(value: CacheVal) -> Subject:
-    return Subject("cache", value.cls, value.module, value.class_name, value.layered, guard=value.guard,
-                   guard_at=value.guard_at)
+    at = Position(*value.guard_at) if value.guard is not None and value.guard_at is not None else None
+    return Subject("cache", value.cls, value.module, value.class_name, value.layered, guard=value.guard, guard_at=at)
 
 
 def _subclass_subject(obj: InstanceState, name: str) -> Subject | None:
@@ -306,6 +331,25 @@ def _subclass_subject(obj: InstanceState, name: str) -> Subject | None:
                    obj.class_name)
 
 
+# Counters transformers' cache `__init__` set on every instance up to 4.53.3 (`self._seen_tokens = 0`; HFC007
+# removed_members.py `_COUNTERS`): a project's subclass may count on the base having set it.
+BASE_COUNTERS = frozenset({"_seen_tokens"})
+
+
+def _unset_counter(obj: InstanceState, name: str, lookup: Callable[[str], Value | None]) -> Subject | None:
+    """`self._seen_tokens += n` on an instance of the project's cache subclass whose `__init__` never sets it
+    (init_members.py), though another method of the class assigns it (KVzip's `slice`): the `+=` reads it first, so
+    before that method runs it reads the base's counter, which transformers set in `__init__` up to 4.53.3 only."""
+    if name not in obj.own:
+        return None  # the class never sets it: `_subclass_subject` answered
+    cls = lookup(obj.class_name)
+    if not isinstance(cls, ClassDef) or init_sets(cls, name, lookup):
+        return None  # its `__init__` sets it (the instance's attributes do not say: `__init__` may have run elsewhere)
+    return _subclass_subject(replace(obj, own=obj.own - {name}), name)
+
+
+# The methods answering a cache's maximum length (None on 4.4x for a dynamic cache, -1 since: HFC007 max_length.py).
+_MAXIMUM = frozenset({"get_max_length", "get_max_cache_shape"})
 # What iterating, indexing, unpacking or `len` of an object calls: a subclass that defines one answers itself.
 _WHOLE = frozenset({"__iter__", "__getitem__", "__len__"})
 

@@ -179,7 +179,7 @@ class UserFunctions:
             if base.type not in ("name", "power", "atom_expr"):
                 return "", frozenset(), False, False
             value = _import_fallback(self.imports.force(self.ex.eval(base)))  # a workspace base: its ClassDef
-            if isinstance(value, Symbol) and _cache_class(value.qualname):
+            if isinstance(value, Symbol) and cache_class(value.qualname):
                 found = found or value.qualname
                 order.append(None)
             elif isinstance(value, ClassDef) and value.cache_base:
@@ -239,12 +239,16 @@ class UserFunctions:
             # A function's (or method's) run as the last check of this buffer recorded it, when all it read is
             # the same.
             bound = (owner, instances[owner].id) if owner is not None else None
-            key = replays.key(node, bound) if replays is not None else None
+            patched = self.s.patched_onto.get(id(node)) if owner is None and params else None
+            # A patched-in method's first parameter comes from a module statement, which a replay does not see.
+            key = replays.key(node, bound) if replays is not None and patched is None else None
             if key is not None and replays is not None:
                 if replays.replay(key):
                     continue
                 replays.start(key)
             names: dict[str, Value] = {p.name.value: self.annotated(p) for p in params}
+            if patched is not None:
+                names[params[0].name.value] = _patched_self(patched[0], self.s.site(patched[1], f"`{code(patched[1])}`"))
             if owner is not None:
                 names[params[0].name.value] = instances[owner]
                 filled = generate_fills(node, params, self.ex) if node.name.value == \
@@ -515,7 +519,16 @@ def _rebound(enclosing: Any, inner: Any, name: str, cache: dict[int, list[tuple[
 _TORCH_MODULES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 
 
-def _cache_class(qualname: str) -> bool:
+def _patched_self(qualname: str, site: Site) -> CacheVal:
+    """The instance a module function patched onto a transformers cache class (`DynamicCache.trim = trim`) is
+    called on: that class's, as the code says (its own members are the class's at the target)."""
+    parts = qualname.split(".")
+    name = parts[-1]
+    module = ".".join(parts[:-1]) if len(parts) > 2 else "transformers.cache_utils"
+    return CacheVal(name, site, name, module, layered=name != "EncoderDecoderCache")
+
+
+def cache_class(qualname: str) -> bool:
     """A transformers cache class by its qualified name (`transformers.DynamicCache`, `...cache_utils.Cache`)."""
     name = qualname.rpartition(".")[2]
     return qualname.startswith("transformers.") and name.endswith("Cache") and name[:1].isupper()
@@ -562,7 +575,7 @@ def _import_fallback(value: Value) -> Value:
     the transformers class, so the fallback never runs there; the class is what the base is."""
     if isinstance(value, Maybe):
         real = [v for v, _ in value.options if v != Symbol("builtins.object")]
-        if len(real) == 1 and len(value.options) == 2 and isinstance(real[0], Symbol) and _cache_class(real[0].qualname):
+        if len(real) == 1 and len(value.options) == 2 and isinstance(real[0], Symbol) and cache_class(real[0].qualname):
             return real[0]
     return value
 

@@ -9,7 +9,11 @@ A tuple of classes narrows only when every class in it is a transformers cache c
 tuple). A project's own class is never a transformers one, whatever its name: the class must evaluate to a
 transformers `Symbol`. Only a name the code knows nothing better of is narrowed (unknown, None on some paths, a
 cache the code does not say is one); a value the interpreter holds as something else (a model, an instance of the
-project's own class, a tuple) stays what it is. The converse: `isinstance(x, tuple)` (builtin types no
+project's own class, a tuple) stays what it is. A cache the code already says is one keeps its class, and takes
+the test as its guard where the test names `Cache` or its class (`_confirmed`): that branch is the cache's own.
+An attribute read off the project's instance that no code path set yet, though a method of the class assigns it
+(`cached = self._cache` in a mixin: what an earlier call stored), is unknown data here, not a bound method
+(`_unset_attributes`), so the test narrows it. The converse: `isinstance(x, tuple)` (builtin types no
 transformers cache derives from, docs/facts.md) says x is NO cache where it holds; a cache x held is dropped there
 (`isinstance(past, tuple) and past[0]`: compat code indexing a legacy tuple, never a cache).
 
@@ -20,6 +24,7 @@ with its cache (`generate_fills`): the override's uses of it are checked as a ca
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -27,10 +32,14 @@ from typing import TYPE_CHECKING, Any
 from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.cache_use import GENERATE_CACHE, CacheUse
 from hf_cache_lint.engine.facts.hook_override import CACHE_NAMES, HookOverride
+from hf_cache_lint.engine.interpreter.init_members import defines_method, sets_attribute
 from hf_cache_lint.engine.interpreter.values import (
     CacheVal,
+    ClassDef,
     Const,
+    InstanceState,
     Maybe,
+    Method,
     ModelState,
     Ref,
     Symbol,
@@ -38,7 +47,7 @@ from hf_cache_lint.engine.interpreter.values import (
     Value,
     maybe,
 )
-from hf_cache_lint.engine.syntax.nodes import Node, call_args, span
+from hf_cache_lint.engine.syntax.nodes import Node, call_args
 
 if TYPE_CHECKING:
     from hf_cache_lint.engine.interpreter.expressions import Expressions
@@ -77,7 +86,8 @@ def narrowing(test: Node, ex: Expressions) -> tuple[Narrowed, Narrowed]:
         if len(args) == 2 and all(a.name is None and not a.star for a in args) and args[0].value.type == "name":
             cache = _cache_class(args[1].value, ex)
             if cache is not None:
-                return {args[0].value.value: replace(cache, guard=ex.s.code(test), guard_at=span(test))}, {}
+                at = (cache.site.span.start.line, cache.site.span.start.column) if cache.site is not None else None
+                return {args[0].value.value: replace(cache, guard=ex.s.code(test), guard_at=at)}, {}
             if _builtin_types(args[1].value, ex):
                 return {args[0].value.value: NOT_A_CACHE}, {}
     return {}, {}
@@ -105,10 +115,26 @@ def narrow(names: Narrowed, ex: Expressions) -> dict[str, Value]:
             if name in state.names and (kept := _without_caches(state.names[name])) is not None:
                 before[name] = state.names[name]
                 state.names[name] = kept
-        elif name in state.names and _open(state.names[name]):
+        elif name in state.names and _open(_unset_attributes(state.names[name], ex)):
             before[name] = state.names[name]
             state.names[name] = cache
+        elif type(cache) is CacheVal and name in state.names and \
+                (known := _confirmed(state.names[name], cache)) is not None:
+            before[name] = state.names[name]
+            state.names[name] = known
     return before
+
+
+def _confirmed(value: Value, cache: CacheVal) -> CacheVal | None:
+    """A cache the code already says is one (`DynamicCache()`, a forward's), tested by `isinstance(x, Cache)` (or its
+    own class): the same cache, with the test as its guard, so the branch is the cache's own and not a compat
+    probe (GOT-OCR's `_cached_lengths(filled_cache())` reads `seen_tokens` there). None for a test of another class
+    (the branch is not this cache's) or a cache already guarded."""
+    if type(value) is not CacheVal or not value.said or value.guard is not None:
+        return None
+    if cache.cls != "Cache" and cache.cls != (value.cls or "DynamicCache"):
+        return None
+    return replace(value, guard=cache.guard, guard_at=cache.guard_at)
 
 
 def reached(uses: Sequence[CacheUse], hooks: Sequence[HookOverride], tree: Node, target: Target) -> list[CacheUse]:
@@ -125,19 +151,18 @@ def reached(uses: Sequence[CacheUse], hooks: Sequence[HookOverride], tree: Node,
         unfed.extend((fn.start_pos, fn.end_pos, name) for name in names)
     if not unfed:
         return list(uses)
-    return [u for u in uses if u.guard is None or not any(
-        (name == u.receiver and start <= (u.span.start.line, u.span.start.column) < end) or
-        (u.guard_at is not None and _tests(u.guard, name) and
-         start <= (u.guard_at.start.line, u.guard_at.start.column) < end) for start, end, name in unfed)]
+    return [u for u in uses if u.guard is None or not any(_unfed_guard(u, start, end, name) for start, end, name in unfed)]
 
 
-def _tests(guard: str | None, name: str) -> bool:
-    """`guard` (an `isinstance(x, C)` test as written) tests the name `name`: a use in a module function the hook
-    hands the guarded cache to (`_seen_tokens(past_key_values)` on the branch) is reached only where the test is
-    true (the oracle: `recall:heldout7/internvl_phi3_prepare.py`'s helper reading `seen_tokens` raises on 4.57.6 and
-    5.23.0, runs on 5.24.0 and 5.25.0, where generate passes the cache as `cache=`)."""
-    return guard is not None and guard.startswith("isinstance(") and \
-        guard[len("isinstance("):].split(",", 1)[0].strip() == name
+def _unfed_guard(use: CacheUse, start: tuple[int, int], end: tuple[int, int], name: str) -> bool:
+    """Whether `use` is guarded by the hook's test of its unfed parameter `name`: on it inside the hook, or in a
+    helper the hook hands it to under that test (InternVL's `_seen_tokens(past_key_values)`: the guard's position is
+    in the hook, the use's is not)."""
+    if name == use.receiver and start <= (use.span.start.line, use.span.start.column) < end:
+        return True
+    at = use.guard_at
+    tested = re.match(r"isinstance\(\s*(\w+)\s*,", use.guard or "")
+    return at is not None and tested is not None and tested[1] == name and start <= (at.line, at.column) < end
 
 
 def _unfed(hook: HookOverride, target: Target) -> set[str]:
@@ -163,6 +188,23 @@ def _without_caches(value: Value) -> Value | None:
         rest = [(v, c) for v, c in value.options if type(v) is not CacheVal]
         return maybe(rest) if rest else NOT_A_CACHE
     return None
+
+
+def _unset_attributes(value: Value, ex: Expressions) -> Value:
+    """`value` with each attribute read off the project's instance that its class sets nowhere before (what the
+    interpreter holds as a bound `Method` of that name, though the class defines no such method) as unknown: a
+    mixin's `cache_to_check = self._cache` (Parler-TTS's `_get_cache`, set by an earlier call) is data the code
+    does not say more of."""
+    if type(value) is Maybe:
+        return Maybe(tuple((_unset_attributes(v, ex), c) for v, c in value.options))
+    if type(value) is not Method or type(value.owner) is not Ref:
+        return value
+    obj = ex.s.obj(value.owner)
+    cls = ex.s.module_name(obj.class_name) if isinstance(obj, InstanceState) else None
+    if not isinstance(cls, ClassDef) or defines_method(cls, value.name, ex.s.module_name) \
+            or not sets_attribute(cls, value.name, ex.s.module_name):
+        return value
+    return Unknown(f"`self.{value.name}`")
 
 
 def _open(value: Value) -> bool:

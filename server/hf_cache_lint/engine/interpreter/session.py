@@ -92,6 +92,9 @@ class Session:
         self.returns: list[tuple[Value, State]] = []  # the `return`s of the function running now
         self.called: set[int] = set()  # id() of function nodes inlined at least once
         self.functions: list[tuple[Any, str | None]] = []  # module-level defs and methods: (node, class)
+        # Module functions patched onto a transformers cache class (`DynamicCache.trim = trim`): id() of the def ->
+        # (the class's qualified name, the patching statement); their first parameter is an instance of it.
+        self.patched_onto: dict[int, tuple[str, Any]] = {}
         self.via: Site | None = None  # the outermost call site of the function running now
         self.steps = 0
         self.loop_depth = 0
@@ -205,6 +208,14 @@ class Session:
         self.state.heap[ref.id] = obj
 
     # -- names ----------------------------------------------------------------
+    def module_name(self, name: str) -> Value | None:
+        """A module-level name's value (a class the code defines), read as a function body reads it: a replayed run
+        depends on it. None where the module does not bind it."""
+        got = self.module_state.names.get(name)
+        if got is not None and self.reads is not None:
+            self.reads.name(name, got)
+        return got
+
     def lookup(self, name: str) -> Value:
         if name in self.state.names:
             if self.reads is not None and self.state is self.module_state:

@@ -10,7 +10,7 @@ from hf_cache_lint.engine.environment.workspace import SKIP_ROOTS
 from hf_cache_lint.engine.interpreter.cache_uses import count_targets, unpacks
 from hf_cache_lint.engine.interpreter.control_flow import ControlFlow
 from hf_cache_lint.engine.interpreter.expressions import Expressions
-from hf_cache_lint.engine.interpreter.functions import UserFunctions
+from hf_cache_lint.engine.interpreter.functions import UserFunctions, cache_class
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
 from hf_cache_lint.engine.interpreter.removed_imports import import_fails
 from hf_cache_lint.engine.interpreter.session import Session
@@ -21,6 +21,7 @@ from hf_cache_lint.engine.interpreter.values import (
     ConfigState,
     Const,
     DictState,
+    Function,
     InstanceState,
     Lazy,
     ListVal,
@@ -179,7 +180,11 @@ class Statements:
             return
         value = self.ex.eval(kids[-1])
         if op.type == "operator" and kids[0].type in ("power", "atom_expr") and self.ex.uses.on:
-            self.ex.eval(kids[0])  # `cache.counter += n` reads the member first (its uses: cache_uses.py)
+            self.ex.uses.updating = True
+            try:
+                self.ex.eval(kids[0])  # `cache.counter += n` reads the member first (its uses: cache_uses.py)
+            finally:
+                self.ex.uses.updating = False
         if op.type == "operator" and kids[0].type == "name":
             # `n += 1` rebinds the name: to the number when both sides are known, else to what is not known. A
             # counter must not keep its first constant (`n = 0`, then `n += 1` in a loop is not 0); in a loop its
@@ -215,6 +220,8 @@ class Statements:
 
     def set_attribute(self, base: Value, attr: str, value: Value, stmt: Node) -> None:
         base = self.imports.force(base) if attr in ("cache_implementation", "generation_config") else base
+        if isinstance(base, Symbol) and isinstance(value, Function) and value.owner is None and cache_class(base.qualname):
+            self.s.patched_onto[id(value.node)] = (base.qualname, stmt)  # a method the cache's instances now have
         obj = self.s.obj(base)
         if not isinstance(base, Ref):
             return

@@ -19,7 +19,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, TypeVar, Union
 
-from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.output.analysis import CiSource, Site
 
 
@@ -70,7 +69,7 @@ class CacheVal:
     # The `isinstance(x, Cache)` test whose branch alone says x is a cache (engine/interpreter/narrowing.py), as
     # written: on that branch the test is no compat probe of the object (engine/syntax/use_scope.py).
     guard: str | None = None
-    guard_at: Span | None = None  # where that test is (a helper given the cache keeps the caller's test)
+    guard_at: tuple[int, int] | None = None  # where that test names the class (line, column): CacheUse.guard_at
 
 
 @dataclass(frozen=True)

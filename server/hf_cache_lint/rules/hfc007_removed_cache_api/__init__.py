@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from functools import partial
 
-from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Severity, Span
+from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Position, Severity, Span
 from hf_cache_lint.engine.environment import releases
 from hf_cache_lint.engine.environment.api_changes import GENERATION_IMPORT_MODULES, REMOVED_CACHE_METHODS
 from hf_cache_lint.engine.environment.release_version import Version
@@ -15,9 +15,15 @@ from hf_cache_lint.engine.facts.cache_use import SUB_CACHE, CacheUse
 from hf_cache_lint.engine.facts.removed_api_use import KIND as REMOVED_API_USE
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
 from hf_cache_lint.engine.output.analysis import Analysis
+from hf_cache_lint.engine.syntax.dominance import dominates
 from hf_cache_lint.engine.text.text import line_starts, offset
 from hf_cache_lint.rules.base import Rule
-from hf_cache_lint.rules.hfc007_removed_cache_api import constructors, max_length, model_names
+from hf_cache_lint.rules.hfc007_removed_cache_api import (
+    constructors,
+    max_length,
+    member_examples,
+    model_names,
+)
 from hf_cache_lint.rules.hfc007_removed_cache_api.examples import INVALID
 from hf_cache_lint.rules.hfc007_removed_cache_api.valid import VALID
 
@@ -47,8 +53,8 @@ LEGACY_READS = frozenset({"subscript", "unpack", "unpack4"})
 _CACHE_CLASSES = ("DynamicCache", "StaticCache", "QuantizedCache", "EncoderDecoderCache", "Cache")
 # What replaces each removed way of reading a cache (api_changes.REMOVED_CACHE_READS), on 5.x (and 4.57: `.layers`).
 READ_REPLACEMENTS: dict[str, str] = {
-    "get_max_cache_shape": "`get_max_length()` (5.18 deprecated `get_max_cache_shape` for it)",
-    "max_cache_len": "`get_max_length()` (5.18 deprecated `max_cache_len` for it)",
+    "get_max_cache_shape": "`get_max_length()` (5.13 deprecated `get_max_cache_shape` for it)",
+    "max_cache_len": "`get_max_length()` (5.13 deprecated `max_cache_len` for it)",
     # 4.57.6's `DynamicCache.get_max_cache_shape()` answers -1 (run on the oracle); 4.46-4.48's answered None.
     "get_max_length": "`get_max_cache_shape()` (4.46-5.19; -1, not None, for a DynamicCache on 4.57.6), or "
                       "`get_max_length()` again from 5.13.0 (-1 for a DynamicCache): none answers None for \"no "
@@ -101,18 +107,38 @@ class RemovedCacheApi(Rule):
               "`MambaCache`, `to_legacy_cache()`, ... in 5.x): the import or call raises."
     default_severity = Severity.ERROR
     reads = frozenset({REMOVED_API_USE, CACHE_USE})  # the removed uses of a cache come from its cache_use facts
-    valid = VALID
-    invalid = INVALID
+    valid = VALID + member_examples.VALID
+    invalid = INVALID + member_examples.INVALID
 
     def check(self, analysis: Analysis) -> Iterable[Finding]:
+        # A use that raises wherever it runs stops its function there: what it dominates (engine/syntax/dominance.py:
+        # the rest of its block, the body of the statement whose header holds it) is never reached on the target.
+        findings = list(self._check(analysis))
+        raising: list[Position] = []
+        unreached: set[int] = set()
+        for i, (found, raises) in sorted(enumerate(findings), key=lambda f: (f[1][0].span.start.line,
+                                                                              f[1][0].span.start.column)):
+            at = found.span.start
+            if any(dominates(analysis.tree, first, at) for first in raising):
+                unreached.add(i)
+            elif raises:
+                raising.append(at)
+        yield from (found for i, (found, _) in enumerate(findings) if i not in unreached)
+
+    def _check(self, analysis: Analysis) -> Iterator[tuple[Finding, bool]]:
+        """Each finding, and whether its use raises where it runs (not a silent store, a defaulted `getattr`, a
+        changed answer)."""
         for use in analysis.removed_api:
             if use.kind == "read" and use.name in LEGACY_READS:
                 continue  # reading a cache as the legacy tuples is HFC009's
-            yield self.finding(analysis, use)
+            if use.kind in ("method", "read") and use.cache is not None and \
+                    max_length.fallback_idle(use.cache, analysis.context.target.version):
+                continue  # an `except` handler's call: the try's method exists there, so the handler does not run
+            yield self.finding(analysis, use), not use.silent and use.default is None
         for cache_use in analysis.of(CACHE_USE):
             found = max_length.finding(self, analysis, cache_use)
             if found is not None:
-                yield found
+                yield found, False
 
     def finding(self, analysis: Analysis, use: RemovedApiUse) -> Finding:
         target = analysis.context.target
@@ -353,7 +379,7 @@ def _read_fix(text: str, use: RemovedApiUse) -> Fix | None:
                    preferred=True)
     if cache is None or span is None:
         return None
-    # `get_max_length()` exists from 5.18 only (4.57 and 5.0 lack it): the fix does not run on every release the
+    # `get_max_length()` exists from 5.13 only (4.49-5.12, 4.57 and 5.0 among them, lack it): the fix does not run on every release the
     # code may support, so it is unsafe.
     if use.name == "get_max_cache_shape":  # the method's name only; the call's arguments stay
         return Fix("Use `get_max_length()`", (Edit(span, "get_max_length"),), preferred=True, applicability=UNSAFE)

@@ -99,7 +99,7 @@ INVALID: tuple[Invalid, ...] = (
         fixes={"Use `get_max_length()`": (_MAX_SHAPE, "limit = out.past_key_values.get_max_length()\n")},
         versions=_5X,
         message_contains="AttributeError: 'DynamicCache' object has no attribute 'get_max_cache_shape'",
-        note="`get_max_cache_shape()`: still in 5.0 (deprecated in 5.18), gone from 5.20",
+        note="`get_max_cache_shape()`: still in 5.0 (deprecated in 5.13), gone from 5.20",
     ),
     invalid(
         prelude("StaticCache") + _STATIC + _MAX_LEN,
@@ -107,7 +107,7 @@ INVALID: tuple[Invalid, ...] = (
         fixes={"Use `get_max_length()`": (_MAX_LEN, "limit = cache.get_max_length()\n")},
         versions=_5X,
         message_contains="AttributeError: 'StaticCache' object has no attribute 'max_cache_len'",
-        note="`StaticCache.max_cache_len`: still in 5.0 (deprecated in 5.18), gone from 5.20",
+        note="`StaticCache.max_cache_len`: still in 5.0 (deprecated in 5.13), gone from 5.20",
     ),
     Invalid(
         _LOAD + _GEN + _NO_MAXIMUM,

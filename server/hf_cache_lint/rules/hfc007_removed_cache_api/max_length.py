@@ -1,12 +1,19 @@
-"""`get_max_length()`'s result tested against None on a dynamic cache: the method came back in 5.13 with another
-answer for "no maximum".
+"""A dynamic cache's maximum length tested against None: `get_max_length()` came back in 5.13 with another answer
+for "no maximum", and `get_max_cache_shape()` changed its answer in 4.54.
 
 Read from the wheels and run on the oracle (docs/facts.md): 4.41-4.48's `DynamicCache.get_max_length()` returned
 None (no maximum; 4.46-4.48 through the deprecated alias of `get_max_cache_shape()`); the method is missing from 4.49
 to 5.12 (HFC007's removed-method finding there); from 5.13.0 it returns -1 for a
 DynamicCache of full-attention layers and the window for one with sliding-window layers (a StaticCache: its
-`max_cache_len`, as on 4.4x). A None test (`n is None`, `not n`, `n or default`) that meant "no maximum" is never
-true again: the code takes the other branch, with no error.
+`max_cache_len`, as on 4.4x). `get_max_cache_shape()` (4.46.1-5.19.0) returned None while DynamicCache defined it
+itself (to 4.53.3: `return None`), and -1 from 4.54.0, where `Cache` answers for the first layer (`DynamicLayer`:
+`return -1`; the oracle: None on 4.52.4 and 4.53.0, -1 on 4.57.6, 5.0.0, 5.3.0 and 5.13.1). A None test (`n is
+None`, `not n`, `n or default`) that meant "no maximum" is never true again: the code takes the other branch, with no
+error.
+
+Code written across releases asks one and falls back to the other (`try: n = c.get_max_cache_shape()` / `except
+Exception: n = c.get_max_length()`, ChatTTS): the pair is one value, reported at the try's call; the handler's call
+runs only where the try's method is gone.
 """
 
 from __future__ import annotations
@@ -24,10 +31,12 @@ _MODULE = "transformers.cache_utils"
 # The classes whose 4.4x answer was None: a DynamicCache, or a model output's cache of a class the code does not
 # say (generate's and a forward's default is a DynamicCache).
 _DYNAMIC = (None, "DynamicCache")
+_SHAPE = "get_max_cache_shape"
+_METHODS = frozenset({"get_max_length", _SHAPE})
 EFFECT = ("returns -1 for a DynamicCache without a maximum (the window size once it has sliding-window layers), "
           "never None, so the test takes the other branch (silent)")
 INSTEAD = ("treat a negative answer as no maximum (`n is None or n < 0`); transformers 4.49-5.12 have no "
-           "`get_max_length()` at all")
+           "`get_max_length()` and 5.20+ no `get_max_cache_shape()`")
 
 
 def returns_since(target: Version) -> Version | None:
@@ -43,17 +52,58 @@ def returns_since(target: Version) -> Version | None:
     return None  # the method since the oldest release: the 4.4x run that answered None
 
 
+def shape_minus_one_since(target: Version) -> Version | None:
+    """The first release of the run up to `target` where `DynamicCache.get_max_cache_shape()` answers -1 (it is
+    `Cache`'s, not DynamicCache's own `return None`: 4.54.0 on the release table), None when `target` lacks the
+    method or answers None."""
+    first = None
+    for r in reversed([r for r in releases.known_releases() if r <= target]):
+        if releases.member(_MODULE, "DynamicCache", _SHAPE, r) is None \
+                or releases.value(f"member:{_MODULE}.DynamicCache.{_SHAPE}", r) is not None:
+            return first
+        first = r
+    return first
+
+
+def _since(method: str, target: Version) -> Version | None:
+    return returns_since(target) if method == "get_max_length" else shape_minus_one_since(target)
+
+
+def _has(method: str, target: Version) -> bool:
+    return releases.member(_MODULE, "DynamicCache", method, target) is not None
+
+
+def fallback_idle(use: CacheUse, target: Version) -> bool:
+    """A handler's call of a try/except pair (`paired` "try:<method>") where the try's method exists on the target:
+    the handler does not run for a missing method (the removed-method finding would be false there)."""
+    if use.paired is None or not use.paired.startswith("try:") or use.module != _MODULE:
+        return False
+    return releases.member(_MODULE, use.cls or "DynamicCache", use.paired[4:], target) is not None
+
+
 def finding(rule: Rule, analysis: Analysis, use: CacheUse) -> Finding | None:
-    if use.op != "call" or use.name != "get_max_length" or use.none_test is None or use.what != "cache" \
+    if use.op != "call" or use.name not in _METHODS or use.none_test is None or use.what != "cache" \
             or use.cls not in _DYNAMIC:
         return None
+    if use.paired is not None and use.paired.startswith("try:"):
+        return None  # the handler of a pair: the try's call answers for the value (below)
     target = analysis.context.target
-    since = returns_since(target.version)
+    method, gone = use.name, None
+    if use.paired is not None and not _has(method, target.version) and use.paired[7:] in _METHODS:
+        # The try's method is gone: its AttributeError is caught, and the name holds what the handler returns.
+        method = use.paired[7:]
+        gone = releases.member_gone_since(_MODULE, "DynamicCache", use.name, target.version)
+    since = _since(method, target.version)
     if since is None:
-        return None  # the method is missing there: the removed-method finding says so
-    call = f"`{use.receiver}.get_max_length()`"
-    message = (f"{call} is tested against None (`{use.none_test}`), but from transformers {since} (the target is "
-               f"{target}) `get_max_length()` {EFFECT}. Instead, {INSTEAD}.")
+        return None  # the method is missing there (the removed-method finding says so), or answers None
+    call = f"`{use.receiver}.{use.name}()`"
+    if gone is None:
+        message = (f"{call} is tested against None (`{use.none_test}`), but from transformers {since} (the target is "
+                   f"{target}) `{method}()` {EFFECT}. Instead, {INSTEAD}.")
+    else:
+        message = (f"{call} is tested against None (`{use.none_test}`), but on transformers {target} `{use.name}()` is "
+                   f"gone (since {gone}; the `except` catches its AttributeError) and the handler's `{method}()` "
+                   f"(from {since}) {EFFECT}. Instead, {INSTEAD}.")
     # A Warning: nothing raises (HFC007's silent uses are Warnings too).
     return rule.report(use.span, message, severity=Severity.WARNING,
                        story=partial(_story, rule, use, call, str(since), str(target)))
@@ -63,7 +113,8 @@ def _story(rule: Rule, use: CacheUse, call: str, since: str, target: str) -> str
     return "\n".join([
         f"**{rule.code} {rule.name}**: {call} changed its answer for a cache without a maximum.",
         "",
-        f"- **Changed in**: {since} (4.41-4.48 returned None for a DynamicCache; 4.49-5.12 have no such method).",
+        f"- **Changed in**: {since} (a DynamicCache answered None: `get_max_length()` on 4.41-4.48, "
+        "`get_max_cache_shape()` on 4.46-4.53; 4.49-5.12 have no `get_max_length()`, 5.20+ no `get_max_cache_shape()`).",
         f"- **Tested here**: `{use.none_test}`.",
         f"- **Instead**: {INSTEAD}.",
         "",
@@ -71,4 +122,4 @@ def _story(rule: Rule, use: CacheUse, call: str, since: str, target: str) -> str
     ])
 
 
-__all__ = ["finding", "returns_since"]
+__all__ = ["fallback_idle", "finding", "returns_since", "shape_minus_one_since"]

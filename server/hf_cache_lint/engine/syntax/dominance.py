@@ -1,0 +1,66 @@
+"""Whether code at one place always runs before code at another, in the same function, read from the syntax tree:
+structured control flow only (a statement runs before the later statements of its block and before its own body).
+
+A line that raises on every path stops the function there: a later use it dominates is never reached on that
+release (Lingua-style `for i in range(len(cache.key_cache)):` then `cache.key_cache[i]` in the loop body: only the
+header raises). HFC007 reports the first (rules/hfc007_removed_cache_api)."""
+
+from __future__ import annotations
+
+from hf_cache_lint.engine.base.findings import Position
+from hf_cache_lint.engine.syntax.nodes import Node
+
+_COMPOUND = frozenset({"if_stmt", "for_stmt", "while_stmt", "with_stmt", "async_stmt"})
+_SCOPES = frozenset({"funcdef", "async_funcdef", "classdef", "lambdef"})
+_BLOCKS = frozenset({"suite", "file_input"})
+
+
+def dominates(tree: Node | None, first: Position, later: Position) -> bool:
+    """Whether the code at `first` runs, on every path, before the code at `later` (`first` before `later`): its
+    statement (or the header of the compound statement holding it) comes earlier in a block that holds `later`,
+    or `later` is in that compound statement's body (its header's own later parts included), with no function,
+    class or lambda between them. Two places in one simple statement: False."""
+    if tree is None or (first.line, first.column) >= (later.line, later.column):
+        return False
+    try:
+        a = tree.get_leaf_for_position((first.line, first.column))
+        b = tree.get_leaf_for_position((later.line, later.column))
+    except ValueError:
+        return False
+    if a is None or b is None:
+        return False
+    stmt = _statement(a)
+    if stmt is None:
+        return False
+    block = stmt.parent
+    if block is None or block.type not in _BLOCKS:
+        return False  # `if x: a` on one line: the statement is a branch of its compound statement
+    node = b
+    while node is not None:
+        if node is stmt:
+            # `later` in the body of the statement whose header runs first; within one simple statement the order is
+            # not always the text's (`x[i] = y` reads y first, `a if c else b` tests c first): not claimed.
+            return stmt.type in _COMPOUND
+        if node.type in _SCOPES:
+            return False  # defined, not run here
+        if node.parent is block:
+            return bool(node.start_pos > stmt.start_pos)
+        node = node.parent
+    return False
+
+
+def _statement(leaf: Node) -> Node | None:
+    """The simple statement holding `leaf`, or the compound statement whose header (not its body) holds it."""
+    node = leaf.parent
+    while node is not None:
+        if node.type == "simple_stmt":
+            return node
+        if node.type in _COMPOUND:
+            return node  # climbed from the header: a body's statement would have stopped at its simple_stmt
+        if node.type in _SCOPES or node.type in _BLOCKS:
+            return None
+        node = node.parent
+    return None
+
+
+__all__ = ["dominates"]

@@ -1,0 +1,108 @@
+"""HFC007 examples of cache members reached where the code says the receiver is a transformers cache, and of a
+cache's maximum asked across releases; each runs unchanged under the oracle against real transformers."""
+
+from __future__ import annotations
+
+from hf_cache_lint.engine.base.findings import Severity
+from hf_cache_lint.rules.base import Invalid, Valid
+from hf_cache_lint.rules.snippets import prelude
+
+_LOAD = prelude()
+_FORWARD = "cache = model(**inputs, use_cache=True).past_key_values\n"
+# A method the project patches onto DynamicCache (Consistency LLM's `delete_false_key_value`): its `self` is the
+# cache it is called on, handed to a helper that reads the 4.4x per-layer lists.
+_PATCHED = ("\n\ndef _drop_last_keys(cache, n):\n    keys = cache.key_cache\n    for i in range(len(keys)):\n"
+            "        keys[i] = keys[i][..., :-n, :]\n\n\n"
+            "def drop_last(self, n):\n    _drop_last_keys(self, n)\n\n\n"
+            "DynamicCache.drop_last = drop_last\n" + _FORWARD + "cache.drop_last(1)\n")
+# A function patched onto the model class: the cache it was given when `isinstance` says so, else one it builds.
+_GUARD_OR_BUILT = ("\n\ndef past_length(self, past, new_tokens):\n    if not isinstance(past, Cache):\n"
+                   "        past = DynamicCache()\n    return past.get_usable_length(new_tokens)\n\n\n"
+                   "LlamaForCausalLM.past_length = past_length\nlength = model.past_length(None, 4)\n")
+# A cache the code builds, handed to a helper that tests it with `isinstance` first (GOT-OCR's `_cached_lengths`).
+_TESTED = ("\n\ndef seen(past):\n    if isinstance(past, Cache):\n        return past.seen_tokens\n"
+           "    return past[0][0].shape[2]\n\n\n"
+           "cache = DynamicCache()\nmodel(**inputs, past_key_values=cache, use_cache=True)\nn = seen(cache)\n")
+# A cache subclass that counts tokens on top of the counter its 4.4x base set in `__init__` (KVzip's EvictCache: only
+# its `slice` sets it, after a forward has already updated the cache).
+_COUNTING = ("\n\nclass CountingCache(DynamicCache):\n    def __init__(self):\n        super().__init__()\n"
+             "        self.window = 4\n\n"
+             "    def update(self, key_states, value_states, layer_idx, *args, **kwargs):\n"
+             "        if layer_idx == 0:\n            self._seen_tokens += key_states.shape[-2]\n"
+             "        return super().update(key_states, value_states, layer_idx, *args, **kwargs)\n\n"
+             "    def rewind(self, n):\n        self._seen_tokens = n\n\n\n"
+             "cache = CountingCache()\nmodel(**inputs, past_key_values=cache, use_cache=True)\ncache.rewind(2)\n")
+# A mixin that keeps its static cache on `self` between calls and reuses it while the batch size fits (Parler-TTS's
+# `_get_cache`): the cache it reads back is the one an earlier call stored.
+_KEPT = ("\n\nclass CacheSetup:\n    def _batch_matches(self, cache, batch_size):\n"
+         "        return cache.max_batch_size == batch_size\n\n"
+         "    def get_cache(self, batch_size, max_cache_len):\n        if hasattr(self, \"_cache\"):\n"
+         "            cached = self._cache\n"
+         "        if not hasattr(self, \"_cache\") or not isinstance(cached, StaticCache) \\\n"
+         "                or not self._batch_matches(cached, batch_size):\n"
+         "            self._cache = StaticCache(config=model.config, max_cache_len=max_cache_len)\n"
+         "        return self._cache\n\n\n"
+         "setup = CacheSetup()\nfirst = setup.get_cache(1, 32)\nsecond = setup.get_cache(1, 32)\n")
+# Code written across releases asks for the maximum one way and falls back to the other (ChatTTS).
+_PAIR = ("try:\n    limit = cache.get_max_cache_shape()\nexcept AttributeError:  # transformers 5.20+\n"
+         "    limit = cache.get_max_length()\n")
+_NONE_MEANS_NO_MAXIMUM = "if limit is None:  # no maximum\n    limit = 1 << 30\n"
+_CHECKED = "assert limit > cache.get_seq_length(), limit\n"
+
+INVALID: tuple[Invalid, ...] = (
+    Invalid(
+        prelude("DynamicCache") + _PATCHED,
+        flagged="key_cache",
+        message_contains="AttributeError: 'DynamicCache' object has no attribute 'key_cache'",
+        note="a function patched onto DynamicCache (`DynamicCache.drop_last = drop_last`) hands its `self` to a "
+             "helper reading the per-layer lists: gone from 4.56",
+    ),
+    Invalid(
+        prelude("Cache", "DynamicCache", model="LlamaForCausalLM") + _GUARD_OR_BUILT,
+        flagged="get_usable_length",
+        message_contains="AttributeError: 'DynamicCache' object has no attribute 'get_usable_length'",
+        note="a cache on every path: the caller's where `isinstance(past, Cache)` holds, else one the code builds; "
+             "`get_usable_length()` is gone from 4.54 on either",
+    ),
+    Invalid(
+        prelude("Cache", "DynamicCache") + _TESTED,
+        flagged="seen_tokens",
+        severity=Severity.WARNING,  # the helper's branch: it holds for this cache, not for every caller's value
+        message_contains="AttributeError: 'DynamicCache' object has no attribute 'seen_tokens'",
+        note="a cache the code builds, read in a helper's `isinstance(past, Cache)` branch: the branch is the "
+             "cache's own (not a compat probe), and `seen_tokens` is gone from 4.54",
+    ),
+    Invalid(
+        prelude("DynamicCache") + _COUNTING,
+        flagged="_seen_tokens",
+        severity=Severity.WARNING,  # under `if layer_idx == 0:`
+        message_contains="AttributeError: 'CountingCache' object has no attribute '_seen_tokens'",
+        note="a counter the subclass's `__init__` never sets (its `rewind` does, after the forward): `+=` in "
+             "`update` reads the base's first, which transformers set in `__init__` up to 4.53 only",
+    ),
+    Invalid(
+        prelude("StaticCache") + _KEPT,
+        flagged="max_batch_size",
+        versions=("5.23.0", "5.24.0", "5.25.0"),
+        message_contains="AttributeError: 'StaticCache' object has no attribute 'max_batch_size'",
+        note="a static cache kept on `self` by an earlier call, read back under `isinstance(cached, StaticCache)` "
+             "and handed to a helper: `max_batch_size` is gone from 5.20",
+    ),
+    Invalid(
+        _LOAD + _FORWARD + _PAIR + _NONE_MEANS_NO_MAXIMUM + _CHECKED,
+        flagged="get_max_cache_shape",
+        severity=Severity.WARNING,
+        runtime="OTHER",  # the assertion: the None branch is never taken
+        message_contains="`cache.get_max_cache_shape()` is tested against None (`limit is None`)",
+        note="`get_max_cache_shape()` (-1 for a DynamicCache from 4.54) or, where it is gone (5.20+), "
+             "`get_max_length()` (-1 from 5.13): neither answers None, so the None branch is never taken",
+    ),
+)
+
+VALID: tuple[Valid, ...] = (
+    Valid(
+        _LOAD + _FORWARD + _PAIR + "if limit is None or limit < 0:  # no maximum\n    limit = 1 << 30\n" + _CHECKED,
+        note="the same pair, a negative answer read as no maximum: the handler's `get_max_length()` (gone 4.49-5.12) "
+             "runs only where `get_max_cache_shape()` is gone (5.20+), and has it there",
+    ),
+)
