@@ -10,10 +10,12 @@ Provenance (mechanisms read; this code is written here, not copied):
   `for layer in range(len(cache))`, `cache.key_cache[layer] = cache.key_cache[layer][:, :, :-n, :]`, the same for
   `value_cache`, then `cache._seen_tokens -= num_tokens_to_discard`) and sampling/speculative_decoding.py
   (`Mp = target(input_ids=..., past_key_values=target_cache, use_cache=use_cache)`, `target_cache =
-  Mp.past_key_values`, the drafter loop feeding `drafter_cache` the same way, pruning after the rejection step).
+  Mp.past_key_values`, the drafter loop feeding `drafter_cache` the same way, and with `use_cache=True`
+  `drafter_cache = prune_cache(drafter_cache, corrected_gamma - n)` / `target_cache = prune_cache(target_cache,
+  corrected_gamma - n + 1)` after the rejection step).
 Reduced: one drafting round of greedy drafts, the acceptance test replaced by a fixed number of rejected tokens,
 the key and value trims and the token-count rewind split into three helpers (each reached by its own probe),
-models fed only their new tokens.
+models fed only their new tokens (the original passes the whole prefix each call).
 """
 
 from typing import Tuple, Union
