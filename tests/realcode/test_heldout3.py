@@ -34,10 +34,10 @@ from recall_set import HELDOUT3
 # 26/26, 28 of 38.
 # Second round merged: 5.24.0 and 5.25.0 precision 28/37.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(13, 14 / 24),
-    "5.23.0": Floor(26, 27 / 36),
-    "5.24.0": Floor(26, 28 / 37),
-    "5.25.0": Floor(26, 28 / 37),
+    "4.57.6": Floor(13, 13 / 14),
+    "5.23.0": Floor(26, 26 / 27),
+    "5.24.0": Floor(26, 27 / 28),
+    "5.25.0": Floor(26, 27 / 28),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,

@@ -25,10 +25,10 @@ from recall_set import HELDOUT4
 # Fifth session, first round merged: 4.57.6 8/13, 12 of 12; 5.23.0 19/21, 24 of 24; 5.24.0 and 5.25.0
 # 19/21, 25 of 25.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(8, 12 / 12),
-    "5.23.0": Floor(19, 24 / 24),
-    "5.24.0": Floor(19, 25 / 25),
-    "5.25.0": Floor(19, 25 / 25),
+    "4.57.6": Floor(9, 1.0),
+    "5.23.0": Floor(20, 1.0),
+    "5.24.0": Floor(20, 1.0),
+    "5.25.0": Floor(20, 1.0),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,

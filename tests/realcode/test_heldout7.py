@@ -21,10 +21,10 @@ from recall_set import HELDOUT7
 # 9/14, 9 of 10; 5.24.0 and 5.25.0 7/14, 7 of 14 (most false findings: HFC010 on prepare-inputs overrides that
 # hand `**kwargs`, and with them `cache`, on to the model's own).
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(4, 4 / 5),
-    "5.23.0": Floor(9, 9 / 10),
-    "5.24.0": Floor(7, 7 / 14),
-    "5.25.0": Floor(7, 7 / 14),
+    "4.57.6": Floor(7, 1.0),
+    "5.23.0": Floor(12, 1.0),
+    "5.24.0": Floor(10, 11 / 12),
+    "5.25.0": Floor(10, 11 / 12),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,

@@ -14,13 +14,14 @@ from __future__ import annotations
 from heldout_support import Floor, held_out_tests
 from recall_set import HELDOUT8
 
-# Not measured yet: nobody has run the checker on this set. The lead measures it unseen (scripts/recall.py --set
-# heldout8) after it is committed and sets these floors from that figure.
+# Measured unseen by the lead (2026-12-06, sixth session) on the merge of that session's first round (4.57.6 7/12,
+# 9 of 10; 5.23.0 8/17, 10 of 12; 5.24.0 and 5.25.0 8/18, 10 of 11). On main 37237e9, where the session began:
+# 7/12, 9 of 10; 8/17, 10 of 12; 9/18, 11 of 13.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(0, 0.0),
-    "5.23.0": Floor(0, 0.0),
-    "5.24.0": Floor(0, 0.0),
-    "5.25.0": Floor(0, 0.0),
+    "4.57.6": Floor(7, 9 / 10),
+    "5.23.0": Floor(8, 10 / 12),
+    "5.24.0": Floor(8, 10 / 11),
+    "5.25.0": Floor(8, 10 / 11),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,
