@@ -98,6 +98,10 @@ class CacheUse:
     # Where `guard`'s test names the class (None without a guard): a use in a helper the guarded code hands the
     # cache to is still that test's (engine/interpreter/narrowing.py `reached`).
     guard_at: Position | None = None
+    # Where the value `none_test` reads is made, in the function holding the test (the call, or the call of the
+    # helper that returned it; None without a test): a value made behind a line that always raises is never tested
+    # (rules/hfc007_removed_cache_api, engine/syntax/dominance.py).
+    none_test_at: Position | None = None
 
     @property
     def cls(self) -> str | None:

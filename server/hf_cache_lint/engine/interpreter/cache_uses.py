@@ -21,7 +21,7 @@ from hf_cache_lint.engine.environment.families import is_mamba_family, windowed_
 from hf_cache_lint.engine.facts.cache_use import KIND, SUB_CACHE, ArgKind, CacheOp, CacheUse, UseArgument
 from hf_cache_lint.engine.interpreter.except_fallbacks import pair
 from hf_cache_lint.engine.interpreter.init_members import init_sets
-from hf_cache_lint.engine.interpreter.none_tests import none_test
+from hf_cache_lint.engine.interpreter.none_tests import none_test_at
 from hf_cache_lint.engine.interpreter.session import EvArg, Session
 from hf_cache_lint.engine.interpreter.values import (
     CacheVal,
@@ -94,10 +94,12 @@ class CacheUses:
 
     def record(self, who: Subject, op: CacheOp, name: str, receiver: str, at: Span, whole: Span | None = None,
                arguments: tuple[UseArgument, ...] = (), index: str | None = None, targets: int | None = None,
-               window: str | None = None, none_test: str | None = None, paired: str | None = None) -> None:
+               window: str | None = None, none_test: tuple[str, tuple[int, int]] | None = None,
+               paired: str | None = None) -> None:
+        test, test_at = (None, None) if none_test is None else (none_test[0], Position(*none_test[1]))
         self.s.record(CacheUse(op, name, who.what, who.cls, who.module, who.description, receiver, at, whole,
-                               arguments, index, targets, who.layered, window, none_test, who.subclass,
-                               who.guard, paired, who.guard_at))
+                               arguments, index, targets, who.layered, window, test, who.subclass,
+                               who.guard, paired, who.guard_at, test_at))
 
     def constructed(self, cache: CacheVal, at: Span) -> None:
         """A quantized cache class built with a sliding-window model's config (`construct`)."""
@@ -127,7 +129,7 @@ class CacheUses:
             maximum = name in _MAXIMUM
             self.record(who, "call", name, _receiver(head, before), self.s.span(attribute.children[1]),
                         Span(self.s.span(head).start, self.s.span(call).end), self.arguments(args),
-                        none_test=none_test(call, self._caller()) if maximum else None,
+                        none_test=none_test_at(call, self._caller()) if maximum else None,
                         paired=pair(call) if maximum else None)
 
     def _caller(self) -> Callable[[Node], bool] | None:

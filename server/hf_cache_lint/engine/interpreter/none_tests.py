@@ -17,27 +17,43 @@ _EQUALITY = frozenset({"is", "==", "!="})
 _SCOPES = ("funcdef", "async_funcdef", "lambdef", "classdef", "file_input")
 
 
+# A test found: its source text, and the expression whose value it tests, in the function holding the test (the
+# call itself, or the call of the helper that returned it): a value made on a line the code never reaches is
+# never tested (rules/hfc007_removed_cache_api drops the finding with engine/syntax/dominance.py).
+_Found = tuple[str, Node]
+
+
 def none_test(call: Node, caller: Callable[[Node], bool] | None = None) -> str | None:
     """The source text of the None test applied to the value of `call` (the `(...)` trailer ending the call), or
     None when the code never tests it so. `caller`: which call of the helper the value was reached through (a
     helper inlined at one call: that call's test counts, not another caller's); None: any call of it."""
+    found = none_test_at(call, caller)
+    return None if found is None else found[0]
+
+
+def none_test_at(call: Node, caller: Callable[[Node], bool] | None = None) -> tuple[str, tuple[int, int]] | None:
+    """`none_test`'s text, and where the value it tests is made in the function holding the test (parso's (line,
+    column): the call, or the call of the helper that returned it), or None without a test."""
     expr = call.parent
     if expr is None or expr.children[-1] is not call:
         return None  # the call's result is read further (`.x`, `[i]`): not the value itself
-    return _tested(expr, helpers=1, caller=caller)
+    found = _tested(expr, helpers=1, caller=caller)
+    return None if found is None else (found[0], found[1].start_pos)
 
 
-def _tested(expr: Node, helpers: int, caller: Callable[[Node], bool] | None = None) -> str | None:
+def _tested(expr: Node, helpers: int, caller: Callable[[Node], bool] | None = None) -> _Found | None:
     direct = _direct_test(expr)
     if direct is not None:
-        return direct
+        return direct[0], expr
     node = _unwrap_up(expr)
     parent = node.parent
     if parent is None:
         return None
     if parent.type == "expr_stmt" and len(parent.children) == 3 and parent.children[1].type == "operator" \
             and parent.children[1].value == "=" and parent.children[2] is node and parent.children[0].type == "name":
-        return _name_tested(parent.children[0], helpers, caller)
+        named = _name_tested(parent.children[0], helpers, caller)
+        # the value is made here, unless a helper returned it (then at the caller's call, in the test's function)
+        return None if named is None else (named[0], expr if _scope(named[1]) is _scope(expr) else named[1])
     if parent.type == "return_stmt" and helpers > 0:
         return _returned_tested(parent, helpers - 1, caller)
     return None
@@ -51,7 +67,7 @@ def _unwrap_up(node: Node) -> Node:
     return node
 
 
-def _direct_test(expr: Node) -> str | None:
+def _direct_test(expr: Node) -> _Found | None:
     node = _unwrap_up(expr)
     parent = node.parent
     if parent is None:
@@ -63,14 +79,14 @@ def _direct_test(expr: Node) -> str | None:
         op_text = " ".join(leaf.value for leaf in getattr(op, "children", [op]))
         other = kids[2] if kids[0] is node else kids[0]
         if (op_text in _EQUALITY or op_text == "is not") and other.type == "keyword" and other.value == "None":
-            return code(parent).strip()
+            return code(parent).strip(), parent
         return None
     if t == "not_test" or (t == "or_test" and kids[0] is node):
-        return code(parent).strip()
+        return code(parent).strip(), parent
     if t in ("if_stmt", "while_stmt") and len(kids) > 1 and kids[1] is node:
-        return f"{kids[0].value} {code(node).strip()}:"
+        return f"{kids[0].value} {code(node).strip()}:", node
     if t == "ternary" and len(kids) == 5 and kids[2] is node:
-        return code(parent).strip()
+        return code(parent).strip(), parent
     return None
 
 
@@ -81,7 +97,7 @@ def _scope(node: Node) -> Node:
     return node
 
 
-def _name_tested(name: Node, helpers: int, caller: Callable[[Node], bool] | None = None) -> str | None:
+def _name_tested(name: Node, helpers: int, caller: Callable[[Node], bool] | None = None) -> _Found | None:
     """A local name bound to the value: its later reads in the same scope (not in a nested function). None when one
     of them compares it with a number (`n < 0`, `n == -1`): the code already handles the 5.x answer."""
     scope = _scope(name)
@@ -113,7 +129,7 @@ def _numeric_compare(leaf: Node) -> bool:
     return bool(other.type == "number" and other.value in ("0", "1"))
 
 
-def _returned_tested(ret: Node, helpers: int, caller: Callable[[Node], bool] | None = None) -> str | None:
+def _returned_tested(ret: Node, helpers: int, caller: Callable[[Node], bool] | None = None) -> _Found | None:
     """`return value` in a plain function: the calls `f(...)` of the module, each tested as the value itself."""
     function = _scope(ret)
     if function is None or function.type not in ("funcdef", "async_funcdef"):
@@ -148,4 +164,4 @@ def _names(root: Node, value: str) -> list[Node]:
     return sorted(out, key=lambda n: n.start_pos)
 
 
-__all__ = ["none_test"]
+__all__ = ["none_test", "none_test_at"]

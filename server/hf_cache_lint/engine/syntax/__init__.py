@@ -11,6 +11,7 @@
 - own_names.py: what a module's own code says is not transformers';
 - comprehensions.py: the subscripts a comprehension makes of the enclosing scope's names;
 - dominance.py: whether code at one place always runs before code at another in the same function;
+- raising_calls.py: the calls of a function that raise at every run because a line of its own block does;
 - use_scope.py: the try/if context of a position (a handler of its error, a branch chosen by testing the object,
   an undecided condition), for a use the interpreter recorded (HFC009).
 """

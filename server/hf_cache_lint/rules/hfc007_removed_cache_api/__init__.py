@@ -16,6 +16,7 @@ from hf_cache_lint.engine.facts.removed_api_use import KIND as REMOVED_API_USE
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
 from hf_cache_lint.engine.output.analysis import Analysis
 from hf_cache_lint.engine.syntax.dominance import dominates
+from hf_cache_lint.engine.syntax.raising_calls import raising_calls
 from hf_cache_lint.engine.text.text import line_starts, offset
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc007_removed_cache_api import (
@@ -112,33 +113,41 @@ class RemovedCacheApi(Rule):
 
     def check(self, analysis: Analysis) -> Iterable[Finding]:
         # A use that raises wherever it runs stops its function there: what it dominates (engine/syntax/dominance.py:
-        # the rest of its block, the body of the statement whose header holds it) is never reached on the target.
+        # the rest of its block, the body of the statement whose header holds it) is never reached on the target,
+        # nor what a call of its function dominates where the use stands unconditionally in that function's block
+        # (engine/syntax/raising_calls.py: a helper reading a removed member stops its caller).
         findings = list(self._check(analysis))
         raising: list[Position] = []
         unreached: set[int] = set()
-        for i, (found, raises) in sorted(enumerate(findings), key=lambda f: (f[1][0].span.start.line,
-                                                                              f[1][0].span.start.column)):
-            at = found.span.start
+        for i, (found, raises, at) in sorted(enumerate(findings), key=lambda f: (f[1][0].span.start.line,
+                                                                                  f[1][0].span.start.column)):
             if any(dominates(analysis.tree, first, at) for first in raising):
                 unreached.add(i)
             elif raises:
-                raising.append(at)
-        yield from (found for i, (found, _) in enumerate(findings) if i not in unreached)
+                raising.append(found.span.start)
+        # A call site stops what it dominates in its own function, wherever that stands in the file.
+        calls = [call for first in raising for call in raising_calls(analysis.tree, first)]
+        unreached |= {i for i, (_, _, at) in enumerate(findings)
+                      if any(dominates(analysis.tree, call, at) for call in calls)}
+        yield from (found for i, (found, _, _) in enumerate(findings) if i not in unreached)
 
-    def _check(self, analysis: Analysis) -> Iterator[tuple[Finding, bool]]:
-        """Each finding, and whether its use raises where it runs (not a silent store, a defaulted `getattr`, a
-        changed answer)."""
+    def _check(self, analysis: Analysis) -> Iterator[tuple[Finding, bool, Position]]:
+        """Each finding, whether its use raises where it runs (not a silent store, a defaulted `getattr`, a
+        changed answer), and where it must be reached to hold (its span; a None test's finding: the test)."""
         for use in analysis.removed_api:
             if use.kind == "read" and use.name in LEGACY_READS:
                 continue  # reading a cache as the legacy tuples is HFC009's
             if use.kind in ("method", "read") and use.cache is not None and \
                     max_length.fallback_idle(use.cache, analysis.context.target.version):
                 continue  # an `except` handler's call: the try's method exists there, so the handler does not run
-            yield self.finding(analysis, use), not use.silent and use.default is None
+            found = self.finding(analysis, use)
+            yield found, not use.silent and use.default is None, found.span.start
         for cache_use in analysis.of(CACHE_USE):
-            found = max_length.finding(self, analysis, cache_use)
-            if found is not None:
-                yield found, False
+            tested = max_length.finding(self, analysis, cache_use)
+            if tested is not None:
+                # The answer changed silently: it matters only where the tested value is made (the call, or the call
+                # of the helper that returned it, in the function holding the None test) is reached.
+                yield tested, False, cache_use.none_test_at or tested.span.start
 
     def finding(self, analysis: Analysis, use: RemovedApiUse) -> Finding:
         target = analysis.context.target

@@ -43,6 +43,12 @@ _KEPT = ("\n\nclass CacheSetup:\n    def _batch_matches(self, cache, batch_size)
          "            self._cache = StaticCache(config=model.config, max_cache_len=max_cache_len)\n"
          "        return self._cache\n\n\n"
          "setup = CacheSetup()\nfirst = setup.get_cache(1, 32)\nsecond = setup.get_cache(1, 32)\n")
+# A helper whose one statement reads a removed member stops its caller at the call (DeepSeek-VL2's
+# `prepare_inputs_for_generation`: `_seen_length(past)` before the maximum's None test): the lines after it never run.
+_HELPER_FIRST = ("\n\ndef seen(past):\n    return past.seen_tokens\n\n\n"
+                 "def keep(past, mask):\n    n = seen(past)\n    limit = past.get_max_length()\n"
+                 "    if limit is not None:\n        mask = mask[:, -limit:]\n    return mask, n\n\n\n"
+                 + _FORWARD + 'mask, n = keep(cache, inputs["attention_mask"])\n')
 # Code written across releases asks for the maximum one way and falls back to the other (ChatTTS).
 _PAIR = ("try:\n    limit = cache.get_max_cache_shape()\nexcept AttributeError:  # transformers 5.20+\n"
          "    limit = cache.get_max_length()\n")
@@ -87,6 +93,13 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="AttributeError: 'StaticCache' object has no attribute 'max_batch_size'",
         note="a static cache kept on `self` by an earlier call, read back under `isinstance(cached, StaticCache)` "
              "and handed to a helper: `max_batch_size` is gone from 5.20",
+    ),
+    Invalid(
+        _LOAD + _HELPER_FIRST,
+        flagged="seen_tokens",
+        message_contains="AttributeError: 'DynamicCache' object has no attribute 'seen_tokens'",
+        note="a helper reading `seen_tokens` (gone from 4.54) raises at its call, so the caller's next lines never "
+             "run: not `get_max_length()` (gone 4.49-5.12), nor the None test of its answer (-1 from 5.13)",
     ),
     Invalid(
         _LOAD + _FORWARD + _PAIR + _NONE_MEANS_NO_MAXIMUM + _CHECKED,

@@ -1,0 +1,101 @@
+"""engine/syntax/raising_calls.py: a helper whose own block reads a removed member raises at every call, so the
+call stops its caller (DeepSeek-VL2's `prepare_inputs_for_generation`: `_seen_length(past_key_values)` then
+`_max_length(past_key_values)`, whose answer's None test never runs on 5.23, where `get_max_length()` is back;
+heldout8 deepseek_vl2_language.py:46), and HFC007 leaves out what such a call dominates."""
+
+from __future__ import annotations
+
+import parso
+import pytest
+
+from hf_cache_lint.checking.source import check_source
+from hf_cache_lint.engine.base.findings import Position
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.environment.target import Target
+from hf_cache_lint.engine.syntax.raising_calls import raising_calls
+
+CODE = (
+    "def seen(c):\n"                      # 1
+    "    return c.seen_tokens\n"           # 2
+    "def guarded(c):\n"                   # 3
+    "    if c is None:\n"                  # 4
+    "        return 0\n"                   # 5
+    "    return c.seen_tokens\n"           # 6
+    "def branch(c, f):\n"                 # 7
+    "    if f:\n"                          # 8
+    "        return c.seen_tokens\n"       # 9
+    "def ternary(c, f):\n"                # 10
+    "    return c.seen_tokens if f else 0\n"  # 11
+    "def outer(c):\n"                     # 12
+    "    n = seen(c)\n"                    # 13
+    "    return n\n"                       # 14
+    "class M:\n"                          # 15
+    "    def own(self, c):\n"              # 16
+    "        return c.seen_tokens\n"       # 17
+    "    def run(self, c):\n"              # 18
+    "        return self.own(c)\n"         # 19
+    "def one(c): return c.seen_tokens\n"  # 20
+    "x = outer(c) + guarded(c) + branch(c, 1) + ternary(c, 1) + one(c)\n"  # 21
+)
+TREE = parso.parse(CODE)
+
+
+def at(line: int, text: str) -> Position:
+    return Position(line, CODE.splitlines()[line - 1].index(text))
+
+
+@pytest.mark.parametrize(("use", "calls"), [
+    (at(2, "c.seen"), [at(13, "seen("), at(21, "outer(")]),  # a helper's one statement, and its caller's caller
+    (at(6, "c.seen"), []),    # an earlier `return` may leave the helper first
+    (at(9, "c.seen"), []),    # under an `if`
+    (at(11, "c.seen"), []),   # a ternary's branch
+    (at(17, "c.seen"), [at(19, "self.own")]),  # a method: `self.own(...)` in its class
+    (at(20, "c.seen"), [at(21, "one(")]),      # a one-line function
+])
+def test_raising_calls(use: Position, calls: list[Position]) -> None:
+    assert sorted(raising_calls(TREE, use), key=lambda p: (p.line, p.column)) == calls
+
+
+def found(text: str, version: str) -> list[tuple[int, str]]:
+    head = "import torch\nfrom transformers import AutoModelForCausalLM, Cache\n"
+    result = check_source(head + text, "t.py", context=Context(target=Target.of(version)))
+    return [(f.span.start.line - 2, f.severity.value) for f in result.findings if f.code == "HFC007"]
+
+
+HOOKED = (
+    "def _seen(pkv):\n"                                  # 1
+    "    return pkv.seen_tokens\n"                         # 2
+    "def _max(pkv):\n"                                   # 3
+    "    return pkv.get_max_length()\n"                    # 4
+    "class M(LlamaForCausalLM):\n"                       # 5
+    "    def prepare_inputs_for_generation(self, input_ids, past_key_values=None, attention_mask=None, **kw):\n"
+    "        if past_key_values is not None:\n"          # 7
+    "            if isinstance(past_key_values, Cache):\n"  # 8
+    "                seen = {first}\n"                     # 9
+    "                top = _max(past_key_values)\n"        # 10
+    "            else:\n"                                  # 11
+    "                top = None\n"                         # 12
+    "            if top is not None and attention_mask is not None:\n"  # 13
+    "                attention_mask = attention_mask[:, -top:]\n"  # 14
+    "        return {{'input_ids': input_ids, 'attention_mask': attention_mask}}\n"  # 15
+    "m = M.from_pretrained('m')\n"
+    "c = AutoModelForCausalLM.from_pretrained('m')(torch.ones(1, 3).long(), use_cache=True).past_key_values\n"
+    "m.prepare_inputs_for_generation(torch.ones(1, 4).long(), past_key_values=c)\n"
+)
+
+
+def test_a_none_test_behind_a_helper_that_raises_is_not_reported() -> None:
+    # 5.23.0: `get_max_length()` answers -1 again, but `_seen` raises first on the only path that makes `top`
+    text = "from transformers import LlamaForCausalLM\n" + HOOKED.format(first="_seen(past_key_values)")
+    assert found(text, "5.23.0") == [(3, "error")]
+
+
+def test_the_none_test_is_reported_where_nothing_stops_it_first() -> None:
+    text = "from transformers import LlamaForCausalLM\n" + HOOKED.format(first="past_key_values.get_seq_length()")
+    assert found(text, "5.23.0") == [(5, "warning")]
+
+
+def test_a_helper_that_may_return_first_stops_nothing() -> None:
+    text = "from transformers import LlamaForCausalLM\n" + HOOKED.format(first="_seen(past_key_values)").replace(
+        "def _seen(pkv):\n", "def _seen(pkv):\n    if pkv is None:\n        return 0\n")
+    assert (7, "warning") in found(text, "5.23.0")
