@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from hf_cache_lint.engine.interpreter.cache_uses import count_targets, sub_cache
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
-from hf_cache_lint.engine.interpreter.model_subclasses import LOADERS, enclosing_method, model_of
+from hf_cache_lint.engine.interpreter.model_subclasses import LOADERS, MODULE_SELF, enclosing_method, model_of
 from hf_cache_lint.engine.interpreter.narrowing import narrow, narrowing
 from hf_cache_lint.engine.interpreter.session import EvArg, Session
 from hf_cache_lint.engine.interpreter.values import (
@@ -188,6 +188,17 @@ class Expressions:
             return ListVal(self.s.site(node))
         return UNKNOWN
 
+    def comprehended_cache(self, element: Node) -> CacheVal | None:
+        """The value of a comprehension's element when it is a call building a transformers cache of a known
+        class (`StaticCache(config=..., max_cache_len=n)`), evaluated once in the enclosing scope (the names the
+        comprehension binds are unknown there, as an unknown size is); None for anything else, unevaluated."""
+        if element.type not in ("atom_expr", "power") or element.children[0].type != "name" \
+                or not element.children[0].value.endswith("Cache") or element.children[-1].type != "trailer" \
+                or element.children[-1].children[0].value != "(":
+            return None
+        value = self.imports.force(self.eval(element))
+        return value if isinstance(value, CacheVal) and value.cls is not None else None
+
     def _comprehension_uses(self, body: Node) -> None:
         """`[k for k, v in cache]`: the first iterable of a comprehension runs in the enclosing scope; it is
         evaluated for its use of a cache when evaluating it has no effect (a name or attributes, no call)."""
@@ -225,7 +236,10 @@ class Expressions:
         if body is not None and body.type == "dictorsetmaker":
             kids = body.children
             if any(c.type in ("comp_for", "sync_comp_for") for c in kids):
-                return self.s.new(DictState(opaque=True))
+                # `{k: StaticCache(...) for k in ...}`: each value a cache of one class (keys unseen)
+                every = self.comprehended_cache(kids[2]) if len(kids) == 4 and kids[1].type == "operator" \
+                    and kids[1].value == ":" else None
+                return self.s.new(DictState(opaque=True, every=every))
             i = 0
             while i < len(kids):
                 c = kids[i]
@@ -390,7 +404,7 @@ class Expressions:
         if isinstance(obj, InstanceState):
             got = obj.get(name)
             model = model_of(obj) if got is None else None
-            if model is not None and not self._defines(obj.class_name, name):
+            if model is not None and not self._defines(obj.class_name, name) and name not in MODULE_SELF:
                 return self.attribute(model, name, head, trailers)  # the transformers model's (`self.generate`)
             return got if got is not None else Method(value, name)
         if isinstance(obj, PipelineState) and name == "model" and obj.model is not None:
@@ -460,7 +474,9 @@ class Expressions:
         key = string_value(trailer.children[1])
         if isinstance(obj, DictState) and key is not None:
             got = obj.get(key)
-            return got[0] if got else UNKNOWN
+            return got[0] if got else obj.every or UNKNOWN
+        if isinstance(obj, DictState) and obj.every is not None:
+            return obj.every  # a key the code computes (`caches[16]`, `caches[n]`): every value is that cache
         if isinstance(value, TupleVal) and trailer.children[1].type == "number" and value.items:
             try:
                 return value.items[int(trailer.children[1].value)]

@@ -111,9 +111,17 @@ class KnownCallables:
         first = positional(args, 0)
         return self.clone(first.value) if first else UNKNOWN
 
-    @known("builtins.dict")
+    @known("builtins.dict", "collections.OrderedDict")
     def _dict(self, q: str, args: list[EvArg], trailer: Node, whole: object) -> Value:
         d = DictState()
+        if len(args) == 1 and args[0].arg.value.type == "argument" and not args[0].arg.star \
+                and args[0].arg.value.children[-1].type in ("sync_comp_for", "comp_for"):
+            # `dict((n, StaticCache(...)) for n in lengths)`: pairs from a generator, each value a cache of one class
+            pair = args[0].arg.value.children[0]
+            items = pair.children[1].children if pair.type == "atom" and len(pair.children) == 3 \
+                and pair.children[1].type == "testlist_comp" else []
+            every = self.ex.comprehended_cache(items[2]) if len(items) == 3 else None
+            return self.s.new(DictState(opaque=True, every=every))
         for a in args:
             if a.arg.star == "**" or (a.arg.name is None and not a.arg.star):
                 d = self.ex.merge_into(d, a.value)

@@ -19,7 +19,7 @@ from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.functions import UserFunctions
 from hf_cache_lint.engine.interpreter.generate_calls import GenerateFacts
 from hf_cache_lint.engine.interpreter.loading import Loading
-from hf_cache_lint.engine.interpreter.model_subclasses import base_model_name
+from hf_cache_lint.engine.interpreter.model_subclasses import MODULE_SELF, base_model_name, model_of
 from hf_cache_lint.engine.interpreter.session import EvArg, Session, site_of
 from hf_cache_lint.engine.interpreter.values import (
     NONE,
@@ -47,8 +47,7 @@ _PASS_THROUGH = {"to", "cuda", "cpu", "eval", "train", "half", "float", "bfloat1
 
 # torch `nn.Module` methods that return the module itself (for the project's own module classes that do not
 # define them).
-_MODULE_SELF = frozenset({"to", "cuda", "cpu", "eval", "train", "half", "float", "double", "bfloat16",
-                          "requires_grad_"})
+_MODULE_SELF = MODULE_SELF
 
 
 class MethodCall:
@@ -201,7 +200,8 @@ class TrackedMethods:
             base = obj.cache_base.rpartition(".")[2]
             self._crop(f"`{obj.class_name}` (a subclass of `{base}`)", c.args, c.trailer, c.head, c.trailers, c.whole)
             return NONE
-        if fn is None and c.m.name in _MODULE_SELF and self.functions.torch_module(obj.class_name):
+        if fn is None and c.m.name in _MODULE_SELF and (self.functions.torch_module(obj.class_name)
+                                                         or model_of(obj) is not None):
             return c.ref  # `Wrapper(model).eval()`: torch's `Module.eval`/`.to`/... return the module itself
         return self.functions.inline(fn, c.args, c.ref, c.whole) if fn else UNKNOWN
 

@@ -345,6 +345,10 @@ class DictState:
     # their keys too: a position is trusted only when `entries` has that key there). Lookups and adding a
     # key are O(1) this way instead of a scan and a copy of every entry.
     index: dict[str, int] | None = field(default=None, compare=False, repr=False)
+    # What every key the code cannot see holds, where one comprehension builds every value as the same
+    # transformers cache (Higgs Audio's `{n: StaticCache(..., max_cache_len=n) for n in lengths}`): expressions.py
+    # `subscript` answers it for a key it does not know. Dropped by any change (`set`, `delete`: new states).
+    every: Value | None = None
 
     def _pos(self, key: str) -> int | None:
         entries = self.entries
@@ -456,7 +460,7 @@ _WALK: dict[type, tuple[tuple[str, int], ...]] = {
     Function: (("owner", _ONE), ("closure", _SECOND)),
     ModelState: (("gen_config", _ONE), ("generate", _ONE), ("aliases", _SECOND)),
     PipelineState: (("model", _ONE),),
-    DictState: (("entries", _SECOND),),
+    DictState: (("entries", _SECOND), ("every", _ONE)),
     InstanceState: (("attrs", _SECOND),),
 }
 
@@ -500,7 +504,7 @@ def map_children(x: _T, f: Callable[[Value], Value]) -> _T:
         else:
             changes[name] = tuple((p[0], f(p[1]), *p[2:]) for p in v)
     if isinstance(x, DictState):  # a new entries tuple: the shared key index does not carry over
-        return DictState(changes["entries"], x.opaque)  # type: ignore[arg-type, return-value]
+        return DictState(changes["entries"], x.opaque, every=changes["every"])  # type: ignore[arg-type, return-value]
     return replace(x, **changes)  # type: ignore[type-var]
 
 

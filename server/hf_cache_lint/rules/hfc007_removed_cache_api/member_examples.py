@@ -49,6 +49,11 @@ _HELPER_FIRST = ("\n\ndef seen(past):\n    return past.seen_tokens\n\n\n"
                  "def keep(past, mask):\n    n = seen(past)\n    limit = past.get_max_length()\n"
                  "    if limit is not None:\n        mask = mask[:, -limit:]\n    return mask, n\n\n\n"
                  + _FORWARD + 'mask, n = keep(cache, inputs["attention_mask"])\n')
+# One static cache per length bucket, built by a comprehension (Higgs Audio's serving engine), a bucket's keys read
+# in a helper.
+_BUCKETS = ("\n\ndef filled_keys(cache):\n    return cache.key_cache[0]\n\n\n"
+            "buckets = {n: StaticCache(config=model.config, max_cache_len=n) for n in (16, 32)}\n"
+            "keys = filled_keys(buckets[16])\n")
 # Code written across releases asks for the maximum one way and falls back to the other (ChatTTS).
 _PAIR = ("try:\n    limit = cache.get_max_cache_shape()\nexcept AttributeError:  # transformers 5.20+\n"
          "    limit = cache.get_max_length()\n")
@@ -100,6 +105,15 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="AttributeError: 'DynamicCache' object has no attribute 'seen_tokens'",
         note="a helper reading `seen_tokens` (gone from 4.54) raises at its call, so the caller's next lines never "
              "run: not `get_max_length()` (gone 4.49-5.12), nor the None test of its answer (-1 from 5.13)",
+    ),
+    Invalid(
+        prelude("StaticCache") + _BUCKETS,
+        flagged="key_cache",
+        message_contains="AttributeError: 'StaticCache' object has no attribute 'key_cache'",
+        fixed={"Use `.layers[0].keys`": prelude("StaticCache") + _BUCKETS.replace("cache.key_cache[0]",
+                                                                                   "cache.layers[0].keys")},
+        note="one static cache per length, built by a dict comprehension: the cache at every key the code computes "
+             "(`buckets[16]`); `key_cache` is gone from 4.56",
     ),
     Invalid(
         _LOAD + _FORWARD + _PAIR + _NONE_MEANS_NO_MAXIMUM + _CHECKED,
