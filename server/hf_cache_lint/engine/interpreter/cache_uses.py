@@ -119,6 +119,20 @@ class CacheUses:
             self.record(who, op, name, _receiver(head, before), self.s.span(trailer.children[1]),
                         Span(self.s.span(head).start, self.s.span(trailer).end))
 
+    def subclass_member(self, model: Value, class_name: str, trailer: Node, head: Node,
+                        before: Sequence[Node]) -> None:
+        """`self._supports_cache_class` read on an instance of the project's subclass of a transformers model class
+        (`model`: the model it is; expressions.py tells that its classes do not define the member): the model's
+        member, whose error names the subclass."""
+        name = trailer.children[1].value
+        obj = self.s.obj(model) if type(model) is Ref else None
+        if "cache" not in name.lower() or not isinstance(obj, ModelState):
+            return
+        who = _model_subject(obj)
+        if who is not None:
+            self.record(replace(who, subclass=class_name), "read", name, _receiver(head, before),
+                        self.s.span(trailer.children[1]), Span(self.s.span(head).start, self.s.span(trailer).end))
+
     def call(self, value: Value, name: str, args: list[EvArg], attribute: Node, call: Node, head: Node,
              before: Sequence[Node]) -> None:
         """`receiver.name(args)` (`attribute` the `.name` trailer, `call` the `(...)` one)."""

@@ -360,6 +360,9 @@ class Expressions:
             if opener == ".":
                 if self.uses.on and not (i + 1 < len(trailers) and _is_call(trailers[i + 1])):
                     self.uses.member(value, "read", t, head, seen[:-1])  # a call is recorded with its arguments
+                    inner = self._subclass_model(value, t.children[1].value)
+                    if inner is not None:
+                        self.uses.subclass_member(inner[0], inner[1], t, head, seen[:-1])
                 value = self.attribute(value, t.children[1].value, head, seen)
             elif opener == "(":
                 value = self.dispatch.call(value, t, head, seen)
@@ -425,6 +428,20 @@ class Expressions:
             if value.model_base and name in LOADERS:  # `Chat.from_pretrained(...)`: the model's loader (methods.py)
                 return Method(value, name)
         return self._chain_unknown(head, trailers)
+
+    def _subclass_model(self, value: Value, name: str) -> tuple[Ref, str] | None:
+        """The transformers model an instance of the project's model subclass is, and the subclass's name, when
+        neither the instance nor its classes have `name` (a member of the model: `self._supports_cache_class` in a
+        mixin's generate); None otherwise."""
+        if type(value) is not Ref or "cache" not in name.lower():
+            return None
+        obj = self.s.obj(value)
+        if not isinstance(obj, InstanceState) or obj.get(name) is not None:
+            return None
+        model = model_of(obj)
+        if model is None or self._defines(obj.class_name, name):
+            return None
+        return model, obj.class_name
 
     def _defines(self, class_name: str, name: str) -> bool:
         """Whether the project's class defines method `name` (itself or through its own classes on the way)."""

@@ -19,7 +19,12 @@ from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.functions import UserFunctions
 from hf_cache_lint.engine.interpreter.generate_calls import GenerateFacts
 from hf_cache_lint.engine.interpreter.loading import Loading
-from hf_cache_lint.engine.interpreter.model_subclasses import MODULE_SELF, base_model_name, model_of
+from hf_cache_lint.engine.interpreter.model_subclasses import (
+    MAX_DEPTH,
+    MODULE_SELF,
+    base_model_name,
+    model_of,
+)
 from hf_cache_lint.engine.interpreter.session import EvArg, Session, site_of
 from hf_cache_lint.engine.interpreter.values import (
     NONE,
@@ -29,6 +34,7 @@ from hf_cache_lint.engine.interpreter.values import (
     ConfigState,
     Const,
     DictState,
+    Function,
     HeapObj,
     InstanceState,
     Method,
@@ -195,6 +201,8 @@ class TrackedMethods:
     def _instance(self, obj: HeapObj, c: MethodCall) -> Value:
         assert isinstance(obj, InstanceState)
         fn = self.functions.method_of(obj.class_name, c.m.name)
+        if fn is None and model_of(obj) is not None:
+            fn = self._mixed_in(obj.class_name, c.m.name)
         if fn is None and c.m.name == "crop" and obj.cache_base and "crop" not in obj.own:
             # The project's own subclass of a transformers cache: `crop` is transformers' (not the subclass's).
             base = obj.cache_base.rpartition(".")[2]
@@ -204,6 +212,21 @@ class TrackedMethods:
                                                          or model_of(obj) is not None):
             return c.ref  # `Wrapper(model).eval()`: torch's `Module.eval`/`.to`/... return the module itself
         return self.functions.inline(fn, c.args, c.ref, c.whole) if fn else UNKNOWN
+
+    def _mixed_in(self, class_name: str, name: str, depth: int = 0) -> Function | None:
+        """The method `name` of a model subclass's own mixin, found as Python's MRO would before the transformers
+        model (Petals' `class DistributedLlamaForCausalLM(RemoteGenerationMixin, LlamaForCausalLM)`: the mixin's
+        `generate`): the module's classes among the bases written before the first base that is not one."""
+        cls = self.s.module_state.names.get(class_name)
+        if not isinstance(cls, ClassDef) or cls.node is None or depth > MAX_DEPTH:
+            return None
+        for base in self.functions.bases(cls.node):
+            if not isinstance(base, ClassDef):
+                return None  # the transformers model (or another library's class) comes first from here on
+            fn = self.functions.method_of(base.name, name) or self._mixed_in(base.name, name, depth + 1)
+            if fn is not None:
+                return fn
+        return None
 
     def _pipeline(self, obj: HeapObj, c: MethodCall) -> Value:
         assert isinstance(obj, PipelineState)

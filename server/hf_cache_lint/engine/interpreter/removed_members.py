@@ -98,7 +98,7 @@ def _removal(u: CacheUse, target: Target) -> _Removed | None:
         removed = target.removed_model_member(u.name)
         if removed is None or (u.op == "read" and _was_method(_GENERATION, "GenerationMixin", u.name, removed)):
             return None  # a reference without a call fails only when called
-        return _Removed(u, removed, u.cls or "")
+        return _Removed(u, removed, u.subclass or u.cls or "")  # the project's subclass: the error names it
     if u.name in _STATIC_ONLY and "Static" not in (u.cls or ""):
         return None
     if u.name in _COUNTERS:  # a cache class that kept the counter (None: a model's DynamicCache)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hf_cache_lint.engine.base.findings import Severity
 from hf_cache_lint.rules.base import Invalid, Valid
-from hf_cache_lint.rules.snippets import prelude
+from hf_cache_lint.rules.snippets import LLAMA, prelude
 
 _LOAD = prelude()
 _FORWARD = "cache = model(**inputs, use_cache=True).past_key_values\n"
@@ -54,6 +54,16 @@ _HELPER_FIRST = ("\n\ndef seen(past):\n    return past.seen_tokens\n\n\n"
 _BUCKETS = ("\n\ndef filled_keys(cache):\n    return cache.key_cache[0]\n\n\n"
             "buckets = {n: StaticCache(config=model.config, max_cache_len=n) for n in (16, 32)}\n"
             "keys = filled_keys(buckets[16])\n")
+# A generation mixin of the project mixed into a transformers model class before it (Petals'
+# `DistributedLlamaForCausalLM(RemoteGenerationMixin, LlamaForCausalLM)`): its `generate` runs on the model and reads
+# the model's 4.4x cache flag.
+_MIXIN = ("\n\nclass RemoteGenerationMixin:\n    def generate(self, *args, **kwargs):\n"
+          "        if self._supports_cache_class and \"past_key_values\" not in kwargs:\n"
+          "            kwargs[\"past_key_values\"] = DynamicCache()\n"
+          "        return super().generate(*args, **kwargs)\n\n\n"
+          "class DistributedLlama(RemoteGenerationMixin, LlamaForCausalLM):\n    pass\n\n\n"
+          f"remote = DistributedLlama.from_pretrained(\"{LLAMA}\")\n"
+          "out = remote.generate(**inputs, max_new_tokens=2, min_new_tokens=2)\n")
 # Code written across releases asks for the maximum one way and falls back to the other (ChatTTS).
 _PAIR = ("try:\n    limit = cache.get_max_cache_shape()\nexcept AttributeError:  # transformers 5.20+\n"
          "    limit = cache.get_max_length()\n")
@@ -114,6 +124,15 @@ INVALID: tuple[Invalid, ...] = (
                                                                                    "cache.layers[0].keys")},
         note="one static cache per length, built by a dict comprehension: the cache at every key the code computes "
              "(`buckets[16]`); `key_cache` is gone from 4.56",
+    ),
+    Invalid(
+        prelude("DynamicCache", model="LlamaForCausalLM") + _MIXIN,
+        flagged="_supports_cache_class",
+        message_contains="AttributeError: 'DistributedLlama' object has no attribute '_supports_cache_class'",
+        fixed={'Use `getattr(..., True)`': prelude("DynamicCache", model="LlamaForCausalLM") + _MIXIN.replace(
+            "self._supports_cache_class", 'getattr(self, "_supports_cache_class", True)')},
+        note="a project mixin before the model class in the bases: its `generate` runs on the model, whose "
+             "`_supports_cache_class` flag is gone from 4.54",
     ),
     Invalid(
         _LOAD + _FORWARD + _PAIR + _NONE_MEANS_NO_MAXIMUM + _CHECKED,
