@@ -1,6 +1,7 @@
 """Issue 31 item 2: the module-wide passes a keystroke runs again skip what cannot change their answer, and the
 answer is a whole walk's: `statement_walk` finds every import, `def` and `class` a walk of every node finds, in the
-same order; the hook facts of a module that binds no transformers name are none (hooks.py `_nothing_bound`); a
+same order; the hook facts of a module that binds no transformers name, or whose text holds none of the words the
+scan needs, are none (hooks.py `_nothing_bound`, `_no_scan_word`); a
 function the removed-API reader skips (removed_api.py `_Quiet`) holds no use. Over the corpus, the examples, the
 real-code cases, every rule's VALID and INVALID examples and transformers' own generation modules (an oracle
 environment's copy), at 5.24.0 and at 4.57.6, with and without each shortcut."""
@@ -130,6 +131,7 @@ def test_the_shortcuts_of_the_hook_and_removed_api_passes_change_no_fact(
     fast = {(t, v): facts(t, path, v) for t in texts for v in ("5.24.0", "4.57.6")}
     monkeypatch.setattr(removed_api._Quiet, "__call__", lambda self, node: False)
     monkeypatch.setattr(hooks, "_nothing_bound", lambda names, text: False)
+    monkeypatch.setattr(hooks, "_no_scan_word", lambda text: False)
     for (text, version), got in fast.items():
         assert got == facts(text, path, version), f"{path.name} at {version}"
     if path.name == "utils.py":  # transformers' own module: most functions skipped, no name bound
@@ -173,6 +175,7 @@ def test_the_shortcuts_change_no_fact_of_a_rule_example(name: str, code: str, tm
     fast = {v: facts(code, path, v) for v in ("5.24.0", "4.57.6")}
     monkeypatch.setattr(removed_api._Quiet, "__call__", lambda self, node: False)
     monkeypatch.setattr(hooks, "_nothing_bound", lambda names, text: False)
+    monkeypatch.setattr(hooks, "_no_scan_word", lambda text: False)
     for version, got in fast.items():
         assert got == facts(code, path, version), f"{name} at {version}"
 
