@@ -18,7 +18,7 @@ import pytest
 from hf_cache_lint.engine.environment.context import Context
 from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.cache_use import CacheUse
-from hf_cache_lint.engine.interpreter import Interpreter, hooks, interp, removed_api
+from hf_cache_lint.engine.interpreter import Interpreter, hooks, interp, removed_api, removed_reuse
 from hf_cache_lint.engine.syntax import nodes
 from hf_cache_lint.engine.syntax.nodes import statement_walk, statements, statements_shared
 
@@ -106,6 +106,7 @@ def test_the_statement_list_is_made_once_a_check_and_never_kept_for_the_next() -
 
 
 def facts(text: str, path: Path, version: str) -> tuple[object, ...]:
+    removed_reuse._forget_runs()  # each check walks every function (the last check's uses are not reused)
     ctx = Context(target=Target.of(version), workspace=path.parent)
     tree = interp.parse(text)
     interpreter = Interpreter(text, str(path), ctx)
