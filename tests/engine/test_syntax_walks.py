@@ -124,13 +124,13 @@ def test_the_shortcuts_of_the_hook_and_removed_api_passes_change_no_fact(
     skipped: list[bool] = []
     quiet = removed_api._Quiet.__call__
 
-    def spy(self: Any, node: Any) -> bool:
-        skipped.append(quiet(self, node))
+    def spy(self: Any, node: Any, piece: Any = None) -> bool:
+        skipped.append(quiet(self, node, piece))
         return skipped[-1]
 
     monkeypatch.setattr(removed_api._Quiet, "__call__", spy)
     fast = {(t, v): facts(t, path, v) for t in texts for v in ("5.24.0", "4.57.6")}
-    monkeypatch.setattr(removed_api._Quiet, "__call__", lambda self, node: False)
+    monkeypatch.setattr(removed_api._Quiet, "__call__", lambda self, node, piece=None: False)
     monkeypatch.setattr(hooks, "_nothing_bound", lambda names, text: False)
     monkeypatch.setattr(hooks, "_no_scan_word", lambda text: False)
     for (text, version), got in fast.items():
@@ -158,7 +158,7 @@ def test_a_function_that_holds_a_use_is_not_skipped(snippet: str, tmp_path: Path
     path = tmp_path / "snippet.py"
     got = facts(snippet, path, "5.24.0")
     assert got[0], "the snippet holds a use the reader reports"
-    monkeypatch.setattr(removed_api._Quiet, "__call__", lambda self, node: False)
+    monkeypatch.setattr(removed_api._Quiet, "__call__", lambda self, node, piece=None: False)
     assert facts(snippet, path, "5.24.0") == got
 
 
@@ -174,7 +174,7 @@ def test_the_shortcuts_change_no_fact_of_a_rule_example(name: str, code: str, tm
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "example.py"
     fast = {v: facts(code, path, v) for v in ("5.24.0", "4.57.6")}
-    monkeypatch.setattr(removed_api._Quiet, "__call__", lambda self, node: False)
+    monkeypatch.setattr(removed_api._Quiet, "__call__", lambda self, node, piece=None: False)
     monkeypatch.setattr(hooks, "_nothing_bound", lambda names, text: False)
     monkeypatch.setattr(hooks, "_no_scan_word", lambda text: False)
     for version, got in fast.items():

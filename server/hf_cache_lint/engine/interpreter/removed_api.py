@@ -92,13 +92,14 @@ def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGua
             if kids is None:
                 continue  # a leaf: every use below is read from a node
             t = node.type
-            if t == "funcdef" and quiet(node):
-                continue
-            if t == "funcdef" and node is not into and scope == _MODULE and top_level(node):
-                got = runs.uses(node, partial(walk, [(node, scope)], node))
-                found.extend(got[0])
-                functions.update(got[1])
-                continue
+            if t == "funcdef" and node is not into:  # `into`: a function `runs` found not quiet
+                if scope == _MODULE and top_level(node):
+                    got = runs.uses(node, partial(walk, [(node, scope)], node), quiet)
+                    found.extend(got[0])
+                    functions.update(got[1])
+                    continue
+                if quiet(node):
+                    continue
             if t == "if_stmt":
                 stack.extend(reversed(list(if_branches(node, scope, guards))))
                 continue
@@ -193,13 +194,13 @@ class _Quiet:
         starts = self._starts
         return self.text[starts[first - 1]:starts[last] if last < len(starts) else len(self.text)]
 
-    def __call__(self, node: Node) -> bool:
+    def __call__(self, node: Node, piece: str | None = None) -> bool:
         first, last = node.start_pos[0], end_pos(node)[0]
         at = bisect.bisect_left(self.lines, first)
         if at < len(self.lines) and self.lines[at] <= last:
             return False
         # Whole lines: a little more text than the function's own, which can only keep a function from being skipped.
-        piece = self.piece(node)
+        piece = self.piece(node) if piece is None else piece
         # The answer depends only on the piece and the words: the last check's answers are reused (a keystroke
         # changes one function; a dozen words or more each searched in every function's text cost ~3 ms on
         # generation/utils.py, hashing the pieces a fraction of it).

@@ -106,8 +106,9 @@ class FunctionRuns:
         global _LAST_RUNS
         _LAST_RUNS = self._key, self._runs
 
-    def uses(self, node: Node, walk: Callable[[], Walked]) -> Walked:
-        """The function's uses and their functions: the last check's moved, else `walk()`'s."""
+    def uses(self, node: Node, walk: Callable[[], Walked], quiet: Callable[[Node, str], bool]) -> Walked:
+        """The function's uses and their functions: the last check's moved, else none where `quiet` says it can hold
+        none (removed_api.py `_Quiet`: by the same text and inputs, the last check's answer), else `walk()`'s."""
         first, last = node.start_pos[0], end_pos(node)[0]
         piece = self._piece(node)
         lo, hi = bisect.bisect_left(self._lines, first), bisect.bisect_right(self._lines, last)
@@ -119,6 +120,9 @@ class FunctionRuns:
             if got is not None:
                 self._runs[piece] = _Run(first, reads, old.defined, got[0], old.functions)
                 return list(got[0]), got[1]
+        if quiet(node, piece):
+            self._runs[piece] = _Run(first, reads, None, (), ())
+            return [], {}
         self._defined.read = False
         found, functions = walk()
         ordinals: dict[object, int] = {}
