@@ -1,6 +1,7 @@
 """Issue 31 item 2: the module-wide passes a keystroke runs again skip what cannot change their answer, and the
 answer is a whole walk's: `statement_walk` finds every import, `def` and `class` a walk of every node finds, in the
-same order; the hook facts of a module that binds no transformers name are none (hooks.py `_nothing_bound`); a
+same order; the hook facts of a module that binds no transformers name, or whose text holds none of the words the
+scan needs, are none (hooks.py `_nothing_bound`, `_no_scan_word`); a
 function the removed-API reader skips (removed_api.py `_Quiet`) holds no use. Over the corpus, the examples, the
 real-code cases, every rule's VALID and INVALID examples and transformers' own generation modules (an oracle
 environment's copy), at 5.24.0 and at 4.57.6, with and without each shortcut."""
@@ -17,7 +18,7 @@ import pytest
 from hf_cache_lint.engine.environment.context import Context
 from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.cache_use import CacheUse
-from hf_cache_lint.engine.interpreter import Interpreter, hooks, interp, removed_api
+from hf_cache_lint.engine.interpreter import Interpreter, hooks, interp, removed_api, removed_reuse
 from hf_cache_lint.engine.syntax import nodes
 from hf_cache_lint.engine.syntax.nodes import statement_walk, statements, statements_shared
 
@@ -105,6 +106,7 @@ def test_the_statement_list_is_made_once_a_check_and_never_kept_for_the_next() -
 
 
 def facts(text: str, path: Path, version: str) -> tuple[object, ...]:
+    removed_reuse._forget_runs()  # each check walks every function (the last check's uses are not reused)
     ctx = Context(target=Target.of(version), workspace=path.parent)
     tree = interp.parse(text)
     interpreter = Interpreter(text, str(path), ctx)
@@ -122,14 +124,15 @@ def test_the_shortcuts_of_the_hook_and_removed_api_passes_change_no_fact(
     skipped: list[bool] = []
     quiet = removed_api._Quiet.__call__
 
-    def spy(self: Any, node: Any) -> bool:
-        skipped.append(quiet(self, node))
+    def spy(self: Any, node: Any, piece: Any = None) -> bool:
+        skipped.append(quiet(self, node, piece))
         return skipped[-1]
 
     monkeypatch.setattr(removed_api._Quiet, "__call__", spy)
     fast = {(t, v): facts(t, path, v) for t in texts for v in ("5.24.0", "4.57.6")}
-    monkeypatch.setattr(removed_api._Quiet, "__call__", lambda self, node: False)
+    monkeypatch.setattr(removed_api._Quiet, "__call__", lambda self, node, piece=None: False)
     monkeypatch.setattr(hooks, "_nothing_bound", lambda names, text: False)
+    monkeypatch.setattr(hooks, "_no_scan_word", lambda text: False)
     for (text, version), got in fast.items():
         assert got == facts(text, path, version), f"{path.name} at {version}"
     if path.name == "utils.py":  # transformers' own module: most functions skipped, no name bound
@@ -155,7 +158,7 @@ def test_a_function_that_holds_a_use_is_not_skipped(snippet: str, tmp_path: Path
     path = tmp_path / "snippet.py"
     got = facts(snippet, path, "5.24.0")
     assert got[0], "the snippet holds a use the reader reports"
-    monkeypatch.setattr(removed_api._Quiet, "__call__", lambda self, node: False)
+    monkeypatch.setattr(removed_api._Quiet, "__call__", lambda self, node, piece=None: False)
     assert facts(snippet, path, "5.24.0") == got
 
 
@@ -171,8 +174,9 @@ def test_the_shortcuts_change_no_fact_of_a_rule_example(name: str, code: str, tm
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "example.py"
     fast = {v: facts(code, path, v) for v in ("5.24.0", "4.57.6")}
-    monkeypatch.setattr(removed_api._Quiet, "__call__", lambda self, node: False)
+    monkeypatch.setattr(removed_api._Quiet, "__call__", lambda self, node, piece=None: False)
     monkeypatch.setattr(hooks, "_nothing_bound", lambda names, text: False)
+    monkeypatch.setattr(hooks, "_no_scan_word", lambda text: False)
     for version, got in fast.items():
         assert got == facts(code, path, version), f"{name} at {version}"
 

@@ -47,6 +47,8 @@ STATE: tuple[Global, ...] = (
     Global("engine/syntax/fast_parser.py", "_TABLES", "registry", "parso's grammar tables re-keyed, once per grammar object"),
     Global("engine/interpreter/removed_api.py", "_LAST_ANSWERS", "cache",
            "the removed-API reader's last check: which functions' texts can hold no use, for its words (one check's)"),
+    Global("engine/interpreter/removed_reuse.py", "_LAST_RUNS", "cache",
+           "the removed-API reader's last check: each module-level function's uses, by its text, for its inputs"),
     Global("engine/text/text.py", "_LAST_STARTS", "cache", "the last text's line starts (a one-entry memo)"),
     Global("engine/text/text.py", "_LAST_LINES", "cache", "the last text's lines (a one-entry memo)"),
     Global("engine/text/text.py", "_LAST_LOWERED", "cache",

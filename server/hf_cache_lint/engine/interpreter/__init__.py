@@ -52,6 +52,7 @@ The stage's other modules (stage interpreter: imports base/, environment/, text/
 - removed_calls.py: removed names read off transformers, removed Cache methods called, rejected constructor calls;
 - removed_reads.py: removed reads of a known cache or model (`cache[i]`, `key_cache`, loops, `getattr` defaults);
 - removed_model_names.py: names a tabled model module or the top level lost (`modeling_llama.LlamaFlashAttention2`);
+- removed_reuse.py: the removed-API walk's last uses per module-level function, reused (moved) where its text and inputs are;
 - constructor_calls.py: constructor calls of imported transformers cache classes the target rejects (for removed_api);
 - hooks.py: generation hooks the code hands transformers (overrides, patched forwards, `Cache.update`), and the
   positions it sends, read from the tree;

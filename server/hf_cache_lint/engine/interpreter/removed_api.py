@@ -24,6 +24,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Collection
 from dataclasses import replace
+from functools import partial
 from itertools import accumulate, repeat
 
 from parso.utils import split_lines
@@ -36,7 +37,7 @@ from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.cache_use import CacheUse
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
 from hf_cache_lint.engine.interpreter.constructor_calls import imported_classes
-from hf_cache_lint.engine.interpreter.removed_calls import Defined, chain_uses, constructor_uses
+from hf_cache_lint.engine.interpreter.removed_calls import chain_uses, constructor_uses
 from hf_cache_lint.engine.interpreter.removed_imports import generation_imports, imports
 from hf_cache_lint.engine.interpreter.removed_members import Reads
 from hf_cache_lint.engine.interpreter.removed_model_names import (
@@ -46,10 +47,19 @@ from hf_cache_lint.engine.interpreter.removed_model_names import (
     model_words,
 )
 from hf_cache_lint.engine.interpreter.removed_reads import cache_reads, defaulted_reads, unpacked
+from hf_cache_lint.engine.interpreter.removed_reuse import (
+    FunctionRuns,
+    Walked,
+    WatchedDefined,
+    inputs,
+    top_level,
+)
 from hf_cache_lint.engine.interpreter.removed_scopes import Scope, if_branches, ternary, try_parts
 from hf_cache_lint.engine.interpreter.version_guard import VersionGuards
 from hf_cache_lint.engine.syntax.nodes import Node, end_pos
 from hf_cache_lint.engine.text.prefilter import might_construct, might_use_removed_api
+
+_MODULE = Scope()  # the module's own statements' scope
 
 
 def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGuards,
@@ -64,54 +74,67 @@ def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGua
     if not reads and not classes and (not might_use_removed_api(text) or
                                       target.version < min(first_removal(), first_model_removal())):
         return ()
-    user_methods = Defined(module, guards.modules)
+    user_methods = WatchedDefined(module, guards.modules)
     caches = reads if reads else None
     # Names of model modules and top-level exports the table holds (removed_model_names.py): only where the text
     # names a model module or a removed export.
     models = ModelModules(module) if model_words(text) else None
     quiet = _Quiet(text, (*classes, *(models.words if models is not None else ())), reads)
-    found: list[RemovedApiUse] = []
-    functions: dict[int, int] = {}  # id() of a read found -> the function it is in
-    stack: list[tuple[Node, Scope]] = [(module, Scope())]
-    while stack:
-        node, scope = stack.pop()
-        kids = getattr(node, "children", None)
-        if kids is None:
-            continue  # a leaf: every use below is read from a node
-        t = node.type
-        if t == "funcdef" and quiet(node):
-            continue
-        if t == "if_stmt":
-            stack.extend(reversed(list(if_branches(node, scope, guards))))
-            continue
-        if t == "try_stmt":
-            stack.extend(reversed(list(try_parts(node, scope))))
-            continue
-        if t == "test" and len(node.children) == 5:  # a if c else b
-            stack.extend(reversed(list(ternary(node, scope, guards))))
-            continue
-        if t == "import_from":
-            found.extend(imports(node, target, scope))
-            found.extend(generation_imports(node, target, scope))
-            if models is not None:
-                found.extend(model_imports(node, target, scope))
-            continue
-        if t in ("funcdef", "lambdef"):
-            scope = replace(scope, deferred=True, function=id(node))
-        if t in ("power", "atom_expr"):
-            if classes:
-                found.extend(constructor_uses(node, classes, target, scope))
-            found.extend(chain_uses(node, target, scope, guards, user_methods, reads))
-            if models is not None:
-                found.extend(model_attribute_uses(node, target, scope, models, guards.modules))
-            if caches is not None:
-                for u in cache_reads(node, target, scope, caches):
-                    found.append(u)
-                    functions[id(u)] = scope.function
-                found.extend(defaulted_reads(node, scope, caches))
-        elif t in ("for_stmt", "sync_comp_for") and caches is not None:
-            found.extend(unpacked(node, target, scope, caches))
-        stack.extend(zip(reversed(kids), repeat(scope)))
+    # A module-level function whose text and inputs are the last check's gets its last uses (removed_reuse.py).
+    runs = FunctionRuns(inputs(target, guards, classes, models, reads, quiet.words), reads, user_methods, quiet.piece)
+
+    def walk(stack: list[tuple[Node, Scope]], into: Node | None = None) -> Walked:
+        found: list[RemovedApiUse] = []
+        functions: dict[int, object] = {}  # id() of a read found -> the function it is in
+        while stack:
+            node, scope = stack.pop()
+            kids = getattr(node, "children", None)
+            if kids is None:
+                continue  # a leaf: every use below is read from a node
+            t = node.type
+            if t == "funcdef" and node is not into:  # `into`: a function `runs` found not quiet
+                if scope == _MODULE and top_level(node):
+                    got = runs.uses(node, partial(walk, [(node, scope)], node), quiet)
+                    found.extend(got[0])
+                    functions.update(got[1])
+                    continue
+                if quiet(node):
+                    continue
+            if t == "if_stmt":
+                stack.extend(reversed(list(if_branches(node, scope, guards))))
+                continue
+            if t == "try_stmt":
+                stack.extend(reversed(list(try_parts(node, scope))))
+                continue
+            if t == "test" and len(node.children) == 5:  # a if c else b
+                stack.extend(reversed(list(ternary(node, scope, guards))))
+                continue
+            if t == "import_from":
+                found.extend(imports(node, target, scope))
+                found.extend(generation_imports(node, target, scope))
+                if models is not None:
+                    found.extend(model_imports(node, target, scope))
+                continue
+            if t in ("funcdef", "lambdef"):
+                scope = replace(scope, deferred=True, function=id(node))
+            if t in ("power", "atom_expr"):
+                if classes:
+                    found.extend(constructor_uses(node, classes, target, scope))
+                found.extend(chain_uses(node, target, scope, guards, user_methods, reads))
+                if models is not None:
+                    found.extend(model_attribute_uses(node, target, scope, models, guards.modules))
+                if caches is not None:
+                    for u in cache_reads(node, target, scope, caches):
+                        found.append(u)
+                        functions[id(u)] = scope.function
+                    found.extend(defaulted_reads(node, scope, caches))
+            elif t in ("for_stmt", "sync_comp_for") and caches is not None:
+                found.extend(unpacked(node, target, scope, caches))
+            stack.extend(zip(reversed(kids), repeat(scope)))
+        return found, functions
+
+    found, functions = walk([(module, _MODULE)])
+    runs.keep()
     # After `cache.key_cache = [...]` (reported as silent) the same receiver's `key_cache`, in the same function, is
     # that plain list: its reads raise nothing.
     quiet.keep_answers()
@@ -160,19 +183,24 @@ class _Quiet:
         global _LAST_ANSWERS
         _LAST_ANSWERS = self.words, self.answers
 
-    def __call__(self, node: Node) -> bool:
+    def piece(self, node: Node) -> str:
+        """The node's whole lines, from the first line's start to the last one's end: a little more text than the
+        node's own."""
         first, last = node.start_pos[0], end_pos(node)[0]
-        at = bisect.bisect_left(self.lines, first)
-        if at < len(self.lines) and self.lines[at] <= last:
-            return False
         if self._starts is None:  # each line's offset in the text, as parso counts lines (\r\n, \r, \n)
             text = self.text
             self._starts = list(accumulate(map((1).__add__, map(len, text.split("\n"))), initial=0)) \
                 if "\r" not in text else [0, *accumulate(map(len, split_lines(text, keepends=True)))]
         starts = self._starts
-        # Whole lines, from the first line's start to the last one's end: a little more text than the function's
-        # own, which can only keep a function from being skipped.
-        piece = self.text[starts[first - 1]:starts[last] if last < len(starts) else len(self.text)]
+        return self.text[starts[first - 1]:starts[last] if last < len(starts) else len(self.text)]
+
+    def __call__(self, node: Node, piece: str | None = None) -> bool:
+        first, last = node.start_pos[0], end_pos(node)[0]
+        at = bisect.bisect_left(self.lines, first)
+        if at < len(self.lines) and self.lines[at] <= last:
+            return False
+        # Whole lines: a little more text than the function's own, which can only keep a function from being skipped.
+        piece = self.piece(node) if piece is None else piece
         # The answer depends only on the piece and the words: the last check's answers are reused (a keystroke
         # changes one function; a dozen words or more each searched in every function's text cost ~3 ms on
         # generation/utils.py, hashing the pieces a fraction of it).
