@@ -39,6 +39,9 @@ class HookRead:
     text: str
     container: str = ""
     returned: bool = False
+    # A returned read whose key holds None from 5.4 (the hook handed its own None `cache_position` on by name), the
+    # span running to the use of it (`inputs["cache_position"][0]`); else the key is absent there.
+    entry_none: bool = False
 
 
 @dataclass(frozen=True)

@@ -75,7 +75,15 @@ class IgnoredCachePosition(Rule):
         gone = target.hook_parameter_gone(reference, _KEY)
         if gone is None:
             return
-        if read.how == "subscript":
+        if read.entry_none:
+            # The hook handed its own (None) `cache_position` on by name: the returned inputs hold that None.
+            error = "TypeError: 'NoneType' object is not subscriptable" if read.how == "subscript" else \
+                f"AttributeError: 'NoneType' object has no attribute '{read.text.rsplit('.', 1)[-1]}'"
+            message = (f"`{read.text}` in {hook.target}: {since(target, gone)} no longer passes "
+                       f"`cache_position`, so the parameter handed on is None, transformers' hook returns it under "
+                       f"'{_KEY}', and this raises {error}")
+            severity = Severity.ERROR
+        elif read.how == "subscript":
             message = (f"`{read.text}` in {hook.target}: {since(target, gone)} no longer passes "
                        f"`cache_position`, so this raises KeyError: '{_KEY}'")
             severity = Severity.ERROR
