@@ -85,3 +85,31 @@ def test_the_none_itself_is_not_reported() -> None:
     # Handed on, the key holds None from 5.4: reading it without using it raises nothing.
     read = '    self.position = inputs["cache_position"]\n    return inputs\n'
     assert found(_hook(read=read), "5.24.0") == []
+
+
+UPDATE = ("import torch\nfrom transformers import DynamicCache\n\n\n"
+          "class C(DynamicCache):\n"
+          "    def update(self, key_states, value_states, layer_idx, cache_kwargs=DEFAULT, **kwargs):\n"
+          "        self.read = READ\n"
+          "        return super().update(key_states, value_states, layer_idx, cache_kwargs, **kwargs)\n")
+
+
+@pytest.mark.parametrize("default", ["{}", "dict()"])
+def test_update_override_dict_default_subscript_is_a_key_error(default: str) -> None:
+    # The oracle (HFC011 example, and by hand on 5.4.0): the empty default dict, KeyError, not TypeError on None.
+    text = UPDATE.replace("DEFAULT", default).replace("READ", 'cache_kwargs["cache_position"]')
+    (finding,) = found(text, "5.23.0")
+    assert "KeyError: 'cache_position'" in finding.message and "TypeError" not in finding.message
+
+
+@pytest.mark.parametrize("default", ["{}", "dict()"])
+def test_update_override_dict_default_get_is_quiet(default: str) -> None:
+    # `.get` on the empty default dict answers None (no AttributeError: the oracle, 5.4.0-5.25.0).
+    text = UPDATE.replace("DEFAULT", default).replace("READ", 'cache_kwargs.get("sin")')
+    assert found(text, "5.23.0") == []
+
+
+def test_update_override_none_default_get_still_raises() -> None:
+    text = UPDATE.replace("DEFAULT", "None").replace("READ", 'cache_kwargs.get("sin")')
+    (finding,) = found(text, "5.23.0")
+    assert "AttributeError: 'NoneType' object has no attribute 'get'" in finding.message

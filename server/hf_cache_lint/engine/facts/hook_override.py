@@ -93,6 +93,9 @@ class HookOverride:
     # `get_seq_length`, which the forward calls first, takes none), or the attribute that `get_seq_length` reads
     # off `self` and the class never sets; "" when none of these.
     fails_first: str = ""
+    # A `cache_update` hook whose `cache_kwargs` parameter defaults to a dict (`cache_kwargs={}`, `=dict()`): where
+    # 5.4+ pass no fourth argument it reads that dict, so `.get` answers None and a subscript raises KeyError.
+    dict_default: bool = False
 
 
 def might_hold_hook(text: str) -> bool:

@@ -108,7 +108,9 @@ def hook_fact(fn: Node, kind: HookKind, target: str, reference: str, container: 
         signature_end = Span(e, e)
     return HookOverride(kind, fn.children[1].value, target, span(fn.children[1]), tuple(params), var_keyword,
                         tuple(reads), compat, reference, positional, insert_at, indent, signature_end, guarded, passes_on, base,
-                        members=tuple(members))
+                        members=tuple(members), dict_default=update_kwargs is not None and any(
+                            p.name.value == update_kwargs and p.default is not None and
+                            code(p.default).strip() in ("{}", "dict()") for p in fn.get_params()))
 
 
 def handed_to_base(body: Node, name: str, var_keyword: str | None) -> bool:

@@ -60,12 +60,19 @@ class IgnoredCachePosition(Rule):
             first = target.behaviour_since("update_gets_no_cache_kwargs")
             if first is None:
                 return
-            error = ("TypeError: 'NoneType' object is not subscriptable" if read.how == "subscript" else
-                     "AttributeError: 'NoneType' object has no attribute 'get'")
+            if hook.dict_default:
+                if read.how != "subscript":
+                    return  # `.get` on the default dict: None, as a guarded read answers
+                error = f"KeyError: '{read.key}'"
+                defaulted = ": the parameter is its default, an empty dict, and"
+            else:
+                error = ("TypeError: 'NoneType' object is not subscriptable" if read.how == "subscript" else
+                         "AttributeError: 'NoneType' object has no attribute 'get'")
+                defaulted = ""
             yield self.report(
                 read.span,
                 f"`{read.text}` in {hook.target}: {since(target, first)} calls `update(key_states, "
-                f"value_states, layer_idx)` without `{read.container}`, so this raises {error}",
+                f"value_states, layer_idx)` without `{read.container}`{defaulted or ', so'} this raises {error}",
                 story="5.4 stopped passing `{\"sin\", \"cos\", \"cache_position\"}` to `Cache.update`; a layer's "
                       "next position is `self.get_seq_length(layer_idx)` before the update, on every release.")
             return

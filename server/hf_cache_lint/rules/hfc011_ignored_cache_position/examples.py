@@ -146,6 +146,14 @@ INVALID: tuple[Invalid, ...] = (
              "None:` (a VLM copy's override: generate from token ids never takes that branch)",
     ),
     invalid(
+        PRESS.replace("cache_kwargs=None, **kwargs):", "cache_kwargs={}, **kwargs):"),
+        flagged='cache_kwargs["cache_position"]',
+        fixes={},
+        versions=_5X, runtime="HFC011",
+        note="`cache_kwargs={}` as the default: from 5.4 the override reads that empty dict (KeyError, not the "
+             "TypeError on None)",
+    ),
+    invalid(
         RETURNED,
         flagged='model_inputs["cache_position"][0]',
         fixes={},

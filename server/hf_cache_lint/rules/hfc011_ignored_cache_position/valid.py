@@ -62,6 +62,11 @@ VALID: tuple[Valid, ...] = (
         note="a `cache_position` parameter only handed on by name (None goes on where nothing passes it)",
     ),
     Valid(
+        PRESS.replace('int(cache_kwargs["cache_position"][-1])', 'cache_kwargs.get("sin")')
+        .replace("cache_kwargs=None, **kwargs):", "cache_kwargs=dict(), **kwargs):"),
+        note="`cache_kwargs=dict()` as the default: from 5.4 `.get` reads that empty dict and answers None",
+    ),
+    Valid(
         RETURNED.replace('    self.continuing = bool(model_inputs["cache_position"][0] != 0)\n',
                          '    position = model_inputs.get("cache_position")\n'
                          "    self.continuing = position is not None and bool(position[0] != 0)\n"),
