@@ -39,6 +39,9 @@ class HookRead:
     text: str
     container: str = ""
     returned: bool = False
+    # A returned read whose key holds None from 5.4 (the hook handed its own None `cache_position` on by name), the
+    # span running to the use of it (`inputs["cache_position"][0]`); else the key is absent there.
+    entry_none: bool = False
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,9 @@ class HookOverride:
     # `get_seq_length`, which the forward calls first, takes none), or the attribute that `get_seq_length` reads
     # off `self` and the class never sets; "" when none of these.
     fails_first: str = ""
+    # A `cache_update` hook whose `cache_kwargs` parameter defaults to a dict (`cache_kwargs={}`, `=dict()`): where
+    # 5.4+ pass no fourth argument it reads that dict, so `.get` answers None and a subscript raises KeyError.
+    dict_default: bool = False
 
 
 def might_hold_hook(text: str) -> bool:

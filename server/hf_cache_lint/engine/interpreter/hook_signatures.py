@@ -108,7 +108,9 @@ def hook_fact(fn: Node, kind: HookKind, target: str, reference: str, container: 
         signature_end = Span(e, e)
     return HookOverride(kind, fn.children[1].value, target, span(fn.children[1]), tuple(params), var_keyword,
                         tuple(reads), compat, reference, positional, insert_at, indent, signature_end, guarded, passes_on, base,
-                        members=tuple(members))
+                        members=tuple(members), dict_default=update_kwargs is not None and any(
+                            p.name.value == update_kwargs and p.default is not None and
+                            code(p.default).strip() in ("{}", "dict()") for p in fn.get_params()))
 
 
 def handed_to_base(body: Node, name: str, var_keyword: str | None) -> bool:
@@ -364,10 +366,19 @@ def _returned_reads(body: Node) -> Iterator[HookRead]:
             results.add(node.children[0].value)
     if not results:
         return
+    handed = _hands_position_on(body)
+    # A `cache_position` parameter kept back (not handed on) leaves the returned key None on every release: the
+    # override's own doing, not a release's. Without the parameter the position rides in `**kwargs`.
+    taken = any(p.star_count == 0 and p.name.value == "cache_position" for p in body.parent.get_params()) \
+        if body.parent is not None and body.parent.type == "funcdef" else False
     for node in walk(body):
         if node.type in ("power", "atom_expr") and node.children[0].type == "name" and \
                 node.children[0].value in results:
             got = _key_read(node)
+            if got is not None and got[0] == "cache_position":
+                if handed or not taken:
+                    yield from _returned_position(node, got, handed)
+                continue
             if got is None or got[0] != "past_key_values":
                 continue
             key, how, end = got
@@ -380,6 +391,36 @@ def _returned_reads(body: Node) -> Iterator[HookRead]:
                 "past_key_values" and code(node.children[1]).strip() in ("in", "not in") and \
                 node.children[2].type == "name" and node.children[2].value in results:
             yield HookRead("past_key_values", "in", span(node), code(node), node.children[2].value, returned=True)
+
+
+def _returned_position(node: Node, got: tuple[str, ReadHow, Node], handed: bool) -> Iterator[HookRead]:
+    """`inputs["cache_position"]` read from the model inputs transformers' own hook returned. From the release that
+    stops passing positions (5.4) the key is absent (`inputs["cache_position"]`: KeyError, `.get`: None), unless the
+    hook hands its own `cache_position` parameter on by name (LiveCC's `cache_position=cache_position`): then the
+    key holds that None, and only using it (`inputs["cache_position"][0]`, `.shape`) raises (`entry_none`, the span
+    running to the use). The oracle: tests/oracle (HFC011's examples), 4.57.6-5.25.0."""
+    _, how, end = got
+    kids = node.children
+    if _stored(node) or (how == "get" and handed):
+        return  # a store, or a None read silently either way
+    at = kids.index(end)
+    if handed:
+        after = kids[at + 1] if at + 1 < len(kids) else None
+        if after is None or not (is_trailer(after, "[") or is_trailer(after, ".")) or how != "subscript":
+            return  # the None itself, handed on or tested: nothing raises
+        how, end, at = ("subscript" if is_trailer(after, "[") else "get"), after, at + 1
+    yield HookRead("cache_position", how, span_between(kids[0], end), "".join(code(k) for k in kids[:at + 1]),
+                   kids[0].value, returned=True, entry_none=handed)
+
+
+def _hands_position_on(body: Node) -> bool:
+    """The body hands `cache_position=cache_position` to transformers' own hook (its parameter, by name)."""
+    for node in walk(body):
+        if node.type == "argument" and len(node.children) == 3 and \
+                getattr(node.children[0], "value", None) == "cache_position" and \
+                code(node.children[2]).strip() == "cache_position":
+            return True
+    return False
 
 
 def _originals(body: Node) -> set[str]:

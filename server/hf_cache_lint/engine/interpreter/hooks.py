@@ -296,6 +296,7 @@ def _patch(stmt: Node, names: Names) -> Iterator[HookOverride]:
     owner_text = prefix(target, len(target.children) - 1) or "".join(code(k) for k in target.children[:-1]).strip()
     role = reference_role(owner_text or None, names)
     fn_name = None
+    bound_to_owner = False  # `f` bound with the patched object itself as its `self`
     if value.type == "name":
         fn_name = value.value
     elif value.type in ("power", "atom_expr") and (prefix(value, len(value.children) - 1) or "").endswith(
@@ -303,11 +304,25 @@ def _patch(stmt: Node, names: Names) -> Iterator[HookOverride]:
         args = call_args(value.children[-1])
         if args and args[0].value.type == "name":
             fn_name = args[0].value.value
+            bound_to_owner = len(args) == 2 and code(args[1].value).strip() == owner_text
+    elif kind == "prepare_inputs" and value.type in ("power", "atom_expr") and is_trailer(value.children[-1], "(") \
+            and "".join(code(k) for k in value.children[:-1]).strip() in ("partial", "functools.partial"):
+        # `model.prepare_inputs_for_generation = functools.partial(f, model)` (LiveCC): `f` bound to the model as
+        # its `self`, the way `types.MethodType(f, model)` binds it.
+        args = call_args(value.children[-1])
+        if len(args) == 2 and not any(a.name or a.star for a in args) and args[0].value.type == "name" and \
+                code(args[1].value).strip() == owner_text:
+            fn_name, bound_to_owner = args[0].value.value, True
     fn = names.functions.get(fn_name or "")
     if fn is None:
         return
-    if role is None and kind == "prepare_inputs" and owner_text in names.models and names.model_at(owner_text, stmt):
-        role = "model"  # `model.prepare_inputs_for_generation = wrapped` on a loaded model: generate calls it
+    if role is None and kind == "prepare_inputs" and (bound_to_owner or (
+            owner_text in names.models and names.model_at(owner_text, stmt))):
+        # `model.prepare_inputs_for_generation = wrapped` on a loaded model: generate calls it. A function bound
+        # onto an object as that object's own `prepare_inputs_for_generation` (`MethodType(f, m)`, `partial(f, m)`)
+        # says the object is a generation model however the module got it (`from_pretrained(...).eval()`, a
+        # helper's return): generate is what calls that hook.
+        role = "model"
     elif role is None and owner_text.split(".")[0] in names.models:
         tested = isinstance_role(stmt, None, names)  # under `if isinstance(module, (LlamaAttention, ...)):`
         role = tested if tested in ("attention", "decoder_layer") else \

@@ -60,12 +60,19 @@ class IgnoredCachePosition(Rule):
             first = target.behaviour_since("update_gets_no_cache_kwargs")
             if first is None:
                 return
-            error = ("TypeError: 'NoneType' object is not subscriptable" if read.how == "subscript" else
-                     "AttributeError: 'NoneType' object has no attribute 'get'")
+            if hook.dict_default:
+                if read.how != "subscript":
+                    return  # `.get` on the default dict: None, as a guarded read answers
+                error = f"KeyError: '{read.key}'"
+                defaulted = ": the parameter is its default, an empty dict, and"
+            else:
+                error = ("TypeError: 'NoneType' object is not subscriptable" if read.how == "subscript" else
+                         "AttributeError: 'NoneType' object has no attribute 'get'")
+                defaulted = ""
             yield self.report(
                 read.span,
                 f"`{read.text}` in {hook.target}: {since(target, first)} calls `update(key_states, "
-                f"value_states, layer_idx)` without `{read.container}`, so this raises {error}",
+                f"value_states, layer_idx)` without `{read.container}`{defaulted or ', so'} this raises {error}",
                 story="5.4 stopped passing `{\"sin\", \"cos\", \"cache_position\"}` to `Cache.update`; a layer's "
                       "next position is `self.get_seq_length(layer_idx)` before the update, on every release.")
             return
@@ -75,7 +82,15 @@ class IgnoredCachePosition(Rule):
         gone = target.hook_parameter_gone(reference, _KEY)
         if gone is None:
             return
-        if read.how == "subscript":
+        if read.entry_none:
+            # The hook handed its own (None) `cache_position` on by name: the returned inputs hold that None.
+            error = "TypeError: 'NoneType' object is not subscriptable" if read.how == "subscript" else \
+                f"AttributeError: 'NoneType' object has no attribute '{read.text.rsplit('.', 1)[-1]}'"
+            message = (f"`{read.text}` in {hook.target}: {since(target, gone)} no longer passes "
+                       f"`cache_position`, so the parameter handed on is None, transformers' hook returns it under "
+                       f"'{_KEY}', and this raises {error}")
+            severity = Severity.ERROR
+        elif read.how == "subscript":
             message = (f"`{read.text}` in {hook.target}: {since(target, gone)} no longer passes "
                        f"`cache_position`, so this raises KeyError: '{_KEY}'")
             severity = Severity.ERROR

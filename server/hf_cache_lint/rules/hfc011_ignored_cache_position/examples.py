@@ -58,6 +58,20 @@ PREPARE = ("import torch\nfrom transformers import LlamaForCausalLM\n\n\n"
            'model = PrefixLM.from_pretrained("meta-llama/Llama-3.2-1B")\n'
            "model.generate(torch.tensor([[1, 5, 9, 14, 20]]), max_new_tokens=2)\n")
 
+# LiveCC's streaming hook, bound to the loaded model with `functools.partial` (a `.eval()` load): it hands its own
+# `cache_position` on by name, then reads the position from the model inputs transformers' hook returns.
+RETURNED = ("import functools\n\nimport torch\nfrom transformers import AutoModelForCausalLM\n\n"
+            'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B").eval()\n\n\n'
+            "def prepare(self, input_ids, past_key_values=None, attention_mask=None, cache_position=None, "
+            "**kwargs):\n"
+            "    model_inputs = super(self.__class__, self).prepare_inputs_for_generation(\n"
+            "        input_ids, past_key_values=past_key_values, attention_mask=attention_mask,\n"
+            "        cache_position=cache_position, **kwargs)\n"
+            '    self.continuing = bool(model_inputs["cache_position"][0] != 0)\n'
+            "    return model_inputs\n\n\n"
+            "model.prepare_inputs_for_generation = functools.partial(prepare, model)\n"
+            "model.generate(torch.tensor([[1, 5, 9, 14, 20]]), max_new_tokens=2, min_new_tokens=2)\n")
+
 INVALID: tuple[Invalid, ...] = (
     invalid(
         PRESS,
@@ -130,6 +144,32 @@ INVALID: tuple[Invalid, ...] = (
         versions=_5X, runtime="HFC011",
         note="the use every call reaches is the one flagged, not the earlier one under `if inputs_embeds is not "
              "None:` (a VLM copy's override: generate from token ids never takes that branch)",
+    ),
+    invalid(
+        PRESS.replace("cache_kwargs=None, **kwargs):", "cache_kwargs={}, **kwargs):"),
+        flagged='cache_kwargs["cache_position"]',
+        fixes={},
+        versions=_5X, runtime="HFC011",
+        note="`cache_kwargs={}` as the default: from 5.4 the override reads that empty dict (KeyError, not the "
+             "TypeError on None)",
+    ),
+    invalid(
+        RETURNED,
+        flagged='model_inputs["cache_position"][0]',
+        fixes={},
+        versions=_5X, runtime="HFC011",
+        note="the position read from the inputs transformers' hook returned, in a hook bound with "
+             "`functools.partial(f, model)` that hands its own `cache_position` on: from 5.4 that is None "
+             "(TypeError on `[0]`)",
+    ),
+    invalid(
+        RETURNED.replace("        cache_position=cache_position, **kwargs)", "        **kwargs)")
+        .replace(" cache_position=None, **kwargs", " **kwargs"),
+        flagged='model_inputs["cache_position"]',
+        fixes={},
+        versions=_5X, runtime="HFC011",
+        note="the same read where the position rides in the hook's `**kwargs`: from 5.4 the returned inputs have "
+             "no such key (KeyError)",
     ),
 )
 

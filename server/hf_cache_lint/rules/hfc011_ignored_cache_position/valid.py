@@ -8,6 +8,7 @@ from hf_cache_lint.rules.hfc011_ignored_cache_position.examples import (
     PATCHED,
     PREPARE,
     PRESS,
+    RETURNED,
     ROLLBACK,
 )
 
@@ -59,5 +60,16 @@ VALID: tuple[Valid, ...] = (
     Valid(
         PREPARE.replace("        self.decoding = bool(cache_position[0] > 0)\n", ""),
         note="a `cache_position` parameter only handed on by name (None goes on where nothing passes it)",
+    ),
+    Valid(
+        PRESS.replace('int(cache_kwargs["cache_position"][-1])', 'cache_kwargs.get("sin")')
+        .replace("cache_kwargs=None, **kwargs):", "cache_kwargs=dict(), **kwargs):"),
+        note="`cache_kwargs=dict()` as the default: from 5.4 `.get` reads that empty dict and answers None",
+    ),
+    Valid(
+        RETURNED.replace('    self.continuing = bool(model_inputs["cache_position"][0] != 0)\n',
+                         '    position = model_inputs.get("cache_position")\n'
+                         "    self.continuing = position is not None and bool(position[0] != 0)\n"),
+        note="the position from the returned inputs tested against None before it is used (5.4+ hold None)",
     ),
 )
