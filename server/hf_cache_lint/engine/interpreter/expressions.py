@@ -388,6 +388,10 @@ class Expressions:
                 return obj.gen_config
             if name == "module":  # DistributedDataParallel / DataParallel wrappers
                 return value
+            if name == "model" and obj.is_transformers and obj.decoder_only and not obj.remote_code:
+                # The decoder inside a `...ForCausalLM` (`lm.model(inputs_embeds=..., past_key_values=...)`,
+                # Janus's image loop): its forward takes and returns the cache as the outer model's does.
+                return value
             if name == "generate" and obj.generate is not None:
                 return obj.generate  # replaced: `model.generate = functools.partial(model.generate, ...)`
             alias = next((v for k, v in obj.aliases if k == name), None)
