@@ -276,6 +276,18 @@ INVALID: tuple[Invalid, ...] = (
         note="a cache kept on the model between calls, from whichever forward of the loop ran last: the second "
              "call indexes it",
     ),
+    invalid(
+        _LOAD + "out = model(**inputs, use_cache=True)\nflat = []\nfor layer in out.past_key_values:\n"
+        "    flat.extend(list(layer))\nassert len(flat) == 2 * model.config.num_hidden_layers\n",
+        flagged="out.past_key_values",
+        fixes={},
+        versions=_5X,
+        severity=Severity.WARNING,
+        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},
+        message_contains="adds three items per layer",
+        note="a cache flattened layer by layer (a device compiler's flat inputs): no error, a third item per "
+             "layer (the assert shows it)",
+    ),
 )
 
 
