@@ -3,6 +3,7 @@ the target), loops (two passes) and `try`, their blocks run by the statements (e
 
 from __future__ import annotations
 
+import re
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -11,7 +12,7 @@ from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.narrowing import cache_is_builtin, model_is_instance, narrow, narrowing
 from hf_cache_lint.engine.interpreter.session import MAX_LOOP_REPEAT_DEPTH, Session
 from hf_cache_lint.engine.interpreter.state import State, join
-from hf_cache_lint.engine.interpreter.values import UNKNOWN, Cond, Unknown
+from hf_cache_lint.engine.interpreter.values import UNKNOWN, Cond, Maybe, Unknown, maybe
 from hf_cache_lint.engine.output.analysis import GuardedBlock
 from hf_cache_lint.engine.syntax.constants import literal_truth
 from hf_cache_lint.engine.syntax.nodes import Node, code, span_between
@@ -146,8 +147,10 @@ class ControlFlow:
             return
         self.s.loop_depth += 1
         # A second pass sees what the first iteration left behind (a cache returned, a key set).
-        for _ in range(2 if self.s.loop_depth <= MAX_LOOP_REPEAT_DEPTH else 1):
+        for run in range(2 if self.s.loop_depth <= MAX_LOOP_REPEAT_DEPTH else 1):
             if kids[1].type != "operator" and node.type == "for_stmt":
+                if run:
+                    _forget_tests_of(self.s.state, _target_names(kids[1]))
                 self.st.assign(kids[1], Unknown("the loop variable"), node)
             self.st.exec_block(self.s.block(body))
             if self.s.state.dead:  # break/continue/return end this iteration's path only
@@ -200,6 +203,26 @@ class ControlFlow:
             self.s.state.dead = False
             self.st.exec_block(self.s.block(final_suite))
             self.s.state.dead = self.s.state.dead or was_dead
+
+
+def _target_names(target: Node) -> set[str]:
+    """The names a `for` statement binds (`i`, `i, (k, v)`)."""
+    if target.type == "name":
+        return {target.value}
+    return {n for k in getattr(target, "children", []) for n in _target_names(k)}
+
+
+def _forget_tests_of(state: State, targets: set[str]) -> None:
+    """A value the previous iteration bound under a test of the loop variable (`if step == 0: past = ...`) holds
+    at the next one whatever that test now says (`else:` there: `step` is another value): its option keeps no
+    condition (a path the linter cannot name) rather than one the new path contradicts."""
+    if not targets:
+        return
+    mentions = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(targets))) + r")\b")
+    for name, value in list(state.names.items()):
+        if isinstance(value, Maybe) and any(c is not None and mentions.search(c.text) for _, c in value.options):
+            state.names[name] = maybe((v, None if c is not None and mentions.search(c.text) else c)
+                                      for v, c in value.options)
 
 
 def _excluded(state: State, cond: Cond) -> bool:

@@ -382,9 +382,14 @@ class Expressions:
         if isinstance(value, Symbol):
             return Symbol(f"{value.qualname}.{name}")
         if isinstance(value, Maybe):
-            vals = {self.attribute(v, name, head, trailers) for v, _ in value.options}
+            each = [(self.attribute(v, name, head, trailers), c) for v, c in value.options]
+            vals = {v for v, _ in each}
             if len(vals) == 1:
                 return vals.pop()
+            if all(type(v) is CacheVal for v, _ in each):
+                # `out.past_key_values` of a prefill's or a decode step's forward (`if i == 0:` in the loop): a
+                # cache on every path, each its own, which the code keeps (`model._fschat_pkv = ...`).
+                return maybe(each)
             present = [v for v, _ in value.options if not (type(v) is Const and v.value is None)]
             if self.uses.on and self.uses.subject(value, name) is not None and all(
                     self.uses.subject(v, name) is not None and type(self.attribute(v, name, head, trailers)) is Method
@@ -399,6 +404,10 @@ class Expressions:
             if name == "generation_config" and obj.gen_config is not None:
                 return obj.gen_config
             if name == "module":  # DistributedDataParallel / DataParallel wrappers
+                return value
+            if name == "model" and obj.is_transformers and obj.decoder_only and not obj.remote_code:
+                # The decoder inside a `...ForCausalLM` (`lm.model(inputs_embeds=..., past_key_values=...)`,
+                # Janus's image loop): its forward takes and returns the cache as the outer model's does.
                 return value
             if name == "generate" and obj.generate is not None:
                 return obj.generate  # replaced: `model.generate = functools.partial(model.generate, ...)`

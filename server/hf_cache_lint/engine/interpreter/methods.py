@@ -37,6 +37,7 @@ from hf_cache_lint.engine.interpreter.values import (
     Function,
     HeapObj,
     InstanceState,
+    Maybe,
     Method,
     ModelState,
     PipelineState,
@@ -104,8 +105,9 @@ class TrackedMethods:
             return self._load_subclass(m.owner, m.name, args, whole)
         if isinstance(m.owner, CacheVal) and m.name == "to_legacy_cache":
             return TupleVal(site_of(whole, "to_legacy_cache()"))
-        if isinstance(m.owner, CacheVal) and m.name == "crop":
-            cache = m.owner
+        crop_of = _cache_or_none(m.owner) if m.name == "crop" else None
+        if crop_of is not None:
+            cache = crop_of
             built = cache.site.span if cache.window and cache.cls == "DynamicCache" and cache.site is not None \
                 and cache.site.path is None else None
             self._crop(cache.class_name, args, trailer, head, trailers, whole, cache.window, built)
@@ -242,6 +244,19 @@ _BY_KIND: dict[type, Callable[[TrackedMethods, HeapObj, MethodCall], Value]] = {
     InstanceState: TrackedMethods._instance,
     PipelineState: TrackedMethods._pipeline,
 }
+
+
+def _cache_or_none(value: Value) -> CacheVal | None:
+    """The cache `value` holds where a method call on it runs: the cache itself, or a Maybe of transformers caches
+    and None (guidance's `self._past_key_values`: None until the first forward), whose None paths raise
+    AttributeError at the call anyway, so the call that returns is one on the (first) cache."""
+    if isinstance(value, CacheVal):
+        return value
+    if not isinstance(value, Maybe):
+        return None
+    present = [v for v, _ in value.options if not (type(v) is Const and v.value is None)]
+    return present[0] if present and all(type(v) is CacheVal for v in present) and \
+        isinstance(present[0], CacheVal) else None
 
 
 def _statement_indent(head: Node, trailer: Node) -> str | None:

@@ -297,7 +297,7 @@ def _model_based(node: Node, ex: Expressions) -> bool:
 
 def cache_is_builtin(test: Node, ex: Expressions) -> bool | None:
     """False for `isinstance(x, tuple)` (builtin types only: `_builtin_types`) where x holds a transformers cache
-    on every path (no cache class derives from them, docs/facts.md), True for `not isinstance(...)` of that: a
+    (or None) on every path (no cache class derives from them, docs/facts.md), True for `not isinstance(...)` of that: a
     converter's `if isinstance(cache, tuple): return DynamicCache.from_legacy_cache(cache)` is never taken for the
     cache a forward returned, so the helper hands that cache back. None otherwise."""
     kids = test.children if hasattr(test, "children") else []
@@ -313,7 +313,11 @@ def cache_is_builtin(test: Node, ex: Expressions) -> bool | None:
         return None
     held = ex.s.state.names.get(args[0].value.value)
     options = [v for v, _ in held.options] if type(held) is Maybe else [held]
-    return False if held is not None and all(type(v) is CacheVal for v in options) else None
+    # None (`cache = None` before the first forward, on every path or on some) is no tuple either: guidance's
+    # `isinstance(past, tuple)` branch slicing a legacy tuple is dead for a cache the forward handed back, and
+    # the tuple it builds never reaches the next forward.
+    known = held is not None and all(type(v) is CacheVal or (type(v) is Const and v.value is None) for v in options)
+    return False if known else None
 
 
 def model_is_instance(test: Node, ex: Expressions) -> bool | None:

@@ -16,6 +16,7 @@ from hf_cache_lint.engine.interpreter.removed_imports import import_fails
 from hf_cache_lint.engine.interpreter.session import Session
 from hf_cache_lint.engine.interpreter.values import (
     UNKNOWN,
+    CacheVal,
     Cond,
     ConfigKey,
     ConfigState,
@@ -236,7 +237,10 @@ class Statements:
                                                       "attribute"),)))
         elif isinstance(obj, ModelState) and attr == "generate":
             self.s.put(base, replace(obj, generate=value))  # a wrapper installed over generate
-        elif isinstance(obj, ModelState) and isinstance(value, Method) and value.name == "generate":
+        elif isinstance(obj, ModelState) and ((isinstance(value, Method) and value.name == "generate") or
+                                              _holds_cache(value)):
+            # The original generate kept under another name, or a cache parked on the model between calls
+            # (FastChat's `model._fschat_pkv = past_key_values`, read back by the next call).
             self.s.put(base, replace(obj, aliases=(*((k, v) for k, v in obj.aliases if k != attr), (attr, value))))
         elif isinstance(obj, ModelState) and attr == "generation_config":
             cfg = value if isinstance(self.s.obj(value), ConfigState) else self.s.new(ConfigState())
@@ -349,3 +353,8 @@ def _augmented(op: str, old: Value, value: Value) -> Value:
         if op == "*=":
             return Const(a * b)
     return UNKNOWN
+
+
+def _holds_cache(value: Value) -> bool:
+    """A transformers cache, on every path or on some (`past_key_values` after a decode loop that may not run)."""
+    return isinstance(value, CacheVal) or (isinstance(value, Maybe) and any(type(v) is CacheVal for v, _ in value.options))

@@ -285,7 +285,8 @@ class ModelState:
     # `model.generate = <replacement>` (functools.partial, a function, types.MethodType): later
     # `model.generate(...)` calls go through it; the original stays reachable as `Method(model, "generate")`.
     generate: Value | None = None
-    # Other attributes that hold the original generate (`model._old_generate = model.generate`).
+    # Other attributes that hold the original generate (`model._old_generate = model.generate`), or a cache the
+    # code parked on the model (`model._fschat_pkv = out.past_key_values`).
     aliases: tuple[tuple[str, Value], ...] = ()
     # Loaded with `trust_remote_code=` (not False): its own code may return its own cache, or legacy tuples.
     remote_code: bool = False

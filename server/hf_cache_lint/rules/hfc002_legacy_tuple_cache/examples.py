@@ -137,6 +137,31 @@ out = model.prefill(prefix)
 """
 _SUBCLASS_CALL = "result = model.continue_from(inputs, legacy)\n"
 
+# Janus's image loop: the decoder of a ForCausalLM run by hand; step 0 cuts its cache to the prompt as pairs.
+_DECODER_LOOP = """import torch
+from transformers import AutoModelForCausalLM
+
+lm = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B")
+embeds = torch.randn(1, 6, lm.config.hidden_size)
+
+
+def prompt_pairs(outputs, keep):
+    pairs = []
+    for layer in outputs.past_key_values:
+        k, v = layer[0], layer[1]
+        pairs.append((k[:, :, :keep, :], v[:, :, :keep, :]))
+    return tuple(pairs)
+
+
+past = None
+for step in range(2):
+    if step == 0:
+        outputs = lm.model(inputs_embeds=embeds, use_cache=True)
+        past = prompt_pairs(outputs, 4)
+    else:
+        outputs = lm.model(inputs_embeds=embeds[:, -2:], past_key_values=past, use_cache=True)
+"""
+
 INVALID: tuple[Invalid, ...] = (
     invalid(
         _LOAD + _LAYERS + _CALL,
@@ -361,5 +386,18 @@ INVALID: tuple[Invalid, ...] = (
         note="the project's subclass of a transformers model: its method's `super().generate(...)` is the model's "
              "generate, the tuple its caller built given as the cache",
         **_WARN_457,
+    ),
+    invalid(
+        _DECODER_LOOP,
+        flagged="past_key_values=past",
+        fixes={
+            "Wrap in `DynamicCache(...)`": (
+                ("from transformers import AutoModelForCausalLM\n",
+                 "from transformers import AutoModelForCausalLM, DynamicCache\n"),
+                ("past_key_values=past, use_cache", "past_key_values=DynamicCache(past), use_cache")),
+        },
+        severity=Severity.WARNING,
+        note="the decoder inside a `...ForCausalLM` (`lm.model`, Janus's image loop) given, after step 0, the "
+             "pairs cut from step 0's cache",
     ),
 )

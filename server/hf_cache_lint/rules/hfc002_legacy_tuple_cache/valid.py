@@ -65,6 +65,16 @@ VALID: tuple[Valid, ...] = (
              "the conversion failed or was not needed: the forward gets the cache",
     ),
     Valid(
+        _LOAD + "\n\nclass Engine:\n    def __init__(self):\n        self.past = None\n\n"
+        "    def step(self, ids):\n        past = self.past\n        if isinstance(past, tuple):\n"
+        "            self.past = tuple(tuple(t[..., :-1, :] for t in layer) for layer in past)\n"
+        "        out = model(input_ids=ids, past_key_values=self.past, use_cache=True)\n"
+        "        self.past = out.past_key_values\n\n\n"
+        "engine = Engine()\nengine.step(prefix.input_ids)\nengine.step(inputs.input_ids[:, -1:])\n",
+        note="compat code slicing a legacy tuple, for an attribute that holds None or the cache a forward "
+             "returned: `isinstance` of either with `tuple` is False, so the forward never gets the tuple",
+    ),
+    Valid(
         _SUBCLASS + "legacy = out.past_key_values\n" + _SUBCLASS_CALL,
         note="the project's model subclass given the `Cache` object its own forward returned",
     ),

@@ -10,6 +10,7 @@ from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Sever
 from hf_cache_lint.engine.facts.cache_crop import KIND as CACHE_CROP
 from hf_cache_lint.engine.facts.cache_crop import CacheCrop
 from hf_cache_lint.engine.output.analysis import Analysis
+from hf_cache_lint.engine.syntax.use_scope import scope_at
 from hf_cache_lint.engine.text.text import line_starts, offset
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc008_positive_crop.examples import (
@@ -35,7 +36,10 @@ class PositiveCrop(Rule):
         target = analysis.context.target
         for crop in analysis.of(CACHE_CROP):
             if target.positive_crop_raises and self.positive(crop):
-                yield self.positive_crop(analysis, crop)
+                # A `try` that catches the ValueError (axolotl's chat: `except Exception:` starts a new cache)
+                # says the code expects the crop to fail: nothing raises out of it.
+                if not scope_at(analysis.tree, crop.span).handles("ValueError"):
+                    yield self.positive_crop(analysis, crop)
             elif crop.window is not None and target.sliding_crop_error is not None and crop.value != 0:
                 yield self.sliding_crop(analysis, crop, *target.sliding_crop_error)
 

@@ -80,6 +80,22 @@ INVALID: tuple[Invalid, ...] = (
         note="the cache a Gemma 2 forward returns has sliding-window layers",
     ),
     invalid(
+        prelude() + "\n\nclass Session:\n    def __init__(self):\n        self.cache = None\n\n"
+        "    def step(self, keep):\n"
+        "        if hasattr(self.cache, \"crop\"):\n            self.cache.crop(keep)\n"
+        "        out = model(**inputs, past_key_values=self.cache, use_cache=True)\n"
+        "        self.cache = out.past_key_values\n\n\n"
+        "session = Session()\nsession.step(0)\nsession.step(3)\n",
+        flagged="self.cache.crop(keep)",
+        fixes={KEEP_TITLE: (
+            "            self.cache.crop(keep)\n",
+            "            if self.cache.get_seq_length() > keep:\n"
+            "                self.cache.crop(keep - self.cache.get_seq_length())\n")},
+        versions=_5X,
+        note="an attribute that is None until the first forward keeps its cache (guidance's engine): the crop "
+             "runs on the cache, on the second call",
+    ),
+    invalid(
         prelude("DynamicCache") + "\n\nclass Draft(DynamicCache):\n"
         "    def accept(self, keep):\n        self.crop(keep)\n\n\n"
         "cache = Draft()\n" + _STEP + "cache.accept(3)\n",

@@ -99,6 +99,19 @@ class LegacyCacheAccess(Rule):
 
     def finding(self, analysis: Analysis, use: LegacyRead) -> Finding:
         target = analysis.context.target
+        if use.name == "flatten":
+            # No exception: the flat sequence silently changes shape (a Warning, never an Error).
+            layer = use.element[0] if use.element else "layer"
+            spread = _source(analysis, use.call_span) if use.call_span is not None else "..."
+            message = (f"`for {layer} in {use.receiver}` with `{spread}`: from {use.removed} each layer of a "
+                       f"`{use.shown_class}` is `(keys, values, sliding_window_tensor)`, so transformers {target} "
+                       "adds three items per layer (the third None for a full-attention layer) where "
+                       "4.x added two, silently. Instead, spread `(layer.keys, layer.values)` for each layer of "
+                       f"`{use.receiver}.layers` (4.54+ have them)")
+            if use.condition:
+                message += f" This happens only if `{use.condition}` holds."
+            return self.report(use.span, message, severity=Severity.WARNING, fixes=(),
+                               story=partial(self.story, analysis, use, ""))
         error = _error(use)
         message = f"{_what(use)}; transformers {target} raises {error}. Instead, {_instead(use)}"
         severity = Severity.ERROR
@@ -130,9 +143,9 @@ class LegacyCacheAccess(Rule):
             f"- **Instead**: {_instead(use)}.",
             *([f"- **When**: only if `{use.condition}` holds."] if use.condition else []),
             "",
-            f"It raises when this line runs (transformers {target}):",
-            "",
-            f"```\n{error}\n```",
+            *([f"It raises when this line runs (transformers {target}):", "", f"```\n{error}\n```"] if error else
+              [f"Nothing raises (transformers {target}): each layer adds a third item, None for a full-attention "
+               "layer, so what reads the flat sequence by position gets other tensors."]),
         ])
 
 
@@ -309,6 +322,16 @@ def _from_use(analysis: Analysis, u: CacheUse, removed: dict[str, str | None]) -
         return LegacyRead("items", u.receiver, removed["unpack"] or "", at, None, scope.condition,
                           u.receiver_class, u.layered, subclass=u.subclass, part_of=u.description == SUB_CACHE,
                           passed=u.description == GENERATE_CACHE, element=element)
+    elif u.op == "iterate" and u.targets is None and u.receiver_class in (None, "DynamicCache") and u.layered \
+            and analysis.tree is not None and (spread := _flattened(analysis.tree, u.whole)) is not None:
+        # `flat.extend(list(layer))` per layer: 5.0.0's triples (the sliding tensor last) add a third item, no error.
+        scope = scope_at(analysis.tree, u.whole, u.guard)
+        if removed["unpack"] is None or scope.duck_typed:
+            return None
+        # Reported at the loop over the cache (what changed is the cache's items), naming the spread.
+        return LegacyRead("flatten", u.receiver, removed["unpack"] or "", u.whole, spread[1], scope.condition,
+                          u.receiver_class, u.layered, subclass=u.subclass, passed=u.description == GENERATE_CACHE,
+                          element=(spread[0], ""))
     else:
         return None
     if u.receiver_class not in (None, "DynamicCache", "StaticCache", "EncoderDecoderCache", "QuantizedCache",
@@ -358,6 +381,36 @@ def _element_read(tree: Node, at: Span) -> tuple[str, str, Span] | None:
                     and kids[1].type == "trailer" and kids[1].children[0].value == ".":
                 return target.value, kids[1].children[1].value, Span(Position(*kids[0].start_pos),
                                                                      Position(*kids[1].end_pos))
+    return None
+
+
+def _source(analysis: Analysis, span: Span) -> str:
+    starts = line_starts(analysis.text)
+    return analysis.text[offset(starts, span.start):offset(starts, span.end)]
+
+
+def _flattened(tree: Node, at: Span) -> tuple[str, Span] | None:
+    """For a loop `for layer in <at>` whose body spreads `layer` into a flat sequence (`list(layer)`,
+    `tuple(layer)`, `flat.extend(layer)`, `*layer`): the loop variable and the spread's span."""
+    node: Node | None = tree.get_leaf_for_position((at.start.line, at.start.column))
+    while node is not None and node.type != "for_stmt":
+        node = node.parent
+    if node is None or len(node.children) < 6 or node.children[1].type != "name" \
+            or node.children[3].start_pos != (at.start.line, at.start.column):
+        return None
+    layer = node.children[1].value
+    for n in _walk(node.children[5]):
+        kids = getattr(n, "children", [])
+        if n.type == "star_expr" and kids[1].type == "name" and kids[1].value == layer:
+            return layer, Span(Position(*n.start_pos), Position(*n.end_pos))
+        if n.type not in ("power", "atom_expr") or len(kids) < 2:
+            continue
+        for i, t in enumerate(kids[1:], 1):
+            if t.type == "trailer" and t.children[0].value == "(" and len(t.children) == 3 \
+                    and t.children[1].type == "name" and t.children[1].value == layer and \
+                    ((i == 1 and kids[0].type == "name" and kids[0].value in ("list", "tuple")) or
+                     (i > 1 and kids[i - 1].type == "trailer" and kids[i - 1].children[-1].value == "extend")):
+                return layer, Span(Position(*kids[0].start_pos), Position(*t.end_pos))
     return None
 
 

@@ -65,6 +65,18 @@ _CONVERTER = ("\n\ndef to_cache(past):\n    if isinstance(past, tuple):\n       
               "    return past\n\n\ncache = to_cache(out.past_key_values)\n")
 _CONVERTED_LEN = "seq_len = cache[0][0].shape[2]\n"
 
+# A cache parked on the model between calls (FastChat's `model._fschat_pkv`), kept from a prefill's or a decode
+# step's forward: the next call reads its length the 4.x way.
+_PARKED = ("\n\ndef turn(ids, steps=2):\n"
+           "    past = model._parked if hasattr(model, \"_parked\") else None\n"
+           "    start = 0 if past is None else past[0][0].shape[-2]\n"
+           "    print(start)\n    for i in range(steps):\n        if i == 0:\n"
+           "            out = model(input_ids=ids, past_key_values=past, use_cache=True)\n        else:\n"
+           "            out = model(input_ids=ids[:, -1:], past_key_values=past, use_cache=True)\n"
+           "        past = out.past_key_values\n    model._parked = past\n\n\n"
+           "turn(inputs.input_ids)\nturn(inputs.input_ids)\n")
+_PARKED_LEN = "    start = 0 if past is None else past[0][0].shape[-2]\n"
+
 _EXPAND = "batch = [[t.expand(3, -1, -1, -1) for t in past[i]] for i in range(len(past))]\n"
 
 INVALID: tuple[Invalid, ...] = (
@@ -253,6 +265,28 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="ValueError: too many values to unpack (expected 2)",
         note="the project's subclass of a transformers model: `self(...)` in its method is the model's forward (it "
              "defines none), whose cache is unpacked as pairs",
+    ),
+    invalid(
+        _LOAD + _PARKED,
+        flagged="past[0]",
+        fixes={"Use `.layers[0].keys`": (_PARKED_LEN,
+                                        "    start = 0 if past is None else past.layers[0].keys.shape[-2]\n")},
+        versions=_5X,
+        severity=Severity.WARNING,
+        note="a cache kept on the model between calls, from whichever forward of the loop ran last: the second "
+             "call indexes it",
+    ),
+    invalid(
+        _LOAD + "out = model(**inputs, use_cache=True)\nflat = []\nfor layer in out.past_key_values:\n"
+        "    flat.extend(list(layer))\nassert len(flat) == 2 * model.config.num_hidden_layers\n",
+        flagged="out.past_key_values",
+        fixes={},
+        versions=_5X,
+        severity=Severity.WARNING,
+        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},
+        message_contains="adds three items per layer",
+        note="a cache flattened layer by layer (a device compiler's flat inputs): no error, a third item per "
+             "layer (the assert shows it)",
     ),
 )
 
