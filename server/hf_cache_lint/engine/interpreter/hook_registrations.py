@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from hf_cache_lint.engine.facts.hook_override import HookOverride
-from hf_cache_lint.engine.interpreter.hook_names import Names, is_trailer, reference_role
+from hf_cache_lint.engine.interpreter.hook_names import Names, is_trailer, prefix, reference_role
 from hf_cache_lint.engine.interpreter.hook_signatures import hook_fact, params_of, suite
 from hf_cache_lint.engine.syntax.nodes import Node, call_args, code
 
@@ -46,7 +46,7 @@ def _unwrap_partial(value: Node) -> tuple[Node, int]:
     hook's own); any other hook expression -> (itself, 0)."""
     kids = value.children if value.type in ("power", "atom_expr") else []
     if len(kids) >= 2 and is_trailer(kids[-1], "(") and \
-            "".join(code(k) for k in kids[:-1]).strip() in ("partial", "functools.partial"):
+            prefix(value, len(kids) - 1) in ("partial", "functools.partial"):
         args = call_args(kids[-1])
         if args and args[0].name is None and not args[0].star:
             bound = 0

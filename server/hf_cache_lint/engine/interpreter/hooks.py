@@ -306,7 +306,7 @@ def _patch(stmt: Node, names: Names) -> Iterator[HookOverride]:
             fn_name = args[0].value.value
             bound_to_owner = len(args) == 2 and code(args[1].value).strip() == owner_text
     elif kind == "prepare_inputs" and value.type in ("power", "atom_expr") and is_trailer(value.children[-1], "(") \
-            and "".join(code(k) for k in value.children[:-1]).strip() in ("partial", "functools.partial"):
+            and prefix(value, len(value.children) - 1) in ("partial", "functools.partial"):
         # `model.prepare_inputs_for_generation = functools.partial(f, model)` (LiveCC): `f` bound to the model as
         # its `self`, the way `types.MethodType(f, model)` binds it.
         args = call_args(value.children[-1])
