@@ -53,7 +53,7 @@ def at(line: int, text: str) -> Position:
     (at(20, "c.seen"), [at(21, "one(")]),      # a one-line function
 ])
 def test_raising_calls(use: Position, calls: list[Position]) -> None:
-    assert sorted(raising_calls(TREE, use), key=lambda p: (p.line, p.column)) == calls
+    assert sorted(raising_calls(TREE, [use]), key=lambda p: (p.line, p.column)) == calls
 
 
 def found(text: str, version: str) -> list[tuple[int, str]]:

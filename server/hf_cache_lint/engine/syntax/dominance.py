@@ -20,33 +20,52 @@ def dominates(tree: Node | None, first: Position, later: Position) -> bool:
     statement (or the header of the compound statement holding it) comes earlier in a block that holds `later`,
     or `later` is in that compound statement's body (its header's own later parts included), with no function,
     class or lambda between them. Two places in one simple statement: False."""
-    if tree is None or (first.line, first.column) >= (later.line, later.column):
+    return tree is not None and Dominance(tree)(first, later)
+
+
+class Dominance:
+    """`dominates` over one tree, asked many times (a rule's findings against each other): each place's leaf is
+    looked up once (parso's `get_leaf_for_position` is a binary search from the root, and a module of many
+    findings asks for every pair)."""
+
+    def __init__(self, tree: Node) -> None:
+        self.tree = tree
+        self._leaves: dict[tuple[int, int], Node | None] = {}
+
+    def _leaf(self, at: Position) -> Node | None:
+        key = (at.line, at.column)
+        if key not in self._leaves:
+            try:
+                self._leaves[key] = self.tree.get_leaf_for_position(key)
+            except ValueError:
+                self._leaves[key] = None
+        return self._leaves[key]
+
+    def __call__(self, first: Position, later: Position) -> bool:
+        if (first.line, first.column) >= (later.line, later.column):
+            return False
+        a, b = self._leaf(first), self._leaf(later)
+        if a is None or b is None:
+            return False
+        stmt = _statement(a)
+        if stmt is None:
+            return False
+        block = stmt.parent
+        if block is None or block.type not in _BLOCKS:
+            return False  # `if x: a` on one line: the statement is a branch of its compound statement
+        node = b
+        while node is not None:
+            if node is stmt:
+                # `later` in the body of the statement whose header runs first; within one simple statement the
+                # order is not always the text's (`x[i] = y` reads y first, `a if c else b` tests c first): not
+                # claimed.
+                return stmt.type in _COMPOUND
+            if node.type in _SCOPES:
+                return False  # defined, not run here
+            if node.parent is block:
+                return bool(node.start_pos > stmt.start_pos)
+            node = node.parent
         return False
-    try:
-        a = tree.get_leaf_for_position((first.line, first.column))
-        b = tree.get_leaf_for_position((later.line, later.column))
-    except ValueError:
-        return False
-    if a is None or b is None:
-        return False
-    stmt = _statement(a)
-    if stmt is None:
-        return False
-    block = stmt.parent
-    if block is None or block.type not in _BLOCKS:
-        return False  # `if x: a` on one line: the statement is a branch of its compound statement
-    node = b
-    while node is not None:
-        if node is stmt:
-            # `later` in the body of the statement whose header runs first; within one simple statement the order is
-            # not always the text's (`x[i] = y` reads y first, `a if c else b` tests c first): not claimed.
-            return stmt.type in _COMPOUND
-        if node.type in _SCOPES:
-            return False  # defined, not run here
-        if node.parent is block:
-            return bool(node.start_pos > stmt.start_pos)
-        node = node.parent
-    return False
 
 
 def _statement(leaf: Node) -> Node | None:
@@ -63,4 +82,4 @@ def _statement(leaf: Node) -> Node | None:
     return None
 
 
-__all__ = ["dominates"]
+__all__ = ["Dominance", "dominates"]

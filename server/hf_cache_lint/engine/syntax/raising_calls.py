@@ -23,25 +23,29 @@ _SHORT_CIRCUIT = frozenset({"test", "and_test", "or_test"})  # parso names `a if
 _COMPREHENSION = frozenset({"sync_comp_for", "comp_for"})
 
 
-def raising_calls(tree: Node | None, at: Position) -> list[Position]:
-    """Where the calls start (their callee's name) that run the function holding `at` and so raise wherever they
-    run, given that the code at `at` raises wherever it runs; their callers' calls too, `DEPTH` deep."""
+def raising_calls(tree: Node | None, starts: list[Position]) -> list[Position]:
+    """Where the calls start (their callee's name) that run the function holding one of `starts` and so raise
+    wherever they run, given that the code at each start raises wherever it runs; their callers' calls too, `DEPTH`
+    deep. The calls of one function are looked for once, however many starts it holds (one walk of the module or
+    class per function, not per finding: a module of many such reads stays linear)."""
     if tree is None:
         return []
     found: list[Position] = []
-    todo, seen = [(at, 0)], set()
-    while todo:
-        place, depth = todo.pop()
-        if depth >= DEPTH or place in seen:
-            continue
-        seen.add(place)
-        for call in _callers(tree, place):
-            found.append(call)
-            todo.append((call, depth + 1))
+    walked: dict[tuple[int, str, bool], list[Position]] = {}
+    for at in starts:
+        todo, seen = [(at, 0)], set()
+        while todo:
+            place, depth = todo.pop()
+            if depth >= DEPTH or place in seen:
+                continue
+            seen.add(place)
+            for call in _callers(tree, place, walked):
+                found.append(call)
+                todo.append((call, depth + 1))
     return found
 
 
-def _callers(tree: Node, at: Position) -> list[Position]:
+def _callers(tree: Node, at: Position, walked: dict[tuple[int, str, bool], list[Position]]) -> list[Position]:
     try:
         leaf = tree.get_leaf_for_position((at.line, at.column))
     except ValueError:
@@ -57,11 +61,13 @@ def _callers(tree: Node, at: Position) -> list[Position]:
         holder = holder.parent
     if holder is not None and holder.type == "suite":
         holder = holder.parent
-    if holder is not None and holder.type == "file_input":
-        return [_start(n) for n in _calls(holder, name, method=False)]
-    if holder is not None and holder.type == "classdef":
-        return [_start(n) for n in _calls(holder, name, method=True)]
-    return []  # a nested function: its callers are not read
+    if holder is None or holder.type not in ("file_input", "classdef"):
+        return []  # a nested function: its callers are not read
+    method = holder.type == "classdef"
+    key = (id(holder), name, method)
+    if key not in walked:
+        walked[key] = [_start(n) for n in _calls(holder, name, method=method)]
+    return walked[key]
 
 
 def _unconditional_in(leaf: Node) -> Node | None:

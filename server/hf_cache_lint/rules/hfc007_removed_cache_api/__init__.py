@@ -15,7 +15,7 @@ from hf_cache_lint.engine.facts.cache_use import SUB_CACHE, CacheUse
 from hf_cache_lint.engine.facts.removed_api_use import KIND as REMOVED_API_USE
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
 from hf_cache_lint.engine.output.analysis import Analysis
-from hf_cache_lint.engine.syntax.dominance import dominates
+from hf_cache_lint.engine.syntax.dominance import Dominance
 from hf_cache_lint.engine.syntax.raising_calls import raising_calls
 from hf_cache_lint.engine.text.text import line_starts, offset
 from hf_cache_lint.rules.base import Rule
@@ -117,18 +117,19 @@ class RemovedCacheApi(Rule):
         # nor what a call of its function dominates where the use stands unconditionally in that function's block
         # (engine/syntax/raising_calls.py: a helper reading a removed member stops its caller).
         findings = list(self._check(analysis))
+        dominates = Dominance(analysis.tree) if analysis.tree is not None else (lambda first, later: False)
         raising: list[Position] = []
         unreached: set[int] = set()
         for i, (found, raises, at) in sorted(enumerate(findings), key=lambda f: (f[1][0].span.start.line,
                                                                                   f[1][0].span.start.column)):
-            if any(dominates(analysis.tree, first, at) for first in raising):
+            if any(dominates(first, at) for first in raising):
                 unreached.add(i)
             elif raises:
                 raising.append(found.span.start)
         # A call site stops what it dominates in its own function, wherever that stands in the file.
-        calls = [call for first in raising for call in raising_calls(analysis.tree, first)]
+        calls = raising_calls(analysis.tree, raising)
         unreached |= {i for i, (_, _, at) in enumerate(findings)
-                      if any(dominates(analysis.tree, call, at) for call in calls)}
+                      if any(dominates(call, at) for call in calls)}
         yield from (found for i, (found, _, _) in enumerate(findings) if i not in unreached)
 
     def _check(self, analysis: Analysis) -> Iterator[tuple[Finding, bool, Position]]:
