@@ -24,6 +24,9 @@ labelled on the oracle before anyone ran the checker on it; tests/realcode/test_
 `--set heldout8` scores the eighth held-out set (tests/realcode/heldout8: other public repositories again,
 labelled on the oracle before anyone ran the checker on it; tests/realcode/test_heldout8.py).
 
+The code measured is always this script's own checkout (ROOT/server is put first on the path, whatever PYTHONPATH
+says): the report's first line names it and its commit, so a figure is never taken from the wrong checkout.
+
 Usage: python scripts/recall.py [--set recall|heldout|heldout2|heldout3|heldout4|heldout5|heldout6|heldout7|heldout8] [--json]
 (tests/realcode/test_recall.py, test_heldout.py and test_heldout2.py hold the floors)
 """
@@ -31,6 +34,7 @@ Usage: python scripts/recall.py [--set recall|heldout|heldout2|heldout3|heldout4
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
@@ -66,6 +70,16 @@ def report(sites: list[Site], scores: list[Score], folder: Path = CASES) -> str:
     return "\n".join(lines)
 
 
+def measured_code() -> str:
+    """Which code the figures are of: this checkout's server/ and its commit (with `+dirty` for local changes)."""
+    def git(*args: str) -> str:
+        run = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=False)
+        return run.stdout.strip() if run.returncode == 0 else ""
+    commit = git("rev-parse", "--short", "HEAD") or "unknown commit"
+    dirty = "+dirty" if git("status", "--porcelain", "--", "server") else ""
+    return f"code measured: {ROOT / 'server'} at {commit}{dirty}"
+
+
 def chosen_set(argv: list[str]) -> Path:
     """The folder `--set NAME` names (cases/ when not given)."""
     if "--set" not in argv:
@@ -93,6 +107,7 @@ def main() -> None:
                            "recall": round(s.recall, 4), "precision": round(s.precision, 4)} for s in scores],
                          indent=1))
     else:
+        print(measured_code())
         print(report(sites, scores, folder))
 
 
