@@ -27,6 +27,7 @@ The stage's other modules (stage interpreter: imports base/, environment/, text/
 
 - arguments.py: reading a call's evaluated arguments (by keyword, by position, as a constant, a Setting);
 - control_flow.py: `if`/`elif`, loops and `try`, the path forked and joined under each condition;
+- class_members.py: what a class's own code says (members it defines, `__init__` calls, decorators, cache bases);
 - function_keys.py: a function's identity across checks of an editor buffer (for the replay);
 - narrowing.py: `isinstance(x, Cache)` guards (a transformers class): x holds that cache where the test holds;
 - own_caches.py: the project's own object given as a forward's cache, and what the forward reads that it lacks;
