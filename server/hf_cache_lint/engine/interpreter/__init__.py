@@ -26,6 +26,7 @@ Thread's target call, a function's body) are wired below once all parts exist:
 The stage's other modules (stage interpreter: imports base/, environment/, text/, syntax/, facts/, output/):
 
 - arguments.py: reading a call's evaluated arguments (by keyword, by position, as a constant, a Setting);
+- comprehension_scope.py: what of a comprehension runs in the enclosing scope (its iterable, subscripts, element's cache);
 - control_flow.py: `if`/`elif`, loops and `try`, the path forked and joined under each condition;
 - class_members.py: what a class's own code says (members it defines, `__init__` calls, decorators, cache bases);
 - function_keys.py: a function's identity across checks of an editor buffer (for the replay);
