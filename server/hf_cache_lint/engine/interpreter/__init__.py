@@ -29,6 +29,7 @@ The stage's other modules (stage interpreter: imports base/, environment/, text/
 - comprehension_scope.py: what of a comprehension runs in the enclosing scope (its iterable, subscripts, element's cache);
 - control_flow.py: `if`/`elif`, loops and `try`, the path forked and joined under each condition;
 - class_members.py: what a class's own code says (members it defines, `__init__` calls, decorators, cache bases);
+- forward_caches.py: what a transformers model's forward call is given as its cache (a `ForwardCache` fact);
 - function_keys.py: a function's identity across checks of an editor buffer (for the replay);
 - narrowing.py: `isinstance(x, Cache)` guards (a transformers class): x holds that cache where the test holds;
 - own_caches.py: the project's own object given as a forward's cache, and what the forward reads that it lacks;

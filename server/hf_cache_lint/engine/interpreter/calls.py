@@ -10,6 +10,7 @@ from dataclasses import replace
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.interpreter.cache_uses import output
 from hf_cache_lint.engine.interpreter.expressions import Expressions
+from hf_cache_lint.engine.interpreter.forward_caches import forward_facts
 from hf_cache_lint.engine.interpreter.functions import UserFunctions
 from hf_cache_lint.engine.interpreter.generate_calls import GenerateFacts
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
@@ -90,7 +91,7 @@ class CallDispatch:
                                          through="`functools.partial`")
         obj = self.s.obj(callee)
         if isinstance(obj, ModelState):
-            self.facts.forward_facts(obj, args, whole)
+            forward_facts(self.facts, obj, args, whole)
             self.ex.uses.forward(callee, args, whole, code(head) + "".join(code(t) for t in trailers[:-1]))
             return output("forward", obj, args, site_of(whole, "the forward pass"))
         if isinstance(obj, PipelineState):
