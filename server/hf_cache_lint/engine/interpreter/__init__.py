@@ -31,6 +31,7 @@ The stage's other modules (stage interpreter: imports base/, environment/, text/
 - class_members.py: what a class's own code says (members it defines, `__init__` calls, decorators, cache bases);
 - forward_caches.py: what a transformers model's forward call is given as its cache (a `ForwardCache` fact);
 - function_keys.py: a function's identity across checks of an editor buffer (for the replay);
+- unpack_targets.py: how many names an unpacking target binds (`a, b = ...`, a loop body's `k, v = layer`);
 - narrowing.py: `isinstance(x, Cache)` guards (a transformers class): x holds that cache where the test holds;
 - own_caches.py: the project's own object given as a forward's cache, and what the forward reads that it lacks;
 - model_subclasses.py: the project's subclasses of a transformers model class: an instance is also the model

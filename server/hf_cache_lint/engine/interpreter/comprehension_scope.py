@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hf_cache_lint.engine.interpreter.cache_uses import count_targets
+from hf_cache_lint.engine.interpreter.unpack_targets import count_targets
 from hf_cache_lint.engine.interpreter.values import CacheVal
 from hf_cache_lint.engine.syntax.comprehensions import comprehension_subscripts
 from hf_cache_lint.engine.syntax.nodes import Node, call_args

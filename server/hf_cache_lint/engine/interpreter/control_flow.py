@@ -7,11 +7,12 @@ import re
 from functools import partial
 from typing import TYPE_CHECKING
 
-from hf_cache_lint.engine.interpreter.cache_uses import count_targets, none_compared, unpacked_item
+from hf_cache_lint.engine.interpreter.cache_uses import none_compared
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.narrowing import cache_is_builtin, model_is_instance, narrow, narrowing
 from hf_cache_lint.engine.interpreter.session import MAX_LOOP_REPEAT_DEPTH, Session
 from hf_cache_lint.engine.interpreter.state import State, join
+from hf_cache_lint.engine.interpreter.unpack_targets import count_targets, unpacked_item
 from hf_cache_lint.engine.interpreter.values import UNKNOWN, Cond, Maybe, Unknown, maybe
 from hf_cache_lint.engine.output.analysis import GuardedBlock
 from hf_cache_lint.engine.syntax.constants import literal_truth
