@@ -26,10 +26,8 @@ from hf_cache_lint.engine.interpreter.session import EvArg, Session
 from hf_cache_lint.engine.interpreter.values import (
     CacheVal,
     ClassDef,
-    Cond,
     Const,
     InstanceState,
-    ListVal,
     Maybe,
     ModelState,
     Output,
@@ -266,32 +264,6 @@ def sub_cache(value: CacheVal, name: str) -> CacheVal | None:
     return CacheVal(SUB_CACHE, None, None, value.module, value.said, True)
 
 
-def none_compared(test: Node, value: Callable[[Node], Value], dead: Callable[[Cond], bool]) -> bool | None:
-    """Whether `x is None` / `x is not None` holds on this path, decided by what `x` is (`value`): None for a None
-    constant, not None for a cache, a tuple, a list, an output or a heap object (a model, the project's instance);
-    for a value that differs by path, what every live option (`dead`: its condition excluded here) says alike. A
-    vendored attention's `if past_key_value is not None:` around the cache it was given then takes its one path."""
-    kids: list[Node] = list(getattr(test, "children", ()))
-    if test.type != "comparison" or len(kids) != 3 or kids[2].type != "keyword" or kids[2].value != "None":
-        return None
-    op = code(kids[1]).split()
-    if op not in (["is"], ["is", "not"]):
-        return None
-    verdict = _is_none(value(kids[0]), dead)
-    return None if verdict is None else verdict == (op == ["is"])
-
-
-def _is_none(v: Value, dead: Callable[[Cond], bool]) -> bool | None:
-    if type(v) is Const:
-        return v.value is None
-    if isinstance(v, (CacheVal, TupleVal, ListVal, Output, Ref)):
-        return False
-    if type(v) is Maybe:
-        verdicts = {_is_none(o, dead) for o, c in v.options if c is None or not dead(c)}
-        return verdicts.pop() if len(verdicts) == 1 else None
-    return None
-
-
 def _same_class(subjects: list[Subject | None], value: Maybe) -> Subject | None:
     """A value that is a cache of the same transformers class on every path (None aside), through different objects
     (`kv = EvictCache(...)` on one path, `DynamicCache()` on another; a cache the caller passed, else the project's
@@ -381,4 +353,4 @@ def _receiver(head: Node, before: Sequence[Node]) -> str:
     return code(head) + "".join(code(t) for t in before)
 
 
-__all__ = ["SUB_CACHES", "CacheUses", "Subject", "none_compared", "output", "sub_cache"]
+__all__ = ["SUB_CACHES", "CacheUses", "Subject", "output", "sub_cache"]

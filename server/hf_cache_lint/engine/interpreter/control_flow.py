@@ -7,9 +7,9 @@ import re
 from functools import partial
 from typing import TYPE_CHECKING
 
-from hf_cache_lint.engine.interpreter.cache_uses import none_compared
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.narrowing import cache_is_builtin, model_is_instance, narrow, narrowing
+from hf_cache_lint.engine.interpreter.none_comparisons import none_compared
 from hf_cache_lint.engine.interpreter.session import MAX_LOOP_REPEAT_DEPTH, Session
 from hf_cache_lint.engine.interpreter.state import State, join
 from hf_cache_lint.engine.interpreter.unpack_targets import count_targets, unpacked_item
