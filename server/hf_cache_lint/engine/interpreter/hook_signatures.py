@@ -18,15 +18,8 @@ from hf_cache_lint.engine.facts.hook_override import (
     ReadHow,
 )
 from hf_cache_lint.engine.interpreter.hook_names import is_trailer
+from hf_cache_lint.engine.interpreter.hook_trees import _key_read, suite, walk
 from hf_cache_lint.engine.syntax.nodes import Node, call_args, code, span, span_between, string_value
-
-
-def walk(node: Node) -> Iterator[Node]:
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(reversed(getattr(n, "children", ())))
 
 
 def params_of(fn: Node) -> tuple[list[str], str | None]:
@@ -305,21 +298,6 @@ def updates_a_cache_itself(fn: Node) -> bool:
     return False
 
 
-def _key_read(node: Node) -> tuple[str, ReadHow, Node] | None:
-    """`x["key"]` -> (key, "subscript", that trailer); `x.get("key", ...)` / `x.pop("key", ...)` -> (key, "get",
-    the call's trailer)."""
-    kids = node.children
-    if len(kids) >= 2 and is_trailer(kids[1], "[") and len(kids[1].children) == 3:
-        key = string_value(kids[1].children[1])
-        return (key, "subscript", kids[1]) if key is not None else None
-    if len(kids) >= 3 and is_trailer(kids[1], ".") and kids[1].children[1].value in ("get", "pop") and \
-            is_trailer(kids[2], "("):
-        args = call_args(kids[2])
-        key = string_value(args[0].value) if args and args[0].name is None and not args[0].star else None
-        return (key, "get", kids[2]) if key is not None else None
-    return None
-
-
 def _positional_super(body: Node, method: str) -> PositionalSuper | None:
     for node in walk(body):
         if node.type in ("power", "atom_expr") and len(node.children) >= 4 and code(node.children[0]) == "super" \
@@ -331,10 +309,6 @@ def _positional_super(body: Node, method: str) -> PositionalSuper | None:
                 return PositionalSuper(span_between(node.children[0], node.children[3]), positional,
                                        any(a.star == "**" for a in args))
     return None
-
-
-def suite(suite: Node) -> list[Node]:
-    return [c for c in getattr(suite, "children", ()) if c.type not in ("newline", "indent", "dedent", "operator")]
 
 
 def _first_line(body: Node) -> tuple[Span | None, str]:
