@@ -63,6 +63,7 @@ The stage's other modules (stage interpreter: imports base/, environment/, text/
   positions it sends, read from the tree;
 - hook_names.py: the names the hook reader knows a module by (transformers classes by role, loaded models, caches);
 - hook_signatures.py: what a found hook takes and reads (parameters, keys read, positions), as its fact.
+- hook_returns.py: what a hook reads from the model inputs transformers' own hook returns to it (for hook_signatures);
 - hook_trees.py: the tree shapes the hook readers share (every node under one, a suite's statements, a read by key);
 - hook_registrations.py: forward hooks registered on transformers' layers, and the functions a hook argument
   stands for;

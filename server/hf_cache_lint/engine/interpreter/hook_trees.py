@@ -1,6 +1,6 @@
-"""The tree shapes the hook readers share (hook_signatures.py, hooks.py, hook_classes.py, hook_registrations.py):
-every node under one in order (`walk`), a suite's statements (`suite`), a read by key (`x["key"]`, `x.get("key")`:
-`_key_read`)."""
+"""The tree shapes the hook readers share (hook_signatures.py, hook_returns.py, hooks.py, hook_classes.py,
+hook_registrations.py): every node under one in order (`walk`), a suite's statements (`suite`), a read by key
+(`x["key"]`, `x.get("key")`: `_key_read`)."""
 
 from __future__ import annotations
 
