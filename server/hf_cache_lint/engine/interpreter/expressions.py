@@ -8,6 +8,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from hf_cache_lint.engine.interpreter.cache_uses import sub_cache
+from hf_cache_lint.engine.interpreter.chain_text import _CHAIN_PREFIX, _CHAIN_WINDOW, _ELIDED, _head, _text
 from hf_cache_lint.engine.interpreter.comprehension_scope import comprehended_cache, comprehension_uses
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
 from hf_cache_lint.engine.interpreter.model_subclasses import LOADERS, MODULE_SELF, enclosing_method, model_of
@@ -526,44 +527,6 @@ def _is_call(node: Node) -> bool:
 def _number(text: str) -> int | float | complex | None:
     """`number_value`, once per spelling (it parses the literal with `ast`)."""
     return number_value(text)
-
-
-def _head(node: Node, n: int) -> str:
-    """The first `n` characters of a node's code, without rendering all of a large one."""
-    leaves: list[str] = []
-    leaf = node.get_first_leaf()
-    last = node.get_last_leaf()
-    size = 0
-    while leaf is not None and size < n:
-        text = leaf.get_code(include_prefix=bool(leaves))
-        leaves.append(text)
-        size += len(text)
-        if leaf is last:
-            break
-        leaf = leaf.get_next_leaf()
-    return "".join(leaves)[:n]
-
-
-class _Elided:
-    """Stands for the trailers of a long chain left out of what one step sees (rendered as an ellipsis)."""
-
-    type = "elided"
-
-    def get_code(self, include_prefix: bool = True) -> str:
-        return "\u2026"
-
-
-_ELIDED = _Elided()
-_CHAIN_PREFIX = 8
-_CHAIN_WINDOW = 16
-_TEXT_LIMIT = 200
-
-
-def _text(head: Node, trailers: list[Node]) -> str:
-    first = _head(head, _TEXT_LIMIT + 1)
-    if len(first) > _TEXT_LIMIT:
-        return first[:_TEXT_LIMIT] + "\u2026"
-    return first + "".join(code(t) for t in trailers)
 
 
 __all__ = ["NONE", "Expressions"]
