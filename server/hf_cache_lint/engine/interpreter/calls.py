@@ -8,7 +8,6 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from hf_cache_lint.engine.base.findings import Span
-from hf_cache_lint.engine.interpreter.cache_uses import output
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.forward_caches import forward_facts
 from hf_cache_lint.engine.interpreter.functions import UserFunctions
@@ -17,6 +16,7 @@ from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
 from hf_cache_lint.engine.interpreter.known import KnownCallables
 from hf_cache_lint.engine.interpreter.methods import TrackedMethods
 from hf_cache_lint.engine.interpreter.model_subclasses import model_of
+from hf_cache_lint.engine.interpreter.output_values import output
 from hf_cache_lint.engine.interpreter.session import EvArg, Session, site_of
 from hf_cache_lint.engine.interpreter.state import State, join
 from hf_cache_lint.engine.interpreter.values import (

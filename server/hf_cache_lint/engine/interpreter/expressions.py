@@ -7,12 +7,12 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from hf_cache_lint.engine.interpreter.cache_uses import sub_cache
 from hf_cache_lint.engine.interpreter.chain_text import _CHAIN_PREFIX, _CHAIN_WINDOW, _ELIDED, _head, _text
 from hf_cache_lint.engine.interpreter.comprehension_scope import comprehended_cache, comprehension_uses
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
 from hf_cache_lint.engine.interpreter.model_subclasses import LOADERS, MODULE_SELF, enclosing_method, model_of
 from hf_cache_lint.engine.interpreter.narrowing import narrow, narrowing
+from hf_cache_lint.engine.interpreter.output_values import sub_cache
 from hf_cache_lint.engine.interpreter.session import EvArg, Session
 from hf_cache_lint.engine.interpreter.values import (
     ALWAYS_TRACKED,

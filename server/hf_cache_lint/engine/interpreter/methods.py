@@ -14,7 +14,6 @@ from dataclasses import replace
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.facts.cache_crop import CacheCrop
 from hf_cache_lint.engine.interpreter.arguments import positional
-from hf_cache_lint.engine.interpreter.cache_uses import output
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.forward_caches import forward_facts
 from hf_cache_lint.engine.interpreter.functions import UserFunctions
@@ -26,6 +25,7 @@ from hf_cache_lint.engine.interpreter.model_subclasses import (
     base_model_name,
     model_of,
 )
+from hf_cache_lint.engine.interpreter.output_values import output
 from hf_cache_lint.engine.interpreter.session import EvArg, Session, site_of
 from hf_cache_lint.engine.interpreter.values import (
     NONE,
