@@ -12,7 +12,7 @@ from hf_cache_lint.engine.interpreter.comprehension_scope import comprehended_ca
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
 from hf_cache_lint.engine.interpreter.model_subclasses import LOADERS, MODULE_SELF, enclosing_method, model_of
 from hf_cache_lint.engine.interpreter.narrowing import narrow, narrowing
-from hf_cache_lint.engine.interpreter.output_values import sub_cache
+from hf_cache_lint.engine.interpreter.output_values import output_cache, sub_cache
 from hf_cache_lint.engine.interpreter.session import EvArg, Session
 from hf_cache_lint.engine.interpreter.values import (
     ALWAYS_TRACKED,
@@ -476,26 +476,6 @@ class Expressions:
             # A slice of a tuple or list is one of the same kind (`legacy[:n_layers]`, `legacy[-window:]`).
             return TupleVal(value.site) if isinstance(value, TupleVal) else ListVal(value.site)
         return UNKNOWN
-
-
-# The cache class a Mamba-family model's forward returns as `cache_params`, while its modeling module defines one
-# (the release table says until when: from 5.5 they are gone, and the model returns a cache_utils cache).
-_STATE_CACHES = {"Mamba2": ("Mamba2Cache", "transformers.models.mamba2.modeling_mamba2"),
-                 "FalconMamba": ("FalconMambaCache", "transformers.models.falcon_mamba.modeling_falcon_mamba"),
-                 "Mamba": ("MambaCache", "transformers.models.mamba.modeling_mamba")}
-
-
-def output_cache(output: Output, name: str) -> CacheVal:
-    """The cache a generate or forward output holds under `name` (`past_key_values`, `cache`, `cache_params`)."""
-    by = "generate" if output.kind == "generate" else "the forward pass"
-    cls, module = None, "transformers.cache_utils"
-    if name == "cache_params" and output.model_class:
-        for prefix, (cls_name, mod) in _STATE_CACHES.items():
-            if output.model_class.startswith(prefix):
-                cls, module = cls_name, mod
-                break
-    return CacheVal(f"the cache returned by {by}", output.site, cls, module, output.said, output.layered,
-                    output.window)
 
 
 _OPERATIONS = frozenset({"arith_expr", "term", "comparison", "not_test", "factor", "shift_expr", "and_expr",

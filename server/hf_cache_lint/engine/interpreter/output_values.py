@@ -1,6 +1,7 @@
 """The values a generate or forward call hands back and the caches they hold: the `Output` (whether the code says
-its cache is a transformers cache, layered, windowed: `output`), and an `EncoderDecoderCache`'s two parts
-(`sub_cache`); made by calls.py and methods.py, read by expressions.py."""
+its cache is a transformers cache, layered, windowed: `output`), the cache an output holds under a name
+(`output_cache`) and an `EncoderDecoderCache`'s two parts (`sub_cache`); made by calls.py and methods.py, read by
+expressions.py."""
 
 from __future__ import annotations
 
@@ -45,3 +46,23 @@ def sub_cache(value: CacheVal, name: str) -> CacheVal | None:
     if value.cls != "EncoderDecoderCache" or name not in SUB_CACHES:
         return None
     return CacheVal(SUB_CACHE, None, None, value.module, value.said, True)
+
+
+# The cache class a Mamba-family model's forward returns as `cache_params`, while its modeling module defines one
+# (the release table says until when: from 5.5 they are gone, and the model returns a cache_utils cache).
+_STATE_CACHES = {"Mamba2": ("Mamba2Cache", "transformers.models.mamba2.modeling_mamba2"),
+                 "FalconMamba": ("FalconMambaCache", "transformers.models.falcon_mamba.modeling_falcon_mamba"),
+                 "Mamba": ("MambaCache", "transformers.models.mamba.modeling_mamba")}
+
+
+def output_cache(output: Output, name: str) -> CacheVal:
+    """The cache a generate or forward output holds under `name` (`past_key_values`, `cache`, `cache_params`)."""
+    by = "generate" if output.kind == "generate" else "the forward pass"
+    cls, module = None, "transformers.cache_utils"
+    if name == "cache_params" and output.model_class:
+        for prefix, (cls_name, mod) in _STATE_CACHES.items():
+            if output.model_class.startswith(prefix):
+                cls, module = cls_name, mod
+                break
+    return CacheVal(f"the cache returned by {by}", output.site, cls, module, output.said, output.layered,
+                    output.window)
