@@ -29,6 +29,7 @@ The stage's other modules (stage interpreter: imports base/, environment/, text/
 - comprehension_scope.py: what of a comprehension runs in the enclosing scope (its iterable, subscripts, element's cache);
 - control_flow.py: `if`/`elif`, loops and `try`, the path forked and joined under each condition;
 - chain_text.py: what one step of an attribute or call chain sees of it as text (a long chain's middle elided);
+- closures.py: what a function defined inside another reads of it (names read, names bound again after the `def`);
 - class_members.py: what a class's own code says (members it defines, `__init__` calls, decorators, cache bases);
 - forward_caches.py: what a transformers model's forward call is given as its cache (a `ForwardCache` fact);
 - function_keys.py: a function's identity across checks of an editor buffer (for the replay);
