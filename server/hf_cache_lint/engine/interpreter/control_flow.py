@@ -78,7 +78,7 @@ class ControlFlow:
                     # A version test the analysis cannot decide: what it guards holds on some versions only.
                     self.s.version_guarded.add(GuardedBlock(span_between(suite, branches[-1][1]), code(test)))
             static = literal if literal is not None else entry.decides(cond)
-            if static is None:  # `if cache is not None:` on a path where the cache is known (cache_uses.py)
+            if static is None:  # `if cache is not None:` on a path where the cache is known (none_comparisons.py)
                 static = none_compared(test, self.ex.eval, partial(_excluded, entry))
             if static is None:  # `isinstance(model, Qwen3ForCausalLM)` on a model loaded as one
                 static = model_is_instance(test, self.ex)
