@@ -1,6 +1,6 @@
 """A dict whose values one comprehension builds as the same transformers cache (Higgs Audio's length buckets:
 `{n: StaticCache(..., max_cache_len=n) for n in lengths}`, or `OrderedDict((n, StaticCache(...)) for n in ...)`)
-holds that cache at every key the code computes (values.py `DictState.every`, expressions.py
+holds that cache at every key the code computes (values.py `DictState.every`, comprehension_scope.py
 `comprehended_cache`); and `.eval()`/`.to(...)` on the project's model subclass return the subclass instance, not
 the transformers model inside it, so its own methods still run (heldout8 higgs_audio_kv_buckets.py)."""
 

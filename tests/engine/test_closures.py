@@ -7,7 +7,8 @@ from __future__ import annotations
 from tests.engine.conftest import Checker, lines
 
 from hf_cache_lint.engine.base.findings import Severity
-from hf_cache_lint.engine.interpreter.functions import _leaves, _rebound
+from hf_cache_lint.engine.interpreter.class_members import _leaves
+from hf_cache_lint.engine.interpreter.closures import _rebound
 from hf_cache_lint.engine.interpreter.interp import parse
 
 HEAD = ("from transformers import AutoModelForCausalLM, DynamicCache\n\n"

@@ -1,6 +1,6 @@
-"""An `EncoderDecoderCache`'s parts (cache_uses.py `sub_cache`), a vendored attention module called with the cache
+"""An `EncoderDecoderCache`'s parts (output_values.py `sub_cache`), a vendored attention module called with the cache
 (functions.py `call_instance`: `nn.Module.__call__` runs `forward`), and `x is None` tests decided by what `x` is on
-the path (cache_uses.py `none_compared`)."""
+the path (none_comparisons.py `none_compared`)."""
 
 from __future__ import annotations
 

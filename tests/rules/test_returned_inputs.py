@@ -1,5 +1,5 @@
 """HFC010 on the model inputs transformers' own `prepare_inputs_for_generation` returns to a wrapper or an override
-(engine/interpreter/hook_signatures.py `_returned_reads`): read or swapped by the `"past_key_values"` key, which holds
+(engine/interpreter/hook_returns.py `_returned_reads`): read or swapped by the `"past_key_values"` key, which holds
 no cache from 5.24.0 (docs/facts.md, `releases:model_inputs_hold_cache`); one finding per hook, one fix for all its
 uses of the key."""
 

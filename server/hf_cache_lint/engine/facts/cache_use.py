@@ -47,7 +47,7 @@ class UseArgument:
 
 
 # The description of an `EncoderDecoderCache`'s part (`cache.self_attention_cache`), whose class the code does not
-# say (engine/interpreter/cache_uses.py `sub_cache`).
+# say (engine/interpreter/output_values.py `sub_cache`).
 SUB_CACHE = "a part of an `EncoderDecoderCache` (`self_attention_cache`, `cross_attention_cache`)"
 # What a model subclass's `prepare_inputs_for_generation` override gets as `past_key_values` (class unsaid):
 # engine/interpreter/narrowing.py `generate_fills`.

@@ -26,8 +26,16 @@ Thread's target call, a function's body) are wired below once all parts exist:
 The stage's other modules (stage interpreter: imports base/, environment/, text/, syntax/, facts/, output/):
 
 - arguments.py: reading a call's evaluated arguments (by keyword, by position, as a constant, a Setting);
+- comprehension_scope.py: what of a comprehension runs in the enclosing scope (its iterable, subscripts, element's cache);
 - control_flow.py: `if`/`elif`, loops and `try`, the path forked and joined under each condition;
+- chain_text.py: what one step of an attribute or call chain sees of it as text (a long chain's middle elided);
+- closures.py: what a function defined inside another reads of it (names read, names bound again after the `def`);
+- class_members.py: what a class's own code says (members it defines, `__init__` calls, decorators, cache bases);
+- forward_caches.py: what a transformers model's forward call is given as its cache (a `ForwardCache` fact);
 - function_keys.py: a function's identity across checks of an editor buffer (for the replay);
+- unpack_targets.py: how many names an unpacking target binds (`a, b = ...`, a loop body's `k, v = layer`);
+- output_values.py: what a generate or forward call hands back (`Output`) and an `EncoderDecoderCache`'s parts;
+- none_comparisons.py: `x is None` / `x is not None` decided by what `x` is on the path (for control_flow.py);
 - narrowing.py: `isinstance(x, Cache)` guards (a transformers class): x holds that cache where the test holds;
 - own_caches.py: the project's own object given as a forward's cache, and what the forward reads that it lacks;
 - model_subclasses.py: the project's subclasses of a transformers model class: an instance is also the model
@@ -58,6 +66,8 @@ The stage's other modules (stage interpreter: imports base/, environment/, text/
   positions it sends, read from the tree;
 - hook_names.py: the names the hook reader knows a module by (transformers classes by role, loaded models, caches);
 - hook_signatures.py: what a found hook takes and reads (parameters, keys read, positions), as its fact.
+- hook_returns.py: what a hook reads from the model inputs transformers' own hook returns to it (for hook_signatures);
+- hook_trees.py: the tree shapes the hook readers share (every node under one, a suite's statements, a read by key);
 - hook_registrations.py: forward hooks registered on transformers' layers, and the functions a hook argument
   stands for;
 - hook_classes.py: why an own cache class fails before transformers calls its `update` override.

@@ -17,8 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from hf_cache_lint.engine.base.findings import Position, Span
-from hf_cache_lint.engine.environment.families import is_mamba_family, windowed_family
-from hf_cache_lint.engine.facts.cache_use import KIND, SUB_CACHE, ArgKind, CacheOp, CacheUse, UseArgument
+from hf_cache_lint.engine.facts.cache_use import KIND, ArgKind, CacheOp, CacheUse, UseArgument
 from hf_cache_lint.engine.interpreter.except_fallbacks import pair
 from hf_cache_lint.engine.interpreter.init_members import init_sets
 from hf_cache_lint.engine.interpreter.none_tests import none_test_at
@@ -26,18 +25,14 @@ from hf_cache_lint.engine.interpreter.session import EvArg, Session
 from hf_cache_lint.engine.interpreter.values import (
     CacheVal,
     ClassDef,
-    Cond,
     Const,
     InstanceState,
-    ListVal,
     Maybe,
     ModelState,
-    Output,
     Ref,
     TupleVal,
     Value,
 )
-from hf_cache_lint.engine.output.analysis import Site
 from hf_cache_lint.engine.output.keywords import CACHE_KEYWORDS
 from hf_cache_lint.engine.syntax.nodes import Node, code
 
@@ -230,68 +225,6 @@ class CacheUses:
         return tuple(out)
 
 
-def output(kind: str, model: ModelState | None, args: list[EvArg], site: Site | None) -> Output:
-    """A generate or forward output, with what its cache is: said to be a transformers cache for a dict output
-    (generate: `return_dict_in_generate=True` written in the call) of a call with `use_cache` not False, on a
-    model without remote code (a receiver the linter cannot see: its generate may be anyone's); layered for a
-    model loaded as decoder-only and not of the Mamba family; windowed for a model the code says has sliding-window
-    layers."""
-    flags = {a.arg.name: a.value.value for a in args
-             if a.arg.name in ("return_dict_in_generate", "use_cache") and isinstance(a.value, Const)}
-    said = flags.get("use_cache") is not False and (kind == "forward" or flags.get("return_dict_in_generate") is True)
-    if model is not None and (model.remote_code or not model.is_transformers):
-        said = False
-    if model is None and kind == "forward":
-        said = False
-    layered = model is not None and model.decoder_only and not model.encoder_decoder and \
-        not is_mamba_family(model.class_name)
-    if model is None:
-        return Output(kind, site, said, layered)
-    own_code = model.remote_code or not model.is_transformers  # its cache may be anything
-    window = None if own_code else windowed_family(model.class_name, model.checkpoint)
-    return Output(kind, site, said, layered, model.class_name, window)
-
-
-# An `EncoderDecoderCache`'s two parts (attributes on every supported release), each a cache of its own.
-SUB_CACHES = frozenset({"self_attention_cache", "cross_attention_cache"})
-
-
-def sub_cache(value: CacheVal, name: str) -> CacheVal | None:
-    """`cache.self_attention_cache` / `.cross_attention_cache` of a cache the code says is an `EncoderDecoderCache`:
-    a cache with `.layers` (4.54+), whose class the code does not say (DynamicCache unless it built the parts from
-    others). Both parts are one value (no site): code that picks one of them by a flag reads the same kind of cache
-    either way."""
-    if value.cls != "EncoderDecoderCache" or name not in SUB_CACHES:
-        return None
-    return CacheVal(SUB_CACHE, None, None, value.module, value.said, True)
-
-
-def none_compared(test: Node, value: Callable[[Node], Value], dead: Callable[[Cond], bool]) -> bool | None:
-    """Whether `x is None` / `x is not None` holds on this path, decided by what `x` is (`value`): None for a None
-    constant, not None for a cache, a tuple, a list, an output or a heap object (a model, the project's instance);
-    for a value that differs by path, what every live option (`dead`: its condition excluded here) says alike. A
-    vendored attention's `if past_key_value is not None:` around the cache it was given then takes its one path."""
-    kids: list[Node] = list(getattr(test, "children", ()))
-    if test.type != "comparison" or len(kids) != 3 or kids[2].type != "keyword" or kids[2].value != "None":
-        return None
-    op = code(kids[1]).split()
-    if op not in (["is"], ["is", "not"]):
-        return None
-    verdict = _is_none(value(kids[0]), dead)
-    return None if verdict is None else verdict == (op == ["is"])
-
-
-def _is_none(v: Value, dead: Callable[[Cond], bool]) -> bool | None:
-    if type(v) is Const:
-        return v.value is None
-    if isinstance(v, (CacheVal, TupleVal, ListVal, Output, Ref)):
-        return False
-    if type(v) is Maybe:
-        verdicts = {_is_none(o, dead) for o, c in v.options if c is None or not dead(c)}
-        return verdicts.pop() if len(verdicts) == 1 else None
-    return None
-
-
 def _same_class(subjects: list[Subject | None], value: Maybe) -> Subject | None:
     """A value that is a cache of the same transformers class on every path (None aside), through different objects
     (`kv = EvictCache(...)` on one path, `DynamicCache()` on another; a cache the caller passed, else the project's
@@ -381,38 +314,4 @@ def _receiver(head: Node, before: Sequence[Node]) -> str:
     return code(head) + "".join(code(t) for t in before)
 
 
-def unpacked_item(name: str, body: Node) -> int | None:
-    """How many names a loop's body unpacks its loop variable `name` into, at its first plain `a, b = name` (not in a
-    nested function or class); None when it does not."""
-    stack = [body]
-    while stack:
-        node = stack.pop()
-        t = node.type
-        if t in ("funcdef", "classdef", "lambdef", "async_funcdef"):
-            continue
-        if t == "expr_stmt":
-            kids = node.children
-            if len(kids) == 3 and kids[1].type == "operator" and kids[1].value == "=" and kids[2].type == "name" \
-                    and kids[2].value == name and unpacks(kids[0]):
-                return count_targets(kids[0])
-            continue
-        stack.extend(reversed(getattr(node, "children", ())))
-    return None
-
-
-def unpacks(target: Node) -> bool:
-    """`a, b = ...` / `(a, b) = ...` / `[a, b] = ...`: a target that unpacks what it is given."""
-    t = target.type
-    return t in ("testlist_star_expr", "exprlist") or (t == "atom" and target.children[0].value in "([")
-
-
-def count_targets(target: Node) -> int | None:
-    """How many names `target` unpacks each value into (None: a single name, or a starred target)."""
-    inner = target.children[1] if target.type == "atom" and len(target.children) == 3 else target
-    if inner.type not in ("testlist_star_expr", "exprlist", "testlist_comp"):
-        return None
-    items = [c for c in inner.children if c.type != "operator"]
-    return None if any(c.type == "star_expr" for c in items) else len(items)
-
-
-__all__ = ["SUB_CACHES", "CacheUses", "Subject", "count_targets", "none_compared", "output", "sub_cache", "unpacked_item", "unpacks"]
+__all__ = ["CacheUses", "Subject"]

@@ -8,14 +8,15 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from hf_cache_lint.engine.base.findings import Span
-from hf_cache_lint.engine.interpreter.cache_uses import output
 from hf_cache_lint.engine.interpreter.expressions import Expressions
+from hf_cache_lint.engine.interpreter.forward_caches import forward_facts
 from hf_cache_lint.engine.interpreter.functions import UserFunctions
 from hf_cache_lint.engine.interpreter.generate_calls import GenerateFacts
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
 from hf_cache_lint.engine.interpreter.known import KnownCallables
 from hf_cache_lint.engine.interpreter.methods import TrackedMethods
 from hf_cache_lint.engine.interpreter.model_subclasses import model_of
+from hf_cache_lint.engine.interpreter.output_values import output
 from hf_cache_lint.engine.interpreter.session import EvArg, Session, site_of
 from hf_cache_lint.engine.interpreter.state import State, join
 from hf_cache_lint.engine.interpreter.values import (
@@ -90,7 +91,7 @@ class CallDispatch:
                                          through="`functools.partial`")
         obj = self.s.obj(callee)
         if isinstance(obj, ModelState):
-            self.facts.forward_facts(obj, args, whole)
+            forward_facts(self.facts, obj, args, whole)
             self.ex.uses.forward(callee, args, whole, code(head) + "".join(code(t) for t in trailers[:-1]))
             return output("forward", obj, args, site_of(whole, "the forward pass"))
         if isinstance(obj, PipelineState):

@@ -7,11 +7,12 @@ import re
 from functools import partial
 from typing import TYPE_CHECKING
 
-from hf_cache_lint.engine.interpreter.cache_uses import count_targets, none_compared, unpacked_item
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.narrowing import cache_is_builtin, model_is_instance, narrow, narrowing
+from hf_cache_lint.engine.interpreter.none_comparisons import none_compared
 from hf_cache_lint.engine.interpreter.session import MAX_LOOP_REPEAT_DEPTH, Session
 from hf_cache_lint.engine.interpreter.state import State, join
+from hf_cache_lint.engine.interpreter.unpack_targets import count_targets, unpacked_item
 from hf_cache_lint.engine.interpreter.values import UNKNOWN, Cond, Maybe, Unknown, maybe
 from hf_cache_lint.engine.output.analysis import GuardedBlock
 from hf_cache_lint.engine.syntax.constants import literal_truth
@@ -77,7 +78,7 @@ class ControlFlow:
                     # A version test the analysis cannot decide: what it guards holds on some versions only.
                     self.s.version_guarded.add(GuardedBlock(span_between(suite, branches[-1][1]), code(test)))
             static = literal if literal is not None else entry.decides(cond)
-            if static is None:  # `if cache is not None:` on a path where the cache is known (cache_uses.py)
+            if static is None:  # `if cache is not None:` on a path where the cache is known (none_comparisons.py)
                 static = none_compared(test, self.ex.eval, partial(_excluded, entry))
             if static is None:  # `isinstance(model, Qwen3ForCausalLM)` on a model loaded as one
                 static = model_is_instance(test, self.ex)

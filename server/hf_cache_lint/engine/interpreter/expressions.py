@@ -7,10 +7,12 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from hf_cache_lint.engine.interpreter.cache_uses import count_targets, sub_cache
+from hf_cache_lint.engine.interpreter.chain_text import _CHAIN_PREFIX, _CHAIN_WINDOW, _ELIDED, _head, _text
+from hf_cache_lint.engine.interpreter.comprehension_scope import comprehended_cache, comprehension_uses
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
 from hf_cache_lint.engine.interpreter.model_subclasses import LOADERS, MODULE_SELF, enclosing_method, model_of
 from hf_cache_lint.engine.interpreter.narrowing import narrow, narrowing
+from hf_cache_lint.engine.interpreter.output_values import output_cache, sub_cache
 from hf_cache_lint.engine.interpreter.session import EvArg, Session
 from hf_cache_lint.engine.interpreter.values import (
     ALWAYS_TRACKED,
@@ -41,7 +43,6 @@ from hf_cache_lint.engine.interpreter.values import (
     tuple_val,
 )
 from hf_cache_lint.engine.output.analysis import CiLocation, CiValue, Site
-from hf_cache_lint.engine.syntax.comprehensions import comprehension_subscripts
 from hf_cache_lint.engine.syntax.constants import literal_truth, number_value
 from hf_cache_lint.engine.syntax.nodes import Arg, Node, call_args, code, span, string_value
 
@@ -172,7 +173,7 @@ class Expressions:
     def eval_atom(self, node: Node) -> Value:
         first = node.children[0]
         if self.uses.on and len(node.children) == 3 and first.value in "([{":
-            self._comprehension_uses(node.children[1])
+            comprehension_uses(self, node.children[1])
         if first.value == "{":
             return self.eval_dict(node.children[1] if len(node.children) == 3 else None, node)
         if first.value == "(":
@@ -188,45 +189,6 @@ class Expressions:
             return ListVal(self.s.site(node))
         return UNKNOWN
 
-    def comprehended_cache(self, element: Node) -> CacheVal | None:
-        """The value of a comprehension's element when it is a call building a transformers cache of a known
-        class (`StaticCache(config=..., max_cache_len=n)`), evaluated once in the enclosing scope (the names the
-        comprehension binds are unknown there, as an unknown size is); None for anything else, unevaluated."""
-        if element.type not in ("atom_expr", "power") or element.children[0].type != "name" \
-                or not element.children[0].value.endswith("Cache") or element.children[-1].type != "trailer" \
-                or element.children[-1].children[0].value != "(":
-            return None
-        value = self.imports.force(self.eval(element))
-        return value if isinstance(value, CacheVal) and value.cls is not None else None
-
-    def _comprehension_uses(self, body: Node) -> None:
-        """`[k for k, v in cache]`: the first iterable of a comprehension runs in the enclosing scope; it is
-        evaluated for its use of a cache when evaluating it has no effect (a name or attributes, no call)."""
-        kids = getattr(body, "children", None)
-        if not kids or kids[-1].type not in ("sync_comp_for", "comp_for"):
-            return
-        loop = kids[-1].children[-1] if kids[-1].type == "comp_for" else kids[-1]
-        if loop.type != "sync_comp_for" or len(loop.children) < 4:
-            return
-        iterable = loop.children[3]
-        if _plain_chain(iterable):
-            self.uses.whole(self.eval(iterable), "iterate", iterable, count_targets(loop.children[1]))
-        elif iterable.type in ("atom_expr", "power") and len(iterable.children) == 2 and \
-                iterable.children[0].type == "name" and iterable.children[0].value in _PAIRING and \
-                iterable.children[1].type == "trailer" and iterable.children[1].children[0].value == "(":
-            # `zip(new.key_cache, past.key_cache)`: the arguments are read in the enclosing scope (a read of a
-            # removed member raises there); only names and attribute chains, whose evaluation has no effect.
-            for arg in call_args(iterable.children[1]):
-                if arg.name is None and not arg.star and _plain_chain(arg.value):
-                    self.eval(arg.value)
-        for head, dots, trailer in comprehension_subscripts(body):
-            # `[[x for x in self.cache[i]] for i in range(n)]`: a name or attributes of the enclosing scope (none
-            # the comprehension binds) subscripted inside it, read as the enclosing scope holds them.
-            value = self.eval(head)
-            for t in dots:
-                value = self.attribute(value, t.children[1].value, head, dots)
-            self.uses.subscript(value, trailer, head, dots)
-
     def eval_dict(self, body: Node | None, whole: Node) -> Value:
         # Entries are gathered first and the dict built once: setting them one by one copied the entries
         # every time (a 40,000-entry literal took 21 s).
@@ -237,7 +199,7 @@ class Expressions:
             kids = body.children
             if any(c.type in ("comp_for", "sync_comp_for") for c in kids):
                 # `{k: StaticCache(...) for k in ...}`: each value a cache of one class (keys unseen)
-                every = self.comprehended_cache(kids[2]) if len(kids) == 4 and kids[1].type == "operator" \
+                every = comprehended_cache(self, kids[2]) if len(kids) == 4 and kids[1].type == "operator" \
                     and kids[1].value == ":" else None
                 return self.s.new(DictState(opaque=True, every=every))
             i = 0
@@ -290,7 +252,7 @@ class Expressions:
             written = self._args[id(trailer)] = call_args(trailer)  # a body runs at every call it is inlined at
         for a in written:
             if a.value.type == "argument" and self.uses.on:  # `tuple(k for k, v in cache)`: a generator argument
-                self._comprehension_uses(a.value)
+                comprehension_uses(self, a.value)
             out.append(EvArg(a, self.eval(a.value)))
         return out
 
@@ -516,26 +478,6 @@ class Expressions:
         return UNKNOWN
 
 
-# The cache class a Mamba-family model's forward returns as `cache_params`, while its modeling module defines one
-# (the release table says until when: from 5.5 they are gone, and the model returns a cache_utils cache).
-_STATE_CACHES = {"Mamba2": ("Mamba2Cache", "transformers.models.mamba2.modeling_mamba2"),
-                 "FalconMamba": ("FalconMambaCache", "transformers.models.falcon_mamba.modeling_falcon_mamba"),
-                 "Mamba": ("MambaCache", "transformers.models.mamba.modeling_mamba")}
-
-
-def output_cache(output: Output, name: str) -> CacheVal:
-    """The cache a generate or forward output holds under `name` (`past_key_values`, `cache`, `cache_params`)."""
-    by = "generate" if output.kind == "generate" else "the forward pass"
-    cls, module = None, "transformers.cache_utils"
-    if name == "cache_params" and output.model_class:
-        for prefix, (cls_name, mod) in _STATE_CACHES.items():
-            if output.model_class.startswith(prefix):
-                cls, module = cls_name, mod
-                break
-    return CacheVal(f"the cache returned by {by}", output.site, cls, module, output.said, output.layered,
-                    output.window)
-
-
 _OPERATIONS = frozenset({"arith_expr", "term", "comparison", "not_test", "factor", "shift_expr", "and_expr",
                          "xor_expr", "expr"})
 
@@ -567,52 +509,4 @@ def _number(text: str) -> int | float | complex | None:
     return number_value(text)
 
 
-def _head(node: Node, n: int) -> str:
-    """The first `n` characters of a node's code, without rendering all of a large one."""
-    leaves: list[str] = []
-    leaf = node.get_first_leaf()
-    last = node.get_last_leaf()
-    size = 0
-    while leaf is not None and size < n:
-        text = leaf.get_code(include_prefix=bool(leaves))
-        leaves.append(text)
-        size += len(text)
-        if leaf is last:
-            break
-        leaf = leaf.get_next_leaf()
-    return "".join(leaves)[:n]
-
-
-class _Elided:
-    """Stands for the trailers of a long chain left out of what one step sees (rendered as an ellipsis)."""
-
-    type = "elided"
-
-    def get_code(self, include_prefix: bool = True) -> str:
-        return "\u2026"
-
-
-_ELIDED = _Elided()
-_CHAIN_PREFIX = 8
-_CHAIN_WINDOW = 16
-_TEXT_LIMIT = 200
-
-
-def _text(head: Node, trailers: list[Node]) -> str:
-    first = _head(head, _TEXT_LIMIT + 1)
-    if len(first) > _TEXT_LIMIT:
-        return first[:_TEXT_LIMIT] + "\u2026"
-    return first + "".join(code(t) for t in trailers)
-
-
 __all__ = ["NONE", "Expressions"]
-
-
-# Calls a comprehension's first iterable pairs caches' lists with (`zip(a.key_cache, b.key_cache)`).
-_PAIRING = frozenset({"zip", "enumerate"})
-
-
-def _plain_chain(node: Node) -> bool:
-    """A name or an attribute chain (`cache`, `new.key_cache`): evaluating it has no effect."""
-    return node.type == "name" or (node.type in ("atom_expr", "power") and node.children[0].type == "name" and all(
-        t.type == "trailer" and t.children[0].value == "." for t in node.children[1:]))

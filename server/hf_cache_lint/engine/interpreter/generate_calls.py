@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from hf_cache_lint.engine.base.findings import Span
-from hf_cache_lint.engine.facts.forward_cache import ForwardCache
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
 from hf_cache_lint.engine.interpreter.own_caches import lacking
@@ -53,7 +52,6 @@ FORWARDING_TASKS = frozenset({"automatic-speech-recognition", "image-text-to-tex
                               "text-to-speech"})
 
 
-
 class GenerateFacts:
     """Records the calls that reach generate (`model.generate(...)`, a pipeline's call, a partial or Thread
     over generate) as `GenerateCall`s on the session. Inputs: the session (heap, path conditions, the
@@ -65,72 +63,6 @@ class GenerateFacts:
         self.s = session
         self.ex = ex
         self.imports = imports
-
-    def forward_facts(self, model: ModelState, args: list[EvArg], whole: Span) -> None:
-        """A legacy tuple, or a list, given as the cache of a transformers model's forward call (`ForwardCache`):
-        the forward takes no tuple on 5.x and no list on any release (HFC002). As a keyword written in the call,
-        or as an entry of a `**dict` (`model(**inputs)`) set in this file on every path."""
-        if not model.is_transformers:
-            return
-        for a in args:
-            if a.arg.star == "**":
-                self._spread_forward_caches(model, a, whole)
-                continue
-            if a.arg.name not in CACHE_KEYWORDS or a.arg.name_node is None:
-                continue
-            value = self.imports.force(a.value)
-            container = _container(value)
-            maybe_none = False
-            if container is None and not self._converted_on_some_path(value):
-                kind, _, condition, _ = self.kind_of(value)
-                maybe_none = kind == "tuple" and condition is not None and _tuple_or_none(value)
-                container = "tuple" if kind == "tuple" and (condition is None or maybe_none) else None
-                if container is None and _tuple_or_none(value, ListVal):  # `unflatten(kv) if kv else None`
-                    container, maybe_none = "list", True
-            if container is not None:
-                self.s.record(ForwardCache(a.arg.name, span(a.arg.node), span(a.arg.value), code(a.arg.value),
-                                           whole, model.class_name, model.checkpoint, model.encoder_decoder,
-                                           container, maybe_none=maybe_none, positions=_positions(args)))
-            elif a.arg.name == "past_key_values" and (own := lacking(self.s, value)) is not None:
-                self.s.record(ForwardCache(a.arg.name, span(a.arg.node), span(a.arg.value), code(a.arg.value),
-                                           whole, model.class_name, model.checkpoint, model.encoder_decoder,
-                                           "object", own_class=own[0], missing=own[1], cache_subclass=own[2],
-                                           narrow_length=own[3]))
-
-    def _converted_on_some_path(self, value: Value) -> bool:
-        """A value that is a transformers cache on some path the current one does not exclude: a helper that
-        converts what it is given (`DynamicCache.from_legacy_cache(past)` in a `try`, the input returned as it came
-        where the conversion failed or was not needed). The forward gets a tuple on every path only if none of them
-        is a cache (a `Maybe`'s first option alone does not say so)."""
-        return isinstance(value, Maybe) and any(
-            isinstance(v, CacheVal) and (c is None or self.s.state.decides(c) is not False) for v, c in value.options)
-
-    def _spread_forward_caches(self, model: ModelState, a: EvArg, whole: Span) -> None:
-        d = self.s.obj(self.imports.force(a.value))
-        if not isinstance(d, DictState):
-            return
-        for key in CACHE_KEYWORDS:
-            got = d.get(key)
-            if got is None:
-                continue
-            value, site, cond = got
-            container = _container(self.imports.force(value))
-            if container is not None and cond is None and site is not None and site.path is None:
-                # The entry set in the function that calls the forward is reported at its key; one set elsewhere
-                # (a caller passed the dict in, a helper built it) at the `**dict`, where the forward raises.
-                at = site.span if self._same_function(a.arg.node, site.span) else self.s.span(a.arg.node)
-                self.s.record(ForwardCache(key, at, at, "", whole, model.class_name, model.checkpoint,
-                                           model.encoder_decoder, container, spread=code(a.arg.value),
-                                           entry=None if at == site.span else site.span))
-
-    def _same_function(self, node: Node, where: Span) -> bool:
-        """Whether `where` lies in the innermost `def` around `node` (at module level: in no `def`)."""
-        fn = node.parent
-        while fn is not None and fn.type not in ("funcdef", "lambdef"):
-            fn = fn.parent
-        if fn is not None:
-            return _within(where, self.s.span(fn))
-        return not any(_within(where, self.s.span(f)) for f, _ in self.s.functions)
 
     def pipeline_reaches_generate(self, pstate: PipelineState) -> bool:
         """Whether this pipeline's call keywords (or its `generate_kwargs`) reach generate: the task decides.
@@ -390,33 +322,5 @@ class GenerateFacts:
         return CacheImpl(s.value, via, s.site, condition, when)
 
 
-def _container(value: Value) -> str | None:
-    """"tuple" or "list" for a value that is one on every path (a legacy cache, as a forward would be given it)."""
-    if isinstance(value, TupleVal):
-        return "tuple"
-    if isinstance(value, ListVal):
-        return "list"
-    return None
-
-
-def _tuple_or_none(value: Value, kind: type[TupleVal] | type[ListVal] = TupleVal) -> bool:
-    """A value that is a tuple (a list: `kind`) or None on every path (a helper returning None early, else the
-    tuple it built)."""
-    return isinstance(value, Maybe) and all(isinstance(v, kind) or (isinstance(v, Const) and v.value is None)
-                                            for v, _ in value.options) and \
-        any(isinstance(v, kind) for v, _ in value.options)
-
-
-def _positions(args: list[EvArg]) -> bool:
-    """The call gives `position_ids=` as anything but a literal None."""
-    return any(a.arg.name == "position_ids" and not (isinstance(a.value, Const) and a.value.value is None)
-               for a in args)
-
-
 def _cond_text(c: Cond) -> str:
     return f"`{c.text}`" if c.holds else f"`not {c.text}`"
-
-
-def _within(inner: Span, outer: Span) -> bool:
-    return (outer.start.line, outer.start.column) <= (inner.start.line, inner.start.column) and \
-        (inner.end.line, inner.end.column) <= (outer.end.line, outer.end.column)

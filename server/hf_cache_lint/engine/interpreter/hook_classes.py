@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Literal
 
 from hf_cache_lint.engine.interpreter.hook_names import Names, is_trailer, reference_role
-from hf_cache_lint.engine.interpreter.hook_signatures import suite, walk
+from hf_cache_lint.engine.interpreter.hook_trees import suite, walk
 from hf_cache_lint.engine.syntax.nodes import Node, code, dotted
 
 # How a model class of the module comes by `generate` (what calls its `prepare_inputs_for_generation`): "head" from

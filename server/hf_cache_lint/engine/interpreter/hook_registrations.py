@@ -9,7 +9,8 @@ from collections.abc import Iterator
 
 from hf_cache_lint.engine.facts.hook_override import HookOverride
 from hf_cache_lint.engine.interpreter.hook_names import Names, is_trailer, prefix, reference_role
-from hf_cache_lint.engine.interpreter.hook_signatures import hook_fact, params_of, suite
+from hf_cache_lint.engine.interpreter.hook_signatures import hook_fact, params_of
+from hf_cache_lint.engine.interpreter.hook_trees import suite
 from hf_cache_lint.engine.syntax.nodes import Node, call_args, code
 
 _FORWARD_HOOKS = {"register_forward_hook": 2, "register_forward_pre_hook": 2}  # where `kwargs` is, `self` not counted

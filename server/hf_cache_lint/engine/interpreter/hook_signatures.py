@@ -18,15 +18,9 @@ from hf_cache_lint.engine.facts.hook_override import (
     ReadHow,
 )
 from hf_cache_lint.engine.interpreter.hook_names import is_trailer
+from hf_cache_lint.engine.interpreter.hook_returns import _returned_reads
+from hf_cache_lint.engine.interpreter.hook_trees import _key_read, suite, walk
 from hf_cache_lint.engine.syntax.nodes import Node, call_args, code, span, span_between, string_value
-
-
-def walk(node: Node) -> Iterator[Node]:
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(reversed(getattr(n, "children", ())))
 
 
 def params_of(fn: Node) -> tuple[list[str], str | None]:
@@ -305,21 +299,6 @@ def updates_a_cache_itself(fn: Node) -> bool:
     return False
 
 
-def _key_read(node: Node) -> tuple[str, ReadHow, Node] | None:
-    """`x["key"]` -> (key, "subscript", that trailer); `x.get("key", ...)` / `x.pop("key", ...)` -> (key, "get",
-    the call's trailer)."""
-    kids = node.children
-    if len(kids) >= 2 and is_trailer(kids[1], "[") and len(kids[1].children) == 3:
-        key = string_value(kids[1].children[1])
-        return (key, "subscript", kids[1]) if key is not None else None
-    if len(kids) >= 3 and is_trailer(kids[1], ".") and kids[1].children[1].value in ("get", "pop") and \
-            is_trailer(kids[2], "("):
-        args = call_args(kids[2])
-        key = string_value(args[0].value) if args and args[0].name is None and not args[0].star else None
-        return (key, "get", kids[2]) if key is not None else None
-    return None
-
-
 def _positional_super(body: Node, method: str) -> PositionalSuper | None:
     for node in walk(body):
         if node.type in ("power", "atom_expr") and len(node.children) >= 4 and code(node.children[0]) == "super" \
@@ -331,10 +310,6 @@ def _positional_super(body: Node, method: str) -> PositionalSuper | None:
                 return PositionalSuper(span_between(node.children[0], node.children[3]), positional,
                                        any(a.star == "**" for a in args))
     return None
-
-
-def suite(suite: Node) -> list[Node]:
-    return [c for c in getattr(suite, "children", ()) if c.type not in ("newline", "indent", "dedent", "operator")]
 
 
 def _first_line(body: Node) -> tuple[Span | None, str]:
@@ -349,107 +324,3 @@ def _first_line(body: Node) -> tuple[Span | None, str]:
         first = statements[1]
     start = span(first).start
     return Span(start, start), " " * start.column
-
-
-def _returned_reads(body: Node) -> Iterator[HookRead]:
-    """The cache read by key (`"past_key_values"`) from the model inputs transformers' own
-    `prepare_inputs_for_generation` returns, called in the hook `fn` as `super().prepare_inputs_for_generation(...)`
-    or through a name bound to `<model>.prepare_inputs_for_generation` (a wrapper's `original`): `inputs[key]`
-    (`how` "subscript", or "write" as a store's target), `inputs.get(key)` / `.pop(key)` ("get"), `key in inputs`
-    ("in")."""
-    originals = _originals(body)
-    results: set[str] = set()
-    for node in walk(body):
-        if node.type == "expr_stmt" and len(node.children) == 3 and node.children[0].type == "name" and \
-                node.children[1].type == "operator" and node.children[1].value == "=" and \
-                _calls_original(node.children[2], originals):
-            results.add(node.children[0].value)
-    if not results:
-        return
-    handed = _hands_position_on(body)
-    # A `cache_position` parameter kept back (not handed on) leaves the returned key None on every release: the
-    # override's own doing, not a release's. Without the parameter the position rides in `**kwargs`.
-    taken = any(p.star_count == 0 and p.name.value == "cache_position" for p in body.parent.get_params()) \
-        if body.parent is not None and body.parent.type == "funcdef" else False
-    for node in walk(body):
-        if node.type in ("power", "atom_expr") and node.children[0].type == "name" and \
-                node.children[0].value in results:
-            got = _key_read(node)
-            if got is not None and got[0] == "cache_position":
-                if handed or not taken:
-                    yield from _returned_position(node, got, handed)
-                continue
-            if got is None or got[0] != "past_key_values":
-                continue
-            key, how, end = got
-            if how == "subscript" and _stored(node):
-                how = "write"
-            yield HookRead(key, how, span_between(node.children[0], end),
-                           "".join(code(k) for k in node.children[:node.children.index(end) + 1]),
-                           node.children[0].value, returned=True)
-        elif node.type == "comparison" and len(node.children) == 3 and string_value(node.children[0]) == \
-                "past_key_values" and code(node.children[1]).strip() in ("in", "not in") and \
-                node.children[2].type == "name" and node.children[2].value in results:
-            yield HookRead("past_key_values", "in", span(node), code(node), node.children[2].value, returned=True)
-
-
-def _returned_position(node: Node, got: tuple[str, ReadHow, Node], handed: bool) -> Iterator[HookRead]:
-    """`inputs["cache_position"]` read from the model inputs transformers' own hook returned. From the release that
-    stops passing positions (5.4) the key is absent (`inputs["cache_position"]`: KeyError, `.get`: None), unless the
-    hook hands its own `cache_position` parameter on by name (LiveCC's `cache_position=cache_position`): then the
-    key holds that None, and only using it (`inputs["cache_position"][0]`, `.shape`) raises (`entry_none`, the span
-    running to the use). The oracle: tests/oracle (HFC011's examples), 4.57.6-5.25.0."""
-    _, how, end = got
-    kids = node.children
-    if _stored(node) or (how == "get" and handed):
-        return  # a store, or a None read silently either way
-    at = kids.index(end)
-    if handed:
-        after = kids[at + 1] if at + 1 < len(kids) else None
-        if after is None or not (is_trailer(after, "[") or is_trailer(after, ".")) or how != "subscript":
-            return  # the None itself, handed on or tested: nothing raises
-        how, end, at = ("subscript" if is_trailer(after, "[") else "get"), after, at + 1
-    yield HookRead("cache_position", how, span_between(kids[0], end), "".join(code(k) for k in kids[:at + 1]),
-                   kids[0].value, returned=True, entry_none=handed)
-
-
-def _hands_position_on(body: Node) -> bool:
-    """The body hands `cache_position=cache_position` to transformers' own hook (its parameter, by name)."""
-    for node in walk(body):
-        if node.type == "argument" and len(node.children) == 3 and \
-                getattr(node.children[0], "value", None) == "cache_position" and \
-                code(node.children[2]).strip() == "cache_position":
-            return True
-    return False
-
-
-def _originals(body: Node) -> set[str]:
-    """The names the module binds to `<x>.prepare_inputs_for_generation` (the hook transformers had before the code
-    replaced it: `original = model.prepare_inputs_for_generation`)."""
-    module = body
-    while module.parent is not None:
-        module = module.parent
-    out: set[str] = set()
-    for node in walk(module):
-        if node.type == "expr_stmt" and len(node.children) == 3 and node.children[0].type == "name":
-            value = node.children[2]
-            if value.type in ("power", "atom_expr") and \
-                    is_trailer(value.children[-1], ".", "prepare_inputs_for_generation"):
-                out.add(node.children[0].value)
-    return out
-
-
-def _calls_original(value: Node, originals: set[str]) -> bool:
-    """`original(...)` (a name of `originals`) or `super().prepare_inputs_for_generation(...)`."""
-    kids = value.children if value.type in ("power", "atom_expr") else []
-    if len(kids) == 2 and kids[0].type == "name" and kids[0].value in originals and is_trailer(kids[1], "("):
-        return True
-    return len(kids) == 4 and code(kids[0]) == "super" and is_trailer(kids[2], ".", "prepare_inputs_for_generation") \
-        and is_trailer(kids[3], "(")
-
-
-def _stored(node: Node) -> bool:
-    """`node` is the target of an assignment (`inputs["past_key_values"] = cache`)."""
-    parent = node.parent
-    return parent is not None and parent.type == "expr_stmt" and parent.children[0] is node and \
-        len(parent.children) >= 3 and parent.children[1].type == "operator" and parent.children[1].value == "="

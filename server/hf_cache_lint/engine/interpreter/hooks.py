@@ -35,9 +35,9 @@ from hf_cache_lint.engine.interpreter.hook_registrations import forward_hooks, i
 from hf_cache_lint.engine.interpreter.hook_signatures import (
     hook_fact,
     params_of,
-    suite,
     updates_a_cache_itself,
 )
+from hf_cache_lint.engine.interpreter.hook_trees import suite
 from hf_cache_lint.engine.syntax.nodes import (
     Node,
     call_args,

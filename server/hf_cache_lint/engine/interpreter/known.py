@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from hf_cache_lint.engine.environment.families import PIPELINE_CLASSES, windowed_family
 from hf_cache_lint.engine.interpreter.arguments import const_str, kw, positional, setting_from
+from hf_cache_lint.engine.interpreter.comprehension_scope import comprehended_cache
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
 from hf_cache_lint.engine.interpreter.loading import Loading
@@ -120,7 +121,7 @@ class KnownCallables:
             pair = args[0].arg.value.children[0]
             items = pair.children[1].children if pair.type == "atom" and len(pair.children) == 3 \
                 and pair.children[1].type == "testlist_comp" else []
-            every = self.ex.comprehended_cache(items[2]) if len(items) == 3 else None
+            every = comprehended_cache(self.ex, items[2]) if len(items) == 3 else None
             return self.s.new(DictState(opaque=True, every=every))
         for a in args:
             if a.arg.star == "**" or (a.arg.name is None and not a.arg.star):

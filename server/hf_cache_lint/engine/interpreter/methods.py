@@ -14,8 +14,8 @@ from dataclasses import replace
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.facts.cache_crop import CacheCrop
 from hf_cache_lint.engine.interpreter.arguments import positional
-from hf_cache_lint.engine.interpreter.cache_uses import output
 from hf_cache_lint.engine.interpreter.expressions import Expressions
+from hf_cache_lint.engine.interpreter.forward_caches import forward_facts
 from hf_cache_lint.engine.interpreter.functions import UserFunctions
 from hf_cache_lint.engine.interpreter.generate_calls import GenerateFacts
 from hf_cache_lint.engine.interpreter.loading import Loading
@@ -25,6 +25,7 @@ from hf_cache_lint.engine.interpreter.model_subclasses import (
     base_model_name,
     model_of,
 )
+from hf_cache_lint.engine.interpreter.output_values import output
 from hf_cache_lint.engine.interpreter.session import EvArg, Session, site_of
 from hf_cache_lint.engine.interpreter.values import (
     NONE,
@@ -153,7 +154,7 @@ class TrackedMethods:
             return NONE
         if name in ("forward", "__call__"):
             assert isinstance(c.whole, Span)
-            self.facts.forward_facts(obj, c.args, c.whole)
+            forward_facts(self.facts, obj, c.args, c.whole)
             self.ex.uses.forward(c.ref, c.args, c.whole, code(c.head) + "".join(code(t) for t in c.trailers[:-1]))
             return output("forward", obj, c.args, site_of(c.whole, "the forward pass"))
         return UNKNOWN

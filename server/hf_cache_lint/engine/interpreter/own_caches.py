@@ -15,7 +15,7 @@ A class the linter cannot see whole (a base it cannot resolve, `__getattr__`) is
 
 from __future__ import annotations
 
-from hf_cache_lint.engine.interpreter.functions import own_members
+from hf_cache_lint.engine.interpreter.class_members import own_members
 from hf_cache_lint.engine.interpreter.session import Session
 from hf_cache_lint.engine.interpreter.values import ClassDef, InstanceState, Value
 

@@ -7,13 +7,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 from hf_cache_lint.engine.environment.workspace import SKIP_ROOTS
-from hf_cache_lint.engine.interpreter.cache_uses import count_targets, unpacks
+from hf_cache_lint.engine.interpreter.class_members import cache_class
 from hf_cache_lint.engine.interpreter.control_flow import ControlFlow
 from hf_cache_lint.engine.interpreter.expressions import Expressions
-from hf_cache_lint.engine.interpreter.functions import UserFunctions, cache_class
+from hf_cache_lint.engine.interpreter.functions import UserFunctions
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
 from hf_cache_lint.engine.interpreter.removed_imports import import_fails
 from hf_cache_lint.engine.interpreter.session import Session
+from hf_cache_lint.engine.interpreter.unpack_targets import count_targets, unpacks
 from hf_cache_lint.engine.interpreter.values import (
     UNKNOWN,
     CacheVal,

@@ -108,7 +108,7 @@ class Output:
 
     kind: str  # "generate" | "forward"
     site: Site | None = None
-    # Its cache is one the code says it has (engine/interpreter/cache_uses.py `output`): a dict output
+    # Its cache is one the code says it has (engine/interpreter/output_values.py `output`): a dict output
     # (`return_dict_in_generate=True` for generate), with `use_cache` not False, of a model without remote code.
     said: bool = False
     layered: bool = False  # the model is known to be decoder-only (CacheVal.layered)

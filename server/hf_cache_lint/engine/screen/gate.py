@@ -315,7 +315,7 @@ def cannot_hold_finding(text: str, path: str, context: Context,
     return not _imports_workspace_value(text, path, context, makers)
 
 
-# A generate output whose cache the interpreter says is transformers' (engine/interpreter/cache_uses.py `output`).
+# A generate output whose cache the interpreter says is transformers' (engine/interpreter/output_values.py `output`).
 _SAID_OUTPUT = frozenset({"return_dict_in_generate"})
 
 

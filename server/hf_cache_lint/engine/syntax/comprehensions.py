@@ -1,4 +1,4 @@
-"""The subscripts a comprehension makes of the enclosing scope's names (engine/interpreter/expressions.py).
+"""The subscripts a comprehension makes of the enclosing scope's names (engine/interpreter/comprehension_scope.py).
 
 `[[x.expand(n, -1) for x in self.cache[i]] for i in range(len(self.cache))]`: the element and the later loops run
 once per item, so the interpreter never evaluates them; `self.cache[i]` in there still indexes what `self.cache`

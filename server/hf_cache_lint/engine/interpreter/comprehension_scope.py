@@ -1,0 +1,67 @@
+"""What of a comprehension runs in the enclosing scope, for expressions.py: its first iterable's use of a cache
+(`[k for k, v in cache]`, `zip(new.key_cache, past.key_cache)`), the enclosing scope's names it subscripts, and
+the one transformers cache class its element builds (`{k: StaticCache(...) for k in ...}`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hf_cache_lint.engine.interpreter.unpack_targets import count_targets
+from hf_cache_lint.engine.interpreter.values import CacheVal
+from hf_cache_lint.engine.syntax.comprehensions import comprehension_subscripts
+from hf_cache_lint.engine.syntax.nodes import Node, call_args
+
+if TYPE_CHECKING:
+    from hf_cache_lint.engine.interpreter.expressions import Expressions
+
+
+def comprehended_cache(ex: Expressions, element: Node) -> CacheVal | None:
+    """The value of a comprehension's element when it is a call building a transformers cache of a known
+    class (`StaticCache(config=..., max_cache_len=n)`), evaluated once in the enclosing scope (the names the
+    comprehension binds are unknown there, as an unknown size is); None for anything else, unevaluated."""
+    if element.type not in ("atom_expr", "power") or element.children[0].type != "name" \
+            or not element.children[0].value.endswith("Cache") or element.children[-1].type != "trailer" \
+            or element.children[-1].children[0].value != "(":
+        return None
+    value = ex.imports.force(ex.eval(element))
+    return value if isinstance(value, CacheVal) and value.cls is not None else None
+
+
+def comprehension_uses(ex: Expressions, body: Node) -> None:
+    """`[k for k, v in cache]`: the first iterable of a comprehension runs in the enclosing scope; it is
+    evaluated for its use of a cache when evaluating it has no effect (a name or attributes, no call)."""
+    kids = getattr(body, "children", None)
+    if not kids or kids[-1].type not in ("sync_comp_for", "comp_for"):
+        return
+    loop = kids[-1].children[-1] if kids[-1].type == "comp_for" else kids[-1]
+    if loop.type != "sync_comp_for" or len(loop.children) < 4:
+        return
+    iterable = loop.children[3]
+    if _plain_chain(iterable):
+        ex.uses.whole(ex.eval(iterable), "iterate", iterable, count_targets(loop.children[1]))
+    elif iterable.type in ("atom_expr", "power") and len(iterable.children) == 2 and \
+            iterable.children[0].type == "name" and iterable.children[0].value in _PAIRING and \
+            iterable.children[1].type == "trailer" and iterable.children[1].children[0].value == "(":
+        # `zip(new.key_cache, past.key_cache)`: the arguments are read in the enclosing scope (a read of a
+        # removed member raises there); only names and attribute chains, whose evaluation has no effect.
+        for arg in call_args(iterable.children[1]):
+            if arg.name is None and not arg.star and _plain_chain(arg.value):
+                ex.eval(arg.value)
+    for head, dots, trailer in comprehension_subscripts(body):
+        # `[[x for x in self.cache[i]] for i in range(n)]`: a name or attributes of the enclosing scope (none
+        # the comprehension binds) subscripted inside it, read as the enclosing scope holds them.
+        value = ex.eval(head)
+        for t in dots:
+            value = ex.attribute(value, t.children[1].value, head, dots)
+        ex.uses.subscript(value, trailer, head, dots)
+
+
+
+# Calls a comprehension's first iterable pairs caches' lists with (`zip(a.key_cache, b.key_cache)`).
+_PAIRING = frozenset({"zip", "enumerate"})
+
+
+def _plain_chain(node: Node) -> bool:
+    """A name or an attribute chain (`cache`, `new.key_cache`): evaluating it has no effect."""
+    return node.type == "name" or (node.type in ("atom_expr", "power") and node.children[0].type == "name" and all(
+        t.type == "trailer" and t.children[0].value == "." for t in node.children[1:]))
