@@ -68,7 +68,7 @@ def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGua
     `cache_use` facts)."""
     reads = Reads(uses, target)
     # Cache classes the code imports from transformers, whose constructor calls are judged (constructor_calls.py).
-    classes = imported_classes(module) if might_construct(text) else {}
+    classes = imported_classes(module, text) if might_construct(text) else {}
     # The text test first: the release table's first removal is worked out once per process, only when a text
     # might use a removed API (not for the language server's start-up snippet: ~20 ms before the first diagnostics).
     if not reads and not classes and (not might_use_removed_api(text) or
