@@ -52,7 +52,7 @@ from hf_cache_lint.engine.interpreter.removed_reuse import (
     Walked,
     WatchedDefined,
     inputs,
-    top_level,
+    reuse_head,
 )
 from hf_cache_lint.engine.interpreter.removed_scopes import Scope, if_branches, ternary, try_parts
 from hf_cache_lint.engine.interpreter.version_guard import VersionGuards
@@ -93,8 +93,9 @@ def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGua
                 continue  # a leaf: every use below is read from a node
             t = node.type
             if t == "funcdef" and node is not into:  # `into`: a function `runs` found not quiet
-                if scope == _MODULE and top_level(node):
-                    got = runs.uses(node, partial(walk, [(node, scope)], node), quiet)
+                head = reuse_head(node) if scope == _MODULE else None
+                if head is not None:
+                    got = runs.uses(node, partial(walk, [(node, scope)], node), quiet, head)
                     found.extend(got[0])
                     functions.update(got[1])
                     continue
