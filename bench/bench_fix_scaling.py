@@ -2,11 +2,12 @@
 
     python bench/bench_fix_scaling.py [--sizes 25,50,100,200,500,1000,2000] [--rounds 3]
                                       [--before CHECKOUT] [--before-max 100] [--dict 40000]
-                                      [--one-round-above 500]
+                                      [--one-round-above 500] [--shape generate|helpers]
 
 The module: n ordinary functions that each tokenise, `generate` with a fresh `DynamicCache` and
 `cache_implementation="static"` (one HFC001 each, with three rule fixes and an ignore comment) and decode:
-the shape of an eval harness or a test file (issue 31). For each size:
+the shape of an eval harness or a test file (issue 31); `--shape helpers`: n helpers that each run the model with a
+fresh `DynamicCache` and read its removed `key_cache` (one HFC007 each). For each size:
 
   cli:     `python -m hf_cache_lint check --no-cache --format json --exit-zero FILE` from outside, the median
            of --rounds (the process: start-up, the check, every fix verified, the JSON), wall and CPU seconds
@@ -60,7 +61,25 @@ def case_{i}(prompt):
 '''
 
 
-def functions(n: int) -> str:
+HELPER_HEAD = """from transformers import AutoModelForCausalLM, DynamicCache
+
+model = AutoModelForCausalLM.from_pretrained("gpt2")
+"""
+HELPER = '''
+
+def helper_{i}(ids):
+    cache = DynamicCache()
+    model(ids, past_key_values=cache, use_cache=True)
+    keys = cache.key_cache[0]
+    return keys.shape[-2] + {i}
+'''
+
+
+def functions(n: int, shape: str = "generate") -> str:
+    """`generate`: the issue's harness; `helpers`: n helpers that each read the removed `key_cache` (one HFC007
+    each, with its `.layers[0].keys` fix and an ignore comment: the 300-helper module of the sixth session)."""
+    if shape == "helpers":
+        return HELPER_HEAD + "".join(HELPER.format(i=i) for i in range(n))
     return HEAD + "".join(FUNCTION.format(i=i, tokens=8 + i % 5) for i in range(n))
 
 
@@ -117,6 +136,8 @@ def main() -> None:
     ap.add_argument("--before", type=Path)
     ap.add_argument("--before-max", type=int, default=100)
     ap.add_argument("--dict", type=int, default=40000)
+    ap.add_argument("--shape", choices=("generate", "helpers"), default="generate",
+                    help="the module: the generate harness, or helpers reading key_cache (HFC007)")
     ap.add_argument("--one-round-above", type=int, default=500, help="sizes above this: one round (minutes each)")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -129,7 +150,7 @@ def main() -> None:
     last: tuple[int, float] | None = None
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:
-            text = functions(n)
+            text = functions(n, args.shape)
             path = Path(tmp) / f"harness_{n}.py"
             path.write_text(text)
             rounds = args.rounds if n <= args.one_round_above else 1

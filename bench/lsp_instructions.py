@@ -62,11 +62,12 @@ async def drive(command: list[str], env_path: str | None, kind: str | None, edit
     client = Client(command, folder, env_path)
     await client.start()
     assert client.process is not None
+    # under callgrind at a load of 8-10 the floor's pygls takes more than lsp_latency.py's minute to answer
     await client.request("initialize", {
         "processId": os.getpid(), "rootUri": folder.as_uri(), "initializationOptions": {"debounceMs": 0},
         "workspaceFolders": [{"uri": folder.as_uri(), "name": "bench"}],
         "capabilities": {"workspace": {"configuration": True},
-                         "textDocument": {"publishDiagnostics": {"versionSupport": True}}}})
+                         "textDocument": {"publishDiagnostics": {"versionSupport": True}}}}, timeout=600)
     client.notify("initialized", {})
     client.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1,
                                                             "text": text}})

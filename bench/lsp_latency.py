@@ -171,11 +171,11 @@ class Client:
     def notify(self, method: str, params: object) -> None:
         self._send({"method": method, "params": params})
 
-    async def request(self, method: str, params: object) -> object:
+    async def request(self, method: str, params: object, timeout: float = 60) -> object:
         self.ids += 1
         future = self.responses[self.ids] = asyncio.get_running_loop().create_future()
         self._send({"id": self.ids, "method": method, "params": params})
-        return await asyncio.wait_for(future, 60)
+        return await asyncio.wait_for(future, timeout)
 
     async def _read(self) -> None:
         assert self.process and self.process.stdout

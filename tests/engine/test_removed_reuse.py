@@ -145,3 +145,31 @@ def test_an_import_the_functions_do_not_hold_changes_their_uses(tmp_path: Path) 
     assert with_import == removed(head + "from transformers import SinkCache" + body, str(tmp_path / "f.py"), "4.57.6",
                                   False)
     assert not without and with_import
+
+
+def test_a_methods_uses_follow_its_class_header(tmp_path: Path) -> None:
+    """A method of a module-level class is reused with its class's header (removed_reuse.py `reuse_head`): the
+    constructor part reads the class's bases and name (`super().__init__(4)` in a DynamicCache subclass, a bare
+    `super().__init__()` in a Cache subclass), so a header edit changes the uses of a method whose text did not
+    change; an edit elsewhere keeps them (moved), each equal to a fresh check's."""
+    head = "from transformers import Cache, DynamicCache\n\n\n"
+    body = ("    def __init__(self):\n        super().__init__(4)\n\n    def reset(self):\n"
+            "        super().__init__()\n\n\ndef f():\n    return 1\n")
+    texts = [head + "class C(DynamicCache):\n" + body, head + "class C(object):\n" + body,
+             head + "class C(Cache):\n" + body, head + "class D(Cache):\n" + body,
+             "import torch\n" + head + "class D(Cache):\n" + body, head + "class C(DynamicCache):\n" + body]
+    path = str(tmp_path / "m.py")
+    process_state.reset_all()
+    seen = []
+    try:
+        for text in texts:
+            kept = removed(text, path, "5.24.0", True)
+            assert removed_reuse._LAST_RUNS is not None and any(
+                "class " in piece for piece in removed_reuse._LAST_RUNS[1]), "the methods' walks are kept"
+            process_state.reset_all()
+            assert kept == removed(text, str(tmp_path / "fresh.py"), "5.24.0", False), text
+            removed(text, path, "5.24.0", True)
+            seen.append(kept)
+    finally:
+        interp.forget(path)
+    assert seen[0] and not seen[1] and seen[2] and seen[2] != seen[3], seen

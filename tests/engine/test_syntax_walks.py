@@ -80,6 +80,28 @@ def test_the_shared_statement_list_is_the_walk(path: Path) -> None:
             [n for n in walked[False] if n.type == "import_from"]
 
 
+@pytest.mark.parametrize("path", files(), ids=lambda p: p.name)
+def test_the_imports_found_from_the_text_are_the_statement_walks(path: Path) -> None:
+    """`import_statements` with the text (the word `import`, each keyword's leaf by position) gives the imports of
+    the statement list, in its order, for whole and broken texts, with `import` also in strings, comments and
+    names around it, and imports nested in blocks and broken lines; without the text (or with a carriage return)
+    it is the walk itself."""
+    extra = ("\nx = 'import transformers'  # import this\nimport_me = reimport = 1\n"
+             "if x:\n    from transformers import (\n        DynamicCache,\n    )\n"
+             "def g():\n    import transformers as t; from transformers import import_utils\n"
+             "y = f'{x} import {x!r}'\nfrom transformers import\n")
+    for text in (*broken(path.read_text()), *broken(path.read_text() + extra)):
+        tree = interp.parse(text)
+        walked = [n for n in statements(tree) if n.type in ("import_name", "import_from")]
+        assert nodes.import_statements(tree, text) == walked
+        assert nodes.import_statements(tree) == walked
+        if "import" in text:
+            crlf = text.replace("\n", "\r\n")
+            tree = interp.parse(crlf)
+            assert nodes.import_statements(tree, crlf) == \
+                [n for n in statements(tree) if n.type in ("import_name", "import_from")]
+
+
 def test_the_statement_list_is_made_once_a_check_and_never_kept_for_the_next() -> None:
     """One check of transformers-like code walks the tree's statements once, however many passes read them; the
     next keystroke's parse updates the kept tree in place, and its check sees the new statements."""

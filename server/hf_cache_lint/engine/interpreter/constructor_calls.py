@@ -21,7 +21,14 @@ from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.environment import releases
 from hf_cache_lint.engine.environment.release_version import Version
 from hf_cache_lint.engine.environment.target import Target
-from hf_cache_lint.engine.syntax.nodes import Node, code, imported_from, span, statements
+from hf_cache_lint.engine.syntax.nodes import (
+    Node,
+    code,
+    import_paths,
+    import_statements,
+    imported_from,
+    span,
+)
 
 _SOURCES = ("transformers", "transformers.cache_utils")
 
@@ -43,25 +50,28 @@ class Rejected:
     subclass: str | None = None  # a bare base-constructor call (`super().__init__()`): the subclass it builds
 
 
-def imported_classes(module: Node) -> dict[str, tuple[str, str]]:
+def imported_classes(module: Node, text: str | None = None) -> dict[str, tuple[str, str]]:
     """Local name -> (import source, class name) of every `from <transformers module> import <...Cache>`, and
     `<name>.` -> ("transformers", "") for `import transformers [as <name>]` (its classes are called as
-    `transformers.SinkCache(...)`)."""
+    `transformers.SinkCache(...)`). `text`: the text `module` was parsed from (its imports are then found from the
+    word `import`, nodes.import_statements)."""
     found: dict[str, tuple[str, str]] = {}
+    if text is not None and "transformers" not in text:
+        return found  # every import read here names transformers
     # Imports are statements: the walk skips the insides of expressions, in the order it always had (a later
     # import of a name wins, as at run time when both run). That order, a walk pushing children as they stand, meets
     # the imports (never one inside another) last first: the statement list's order reversed (`statements`: one list
     # shared by a check's walks).
-    for node in reversed(statements(module)):
+    for node in reversed(import_statements(module, text)):
         if node.type == "import_name":
-            for bound in node.get_defined_names():
-                if [n.value for n in node.get_path_for_name(bound)] == ["transformers"]:
+            for bound, path in import_paths(node):
+                if [n.value for n in path] == ["transformers"]:
                     found[f"{bound.value}."] = ("transformers", "")
-        elif node.type == "import_from":
+        else:
             source = imported_from(node)
             if node.level == 0 and (source in _SOURCES or source.startswith("transformers.models.")):
-                for bound in node.get_defined_names():
-                    name = node.get_path_for_name(bound)[-1].value
+                for bound, path in import_paths(node):
+                    name = path[-1].value
                     # and a model module's rotary embedding (`LlamaRotaryEmbedding(dim, max_position_embeddings=...)`,
                     # 4.4x; `(config, device=None)` from 4.48: release_table.py tables their constructors)
                     if name.endswith("Cache") or (name.endswith("RotaryEmbedding") and source != "transformers"):

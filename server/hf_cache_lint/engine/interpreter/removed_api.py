@@ -52,7 +52,7 @@ from hf_cache_lint.engine.interpreter.removed_reuse import (
     Walked,
     WatchedDefined,
     inputs,
-    top_level,
+    reuse_head,
 )
 from hf_cache_lint.engine.interpreter.removed_scopes import Scope, if_branches, ternary, try_parts
 from hf_cache_lint.engine.interpreter.version_guard import VersionGuards
@@ -68,7 +68,7 @@ def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGua
     `cache_use` facts)."""
     reads = Reads(uses, target)
     # Cache classes the code imports from transformers, whose constructor calls are judged (constructor_calls.py).
-    classes = imported_classes(module) if might_construct(text) else {}
+    classes = imported_classes(module, text) if might_construct(text) else {}
     # The text test first: the release table's first removal is worked out once per process, only when a text
     # might use a removed API (not for the language server's start-up snippet: ~20 ms before the first diagnostics).
     if not reads and not classes and (not might_use_removed_api(text) or
@@ -93,8 +93,9 @@ def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGua
                 continue  # a leaf: every use below is read from a node
             t = node.type
             if t == "funcdef" and node is not into:  # `into`: a function `runs` found not quiet
-                if scope == _MODULE and top_level(node):
-                    got = runs.uses(node, partial(walk, [(node, scope)], node), quiet)
+                head = reuse_head(node) if scope == _MODULE else None
+                if head is not None:
+                    got = runs.uses(node, partial(walk, [(node, scope)], node), quiet, head)
                     found.extend(got[0])
                     functions.update(got[1])
                     continue

@@ -3,9 +3,10 @@ a keystroke changes one function, and the walk of every other one would give wha
 places moved by the lines the edit added or removed. A function's walk reads its own nodes and the module's inputs
 the walk is given: the target, the version guards' names, the imported cache classes, the model module names, the
 module-wide flags of the recorded cache uses, and, where a read asks, the module's own names (own_names.py); and the
-recorded cache uses inside its own lines. A module-level `def` (not in a class, an `if` or a `try`: its enclosing
-class's bases and its conditions are outside it; nothing of its walk reads above it) whose lines' text, inputs and
-uses inside are the last check's (moved alike) gets the last check's uses, moved (shift.py), instead of a walk.
+recorded cache uses inside its own lines. A module-level `def` (not in an `if` or a `try`: its conditions are outside
+it), or a method of a module-level class with that class's header (name and bases: the constructor part reads them;
+nothing else of its walk reads above it), whose lines' text, inputs and uses inside are the last check's (moved alike)
+gets the last check's uses, moved (shift.py), instead of a walk.
 Anything that cannot be moved (a place inside the changed lines) walks again. tests/engine/test_removed_reuse.py
 compares every edit with a fresh check."""
 
@@ -83,6 +84,22 @@ def top_level(node: Node) -> bool:
     return parent is not None and parent.type == "file_input"
 
 
+def reuse_head(node: Node) -> str | None:
+    """What a walk of the `def` `node` reads outside its own lines besides the module-wide inputs, as text: "" for a
+    module-level `def` (`top_level`); for a method (also decorated) of a class of the module itself (not under a
+    condition), the class's header up to its colon: the constructor part reads the class's name and bases
+    (constructor_calls.py `_owner`); None for any other `def` (not reused)."""
+    if top_level(node):
+        return ""
+    parent = node.parent
+    if parent is not None and parent.type == "decorated":
+        parent = parent.parent
+    owner = parent.parent if parent is not None and parent.type == "suite" else None
+    if owner is None or owner.type != "classdef" or not top_level(owner):
+        return None
+    return "".join(kid.get_code() for kid in owner.children[:-1]) + "\n"
+
+
 class FunctionRuns:
     """This check's reuse of the last check's function walks."""
 
@@ -106,11 +123,14 @@ class FunctionRuns:
         global _LAST_RUNS
         _LAST_RUNS = self._key, self._runs
 
-    def uses(self, node: Node, walk: Callable[[], Walked], quiet: Callable[[Node, str], bool]) -> Walked:
+    def uses(self, node: Node, walk: Callable[[], Walked], quiet: Callable[[Node, str], bool],
+             head: str = "") -> Walked:
         """The function's uses and their functions: the last check's moved, else none where `quiet` says it can hold
-        none (removed_api.py `_Quiet`: by the same text and inputs, the last check's answer), else `walk()`'s."""
+        none (removed_api.py `_Quiet`: by the same text and inputs, the last check's answer), else `walk()`'s.
+        `head`: what else the walk reads, as text (`reuse_head`: a method's class header), part of the run's key."""
         first, last = node.start_pos[0], end_pos(node)[0]
-        piece = self._piece(node)
+        text = self._piece(node)
+        piece = head + text if head else text
         lo, hi = bisect.bisect_left(self._lines, first), bisect.bisect_right(self._lines, last)
         reads = tuple(((line - first, column, kind), value)
                       for _, (line, column, kind), value in self._entries[lo:hi])
@@ -120,7 +140,7 @@ class FunctionRuns:
             if got is not None:
                 self._runs[piece] = _Run(first, reads, old.defined, got[0], old.functions)
                 return list(got[0]), got[1]
-        if quiet(node, piece):
+        if quiet(node, text):
             self._runs[piece] = _Run(first, reads, None, (), ())
             return [], {}
         self._defined.read = False

@@ -246,6 +246,52 @@ def statements_shared(module: Node) -> Iterator[None]:
         _SHARED.reset(token)
 
 
+_TEXT_IMPORTS_UP_TO = 50_000
+
+
+def import_statements(module: Node, text: str | None = None) -> list[Node]:
+    """The module's imports (`import_name`, `import_from`) that `statements(module)` holds, in its order (source
+    order). With `text`, the text the tree was parsed from, they are found from the word `import` in it: each
+    keyword's leaf by position and its statement, kept where no node above it is in NO_STATEMENT_INSIDE (the
+    statement walk's rule): on the 100-line script 0.02 ms, where the walk that makes the statement list costs
+    0.07 ms. Not beyond _TEXT_IMPORTS_UP_TO characters (each leaf is looked up from the root: on transformers'
+    generation/utils.py 2.4 ms, the walk 2.0), nor where the statement list is made already, nor for a text with a
+    carriage return or a BOM (other line or column counting)."""
+    shared = _SHARED.get()
+    if text is None or len(text) > _TEXT_IMPORTS_UP_TO or "\r" in text or text.startswith("\ufeff") or (
+            shared is not None and shared[0] is module and shared[1] is not None):
+        return [n for n in statements(module) if n.type in ("import_name", "import_from")]
+    found: list[Node] = []
+    line, line_start, at = 1, 0, 0
+    start = text.find("import")
+    while start >= 0:  # every occurrence (str.find: a regex with \b is ~5x slower); the leaf says which is the keyword
+        newlines = text.count("\n", at, start)
+        if newlines:
+            line += newlines
+            line_start = text.rfind("\n", at, start) + 1
+        at = start
+        place = (line, start - line_start)
+        start = text.find("import", start + 6)
+        try:
+            leaf = module.get_leaf_for_position(place)
+        except ValueError:  # past the tree's end: not a leaf of it
+            continue
+        # parso gives the leaf ending where the keyword starts (a newline, `;`, error recovery's zero-width leaves)
+        while leaf is not None and leaf.end_pos <= place:
+            leaf = leaf.get_next_leaf()
+        if leaf is None or leaf.type != "keyword" or leaf.value != "import" or leaf.start_pos != place:
+            continue
+        node = leaf.parent
+        if node is None or node.type not in ("import_name", "import_from"):
+            continue
+        above = node.parent
+        while above is not None and above.type not in NO_STATEMENT_INSIDE:
+            above = above.parent
+        if above is None:
+            found.append(node)
+    return found
+
+
 def suite_statements(suite: Node) -> list[Node]:
     """The statements of a block (a `suite` node, or a simple statement on the same line)."""
     if suite.type == "suite":

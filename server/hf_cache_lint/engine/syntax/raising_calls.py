@@ -26,12 +26,13 @@ _COMPREHENSION = frozenset({"sync_comp_for", "comp_for"})
 def raising_calls(tree: Node | None, starts: list[Position]) -> list[Position]:
     """Where the calls start (their callee's name) that run the function holding one of `starts` and so raise
     wherever they run, given that the code at each start raises wherever it runs; their callers' calls too, `DEPTH`
-    deep. The calls of one function are looked for once, however many starts it holds (one walk of the module or
-    class per function, not per finding: a module of many such reads stays linear)."""
+    deep. The module or a class is walked once for the calls of every name in it (`_calls_by_name`), however many
+    functions and starts there are: a module of many such helpers stays linear (one walk per function name was
+    quadratic: 300 helpers, 300 walks of the whole module)."""
     if tree is None:
         return []
     found: list[Position] = []
-    walked: dict[tuple[int, str, bool], list[Position]] = {}
+    walked: dict[tuple[int, bool], dict[str, list[Position]]] = {}
     for at in starts:
         todo, seen = [(at, 0)], set()
         while todo:
@@ -45,7 +46,7 @@ def raising_calls(tree: Node | None, starts: list[Position]) -> list[Position]:
     return found
 
 
-def _callers(tree: Node, at: Position, walked: dict[tuple[int, str, bool], list[Position]]) -> list[Position]:
+def _callers(tree: Node, at: Position, walked: dict[tuple[int, bool], dict[str, list[Position]]]) -> list[Position]:
     try:
         leaf = tree.get_leaf_for_position((at.line, at.column))
     except ValueError:
@@ -64,10 +65,12 @@ def _callers(tree: Node, at: Position, walked: dict[tuple[int, str, bool], list[
     if holder is None or holder.type not in ("file_input", "classdef"):
         return []  # a nested function: its callers are not read
     method = holder.type == "classdef"
-    key = (id(holder), name, method)
-    if key not in walked:
-        walked[key] = [_start(n) for n in _calls(holder, name, method=method)]
-    return walked[key]
+    key = (id(holder), method)
+    calls = walked.get(key)
+    if calls is None:
+        calls = walked[key] = {n: [_start(leaf) for leaf in leaves]
+                               for n, leaves in _calls_by_name(holder, method=method).items()}
+    return calls.get(name, [])
 
 
 def _unconditional_in(leaf: Node) -> Node | None:
@@ -106,16 +109,17 @@ def _may_leave(node: Node) -> bool:
     return any(_may_leave(child) for child in getattr(node, "children", ()))
 
 
-def _calls(root: Node, name: str, *, method: bool) -> list[Node]:
-    """`name(...)` (or `self.name(...)` for a method) in `root`: the callee's name leaf."""
-    out: list[Node] = []
+def _calls_by_name(root: Node, *, method: bool) -> dict[str, list[Node]]:
+    """Every `name(...)` (or `self.name(...)` for a method) in `root`, by name: the callee's name leaves, each name's
+    in the order a walk for that name alone meets them."""
+    out: dict[str, list[Node]] = {}
     stack = [root]
     while stack:
         node = stack.pop()
         kids = getattr(node, "children", None)
         if kids is None:
-            if node.type == "name" and node.value == name and _called(node, method):
-                out.append(node)
+            if node.type == "name" and _called(node, method):
+                out.setdefault(node.value, []).append(node)
             continue
         stack.extend(kids)
     return out
