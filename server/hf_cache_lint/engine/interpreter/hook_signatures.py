@@ -125,7 +125,8 @@ def hook_fact(fn: Node, kind: HookKind, target: str, reference: str, container: 
         signature_end = Span(e, e)
     return HookOverride(kind, fn.children[1].value, target, span(fn.children[1]), tuple(params), var_keyword,
                         tuple(reads), compat, reference, positional, insert_at, indent, signature_end, guarded, passes_on, base,
-                        members=tuple(members), dict_default=dict_default)
+                        members=tuple(members), dict_default=dict_default,
+                        guarded_read=_guarded_read(body, "past_key_values") if kind == "prepare_inputs" else None)
 
 
 def handed_to_base(body: Node, name: str, var_keyword: str | None) -> bool:
@@ -171,6 +172,38 @@ def _base_hook_call(call: Node, trailer: Node, var_keyword: str) -> bool:
     positional = [a for a in args if a.name is None and not a.star]
     return kids[0].type == "name" and kids[0].value != "self" and all(is_trailer(k, ".") for k in kids[1:at]) and \
         bool(positional) and code(positional[0].value).strip() == "self"
+
+
+def _guarded_read(body: Node, name: str) -> tuple[Span, str, str] | None:
+    """The body's first read of `name`'s content (`name[...]`, `name.attr`), where the innermost `if`/`elif` around
+    it tests `name` itself (`if name is not None:`, `if name:`, `if name is not None and ...:`): the read's span
+    through its first trailer, its text, and the test. None where the first such read is not under such a test."""
+    for node in walk(body):
+        if node.type not in ("power", "atom_expr") or node.children[0].type != "name" or \
+                node.children[0].value != name or not (is_trailer(node.children[1], "[") or
+                                                       is_trailer(node.children[1], ".")):
+            continue
+        test = _enclosing_test(node)
+        if test is None or not any(n.type == "name" and n.value == name for n in walk(test)):
+            return None
+        return span_between(node.children[0], node.children[1]), "".join(code(k) for k in node.children[:2]).strip(), \
+            code(test).strip()
+    return None
+
+
+def _enclosing_test(node: Node) -> Node | None:
+    """The test of the innermost `if`/`elif` whose body holds `node` (not its test), or None."""
+    child, parent = node, node.parent
+    while parent is not None and parent.type not in ("funcdef", "classdef", "file_input"):
+        if parent.type == "if_stmt":
+            kids = parent.children
+            i = kids.index(child)
+            if kids[i - 1].type == "operator" and kids[i - 1].value == ":" and i >= 3 and \
+                    kids[i - 3].type == "keyword" and kids[i - 3].value in ("if", "elif"):
+                return kids[i - 2]
+            return None
+        child, parent = parent, parent.parent
+    return None
 
 
 def _members_read(fn: Node, names: set[str], follow: bool = True) -> list[str]:
