@@ -23,8 +23,8 @@ from recall_set import HELDOUT7
 FLOORS: dict[str, Floor] = {
     "4.57.6": Floor(7, 1.0),
     "5.23.0": Floor(12, 1.0),
-    "5.24.0": Floor(10, 11 / 12),
-    "5.25.0": Floor(10, 11 / 12),
+    "5.24.0": Floor(11, 1.0),
+    "5.25.0": Floor(11, 1.0),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,

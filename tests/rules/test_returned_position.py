@@ -113,3 +113,57 @@ def test_update_override_none_default_get_still_raises() -> None:
     text = UPDATE.replace("DEFAULT", "None").replace("READ", 'cache_kwargs.get("sin")')
     (finding,) = found(text, "5.23.0")
     assert "AttributeError: 'NoneType' object has no attribute 'get'" in finding.message
+
+
+_EMPTIED = {"or": "        cache_kwargs = cache_kwargs or {}\n",
+            "or dict()": "        cache_kwargs = cache_kwargs or dict()\n",
+            "if None": "        if cache_kwargs is None:\n            cache_kwargs = {}\n",
+            "if None, one line": "        if cache_kwargs is None: cache_kwargs = dict()\n"}
+
+
+def _emptied(how: str, read: str) -> str:
+    return UPDATE.replace("DEFAULT", "None").replace("        self.read = READ\n",
+                                                      _EMPTIED[how] + f"        self.read = {read}\n")
+
+
+@pytest.mark.parametrize("how", sorted(_EMPTIED))
+def test_update_override_emptied_dict_subscript_is_a_key_error(how: str) -> None:
+    # The oracle (HFC011's examples; by hand 5.4.0-5.25.0 KeyError, 4.57.6 and 5.3.0 run): not a guard.
+    (finding,) = found(_emptied(how, 'cache_kwargs["cache_position"]'), "5.23.0")
+    assert "KeyError: 'cache_position'" in finding.message and "empty dict" in finding.message
+    assert found(_emptied(how, 'cache_kwargs["cache_position"]'), "4.57.6") == []
+
+
+@pytest.mark.parametrize("how", sorted(_EMPTIED))
+def test_update_override_emptied_dict_get_is_quiet(how: str) -> None:
+    assert found(_emptied(how, 'cache_kwargs.get("cache_position")'), "5.23.0") == []
+
+
+def test_update_override_read_before_emptying_is_not_claimed() -> None:
+    # A read before `cache_kwargs = cache_kwargs or {}` sees None, not the dict: no KeyError claimed (the statement
+    # is still taken for a guard, as before).
+    text = UPDATE.replace("DEFAULT", "None").replace(
+        "        self.read = READ\n",
+        '        self.read = cache_kwargs["cache_position"]\n        cache_kwargs = cache_kwargs or {}\n')
+    assert found(text, "5.23.0") == []
+
+
+def test_update_override_guard_that_is_no_emptying_stays_a_guard() -> None:
+    text = UPDATE.replace("DEFAULT", "None").replace(
+        "        self.read = READ\n",
+        '        if cache_kwargs is not None:\n            self.read = cache_kwargs["cache_position"]\n')
+    assert found(text, "5.23.0") == []
+
+
+@pytest.mark.parametrize("version", ["5.24.0", "5.25.0"])
+def test_update_override_without_kwargs_is_not_read_where_the_call_raises(version: str) -> None:
+    # The oracle (HFC011's example without `**kwargs`): 5.24+ raise TypeError on `kwargs=` before the body runs;
+    # HFC010 reports that, and no read is what breaks. 5.23.0 still reads None.
+    text = UPDATE.replace("DEFAULT", "None").replace("READ", 'cache_kwargs.get("cache_position")') \
+        .replace(", **kwargs):", "):").replace("cache_kwargs, **kwargs)", "cache_kwargs)")
+    every = check_source(text, "t.py", context=Context(target=Target.of(version))).findings
+    assert [f.code for f in every if f.code in ("HFC010", "HFC011")] == ["HFC010"]
+    (finding,) = found(text, "5.23.0")
+    assert finding.code == "HFC011" and "AttributeError" in finding.message
+    with_kwargs = text.replace("cache_kwargs=None):", "cache_kwargs=None, kwargs=None):")
+    assert [f.code for f in found(with_kwargs, version)] == ["HFC011"]

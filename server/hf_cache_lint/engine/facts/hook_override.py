@@ -96,6 +96,11 @@ class HookOverride:
     # A `cache_update` hook whose `cache_kwargs` parameter defaults to a dict (`cache_kwargs={}`, `=dict()`): where
     # 5.4+ pass no fourth argument it reads that dict, so `.get` answers None and a subscript raises KeyError.
     dict_default: bool = False
+    # A `prepare_inputs_for_generation` override's first read of its cache parameter's content (`past_key_values[0]`,
+    # `past_key_values.get_seq_length()`), where it sits under an `if` testing that parameter (`if past_key_values
+    # is not None:`): (the span of the read through its first trailer, its text, the test's text). Where the cache
+    # no longer comes as that parameter the branch never runs: the line that stops working.
+    guarded_read: tuple[Span, str, str] | None = None
 
 
 def might_hold_hook(text: str) -> bool:

@@ -286,7 +286,14 @@ class UserFunctions:
         return Unknown(f"the parameter `{param.name.value}`")
 
     def setup_instance(self, cls: str) -> Ref:
-        """An instance as `__init__` leaves it, plus (conditionally) what setup methods add."""
+        """An instance as `__init__` leaves it, plus (conditionally) what setup methods add. Where the module itself
+        built one and bound it to a module name (`model = UltravoxModel(config)`, its `__init__` run with the module's
+        arguments), that instance: its methods nobody calls (`_reorder_cache`, which generate's beam search calls)
+        run on what `__init__` stored there (`self.language_model = AutoModelForCausalLM.from_config(config)`);
+        a fresh instance would not run the `__init__` the module already inlined, and know none of it."""
+        built = self._module_instance(cls)
+        if built is not None:
+            return built
         got = self.s.module_state.names.get(cls)
         ref = self.s.new(self.with_model(InstanceState(cls, (), got.cache_base, got.own, got.skips_init,
                                                        got.narrow_length), got)
@@ -300,6 +307,15 @@ class UserFunctions:
             self.run_function(init.node, names, None)
             self.s.called.add(id(init.node))
         return ref
+
+    def _module_instance(self, cls: str) -> Ref | None:
+        """The first module name (in binding order) holding an instance of the module's class `cls`."""
+        end = self.s.module_state
+        for value in end.names.values():
+            if isinstance(value, Ref) and isinstance(obj := end.heap.get(value.id), InstanceState) and \
+                    obj.class_name == cls:
+                return value
+        return None
 
     # -- calls ------------------------------------------------------------------
     def instantiate(self, cls: ClassDef, args: list[EvArg], whole: object) -> Value:

@@ -60,8 +60,15 @@ def hook_fact(fn: Node, kind: HookKind, target: str, reference: str, container: 
     if update_kwargs is not None:
         containers.add(update_kwargs)
     compat = passes_on = guarded = False
+    # Where the body makes `cache_kwargs` a dict when it is None (`cache_kwargs = cache_kwargs or {}`, `if
+    # cache_kwargs is None: cache_kwargs = {}`): the first such statement's start, and the None tests it makes.
+    emptied: tuple[int, int] | None = None
+    emptying_tests: set[Node] = set()
     members = _members_read(fn, {r.key for r in reads if r.how == "parameter" and r.key in CACHE_NAMES})
     for node in walk(body):
+        if update_kwargs is not None and emptied is None and (test := _none_to_a_dict(node, update_kwargs)) is not None:
+            emptied = node.start_pos
+            emptying_tests.update(test)
         if node.type == "argument" and len(node.children) == 3 and node.children[0].type == "name" and \
                 node.children[0].value in CACHE_NAMES and code(node.children[2]) == node.children[0].value:
             passes_on = True
@@ -77,12 +84,22 @@ def hook_fact(fn: Node, kind: HookKind, target: str, reference: str, container: 
                 reads.append(HookRead(key, how, span_between(node.children[0], end),
                                       "".join(code(k) for k in node.children[:node.children.index(end) + 1]),
                                       node.children[0].value))
-        elif node.type == "comparison" and _tests_none(node, update_kwargs or "cache_kwargs"):
+        elif node.type == "comparison" and node not in emptying_tests and \
+                _tests_none(node, update_kwargs or "cache_kwargs"):
             guarded = True  # `if cache_kwargs is not None:` guards the read
-        elif node.type == "expr_stmt" and _defaults_to_a_dict(node, update_kwargs or "cache_kwargs"):
-            guarded = True  # `cache_kwargs = cache_kwargs or {}`: reads a dict on every release
         elif node.type == "string" and string_value(node) == "cache" and not _attribute_name(node):
             compat = True  # `"cache" in kwargs`, a dict built with the new name
+    # After `cache_kwargs = cache_kwargs or {}` the reads see a dict on every release: the empty one where 5.4+ pass
+    # none, so `.get` answers None and a subscript raises KeyError (the oracle: 5.4.0-5.25.0). A read before it
+    # still sees None: there the statement is taken for a guard, as before (nothing claimed).
+    dict_default = update_kwargs is not None and any(
+        p.name.value == update_kwargs and p.default is not None and
+        code(p.default).strip() in ("{}", "dict()") for p in fn.get_params())
+    if emptied is not None:
+        if all((r.span.start.line, r.span.start.column) > emptied for r in reads if r.container == update_kwargs):
+            dict_default = True
+        else:
+            guarded = True
     if kind == "prepare_inputs":
         reads.extend(_returned_reads(body))
     if any(r.key == "past_key_values" for r in reads):
@@ -102,9 +119,8 @@ def hook_fact(fn: Node, kind: HookKind, target: str, reference: str, container: 
         signature_end = Span(e, e)
     return HookOverride(kind, fn.children[1].value, target, span(fn.children[1]), tuple(params), var_keyword,
                         tuple(reads), compat, reference, positional, insert_at, indent, signature_end, guarded, passes_on, base,
-                        members=tuple(members), dict_default=update_kwargs is not None and any(
-                            p.name.value == update_kwargs and p.default is not None and
-                            code(p.default).strip() in ("{}", "dict()") for p in fn.get_params()))
+                        members=tuple(members), dict_default=dict_default,
+                        guarded_read=_guarded_read(body, "past_key_values") if kind == "prepare_inputs" else None)
 
 
 def handed_to_base(body: Node, name: str, var_keyword: str | None) -> bool:
@@ -152,6 +168,38 @@ def _base_hook_call(call: Node, trailer: Node, var_keyword: str) -> bool:
         bool(positional) and code(positional[0].value).strip() == "self"
 
 
+def _guarded_read(body: Node, name: str) -> tuple[Span, str, str] | None:
+    """The body's first read of `name`'s content (`name[...]`, `name.attr`), where the innermost `if`/`elif` around
+    it tests `name` itself (`if name is not None:`, `if name:`, `if name is not None and ...:`): the read's span
+    through its first trailer, its text, and the test. None where the first such read is not under such a test."""
+    for node in walk(body):
+        if node.type not in ("power", "atom_expr") or node.children[0].type != "name" or \
+                node.children[0].value != name or not (is_trailer(node.children[1], "[") or
+                                                       is_trailer(node.children[1], ".")):
+            continue
+        test = _enclosing_test(node)
+        if test is None or not any(n.type == "name" and n.value == name for n in walk(test)):
+            return None
+        return span_between(node.children[0], node.children[1]), "".join(code(k) for k in node.children[:2]).strip(), \
+            code(test).strip()
+    return None
+
+
+def _enclosing_test(node: Node) -> Node | None:
+    """The test of the innermost `if`/`elif` whose body holds `node` (not its test), or None."""
+    child, parent = node, node.parent
+    while parent is not None and parent.type not in ("funcdef", "classdef", "file_input"):
+        if parent.type == "if_stmt":
+            kids = parent.children
+            i = kids.index(child)
+            if kids[i - 1].type == "operator" and kids[i - 1].value == ":" and i >= 3 and \
+                    kids[i - 3].type == "keyword" and kids[i - 3].value in ("if", "elif"):
+                return kids[i - 2]
+            return None
+        child, parent = parent, parent.parent
+    return None
+
+
 def _members_read(fn: Node, names: set[str], follow: bool = True) -> list[str]:
     """The attributes `fn`'s body reads off the parameters `names` (`past_key_values.seen_tokens`), also inside the
     module's functions it hands one of them to by position (`_cached_lengths(past_key_values)`), one call deep."""
@@ -187,13 +235,35 @@ def _attribute_name(string: Node) -> bool:
 
 
 def _defaults_to_a_dict(node: Node, name: str) -> bool:
-    """`name = name or {}` / `name = name or dict()`: None becomes an empty dict before any read."""
+    """`name = name or {}` / `name = name or dict()`: None becomes an empty dict."""
+    if node.type != "expr_stmt":
+        return False
     kids = node.children
-    if len(kids) != 3 or kids[0].type != "name" or kids[0].value != name or code(kids[1]) != "=" or \
-            kids[2].type != "or_test":
+    if len(kids) != 3 or kids[0].type != "name" or kids[0].value != name or \
+            code(kids[1]) != "=" or kids[2].type != "or_test":
         return False
     first, last = kids[2].children[0], kids[2].children[-1]
     return first.type == "name" and first.value == name and code(last).strip() in ("{}", "dict()")
+
+
+def _none_to_a_dict(node: Node, name: str) -> tuple[Node, ...] | None:
+    """A statement making `name` an empty dict where it is None: `name = name or {}` (no test: `()`), or `if name is
+    None: name = {}` (`dict()`; the body that one assignment, no `else`): its None test. None for anything else."""
+    if _defaults_to_a_dict(node, name):
+        return ()
+    kids = node.children if node.type == "if_stmt" else []
+    if len(kids) != 4 or kids[1].type != "comparison" or code(kids[1]).split() != [name, "is", "None"]:
+        return None
+    suite = kids[3]
+    stmts = [c for c in getattr(suite, "children", [suite]) if c.type == "simple_stmt"] if suite.type == "suite" \
+        else [suite]
+    if len(stmts) != 1 or len(stmts[0].children) != 2:
+        return None
+    assign = stmts[0].children[0]
+    if assign.type != "expr_stmt" or len(assign.children) != 3 or code(assign.children[0]).strip() != name or \
+            code(assign.children[1]).strip() != "=" or code(assign.children[2]).strip() not in ("{}", "dict()"):
+        return None
+    return (kids[1],)
 
 
 def _tests_none(node: Node, name: str) -> bool:

@@ -185,6 +185,32 @@ INVALID: tuple[Invalid, ...] = (
         note="a cache held in an attribute set in `__init__` and read in another method",
     ),
     invalid(
+        "import torch\nimport transformers\n\n\n"
+        "class SpeechLM(transformers.LlamaPreTrainedModel, transformers.GenerationMixin):\n"
+        "    def __init__(self, config):\n"
+        "        super().__init__(config)\n"
+        "        self.language_model = transformers.AutoModelForCausalLM.from_config(config)\n"
+        "        self.post_init()\n\n"
+        "    def get_input_embeddings(self):\n"
+        "        return self.language_model.get_input_embeddings()\n\n"
+        "    def _reorder_cache(self, past_key_values, beam_idx):\n"
+        "        return self.language_model._reorder_cache(past_key_values, beam_idx)\n\n"
+        "    def forward(self, input_ids=None, attention_mask=None, past_key_values=None, **kwargs):\n"
+        "        return self.language_model(input_ids=input_ids, attention_mask=attention_mask,\n"
+        "                                   past_key_values=past_key_values, **kwargs)\n\n\n"
+        'config = transformers.AutoConfig.from_pretrained("meta-llama/Llama-3.2-1B")\n'
+        "model = SpeechLM(config).eval()\n"
+        "prompt = torch.tensor([[1, 5, 9, 14, 20]])\n"
+        "model.generate(prompt, attention_mask=torch.ones_like(prompt), max_new_tokens=2, min_new_tokens=2, "
+        "num_beams=2,\n               do_sample=False)\n",
+        flagged="_reorder_cache",
+        occurrence=1,
+        fixes={},
+        message_contains="object has no attribute '_reorder_cache'",
+        note="a wrapper model's `_reorder_cache` (Ultravox) that nothing in the module calls but beam search does, "
+             "on the instance the module built: its language model lost `_reorder_cache` in 4.54 (4.53.0 runs)",
+    ),
+    invalid(
         _LOAD + "if model._supports_cache_class:\n    print('takes Cache classes')\n",
         flagged="_supports_cache_class",
         fixes={"Use `getattr(..., True)`": ("model._supports_cache_class", 'getattr(model, "_supports_cache_class", True)')},

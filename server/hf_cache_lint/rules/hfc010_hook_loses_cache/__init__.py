@@ -80,7 +80,18 @@ class HookLosesCache(Rule):
                 return
         if read.how == "parameter" and hook.kind == "prepare_inputs" and _reads_gone_member(hook, target):
             return  # it raises wherever it gets the cache (HFC007's read); here it runs its no-cache path
-        if read.how == "parameter":
+        place = read.span
+        if read.how == "parameter" and hook.kind == "prepare_inputs" and hook.guarded_read is not None and \
+                read.key == "past_key_values":
+            # The line that stops working: the override's first use of the cache, in the branch its test of the
+            # parameter opens, which never runs once the parameter is None.
+            place, text, test = hook.guarded_read
+            message = (f"`{text}` in {hook.target}: {where} passes the cache as `{now}=`{gone}, so `{read.key}` "
+                       f"(line {read.span.start.line}) is None there and this branch (`{test}`) never runs: the "
+                       "hook takes its no-cache path at every step (it feeds the whole sequence again, silently "
+                       "or until the model's shapes disagree)")
+            severity = Severity.WARNING
+        elif read.how == "parameter":
             message = (f"{hook.target} takes the cache as `{read.key}`, but {where} "
                        f"passes it as `{now}=`{gone}: `{read.key}` is None there, so the hook runs without the cache "
                        "(silently)")
@@ -96,8 +107,8 @@ class HookLosesCache(Rule):
             message = (f"`{read.text}` in {hook.target}: {where} passes the cache as `{now}`{gone}, so this returns None "
                        "and the hook runs without the cache (silently)")
             severity = Severity.WARNING
-        fixes = [*_take_fixes(hook, read), self.ignore_fix(analysis, read.span)]
-        yield self.report(read.span, message, severity=severity, fixes=tuple(fixes),
+        fixes = [*_take_fixes(hook, read), self.ignore_fix(analysis, place)]
+        yield self.report(place, message, severity=severity, fixes=tuple(fixes),
                           story=f"transformers {first} renamed the keyword its generation hooks receive the cache "
                                 f"under to `{now}`. A hook written for the old name still runs, but finds no cache "
                                 "where it looks. Reading both names works on every release.")

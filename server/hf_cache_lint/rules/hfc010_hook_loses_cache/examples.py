@@ -179,6 +179,21 @@ INVALID: tuple[Invalid, ...] = (
              "whole sequence every step (lengths 5, 6, 7, 8 instead of 5, 1, 1, 1), without an error",
     ),
     invalid(
+        PREPARE.replace("        if past_key_values is not None and past_key_values.get_seq_length() > 0:\n"
+                        "            input_ids = input_ids[:, -1:]\n",
+                        "        if past_key_values is not None:\n"
+                        "            past_length = past_key_values.get_seq_length()\n"
+                        "            input_ids = input_ids[:, min(past_length, input_ids.shape[1] - 1):]\n"),
+        flagged="past_key_values.get_seq_length",
+        fixes={TAKE_TITLE.format(name="past_key_values"): (
+            "        if past_key_values is not None:",
+            '        past_key_values = kwargs.pop("cache", past_key_values)\n'
+            "        if past_key_values is not None:")},
+        versions=_24, severity=Severity.WARNING, runtime="OK", portable=True,
+        note="the override reads the cache only in the branch its None test opens (InternVL's InternLM2, "
+             "InternLM-XComposer2): reported at that first read, the line that stops running on 5.24",
+    ),
+    invalid(
         MIXIN_BACKEND,
         flagged="past_key_values=None",
         fixes={TAKE_TITLE.format(name="past_key_values"): (

@@ -60,11 +60,13 @@ class IgnoredCachePosition(Rule):
             first = target.behaviour_since("update_gets_no_cache_kwargs")
             if first is None:
                 return
+            if _never_runs(hook, target):
+                return
             if hook.dict_default:
                 if read.how != "subscript":
                     return  # `.get` on the default dict: None, as a guarded read answers
                 error = f"KeyError: '{read.key}'"
-                defaulted = ": the parameter is its default, an empty dict, and"
+                defaulted = ": the override falls back on an empty dict, and"
             else:
                 error = ("TypeError: 'NoneType' object is not subscriptable" if read.how == "subscript" else
                          "AttributeError: 'NoneType' object has no attribute 'get'")
@@ -156,6 +158,18 @@ class IgnoredCachePosition(Rule):
                                  "positions: the static layers write at their own running length. A sequential "
                                  "loop may drop it (the same tokens on every release); a rollback has no "
                                  "equivalent before 5.24 (`StaticCache.crop(-n)` exists from 5.24.0).")
+
+
+def _never_runs(hook: HookOverride, target: Target) -> bool:
+    """A `Cache.update` override that takes no `**kwargs` (nor a `kwargs` parameter), where the target's attention
+    layers call `update(key_states, value_states, layer_idx, kwargs=kwargs)` (5.24.0+): the call raises TypeError
+    (HFC010's finding) before the body reads anything, so no read in it is what breaks. Not where the module's own
+    patched attention calls `update` itself (`updated_by_patch`): that call passes what it passes. The oracle:
+    `update(self, key_states, value_states, layer_idx, cache_kwargs=None)` reading `cache_kwargs.get(...)` raises
+    AttributeError on 5.23.0 and `TypeError: ... got an unexpected keyword argument 'kwargs'` on 5.24.0 and 5.25.0
+    (HFC011's examples)."""
+    return hook.var_keyword is None and "kwargs" not in hook.parameters and not hook.updated_by_patch and \
+        target.behaviour_since("update_called_with_kwargs") is not None
 
 
 # `cache_position=torch.arange(n)` / `arange(0, n, ...)`: positions from 0, a prefill's.

@@ -154,6 +154,36 @@ INVALID: tuple[Invalid, ...] = (
              "TypeError on None)",
     ),
     invalid(
+        PRESS.replace('        self.positions.append(int(cache_kwargs["cache_position"][-1]))\n',
+                      "        cache_kwargs = cache_kwargs or {}\n"
+                      '        self.positions.append(int(cache_kwargs["cache_position"][-1]))\n'),
+        flagged='cache_kwargs["cache_position"]',
+        fixes={},
+        versions=_5X, runtime="HFC011",
+        note="`cache_kwargs = cache_kwargs or {}` before a subscript: from 5.4 that is the empty dict (KeyError), "
+             "not a guard",
+    ),
+    invalid(
+        PRESS.replace('        self.positions.append(int(cache_kwargs["cache_position"][-1]))\n',
+                      "        if cache_kwargs is None:\n"
+                      "            cache_kwargs = {}\n"
+                      '        self.positions.append(int(cache_kwargs["cache_position"][-1]))\n'),
+        flagged='cache_kwargs["cache_position"]',
+        fixes={},
+        versions=_5X, runtime="HFC011",
+        note="`if cache_kwargs is None: cache_kwargs = {}` before a subscript: the same empty dict (KeyError)",
+    ),
+    invalid(
+        PRESS.replace("cache_kwargs=None, **kwargs):", "cache_kwargs=None):")
+        .replace("cache_kwargs, **kwargs)", "cache_kwargs)"),
+        flagged='cache_kwargs["cache_position"]',
+        fixes={},
+        versions=("5.23.0",),
+        runtime={"4.57.6": "OK", "5.23.0": "HFC011", "5.24.0": "HFC010", "5.25.0": "HFC010"},
+        note="an override without `**kwargs`: 5.4-5.23 call it without the dict (TypeError on None); from 5.24 the "
+             "call itself raises on `kwargs=` before the body runs (HFC010's finding), so no read is reported there",
+    ),
+    invalid(
         RETURNED,
         flagged='model_inputs["cache_position"][0]',
         fixes={},
