@@ -121,6 +121,10 @@ class Expressions:
         if t in ("testlist_star_expr", "testlist", "exprlist"):
             return tuple_val(self.s.site(node), (self.eval(c) for c in node.children if c.type != "operator"))
         if t == "test" and len(node.children) == 5:  # a if c else b
+            if self.uses.on:
+                # The test runs whichever side is taken: its own uses of a cache (`1 if cache.get_max_length() else
+                # 0` raises on 4.57) are the code's as much as a side's.
+                self.eval(node.children[2])
             decided = literal_truth(node.children[2])
             if decided is None and self.s.guards is not None:
                 decided = self.s.guards.decide(node.children[2])
