@@ -203,7 +203,9 @@ class TrackedMethods:
     def _instance(self, obj: HeapObj, c: MethodCall) -> Value:
         assert isinstance(obj, InstanceState)
         fn = self.functions.method_of(obj.class_name, c.m.name)
-        if fn is None and model_of(obj) is not None:
+        if fn is None:
+            # A method the class inherits from the project's own classes (Parler-TTS's `CacheSetupMixin`, Petals'
+            # generation mixin before the model): Python's MRO up to the first base that is not the module's.
             fn = self._mixed_in(obj.class_name, c.m.name)
         if fn is None and c.m.name == "crop" and obj.cache_base and "crop" not in obj.own:
             # The project's own subclass of a transformers cache: `crop` is transformers' (not the subclass's).

@@ -4,7 +4,7 @@ cache's maximum asked across releases; each runs unchanged under the oracle agai
 from __future__ import annotations
 
 from hf_cache_lint.engine.base.findings import Severity
-from hf_cache_lint.rules.base import Invalid, Valid
+from hf_cache_lint.rules.base import Invalid, Valid, invalid
 from hf_cache_lint.rules.snippets import LLAMA, prelude
 
 _LOAD = prelude()
@@ -93,7 +93,25 @@ _OWN_COUNTER = ("from transformers import Cache\n\n\n"
                 "        return past_key_values.seen_tokens\n    return past_key_values[0][0].shape[2]\n\n\n"
                 "def restored(n):\n    cache = CountingCache()\n    cache.seen_tokens = n\n    return cache\n")
 
+# A plain class's method inherited from the project's own mixin (Parler-TTS's `CacheSetupMixin`).
+_MIXIN_METHOD = ("from transformers import AutoModelForCausalLM, StaticCache\n\n\n"
+                 "class CacheSetupMixin:\n    def _length_fits(self, cache, n):\n"
+                 "        return cache.max_cache_len >= n\n\n\n"
+                 "class Generator(CacheSetupMixin):\n    def __init__(self, name):\n"
+                 "        self.model = AutoModelForCausalLM.from_pretrained(name)\n\n\n"
+                 f'gen = Generator("{LLAMA}")\n'
+                 "cache = StaticCache(config=gen.model.config, max_cache_len=32)\nfits = gen._length_fits(cache, 16)\n")
+
 INVALID: tuple[Invalid, ...] = (
+    invalid(
+        _MIXIN_METHOD,
+        flagged="max_cache_len",
+        fixes={"Use `get_max_length()`": ("return cache.max_cache_len >= n", "return cache.get_max_length() >= n")},
+        versions=("5.23.0", "5.24.0", "5.25.0"),
+        message_contains="AttributeError: 'StaticCache' object has no attribute 'max_cache_len'",
+        note="a method a plain class inherits from the project's own mixin runs on its instance: the StaticCache it "
+             "is given has no `max_cache_len` from 5.20",
+    ),
     Invalid(
         _DIRECT_HOOK,
         flagged="seen_tokens",
