@@ -502,6 +502,11 @@ class Expressions:
         value = self.imports.force(value)
         obj = self.s.obj(value)
         key = string_value(trailer.children[1])
+        if key is None and isinstance(obj, DictState) and trailer.children[1].type == "name":
+            # A name holding a string the code says (`MAPPING[impl]` in a function called with `impl="static"`:
+            # Parler-TTS's cache class table): reading a name runs nothing.
+            named = self.eval(trailer.children[1])
+            key = named.value if type(named) is Const and isinstance(named.value, str) else None
         if isinstance(obj, DictState) and key is not None:
             got = obj.get(key)
             return got[0] if got else obj.every or UNKNOWN

@@ -102,7 +102,22 @@ _MIXIN_METHOD = ("from transformers import AutoModelForCausalLM, StaticCache\n\n
                  f'gen = Generator("{LLAMA}")\n'
                  "cache = StaticCache(config=gen.model.config, max_cache_len=32)\nfits = gen._length_fits(cache, 16)\n")
 
+# A cache class looked up in a table by a name the caller passes (Parler-TTS's NEED_SETUP_CACHE_CLASSES_MAPPING).
+_CLASS_TABLE = (prelude("StaticCache") + 'CACHE_CLASSES = {"static": StaticCache}\n\n\n'
+                "def build(kind):\n    cls = CACHE_CLASSES[kind]\n"
+                "    return cls(config=model.config, max_cache_len=32)\n\n\n"
+                'cache = build("static")\nlimit = cache.max_cache_len\n')
+
 INVALID: tuple[Invalid, ...] = (
+    invalid(
+        _CLASS_TABLE,
+        flagged="max_cache_len",
+        fixes={"Use `get_max_length()`": ("limit = cache.max_cache_len", "limit = cache.get_max_length()")},
+        versions=("5.23.0", "5.24.0", "5.25.0"),
+        message_contains="AttributeError: 'StaticCache' object has no attribute 'max_cache_len'",
+        note="the cache class read from a dict by a name holding the key the caller passed: a StaticCache, "
+             "without `max_cache_len` from 5.20",
+    ),
     invalid(
         _MIXIN_METHOD,
         flagged="max_cache_len",
