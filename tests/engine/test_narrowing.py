@@ -280,3 +280,18 @@ def test_an_async_comprehension_indexing_the_enclosing_cache() -> None:
             "    return [[t for t in past[i]] async for i in agen]\n")
     assert [n - 4 for n in lines(text, "5.24.0", code="HFC009")] == [4]
     assert lines(text.replace("past[i]", "i[0]"), "5.24.0", code="HFC009") == []
+
+
+@pytest.mark.parametrize(("expr", "reported"), [
+    # the index runs before the subscript: a removed member read in it raises (4.57.6: `seen_tokens` gone)
+    ("ids[:, cache.seen_tokens:]", [6]),
+    ("ids[cache.seen_tokens]", [6]),
+    ("ids[0, :seen(cache)]", [2]),
+    # an index the code does not compute from the cache
+    ("ids[:, 1:]", []),
+])
+def test_a_cache_read_in_an_index(expr: str, reported: list[int]) -> None:
+    text = ("def seen(c):\n    return c.seen_tokens\n\n\n"
+            "cache = LlamaForCausalLM.from_pretrained('m')([[1, 2]], use_cache=True).past_key_values\n"
+            f"n = {expr}\n")
+    assert lines(text.replace("ids", "[[1, 2]]")) == reported

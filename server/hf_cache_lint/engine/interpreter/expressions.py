@@ -373,8 +373,19 @@ class Expressions:
             else:
                 if self.uses.on:
                     self.uses.subscript(value, t, head, seen[:-1])
+                    self._index_uses(t.children[1])
                 value = self.subscript(value, t)
         return value
+
+    def _index_uses(self, node: Node) -> None:
+        """The index runs before the subscript: its own uses of a cache (`ids[:, cache.get_usable_length(n):]`,
+        `input_ids[:, seen(past):]`) are the code's. A slice's bounds and a tuple of indices, each evaluated."""
+        if node.type in ("subscript", "subscriptlist", "sliceop"):
+            for child in node.children:
+                if child.type != "operator":
+                    self._index_uses(child)
+        elif node.type not in ("name", "number", "string", "operator", "keyword"):
+            self.eval(node)
 
     def attribute(self, value: Value, name: str, head: Node, trailers: list[Node]) -> Value:
         if type(value) is Unknown:  # the common case, as the end of this method has it

@@ -109,6 +109,13 @@ _CLASS_TABLE = (prelude("StaticCache") + 'CACHE_CLASSES = {"static": StaticCache
                 'cache = build("static")\nlimit = cache.max_cache_len\n')
 
 INVALID: tuple[Invalid, ...] = (
+    Invalid(
+        _LOAD + "out = model(**inputs, use_cache=True)\n"
+        "new_ids = inputs[\"input_ids\"][:, out.past_key_values.seen_tokens:]\n",
+        flagged="seen_tokens",
+        message_contains="AttributeError: 'DynamicCache' object has no attribute 'seen_tokens'",
+        note="a removed member read in a slice's bound: the index runs before the subscript",
+    ),
     invalid(
         _CLASS_TABLE,
         flagged="max_cache_len",
