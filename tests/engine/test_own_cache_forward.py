@@ -126,3 +126,27 @@ def test_what_is_not_claimed_for_generate(check: Checker, change: tuple[str, str
 def test_a_plain_class_given_to_generate_is_not_claimed(check: Checker) -> None:
     # generate fails on other members of it by release (`get_mask_sizes` on 4.57.6, `is_compileable` on 5.24.0).
     assert messages(check, HEAD + PLAIN + GENERATE) == []
+
+
+NONE_LAYERS = ("class Own(Cache):\n    def __init__(self, n=2):\n        self.layers = {layers}\n\n"
+               "    def get_seq_length(self):\n        return 0\n")
+
+
+@pytest.mark.parametrize(("layers", "claimed"), [
+    # PensieveCache (heldout3 pv_forward_session): AttributeError 'NoneType' ... 'get_mask_sizes' on 4.57.6
+    ("[None] * n", True), ("n * [None]", True), ("[None for _ in range(n)]", True), ("[None, None]", True),
+    # layers the code does not say are None: not claimed
+    ("[object() for _ in range(n)]", False), ("list(range(n))", False),
+])
+def test_a_cache_subclass_whose_layers_are_none(check: Checker, layers: str, claimed: bool) -> None:
+    got = messages(check, HEAD + NONE_LAYERS.format(layers=layers) + RUN, "4.57.6")
+    assert len(got) == int(claimed), got
+    if claimed:
+        assert "AttributeError: 'NoneType' object has no attribute 'get_mask_sizes'" in got[0]
+
+
+@pytest.mark.parametrize(("version", "error"), [("5.0.0", None), ("5.24.0", "TypeError: Own.get_seq_length()")])
+def test_none_layers_on_5_x(check: Checker, version: str, error: str | None) -> None:
+    # from 5.14 the length without `layer_idx` fails first (as before); 5.0-5.13 were not run: nothing claimed
+    got = messages(check, HEAD + NONE_LAYERS.format(layers="[None] * n") + RUN, version)
+    assert [error in m for m in got] == ([True] if error else []), got

@@ -33,11 +33,13 @@ from recall_set import HELDOUT3
 # Fifth session, first round merged: 4.57.6 13/14, 14 of 24; 5.23.0 26/26, 27 of 36; 5.24.0 and 5.25.0
 # 26/26, 28 of 38.
 # Second round merged: 5.24.0 and 5.25.0 precision 28/37.
+# Seventh session, members29e: 4.57.6 14/14, 14 of 14; 5.23.0 26/26, 26 of 26; 5.24.0 and 5.25.0 26/26, 27 of 27
+# (magicpig's own-subclass seen_tokens no longer claimed; pensieve's None layers found at 4.57.6).
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(13, 13 / 14),
-    "5.23.0": Floor(26, 26 / 27),
-    "5.24.0": Floor(26, 27 / 28),
-    "5.25.0": Floor(26, 27 / 28),
+    "4.57.6": Floor(14, 1.0),
+    "5.23.0": Floor(26, 1.0),
+    "5.24.0": Floor(26, 1.0),
+    "5.25.0": Floor(26, 1.0),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,

@@ -17,6 +17,7 @@ from recall_set import HELDOUT8
 # Measured unseen by the lead (2026-12-06, sixth session) on the merge of that session's first round (4.57.6 7/12,
 # 9 of 10; 5.23.0 8/17, 10 of 12; 5.24.0 and 5.25.0 8/18, 10 of 11). On main 37237e9, where the session began:
 # 7/12, 9 of 10; 8/17, 10 of 12; 9/18, 11 of 13. The floors below are the second round's (built on this set, seen).
+# Seventh session, members29e: 5.24.0 and 5.25.0 17/18, 21 of 21 (DeepSeek-VL2's directly called hook).
 FLOORS: dict[str, Floor] = {
     "4.57.6": Floor(11, 1.0),
     "5.23.0": Floor(17, 1.0),

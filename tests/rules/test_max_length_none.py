@@ -38,6 +38,12 @@ TESTED = [
      "capacity(out.past_key_values) is None"),
     ("def capacity(cache):\n    n = cache.get_max_length()\n    return n\n\n\n"
      "c = capacity(out.past_key_values)\nif c is None:\n    pass\n", "c is None"),
+    # the test of a conditional expression (parso's "test" node)
+    ("limit = 4096 if not out.past_key_values.get_max_length() else 1\n",
+     "not out.past_key_values.get_max_length()"),
+    ("n = out.past_key_values.get_max_length()\nlimit = n if n else 4096\n", "n if n else 4096"),
+    ("limit = 1 if out.past_key_values.get_max_length() else 4096\n",
+     "1 if out.past_key_values.get_max_length() else 4096"),
     # a comparison with a length does not tell -1 from a maximum: still a None test
     ("n = out.past_key_values.get_max_length()\nassert n is None or n >= 5\n", "n is None"),
     # the helper's call that got the cache is the one whose test counts (the other caller's value is unknown)
@@ -99,3 +105,11 @@ def test_no_finding_where_the_answer_was_none() -> None:
     text = "if out.past_key_values.get_max_length() is None:\n    pass\n"
     for version in ("4.44.2", "4.48.3"):
         assert found(text, version) == [], version
+
+
+def test_a_read_in_a_conditional_expressions_test_is_a_use() -> None:
+    """The test of `a if c else b` runs whichever side is taken: 4.57.6 has no `get_max_length`, so the read in it
+    raises AttributeError there (the interpreter evaluated only the sides)."""
+    got = found("limit = 1 if out.past_key_values.get_max_length() else 4096\n", "4.57.6")
+    assert len(got) == 1 and got[0].severity is Severity.ERROR, [f.message for f in got]
+    assert "AttributeError" in got[0].message

@@ -102,6 +102,11 @@ class CacheUse:
     # helper that returned it; None without a test): a value made behind a line that always raises is never tested
     # (rules/hfc007_removed_cache_api, engine/syntax/dominance.py).
     none_test_at: Position | None = None
+    # Only `guard` says the receiver is a cache: the name held nothing the code says more of (a hook's parameter
+    # run on its own). False for a cache the code built or a model returned that the test confirmed (a direct call
+    # of the hook with a forward's cache): engine/interpreter/narrowing.py `reached` drops only the former on a hook
+    # parameter the target no longer fills.
+    narrowed: bool = False
 
     @property
     def cls(self) -> str | None:

@@ -37,7 +37,8 @@ class ForwardCache:
     entry: Span | None = None
     # container "object": an instance of the project's own class `own_class` (a subclass of a transformers cache
     # when `cache_subclass`) that lacks `missing`, the member the forward reads first ("" when it lacks none), or
-    # whose `get_seq_length` takes no `layer_idx` (interpreter/own_caches.py).
+    # whose `get_seq_length` takes no `layer_idx` (interpreter/own_caches.py); `NONE_LAYERS`: it has `layers`, a
+    # list of None the class sets itself.
     own_class: str = ""
     missing: str = ""
     cache_subclass: bool = False
@@ -45,6 +46,11 @@ class ForwardCache:
     # The call gives `position_ids=` (not a literal None): a Llama-style forward then skips `get_seq_length` and
     # from 5.14.0 first reads `get_query_offset` of the cache (building the mask; checked on the oracle).
     positions: bool = False
+
+
+# `ForwardCache.missing` of a cache subclass whose `layers` the class sets to a list of None (`self.layers = [None] *
+# n`): the forward asks a layer of it (4.57.6: `self.layers[i].get_mask_sizes(...)`).
+NONE_LAYERS = "layers[i]"
 
 
 KIND: FactKind[ForwardCache] = FactKind(

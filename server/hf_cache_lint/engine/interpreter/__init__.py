@@ -103,7 +103,7 @@ class Interpreter:
         self.session = s = Session(text, path, context)
         self.imports = WorkspaceImports(s)
         self.expressions = ex = Expressions(s, self.imports)
-        ex.uses = CacheUses(s)
+        ex.uses = CacheUses(s, self.imports)
         self.facts = GenerateFacts(s, ex, self.imports)
         self.loading = Loading(s, self.imports, self.facts)
         self.functions = UserFunctions(s, ex, self.imports)

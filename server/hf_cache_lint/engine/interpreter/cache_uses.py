@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from hf_cache_lint.engine.base.findings import Position, Span
 from hf_cache_lint.engine.facts.cache_use import KIND, ArgKind, CacheOp, CacheUse, UseArgument
@@ -27,6 +27,7 @@ from hf_cache_lint.engine.interpreter.values import (
     ClassDef,
     Const,
     InstanceState,
+    Lazy,
     Maybe,
     ModelState,
     Ref,
@@ -35,6 +36,9 @@ from hf_cache_lint.engine.interpreter.values import (
 )
 from hf_cache_lint.engine.output.keywords import CACHE_KEYWORDS
 from hf_cache_lint.engine.syntax.nodes import Node, code
+
+if TYPE_CHECKING:
+    from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
 
 
 @dataclass(frozen=True)
@@ -49,13 +53,15 @@ class Subject:
     subclass: str | None = None  # the project's own subclass of `cls` the receiver is an instance of
     guard: str | None = None  # the isinstance test that alone says it is a cache (CacheUse.guard)
     guard_at: Position | None = None  # where that test names the class (CacheUse.guard_at)
+    narrowed: bool = False  # only that test says it is a cache (CacheUse.narrowed)
 
 
 class CacheUses:
     """Records the uses; off for a text without the kind's trigger words (its screen says none can occur)."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, imports: WorkspaceImports | None = None) -> None:
         self.s = session
+        self.imports = imports  # the workspace classes the module imports (`_own_subclass_defines`)
         self.on = KIND.said(session.text)
         # True while `x.member += n` reads the member it updates (statements.py): a counter read before it is set.
         self.updating = False
@@ -65,6 +71,8 @@ class CacheUses:
         if not self.on:
             return None
         if type(value) is CacheVal:
+            if name and _narrowed_only(value) and self._own_subclass_defines(value, name):
+                return None
             return _cache_subject(value) if value.said else None
         if type(value) is Ref:
             obj = self.s.obj(value)
@@ -87,6 +95,25 @@ class CacheUses:
         return None
         return None
 
+    def _own_subclass_defines(self, value: CacheVal, name: str) -> bool:
+        """Whether one of the project's own subclasses of the class an `isinstance` test named (`Cache`: any cache
+        class) defines `name`: in the module, or imported from the workspace and resolved by the code. The test
+        holds for an instance of that subclass too, so where only the test says the receiver is a cache, the code
+        does not say the member is transformers' (MagicPiG's `isinstance(past_key_values, Cache)` branch reading
+        the `seen_tokens` its own `MagicCache` sets)."""
+        for n, held in list(self.s.module_state.names.items()):
+            v: Value | None = held
+            if type(held) is Lazy:
+                if self.imports is None or (held.module, held.level, held.name) not in self.imports.resolved:
+                    continue  # never resolved: the code never used it
+                v = self.imports.force(held)
+            else:
+                v = self.s.module_name(n)
+            if isinstance(v, ClassDef) and v.cache_base and name in v.own and \
+                    (value.cls == "Cache" or v.cache_base.rsplit(".", 1)[-1] == value.cls):
+                return True
+        return False
+
     def record(self, who: Subject, op: CacheOp, name: str, receiver: str, at: Span, whole: Span | None = None,
                arguments: tuple[UseArgument, ...] = (), index: str | None = None, targets: int | None = None,
                window: str | None = None, none_test: tuple[str, tuple[int, int]] | None = None,
@@ -94,7 +121,7 @@ class CacheUses:
         test, test_at = (None, None) if none_test is None else (none_test[0], Position(*none_test[1]))
         self.s.record(CacheUse(op, name, who.what, who.cls, who.module, who.description, receiver, at, whole,
                                arguments, index, targets, who.layered, window, test, who.subclass,
-                               who.guard, paired, who.guard_at, test_at))
+                               who.guard, paired, who.guard_at, test_at, who.narrowed))
 
     def constructed(self, cache: CacheVal, at: Span) -> None:
         """A quantized cache class built with a sliding-window model's config (`construct`)."""
@@ -260,9 +287,18 @@ def _guarded(found: list[Subject]) -> Subject | None:
     return replace(guards[0], layered=all(w.layered for w in found))
 
 
+def _narrowed_only(value: CacheVal) -> bool:
+    """Only an `isinstance` test says `value` is a cache (narrowing.py `_cache_class`: made at the class the test
+    names, where its guard points), not a cache the code built or a model returned that the test confirmed."""
+    site = value.site
+    return value.guard is not None and site is not None and value.guard_at == (site.span.start.line,
+                                                                                site.span.start.column)
+
+
 def _cache_subject(value: CacheVal) -> Subject:
     at = Position(*value.guard_at) if value.guard is not None and value.guard_at is not None else None
-    return Subject("cache", value.cls, value.module, value.class_name, value.layered, guard=value.guard, guard_at=at)
+    return Subject("cache", value.cls, value.module, value.class_name, value.layered, guard=value.guard, guard_at=at,
+                   narrowed=_narrowed_only(value))
 
 
 def _subclass_subject(obj: InstanceState, name: str) -> Subject | None:

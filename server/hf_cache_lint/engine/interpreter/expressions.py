@@ -122,6 +122,10 @@ class Expressions:
         if t in ("testlist_star_expr", "testlist", "exprlist"):
             return tuple_val(self.s.site(node), (self.eval(c) for c in node.children if c.type != "operator"))
         if t == "test" and len(node.children) == 5:  # a if c else b
+            if self.uses.on:
+                # The test runs whichever side is taken: its own uses of a cache (`1 if cache.get_max_length() else
+                # 0` raises on 4.57) are the code's as much as a side's.
+                self.eval(node.children[2])
             decided = literal_truth(node.children[2])
             if decided is None and self.s.guards is not None:
                 decided = self.s.guards.decide(node.children[2])
@@ -331,8 +335,19 @@ class Expressions:
             else:
                 if self.uses.on:
                     self.uses.subscript(value, t, head, seen[:-1])
+                    self._index_uses(t.children[1])
                 value = self.subscript(value, t)
         return value
+
+    def _index_uses(self, node: Node) -> None:
+        """The index runs before the subscript: its own uses of a cache (`ids[:, cache.get_usable_length(n):]`,
+        `input_ids[:, seen(past):]`) are the code's. A slice's bounds and a tuple of indices, each evaluated."""
+        if node.type in ("subscript", "subscriptlist", "sliceop"):
+            for child in node.children:
+                if child.type != "operator":
+                    self._index_uses(child)
+        elif node.type not in ("name", "number", "string", "operator", "keyword"):
+            self.eval(node)
 
     def attribute(self, value: Value, name: str, head: Node, trailers: list[Node]) -> Value:
         if type(value) is Unknown:  # the common case, as the end of this method has it
@@ -460,6 +475,11 @@ class Expressions:
         value = self.imports.force(value)
         obj = self.s.obj(value)
         key = string_value(trailer.children[1])
+        if key is None and isinstance(obj, DictState) and trailer.children[1].type == "name":
+            # A name holding a string the code says (`MAPPING[impl]` in a function called with `impl="static"`:
+            # Parler-TTS's cache class table): reading a name runs nothing.
+            named = self.eval(trailer.children[1])
+            key = named.value if type(named) is Const and isinstance(named.value, str) else None
         if isinstance(obj, DictState) and key is not None:
             got = obj.get(key)
             return got[0] if got else obj.every or UNKNOWN

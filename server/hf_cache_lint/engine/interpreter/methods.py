@@ -204,7 +204,9 @@ class TrackedMethods:
     def _instance(self, obj: HeapObj, c: MethodCall) -> Value:
         assert isinstance(obj, InstanceState)
         fn = self.functions.method_of(obj.class_name, c.m.name)
-        if fn is None and model_of(obj) is not None:
+        if fn is None:
+            # A method the class inherits from the project's own classes (Parler-TTS's `CacheSetupMixin`, Petals'
+            # generation mixin before the model): Python's MRO up to the first base that is not the module's.
             fn = self._mixed_in(obj.class_name, c.m.name)
         if fn is None and c.m.name == "crop" and obj.cache_base and "crop" not in obj.own:
             # The project's own subclass of a transformers cache: `crop` is transformers' (not the subclass's).
@@ -217,9 +219,10 @@ class TrackedMethods:
         return self.functions.inline(fn, c.args, c.ref, c.whole) if fn else UNKNOWN
 
     def _mixed_in(self, class_name: str, name: str, depth: int = 0) -> Function | None:
-        """The method `name` of a model subclass's own mixin, found as Python's MRO would before the transformers
-        model (Petals' `class DistributedLlamaForCausalLM(RemoteGenerationMixin, LlamaForCausalLM)`: the mixin's
-        `generate`): the module's classes among the bases written before the first base that is not one."""
+        """The method `name` a class inherits from the module's own classes, found as Python's MRO would before the
+        first base that is not one (a transformers model: Petals' `class DistributedLlamaForCausalLM(
+        RemoteGenerationMixin, LlamaForCausalLM)` and the mixin's `generate`; a plain class: Parler-TTS's
+        `CacheSetupMixin`), None from such a base on (it may define the method itself)."""
         cls = self.s.module_state.names.get(class_name)
         if not isinstance(cls, ClassDef) or cls.node is None or depth > MAX_DEPTH:
             return None

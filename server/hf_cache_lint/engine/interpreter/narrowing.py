@@ -151,7 +151,10 @@ def reached(uses: Sequence[CacheUse], hooks: Sequence[HookOverride], tree: Node,
         unfed.extend((fn.start_pos, fn.end_pos, name) for name in names)
     if not unfed:
         return list(uses)
-    return [u for u in uses if u.guard is None or not any(_unfed_guard(u, start, end, name) for start, end, name in unfed)]
+    # A cache the code passes the hook itself (a direct call with a forward's cache) is that call's, whatever
+    # generate passes: only a use the test alone makes a cache's is the hook's unfed parameter.
+    return [u for u in uses if u.guard is None or not u.narrowed
+            or not any(_unfed_guard(u, start, end, name) for start, end, name in unfed)]
 
 
 def _unfed_guard(use: CacheUse, start: tuple[int, int], end: tuple[int, int], name: str) -> bool:

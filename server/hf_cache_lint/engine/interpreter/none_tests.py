@@ -85,7 +85,7 @@ def _direct_test(expr: Node) -> _Found | None:
         return code(parent).strip(), parent
     if t in ("if_stmt", "while_stmt") and len(kids) > 1 and kids[1] is node:
         return f"{kids[0].value} {code(node).strip()}:", node
-    if t == "ternary" and len(kids) == 5 and kids[2] is node:
+    if t == "test" and len(kids) == 5 and kids[2] is node:  # parso's node for `a if c else b`
         return code(parent).strip(), parent
     return None
 

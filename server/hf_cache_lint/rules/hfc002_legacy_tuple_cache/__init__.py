@@ -12,7 +12,7 @@ from hf_cache_lint.engine.environment.families import is_mamba_family
 from hf_cache_lint.engine.environment.release_version import Version
 from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.forward_cache import KIND as FORWARD_CACHE
-from hf_cache_lint.engine.facts.forward_cache import ForwardCache
+from hf_cache_lint.engine.facts.forward_cache import NONE_LAYERS, ForwardCache
 from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
 from hf_cache_lint.engine.output.analysis import Analysis, CacheArg, GenerateCall, Keyword
 from hf_cache_lint.engine.output.edits import transformers_name
@@ -133,7 +133,7 @@ class LegacyTupleCache(Rule):
             return None
         cls, missing = fwd.own_class, fwd.missing
         asks_layer = target.version >= _LENGTH_OF_LAYER
-        if fwd.narrow_length and asks_layer and not missing:
+        if fwd.narrow_length and asks_layer and missing in ("", NONE_LAYERS):
             error = f"TypeError: {cls}.get_seq_length() got an unexpected keyword argument 'layer_idx'"
             what = ("the project's subclass of a transformers cache whose own `get_seq_length` takes no "
                     "`layer_idx`")
@@ -142,6 +142,15 @@ class LegacyTupleCache(Rule):
             instead = "give the override a `layer_idx=0` parameter (4.x and 5.x pass it or not)"
         elif not missing or (fwd.narrow_length and asks_layer):
             return None
+        elif missing == NONE_LAYERS:
+            if target.version.major != 4:
+                return None  # run on 4.57.6 only (from 5.14 a `get_seq_length` without `layer_idx` fails first)
+            error = "AttributeError: 'NoneType' object has no attribute 'get_mask_sizes'"
+            what = "the project's subclass of a transformers cache whose `layers` it sets to a list of None"
+            why = ("the forward's mask asks the cache's layer for its sizes (`self.layers[i].get_mask_sizes(...)`); "
+                   "checked on 4.57.6")
+            instead = ("keep transformers' layers (`super().__init__()`, no `self.layers = ...`), or define "
+                       "`get_mask_sizes` on the class")
         elif fwd.cache_subclass:
             error = f"AttributeError: '{cls}' object has no attribute '{missing}'"
             what = ("the project's subclass of a transformers cache whose `__init__` never runs the base "

@@ -106,6 +106,20 @@ class TurnCache(DynamicCache):
 turn = TurnCache()
 step = model(**inputs, past_key_values=turn, use_cache=True)
 """
+# A session cache that sets `layers` itself, to a list of None (PensieveCache), and answers its own length.
+_NONE_LAYERS = """
+
+class SessionCache(Cache):
+    def __init__(self, num_layers):
+        self.layers = [None] * num_layers
+
+    def get_seq_length(self):
+        return 0
+
+
+session = SessionCache(model.config.num_hidden_layers)
+step = model(**inputs, past_key_values=session, use_cache=True)
+"""
 # Legacy caches built by repeating and slicing (placeholders per layer; a draft that keeps the first layers).
 _REPEAT = ("first = out.past_key_values.layers[0]\n"
            "legacy = ((first.keys[:, :, :0], first.values[:, :, :0]),) * len(out.past_key_values.layers)\n")
@@ -332,6 +346,16 @@ INVALID: tuple[Invalid, ...] = (
         runtime="OTHER",
         message_contains="AttributeError: 'ChunkStore' object has no attribute 'get_seq_length'",
         note="a plain class of the project (a serving system's chunk store) as the forward's cache",
+    ),
+    invalid(
+        _LOAD.replace("AutoTokenizer\n", "AutoTokenizer, Cache\n", 1) + _NONE_LAYERS,
+        flagged="past_key_values=session",
+        fixes={},
+        runtime={"4.57.6": "OTHER", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},
+        message_contains="a `SessionCache`: the project's subclass of a transformers cache whose",
+        note="the project's cache subclass with `layers` set to None per layer: 4.57.6's mask asks a layer for its "
+             "sizes (AttributeError: 'NoneType' object has no attribute 'get_mask_sizes'); from 5.14.0 its "
+             "`get_seq_length` without `layer_idx` raises first",
     ),
     invalid(
         _LOAD.replace("AutoTokenizer\n", "AutoTokenizer, DynamicCache\n", 1) + _NARROW,

@@ -4,7 +4,7 @@ cache's maximum asked across releases; each runs unchanged under the oracle agai
 from __future__ import annotations
 
 from hf_cache_lint.engine.base.findings import Severity
-from hf_cache_lint.rules.base import Invalid, Valid
+from hf_cache_lint.rules.base import Invalid, Valid, invalid
 from hf_cache_lint.rules.snippets import LLAMA, prelude
 
 _LOAD = prelude()
@@ -70,7 +70,78 @@ _PAIR = ("try:\n    limit = cache.get_max_cache_shape()\nexcept AttributeError: 
 _NONE_MEANS_NO_MAXIMUM = "if limit is None:  # no maximum\n    limit = 1 << 30\n"
 _CHECKED = "assert limit > cache.get_seq_length(), limit\n"
 
+# A `prepare_inputs_for_generation` override the code calls itself with a forward's cache (DeepSeek-VL2's): from 5.24
+# generate passes the hook `cache=` instead, but this call still passes `past_key_values=`.
+_DIRECT_HOOK = ("from transformers import AutoTokenizer, Cache, LlamaForCausalLM\n\n"
+                f'tokenizer = AutoTokenizer.from_pretrained("{LLAMA}")\n'
+                'inputs = tokenizer("The capital of France is", return_tensors="pt")\n\n\n'
+                "def _seen(past_key_values):\n    return past_key_values.seen_tokens\n\n\n"
+                "class LM(LlamaForCausalLM):\n"
+                "    def prepare_inputs_for_generation(self, input_ids, past_key_values=None, **kwargs):\n"
+                "        if isinstance(past_key_values, Cache):\n"
+                "            n = _seen(past_key_values)\n            input_ids = input_ids[:, n:]\n"
+                '        return {"input_ids": input_ids, "past_key_values": past_key_values, **kwargs}\n\n\n'
+                f'model = LM.from_pretrained("{LLAMA}")\n'
+                "past = model(**inputs, use_cache=True).past_key_values\n"
+                'step = model.prepare_inputs_for_generation(inputs["input_ids"], past_key_values=past)\n')
+# The project's own `Cache` subclass sets the member a helper reads under `isinstance(past_key_values, Cache)`
+# (MagicPiG's `MagicCache` and its `seen_tokens`): the test holds for it, and nothing says a transformers cache
+# reaches the helper.
+_OWN_COUNTER = ("from transformers import Cache\n\n\n"
+                "class CountingCache(Cache):\n    def __init__(self):\n        self.seen_tokens = 0\n\n\n"
+                "def past_length(past_key_values):\n    if isinstance(past_key_values, Cache):\n"
+                "        return past_key_values.seen_tokens\n    return past_key_values[0][0].shape[2]\n\n\n"
+                "def restored(n):\n    cache = CountingCache()\n    cache.seen_tokens = n\n    return cache\n")
+
+# A plain class's method inherited from the project's own mixin (Parler-TTS's `CacheSetupMixin`).
+_MIXIN_METHOD = ("from transformers import AutoModelForCausalLM, StaticCache\n\n\n"
+                 "class CacheSetupMixin:\n    def _length_fits(self, cache, n):\n"
+                 "        return cache.max_cache_len >= n\n\n\n"
+                 "class Generator(CacheSetupMixin):\n    def __init__(self, name):\n"
+                 "        self.model = AutoModelForCausalLM.from_pretrained(name)\n\n\n"
+                 f'gen = Generator("{LLAMA}")\n'
+                 "cache = StaticCache(config=gen.model.config, max_cache_len=32)\nfits = gen._length_fits(cache, 16)\n")
+
+# A cache class looked up in a table by a name the caller passes (Parler-TTS's NEED_SETUP_CACHE_CLASSES_MAPPING).
+_CLASS_TABLE = (prelude("StaticCache") + 'CACHE_CLASSES = {"static": StaticCache}\n\n\n'
+                "def build(kind):\n    cls = CACHE_CLASSES[kind]\n"
+                "    return cls(config=model.config, max_cache_len=32)\n\n\n"
+                'cache = build("static")\nlimit = cache.max_cache_len\n')
+
 INVALID: tuple[Invalid, ...] = (
+    Invalid(
+        _LOAD + "out = model(**inputs, use_cache=True)\n"
+        "new_ids = inputs[\"input_ids\"][:, out.past_key_values.seen_tokens:]\n",
+        flagged="seen_tokens",
+        message_contains="AttributeError: 'DynamicCache' object has no attribute 'seen_tokens'",
+        note="a removed member read in a slice's bound: the index runs before the subscript",
+    ),
+    invalid(
+        _CLASS_TABLE,
+        flagged="max_cache_len",
+        fixes={"Use `get_max_length()`": ("limit = cache.max_cache_len", "limit = cache.get_max_length()")},
+        versions=("5.23.0", "5.24.0", "5.25.0"),
+        message_contains="AttributeError: 'StaticCache' object has no attribute 'max_cache_len'",
+        note="the cache class read from a dict by a name holding the key the caller passed: a StaticCache, "
+             "without `max_cache_len` from 5.20",
+    ),
+    invalid(
+        _MIXIN_METHOD,
+        flagged="max_cache_len",
+        fixes={"Use `get_max_length()`": ("return cache.max_cache_len >= n", "return cache.get_max_length() >= n")},
+        versions=("5.23.0", "5.24.0", "5.25.0"),
+        message_contains="AttributeError: 'StaticCache' object has no attribute 'max_cache_len'",
+        note="a method a plain class inherits from the project's own mixin runs on its instance: the StaticCache it "
+             "is given has no `max_cache_len` from 5.20",
+    ),
+    Invalid(
+        _DIRECT_HOOK,
+        flagged="seen_tokens",
+        message_contains="AttributeError: 'DynamicCache' object has no attribute 'seen_tokens'",
+        note="a `prepare_inputs_for_generation` override called by the code itself with a forward's cache: on that "
+             "call its `past_key_values` holds the cache on every release (5.24+ generate would pass `cache=`), and "
+             "`seen_tokens` is gone from 4.54",
+    ),
     Invalid(
         prelude("DynamicCache") + _PATCHED,
         flagged="key_cache",
@@ -146,6 +217,8 @@ INVALID: tuple[Invalid, ...] = (
 )
 
 VALID: tuple[Valid, ...] = (
+    Valid(_OWN_COUNTER, note="the project's own `Cache` subclass sets `seen_tokens`: an `isinstance(x, Cache)` test "
+                             "holds for it, so the read under that test is not said to be a transformers cache's"),
     Valid(
         _LOAD + _FORWARD + _PAIR + "if limit is None or limit < 0:  # no maximum\n    limit = 1 << 30\n" + _CHECKED,
         note="the same pair, a negative answer read as no maximum: the handler's `get_max_length()` (gone 4.49-5.12) "

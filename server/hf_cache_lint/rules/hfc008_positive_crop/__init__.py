@@ -41,7 +41,11 @@ class PositiveCrop(Rule):
                 if not scope_at(analysis.tree, crop.span).handles("ValueError"):
                     yield self.positive_crop(analysis, crop)
             elif crop.window is not None and target.sliding_crop_error is not None and crop.value != 0:
-                yield self.sliding_crop(analysis, crop, *target.sliding_crop_error)
+                error, since = target.sliding_crop_error
+                # The same for the sliding-window error, by its own class (a ValueError before 5.15, a RuntimeError
+                # from it): `except RuntimeError:` around a rollback expects 5.x's, not 4.57's.
+                if not scope_at(analysis.tree, crop.span).handles(error.split(":", 1)[0]):
+                    yield self.sliding_crop(analysis, crop, error, since)
 
     @staticmethod
     def positive(crop: CacheCrop) -> bool:

@@ -73,6 +73,18 @@ INVALID: tuple[Invalid, ...] = (
              "ValueError, 5.15+ a RuntimeError; without the config the cache has full layers",
     ),
     invalid(
+        GEMMA2 + "cache = DynamicCache(config=model.config)\n" + _PREFILL
+        + "try:\n    cache.crop(-2)\nexcept RuntimeError:\n    cache = DynamicCache(config=model.config)\n",
+        flagged="cache.crop(-2)",
+        fixes={FULL_LAYERS_TITLE: ("cache = DynamicCache(config=model.config)\nmodel(",
+                                   "cache = DynamicCache()\nmodel(")},
+        versions=("4.57.6",),
+        severity=Severity.INFO,
+        portable=True,
+        note="a rollback in a `try` that catches 5.15+'s RuntimeError only: 4.57.6 raises a ValueError, which "
+             "escapes it",
+    ),
+    invalid(
         GEMMA2 + "cache = model(ids, use_cache=True).past_key_values\ncache.crop(-2)\n",
         flagged="cache.crop(-2)",
         fixes={},

@@ -18,6 +18,12 @@ VALID: tuple[Valid, ...] = (
           note="a negative value removes that many tokens"),
     Valid(prelude("DynamicCache") + _STEP + "n = cache.get_seq_length() - 4\nif n > 0:\n    cache.crop(-n)\n",
           note="5.x's own form, written negative: the count to remove"),
+    Valid(prelude("DynamicCache") + _STEP + "try:\n    cache.crop(4)\nexcept ValueError:\n    cache.crop(-1)\n",
+          note="a positive crop in a `try` that catches its ValueError: the code expects 5.20+'s refusal"),
+    Valid(GEMMA2 + "cache = DynamicCache(config=model.config)\nmodel(ids, past_key_values=cache, use_cache=True)\n"
+          "try:\n    cache.crop(-2)\nexcept (ValueError, RuntimeError):\n    cache = DynamicCache(config=model.config)\n",
+          note="a rollback past a sliding window in a `try` that catches both releases' errors (4.56-5.14's "
+               "ValueError, 5.15+'s RuntimeError) and starts over"),
     Valid(prelude() + "class Window:\n    def crop(self, n):\n        return n\n\n\nWindow().crop(4)\n",
           note="a `crop` of the project's own class"),
 )
