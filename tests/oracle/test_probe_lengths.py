@@ -51,6 +51,8 @@ MARKED: dict[str, str] = {
     "heldout:rl_rollout_reuse.py:rl_extend": "the probe sets policy.generation_config.min_new_tokens",
     "heldout2:prepare_inputs_wrap.py:pw_user_cache": BY_PROBE,
     "heldout2:rollout_prefix_share.py:ro_config": "the probe sets the Roller's config.min_new_tokens",
+    "heldout9:swift_layer_skip_kv.py:sw_baseline_generate": BY_PROBE,
+    "heldout9:longlora_stream_infer.py:ll_stream_generate": BY_PROBE,
 }
 # Labelled calls whose length cannot be fixed, each with why; their probes assert a range of lengths instead.
 UNFIXABLE: dict[str, str] = {
