@@ -97,3 +97,14 @@ def test_releases_order_as_packaging_does() -> None:
     assert Release.parse("5.0.0.dev0") < Release.parse("5.0.0") < Release.parse("5.0.1")
     assert Release.parse("4.57.6") < Release.parse("5.0.0rc1")
     assert Release.parse("not a version") is None
+
+
+@pytest.mark.parametrize("condition", [
+    'version.parse(transformers.__version__) >= version.parse("4.' + "9" * 5000 + '")',
+    'is_transformers_version(">=", "' + "9" * 5000 + '")',
+], ids=["version.parse", "is_transformers_version"])
+def test_a_version_number_past_the_digit_limit_stays_undecided(condition: str) -> None:
+    """int() refuses more than 4,300 digits with a ValueError, which raised out of the check (an internal error
+    of the file): no release has such a number, so nothing is decided from it and the check goes on."""
+    assert Release.parse("4." + "9" * 5000) is None
+    assert decide(condition, "5.24.0", "from transformers.utils import is_transformers_version\n") is None
