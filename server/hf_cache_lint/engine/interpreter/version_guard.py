@@ -274,7 +274,10 @@ class VersionGuards:
                 return _COMPARE[str(op)](installed, other)
             return _MISSING
         if last == "int" and len(values) == 1 and isinstance(values[0], str) and values[0].isdigit():
-            return int(values[0])
+            try:
+                return int(values[0])
+            except ValueError:  # `int("²")` (a digit, not a decimal one) or past int()'s 4,300 digits raises
+                return _MISSING
         return _MISSING
 
 
