@@ -108,6 +108,19 @@ def test_notebook_with_an_integer_past_the_digit_limit_is_checked(project: Path,
         assert [(f["code"], f["cell"]) for f in r.json()] == [("HFC001", 2)]
 
 
+@pytest.mark.skipif(os.name == "nt", reason="a file name that is not UTF-8 is a POSIX thing")
+@pytest.mark.parametrize("fmt", ["full", "concise", "json", "json-lines", "sarif", "github", "gitlab"])
+def test_a_file_name_that_is_not_utf8_is_reported_in_every_format(project: Path, run: RunFn, fmt: str) -> None:
+    """Python holds such a name's bytes as surrogates; the SARIF URI (quote) and the GitLab fingerprint (sha256 of
+    the UTF-8 text) refused them: the run ended with an internal error and no report."""
+    write(project / os.fsdecode(b"caf\xe9.py"), CONFLICT)
+    r = run("check", "--format", fmt, ".")
+    assert r.code == 1 and "internal error" not in r.err, r.err
+    assert "HFC001" in r.out or "major" in r.out
+    if fmt == "sarif":
+        assert '"uri": "caf%E9.py"' in r.out
+
+
 def test_unreadable_file(project: Path, run: RunFn, monkeypatch: pytest.MonkeyPatch) -> None:
     write(project / "secret.py", CONFLICT)
     real = Path.read_bytes
