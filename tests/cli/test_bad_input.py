@@ -121,6 +121,13 @@ def test_a_file_name_that_is_not_utf8_is_reported_in_every_format(project: Path,
         assert '"uri": "caf%E9.py"' in r.out
 
 
+@pytest.mark.skipif(os.name == "nt", reason="a file name that is not UTF-8 is a POSIX thing")
+def test_show_files_lists_a_file_name_that_is_not_utf8(project: Path, run: RunFn) -> None:
+    write(project / os.fsdecode(b"caf\xe9.py"), CONFLICT)
+    r = run("check", "--show-files", ".")
+    assert (r.code, r.out, r.err) == (0, "caf\\udce9.py\n", "")
+
+
 def test_unreadable_file(project: Path, run: RunFn, monkeypatch: pytest.MonkeyPatch) -> None:
     write(project / "secret.py", CONFLICT)
     real = Path.read_bytes

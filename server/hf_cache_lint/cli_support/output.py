@@ -62,7 +62,7 @@ def diff(fix_run: FixRun) -> str:
     return "".join(out)
 
 
-def _encodable(text: str, stream: TextIO) -> str:
+def encodable(text: str, stream: TextIO) -> str:
     """`text`, or where the stream's encoding cannot write a character, that character as a backslash escape: a file
     name that is not UTF-8 reaches here as surrogates (Python's reading of its bytes), which a UTF-8 stream refuses
     unless the locale is C (the whole report was lost to an internal error). In JSON the escape reads back as the
@@ -122,7 +122,7 @@ def emit(args: argparse.Namespace, report: Report, fix_run: FixRun, nothing_foun
         try:
             stream, _ = _writer(args)
             try:
-                stream.write(_encodable(text, stream))
+                stream.write(encodable(text, stream))
                 stream.flush()
             finally:
                 if stream is not sys.stdout:
