@@ -150,7 +150,10 @@ def _normalise(data: Mapping[str, Any]) -> dict[str, Any]:
                 if problem:
                     raise ValueError(problem)
         elif name == "debounce_ms":
-            out[name] = max(0, int(value))
+            try:
+                out[name] = max(0, int(value))
+            except OverflowError:  # 1e999 (JSON's Infinity): no ValueError, so the server's per-key drop missed it
+                raise ValueError(f"{key} must be a number of milliseconds, not {value!r}") from None
         elif name == "run":
             if value not in RUN_MODES:
                 raise ValueError(f"run must be one of {RUN_MODES}, not {value!r}")

@@ -90,6 +90,44 @@ def test_broken_notebook_json(project: Path, run: RunFn) -> None:
     assert len(err) == 4
 
 
+@pytest.mark.parametrize("fmt", ["json", "sarif", "github", "full"])
+def test_notebook_with_an_integer_past_the_digit_limit_is_checked(project: Path, run: RunFn, fmt: str) -> None:
+    """Python's int() refuses more than 4,300 digits (a ValueError, not a JSONDecodeError): a notebook holding such a
+    number in its metadata, a cell's execution_count or its type is valid JSON, checked like any other."""
+    cells = [{"cell_type": "code", "execution_count": 0, "metadata": {}, "outputs": [],
+              "source": CONFLICT.splitlines(keepends=True)}]
+    text = json.dumps({"cells": cells, "metadata": {"n": 0}, "nbformat": 4, "nbformat_minor": 5})
+    text = text.replace('"execution_count": 0', '"execution_count": ' + "7" * 5000)
+    text = text.replace('"n": 0', '"n": -' + "9" * 6000).replace('{"cells": [', '{"cells": [{"cell_type": '
+                                                                  + "1" * 5000 + ', "source": "x"}, ')
+    write(project / "big.ipynb", text)
+    r = run("check", "--format", fmt, "big.ipynb")
+    assert r.code == 1 and "error" not in r.err.lower() and "Traceback" not in r.err, r.err
+    assert "HFC001" in r.out
+    if fmt == "json":
+        assert [(f["code"], f["cell"]) for f in r.json()] == [("HFC001", 2)]
+
+
+@pytest.mark.skipif(os.name == "nt", reason="a file name that is not UTF-8 is a POSIX thing")
+@pytest.mark.parametrize("fmt", ["full", "concise", "json", "json-lines", "sarif", "github", "gitlab"])
+def test_a_file_name_that_is_not_utf8_is_reported_in_every_format(project: Path, run: RunFn, fmt: str) -> None:
+    """Python holds such a name's bytes as surrogates; the SARIF URI (quote) and the GitLab fingerprint (sha256 of
+    the UTF-8 text) refused them: the run ended with an internal error and no report."""
+    write(project / os.fsdecode(b"caf\xe9.py"), CONFLICT)
+    r = run("check", "--format", fmt, ".")
+    assert r.code == 1 and "internal error" not in r.err, r.err
+    assert "HFC001" in r.out or "major" in r.out
+    if fmt == "sarif":
+        assert '"uri": "caf%E9.py"' in r.out
+
+
+@pytest.mark.skipif(os.name == "nt", reason="a file name that is not UTF-8 is a POSIX thing")
+def test_show_files_lists_a_file_name_that_is_not_utf8(project: Path, run: RunFn) -> None:
+    write(project / os.fsdecode(b"caf\xe9.py"), CONFLICT)
+    r = run("check", "--show-files", ".")
+    assert (r.code, r.out, r.err) == (0, "caf\\udce9.py\n", "")
+
+
 def test_unreadable_file(project: Path, run: RunFn, monkeypatch: pytest.MonkeyPatch) -> None:
     write(project / "secret.py", CONFLICT)
     real = Path.read_bytes

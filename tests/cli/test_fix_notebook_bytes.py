@@ -48,6 +48,10 @@ CASES = {
     # nbformat's own split (str.splitlines) breaks at the form feed: its items stay split so.
     "form feed split as nbformat splits": _notebook(
         _cell("code", HEAD), _cell("code", "y = 2\f# page\n" + CALL + "\n")),
+    # An integer past int()'s 4,300 digits (an execution_count, a metadata number): valid JSON that json.loads
+    # refused with a ValueError, an internal error of the run; the notebook is fixed, the number kept as written.
+    "an integer of 5,000 digits": _notebook(_cell("code", HEAD), _cell("code", CALL + "\n"))
+    .replace("12345678901234567890123", "9" * 5000, 1),
 }
 
 

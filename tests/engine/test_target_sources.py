@@ -176,6 +176,26 @@ def test_an_unversioned_requirement_is_the_newest(tmp_path: Path) -> None:
     assert plan(tmp_path)[0] == NEWEST and "names no version" in plan(tmp_path)[1]
 
 
+HUGE = "4." + "9" * 5000  # past int()'s 4,300 digits: packaging raises a ValueError that is no InvalidVersion
+
+
+@pytest.mark.parametrize(("name", "text"), [
+    ("requirements.txt", f"transformers>={HUGE}\n"),
+    ("pyproject.toml", f'[tool.poetry.dependencies]\ntransformers = "^{HUGE}"\n'),
+    ("pyproject.toml", f'[project]\ndependencies = ["transformers=={HUGE}"]\n'),
+], ids=["requirements.txt", "poetry caret", "PEP 621"])
+def test_a_requirement_with_a_number_past_the_digit_limit_is_unreadable(tmp_path: Path, name: str, text: str) -> None:
+    """Such a requirement stopped every run with an internal error; it is read as no requirement (the newest)."""
+    write(tmp_path / name, text)
+    assert plan(tmp_path)[0] == NEWEST
+
+
+@pytest.mark.parametrize("text", [HUGE, ">=" + HUGE, "<5," + ">" + HUGE], ids=["version", "range", "two bounds"])
+def test_a_target_with_a_number_past_the_digit_limit_is_a_usage_error(text: str) -> None:
+    with pytest.raises(ValueError, match="not a transformers version"):
+        plan_for(text, "--transformers-version", "setting")
+
+
 # -- order ----------------------------------------------------------------------------------------------------
 
 def test_setting_wins_then_installed_then_declared_then_newest(tmp_path: Path) -> None:

@@ -97,3 +97,16 @@ def test_releases_order_as_packaging_does() -> None:
     assert Release.parse("5.0.0.dev0") < Release.parse("5.0.0") < Release.parse("5.0.1")
     assert Release.parse("4.57.6") < Release.parse("5.0.0rc1")
     assert Release.parse("not a version") is None
+
+
+@pytest.mark.parametrize("condition", [
+    'version.parse(transformers.__version__) >= version.parse("4.' + "9" * 5000 + '")',
+    'is_transformers_version(">=", "' + "9" * 5000 + '")',
+    'int("' + "9" * 5000 + '") > 4',
+    'int("\u00b2") > 4',  # str.isdigit() is True for "²", int() refuses it
+], ids=["version.parse", "is_transformers_version", "int of 5,000 digits", "int of a superscript digit"])
+def test_a_number_int_refuses_stays_undecided(condition: str) -> None:
+    """int() refuses more than 4,300 digits (and digits that are not decimal) with a ValueError, which raised out
+    of the check (an internal error of the file): nothing is decided from such a number and the check goes on."""
+    assert Release.parse("4." + "9" * 5000) is None
+    assert decide(condition, "5.24.0", "from transformers.utils import is_transformers_version\n") is None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from hf_cache_lint.engine.base.findings import Edit, Finding, Fix, Severity, Span
 from hf_cache_lint.engine.environment.release_version import NEWEST
 from hf_cache_lint.fixcheck import choose, preferred
@@ -29,6 +31,14 @@ def test_later_layers_win_only_for_the_keys_they_set(tmp_path):
 def test_an_invalid_layer_is_skipped_not_fatal(tmp_path):
     config = build(tmp_path, [{"run": "sometimes"}, {"debounceMs": 5}])
     assert config.settings.run == "onType" and config.settings.debounce_ms == 5
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("nan"), "9" * 5000, [1]])
+def test_a_debounce_no_int_can_hold_is_dropped_with_a_note(tmp_path, value):
+    """json.loads reads 1e999 (and Infinity) as inf: int(inf) raised OverflowError, no ValueError, out of build()."""
+    config = build(tmp_path, [{"debounceMs": 5}, {"debounceMs": value}])
+    assert config.settings.debounce_ms == 5
+    assert any("debounceMs" in n for n in config.notes)
 
 
 def test_the_innermost_folder_holds_a_document():

@@ -80,6 +80,16 @@ def test_request_with_invalid_params_is_answered(client: RawClient) -> None:
     assert [e["code"] for e in errors(client, mark)] == [-32602, -32602]
 
 
+def test_an_integer_past_the_digit_limit_is_a_parse_error(client: RawClient) -> None:
+    """json.loads refuses an integer of more than 4,300 digits with a ValueError that is no JSONDecodeError: the
+    request was dropped unanswered (logged only). It is answered ParseError, and the next one as usual."""
+    mark = len(client.messages)
+    client.write(frame(b'{"jsonrpc": "2.0", "id": ' + b"9" * 5000 + b', "method": "textDocument/hover", "params": '
+                       + json.dumps(HOVER).encode() + b"}"))
+    still_serving(client)
+    assert [(e["code"], e["id"]) for e in errors(client, mark)] == [(-32700, None)]
+
+
 def test_unknown_method_and_unknown_notification(client: RawClient) -> None:
     mark = len(client.messages)
     assert client.call("hfCacheLint/noSuchThing", {})["error"]["code"] == -32601

@@ -245,8 +245,10 @@ def check_once(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         return _error(str(exc))
     if getattr(args, "show_files", False):  # Ruff's --show-files: the files a check would read, one a line
+        from hf_cache_lint.cli_support.output import encodable
+
         for source in found.files:
-            print(source.display)
+            sys.stdout.write(encodable(source.display + "\n", sys.stdout))  # a name that is not UTF-8: escaped
         for err in found.errors:
             print(f"{err.path}: error: {err.message}", file=sys.stderr)
         return EXIT_ERROR if found.errors else EXIT_CLEAN

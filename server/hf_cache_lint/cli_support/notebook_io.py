@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-from hf_cache_lint.engine.text.notebook import NotebookError
+from hf_cache_lint.engine.text.notebook import NotebookError, load_json
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ class Notebook:
     @staticmethod
     def parse(text: str) -> Notebook:
         try:
-            json.loads(text)  # the same acceptance (and messages) as the checker's reader
+            load_json(text)  # the same acceptance (and messages) as the checker's reader (engine/text/notebook.py)
         except json.JSONDecodeError as exc:
             raise NotebookError(f"invalid notebook JSON: {exc.msg}") from None
         try:
@@ -37,7 +37,7 @@ class Notebook:
 
     def code_sources(self) -> Iterator[str]:
         for where in self.sources:
-            yield "" if where is None else _as_text(json.loads(self.text[where[0]:where[1]]))
+            yield "" if where is None else _as_text(load_json(self.text[where[0]:where[1]]))
 
     def with_code_sources(self, sources: Sequence[str]) -> str:
         """The document text with the changed code cells' sources replaced, in the style each had: a list
@@ -47,7 +47,7 @@ class Notebook:
             if where is None:
                 continue  # a code cell without "source": the checker saw "", nothing to write back
             old_raw = self.text[where[0]:where[1]]
-            if _as_text(json.loads(old_raw)) == new:
+            if _as_text(load_json(old_raw)) == new:
                 continue
             out.append(self.text[last:where[0]])
             out.append(_render(old_raw, new, self._ascii(old_raw)))
@@ -225,7 +225,7 @@ class _Scanner:
                 continue
             members = self.container()
             kind = members.get("cell_type")
-            if kind is not None and json.loads(self.text[kind[0]:kind[1]]) == "code":
+            if kind is not None and load_json(self.text[kind[0]:kind[1]]) == "code":
                 out.append(members.get("source"))
 
 
@@ -253,7 +253,7 @@ def source_file_lines(text: str) -> list[list[int]]:
             continue
         raw = text[where[0]:where[1]]
         if not raw.startswith("["):
-            value = json.loads(raw)
+            value = load_json(raw)
             count = str(value).count("\n") + 1
             out.append([line_at(where[0])] * count)
             continue

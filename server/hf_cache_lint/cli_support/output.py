@@ -62,6 +62,21 @@ def diff(fix_run: FixRun) -> str:
     return "".join(out)
 
 
+def encodable(text: str, stream: TextIO) -> str:
+    """`text`, or where the stream's encoding cannot write a character, that character as a backslash escape: a file
+    name that is not UTF-8 reaches here as surrogates (Python's reading of its bytes), which a UTF-8 stream refuses
+    unless the locale is C (the whole report was lost to an internal error). In JSON the escape reads back as the
+    same name (`"caf\\udce9.py"`); other text stays byte for byte."""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        text.encode(encoding, getattr(stream, "errors", None) or "strict")
+    except UnicodeEncodeError:
+        return text.encode(encoding, "backslashreplace").decode(encoding)
+    except LookupError:
+        pass
+    return text
+
+
 def _writer(args: argparse.Namespace) -> tuple[TextIO, bool]:
     """Where the output goes, and whether that is a terminal (for colour)."""
     if getattr(args, "output_file", None):
@@ -107,7 +122,7 @@ def emit(args: argparse.Namespace, report: Report, fix_run: FixRun, nothing_foun
         try:
             stream, _ = _writer(args)
             try:
-                stream.write(text)
+                stream.write(encodable(text, stream))
                 stream.flush()
             finally:
                 if stream is not sys.stdout:

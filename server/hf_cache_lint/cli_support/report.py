@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -73,7 +72,9 @@ class Report:
 
 def code_cell_numbers(notebook_text: str) -> tuple[int, ...]:
     """1-based positions (among all cells) of the code cells, in order."""
-    doc = json.loads(notebook_text)
+    from hf_cache_lint.engine.text.notebook import load_json
+
+    doc = load_json(notebook_text)
     cells = doc.get("cells") if isinstance(doc, dict) else None
     if not isinstance(cells, list):
         return ()

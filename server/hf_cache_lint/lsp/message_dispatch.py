@@ -79,6 +79,9 @@ def handle_body(protocol: JsonRPCProtocol, body: bytes, reader: Reader,
     except UnicodeDecodeError as exc:
         _parse_error(protocol, body, reader, str(exc))
         return
+    except ValueError as exc:  # an integer of more than 4,300 digits (int()'s limit): valid JSON, no message
+        _parse_error(protocol, body, reader, str(exc))
+        return
     except RecursionError:  # valid JSON nested deeper than the parser (or pygls's structuring) can follow
         log.error("message nested too deeply: answered ParseError")
         answer_error(protocol, None, JsonRpcParseError(), "nested too deeply")
@@ -159,7 +162,7 @@ def _answer_undecodable(protocol: JsonRPCProtocol, body: bytes, reader: Reader, 
         else:
             _parse_error(protocol, body, reader, str(parse))
             return
-    except UnicodeDecodeError as parse:
+    except (UnicodeDecodeError, ValueError) as parse:  # ValueError: an integer past int()'s digit limit
         _parse_error(protocol, body, reader, str(parse))
         return
     except RecursionError:

@@ -20,7 +20,8 @@ SEVERITY = {Severity.ERROR: "major", Severity.WARNING: "minor", Severity.INFO: "
 
 
 def _fingerprint(*parts: object) -> str:
-    return hashlib.sha256("\0".join(map(str, parts)).encode("utf-8")).hexdigest()[:32]
+    # surrogateescape: a file name that is not UTF-8 hashes by its bytes (strict UTF-8 raised: an internal error).
+    return hashlib.sha256("\0".join(map(str, parts)).encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
 def render(report: Report) -> str:

@@ -21,7 +21,9 @@ def _uri(path: str) -> dict[str, str]:
     was wrong), a relative one relative to %SRCROOT%. Not pygls.uris: only lsp/ imports pygls."""
     if os.path.isabs(path):
         return {"uri": Path(path).as_uri()}
-    return {"uri": quote(path.replace(os.sep, "/")), "uriBaseId": "%SRCROOT%"}
+    # surrogateescape: a file name that is not UTF-8 (its bytes kept as surrogates) is percent-encoded byte by byte,
+    # as Path.as_uri does, instead of a UnicodeEncodeError that ended the run as an internal error.
+    return {"uri": quote(path.replace(os.sep, "/"), errors="surrogateescape"), "uriBaseId": "%SRCROOT%"}
 
 
 def _region(span: Span) -> dict[str, int]:

@@ -75,10 +75,18 @@ def _is_ours(name: object) -> bool:
     return isinstance(name, str) and re.sub(r"[-_.]+", "-", name).lower() == NAME
 
 
+def _absurd(text: str) -> bool:
+    """A version number of more than 64 digits: no release has one, and past 4,300 digits packaging's int() raises a
+    ValueError that is no InvalidVersion (the run stopped with an internal error): the requirement is unreadable."""
+    return re.search(r"\d{65}", text) is not None
+
+
 def specifier_of(requirement: str) -> SpecifierSet | None:
     """The specifier of a PEP 508 requirement on transformers (None for other packages and unreadable lines);
     an environment marker that is false here (`python_version < '3.9'`) drops it."""
     if NAME not in requirement.lower():  # most lines name other packages: no parse (nor packaging's import)
+        return None
+    if _absurd(requirement):
         return None
     from packaging.requirements import InvalidRequirement, Requirement
 
@@ -118,6 +126,8 @@ def poetry_specifier(constraint: str) -> SpecifierSet | None:
     `4.45.0` -> `==4.45.0`; `*` -> any). `||` alternatives are not representable: None."""
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
+    if _absurd(constraint):
+        return None
     text = constraint.strip()
     if not text or "||" in text or "|" in text:
         return None if text else SpecifierSet()

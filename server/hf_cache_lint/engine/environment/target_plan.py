@@ -14,6 +14,7 @@ change between them, so that a line failing on some admitted release is found.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,7 +75,7 @@ def _is_version(text: str) -> bool:
 
     try:
         PVersion(text)
-    except InvalidVersion:
+    except (InvalidVersion, ValueError):  # ValueError: a number past int()'s 4,300 digits (no release has one)
         return False
     return True
 
@@ -83,6 +84,8 @@ def parse_spec(text: str) -> SpecifierSet | Version:
     """A target as written: a version (`4.57.6`, `v5.0`) or a PEP 440 specifier (`>=4.45,<5`, `==4.57.6`).
     Raises ValueError with a message fit for the user."""
     stripped = text.strip()
+    if re.search(r"\d{65}", stripped):  # no release has such a number; past 4,300 digits int() raises ValueError
+        raise ValueError(f"not a transformers version or version range: {text[:40]!r}...")
     if stripped and (stripped[0].isdigit() or stripped[0] in "vV"):
         return Version.parse(stripped)
     from packaging.specifiers import InvalidSpecifier, SpecifierSet

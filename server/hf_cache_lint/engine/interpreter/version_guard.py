@@ -32,7 +32,8 @@ class Release:
     @staticmethod
     def parse(text: str) -> Release | None:
         m = re.fullmatch(r"\s*v?(\d+(?:\.\d+)*)((?:\.?(?:dev|a|b|rc|alpha|beta|pre|post)\d*)*)(\+\S*)?\s*", text)
-        if not m:
+        if not m or any(len(n) > 64 for n in m[1].split(".")):
+            # No release number has 64 digits; past 4,300 int() raises ValueError: a version nobody can read.
             return None
         numbers = tuple(int(n) for n in m[1].split("."))
         while len(numbers) > 1 and numbers[-1] == 0:  # packaging: 5 == 5.0 == 5.0.0
@@ -273,7 +274,10 @@ class VersionGuards:
                 return _COMPARE[str(op)](installed, other)
             return _MISSING
         if last == "int" and len(values) == 1 and isinstance(values[0], str) and values[0].isdigit():
-            return int(values[0])
+            try:
+                return int(values[0])
+            except ValueError:  # `int("²")` (a digit, not a decimal one) or past int()'s 4,300 digits raises
+                return _MISSING
         return _MISSING
 
 

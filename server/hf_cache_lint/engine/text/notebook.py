@@ -14,10 +14,22 @@ class NotebookError(ValueError):
     """The .ipynb file is not a notebook this tool can read."""
 
 
+def _integer(digits: str) -> int | float:
+    # Python's int() refuses more than 4,300 digits (sys.get_int_max_str_digits) with a ValueError that is no
+    # JSONDecodeError: a notebook whose metadata or outputs hold such a number is valid JSON and was an internal
+    # error. Only the cells' types and sources are read, so such a number may stand as a float (inf).
+    return int(digits) if len(digits) < 4000 else float(digits)
+
+
+def load_json(text: str) -> object:
+    """A notebook's JSON, as json.loads reads it, except that an integer of any length is accepted."""
+    return json.loads(text, parse_int=_integer)
+
+
 def read_ipynb(text: str) -> list[str]:
     """The sources of the code cells of an .ipynb document, in order."""
     try:
-        doc = json.loads(text)
+        doc = load_json(text)
     except json.JSONDecodeError as exc:
         raise NotebookError(f"invalid notebook JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     cells = doc.get("cells") if isinstance(doc, dict) else None
