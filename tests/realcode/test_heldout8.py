@@ -17,12 +17,13 @@ from recall_set import HELDOUT8
 # Measured unseen by the lead (2026-12-06, sixth session) on the merge of that session's first round (4.57.6 7/12,
 # 9 of 10; 5.23.0 8/17, 10 of 12; 5.24.0 and 5.25.0 8/18, 10 of 11). On main 37237e9, where the session began:
 # 7/12, 9 of 10; 8/17, 10 of 12; 9/18, 11 of 13. The floors below are the second round's (built on this set, seen).
-# Seventh session, members29e: 5.24.0 and 5.25.0 17/18, 21 of 21 (DeepSeek-VL2's directly called hook).
+# Seventh session, round 1 merged (hooks29e's Ultravox `_reorder_cache`, members29e's DeepSeek-VL2 directly called
+# hook): 4.57.6 11/12, 15 of 15; 5.23.0 17/17, 21 of 21; 5.24.0 and 5.25.0 18/18, 22 of 22.
 FLOORS: dict[str, Floor] = {
     "4.57.6": Floor(11, 1.0),
     "5.23.0": Floor(17, 1.0),
-    "5.24.0": Floor(17, 1.0),
-    "5.25.0": Floor(17, 1.0),
+    "5.24.0": Floor(18, 1.0),
+    "5.25.0": Floor(18, 1.0),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,

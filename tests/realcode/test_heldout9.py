@@ -14,12 +14,14 @@ from __future__ import annotations
 from heldout_support import Floor, held_out_tests
 from recall_set import HELDOUT9
 
-# Floors set by the lead when measured (the set is unseen: nobody has run the checker on it yet).
+# Measured unseen by the lead (2026-12-06, seventh session) on round 1's merged code (merge c3fafd4), before anyone
+# built on the set; identical on main 5f2c4a6, where the session began: 4.57.6 6/12, 6 of 11; 5.23.0 9/16, 9 of 16;
+# 5.24.0 and 5.25.0 9/16, 10 of 18.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(0, 0.0),
-    "5.23.0": Floor(0, 0.0),
-    "5.24.0": Floor(0, 0.0),
-    "5.25.0": Floor(0, 0.0),
+    "4.57.6": Floor(6, 6 / 11),
+    "5.23.0": Floor(9, 9 / 16),
+    "5.24.0": Floor(9, 10 / 18),
+    "5.25.0": Floor(9, 10 / 18),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,
