@@ -90,6 +90,29 @@ def test_broken_notebook_json(project: Path, run: RunFn) -> None:
     assert len(err) == 4
 
 
+@pytest.mark.parametrize(("meta", "checked"), [
+    ({"kernelspec": {"name": "ir", "language": "R"}, "language_info": {"name": "R"}}, False),
+    ({"kernelspec": {"name": "julia-1.10", "language": "julia"}}, False),
+    ({"language_info": {"name": "python"}, "kernelspec": {"name": "python3", "language": "python"}}, True),
+    ({"kernelspec": {"name": "python3", "display_name": "Python 3"}}, True),
+    ({}, True),
+])
+def test_a_notebook_whose_kernel_is_not_python_is_neither_checked_nor_fixed(
+        project: Path, run: RunFn, meta: dict[str, object], checked: bool) -> None:
+    """An R or Julia notebook's cell may parse as Python (this one is the HFC001 conflict): it is not Python, so no
+    finding is claimed and `--fix` leaves every byte; a notebook that says Python, or says nothing, is checked."""
+    cells = [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+              "source": CONFLICT.splitlines(keepends=True)}]
+    text = json.dumps({"cells": cells, "metadata": meta, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
+    write(project / "nb.ipynb", text)
+    r = run("check", "--format", "json", "nb.ipynb")
+    assert "Traceback" not in r.err and "error" not in r.err.lower(), r.err
+    assert [f["code"] for f in r.json()] == (["HFC001"] if checked else [])
+    fixed = run("check", "--fix", "--unsafe-fixes", "nb.ipynb")
+    assert "Traceback" not in fixed.err, fixed.err
+    assert ((project / "nb.ipynb").read_text() == text) is not checked
+
+
 @pytest.mark.parametrize("fmt", ["json", "sarif", "github", "full"])
 def test_notebook_with_an_integer_past_the_digit_limit_is_checked(project: Path, run: RunFn, fmt: str) -> None:
     """Python's int() refuses more than 4,300 digits (a ValueError, not a JSONDecodeError): a notebook holding such a

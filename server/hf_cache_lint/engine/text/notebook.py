@@ -26,8 +26,23 @@ def load_json(text: str) -> object:
     return json.loads(text, parse_int=_integer)
 
 
+def declared_language(doc: object) -> str | None:
+    """The language a notebook says its code cells are in (`metadata.language_info.name`, else
+    `metadata.kernelspec.language`), lower-cased; None where it says nothing."""
+    meta = doc.get("metadata") if isinstance(doc, dict) else None
+    if not isinstance(meta, dict):
+        return None
+    for key, field in (("language_info", "name"), ("kernelspec", "language")):
+        section = meta.get(key)
+        if isinstance(section, dict) and isinstance(name := section.get(field), str) and name.strip():
+            return name.strip().lower()
+    return None
+
+
 def read_ipynb(text: str) -> list[str]:
-    """The sources of the code cells of an .ipynb document, in order."""
+    """The sources of the code cells of an .ipynb document, in order; none for a notebook whose kernel is not
+    Python (an R or Julia notebook's cells may happen to parse as Python, and a fix must never edit them: Ruff
+    skips such notebooks too)."""
     try:
         doc = load_json(text)
     except json.JSONDecodeError as exc:
@@ -35,6 +50,8 @@ def read_ipynb(text: str) -> list[str]:
     cells = doc.get("cells") if isinstance(doc, dict) else None
     if not isinstance(cells, list):
         raise NotebookError("invalid notebook: no 'cells' list")
+    if declared_language(doc) not in (None, "python", "python3", "ipython", "ipython3"):
+        return []
     out = []
     for cell in cells:
         if isinstance(cell, dict) and cell.get("cell_type") == "code":
