@@ -65,6 +65,8 @@ STATE: tuple[Global, ...] = (
     Global("cli_support/runner.py", "_FORKED_CACHE", "scope", "the result cache the pool's forked workers read"),
     Global("lsp/protocol.py", "_WRITES", "in-flight", "websocket writes under way (a task nobody holds is collected)"),
     Global("lsp/startup.py", "_saved", "in-flight", "the collector's thresholds while the server starts"),
+    Global("lsp/startup.py", "_class_code", "in-flight",
+           "dataclasses' compiled methods (ClassCode) installed while the server starts"),
     Global("engine/base/process_state.py", "_RESETS", "registry", "the caches' resets, given by their owners at import"),
     Global("lsp/diagnostics.py", "_HOOKED", "registry",
            "the servers whose converter has the JSON hooks (weak: a server that is gone drops out)"),
