@@ -88,7 +88,7 @@ def _simple(node: Node) -> bool:
         return True
     kids = list(getattr(node, "children", ()))
     if node.type == "factor":  # `-1`
-        return kids[0].value == "-" and kids[1].type == "number"
+        return bool(kids[0].value == "-") and kids[1].type == "number"
     # `self.flag`, `config.mode`: a name and attributes, no call or subscript
     return node.type in ("atom_expr", "power") and kids[0].type == "name" and all(
         k.type == "trailer" and k.children[0].value == "." for k in kids[1:])
