@@ -17,11 +17,14 @@ from recall_set import HELDOUT9
 # Measured unseen by the lead (2026-12-06, seventh session) on round 1's merged code (merge c3fafd4), before anyone
 # built on the set; identical on main 5f2c4a6, where the session began: 4.57.6 6/12, 6 of 11; 5.23.0 9/16, 9 of 16;
 # 5.24.0 and 5.25.0 9/16, 10 of 18.
+# round 2, members29f: a legacy read that raises hides what it dominates (HFC009), a flag the caller passes decides
+# `if rejected == False:` (HFC002 at the forward the list reaches), the project's cache subclass's inherited
+# `from_legacy_cache` (HFC007): 4.57.6 7/12, 7 of 11; 5.23.0 10/16, 11 of 15; 5.24.0 and 5.25.0 10/16, 12 of 17.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(6, 6 / 11),
-    "5.23.0": Floor(9, 9 / 16),
-    "5.24.0": Floor(9, 10 / 18),
-    "5.25.0": Floor(9, 10 / 18),
+    "4.57.6": Floor(7, 7 / 11),
+    "5.23.0": Floor(10, 11 / 15),
+    "5.24.0": Floor(10, 12 / 17),
+    "5.25.0": Floor(10, 12 / 17),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,

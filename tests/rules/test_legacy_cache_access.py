@@ -117,3 +117,25 @@ def test_the_fix_is_unsafe_where_the_checked_range_reaches_below_layers() -> Non
 def test_the_cache_layers_answer_is_the_release_table() -> None:
     assert not Target.of("4.53.3").cache_layers and Target.of("4.54.0").cache_layers
     assert Target.of("5.24.0").cache_layers
+
+
+DOMINATED = [
+    # StreamingLLM's evict_for_space: the length by index, then `for k, v in past` (only the index is reached)
+    ("def evict(past, keep):\n    n = past[0][0].size(2)\n    if n <= keep:\n        return past\n"
+     "    return [[k[:, :, -keep:], v[:, :, -keep:]] for k, v in past]\n\n\n"
+     "evict(model(ids, use_cache=True).past_key_values, 2)\n", [(9, "error")]),
+    # two caches cut one after the other (speculative decoding's draft and target): the first cut raises
+    ("def cut(draft, target, n):\n    draft = [(k[:, :, :n], v[:, :, :n]) for k, v in draft]\n"
+     "    target = [(k[:, :, :n], v[:, :, :n]) for k, v in target]\n    return draft, target\n\n\n"
+     "out = model(ids, use_cache=True)\ncut(out.past_key_values, out.past_key_values, 2)\n", [(9, "error")]),
+    # a read under a condition does not stop the function: the later one is still reached when it does not hold
+    ("def evict(past, keep, probe):\n    if probe:\n        n = past[0][0].size(2)\n"
+     "    return [[k[:, :, -keep:], v[:, :, -keep:]] for k, v in past]\n\n\n"
+     "evict(model(ids, use_cache=True).past_key_values, 2, False)\n", [(10, "warning"), (11, "error")]),
+]
+
+
+@pytest.mark.parametrize(("body", "expected"), DOMINATED)
+def test_a_read_that_raises_hides_the_reads_it_dominates(body: str, expected: list[tuple[int, str]]) -> None:
+    """A legacy read that raises wherever it runs stops its function: what it dominates is never reached on 5.x."""
+    assert lines(HEAD + body) == expected

@@ -35,7 +35,8 @@ The stage's other modules (stage interpreter: imports base/, environment/, text/
 - function_keys.py: a function's identity across checks of an editor buffer (for the replay);
 - unpack_targets.py: how many names an unpacking target binds (`a, b = ...`, a loop body's `k, v = layer`);
 - output_values.py: what a generate or forward call hands back (`Output`) and an `EncoderDecoderCache`'s parts;
-- none_comparisons.py: `x is None` / `x is not None` decided by what `x` is on the path (for control_flow.py);
+- none_comparisons.py: `x is None` / `x is not None` decided by what `x` is on the path, `a == b` / `a != b` of
+  two constants (a flag a caller passes) (for control_flow.py);
 - narrowing.py: `isinstance(x, Cache)` guards (a transformers class): x holds that cache where the test holds;
 - own_caches.py: the project's own object given as a forward's cache, and what the forward reads that it lacks;
 - model_subclasses.py: the project's subclasses of a transformers model class: an instance is also the model

@@ -74,6 +74,8 @@ class CacheUses:
             if name and _narrowed_only(value) and self._own_subclass_defines(value, name):
                 return None
             return _cache_subject(value) if value.said else None
+        if type(value) is ClassDef:
+            return _class_subject(value, name) if name else None
         if type(value) is Ref:
             obj = self.s.obj(value)
             if isinstance(obj, InstanceState):
@@ -299,6 +301,19 @@ def _cache_subject(value: CacheVal) -> Subject:
     at = Position(*value.guard_at) if value.guard is not None and value.guard_at is not None else None
     return Subject("cache", value.cls, value.module, value.class_name, value.layered, guard=value.guard, guard_at=at,
                    narrowed=_narrowed_only(value))
+
+
+def _class_subject(cls: ClassDef, name: str) -> Subject | None:
+    """The project's own subclass of a transformers cache class itself (`OwnCache.from_legacy_cache(past)`): `name`
+    is transformers' class member unless the project's classes on the way define it (ClassDef.own); Python's error
+    names the subclass (`type object 'OwnCache' has no attribute ...`)."""
+    if not cls.cache_base or name in cls.own:
+        return None
+    parts = cls.cache_base.split(".")
+    base = parts[-1]
+    module = ".".join(parts[:-1]) if len(parts) > 2 else "transformers.cache_utils"
+    return Subject("cache", base, module, f"the class `{cls.name}` (a subclass of `{base}`)",
+                   base != "EncoderDecoderCache", cls.name)
 
 
 def _subclass_subject(obj: InstanceState, name: str) -> Subject | None:

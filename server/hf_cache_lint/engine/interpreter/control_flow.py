@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.narrowing import cache_is_builtin, model_is_instance, narrow, narrowing
-from hf_cache_lint.engine.interpreter.none_comparisons import none_compared
+from hf_cache_lint.engine.interpreter.none_comparisons import constants_compared, none_compared
 from hf_cache_lint.engine.interpreter.session import MAX_LOOP_REPEAT_DEPTH, Session
 from hf_cache_lint.engine.interpreter.state import State, join
 from hf_cache_lint.engine.interpreter.unpack_targets import count_targets, unpacked_item
@@ -80,6 +80,8 @@ class ControlFlow:
             static = literal if literal is not None else entry.decides(cond)
             if static is None:  # `if cache is not None:` on a path where the cache is known (none_comparisons.py)
                 static = none_compared(test, self.ex.eval, partial(_excluded, entry))
+            if static is None:  # `if rejected == False:` with the flag a caller passed (none_comparisons.py)
+                static = constants_compared(test, self.ex.eval, partial(_excluded, entry))
             if static is None:  # `isinstance(model, Qwen3ForCausalLM)` on a model loaded as one
                 static = model_is_instance(test, self.ex)
             if static is None and self.ex.uses.on:  # `isinstance(cache, tuple)` on a transformers cache: never

@@ -413,6 +413,10 @@ class Expressions:
                 return fn
             if value.model_base and name in LOADERS:  # `Chat.from_pretrained(...)`: the model's loader (methods.py)
                 return Method(value, name)
+            if value.cache_base and name not in value.own and not name.startswith("__"):
+                # `OwnCache.from_legacy_cache(past)` of the project's subclass of a transformers cache class that does
+                # not define it: transformers' classmethod (cache_uses.py records the call on the class).
+                return Method(value, name)
         return self._chain_unknown(head, trailers)
 
     def _subclass_model(self, value: Value, name: str) -> tuple[Ref, str] | None:

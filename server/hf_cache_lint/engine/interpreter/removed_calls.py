@@ -86,13 +86,17 @@ def chain_uses(node: Node, target: Target, scope: Scope, guards: VersionGuards,
                                     condition=scope.condition)
             continue
         removed = target.removed_cache_method(attr)
-        if removed is None or attr in user_methods or handled("method", attr, scope) or \
-                user_methods.foreign_receiver(receiver):
+        if removed is None or attr in user_methods or handled("method", attr, scope):
             continue
         at = span(trailer.children[1]).start
         if at not in reads.calls:
             continue  # a receiver the interpreter does not know as a transformers cache (or class): no evidence
         use = reads.calls[at]
+        if user_methods.foreign_receiver(receiver) and not (use.subclass is not None and
+                                                            use.description.startswith("the class ")):
+            # A name bound only to the project's own things; but the project's subclass of a transformers cache
+            # class that does not define the member (cache_uses.py `_class_subject`) calls transformers' classmethod.
+            continue
         if scope.condition is not None and _compat_branch(scope.condition, use, receiver):
             # Compat code calls the removed method on a fallback branch that tests the object first
             # (`if getattr(cache, "layers", None) is None:`, after an `isinstance(..., DynamicCache)` branch):

@@ -48,6 +48,14 @@ _LAYERS = "legacy = tuple((layer.keys, layer.values) for layer in out.past_key_v
 _CALL = "result = model.generate(**inputs, past_key_values=legacy, max_new_tokens=5)\n"
 _FORWARD = "step = model(**inputs, past_key_values=legacy, use_cache=True)\n"
 _LIST = "legacy = [(layer.keys, layer.values) for layer in out.past_key_values.layers]\n"
+# A speculative-decoding draft step (Chinese-LLaMA-Alpaca-2's): it re-feeds the last accepted token on the cache
+# unless the caller says the draft was rejected, which is when the caller cut the cache to a list of pairs. The flag
+# the caller passes decides `rejected == False` (engine/interpreter/none_comparisons.py): the forward that follows
+# gets the list, the re-feed does not.
+_DRAFT_CALL = "    out = model(ids[:, -1:], past_key_values=past, use_cache=True)\n"
+_DRAFT = ("\n\ndef draft_step(ids, past=None, rejected=False):\n    if past != None:\n        if rejected == False:\n"
+          "            past = model(ids[:, -2:-1], past_key_values=past, use_cache=True).past_key_values\n"
+          + _DRAFT_CALL + "    return out.past_key_values\n\n\n")
 _FLAT = "flat = [t for layer in out.past_key_values.layers for t in (layer.keys, layer.values)]\n"
 _DECODE_CALL = "    return model(ids, position_ids=positions, past_key_values=past, use_cache=True)\n"
 _DECODE = ("\n\ndef decode(ids, *flat):\n"
@@ -397,6 +405,17 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="This happens only if `prev` is not None.",
         note="a helper that returns None early, else `tuple(pairs)` of a list it appended in a loop (a prefix store "
              "reloading its chunks): a Warning, the tuple on some paths",
+    ),
+    invalid(
+        _LOAD + _LIST + _DRAFT + "past = draft_step(inputs.input_ids, legacy, rejected=True)\n",
+        flagged="past_key_values=past",
+        occurrence=1,
+        fixes={"Wrap in `DynamicCache(...)`": (
+            _IMPORT, (_DRAFT_CALL, "    out = model(ids[:, -1:], past_key_values=DynamicCache(past), use_cache=True)\n"))},
+        portable=True,
+        message_contains="AttributeError: 'list' object has no attribute 'get_seq_length'",
+        note="a draft step the caller tells its cache was cut (`rejected=True`, a list of pairs): `rejected == "
+             "False` is False, so the re-feed is skipped and the list reaches the next forward",
     ),
     invalid(
         _SUBCLASS + _LAYERS + _SUBCLASS_CALL,

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from hf_cache_lint.rules.base import Valid
-from hf_cache_lint.rules.hfc002_legacy_tuple_cache.examples import _LAYERS, _LOAD, _SUBCLASS, _SUBCLASS_CALL
+from hf_cache_lint.rules.hfc002_legacy_tuple_cache.examples import (
+    _LAYERS,
+    _LIST,
+    _LOAD,
+    _SUBCLASS,
+    _SUBCLASS_CALL,
+)
 
 _LOAD_DC = _LOAD.replace("AutoTokenizer\n", "AutoTokenizer, DynamicCache\n", 1)
 
@@ -73,6 +79,14 @@ VALID: tuple[Valid, ...] = (
         "engine = Engine()\nengine.step(prefix.input_ids)\nengine.step(inputs.input_ids[:, -1:])\n",
         note="compat code slicing a legacy tuple, for an attribute that holds None or the cache a forward "
              "returned: `isinstance` of either with `tuple` is False, so the forward never gets the tuple",
+    ),
+    Valid(
+        _LOAD + _LIST + "\n\ndef refeed(ids, past=None, rejected=False):\n    if past != None:\n"
+        "        if rejected == False:\n            return model(ids[:, -1:], past_key_values=past, use_cache=True)\n"
+        "    return None\n\n\nstep = refeed(inputs.input_ids, legacy, rejected=True)\n"
+        "step = refeed(inputs.input_ids, out.past_key_values)\n",
+        note="a re-feed step that runs the forward only where its caller says the cache was not cut (`rejected == "
+             "False`): the list of pairs comes with `rejected=True`, the forward gets the returned cache",
     ),
     Valid(
         _SUBCLASS + "legacy = out.past_key_values\n" + _SUBCLASS_CALL,

@@ -10,6 +10,13 @@ _5X = ("5.23.0", "5.24.0", "5.25.0")
 _LOAD = prelude()
 _GEN = "out = model.generate(**inputs, max_new_tokens=5, return_dict_in_generate=True)\n"
 _FROM_LEGACY = "cache = DynamicCache.from_legacy_cache(legacy)\n"
+# The project's DynamicCache subclass converting its input with the classmethod it inherits (ipex-llm's
+# `DynamicNormalCache.from_legacy_cache(past_key_values)` in its model forward's cache choice).
+_OWN_CACHE = ("\n\nclass NormalCache(DynamicCache):\n    def __init__(self, num_hidden_layers=None):\n"
+              "        super().__init__()\n")
+_OWN_FROM_LEGACY = (_OWN_CACHE + "\n\ndef choose(past):\n    if not isinstance(past, NormalCache):\n"
+                    "        past = NormalCache.from_legacy_cache(past)\n    return past\n\n\n"
+                    "step = model(**inputs, past_key_values=choose(None), use_cache=True)\n")
 
 _MAX_SHAPE = "limit = out.past_key_values.get_max_cache_shape()\n"
 _STATIC = "cache = StaticCache(config=model.config, max_cache_len=32)\n"
@@ -413,6 +420,16 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="AttributeError: type object 'EncoderDecoderCache' has no attribute 'from_legacy_cache'",
         note="a speech decoder's conversion of what it was given (`not isinstance(past, EncoderDecoderCache)`: a test "
              "of the argument, not of what the class has); the oracle's run passes None",
+    ),
+    Invalid(
+        prelude("DynamicCache") + _OWN_FROM_LEGACY,
+        flagged="from_legacy_cache",
+        versions=_5X,
+        severity=Severity.WARNING,
+        message_contains="AttributeError: type object 'NormalCache' has no attribute 'from_legacy_cache'",
+        note="the project's `DynamicCache` subclass (ipex-llm's `DynamicNormalCache`) converting what it is given "
+             "with the classmethod it inherits: it defines none, so the call is transformers' and the error names "
+             "the subclass; the oracle's run passes None",
     ),
     Invalid(
         prelude("DynamicCache") + "first = DynamicCache.from_batch_splits([DynamicCache()])\n",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hf_cache_lint.rules.base import Valid
-from hf_cache_lint.rules.hfc007_removed_cache_api.examples import _GEN, _LOAD
+from hf_cache_lint.rules.hfc007_removed_cache_api.examples import _GEN, _LOAD, _OWN_CACHE
 from hf_cache_lint.rules.snippets import prelude
 
 VALID: tuple[Valid, ...] = (
@@ -244,5 +244,13 @@ VALID: tuple[Valid, ...] = (
         "copy = DynamicCache(legacy)\n",
         note="the layer count kept by the subclass (its base built without it), and `DynamicCache(legacy)`: a first "
              "positional argument the code does not say is a count",
+    ),
+    Valid(
+        prelude("DynamicCache") + _OWN_CACHE.replace("        super().__init__()\n", "        super().__init__()\n\n"
+        "    @classmethod\n    def from_legacy_cache(cls, past=None):\n        cache = cls()\n"
+        "        for i, (k, v) in enumerate(past or ()):\n            cache.update(k, v, i)\n        return cache\n")
+        + "\n\nstep = model(**inputs, past_key_values=NormalCache.from_legacy_cache(None), use_cache=True)\n",
+        note="the project's subclass that defines its own `from_legacy_cache`: the call is the project's, on every "
+             "release",
     ),
 )

@@ -13,7 +13,9 @@ from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
 from hf_cache_lint.engine.facts.removed_api_use import KIND as REMOVED_API_USE
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
 from hf_cache_lint.engine.output.analysis import Analysis
+from hf_cache_lint.engine.syntax.dominance import Dominance
 from hf_cache_lint.engine.syntax.nodes import Node
+from hf_cache_lint.engine.syntax.raising_calls import raising_calls
 from hf_cache_lint.engine.syntax.use_scope import scope_at
 from hf_cache_lint.engine.text.text import line_starts, offset
 from hf_cache_lint.rules.base import Rule
@@ -77,11 +79,27 @@ class LegacyCacheAccess(Rule):
 
     def check(self, analysis: Analysis) -> Iterable[Finding]:
         seen: set[tuple[int, int]] = set()
+        findings: list[Finding] = []
         for read in self.reads_of(analysis):
             key = (read.span.start.line, read.span.start.column)
             if key not in seen:
                 seen.add(key)
-                yield self.finding(analysis, read)
+                findings.append(self.finding(analysis, read))
+        # A read that raises wherever it runs (an Error: no condition, not the silent flattening) stops its function
+        # there, as HFC007's removed uses do: a later read it dominates (engine/syntax/dominance.py) is never reached
+        # on the target (StreamingLLM's `past_key_values[0][0]` length then `for k, v in past_key_values`; two
+        # caches cut one after the other), nor one a call of its function dominates (engine/syntax/raising_calls.py).
+        dominates = Dominance(analysis.tree) if analysis.tree is not None else (lambda first, later: False)
+        raising: list[Position] = []
+        unreached: set[int] = set()
+        for i, found in sorted(enumerate(findings), key=lambda f: (f[1].span.start.line, f[1].span.start.column)):
+            if any(dominates(first, found.span.start) for first in raising):
+                unreached.add(i)
+            elif found.severity is Severity.ERROR:
+                raising.append(found.span.start)
+        calls = raising_calls(analysis.tree, raising)
+        unreached |= {i for i, found in enumerate(findings) if any(dominates(call, found.span.start) for call in calls)}
+        yield from (found for i, found in enumerate(findings) if i not in unreached)
 
     def reads_of(self, analysis: Analysis) -> Iterator[LegacyRead]:
         """The module walk's reads first (they carry their conditions), then the interpreter's, in order."""

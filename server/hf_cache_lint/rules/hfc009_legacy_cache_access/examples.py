@@ -56,6 +56,13 @@ _HOOK = ("import torch\nfrom transformers import LlamaForCausalLM\n\n\n"
          "model.generate(torch.tensor([[1, 5, 9, 14, 20]]), max_new_tokens=3, min_new_tokens=3, do_sample=False)\n")
 _HOOK_READ = "            past_length = past_key_values[0][0].shape[2]\n"
 
+# A helper that indexes the cache for its length, then walks its layers (StreamingLLM's `evict_for_space`): on 5.x
+# the index raises, so the loop after it, which the index dominates, never runs (one finding, not two).
+_EXPORT_LEN = "    seq_len = past[0][0].shape[2]\n"
+_EXPORT = ("\n\ndef export_inputs(past):\n" + _EXPORT_LEN + "    flat = []\n    for layer in past:\n"
+           "        flat.extend(list(layer))\n    return seq_len, flat\n\n\n"
+           "out = model(**inputs, use_cache=True)\nseq_len, flat = export_inputs(out.past_key_values)\n")
+
 _TREE = ("\n\nclass TreeCache(DynamicCache):\n    def last_values(self):\n        return self[1][1]\n\n\n"
          "cache = TreeCache()\nmodel(**inputs, past_key_values=cache, use_cache=True)\nvalues = cache.last_values()\n")
 _ITEM_LOOP = "for layer in cache:\n    keys, values = layer\n    print(keys.shape)\n"
@@ -287,6 +294,16 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="adds three items per layer",
         note="a cache flattened layer by layer (a device compiler's flat inputs): no error, a third item per "
              "layer (the assert shows it)",
+    ),
+    invalid(
+        _LOAD + _EXPORT,
+        flagged="past[0]",
+        fixes={"Use `.layers[0].keys`": (_EXPORT_LEN, "    seq_len = past.layers[0].keys.shape[2]\n")},
+        versions=_5X,
+        message_contains="TypeError: 'DynamicCache' object is not subscriptable",
+        note="a helper that reads the length by indexing and then walks the layers (StreamingLLM's "
+             "`evict_for_space`): the index raises, so the loop after it never runs and is not reported (the fixed "
+             "helper runs clean)",
     ),
 )
 
