@@ -66,6 +66,8 @@ ERRORS: tuple[ErrorClass, ...] = (
                                                     r"_supports_cache_class|_supports_static_cache|_get_cache|"
                                                     r"_get_initial_cache_position|_reorder_cache)'?|"
                                                     r"module transformers has no attribute (\w*Cache)\b")),
+    # `generate` on a model class built on a backbone alone: PreTrainedModel lost GenerationMixin in 4.52.1 (HFC007).
+    ErrorClass("HFC007", AttributeError, re.compile(r"'\w+' object has no attribute '(generate)'")),
     # A cache constructor called with an older release's positional arguments (HFC007).
     ErrorClass("HFC007", TypeError, re.compile(r"(\w*Cache)\.__init__\(\) takes (?:from \d+ to )?\d+ positional "
                                                r"arguments? but \d+")),

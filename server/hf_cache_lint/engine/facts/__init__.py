@@ -26,6 +26,7 @@ kind's trigger test says cannot hold it.
     cache_crop.py       CacheCrop: `cache.crop(n)` on a transformers cache
     cache_use.py        CacheUse: any use of a transformers cache or model (attribute, call, subscript, loop, ...)
     forward_cache.py    ForwardCache: a legacy tuple passed as the cache to a transformers model's forward
+    backbone_generate.py BackboneGenerate: `generate` on a model class built on a transformers backbone alone
 """
 
 from __future__ import annotations

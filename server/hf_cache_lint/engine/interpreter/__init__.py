@@ -71,6 +71,8 @@ The stage's other modules (stage interpreter: imports base/, environment/, text/
 - hook_registrations.py: forward hooks registered on transformers' layers, and the functions a hook argument
   stands for;
 - hook_classes.py: why an own cache class fails before transformers calls its `update` override.
+- backbone_generate.py: `generate` called on a model class built on a transformers backbone alone (no
+  `GenerationMixin` from 4.52.1).
 """
 
 from __future__ import annotations

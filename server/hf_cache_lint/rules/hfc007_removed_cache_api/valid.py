@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hf_cache_lint.rules.base import Valid
-from hf_cache_lint.rules.hfc007_removed_cache_api.examples import _GEN, _LOAD
+from hf_cache_lint.rules.hfc007_removed_cache_api.examples import _GEN, _LOAD, SPEAKER, SPEAKER_MIXIN
 from hf_cache_lint.rules.snippets import prelude
 
 VALID: tuple[Valid, ...] = (
@@ -244,5 +244,18 @@ VALID: tuple[Valid, ...] = (
         "copy = DynamicCache(legacy)\n",
         note="the layer count kept by the subclass (its base built without it), and `DynamicCache(legacy)`: a first "
              "positional argument the code does not say is a count",
+    ),
+    Valid(
+        SPEAKER_MIXIN,
+        note="the same backbone-built class with `GenerationMixin` among its bases: `generate` runs on every release",
+    ),
+    Valid(
+        SPEAKER.replace("GPT2PreTrainedModel", "GPT2LMHeadModel"),
+        note="a class built on a generation head (`GPT2LMHeadModel` lists `GenerationMixin` itself)",
+    ),
+    Valid(
+        SPEAKER.replace("codes = speaker.generate(", "codes = speaker(").replace(
+            ", max_new_tokens=3, do_sample=False, pad_token_id=0", ""),
+        note="the backbone-built class only called, never generated from",
     ),
 )
