@@ -87,6 +87,8 @@ ERRORS: tuple[ErrorClass, ...] = (
     ErrorClass("HFC010", KeyError, re.compile(r"\A'(past_key_values?)'\Z")),
     ErrorClass("HFC010", TypeError, re.compile(r"\.update\(\) got an unexpected keyword argument '(kwargs)'|"
                                               r"got multiple values for argument '(next_sequence_length)'")),
+    # A model subclass's forward with a fixed keyword list under generate (HFC010: the release table's generate_input:).
+    ErrorClass("HFC010", TypeError, re.compile(r"\.forward\(\) got an unexpected keyword argument '(cache_position|cache)'")),
     # The positions a hook reads (HFC011): gone from the attention layers' keywords and `Cache.update` (5.4).
     ErrorClass("HFC011", KeyError, re.compile(r"\A'(cache_position)'\Z")),
     ErrorClass("HFC011", TypeError, re.compile(r"\A'NoneType' object is not subscriptable\Z")),

@@ -73,6 +73,7 @@ The stage's other modules (stage interpreter: imports base/, environment/, text/
 - hook_classes.py: why an own cache class fails before transformers calls its `update` override.
 - backbone_generate.py: `generate` called on a model class built on a transformers backbone alone (no
   `GenerationMixin` from 4.52.1).
+- fixed_forwards.py: a generation head's subclass whose own `forward` takes a fixed keyword list, generated from.
 """
 
 from __future__ import annotations

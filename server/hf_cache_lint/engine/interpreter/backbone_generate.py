@@ -31,15 +31,7 @@ def backbone_generate_facts(module: Node, text: str) -> list[BackboneGenerate]:
         return []
     classes: dict[str, Node] = {}  # the module's classes built on a backbone only
     own: dict[str, Node] = {}
-    nodes: list[Node] = []
-    stack = [module]
-    while stack:
-        node = stack.pop()
-        kids = getattr(node, "children", None)
-        if kids is None:
-            continue
-        nodes.append(node)
-        stack.extend(reversed(kids))
+    nodes = tree_nodes(module)
     for node in nodes:
         if node.type == "classdef":
             own[node.children[1].value] = node
@@ -49,7 +41,7 @@ def backbone_generate_facts(module: Node, text: str) -> list[BackboneGenerate]:
             classes[name] = node
     if not classes:
         return []
-    bound = _instances(nodes, classes)
+    bound = instances(nodes, set(classes))
     facts: list[BackboneGenerate] = []
     for node in nodes:
         if node.type not in ("power", "atom_expr"):
@@ -59,7 +51,7 @@ def backbone_generate_facts(module: Node, text: str) -> list[BackboneGenerate]:
             if not (is_trailer(kids[i], ".", "generate") and is_trailer(kids[i + 1], "(")):
                 continue
             receiver = "".join(code(k) for k in kids[:i]).strip()
-            cls = _self_class(node) if receiver == "self" else bound.get(receiver)
+            cls = self_class(node) if receiver == "self" else bound.get(receiver)
             if cls is None or cls not in classes:
                 continue
             base = _backbone_base(classes[cls], names, own)
@@ -69,7 +61,22 @@ def backbone_generate_facts(module: Node, text: str) -> list[BackboneGenerate]:
     return facts
 
 
-def _defines(cls: Node, names: tuple[str, ...]) -> bool:
+def tree_nodes(module: Node) -> list[Node]:
+    """Every node (not leaf) of the tree, pre-order, left to right."""
+    nodes: list[Node] = []
+    stack = [module]
+    while stack:
+        node = stack.pop()
+        kids = getattr(node, "children", None)
+        if kids is None:
+            continue
+        nodes.append(node)
+        stack.extend(reversed(kids))
+    return nodes
+
+
+def defines(cls: Node, names: tuple[str, ...]) -> bool:
+    """The class body defines one of `names` (a method or an assignment)."""
     for stmt in suite(cls.children[-1]):
         fn = stmt.children[-1] if stmt.type == "decorated" else stmt
         if fn.type == "funcdef" and fn.children[1].value in names:
@@ -82,7 +89,7 @@ def _defines(cls: Node, names: tuple[str, ...]) -> bool:
 def _backbone_base(cls: Node, names: Names, own: dict[str, Node]) -> str | None:
     """The transformers backbone `cls` is built on (as written), when every base is a transformers model class
     without `generate` (or the module's own such class) and no class on the way defines `generate`."""
-    if len(cls.children) < 7 or _defines(cls, ("generate", "__getattr__")):
+    if len(cls.children) < 7 or defines(cls, ("generate", "__getattr__")):
         return None
     if generates(cls, names, {}) != "":
         return None  # a generation head or GenerationMixin among the bases
@@ -105,7 +112,7 @@ def _backbone_base(cls: Node, names: Names, own: dict[str, Node]) -> str | None:
     return found
 
 
-def _self_class(node: Node) -> str | None:
+def self_class(node: Node) -> str | None:
     """The class whose method `node` stands in (directly: a nested function's `self` is not known)."""
     fn: Node | None = node.parent
     while fn is not None and fn.type != "funcdef":
@@ -116,7 +123,7 @@ def _self_class(node: Node) -> str | None:
     return str(owner.children[1].value) if owner is not None and owner.type == "classdef" else None
 
 
-def _instances(nodes: list[Node], classes: dict[str, Node]) -> dict[str, str]:
+def instances(nodes: list[Node], classes: set[str]) -> dict[str, str]:
     """receiver text -> class, where every binding of that text in the module builds the same one of `classes`."""
     seen: dict[str, set[str | None]] = {}
     for node in nodes:
