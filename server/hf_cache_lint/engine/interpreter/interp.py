@@ -11,6 +11,7 @@ from hf_cache_lint.engine.interpreter.backbone_generate import backbone_generate
 from hf_cache_lint.engine.interpreter.fixed_forwards import fixed_forward_facts
 from hf_cache_lint.engine.interpreter.hooks import hook_facts
 from hf_cache_lint.engine.interpreter.narrowing import reached
+from hf_cache_lint.engine.interpreter.patched_attentions import patched_attention_facts
 from hf_cache_lint.engine.interpreter.removed_api import removed_api_uses
 from hf_cache_lint.engine.output.analysis import Analysis
 from hf_cache_lint.engine.syntax import fast_parser, parsing
@@ -62,7 +63,8 @@ def analyse(text: str, path: str, context: Context, tree: object | None = None,
                 recorded = [f for f in recorded if not isinstance(f, CacheUse) or id(f) in kept]
                 uses = [u for u in uses if id(u) in kept]
             removed = removed_api_uses(tree, text, context.target, s.guards, tuple(uses))
-            backbones = [*backbone_generate_facts(tree, text), *fixed_forward_facts(tree, text)]
+            backbones = [*backbone_generate_facts(tree, text), *fixed_forward_facts(tree, text),
+                         *patched_attention_facts(tree, text)]
         except RecursionError:  # a statement too deeply nested for its walk (the interpreter noted it)
             removed, hooks, sent, backbones = (), [], [], []
     return Analysis(text=text, path=path, context=context,

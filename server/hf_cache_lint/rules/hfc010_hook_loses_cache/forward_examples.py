@@ -4,6 +4,7 @@ each runs unchanged under the oracle against real transformers."""
 from __future__ import annotations
 
 from hf_cache_lint.rules.base import Invalid, Valid
+from hf_cache_lint.rules.snippets import prelude
 
 # LLaVA's LlavaLlamaForCausalLM.forward keyword list, handing the inputs on to the parent's forward.
 _CHAT = (
@@ -24,6 +25,20 @@ _CHAT = (
 CHAT = _CHAT.format(extra="", passed="")
 CHAT_KWARGS = _CHAT.format(extra=", **kwargs", passed=", **kwargs")
 
+# A patched attention forward in the 4.4x shape `(attn_output, attn_weights, past_key_value)` (DuoAttention's), bound
+# onto every layer of a loaded Llama: the decoder layers unpack two values from 4.48.0 (the release table's `unpack:`).
+_PATCHED = (
+    "import types\n\n" + prelude() + "\n\n"
+    "def kept_forward(self, hidden_states, *args, **kwargs):\n"
+    "    out = type(self).forward(self, hidden_states, *args, **kwargs)\n"
+    "    return {returned}\n\n\n"
+    "for layer in model.model.layers:\n"
+    "    layer.self_attn.forward = types.MethodType(kept_forward, layer.self_attn)\n\n"
+    "logits = model(**inputs).logits\n"
+)
+PATCHED_THREE = _PATCHED.format(returned="out[0], out[1], None")
+PATCHED_TWO = _PATCHED.format(returned="out[0], out[1]")
+
 INVALID: tuple[Invalid, ...] = (
     Invalid(
         CHAT,
@@ -33,6 +48,13 @@ INVALID: tuple[Invalid, ...] = (
         note="a `LlamaForCausalLM` subclass's forward with LLaVA's keyword list under `generate`: `cache_position` "
              "(to 5.3.0) and `cache` (from 5.24.0) are not among them; 5.4.0-5.23.0 hand neither",
     ),
+    Invalid(
+        PATCHED_THREE,
+        flagged="layer.self_attn.forward",
+        runtime="OTHER",  # a plain ValueError
+        message_contains="too many values to unpack (expected 2)",
+        note="a patched attention forward returning the 4.4x triple: the decoder layers unpack two from 4.48.0",
+    ),
 )
 
 VALID: tuple[Valid, ...] = (
@@ -40,4 +62,5 @@ VALID: tuple[Valid, ...] = (
     Valid(CHAT.replace("chat.generate(torch.tensor([[1, 2, 3]]), max_new_tokens=3, do_sample=False)",
                        "chat(input_ids=torch.tensor([[1, 2, 3]]), use_cache=True)"),
           note="the fixed-keyword forward called directly, never under generate"),
+    Valid(PATCHED_TWO, note="the patched attention forward returning the pair the decoder layers unpack"),
 )
