@@ -4,7 +4,8 @@ language-model head, no `GenerationMixin`), which has no `generate` of its own f
 
 Precision: the class derives only from transformers model classes (and the module's own such classes); neither it
 nor a base of the module defines `generate` or `__getattr__`; and the call's receiver is, by what the code says,
-an instance of it: `self.generate(...)` in its own methods, or `x.generate(...)` where every binding of `x` (a
+an instance of it: `self.generate(...)` in its own methods (a class the module builds and no class of it
+derives from: `self` may be a subclass's), or `x.generate(...)` where every binding of `x` (a
 name or a `self.x` attribute, by its text) in the module is `Cls(...)` or `Cls.from_pretrained(...)`
 (followed by `.eval()`, `.to(...)`: nn.Module's methods that return the module)."""
 
@@ -42,6 +43,7 @@ def backbone_generate_facts(module: Node, text: str) -> list[BackboneGenerate]:
     if not classes:
         return []
     bound = instances(nodes, set(classes))
+    subclassed = subclassed_here(own)
     facts: list[BackboneGenerate] = []
     for node in nodes:
         if node.type not in ("power", "atom_expr"):
@@ -52,8 +54,9 @@ def backbone_generate_facts(module: Node, text: str) -> list[BackboneGenerate]:
                 continue
             receiver = "".join(code(k) for k in kids[:i]).strip()
             cls = self_class(node) if receiver == "self" else bound.get(receiver)
-            if cls is None or cls not in classes:
-                continue
+            if cls is None or cls not in classes or (receiver == "self" and (
+                    cls in subclassed or cls not in bound.values())):
+                continue  # `self` may be a subclass's instance; and a class never built here may be built with one
             base = _backbone_base(classes[cls], names, own)
             assert base is not None
             facts.append(BackboneGenerate(span=Span(span(kids[0]).start, span(kids[i]).end), receiver=receiver,
@@ -110,6 +113,17 @@ def _backbone_base(cls: Node, names: Names, own: dict[str, Node]) -> str | None:
         else:
             return None  # a project's own mixin, `nn.Module`, ...: it may bring a `generate`
     return found
+
+
+def subclassed_here(own: dict[str, Node]) -> set[str]:
+    """The module's classes another class of the module derives from (by the base's name as written)."""
+    out: set[str] = set()
+    for node in own.values():
+        if len(node.children) >= 7:
+            bases = node.children[3]
+            items = [c for c in bases.children if c.type != "operator"] if bases.type == "arglist" else [bases]
+            out.update(code(b).strip() for b in items if code(b).strip() in own)
+    return out
 
 
 def self_class(node: Node) -> str | None:

@@ -6,7 +6,7 @@ classes, one of them a head whose `prepare_inputs_for_generation` is the referen
 (`HEADS`: Llama's, and the decoders that use `GenerationMixin`'s as Llama does from 4.46); the class (or a base of
 the module) overrides `prepare_inputs_for_generation` not at all, or only around the parent's result
 (`super().prepare_inputs_for_generation(...)`, naming none of the cache keywords); its `forward` has no `**`
-parameter; and `generate` runs on it: `self.generate(...)` / `super().generate(...)` in its methods, or
+parameter; and `generate` runs on it: `self.generate(...)` / `super().generate(...)` in its methods (no class of the module deriving from it), or
 `x.generate(...)` where every binding of `x` builds the class (engine/interpreter/backbone_generate.py), without
 `use_cache=False` (generate then makes no cache and hands none)."""
 
@@ -14,7 +14,13 @@ from __future__ import annotations
 
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.facts.fixed_forward import FixedForward
-from hf_cache_lint.engine.interpreter.backbone_generate import defines, instances, self_class, tree_nodes
+from hf_cache_lint.engine.interpreter.backbone_generate import (
+    defines,
+    instances,
+    self_class,
+    subclassed_here,
+    tree_nodes,
+)
 from hf_cache_lint.engine.interpreter.hook_names import Names, bind, is_trailer, reference_role
 from hf_cache_lint.engine.interpreter.hook_signatures import params_of
 from hf_cache_lint.engine.interpreter.hook_trees import suite
@@ -42,6 +48,7 @@ def fixed_forward_facts(module: Node, text: str) -> list[FixedForward]:
     if not heads:
         return []
     bound = instances(nodes, set(heads))
+    subclassed = subclassed_here(own)
     generated: dict[str, Span] = {}
     for node in nodes:
         if node.type not in ("power", "atom_expr"):
@@ -54,6 +61,8 @@ def fixed_forward_facts(module: Node, text: str) -> list[FixedForward]:
                 continue
             receiver = "".join(code(k) for k in kids[:i]).strip()
             cls = self_class(node) if receiver in ("self", "super()") else bound.get(receiver)
+            if receiver in ("self", "super()") and cls in subclassed:
+                continue  # `self` may be an instance of a subclass with a forward of its own
             if cls is not None and cls in heads:
                 generated.setdefault(cls, Span(span(kids[0]).start, span(kids[i]).end))
     facts: list[FixedForward] = []

@@ -258,4 +258,16 @@ VALID: tuple[Valid, ...] = (
             ", max_new_tokens=3, do_sample=False, pad_token_id=0", ""),
         note="the backbone-built class only called, never generated from",
     ),
+    Valid(
+        SPEAKER_MIXIN.replace("GPT2PreTrainedModel, GenerationMixin)", "GPT2PreTrainedModel)").replace(
+            "out.past_key_values)\n\n\nspeaker = Speaker(",
+            "out.past_key_values)\n\n"
+            "    def speak(self, ids):\n"
+            "        return self.generate(ids, max_new_tokens=3, do_sample=False, pad_token_id=0)\n\n\n"
+            "class GeneratingSpeaker(Speaker, GenerationMixin):\n    pass\n\n\n"
+            "speaker = GeneratingSpeaker(").replace(
+            "codes = speaker.generate(torch.tensor([[1, 2, 3]]), max_new_tokens=3, do_sample=False, pad_token_id=0)",
+            "codes = speaker.speak(torch.tensor([[1, 2, 3]]))"),
+        note="`self.generate` in a backbone-built class that a subclass of the module completes with `GenerationMixin`",
+    ),
 )
