@@ -11,6 +11,8 @@ name or a `self.x` attribute, by its text) in the module is `Cls(...)` or `Cls.f
 
 from __future__ import annotations
 
+import re
+
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.facts.backbone_generate import BackboneGenerate
 from hf_cache_lint.engine.interpreter.hook_classes import generates
@@ -52,7 +54,7 @@ def backbone_generate_facts(module: Node, text: str) -> list[BackboneGenerate]:
         for i in range(1, len(kids) - 1):
             if not (is_trailer(kids[i], ".", "generate") and is_trailer(kids[i + 1], "(")):
                 continue
-            receiver = "".join(code(k) for k in kids[:i]).strip()
+            receiver = "".join(flat(k) for k in kids[:i])
             cls = self_class(node) if receiver == "self" else bound.get(receiver)
             if cls is None or cls not in classes or (receiver == "self" and (
                     cls in subclassed or cls not in bound.values())):
@@ -62,6 +64,12 @@ def backbone_generate_facts(module: Node, text: str) -> list[BackboneGenerate]:
             facts.append(BackboneGenerate(span=Span(span(kids[0]).start, span(kids[i]).end), receiver=receiver,
                                           cls=cls, base=base, class_span=span(classes[cls].children[1])))
     return facts
+
+
+def flat(node: Node) -> str:
+    """The node's source without any whitespace or line continuation (`model . generate`, `model.\\` newline
+    `generate` are `model.generate`)."""
+    return "".join(re.sub(r"\\\r?\n|\\\r", "", code(node)).split())
 
 
 def tree_nodes(module: Node) -> list[Node]:
@@ -84,7 +92,7 @@ def defines(cls: Node, names: tuple[str, ...]) -> bool:
         fn = stmt.children[-1] if stmt.type == "decorated" else stmt
         if fn.type == "funcdef" and fn.children[1].value in names:
             return True
-        if fn.type == "expr_stmt" and code(fn.children[0]).strip() in names:
+        if fn.type == "expr_stmt" and flat(fn.children[0]) in names:
             return True
     return False
 
@@ -122,7 +130,7 @@ def subclassed_here(own: dict[str, Node]) -> set[str]:
         if len(node.children) >= 7:
             bases = node.children[3]
             items = [c for c in bases.children if c.type != "operator"] if bases.type == "arglist" else [bases]
-            out.update(code(b).strip() for b in items if code(b).strip() in own)
+            out.update(flat(b) for b in items if flat(b) in own)
     return out
 
 
@@ -143,15 +151,15 @@ def instances(nodes: list[Node], classes: set[str]) -> dict[str, str]:
     for node in nodes:
         if node.type != "expr_stmt" or len(node.children) != 3 or code(node.children[1]).strip() != "=":
             continue
-        target = code(node.children[0]).strip()
+        target = flat(node.children[0])
         value = node.children[2]
         cls: str | None = None
         if value.type in ("power", "atom_expr") and value.children[0].type == "name":
             first = value.children[0].value
             rest = list(value.children[1:])
             # `Cls(...).eval()`, `.to(device)`: nn.Module's methods that return the module itself
-            while len(rest) >= 3 and is_trailer(rest[-1], "(") and rest[-2].type == "trailer" and \
-                    code(rest[-2]).strip().lstrip(".") in _RETURN_SELF:
+            while len(rest) >= 3 and is_trailer(rest[-1], "(") and is_trailer(rest[-2], ".") and \
+                    rest[-2].children[1].value in _RETURN_SELF:
                 rest = rest[:-2]
             if first in classes and (
                     (len(rest) == 1 and is_trailer(rest[0], "(")) or

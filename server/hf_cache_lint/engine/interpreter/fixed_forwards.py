@@ -16,6 +16,7 @@ from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.facts.fixed_forward import FixedForward
 from hf_cache_lint.engine.interpreter.backbone_generate import (
     defines,
+    flat,
     instances,
     self_class,
     subclassed_here,
@@ -24,7 +25,7 @@ from hf_cache_lint.engine.interpreter.backbone_generate import (
 from hf_cache_lint.engine.interpreter.hook_names import Names, bind, is_trailer, reference_role
 from hf_cache_lint.engine.interpreter.hook_signatures import params_of
 from hf_cache_lint.engine.interpreter.hook_trees import suite
-from hf_cache_lint.engine.syntax.nodes import Node, code, dotted, span, statement_walk
+from hf_cache_lint.engine.syntax.nodes import Node, dotted, span, statement_walk
 
 # The heads whose generate uses the reference `prepare_inputs_for_generation` (Llama's own on 4.41-4.45, else
 # GenerationMixin's; the wheels: none of the others defines its own on 4.57.6, 5.23.0 or 5.24.0). Those of the
@@ -57,9 +58,9 @@ def fixed_forward_facts(module: Node, text: str) -> list[FixedForward]:
         for i in range(1, len(kids) - 1):
             if not (is_trailer(kids[i], ".", "generate") and is_trailer(kids[i + 1], "(")):
                 continue
-            if "use_cache=False" in code(kids[i + 1]).replace(" ", ""):
+            if "use_cache=False" in flat(kids[i + 1]):
                 continue
-            receiver = "".join(code(k) for k in kids[:i]).strip()
+            receiver = "".join(flat(k) for k in kids[:i])
             cls = self_class(node) if receiver in ("self", "super()") else bound.get(receiver)
             if receiver in ("self", "super()") and cls in subclassed:
                 continue  # `self` may be an instance of a subclass with a forward of its own
@@ -91,7 +92,7 @@ def _wraps_parent_hook(cls: Node) -> bool:
     for stmt in suite(cls.children[-1]):
         fn = stmt.children[-1] if stmt.type == "decorated" else stmt
         if fn.type == "funcdef" and fn.children[1].value == "prepare_inputs_for_generation":
-            body = code(fn)
+            body = flat(fn)
             return "super().prepare_inputs_for_generation(" in body and not any(
                 f'"{k}"' in body or f"'{k}'" in body for k in _CACHE_KEYS)
     return not defines(cls, ("prepare_inputs_for_generation",))

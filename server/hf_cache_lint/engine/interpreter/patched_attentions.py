@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.facts.patched_attention import PatchedAttention
-from hf_cache_lint.engine.interpreter.backbone_generate import tree_nodes
+from hf_cache_lint.engine.interpreter.backbone_generate import flat, tree_nodes
 from hf_cache_lint.engine.interpreter.hook_names import (
     Names,
     bind,
@@ -43,8 +43,8 @@ def patched_attention_facts(module: Node, text: str) -> list[PatchedAttention]:
                 names)
     if not names.models:
         return []
-    attention_names = {code(n.children[0]).strip() for n in assignments if len(n.children) == 3 and
-                       code(n.children[2]).strip().endswith(".self_attn")}
+    attention_names = {flat(n.children[0]) for n in assignments if len(n.children) == 3 and
+                       flat(n.children[2]).endswith(".self_attn")}
     facts: list[PatchedAttention] = []
     for node in assignments:
         if len(node.children) != 3 or code(node.children[1]).strip() != "=":
@@ -62,7 +62,7 @@ def patched_attention_facts(module: Node, text: str) -> list[PatchedAttention]:
         elif value.type in ("power", "atom_expr") and (prefix(value, len(value.children) - 1) or "").endswith(
                 "MethodType") and is_trailer(value.children[-1], "("):
             args = call_args(value.children[-1])
-            if len(args) == 2 and args[0].value.type == "name" and code(args[1].value).strip() == owner:
+            if len(args) == 2 and args[0].value.type == "name" and flat(args[1].value) == owner:
                 fn_name = args[0].value.value
         fn = names.functions.get(fn_name or "")
         if fn is None:
