@@ -396,6 +396,93 @@ def torch_side(name: str, where: str) -> bool:
     return not name.startswith(("TF", "Flax")) and not where.startswith(("tf_", "flax_"))
 
 
+# ---- what generate hands a model's forward, and what a decoder layer unpacks ------------------------------------
+
+def _input_keys(body: list[ast.stmt], gated: bool, into: dict[str, str]) -> None:
+    """The constant keys a `prepare_inputs_for_generation` body puts in `model_inputs` (`model_inputs["k"] = ...`,
+    `model_inputs = {"k": ...}`, `model_inputs.update({"k": ...})`): "always", or "if-forward-takes" where an
+    enclosing `if` tests the forward's signature (5.23's `cache_position` for remote code whose forward takes it:
+    never a TypeError). A key set anywhere unconditionally is "always" (the other paths are the usual step)."""
+    def add(key: object) -> None:
+        if isinstance(key, str) and (not gated or into.get(key) != "always"):
+            into[key] = "if-forward-takes" if gated else "always"
+
+    def dict_keys(node: ast.expr) -> None:
+        if isinstance(node, ast.Dict):
+            for k in node.keys:
+                if isinstance(k, ast.Constant):
+                    add(k.value)
+
+    for node in body:
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                if (isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == "model_inputs"
+                        and isinstance(t.slice, ast.Constant)):
+                    add(t.slice.value)
+                elif isinstance(t, ast.Name) and t.id == "model_inputs":
+                    dict_keys(node.value)
+        elif (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+              and isinstance(node.value.func, ast.Attribute) and node.value.func.attr == "update"
+              and ast.unparse(node.value.func.value) == "model_inputs" and node.value.args):
+            dict_keys(node.value.args[0])
+        elif isinstance(node, ast.If):
+            inner = gated or "signature(" in ast.unparse(node.test)
+            _input_keys(node.body, inner, into)
+            _input_keys(node.orelse, inner, into)
+        elif isinstance(node, ast.For | ast.While | ast.With | ast.Try):
+            for block in (node.body, getattr(node, "orelse", []), getattr(node, "finalbody", [])):
+                _input_keys(block, gated, into)
+            for handler in getattr(node, "handlers", []):
+                _input_keys(handler.body, gated, into)
+
+
+def generate_inputs(release: Release, facts: dict[str, str]) -> None:
+    """`generate_input:<key>`: the keywords `generate` hands the reference decoder's forward each step (from
+    `LlamaForCausalLM.prepare_inputs_for_generation` where it defines one, 4.41-4.45, else `GenerationMixin`'s):
+    a subclass's `forward` with a fixed keyword list that lacks one raises TypeError (`cache_position` up to 5.22,
+    `cache` from 5.24)."""
+    hook: ast.FunctionDef | None = None
+    for path, cls_name in (("transformers/models/llama/modeling_llama.py", "LlamaForCausalLM"),
+                           ("transformers/generation/utils.py", "GenerationMixin")):
+        tree = release.tree(path)
+        cls = next((n for n in (tree.body if tree else []) if isinstance(n, ast.ClassDef) and n.name == cls_name),
+                   None)
+        hook = next((n for n in (cls.body if cls else []) if isinstance(n, ast.FunctionDef)
+                     and n.name == "prepare_inputs_for_generation"), None)
+        if hook is not None and not (hook.args.vararg and len(hook.args.args) == 1):  # 4.4x's `(self, *args)` stub
+            break
+    if hook is None:
+        return
+    keys: dict[str, str] = {}
+    _input_keys(hook.body, False, keys)
+    # The cache's keywords only: the other keys (`attention_mask`, `inputs_embeds`) are set under other names
+    # (`model_inputs[attention_mask_key]`) or on the encoder-decoder path, so their constant keys say no more.
+    for key in ("past_key_values", "cache", "cache_position"):
+        if key in keys:
+            facts[f"generate_input:{key}"] = keys[key]
+
+
+def decoder_unpacks(release: Release, facts: dict[str, str]) -> None:
+    """`unpack:<module>.<DecoderLayer>.self_attn`: how many values a decoder layer's forward unpacks from its
+    `self.self_attn(...)` call (`hidden_states, self_attn_weights, present_key_value = ...`: 3 up to 4.47,
+    `hidden_states, _ = ...`: 2): a patched attention forward returning another count raises ValueError there."""
+    for family in MODEL_NAME_FAMILIES:
+        path = f"transformers/models/{family}/modeling_{family}.py"
+        tree = release.tree(path)
+        if tree is None:
+            continue
+        mod = module_name(path)
+        for cls in tree.body:
+            if not (isinstance(cls, ast.ClassDef) and cls.name.endswith("DecoderLayer")):
+                continue
+            forward = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "forward"), None)
+            counts = {len(node.targets[0].elts) for node in ast.walk(forward) if forward is not None
+                      and isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Tuple)
+                      and isinstance(node.value, ast.Call) and ast.unparse(node.value.func) == "self.self_attn"}
+            if len(counts) == 1:  # one unpack (several differing ones would be no single fact)
+                facts[f"unpack:{mod}.{cls.name}.self_attn"] = str(counts.pop())
+
+
 # ---- cache_implementation ---------------------------------------------------------------------------------------
 
 def _constants(body: list[ast.stmt], into: dict[str, object]) -> None:
@@ -552,6 +639,8 @@ def release_facts(release: Release) -> dict[str, str]:
             facts[f"export:transformers.{name}"] = where
     generation_names(release, facts)
     model_module_names(release, facts)
+    generate_inputs(release, facts)
+    decoder_unpacks(release, facts)
     gen = release.tree("transformers/generation/utils.py")
     assert gen is not None
     for node in gen.body:
@@ -564,6 +653,9 @@ def release_facts(release: Release) -> dict[str, str]:
     assert mu is not None
     for node in mu.body:
         if isinstance(node, ast.ClassDef) and node.name == "PreTrainedModel":
+            # Its bases: `GenerationMixin` is one up to 4.49, so a model class built on PreTrainedModel (not a
+            # generation head) has `generate` there and none from 4.50 (AttributeError).
+            facts["name:transformers.modeling_utils.PreTrainedModel"] = bases(node)
             for member in node.body:
                 target = (member.targets[0] if isinstance(member, ast.Assign) else
                           member.target if isinstance(member, ast.AnnAssign) else None)

@@ -8,7 +8,9 @@
   every tabled method's parameter names (cache classes, GenerationMixin, the hook classes' forwards) match
   `inspect.signature`; a member the table says a class lacks is missing; the `cache_implementation` values
   `GenerationConfig` accepts, and the choices its error prints; the GenerationConfig fields; the model-class
-  attributes (present with that value, or absent).
+  attributes (present with that value, or absent); whether `PreTrainedModel` derives from `GenerationMixin`; the
+  cache keywords `generate` hands a Llama subclass's forward (`generate_input:`); how many values a Llama decoder
+  layer unpacks from its attention (`unpack:`: the tabled count runs, one more raises ValueError).
 
 The releases are the oracle's CHECKED_VERSIONS plus each behaviour's first release and the one before it
 (`RELEASE_ORACLE_VERSIONS`; scripts/setup-oracle.sh builds them by default).
@@ -140,6 +142,46 @@ for key, want in expect["model_attr"].items():
     if getattr(owners[owner], name) != literal:
         wrong.append(["model_attr", key, want, repr(getattr(owners[owner], name))])
 
+# PreTrainedModel's bases: a class built on it has `generate` exactly where GenerationMixin is one of them.
+if issubclass(PreTrainedModel, GenerationMixin) != expect["pretrained_generates"]:
+    wrong.append(["PreTrainedModel bases", expect["pretrained_generates"]])
+
+import torch
+from transformers import LlamaConfig, LlamaForCausalLM, LlamaModel
+tiny = dict(vocab_size=64, hidden_size=32, intermediate_size=32, num_hidden_layers=1, num_attention_heads=2,
+            num_key_value_heads=1, pad_token_id=0, eos_token_id=63)
+torch.manual_seed(0)
+
+# The keywords generate hands the forward: every "always" key arrives, no other tabled cache keyword does.
+seen = set()
+class Recording(LlamaForCausalLM):
+    def forward(self, **kwargs):
+        seen.update(kwargs)
+        return super().forward(**kwargs)
+Recording(LlamaConfig(**tiny)).eval().generate(torch.tensor([[1, 2, 3]]), max_new_tokens=2, do_sample=False)
+for key, how in expect["generate_input"].items():
+    if (key in seen) != (how == "always"):
+        wrong.append(["generate_input", key, how, sorted(seen)])
+
+# A decoder layer unpacks exactly the tabled number of values from its attention: one more raises ValueError.
+for family, (cls_name, count) in expect["unpack"].items():
+    model = LlamaModel(LlamaConfig(**tiny)).eval()
+    for layer in model.layers:
+        original = layer.self_attn.forward
+        def patched(*args, _original=original, _n=count, **kwargs):
+            out = _original(*args, **kwargs)
+            return (out[0],) + (None,) * (_n - 1)
+        layer.self_attn.forward = patched
+    model(input_ids=torch.tensor([[1, 2, 3]]))
+    for layer in model.layers:
+        original = layer.self_attn.forward
+        layer.self_attn.forward = lambda *a, _o=original, **k: tuple(_o(*a, **k)) + (None,)
+    try:
+        model(input_ids=torch.tensor([[1, 2, 3]]))
+        wrong.append(["unpack", family, count, "one more value ran"])
+    except ValueError:
+        pass
+
 print(len(expect["importable"]), "paths,", len(expect["members"]), "members checked")
 assert not wrong, json.dumps(wrong[:40])
 '''
@@ -191,7 +233,14 @@ def expectations(version: str) -> dict[str, object]:
     else:
         values = {}  # nothing is validated: every string is accepted
         values["no-such-cache"] = True
+    ptm = releases.value("name:transformers.modeling_utils.PreTrainedModel", version) or ""
+    count = releases.value("unpack:transformers.models.llama.modeling_llama.LlamaDecoderLayer.self_attn", version)
+    unpack = {"llama": ("LlamaDecoderLayer", int(count))} if count else {}
     return {"importable": importable, "members": members,
+            "pretrained_generates": "GenerationMixin" in ptm,
+            "generate_input": {k: releases.value(f"generate_input:{k}", version)
+                               for k in ("past_key_values", "cache", "cache_position")},
+            "unpack": unpack,
             "cache_implementation": values, "choices": releases.value("cache_implementation:(choices)", version),
             "genconfig": genconfig, "model_attr": model_attr}
 

@@ -66,6 +66,8 @@ ERRORS: tuple[ErrorClass, ...] = (
                                                     r"_supports_cache_class|_supports_static_cache|_get_cache|"
                                                     r"_get_initial_cache_position|_reorder_cache)'?|"
                                                     r"module transformers has no attribute (\w*Cache)\b")),
+    # `generate` on a model class built on a backbone alone: PreTrainedModel lost GenerationMixin in 4.52.1 (HFC007).
+    ErrorClass("HFC007", AttributeError, re.compile(r"'\w+' object has no attribute '(generate)'")),
     # A cache constructor called with an older release's positional arguments (HFC007).
     ErrorClass("HFC007", TypeError, re.compile(r"(\w*Cache)\.__init__\(\) takes (?:from \d+ to )?\d+ positional "
                                                r"arguments? but \d+")),
@@ -85,6 +87,8 @@ ERRORS: tuple[ErrorClass, ...] = (
     ErrorClass("HFC010", KeyError, re.compile(r"\A'(past_key_values?)'\Z")),
     ErrorClass("HFC010", TypeError, re.compile(r"\.update\(\) got an unexpected keyword argument '(kwargs)'|"
                                               r"got multiple values for argument '(next_sequence_length)'")),
+    # A model subclass's forward with a fixed keyword list under generate (HFC010: the release table's generate_input:).
+    ErrorClass("HFC010", TypeError, re.compile(r"\.forward\(\) got an unexpected keyword argument '(cache_position|cache)'")),
     # The positions a hook reads (HFC011): gone from the attention layers' keywords and `Cache.update` (5.4).
     ErrorClass("HFC011", KeyError, re.compile(r"\A'(cache_position)'\Z")),
     ErrorClass("HFC011", TypeError, re.compile(r"\A'NoneType' object is not subscriptable\Z")),

@@ -16,6 +16,9 @@ Facts are keyed by kind and dotted path; a fact's value is a short string:
 | `genconfig:<field>` | the default `GenerationConfig.__init__` pops it with |
 | `cache_implementation:<value>` | `valid` / `deprecated` (validate() accepts it) or `unchecked`; `*` says whether validate() checks |
 | `model_attr:<PreTrainedModel or GenerationMixin>.<name>` | the class attribute's value |
+| `name:transformers.modeling_utils.PreTrainedModel` | its bases, `class(nn.Module, ..., GenerationMixin, ...)`: a class built on it has `generate` only where `GenerationMixin` is one (to 4.51.3) |
+| `generate_input:<past_key_values, cache or cache_position>` | `always`: generate hands it to a Llama subclass's forward each step; `if-forward-takes`: only to a forward that takes it (remote code, 5.x) |
+| `unpack:<module>.<DecoderLayer>.self_attn` | how many values the decoder layer's forward unpacks from `self.self_attn(...)` (`3` to 4.47, `2` after, for Llama) |
 
 A signature's parameters carry their defaults and no annotations; `@deprecate_kwarg(...)` decorators are kept
 (they rename what a call may pass).

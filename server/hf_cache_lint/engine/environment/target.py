@@ -228,6 +228,24 @@ class Target:
             releases.member_gone_since(_GENERATION, "GenerationMixin", name, self.version)
         return _str(gone)
 
+    def backbone_generate_gone(self) -> str | None:
+        """The release since which `PreTrainedModel` has not derived from `GenerationMixin` (4.52.1, the release
+        table's `name:transformers.modeling_utils.PreTrainedModel`), when the target is at or past it: a model
+        class built on a backbone alone has no `generate` there. None where `GenerationMixin` is still a base."""
+        runs = releases.table().facts.get("name:transformers.modeling_utils.PreTrainedModel", ())
+        here = releases.value("name:transformers.modeling_utils.PreTrainedModel", self.version)
+        if here is None or "GenerationMixin" in here:
+            return None
+        since = None
+        for run in runs:
+            if run.first > self.version:
+                break
+            if "GenerationMixin" in run.value:
+                since = None
+            elif since is None:
+                since = run.first
+        return _str(since)
+
     def class_exists(self, module: str, cls: str) -> bool:
         """Whether the target's `module` defines (or binds) `cls`."""
         return releases.value(f"name:{module}.{cls}", self.version) is not None

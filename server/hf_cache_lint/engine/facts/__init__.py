@@ -26,6 +26,9 @@ kind's trigger test says cannot hold it.
     cache_crop.py       CacheCrop: `cache.crop(n)` on a transformers cache
     cache_use.py        CacheUse: any use of a transformers cache or model (attribute, call, subscript, loop, ...)
     forward_cache.py    ForwardCache: a legacy tuple passed as the cache to a transformers model's forward
+    backbone_generate.py BackboneGenerate: `generate` on a model class built on a transformers backbone alone
+    fixed_forward.py    FixedForward: a generated model subclass's `forward` with a fixed keyword list
+    patched_attention.py PatchedAttention: a loaded model's `self_attn.forward` patched, with its return count
 """
 
 from __future__ import annotations

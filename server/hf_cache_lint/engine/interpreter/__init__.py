@@ -72,6 +72,10 @@ The stage's other modules (stage interpreter: imports base/, environment/, text/
 - hook_registrations.py: forward hooks registered on transformers' layers, and the functions a hook argument
   stands for;
 - hook_classes.py: why an own cache class fails before transformers calls its `update` override.
+- backbone_generate.py: `generate` called on a model class built on a transformers backbone alone (no
+  `GenerationMixin` from 4.52.1).
+- fixed_forwards.py: a generation head's subclass whose own `forward` takes a fixed keyword list, generated from.
+- patched_attentions.py: a function patched in as a loaded model's `self_attn.forward`, with how many values it returns.
 """
 
 from __future__ import annotations

@@ -7,8 +7,11 @@ from hf_cache_lint.engine.environment.context import Context
 from hf_cache_lint.engine.facts import grouped
 from hf_cache_lint.engine.facts.cache_use import CacheUse
 from hf_cache_lint.engine.interpreter import Interpreter, replay_store
+from hf_cache_lint.engine.interpreter.backbone_generate import backbone_generate_facts
+from hf_cache_lint.engine.interpreter.fixed_forwards import fixed_forward_facts
 from hf_cache_lint.engine.interpreter.hooks import hook_facts
 from hf_cache_lint.engine.interpreter.narrowing import reached
+from hf_cache_lint.engine.interpreter.patched_attentions import patched_attention_facts
 from hf_cache_lint.engine.interpreter.removed_api import removed_api_uses
 from hf_cache_lint.engine.output.analysis import Analysis
 from hf_cache_lint.engine.syntax import fast_parser, parsing
@@ -60,9 +63,12 @@ def analyse(text: str, path: str, context: Context, tree: object | None = None,
                 recorded = [f for f in recorded if not isinstance(f, CacheUse) or id(f) in kept]
                 uses = [u for u in uses if id(u) in kept]
             removed = removed_api_uses(tree, text, context.target, s.guards, tuple(uses))
+            backbones = [*backbone_generate_facts(tree, text), *fixed_forward_facts(tree, text),
+                         *patched_attention_facts(tree, text)]
         except RecursionError:  # a statement too deeply nested for its walk (the interpreter noted it)
-            removed, hooks, sent = (), [], []
-    return Analysis(text=text, path=path, context=context, facts=grouped((*recorded, *removed, *hooks, *sent)),
+            removed, hooks, sent, backbones = (), [], [], []
+    return Analysis(text=text, path=path, context=context,
+                    facts=grouped((*recorded, *removed, *hooks, *sent, *backbones)),
                     tree=tree,
                     version_guarded=tuple(sorted(s.version_guarded, key=lambda b: (b.span.start, b.span.end))),
                     stopped=s.stopped, skipped=tuple(s.skipped))

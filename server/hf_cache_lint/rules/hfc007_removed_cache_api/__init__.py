@@ -10,6 +10,7 @@ from hf_cache_lint.engine.environment import releases
 from hf_cache_lint.engine.environment.api_changes import GENERATION_IMPORT_MODULES, REMOVED_CACHE_METHODS
 from hf_cache_lint.engine.environment.release_version import Version
 from hf_cache_lint.engine.environment.target import Target
+from hf_cache_lint.engine.facts.backbone_generate import KIND as BACKBONE_GENERATE
 from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
 from hf_cache_lint.engine.facts.cache_use import SUB_CACHE, CacheUse
 from hf_cache_lint.engine.facts.removed_api_use import KIND as REMOVED_API_USE
@@ -20,6 +21,7 @@ from hf_cache_lint.engine.syntax.raising_calls import raising_calls
 from hf_cache_lint.engine.text.text import line_starts, offset
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc007_removed_cache_api import (
+    backbone,
     constructors,
     max_length,
     member_examples,
@@ -107,7 +109,7 @@ class RemovedCacheApi(Rule):
     summary = "A cache class or `Cache` method the target transformers no longer has (`HybridCache`, " \
               "`MambaCache`, `to_legacy_cache()`, ... in 5.x): the import or call raises."
     default_severity = Severity.ERROR
-    reads = frozenset({REMOVED_API_USE, CACHE_USE})  # the removed uses of a cache come from its cache_use facts
+    reads = frozenset({REMOVED_API_USE, CACHE_USE, BACKBONE_GENERATE})  # the removed uses of a cache come from its cache_use facts
     valid = VALID + member_examples.VALID
     invalid = INVALID + member_examples.INVALID
 
@@ -143,6 +145,10 @@ class RemovedCacheApi(Rule):
                 continue  # an `except` handler's call: the try's method exists there, so the handler does not run
             found = self.finding(analysis, use)
             yield found, not use.silent and use.default is None, found.span.start
+        for fact in analysis.of(BACKBONE_GENERATE):
+            generate_gone = backbone.finding(self, analysis, fact)
+            if generate_gone is not None:
+                yield generate_gone, True, generate_gone.span.start
         for cache_use in analysis.of(CACHE_USE):
             tested = max_length.finding(self, analysis, cache_use)
             if tested is not None:

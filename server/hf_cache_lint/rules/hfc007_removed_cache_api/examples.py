@@ -53,6 +53,28 @@ _SIZED = ("\n\nclass TreeCache(DynamicCache):\n    def __init__(self, num_hidden
           "        super().__init__(num_hidden_layers)\n        self.accepted = 0\n\n\n"
           "cache = TreeCache(model.config.num_hidden_layers)\n")
 
+# A model class built on a backbone (`GPT2PreTrainedModel`) with its own head and forward, generated from (XTTS's
+# GPT2InferenceModel): from 4.52.1 `PreTrainedModel` no longer derives from `GenerationMixin` (the release table).
+_SPEAKER = (
+    "import torch\n"
+    "from transformers import GPT2Config, GPT2Model, GPT2PreTrainedModel{mixin_import}\n"
+    "from transformers.modeling_outputs import CausalLMOutputWithPast\n\n\n"
+    "class Speaker(GPT2PreTrainedModel{mixin}):\n"
+    "    def __init__(self, config):\n"
+    "        super().__init__(config)\n"
+    "        self.transformer = GPT2Model(config)\n"
+    "        self.head = torch.nn.Linear(config.n_embd, config.vocab_size, bias=False)\n\n"
+    "    def forward(self, input_ids=None, past_key_values=None, attention_mask=None, use_cache=None, **kwargs):\n"
+    "        out = self.transformer(input_ids=input_ids, past_key_values=past_key_values,\n"
+    "                               attention_mask=attention_mask, use_cache=use_cache)\n"
+    "        return CausalLMOutputWithPast(logits=self.head(out[0]), past_key_values=out.past_key_values)\n\n\n"
+    "speaker = Speaker(GPT2Config(vocab_size=64, n_positions=64, n_embd=32, n_layer=2, n_head=4)).eval()\n"
+    "codes = speaker.generate(torch.tensor([[1, 2, 3]]), max_new_tokens=3, do_sample=False, pad_token_id=0)\n"
+)
+SPEAKER = _SPEAKER.format(mixin="", mixin_import="")
+SPEAKER_MIXIN = _SPEAKER.format(mixin=", GenerationMixin", mixin_import=", GenerationMixin")
+
+
 INVALID: tuple[Invalid, ...] = (
     Invalid(
         prelude("HybridCache") + "out = model.generate(**inputs, max_new_tokens=5)\n",
@@ -453,5 +475,11 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="TypeError: StaticCache.__init__() takes from 3 to 5 positional arguments but 6 were given",
         note="a cache built with 4.4x's positional order `(config, max_batch_size, max_cache_len, device, dtype)`: "
              "4.56+ take `(config, max_cache_len, offloading=False, ...)`",
+    ),
+    Invalid(
+        SPEAKER,
+        flagged="speaker.generate",
+        message_contains="AttributeError: 'Speaker' object has no attribute 'generate'",
+        note="`generate` on a model class built on `GPT2PreTrainedModel` alone: no `GenerationMixin` from 4.52.1",
     ),
 )

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from hf_cache_lint.rules.base import Valid
-from hf_cache_lint.rules.hfc007_removed_cache_api.examples import _GEN, _LOAD, _OWN_CACHE
+from hf_cache_lint.rules.hfc007_removed_cache_api.examples import (
+    _GEN,
+    _LOAD,
+    _OWN_CACHE,
+    SPEAKER,
+    SPEAKER_MIXIN,
+)
 from hf_cache_lint.rules.snippets import prelude
 
 VALID: tuple[Valid, ...] = (
@@ -252,5 +258,30 @@ VALID: tuple[Valid, ...] = (
         + "\n\nstep = model(**inputs, past_key_values=NormalCache.from_legacy_cache(None), use_cache=True)\n",
         note="the project's subclass that defines its own `from_legacy_cache`: the call is the project's, on every "
              "release",
+    ),
+    Valid(
+        SPEAKER_MIXIN,
+        note="the same backbone-built class with `GenerationMixin` among its bases: `generate` runs on every release",
+    ),
+    Valid(
+        SPEAKER.replace("GPT2PreTrainedModel", "GPT2LMHeadModel"),
+        note="a class built on a generation head (`GPT2LMHeadModel` lists `GenerationMixin` itself)",
+    ),
+    Valid(
+        SPEAKER.replace("codes = speaker.generate(", "codes = speaker(").replace(
+            ", max_new_tokens=3, do_sample=False, pad_token_id=0", ""),
+        note="the backbone-built class only called, never generated from",
+    ),
+    Valid(
+        SPEAKER_MIXIN.replace("GPT2PreTrainedModel, GenerationMixin)", "GPT2PreTrainedModel)").replace(
+            "out.past_key_values)\n\n\nspeaker = Speaker(",
+            "out.past_key_values)\n\n"
+            "    def speak(self, ids):\n"
+            "        return self.generate(ids, max_new_tokens=3, do_sample=False, pad_token_id=0)\n\n\n"
+            "class GeneratingSpeaker(Speaker, GenerationMixin):\n    pass\n\n\n"
+            "speaker = GeneratingSpeaker(").replace(
+            "codes = speaker.generate(torch.tensor([[1, 2, 3]]), max_new_tokens=3, do_sample=False, pad_token_id=0)",
+            "codes = speaker.speak(torch.tensor([[1, 2, 3]]))"),
+        note="`self.generate` in a backbone-built class that a subclass of the module completes with `GenerationMixin`",
     ),
 )

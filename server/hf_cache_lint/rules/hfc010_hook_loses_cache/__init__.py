@@ -11,11 +11,14 @@ from hf_cache_lint.engine.environment import releases
 from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
 from hf_cache_lint.engine.facts.cache_use import CacheUse
+from hf_cache_lint.engine.facts.fixed_forward import KIND as FIXED_FORWARD
 from hf_cache_lint.engine.facts.hook_override import CACHE_NAMES, HookOverride, HookRead
 from hf_cache_lint.engine.facts.hook_override import KIND as HOOK_OVERRIDE
+from hf_cache_lint.engine.facts.patched_attention import KIND as PATCHED_ATTENTION
 from hf_cache_lint.engine.output.analysis import Analysis
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.common import since
+from hf_cache_lint.rules.hfc010_hook_loses_cache import attention_returns, forward_examples, forward_keywords
 from hf_cache_lint.rules.hfc010_hook_loses_cache.examples import (
     INVALID,
     KWARGS_TITLE,
@@ -33,12 +36,20 @@ class HookLosesCache(Rule):
     summary = ("A generation hook the code overrides or patches reads the cache under a name transformers no longer "
                "passes it (5.24's `cache=`, 4.56's `past_key_values=`), or binds transformers' hook by position.")
     default_severity = Severity.ERROR
-    reads = frozenset({HOOK_OVERRIDE, CACHE_USE})
-    valid = VALID
-    invalid = INVALID
+    reads = frozenset({HOOK_OVERRIDE, CACHE_USE, FIXED_FORWARD, PATCHED_ATTENTION})
+    valid = VALID + forward_examples.VALID
+    invalid = INVALID + forward_examples.INVALID
 
     def check(self, analysis: Analysis) -> Iterable[Finding]:
         target = analysis.context.target
+        for fixed in analysis.of(FIXED_FORWARD):  # a model subclass's forward without a keyword generate hands it
+            unexpected = forward_keywords.finding(self, analysis, fixed)
+            if unexpected is not None:
+                yield unexpected
+        for patched in analysis.of(PATCHED_ATTENTION):  # a patched attention returning another count
+            unpacks = attention_returns.finding(self, analysis, patched)
+            if unpacks is not None:
+                yield unpacks
         for hook in analysis.of(HOOK_OVERRIDE):
             stopped = False
             for finding in self._positional_super(analysis, hook, target):

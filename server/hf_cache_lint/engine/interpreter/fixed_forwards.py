@@ -1,0 +1,124 @@
+"""The `fixed_forward` facts (engine/facts/fixed_forward.py): a model subclass of a transformers generation head
+whose own `forward` takes a fixed keyword list, generated from here.
+
+Precision: the class derives only from transformers model classes, `GenerationMixin` and the module's own such
+classes, one of them a head whose `prepare_inputs_for_generation` is the reference one the release table reads
+(`HEADS`: Llama's, and the decoders that use `GenerationMixin`'s as Llama does from 4.46); the class (or a base of
+the module) overrides `prepare_inputs_for_generation` not at all, or only around the parent's result
+(`super().prepare_inputs_for_generation(...)`, naming none of the cache keywords); its `forward` has no `**`
+parameter; and `generate` runs on it: `self.generate(...)` / `super().generate(...)` in its methods (no class of the module deriving from it), or
+`x.generate(...)` where every binding of `x` builds the class (engine/interpreter/backbone_generate.py), without
+`use_cache=False` (generate then makes no cache and hands none)."""
+
+from __future__ import annotations
+
+from hf_cache_lint.engine.base.findings import Span
+from hf_cache_lint.engine.facts.fixed_forward import FixedForward
+from hf_cache_lint.engine.interpreter.backbone_generate import (
+    defines,
+    flat,
+    instances,
+    self_class,
+    subclassed_here,
+    tree_nodes,
+)
+from hf_cache_lint.engine.interpreter.hook_names import Names, bind, is_trailer, reference_role
+from hf_cache_lint.engine.interpreter.hook_signatures import params_of
+from hf_cache_lint.engine.interpreter.hook_trees import suite
+from hf_cache_lint.engine.syntax.nodes import Node, dotted, span, statement_walk
+
+# The heads whose generate uses the reference `prepare_inputs_for_generation` (Llama's own on 4.41-4.45, else
+# GenerationMixin's; the wheels: none of the others defines its own on 4.57.6, 5.23.0 or 5.24.0). Those of the
+# others count only where Llama's is GenerationMixin's too (the rule asks the table).
+HEADS = frozenset({"LlamaForCausalLM", "MistralForCausalLM", "MixtralForCausalLM", "Qwen2ForCausalLM",
+                   "Qwen3ForCausalLM"})
+_CACHE_KEYS = ("cache_position", "past_key_values", "cache")
+
+
+def fixed_forward_facts(module: Node, text: str) -> list[FixedForward]:
+    if "generate" not in text or "forward" not in text or "transformers" not in text:
+        return []
+    names = Names()
+    for node in statement_walk(module):
+        bind(node, names)
+    if not names.classes and not names.modules:
+        return []
+    nodes = tree_nodes(module)
+    own = {n.children[1].value: n for n in nodes if n.type == "classdef"}
+    heads = {name: head for name, node in own.items() if (head := _head(node, names, own)) is not None}
+    if not heads:
+        return []
+    bound = instances(nodes, set(heads))
+    subclassed = subclassed_here(own)
+    generated: dict[str, Span] = {}
+    for node in nodes:
+        if node.type not in ("power", "atom_expr"):
+            continue
+        kids = node.children
+        for i in range(1, len(kids) - 1):
+            if not (is_trailer(kids[i], ".", "generate") and is_trailer(kids[i + 1], "(")):
+                continue
+            if "use_cache=False" in flat(kids[i + 1]):
+                continue
+            receiver = "".join(flat(k) for k in kids[:i])
+            cls = self_class(node) if receiver in ("self", "super()") else bound.get(receiver)
+            if receiver in ("self", "super()") and cls in subclassed:
+                continue  # `self` may be an instance of a subclass with a forward of its own
+            if cls is not None and cls in heads:
+                generated.setdefault(cls, Span(span(kids[0]).start, span(kids[i]).end))
+    facts: list[FixedForward] = []
+    for cls, at in generated.items():
+        forward = _own_forward(own[cls])
+        if forward is None:
+            continue
+        parameters, var_keyword = params_of(forward)
+        if var_keyword is not None:
+            continue
+        facts.append(FixedForward(span=span(forward.children[1]), cls=cls, base=heads[cls],
+                                  parameters=tuple(p for p in parameters if p != "self"), generate_at=at))
+    return facts
+
+
+def _own_forward(cls: Node) -> Node | None:
+    for stmt in suite(cls.children[-1]):
+        fn = stmt.children[-1] if stmt.type == "decorated" else stmt
+        if fn.type == "funcdef" and fn.children[1].value == "forward":
+            return fn
+    return None
+
+
+def _wraps_parent_hook(cls: Node) -> bool:
+    """No `prepare_inputs_for_generation` of its own, or one around the parent's result naming no cache keyword."""
+    for stmt in suite(cls.children[-1]):
+        fn = stmt.children[-1] if stmt.type == "decorated" else stmt
+        if fn.type == "funcdef" and fn.children[1].value == "prepare_inputs_for_generation":
+            body = flat(fn)
+            return "super().prepare_inputs_for_generation(" in body and not any(
+                f'"{k}"' in body or f"'{k}'" in body for k in _CACHE_KEYS)
+    return not defines(cls, ("prepare_inputs_for_generation",))
+
+
+def _head(cls: Node, names: Names, own: dict[str, Node]) -> str | None:
+    """The reference head `cls` is built on (as written), when every base is a transformers model class,
+    `GenerationMixin` or the module's own such class, and no class on the way replaces the hook's inputs."""
+    if len(cls.children) < 7 or not _wraps_parent_hook(cls) or defines(cls, ("__getattr__",)):
+        return None
+    bases = cls.children[3]
+    items = [c for c in bases.children if c.type != "operator"] if bases.type == "arglist" else [bases]
+    found: str | None = None
+    for base in items:
+        path = dotted(base) if base.type != "argument" else None
+        if path is None:
+            return None
+        if path in own and own[path] is not cls:
+            inner = _head(own[path], names, own)
+            if inner is None:
+                return None
+            found = found or inner
+        elif path.split(".")[-1] == "GenerationMixin" or reference_role(path, names) == "model":
+            original = names.originals.get(path, path.split(".")[-1])
+            if original in HEADS:
+                found = found or original
+        else:
+            return None
+    return found

@@ -1,0 +1,121 @@
+"""The `patched_attention` facts (engine/facts/patched_attention.py): a module function patched in as a loaded
+transformers model's `self_attn.forward`, with the number of values it returns.
+
+Precision: the patched object is `<m>.self_attn` (or a name bound to one) where `m` hangs off a model the module
+loads with a transformers class's `from_pretrained` (engine/interpreter/hook_names.py `find_models`: a parameter
+given one, a loop over its layers); the value is the function itself or `types.MethodType(f, <that object>)`; every
+`return` of the function (outside its nested functions) is a tuple display of one length without a starred item."""
+
+from __future__ import annotations
+
+from hf_cache_lint.engine.base.findings import Span
+from hf_cache_lint.engine.facts.patched_attention import PatchedAttention
+from hf_cache_lint.engine.interpreter.backbone_generate import flat, tree_nodes
+from hf_cache_lint.engine.interpreter.hook_names import (
+    Names,
+    bind,
+    find_models,
+    is_trailer,
+    prefix,
+    reference_role,
+)
+from hf_cache_lint.engine.syntax.nodes import Node, call_args, code, span, statement_walk
+
+# nn.Module methods that return the module itself (`from_pretrained(...).eval()` is the loaded model).
+_RETURN_SELF = frozenset({"eval", "train", "to", "cuda", "cpu", "half", "float", "bfloat16", "requires_grad_"})
+
+
+def patched_attention_facts(module: Node, text: str) -> list[PatchedAttention]:
+    if "self_attn" not in text or "forward" not in text or "from_pretrained" not in text:
+        return []
+    names = Names()
+    for node in statement_walk(module):
+        bind(node, names)
+    if not names.classes and not names.modules:
+        return []
+    nodes = tree_nodes(module)
+    assignments = [n for n in nodes if n.type == "expr_stmt"]
+    for node in assignments:  # `model = AutoModelForCausalLM.from_pretrained(...).eval()`: find_models wants no tail
+        if len(node.children) == 3 and node.children[0].type == "name" and _loaded(node.children[2], names):
+            names.add_model(node.children[0].value, node)
+    find_models(assignments, [n for n in nodes if n.type in ("for_stmt", "sync_comp_for")],
+                [n for n in nodes if n.type == "funcdef"], [n for n in nodes if n.type in ("power", "atom_expr")],
+                names)
+    if not names.models:
+        return []
+    attention_names = {flat(n.children[0]) for n in assignments if len(n.children) == 3 and
+                       flat(n.children[2]).endswith(".self_attn")}
+    facts: list[PatchedAttention] = []
+    for node in assignments:
+        if len(node.children) != 3 or code(node.children[1]).strip() != "=":
+            continue
+        target, value = node.children[0], node.children[2]
+        if target.type not in ("power", "atom_expr") or not is_trailer(target.children[-1], ".", "forward"):
+            continue
+        owner = prefix(target, len(target.children) - 1) or ""
+        root = owner.split(".")[0]
+        if not (owner.endswith(".self_attn") or owner in attention_names) or not names.model_at(root, node):
+            continue
+        fn_name = None
+        if value.type == "name":
+            fn_name = value.value
+        elif value.type in ("power", "atom_expr") and (prefix(value, len(value.children) - 1) or "").endswith(
+                "MethodType") and is_trailer(value.children[-1], "("):
+            args = call_args(value.children[-1])
+            if len(args) == 2 and args[0].value.type == "name" and flat(args[1].value) == owner:
+                fn_name = args[0].value.value
+        fn = names.functions.get(fn_name or "")
+        if fn is None:
+            continue
+        counted = _returned(fn)
+        if counted is None:
+            continue
+        facts.append(PatchedAttention(span=span(target), owner=owner, function=fn_name or "", returned=counted[0],
+                                      return_at=counted[1]))
+    return facts
+
+
+def _loaded(value: Node, names: Names) -> bool:
+    """`<transformers model class>.from_pretrained(...)` followed by `.eval()`, `.to(...)`, ... (at least one)."""
+    if value.type not in ("power", "atom_expr"):
+        return False
+    kids = list(value.children)
+    tail = 0
+    while len(kids) >= 4 and is_trailer(kids[-1], "(") and is_trailer(kids[-2], ".") and \
+            kids[-2].children[1].value in _RETURN_SELF:
+        kids = kids[:-2]
+        tail += 1
+    return tail > 0 and len(kids) >= 3 and is_trailer(kids[-2], ".", "from_pretrained") and \
+        is_trailer(kids[-1], "(") and reference_role(prefix(value, len(kids) - 2), names) == "model"
+
+
+def _returned(fn: Node) -> tuple[int, Span] | None:
+    """(length, first return's span) when every `return` of `fn` (not of a nested function) is a tuple display of
+    that one length without a starred item; None otherwise (or without any `return`)."""
+    counts: set[int] = set()
+    first: Span | None = None
+    stack = list(fn.children[-1].children) if hasattr(fn.children[-1], "children") else []
+    while stack:
+        node = stack.pop()
+        if node.type in ("funcdef", "lambdef", "classdef"):
+            continue
+        if node.type == "return_stmt":
+            if len(node.children) < 2:
+                return None
+            value = node.children[1]
+            if value.type == "atom" and code(value).startswith("(") and len(value.children) == 3:
+                value = value.children[1]
+            if value.type not in ("testlist_star_expr", "testlist", "testlist_comp"):
+                return None
+            items = [c for c in value.children if not (c.type == "operator" and c.value == ",")]
+            if any(c.type == "star_expr" for c in items) or any(c.type == "comp_for" or c.type == "sync_comp_for"
+                                                               for c in items):
+                return None
+            counts.add(len(items))
+            if first is None or span(node).start < first.start:
+                first = span(node)
+            continue
+        stack.extend(getattr(node, "children", ()))
+    if len(counts) != 1 or first is None:
+        return None
+    return counts.pop(), first

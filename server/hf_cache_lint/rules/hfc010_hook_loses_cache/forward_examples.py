@@ -1,0 +1,66 @@
+"""HFC010 examples of a model subclass's `forward` with a fixed keyword list under `generate` (forward_keywords.py);
+each runs unchanged under the oracle against real transformers."""
+
+from __future__ import annotations
+
+from hf_cache_lint.rules.base import Invalid, Valid
+from hf_cache_lint.rules.snippets import prelude
+
+# LLaVA's LlavaLlamaForCausalLM.forward keyword list, handing the inputs on to the parent's forward.
+_CHAT = (
+    "import torch\n"
+    "from transformers import LlamaConfig, LlamaForCausalLM\n\n\n"
+    "class Chat(LlamaForCausalLM):\n"
+    "    def forward(self, input_ids=None, attention_mask=None, position_ids=None, past_key_values=None,\n"
+    "                inputs_embeds=None, labels=None, use_cache=None, output_attentions=None,\n"
+    "                output_hidden_states=None, return_dict=None{extra}):\n"
+    "        return super().forward(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids,\n"
+    "                               past_key_values=past_key_values, inputs_embeds=inputs_embeds, labels=labels,\n"
+    "                               use_cache=use_cache, return_dict=return_dict{passed})\n\n\n"
+    "config = LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=32, num_hidden_layers=1,\n"
+    "                     num_attention_heads=2, num_key_value_heads=1, pad_token_id=0, eos_token_id=63)\n"
+    "chat = Chat(config).eval()\n"
+    "out = chat.generate(torch.tensor([[1, 2, 3]]), max_new_tokens=3, do_sample=False)\n"
+)
+CHAT = _CHAT.format(extra="", passed="")
+CHAT_KWARGS = _CHAT.format(extra=", **kwargs", passed=", **kwargs")
+
+# A patched attention forward in the 4.4x shape `(attn_output, attn_weights, past_key_value)` (DuoAttention's), bound
+# onto every layer of a loaded Llama: the decoder layers unpack two values from 4.48.0 (the release table's `unpack:`).
+_PATCHED = (
+    "import types\n\n" + prelude() + "\n\n"
+    "def kept_forward(self, hidden_states, *args, **kwargs):\n"
+    "    out = type(self).forward(self, hidden_states, *args, **kwargs)\n"
+    "    return {returned}\n\n\n"
+    "for layer in model.model.layers:\n"
+    "    layer.self_attn.forward = types.MethodType(kept_forward, layer.self_attn)\n\n"
+    "logits = model(**inputs).logits\n"
+)
+PATCHED_THREE = _PATCHED.format(returned="out[0], out[1], None")
+PATCHED_TWO = _PATCHED.format(returned="out[0], out[1]")
+
+INVALID: tuple[Invalid, ...] = (
+    Invalid(
+        CHAT,
+        flagged="forward",
+        versions=("4.57.6", "5.24.0", "5.25.0"),
+        message_contains="got an unexpected keyword argument",
+        note="a `LlamaForCausalLM` subclass's forward with LLaVA's keyword list under `generate`: `cache_position` "
+             "(to 5.3.0) and `cache` (from 5.24.0) are not among them; 5.4.0-5.23.0 hand neither",
+    ),
+    Invalid(
+        PATCHED_THREE,
+        flagged="layer.self_attn.forward",
+        runtime="OTHER",  # a plain ValueError
+        message_contains="too many values to unpack (expected 2)",
+        note="a patched attention forward returning the 4.4x triple: the decoder layers unpack two from 4.48.0",
+    ),
+)
+
+VALID: tuple[Valid, ...] = (
+    Valid(CHAT_KWARGS, note="the same forward taking `**kwargs` and handing them on to the parent's forward"),
+    Valid(CHAT.replace("chat.generate(torch.tensor([[1, 2, 3]]), max_new_tokens=3, do_sample=False)",
+                       "chat(input_ids=torch.tensor([[1, 2, 3]]), use_cache=True)"),
+          note="the fixed-keyword forward called directly, never under generate"),
+    Valid(PATCHED_TWO, note="the patched attention forward returning the pair the decoder layers unpack"),
+)
