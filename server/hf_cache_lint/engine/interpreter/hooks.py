@@ -334,7 +334,56 @@ def _patch(stmt: Node, names: Names) -> Iterator[HookOverride]:
     if (kind == "forward" and role not in ("attention", "decoder_layer")) or \
             (kind == "prepare_inputs" and role != "model") or (kind == "cache_update" and role != "cache"):
         return
-    yield hook_fact(fn, kind, f"`{fn_name}` (patched in as `{owner_text}.{attribute}`)", role if kind == "forward" else "")
+    fact = hook_fact(fn, kind, f"`{fn_name}` (patched in as `{owner_text}.{attribute}`)", role if kind == "forward" else "")
+    patched = _block_patches(stmt, names)
+    yield replace(fact, patched_classes=patched) if patched else fact
+
+
+def _model_class(owner: str, names: Names) -> str | None:
+    """`transformers.models.llama.modeling_llama.LlamaAttention` for a class of a transformers model module written
+    in full or off the module's imported name (`modeling_llama.LlamaAttention`, `from transformers.models.llama
+    import modeling_llama`); None for anything else (a bare class name's import already says whether it exists)."""
+    parts = owner.split(".")
+    if len(parts) < 2 or not parts[-2].startswith("modeling_"):
+        return None
+    if parts[0] == "transformers" and len(parts) >= 4:
+        return owner
+    if len(parts) == 2 and parts[0] in names.modules:
+        return f"transformers.models.{parts[0][len('modeling_'):]}.{parts[0]}.{parts[1]}"
+    return None
+
+
+def _block_patches(stmt: Node, names: Names) -> tuple[str, ...]:
+    """The model-module classes the statements of `stmt`'s block patch a hook attribute of (`stmt`'s own first),
+    when `stmt` patches one. A block that is a `try` body is left alone: its handler may catch the AttributeError of
+    a class the target lacks, and the rest of the program runs on."""
+    own = _patched_class(stmt, names)
+    if own is None:
+        return ()
+    line = stmt.parent
+    block = line.parent if line is not None else None
+    if block is None or (block.parent is not None and block.parent.type == "try_stmt"):
+        return (own,)
+    found = [own]
+    for sibling in suite(block):
+        for part in getattr(sibling, "children", ()):
+            if part.type == "expr_stmt" and part is not stmt:
+                cls = _patched_class(part, names)
+                if cls is not None and cls not in found:
+                    found.append(cls)
+    return tuple(found)
+
+
+def _patched_class(stmt: Node, names: Names) -> str | None:
+    """The model-module class whose hook attribute `stmt` assigns (`<class path>.forward = ...`), else None."""
+    if len(stmt.children) != 3 or stmt.children[1].type != "operator" or stmt.children[1].value != "=":
+        return None
+    target = stmt.children[0]
+    if target.type not in ("power", "atom_expr") or not is_trailer(target.children[-1], ".") or \
+            target.children[-1].children[1].value not in _HOOK_ATTRIBUTES:
+        return None
+    owner = prefix(target, len(target.children) - 1)
+    return _model_class(owner, names) if owner else None
 
 
 def _sent(node: Node, names: Names, calls: list[Node]) -> Iterator[CachePositionSent]:

@@ -8,6 +8,7 @@ from functools import partial
 
 from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Severity
 from hf_cache_lint.engine.environment import releases
+from hf_cache_lint.engine.environment.releases_models import removed_model_name
 from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
 from hf_cache_lint.engine.facts.cache_use import CacheUse
@@ -40,6 +41,8 @@ class HookLosesCache(Rule):
     def check(self, analysis: Analysis) -> Iterable[Finding]:
         target = analysis.context.target
         for hook in analysis.of(HOOK_OVERRIDE):
+            if _patch_raises(hook, target):
+                continue  # its block raises AttributeError at the target first (HFC007's read): the hook never runs
             stopped = False
             for finding in self._positional_super(analysis, hook, target):
                 stopped = stopped or finding.severity == Severity.ERROR
@@ -321,9 +324,25 @@ def _reads_gone_member(hook: HookOverride, target: Target) -> bool:
     return any(target.removed_member("transformers.cache_utils", "DynamicCache", m) is not None for m in hook.members)
 
 
+def _patch_raises(hook: HookOverride, target: Target) -> bool:
+    """A patched-in hook whose block patches a model-module class the target lacks (`modeling_llama.
+    LlamaSdpaAttention.forward = f`, gone in 4.48.0): that statement raises AttributeError (HFC007 reports it), so
+    the block stops there and the program with it, before any forward runs the hook (the oracle:
+    `recall:heldout9/quest_longbench_decode.py` raises at the Sdpa patch on 4.57.6-5.25.0; its `LlamaAttention`
+    patch, a statement earlier, never serves a forward)."""
+    for path in hook.patched_classes:
+        module, _, cls = path.rpartition(".")
+        if removed_model_name(module, cls, target.version) is not None:
+            return True
+    return False
+
+
 def _fails_first(hook: HookOverride, target: Target) -> bool:
     """The class fails at the target before any layer calls `update`: a bare `super().__init__()` of `Cache`, whose
     `__init__` takes `layers` / `layer_class_to_replicate` there (from 4.56.0; it raises ValueError without either),
+    or it never runs a base `__init__` and so has no `layers`, which the forward's mask and length calls read (from
+    4.54.0, when caches got layers: AttributeError '<Class>' object has no attribute 'layers', the oracle:
+    `recall:heldout9/moa_streaming_cache.py` on 4.57.6-5.25.0),
     or its own `get_seq_length` raises where the forward calls it: it
     takes no `layer_idx` and the target's forward asks for one layer's length (`Cache.get_query_offset`, from
     5.14.0: `TypeError: ... got an unexpected keyword argument 'layer_idx'`), or it reads an attribute the class never
@@ -334,6 +353,8 @@ def _fails_first(hook: HookOverride, target: Target) -> bool:
     if fails == "base_init":
         init = releases.value("init:transformers.cache_utils.Cache", target.version) or ""
         return "layer_class_to_replicate" in releases.parameters(f"def{init}")
+    if fails == "no_layers":
+        return target.cache_layers
     if fails == "layer_idx":
         return releases.member("transformers.cache_utils", "Cache", "get_query_offset", target.version) is not None
     gone = target.removed_member("transformers.cache_utils", "DynamicCache", fails.removeprefix("_")
