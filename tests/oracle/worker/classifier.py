@@ -83,6 +83,9 @@ ERRORS: tuple[ErrorClass, ...] = (
     # A generation hook written for an older release (HFC010): the cache read under its old key, a `Cache.update`
     # override without `**kwargs` (5.24), a positional super() call that binds `next_sequence_length` (5.3).
     ErrorClass("HFC010", KeyError, re.compile(r"\A'(past_key_values?)'\Z")),
+    # An attention hook without `**kwargs` that takes no keyword the layer now passes the cache under (HFC010).
+    ErrorClass("HFC010", TypeError, re.compile(r"forward\w*\(\) got an unexpected keyword argument "
+                                              r"'(past_key_values|cache)'")),
     ErrorClass("HFC010", TypeError, re.compile(r"\.update\(\) got an unexpected keyword argument '(kwargs)'|"
                                               r"got multiple values for argument '(next_sequence_length)'")),
     # The positions a hook reads (HFC011): gone from the attention layers' keywords and `Cache.update` (5.4).
