@@ -64,7 +64,11 @@ ERRORS: tuple[ErrorClass, ...] = (
                                                     r"get_max_cache_shape|get_max_length|max_cache_len|key_cache|value_cache|"
                                                     r"_?seen_tokens|get_usable_length|max_batch_size|ssm_states|from_batch_splits|"
                                                     r"_supports_cache_class|_supports_static_cache|_get_cache|"
-                                                    r"_get_initial_cache_position|_reorder_cache)'?|"
+                                                    r"_get_initial_cache_position|_reorder_cache|_get_logits_warper|_greedy_search|_beam_sample|"
+                                                    r"_contrastive_search|_group_beam_search|_constrained_beam_search|"
+                                                    r"_dola_decoding|_extract_past_from_model_output|_prefill_chunking|"
+                                                    r"_supports_num_logits_to_keep|_validate_assistant|"
+                                                    r"_validate_model_class)'?|"
                                                     r"module transformers has no attribute (\w*Cache)\b")),
     # A cache constructor called with an older release's positional arguments (HFC007).
     ErrorClass("HFC007", TypeError, re.compile(r"(\w*Cache)\.__init__\(\) takes (?:from \d+ to )?\d+ positional "

@@ -316,6 +316,16 @@ INVALID: tuple[Invalid, ...] = (
              "so no forward runs the hook it patched onto `LlamaAttention` a line before (HFC010 says nothing on it)",
     ),
     Invalid(
+        "from transformers import DynamicCache, GenerationConfig\n\n" + _LOAD
+        + "config = GenerationConfig(do_sample=True, top_k=5)\n"
+        "warper = model._get_logits_warper(config)\n"
+        "step = model(**inputs, past_key_values=DynamicCache(), use_cache=True)\n",
+        flagged="_get_logits_warper",
+        message_contains="AttributeError: '<model class>' object has no attribute '_get_logits_warper'",
+        note="a private generate helper that speculative-decoding code calls to copy generate's set-up "
+             "(Chinese-LLaMA-Alpaca-2's speculative sampling): gone in 4.45.0, merged into `_get_logits_processor`",
+    ),
+    Invalid(
         "import transformers\n\n" + _LOAD
         + "attention = transformers.models.mistral.modeling_mistral.MistralFlashAttention2\n",
         flagged="MistralFlashAttention2",
