@@ -17,11 +17,13 @@ from recall_set import HELDOUT9
 # Measured unseen by the lead (2026-12-06, seventh session) on round 1's merged code (merge c3fafd4), before anyone
 # built on the set; identical on main 5f2c4a6, where the session began: 4.57.6 6/12, 6 of 11; 5.23.0 9/16, 9 of 16;
 # 5.24.0 and 5.25.0 9/16, 10 of 18.
+# round 2, hooks29f: 4.57.6 8/12, 8 of 10; 5.23.0 11/16, 11 of 15; 5.24.0 and 5.25.0 11/16, 12 of 16 (no false
+# HFC010 at Quest's patch block nor MoA's update override; H2O's installed attention and `_get_logits_warper` found).
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(6, 6 / 11),
-    "5.23.0": Floor(9, 9 / 16),
-    "5.24.0": Floor(9, 10 / 18),
-    "5.25.0": Floor(9, 10 / 18),
+    "4.57.6": Floor(8, 8 / 10),
+    "5.23.0": Floor(11, 11 / 15),
+    "5.24.0": Floor(11, 12 / 16),
+    "5.25.0": Floor(11, 12 / 16),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,
