@@ -569,6 +569,30 @@ FACTS["own_cache_length_unset_counter"] = case(
     "        return self._seen_tokens  # <- raises\n"
     + _NO_KWARGS_UPDATE + "model(ids, past_key_values=Counting(), use_cache=True)\n",
     every("HFC007"), contains=every("object has no attribute '_seen_tokens'"))
+FACTS["own_cache_no_base_init_update"] = case(
+    "from transformers import Cache\n"
+    "class Stream(Cache):\n    def __init__(self):\n        self.key_cache, self.value_cache = [], []\n"
+    "    def update(self, key_states, value_states, layer_idx, cache_kwargs=None):\n"
+    "        self.key_cache.append(key_states)\n        self.value_cache.append(value_states)\n"
+    "        return key_states, value_states\n"
+    "    def get_seq_length(self, layer_idx=0):\n"
+    "        return self.key_cache[layer_idx].shape[-2] if layer_idx < len(self.key_cache) else 0\n"
+    "model.generate(ids, past_key_values=Stream(), max_new_tokens=2, min_new_tokens=2)  # <- raises\n",
+    every("OTHER"), contains=every("'Stream' object has no attribute 'layers'"))
+# HFC010 leaves a patched-in hook alone when its block also patches a model-module class the release lacks
+# (engine/interpreter/hooks.py `patched_classes`): the block raises there, before any forward runs the hook
+# (Quest's `enable_tuple_kv_cache_for_llama`: `LlamaSdpaAttention` is gone since 4.48.0).
+FACTS["patch_block_gone_class"] = case(
+    "import transformers.models.llama.modeling_llama as modeling_llama\n"
+    "def tuple_forward(self, hidden_states, attention_mask=None, position_ids=None, past_key_value=None,\n"
+    "                  output_attentions=False, use_cache=False):\n"
+    "    return hidden_states, None, past_key_value\n"
+    "def enable_tuple_cache():\n"
+    "    modeling_llama.LlamaAttention.forward = tuple_forward\n"
+    "    modeling_llama.LlamaSdpaAttention.forward = tuple_forward  # <- raises\n"
+    "enable_tuple_cache()\n"
+    "model.generate(ids, max_new_tokens=2, min_new_tokens=2)\n",
+    every("HFC007"), contains=every("has no attribute 'LlamaSdpaAttention'"))
 
 OWN_CASES: dict[str, dict[str, Any]] = {**{f"runner:{k}": v for k, v in RUNNER.items()},
                                         **{f"facts:{k}": v for k, v in FACTS.items()}}

@@ -20,11 +20,13 @@ from recall_set import HELDOUT9
 # round 2, members29f: a legacy read that raises hides what it dominates (HFC009), a flag the caller passes decides
 # `if rejected == False:` (HFC002 at the forward the list reaches), the project's cache subclass's inherited
 # `from_legacy_cache` (HFC007): 4.57.6 7/12, 7 of 11; 5.23.0 10/16, 11 of 15; 5.24.0 and 5.25.0 10/16, 12 of 17.
+# round 2, hooks29f: 4.57.6 8/12, 8 of 10; 5.23.0 11/16, 11 of 15; 5.24.0 and 5.25.0 11/16, 12 of 16 (no false
+# HFC010 at Quest's patch block nor MoA's update override; H2O's installed attention and `_get_logits_warper` found).
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(7, 7 / 11),
-    "5.23.0": Floor(10, 11 / 15),
-    "5.24.0": Floor(10, 12 / 17),
-    "5.25.0": Floor(10, 12 / 17),
+    "4.57.6": Floor(8, 8 / 10),
+    "5.23.0": Floor(11, 11 / 15),
+    "5.24.0": Floor(11, 12 / 16),
+    "5.25.0": Floor(11, 12 / 16),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,

@@ -30,6 +30,11 @@ QUIET_UPDATES = [
                  id="length-without-layer_idx"),
     pytest.param("class Counting(DynamicCache):\n    def get_seq_length(self, layer_idx=0):\n"
                  "        return self._seen_tokens\n\n" + UPDATE, id="length-reads-unset-counter"),
+    # No base `__init__` runs, so no `layers` for the forward's mask (own_cases `own_cache_no_base_init_update`).
+    pytest.param("class Stream(Cache):\n    def __init__(self):\n        self.key_cache = []\n\n" + UPDATE,
+                 id="no-base-init"),
+    pytest.param("class Stream(DynamicCache):\n    def __init__(self, size):\n        self.size = size\n\n"
+                 + UPDATE, id="no-base-init-of-dynamic"),
 ]
 
 LOUD_UPDATES = [
@@ -39,6 +44,10 @@ LOUD_UPDATES = [
                  + UPDATE, id="length-reads-what-it-sets"),
     pytest.param("class Own(DynamicCache):\n    def __init__(self):\n        super().__init__()\n\n" + UPDATE,
                  id="dynamic-base-init"),
+    pytest.param("class Sets(Cache):\n    def __init__(self):\n        self.layers = []\n\n" + UPDATE,
+                 id="no-base-init-sets-layers"),
+    pytest.param("class Calls(DynamicCache):\n    def __init__(self):\n        DynamicCache.__init__(self)\n\n"
+                 + UPDATE, id="base-init-by-name"),
     pytest.param("class Layers(DynamicCache):\n    def get_seq_length(self, **kwargs):\n"
                  "        return len(self.layers)\n\n" + UPDATE, id="length-reads-a-base-member"),
 ]
@@ -79,3 +88,32 @@ def test_prepare_override_reading_a_present_member_is_flagged(read: str) -> None
     assert [f.message.split(" takes ")[0].split(": transformers")[0] for f in found(text)] == [
         f"{first}`M.prepare_inputs_for_generation` (`M` derives from a transformers model class)"]
     assert found(text, "5.23.0") == []
+
+
+PATCH = ("import transformers.models.llama.modeling_llama as modeling_llama\n\n\n"
+         "def tuple_forward(self, hidden_states, attention_mask=None, position_ids=None, past_key_value=None, **kw):\n"
+         "    return hidden_states, None, past_key_value\n\n\n"
+         "def enable():\n{body}")
+
+
+@pytest.mark.parametrize("version", ["4.57.6", "5.23.0", "5.24.0", "5.25.0"])
+@pytest.mark.parametrize("body", [
+    pytest.param("    modeling_llama.LlamaAttention.forward = tuple_forward\n"
+                 "    modeling_llama.LlamaSdpaAttention.forward = tuple_forward\n", id="gone-class-after"),
+    pytest.param("    modeling_llama.LlamaFlashAttention2.forward = tuple_forward\n"
+                 "    modeling_llama.LlamaAttention.forward = tuple_forward\n", id="gone-class-before"),
+])
+def test_patch_in_a_block_patching_a_gone_class_is_left_to_hfc007(body: str, version: str) -> None:
+    # The block raises AttributeError at the gone class's patch (own_cases `patch_block_gone_class`).
+    assert found(PATCH.format(body=body), version) == []
+
+
+@pytest.mark.parametrize("body", [
+    pytest.param("    modeling_llama.LlamaAttention.forward = tuple_forward\n", id="alone"),
+    pytest.param("    modeling_llama.LlamaAttention.forward = tuple_forward\n"
+                 "    try:\n        modeling_llama.LlamaSdpaAttention.forward = tuple_forward\n"
+                 "    except AttributeError:\n        pass\n", id="gone-class-in-a-try"),
+])
+def test_patch_whose_block_runs_through_is_flagged(body: str) -> None:
+    got = found(PATCH.format(body=body), "4.57.6")
+    assert len(got) == 1 and "takes the cache as `past_key_value`" in got[0].message

@@ -64,7 +64,11 @@ ERRORS: tuple[ErrorClass, ...] = (
                                                     r"get_max_cache_shape|get_max_length|max_cache_len|key_cache|value_cache|"
                                                     r"_?seen_tokens|get_usable_length|max_batch_size|ssm_states|from_batch_splits|"
                                                     r"_supports_cache_class|_supports_static_cache|_get_cache|"
-                                                    r"_get_initial_cache_position|_reorder_cache)'?|"
+                                                    r"_get_initial_cache_position|_reorder_cache|_get_logits_warper|_greedy_search|_beam_sample|"
+                                                    r"_contrastive_search|_group_beam_search|_constrained_beam_search|"
+                                                    r"_dola_decoding|_extract_past_from_model_output|_prefill_chunking|"
+                                                    r"_supports_num_logits_to_keep|_validate_assistant|"
+                                                    r"_validate_model_class)'?|"
                                                     r"module transformers has no attribute (\w*Cache)\b")),
     # `generate` on a model class built on a backbone alone: PreTrainedModel lost GenerationMixin in 4.52.1 (HFC007).
     ErrorClass("HFC007", AttributeError, re.compile(r"'\w+' object has no attribute '(generate)'")),
@@ -85,6 +89,9 @@ ERRORS: tuple[ErrorClass, ...] = (
     # A generation hook written for an older release (HFC010): the cache read under its old key, a `Cache.update`
     # override without `**kwargs` (5.24), a positional super() call that binds `next_sequence_length` (5.3).
     ErrorClass("HFC010", KeyError, re.compile(r"\A'(past_key_values?)'\Z")),
+    # An attention hook without `**kwargs` that takes no keyword the layer now passes the cache under (HFC010).
+    ErrorClass("HFC010", TypeError, re.compile(r"forward\w*\(\) got an unexpected keyword argument "
+                                              r"'(past_key_values|cache)'")),
     ErrorClass("HFC010", TypeError, re.compile(r"\.update\(\) got an unexpected keyword argument '(kwargs)'|"
                                               r"got multiple values for argument '(next_sequence_length)'")),
     # A model subclass's forward with a fixed keyword list under generate (HFC010: the release table's generate_input:).

@@ -19,7 +19,8 @@ interpreter (engine/interpreter/cache_uses.py) for:
 | `forward` | a cache passed to a model's forward pass (the receiver is the cache); or, with `what == "model"`, a forward pass given a cache keyword (`arguments`: every argument) | the keyword / `forward` |
 
 A model's uses are recorded for its cache-related members only (a name with `cache` in it: `_supports_cache_class`,
-`_get_cache(...)`) and for forward passes given a cache keyword: that is all a cache rule reads of a model.
+`_get_cache(...)`), the generate helpers of `GENERATION_HELPERS`, and forward passes given a cache keyword: that is
+all a cache rule reads of a model.
 """
 
 from __future__ import annotations
@@ -122,7 +123,25 @@ class CacheUse:
 # against data/releases.json (read here, the table would cost every start-up its 0.1 s load). Not the words
 # `past_key_values`, `cache`, `cache_params` themselves: an output holding a cache needs a model or generate first,
 # and as a keyword they are in nearly every modeling file.
+# The private `GenerationMixin` helpers a release in the table had and the newest lacks (tests/engine/
+# test_generation_helpers.py derives them from the release table), which code copying generate's set-up calls on a
+# loaded model (`model._get_logits_warper(config)`, gone in 4.45.0): recorded on a model like its cache members.
+# Not the encoder-decoder ones (`_prepare_encoder_decoder_kwargs_for_generation`, `_get_decoder_start_token_id`):
+# such models define their own, which the table does not read.
+GENERATION_HELPERS = frozenset({
+    "_beam_sample", "_constrained_beam_search", "_contrastive_search", "_dola_decoding",
+    "_extract_past_from_model_output", "_get_logits_warper", "_greedy_search", "_group_beam_search",
+    "_prefill_chunking", "_supports_num_logits_to_keep", "_validate_assistant", "_validate_model_class",
+})
+
+
+def model_member_recorded(name: str) -> bool:
+    """A model member the interpreter records a use of: a cache-related one, or a gone generate helper."""
+    return "cache" in name.lower() or name in GENERATION_HELPERS
+
+
 PARSE_NAMES = frozenset({
+    *GENERATION_HELPERS,
     # a model subclass's `prepare_inputs_for_generation` override: its `past_key_values` is generate's cache
     "prepare_inputs_for_generation",
     "Cache", "from_config", "return_dict_in_generate", "seen_tokens", "get_usable_length", "ssm_states",

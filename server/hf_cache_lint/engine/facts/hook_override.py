@@ -89,7 +89,8 @@ class HookOverride:
     # it no longer gets it, losing the cache is not what breaks it (HFC010 asks the release table).
     members: tuple[str, ...] = ()
     # Why a `cache_update` hook's class fails before any layer calls `update` (engine/interpreter/hook_classes.py):
-    # "base_init" (a `Cache` subclass running `super().__init__()` bare cannot be built), "layer_idx" (its own
+    # "base_init" (a `Cache` subclass running `super().__init__()` bare cannot be built), "no_layers" (its
+    # `__init__` runs no base `__init__`, so it has no `layers` for the forward's mask to read), "layer_idx" (its own
     # `get_seq_length`, which the forward calls first, takes none), or the attribute that `get_seq_length` reads
     # off `self` and the class never sets; "" when none of these.
     fails_first: str = ""
@@ -101,6 +102,11 @@ class HookOverride:
     # is not None:`): (the span of the read through its first trailer, its text, the test's text). Where the cache
     # no longer comes as that parameter the branch never runs: the line that stops working.
     guarded_read: tuple[Span, str, str] | None = None
+    # A patched-in hook (`modeling_llama.LlamaAttention.forward = f`): the transformers model-module classes
+    # (`transformers.models.llama.modeling_llama.LlamaSdpaAttention`) that the statements of its block patch, its
+    # own first. A class the target lacks makes its patch statement raise AttributeError (HFC007's read), so the
+    # block never completes and the program stops before any of its hooks serves a forward.
+    patched_classes: tuple[str, ...] = ()
 
 
 def might_hold_hook(text: str) -> bool:

@@ -17,7 +17,14 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
 from hf_cache_lint.engine.base.findings import Position, Span
-from hf_cache_lint.engine.facts.cache_use import KIND, ArgKind, CacheOp, CacheUse, UseArgument
+from hf_cache_lint.engine.facts.cache_use import (
+    KIND,
+    ArgKind,
+    CacheOp,
+    CacheUse,
+    UseArgument,
+    model_member_recorded,
+)
 from hf_cache_lint.engine.interpreter.except_fallbacks import pair
 from hf_cache_lint.engine.interpreter.init_members import init_sets
 from hf_cache_lint.engine.interpreter.none_tests import none_test_at
@@ -80,7 +87,7 @@ class CacheUses:
             obj = self.s.obj(value)
             if isinstance(obj, InstanceState):
                 return _subclass_subject(obj, name)
-            if "cache" not in name.lower():
+            if not model_member_recorded(name):
                 return None
             return _model_subject(obj) if isinstance(obj, ModelState) else None
         if type(value) is Maybe:
@@ -150,7 +157,7 @@ class CacheUses:
         member, whose error names the subclass."""
         name = trailer.children[1].value
         obj = self.s.obj(model) if type(model) is Ref else None
-        if "cache" not in name.lower() or not isinstance(obj, ModelState):
+        if not model_member_recorded(name) or not isinstance(obj, ModelState):
             return
         who = _model_subject(obj)
         if who is not None:

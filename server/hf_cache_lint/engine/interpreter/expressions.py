@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from hf_cache_lint.engine.facts.cache_use import model_member_recorded
 from hf_cache_lint.engine.interpreter.chain_text import _CHAIN_PREFIX, _CHAIN_WINDOW, _ELIDED, _head, _text
 from hf_cache_lint.engine.interpreter.comprehension_scope import comprehended_cache, comprehension_uses
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
@@ -423,7 +424,7 @@ class Expressions:
         """The transformers model an instance of the project's model subclass is, and the subclass's name, when
         neither the instance nor its classes have `name` (a member of the model: `self._supports_cache_class` in a
         mixin's generate); None otherwise."""
-        if type(value) is not Ref or "cache" not in name.lower():
+        if type(value) is not Ref or not model_member_recorded(name):
             return None
         obj = self.s.obj(value)
         if not isinstance(obj, InstanceState) or obj.get(name) is not None:

@@ -25,7 +25,10 @@ _RANK = {"": 0, "mixin": 1, "head": 2}
 
 def fails_first(cls: Node, base: str) -> str:
     """Why the class fails before transformers calls its `update`: "base_init" when it derives from `Cache` and its
-    `__init__` runs `super().__init__()` without arguments; "layer_idx" when its own `get_seq_length` takes no
+    `__init__` runs `super().__init__()` without arguments; "no_layers" when its own `__init__` never runs a base
+    `__init__` and nothing in the class sets `self.layers` or defines the calls that read it (4.54+'s forward reads
+    `layers` in its mask and length calls: AttributeError, HFC002's `object` container, docs/facts.md §8);
+    "layer_idx" when its own `get_seq_length` takes no
     `layer_idx` (nor `**kwargs`); else the first attribute that `get_seq_length` reads off `self` and the class never
     assigns with `=` (an augmented `self._seen_tokens += n` reads it first); else ""."""
     methods: dict[str, Node] = {}
@@ -36,6 +39,11 @@ def fails_first(cls: Node, base: str) -> str:
     init = methods.get("__init__")
     if base == "Cache" and init is not None and any(_bare_super_init(n) for n in walk(init.children[-1])):
         return "base_init"
+    if init is not None and not any(_init_call(n) for n in walk(init.children[-1])) and \
+            not (_READ_LAYERS & methods.keys()) and not any(
+                _self_attribute(t) == "layers" for fn in methods.values() for node in walk(fn.children[-1])
+                if node.type == "expr_stmt" for t in node.children[:-1:2]):
+        return "no_layers"
     length = methods.get("get_seq_length")
     if length is None or "__getattr__" in methods:
         return ""  # the base's `get_seq_length`; or attributes the linter cannot see
@@ -50,6 +58,17 @@ def fails_first(cls: Node, base: str) -> str:
         if name and name not in assigned and name not in methods:
             return name
     return ""
+
+
+# What a class may define instead of `layers` so that the forward never reads it (engine/interpreter/own_caches.py's
+# `_READ_LAYERS`: the calls that read it).
+_READ_LAYERS = frozenset({"get_mask_sizes", "get_query_offset", "__getattr__", "__getattribute__"})
+
+
+def _init_call(node: Node) -> bool:
+    """`<anything>.__init__(...)`: `super().__init__(...)`, `super(C, self).__init__(...)`, `Base.__init__(self)`."""
+    kids = node.children if node.type in ("power", "atom_expr") else []
+    return any(is_trailer(k, ".", "__init__") for k in kids)
 
 
 def _self_attribute(node: Node) -> str:

@@ -118,6 +118,7 @@ def hook_facts(module: Node, text: str) -> tuple[list[HookOverride], list[CacheP
     constructed = {n.children[0].value for n in calls if n.children[0].type == "name" and
                    is_trailer(n.children[1], "(")} | \
         {c.value for n in dicts for c in n.children[2::4] if c.type == "name"}
+    classdefs = {n.children[1].value: n for n in ordered if n.type == "classdef"}
     for node in ordered:
         t = node.type
         if t == "classdef":
@@ -139,6 +140,7 @@ def hook_facts(module: Node, text: str) -> tuple[list[HookOverride], list[CacheP
                              (runs or h.kind not in ("prepare_inputs", "model_kwargs")))
         elif t == "expr_stmt":
             hooks.extend(_patch(node, names))
+            hooks.extend(_installed_attention(node, names, class_roles, classdefs))
         else:
             hooks.extend(forward_hooks(node, names, calls))
             sent.extend(_sent(node, names, calls))
@@ -334,7 +336,90 @@ def _patch(stmt: Node, names: Names) -> Iterator[HookOverride]:
     if (kind == "forward" and role not in ("attention", "decoder_layer")) or \
             (kind == "prepare_inputs" and role != "model") or (kind == "cache_update" and role != "cache"):
         return
-    yield hook_fact(fn, kind, f"`{fn_name}` (patched in as `{owner_text}.{attribute}`)", role if kind == "forward" else "")
+    fact = hook_fact(fn, kind, f"`{fn_name}` (patched in as `{owner_text}.{attribute}`)", role if kind == "forward" else "")
+    patched = _block_patches(stmt, names)
+    yield replace(fact, patched_classes=patched) if patched else fact
+
+
+def _installed_attention(stmt: Node, names: Names, roles: dict[str, tuple[str, str]],
+                         classdefs: dict[str, Node]) -> Iterator[HookOverride]:
+    """`<layer>.self_attn = MyAttention(config)` where the layer hangs off a transformers model: `self` in a class
+    deriving from a transformers model class (H2O's `self.model.layers[i].self_attn = H2OLlamaAttention(config)` in
+    its `LlamaForCausalLM` subclass's `__init__`), or a loaded model (and the loop variables over its layers).
+    transformers' decoder layer then calls the module's class as its attention, with its own keywords: the class's
+    `forward` is a hook whatever the class derives from."""
+    if len(stmt.children) != 3 or stmt.children[1].type != "operator" or stmt.children[1].value != "=":
+        return
+    target, value = stmt.children[0], stmt.children[2]
+    if target.type not in ("power", "atom_expr") or not is_trailer(target.children[-1], ".", "self_attn") or \
+            value.type not in ("power", "atom_expr") or len(value.children) != 2 or \
+            value.children[0].type != "name" or not is_trailer(value.children[1], "("):
+        return
+    cls = classdefs.get(value.children[0].value)
+    root = target.children[0]
+    if cls is None or root.type != "name":
+        return
+    if root.value == "self":
+        owner = stmt.parent
+        while owner is not None and owner.type != "classdef":
+            owner = owner.parent
+        if owner is None or roles.get(owner.children[1].value, ("", ""))[0] != "model":
+            return
+    elif not (root.value in names.models and names.model_at(root.value, stmt)):
+        return
+    installed = "".join(code(k) for k in target.children).strip()
+    for member in suite(cls.children[-1]):
+        fn = member.children[-1] if member.type == "decorated" else member
+        if fn.type == "funcdef" and fn.children[1].value == "forward":
+            yield hook_fact(fn, "forward", f"`{cls.children[1].value}.forward` (installed as `{installed}`)",
+                            "attention")
+
+
+def _model_class(owner: str, names: Names) -> str | None:
+    """`transformers.models.llama.modeling_llama.LlamaAttention` for a class of a transformers model module written
+    in full or off the module's imported name (`modeling_llama.LlamaAttention`, `from transformers.models.llama
+    import modeling_llama`); None for anything else (a bare class name's import already says whether it exists)."""
+    parts = owner.split(".")
+    if len(parts) < 2 or not parts[-2].startswith("modeling_"):
+        return None
+    if parts[0] == "transformers" and len(parts) >= 4:
+        return owner
+    if len(parts) == 2 and parts[0] in names.modules:
+        return f"transformers.models.{parts[0][len('modeling_'):]}.{parts[0]}.{parts[1]}"
+    return None
+
+
+def _block_patches(stmt: Node, names: Names) -> tuple[str, ...]:
+    """The model-module classes the statements of `stmt`'s block patch a hook attribute of (`stmt`'s own first),
+    when `stmt` patches one. A block that is a `try` body is left alone: its handler may catch the AttributeError of
+    a class the target lacks, and the rest of the program runs on."""
+    own = _patched_class(stmt, names)
+    if own is None:
+        return ()
+    line = stmt.parent
+    block = line.parent if line is not None else None
+    if block is None or (block.parent is not None and block.parent.type == "try_stmt"):
+        return (own,)
+    found = [own]
+    for sibling in suite(block):
+        for part in getattr(sibling, "children", ()):
+            if part.type == "expr_stmt" and part is not stmt:
+                cls = _patched_class(part, names)
+                if cls is not None and cls not in found:
+                    found.append(cls)
+    return tuple(found)
+
+
+def _patched_class(stmt: Node, names: Names) -> str | None:
+    """The model-module class whose hook attribute `stmt` assigns (`<class path>.forward = ...`), else None."""
+    if len(stmt.children) != 3 or stmt.children[1].type != "operator" or stmt.children[1].value != "=":
+        return None
+    target = stmt.children[0]
+    if target.type not in ("power", "atom_expr") or not is_trailer(target.children[-1], ".") or \
+            target.children[-1].children[1].value not in _HOOK_ATTRIBUTES:
+        return None
+    owner = prefix(target, len(target.children) - 1)
+    return _model_class(owner, names) if owner else None
 
 
 def _sent(node: Node, names: Names, calls: list[Node]) -> Iterator[CachePositionSent]:

@@ -124,7 +124,8 @@ def _misfit(u: CacheUse, target: Target) -> _Removed | None:
     rejects (`model._get_initial_cache_position(input_ids, model_kwargs)` on 4.52+, which takes `(seq_length,
     device, model_kwargs)`): reported only when an earlier release's signature took the same call (the code was
     written for it), with the first release of the run of signatures up to the target that reject it. Spread arguments are not judged."""
-    if u.what != "model" or u.op != "call" or not u.name.startswith("_") or u.name in _OVERRIDDEN or \
+    if u.what != "model" or u.op != "call" or not u.name.startswith("_") or "cache" not in u.name.lower() or \
+            u.name in _OVERRIDDEN or \
             any(a.text.startswith("*") for a in u.arguments):
         return None
     signature = releases.member(_GENERATION, "GenerationMixin", u.name, target.version)

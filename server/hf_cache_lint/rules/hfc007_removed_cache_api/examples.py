@@ -331,6 +331,30 @@ INVALID: tuple[Invalid, ...] = (
         note="a patch of a removed attention class's `forward`: the assignment reads the class first",
     ),
     Invalid(
+        "from transformers.models.llama import modeling_llama\n\n" + _LOAD
+        + "\n\ndef tuple_forward(self, hidden_states, attention_mask=None, position_ids=None, past_key_value=None,\n"
+        "                  output_attentions=False, use_cache=False):\n"
+        "    return hidden_states, None, past_key_value\n\n\n"
+        "def enable_tuple_cache():\n"
+        "    modeling_llama.LlamaAttention.forward = tuple_forward\n"
+        "    modeling_llama.LlamaSdpaAttention.forward = tuple_forward\n\n\n"
+        "enable_tuple_cache()\n" + _GEN,
+        flagged="LlamaSdpaAttention",
+        message_contains="has no attribute 'LlamaSdpaAttention'",
+        note="a patch function (Quest's) that patches every attention class of 4.4x: it raises at the removed one, "
+             "so no forward runs the hook it patched onto `LlamaAttention` a line before (HFC010 says nothing on it)",
+    ),
+    Invalid(
+        "from transformers import DynamicCache, GenerationConfig\n\n" + _LOAD
+        + "config = GenerationConfig(do_sample=True, top_k=5)\n"
+        "warper = model._get_logits_warper(config)\n"
+        "step = model(**inputs, past_key_values=DynamicCache(), use_cache=True)\n",
+        flagged="_get_logits_warper",
+        message_contains="AttributeError: '<model class>' object has no attribute '_get_logits_warper'",
+        note="a private generate helper that speculative-decoding code calls to copy generate's set-up "
+             "(Chinese-LLaMA-Alpaca-2's speculative sampling): gone in 4.45.0, merged into `_get_logits_processor`",
+    ),
+    Invalid(
         "import transformers\n\n" + _LOAD
         + "attention = transformers.models.mistral.modeling_mistral.MistralFlashAttention2\n",
         flagged="MistralFlashAttention2",

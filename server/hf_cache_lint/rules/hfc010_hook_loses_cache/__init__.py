@@ -8,6 +8,7 @@ from functools import partial
 
 from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Severity
 from hf_cache_lint.engine.environment import releases
+from hf_cache_lint.engine.environment.releases_models import removed_model_name
 from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
 from hf_cache_lint.engine.facts.cache_use import CacheUse
@@ -51,6 +52,8 @@ class HookLosesCache(Rule):
             if unpacks is not None:
                 yield unpacks
         for hook in analysis.of(HOOK_OVERRIDE):
+            if _patch_raises(hook, target):
+                continue  # its block raises AttributeError at the target first (HFC007's read): the hook never runs
             stopped = False
             for finding in self._positional_super(analysis, hook, target):
                 stopped = stopped or finding.severity == Severity.ERROR
@@ -102,6 +105,13 @@ class HookLosesCache(Rule):
                        "hook takes its no-cache path at every step (it feeds the whole sequence again, silently "
                        "or until the model's shapes disagree)")
             severity = Severity.WARNING
+        elif read.how == "parameter" and _binds_no_cache_keyword(hook, now):
+            # transformers' decoder layer calls its attention by keyword (`hidden_states=`, `attention_mask=`,
+            # `position_ids=`, then the cache, on 4.52.4-5.25.0): the cache's keyword is the first the hook lacks.
+            message = (f"{hook.target} takes the cache as `{read.key}` and no `**kwargs`, but {where} passes it as "
+                       f"`{now}=`{gone}: this raises TypeError: {hook.target.split('`')[1]}() got an unexpected "
+                       f"keyword argument '{now}'")
+            severity = Severity.ERROR
         elif read.how == "parameter":
             message = (f"{hook.target} takes the cache as `{read.key}`, but {where} "
                        f"passes it as `{now}=`{gone}: `{read.key}` is None there, so the hook runs without the cache "
@@ -250,14 +260,26 @@ def _moved(hook: HookOverride, key: str, target: Target) -> tuple[str, str] | No
 def _take_fixes(hook: HookOverride, read: HookRead) -> Iterator[Fix]:
     """Read the cache under 5.24's `cache` first, then under the old name: the same object on every release."""
     if read.how == "parameter":
-        if hook.var_keyword is None or hook.insert_at is None:
+        if hook.insert_at is None:
             return
+        accept: tuple[Edit, ...] = ()
+        kw = hook.var_keyword
+        if kw is None:
+            # An attention hook the layer's call raises on: it accepts the layer's keywords, and takes the cache
+            # out of them (the same unsafe patch fix).
+            if hook.kind != "forward" or hook.signature_end is None or "kwargs" in hook.parameters:
+                return
+            kw, accept = "kwargs", (Edit(hook.signature_end, ", **kwargs"),)
         # Popped where the hook hands the cache on by its own name (prepare_inputs returns it in its dict), so it
         # does not go on twice; only read where `**kwargs` goes on as it came.
         handed_on = hook.passes_on or (hook.positional_super is not None and read.key in hook.positional_super.arguments)
-        kw, how = hook.var_keyword, "pop" if hook.kind == "prepare_inputs" or handed_on else "get"
+        how = "pop" if hook.kind == "prepare_inputs" or handed_on else "get"
         fallback = read.key if read.key == "past_key_values" else f'{kw}.{how}("past_key_values", {read.key})'
         line = f'{read.key} = {kw}.{how}("cache", {fallback})\n{hook.indent}'
+        if accept:
+            yield Fix(PATCH_TITLE.format(name=read.key), (*accept, Edit(hook.insert_at, line)), preferred=True,
+                      applicability=UNSAFE)
+            return
         # Run on 4.57.6, 5.23.0 and 5.24.0 for a prepare_inputs override (the same inputs, the same tokens); what a
         # patched layer does with the cache it now gets is its own code's: unsafe there.
         if hook.kind == "prepare_inputs":
@@ -332,9 +354,39 @@ def _reads_gone_member(hook: HookOverride, target: Target) -> bool:
     return any(target.removed_member("transformers.cache_utils", "DynamicCache", m) is not None for m in hook.members)
 
 
+# The keywords transformers' decoder layer passes its attention before the cache (Llama's, on 4.52.4, 4.57.6, 5.0.0,
+# 5.23.0, 5.24.0 and 5.25.0: `self.self_attn(hidden_states=..., attention_mask=..., position_ids=..., <cache>=...`).
+_BEFORE_CACHE = ("hidden_states", "attention_mask", "position_ids")
+
+
+def _binds_no_cache_keyword(hook: HookOverride, now: str) -> bool:
+    """An attention `forward` hook without `**kwargs` that takes the keywords the layer passes before the cache but
+    not the cache's name at the target: the layer's call raises TypeError there (the oracle: `recall:heldout9/
+    h2o_heavy_hitter_llama.py` h2_attention_forward, `longlora_stream_infer.py` ll_noflash_forward, on 4.57.6-5.25.0:
+    `unexpected keyword argument 'past_key_values'`, from 5.24.0 `'cache'`)."""
+    return hook.kind == "forward" and hook.reference == "attention" and hook.var_keyword is None and \
+        now not in hook.parameters and all(p in hook.parameters for p in _BEFORE_CACHE)
+
+
+def _patch_raises(hook: HookOverride, target: Target) -> bool:
+    """A patched-in hook whose block patches a model-module class the target lacks (`modeling_llama.
+    LlamaSdpaAttention.forward = f`, gone in 4.48.0): that statement raises AttributeError (HFC007 reports it), so
+    the block stops there and the program with it, before any forward runs the hook (the oracle:
+    `recall:heldout9/quest_longbench_decode.py` raises at the Sdpa patch on 4.57.6-5.25.0; its `LlamaAttention`
+    patch, a statement earlier, never serves a forward)."""
+    for path in hook.patched_classes:
+        module, _, cls = path.rpartition(".")
+        if removed_model_name(module, cls, target.version) is not None:
+            return True
+    return False
+
+
 def _fails_first(hook: HookOverride, target: Target) -> bool:
     """The class fails at the target before any layer calls `update`: a bare `super().__init__()` of `Cache`, whose
     `__init__` takes `layers` / `layer_class_to_replicate` there (from 4.56.0; it raises ValueError without either),
+    or it never runs a base `__init__` and so has no `layers`, which the forward's mask and length calls read (from
+    4.54.0, when caches got layers: AttributeError '<Class>' object has no attribute 'layers', the oracle:
+    `recall:heldout9/moa_streaming_cache.py` on 4.57.6-5.25.0),
     or its own `get_seq_length` raises where the forward calls it: it
     takes no `layer_idx` and the target's forward asks for one layer's length (`Cache.get_query_offset`, from
     5.14.0: `TypeError: ... got an unexpected keyword argument 'layer_idx'`), or it reads an attribute the class never
@@ -345,6 +397,8 @@ def _fails_first(hook: HookOverride, target: Target) -> bool:
     if fails == "base_init":
         init = releases.value("init:transformers.cache_utils.Cache", target.version) or ""
         return "layer_class_to_replicate" in releases.parameters(f"def{init}")
+    if fails == "no_layers":
+        return target.cache_layers
     if fails == "layer_idx":
         return releases.member("transformers.cache_utils", "Cache", "get_query_offset", target.version) is not None
     gone = target.removed_member("transformers.cache_utils", "DynamicCache", fails.removeprefix("_")

@@ -68,6 +68,27 @@ SINGULAR_PATCH = (
     "    layer.self_attn.forward = types.MethodType(sink_forward, layer.self_attn)\n"
     "model.generate(prompt, max_new_tokens=2, do_sample=False)\n")
 
+# A project's own attention (no transformers base) installed into a transformers model's decoder layers by its
+# `LlamaForCausalLM` subclass (H2O's heavy-hitter attention): transformers' layer calls it with its own keywords.
+INSTALLED = (
+    "import torch\nfrom transformers import LlamaForCausalLM\n\n" + _PROMPT + "\n\n"
+    "class TupleAttention(torch.nn.Module):\n"
+    "    def __init__(self, config):\n"
+    "        super().__init__()\n"
+    "        self.o_proj = torch.nn.Linear(config.hidden_size, config.hidden_size, bias=False)\n\n"
+    "    def forward(self, hidden_states, attention_mask=None, position_ids=None, past_key_value=None,\n"
+    "                output_attentions=False, use_cache=False):\n"
+    "        if past_key_value is not None:\n"
+    "            hidden_states = hidden_states + past_key_value[0].mean()\n"
+    "        return self.o_proj(hidden_states), None\n\n\n"
+    "class TupleLM(LlamaForCausalLM):\n"
+    "    def __init__(self, config):\n"
+    "        super().__init__(config)\n"
+    "        for layer_idx in range(len(self.model.layers)):\n"
+    "            self.model.layers[layer_idx].self_attn = TupleAttention(config)\n\n\n"
+    f'model = TupleLM.from_pretrained("{_LLAMA}")\n'
+    "model.generate(prompt, max_new_tokens=2, do_sample=False)\n")
+
 READER = (
     "import torch\nfrom transformers import LlamaForCausalLM\n\n" + _PROMPT + "\n\n"
     "class StepLoggingLM(LlamaForCausalLM):\n"
@@ -328,6 +349,19 @@ INVALID: tuple[Invalid, ...] = (
         note="a wrapper of the model's own `prepare_inputs_for_generation` that finds the cache in the inputs it "
              "returns and swaps in its own: from 5.24 they hold it under `cache`, so it finds None and the cache it "
              "stores under `past_key_values` is ignored (the assertion fails: the swapped-in cache is never updated)",
+    ),
+    invalid(
+        INSTALLED,
+        flagged="past_key_value=None",
+        fixes={PATCH_TITLE.format(name="past_key_value"): (
+            ("                output_attentions=False, use_cache=False):",
+             "                output_attentions=False, use_cache=False, **kwargs):"),
+            ("        if past_key_value is not None:\n            hidden_states = hidden_states +",
+             '        past_key_value = kwargs.get("cache", kwargs.get("past_key_values", past_key_value))\n'
+             "        if past_key_value is not None:\n            hidden_states = hidden_states +"))},
+        message_contains="this raises TypeError: TupleAttention.forward() got an unexpected keyword argument",
+        note="a project's own attention class without `**kwargs` installed as the decoder layers' `self_attn` (H2O): "
+             "from 4.56 the layer calls it with `past_key_values=` (5.24: `cache=`), which it does not take",
     ),
     invalid(
         SUPER_INPUTS,
