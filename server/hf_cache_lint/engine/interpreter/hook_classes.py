@@ -88,8 +88,8 @@ def _bare_super_init(node: Node) -> bool:
 
 def generates(cls: Node, names: Names, own: dict[str, Generates]) -> Generates:
     """How the model class `cls` comes by `generate` (`own`: the module's classes already read). A transformers
-    backbone (`PreTrainedModel`, `LlamaPreTrainedModel`, `GPT2Model`) has none of its own: from 4.50
-    `PreTrainedModel` no longer derives from `GenerationMixin` (the oracle: `recall:heldout7/xtts_gpt_inference.py`,
+    backbone (`PreTrainedModel`, `LlamaPreTrainedModel`, `GPT2Model`) has none of its own: from 4.52.1 (the release
+    table's `PreTrainedModel` bases) `PreTrainedModel` no longer derives from `GenerationMixin` (the oracle: `recall:heldout7/xtts_gpt_inference.py`,
     AttributeError: '...' object has no attribute 'generate' on 4.57.6-5.25.0), so only `GenerationMixin` listed
     beside it brings one. A generation head (`*ForCausalLM`, `*ForConditionalGeneration`, `*LMHeadModel`) has it."""
     if len(cls.children) < 7:
@@ -117,7 +117,8 @@ def generates(cls: Node, names: Names, own: dict[str, Generates]) -> Generates:
 
 
 def _backbone(name: str) -> bool:
-    """A transformers model class without a language-model head, hence without `generate` from 4.50."""
+    """A transformers model class without a language-model head, hence without `generate` from 4.52.1 (the release
+    table's `PreTrainedModel` bases)."""
     if name.endswith(("HeadModel", "HeadsModel", "EncoderDecoderModel")):
         return False  # `GPT2LMHeadModel`, `GPT2DoubleHeadsModel`, `VisionEncoderDecoderModel` generate
     return name.endswith("Model")  # `PreTrainedModel`, `LlamaPreTrainedModel`, `LlamaModel`, `AutoModel`
