@@ -22,11 +22,13 @@ from recall_set import HELDOUT9
 # `from_legacy_cache` (HFC007): 4.57.6 7/12, 7 of 11; 5.23.0 10/16, 11 of 15; 5.24.0 and 5.25.0 10/16, 12 of 17.
 # round 2, hooks29f: 4.57.6 8/12, 8 of 10; 5.23.0 11/16, 11 of 15; 5.24.0 and 5.25.0 11/16, 12 of 16 (no false
 # HFC010 at Quest's patch block nor MoA's update override; H2O's installed attention and `_get_logits_warper` found).
+# Both merged (the session's final code): 4.57.6 9/12, 9 of 10; 5.23.0 12/16, 13 of 14; 5.24.0 and 5.25.0 12/16,
+# 14 of 15.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(8, 8 / 10),
-    "5.23.0": Floor(11, 11 / 15),
-    "5.24.0": Floor(11, 12 / 16),
-    "5.25.0": Floor(11, 12 / 16),
+    "4.57.6": Floor(9, 9 / 10),
+    "5.23.0": Floor(12, 13 / 14),
+    "5.24.0": Floor(12, 14 / 15),
+    "5.25.0": Floor(12, 14 / 15),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,
