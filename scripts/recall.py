@@ -23,8 +23,10 @@ on the oracle before anyone ran the checker on it; tests/realcode/test_heldout6.
 labelled on the oracle before anyone ran the checker on it; tests/realcode/test_heldout7.py).
 `--set heldout8` scores the eighth held-out set (tests/realcode/heldout8: other public repositories again,
 labelled on the oracle before anyone ran the checker on it; tests/realcode/test_heldout8.py).
+`--set heldout10` scores the tenth held-out set (tests/realcode/heldout10: other public repositories again,
+labelled on the oracle before anyone ran the checker on it; tests/realcode/test_heldout10.py).
 
-Usage: python scripts/recall.py [--set recall|heldout|heldout2|heldout3|heldout4|heldout5|heldout6|heldout7|heldout8] [--json]
+Usage: python scripts/recall.py [--set recall|heldout|heldout2|heldout3|heldout4|heldout5|heldout6|heldout7|heldout8|heldout10] [--json]
 (tests/realcode/test_recall.py, test_heldout.py and test_heldout2.py hold the floors)
 """
 
