@@ -53,6 +53,8 @@ MARKED: dict[str, str] = {
     "heldout2:rollout_prefix_share.py:ro_config": "the probe sets the Roller's config.min_new_tokens",
     "heldout9:swift_layer_skip_kv.py:sw_baseline_generate": BY_PROBE,
     "heldout9:longlora_stream_infer.py:ll_stream_generate": BY_PROBE,
+    "heldout10:serverless_live_migration.py:sv_return_legacy": "the probe sets the destination model's "
+    "generation_config.min_new_tokens (1, as its max_new_tokens)",
 }
 # Labelled calls whose length cannot be fixed, each with why; their probes assert a range of lengths instead.
 UNFIXABLE: dict[str, str] = {
