@@ -23,11 +23,13 @@ on the oracle before anyone ran the checker on it; tests/realcode/test_heldout6.
 labelled on the oracle before anyone ran the checker on it; tests/realcode/test_heldout7.py).
 `--set heldout8` scores the eighth held-out set (tests/realcode/heldout8: other public repositories again,
 labelled on the oracle before anyone ran the checker on it; tests/realcode/test_heldout8.py).
+`--set heldout11` scores the eleventh held-out set (tests/realcode/heldout11: other public repositories again,
+labelled on the oracle before anyone ran the checker on it; tests/realcode/test_heldout11.py).
 
 The code measured is always this script's own checkout (ROOT/server is put first on the path, whatever PYTHONPATH
 says): the report's first line names it and its commit, so a figure is never taken from the wrong checkout.
 
-Usage: python scripts/recall.py [--set recall|heldout|heldout2|heldout3|heldout4|heldout5|heldout6|heldout7|heldout8] [--json]
+Usage: python scripts/recall.py [--set recall|heldout|heldout2|heldout3|heldout4|heldout5|heldout6|heldout7|heldout8|heldout11] [--json]
 (tests/realcode/test_recall.py, test_heldout.py and test_heldout2.py hold the floors)
 """
 

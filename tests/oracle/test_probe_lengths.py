@@ -51,6 +51,8 @@ MARKED: dict[str, str] = {
     "heldout:rl_rollout_reuse.py:rl_extend": "the probe sets policy.generation_config.min_new_tokens",
     "heldout2:prepare_inputs_wrap.py:pw_user_cache": BY_PROBE,
     "heldout2:rollout_prefix_share.py:ro_config": "the probe sets the Roller's config.min_new_tokens",
+    "heldout11:turborag_chunk_cache.py:tr_tuple_generate": BY_PROBE,
+    "heldout11:chatglm3_session_chat.py:gl_generate": "the case's set-up sets model.generation_config.min_new_tokens",
 }
 # Labelled calls whose length cannot be fixed, each with why; their probes assert a range of lengths instead.
 UNFIXABLE: dict[str, str] = {

@@ -49,9 +49,12 @@ HELDOUT7 = Path(__file__).resolve().with_name("heldout7")
 # An eighth held-out set (issue 29, round 8): other public repositories again, labelled on the oracle before the
 # checker was run on it (nobody ran the checker on it, nor read the rules or engine, while writing it).
 HELDOUT8 = Path(__file__).resolve().with_name("heldout8")
+# An eleventh held-out set (issue 29, round 11): other public repositories again, labelled on the oracle before the
+# checker was run on it (nobody ran the checker on it, nor read the rules or engine, while writing it).
+HELDOUT11 = Path(__file__).resolve().with_name("heldout11")
 SETS = {"recall": CASES, "heldout": HELDOUT, "heldout2": HELDOUT2, "heldout3": HELDOUT3, "heldout4": HELDOUT4,
         "heldout5": HELDOUT5, "heldout6": HELDOUT6, "heldout7": HELDOUT7,
-        "heldout8": HELDOUT8}
+        "heldout8": HELDOUT8, "heldout11": HELDOUT11}
 MARK = re.compile(r"#\s*(site|clean|observe):\s*(\w+)\s*$")
 PROBE = re.compile(r"^def (probe_\w+)\(", re.M)
 CLEAN = "clean"
