@@ -16,20 +16,16 @@ import re
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.facts.backbone_generate import BackboneGenerate
 from hf_cache_lint.engine.interpreter.hook_classes import generates
-from hf_cache_lint.engine.interpreter.hook_names import Names, bind, is_trailer, reference_role
+from hf_cache_lint.engine.interpreter.hook_names import Names, is_trailer, module_names, reference_role
 from hf_cache_lint.engine.interpreter.hook_trees import suite
-from hf_cache_lint.engine.syntax.nodes import Node, code, dotted, span, statement_walk
-
-# nn.Module methods that return the module itself (`Cls(config).eval()` is a `Cls`).
-_RETURN_SELF = frozenset({"eval", "train", "to", "cuda", "cpu", "half", "float", "bfloat16", "requires_grad_"})
+from hf_cache_lint.engine.interpreter.model_subclasses import MODULE_SELF
+from hf_cache_lint.engine.syntax.nodes import Node, code, dotted, span
 
 
 def backbone_generate_facts(module: Node, text: str) -> list[BackboneGenerate]:
     if "generate" not in text or "transformers" not in text or "class" not in text:
         return []
-    names = Names()
-    for node in statement_walk(module):
-        bind(node, names)
+    names = module_names(module)
     if not names.classes and not names.modules:
         return []
     classes: dict[str, Node] = {}  # the module's classes built on a backbone only
@@ -159,7 +155,7 @@ def instances(nodes: list[Node], classes: set[str]) -> dict[str, str]:
             rest = list(value.children[1:])
             # `Cls(...).eval()`, `.to(device)`: nn.Module's methods that return the module itself
             while len(rest) >= 3 and is_trailer(rest[-1], "(") and is_trailer(rest[-2], ".") and \
-                    rest[-2].children[1].value in _RETURN_SELF:
+                    rest[-2].children[1].value in MODULE_SELF:
                 rest = rest[:-2]
             if first in classes and (
                     (len(rest) == 1 and is_trailer(rest[0], "(")) or

@@ -22,10 +22,10 @@ from hf_cache_lint.engine.interpreter.backbone_generate import (
     subclassed_here,
     tree_nodes,
 )
-from hf_cache_lint.engine.interpreter.hook_names import Names, bind, is_trailer, reference_role
+from hf_cache_lint.engine.interpreter.hook_names import Names, is_trailer, module_names, reference_role
 from hf_cache_lint.engine.interpreter.hook_signatures import params_of
 from hf_cache_lint.engine.interpreter.hook_trees import suite
-from hf_cache_lint.engine.syntax.nodes import Node, dotted, span, statement_walk
+from hf_cache_lint.engine.syntax.nodes import Node, dotted, span
 
 # The heads whose generate uses the reference `prepare_inputs_for_generation` (Llama's own on 4.41-4.45, else
 # GenerationMixin's; the wheels: none of the others defines its own on 4.57.6, 5.23.0 or 5.24.0). Those of the
@@ -38,9 +38,7 @@ _CACHE_KEYS = ("cache_position", "past_key_values", "cache")
 def fixed_forward_facts(module: Node, text: str) -> list[FixedForward]:
     if "generate" not in text or "forward" not in text or "transformers" not in text:
         return []
-    names = Names()
-    for node in statement_walk(module):
-        bind(node, names)
+    names = module_names(module)
     if not names.classes and not names.modules:
         return []
     nodes = tree_nodes(module)

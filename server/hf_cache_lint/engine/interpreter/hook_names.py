@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from hf_cache_lint.engine.syntax.nodes import Node, call_args, imported_from
+from hf_cache_lint.engine.syntax.nodes import Node, call_args, imported_from, statement_walk
 
 _MODEL_SUFFIXES = ("ForCausalLM", "ForConditionalGeneration", "Model", "PreTrainedModel", "GenerationMixin",
                    "LMHeadModel", "ForSeq2SeqLM", "ForSpeechSeq2Seq", "ForVision2Seq", "ForImageTextToText")
@@ -57,6 +57,15 @@ def role_of(name: str) -> str | None:
     if name.endswith(_MODEL_SUFFIXES):
         return "model"
     return None
+
+
+def module_names(module: Node) -> Names:
+    """What the module's statements bind from transformers (imports and defs: the insides of expressions are not
+    read)."""
+    names = Names()
+    for node in statement_walk(module):
+        bind(node, names)
+    return names
 
 
 def bind(node: Node, names: Names) -> None:

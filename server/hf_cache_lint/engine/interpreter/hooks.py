@@ -24,10 +24,10 @@ from hf_cache_lint.engine.facts.hook_override import CACHE_NAMES, HookKind, Hook
 from hf_cache_lint.engine.interpreter.hook_classes import Generates, fails_first, generates
 from hf_cache_lint.engine.interpreter.hook_names import (
     Names,
-    bind,
     find_models,
     holds_cache,
     is_trailer,
+    module_names,
     prefix,
     reference_role,
 )
@@ -45,7 +45,6 @@ from hf_cache_lint.engine.syntax.nodes import (
     dotted,
     span,
     span_between,
-    statement_walk,
     string_value,
 )
 
@@ -71,9 +70,7 @@ def hook_facts(module: Node, text: str) -> tuple[list[HookOverride], list[CacheP
     """Every hook fact and every position sent, in source order."""
     if not might_hold_hook(text) or _no_scan_word(text):
         return [], []
-    names = Names()
-    for node in statement_walk(module):  # imports and defs are statements: the insides of expressions are not read
-        bind(node, names)
+    names = module_names(module)
     if _nothing_bound(names, text):
         return [], []
     # One walk, the nodes each scan reads by kind, each list in the walk's order (pre-order, left to right).

@@ -13,24 +13,20 @@ from hf_cache_lint.engine.facts.patched_attention import PatchedAttention
 from hf_cache_lint.engine.interpreter.backbone_generate import flat, tree_nodes
 from hf_cache_lint.engine.interpreter.hook_names import (
     Names,
-    bind,
     find_models,
     is_trailer,
+    module_names,
     prefix,
     reference_role,
 )
-from hf_cache_lint.engine.syntax.nodes import Node, call_args, code, span, statement_walk
-
-# nn.Module methods that return the module itself (`from_pretrained(...).eval()` is the loaded model).
-_RETURN_SELF = frozenset({"eval", "train", "to", "cuda", "cpu", "half", "float", "bfloat16", "requires_grad_"})
+from hf_cache_lint.engine.interpreter.model_subclasses import MODULE_SELF
+from hf_cache_lint.engine.syntax.nodes import Node, call_args, code, span
 
 
 def patched_attention_facts(module: Node, text: str) -> list[PatchedAttention]:
     if "self_attn" not in text or "forward" not in text or "from_pretrained" not in text:
         return []
-    names = Names()
-    for node in statement_walk(module):
-        bind(node, names)
+    names = module_names(module)
     if not names.classes and not names.modules:
         return []
     nodes = tree_nodes(module)
@@ -82,7 +78,7 @@ def _loaded(value: Node, names: Names) -> bool:
     kids = list(value.children)
     tail = 0
     while len(kids) >= 4 and is_trailer(kids[-1], "(") and is_trailer(kids[-2], ".") and \
-            kids[-2].children[1].value in _RETURN_SELF:
+            kids[-2].children[1].value in MODULE_SELF:
         kids = kids[:-2]
         tail += 1
     return tail > 0 and len(kids) >= 3 and is_trailer(kids[-2], ".", "from_pretrained") and \
