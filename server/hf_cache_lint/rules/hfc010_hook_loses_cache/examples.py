@@ -72,20 +72,20 @@ SINGULAR_PATCH = (
 # `LlamaForCausalLM` subclass (H2O's heavy-hitter attention): transformers' layer calls it with its own keywords.
 INSTALLED = (
     "import torch\nfrom transformers import LlamaForCausalLM\n\n" + _PROMPT + "\n\n"
-    "class TupleAttention(torch.nn.Module):\n"
+    "class HeavyHitterAttention(torch.nn.Module):\n"
     "    def __init__(self, config):\n"
     "        super().__init__()\n"
     "        self.o_proj = torch.nn.Linear(config.hidden_size, config.hidden_size, bias=False)\n\n"
     "    def forward(self, hidden_states, attention_mask=None, position_ids=None, past_key_value=None,\n"
     "                output_attentions=False, use_cache=False):\n"
     "        if past_key_value is not None:\n"
-    "            hidden_states = hidden_states + past_key_value[0].mean()\n"
+    "            hidden_states = hidden_states + 0.0 * past_key_value.get_seq_length()\n"
     "        return self.o_proj(hidden_states), None\n\n\n"
     "class TupleLM(LlamaForCausalLM):\n"
     "    def __init__(self, config):\n"
     "        super().__init__(config)\n"
     "        for layer_idx in range(len(self.model.layers)):\n"
-    "            self.model.layers[layer_idx].self_attn = TupleAttention(config)\n\n\n"
+    "            self.model.layers[layer_idx].self_attn = HeavyHitterAttention(config)\n\n\n"
     f'model = TupleLM.from_pretrained("{_LLAMA}")\n'
     "model.generate(prompt, max_new_tokens=2, do_sample=False)\n")
 
@@ -359,7 +359,7 @@ INVALID: tuple[Invalid, ...] = (
             ("        if past_key_value is not None:\n            hidden_states = hidden_states +",
              '        past_key_value = kwargs.get("cache", kwargs.get("past_key_values", past_key_value))\n'
              "        if past_key_value is not None:\n            hidden_states = hidden_states +"))},
-        message_contains="this raises TypeError: TupleAttention.forward() got an unexpected keyword argument",
+        message_contains="this raises TypeError: HeavyHitterAttention.forward() got an unexpected keyword argument",
         note="a project's own attention class without `**kwargs` installed as the decoder layers' `self_attn` (H2O): "
              "from 4.56 the layer calls it with `past_key_values=` (5.24: `cache=`), which it does not take",
     ),
