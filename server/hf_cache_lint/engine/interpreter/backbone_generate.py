@@ -17,7 +17,7 @@ from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.facts.backbone_generate import BackboneGenerate
 from hf_cache_lint.engine.interpreter.hook_classes import generates
 from hf_cache_lint.engine.interpreter.hook_names import Names, is_trailer, module_names, reference_role
-from hf_cache_lint.engine.interpreter.hook_trees import suite
+from hf_cache_lint.engine.interpreter.hook_trees import base_items, suite
 from hf_cache_lint.engine.interpreter.model_subclasses import MODULE_SELF
 from hf_cache_lint.engine.syntax.nodes import Node, code, dotted, span
 
@@ -101,7 +101,7 @@ def _backbone_base(cls: Node, names: Names, own: dict[str, Node]) -> str | None:
     if generates(cls, names, {}) != "":
         return None  # a generation head or GenerationMixin among the bases
     bases = cls.children[3]
-    items = [c for c in bases.children if c.type != "operator"] if bases.type == "arglist" else [bases]
+    items = base_items(bases)
     found: str | None = None
     for base in items:
         path = dotted(base) if base.type != "argument" else None
@@ -125,7 +125,7 @@ def subclassed_here(own: dict[str, Node]) -> set[str]:
     for node in own.values():
         if len(node.children) >= 7:
             bases = node.children[3]
-            items = [c for c in bases.children if c.type != "operator"] if bases.type == "arglist" else [bases]
+            items = base_items(bases)
             out.update(flat(b) for b in items if flat(b) in own)
     return out
 

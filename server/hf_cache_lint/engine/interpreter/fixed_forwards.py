@@ -24,7 +24,7 @@ from hf_cache_lint.engine.interpreter.backbone_generate import (
 )
 from hf_cache_lint.engine.interpreter.hook_names import Names, is_trailer, module_names, reference_role
 from hf_cache_lint.engine.interpreter.hook_signatures import params_of
-from hf_cache_lint.engine.interpreter.hook_trees import suite
+from hf_cache_lint.engine.interpreter.hook_trees import base_items, suite
 from hf_cache_lint.engine.syntax.nodes import Node, dotted, span
 
 # The heads whose generate uses the reference `prepare_inputs_for_generation` (Llama's own on 4.41-4.45, else
@@ -102,7 +102,7 @@ def _head(cls: Node, names: Names, own: dict[str, Node]) -> str | None:
     if len(cls.children) < 7 or not _wraps_parent_hook(cls) or defines(cls, ("__getattr__",)):
         return None
     bases = cls.children[3]
-    items = [c for c in bases.children if c.type != "operator"] if bases.type == "arglist" else [bases]
+    items = base_items(bases)
     found: str | None = None
     for base in items:
         path = dotted(base) if base.type != "argument" else None

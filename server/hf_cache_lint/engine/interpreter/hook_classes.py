@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Literal
 
 from hf_cache_lint.engine.interpreter.hook_names import Names, is_trailer, reference_role
-from hf_cache_lint.engine.interpreter.hook_trees import suite, walk
+from hf_cache_lint.engine.interpreter.hook_trees import base_items, suite, walk
 from hf_cache_lint.engine.syntax.nodes import Node, code, dotted
 
 # How a model class of the module comes by `generate` (what calls its `prepare_inputs_for_generation`): "head" from
@@ -95,7 +95,7 @@ def generates(cls: Node, names: Names, own: dict[str, Generates]) -> Generates:
     if len(cls.children) < 7:
         return ""
     bases = cls.children[3]
-    items = [c for c in bases.children if c.type != "operator"] if bases.type == "arglist" else [bases]
+    items = base_items(bases)
     best: Generates = ""
     for base in items:
         if base.type == "argument":

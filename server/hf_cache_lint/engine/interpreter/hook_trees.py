@@ -1,6 +1,7 @@
 """The tree shapes the hook readers share (hook_signatures.py, hook_returns.py, hooks.py, hook_classes.py,
-hook_registrations.py): every node under one in order (`walk`), a suite's statements (`suite`), a read by key
-(`x["key"]`, `x.get("key")`: `_key_read`)."""
+hook_registrations.py, backbone_generate.py, fixed_forwards.py): every node under one in order (`walk`), a suite's
+statements (`suite`), a class's bases as written (`base_items`), a read by key (`x["key"]`, `x.get("key")`:
+`_key_read`)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,12 @@ def walk(node: Node) -> Iterator[Node]:
         n = stack.pop()
         yield n
         stack.extend(reversed(getattr(n, "children", ())))
+
+
+def base_items(bases: Node) -> list[Node]:
+    """The entries of a class's base list (`cls.children[3]`): each base, keyword arguments included, without the
+    commas."""
+    return [c for c in bases.children if c.type != "operator"] if bases.type == "arglist" else [bases]
 
 
 def _key_read(node: Node) -> tuple[str, ReadHow, Node] | None:

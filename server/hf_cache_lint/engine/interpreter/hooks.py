@@ -37,7 +37,7 @@ from hf_cache_lint.engine.interpreter.hook_signatures import (
     params_of,
     updates_a_cache_itself,
 )
-from hf_cache_lint.engine.interpreter.hook_trees import suite
+from hf_cache_lint.engine.interpreter.hook_trees import base_items, suite
 from hf_cache_lint.engine.syntax.nodes import (
     Node,
     call_args,
@@ -236,7 +236,7 @@ def _class_role(node: Node, names: Names, own: dict[str, tuple[str, str]]) -> tu
     if len(node.children) < 7:
         return None  # `class X:` without bases
     bases = node.children[3]
-    items = [c for c in bases.children if c.type != "operator"] if bases.type == "arglist" else [bases]
+    items = base_items(bases)
     found: tuple[str, str] | None = None
     for base in items:
         if base.type == "argument":
