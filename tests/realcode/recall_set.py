@@ -102,8 +102,8 @@ class Site:
     line: int  # the marked line
     observe: tuple[int, ...]  # lines marked `# observe: ID`
     expect: tuple[tuple[str, Expect], ...]  # (release, expectation)
-    # The other lines of a simple statement the marked line starts (a parenthesised import over several lines): a
-    # finding on one of its names is on the site's statement.
+    # The other lines of the simple statement the marked line is a line of (a parenthesised import over several
+    # lines), or of the def's signature: a finding on one of its names is on the site's statement.
     statement: tuple[int, ...] = ()
 
     def at(self, version: str) -> Expect:
@@ -146,12 +146,23 @@ def markers(text: str) -> dict[tuple[str, str], list[int]]:
 
 
 def statement_lines(text: str, line: int) -> tuple[int, ...]:
-    """The further lines of the simple statement (not a `def`, `if`, loop...) that starts on `line`; of a `def`, the
-    further lines of its signature (a parameter on the next line is the def's own, its body is not)."""
+    """The other lines of the simple statement (not a `def`, `if`, loop...) that `line` is a line of; of a `def`, the
+    other lines of its signature (a parameter on the next line is the def's own, its body is not). The marker may
+    stand on any of them: a comment after a signature's closing `):` marks the def as one after its first line does."""
     try:
         tree = ast.parse(text)
     except SyntaxError:
         return ()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            first, end = node.lineno, max(node.body[0].lineno, node.lineno + 1)
+        elif isinstance(node, ast.stmt) and not hasattr(node, "body"):
+            first, end = node.lineno, (node.end_lineno or node.lineno) + 1
+        else:
+            continue
+        if first <= line < end:
+            return tuple(n for n in range(first, end) if n != line)
+    return ()
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno == line:
             return tuple(range(line + 1, node.body[0].lineno))

@@ -1,5 +1,6 @@
 """Where a finding counts for a site marked on a `def` (tests/realcode/recall_set.py `statement_lines`): on the
-lines of its signature (a patched forward's cache parameter on the def's second line), never in its body."""
+lines of its signature (a patched forward's cache parameter on the def's second line, or on its first where the marker
+stands after the signature closes), never in its body."""
 
 from __future__ import annotations
 
@@ -9,7 +10,12 @@ TEXT = ("def patched(self, hidden_states, position_embeddings=None,  # site: x\n
         "            past_key_values=None, **kwargs):\n"
         "    return past_key_values\n\n\n"
         "def one_line(self, past_key_value=None):  # site: y\n"
-        "    return past_key_value\n")
+        "    return past_key_value\n\n\n"
+        "def marked_last(self, hidden_states, past_key_value=None,\n"
+        "                use_cache=False):  # site: z\n"
+        "    out = call(hidden_states,\n"
+        "               past_key_value)  # site: w\n"
+        "    return out\n")
 
 
 def test_a_def_site_spans_its_signature_not_its_body() -> None:
@@ -20,4 +26,17 @@ def test_a_def_site_spans_its_signature_not_its_body() -> None:
     on_signature = score([site], [("a.py", 2, "HFC010", "warning")], "5.24.0")
     in_body = score([site], [("a.py", 3, "HFC010", "warning")], "5.24.0")
     assert (on_signature.recall, on_signature.precision) == (1.0, 1.0)
+    assert (in_body.recall, in_body.precision) == (0.0, 0.0)
+
+
+def test_a_mark_after_the_signature_closes_spans_the_whole_signature() -> None:
+    # `# site:` after a two-line signature's `):` (line 11): the cache parameter on the def's first line (10) is the
+    # site's; the body (12-14) is not. The same for a simple statement marked on its last line.
+    assert statement_lines(TEXT, 11) == (10,)
+    assert statement_lines(TEXT, 13) == (12,)
+    boom = Expect("raise", "TypeError", "z")
+    site = Site("a.py", "z", "probe_z", "patched-forward", 11, (), (("5.24.0", boom),), statement_lines(TEXT, 11))
+    on_first_line = score([site], [("a.py", 10, "HFC010", "warning")], "5.24.0")
+    in_body = score([site], [("a.py", 12, "HFC010", "warning")], "5.24.0")
+    assert (on_first_line.recall, on_first_line.precision) == (1.0, 1.0)
     assert (in_body.recall, in_body.precision) == (0.0, 0.0)
