@@ -38,6 +38,32 @@ def test_the_tree_is_kept_for_the_rechecks_and_dropped_after(text: str, tmp_path
     assert all(f.fixes for f in verified.findings)
 
 
+@pytest.mark.parametrize("text", [CONFLICT, CLEAN])
+def test_a_tree_nothing_rechecks_is_unlinked_and_one_kept_is_whole(text: str, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tree of a file without a fix to verify is dropped with its cycles broken (engine/syntax/parsing.py
+    `unlink_tree`: its inner nodes without children), after the rules read it whole; a kept tree stays whole."""
+    from hf_cache_lint.engine.interpreter import interp
+
+    trees: list[object] = []
+    parse = interp.parse
+
+    def recording(text: str, key: str | None = None) -> object:
+        tree = parse(text, key)
+        trees.append(tree)
+        return tree
+
+    monkeypatch.setattr(interp, "parse", recording)
+    path = tmp_path / "m.py"
+    key = recheck_key(str(path))
+    result = check_data(text.encode(), path, display=str(path), keep_tree=key)
+    assert len(trees) == 1
+    assert (trees[0].children == []) == (text is CLEAN)  # type: ignore[attr-defined]
+    monkeypatch.setattr(interp, "parse", parse)
+    assert result == check_data(text.encode(), path, display=str(path))
+    verify_result(result, path, None, None)
+
+
 def test_a_failing_check_keeps_no_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from hf_cache_lint.checking import source
 

@@ -23,6 +23,7 @@ PKG = ROOT / "server" / "hf_cache_lint"
 # ("hf_cache_lint": the version). A new subpackage or top-level module must be added here, with its place.
 ALLOWED: dict[str, frozenset[str]] = {
     "hf_cache_lint": frozenset(),
+    "class_code": frozenset(),
     "engine": frozenset(),
     "rules": frozenset({"engine"}),
     "settings": frozenset({"engine"}),
@@ -33,9 +34,9 @@ ALLOWED: dict[str, frozenset[str]] = {
     "fixcheck": frozenset({"engine", "settings", "checking"}),
     "cli_support": frozenset({"hf_cache_lint", "engine", "rules", "settings", "upgrade_diff", "pyproject", "checking",
                               "fixcheck", "selection"}),
-    "lsp": frozenset({"hf_cache_lint", "engine", "settings", "upgrade_diff", "pyproject", "checking", "fixcheck",
-                      "selection"}),
-    "cli": frozenset({"hf_cache_lint", "rules", "pyproject", "cli_support", "lsp"}),
+    "lsp": frozenset({"hf_cache_lint", "class_code", "engine", "settings", "upgrade_diff", "pyproject", "checking",
+                      "fixcheck", "selection"}),
+    "cli": frozenset({"hf_cache_lint", "class_code", "rules", "pyproject", "cli_support", "lsp"}),
     "__main__": frozenset({"cli"}),
 }
 

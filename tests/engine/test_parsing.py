@@ -84,6 +84,39 @@ def test_forget_drops_the_kept_tree_that_parso_keys_by_path(tmp_path: Path) -> N
     assert Path(key) not in kept
 
 
+def test_an_unlinked_tree_is_freed_without_the_cyclic_collector(tmp_path: Path) -> None:
+    """forget(..., unlink=True) empties every inner node's children: the tree, dropped, is freed by reference
+    counting (the collector finds nothing of it); without it, the collector has the whole tree to free."""
+    import gc
+
+    text = (Path(parsing.__file__).parent / "splice.py").read_text()
+    found = {}
+    for unlink in (False, True):
+        key = str(tmp_path / f"u{unlink}.py")
+        gc.collect()
+        gc.disable()
+        try:
+            tree = interp.parse(text, key)
+            leaves = sum(1 for _ in _leaves(tree))
+            interp.forget(key, unlink=unlink)
+            assert Path(key) not in parso.cache.parser_cache[GRAMMAR._hashed]
+            assert (tree.children == []) == unlink
+            del tree
+            found[unlink] = gc.collect()
+        finally:
+            gc.enable()
+    assert found[False] > leaves > 1000
+    assert found[True] == 0
+
+
+def _leaves(node: Any) -> Any:
+    for child in node.children:
+        if hasattr(child, "children"):
+            yield from _leaves(child)
+        else:
+            yield child
+
+
 def test_a_diff_parser_failure_falls_back_to_a_whole_parse(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     key = str(tmp_path / "c.py")
     interp.parse(BASE, key)

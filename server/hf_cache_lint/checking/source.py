@@ -69,8 +69,11 @@ def check_source(
             raise
         if keep_tree and not any(f.fixes for f in result.findings):
             # Nothing to re-check: the tree goes now, while the collector is still off. Kept past this block, it
-            # would be scanned by the young collections that follow (+0.6 s of CPU over transformers' tree).
-            interp.forget(keep_tree)
+            # would be scanned by the young collections that follow (+0.6 s of CPU over transformers' tree). The
+            # analysis that read it is gone with _run_rules (findings hold positions, not nodes), so its cycles
+            # are broken too: freed here by reference counting, not traced by the next young collection (the 93 files of
+            # transformers' tree that reach the engine, in process, least of 4: 7.35 -> 6.89 s of CPU).
+            interp.forget(keep_tree, unlink=True)
         return result
 
 

@@ -255,8 +255,10 @@ def _check_files(sources: Sequence[SourceFile], settings: Settings, context: Con
         from functools import partial
 
         # Once here, not once per forked worker: the engine, the rules (~0.1-0.2 s each time: the gate's
-        # keyword_matters asks them in every worker that gates a file with a trigger word) and the fix check.
+        # keyword_matters asks them in every worker that gates a file with a trigger word), the gate (its
+        # dataclasses' methods then come from the CLI's file of their code: class_code.py) and the fix check.
         import hf_cache_lint.checking.files
+        import hf_cache_lint.engine.screen.gate  # the screen's gate, which a tree of this size always reaches
         import hf_cache_lint.fixcheck
         import hf_cache_lint.rules  # noqa: F401
         from hf_cache_lint.cli_support import pool

@@ -16,7 +16,7 @@ and to let the client's side of the handshake overlap with the engine's import:
   so the big-document lane never imports the engine beside it.
 - `warm_requests`, on the engine thread once the first results are out: code actions, hover, completion and the
   notebook check.
-- `ClassCode`, over the same span as the deferral: the methods `dataclasses` generates (the frozen classes' __init__,
+- `ClassCode` (class_code.py, shared with the CLI), over the same span as the deferral: the methods `dataclasses` generates (the frozen classes' __init__,
   __repr__, __eq__, __hash__, __setattr__, __delattr__: ~570 functions of the ~100 classes the first check imports)
   were compiled from their text at every start; start-up takes them from a file of code objects keyed by that exact
   text, as Python takes a module's code from its .pyc (spawn to the first diagnostics, callgrind: 3,168-3,222 ->
@@ -25,19 +25,15 @@ and to let the client's side of the handshake overlap with the engine's import:
 
 from __future__ import annotations
 
-import builtins
 import gc
 import logging
-import marshal
-import os
 import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from importlib.util import MAGIC_NUMBER
 from pathlib import Path
-from types import CodeType
-from typing import Any
+
+from hf_cache_lint.class_code import ClassCode, code_file
 
 log = logging.getLogger(__name__)
 
@@ -52,67 +48,7 @@ START_THRESHOLDS = (10_000, 1_000_000, 1_000_000)
 _saved: tuple[int, int, int] | None = None  # the thresholds start-up replaced
 
 
-class ClassCode:
-    """`dataclasses`' generated methods compiled once per text, not once per start: while installed, the name `exec`
-    in the `dataclasses` module (every version from 3.10 to 3.13 builds its methods with `exec(txt, globals, ns)`)
-    is this object, which executes the code object compiled from that exact text, read from `path` or compiled
-    here. The same text compiles to the same code (`compile` with the flags `exec` gives it from `dataclasses`:
-    none), so a class is built exactly as without it. The file is this package's compiled code, as a .pyc is: it
-    lives in the package's __pycache__, is written only where Python would write bytecode, and holds what the last
-    start that compiled anything used (a text no longer generated drops out then); a file of another Python, or
-    one that does not read back as text -> code, is not used."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.known: dict[str, CodeType] = {}
-        self.used: dict[str, CodeType] = {}
-        self.compiled = 0
-        try:
-            data = path.read_bytes()
-            if data[:len(MAGIC_NUMBER)] == MAGIC_NUMBER:
-                known = marshal.loads(data[len(MAGIC_NUMBER):])
-                if isinstance(known, dict):
-                    self.known = {k: v for k, v in known.items() if isinstance(k, str) and isinstance(v, CodeType)}
-        except (OSError, ValueError, EOFError, TypeError):
-            pass  # none yet, or unreadable: compiled as without this
-
-    def __call__(self, source: Any, globals: Any = None, locals: Any = None, /, **kwargs: Any) -> None:
-        import dataclasses
-
-        if globals is None:  # what `exec` would take from its caller, dataclasses' own frame
-            globals = vars(dataclasses)
-        if isinstance(source, str):
-            code = self.known.get(source)
-            if code is None:
-                code = compile(source, "<string>", "exec", dont_inherit=True)
-                self.compiled += 1
-            self.used[source] = code
-            source = code
-        builtins.exec(source, globals, locals, **kwargs)
-
-    def install(self) -> None:
-        import dataclasses
-
-        vars(dataclasses)["exec"] = self
-
-    def uninstall(self) -> None:
-        """Back to the builtin; the file written (whole, then renamed into place) if anything was compiled."""
-        import dataclasses
-
-        if vars(dataclasses).get("exec") is self:
-            del vars(dataclasses)["exec"]
-        if not self.compiled or sys.dont_write_bytecode:
-            return
-        try:
-            self.path.parent.mkdir(exist_ok=True)
-            part = self.path.with_name(f"{self.path.name}.{os.getpid()}")
-            part.write_bytes(MAGIC_NUMBER + marshal.dumps(self.used))
-            os.replace(part, self.path)
-        except OSError:
-            pass  # a read-only install: compiled at every start, as before
-
-
-CLASS_CODE = Path(__file__).resolve().parent / "__pycache__" / f"dataclass_code.{sys.implementation.cache_tag}.bin"
+CLASS_CODE = code_file(Path(__file__).resolve().parent)  # lsp/__pycache__/dataclass_code.<cache tag>.bin
 _class_code: ClassCode | None = None  # installed from the start of start-up to its end
 
 

@@ -20,10 +20,12 @@ from hf_cache_lint.engine.syntax.nodes import statements_shared
 _GRAMMAR = fast_parser.grammar()  # parso's grammar, its tree built faster (engine/syntax/fast_parser.py)
 
 
-def forget(incremental_key: str) -> None:
+def forget(incremental_key: str, unlink: bool = False) -> None:
     """Drop parso's kept tree for an editor buffer (the document closed): its memory goes with it, and the runs
-    its last check recorded (replay.py: they are found again through the parser's moves of that tree)."""
-    parsing.forget(_GRAMMAR, incremental_key)
+    its last check recorded (replay.py: they are found again through the parser's moves of that tree).
+    `unlink`: nothing holds the tree any more (a whole file's check is over): freed without the cyclic collector
+    (engine/syntax/parsing.py `unlink_tree`)."""
+    parsing.forget(_GRAMMAR, incremental_key, unlink)
     replay_store.forget(incremental_key)
 
 
