@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hf_cache_lint.engine.interpreter.unpack_targets import count_targets
-from hf_cache_lint.engine.interpreter.values import CacheVal
-from hf_cache_lint.engine.syntax.comprehensions import comprehension_subscripts
+from hf_cache_lint.engine.interpreter.values import CacheVal, Value, list_item
+from hf_cache_lint.engine.syntax.comprehensions import comprehension_subscripts, first_target
 from hf_cache_lint.engine.syntax.nodes import Node, call_args
 
 if TYPE_CHECKING:
@@ -37,8 +37,11 @@ def comprehension_uses(ex: Expressions, body: Node) -> None:
     if loop.type != "sync_comp_for" or len(loop.children) < 4:
         return
     iterable = loop.children[3]
+    item: Value | None = None  # what each item is, where the iterable is a list of one transformers cache
     if _plain_chain(iterable):
-        ex.uses.whole(ex.eval(iterable), "iterate", iterable, count_targets(loop.children[1]))
+        iterated = ex.eval(iterable)
+        ex.uses.whole(iterated, "iterate", iterable, count_targets(loop.children[1]))
+        item = list_item(iterated)
     elif iterable.type in ("atom_expr", "power") and len(iterable.children) == 2 and \
             iterable.children[0].type == "name" and iterable.children[0].value in _PAIRING and \
             iterable.children[1].type == "trailer" and iterable.children[1].children[0].value == "(":
@@ -47,10 +50,12 @@ def comprehension_uses(ex: Expressions, body: Node) -> None:
         for arg in call_args(iterable.children[1]):
             if arg.name is None and not arg.star and _plain_chain(arg.value):
                 ex.eval(arg.value)
-    for head, dots, trailer in comprehension_subscripts(body):
+    name = first_target(body) if item is not None else None
+    for head, dots, trailer in comprehension_subscripts(body, name):
         # `[[x for x in self.cache[i]] for i in range(n)]`: a name or attributes of the enclosing scope (none
-        # the comprehension binds) subscripted inside it, read as the enclosing scope holds them.
-        value = ex.eval(head)
+        # the comprehension binds) subscripted inside it, read as the enclosing scope holds them; the first loop's
+        # name, over a list of one transformers cache, is that cache (`[past[layer][0] for past in caches]`).
+        value = item if item is not None and head.value == name else ex.eval(head)
         for t in dots:
             value = ex.attribute(value, t.children[1].value, head, dots)
         ex.uses.subscript(value, trailer, head, dots)
