@@ -387,11 +387,14 @@ class Expressions:
                 return maybe(each)
             present = [v for v, _ in value.options if not (type(v) is Const and v.value is None)]
             if self.uses.on and self.uses.subject(value, name) is not None and all(
-                    self.uses.subject(v, name) is not None and type(self.attribute(v, name, head, trailers)) is Method
-                    for v in present):
+                    (type(v) is CacheVal or self.uses.subject(v, name) is not None)
+                    and type(self.attribute(v, name, head, trailers)) is Method for v in present):
                 # A transformers cache's method on every path (None aside: the call raises there anyway), through
                 # different objects (cache_uses.py `_same_class`): one method of the value, so its call is recorded
-                # (none of them is the project's).
+                # (none of them is the project's). A cache object on a path counts whether or not the code says it
+                # is transformers' (a remote-code model's, as a single one does: `CacheVal` is never the project's
+                # class), where the value's subject is said (MiniCPM-o's snapshot crop: the cache an `isinstance(c,
+                # DynamicCache)` test let through on one path, the remote-code model's own on the other).
                 return Method(value, name)
             return self._chain_unknown(head, trailers)
         obj = self.s.obj(value)
