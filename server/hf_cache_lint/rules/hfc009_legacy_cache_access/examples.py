@@ -94,6 +94,9 @@ _CHUNKS = ("import torch\n\n\ndef chunk_caches(chunks):\n    caches = []\n    fo
            "caches = [prefix] + chunk_caches([inputs.input_ids, inputs.input_ids])\n")
 _STACKED = "keys = torch.cat([past[0][0] for past in caches], dim=2)\n"
 _EACH = "for past in caches:\n    print(past[0][0].shape)\n"
+_CAT_KEYS = "    return torch.cat([past[layer][0] for past in caches], dim=2)\n"
+_STACKER = ("\n\ndef cat_keys(caches, layer):\n" + _CAT_KEYS + "\n\n"
+            "stacked = tuple(cat_keys(caches, i) for i in range(len(caches[0].layers)))\n")
 
 INVALID: tuple[Invalid, ...] = (
     invalid(
@@ -194,6 +197,17 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="TypeError: 'DynamicCache' object is not subscriptable",
         note="an item of a list of forward passes' caches (appended in a loop, behind a prefix cache) indexed in a "
              "comprehension over the list",
+    ),
+    invalid(
+        prelude() + _CHUNKS + _STACKER,
+        flagged="past[layer]",
+        fixes={"Use `.layers[layer].keys`": (_CAT_KEYS, "    return torch.cat([past.layers[layer].keys for past in "
+                                                        "caches], dim=2)\n")},
+        versions=_5X,
+        portable=True,
+        message_contains="TypeError: 'DynamicCache' object is not subscriptable",
+        note="that list handed to a helper called in a generator expression's element (TurboRAG's layer stacking: "
+             "the helper runs once, as a loop body would, with the generator's variable unknown)",
     ),
     invalid(
         prelude() + _CHUNKS + _EACH,

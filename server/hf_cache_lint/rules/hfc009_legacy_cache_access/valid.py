@@ -10,6 +10,7 @@ from hf_cache_lint.rules.hfc009_legacy_cache_access.examples import (
     _HOOK_READ,
     _LOAD,
     _SEQ2SEQ,
+    _STACKER,
     _SUBCLASS,
 )
 from hf_cache_lint.rules.snippets import prelude
@@ -19,6 +20,10 @@ VALID: tuple[Valid, ...] = (
         prelude() + _CHUNKS + "keys = torch.cat([past.layers[0].keys for past in caches], dim=2)\n"
         "print([past.get_seq_length() for past in caches], keys.shape)\n",
         note="a list of forward passes' caches read through their layers",
+    ),
+    Valid(
+        prelude() + _CHUNKS + _STACKER.replace("past[layer][0]", "past.layers[layer].keys"),
+        note="the helper called in a generator expression reads each cache's layers",
     ),
     Valid(
         prelude() + _CHUNKS + "caches.append(inputs.input_ids)\nprint(caches[-1][0].shape)\n",
