@@ -21,7 +21,7 @@ class PickledCache:
 
     what: Literal["save", "load"]
     span: Span
-    path: str
+    file: str
     cache: str = ""
     cls: str = "DynamicCache"
     keyword: Span | None = None

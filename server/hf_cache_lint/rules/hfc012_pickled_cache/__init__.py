@@ -35,7 +35,7 @@ class PickledCacheLoad(Rule):
 
     def check(self, analysis: Analysis) -> Iterable[Finding]:
         facts = analysis.of(PICKLED_CACHE)
-        saved = {f.path: f for f in facts if f.what == "save"}
+        saved = {f.file: f for f in facts if f.what == "save"}
         if not saved:
             return
         allowed = {name.strip().rsplit(".", 1)[-1] for m in _SAFE.finditer(analysis.text)
@@ -45,7 +45,7 @@ class PickledCacheLoad(Rule):
         version = analysis.context.target.version
         done = set()
         for load in facts:
-            save = saved.get(load.path) if load.what == "load" else None
+            save = saved.get(load.file) if load.what == "load" else None
             if save is None or load.span in done or load.keyword is None:
                 continue
             done.add(load.span)
