@@ -20,7 +20,7 @@ RUN_MODES = ("onType", "onSave")
 # the engine's analysis: a warm CLI run never loads it). tests/engine/test_settings_codes.py compares it with
 # the registry, so a new rule cannot be forgotten here.
 KNOWN_CODES = ("HFC001", "HFC002", "HFC003", "HFC004", "HFC005", "HFC006", "HFC007", "HFC008", "HFC009", "HFC010",
-               "HFC011", "HFC100")
+               "HFC011", "HFC012", "HFC100")
 # The rules off everywhere unless `select` or `extend-select` names them (Rule.default_enabled False): HFC100,
 # unused suppressions, opt-in as Ruff's RUF100 is.
 OPT_IN = ("HFC100",)

@@ -17,11 +17,15 @@ from recall_set import HELDOUT11
 # Measured unseen by the lead (2026-12-06, seventh session) on the session's final code (merge e2fb6f0), before anyone
 # built on the set: 4.57.6 7/15, 7 of 7; 5.23.0 12/22, 12 of 13; 5.24.0 and 5.25.0 12/23, 12 of 14. On the code where
 # the session began (main 5f2c4a6 + two test commits): 6/15, 6 of 6; 11/22, 11 of 12; 10/23, 10 of 12.
+# Eighth session, members29g (seen: built on, from main 736332d): TurboRAG's chunk caches through a list of forward
+# outputs (get_usable_length, seen_tokens; and the helper a generator expression calls with that list, indexing each),
+# and the two pickled caches (HFC012: CAG, TurboRAG): 4.57.6 11/15, 11 of 11; 5.23.0 17/22, 17 of 18; 5.24.0 and
+# 5.25.0 17/23, 17 of 19.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(7, 7 / 7),
-    "5.23.0": Floor(12, 12 / 13),
-    "5.24.0": Floor(12, 12 / 14),
-    "5.25.0": Floor(12, 12 / 14),
+    "4.57.6": Floor(11, 11 / 11),
+    "5.23.0": Floor(17, 17 / 18),
+    "5.24.0": Floor(17, 17 / 19),
+    "5.25.0": Floor(17, 17 / 19),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,

@@ -8,6 +8,7 @@ non-empty group, if any, is the outcome's `detail` (CONTRIBUTING.md "Adding a ru
 
 from __future__ import annotations
 
+import pickle
 import re
 from dataclasses import dataclass
 
@@ -42,6 +43,9 @@ ERRORS: tuple[ErrorClass, ...] = (
     ErrorClass("HFC005", ValueError, re.compile(re.escape("`model_kwargs` are not used by the model"))),
     # A generate-only keyword given to a GenerationConfig, refused when the config is built (4.5x).
     ErrorClass("HFC005", ValueError, re.compile(r"Argument `(\w+)` is not a valid argument of `GenerationConfig`")),
+    # A saved cache loaded with `weights_only=True` (HFC012): torch's unpickler refuses transformers' classes.
+    ErrorClass("HFC012", pickle.UnpicklingError, re.compile(r"Weights only load failed[\s\S]*Unsupported global: "
+                                                            r"GLOBAL transformers\.cache_utils\.(\w+)")),
     # A cache API 5.x removed (HFC007): a cache class that no longer imports, or a removed Cache method.
     ErrorClass("HFC008", ValueError, re.compile(r"Calling `crop` with a positive value \(`(\d+)`\) is not supported")),
     # A crop past a sliding-window layer's window (4.56-5.14: ValueError; 5.15+: RuntimeError).

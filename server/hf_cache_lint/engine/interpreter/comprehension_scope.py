@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hf_cache_lint.engine.interpreter.unpack_targets import count_targets
-from hf_cache_lint.engine.interpreter.values import CacheVal
-from hf_cache_lint.engine.syntax.comprehensions import comprehension_subscripts
+from hf_cache_lint.engine.interpreter.values import CacheVal, Function, Unknown, Value, list_item
+from hf_cache_lint.engine.syntax.comprehensions import comprehension_subscripts, first_target
 from hf_cache_lint.engine.syntax.nodes import Node, call_args
 
 if TYPE_CHECKING:
@@ -37,8 +37,11 @@ def comprehension_uses(ex: Expressions, body: Node) -> None:
     if loop.type != "sync_comp_for" or len(loop.children) < 4:
         return
     iterable = loop.children[3]
+    item: Value | None = None  # what each item is, where the iterable is a list of one transformers cache
     if _plain_chain(iterable):
-        ex.uses.whole(ex.eval(iterable), "iterate", iterable, count_targets(loop.children[1]))
+        iterated = ex.eval(iterable)
+        ex.uses.whole(iterated, "iterate", iterable, count_targets(loop.children[1]))
+        item = list_item(iterated)
     elif iterable.type in ("atom_expr", "power") and len(iterable.children) == 2 and \
             iterable.children[0].type == "name" and iterable.children[0].value in _PAIRING and \
             iterable.children[1].type == "trailer" and iterable.children[1].children[0].value == "(":
@@ -47,10 +50,13 @@ def comprehension_uses(ex: Expressions, body: Node) -> None:
         for arg in call_args(iterable.children[1]):
             if arg.name is None and not arg.star and _plain_chain(arg.value):
                 ex.eval(arg.value)
-    for head, dots, trailer in comprehension_subscripts(body):
+    _helper_calls(ex, body)
+    name = first_target(body) if item is not None else None
+    for head, dots, trailer in comprehension_subscripts(body, name):
         # `[[x for x in self.cache[i]] for i in range(n)]`: a name or attributes of the enclosing scope (none
-        # the comprehension binds) subscripted inside it, read as the enclosing scope holds them.
-        value = ex.eval(head)
+        # the comprehension binds) subscripted inside it, read as the enclosing scope holds them; the first loop's
+        # name, over a list of one transformers cache, is that cache (`[past[layer][0] for past in caches]`).
+        value = item if item is not None and head.value == name else ex.eval(head)
         for t in dots:
             value = ex.attribute(value, t.children[1].value, head, dots)
         ex.uses.subscript(value, trailer, head, dots)
@@ -65,3 +71,52 @@ def _plain_chain(node: Node) -> bool:
     """A name or an attribute chain (`cache`, `new.key_cache`): evaluating it has no effect."""
     return node.type == "name" or (node.type in ("atom_expr", "power") and node.children[0].type == "name" and all(
         t.type == "trailer" and t.children[0].value == "." for t in node.children[1:]))
+
+
+def _helper_calls(ex: Expressions, body: Node) -> None:
+    """`tuple((_cat_layer(caches, layer, 0), ...) for layer in range(n))`: a call of one of the module's own functions
+    in a comprehension's element runs once, as a loop body's would, with the names the comprehension binds unknown and
+    the enclosing scope's as they are (TurboRAG's stacking helper, handed a list of caches). Only a call by plain name
+    whose arguments are names or constants (evaluating them has no effect); without an `if` clause (it may be what
+    keeps the call from running)."""
+    kids = getattr(body, "children", None)
+    if not kids or kids[-1].type not in ("sync_comp_for", "comp_for"):
+        return
+    element = kids[0]
+    nodes = list(_walk(element))
+    if any(n.type in ("comp_if", "lambdef", "namedexpr_test") for n in _walk(body)):
+        return
+    bound = {leaf.value for n in _walk(body) if n.type == "sync_comp_for" and len(n.children) > 1
+             for leaf in _walk(n.children[1]) if leaf.type == "name"}
+    names = ex.s.state.names
+    for n in nodes:
+        if n.type not in ("atom_expr", "power") or len(n.children) != 2 or n.children[0].type != "name" \
+                or n.children[0].value in bound or n.children[1].type != "trailer" \
+                or n.children[1].children[0].value != "(":
+            continue
+        if type(ex.s.lookup(n.children[0].value)) is not Function:
+            continue
+        args = call_args(n.children[1])
+        if any(a.star or a.value.type not in ("name", "number", "string") for a in args):
+            continue
+        saved = {k: names[k] for k in bound if k in names}
+        for k in bound:
+            names[k] = Unknown("the comprehension's variable")
+        try:
+            ex.eval(n)
+        finally:
+            for k in bound:
+                if k in saved:
+                    names[k] = saved[k]
+                else:
+                    names.pop(k, None)
+
+
+def _walk(node: Node) -> list[Node]:
+    out, todo = [], [node]
+    while todo:
+        n = todo.pop()
+        out.append(n)
+        todo.extend(reversed(getattr(n, "children", [])))
+    return out
+

@@ -13,7 +13,7 @@ from hf_cache_lint.engine.interpreter.none_comparisons import constants_compared
 from hf_cache_lint.engine.interpreter.session import MAX_LOOP_REPEAT_DEPTH, Session
 from hf_cache_lint.engine.interpreter.state import State, join
 from hf_cache_lint.engine.interpreter.unpack_targets import count_targets, unpacked_item
-from hf_cache_lint.engine.interpreter.values import UNKNOWN, Cond, Maybe, Unknown, maybe
+from hf_cache_lint.engine.interpreter.values import UNKNOWN, Cond, Maybe, Unknown, list_item, maybe
 from hf_cache_lint.engine.output.analysis import GuardedBlock
 from hf_cache_lint.engine.syntax.constants import literal_truth
 from hf_cache_lint.engine.syntax.nodes import Node, code, span_between
@@ -154,7 +154,9 @@ class ControlFlow:
             if kids[1].type != "operator" and node.type == "for_stmt":
                 if run:
                     _forget_tests_of(self.s.state, _target_names(kids[1]))
-                self.st.assign(kids[1], Unknown("the loop variable"), node)
+                # `for cache in caches:` over a list of one transformers cache: each item is that cache.
+                item = list_item(iterated) if kids[1].type == "name" and self.ex.uses.on else None
+                self.st.assign(kids[1], item or Unknown("the loop variable"), node)
             self.st.exec_block(self.s.block(body))
             if self.s.state.dead:  # break/continue/return end this iteration's path only
                 self.s.state = State(self.s.state.names, self.s.state.heap, entry.path, False, entry.meter)

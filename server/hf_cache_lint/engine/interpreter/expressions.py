@@ -40,6 +40,9 @@ from hf_cache_lint.engine.interpreter.values import (
     TupleVal,
     Unknown,
     Value,
+    list_item,
+    list_joined,
+    listed,
     maybe,
     tuple_val,
 )
@@ -190,8 +193,20 @@ class Expressions:
             if inner.type == "testlist_comp":  # a generator expression
                 return UNKNOWN
             return self.eval(inner)
-        if first.value == "[":  # its items are not evaluated (as before lists had a value)
-            return ListVal(self.s.site(node))
+        if first.value == "[":
+            # Its items are not evaluated (as before lists had a value), except names, whose reading runs nothing:
+            # `[prefix_cache]` is a list of that cache (values.py `ListVal.item`), `[]` an empty one.
+            if not self.uses.on:
+                return ListVal(self.s.site(node))
+            if len(node.children) == 2:
+                return list_joined(self.s.site(node), ())
+            inner = node.children[1]
+            names = [inner] if inner.type == "name" else [c for c in inner.children if c.type != "operator"] \
+                if inner.type == "testlist_comp" and not any(c.type in ("comp_for", "sync_comp_for")
+                                                             for c in inner.children) else []
+            if not names or any(c.type != "name" for c in names):
+                return ListVal(self.s.site(node))
+            return list_joined(self.s.site(node), (), (self.eval(c) for c in names))
         return UNKNOWN
 
     def eval_dict(self, body: Node | None, whole: Node) -> Value:
@@ -353,6 +368,8 @@ class Expressions:
     def attribute(self, value: Value, name: str, head: Node, trailers: list[Node]) -> Value:
         if type(value) is Unknown:  # the common case, as the end of this method has it
             return Method(value, name) if name == "generate" else self._chain_unknown(head, trailers)
+        if name == "append" and self.uses.on and listed(value):
+            return Method(value, name)  # `caches.append(cache)`: methods.py puts it in the list the name holds
         if isinstance(value, Lazy):
             if name not in FORCING_ATTRS:
                 return self._chain_unknown(head, trailers)
@@ -370,11 +387,14 @@ class Expressions:
                 return maybe(each)
             present = [v for v, _ in value.options if not (type(v) is Const and v.value is None)]
             if self.uses.on and self.uses.subject(value, name) is not None and all(
-                    self.uses.subject(v, name) is not None and type(self.attribute(v, name, head, trailers)) is Method
-                    for v in present):
+                    (type(v) is CacheVal or self.uses.subject(v, name) is not None)
+                    and type(self.attribute(v, name, head, trailers)) is Method for v in present):
                 # A transformers cache's method on every path (None aside: the call raises there anyway), through
                 # different objects (cache_uses.py `_same_class`): one method of the value, so its call is recorded
-                # (none of them is the project's).
+                # (none of them is the project's). A cache object on a path counts whether or not the code says it
+                # is transformers' (a remote-code model's, as a single one does: `CacheVal` is never the project's
+                # class), where the value's subject is said (MiniCPM-o's snapshot crop: the cache an `isinstance(c,
+                # DynamicCache)` test let through on one path, the remote-code model's own on the other).
                 return Method(value, name)
             return self._chain_unknown(head, trailers)
         obj = self.s.obj(value)
@@ -498,8 +518,11 @@ class Expressions:
         if isinstance(value, Output) and key in CACHE_ATTRS:
             return output_cache(value, key)
         if trailer.children[1].type == "subscript" and isinstance(value, (TupleVal, ListVal)):
-            # A slice of a tuple or list is one of the same kind (`legacy[:n_layers]`, `legacy[-window:]`).
-            return TupleVal(value.site) if isinstance(value, TupleVal) else ListVal(value.site)
+            # A slice of a tuple or list is one of the same kind (`legacy[:n_layers]`, `legacy[-window:]`), a list's
+            # with its items.
+            return TupleVal(value.site) if isinstance(value, TupleVal) else list_joined(value.site, (value,))
+        if trailer.children[1].type != "subscript" and (item := list_item(value)) is not None:
+            return item  # an item of a list of one transformers cache (`caches[0]`): that cache
         return UNKNOWN
 
 
@@ -519,8 +542,8 @@ def _sequence(node: Node, operands: list[Value], site: Site) -> Value:
     if ops == {"+"} and operands:
         if all(isinstance(v, TupleVal) for v in operands):
             return TupleVal(site)
-        if all(isinstance(v, ListVal) for v in operands):
-            return ListVal(site)
+        if all(listed(v) for v in operands):
+            return list_joined(site, operands)  # `[prefix_cache] + chunk_caches`: a list of their items
     return UNKNOWN
 
 

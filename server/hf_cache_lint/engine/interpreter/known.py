@@ -20,7 +20,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.environment.families import PIPELINE_CLASSES, windowed_family
+from hf_cache_lint.engine.facts.pickled_cache import KIND as PICKLED_CACHE
+from hf_cache_lint.engine.facts.pickled_cache import PickledCache
 from hf_cache_lint.engine.interpreter.arguments import const_str, kw, positional, setting_from
 from hf_cache_lint.engine.interpreter.comprehension_scope import comprehended_cache
 from hf_cache_lint.engine.interpreter.expressions import Expressions
@@ -47,7 +50,7 @@ from hf_cache_lint.engine.interpreter.values import (
     Value,
     falsy,
 )
-from hf_cache_lint.engine.syntax.nodes import Node
+from hf_cache_lint.engine.syntax.nodes import Node, code
 
 if TYPE_CHECKING:
     from hf_cache_lint.engine.interpreter.calls import CallDispatch
@@ -63,6 +66,23 @@ _RETURNS_MODEL = {"unwrap_model", "prepare_model", "get_peft_model", "from_pretr
 _SEQ2SEQ_AUTO = ("AutoModelForSeq2SeqLM", "AutoModelForSpeechSeq2Seq")
 _PATH_FUNCS = ("os.path.dirname", "os.path.abspath", "os.path.realpath", "os.path.join", "os.path.expanduser",
                "os.path.normpath", "pathlib.Path", "os.fspath", "builtins.str")
+
+
+def path_key(value: Value) -> str | None:
+    """A file path's value as a key two calls compare (pickled_cache): a constant string, or what an unknown value is
+    named after (a parameter, the path call as written); None for a value nothing names."""
+    if type(value) is Const and isinstance(value.value, str):
+        return repr(value.value)
+    if type(value) is Unknown and value.reason:
+        return value.reason
+    return None
+
+
+def _call_text(trailer: Node) -> str:
+    """The call a `(...)` trailer ends, as written (its head and the trailers up to it)."""
+    parent = trailer.parent
+    kids = parent.children[:parent.children.index(trailer) + 1] if parent is not None else [trailer]
+    return "".join(code(k) for k in kids).strip()
 
 
 def known(*names: str) -> Callable[[Handler], Handler]:
@@ -87,6 +107,8 @@ class KnownCallables:
         self.ex = ex
         self.imports = imports
         self.loading = loading
+        # `torch.save`/`torch.load` are read for pickled caches only in a text that can hold one (its screen words).
+        self.pickles = PICKLED_CACHE.said(session.text)
 
     def call_symbol(self, q: str, args: list[EvArg], trailer: Node, whole: object) -> Value:
         """The value of calling the name `q` with `args` (the table, then the transformers/unsloth and
@@ -181,10 +203,12 @@ class KnownCallables:
 
     @known(*_PATH_FUNCS)
     def _path(self, q: str, args: list[EvArg], trailer: Node, whole: object) -> Value:
-        """A path built from constants (a checkpoint folder next to the file) stays a constant."""
+        """A path built from constants (a checkpoint folder next to the file) stays a constant; any other is unknown,
+        named by the call as written (`os.path.join(folder, "chunk0.pt")`: where one such value reaches both a
+        `torch.save` and a `torch.load`, the two name one file; pickled_cache)."""
         vals = [a.value for a in args if a.arg.name is None and not a.arg.star]
         if not vals or not all(isinstance(v, Const) and isinstance(v.value, str) for v in vals):
-            return UNKNOWN
+            return Unknown(f"`{_call_text(trailer)}`") if self.ex.uses.on and self.pickles else UNKNOWN
         strs = [str(v.value) for v in vals if isinstance(v, Const)]
         if q == "os.path.dirname":
             return Const(str(Path(strs[0]).parent))
@@ -225,6 +249,30 @@ class KnownCallables:
         first = positional(args, 0)
         if first is not None and self.ex.uses.on:
             self.ex.uses.whole(first.value, "len", first.arg.value)
+        return UNKNOWN
+
+    @known("torch.save")
+    def _torch_save(self, q: str, args: list[EvArg], trailer: Node, whole: object) -> Value:
+        """`torch.save(cache, path)` of a value the code says is a transformers cache: the file holds that cache."""
+        first, second = positional(args, 0), positional(args, 1) or kw(args, "f")
+        if first is None or second is None or not self.pickles or not isinstance(whole, Span):
+            return NONE
+        who = self.ex.uses.subject(first.value)
+        key = path_key(second.value)
+        if who is not None and who.what == "cache" and key is not None:
+            self.s.record(PickledCache("save", whole, key, who.description, who.cls or "DynamicCache"))
+        return NONE
+
+    @known("torch.load")
+    def _torch_load(self, q: str, args: list[EvArg], trailer: Node, whole: object) -> Value:
+        """`torch.load(path, weights_only=True)`: recorded with its path (pickled_cache)."""
+        first, flag = positional(args, 0) or kw(args, "f"), kw(args, "weights_only")
+        if first is None or flag is None or not self.pickles or not isinstance(whole, Span) or \
+                not (type(flag.value) is Const and flag.value.value is True):
+            return UNKNOWN
+        key = path_key(first.value)
+        if key is not None:
+            self.s.record(PickledCache("load", whole, key, keyword=self.s.span(flag.arg.node)))
         return UNKNOWN
 
     @known("torch.compile")

@@ -38,6 +38,7 @@ from hf_cache_lint.engine.interpreter.values import (
     Function,
     HeapObj,
     InstanceState,
+    ListVal,
     Maybe,
     Method,
     ModelState,
@@ -46,6 +47,8 @@ from hf_cache_lint.engine.interpreter.values import (
     TupleVal,
     Unknown,
     Value,
+    list_joined,
+    listed,
 )
 from hf_cache_lint.engine.syntax.nodes import Node, code
 
@@ -104,6 +107,8 @@ class TrackedMethods:
             return output("generate", None, args, site_of(whole, "generate(...)"))
         if isinstance(m.owner, ClassDef) and m.owner.model_base:
             return self._load_subclass(m.owner, m.name, args, whole)
+        if m.name == "append" and listed(m.owner):
+            return self._append(m.owner, args, head, trailers, trailer)
         if isinstance(m.owner, CacheVal) and m.name == "to_legacy_cache":
             return TupleVal(site_of(whole, "to_legacy_cache()"))
         crop_of = _cache_or_none(m.owner) if m.name == "crop" else None
@@ -114,6 +119,19 @@ class TrackedMethods:
             self._crop(cache.class_name, args, trailer, head, trailers, whole, cache.window, built)
             return NONE
         return UNKNOWN
+
+    def _append(self, owner: Value, args: list[EvArg], head: Node, trailers: list[Node], trailer: Node) -> Value:
+        """`caches.append(x)` on a name of this scope holding a list: the name holds the list with `x` in it
+        (values.py `list_joined`: its item stays known only where every item is the same transformers cache). A list
+        reached otherwise (an attribute, another alias) keeps what it held: its item is never claimed from it."""
+        names = self.s.state.names
+        if head.type != "name" or trailers.index(trailer) != 1 or names.get(head.value) is not owner \
+                or len(args) != 1 or args[0].arg.name or args[0].arg.star:
+            return NONE
+        site = next((v.site for v, _ in owner.options if isinstance(v, ListVal)), None) \
+            if isinstance(owner, Maybe) else owner.site if isinstance(owner, ListVal) else None
+        names[head.value] = list_joined(site, (owner,), (args[0].value,))
+        return NONE
 
     def _load_subclass(self, cls: ClassDef, name: str, args: list[EvArg], whole: object) -> Value:
         """`Chat.from_pretrained(checkpoint, ...)` / `Chat.from_config(config)` of the project's subclass of a

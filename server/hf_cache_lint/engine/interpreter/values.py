@@ -83,9 +83,14 @@ class TupleVal:
 @dataclass(frozen=True)
 class ListVal:
     """A list built in the code (`[...]`, a list comprehension, `list(...)`): no model's forward takes one as the
-    cache. Its items are not tracked; where a cache is not what it is given, it reads as an unknown value."""
+    cache. Its items are tracked only as one value every item is: `item`, a transformers cache the code put in
+    every place it filled (`caches = []`, `caches.append(model(x).past_key_values)`, `[prefix_cache] + caches`),
+    so `caches[0]` and `for c in caches` are that cache (TurboRAG's chunk caches); None: items not known. `empty`:
+    the code built it with no item (`[]`) and put none in yet."""
 
     site: Site | None = None
+    item: Value | None = None
+    empty: bool = False
 
 
 @dataclass(frozen=True)
@@ -455,6 +460,7 @@ HeapObj = Union[ModelState, ConfigState, DictState, InstanceState, PipelineState
 _ONE, _ITEMS, _FIRST, _SECOND = range(4)
 _WALK: dict[type, tuple[tuple[str, int], ...]] = {
     TupleVal: (("items", _ITEMS),),
+    ListVal: (("item", _ONE),),
     Maybe: (("options", _FIRST),),
     Method: (("owner", _ONE),),
     Partial: (("func", _ONE), ("kwargs", _ONE)),
@@ -507,6 +513,56 @@ def map_children(x: _T, f: Callable[[Value], Value]) -> _T:
     if isinstance(x, DictState):  # a new entries tuple: the shared key index does not carry over
         return DictState(changes["entries"], x.opaque, every=changes["every"])  # type: ignore[arg-type, return-value]
     return replace(x, **changes)  # type: ignore[type-var]
+
+
+def list_item(value: Value) -> Value | None:
+    """The transformers cache every item of the list `value` is (`ListVal.item`; a `Maybe` of lists on paths that
+    met: the items of every one that holds any), None when an item is not known to be one or `value` is not a
+    list."""
+    if type(value) is ListVal:
+        return value.item
+    if not isinstance(value, Maybe) or not listed(value):
+        return None
+    return _items(v for v, _ in value.options)
+
+
+def listed(value: Value) -> bool:
+    """`value` is a list the code built (on every path)."""
+    return type(value) is ListVal or (isinstance(value, Maybe) and all(type(v) is ListVal for v, _ in value.options))
+
+
+def list_joined(site: Site | None, lists: Iterable[Value], added: Iterable[Value] = ()) -> ListVal:
+    """A list holding the items of `lists` (each a list, or a `Maybe` of lists; anything else: items not known)
+    and the values `added` (`[a, b]`, `caches.append(c)`, `kept + new`): its item stays known only where every
+    item is a transformers cache (each its own object: a `Maybe` of them, as `out.past_key_values` of two forward
+    passes is); with no item at all it is empty."""
+    items: list[Value] = []
+    for value in lists:
+        for v, _ in value.options if isinstance(value, Maybe) else ((value, None),):
+            if type(v) is not ListVal:
+                return ListVal(site)
+            if not v.empty:
+                if v.item is None:
+                    return ListVal(site)
+                items.append(v.item)
+    items.extend(added)
+    if not items:
+        return ListVal(site, None, True)
+    return ListVal(site, _items(items))
+
+
+def _items(items: Iterable[Value | None]) -> Value | None:
+    """One value for `items` that are all transformers caches (the one, or a `Maybe` of them in order), else None."""
+    found: list[tuple[Value, Cond | None]] = []
+    for item in items:
+        for v, _ in item.options if isinstance(item, Maybe) else ((item, None),):
+            if type(v) is not CacheVal:
+                return None
+            found.append((v, None))
+    if not found:
+        return None
+    got = maybe(found)
+    return got if type(got) is CacheVal or (isinstance(got, Maybe) and len(got.options) < MAX_OPTIONS) else None
 
 
 def falsy(value: Value) -> bool:

@@ -15,16 +15,21 @@ from hf_cache_lint.engine.syntax.nodes import Node
 _FOR = ("sync_comp_for", "comp_for")
 
 
-def comprehension_subscripts(body: Node) -> Iterator[tuple[Node, list[Node], Node]]:
+def comprehension_subscripts(body: Node, item: str | None = None) -> Iterator[tuple[Node, list[Node], Node]]:
     """(head name, its `.attribute` trailers, the `[...]` trailer) for each subscript of `body` (a comprehension's
-    `testlist_comp` or `argument`, element and loops) on a receiver of the enclosing scope. The first loop's
-    iterable runs in the enclosing scope and is the interpreter's to evaluate: it is left out."""
+    `testlist_comp` or `argument`, element and loops) on a receiver of the enclosing scope, or on `item`, the name
+    the first loop binds, where no other loop binds it (`[past[layer][0] for past in caches]`: each item of what
+    the enclosing scope iterates; first_target). The first loop's iterable runs in the enclosing scope and is the
+    interpreter's to evaluate: it is left out."""
     nodes = list(_walk(body))
     if any(n.type in ("comp_if", "lambdef", "namedexpr_test") for n in nodes):
         return
     # Every loop's target (`async for` is a `comp_for` around a `sync_comp_for`, which holds the target).
-    bound = {leaf.value for n in nodes if n.type == "sync_comp_for" and len(n.children) > 1
-             for leaf in _walk(n.children[1]) if leaf.type == "name"}
+    targets = [leaf.value for n in nodes if n.type == "sync_comp_for" and len(n.children) > 1
+               for leaf in _walk(n.children[1]) if leaf.type == "name"]
+    bound = set(targets)
+    if item is not None and targets.count(item) == 1:
+        bound.discard(item)
     first = _first_iterable(body)
     skipped = set() if first is None else {id(n) for n in _walk(first)}
     for n in nodes:
@@ -45,6 +50,17 @@ def comprehension_subscripts(body: Node) -> Iterator[tuple[Node, list[Node], Nod
             break
 
 
+def first_target(body: Node) -> str | None:
+    """The one name the comprehension `body`'s first loop binds (`past` in `[... for past in caches]`), if so."""
+    kids = getattr(body, "children", None)
+    if not kids or kids[-1].type not in _FOR:
+        return None
+    loop = kids[-1].children[-1] if kids[-1].type == "comp_for" else kids[-1]
+    if loop.type != "sync_comp_for" or len(loop.children) < 4 or loop.children[1].type != "name":
+        return None
+    return str(loop.children[1].value)
+
+
 def _first_iterable(body: Node) -> Node | None:
     kids = getattr(body, "children", None)
     if not kids or kids[-1].type not in _FOR:
@@ -61,4 +77,4 @@ def _walk(node: Node) -> Iterator[Node]:
         todo.extend(reversed(getattr(n, "children", [])))
 
 
-__all__ = ["comprehension_subscripts"]
+__all__ = ["comprehension_subscripts", "first_target"]

@@ -206,6 +206,16 @@ INVALID: tuple[Invalid, ...] = (
         note="a parameter the module's own caller fills with a `DynamicCache` (remote-code attention written for "
              "4.4x): `seen_tokens` is gone from 4.54",
     ),
+    Invalid(
+        prelude() + "\n\ndef seen(past_key_values):\n    return past_key_values.seen_tokens\n\n\n"
+        "def chunk_caches(chunks):\n    caches = []\n    for chunk in chunks:\n"
+        "        caches.append(model(chunk, use_cache=True).past_key_values)\n    return caches\n\n\n"
+        "print(seen(chunk_caches([inputs.input_ids])[0]))\n",
+        flagged="seen_tokens",
+        message_contains="AttributeError: 'DynamicCache' object has no attribute 'seen_tokens'",
+        note="an item of a list of forward passes' caches (TurboRAG's chunk caches, appended in a loop) handed to "
+             "a helper",
+    ),
     invalid(
         prelude("DynamicCache") + _HELD,
         flagged="key_cache",

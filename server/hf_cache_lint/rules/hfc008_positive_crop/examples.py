@@ -22,7 +22,25 @@ ids = torch.randint(3, 300, (1, 4100))
 """
 _PREFILL = "model(ids, past_key_values=cache, use_cache=True)\n"
 
+# A remote-code model's cache kept only where an `isinstance(cache, DynamicCache)` test lets it through (MiniCPM-o's
+# speculative snapshot): on one path the test's cache, on the other the model's own value as it came.
+_SNAPSHOT = (prelude("DynamicCache").replace('from_pretrained("meta-llama/Llama-3.2-1B")',
+                                             'from_pretrained("meta-llama/Llama-3.2-1B", trust_remote_code=True)')
+             + "\n\ndef as_dynamic(past):\n    if isinstance(past, DynamicCache):\n        return past\n"
+               "    return past\n\n\ndef snapshot_cache(past):\n    cache = as_dynamic(past)\n"
+               "    if isinstance(cache, DynamicCache):\n        return cache\n    return None\n\n\n"
+               "cache = snapshot_cache(model(**inputs, use_cache=True).past_key_values)\n")
+
 INVALID: tuple[Invalid, ...] = (
+    invalid(
+        _SNAPSHOT + "cache.crop(4)\n",
+        flagged="cache.crop(4)",
+        fixes={KEEP_TITLE: ("cache.crop(4)", _KEPT.format(n=4))},
+        versions=_5X,
+        portable=True,
+        note="a remote-code model's cache that an `isinstance(cache, DynamicCache)` test let through (a speculative "
+             "snapshot truncated back to its length)",
+    ),
     invalid(
         prelude("DynamicCache") + "cache = DynamicCache()\n" + _STEP + "cache.crop(4)\n",
         flagged="cache.crop(4)",

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from hf_cache_lint.rules.base import Valid
-from hf_cache_lint.rules.hfc008_positive_crop.examples import GEMMA2
+from hf_cache_lint.rules.hfc008_positive_crop.examples import _KEPT, _SNAPSHOT, GEMMA2
 from hf_cache_lint.rules.snippets import prelude
 
 _STEP = "cache = DynamicCache()\nout = model(**inputs, past_key_values=cache, use_cache=True)\n"
 
 VALID: tuple[Valid, ...] = (
+    Valid(_SNAPSHOT + _KEPT.format(n=4) + "\n",
+          note="the snapshot truncated with 5.x's negative form, guarded by the length (runs on every release)"),
     Valid(GEMMA2 + "cache = DynamicCache()\nmodel(ids, past_key_values=cache, use_cache=True)\ncache.crop(-2)\n",
           note="a cache built without the sliding-window model's config: full layers, which crop on every release"),
     Valid(prelude("DynamicCache") + "cache = DynamicCache(config=model.config)\n"

@@ -86,6 +86,18 @@ _PARKED_LEN = "    start = 0 if past is None else past[0][0].shape[-2]\n"
 
 _EXPAND = "batch = [[t.expand(3, -1, -1, -1) for t in past[i]] for i in range(len(past))]\n"
 
+# A list of forward passes' caches (TurboRAG's chunk caches: one forward per document chunk, each
+# `past_key_values` appended), behind a prefix cache, joined layer by layer: each item is a DynamicCache.
+_CHUNKS = ("import torch\n\n\ndef chunk_caches(chunks):\n    caches = []\n    for chunk in chunks:\n"
+           "        caches.append(model(chunk, use_cache=True).past_key_values)\n    return caches\n\n\n"
+           "prefix = model(**inputs, use_cache=True).past_key_values\n"
+           "caches = [prefix] + chunk_caches([inputs.input_ids, inputs.input_ids])\n")
+_STACKED = "keys = torch.cat([past[0][0] for past in caches], dim=2)\n"
+_EACH = "for past in caches:\n    print(past[0][0].shape)\n"
+_CAT_KEYS = "    return torch.cat([past[layer][0] for past in caches], dim=2)\n"
+_STACKER = ("\n\ndef cat_keys(caches, layer):\n" + _CAT_KEYS + "\n\n"
+            "stacked = tuple(cat_keys(caches, i) for i in range(len(caches[0].layers)))\n")
+
 INVALID: tuple[Invalid, ...] = (
     invalid(
         _LOAD + _GEN + "past = out.past_key_values\n" + _EXPAND,
@@ -175,6 +187,37 @@ INVALID: tuple[Invalid, ...] = (
         note="`for sk, sv, ck, cv in cache:` over an EncoderDecoderCache: 5.x yields six-tuples",
     ),
     # Followed by the interpreter (the cache_use facts): a parameter a caller fills, an attribute.
+    invalid(
+        prelude() + _CHUNKS + _STACKED,
+        flagged="past[0]",
+        fixes={"Use `.layers[0].keys`": (_STACKED, "keys = torch.cat([past.layers[0].keys for past in caches], "
+                                                   "dim=2)\n")},
+        versions=_5X,
+        portable=True,
+        message_contains="TypeError: 'DynamicCache' object is not subscriptable",
+        note="an item of a list of forward passes' caches (appended in a loop, behind a prefix cache) indexed in a "
+             "comprehension over the list",
+    ),
+    invalid(
+        prelude() + _CHUNKS + _STACKER,
+        flagged="past[layer]",
+        fixes={"Use `.layers[layer].keys`": (_CAT_KEYS, "    return torch.cat([past.layers[layer].keys for past in "
+                                                        "caches], dim=2)\n")},
+        versions=_5X,
+        portable=True,
+        message_contains="TypeError: 'DynamicCache' object is not subscriptable",
+        note="that list handed to a helper called in a generator expression's element (TurboRAG's layer stacking: "
+             "the helper runs once, as a loop body would, with the generator's variable unknown)",
+    ),
+    invalid(
+        prelude() + _CHUNKS + _EACH,
+        flagged="past[0]",
+        fixes={"Use `.layers[0].keys`": (_EACH, "for past in caches:\n    print(past.layers[0].keys.shape)\n")},
+        versions=_5X,
+        portable=True,
+        message_contains="TypeError: 'DynamicCache' object is not subscriptable",
+        note="the loop variable of a `for` over that list",
+    ),
     invalid(
         prelude() + "\n\ndef trim_pairs(past, keep):\n    trimmed = []\n" + _TRIM_LOOP
         + "        trimmed.append((k[:, :, :keep], v[:, :, :keep]))\n    return tuple(trimmed)\n\n\n"

@@ -4,15 +4,31 @@ from __future__ import annotations
 
 from hf_cache_lint.rules.base import Valid
 from hf_cache_lint.rules.hfc009_legacy_cache_access.examples import (
+    _CHUNKS,
     _GEN,
     _HOOK,
     _HOOK_READ,
     _LOAD,
     _SEQ2SEQ,
+    _STACKER,
     _SUBCLASS,
 )
+from hf_cache_lint.rules.snippets import prelude
 
 VALID: tuple[Valid, ...] = (
+    Valid(
+        prelude() + _CHUNKS + "keys = torch.cat([past.layers[0].keys for past in caches], dim=2)\n"
+        "print([past.get_seq_length() for past in caches], keys.shape)\n",
+        note="a list of forward passes' caches read through their layers",
+    ),
+    Valid(
+        prelude() + _CHUNKS + _STACKER.replace("past[layer][0]", "past.layers[layer].keys"),
+        note="the helper called in a generator expression reads each cache's layers",
+    ),
+    Valid(
+        prelude() + _CHUNKS + "caches.append(inputs.input_ids)\nprint(caches[-1][0].shape)\n",
+        note="a list that holds a tensor besides the caches: an item's index is not claimed to be a cache's",
+    ),
     Valid(
         _LOAD + _GEN + "\n\ndef to_legacy(past):\n"
         "    if isinstance(past, tuple) and len(past) > 0 and isinstance(past[0], (tuple, list)):\n"

@@ -1,0 +1,33 @@
+"""The fact kind `pickled_cache`: a transformers cache written to a file with `torch.save(cache, path)`, and a
+`torch.load(path, weights_only=True)`, recorded by engine/interpreter/known.py; the rule (HFC012) reports a load
+of a file the code saved a cache to (the same path value: one constant, or one expression or parameter the path
+came from). Both sides are facts of this one kind, so a replayed run (interpreter/replay.py) keeps them alike."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from hf_cache_lint.engine.base.findings import Span
+from hf_cache_lint.engine.facts import FactKind
+
+
+@dataclass(frozen=True)
+class PickledCache:
+    """`what` "save": `torch.save(cache, path)` of a value the code says is a transformers cache (`cache`: what it
+    is, `cls` its class, DynamicCache when the code does not say); "load": `torch.load(path, weights_only=True)`
+    (`keyword` the `weights_only=True` argument). `span` the whole call; `path` what the path value is, as a key
+    (`'chunk0.pt'`, `the parameter \\`path\\``), equal on both sides where the same value reaches them."""
+
+    what: Literal["save", "load"]
+    span: Span
+    file: str
+    cache: str = ""
+    cls: str = "DynamicCache"
+    keyword: Span | None = None
+
+
+# `torch.load(..., weights_only=True)`: the keyword is written (a load without it depends on the torch release,
+# which the code does not say). Only in a module with a transformers cache (`source`) that it saves.
+KIND: FactKind[PickledCache] = FactKind("pickled_cache", PickledCache, triggers=("weights_only",),
+                                        parse_names=frozenset({"load"}), source="cache", distinct=True)
