@@ -117,3 +117,26 @@ def test_patch_in_a_block_patching_a_gone_class_is_left_to_hfc007(body: str, ver
 def test_patch_whose_block_runs_through_is_flagged(body: str) -> None:
     got = found(PATCH.format(body=body), "4.57.6")
     assert len(got) == 1 and "takes the cache as `past_key_value`" in got[0].message
+
+
+# eighth session, cacheclass29g: only transformers' forward (or generate) calls `update` with the release's arguments.
+OWN_USE = ("\n\ncache = Plain()\ncache.update(key_states, value_states, 0)\nlength = cache.get_seq_length()\n")
+TO_MODEL = ('model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B")\n'
+            "model(input_ids, past_key_values=cache, use_cache=True)\n")
+
+
+def test_update_override_only_the_project_calls_is_not_flagged() -> None:
+    assert found(HEAD + "class Plain(DynamicCache):\n" + UPDATE + OWN_USE) == []
+
+
+def test_update_override_given_to_a_forward_is_flagged() -> None:
+    got = found(HEAD + "class Plain(DynamicCache):\n" + UPDATE + OWN_USE + TO_MODEL)
+    assert len(got) == 1 and "unexpected keyword argument 'kwargs'" in got[0].message
+
+
+def test_update_inherited_by_a_subclass_that_mends_the_length_is_flagged() -> None:
+    narrow = "class Step(DynamicCache):\n    def get_seq_length(self):\n        return 0\n\n" + UPDATE
+    mended = "\n\nclass Plain(Step):\n    def get_seq_length(self, layer_idx=0, **kwargs):\n        return 0\n"
+    assert found(HEAD + narrow + OWN_USE.replace("Plain()", "Step()") + TO_MODEL) == []  # fails first in its length
+    got = found(HEAD + narrow + mended + OWN_USE + TO_MODEL)
+    assert len(got) == 1 and "given to the forward here" in got[0].message
