@@ -19,9 +19,9 @@ from recall_set import HELDOUT11
 # the session began (main 5f2c4a6 + two test commits): 6/15, 6 of 6; 11/22, 11 of 12; 10/23, 10 of 12.
 FLOORS: dict[str, Floor] = {
     "4.57.6": Floor(7, 7 / 7),
-    "5.23.0": Floor(12, 12 / 13),
-    "5.24.0": Floor(12, 12 / 14),
-    "5.25.0": Floor(12, 12 / 14),
+    "5.23.0": Floor(13, 13 / 13),  # eighth session, cacheclass29g: the Huginn cache's overrides, FLACache.update
+    "5.24.0": Floor(14, 14 / 14),
+    "5.25.0": Floor(14, 14 / 14),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,
