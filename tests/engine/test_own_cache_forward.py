@@ -150,3 +150,18 @@ def test_none_layers_on_5_x(check: Checker, version: str, error: str | None) -> 
     # from 5.14 the length without `layer_idx` fails first (as before); 5.0-5.13 were not run: nothing claimed
     got = messages(check, HEAD + NONE_LAYERS.format(layers="[None] * n") + RUN, version)
     assert [error in m for m in got] == ([True] if error else []), got
+
+
+# eighth session, cacheclass29g: the override is what breaks and where its fix goes.
+def test_a_length_override_is_reported_on_its_def_once(check: Checker) -> None:
+    two = RUN + "\n\ndef again(ids):\n    return model(ids, past_key_values=Own(), use_cache=True)\n"
+    got = check(HEAD + NARROW + two, "5.24.0", name="main.py", code_filter="HFC002")
+    assert [(f.span.start.line, f.span.start.column) for f in got] == [(7, 8)]  # `get_seq_length` of its `def`
+    assert "on line 12 gets `Own()`" in got[0].message
+
+
+def test_an_inherited_length_override_is_reported_on_the_base_def(check: Checker) -> None:
+    code = HEAD + NARROW.replace("class Own(", "class Base(") + "\n\nclass Own(Base):\n    pass\n" + RUN
+    got = check(code, "5.24.0", name="main.py", code_filter="HFC002")
+    assert [(f.span.start.line, f.span.start.column) for f in got] == [(7, 8)]
+    assert "Own.get_seq_length() got an unexpected keyword argument 'layer_idx'" in got[0].message

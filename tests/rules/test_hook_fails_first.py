@@ -117,3 +117,51 @@ def test_patch_in_a_block_patching_a_gone_class_is_left_to_hfc007(body: str, ver
 def test_patch_whose_block_runs_through_is_flagged(body: str) -> None:
     got = found(PATCH.format(body=body), "4.57.6")
     assert len(got) == 1 and "takes the cache as `past_key_value`" in got[0].message
+
+
+# eighth session, cacheclass29g: only transformers' forward (or generate) calls `update` with the release's arguments.
+OWN_USE = ("\n\ncache = Plain()\ncache.update(key_states, value_states, 0)\nlength = cache.get_seq_length()\n")
+TO_MODEL = ('model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B")\n'
+            "model(input_ids, past_key_values=cache, use_cache=True)\n")
+
+
+def test_update_override_only_the_project_calls_is_not_flagged() -> None:
+    assert found(HEAD + "class Plain(DynamicCache):\n" + UPDATE + OWN_USE) == []
+
+
+def test_update_override_given_to_a_forward_is_flagged() -> None:
+    got = found(HEAD + "class Plain(DynamicCache):\n" + UPDATE + OWN_USE + TO_MODEL)
+    assert len(got) == 1 and "unexpected keyword argument 'kwargs'" in got[0].message
+
+
+def test_update_inherited_by_a_subclass_that_mends_the_length_is_flagged() -> None:
+    narrow = "class Step(DynamicCache):\n    def get_seq_length(self):\n        return 0\n\n" + UPDATE
+    mended = "\n\nclass Plain(Step):\n    def get_seq_length(self, layer_idx=0, **kwargs):\n        return 0\n"
+    assert found(HEAD + narrow + OWN_USE.replace("Plain()", "Step()") + TO_MODEL) == []  # fails first in its length
+    got = found(HEAD + narrow + mended + OWN_USE + TO_MODEL)
+    assert len(got) == 1 and "given to the forward here" in got[0].message
+
+
+# HFC007 inside such an override: a raise under `if layer_idx == 0:` ends the forward at its first layer.
+FIRST_LAYER = ("class Normal(DynamicCache):\n"
+               "    def update(self, key_states, value_states, layer_idx, *args, **kwargs):\n"
+               "        if layer_idx == 0:\n            self.seen_tokens += key_states.shape[-2]\n"
+               "        return self.key_cache[layer_idx], self.value_cache[layer_idx]\n\n\n"
+               "cache = Normal()\n")
+
+
+def removed(text: str, version: str = "4.57.6") -> list[str]:
+    result = check_source(text, "t.py", context=Context(target=Target.of(version)))
+    return [f.message.split(":")[0] for f in result.findings if f.code == "HFC007"]
+
+
+@pytest.mark.parametrize("version", ["4.57.6", "5.23.0"])
+def test_a_first_layer_raise_in_an_update_only_transformers_calls_stops_it(version: str) -> None:
+    assert removed(HEAD + FIRST_LAYER + TO_MODEL, version) == ["`self.seen_tokens`"]
+
+
+def test_a_first_layer_raise_in_an_update_the_project_calls_does_not() -> None:
+    own = HEAD + FIRST_LAYER + "cache.update(key_states, value_states, 1)\n" + TO_MODEL
+    assert any("key_cache" in m for m in removed(own))  # the project's call starts at layer 1
+    alone = removed(HEAD + FIRST_LAYER)  # no model given the cache: nothing is known of the order
+    assert "`self.seen_tokens`" in alone and any("key_cache" in m for m in alone)

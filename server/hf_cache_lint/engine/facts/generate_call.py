@@ -58,6 +58,9 @@ class CacheArg:
     # kind "other", an instance of the project's own class: (its class, the member the forward reads first that it
     # lacks or "", a subclass of a transformers cache, its `get_seq_length` takes no `layer_idx`): own_caches.py
     own: tuple[str, str, bool, bool] | None = None
+    # kind "other", an instance of the project's own subclass of a transformers cache: its class (whatever it
+    # lacks), so that a `Cache.update` override is judged only where generate really reaches it (hook_classes.py).
+    instance_of: str = ""
 
 
 @dataclass(frozen=True)

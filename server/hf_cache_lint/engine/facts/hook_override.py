@@ -94,6 +94,14 @@ class HookOverride:
     # `get_seq_length`, which the forward calls first, takes none), or the attribute that `get_seq_length` reads
     # off `self` and the class never sets; "" when none of these.
     fails_first: str = ""
+    # A `cache_update` hook of a class the module defines: each class whose instances the module hands to a
+    # transformers model's forward or generate and whose `update` is this one (the class itself, or a subclass of it
+    # here that does not define its own), with why that class fails first (as `fails_first`, for its own
+    # `__init__` / `get_seq_length` where it defines them). Empty: no instance reaches transformers' code, which is
+    # what calls `update` with the release's arguments (the project's own calls pass its own), while the module
+    # uses instances itself. None: not a class of the module (a function patched onto a transformers class), or one
+    # the module neither hands to a model nor uses (it may be handed to one elsewhere).
+    reached_by: tuple[tuple[str, str], ...] | None = None
     # A `cache_update` hook whose `cache_kwargs` parameter defaults to a dict (`cache_kwargs={}`, `=dict()`): where
     # 5.4+ pass no fourth argument it reads that dict, so `.get` answers None and a subscript raises KeyError.
     dict_default: bool = False

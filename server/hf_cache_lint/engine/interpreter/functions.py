@@ -4,6 +4,7 @@ module's final state with their parameters unknown."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from hf_cache_lint.engine.base.findings import Span
@@ -220,12 +221,14 @@ class UserFunctions:
 
     def run_uncalled(self) -> None:
         """Functions never called in the module (handlers, methods, library code) run last,
-        against the module's final state, with their parameters unknown."""
+        against the module's final state, with their parameters unknown. A module function that another function
+        of the module calls by name runs after the rest, and only if none of their runs called it: its callers say
+        what it is given (xinference's `convert_to_cache_cls`, called only from a helper that probes call, heldout5)."""
         end = self.s.module_state
         instances: dict[str, Ref] = {}
         live = len(end.heap)
         replays = self.replays
-        for node, cls in self.s.functions:
+        for node, cls in _callers_first(self.s.functions):
             if id(node) in self.s.called:
                 continue
             if len(end.heap) > 2 * live + 64:
@@ -521,3 +524,33 @@ def _optional(ann: Any) -> Any:
             and kids[0].value == "Optional" and kids[1].children[0].value == "[":
         return kids[1].children[1]
     return ann
+
+
+def _callers_first(functions: list[tuple[Any, str | None]]) -> list[tuple[Any, str | None]]:
+    """`functions` (module-level defs and methods, in source order) with the module functions that one of them
+    calls by bare name (`helper(...)`, not `self.helper(...)`) moved after the others, in their own order."""
+    names = {node.name.value for node, cls in functions if cls is None}
+    called: set[str] = set()
+    for node, _ in functions:
+        for leaf in _called_names(node.children[-1]):
+            if leaf.value in names and leaf.value != node.name.value:
+                called.add(leaf.value)
+    if not called:
+        return functions
+    later = [(node, cls) for node, cls in functions if cls is None and node.name.value in called]
+    moved = {id(node) for node, _ in later}
+    return [f for f in functions if id(f[0]) not in moved] + later
+
+
+def _called_names(body: Any) -> Iterator[Any]:
+    """The names called bare in `body` (`name(...)`), nested functions' bodies included."""
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        kids = getattr(node, "children", None)
+        if kids is None:
+            continue
+        if node.type in ("power", "atom_expr") and kids[0].type == "name" and kids[1].type == "trailer" and \
+                kids[1].children[0].value == "(":
+            yield kids[0]
+        stack.extend(kids)

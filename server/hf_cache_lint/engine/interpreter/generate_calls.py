@@ -17,6 +17,7 @@ from hf_cache_lint.engine.interpreter.values import (
     ConfigState,
     Const,
     DictState,
+    InstanceState,
     ListVal,
     Maybe,
     ModelState,
@@ -215,9 +216,11 @@ class GenerateFacts:
             elif decided is None:
                 condition, when = _cond_text(cond), Branch(cond.text, cond.holds)
         origin = value.site if isinstance(value, TupleVal) else None
-        own = lacking(self.s, self.imports.force(value)) if kind == "other" else None
+        own = lacking(self.s, forced := self.imports.force(value)) if kind == "other" else None
+        obj = self.s.obj(forced) if kind == "other" else None
+        instance_of = obj.class_name if isinstance(obj, InstanceState) and obj.cache_base else ""
         return CacheArg(keyword, kind, span(node) if node is not None else whole, via_kwargs, cls, condition, site,
-                        when, origin, own=own)
+                        when, origin, own=own, instance_of=instance_of)
 
     def kind_of(self, value: Value) -> tuple[CacheKind, str | None, str | None, Branch | None]:
         """(kind: "none" | "cache" | "tuple" | "unknown" | "other", cache class, what it depends on,

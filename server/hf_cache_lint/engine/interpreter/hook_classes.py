@@ -122,3 +122,100 @@ def _backbone(name: str) -> bool:
     if name.endswith(("HeadModel", "HeadsModel", "EncoderDecoderModel")):
         return False  # `GPT2LMHeadModel`, `GPT2DoubleHeadsModel`, `VisionEncoderDecoderModel` generate
     return name.endswith("Model")  # `PreTrainedModel`, `LlamaPreTrainedModel`, `LlamaModel`, `AutoModel`
+
+
+# The reasons of `fails_first` that come from a class's `__init__` (the rest come from its `get_seq_length`).
+_INIT_FAILS = ("base_init", "no_layers")
+
+
+def update_reach(tree: Node, at: tuple[int, int], owner_fails: str, reaching: frozenset[str],
+                 used: frozenset[str]) -> tuple[tuple[str, str], ...] | None:
+    """For the `update` override whose name starts at `at` (line, column) in a class of the module: each class of
+    `reaching` (the module's classes whose instances it hands to a transformers forward or generate) whose `update`
+    is that one, with why it fails before a layer calls `update` (`fails_first`'s reasons: the owner's own, or for a
+    subclass its own `__init__` / `get_seq_length` where it defines them, else the owner's). None where the override
+    is not a method of a class of the module, and where none of those classes reaches transformers' code nor is
+    used in the module outside its own methods (`used`): a class the module only defines may be handed to a model
+    elsewhere."""
+    classes: dict[str, Node] = {}
+    owner: Node | None = None
+    for node in walk(tree):
+        if node.type != "classdef":
+            continue
+        classes.setdefault(node.children[1].value, node)
+        if owner is None and any(fn.children[1].start_pos == at for fn in _methods(node).values()):
+            owner = node
+    if owner is None:
+        return None
+    name = owner.children[1].value
+    if not any(_chain(cls, name, classes) is not None for cls in reaching | used):
+        return None
+    found: list[tuple[str, str]] = []
+    for cls in sorted(reaching):
+        chain = _chain(cls, name, classes)
+        if chain is None:
+            continue
+        fails = owner_fails
+        for step in reversed(chain[:-1]):  # the subclasses below the owner, nearest the owner first
+            methods = _methods(step)
+            if "__init__" in methods or "get_seq_length" in methods:
+                own = fails_first(step, "")
+                init = own if own in _INIT_FAILS else ("" if "__init__" in methods else
+                                                       (fails if fails in _INIT_FAILS else ""))
+                length = ("layer_idx" if own == "layer_idx" else "") if "get_seq_length" in methods else \
+                    ("" if fails in _INIT_FAILS else fails)
+                fails = init or length
+        found.append((cls, fails))
+    return tuple(found)
+
+
+def _methods(cls: Node) -> dict[str, Node]:
+    """The functions a class body defines (decorated ones included), by name."""
+    methods: dict[str, Node] = {}
+    for stmt in suite(cls.children[-1]):
+        fn = stmt.children[-1] if stmt.type == "decorated" else stmt
+        if fn.type == "funcdef":
+            methods[fn.children[1].value] = fn
+    return methods
+
+
+def _chain(cls: str, owner: str, classes: dict[str, Node]) -> list[Node] | None:
+    """The module's classes from `cls` up to `owner` through their first base of the module (`cls` first, `owner`
+    last), where none below `owner` defines its own `update`; None when `cls` does not derive from `owner` so."""
+    chain: list[Node] = []
+    seen: set[str] = set()
+    while cls not in seen and (node := classes.get(cls)) is not None:
+        seen.add(cls)
+        chain.append(node)
+        if cls == owner:
+            return chain
+        if "update" in _methods(node) or len(node.children) < 7:
+            return None
+        bases = [b for b in base_items(node.children[3]) if b.type == "name" and b.value in classes]
+        if not bases:
+            return None
+        cls = bases[0].value
+    return None
+
+
+def method_def(tree: Node, cls: str, name: str) -> Node | None:
+    """The name leaf of the `def name` that class `cls` of the module (at any depth) runs: its own, else the first
+    of its module bases' on the way (their first base each); None where none of the module's classes on the way
+    defines it (a transformers class's, or a class of another module)."""
+    classes: dict[str, Node] = {}
+    for node in walk(tree):
+        if node.type == "classdef":
+            classes.setdefault(node.children[1].value, node)
+    seen: set[str] = set()
+    while cls not in seen and (node := classes.get(cls)) is not None:
+        seen.add(cls)
+        fn = _methods(node).get(name)
+        if fn is not None:
+            return fn.children[1]
+        if len(node.children) < 7:
+            return None
+        bases = [b for b in base_items(node.children[3]) if b.type in ("name", "power", "atom_expr")]
+        if not bases or bases[0].type != "name":
+            return None
+        cls = bases[0].value
+    return None

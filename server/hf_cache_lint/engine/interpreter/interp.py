@@ -3,12 +3,18 @@ analyse it into an `Analysis` (the facts the rules read). The interpreter itself
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import replace
+
 from hf_cache_lint.engine.environment.context import Context
 from hf_cache_lint.engine.facts import grouped
 from hf_cache_lint.engine.facts.cache_use import CacheUse
+from hf_cache_lint.engine.facts.generate_call import GenerateCall
+from hf_cache_lint.engine.facts.hook_override import HookOverride
 from hf_cache_lint.engine.interpreter import Interpreter, replay_store
 from hf_cache_lint.engine.interpreter.backbone_generate import backbone_generate_facts
 from hf_cache_lint.engine.interpreter.fixed_forwards import fixed_forward_facts
+from hf_cache_lint.engine.interpreter.hook_classes import update_reach
 from hf_cache_lint.engine.interpreter.hooks import hook_facts
 from hf_cache_lint.engine.interpreter.narrowing import reached
 from hf_cache_lint.engine.interpreter.patched_attentions import patched_attention_facts
@@ -64,6 +70,8 @@ def analyse(text: str, path: str, context: Context, tree: object | None = None,
                 kept = {id(u) for u in reached(uses, hooks, tree, context.target)}
                 recorded = [f for f in recorded if not isinstance(f, CacheUse) or id(f) in kept]
                 uses = [u for u in uses if id(u) in kept]
+            if any(h.kind == "cache_update" for h in hooks):
+                hooks = _with_reach(hooks, tree, uses, recorded)
             removed = removed_api_uses(tree, text, context.target, s.guards, tuple(uses))
             backbones = [*backbone_generate_facts(tree, text), *fixed_forward_facts(tree, text),
                          *patched_attention_facts(tree, text)]
@@ -74,6 +82,23 @@ def analyse(text: str, path: str, context: Context, tree: object | None = None,
                     tree=tree,
                     version_guarded=tuple(sorted(s.version_guarded, key=lambda b: (b.span.start, b.span.end))),
                     stopped=s.stopped, skipped=tuple(s.skipped))
+
+
+def _with_reach(hooks: list[HookOverride], tree: object, uses: list[CacheUse], recorded: Iterable[object]) \
+        -> list[HookOverride]:
+    """Each `Cache.update` override of a class of the module, with the classes inheriting it whose instances the
+    module hands to a transformers model's forward (`cache_use` "forward") or generate (a cache argument's
+    `instance_of`): only those calls pass the release's arguments to `update` (hook_classes.py `update_reach`). A
+    class the module neither hands to a model nor uses itself stays unjudged (None): it may be used elsewhere."""
+    reaching = frozenset({u.subclass for u in uses if u.op == "forward" and u.what == "cache" and u.subclass} |
+                         {a.instance_of for f in recorded if isinstance(f, GenerateCall)
+                          for a in f.cache_args if a.instance_of})
+    # Instances the module uses itself, outside their class's own methods (`cache.layers` in a function).
+    used = frozenset(u.subclass for u in uses if u.subclass and u.receiver not in ("self", "cls") and
+                     not u.receiver.startswith("super("))
+    return [replace(h, reached_by=update_reach(tree, (h.span.start.line, h.span.start.column), h.fails_first,
+                                               reaching, used))
+            if h.kind == "cache_update" else h for h in hooks]
 
 
 __all__ = ["Interpreter", "analyse", "forget", "parse"]

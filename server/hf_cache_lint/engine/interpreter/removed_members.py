@@ -59,8 +59,11 @@ class Reads:
         for u in uses:
             if u.op == "call" and u.what == "cache" and u.name in REMOVED_CACHE_METHODS:
                 had_call = self.calls.get(u.span.start)
-                if had_call is None or (had_call.cls in (None, "Cache") and u.cls not in (None, "Cache")):
-                    self.calls[u.span.start] = u  # the run that knows the concrete class tells the error's class
+                if had_call is None or (had_call.cls in (None, "Cache") and u.cls not in (None, "Cache")) or \
+                        (had_call.guard is None and u.guard is not None and u.cls not in (None, "Cache")):
+                    # The run that knows the concrete class tells the error's class; one whose `isinstance` test
+                    # said it (the guard) tells that the branch is the cache's own, whichever run came first.
+                    self.calls[u.span.start] = u
                 continue  # reported by removed_calls.py `chain_uses`, as a removed method
             found = _removal(u, target) or _misfit(u, target)
             if found is None:
@@ -70,8 +73,9 @@ class Reads:
             had = self.at.get(key)
             # One site, several runs (an uncalled function by its annotation, then inlined at a call): the run that
             # knows the concrete class tells the error's class.
-            if had is None or (had.use.cls in (None, "Cache") and u.cls not in (None, "Cache")):
-                self.at[key] = found
+            if had is None or (had.use.cls in (None, "Cache") and u.cls not in (None, "Cache")) or \
+                    (had.use.guard is None and u.guard is not None and u.cls not in (None, "Cache")):
+                self.at[key] = found  # as for `calls` above
             self.names.add(u.name)
             self.subscripts = self.subscripts or where == "subscript"
             self.loops = self.loops or where == "loop"

@@ -10,7 +10,7 @@
 - constants.py: literal constants as Python reads them (numbers, the truth of a literal condition);
 - own_names.py: what a module's own code says is not transformers';
 - comprehensions.py: the subscripts a comprehension makes of the enclosing scope's names;
-- dominance.py: whether code at one place always runs before code at another in the same function;
+- dominance.py: whether code at one place always runs before code at another in the same function (and the `if` whose first branch holds a place, `branch_of`);
 - raising_calls.py: the calls of a function that raise at every run because a line of its own block does;
 - use_scope.py: the try/if context of a position (a handler of its error, a branch chosen by testing the object,
   an undecided condition), for a use the interpreter recorded (HFC009).

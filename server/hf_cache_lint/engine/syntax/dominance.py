@@ -83,3 +83,24 @@ def _statement(leaf: Node) -> Node | None:
 
 
 __all__ = ["Dominance", "dominates"]
+
+
+def branch_of(tree: Node, at: Position, tests: frozenset[str], function_at: tuple[int, int]) -> Position | None:
+    """Where the `if` statement starts whose first branch holds `at` and whose test is one of `tests` (as written),
+    inside the function whose name starts at `function_at` (no other function between); None elsewhere. What
+    follows that `if` in its block runs only where the branch did not raise."""
+    try:
+        node = tree.get_leaf_for_position((at.line, at.column))
+    except ValueError:
+        return None
+    found: Position | None = None
+    child = node
+    node = node.parent if node is not None else None
+    while node is not None:
+        if node.type == "if_stmt" and found is None and len(node.children) >= 4 and child is node.children[3] and \
+                node.children[1].get_code(include_prefix=False).strip() in tests:
+            found = Position(node.start_pos[0], node.start_pos[1])
+        if node.type in _SCOPES:
+            return found if node.type != "classdef" and node.children[1].start_pos == function_at else None
+        child, node = node, node.parent
+    return None

@@ -14,9 +14,11 @@ from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.forward_cache import KIND as FORWARD_CACHE
 from hf_cache_lint.engine.facts.forward_cache import NONE_LAYERS, ForwardCache
 from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
+from hf_cache_lint.engine.interpreter.hook_classes import method_def
 from hf_cache_lint.engine.output.analysis import Analysis, CacheArg, GenerateCall, Keyword
 from hf_cache_lint.engine.output.edits import transformers_name
 from hf_cache_lint.engine.output.keywords import written_cache_keyword
+from hf_cache_lint.engine.syntax.nodes import span
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc001_cache_conflict import conflicts
 from hf_cache_lint.rules.hfc002_legacy_tuple_cache.examples import INVALID
@@ -38,6 +40,7 @@ class LegacyTupleCache(Rule):
     def check(self, analysis: Analysis) -> Iterable[Finding]:
         target = analysis.context.target
         seen = set()
+        defs = set()  # where findings stand: an override's `def` is one place for every call reaching it
         for call in analysis.calls:
             # generate raises an earlier error for these (HFC004, HFC003/HFC005): the tuple is never looked at.
             if ci_rejected(target, call) or kwargs_rejected(target, call):
@@ -45,7 +48,9 @@ class LegacyTupleCache(Rule):
             for arg in call.cache_args:
                 if arg.own is not None and (found := self.own_generate_finding(analysis, call, arg)) is not None:
                     seen.add(arg.span)
-                    yield found
+                    if found.span not in defs:  # an override's `def` is reported once
+                        defs.add(found.span)
+                        yield found
                 if arg.kind != "tuple" or keyword_rejected(target, call, arg.keyword) or arg.span in seen:
                     continue
                 # 4.x converts a tuple only for attention caches; Mamba's own cache is not built from one.
@@ -61,7 +66,9 @@ class LegacyTupleCache(Rule):
         for fwd in analysis.of(FORWARD_CACHE):
             if fwd.span not in seen and (found := self.forward_finding(analysis, fwd)) is not None:
                 seen.add(fwd.span)
-                yield found
+                if found.span not in defs:
+                    defs.add(found.span)
+                    yield found
 
     def forward_finding(self, analysis: Analysis, fwd: ForwardCache) -> Finding | None:
         """A tuple into a forward: every model raises from 5.0.0 (the release table, `tuple_cache_to_forward`); on
@@ -165,8 +172,19 @@ class LegacyTupleCache(Rule):
             instead = "pass a transformers `Cache` (a `DynamicCache`, or a subclass of it that keeps your own data)"
         message = (f"`{fwd.keyword}=` of {where} gets `{fwd.value_text}`, a `{cls}`: {what}; transformers "
                    f"{target} raises {error} ({why})")
+        at = fwd.span
+        if error.startswith("TypeError") and not missing:
+            # The override is what breaks, and where the fix goes: where the module defines it, the finding stands on
+            # its `def` (once, whichever calls reach it), naming the call (the Huginn cache, heldout11). A class that
+            # breaks otherwise on other releases (`layers` of None) keeps it on the call, the one place for both.
+            length = method_def(analysis.tree, cls, "get_seq_length")
+            if length is not None:
+                at = span(length)
+                message = (f"`{cls}.get_seq_length` takes no `layer_idx`: `{fwd.keyword}=` of {where} on line "
+                           f"{fwd.span.start.line} gets `{fwd.value_text}`, a `{cls}`: {what}; transformers {target} "
+                           f"raises {error} ({why})")
         # No mechanical fix (what the class keeps is the project's); the editor still offers the ignore comment.
-        return self.report(fwd.span, message, severity=Severity.ERROR, fixes=(),
+        return self.report(at, message, severity=Severity.ERROR, fixes=(),
                            story=f"**{self.code} {self.name}**: the cache passed to a model's forward is a `{cls}`, "
                                  f"{what}.\n\n{why} (transformers {target}):\n\n```\n{error}\n```\n\n"
                                  f"**Fix**: {instead}.")

@@ -367,13 +367,26 @@ INVALID: tuple[Invalid, ...] = (
     ),
     invalid(
         _LOAD.replace("AutoTokenizer\n", "AutoTokenizer, DynamicCache\n", 1) + _NARROW,
-        flagged="past_key_values=turn",
+        flagged="get_seq_length",
         fixes={},
         versions=("5.23.0", "5.24.0", "5.25.0"),
         runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},
         message_contains="TypeError: TurnCache.get_seq_length() got an unexpected keyword argument 'layer_idx'",
         note="the project's cache subclass overriding `get_seq_length` without `layer_idx`: 4.57.6 (and up to "
-             "5.13.1) runs it, from 5.14.0 it raises",
+             "5.13.1) runs it, from 5.14.0 it raises; reported on the override's `def`, where the fix goes",
+    ),
+    invalid(
+        _LOAD.replace("AutoTokenizer\n", "AutoTokenizer, DynamicCache\n", 1) + _NARROW.replace(
+            "turn = TurnCache()\nstep = model(**inputs, past_key_values=turn, use_cache=True)\n",
+            "class ChatCache(TurnCache):\n    pass\n\n\n"
+            "result = model.generate(**inputs, past_key_values=ChatCache(), max_new_tokens=3, min_new_tokens=3)\n"),
+        flagged="get_seq_length",
+        fixes={},
+        versions=("5.23.0", "5.24.0", "5.25.0"),
+        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},
+        message_contains="TypeError: ChatCache.get_seq_length() got an unexpected keyword argument 'layer_idx'",
+        note="a subclass inheriting that override from the project's base, given to `generate()`: reported on the "
+             "base's `def` (the Huginn cache's shape)",
     ),
     invalid(
         _LOAD + _REPEAT + _CALL,

@@ -13,10 +13,14 @@ from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.backbone_generate import KIND as BACKBONE_GENERATE
 from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
 from hf_cache_lint.engine.facts.cache_use import SUB_CACHE, CacheUse
+from hf_cache_lint.engine.facts.hook_override import KIND as HOOK_OVERRIDE
 from hf_cache_lint.engine.facts.removed_api_use import KIND as REMOVED_API_USE
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
+from hf_cache_lint.engine.interpreter.hook_names import is_trailer
+from hf_cache_lint.engine.interpreter.hook_trees import walk
 from hf_cache_lint.engine.output.analysis import Analysis
-from hf_cache_lint.engine.syntax.dominance import Dominance
+from hf_cache_lint.engine.syntax.dominance import Dominance, branch_of
+from hf_cache_lint.engine.syntax.nodes import Node
 from hf_cache_lint.engine.syntax.raising_calls import raising_calls
 from hf_cache_lint.engine.text.text import line_starts, offset
 from hf_cache_lint.rules.base import Rule
@@ -103,6 +107,40 @@ DEFAULTED_INSTEAD = ("read the layers (4.54+): `[layer.keys for layer in cache.l
                      "`cache.get_seq_length() == 0` on every release")
 
 
+def _first_layer_tests(analysis: Analysis) -> list[tuple[tuple[int, int], frozenset[str]]]:
+    """Each `Cache.update` override that transformers' forward or generate reaches here (HFC010's `reached_by`),
+    with the tests of its layer index that hold on its first call: the layers call `update` in order from layer 0
+    (4.57.6 and 5.x). Read only to narrow (a module without hook facts has no such override), so the screen does not
+    need the kind."""
+    out: list[tuple[tuple[int, int], frozenset[str]]] = []
+    hooks = [h for h in analysis.of(HOOK_OVERRIDE) if h.kind == "cache_update" and h.reached_by]
+    if not hooks or analysis.tree is None or _calls_update(analysis.tree):
+        return out  # the project's own call may pass any layer first (LogQuant's, KVzip's: heldout6, heldout4)
+    for hook in hooks:
+        if len(hook.parameters) >= 3:
+            p = hook.parameters[2]
+            out.append(((hook.span.start.line, hook.span.start.column),
+                        frozenset({f"{p} == 0", f"0 == {p}", f"not {p}"})))
+    return out
+
+
+def _calls_update(tree: Node) -> bool:
+    """The module calls some `.update(...)` itself, other than its base's (`super().update(...)`,
+    `DynamicCache.update(self, ...)`): any receiver may be the cache (a dict's counts too, which only keeps the
+    findings)."""
+    for node in walk(tree):
+        if node.type not in ("power", "atom_expr"):
+            continue
+        kids = node.children
+        for i in range(1, len(kids) - 1):
+            if is_trailer(kids[i], ".", "update") and is_trailer(kids[i + 1], "("):
+                head = kids[0]
+                base = head.type == "name" and (head.value == "super" or head.value[:1].isupper())
+                if not base:
+                    return True
+    return False
+
+
 class RemovedCacheApi(Rule):
     code = "HFC007"
     name = "removed-cache-api"
@@ -122,21 +160,29 @@ class RemovedCacheApi(Rule):
         dominates = Dominance(analysis.tree) if analysis.tree is not None else (lambda first, later: False)
         raising: list[Position] = []
         unreached: set[int] = set()
-        for i, (found, raises, at) in sorted(enumerate(findings), key=lambda f: (f[1][0].span.start.line,
-                                                                                  f[1][0].span.start.column)):
+        first_layer = _first_layer_tests(analysis)
+        for i, (found, raises, at, condition) in sorted(enumerate(findings), key=lambda f: (f[1][0].span.start.line,
+                                                                                             f[1][0].span.start.column)):
             if any(dominates(first, at) for first in raising):
                 unreached.add(i)
             elif raises:
                 raising.append(found.span.start)
+                for function_at, tests in first_layer:
+                    if condition in tests and analysis.tree is not None and \
+                            (branch := branch_of(analysis.tree, found.span.start, tests, function_at)) is not None:
+                        # transformers' layers call `update` from layer 0: the branch runs on the first call, and
+                        # its raise ends the forward there; what follows the `if` never runs (ipex-llm, heldout9).
+                        raising.append(branch)
         # A call site stops what it dominates in its own function, wherever that stands in the file.
         calls = raising_calls(analysis.tree, raising)
-        unreached |= {i for i, (_, _, at) in enumerate(findings)
+        unreached |= {i for i, (_, _, at, _) in enumerate(findings)
                       if any(dominates(call, at) for call in calls)}
-        yield from (found for i, (found, _, _) in enumerate(findings) if i not in unreached)
+        yield from (found for i, (found, _, _, _) in enumerate(findings) if i not in unreached)
 
-    def _check(self, analysis: Analysis) -> Iterator[tuple[Finding, bool, Position]]:
+    def _check(self, analysis: Analysis) -> Iterator[tuple[Finding, bool, Position, str | None]]:
         """Each finding, whether its use raises where it runs (not a silent store, a defaulted `getattr`, a
-        changed answer), and where it must be reached to hold (its span; a None test's finding: the test)."""
+        changed answer), where it must be reached to hold (its span; a None test's finding: the test), and the
+        undecided condition it holds under (as written), if any."""
         for use in analysis.removed_api:
             if use.kind == "read" and use.name in LEGACY_READS:
                 continue  # reading a cache as the legacy tuples is HFC009's
@@ -144,17 +190,17 @@ class RemovedCacheApi(Rule):
                     max_length.fallback_idle(use.cache, analysis.context.target.version):
                 continue  # an `except` handler's call: the try's method exists there, so the handler does not run
             found = self.finding(analysis, use)
-            yield found, not use.silent and use.default is None, found.span.start
+            yield found, not use.silent and use.default is None, found.span.start, use.condition
         for fact in analysis.of(BACKBONE_GENERATE):
             generate_gone = backbone.finding(self, analysis, fact)
             if generate_gone is not None:
-                yield generate_gone, True, generate_gone.span.start
+                yield generate_gone, True, generate_gone.span.start, None
         for cache_use in analysis.of(CACHE_USE):
             tested = max_length.finding(self, analysis, cache_use)
             if tested is not None:
                 # The answer changed silently: it matters only where the tested value is made (the call, or the call
                 # of the helper that returned it, in the function holding the None test) is reached.
-                yield tested, False, cache_use.none_test_at or tested.span.start
+                yield tested, False, cache_use.none_test_at or tested.span.start, None
 
     def finding(self, analysis: Analysis, use: RemovedApiUse) -> Finding:
         target = analysis.context.target

@@ -421,6 +421,22 @@ INVALID: tuple[Invalid, ...] = (
              "counter the base class set in its `__init__` until 4.53 (gone from 4.54)",
     ),
     Invalid(
+        prelude("DynamicCache") + "\n\nclass Normal(DynamicCache):\n"
+        "    def update(self, key_states, value_states, layer_idx, *args, **kwargs):\n"
+        "        if layer_idx == 0:\n"
+        "            self.seen_tokens += key_states.shape[-2]\n"
+        "        if len(self.key_cache) <= layer_idx:\n"
+        "            self.key_cache.append(key_states)\n"
+        "        return super().update(key_states, value_states, layer_idx, *args, **kwargs)\n\n\n"
+        "cache = Normal()\nmodel(**inputs, past_key_values=cache, use_cache=True)\n",
+        flagged="seen_tokens",
+        severity=Severity.WARNING,  # "only if `layer_idx == 0` holds": the linter does not decide the test
+        message_contains="AttributeError: 'Normal' object has no attribute 'seen_tokens'",
+        note="an override that only transformers' forward calls, raising under `if layer_idx == 0:`: the layers "
+             "call `update` from layer 0, so the forward stops there and the later `key_cache` reads never run "
+             "(ipex-llm's cache); where the module calls `update` itself, with any layer, both are reported",
+    ),
+    Invalid(
         prelude("Cache") + "\n\nclass Recent(Cache):\n    def __init__(self, window):\n"
         "        super().__init__()\n        self.window = window\n\n\n"
         "cache = Recent(8)\n",

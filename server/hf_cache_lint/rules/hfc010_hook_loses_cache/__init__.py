@@ -209,9 +209,20 @@ class HookLosesCache(Rule):
         first = target.behaviour_since("update_called_with_kwargs")
         if first is None or not target.cache_class_exists(hook.base):
             return  # a base the target no longer has: that code path cannot run there
-        if _fails_first(hook, target):
-            return  # the class cannot be built, or the forward raises in its own `get_seq_length`, first
         owner = hook.target.split("`")[1]
+        if hook.reached_by is None:
+            if _fails_first(hook.fails_first, target):
+                return  # the class cannot be built, or the forward raises in its own `get_seq_length`, first
+            call = _only_forward(analysis, {owner.rsplit(".", 1)[0]})
+        else:
+            # Only transformers' forward calls `update` with the release's arguments: a class whose instances never
+            # reach one (the project calls `update` itself, with its own) is not claimed (flash-linear-attention's
+            # FLACache, heldout11), nor one that fails first there; a subclass inheriting the override (its own
+            # `get_seq_length` mending the owner's) is (the Huginn cache's, heldout11).
+            live = {cls for cls, fails in hook.reached_by if not _fails_first(fails, target)}
+            if not live:
+                return
+            call = _only_forward(analysis, live)
         message = (f"{hook.target} takes no `**kwargs`, but {since(target, first)} calls it as "
                    f"`update(key_states, value_states, layer_idx, kwargs=kwargs)`: this raises TypeError: {owner}() "
                    "got an unexpected keyword argument 'kwargs'")
@@ -219,7 +230,6 @@ class HookLosesCache(Rule):
         if hook.signature_end is not None:
             fixes.append(Fix(KWARGS_TITLE, (Edit(hook.signature_end, ", **kwargs"),), preferred=True))
         at = hook.span
-        call = _only_forward(analysis, owner.rsplit(".", 1)[0])
         if call is not None:
             # Where the code hands one forward call an instance of the class, the error is raised there (the
             # forward's layers call `update`): the finding goes on that call, naming the override's line.
@@ -231,11 +241,11 @@ class HookLosesCache(Rule):
                                 "`kwargs=`. An override that also accepts `**kwargs` runs on every release.")
 
 
-def _only_forward(analysis: Analysis, cls: str) -> CacheUse | None:
-    """The forward call of the module given an instance of the project's cache class `cls` as its cache, where
-    there is one call (several: the override itself is the one place to report)."""
+def _only_forward(analysis: Analysis, classes: set[str]) -> CacheUse | None:
+    """The forward call of the module given an instance of one of the project's cache classes `classes` as its
+    cache, where there is one call (several: the override itself is the one place to report)."""
     calls = {(u.span.start, u.span.end): u for u in analysis.of(CACHE_USE)
-             if u.op == "forward" and u.what == "cache" and u.subclass == cls}
+             if u.op == "forward" and u.what == "cache" and u.subclass in classes}
     return next(iter(calls.values())) if len(calls) == 1 else None
 
 
@@ -381,7 +391,7 @@ def _patch_raises(hook: HookOverride, target: Target) -> bool:
     return False
 
 
-def _fails_first(hook: HookOverride, target: Target) -> bool:
+def _fails_first(fails: str, target: Target) -> bool:
     """The class fails at the target before any layer calls `update`: a bare `super().__init__()` of `Cache`, whose
     `__init__` takes `layers` / `layer_class_to_replicate` there (from 4.56.0; it raises ValueError without either),
     or it never runs a base `__init__` and so has no `layers`, which the forward's mask and length calls read (from
@@ -391,7 +401,6 @@ def _fails_first(hook: HookOverride, target: Target) -> bool:
     takes no `layer_idx` and the target's forward asks for one layer's length (`Cache.get_query_offset`, from
     5.14.0: `TypeError: ... got an unexpected keyword argument 'layer_idx'`), or it reads an attribute the class never
     sets that the target's caches lack (`self._seen_tokens`, the counter behind `seen_tokens`, gone in 4.54.0)."""
-    fails = hook.fails_first
     if not fails:
         return False
     if fails == "base_init":

@@ -364,6 +364,24 @@ INVALID: tuple[Invalid, ...] = (
              "from 4.56 the layer calls it with `past_key_values=` (5.24: `cache=`), which it does not take",
     ),
     invalid(
+        "import torch\nfrom transformers import AutoModelForCausalLM, DynamicCache\n\n"
+        f'model = AutoModelForCausalLM.from_pretrained("{_LLAMA}")\n' + _PROMPT + "\n\n"
+        "class StepCache(DynamicCache):\n"
+        "    def update(self, key_states, value_states, layer_idx, cache_kwargs=None):\n"
+        "        return super().update(key_states, value_states, layer_idx, cache_kwargs)\n\n"
+        "    def get_seq_length(self, step_idx=0):\n"
+        "        return super().get_seq_length(step_idx)\n\n\n"
+        "class LayerLengthCache(StepCache):\n"
+        "    def get_seq_length(self, layer_idx=0, **kwargs):\n"
+        "        return DynamicCache.get_seq_length(self, layer_idx)\n\n\n"
+        "model(prompt, past_key_values=LayerLengthCache(), use_cache=True)\n",
+        flagged="LayerLengthCache()",
+        fixes={KWARGS_TITLE: ("layer_idx, cache_kwargs=None):", "layer_idx, cache_kwargs=None, **kwargs):")},
+        versions=_24, runtime="HFC010", portable=True,
+        note="a subclass that inherits the override and mends its base's `get_seq_length` (the Huginn cache's "
+             "shape): the forward reaches the inherited `update`, which fails on `kwargs=`",
+    ),
+    invalid(
         SUPER_INPUTS,
         flagged='inputs["past_key_values"]',
         fixes={RETURNED_TITLE: ('inputs["past_key_values"]', 'inputs.get("cache", inputs.get("past_key_values"))')},

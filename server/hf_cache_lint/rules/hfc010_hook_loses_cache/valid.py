@@ -97,6 +97,18 @@ VALID: tuple[Valid, ...] = (
              "(cakekv's budget cache): transformers' attention never calls it, so its `kwargs=` never reaches it",
     ),
     Valid(
+        "import torch\nfrom transformers import DynamicCache\n\n\n"
+        "class StateCache(DynamicCache):\n"
+        "    def update(self, key_states, value_states, layer_idx, cache_kwargs=None):\n"
+        "        return super().update(key_states, value_states, layer_idx, cache_kwargs)\n\n\n"
+        "cache = StateCache()\n"
+        "for layer_idx in range(2):\n"
+        "    cache.update(torch.zeros(1, 2, 3, 8), torch.zeros(1, 2, 3, 8), layer_idx)\n"
+        "assert cache.get_seq_length() == 3\n",
+        note="a `Cache.update` override without `**kwargs` that only the project calls, with its own arguments "
+             "(flash-linear-attention's state cache): no transformers forward or generate is given the cache",
+    ),
+    Valid(
         PRE_HOOK.replace('kwargs["past_key_values"]', 'kwargs.get("cache", kwargs.get("past_key_values"))'),
         note="a pre-hook that reads the cache under both names: the same object on every release",
     ),

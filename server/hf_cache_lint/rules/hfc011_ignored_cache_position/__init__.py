@@ -62,6 +62,8 @@ class IgnoredCachePosition(Rule):
                 return
             if _never_runs(hook, target):
                 return
+            if hook.reached_by is not None and not hook.reached_by:
+                return  # no instance reaches transformers' forward or generate: only the project calls `update`
             if hook.dict_default:
                 if read.how != "subscript":
                     return  # `.get` on the default dict: None, as a guarded read answers

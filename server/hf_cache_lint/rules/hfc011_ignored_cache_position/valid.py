@@ -14,6 +14,19 @@ from hf_cache_lint.rules.hfc011_ignored_cache_position.examples import (
 
 VALID: tuple[Valid, ...] = (
     Valid(
+        "import torch\nfrom transformers import DynamicCache\n\n\n"
+        "class PositionCache(DynamicCache):\n"
+        "    positions = []\n\n"
+        "    def update(self, key_states, value_states, layer_idx, cache_kwargs=None):\n"
+        '        self.positions.append(int(cache_kwargs["cache_position"][-1]))\n'
+        "        return super().update(key_states, value_states, layer_idx)\n\n\n"
+        "cache = PositionCache()\n"
+        'cache.update(torch.zeros(1, 2, 3, 8), torch.zeros(1, 2, 3, 8), 0, {"cache_position": torch.arange(3)})\n'
+        "assert cache.positions == [2] and cache.get_seq_length() == 3\n",
+        note="an override reading `cache_kwargs` that only the project calls, with its own dict: no transformers "
+             "forward or generate is given the cache",
+    ),
+    Valid(
         PRESS.replace('self.positions.append(int(cache_kwargs["cache_position"][-1]))',
                       "self.positions.append(self.get_seq_length(layer_idx) + key_states.shape[-2] - 1)"),
         note="the position from the cache's own length: the same number on every release",
