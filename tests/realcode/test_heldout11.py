@@ -17,11 +17,13 @@ from recall_set import HELDOUT11
 # Measured unseen by the lead (2026-12-06, seventh session) on the session's final code (merge e2fb6f0), before anyone
 # built on the set: 4.57.6 7/15, 7 of 7; 5.23.0 12/22, 12 of 13; 5.24.0 and 5.25.0 12/23, 12 of 14. On the code where
 # the session began (main 5f2c4a6 + two test commits): 6/15, 6 of 6; 11/22, 11 of 12; 10/23, 10 of 12.
+# Eighth session, hooks29g: HFC010 reports a prepare-inputs hook that takes the cache as `past` (cd_hook_past, every
+# release): 8/15, 8 of 8; 13/22, 13 of 14; 13/23, 13 of 15.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(7, 7 / 7),
-    "5.23.0": Floor(12, 12 / 13),
-    "5.24.0": Floor(12, 12 / 14),
-    "5.25.0": Floor(12, 12 / 14),
+    "4.57.6": Floor(8, 8 / 8),
+    "5.23.0": Floor(13, 13 / 14),
+    "5.24.0": Floor(13, 13 / 15),
+    "5.25.0": Floor(13, 13 / 15),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,
