@@ -17,11 +17,14 @@ from recall_set import HELDOUT10
 # Measured unseen by the lead (2026-12-06, seventh session) on the session's final code (merge e2fb6f0), before anyone
 # built on the set: 4.57.6 3/7, 3 of 3; 5.23.0 7/13, 7 of 8; 5.24.0 and 5.25.0 8/14, 8 of 10. On the code where the
 # session began (main 5f2c4a6): 3/7, 3 of 3; 7/13, 7 of 8; 7/14, 7 of 9.
+# Eighth session, hooks29g: HFC007 reads the release table's `reads:` of generate's private helpers (RL4LMs'
+# `_update_model_kwargs_for_generation` without positions at 4.57.6) and a loop patched onto `GenerationMixin` under
+# a name no release has (VCD's `sample`): 4.57.6 5/7, 5 of 5; 5.23.0 8/13, 8 of 9; 5.24.0 and 5.25.0 9/14, 9 of 11.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(3, 3 / 3),
-    "5.23.0": Floor(7, 7 / 8),
-    "5.24.0": Floor(8, 8 / 10),
-    "5.25.0": Floor(8, 8 / 10),
+    "4.57.6": Floor(5, 5 / 5),
+    "5.23.0": Floor(8, 8 / 9),
+    "5.24.0": Floor(9, 9 / 11),
+    "5.25.0": Floor(9, 9 / 11),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,
