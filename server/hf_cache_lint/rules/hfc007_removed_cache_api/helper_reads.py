@@ -13,7 +13,8 @@ tests/oracle/test_releases.py) say what each helper reads on every call:
 Precision: the receiver is a model the code loads (the interpreter's `cache_use` of a model), not `self` (an
 override or a patched loop of generate's gets generate's own prepared arguments); the config case needs the function
 holding the call (the module, at top level) to neither call `_prepare_special_tokens` nor set `_eos_token_tensor`;
-the dict case needs the module never to mention `cache_position` (nothing there can have put the key in)."""
+the dict case needs the module never to mention `cache_position` (nothing there can have put the key in), and the
+dict not to be the `**` parameter of the function holding the call (a loop generate calls with its own dict)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from hf_cache_lint.engine.environment import releases
 from hf_cache_lint.engine.environment.release_version import Version
 from hf_cache_lint.engine.facts.cache_use import CacheUse, UseArgument
 from hf_cache_lint.engine.output.analysis import Analysis
+from hf_cache_lint.engine.syntax.nodes import Node
 from hf_cache_lint.rules.base import Rule
 
 _MIXIN = "transformers.generation.utils.GenerationMixin"
@@ -60,15 +62,28 @@ def _argument(use: CacheUse, keyword: str, position: int) -> UseArgument | None:
     return named if named is not None else positional[position] if position < len(positional) else None
 
 
-def _enclosing_names(analysis: Analysis, use: CacheUse) -> set[str] | None:
-    """The names in the function holding the call (the module's, at top level); None without a tree."""
+def _scope(analysis: Analysis, use: CacheUse) -> Node | None:
+    """The function holding the call (the module, at top level); None without a tree."""
     tree = analysis.tree
     if tree is None:
         return None
-    leaf = tree.get_leaf_for_position((use.span.start.line, use.span.start.column), include_prefixes=True)
-    scope = leaf
+    scope = tree.get_leaf_for_position((use.span.start.line, use.span.start.column), include_prefixes=True)
     while scope is not None and scope.type not in ("funcdef", "file_input"):
         scope = scope.parent
+    return scope
+
+
+def _spread_parameter(analysis: Analysis, use: CacheUse, name: str) -> bool:
+    """`name` is the `**` parameter of the function holding the call (`def sample(self, ..., **model_kwargs)`): a
+    loop of generate's own, called by generate with the dict it prepared."""
+    scope = _scope(analysis, use)
+    return scope is not None and scope.type == "funcdef" and any(
+        p.star_count == 2 and p.name.value == name for p in scope.get_params())
+
+
+def _enclosing_names(analysis: Analysis, use: CacheUse) -> set[str] | None:
+    """The names in the function holding the call (the module's, at top level); None without a tree."""
+    scope = _scope(analysis, use)
     if scope is None:
         return None
     names: set[str] = set()
@@ -105,7 +120,7 @@ def finding(rule: Rule, analysis: Analysis, use: CacheUse) -> Finding | None:
                    f"`{use.receiver}._prepare_special_tokens({argument.text})` first (every release from 4.41.0 "
                    "has it; its other parameters have defaults), or let `generate` run the steps")
     else:
-        if "cache_position" in analysis.text:
+        if "cache_position" in analysis.text or _spread_parameter(analysis, use, argument.text.strip()):
             return None
         gone = _gone(use.name, target.version)
         if gone:
