@@ -20,11 +20,13 @@ from recall_set import HELDOUT10
 # Eighth session, hooks29g: HFC007 reads the release table's `reads:` of generate's private helpers (RL4LMs'
 # `_update_model_kwargs_for_generation` without positions at 4.57.6) and a loop patched onto `GenerationMixin` under
 # a name no release has (VCD's `sample`): 4.57.6 5/7, 5 of 5; 5.23.0 8/13, 8 of 9; 5.24.0 and 5.25.0 9/14, 9 of 11.
+# Then HFC010 reads an attention forward patched by a walker that picks modules by class name (SelfExtend's
+# `modify_method_of_instance`, se_three_outputs): 6/7, 6 of 6; 9/13, 9 of 10; 10/14, 10 of 12.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(5, 5 / 5),
-    "5.23.0": Floor(8, 8 / 9),
-    "5.24.0": Floor(9, 9 / 11),
-    "5.25.0": Floor(9, 9 / 11),
+    "4.57.6": Floor(6, 6 / 6),
+    "5.23.0": Floor(9, 9 / 10),
+    "5.24.0": Floor(10, 10 / 12),
+    "5.25.0": Floor(10, 10 / 12),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,
