@@ -22,6 +22,10 @@ release (every release from 4.41.0 to the newest on PyPI, patches included):
   bound at their top level, private ones too: `_crop_past_key_values`, `GreedySearchOutput`), and what the
   `transformers.generation` package serves lazily (its `_import_structure`); `export:` the top-level names
   `import transformers` serves from `generation` (GreedySearchOutput was never one; the logits processors are).
+- `reads:` what some of `GenerationMixin`'s private helpers read, on every call, off the arguments project code
+  hands them when it runs generate's steps itself (HELPER_READS): a private attribute of the generation config
+  (`generation_config._eos_token_tensor`, set only by `_prepare_special_tokens`) or a key of the model kwargs
+  (`model_kwargs['cache_position']`, read by subscript or a `pop` without a default);
 - `name:` of the modeling modules of MODEL_NAME_FAMILIES (the architectures real cache code imports from and
   patches: every name bound at their top level, `optional:` where only under an `if`/`try`), and `init:` of their
   `*RotaryEmbedding` classes.
@@ -483,6 +487,75 @@ def decoder_unpacks(release: Release, facts: dict[str, str]) -> None:
                 facts[f"unpack:{mod}.{cls.name}.self_attn"] = str(counts.pop())
 
 
+# ---- what generate's private helpers read off their arguments -----------------------------------------------------
+
+# The helpers project code calls to run generate's steps itself (InternLM's streaming chat, RL4LMs' rollouts,
+# Chinese-LLaMA's speculative sampling), whose reads tests/oracle/test_releases.py probes at run time.
+HELPER_READS = ("_get_stopping_criteria", "_update_model_kwargs_for_generation")
+
+
+def _always_read(node: ast.AST, params: frozenset[str]) -> set[str]:
+    """What `node` reads on every run of it off the parameters `params`: `p._attr` (private attribute) and
+    `p['key']` / `p.pop('key')` (no default). An `if`'s test always runs and its branches only where both read it;
+    a loop's body, a nested function, an `and`/`or` operand after the first, a ternary's arms may not run."""
+    if isinstance(node, ast.If):
+        return _always_read(node.test, params) | (_block(node.body, params) & _block(node.orelse, params))
+    if isinstance(node, ast.For | ast.AsyncFor):
+        return _always_read(node.iter, params)
+    if isinstance(node, ast.While):
+        return _always_read(node.test, params)
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+        return set()
+    if isinstance(node, ast.BoolOp):
+        return _always_read(node.values[0], params)
+    if isinstance(node, ast.IfExp):
+        return _always_read(node.test, params) | (_always_read(node.body, params) &
+                                                  _always_read(node.orelse, params))
+    if isinstance(node, ast.Try):
+        return _block(node.body, params)
+    out: set[str] = set()
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in params and \
+            node.attr.startswith("_") and not node.attr.startswith("__") and isinstance(node.ctx, ast.Load):
+        out.add(f"{node.value.id}.{node.attr}")
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in params and \
+            isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str) and \
+            isinstance(node.ctx, ast.Load):
+        out.add(f"{node.value.id}[{node.slice.value!r}]")
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "pop" and \
+            isinstance(node.func.value, ast.Name) and node.func.value.id in params and len(node.args) == 1 and \
+            not node.keywords and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+        out.add(f"{node.func.value.id}[{node.args[0].value!r}]")
+    for child in ast.iter_child_nodes(node):
+        out |= _always_read(child, params)
+    return out
+
+
+def _block(body: list[ast.stmt], params: frozenset[str]) -> set[str]:
+    """What a block reads on every run up to its first `return`/`raise` (the statements after it never run)."""
+    out: set[str] = set()
+    for stmt in body:
+        out |= _always_read(stmt, params)
+        if isinstance(stmt, ast.Return | ast.Raise):
+            break
+    return out
+
+
+def helper_reads(release: Release, facts: dict[str, str]) -> None:
+    """`reads:transformers.generation.utils.GenerationMixin.<helper>`: what each of HELPER_READS reads on every
+    call off its parameters (`generation_config._eos_token_tensor`, `model_kwargs['cache_position']`), comma-joined;
+    absent where it reads none."""
+    tree = release.tree("transformers/generation/utils.py")
+    cls = next((n for n in (tree.body if tree else []) if isinstance(n, ast.ClassDef) and n.name == "GenerationMixin"),
+               None)
+    for fn in (cls.body if cls else []):
+        if isinstance(fn, ast.FunctionDef) and fn.name in HELPER_READS:
+            params = frozenset(a.arg for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]
+                               if a.arg != "self")
+            read = _block(fn.body, params)
+            if read:
+                facts[f"reads:transformers.generation.utils.GenerationMixin.{fn.name}"] = ", ".join(sorted(read))
+
+
 # ---- cache_implementation ---------------------------------------------------------------------------------------
 
 def _constants(body: list[ast.stmt], into: dict[str, object]) -> None:
@@ -641,6 +714,7 @@ def release_facts(release: Release) -> dict[str, str]:
     model_module_names(release, facts)
     generate_inputs(release, facts)
     decoder_unpacks(release, facts)
+    helper_reads(release, facts)
     gen = release.tree("transformers/generation/utils.py")
     assert gen is not None
     for node in gen.body:

@@ -10,7 +10,10 @@
   `GenerationConfig` accepts, and the choices its error prints; the GenerationConfig fields; the model-class
   attributes (present with that value, or absent); whether `PreTrainedModel` derives from `GenerationMixin`; the
   cache keywords `generate` hands a Llama subclass's forward (`generate_input:`); how many values a Llama decoder
-  layer unpacks from its attention (`unpack:`: the tabled count runs, one more raises ValueError).
+  layer unpacks from its attention (`unpack:`: the tabled count runs, one more raises ValueError); what
+  `_get_stopping_criteria` and `_update_model_kwargs_for_generation` read on every call (`reads:`: a config
+  `_prepare_special_tokens` never saw raises AttributeError, a dict without `cache_position` KeyError, exactly where
+  the table says the helper reads them).
 
 The releases are the oracle's CHECKED_VERSIONS plus each behaviour's first release and the one before it
 (`RELEASE_ORACLE_VERSIONS`; scripts/setup-oracle.sh builds them by default).
@@ -182,6 +185,32 @@ for family, (cls_name, count) in expect["unpack"].items():
     except ValueError:
         pass
 
+# What generate's private helpers read on every call (`reads:`): a config `_prepare_special_tokens` never saw, a
+# model_kwargs dict without positions, raise exactly where the table says the helper reads them.
+from transformers import GenerationConfig as ProbeConfig, StoppingCriteriaList
+helper_model = LlamaForCausalLM(LlamaConfig(**tiny)).eval()
+for helper, fact in expect["helper_reads"].items():
+    read = (fact or "").split(", ")
+    if helper == "_get_stopping_criteria":
+        want = "generation_config._eos_token_tensor" in read
+        try:
+            helper_model._get_stopping_criteria(generation_config=ProbeConfig(max_length=10, eos_token_id=63),
+                                                stopping_criteria=StoppingCriteriaList())
+            got = False
+        except AttributeError as exc:
+            got = "_eos_token_tensor" in str(exc)
+    else:
+        want = "model_kwargs['cache_position']" in read
+        with torch.no_grad():
+            step = helper_model(input_ids=torch.tensor([[1, 2, 3]]), use_cache=True)
+        try:
+            helper_model._update_model_kwargs_for_generation(step, {"attention_mask": torch.ones(1, 3, dtype=torch.long)})
+            got = False
+        except KeyError as exc:
+            got = "cache_position" in str(exc)
+    if got != want:
+        wrong.append(["reads", helper, fact, got])
+
 print(len(expect["importable"]), "paths,", len(expect["members"]), "members checked")
 assert not wrong, json.dumps(wrong[:40])
 '''
@@ -241,6 +270,8 @@ def expectations(version: str) -> dict[str, object]:
             "generate_input": {k: releases.value(f"generate_input:{k}", version)
                                for k in ("past_key_values", "cache", "cache_position")},
             "unpack": unpack,
+            "helper_reads": {h: releases.value(f"reads:transformers.generation.utils.GenerationMixin.{h}", version)
+                             for h in ("_get_stopping_criteria", "_update_model_kwargs_for_generation")},
             "cache_implementation": values, "choices": releases.value("cache_implementation:(choices)", version),
             "genconfig": genconfig, "model_attr": model_attr}
 

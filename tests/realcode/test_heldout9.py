@@ -24,6 +24,9 @@ from recall_set import HELDOUT9
 # HFC010 at Quest's patch block nor MoA's update override; H2O's installed attention and `_get_logits_warper` found).
 # Both merged (the session's final code): 4.57.6 9/12, 9 of 10; 5.23.0 12/16, 13 of 14; 5.24.0 and 5.25.0 12/16,
 # 14 of 15.
+# Eighth session, hooks29g: HFC007 reads the release table's `reads:` (Chinese-LLaMA's `_get_stopping_criteria` on a
+# config never prepared, every release): 4.57.6 10/12, 10 of 11; 5.23.0 13/16, 14 of 15; 5.24.0 and 5.25.0 13/16,
+# 15 of 16.
 FLOORS: dict[str, Floor] = {
     "4.57.6": Floor(9, 9 / 9),  # eighth session, cacheclass29g: ipex_llm_normal_cache.py:67 gone
     "5.23.0": Floor(12, 13 / 13),

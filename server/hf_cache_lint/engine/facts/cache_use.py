@@ -135,13 +135,21 @@ GENERATION_HELPERS = frozenset({
 })
 
 
+# The private `GenerationMixin` helpers whose reads off their arguments the release table holds (`reads:`,
+# scripts/release_table.py HELPER_READS): code running generate's steps itself calls them on a loaded model with a
+# config or dict generate would have prepared (`model._get_stopping_criteria(generation_config=...)`).
+READ_HELPERS = frozenset({"_get_stopping_criteria", "_update_model_kwargs_for_generation"})
+
+
 def model_member_recorded(name: str) -> bool:
-    """A model member the interpreter records a use of: a cache-related one, or a gone generate helper."""
-    return "cache" in name.lower() or name in GENERATION_HELPERS
+    """A model member the interpreter records a use of: a cache-related one, a gone generate helper, or one whose
+    reads the release table holds."""
+    return "cache" in name.lower() or name in GENERATION_HELPERS or name in READ_HELPERS
 
 
 PARSE_NAMES = frozenset({
     *GENERATION_HELPERS,
+    *READ_HELPERS,
     # a model subclass's `prepare_inputs_for_generation` override: its `past_key_values` is generate's cache
     "prepare_inputs_for_generation",
     "Cache", "from_config", "return_dict_in_generate", "seen_tokens", "get_usable_length", "ssm_states",
@@ -165,5 +173,6 @@ PARSE_NAMES = frozenset({
 
 # No cache or model use without one of these words: a cache class, an output's cache, a model's cache member
 # (the interpreter records none in a text without them: engine/interpreter/cache_uses.py).
-KIND: FactKind[CacheUse] = FactKind("cache_use", CacheUse, triggers=("Cache", "cache", "past_key_values"),
+KIND: FactKind[CacheUse] = FactKind("cache_use", CacheUse, triggers=("Cache", "cache", "past_key_values",
+                                                                     *sorted(READ_HELPERS)),
                                     parse_names=PARSE_NAMES, source="object", distinct=True)

@@ -115,6 +115,10 @@ class HookOverride:
     # own first. A class the target lacks makes its patch statement raise AttributeError (HFC007's read), so the
     # block never completes and the program stops before any of its hooks serves a forward.
     patched_classes: tuple[str, ...] = ()
+    # A `prepare_inputs_for_generation` override's first dict-display entry `"past_key_values": <parameter>` (the
+    # model inputs it returns): (the entry's span, its text, the parameter's name). Where generate does not pass
+    # the cache under that parameter's name, the entry hands the forward None: the line that drops the cache.
+    handed: tuple[Span, str, str] | None = None
 
 
 def might_hold_hook(text: str) -> bool:

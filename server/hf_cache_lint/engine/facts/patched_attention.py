@@ -1,6 +1,7 @@
 """The fact kind `patched_attention`: a function of the module patched in as the `forward` of a loaded transformers
 model's attention module (`layer.self_attn.forward = types.MethodType(f, layer.self_attn)`, DuoAttention) whose
-every `return` is a tuple of the same length: transformers' decoder layer unpacks `self.self_attn(...)` into as many
+every `return` is a tuple of the same length (or patched onto the modules of an attention class by a walker
+`setattr(instance, "forward", types.MethodType(f, instance))`, SelfExtend's): transformers' decoder layer unpacks `self.self_attn(...)` into as many
 names as the release table's `unpack:` facts say (3 up to 4.47.1, 2 from 4.48.0 for Llama), so another count
 raises ValueError in every layer's forward. Found by engine/interpreter/patched_attentions.py."""
 
@@ -25,6 +26,7 @@ class PatchedAttention:
 
 
 KIND: FactKind[PatchedAttention] = FactKind(
-    "patched_attention", PatchedAttention, triggers=("self_attn",),
-    parse_names=frozenset({"self_attn"}), source="import",
-    might_occur=lambda text: "self_attn" in text and "forward" in text and "transformers" in text)
+    "patched_attention", PatchedAttention, triggers=("self_attn", "setattr"),
+    parse_names=frozenset({"self_attn", "setattr"}), source="import",
+    might_occur=lambda text: ("self_attn" in text or ("setattr" in text and "Attention" in text)) and
+    "forward" in text and "transformers" in text)

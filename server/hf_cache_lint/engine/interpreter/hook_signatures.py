@@ -120,7 +120,49 @@ def hook_fact(fn: Node, kind: HookKind, target: str, reference: str, container: 
     return HookOverride(kind, fn.children[1].value, target, span(fn.children[1]), tuple(params), var_keyword,
                         tuple(reads), compat, reference, positional, insert_at, indent, signature_end, guarded, passes_on, base,
                         members=tuple(members), dict_default=dict_default,
-                        guarded_read=_guarded_read(body, "past_key_values") if kind == "prepare_inputs" else None)
+                        guarded_read=_guarded_read(body, "past_key_values") if kind == "prepare_inputs" else None,
+                        handed=_handed_entry(fn, var_keyword) if kind == "prepare_inputs" else None)
+
+
+def _handed_entry(fn: Node, var_keyword: str | None) -> tuple[Span, str, str] | None:
+    """The body's first dict-display entry `"past_key_values": name` whose value is a parameter of `fn` with a
+    default, never rebound in the body (`past = kwargs.get(...)` makes it another value), where the body uses its
+    `**` parameter only to read keys out of it (`kwargs.get("use_cache")`): its span, text and the parameter's
+    name. A body that hands `**kwargs` on (`{..., **kwargs}`, `inputs.update(kwargs)`) may pass the cache that
+    rides in it as well."""
+    body = fn.children[-1]
+    defaults = {p.name.value for p in fn.get_params() if p.star_count == 0 and p.default is not None}
+    bound = {n.children[0].value for n in walk(body) if n.type == "expr_stmt" and n.children[0].type == "name"}
+    if var_keyword is not None and not all(_key_lookup(n) for n in walk(body)
+                                           if n.type == "name" and n.value == var_keyword):
+        return None
+    for node in walk(body):
+        if node.type != "dictorsetmaker":
+            continue
+        kids = node.children
+        for i in range(0, len(kids) - 2):
+            key, colon, value = kids[i], kids[i + 1], kids[i + 2]
+            if key.type == "string" and string_value(key) == "past_key_values" and colon.type == "operator" and \
+                    colon.value == ":" and value.type == "name" and value.value in defaults and \
+                    value.value not in bound:
+                return span_between(key, value), f"{code(key).strip()}: {value.value}", value.value
+    return None
+
+
+def _key_lookup(name: Node) -> bool:
+    """`name` is read by one constant key: `name["k"]`, `name.get("k", ...)`, `name.pop("k", ...)`."""
+    after = name.get_next_sibling()
+    if after is None or after.type != "trailer" or name.parent.children[0] is not name:
+        return False
+    if is_trailer(after, "["):
+        return str(after.children[1].type) == "string"
+    following = after.get_next_sibling()
+    if not is_trailer(after, ".") or after.children[1].value not in ("get", "pop") or following is None or \
+            not is_trailer(following, "("):
+        return False
+    args = call_args(following)
+    return bool(args) and args[0].name is None and not args[0].star and args[0].value.type == "string"
+
 
 
 def handed_to_base(body: Node, name: str, var_keyword: str | None) -> bool:

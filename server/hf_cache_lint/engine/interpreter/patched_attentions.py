@@ -9,6 +9,7 @@ given one, a loop over its layers); the value is the function itself or `types.M
 from __future__ import annotations
 
 from hf_cache_lint.engine.base.findings import Span
+from hf_cache_lint.engine.environment import releases
 from hf_cache_lint.engine.facts.patched_attention import PatchedAttention
 from hf_cache_lint.engine.interpreter.backbone_generate import flat, tree_nodes
 from hf_cache_lint.engine.interpreter.hook_names import (
@@ -20,11 +21,12 @@ from hf_cache_lint.engine.interpreter.hook_names import (
     reference_role,
 )
 from hf_cache_lint.engine.interpreter.model_subclasses import MODULE_SELF
-from hf_cache_lint.engine.syntax.nodes import Node, call_args, code, span
+from hf_cache_lint.engine.syntax.nodes import Node, call_args, code, span, string_value
 
 
 def patched_attention_facts(module: Node, text: str) -> list[PatchedAttention]:
-    if "self_attn" not in text or "forward" not in text or "from_pretrained" not in text:
+    if "forward" not in text or "from_pretrained" not in text or \
+            ("self_attn" not in text and not ("setattr" in text and "Attention" in text)):
         return []
     names = module_names(module)
     if not names.classes and not names.modules:
@@ -68,7 +70,85 @@ def patched_attention_facts(module: Node, text: str) -> list[PatchedAttention]:
             continue
         facts.append(PatchedAttention(span=span(target), owner=owner, function=fn_name or "", returned=counted[0],
                                       return_at=counted[1]))
+    facts.extend(_walker_patches(nodes, assignments, names))
     return facts
+
+
+def _walker_patches(nodes: list[Node], assignments: list[Node], names: Names) -> list[PatchedAttention]:
+    """`walker(model, "LlamaAttention", "forward", f)`: a module function `walker(instance, class_name, method,
+    new)` whose body binds `setattr(instance, method, types.MethodType(new, instance))` (SelfExtend's
+    `modify_method_of_instance`, which recurses over `_modules` and patches the modules whose class has that
+    name), called with a loaded model, the name of a class a tabled transformers model module defines (the release
+    table), "forward", and a function of the module (or a name bound to `functools.partial(f, ...)` of one). The fact
+    sits on the function's first `return`: the patch statement is the walker's, shared by whatever it patches."""
+    partials: dict[str, str] = {}
+    for node in assignments:
+        if len(node.children) == 3 and node.children[0].type == "name" and code(node.children[1]).strip() == "=":
+            fn = _partial_of(node.children[2])
+            if fn is not None:
+                partials[node.children[0].value] = fn
+    facts: list[PatchedAttention] = []
+    for node in nodes:
+        if node.type not in ("power", "atom_expr") or len(node.children) != 2 or node.children[0].type != "name" or \
+                not is_trailer(node.children[1], "("):
+            continue
+        walker = names.functions.get(node.children[0].value)
+        args = call_args(node.children[1])
+        if walker is None or len(args) != 4 or any(a.name or a.star for a in args) or \
+                args[0].value.type != "name" or not names.model_at(args[0].value.value, node):
+            continue
+        cls, method = _string(args[1].value), _string(args[2].value)
+        if cls is None or method != "forward" or not cls.endswith("Attention") or not _tabled_class(cls) or \
+                not _sets_method(walker):
+            continue
+        value = args[3].value
+        fn_name = _partial_of(value) or (partials.get(value.value) if value.type == "name" else None) or \
+            (value.value if value.type == "name" else None)
+        fn = names.functions.get(fn_name or "")
+        counted = _returned(fn) if fn is not None else None
+        if counted is None:
+            continue
+        facts.append(PatchedAttention(span=counted[1], owner=cls,
+                                      function=fn_name or "", returned=counted[0], return_at=counted[1]))
+    return facts
+
+
+def _partial_of(value: Node) -> str | None:
+    """`f` of `partial(f, ...)` / `functools.partial(f, ...)`, else None."""
+    if value.type not in ("power", "atom_expr") or not is_trailer(value.children[-1], "(") or \
+            prefix(value, len(value.children) - 1) not in ("partial", "functools.partial"):
+        return None
+    args = call_args(value.children[-1])
+    return args[0].value.value if args and not args[0].name and not args[0].star and args[0].value.type == "name" \
+        else None
+
+
+def _string(node: Node) -> str | None:
+    return string_value(node) if node.type == "string" else None
+
+
+def _tabled_class(name: str) -> bool:
+    """A class some tabled transformers model module defines at some release (`LlamaAttention`)."""
+    suffix = f".{name}"
+    return any(key.startswith("name:transformers.models.") and key.endswith(suffix) for key in releases.table().facts)
+
+
+def _sets_method(walker: Node) -> bool:
+    """The walker's body has `setattr(<1st parameter>, <3rd parameter>, types.MethodType(<4th parameter>, <1st
+    parameter>))` (or `MethodType` imported by name)."""
+    params = [p.name.value for p in walker.get_params() if p.star_count == 0]
+    if len(params) < 4:
+        return False
+    instance, method, new = params[0], params[2], params[3]
+    for node in tree_nodes(walker):
+        if node.type not in ("power", "atom_expr") or len(node.children) != 2 or \
+                flat(node.children[0]) != "setattr" or not is_trailer(node.children[1], "("):
+            continue
+        args = call_args(node.children[1])
+        if len(args) == 3 and flat(args[0].value) == instance and flat(args[1].value) == method and \
+                flat(args[2].value) in (f"MethodType({new},{instance})", f"types.MethodType({new},{instance})"):
+            return True
+    return False
 
 
 def _loaded(value: Node, names: Names) -> bool:

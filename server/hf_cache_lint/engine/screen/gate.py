@@ -65,7 +65,7 @@ from hf_cache_lint.engine.screen.library_values import (
     makes_values,
     word_char,
 )
-from hf_cache_lint.engine.text.prefilter import _NOT_CODE, _in_code, _triple_quotes
+from hf_cache_lint.engine.text.prefilter import _NOT_CODE, MIXIN_PATCH, _in_code, _triple_quotes
 
 # Words whose mere presence sends a module to parso: values a check reads (a `cache_implementation`,
 # a checkpoint's generation_config.json, a Hub default) and a pipeline (a call that reaches generate), also one
@@ -345,9 +345,11 @@ def _no_removed_api(names: set[str], strings: set[str], tree: _Tree) -> bool:
     """HFC007 (engine/interpreter/removed_api.py) reports an import of a removed class (`from transformers import
     HybridCache`: the name is in the compiled names) or of a generation module's name (the module's dotted name is), an attribute (`transformers.HybridCache`), a call of a
     removed method (`.to_legacy_cache()`: likewise), or a removed use of a cache or model the interpreter says the
-    code has (a `cache_use` fact: one of that kind's parse names is among the compiled names)."""
+    code has (a `cache_use` fact: one of that kind's parse names is among the compiled names), or a function patched
+    onto `GenerationMixin` (rules/hfc007_removed_cache_api/patched_helpers.py: the name is)."""
     return names.isdisjoint(REMOVED_NAMES) and names.isdisjoint(REMOVED_CACHE_METHODS) and \
-        names.isdisjoint(CACHE_USE_NAMES) and names.isdisjoint(GENERATION_IMPORT_MODULES) and _no_model_name(names)
+        names.isdisjoint(CACHE_USE_NAMES) and names.isdisjoint(GENERATION_IMPORT_MODULES) and \
+        not ("GenerationMixin" in names and MIXIN_PATCH.search(tree.text)) and _no_model_name(names)
 
 
 def _no_model_name(names: set[str]) -> bool:

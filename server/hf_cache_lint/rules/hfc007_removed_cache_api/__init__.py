@@ -27,9 +27,11 @@ from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc007_removed_cache_api import (
     backbone,
     constructors,
+    helper_reads,
     max_length,
     member_examples,
     model_names,
+    patched_helpers,
 )
 from hf_cache_lint.rules.hfc007_removed_cache_api.examples import INVALID
 from hf_cache_lint.rules.hfc007_removed_cache_api.valid import VALID
@@ -195,7 +197,13 @@ class RemovedCacheApi(Rule):
             generate_gone = backbone.finding(self, analysis, fact)
             if generate_gone is not None:
                 yield generate_gone, True, generate_gone.span.start, None
+        for patched in patched_helpers.findings(self, analysis):
+            yield patched, False, patched.span.start, None  # silent: the patch is never called
         for cache_use in analysis.of(CACHE_USE):
+            unprepared = helper_reads.finding(self, analysis, cache_use)
+            if unprepared is not None:
+                # A config handed in may have been prepared by a caller: its later lines are not taken for dead.
+                yield unprepared, cache_use.name != "_get_stopping_criteria", unprepared.span.start, None
             tested = max_length.finding(self, analysis, cache_use)
             if tested is not None:
                 # The answer changed silently: it matters only where the tested value is made (the call, or the call

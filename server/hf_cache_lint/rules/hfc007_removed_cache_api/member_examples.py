@@ -108,7 +108,49 @@ _CLASS_TABLE = (prelude("StaticCache") + 'CACHE_CLASSES = {"static": StaticCache
                 "    return cls(config=model.config, max_cache_len=32)\n\n\n"
                 'cache = build("static")\nlimit = cache.max_cache_len\n')
 
+# Code that runs generate's steps itself with its private helpers (InternLM's streaming chat, Chinese-LLaMA's
+# speculative sampling, RL4LMs' rollouts), without the preparation generate does first.
+_STOPPING = ("config = GenerationConfig(max_new_tokens=4, eos_token_id=2)\n"
+             "criteria = model._get_stopping_criteria(generation_config=config, "
+             "stopping_criteria=StoppingCriteriaList())\n")
+_ROLLOUT = ("\n\ndef step(lm, state):\n    out = lm(**inputs, use_cache=True)\n"
+            "    return lm._update_model_kwargs_for_generation(out, state, is_encoder_decoder=False)\n\n\n"
+            'state = step(model, {"attention_mask": inputs["attention_mask"]})\n')
+
+# A decoding loop patched onto GenerationMixin under 4.3x's name (VCD's `GenerationMixin.sample = sample`).
+_OLD_LOOP = ("CALLS = []\n\n\n"
+             "def sample(self, input_ids, **model_kwargs):\n    CALLS.append(1)\n    return input_ids\n\n\n"
+             "transformers.generation.utils.GenerationMixin.sample = sample\n"
+             "model.generate(**inputs, max_new_tokens=2, min_new_tokens=2, do_sample=True)\n"
+             'assert CALLS, "the patched sampling loop never ran"\n')
+
 INVALID: tuple[Invalid, ...] = (
+    Invalid(
+        "import transformers\n" + prelude() + _OLD_LOOP,
+        flagged="transformers.generation.utils.GenerationMixin.sample",
+        severity=Severity.WARNING,
+        runtime="OTHER",  # the assertion: generate never calls it
+        message_contains="`GenerationMixin` has no `sample`",
+        note="a sampling loop patched in under the 4.3x name (VCD): generate samples in `_sample` on every release "
+             "the table reads, so the patch never runs",
+    ),
+    Invalid(
+        prelude("GenerationConfig", "StoppingCriteriaList") + _STOPPING,
+        flagged="_get_stopping_criteria",
+        runtime="OTHER",
+        message_contains="AttributeError: 'GenerationConfig' object has no attribute '_eos_token_tensor'",
+        note="generate's stopping criteria built from a config `_prepare_special_tokens` never saw (InternLM's "
+             "streaming chat): from 4.43.0 the helper reads `generation_config._eos_token_tensor`",
+    ),
+    Invalid(
+        prelude() + _ROLLOUT,
+        flagged="_update_model_kwargs_for_generation",
+        versions=("4.57.6",),
+        runtime="HFC011",  # the oracle's classifier files `KeyError: 'cache_position'` under HFC011's kind
+        message_contains="KeyError: 'cache_position'",
+        note="a rollout that advances its own model kwargs with generate's helper (RL4LMs): 4.43.0-5.2.0 read "
+             "`model_kwargs[\"cache_position\"]`, which the dict never got; 5.3.0 reads it only when present",
+    ),
     Invalid(
         _LOAD + "out = model(**inputs, use_cache=True)\n"
         "new_ids = inputs[\"input_ids\"][:, out.past_key_values.seen_tokens:]\n",
@@ -217,6 +259,24 @@ INVALID: tuple[Invalid, ...] = (
 )
 
 VALID: tuple[Valid, ...] = (
+    Valid("import transformers\n" + prelude() + _OLD_LOOP.replace(
+        "def sample(self, input_ids, **model_kwargs):\n    CALLS.append(1)\n    return input_ids\n",
+        "original = transformers.generation.utils.GenerationMixin._sample\n\n\n"
+        "def sample(self, *args, **kwargs):\n    CALLS.append(1)\n    return original(self, *args, **kwargs)\n")
+        .replace("GenerationMixin.sample = sample", "GenerationMixin._sample = sample"),
+        note="the same patch under the name generate calls (`_sample`, 4.41.0 to 5.25.0)"),
+    Valid("import transformers\n" + prelude() + _OLD_LOOP.replace(
+        "model.generate(**inputs, max_new_tokens=2, min_new_tokens=2, do_sample=True)\n",
+        'model.sample(inputs["input_ids"])\n'),
+        note="the same patch, called by the code itself: it runs"),
+    Valid(prelude("GenerationConfig", "StoppingCriteriaList") + _STOPPING.replace(
+        "criteria = ", "model._prepare_special_tokens(config)\ncriteria = "),
+        note="the same config prepared as generate prepares it first: the helper finds its tensors"),
+    Valid("import torch\n" + prelude() + _ROLLOUT.replace(
+        '{"attention_mask": inputs["attention_mask"]}',
+        '{"attention_mask": inputs["attention_mask"],\n              '
+        '"cache_position": torch.arange(inputs["input_ids"].shape[1])}'),
+        note="the rollout's state started with the prompt's positions, as generate starts it"),
     Valid(_OWN_COUNTER, note="the project's own `Cache` subclass sets `seen_tokens`: an `isinstance(x, Cache)` test "
                              "holds for it, so the read under that test is not said to be a transformers cache's"),
     Valid(

@@ -21,6 +21,7 @@ from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.common import since
 from hf_cache_lint.rules.hfc010_hook_loses_cache import attention_returns, forward_examples, forward_keywords
 from hf_cache_lint.rules.hfc010_hook_loses_cache.examples import (
+    FED_TITLE,
     INVALID,
     KWARGS_TITLE,
     PATCH_TITLE,
@@ -61,6 +62,7 @@ class HookLosesCache(Rule):
             yield from self._update_signature(analysis, hook, target)
             if hook.compat or stopped:
                 continue  # reads the cache as `cache` too; or the super() call raises before the cache matters
+            yield from self._never_fed(analysis, hook, target)
             for read in hook.reads:
                 if read.key in CACHE_NAMES and not read.returned:
                     yield from self._lost(analysis, hook, read, target)
@@ -133,6 +135,40 @@ class HookLosesCache(Rule):
                           story=f"transformers {first} renamed the keyword its generation hooks receive the cache "
                                 f"under to `{now}`. A hook written for the old name still runs, but finds no cache "
                                 "where it looks. Reading both names works on every release.")
+
+    # -- the cache handed on from a parameter no release fills ----------------------------------------------------
+
+    def _never_fed(self, analysis: Analysis, hook: HookOverride, target: Target) -> Iterator[Finding]:
+        """A `prepare_inputs_for_generation` override returning `"past_key_values": past` where `past` is a
+        parameter generate never fills: every release of the table passes the cache by keyword, as
+        `past_key_values=` (`cache=` from 5.24.0), into the hook's `**kwargs`, which the body only reads other keys
+        from. The forward gets None at every step (ContrastiveDecoding's pre-4.x `past=None` hook; the oracle:
+        4.57.6, 5.23.0, 5.24.0, 5.25.0)."""
+        handed = hook.handed
+        if hook.kind != "prepare_inputs" or handed is None or hook.var_keyword is None or \
+                handed[2] in ("past_key_values", "cache") or any(r.key == "past_key_values" for r in hook.reads):
+            return
+        place, text, name = handed
+        first = target.behaviour_since("cache_reaches_hooks_as_cache")
+        now = "cache" if first is not None else "past_key_values"
+        later = "" if first is not None else " (`cache=` from 5.24.0)"
+        message = (f"`{text}` in {hook.target}: transformers {target} passes the cache to the hook as `{now}=`"
+                   f"{later}, into `**{hook.var_keyword}`, never as `{name}`, so `{name}` keeps its default and "
+                   "the hook hands the model no cache: each step runs without its past (silently; a hook that "
+                   "feeds only the new token decodes it without its context)")
+        fixes: list[Fix] = []
+        if hook.insert_at is not None:
+            kw = hook.var_keyword
+            line = f'{name} = {kw}.pop("cache", {kw}.pop("past_key_values", {name}))\n{hook.indent}'
+            # Unsafe: the hook then gets the cache on every release, and what it feeds the model with it (the
+            # whole sequence again, where it never slices the prompt) is its own code's.
+            fixes.append(Fix(FED_TITLE.format(name=name), (Edit(hook.insert_at, line),), preferred=True,
+                             applicability=UNSAFE))
+        yield self.report(place, message, severity=Severity.WARNING,
+                          fixes=(*fixes, self.ignore_fix(analysis, place)),
+                          story="Generate passes `prepare_inputs_for_generation` the cache by keyword: as "
+                                "`past_key_values=` up to 5.23, as `cache=` from 5.24.0. A hook written for an older "
+                                "name (`past=`) finds only its default there.")
 
     # -- the model inputs transformers' own `prepare_inputs_for_generation` returned, read by the old key ----------
 

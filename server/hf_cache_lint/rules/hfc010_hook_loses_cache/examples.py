@@ -10,6 +10,7 @@ PATCH_TITLE = "Hand the patch the cache as `cache` too (`{name}` on older releas
 READ_TITLE = "Read the cache as `cache` too"
 KWARGS_TITLE = "Accept `**kwargs`"
 RETURNED_TITLE = "Find the cache under `cache` too"
+FED_TITLE = "Take the cache as `{name}` from `**kwargs` (`cache`, else `past_key_values`)"
 
 _LLAMA = "meta-llama/Llama-3.2-1B"
 _PROMPT = "prompt = torch.tensor([[1, 5, 9, 14, 20]])\n"
@@ -184,6 +185,24 @@ SUPER_INPUTS = (
     "        return inputs\n\n\n"
     f'model = LoggingLM.from_pretrained("{_LLAMA}")\n'
     "model.generate(prompt, max_new_tokens=3, do_sample=False)\n")
+
+# A pre-4.x hook (`past=`) patched onto a loaded model (ContrastiveDecoding's "ignore prefix" student): it feeds
+# only the last token once it has a cache, and hands on the cache it takes as `past`, which no release fills.
+OLD_NAME = (
+    "import torch\nfrom transformers import AutoModelForCausalLM\n\n"
+    f'model = AutoModelForCausalLM.from_pretrained("{_LLAMA}")\n' + _PROMPT + "LENGTHS = []\n\n\n"
+    "def last_token_inputs(input_ids, past=None, **kwargs):\n"
+    "    if past is not None and past.get_seq_length() > 0:\n"
+    "        input_ids = input_ids[:, -1:]\n"
+    "    LENGTHS.append(input_ids.shape[1])\n"
+    "    return {\n"
+    '        "input_ids": input_ids,\n'
+    '        "past_key_values": past,\n'
+    '        "use_cache": kwargs.get("use_cache"),\n'
+    "    }\n\n\n"
+    "model.prepare_inputs_for_generation = last_token_inputs\n"
+    "model.generate(prompt, max_new_tokens=3, min_new_tokens=3, do_sample=False)\n"
+    'assert LENGTHS == [5, 1, 1], f"each step ran the whole sequence again: {LENGTHS}"\n')
 
 _24 = ("5.24.0", "5.25.0")
 
@@ -388,6 +407,18 @@ INVALID: tuple[Invalid, ...] = (
         versions=_24, runtime="HFC010", portable=True,
         note="an override that reads the cache from what `super().prepare_inputs_for_generation(...)` returns: "
              "KeyError from 5.24",
+    ),
+    invalid(
+        OLD_NAME,
+        flagged='"past_key_values": past',
+        fixes={FED_TITLE.format(name="past"): (
+            "    if past is not None and",
+            '    past = kwargs.pop("cache", kwargs.pop("past_key_values", past))\n    if past is not None and')},
+        severity=Severity.WARNING, runtime="OTHER", portable=True,
+        note="a hook taking the cache as `past` (a pre-4.x name) patched onto a loaded model: every release passes "
+             "`past_key_values=` (5.24: `cache=`) into its `**kwargs`, so it hands the model None and each step runs "
+             "the whole sequence again (5, 6, 7 tokens, not 5, 1, 1: the assertion fails on every release; the "
+             "fixed code runs on each)",
     ),
 )
 

@@ -38,6 +38,25 @@ _PATCHED = (
 )
 PATCHED_THREE = _PATCHED.format(returned="out[0], out[1], None")
 PATCHED_TWO = _PATCHED.format(returned="out[0], out[1]")
+# The same forward patched by a walker over the model's modules that picks them by class name (SelfExtend's
+# `modify_method_of_instance`), the function bound with `functools.partial` first.
+_WALKED = (
+    "from functools import partial\nfrom types import MethodType\n\n" + prelude() + "\n\n"
+    "def kept_forward(self, hidden_states, *args, window=8, **kwargs):\n"
+    "    out = type(self).forward(self, hidden_states, *args, **kwargs)\n"
+    "    return {returned}\n\n\n"
+    "def modify_method_of_instance(instance, class_name, method_name, new_method):\n"
+    "    if instance.__class__.__name__ == class_name:\n"
+    "        setattr(instance, method_name, MethodType(new_method, instance))\n"
+    "        return True\n"
+    "    found = False\n"
+    "    for child in instance._modules.values():\n"
+    "        found = modify_method_of_instance(child, class_name, method_name, new_method) or found\n"
+    "    return found\n\n\n"
+    "forward = partial(kept_forward, window=4)\n"
+    'modify_method_of_instance(model, "LlamaAttention", "forward", forward)\n'
+    "logits = model(**inputs).logits\n"
+)
 
 INVALID: tuple[Invalid, ...] = (
     Invalid(
@@ -55,6 +74,14 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="too many values to unpack (expected 2)",
         note="a patched attention forward returning the 4.4x triple: the decoder layers unpack two from 4.48.0",
     ),
+    Invalid(
+        _WALKED.format(returned="out[0], out[1], None"),
+        flagged="return out[0], out[1], None",
+        runtime="OTHER",  # a plain ValueError
+        message_contains="too many values to unpack (expected 2)",
+        note="the triple patched by a walker that picks the attention modules by class name (SelfExtend): reported at "
+             "the function's `return`, the walker's `setattr` being shared by whatever it patches",
+    ),
 )
 
 VALID: tuple[Valid, ...] = (
@@ -63,4 +90,5 @@ VALID: tuple[Valid, ...] = (
                        "chat(input_ids=torch.tensor([[1, 2, 3]]), use_cache=True)"),
           note="the fixed-keyword forward called directly, never under generate"),
     Valid(PATCHED_TWO, note="the patched attention forward returning the pair the decoder layers unpack"),
+    Valid(_WALKED.format(returned="out[0], out[1]"), note="the walker's patch returning the pair"),
 )

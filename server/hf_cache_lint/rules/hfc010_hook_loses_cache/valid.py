@@ -6,6 +6,7 @@ from hf_cache_lint.rules.base import Valid
 from hf_cache_lint.rules.hfc010_hook_loses_cache.examples import (
     _LLAMA,
     LAYER_PATCH,
+    OLD_NAME,
     PRE_HOOK,
     PREPARE,
     READER,
@@ -167,6 +168,13 @@ VALID: tuple[Valid, ...] = (
                              "draft.generate(ids, max_new_tokens=2, min_new_tokens=2, do_sample=False)\n"),
         note="a backbone subclass without `GenerationMixin` (XTTS's GPT inference model): from 4.50 it has no "
              "`generate`, so no generate runs its hook (another model's generate in the module does not)",
+    ),
+    Valid(
+        OLD_NAME.replace("def last_token_inputs(input_ids, past=None, **kwargs):\n",
+                         "def last_token_inputs(input_ids, past=None, **kwargs):\n"
+                         '    past = kwargs.get("cache", kwargs.get("past_key_values", past))\n'),
+        note="the `past=` hook that takes the cache out of its `**kwargs` under either name first: it gets it on "
+             "every release",
     ),
 )
 

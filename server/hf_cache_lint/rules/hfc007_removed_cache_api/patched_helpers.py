@@ -1,0 +1,82 @@
+"""A function patched onto `GenerationMixin` under a name the target's `GenerationMixin` does not have: generate
+only calls its own methods, so at the target nothing runs the patch (VCD's `GenerationMixin.sample = sample`, the
+sampling loop of 4.3x; from 4.41.0, the release table's oldest, generate samples in `_sample` and no release has
+`sample`). The code runs, generating without the project's change (silent).
+
+Precision: the assignment's target is `GenerationMixin.<name>` written through `transformers` (`transformers.
+generation.utils.GenerationMixin.sample`) or through a `GenerationMixin` imported from it; its value is a function of
+the module (or a `types.MethodType`/`functools.partial` of one would be a bound hook, not read here); the release
+table has no member `<name>` of `GenerationMixin` at the target; and the module never calls `.<name>(...)` itself
+(a helper it adds and calls from its own patch runs)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from hf_cache_lint.engine.base.findings import Finding, Severity
+from hf_cache_lint.engine.environment import releases
+from hf_cache_lint.engine.output.analysis import Analysis
+from hf_cache_lint.engine.syntax.nodes import Node, code, span
+from hf_cache_lint.rules.base import Rule
+
+_MODULE = "transformers.generation.utils"
+
+
+def findings(rule: Rule, analysis: Analysis) -> Iterator[Finding]:
+    tree = analysis.tree
+    text = analysis.text
+    if tree is None or "GenerationMixin" not in text or "transformers" not in text:
+        return
+    imported = _imports_mixin(tree)
+    target = analysis.context.target
+    functions = {f.name.value for f in tree.iter_funcdefs()}
+    for stmt in _assignments(tree):
+        left, right = stmt.children[0], stmt.children[2]
+        if left.type not in ("power", "atom_expr") or right.type != "name" or right.value not in functions:
+            continue
+        parts = code(left).strip().split(".")
+        if len(parts) < 2 or parts[-2] != "GenerationMixin":
+            continue
+        head = ".".join(parts[:-1])
+        through_module = head == f"{_MODULE}.GenerationMixin" and "import transformers" in text
+        if not (through_module or (head == "GenerationMixin" and imported)):
+            continue
+        name = parts[-1]
+        if releases.member(_MODULE, "GenerationMixin", name, target.version) is not None or \
+                f".{name}(" in text:
+            continue
+        had = [r for r in releases.known_releases()
+               if releases.member(_MODULE, "GenerationMixin", name, r) is not None]
+        earlier = [r for r in had if r < target.version]
+        after = next((r for r in releases.known_releases() if earlier and r > earlier[-1]), None)
+        gone = f"gone since {after}" if after is not None else f"first in {had[0]}" if had else \
+            "no release from 4.41.0, the oldest the table reads, has it"
+        message = (f"`{code(left).strip()} = {right.value}`: transformers {target}'s `GenerationMixin` has no "
+                   f"`{name}` ({gone}), so generate, which calls only its own methods, never runs `{right.value}`: "
+                   "the code generates without the patch (silently). Instead, patch the method the target's "
+                   "generate calls (`_sample` for sampling, with its own signature there), or call yours yourself")
+        yield rule.report(span(left), message, severity=Severity.WARNING,
+                          story="Generate's decoding loops were renamed and merged across releases (`sample` and "
+                                "`greedy_search` became `_sample`); a patch assigned under an old name adds a method "
+                                "nobody calls.")
+
+
+def _assignments(tree: Node) -> Iterator[Node]:
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if node.type == "expr_stmt" and len(node.children) == 3 and code(node.children[1]).strip() == "=":
+            yield node
+        stack.extend(reversed(getattr(node, "children", [])))
+
+
+def _imports_mixin(tree: Node) -> bool:
+    """`from transformers[.generation[.utils]] import GenerationMixin` (not under another name)."""
+    for imp in tree.iter_imports():
+        if imp.type != "import_from":
+            continue
+        module = [n.value for n in imp.get_from_names()]
+        if module and module[0] == "transformers" and \
+                any(n.value == "GenerationMixin" for n in imp.get_defined_names()):
+            return True
+    return False
