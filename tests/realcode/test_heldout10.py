@@ -20,11 +20,14 @@ from recall_set import HELDOUT10
 # Eighth session, members29g (seen: built on, from main 736332d): MiniCPM-o's positive crop of the snapshot (a method of
 # a cache on every path, said or not) found at 5.23+: 5.23.0 8/13, 9 of 10; 5.24.0 and 5.25.0 9/14, 10 of 12 (the crop
 # line holds two findings, its constant and its parameter run); 4.57.6 unchanged.
+# Eighth session, hooks29g (the `past=` prepare hook, GenerationMixin's private helpers by the release table's `reads:`,
+# SelfExtend's walker patch) and cacheclass29g (the snapshot's false HFC007) too; all merged: 4.57.6 6/7, 6 of 6;
+# 5.23.0 10/13, 11 of 11; 5.24.0 and 5.25.0 11/14, 12 of 13.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(3, 3 / 3),
-    "5.23.0": Floor(8, 9 / 10),
-    "5.24.0": Floor(9, 10 / 12),
-    "5.25.0": Floor(9, 10 / 12),
+    "4.57.6": Floor(6, 6 / 6),
+    "5.23.0": Floor(10, 11 / 11),
+    "5.24.0": Floor(11, 12 / 13),
+    "5.25.0": Floor(11, 12 / 13),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,
