@@ -11,6 +11,7 @@ table has no member `<name>` of `GenerationMixin` at the target; and the module 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from hf_cache_lint.engine.base.findings import Finding, Severity
@@ -20,6 +21,7 @@ from hf_cache_lint.engine.syntax.nodes import Node, code, span
 from hf_cache_lint.rules.base import Rule
 
 _MODULE = "transformers.generation.utils"
+_SPACES = re.compile(r"[\s\\]+")  # what may stand around a dotted name's dots: spaces, `\` continuations
 
 
 def findings(rule: Rule, analysis: Analysis) -> Iterator[Finding]:
@@ -34,7 +36,9 @@ def findings(rule: Rule, analysis: Analysis) -> Iterator[Finding]:
         left, right = stmt.children[0], stmt.children[2]
         if left.type not in ("power", "atom_expr") or right.type != "name" or right.value not in functions:
             continue
-        parts = code(left).strip().split(".")
+        # The dotted target as written, without the spaces or line continuations allowed around its dots.
+        dotted = _SPACES.sub("", code(left))
+        parts = dotted.split(".")
         if len(parts) < 2 or parts[-2] != "GenerationMixin":
             continue
         head = ".".join(parts[:-1])
@@ -43,7 +47,7 @@ def findings(rule: Rule, analysis: Analysis) -> Iterator[Finding]:
             continue
         name = parts[-1]
         if releases.member(_MODULE, "GenerationMixin", name, target.version) is not None or \
-                f".{name}(" in text:
+                re.search(rf"\.\s*{name}\s*\(", text) is not None:
             continue
         had = [r for r in releases.known_releases()
                if releases.member(_MODULE, "GenerationMixin", name, r) is not None]
@@ -51,7 +55,7 @@ def findings(rule: Rule, analysis: Analysis) -> Iterator[Finding]:
         after = next((r for r in releases.known_releases() if earlier and r > earlier[-1]), None)
         gone = f"gone since {after}" if after is not None else f"first in {had[0]}" if had else \
             "no release from 4.41.0, the oldest the table reads, has it"
-        message = (f"`{code(left).strip()} = {right.value}`: transformers {target}'s `GenerationMixin` has no "
+        message = (f"`{dotted} = {right.value}`: transformers {target}'s `GenerationMixin` has no "
                    f"`{name}` ({gone}), so generate, which calls only its own methods, never runs `{right.value}`: "
                    "the code generates without the patch (silently). Instead, patch the method the target's "
                    "generate calls (`_sample` for sampling, with its own signature there), or call yours yourself")
