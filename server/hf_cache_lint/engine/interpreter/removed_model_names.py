@@ -46,8 +46,8 @@ def model_imports(node: Node, target: Target, scope: Scope) -> Iterator[RemovedA
     source = imported_from(node)
     if source != "transformers" and source not in _MODULES:
         return
-    for bound in node.get_defined_names():
-        name_node = node.get_path_for_name(bound)[-1]  # the original name, not its alias
+    for _, path in import_paths(node):  # parso's get_path_for_name per name is quadratic in the names
+        name_node = path[-1]  # the original name, not its alias
         name = name_node.value
         removed = removed_generation_export(name, target.version) if source == "transformers" else \
             removed_model_name(source, name, target.version)
