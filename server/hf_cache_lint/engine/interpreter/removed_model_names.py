@@ -7,7 +7,6 @@ read and raises nothing; once the code stores a name there, reading it finds wha
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Iterator
 
 from hf_cache_lint.engine.environment.releases_models import (
@@ -31,12 +30,15 @@ from hf_cache_lint.engine.syntax.nodes import (
 )
 
 _MODULES = frozenset(MODEL_NAME_MODULES)
-_WORDS = re.compile("modeling_|" + "|".join(REMOVED_GENERATION_EXPORTS))
+# Plain names: `in` for each (a fast substring search in C) costs a fraction of a regular expression's alternation of
+# them, which tries the alternatives at every character whose first letter one has (~0.2 M instructions a check
+# on the 100-line script, at every keystroke).
+_WORDS = ("modeling_", *REMOVED_GENERATION_EXPORTS)
 
 
 def model_words(text: str) -> bool:
     """Whether the text names a model module or a removed top-level export (else nothing here applies)."""
-    return _WORDS.search(text) is not None
+    return any(word in text for word in _WORDS)
 
 
 def model_imports(node: Node, target: Target, scope: Scope) -> Iterator[RemovedApiUse]:
