@@ -89,9 +89,10 @@ class Settings:
     rules, never read from a user's settings; the editor leaves it empty, so they show there)."""
 
     def enabled(self, code: str) -> bool:
-        if any(code.startswith(p) for p in self.ignore):
+        # Asked for every rule at every check: no generator over an empty tuple (most settings set neither).
+        if self.ignore and any(code.startswith(p) for p in self.ignore):
             return False
-        if any(code.startswith(p) for p in self.extend_select):
+        if self.extend_select and any(code.startswith(p) for p in self.extend_select):
             return True
         if self.select:
             return any(code.startswith(p) for p in self.select)

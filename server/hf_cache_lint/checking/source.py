@@ -103,7 +103,7 @@ def _run_rules(text: str, path: str, settings: Settings, context: Context | None
                                 else replace(f, severity=severity, story=story))
         except Exception:  # one failing rule must not hide the others
             log.exception("rule %s failed on %s", rule.code, path)
-    forget_answers()  # rules/order.py's answers for this check's calls: no analysis outlives its check there
+    forget_answers()  # rules/order.py's answers: this check's become the last check's (for the calls a next check gives again)
     table = suppressions(text)
     findings = [under_version_guard(f, analysis) for f in drop_foreign(analysis, findings)]
     findings = _unstacked(findings, _yielding(ALL_RULES))

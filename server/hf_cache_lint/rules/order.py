@@ -93,21 +93,35 @@ def ci_rejected(target: Target, call: GenerateCall) -> bool:
 
 # kwargs_rejected's answers, by the call's identity (call, target, answer): most rules ask it of every call of a
 # check. A GenerateCall is frozen, so the answer for one object and target never changes; the entry holds the call,
-# so its id is not reused while the entry stands. Emptied after each check (`forget`: checking/source.py), so no
-# analysis outlives its check here, and when full.
+# so its id is not reused while the entry stands. After each check (`forget`: checking/source.py) they become the
+# last check's, asked next of the calls the next check gives again (a keystroke's replayed functions record the
+# same GenerateCall objects: engine/interpreter/replay.py), and are dropped after that; so only the calls of the
+# last check outlive it here (plain data, no tree), and none once full.
 _REJECTED: dict[int, tuple[GenerateCall, Target, bool]] = {}
+_LAST_REJECTED: dict[int, tuple[GenerateCall, Target, bool]] = {}
 _REJECTED_MAX = 1024
 
 
 def forget() -> None:
-    """Drop the kept answers (the check that asked is over; its calls need not stay alive for them)."""
-    _REJECTED.clear()
+    """The check that asked is over: its answers are kept for the next check only (older ones go)."""
+    global _REJECTED, _LAST_REJECTED
+    _LAST_REJECTED, _REJECTED = _REJECTED, {}
+
+
+def _forget_all() -> None:
+    global _REJECTED, _LAST_REJECTED
+    _LAST_REJECTED, _REJECTED = {}, {}
 
 
 def kwargs_rejected(target: Target, call: GenerateCall) -> bool:
     """Some keyword fails `_validate_model_kwargs` (HFC003's wrong cache keyword, HFC005's typos)."""
-    got = _REJECTED.get(id(call))
+    key = id(call)
+    got = _REJECTED.get(key)
     if got is not None and got[0] is call and got[1] == target:
+        return got[2]
+    got = _LAST_REJECTED.get(key)
+    if got is not None and got[0] is call and got[1] == target:
+        _REJECTED[key] = got
         return got[2]
     answer = _kwargs_rejected(target, call)
     if len(_REJECTED) >= _REJECTED_MAX:
@@ -157,4 +171,5 @@ def is_encoder_decoder(model: ModelInfo) -> bool:
     return model.class_name is None and bool(model.checkpoint and _ENC_DEC_ID.search(model.checkpoint))
 
 
-process_state.resettable("rules/order.py", "_REJECTED", forget)
+process_state.resettable("rules/order.py", "_REJECTED", _forget_all)
+process_state.resettable("rules/order.py", "_LAST_REJECTED", _forget_all)

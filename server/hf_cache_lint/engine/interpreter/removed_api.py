@@ -81,7 +81,8 @@ def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGua
     models = ModelModules(module) if model_words(text) else None
     quiet = _Quiet(text, (*classes, *(models.words if models is not None else ())), reads)
     # A module-level function whose text and inputs are the last check's gets its last uses (removed_reuse.py).
-    runs = FunctionRuns(inputs(target, guards, classes, models, reads, quiet.words), reads, user_methods, quiet.piece)
+    runs = FunctionRuns(inputs(target, guards, classes, models, reads, quiet.words), reads, user_methods,
+                       quiet.lines_text)
 
     def walk(stack: list[tuple[Node, Scope]], into: Node | None = None) -> Walked:
         found: list[RemovedApiUse] = []
@@ -187,7 +188,10 @@ class _Quiet:
     def piece(self, node: Node) -> str:
         """The node's whole lines, from the first line's start to the last one's end: a little more text than the
         node's own."""
-        first, last = node.start_pos[0], end_pos(node)[0]
+        return self.lines_text(node.start_pos[0], end_pos(node)[0])
+
+    def lines_text(self, first: int, last: int) -> str:
+        """The text of the lines `first` to `last` (1-based, whole lines): `piece` of a node on them."""
         if self._starts is None:  # each line's offset in the text, as parso counts lines (\r\n, \r, \n)
             text = self.text
             self._starts = list(accumulate(map((1).__add__, map(len, text.split("\n"))), initial=0)) \

@@ -10,7 +10,7 @@ from hf_cache_lint.engine.environment.api_changes import GENERATION_IMPORT_MODUL
 from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
 from hf_cache_lint.engine.interpreter.removed_scopes import Scope, handled
-from hf_cache_lint.engine.syntax.nodes import Node, imported_from, span
+from hf_cache_lint.engine.syntax.nodes import Node, import_paths, imported_from, span
 
 _CACHE_MODULES = ("transformers", "transformers.cache_utils", "transformers.models.mamba.modeling_mamba",
                   *REMOVED_MODEL_CACHES)
@@ -29,8 +29,8 @@ def imports(node: Node, target: Target, scope: Scope) -> Iterator[RemovedApiUse]
     source = imported_from(node)
     if node.level != 0 or source not in _CACHE_MODULES:
         return
-    for bound in node.get_defined_names():
-        name_node = node.get_path_for_name(bound)[-1]  # the original name, not its alias
+    for _, path in import_paths(node):  # parso's get_path_for_name per name is quadratic in the names
+        name_node = path[-1]  # the original name, not its alias
         name = name_node.value
         removed = import_fails(source, name, target)
         if removed is None or handled("import", name, scope):
@@ -46,8 +46,8 @@ def generation_imports(node: Node, target: Target, scope: Scope) -> Iterator[Rem
     source = imported_from(node)
     if node.level != 0 or (source != "transformers" and source not in GENERATION_IMPORT_MODULES):
         return
-    for bound in node.get_defined_names():
-        name_node = node.get_path_for_name(bound)[-1]  # the original name, not its alias
+    for _, path in import_paths(node):  # parso's get_path_for_name per name is quadratic in the names
+        name_node = path[-1]  # the original name, not its alias
         name = name_node.value
         removed = target.removed_generation_name(source, name)
         if removed is None or handled("import", name, scope):

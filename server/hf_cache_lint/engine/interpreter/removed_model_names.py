@@ -7,7 +7,6 @@ read and raises nothing; once the code stores a name there, reading it finds wha
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Iterator
 
 from hf_cache_lint.engine.environment.releases_models import (
@@ -31,12 +30,15 @@ from hf_cache_lint.engine.syntax.nodes import (
 )
 
 _MODULES = frozenset(MODEL_NAME_MODULES)
-_WORDS = re.compile("modeling_|" + "|".join(REMOVED_GENERATION_EXPORTS))
+# Plain names: `in` for each (a fast substring search in C) costs a fraction of a regular expression's alternation of
+# them, which tries the alternatives at every character whose first letter one has (~0.2 M instructions a check
+# on the 100-line script, at every keystroke).
+_WORDS = ("modeling_", *REMOVED_GENERATION_EXPORTS)
 
 
 def model_words(text: str) -> bool:
     """Whether the text names a model module or a removed top-level export (else nothing here applies)."""
-    return _WORDS.search(text) is not None
+    return any(word in text for word in _WORDS)
 
 
 def model_imports(node: Node, target: Target, scope: Scope) -> Iterator[RemovedApiUse]:
@@ -46,8 +48,8 @@ def model_imports(node: Node, target: Target, scope: Scope) -> Iterator[RemovedA
     source = imported_from(node)
     if source != "transformers" and source not in _MODULES:
         return
-    for bound in node.get_defined_names():
-        name_node = node.get_path_for_name(bound)[-1]  # the original name, not its alias
+    for _, path in import_paths(node):  # parso's get_path_for_name per name is quadratic in the names
+        name_node = path[-1]  # the original name, not its alias
         name = name_node.value
         removed = removed_generation_export(name, target.version) if source == "transformers" else \
             removed_model_name(source, name, target.version)

@@ -104,13 +104,13 @@ class FunctionRuns:
     """This check's reuse of the last check's function walks."""
 
     def __init__(self, key: tuple[object, ...], reads: Reads, defined: WatchedDefined,
-                 piece: Callable[[Node], str]) -> None:
+                 piece: Callable[[int, int], str]) -> None:
         last = _LAST_RUNS
         self._last = last[1] if last is not None and last[0] == key else {}
         self._key = key
         self._runs: dict[str, _Run] = {}
         self._defined = defined
-        self._piece = piece
+        self._piece = piece  # the text of a function's lines, from its first to its last (removed_api.py `_Quiet`)
         entries: list[tuple[int, tuple[int, int, str], object]] = [
             (p.line, (p.line, p.column, where), r) for (p, where), r in reads.at.items()]
         entries.extend((p.line, (p.line, p.column, "call"), u) for p, u in reads.calls.items())
@@ -129,16 +129,21 @@ class FunctionRuns:
         none (removed_api.py `_Quiet`: by the same text and inputs, the last check's answer), else `walk()`'s.
         `head`: what else the walk reads, as text (`reuse_head`: a method's class header), part of the run's key."""
         first, last = node.start_pos[0], end_pos(node)[0]
-        text = self._piece(node)
+        text = self._piece(first, last)
         piece = head + text if head else text
-        lo, hi = bisect.bisect_left(self._lines, first), bisect.bisect_right(self._lines, last)
-        reads = tuple(((line - first, column, kind), value)
-                      for _, (line, column, kind), value in self._entries[lo:hi])
+        lines = self._lines
+        reads: tuple[tuple[tuple[int, int, str], object], ...] = ()
+        if lines:  # most modules record no read of a removed member
+            lo, hi = bisect.bisect_left(lines, first), bisect.bisect_right(lines, last)
+            reads = tuple(((line - first, column, kind), value)
+                          for _, (line, column, kind), value in self._entries[lo:hi])
         old = self._last.get(piece)
         if old is not None:
             got = self._moved(old, first, reads, node)
             if got is not None:
-                self._runs[piece] = _Run(first, reads, old.defined, got[0], old.functions)
+                # Where it stood and what it read are the last check's: the same run (a new one equal to it else).
+                self._runs[piece] = old if first == old.first else _Run(first, reads, old.defined, got[0],
+                                                                        old.functions)
                 return list(got[0]), got[1]
         if quiet(node, text):
             self._runs[piece] = _Run(first, reads, None, (), ())
@@ -157,6 +162,10 @@ class FunctionRuns:
         if old.defined is not None and old.defined != self._defined.names:
             return None
         delta = first - old.first
+        if not delta:  # nothing moved: the same reads, by value, and the same uses (most functions at a keystroke)
+            if old.reads != reads:
+                return None
+            return old.uses, _tokens(node, old.uses, old.functions) if old.uses else {}
         try:
             shifter = Shifter(LineMap(0, 0, delta)) if delta else None
             if [k for k, _ in old.reads] != [k for k, _ in reads] or any(

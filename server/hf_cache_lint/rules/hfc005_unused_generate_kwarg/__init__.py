@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Iterator
-from functools import partial
+from functools import cache, partial
 
 from hf_cache_lint.engine.base.findings import Edit, Finding, Fix, Related, Severity
 from hf_cache_lint.engine.environment import releases
 from hf_cache_lint.engine.environment.api_changes import REMOVED_GENERATE_KEYWORDS
+from hf_cache_lint.engine.environment.release_version import Version
 from hf_cache_lint.engine.environment.target import Target, unused_kwargs_message
 from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
 from hf_cache_lint.engine.output.analysis import Analysis, ConfigKeyword, GenerateCall, Keyword, SpreadKeyword
@@ -303,9 +304,15 @@ def _forward_lacks_positions(target: Target, call: GenerateCall) -> str | None:
     model = call.model
     if model.remote_code or not model.is_transformers:
         return None
-    own = _FORWARDS.get(model.class_name or "")
+    return _positions_gone(target.version, _FORWARDS.get(model.class_name or ""))
+
+
+@cache  # asked of every generate call at every keystroke: the table's answer for a release and a tabled forward
+def _positions_gone(version: Version, own: str | None) -> str | None:
+    """`_forward_lacks_positions` for a transformers model whose class's forward is `own` in the table (None: a
+    class the table does not hold)."""
     keys = (own,) if own is not None else tuple(_FORWARDS.values())
-    gone = [releases.parameter_gone_since(k, _POSITIONS, target.version) for k in (*keys, _PREPARE)]
+    gone = [releases.parameter_gone_since(k, _POSITIONS, version) for k in (*keys, _PREPARE)]
     if any(g is None for g in gone):
         return None
     return str(max(g for g in gone if g is not None))
