@@ -57,6 +57,10 @@ MARKED: dict[str, str] = {
     "generation_config.min_new_tokens (1, as its max_new_tokens)",
     "heldout11:turborag_chunk_cache.py:tr_tuple_generate": BY_PROBE,
     "heldout11:chatglm3_session_chat.py:gl_generate": "the case's set-up sets model.generation_config.min_new_tokens",
+    "heldout12:videollama2_qwen2_infer.py:vl_mm_infer": "the case's set-up sets model.generation_config.min_new_tokens "
+    "(5, as its probes' max_new_tokens)",
+    "heldout12:longbench_pred_patch.py:lb_generate_samsum": "load_model_and_tokenizer sets "
+    "model.generation_config.min_new_tokens (4, as the probes' max_gen)",
 }
 # Labelled calls whose length cannot be fixed, each with why; their probes assert a range of lengths instead.
 UNFIXABLE: dict[str, str] = {
