@@ -61,6 +61,7 @@ MARKED: dict[str, str] = {
     "(5, as its probes' max_new_tokens)",
     "heldout12:longbench_pred_patch.py:lb_generate_samsum": "load_model_and_tokenizer sets "
     "model.generation_config.min_new_tokens (4, as the probes' max_gen)",
+    "heldout13:glm4voice_token_stream.py:gv_thread_generate": BY_PROBE,
 }
 # Labelled calls whose length cannot be fixed, each with why; their probes assert a range of lengths instead.
 UNFIXABLE: dict[str, str] = {
