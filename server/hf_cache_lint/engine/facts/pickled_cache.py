@@ -16,7 +16,7 @@ from hf_cache_lint.engine.facts import FactKind
 class PickledCache:
     """`what` "save": `torch.save(cache, path)` of a value the code says is a transformers cache (`cache`: what it
     is, `cls` its class, DynamicCache when the code does not say); "load": `torch.load(path, weights_only=True)`
-    (`keyword` the `weights_only=True` argument). `span` the whole call; `path` what the path value is, as a key
+    (`keyword` the `weights_only=True` argument). `span` the whole call; `file` what the path value is, as a key
     (`'chunk0.pt'`, `the parameter \\`path\\``), equal on both sides where the same value reaches them."""
 
     what: Literal["save", "load"]
