@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from hf_cache_lint.engine.base import process_state
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.interpreter.class_members import (
     _calls_an_init,
@@ -19,6 +20,7 @@ from hf_cache_lint.engine.interpreter.class_members import (
 )
 from hf_cache_lint.engine.interpreter.closures import _read_names, _rebound
 from hf_cache_lint.engine.interpreter.expressions import Expressions
+from hf_cache_lint.engine.interpreter.function_keys import Source
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
 from hf_cache_lint.engine.interpreter.model_subclasses import (
     MODEL_ATTR,
@@ -228,7 +230,7 @@ class UserFunctions:
         instances: dict[str, Ref] = {}
         live = len(end.heap)
         replays = self.replays
-        for node, cls in _callers_first(self.s.functions):
+        for node, cls in _callers_first(self.s.functions, replays.source if replays is not None else None):
             if id(node) in self.s.called:
                 continue
             if len(end.heap) > 2 * live + 64:
@@ -526,15 +528,39 @@ def _optional(ann: Any) -> Any:
     return ann
 
 
-def _callers_first(functions: list[tuple[Any, str | None]]) -> list[tuple[Any, str | None]]:
+# The names each function of the last check calls bare, by the function's code (an editor buffer's: a keystroke
+# changes one function's text, and the others' walks are the last check's). One check's: edits do not pile up.
+_LAST_CALLED: dict[str, frozenset[str]] = {}
+
+
+def _forget_called() -> None:
+    _LAST_CALLED.clear()
+
+
+process_state.resettable("engine/interpreter/functions.py", "_LAST_CALLED", _forget_called)
+
+
+def _callers_first(functions: list[tuple[Any, str | None]], source: Source | None = None) -> list[tuple[Any, str | None]]:
     """`functions` (module-level defs and methods, in source order) with the module functions that one of them
-    calls by bare name (`helper(...)`, not `self.helper(...)`) moved after the others, in their own order."""
+    calls by bare name (`helper(...)`, not `self.helper(...)`) moved after the others, in their own order. In an
+    editor buffer (`source`), a function whose code the last check walked is not walked again."""
     names = {node.name.value for node, cls in functions if cls is None}
     called: set[str] = set()
+    walked: dict[str, frozenset[str]] = {}
     for node, _ in functions:
-        for leaf in _called_names(node.children[-1]):
-            if leaf.value in names and leaf.value != node.name.value:
-                called.add(leaf.value)
+        text = source.key(node)[1] if source is not None else None
+        got = walked.get(text) if text is not None else None
+        if got is None and text is not None:
+            got = _LAST_CALLED.get(text)
+        if got is None:
+            got = frozenset(leaf.value for leaf in _called_names(node.children[-1]))
+        if text is not None:
+            walked[text] = got
+        own = node.name.value
+        called.update(name for name in got if name in names and name != own)
+    if source is not None:
+        _LAST_CALLED.clear()
+        _LAST_CALLED.update(walked)
     if not called:
         return functions
     later = [(node, cls) for node, cls in functions if cls is None and node.name.value in called]
