@@ -86,12 +86,19 @@ def chain_uses(node: Node, target: Target, scope: Scope, guards: VersionGuards,
                                     condition=scope.condition)
             continue
         removed = target.removed_cache_method(attr)
-        if removed is None or attr in user_methods or handled("method", attr, scope):
+        if removed is None or handled("method", attr, scope):
             continue
         at = span(trailer.children[1]).start
         if at not in reads.calls:
             continue  # a receiver the interpreter does not know as a transformers cache (or class): no evidence
         use = reads.calls[at]
+        if attr in user_methods and not _transformers_class(use):
+            # The module defines a function or method of that name: a receiver the code does not pin to
+            # transformers' class may be the project's own object. Transformers' class itself
+            # (`DynamicCache.from_legacy_cache(past)` with DynamicCache imported from transformers) never is: a project
+            # class's `from_legacy_cache` is not what it calls (AdaKV: a head-wise cache defining its own, beside
+            # `DynamicCache.from_legacy_cache` in the patched forward; issue 29 item 4).
+            continue
         if user_methods.foreign_receiver(receiver) and not (use.subclass is not None and
                                                             use.description.startswith("the class ")):
             # A name bound only to the project's own things; but the project's subclass of a transformers cache
@@ -112,6 +119,11 @@ def chain_uses(node: Node, target: Target, scope: Scope, guards: VersionGuards,
             removed, span(trailer.children[1]), Span(span(kids[0]).start, span(call).end),
             span(argument) if argument is not None and argument.type not in ("arglist", "argument") else None,
             condition=scope.condition, cache=use, shown_class=use.subclass or use.cls or "DynamicCache")
+
+
+def _transformers_class(use: CacheUse) -> bool:
+    """Whether the receiver is a transformers cache class itself, as imported (not the project's subclass)."""
+    return use.subclass is None and use.cls is not None and use.description == f"the class `{use.cls}`"
 
 
 # What makes a branch a compat probe: a test of what an object is or has (a None test of what a `getattr` gave), or

@@ -18,6 +18,15 @@ _OWN_FROM_LEGACY = (_OWN_CACHE + "\n\ndef choose(past):\n    if not isinstance(p
                     "        past = NormalCache.from_legacy_cache(past)\n    return past\n\n\n"
                     "step = model(**inputs, past_key_values=choose(None), use_cache=True)\n")
 
+# The project's head-wise cache defining its own `from_legacy_cache`, beside a patched forward that converts a legacy
+# input with transformers' `DynamicCache.from_legacy_cache` (AdaKV's `DynamicCacheSplitHeadFlatten` and
+# `adaptive_LlamaModel_forward`): the project's classmethod is not the one called.
+_OWN_BESIDE = ("\n\nclass HeadCache(DynamicCache):\n    @classmethod\n    def from_legacy_cache(cls, past=None):\n"
+               "        cache = cls()\n        for i, (k, v) in enumerate(past or ()):\n            cache.update(k, v, i)\n"
+               "        return cache\n\n\ndef as_cache(past):\n    if not isinstance(past, DynamicCache):\n"
+               "        past = DynamicCache.from_legacy_cache(past)\n    return past\n\n\n"
+               "step = model(**inputs, past_key_values=as_cache(None), use_cache=True)\n")
+
 _MAX_SHAPE = "limit = out.past_key_values.get_max_cache_shape()\n"
 _STATIC = "cache = StaticCache(config=model.config, max_cache_len=32)\n"
 _MAX_LEN = "limit = cache.max_cache_len\n"
@@ -502,6 +511,18 @@ INVALID: tuple[Invalid, ...] = (
         note="the project's `DynamicCache` subclass (ipex-llm's `DynamicNormalCache`) converting what it is given "
              "with the classmethod it inherits: it defines none, so the call is transformers' and the error names "
              "the subclass; the oracle's run passes None",
+    ),
+    invalid(
+        prelude("DynamicCache") + _OWN_BESIDE,
+        flagged="from_legacy_cache",
+        fixes={"Use `DynamicCache(...)`": ("past = DynamicCache.from_legacy_cache(past)\n", "past = DynamicCache(past)\n")},
+        occurrence=1,
+        versions=_5X,
+        severity=Severity.WARNING,
+        message_contains="AttributeError: type object 'DynamicCache' has no attribute 'from_legacy_cache'",
+        note="transformers' `DynamicCache.from_legacy_cache` beside the project's own cache class that defines a "
+             "`from_legacy_cache` of its own (AdaKV): the receiver is transformers' class, so the call is "
+             "transformers' whatever the project defines; the oracle's run passes None",
     ),
     Invalid(
         prelude("DynamicCache") + "first = DynamicCache.from_batch_splits([DynamicCache()])\n",
