@@ -46,9 +46,10 @@ FOLLOWED = [
      "keys(model(ids, use_cache=True).past_key_values)\n", 9),
     # an annotated parameter
     ("def first(cache: DynamicCache):\n    return cache[0]\n", 9),
-    # the loop variable unpacked in the body (reported at the loop's iterable)
+    # the loop variable unpacked in the body (reported at the unpacking statement, where Python raises: Ouroboros's
+    # `for kv in self._past_key_values:` then `k, v = kv`, labelled there by the heldout12 set)
     ("def trim(past):\n    for layer in past:\n        if layer is not None:\n            k, v = layer\n\n\n"
-     "trim(model(ids, use_cache=True).past_key_values)\n", 9),
+     "trim(model(ids, use_cache=True).past_key_values)\n", 11),
 ]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Position, Severity, Span
@@ -102,6 +102,13 @@ class LegacyCacheAccess(Rule):
         yield from (found for i, found in enumerate(findings) if i not in unreached)
 
     def reads_of(self, analysis: Analysis) -> Iterator[LegacyRead]:
+        """Each read where it raises: `for kv in cache:` with `k, v = kv` in the body raises at the unpacking
+        statement, not at the loop (Ouroboros: the header and the unpack on two lines)."""
+        for read in self._reads_of(analysis):
+            at = _unpacked_at(analysis.tree, read) if analysis.tree is not None else None
+            yield read if at is None else replace(read, span=at)
+
+    def _reads_of(self, analysis: Analysis) -> Iterator[LegacyRead]:
         """The module walk's reads first (they carry their conditions), then the interpreter's, in order."""
         for use in analysis.removed_api:
             # The walk's try/hasattr/condition scope, and compat code returning early after a test of the object.
@@ -372,6 +379,29 @@ def _from_use(analysis: Analysis, u: CacheUse, removed: dict[str, str | None]) -
     return LegacyRead(name, u.receiver, removed[name] or "", u.whole, call_span, scope.condition,
                       u.receiver_class, u.layered, index, part, item, u.subclass, u.description == SUB_CACHE,
                       u.description == GENERATE_CACHE)
+
+
+def _unpacked_at(tree: Node, read: LegacyRead) -> Span | None:
+    """For an unpacking read of a loop `for <item> in <receiver>:` whose body unpacks the item
+    (`k, v = <item>`): that statement's span, where Python raises; None where the loop unpacks in its header."""
+    if read.name not in ("unpack", "unpack4") or read.item is None:
+        return None
+    at = read.span
+    node: Node | None = tree.get_leaf_for_position((at.start.line, at.start.column))
+    while node is not None and node.type != "for_stmt":
+        node = node.parent
+    if node is None or len(node.children) < 6 or node.children[1].type != "name" \
+            or node.children[1].value != read.item or node.children[3].start_pos != (at.start.line, at.start.column):
+        return None
+    for n in _walk(node.children[5]):
+        kids = getattr(n, "children", [])
+        if n.type in ("funcdef", "classdef", "lambdef"):
+            continue
+        if n.type == "expr_stmt" and len(kids) == 3 and kids[1].type == "operator" and kids[1].value == "=" \
+                and kids[2].type == "name" and kids[2].value == read.item \
+                and kids[0].type in ("testlist_star_expr", "exprlist", "atom"):
+            return Span(Position(*n.start_pos), Position(*n.end_pos))
+    return None
 
 
 def _element_read(tree: Node, at: Span) -> tuple[str, str, Span] | None:

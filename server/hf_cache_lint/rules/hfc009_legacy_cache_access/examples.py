@@ -121,15 +121,15 @@ INVALID: tuple[Invalid, ...] = (
     ),
     invalid(
         prelude("DynamicCache") + _STEP + _ITEM_LOOP,
-        flagged="cache",
-        occurrence=3,
+        flagged="keys, values = layer",
         fixes={"Iterate `.layers`": ("for layer in cache:\n",
                                      "for layer in ((layer.keys, layer.values) for layer in cache.layers):\n")},
         versions=_5X,
         portable=True,
         runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},  # a plain ValueError
         message_contains="`for layer in cache:` with `k, v = layer`",
-        note="the loop variable unpacked in the body: the same three-item layers",
+        note="the loop variable unpacked in the body: the same three-item layers, reported at the unpacking "
+             "statement, where Python raises (the loop header runs)",
     ),
     invalid(
         _LOAD + _GEN + _SEQ_LEN,
