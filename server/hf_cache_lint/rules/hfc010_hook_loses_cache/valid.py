@@ -63,6 +63,27 @@ VALID: tuple[Valid, ...] = (
         note="a `model_kwargs` reader that looks under both names",
     ),
     Valid(
+        READER.replace('        self.lengths.append(model_kwargs["past_key_values"].get_seq_length())\n',
+                       '        if "past_key_values" in model_kwargs:\n'
+                       '            model_kwargs["past_key_values"] = model_kwargs["past_key_values"]\n'
+                       '            self.lengths.append(model_kwargs["past_key_values"].get_seq_length())\n'),
+        note="a `model_kwargs` reader whose reads sit under `if \"past_key_values\" in model_kwargs:` (skipped, no "
+             "KeyError, where the cache comes as `cache`), and a store, which raises on no release",
+    ),
+    Valid(
+        READER.replace("_update_model_kwargs_for_generation(self, outputs, model_kwargs, *args, **kwargs):\n"
+                       "        model_kwargs = super()._update_model_kwargs_for_generation(outputs, model_kwargs, *args, "
+                       "**kwargs)\n",
+                       "_cache_from_kwargs(self, model_kwargs):\n")
+        .replace('        self.lengths.append(model_kwargs["past_key_values"].get_seq_length())\n'
+                 "        return model_kwargs\n",
+                 '        self.lengths.append(len(model_kwargs["past_key_values"]))\n'
+                 '        return model_kwargs.get("past_key_values")\n')
+        .replace("model.generate(", 'assert model._cache_from_kwargs({"past_key_values": "stored"}) == "stored"\n'
+                                    "model.generate("),
+        note="a method taking `model_kwargs` that no release's generate calls: the project calls it with its own keys",
+    ),
+    Valid(
         UPDATE.replace("layer_idx, cache_kwargs=None):", "layer_idx, cache_kwargs=None, **kwargs):"),
         note="a `Cache.update` override that accepts `**kwargs`",
     ),
