@@ -16,12 +16,14 @@ from recall_set import HELDOUT13
 
 # Measured unseen by the lead (2026-12-07, eighth session) on the session's final code (merge 3a892c9), before anyone
 # built on the set: 4.57.6 4/7, 4 of 5; 5.23.0 9/14, 10 of 11; 5.24.0 and 5.25.0 9/16, 10 of 17; the same on the code
-# where the session began (main 736332d, the same scorer).
+# where the session began (main 736332d, the same scorer). Eighth session, round 2, prec29h: HFC010 no longer reports
+# reads under `if "past_key_values" in model_kwargs:`, stores, a `model_kwargs` method no generate calls, nor the
+# hooks of a head the module drives by hand: 5.24.0 and 5.25.0 10 of 13.
 FLOORS: dict[str, Floor] = {
     "4.57.6": Floor(4, 4 / 5),
     "5.23.0": Floor(9, 10 / 11),
-    "5.24.0": Floor(9, 10 / 17),
-    "5.25.0": Floor(9, 10 / 17),
+    "5.24.0": Floor(9, 10 / 13),
+    "5.25.0": Floor(9, 10 / 13),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,

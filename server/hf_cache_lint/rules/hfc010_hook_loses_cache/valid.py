@@ -5,6 +5,7 @@ from __future__ import annotations
 from hf_cache_lint.rules.base import Valid
 from hf_cache_lint.rules.hfc010_hook_loses_cache.examples import (
     _LLAMA,
+    _PROMPT,
     LAYER_PATCH,
     OLD_NAME,
     PRE_HOOK,
@@ -61,6 +62,45 @@ VALID: tuple[Valid, ...] = (
         READER.replace('model_kwargs["past_key_values"]',
                        'model_kwargs.get("cache", model_kwargs.get("past_key_values"))'),
         note="a `model_kwargs` reader that looks under both names",
+    ),
+    Valid(
+        READER.replace('        self.lengths.append(model_kwargs["past_key_values"].get_seq_length())\n',
+                       '        if "past_key_values" in model_kwargs:\n'
+                       '            model_kwargs["past_key_values"] = model_kwargs["past_key_values"]\n'
+                       '            self.lengths.append(model_kwargs["past_key_values"].get_seq_length())\n'),
+        note="a `model_kwargs` reader whose reads sit under `if \"past_key_values\" in model_kwargs:` (skipped, no "
+             "KeyError, where the cache comes as `cache`), and a store, which raises on no release",
+    ),
+    Valid(
+        READER.replace("_update_model_kwargs_for_generation(self, outputs, model_kwargs, *args, **kwargs):\n"
+                       "        model_kwargs = super()._update_model_kwargs_for_generation(outputs, model_kwargs, *args, "
+                       "**kwargs)\n",
+                       "_cache_from_kwargs(self, model_kwargs):\n")
+        .replace('        self.lengths.append(model_kwargs["past_key_values"].get_seq_length())\n'
+                 "        return model_kwargs\n",
+                 '        self.lengths.append(len(model_kwargs["past_key_values"]))\n'
+                 '        return model_kwargs.get("past_key_values")\n')
+        .replace("model.generate(", 'assert model._cache_from_kwargs({"past_key_values": "stored"}) == "stored"\n'
+                                    "model.generate("),
+        note="a method taking `model_kwargs` that no release's generate calls: the project calls it with its own keys",
+    ),
+    Valid(
+        "import torch\nfrom transformers import LlamaForCausalLM\n\n" + _PROMPT + "\n\n"
+        "class StepLM(LlamaForCausalLM):\n"
+        "    def prepare_inputs_for_generation(self, input_ids, past_key_values=None, **kwargs):\n"
+        "        if past_key_values is not None:\n"
+        "            input_ids = input_ids[:, -1:]\n"
+        '        return {"input_ids": input_ids, "past_key_values": past_key_values, "use_cache": True}\n\n\n'
+        f'model = StepLM.from_pretrained("{_LLAMA}")\n'
+        "ids, past = prompt, None\n"
+        "with torch.no_grad():\n"
+        "    for _ in range(3):\n"
+        "        out = model(**model.prepare_inputs_for_generation(ids, past_key_values=past))\n"
+        "        past = out.past_key_values\n"
+        "        ids = torch.cat([ids, out.logits[:, -1:].argmax(-1)], dim=-1)\n"
+        "assert past.get_seq_length() == 7\n",
+        note="a head's 4.x hook that the module calls itself, never generating with the model: it gets the cache "
+             "by the name the module passes, on every release",
     ),
     Valid(
         UPDATE.replace("layer_idx, cache_kwargs=None):", "layer_idx, cache_kwargs=None, **kwargs):"),
