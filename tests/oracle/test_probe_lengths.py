@@ -62,6 +62,7 @@ MARKED: dict[str, str] = {
     "heldout12:longbench_pred_patch.py:lb_generate_samsum": "load_model_and_tokenizer sets "
     "model.generation_config.min_new_tokens (4, as the probes' max_gen)",
     "heldout13:glm4voice_token_stream.py:gv_thread_generate": BY_PROBE,
+    "heldout14:lmql_transformers_backend.py:lq_generate_args": BY_PROBE,
 }
 # Labelled calls whose length cannot be fixed, each with why; their probes assert a range of lengths instead.
 UNFIXABLE: dict[str, str] = {
