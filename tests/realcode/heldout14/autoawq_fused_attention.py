@@ -95,7 +95,7 @@ def init_quant(model, samples):
     except ValueError:
         pass
     modules[0] = modules[0].module
-    layer_kwargs = model.prepare_inputs_for_generation(samples, **layer_kwargs)  # site: aw_calibration_kwargs
+    layer_kwargs = model.prepare_inputs_for_generation(samples, **layer_kwargs)  # clean: aw_calibration_kwargs
     layer_kwargs.pop("input_ids")
     return inps[0], layer_kwargs
 

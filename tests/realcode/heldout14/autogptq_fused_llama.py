@@ -76,7 +76,7 @@ class BaseGPTQForCausalLM:
             return self.model.generate(**kwargs)  # clean: ag_generate
 
     def prepare_inputs_for_generation(self, *args, **kwargs):
-        return self.model.prepare_inputs_for_generation(*args, **kwargs)
+        return self.model.prepare_inputs_for_generation(*args, **kwargs)  # clean: ag_prepare_shortcut
 
 
 input_ids = torch.tensor([[1, 31, 41, 59, 26]])
@@ -89,6 +89,12 @@ def probe_plain_generate():
     with torch.no_grad():
         logits = model.forward(input_ids=out.clone()).logits
     assert logits.shape[1] == 8
+
+
+def probe_prepare_shortcut():
+    model = BaseGPTQForCausalLM.from_quantized("TheBloke/Llama-2-7B-GPTQ")
+    inputs = model.prepare_inputs_for_generation(input_ids, attention_mask=torch.ones_like(input_ids))
+    assert inputs["input_ids"].shape == (1, 5)
 
 
 def probe_fused_generate():

@@ -62,7 +62,7 @@ class ETCustomStaticCache(StaticCache):
     def get_seq_length(self, layer_idx=0):
         if layer_idx is None:
             layer_idx = 0
-        return (self.kv_cache[layer_idx].k_cache[0, :, 0].any(dim=-1)).sum()
+        return (self.kv_cache[layer_idx].k_cache[0, :, 0].any(dim=-1)).sum()  # clean: ex_occupied_slots
 
 
 def pick_cache_class(config):
@@ -94,10 +94,18 @@ def probe_decode():
 
 
 def probe_plain_static():
-    cache = StaticCache(config=model.config, max_batch_size=1, max_cache_len=16)
+    cache = StaticCache(config=model.config, max_batch_size=1, max_cache_len=16)  # clean: ex_static_ctor
     with torch.no_grad():
         model(prompt, past_key_values=cache, cache_position=torch.arange(5))  # clean: ex_plain_static
     assert int(cache.get_seq_length()) == 5
+
+
+def probe_occupied_slots():
+    cache = StaticCache(config=model.config, max_batch_size=1, max_cache_len=16)
+    cache.__class__ = ETCustomStaticCache
+    cache.kv_cache = torch.nn.ModuleList([CustomKVCache(1, 16, 2, 4)])
+    cache.kv_cache[0].update(torch.arange(3), torch.ones(1, 2, 3, 4), torch.ones(1, 2, 3, 4))
+    assert int(cache.get_seq_length()) == 3
 
 
 def probe_hybrid_class():

@@ -73,7 +73,7 @@ class AsyncTransformer:
             if found is None:
                 continue
             node = found
-            if found.past_key_values is not None:
+            if found.past_key_values is not None:  # clean: gl_walk_past
                 past, base = found.past_key_values, i
         return node, past, base
 

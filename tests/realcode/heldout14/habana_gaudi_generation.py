@@ -81,14 +81,17 @@ model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf")
 prompt = torch.tensor([[1, 3, 5, 7], [1, 2, 4, 6]])
 
 
+def as_legacy(cache):
+    return tuple((layer.keys, layer.values) for layer in cache.layers)  # clean: hb_as_legacy
+
+
 def _prefill():
     with torch.no_grad():
         return model(prompt, return_dict=True)
 
 
 def probe_beam_tuple():
-    cache = _prefill().past_key_values
-    legacy = tuple((layer.keys, layer.values) for layer in cache.layers)
+    legacy = as_legacy(_prefill().past_key_values)
     _temporary_reorder_cache(model, legacy, torch.tensor([1, 0]))
 
 
@@ -100,10 +103,14 @@ def probe_beam_cache():
 
 
 def probe_user_tuple():
-    cache = _prefill().past_key_values
-    legacy = tuple((layer.keys, layer.values) for layer in cache.layers)
+    legacy = as_legacy(_prefill().past_key_values)
     kwargs = _prepare_cache_for_generation(model, model.generation_config, {"past_key_values": legacy})
     assert kwargs["past_key_values"].get_seq_length() == 4
+
+
+def probe_as_legacy():
+    legacy = as_legacy(_prefill().past_key_values)
+    assert len(legacy) == model.config.num_hidden_layers and legacy[0][0].shape[2] == 4
 
 
 def probe_bucketed():

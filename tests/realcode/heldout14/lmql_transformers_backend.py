@@ -41,10 +41,10 @@ class TransformersLLM:
     def score(self, input_ids, attention_mask, **model_kwargs):
         input_ids = torch.tensor(input_ids).to(self.device)
         attention_mask = torch.tensor(attention_mask).to(self.device)
-        model_inputs = self.model.prepare_inputs_for_generation(input_ids, **model_kwargs, attention_mask=attention_mask,  # site: lq_prepare_inputs
+        model_inputs = self.model.prepare_inputs_for_generation(input_ids, **model_kwargs, attention_mask=attention_mask,  # clean: lq_prepare_inputs
                                                                 eos_token_id=self.eos_token_id)
         model_inputs["attention_mask"] = attention_mask
-        outputs = self.model(**model_inputs, return_dict=True, output_attentions=False,  # observe: lq_prepare_inputs
+        outputs = self.model(**model_inputs, return_dict=True, output_attentions=False,
                              output_hidden_states=False)
         next_token_logits = torch.log_softmax(outputs.logits[:, :-1, :], dim=-1)
         token_scores = next_token_logits.gather(-1, input_ids[:, 1:].unsqueeze(-1))

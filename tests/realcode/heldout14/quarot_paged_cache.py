@@ -107,7 +107,7 @@ def run_decode(model, decode_steps):
     out = model(prompt)
     past_key_values = out.past_key_values  # clean: qr_keep_cache
     for _ in range(decode_steps):
-        model(next_input, past_key_values=past_key_values)
+        model(next_input, past_key_values=past_key_values)  # clean: qr_decode_reuse
     return past_key_values
 
 
