@@ -26,7 +26,7 @@ class GemmaForCausalLM(LlamaForCausalLM):
                                       cache_position=None, **kwargs):
         has_static_cache = False
         if past_key_values is None:
-            past_key_values = getattr(getattr(self.model.layers[0], "self_attn", {}), "past_key_value", None)
+            past_key_values = getattr(getattr(self.model.layers[0], "self_attn", {}), "past_key_value", None)  # clean: gm_static_fallback
             has_static_cache = past_key_values is not None
         past_length = 0
         if past_key_values is not None:
