@@ -196,11 +196,18 @@ def test_an_edited_method_reruns_its_callers_whose_other_calls_are_replayed(
         tmp_path: Path, analyses: list[Analysis], monkeypatch: pytest.MonkeyPatch) -> None:
     runs: list[tuple[str, bool]] = []
     calls: list[tuple[str, bool]] = []
+    through: list[tuple[str, bool]] = []
     run_original, call_original = replay.Replays.replay, replay.Replays._replay_call
+    through_original = replay.Replays.through
 
     def run_spy(self: replay.Replays, key: replay_records.RunKey) -> bool:
         ok = run_original(self, key)
         runs.append((key[0][1].split("(")[0], ok))
+        return ok
+
+    def through_spy(self: replay.Replays, key: replay_records.RunKey, run: Any) -> bool:
+        ok = through_original(self, key, run)
+        through.append((key[0][1].split("(")[0], ok))
         return ok
 
     def call_spy(self: replay.Replays, node: Any, c: replay_records.CallRecord) -> bool:
@@ -210,24 +217,37 @@ def test_an_edited_method_reruns_its_callers_whose_other_calls_are_replayed(
 
     monkeypatch.setattr(replay.Replays, "replay", run_spy)
     monkeypatch.setattr(replay.Replays, "_replay_call", call_spy)
+    monkeypatch.setattr(replay.Replays, "through", through_spy)
     path = tmp_path / "runner.py"
     ctx = Context(workspace=tmp_path)
     edited = RUNNER.replace("made = DynamicCache()", "made = DynamicCache()  # typed")
     again = edited.replace("return made", "return  made")
+    returned = again.replace("return  made", "return None")
     try:
-        for n, text in enumerate([RUNNER, RUNNER, edited, again]):
+        for n, text in enumerate([RUNNER, RUNNER, edited, again, again, returned]):
             runs.clear()
             calls.clear()
+            through.clear()
             analyses.clear()
             buffer = source.check_source(text, str(path), None, ctx, incremental=True)
             assert buffer == source.check_source(text, str(path), None, ctx, use_gate=False)
             assert facts(analyses[0]) == facts(analyses[1])
-            assert [f.code for f in buffer.findings] == ["HFC001"]
-            if n >= 2:  # `cache` edited: `run` and `other` call it (run again), `config` is not (replayed)
+            assert [f.code for f in buffer.findings] == (["HFC001"] if n < 5 else ["HFC006"])
+            if n in (2, 3, 5):  # `cache` edited: `run` and `other` call it, `config` is not (replayed)
                 assert ("def config", True) in runs
                 assert ("def run", False) in runs and ("def other", False) in runs
-                assert ("config", True) in calls  # run's call of config, given and reading the same
                 assert ("cache", True) not in calls
+            if n == 2:  # they run again (their calls at the last check were replayed: none was kept where it started)
+                assert ("config", True) in calls  # run's call of config, given and reading the same
+                assert ("def run", False) in through and ("def other", False) in through
+            if n == 3:  # their call of `cache`, run again where it started at the last check, did the same
+                assert ("def run", True) in through and ("def other", True) in through
+                assert ("config", True) not in calls  # `run` did not run
+            if n == 4:  # nothing changed: replayed, with what the trials found kept
+                assert ("def run", True) in runs and ("def other", True) in runs
+            if n == 5:  # `cache` now returns None: its calls did otherwise, the callers run again
+                assert ("def run", False) in through and ("def other", False) in through
+                assert ("config", True) in calls  # the calls kept with `run`'s replays at the last two checks
     finally:
         interp.forget(str(path))
 

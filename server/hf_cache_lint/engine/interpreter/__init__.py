@@ -136,7 +136,7 @@ class Interpreter:
         s.guards = VersionGuards(tree, s.target, s.text)
         replays = replay.Replays(s, function_keys.source_of(tree, s.text, s.path), replay_store.document(s.path),
                                  replay_matching.fingerprint(s.context, s.guards), use_replays, MAX_STEPS, MAX_HEAP, MAX_WORK,
-                                 self.imports, self.functions.method_node)
+                                 self.imports, self.functions.method_node, tree)
         self.functions.replays = replays
         self.statements.exec_block(tree.children)
         s.module_done = True

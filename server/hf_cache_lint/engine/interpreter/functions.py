@@ -256,7 +256,7 @@ class UserFunctions:
             # A patched-in method's first parameter comes from a module statement, which a replay does not see.
             key = replays.key(node, bound) if replays is not None and patched is None else None
             if key is not None and replays is not None:
-                if replays.replay(key):
+                if replays.replay(key) or replays.through(key, self.run_function):
                     continue
                 replays.start(key)
             names: dict[str, Value] = {p.name.value: self.annotated(p) for p in params}

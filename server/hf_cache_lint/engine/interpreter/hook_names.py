@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from hf_cache_lint.engine.syntax.nodes import Node, call_args, imported_from, statement_walk
+from hf_cache_lint.engine.syntax.nodes import Node, call_args, imported_from, shared_memo, statement_walk
 
 _MODEL_SUFFIXES = ("ForCausalLM", "ForConditionalGeneration", "Model", "PreTrainedModel", "GenerationMixin",
                    "LMHeadModel", "ForSeq2SeqLM", "ForSpeechSeq2Seq", "ForVision2Seq", "ForImageTextToText")
@@ -31,6 +31,10 @@ class Names:
     def add_model(self, name: str, at: Node) -> None:
         self.models.add(name)
         self.scopes.setdefault(name, set()).add(scope_id(at))
+
+    def copy(self) -> Names:
+        return Names(dict(self.classes), set(self.modules), dict(self.functions), set(self.models),
+                     {k: set(v) for k, v in self.scopes.items()}, set(self.caches), dict(self.originals))
 
     def model_at(self, name: str, at: Node) -> bool:
         """`name` holds a loaded model where `at` reads it: bound so in the same function, or in the module."""
@@ -61,10 +65,18 @@ def role_of(name: str) -> str | None:
 
 def module_names(module: Node) -> Names:
     """What the module's statements bind from transformers (imports and defs: the insides of expressions are not
-    read)."""
+    read). Within one analysis (`statements_shared`) worked out once: the hook reader, the fixed forwards' and the
+    backbones' readers each ask (a copy each: the hook reader adds its models; on generation/utils.py each pass
+    binds over its 3,500 statements)."""
+    memo = shared_memo(module)
+    made = memo.get("module_names") if memo is not None else None
+    if isinstance(made, Names):
+        return made.copy()
     names = Names()
     for node in statement_walk(module):
         bind(node, names)
+    if memo is not None:
+        memo["module_names"] = names.copy()
     return names
 
 

@@ -11,7 +11,7 @@ from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.environment.deps import Stamp
 from hf_cache_lint.engine.interpreter.function_keys import Key
 from hf_cache_lint.engine.interpreter.values import Cond, HeapObj, Setting, Value
-from hf_cache_lint.engine.output.analysis import CiValue, GuardedBlock
+from hf_cache_lint.engine.output.analysis import CiValue, GuardedBlock, Site
 from hf_cache_lint.engine.syntax.nodes import Node
 
 ABSENT = object()  # a name the module does not bind (a builtin, or unbound)
@@ -91,6 +91,11 @@ class Replay:
     stamps: tuple[tuple[str, Stamp], ...] = ()
     analysed_at: int = 0
     analysed: int = 0
+    # A top-level run's calls that ran (not replayed) inside it, each where it started (`Trial`), for every
+    # function whose every run inside this one is such a call; and every call recorded inside it (its key and
+    # record), kept for the next check when this run is replayed (replay.py `Replays.through`).
+    trials: tuple[Trial, ...] = field(default=(), compare=False)
+    inner: tuple[tuple[Key, CallRecord], ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)
@@ -103,6 +108,34 @@ class CallRecord:
     where: tuple[object, ...]
     run: Replay
     result: Value
+
+
+@dataclass(frozen=True, eq=False)
+class Trial:
+    """An inlined call inside a recorded top-level run, as it started: the session's state there (the caller's
+    path, names and heap: the heap's shared base is never changed once shared, its own part is copied), the
+    functions being inlined and their call sites, the counters (steps, meter: since the run started; the next heap
+    id), the facts and version-guarded blocks, what the call was given, and its record (`CallRecord`). Run again
+    there with the function's new code, the call's record says whether the run around it did the same (the
+    caller's locals are not kept: a call reads only what it is given, the heap and the module's names)."""
+
+    node: Node
+    given: tuple[tuple[str, Value], ...]
+    via: Site | None  # the call site Replays.call was given
+    base: dict[int, HeapObj]
+    own: dict[int, HeapObj]
+    path: tuple[Cond, ...]
+    stack: tuple[Node, ...]
+    callers: tuple[tuple[Node, object], ...]
+    session_via: Site | None
+    loop_depth: int
+    steps_in: int
+    work_in: int
+    charges_in: int
+    next_id: int
+    facts: Facts
+    guarded: frozenset[GuardedBlock]
+    record: CallRecord
 
 
 @dataclass(frozen=True)
@@ -148,4 +181,4 @@ def merge(outer: Reads, names: Iterable[tuple[str, object]], heap: Iterable[tupl
         outer.stamps.setdefault(p, st)
 
 
-__all__ = ["ABSENT", "CallRecord", "Facts", "Method", "Reads", "Replay", "RunKey", "Start", "absent", "merge"]
+__all__ = ["ABSENT", "CallRecord", "Facts", "Method", "Reads", "Replay", "RunKey", "Start", "Trial", "absent", "merge"]

@@ -225,7 +225,7 @@ def statements(module: Node) -> list[Node]:
 
 # The statement list of the tree being analysed, while it cannot change (the kept tree of an editor buffer is
 # updated in place by the next keystroke's parse: the list lives only as long as one analysis, never across two).
-# [module, its statements once a walk asked for them]
+# [module, its statements once a walk asked for them, what readers worked out from them (`shared_memo`)]
 _SHARED: ContextVar[list[Any] | None] = ContextVar("statements_shared", default=None)
 
 
@@ -234,12 +234,22 @@ def _shared(module: Node) -> bool:
     return shared is not None and shared[0] is module
 
 
+def shared_memo(module: Node) -> dict[str, Any] | None:
+    """Inside `statements_shared(module)`, a dict the readers of that analysis keep what they work out from the
+    unchanging tree in (by a name of their own), else None."""
+    shared = _SHARED.get()
+    if shared is None or shared[0] is not module:
+        return None
+    memo: dict[str, Any] = shared[2]
+    return memo
+
+
 @contextmanager
 def statements_shared(module: Node) -> Iterator[None]:
     """While inside, every whole-module statement walk of `module` (the removed-API reader's imports and model
     modules, the hooks' bindings: three a check) reads one list made here, not the tree again (1.3-2.6 ms a walk
     on generation/utils.py), made at the first of them. The tree must not change inside."""
-    token = _SHARED.set([module, None])
+    token = _SHARED.set([module, None, {}])
     try:
         yield
     finally:

@@ -1,0 +1,133 @@
+"""A run whose inlined function was edited is replayed when that function's calls inside it, run again where they
+started at the last check, do what they did (engine/interpreter/replay.py `Replays.through`): keystrokes typed
+inside function bodies (the line count kept, several on one line as a user types), over the corpus, the examples
+and transformers' own generation/utils.py, give a fresh check's analysis (every fact kind) and findings after each
+one, and the trials did stand for runs (so the comparison covers them)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.engine.test_keystrokes import (
+    RUNNER,
+    analyses,
+    assert_keystrokes_match_fresh_checks,
+    generation_utils,
+    small_files,
+)
+
+from hf_cache_lint.engine.environment.context import Context
+from hf_cache_lint.engine.interpreter import replay
+from hf_cache_lint.engine.output.analysis import Analysis
+
+__all__ = ["analyses"]  # the fixture, used by name
+
+TYPED = ["x", " ", "(", ")", ":", '"', "#", ",", "=", ".", "1", "None", "self.", "static", "not ", "[0]", "'"]
+
+
+def body_lines(text: str, only: tuple[str, ...] = ()) -> list[int]:
+    """The lines inside a `def`'s body (indented deeper than it, not blank), of the functions named `only` if given."""
+    lines = text.split("\n")
+    found: list[int] = []
+    depth: int | None = None
+    for i, line in enumerate(lines):
+        indent = len(line) - len(line.lstrip())
+        stripped = line.strip()
+        if depth is not None and stripped and indent <= depth:
+            depth = None
+        if stripped.startswith("def ") and (not only or stripped[4:].split("(")[0] in only):
+            depth = indent
+            continue
+        if depth is not None and stripped:
+            found.append(i)
+    return found
+
+
+def typed_in_place(text: str, rng: random.Random, edits: int, rows: list[int]) -> Iterator[str]:
+    """The text, then `edits` keystrokes on lines of `rows`: a few on one line (typed there, then deleted or
+    typed on), as a user types; never a line break."""
+    yield text
+    lines = text.split("\n")
+    while edits > 0:
+        i = rng.choice(rows)
+        col = rng.randrange(len(lines[i]) + 1)
+        for _ in range(rng.randrange(2, 6)):
+            line = lines[i]
+            col = min(col, len(line))
+            if rng.random() < 0.35 and col < len(line):
+                lines[i] = line[:col] + line[col + 1:]
+            else:
+                token = rng.choice(TYPED)
+                lines[i] = line[:col] + token + line[col:]
+                col += len(token)
+            edits -= 1
+            yield "\n".join(lines)
+
+
+@pytest.fixture
+def tried(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    got: list[bool] = []
+    original = replay.Replays.through
+
+    def spy(self: replay.Replays, key: Any, run: Any) -> bool:
+        ok = original(self, key, run)
+        got.append(ok)
+        return ok
+
+    monkeypatch.setattr(replay.Replays, "through", spy)
+    return got
+
+
+@pytest.mark.parametrize("path", small_files(), ids=lambda p: p.name)
+def test_typing_inside_functions_on_the_corpus_and_examples_gives_a_fresh_checks_findings(
+        path: Path, analyses: list[Analysis]) -> None:
+    text = path.read_text()
+    rows = body_lines(text)
+    if not rows:
+        pytest.skip("no function body")
+    rng = random.Random("through" + path.name)
+    ctx = Context(workspace=path.parent)
+    assert assert_keystrokes_match_fresh_checks(path, ctx, typed_in_place(text, rng, 40, rows), analyses) > 40
+
+
+def test_typing_inside_a_method_others_inline_replays_them_through_it(
+        tmp_path: Path, analyses: list[Analysis], tried: list[bool]) -> None:
+    """`run` and `other` inline `cache`: typing inside `cache` replays them through its calls where it does
+    what it did (a comment, spaces), and runs them where it does otherwise; every keystroke a fresh check's."""
+    path = tmp_path / "runner.py"
+    rows = body_lines(RUNNER, ("cache",))
+    rng = random.Random(7)
+    n = assert_keystrokes_match_fresh_checks(path, Context(workspace=tmp_path),
+                                             typed_in_place(RUNNER, rng, 80, rows), analyses)
+    assert n > 80
+    assert tried.count(False) > 0
+    # A comment typed at the end of a line of `cache`, a character at a time: its calls do what they did.
+    tried.clear()
+    line = "        made = DynamicCache()"
+    comment = "  # the cache"
+    texts = [RUNNER.replace(line, line + comment[:k]) for k in range(len(comment) + 1)]
+    assert assert_keystrokes_match_fresh_checks(path, Context(workspace=tmp_path), iter(texts), analyses) == len(texts)
+    assert tried.count(True) >= len(texts) - 3  # each keystroke from the third on (the first two record)
+
+
+@pytest.mark.skipif(generation_utils() is None, reason="no oracle environment with transformers' source")
+def test_typing_inside_methods_generate_inlines_on_transformers_generation_utils_gives_a_fresh_checks_findings(
+        analyses: list[Analysis], tried: list[bool]) -> None:
+    path = generation_utils()
+    assert path is not None
+    text = path.read_text()
+    # Methods `generate` inlines (and the one the benchmark types into), then any method.
+    rows = body_lines(text, ("_prepare_cache_for_generation", "_prepare_special_tokens", "_prepare_generated_length",
+                             "_prepare_static_cache"))
+    rng = random.Random(31)
+    ctx = Context(workspace=path.parent.parent)
+    assert_keystrokes_match_fresh_checks(path, ctx, typed_in_place(text, rng, 16, rows), analyses)
+    edited = text.replace("cache_implementation=generation_config.cache_implementation,",
+                          "cache_implementation=generation_configx.cache_implementation,")
+    assert edited != text
+    assert_keystrokes_match_fresh_checks(path, ctx, iter([text, edited, text, edited, text]), analyses)
+    assert tried.count(True) >= 2  # the benchmark's keystroke: `generate` replayed through its call
