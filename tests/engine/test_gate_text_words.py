@@ -60,6 +60,7 @@ PIECES = [
     'x = "past\\137key"', 'x = "\\N{LOW LINE}"', 'x = "past_key\\\nvalues"', 'x = f"{a}gen" "erate"',
     'x = "gen" f"erate{a}"', "x = 'open\n", "x = '''open\n", "x = 'abc\\'\ny = 1\n", "x = '''a\\'''",
     "if not __debug__:\n    pass\n", "while True:\n    pass\nx = 'generate'\n", "ñ = 1\n",
+    'x = y or"past\\x5fkey_values"', 'x = (3 *  # c\n  "ab")',
 ]
 
 

@@ -230,6 +230,7 @@ def _text_words(text: str, kind_names: frozenset[str] = frozenset(),
     last = 0
     after: str | None = None  # the code since the last literal (comments skipped), while it may still join another
     wordish = False  # that literal's content (an f-string's text after its last field) may be part of a word
+    star = False
     for m in _NOT_CODE.finditer(text):  # comments and string literals, in order (an open one runs to its line's end)
         start, end = m.span()
         gap = text[last:start]
@@ -248,12 +249,15 @@ def _text_words(text: str, kind_names: frozenset[str] = frozenset(),
                 rest = rest[1:].lstrip(_BEFORE)
             joins = not comment and rest.rstrip(_PREFIX) == ""
             after = None
+        bare = not gap.strip(_BEFORE_PREFIX)  # nothing but blanks, brackets and letters since the last match
+        star = gap.rstrip(_BEFORE_PREFIX).endswith("*") or (star and bare)  # a `*` before, maybe across comments
         if comment:
             continue
         j = start
         while j > 0 and text[j - 1] in _PREFIX:
             j -= 1
-        prefix = text[j:start].lower()
+        # The letters are a prefix only as a word of their own (`or"..."` is `or` and a plain literal).
+        prefix = "" if j > 0 and word_char(text[j - 1]) else text[j:start].lower()
         quote = text[start] * 3
         quotes = 3 if text.startswith(quote, start) else 1
         content = text[start + quotes:end - quotes]
@@ -271,7 +275,7 @@ def _text_words(text: str, kind_names: frozenset[str] = frozenset(),
                 strings.add(content)
         if "r" not in prefix and "\\" in content and _WORD_ESCAPE.search(content):
             return None
-        if (joins and wordish and head) or gap.rstrip(_BEFORE_PREFIX).endswith("*"):
+        if (joins and wordish and head) or star:
             return None  # `"past_key" "_values"`, `2 * "ab"`
         after, wordish = "", tail
     code.append(text[last:])
