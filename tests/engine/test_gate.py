@@ -216,10 +216,24 @@ def test_an_imported_value_that_cannot_matter_is_gated_out(code: str, files: dic
     assert gated == parsed == CheckResult(str(path))
 
 
-@pytest.mark.parametrize("code", ["x = (\n", "if not __debug__:\n    model.generate(past_key_values=())\n",
-                                  "return 1\nmodel.generate_x(past_key_values=())\n"])
-def test_code_that_does_not_compile_goes_to_parso(code: str) -> None:
+@pytest.mark.parametrize("code", ["x = (\nmodel.generate(past_key_values=())\n",
+                                  "if not __debug__:\n    model.generate(past_key_values=())\n",
+                                  "return 1\nmodel.generate(past_key_values=())\n",
+                                  "return 1\nx = 'gen' 'erate'\nf(past_key_values=())\n",
+                                  "x = 'open\nmodel.generate(past_key_values=())\n"])
+def test_code_that_does_not_compile_goes_to_parso_where_its_words_may_hold_a_finding(code: str) -> None:
     assert not cannot_hold_finding(code, "main.py", Context())
+
+
+@pytest.mark.parametrize("code", ["x = (\n", "return 1\nmodel.generate_x(past_key_values=())\n",
+                                  "return 1\n# model.generate(past_key_values=())\nx = 'model.generate(x)'\n"])
+def test_code_that_does_not_compile_and_says_none_of_the_words_is_screened_out_without_a_compile(
+        code: str, tmp_path: Path) -> None:
+    # The text's words decide before any compile (engine/screen/gate.py `_text_words`): the words parso's tokens
+    # hold in the same places, so parso's path finds nothing either.
+    assert cannot_hold_finding(code, "main.py", Context())
+    gated, parsed = both(code, tmp_path / "main.py", Context(workspace=tmp_path))
+    assert gated == parsed
 
 
 def test_the_rules_keywords_are_the_misspelled_the_removed_and_generate_kwargs() -> None:

@@ -29,7 +29,15 @@ So a module that compiles and has none of these cannot hold a finding, and skipp
 findings unchanged (tests/engine/test_gate.py runs both paths over the corpus, examples/, the recall set's cases
 and every rule example on every checked version, and over each exclusion's edge; tests/engine/test_gate_sources.py
 runs parso's path over every module of transformers' own tree the gate drops). Anything that does not compile or
-parse with `ast` where asked goes to parso, as before.
+parse with `ast` where asked goes to parso, as before, unless the text's words already decide.
+
+The words come from the text first (`_text_words`: the code's identifiers, comments and string literals out, and the
+literals whose whole content may be a word; tests/engine/test_gate_text_words.py): a superset of the compiled ones
+wherever the text can say (no constant made of pieces, no open quote, no dropped code). Every test below is monotone
+in the words, so a module they screen out the compiled words would screen out too; only the rest are compiled (132
+of transformers 5.24.0's 1,640 modules that reach the gate, against all 1,640 before: bench/README.md). A text that
+would not compile is screened out so only where its code says none of the words: parso's tokens are the same words
+in the same places (an open quote, where tokenizers part, leaves the decision to the compile).
 """
 
 from __future__ import annotations
@@ -39,6 +47,7 @@ import re
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Mapping
+from functools import lru_cache
 from pathlib import Path
 from types import CodeType, MappingProxyType
 
@@ -160,7 +169,129 @@ def _code_only(text: str) -> str:
     return " ".join(parts)
 
 
-def _imports_workspace_value(text: str, path: str, context: Context, words: Makers = FACT_MAKERS) -> bool:
+_NONE: Mapping[Source, frozenset[str]] = MappingProxyType({})
+
+# A literal's content that may be a word the gate reads, whole (identifier characters and dots: dotted module names;
+# not only ASCII: `keyword_matters` is asked of any identifier among the strings).
+_WORDISH = re.compile(r"[\w.]*")
+# An escape that may make an identifier character (`\x5f`, `\N{LOW LINE}`, `\137`, a line continued).
+_WORD_ESCAPE = re.compile(r"\\[xuUN0-7\r\n]")
+_BLANKS = " \t\f\r\n\\"
+_MANGLED = re.compile(r"_[^_\W]\w*__\w")
+# What the compiler adds of its own: a class body's names, `__class__` for `super()`, and the key `"return"` of a
+# return annotation (a string constant under `from __future__ import annotations`).
+_COMPILER_WORDS = frozenset({"__module__", "__qualname__", "__name__", "__doc__", "__annotations__", "__class__",
+                             "__classcell__", "return"})
+_PREFIX = "rRbBuUfF"
+_AFTER = _BLANKS + ")"  # what may stand between a literal and an operator applied to it
+_BEFORE = _BLANKS + "("  # and between an operator and its operand
+_BEFORE_PREFIX = _BEFORE + _PREFIX
+_CODE_BYTES = bytes(c if (c < 128 and chr(c).isalnum()) or c == ord("_") else 32 for c in range(256))
+# The dotted words the gate reads among the names (a module imported by its dotted name is one name to the compiler).
+_DOTTED = tuple((w, tuple(w.split("."))) for w in sorted({*GENERATION_IMPORT_MODULES, *MODEL_SCREEN_NAMES}) if "." in w)
+
+
+def _constant_operand(rest: str) -> bool:
+    """Whether the code after a literal, `rest` (blanks and closing brackets stripped), applies `%` or `*` to a
+    constant the compiler folds with it: a number or another literal (`"%c" % 95`, `"ab" * 2`, `"%s" % "x"`)."""
+    if rest[:1] not in ("%", "*"):
+        return False
+    operand = rest[1:].lstrip(_BEFORE)
+    return operand.rstrip(_PREFIX) == "" or operand[:1].isdigit() or operand[:1] in "-+~.\"'"
+
+
+@lru_cache(maxsize=64)
+def _dotted_words(kind_names: frozenset[str], sourced: tuple[frozenset[str], ...]) -> tuple[tuple[str, tuple[str, ...]], ...] | None:
+    """The dotted words the gate reads, with their parts (a module imported by its dotted name is one name to the
+    compiler); None when a word the caller reads may be a mangled private name."""
+    asked = {*kind_names, *(w for ws in sourced for w in ws)}
+    if any(_MANGLED.match(w) for w in asked):
+        return None
+    return _DOTTED + tuple((w, tuple(w.split("."))) for w in sorted(asked) if "." in w)
+
+
+def _text_words(text: str, kind_names: frozenset[str] = frozenset(),
+                sourced: Mapping[Source, frozenset[str]] = _NONE) -> tuple[set[str], set[str]] | None:
+    """A superset of `_compiled_words(text)` read off the text, without compiling; None where it cannot be sure.
+
+    Names: every identifier of the code (comments and string literals out, f-strings in: their fields are code),
+    and each dotted word the gate reads whose parts all are. String constants: the names (keyword names, an import's
+    names, annotations made strings) and each literal whose whole content may be such a word. That holds unless a
+    constant is made of pieces, which the compiler folds: two literals joined (`"past_key" "_values"`, `+`), one
+    repeated (`*` a number) or formatted (`%` a constant), or an escape that makes an identifier character; then,
+    as where the compiler drops code or `__debug__` stands, or a quote is left open, None (the compile decides)."""
+    if "__debug__" in text or not _CONSTANTS_COMPLETE or _drops_code(text):
+        return None
+    dotted = _dotted_words(kind_names, tuple(sourced.values()))
+    if dotted is None:
+        return None  # `self.__x` in `class C` is `_C__x` to the compiler (none of the gate's own words has that shape)
+    code: list[str] = []
+    strings: set[str] = set()
+    last = 0
+    after: str | None = None  # the code since the last literal (comments skipped), while it may still join another
+    wordish = False  # that literal's content (an f-string's text after its last field) may be part of a word
+    star = False
+    for m in _NOT_CODE.finditer(text):  # comments and string literals, in order (an open one runs to its line's end)
+        start, end = m.span()
+        gap = text[last:start]
+        code.append(gap)
+        last = end
+        comment = text[start] == "#"
+        joins = False
+        if after is not None:
+            after += gap
+            rest = after.lstrip(_AFTER)
+            if _constant_operand(rest):
+                return None
+            if comment and not rest:
+                continue  # a comment between two literals: they may still join
+            if rest[:1] == "+":
+                rest = rest[1:].lstrip(_BEFORE)
+            joins = not comment and rest.rstrip(_PREFIX) == ""
+            after = None
+        bare = not gap.strip(_BEFORE_PREFIX)  # nothing but blanks, brackets and letters since the last match
+        star = gap.rstrip(_BEFORE_PREFIX).endswith("*") or (star and bare)  # a `*` before, maybe across comments
+        if comment:
+            continue
+        j = start
+        while j > 0 and text[j - 1] in _PREFIX:
+            j -= 1
+        # The letters are a prefix only as a word of their own (`or"..."` is `or` and a plain literal).
+        prefix = "" if j > 0 and word_char(text[j - 1]) else text[j:start].lower()
+        quote = text[start] * 3
+        quotes = 3 if text.startswith(quote, start) else 1
+        content = text[start + quotes:end - quotes]
+        if end - start < 2 * quotes or not text.startswith(quote[:quotes], end - quotes) or (
+                len(content) - len(content.rstrip("\\"))) % 2:
+            return None  # left open (its closing quote escaped, or none): the tokenizer's view may differ
+        if "f" in prefix:
+            code.append(" " + text[start:end] + " ")  # an f-string's fields are code
+            # Joined to a literal, its text before its first field (or after its last) becomes part of one constant.
+            head = _WORDISH.fullmatch(content.split("{", 1)[0]) is not None
+            tail = _WORDISH.fullmatch(content.rsplit("}", 1)[-1]) is not None
+        else:
+            head = tail = _WORDISH.fullmatch(content) is not None
+            if head:
+                strings.add(content)
+        if "r" not in prefix and "\\" in content and _WORD_ESCAPE.search(content):
+            return None
+        if (joins and wordish and head) or star:
+            return None  # `"past_key" "_values"`, `2 * "ab"`
+        after, wordish = "", tail
+    code.append(text[last:])
+    if after is not None and _constant_operand((after + text[last:]).lstrip(_AFTER)):
+        return None
+    joined = " ".join(code)
+    if not joined.isascii():
+        return None  # identifiers are NFKC-normalised by the compiler
+    names = set(map(bytes.decode, set(joined.encode().translate(_CODE_BYTES).split())))
+    names.update(word for word, parts in dotted if all(p in names for p in parts))
+    names |= _COMPILER_WORDS
+    strings |= names
+    return names, strings
+
+
+def _imports_workspace_value(text: str, path: str, context: Context, *makers: Makers) -> bool:
     """Whether a `from M import n` may bring a value that matters from a workspace file.
 
     The interpreter (engine/interpreter/imports.py) runs M's top level and copies n's value, and what it reaches,
@@ -170,12 +301,14 @@ def _imports_workspace_value(text: str, path: str, context: Context, words: Make
     of its calls), CALLABLE_MAKERS when it does not (only a value that reaches generate when called here: a
     pipeline, a `partial` or a bound `generate`, maybe inside a container or an object), OBJECT_MAKERS when a
     fact needs a transformers cache or model (any of those, or a cache or model made there). Whether n's value
-    can hold such a thing: engine/screen/lent_values.py, over the statements of M that can shape it."""
+    can hold such a thing: engine/screen/lent_values.py, over the statements of M that can shape it. With several
+    sets of `makers` (the text's words, which cannot choose among them), whether a value matters to any of them."""
+    words = makers or (FACT_MAKERS,)
     importer = Path(path) if path and not path.startswith("<") else None
     # The interpreter's roots exactly (engine/importer.py): a module it cannot find lends nothing.
     roots = tuple(p for p in (context.workspace, importer.parent if importer else None) if p is not None)
     roots += context.extra_paths
-    seen: set[tuple[str, str]] = set()
+    seen: list[set[tuple[str, str]]] = [set() for _ in words]
     for m in from_imports(text):
         level, module = len(m.group(1)), m.group(2)
         local = level > 0 or (module != "" and module.split(".")[0] not in workspace.SKIP_ROOTS)
@@ -185,7 +318,8 @@ def _imports_workspace_value(text: str, path: str, context: Context, words: Make
         found = workspace.resolve(module, level, importer, roots)
         if found is None:
             continue
-        if any(lends(found, n, context, words, seen) for n, _ in imported_names(m)):
+        if any(lends(found, n, context, w, done) for w, done in zip(words, seen, strict=True)
+               for n, _ in imported_names(m)):
             return True
     return False
 
@@ -240,8 +374,6 @@ class _Tree:
         return self.source
 
 
-_NONE: Mapping[Source, frozenset[str]] = MappingProxyType({})
-
 # The fact kinds (engine/facts) this gate decides with tests of its own (their `parse_names` are None); any
 # other kind is decided by its `parse_names` (`names` below).
 GATED_KINDS = frozenset({"generate_call", "ci_value", "removed_api_use"})
@@ -265,10 +397,25 @@ def cannot_hold_finding(text: str, path: str, context: Context,
     """
     if _sure_to_pass(text):
         return False
+    tree = _Tree(text)
+    # The text's words first (a superset of the compiled ones, or None where the text cannot say): every test below
+    # is monotone in the words, so what they screen out the compiled words would too; the compile only for the rest.
+    said = _text_words(text, kind_names, sourced)
+    if said is not None and _cannot_hold(text, path, context, keyword_matters, removed_api, kind_names, sourced,
+                                         *said, tree, superset=True):
+        return True
     words = _compiled_words(text)
     if words is None:
         return False
-    names, strings = words
+    return _cannot_hold(text, path, context, keyword_matters, removed_api, kind_names, sourced, *words, tree)
+
+
+def _cannot_hold(text: str, path: str, context: Context, keyword_matters: Callable[[str], bool], removed_api: bool,
+                 kind_names: frozenset[str], sourced: Mapping[Source, frozenset[str]], names: set[str],
+                 strings: set[str], tree: _Tree, *, superset: bool = False) -> bool:
+    """cannot_hold_finding's tests on the module's identifiers and string constants (`superset`: a superset of them,
+    from the text: then its answer True is final, and the workspace test asks every set of makers the exact words
+    could choose)."""
     if _said(kind_names, names, strings):
         return False
     imports_transformers = _imports(names, "transformers")
@@ -279,7 +426,6 @@ def cannot_hold_finding(text: str, path: str, context: Context,
     # is unknown to it).
     if not SURE_IN_TEXT.isdisjoint(names):
         return False
-    tree = _Tree(text)
     if imports_transformers and _MODEL_SUBCLASS.search(text):
         # The project's subclass of a transformers model: its methods run with `self` the model (engine/interpreter/
         # model_subclasses.py), so `self(...).past_key_values` is a model's cache without a load or a generate.
@@ -312,6 +458,10 @@ def cannot_hold_finding(text: str, path: str, context: Context,
             return False
     # Last, as it costs file lookups: a value from a workspace module may bring any of the above.
     makers = OBJECT_MAKERS if wanted else FACT_MAKERS if calls else CALLABLE_MAKERS
+    if superset and wanted:
+        # OBJECT_MAKERS needs a source FACT_MAKERS and CALLABLE_MAKERS do not (not a superset of them), and the exact
+        # words may want nothing: ask both sets the exact words could choose (FACT_MAKERS covers CALLABLE_MAKERS).
+        return not _imports_workspace_value(text, path, context, makers, FACT_MAKERS if calls else CALLABLE_MAKERS)
     return not _imports_workspace_value(text, path, context, makers)
 
 
