@@ -124,7 +124,20 @@ _OLD_LOOP = ("CALLS = []\n\n\n"
              "model.generate(**inputs, max_new_tokens=2, min_new_tokens=2, do_sample=True)\n"
              'assert CALLS, "the patched sampling loop never ran"\n')
 
+# A write to a cache's `max_cache_len` (HeadInfer resets it on its own DynamicCache subclass): a property without a
+# setter on 4.54.0-5.19.0 (the release table), a plain attribute before and after.
+_RESET = "from transformers import DynamicCache\n\ncache = DynamicCache()\ncache.max_cache_len = 0\n"
+
 INVALID: tuple[Invalid, ...] = (
+    invalid(
+        _RESET,
+        flagged="max_cache_len",
+        fixes={},
+        versions=("4.57.6",),
+        runtime={"4.57.6": "OTHER", "5.23.0": "OK", "5.24.0": "OK", "5.25.0": "OK"},
+        message_contains="AttributeError: property 'max_cache_len' of 'DynamicCache' object has no setter",
+        note="a write to a read-only property of the cache (4.54.0-5.19.0); 5.20.0 dropped the property",
+    ),
     Invalid(
         "import transformers\n" + prelude() + _OLD_LOOP,
         flagged="transformers.generation.utils.GenerationMixin.sample",
@@ -259,6 +272,11 @@ INVALID: tuple[Invalid, ...] = (
 )
 
 VALID: tuple[Valid, ...] = (
+    Valid(
+        _RESET.replace("cache.max_cache_len = 0\n", "try:\n    cache.max_cache_len = 0\nexcept AttributeError:  # "
+                       "a read-only property on 4.54-5.19\n    pass\n"),
+        note="the property write inside a `try` that handles the AttributeError",
+    ),
     Valid("import transformers\n" + prelude() + _OLD_LOOP.replace(
         "def sample(self, input_ids, **model_kwargs):\n    CALLS.append(1)\n    return input_ids\n",
         "original = transformers.generation.utils.GenerationMixin._sample\n\n\n"
