@@ -357,5 +357,7 @@ def _augmented(op: str, old: Value, value: Value) -> Value:
 
 
 def _holds_cache(value: Value) -> bool:
-    """A transformers cache, on every path or on some (`past_key_values` after a decode loop that may not run)."""
-    return isinstance(value, CacheVal) or (isinstance(value, Maybe) and any(type(v) is CacheVal for v, _ in value.options))
+    """A transformers cache, on every path or on some (`past_key_values` after a decode loop that may not run), or
+    `list(cache)` of one (Kangaroo's `model.past_key_values = list(out.past_key_values)`: values.py `items_of`)."""
+    return isinstance(value, CacheVal) or (isinstance(value, ListVal) and value.items_of is not None) or (
+        isinstance(value, Maybe) and any(type(v) is CacheVal for v, _ in value.options))
