@@ -21,11 +21,15 @@ from recall_set import HELDOUT12
 # one miss and one false finding at every release: 9/11, 10 of 11 at the start.)
 # Eighth session, round 2, ownclass29h: 5.23.0 16/17, 19 of 19; 5.24.0 and 5.25.0 18/22, 21 of 21 (AdaKV's
 # `DynamicCache.from_legacy_cache` beside its own class's; Ouroboros's body unpack reported where it raises).
+# Ninth session, values29i: a write to a cache's read-only `max_cache_len` property (HeadInfer, 4.57.6), a loop
+# unpacking `list(cache)` parked on the model (Kangaroo, 5.x) and a direct call of a prepare hook set on the model
+# class with a forward's cache (AdaKV, 5.24+): 4.57.6 11/11, 12 of 12; 5.23.0 17/17, 20 of 20; 5.24.0 and 5.25.0
+# 20/22, 23 of 23.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(10, 11 / 11),
-    "5.23.0": Floor(16, 19 / 19),
-    "5.24.0": Floor(18, 21 / 21),
-    "5.25.0": Floor(18, 21 / 21),
+    "4.57.6": Floor(11, 12 / 12),
+    "5.23.0": Floor(17, 20 / 20),
+    "5.24.0": Floor(20, 23 / 23),
+    "5.25.0": Floor(20, 23 / 23),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,

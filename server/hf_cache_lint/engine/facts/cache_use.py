@@ -11,7 +11,7 @@ interpreter (engine/interpreter/cache_uses.py) for:
 | `read` | `cache.attr` (not called) | the attribute |
 | `write` | `cache.attr = value` | the attribute |
 | `call` | `cache.method(...)`, with `arguments` | the method |
-| `iterate` | `for ... in cache` (`targets`: the names unpacked per item; `index`: the loop variable when the body unpacks it, `for layer in cache: k, v = layer`) | `""` |
+| `iterate` | `for ... in cache` (`targets`: the names unpacked per item; `index`: the loop variable when the body unpacks it, `for layer in cache: k, v = layer`; `listed`: the loop runs over `list(cache)`) | `""` |
 | `subscript` | `cache[i]` (`index`: `i` as written) | `""` |
 | `unpack` | `a, b = cache` (`targets`) | `""` |
 | `len` | `len(cache)` | `""` |
@@ -53,6 +53,10 @@ SUB_CACHE = "a part of an `EncoderDecoderCache` (`self_attention_cache`, `cross_
 # What a model subclass's `prepare_inputs_for_generation` override gets as `past_key_values` (class unsaid):
 # engine/interpreter/narrowing.py `generate_fills`.
 GENERATE_CACHE = "the cache generate passes"
+# What a model subclass's `_reorder_cache(past, beam_idx)` override gets as `past` (class unsaid): generate's beam
+# search calls it with the cache at every step on every release (4.57.6 to 5.25.0: `if hasattr(self,
+# "_reorder_cache")`), where the module runs generate with beams (engine/interpreter/narrowing.py `beam_fills`).
+BEAM_CACHE = "the cache generate's beam search passes to `_reorder_cache`"
 
 
 @dataclass(frozen=True)
@@ -108,6 +112,9 @@ class CacheUse:
     # of the hook with a forward's cache): engine/interpreter/narrowing.py `reached` drops only the former on a hook
     # parameter the target no longer fills.
     narrowed: bool = False
+    # `iterate`: the loop runs over `list(cache)` (held in `receiver`), not over the cache itself: a list of the items
+    # the cache iterates as (engine/interpreter/values.py `ListVal.items_of`); its class has no `.layers`.
+    listed: bool = False
 
     @property
     def cls(self) -> str | None:

@@ -35,11 +35,13 @@ from hf_cache_lint.engine.interpreter.values import (
     Const,
     InstanceState,
     Lazy,
+    ListVal,
     Maybe,
     ModelState,
     Ref,
     TupleVal,
     Value,
+    maybe,
 )
 from hf_cache_lint.engine.output.keywords import CACHE_KEYWORDS
 from hf_cache_lint.engine.syntax.nodes import Node, code
@@ -126,11 +128,11 @@ class CacheUses:
     def record(self, who: Subject, op: CacheOp, name: str, receiver: str, at: Span, whole: Span | None = None,
                arguments: tuple[UseArgument, ...] = (), index: str | None = None, targets: int | None = None,
                window: str | None = None, none_test: tuple[str, tuple[int, int]] | None = None,
-               paired: str | None = None) -> None:
+               paired: str | None = None, listed: bool = False) -> None:
         test, test_at = (None, None) if none_test is None else (none_test[0], Position(*none_test[1]))
         self.s.record(CacheUse(op, name, who.what, who.cls, who.module, who.description, receiver, at, whole,
                                arguments, index, targets, who.layered, window, test, who.subclass,
-                               who.guard, paired, who.guard_at, test_at, who.narrowed))
+                               who.guard, paired, who.guard_at, test_at, who.narrowed, listed))
 
     def constructed(self, cache: CacheVal, at: Span) -> None:
         """A quantized cache class built with a sliding-window model's config (`construct`)."""
@@ -221,11 +223,19 @@ class CacheUses:
     def whole(self, value: Value, op: CacheOp, node: Node, targets: int | None = None,
               item: str | None = None) -> None:
         """The expression `node` itself used: iterated, unpacked, `len`; `item`: the loop variable a loop's body
-        unpacks into `targets` names (`for layer in cache: k, v = layer`)."""
-        who = self.subject(value)
+        unpacks into `targets` names (`for layer in cache: k, v = layer`). A loop over `list(cache)` iterates the
+        cache's items (values.py `ListVal.items_of`): recorded as the cache's, `listed`."""
+        of = listed_cache(value) if op == "iterate" else None
+        listed = of is not None
+        who = self.subject(of if of is not None else value)
         if who is not None:
             at = self.s.span(node)
-            self.record(who, op, "", code(node), at, at, index=item, targets=targets)
+            self.record(who, op, "", code(node), at, at, index=item, targets=targets, listed=listed)
+
+    def iterated(self, value: Value) -> Subject | None:
+        """The cache a loop over `value` iterates the items of: `value` itself, or the cache of `list(cache)`."""
+        of = listed_cache(value)
+        return self.subject(of if of is not None else value)
 
     def forward(self, model: Value, args: list[EvArg], whole: Span, receiver: str) -> None:
         """A model's forward pass: each cache given under a cache keyword, and the pass itself when one is."""
@@ -259,6 +269,20 @@ class CacheUses:
             out.append(UseArgument(a.arg.name, ("**" if a.arg.star == "**" else a.arg.star) + code(a.arg.value),
                                    kind, constant))
         return tuple(out)
+
+
+def listed_cache(value: Value) -> Value | None:
+    """The transformers cache `value` is `list(...)` of (values.py `ListVal.items_of`), on every path where it is
+    set (None aside: an attribute `__init__` sets to None); None otherwise."""
+    if type(value) is ListVal:
+        return value.items_of
+    if type(value) is not Maybe:
+        return None
+    found = [v.items_of for v, _ in value.options if type(v) is ListVal]
+    if not found or any(f is None for f in found) or len(found) + sum(
+            1 for v, _ in value.options if type(v) is Const and v.value is None) != len(value.options):
+        return None
+    return maybe((f, None) for f in found if f is not None)
 
 
 def _same_class(subjects: list[Subject | None], value: Maybe) -> Subject | None:

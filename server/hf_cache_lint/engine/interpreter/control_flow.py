@@ -9,7 +9,11 @@ from typing import TYPE_CHECKING
 
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.narrowing import cache_is_builtin, model_is_instance, narrow, narrowing
-from hf_cache_lint.engine.interpreter.none_comparisons import constants_compared, none_compared
+from hf_cache_lint.engine.interpreter.none_comparisons import (
+    constants_compared,
+    emptiness_tested,
+    none_compared,
+)
 from hf_cache_lint.engine.interpreter.session import MAX_LOOP_REPEAT_DEPTH, Session
 from hf_cache_lint.engine.interpreter.state import State, join
 from hf_cache_lint.engine.interpreter.unpack_targets import count_targets, unpacked_item
@@ -82,6 +86,8 @@ class ControlFlow:
                 static = none_compared(test, self.ex.eval, partial(_excluded, entry))
             if static is None:  # `if rejected == False:` with the flag a caller passed (none_comparisons.py)
                 static = constants_compared(test, self.ex.eval, partial(_excluded, entry))
+            if static is None and self.ex.uses.on:  # `if not kv_rank:` on the empty list the code built
+                static = emptiness_tested(test, self.ex.eval)
             if static is None:  # `isinstance(model, Qwen3ForCausalLM)` on a model loaded as one
                 static = model_is_instance(test, self.ex)
             if static is None and self.ex.uses.on:  # `isinstance(cache, tuple)` on a transformers cache: never
@@ -119,7 +125,7 @@ class ControlFlow:
             return
         iterated = self.ex.eval(inner)
         # The body's walk only for a cache or model (`whole` records nothing else): it reads every node of the body.
-        if items[1].type == "name" and self.ex.uses.subject(iterated) is not None and \
+        if items[1].type == "name" and self.ex.uses.iterated(iterated) is not None and \
                 (n := unpacked_item(items[1].value, body)) is not None:
             self.ex.uses.whole(iterated, "iterate", inner, n, items[1].value)
             return
@@ -132,7 +138,7 @@ class ControlFlow:
             if self.ex.uses.on:
                 # The body's walk (every node of it, at every loop run: 1 ms a run of `generate`) only for a cache
                 # or model: `whole` records nothing for any other value.
-                if kids[1].type == "name" and self.ex.uses.subject(iterated) is not None and \
+                if kids[1].type == "name" and self.ex.uses.iterated(iterated) is not None and \
                         (n := unpacked_item(kids[1].value, kids[5])) is not None:
                     # `for layer in cache: k, v = layer`: the items are unpacked in the body
                     self.ex.uses.whole(iterated, "iterate", kids[3], n, kids[1].value)

@@ -13,6 +13,7 @@ from hf_cache_lint.engine.interpreter.comprehension_scope import comprehended_ca
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
 from hf_cache_lint.engine.interpreter.model_subclasses import LOADERS, MODULE_SELF, enclosing_method, model_of
 from hf_cache_lint.engine.interpreter.narrowing import narrow, narrowing
+from hf_cache_lint.engine.interpreter.none_comparisons import emptiness_tested
 from hf_cache_lint.engine.interpreter.output_values import output_cache, sub_cache
 from hf_cache_lint.engine.interpreter.session import EvArg, Session
 from hf_cache_lint.engine.interpreter.values import (
@@ -133,6 +134,8 @@ class Expressions:
             decided = literal_truth(node.children[2])
             if decided is None and self.s.guards is not None:
                 decided = self.s.guards.decide(node.children[2])
+            if decided is None and self.uses.on:  # `kv if not kv_rank else ...` on the empty list the code built
+                decided = emptiness_tested(node.children[2], self.eval)
             if decided is not None:
                 return self.eval(node.children[0 if decided else 4])
             test = node.children[2]

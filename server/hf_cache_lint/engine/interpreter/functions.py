@@ -29,7 +29,7 @@ from hf_cache_lint.engine.interpreter.model_subclasses import (
     model_of,
     symbol_base,
 )
-from hf_cache_lint.engine.interpreter.narrowing import generate_fills
+from hf_cache_lint.engine.interpreter.narrowing import beam_fills, generate_fills
 from hf_cache_lint.engine.interpreter.replay_records import absent
 from hf_cache_lint.engine.interpreter.session import MAX_INLINE_DEPTH, EvArg, Session
 from hf_cache_lint.engine.interpreter.state import Heap, State, join, reachable
@@ -268,6 +268,8 @@ class UserFunctions:
                     "prepare_inputs_for_generation" else None
                 if filled is not None:
                     names["past_key_values"] = filled
+            if node.name.value == "_reorder_cache" and (beams := beam_fills(node, params, self.ex)) is not None:
+                names[beams[0]] = beams[1]
             self.run_function(node, names, None)
             if key is not None and replays is not None:
                 replays.finish()

@@ -158,7 +158,11 @@ class KnownCallables:
 
     @known("builtins.list")
     def _list(self, q: str, args: list[EvArg], trailer: Node, whole: object) -> Value:
-        return ListVal(site_of(whole, "list(...)"))
+        first = positional(args, 0)
+        # `list(cache)` of a transformers cache: a list of the items the cache iterates as (values.py `items_of`)
+        who = self.ex.uses.subject(first.value) if first is not None and len(args) == 1 else None
+        of = first.value if first is not None and who is not None and who.what == "cache" else None
+        return ListVal(site_of(whole, "list(...)"), items_of=of)
 
     @known("functools.partial")
     def _partial(self, q: str, args: list[EvArg], trailer: Node, whole: object) -> Value:

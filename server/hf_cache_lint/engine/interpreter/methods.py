@@ -175,6 +175,11 @@ class TrackedMethods:
             forward_facts(self.facts, obj, c.args, c.whole)
             self.ex.uses.forward(c.ref, c.args, c.whole, code(c.head) + "".join(code(t) for t in c.trailers[:-1]))
             return output("forward", obj, c.args, site_of(c.whole, "the forward pass"))
+        # A member the module set on the model's class (`LlamaForCausalLM.prepare_inputs_for_generation = f`): the
+        # call runs that function with the model as `self`, and the arguments this call gives (a forward's cache).
+        patched = self.s.patched_models.get((obj.class_name, name)) if obj.class_name else None
+        if isinstance(patched, Function):
+            return self.functions.inline(patched, c.args, c.ref, c.whole)
         return UNKNOWN
 
     def _config(self, obj: HeapObj, c: MethodCall) -> Value:

@@ -30,7 +30,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from hf_cache_lint.engine.environment.target import Target
-from hf_cache_lint.engine.facts.cache_use import GENERATE_CACHE, CacheUse
+from hf_cache_lint.engine.facts.cache_use import BEAM_CACHE, GENERATE_CACHE, CacheUse
 from hf_cache_lint.engine.facts.hook_override import CACHE_NAMES, HookOverride
 from hf_cache_lint.engine.interpreter.init_members import defines_method, sets_attribute
 from hf_cache_lint.engine.interpreter.values import (
@@ -282,6 +282,30 @@ def generate_fills(node: Node, params: Sequence[Any], ex: Expressions) -> CacheV
         return None
     return CacheVal(GENERATE_CACHE, ex.s.site(param.name, "the `past_key_values` generate passes to "
                                                           "`prepare_inputs_for_generation`"))
+
+
+# `num_beams=` given a value other than the literal 1 (`num_beams=2`, `num_beams=num_beams`): the module asks some
+# generate for beam search.
+_BEAMS = re.compile(r"\bnum_beams\s*=\s*(?!1\b)[\w(]")
+
+
+def beam_fills(node: Node, params: Sequence[Any], ex: Expressions) -> tuple[str, CacheVal] | None:
+    """The cache parameter of `node`, a `_reorder_cache(past, beam_idx)` override (a static method, or a method
+    after `self`) in a direct subclass of a transformers model class, and what it holds: the cache generate's beam
+    search passes it at every step (every release in the table: `if hasattr(self, "_reorder_cache")`), a
+    `DynamicCache` unless the code passes another. Only where the module asks a generate for beams (`num_beams=`,
+    not 1): without beam search generate never calls it."""
+    cls = node.search_ancestor("classdef")
+    if cls is None or not _BEAMS.search(ex.s.text) or not _model_based(cls, ex):
+        return None
+    rest = [p for p in params if p.star_count == 0]
+    static = node.parent is not None and node.parent.type == "decorated" and "staticmethod" in ex.s.code(
+        node.parent.children[0])
+    if len(rest) != (2 if static else 3):
+        return None
+    param = rest[0 if static else 1]
+    return param.name.value, CacheVal(BEAM_CACHE, ex.s.site(param.name, "the cache generate's beam search passes "
+                                                                        "to `_reorder_cache`"))
 
 
 def _model_based(node: Node, ex: Expressions) -> bool:

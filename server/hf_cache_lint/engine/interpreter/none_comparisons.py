@@ -83,6 +83,20 @@ def _constants(v: Value, dead: Callable[[Cond], bool]) -> set[object] | None:
     return None
 
 
+def emptiness_tested(test: Node, value: Callable[[Node], Value]) -> bool | None:
+    """Whether `x` / `not x` holds where `x` is the empty list the code built (`kv_rank = []` before a loop whose
+    first pass fills it: `kv_rank = kv_block if not kv_rank else [...]`, Star-Attention): an empty list is falsy.
+    Undecided for anything else (a list with items, a cache: its length decides)."""
+    negated: bool = test.type == "not_test"
+    name = test.children[1] if negated else test
+    if name.type != "name" or name.value in ("True", "False", "None"):
+        return None
+    v = value(name)
+    if type(v) is not ListVal or not v.empty:
+        return None
+    return negated
+
+
 def _simple(node: Node) -> bool:
     if node.type in _SIMPLE:
         return True

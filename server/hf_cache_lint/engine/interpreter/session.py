@@ -95,6 +95,10 @@ class Session:
         # Module functions patched onto a transformers cache class (`DynamicCache.trim = trim`): id() of the def ->
         # (the class's qualified name, the patching statement); their first parameter is an instance of it.
         self.patched_onto: dict[int, tuple[str, Any]] = {}
+        # Module functions set on a transformers model class (`LlamaForCausalLM.prepare_inputs_for_generation = f`,
+        # AdaKV): (the class's name, the member) -> the function; a call of that member on a model the code loaded
+        # as that class runs it with the model as `self` (methods.py `_model`).
+        self.patched_models: dict[tuple[str, str], Value] = {}
         self.via: Site | None = None  # the outermost call site of the function running now
         self.steps = 0
         self.loop_depth = 0

@@ -224,6 +224,9 @@ class Statements:
         base = self.imports.force(base) if attr in ("cache_implementation", "generation_config") else base
         if isinstance(base, Symbol) and isinstance(value, Function) and value.owner is None and cache_class(base.qualname):
             self.s.patched_onto[id(value.node)] = (base.qualname, stmt)  # a method the cache's instances now have
+        elif isinstance(base, Symbol) and isinstance(value, Function) and value.owner is None and \
+                base.qualname.startswith("transformers.") and _model_class(base.qualname.rpartition(".")[2]):
+            self.s.patched_models[(base.qualname.rpartition(".")[2], attr)] = value  # the class's instances have it
         obj = self.s.obj(base)
         if not isinstance(base, Ref):
             return
@@ -356,6 +359,13 @@ def _augmented(op: str, old: Value, value: Value) -> Value:
     return UNKNOWN
 
 
+def _model_class(name: str) -> bool:
+    """A transformers model class's name (`LlamaForCausalLM`, `GPT2Model`), not an Auto class."""
+    return name[:1].isupper() and not name.startswith("Auto") and ("For" in name or name.endswith("Model"))
+
+
 def _holds_cache(value: Value) -> bool:
-    """A transformers cache, on every path or on some (`past_key_values` after a decode loop that may not run)."""
-    return isinstance(value, CacheVal) or (isinstance(value, Maybe) and any(type(v) is CacheVal for v, _ in value.options))
+    """A transformers cache, on every path or on some (`past_key_values` after a decode loop that may not run), or
+    `list(cache)` of one (Kangaroo's `model.past_key_values = list(out.past_key_values)`: values.py `items_of`)."""
+    return isinstance(value, CacheVal) or (isinstance(value, ListVal) and value.items_of is not None) or (
+        isinstance(value, Maybe) and any(type(v) is CacheVal for v, _ in value.options))

@@ -86,11 +86,15 @@ class ListVal:
     cache. Its items are tracked only as one value every item is: `item`, a transformers cache the code put in
     every place it filled (`caches = []`, `caches.append(model(x).past_key_values)`, `[prefix_cache] + caches`),
     so `caches[0]` and `for c in caches` are that cache (TurboRAG's chunk caches); None: items not known. `empty`:
-    the code built it with no item (`[]`) and put none in yet."""
+    the code built it with no item (`[]`) and put none in yet. `items_of`: the list is `list(cache)` of a
+    transformers cache (Kangaroo's `model.past_key_values = list(out.past_key_values)`): its items are what iterating
+    that cache yields (4.x's `(keys, values)` pairs, 5.x's triples), so a loop over the list unpacks them as a loop
+    over the cache would (cache_uses.py `whole`)."""
 
     site: Site | None = None
     item: Value | None = None
     empty: bool = False
+    items_of: Value | None = None
 
 
 @dataclass(frozen=True)
@@ -460,7 +464,7 @@ HeapObj = Union[ModelState, ConfigState, DictState, InstanceState, PipelineState
 _ONE, _ITEMS, _FIRST, _SECOND = range(4)
 _WALK: dict[type, tuple[tuple[str, int], ...]] = {
     TupleVal: (("items", _ITEMS),),
-    ListVal: (("item", _ONE),),
+    ListVal: (("item", _ONE), ("items_of", _ONE)),
     Maybe: (("options", _FIRST),),
     Method: (("owner", _ONE),),
     Partial: (("func", _ONE), ("kwargs", _ONE)),

@@ -32,6 +32,7 @@ from hf_cache_lint.rules.hfc007_removed_cache_api import (
     member_examples,
     model_names,
     patched_helpers,
+    property_writes,
 )
 from hf_cache_lint.rules.hfc007_removed_cache_api.examples import INVALID
 from hf_cache_lint.rules.hfc007_removed_cache_api.valid import VALID
@@ -204,6 +205,9 @@ class RemovedCacheApi(Rule):
             if unprepared is not None:
                 # A config handed in may have been prepared by a caller: its later lines are not taken for dead.
                 yield unprepared, cache_use.name != "_get_stopping_criteria", unprepared.span.start, None
+            written = property_writes.finding(self, analysis, cache_use)
+            if written is not None:
+                yield written, written.severity is Severity.ERROR, written.span.start, None
             tested = max_length.finding(self, analysis, cache_use)
             if tested is not None:
                 # The answer changed silently: it matters only where the tested value is made (the call, or the call

@@ -124,7 +124,38 @@ _OLD_LOOP = ("CALLS = []\n\n\n"
              "model.generate(**inputs, max_new_tokens=2, min_new_tokens=2, do_sample=True)\n"
              'assert CALLS, "the patched sampling loop never ran"\n')
 
+# A 4.4x prepare hook set on the model class (AdaKV's `LlamaForCausalLM.prepare_inputs_for_generation = ...`), called
+# by the module itself with a forward's cache: the call runs the function with that cache, whatever generate passes.
+_PATCHED_HOOK = ("\n\ndef prepare(self, input_ids, past_key_values=None, **kwargs):\n"
+                 "    if past_key_values is not None:\n        if isinstance(past_key_values, Cache):\n"
+                 "            past_length = past_key_values.seen_tokens\n"
+                 "            input_ids = input_ids[:, past_length:]\n"
+                 '    return {"input_ids": input_ids, "past_key_values": past_key_values}\n\n\n'
+                 "LlamaForCausalLM.prepare_inputs_for_generation = prepare\n"
+                 "past = model(**inputs, use_cache=True).past_key_values\n"
+                 "step = model.prepare_inputs_for_generation(inputs.input_ids, past_key_values=past)\n")
+# A write to a cache's `max_cache_len` (HeadInfer resets it on its own DynamicCache subclass): a property without a
+# setter on 4.54.0-5.19.0 (the release table), a plain attribute before and after.
+_RESET = "from transformers import DynamicCache\n\ncache = DynamicCache()\ncache.max_cache_len = 0\n"
+
 INVALID: tuple[Invalid, ...] = (
+    Invalid(
+        prelude("Cache", model="LlamaForCausalLM") + _PATCHED_HOOK,
+        flagged="seen_tokens",
+        severity=Severity.WARNING,  # under the hook's `if past_key_values is not None:`
+        message_contains="AttributeError: 'DynamicCache' object has no attribute 'seen_tokens'",
+        note="a function set on the model class and called on the model with a forward's cache: it runs with that "
+             "cache on every release (5.24's generate passes its own as `cache=`, this call does not)",
+    ),
+    invalid(
+        _RESET,
+        flagged="max_cache_len",
+        fixes={},
+        versions=("4.57.6",),
+        runtime={"4.57.6": "OTHER", "5.23.0": "OK", "5.24.0": "OK", "5.25.0": "OK"},
+        message_contains="AttributeError: property 'max_cache_len' of 'DynamicCache' object has no setter",
+        note="a write to a read-only property of the cache (4.54.0-5.19.0); 5.20.0 dropped the property",
+    ),
     Invalid(
         "import transformers\n" + prelude() + _OLD_LOOP,
         flagged="transformers.generation.utils.GenerationMixin.sample",
@@ -259,6 +290,16 @@ INVALID: tuple[Invalid, ...] = (
 )
 
 VALID: tuple[Valid, ...] = (
+    Valid(
+        prelude("Cache", model="LlamaForCausalLM") + _PATCHED_HOOK.replace("past_key_values.seen_tokens",
+                                                                            "past_key_values.get_seq_length()"),
+        note="the same hook set on the model class reading the length by `get_seq_length()` (4.57 and 5.x have it)",
+    ),
+    Valid(
+        _RESET.replace("cache.max_cache_len = 0\n", "try:\n    cache.max_cache_len = 0\nexcept AttributeError:  # "
+                       "a read-only property on 4.54-5.19\n    pass\n"),
+        note="the property write inside a `try` that handles the AttributeError",
+    ),
     Valid("import transformers\n" + prelude() + _OLD_LOOP.replace(
         "def sample(self, input_ids, **model_kwargs):\n    CALLS.append(1)\n    return input_ids\n",
         "original = transformers.generation.utils.GenerationMixin._sample\n\n\n"

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Position, Severity, Span
-from hf_cache_lint.engine.facts.cache_use import GENERATE_CACHE, SUB_CACHE, CacheUse
+from hf_cache_lint.engine.facts.cache_use import BEAM_CACHE, GENERATE_CACHE, SUB_CACHE, CacheUse
 from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
 from hf_cache_lint.engine.facts.removed_api_use import KIND as REMOVED_API_USE
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
@@ -58,6 +58,8 @@ class LegacyRead:
     part_of: bool = False  # an `EncoderDecoderCache`'s part (`cache.self_attention_cache`), class unsaid
     passed: bool = False  # the cache generate passes a `prepare_inputs_for_generation` override, class unsaid
     element: tuple[str, str] | None = None  # "items": the name each layer item is bound to, the attribute read on it
+    listed: bool = False  # the loop runs over `list(cache)` (the receiver holds it), not over the cache itself
+    beam: bool = False  # the cache generate's beam search passes a `_reorder_cache` override, class unsaid
 
     @property
     def shown_class(self) -> str:
@@ -139,6 +141,9 @@ class LegacyCacheAccess(Rule):
                                story=partial(self.story, analysis, use, ""))
         error = _error(use)
         message = f"{_what(use)}; transformers {target} raises {error}. Instead, {_instead(use)}"
+        if use.beam:
+            message += (f" (`{use.receiver}` is the cache generate's beam search passes to `_reorder_cache` at every "
+                        "step: this module runs generate with `num_beams`)")
         severity = Severity.ERROR
         if use.condition:
             severity = Severity.WARNING
@@ -227,6 +232,8 @@ def _holder(use: LegacyRead) -> str:
         return SUB_CACHE
     if use.passed:
         return "the cache generate passes to `prepare_inputs_for_generation`"
+    if use.beam:
+        return "the cache generate's beam search passes to `_reorder_cache`"
     return "the cache of a `generate(..., return_dict_in_generate=True)` result"
 
 
@@ -237,6 +244,10 @@ def _what(use: LegacyRead) -> str:
         return (f"{shape}: from {use.removed} each layer of "
                 f"{'an `EncoderDecoderCache` is a six-tuple' if six else 'a `DynamicCache` is a triple'} whose sliding-window "
                 "tensor is None for a layer without a sliding window, so the tensors' attribute is read off None")
+    if use.name == "unpack" and use.listed:
+        held = f"a `{use.shown_class}`" if use.cls is not None else "a transformers cache (a `DynamicCache` by default)"
+        return (f"{shape}: `{use.receiver}` holds `list(...)` of {held}, and from {use.removed} a `DynamicCache` "
+                "iterates as `(keys, values, sliding_window_tensor)`, so two names no longer unpack the list's items")
     if use.name == "unpack":
         return (f"{shape}: from {use.removed} a `DynamicCache` iterates as `(keys, values, sliding_window_tensor)`, "
                 "so two names no longer unpack it")
@@ -256,6 +267,9 @@ def _instead(use: LegacyRead) -> str:
     if use.name == "items":
         return (f"read the tensors by name: `for layer in {r}.layers:` with `layer.keys`, `layer.values` (4.54+ have "
                 "them; an encoder-decoder's cache: its `self_attention_cache` and `cross_attention_cache`)")
+    if use.listed:
+        return ("build the list from the cache's layers where it is made: `[(layer.keys, layer.values) for layer in "
+                "cache.layers]` in place of `list(cache)` (4.54+ have them)")
     if use.name in ("unpack", "iterate"):
         return f"iterate the layers: `for layer in {r}.layers:` with `layer.keys`, `layer.values` (4.54+ have them)"
     if use.name == "unpack4" or _seq2seq(use):
@@ -273,8 +287,8 @@ def _instead(use: LegacyRead) -> str:
 def _fix(use: LegacyRead) -> Fix | None:
     """The mechanical replacement, where one exists (each run on 4.57.6 and 5.x by the oracle)."""
     span = use.call_span
-    if span is None:
-        return None
+    if span is None or use.listed:
+        return None  # `list(cache)`: the list is made elsewhere, the loop's receiver has no `.layers`
     if use.name in ("unpack4", "items"):
         return None  # the loop's body reads four names (or each item): no one-expression replacement keeps it
     if use.name in ("unpack", "iterate"):
@@ -316,18 +330,19 @@ def _from_removed(use: RemovedApiUse) -> LegacyRead:
                       cache.cls if cache is not None else None, cache.layered if cache is not None else False,
                       use.index, use.part, item, cache.subclass if cache is not None else None,
                       cache is not None and cache.description == SUB_CACHE,
-                      cache is not None and cache.description == GENERATE_CACHE)
+                      cache is not None and cache.description == GENERATE_CACHE,
+                      listed=cache is not None and cache.listed)
 
 
 def _from_use(analysis: Analysis, u: CacheUse, removed: dict[str, str | None]) -> LegacyRead | None:
     """A subscript or a two- or four-name loop over a cache the interpreter followed, where the target raises on it
     and no `try`, `hasattr` test or compat branch around it says the code expects that."""
-    if u.what != "cache" or u.whole is None:
-        return None
+    if u.what != "cache" or u.whole is None or (u.listed and (u.op != "iterate" or u.targets != 2)):
+        return None  # over `list(cache)`: only two names unpacking each item (the claim the oracle proved)
     not_iterable = analysis.context.target.cache_not_iterable(u.receiver_class or "")
     if u.op == "subscript":
         name = "subscript"
-    elif u.op == "iterate" and not_iterable is not None:
+    elif u.op == "iterate" and not_iterable is not None and not u.listed:
         name = "iterate"
         removed = {**removed, name: not_iterable}
     elif u.op == "iterate" and u.targets in (2, 4):
@@ -346,7 +361,7 @@ def _from_use(analysis: Analysis, u: CacheUse, removed: dict[str, str | None]) -
         element, at = found[:2], found[2]
         return LegacyRead("items", u.receiver, removed["unpack"] or "", at, None, scope.condition,
                           u.receiver_class, u.layered, subclass=u.subclass, part_of=u.description == SUB_CACHE,
-                          passed=u.description == GENERATE_CACHE, element=element)
+                          passed=u.description == GENERATE_CACHE, element=element, beam=u.description == BEAM_CACHE)
     elif u.op == "iterate" and u.targets is None and u.receiver_class in (None, "DynamicCache") and u.layered \
             and analysis.tree is not None and (spread := _flattened(analysis.tree, u.whole)) is not None:
         # `flat.extend(list(layer))` per layer: 5.0.0's triples (the sliding tensor last) add a third item, no error.
@@ -378,7 +393,7 @@ def _from_use(analysis: Analysis, u: CacheUse, removed: dict[str, str | None]) -
     item = u.index if u.op == "iterate" else None
     return LegacyRead(name, u.receiver, removed[name] or "", u.whole, call_span, scope.condition,
                       u.receiver_class, u.layered, index, part, item, u.subclass, u.description == SUB_CACHE,
-                      u.description == GENERATE_CACHE)
+                      u.description == GENERATE_CACHE, listed=u.listed, beam=u.description == BEAM_CACHE)
 
 
 def _unpacked_at(tree: Node, read: LegacyRead) -> Span | None:

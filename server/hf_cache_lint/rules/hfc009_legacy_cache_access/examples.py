@@ -98,7 +98,57 @@ _CAT_KEYS = "    return torch.cat([past[layer][0] for past in caches], dim=2)\n"
 _STACKER = ("\n\ndef cat_keys(caches, layer):\n" + _CAT_KEYS + "\n\n"
             "stacked = tuple(cat_keys(caches, i) for i in range(len(caches[0].layers)))\n")
 
+# A forward's cache parked on the model as `list(cache)` (Kangaroo's `model.past_key_values = list(out.past_key_values)`),
+# cut layer by layer later: the list's items are what the cache iterates as.
+_PARKED_LIST = ("out = model(**inputs, use_cache=True)\nmodel.parked = list(out.past_key_values)\n\n\n"
+                "def rollback(n):\n    kept = []\n    for k, v in model.parked:\n"
+                "        kept.append((k[:, :, :n], v[:, :, :n]))\n    return kept\n\n\nkept = rollback(3)\n")
+# Blocks of a context joined into one cache (Star-Attention's `kv_rank`): the empty list before the first block is
+# falsy, so the first pass keeps the block's cache and the second indexes it.
+_BLOCKS_LINE = "    kv_rank = kv_block if not kv_rank else [kv_rank[i][0] for i in range(2)]\n"
+_BLOCKS = ("kv_rank = []\nfor chunk in (inputs.input_ids, inputs.input_ids):\n"
+           "    kv_block = model(chunk, use_cache=True).past_key_values\n" + _BLOCKS_LINE)
+# A model subclass's 4.x `_reorder_cache` (index-tts's GPT2InferenceModel): generate's beam search calls it with its
+# cache at every step, on every release.
+_REORDER = ("import torch\nfrom transformers import GPT2LMHeadModel\n\n\nclass BeamLM(GPT2LMHeadModel):\n"
+            "    @staticmethod\n    def _reorder_cache(past, beam_idx):\n"
+            "        return tuple(tuple(state.index_select(0, beam_idx) for state in layer) for layer in past)\n\n\n"
+            'model = BeamLM.from_pretrained("openai-community/gpt2")\n')
+_BEAMS = ("model.generate(torch.tensor([[1, 5, 9, 14]]), num_beams=2, max_new_tokens=3, min_new_tokens=3, "
+          "do_sample=False, pad_token_id=0)\n")
+
 INVALID: tuple[Invalid, ...] = (
+    invalid(
+        _LOAD + _PARKED_LIST,
+        flagged="model.parked",
+        fixes={},
+        versions=_5X,
+        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},  # a plain ValueError
+        message_contains="holds `list(...)` of a transformers cache",
+        note="`list(cache)` parked on the model and unpacked as pairs in a later call (no fix: the list is made "
+             "elsewhere, and a list has no `.layers`)",
+    ),
+    invalid(
+        _LOAD + _BLOCKS,
+        flagged="kv_rank[i]",
+        fixes={"Use `.layers[i].keys`": (_BLOCKS_LINE, "    kv_rank = kv_block if not kv_rank else "
+                                                        "[kv_rank.layers[i].keys for i in range(2)]\n")},
+        versions=_5X,
+        portable=True,
+        severity=Severity.WARNING,
+        message_contains="TypeError: 'DynamicCache' object is not subscriptable",
+        note="a loop-carried name that starts as the empty list: the first pass keeps the block's cache (`not []` "
+             "holds), the second indexes it",
+    ),
+    invalid(
+        _REORDER + _BEAMS,
+        flagged="state.index_select",
+        fixes={},
+        versions=_5X,
+        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},  # AttributeError on None
+        message_contains="beam search passes to `_reorder_cache`",
+        note="a model subclass's `_reorder_cache` walking each layer's tensors, run by generate's beam search",
+    ),
     invalid(
         _LOAD + _GEN + "past = out.past_key_values\n" + _EXPAND,
         flagged="past[i]",

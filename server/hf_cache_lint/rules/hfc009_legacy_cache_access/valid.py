@@ -9,6 +9,7 @@ from hf_cache_lint.rules.hfc009_legacy_cache_access.examples import (
     _HOOK,
     _HOOK_READ,
     _LOAD,
+    _REORDER,
     _SEQ2SEQ,
     _STACKER,
     _SUBCLASS,
@@ -89,6 +90,16 @@ VALID: tuple[Valid, ...] = (
         _SEQ2SEQ + "cross_keys = cache.cross_attention_cache.layers[0].keys\n"
         "self_keys = cache.self_attention_cache.layers[0].keys\n",
         note="an encoder-decoder's cache read through its two sub-caches' layers",
+    ),
+    Valid(
+        _LOAD + "out = model(**inputs, use_cache=True)\nparked = list(out.past_key_values)\nfor entry in parked:\n"
+        "    print(entry[0].shape, entry[1].shape)\n",
+        note="`list(cache)` iterated with one name, reading `entry[0]` / `entry[1]` (4.57 pairs, 5.x triples)",
+    ),
+    Valid(
+        _REORDER + "model.generate(torch.tensor([[1, 5, 9, 14]]), max_new_tokens=3, min_new_tokens=3, do_sample=False, "
+        "pad_token_id=0)\n",
+        note="a 4.x `_reorder_cache` in a module that never asks for beam search: generate never calls it",
     ),
     Valid(
         _SUBCLASS.replace("for k, v in cache]", "for k, v in ((layer.keys, layer.values) for layer in cache.layers)]")
