@@ -3,10 +3,11 @@ whose own `forward` takes a fixed keyword list, generated from here.
 
 Precision: the class derives only from transformers model classes, `GenerationMixin` and the module's own such
 classes, one of them a head whose `prepare_inputs_for_generation` is the reference one the release table reads
-(`HEADS`: Llama's, and the decoders that use `GenerationMixin`'s as Llama does from 4.46); its `forward` has no `**` parameter, or one its body never names
-(`swallows`); the class (or a base of
-the module) overrides `prepare_inputs_for_generation` not at all, or only around the parent's result
-(`super().prepare_inputs_for_generation(...)`, naming none of the cache keywords); and `generate` runs on it: `self.generate(...)` / `super().generate(...)` in its methods (no class of the module deriving from it), or
+(`HEADS`: Llama's, and the decoders that use `GenerationMixin`'s as Llama does from 4.46); its `forward` has no `**`
+parameter, or one its body never names (`swallows`); the class (or a base of the module) overrides
+`prepare_inputs_for_generation` not at all, or only around the parent's result
+(`super().prepare_inputs_for_generation(...)`, naming none of the cache keywords); and `generate` runs on it:
+`self.generate(...)` / `super().generate(...)` in its methods (no class of the module deriving from it), or
 `x.generate(...)` where every binding of `x` builds the class (engine/interpreter/backbone_generate.py), without
 `use_cache=False` (generate then makes no cache and hands none)."""
 

@@ -107,9 +107,9 @@ class HookLosesCache(Rule):
             # where the effect shows, named in the message and attached as related information.
             branch, text, test = hook.guarded_read
             message = (f"{hook.target} takes the cache as `{read.key}`, but {where} passes it as `{now}=`{gone}: "
-                       f"`{read.key}` is None there, so the branch under `{test}` never runs (its first read of the cache, "
-                       f"`{text}`, line {branch.start.line}): the hook takes its no-cache path at every step (it feeds the whole "
-                       "sequence again, silently or until the model's shapes disagree)")
+                       f"`{read.key}` is None there, so the branch under `{test}` never runs (its first read of the "
+                       f"cache, `{text}`, line {branch.start.line}): the hook takes its no-cache path at every step "
+                       "(it feeds the whole sequence again, silently or until the model's shapes disagree)")
             related = (Related(branch, f"never runs on transformers {target}: `{read.key}` is None there"),)
             severity = Severity.WARNING
         elif read.how == "parameter" and _binds_no_cache_keyword(hook, now):

@@ -1,11 +1,11 @@
-"""HFC010's model forwards with a fixed keyword list (engine/facts/fixed_forward.py): `generate` hands the forward
-of a model it runs the cache keywords of the release table's `generate_input:` facts (`cache_position` on every
-step up to 5.3.0, `cache` from 5.24.0); a subclass's own `forward` without `**kwargs` that lacks one raises
-`TypeError: ...forward() got an unexpected keyword argument` inside generate (the oracle: this module's examples,
+"""HFC010's model forwards with a fixed keyword list (engine/facts/fixed_forward.py): `generate` hands the forward of
+a model it runs the cache keywords of the release table's `generate_input:` facts (`cache_position` on every step up
+to 5.3.0, `cache` from 5.24.0); a subclass's own `forward` without `**kwargs` that lacks one raises `TypeError:
+...forward() got an unexpected keyword argument` inside generate (the oracle: this module's examples,
 `recall:heldout7/llava_generate_forward.py`). A forward that takes `past_key_values` and a `**kwargs` its body never
 names gets 5.24's `cache=` there and drops it: the parent's forward runs each step without the past (silently; the
-oracle: this module's examples, `recall:heldout12/videollama2_qwen2_infer.py`). No mechanical fix: taking `**kwargs` without handing them on to the
-parent's forward would swallow 5.24's `cache` and run each step without its past."""
+oracle: this module's examples, `recall:heldout12/videollama2_qwen2_infer.py`). No mechanical fix: taking `**kwargs`
+without handing them on to the parent's forward would swallow 5.24's `cache` and run each step without its past."""
 
 from __future__ import annotations
 
