@@ -25,6 +25,9 @@ from recall_set import HELDOUT12
 # unpacking `list(cache)` parked on the model (Kangaroo, 5.x) and a direct call of a prepare hook set on the model
 # class with a forward's cache (AdaKV, 5.24+): 4.57.6 11/11, 12 of 12; 5.23.0 17/17, 20 of 20; 5.24.0 and 5.25.0
 # 20/22, 23 of 23.
+# Ninth session, hooks29i: HFC010 reports a generated model's forward that takes `past_key_values` and a `**kwargs` it
+# never hands on (VideoLLaMA2's vl_forward_kwargs, where 5.24's `cache=` is dropped): 5.24.0 and 5.25.0 19/22, 22 of 22.
+# Ninth session, merged (values29i + hooks29i): MERGED
 FLOORS: dict[str, Floor] = {
     "4.57.6": Floor(11, 12 / 12),
     "5.23.0": Floor(17, 20 / 20),

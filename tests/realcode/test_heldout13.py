@@ -21,6 +21,11 @@ from recall_set import HELDOUT13
 # hooks of a head the module drives by hand: 5.24.0 and 5.25.0 10 of 13.
 # Ninth session, values29i: a model subclass's `_reorder_cache` walking each layer's tensors, which generate's beam
 # search calls (index-tts, 5.x): 5.23.0 10/14, 11 of 12; 5.24.0 and 5.25.0 10/16, 11 of 14.
+# Ninth session, hooks29i: a finding on what a hook takes stands on its parameter (HFC010's docs), so VibeVoice's ASR
+# hook is reported on its def (vv_asr_hook_past), not at the read at line 136: 5.24.0 and 5.25.0 10/16, 11 of 13.
+# Ninth session, hooks29i: HFC007 reports a model subclass's decoding loop bound as `self.greedy_search` (generate
+# never calls it; re_greedy_hook): +1 site and +1 true finding at every release.
+# Ninth session, merged (values29i + hooks29i): MERGED
 FLOORS: dict[str, Floor] = {
     "4.57.6": Floor(4, 4 / 5),
     "5.23.0": Floor(10, 11 / 12),

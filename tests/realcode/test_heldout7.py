@@ -23,11 +23,16 @@ from recall_set import HELDOUT7
 # table29f: HFC007 reports `generate` on XTTS's backbone-built class (xt_no_generation_mixin), +1 at each release;
 # HFC010 LLaVA's fixed-keyword forward under generate (lv_forward_keywords), +1 at 4.57.6, 5.24.0, 5.25.0;
 # HFC010 DuoAttention's patched attention returning 3 values (du_patched_forward), +1 at each release.
+# Ninth session, hooks29i: lowered at 5.24.0 and 5.25.0 (14/14, 14 of 14 -> 13/14, 13 of 14) by one rule for where a
+# hook finding stands (HFC010's docs, "Where a hook finding stands"): a finding on what a hook takes stands on its
+# parameter, so InternLM2's override is reported on `past_key_values=None` (line 26), naming the branch at line 29
+# that this set marks (iv_past_length), which af91a2f had reported at that read. The same move finds heldout13's
+# vv_asr_hook_past, marked on its def.
 FLOORS: dict[str, Floor] = {
     "4.57.6": Floor(10, 1.0),
     "5.23.0": Floor(14, 1.0),
-    "5.24.0": Floor(14, 1.0),
-    "5.25.0": Floor(14, 1.0),
+    "5.24.0": Floor(13, 13 / 14),
+    "5.25.0": Floor(13, 13 / 14),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,

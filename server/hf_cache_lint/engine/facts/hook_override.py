@@ -107,8 +107,9 @@ class HookOverride:
     dict_default: bool = False
     # A `prepare_inputs_for_generation` override's first read of its cache parameter's content (`past_key_values[0]`,
     # `past_key_values.get_seq_length()`), where it sits under an `if` testing that parameter (`if past_key_values
-    # is not None:`): (the span of the read through its first trailer, its text, the test's text). Where the cache
-    # no longer comes as that parameter the branch never runs: the line that stops working.
+    # is not None:`): (the span of the read through its first trailer, its text, the outermost such test's text).
+    # Where the cache no longer comes as that parameter the branch never runs: HFC010 names it (and the read) in a
+    # finding that stands on the parameter.
     guarded_read: tuple[Span, str, str] | None = None
     # A patched-in hook (`modeling_llama.LlamaAttention.forward = f`): the transformers model-module classes
     # (`transformers.models.llama.modeling_llama.LlamaSdpaAttention`) that the statements of its block patch, its

@@ -3,10 +3,11 @@ whose own `forward` takes a fixed keyword list, generated from here.
 
 Precision: the class derives only from transformers model classes, `GenerationMixin` and the module's own such
 classes, one of them a head whose `prepare_inputs_for_generation` is the reference one the release table reads
-(`HEADS`: Llama's, and the decoders that use `GenerationMixin`'s as Llama does from 4.46); the class (or a base of
-the module) overrides `prepare_inputs_for_generation` not at all, or only around the parent's result
-(`super().prepare_inputs_for_generation(...)`, naming none of the cache keywords); its `forward` has no `**`
-parameter; and `generate` runs on it: `self.generate(...)` / `super().generate(...)` in its methods (no class of the module deriving from it), or
+(`HEADS`: Llama's, and the decoders that use `GenerationMixin`'s as Llama does from 4.46); its `forward` has no `**`
+parameter, or one its body never names (`swallows`); the class (or a base of the module) overrides
+`prepare_inputs_for_generation` not at all, or only around the parent's result
+(`super().prepare_inputs_for_generation(...)`, naming none of the cache keywords); and `generate` runs on it:
+`self.generate(...)` / `super().generate(...)` in its methods (no class of the module deriving from it), or
 `x.generate(...)` where every binding of `x` builds the class (engine/interpreter/backbone_generate.py), without
 `use_cache=False` (generate then makes no cache and hands none)."""
 
@@ -24,7 +25,7 @@ from hf_cache_lint.engine.interpreter.backbone_generate import (
 )
 from hf_cache_lint.engine.interpreter.hook_names import Names, is_trailer, module_names, reference_role
 from hf_cache_lint.engine.interpreter.hook_signatures import params_of
-from hf_cache_lint.engine.interpreter.hook_trees import base_items, suite
+from hf_cache_lint.engine.interpreter.hook_trees import base_items, suite, walk
 from hf_cache_lint.engine.syntax.nodes import Node, dotted, span
 
 # The heads whose generate uses the reference `prepare_inputs_for_generation` (Llama's own on 4.41-4.45, else
@@ -70,10 +71,12 @@ def fixed_forward_facts(module: Node, text: str) -> list[FixedForward]:
         if forward is None:
             continue
         parameters, var_keyword = params_of(forward)
-        if var_keyword is not None:
-            continue
+        if var_keyword is not None and any(n.type == "name" and n.value == var_keyword
+                                           for n in walk(forward.children[-1])):
+            continue  # the body reads or hands on what `**` holds
         facts.append(FixedForward(span=span(forward.children[1]), cls=cls, base=heads[cls],
-                                  parameters=tuple(p for p in parameters if p != "self"), generate_at=at))
+                                  parameters=tuple(p for p in parameters if p != "self"), generate_at=at,
+                                  swallows=var_keyword))
     return facts
 
 

@@ -214,24 +214,28 @@ def _base_hook_call(call: Node, trailer: Node, var_keyword: str) -> bool:
 
 
 def _guarded_read(body: Node, name: str) -> tuple[Span, str, str] | None:
-    """The body's first read of `name`'s content (`name[...]`, `name.attr`), where the innermost `if`/`elif` around
-    it tests `name` itself (`if name is not None:`, `if name:`, `if name is not None and ...:`): the read's span
-    through its first trailer, its text, and the test. None where the first such read is not under such a test."""
+    """The body's first read of `name`'s content (`name[...]`, `name.attr`), where an `if`/`elif` around it tests
+    `name` itself (`if name is not None:`, `if name:`, `if name is not None and ...:`): the read's span through its
+    first trailer, its text, and the outermost such test (VibeVoice's ASR hook reads `past_key_values[0][0]` under
+    `isinstance(past_key_values, tuple)`, itself under `past_key_values is not None`: the branch that stops running
+    where the parameter is None is the outer one). None where the first such read is not under such a test."""
     for node in walk(body):
         if node.type not in ("power", "atom_expr") or node.children[0].type != "name" or \
                 node.children[0].value != name or not (is_trailer(node.children[1], "[") or
                                                        is_trailer(node.children[1], ".")):
             continue
-        test = _enclosing_test(node)
-        if test is None or not any(n.type == "name" and n.value == name for n in walk(test)):
+        tests = [t for t in _enclosing_tests(node) if any(n.type == "name" and n.value == name for n in walk(t))]
+        if not tests:
             return None
         return span_between(node.children[0], node.children[1]), "".join(code(k) for k in node.children[:2]).strip(), \
-            code(test).strip()
+            code(tests[-1]).strip()
     return None
 
 
-def _enclosing_test(node: Node) -> Node | None:
-    """The test of the innermost `if`/`elif` whose body holds `node` (not its test), or None."""
+def _enclosing_tests(node: Node) -> list[Node]:
+    """The tests of the `if`/`elif`s whose bodies hold `node` (not their tests), innermost first, up to the first
+    `else` branch holding it (or the function); other statements around it (loops, `with`, `try`) are looked through."""
+    tests: list[Node] = []
     child, parent = node, node.parent
     while parent is not None and parent.type not in ("funcdef", "classdef", "file_input"):
         if parent.type == "if_stmt":
@@ -239,10 +243,11 @@ def _enclosing_test(node: Node) -> Node | None:
             i = kids.index(child)
             if kids[i - 1].type == "operator" and kids[i - 1].value == ":" and i >= 3 and \
                     kids[i - 3].type == "keyword" and kids[i - 3].value in ("if", "elif"):
-                return kids[i - 2]
-            return None
+                tests.append(kids[i - 2])
+            else:
+                return tests
         child, parent = parent, parent.parent
-    return None
+    return tests
 
 
 def _members_read(fn: Node, names: set[str], follow: bool = True) -> list[str]:

@@ -200,6 +200,8 @@ class RemovedCacheApi(Rule):
                 yield generate_gone, True, generate_gone.span.start, None
         for patched in patched_helpers.findings(self, analysis):
             yield patched, False, patched.span.start, None  # silent: the patch is never called
+        for loop in patched_helpers.instance_loops(self, analysis):
+            yield loop, False, loop.span.start, None  # silent: generate never calls the loop
         for cache_use in analysis.of(CACHE_USE):
             unprepared = helper_reads.finding(self, analysis, cache_use)
             if unprepared is not None:

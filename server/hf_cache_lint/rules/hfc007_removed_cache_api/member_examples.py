@@ -137,6 +137,27 @@ _PATCHED_HOOK = ("\n\ndef prepare(self, input_ids, past_key_values=None, **kwarg
 # A write to a cache's `max_cache_len` (HeadInfer resets it on its own DynamicCache subclass): a property without a
 # setter on 4.54.0-5.19.0 (the release table), a plain attribute before and after.
 _RESET = "from transformers import DynamicCache\n\ncache = DynamicCache()\ncache.max_cache_len = 0\n"
+# A model subclass that keeps its decoding loop under 4.3x's name (representation-engineering's contrast-vector Llama:
+# `self.greedy_search = partial(contrast_greedy_search, self)` in `__init__`).
+_CONTRAST_LOOP = ("from functools import partial\n\n"
+                  "from transformers import AutoConfig, LlamaForCausalLM\n\n"
+                  "CALLS = []\n\n\n"
+                  "def contrast_greedy_search(self, input_ids, logits_processor=None, stopping_criteria=None, "
+                  "**model_kwargs):\n"
+                  "    CALLS.append(1)\n    return input_ids\n\n\n"
+                  "class ContrastLM(LlamaForCausalLM):\n"
+                  "    def __init__(self, config):\n"
+                  "        super().__init__(config)\n"
+                  "        self.greedy_search = partial(contrast_greedy_search, self)\n\n\n"
+                  f'model = ContrastLM(AutoConfig.from_pretrained("{LLAMA}")).eval()\n'
+                  "ids = torch.tensor([[1, 14, 15, 16]])\n"
+                  "model.generate(ids, max_new_tokens=2, min_new_tokens=2, do_sample=False)\n"
+                  'assert CALLS, "generate decoded without the contrast search"\n')
+_CONTRAST_DEF = _CONTRAST_LOOP.replace(
+    "    def __init__(self, config):\n        super().__init__(config)\n"
+    "        self.greedy_search = partial(contrast_greedy_search, self)\n",
+    "    def greedy_search(self, input_ids, logits_processor=None, stopping_criteria=None, **model_kwargs):\n"
+    "        return contrast_greedy_search(self, input_ids, logits_processor, stopping_criteria, **model_kwargs)\n")
 
 INVALID: tuple[Invalid, ...] = (
     Invalid(
@@ -164,6 +185,24 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="`GenerationMixin` has no `sample`",
         note="a sampling loop patched in under the 4.3x name (VCD): generate samples in `_sample` on every release "
              "the table reads, so the patch never runs",
+    ),
+    Invalid(
+        "import torch\n" + _CONTRAST_LOOP,
+        flagged="self.greedy_search",
+        severity=Severity.WARNING,
+        runtime="OTHER",  # the assertion: generate never calls it
+        message_contains="`GenerationMixin` has no `greedy_search`",
+        note="a model subclass binding its decoding loop to the instance under the 4.3x name (representation-"
+             "engineering): generate decodes greedily in `_sample` from 4.43.0 (`_greedy_search` on 4.41-4.42), "
+             "never through `self.greedy_search`",
+    ),
+    Invalid(
+        "import torch\n" + _CONTRAST_DEF,
+        flagged="greedy_search",
+        severity=Severity.WARNING,
+        runtime="OTHER",
+        message_contains="`def greedy_search` in `ContrastLM`",
+        note="the same loop as a method of the subclass: nothing in generate calls it",
     ),
     Invalid(
         prelude("GenerationConfig", "StoppingCriteriaList") + _STOPPING,
@@ -300,6 +339,17 @@ VALID: tuple[Valid, ...] = (
                        "a read-only property on 4.54-5.19\n    pass\n"),
         note="the property write inside a `try` that handles the AttributeError",
     ),
+    Valid("import torch\n" + _CONTRAST_DEF.replace(
+        "    def greedy_search(self, input_ids, logits_processor=None, stopping_criteria=None, **model_kwargs):\n"
+        "        return contrast_greedy_search(self, input_ids, logits_processor, stopping_criteria, **model_kwargs)\n",
+        "    def _sample(self, input_ids, logits_processor=None, stopping_criteria=None, *args, **model_kwargs):\n"
+        "        CALLS.append(1)\n"
+        "        return super()._sample(input_ids, logits_processor, stopping_criteria, *args, **model_kwargs)\n"),
+        note="the loop overridden under the name generate calls (`_sample`, 4.41.0 to 5.25.0): it runs"),
+    Valid("import torch\n" + _CONTRAST_LOOP.replace(
+        "model.generate(ids, max_new_tokens=2, min_new_tokens=2, do_sample=False)\n",
+        "model.greedy_search(ids)\n"),
+        note="the loop bound under the old name and called by the code itself: it runs"),
     Valid("import transformers\n" + prelude() + _OLD_LOOP.replace(
         "def sample(self, input_ids, **model_kwargs):\n    CALLS.append(1)\n    return input_ids\n",
         "original = transformers.generation.utils.GenerationMixin._sample\n\n\n"

@@ -7,7 +7,16 @@ Precision: the assignment's target is `GenerationMixin.<name>` written through `
 generation.utils.GenerationMixin.sample`) or through a `GenerationMixin` imported from it; its value is a function of
 the module (or a `types.MethodType`/`functools.partial` of one would be a bound hook, not read here); the release
 table has no member `<name>` of `GenerationMixin` at the target; and the module never calls `.<name>(...)` itself
-(a helper it adds and calls from its own patch runs)."""
+(a helper it adds and calls from its own patch runs).
+
+The same holds for a decoding loop a model subclass gives its instances under such a name (`class
+ContrastVecLlamaForCausalLM(LlamaForCausalLM)` with `self.greedy_search = partial(contrast_greedy_search, self)` in
+its `__init__`, representation-engineering's; or its own `def greedy_search(self, input_ids, logits_processor=...,
+...)`): generate calls `self._sample(...)`, never `self.greedy_search`. Precision: the class derives from a
+transformers model class imported from transformers; the name is no `GenerationMixin` member at the target, but it
+or its private form (`_greedy_search`, 4.41.0-4.42.4; `_sample`) is one at some release the table reads, so it is
+the name of one of generate's loops; the function takes `input_ids` and a `logits_processor` or
+`stopping_criteria` (a decoding loop's parameters); and the module never calls `.<name>(...)` itself."""
 
 from __future__ import annotations
 
@@ -16,8 +25,12 @@ from collections.abc import Iterator
 
 from hf_cache_lint.engine.base.findings import Finding, Severity
 from hf_cache_lint.engine.environment import releases
+from hf_cache_lint.engine.environment.release_version import Version
+from hf_cache_lint.engine.environment.target import Target
+from hf_cache_lint.engine.interpreter.hook_names import is_trailer
+from hf_cache_lint.engine.interpreter.model_subclasses import transformers_model
 from hf_cache_lint.engine.output.analysis import Analysis
-from hf_cache_lint.engine.syntax.nodes import Node, code, span
+from hf_cache_lint.engine.syntax.nodes import Node, call_args, code, span
 from hf_cache_lint.rules.base import Rule
 
 _MODULE = "transformers.generation.utils"
@@ -70,6 +83,130 @@ def findings(rule: Rule, analysis: Analysis) -> Iterator[Finding]:
                           story="Generate's decoding loops were renamed and merged across releases (`sample` and "
                                 "`greedy_search` became `_sample`); a patch assigned under an old name adds a method "
                                 "nobody calls.")
+
+
+_LOOP_PARAMETERS = ("logits_processor", "stopping_criteria")
+_PARTIALS = frozenset({"partial", "functools.partial", "MethodType", "types.MethodType"})
+
+
+def instance_loops(rule: Rule, analysis: Analysis) -> Iterator[Finding]:
+    """A model subclass's decoding loop under a name the target's generate does not call (the module docstring)."""
+    tree = analysis.tree
+    text = analysis.text
+    if tree is None or "transformers" not in text or not any(p in text for p in _LOOP_PARAMETERS):
+        return
+    target = analysis.context.target
+    models = _imported_models(tree)
+    loops = {f.name.value: f for f in tree.iter_funcdefs() if _loop_signature(f)}
+    for cls in tree.iter_classdefs():
+        if not _derives_from_model(cls, models):
+            continue
+        for fn in cls.iter_funcdefs():
+            name = fn.name.value
+            if _loop_signature(fn) and _uncalled_loop(name, text, target.version):
+                yield _report(rule, target, fn.name, f"`def {name}` in `{cls.name.value}`", name, name)
+            for stmt in _assignments(fn):
+                left, right = stmt.children[0], stmt.children[2]
+                dotted = _SPACES.sub("", code(left))
+                if not dotted.startswith("self.") or dotted.count(".") != 1:
+                    continue
+                attr = dotted[len("self."):]
+                function = _bound_function(right)
+                if function is None or function not in loops or not _uncalled_loop(attr, text, target.version):
+                    continue
+                yield _report(rule, target, left, f"`{dotted} = {_SPACES.sub(' ', code(right)).strip()}`", attr,
+                              function)
+
+
+def _report(rule: Rule, target: Target, node: Node, what: str, name: str, function: str) -> Finding:
+    private = f"_{name.lstrip('_')}"
+    if releases.member(_MODULE, "GenerationMixin", private, target.version) is not None:
+        instead = f"`{private}`"
+    else:
+        instead = "`_sample` (greedy decoding and sampling, from 4.43.0), with its own signature there"
+    message = (f"{what}: transformers {target}'s `GenerationMixin` has no `{name}` ({_gone(name, target)}), so "
+               f"generate, which calls only its own methods, never runs `{function}`: the model generates without "
+               f"it (silently). Instead, override the method the target's generate calls ({instead}), or call "
+               "yours yourself")
+    return rule.report(span(node), message, severity=Severity.WARNING,
+                       story="Generate's decoding loops were renamed and merged across releases (`greedy_search` and "
+                             "`sample` became `_greedy_search` and `_sample` in 4.41, then greedy decoding moved "
+                             "into `_sample` in 4.43); a model that keeps its loop under an old name adds a method "
+                             "generate never calls.")
+
+
+def _gone(name: str, target: Target) -> str:
+    had = [r for r in releases.known_releases() if releases.member(_MODULE, "GenerationMixin", name, r) is not None]
+    earlier = [r for r in had if r < target.version]
+    after = next((r for r in releases.known_releases() if earlier and r > earlier[-1]), None)
+    return f"gone since {after}" if after is not None else f"first in {had[0]}" if had else \
+        "no release from 4.41.0, the oldest the table reads, has it"
+
+
+def _uncalled_loop(name: str, text: str, version: Version) -> bool:
+    """`name` is one of generate's loops at some tabled release (itself or its private form) but no member of the
+    target's `GenerationMixin`, and the module never calls `.<name>(` itself."""
+    if name.startswith("__") or releases.member(_MODULE, "GenerationMixin", name, version) is not None:
+        return False
+    private = f"_{name.lstrip('_')}"
+    if not any(releases.member(_MODULE, "GenerationMixin", n, r) is not None
+               for n in {name, private} for r in releases.known_releases()):
+        return False
+    return re.search(rf"\.\s*{re.escape(name)}\s*\(", text) is None
+
+
+def _loop_signature(fn: Node) -> bool:
+    """A decoding loop's parameters: `input_ids` and a `logits_processor` or `stopping_criteria`."""
+    names = {p.name.value for p in fn.get_params()}
+    return "input_ids" in names and any(p in names for p in _LOOP_PARAMETERS)
+
+
+def _bound_function(value: Node) -> str | None:
+    """`f`, `partial(f, self)`, `functools.partial(f, self)`, `types.MethodType(f, self)`: the module function `f`."""
+    if value.type == "name":
+        return str(value.value)
+    if value.type not in ("power", "atom_expr") or len(value.children) < 2:
+        return None
+    trailer = value.children[-1]
+    head = _SPACES.sub("", "".join(code(k) for k in value.children[:-1]))
+    if head not in _PARTIALS or not is_trailer(trailer, "("):
+        return None
+    args = call_args(trailer)
+    if len(args) != 2 or args[0].name or args[0].star or args[0].value.type != "name" or \
+            code(args[1].value).strip() != "self":
+        return None
+    return str(args[0].value.value)
+
+
+def _imported_models(tree: Node) -> set[str]:
+    """The names the module imports from transformers (or its submodules) that are transformers model classes."""
+    found: set[str] = set()
+    for imp in tree.iter_imports():
+        if imp.type != "import_from":
+            continue
+        module = [n.value for n in imp.get_from_names()]
+        if not module or module[0] != "transformers":
+            continue
+        for path in imp.get_paths():
+            name = path[-1].value
+            if transformers_model(f"transformers.{name}"):
+                found.update(n.value for n in imp.get_defined_names() if n.value == name)
+    return found
+
+
+def _derives_from_model(cls: Node, models: set[str]) -> bool:
+    """A base of `cls` is a transformers model class: an imported one, or `transformers.<Model>`."""
+    arglist = cls.get_super_arglist()
+    if arglist is None:
+        return False
+    items = [c for c in arglist.children if c.type != "operator"] if arglist.type == "arglist" else [arglist]
+    for base in items:
+        if base.type == "argument":
+            continue  # `metaclass=...`, `*bases`
+        written = _SPACES.sub("", code(base))
+        if written in models or (written.startswith("transformers.") and transformers_model(written)):
+            return True
+    return False
 
 
 def _assignment(node: Node) -> bool:

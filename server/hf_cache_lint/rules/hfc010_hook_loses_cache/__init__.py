@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 
-from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Severity
+from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Related, Severity
 from hf_cache_lint.engine.environment import releases
 from hf_cache_lint.engine.environment.releases_models import removed_model_name
 from hf_cache_lint.engine.environment.target import Target
@@ -99,15 +99,18 @@ class HookLosesCache(Rule):
         if read.how == "parameter" and hook.kind == "prepare_inputs" and _reads_gone_member(hook, target):
             return  # it raises wherever it gets the cache (HFC007's read); here it runs its no-cache path
         place = read.span
+        related: tuple[Related, ...] = ()
         if read.how == "parameter" and hook.kind == "prepare_inputs" and hook.guarded_read is not None and \
                 read.key == "past_key_values":
-            # The line that stops working: the override's first use of the cache, in the branch its test of the
-            # parameter opens, which never runs once the parameter is None.
-            place, text, test = hook.guarded_read
-            message = (f"`{text}` in {hook.target}: {where} passes the cache as `{now}=`{gone}, so `{read.key}` "
-                       f"(line {read.span.start.line}) is None there and this branch (`{test}`) never runs: the "
-                       "hook takes its no-cache path at every step (it feeds the whole sequence again, silently "
-                       "or until the model's shapes disagree)")
+            # Reported on the parameter, as every finding on what a hook takes (docs.md, "Where a hook finding
+            # stands"): the branch its test of the parameter opens, which never runs once the parameter is None, is
+            # where the effect shows, named in the message and attached as related information.
+            branch, text, test = hook.guarded_read
+            message = (f"{hook.target} takes the cache as `{read.key}`, but {where} passes it as `{now}=`{gone}: "
+                       f"`{read.key}` is None there, so the branch under `{test}` never runs (its first read of the "
+                       f"cache, `{text}`, line {branch.start.line}): the hook takes its no-cache path at every step "
+                       "(it feeds the whole sequence again, silently or until the model's shapes disagree)")
+            related = (Related(branch, f"never runs on transformers {target}: `{read.key}` is None there"),)
             severity = Severity.WARNING
         elif read.how == "parameter" and _binds_no_cache_keyword(hook, now):
             # transformers' decoder layer calls its attention by keyword (`hidden_states=`, `attention_mask=`,
@@ -133,7 +136,7 @@ class HookLosesCache(Rule):
                        "and the hook runs without the cache (silently)")
             severity = Severity.WARNING
         fixes = [*_take_fixes(hook, read), self.ignore_fix(analysis, place)]
-        yield self.report(place, message, severity=severity, fixes=tuple(fixes),
+        yield self.report(place, message, severity=severity, fixes=tuple(fixes), related=related,
                           story=f"transformers {first} renamed the keyword its generation hooks receive the cache "
                                 f"under to `{now}`. A hook written for the old name still runs, but finds no cache "
                                 "where it looks. Reading both names works on every release.")

@@ -224,14 +224,17 @@ INVALID: tuple[Invalid, ...] = (
                         "        if past_key_values is not None:\n"
                         "            past_length = past_key_values.get_seq_length()\n"
                         "            input_ids = input_ids[:, min(past_length, input_ids.shape[1] - 1):]\n"),
-        flagged="past_key_values.get_seq_length",
+        flagged="past_key_values=None",
+        message_contains="so the branch under `past_key_values is not None` never runs (its first read of the cache, "
+                         "`past_key_values.get_seq_length`, line 10)",
         fixes={TAKE_TITLE.format(name="past_key_values"): (
             "        if past_key_values is not None:",
             '        past_key_values = kwargs.pop("cache", past_key_values)\n'
             "        if past_key_values is not None:")},
         versions=_24, severity=Severity.WARNING, runtime="OK", portable=True,
         note="the override reads the cache only in the branch its None test opens (InternVL's InternLM2, "
-             "InternLM-XComposer2): reported at that first read, the line that stops running on 5.24",
+             "InternLM-XComposer2): reported on the parameter, as every finding on what a hook takes; the message names "
+             "the branch that stops running on 5.24",
     ),
     invalid(
         MIXIN_BACKEND,

@@ -3,6 +3,7 @@ each runs unchanged under the oracle against real transformers."""
 
 from __future__ import annotations
 
+from hf_cache_lint.engine.base.findings import Severity
 from hf_cache_lint.rules.base import Invalid, Valid
 from hf_cache_lint.rules.snippets import prelude
 
@@ -24,6 +25,19 @@ _CHAT = (
 )
 CHAT = _CHAT.format(extra="", passed="")
 CHAT_KWARGS = _CHAT.format(extra=", **kwargs", passed=", **kwargs")
+
+
+def _seen(text: str, seen: str) -> str:
+    """`text` whose forward records, at each step, whether it got the cache (`seen`), asserted after generate (three
+    steps: the random weights may pick the end token first)."""
+    return (text.replace("import torch\n", "import torch\n\nSEEN = []\n")
+            .replace("        return super().forward(", f"        SEEN.append({seen})\n        return super().forward(")
+            .replace("max_new_tokens=3, do_sample=False", "max_new_tokens=3, min_new_tokens=3, do_sample=False")
+            + 'assert SEEN[1:] and all(SEEN[1:]), f"a step ran without the cache: {SEEN}"\n')
+
+
+# VideoLLaMA2's forward: the same list with a `**kwargs` its body never names, so 5.24's `cache=` stops there.
+SWALLOWED = _seen(_CHAT.format(extra=", **kwargs", passed=""), "past_key_values is not None")
 
 # A patched attention forward in the 4.4x shape `(attn_output, attn_weights, past_key_value)` (DuoAttention's), bound
 # onto every layer of a loaded Llama: the decoder layers unpack two values from 4.48.0 (the release table's `unpack:`).
@@ -68,6 +82,16 @@ INVALID: tuple[Invalid, ...] = (
              "(to 5.3.0) and `cache` (from 5.24.0) are not among them; 5.4.0-5.23.0 hand neither",
     ),
     Invalid(
+        SWALLOWED,
+        flagged="forward",
+        versions=("5.24.0", "5.25.0"),
+        severity=Severity.WARNING,
+        runtime="OTHER",  # the assertion: the forward's steps after the first got no cache
+        message_contains="a `**kwargs` it never hands on",
+        note="a forward taking `**kwargs` it never hands on (VideoLLaMA2): from 5.24.0 generate hands the cache as "
+             "`cache=`, which lands there, and each step runs without its past (silently)",
+    ),
+    Invalid(
         PATCHED_THREE,
         flagged="layer.self_attn.forward",
         runtime="OTHER",  # a plain ValueError
@@ -86,6 +110,9 @@ INVALID: tuple[Invalid, ...] = (
 
 VALID: tuple[Valid, ...] = (
     Valid(CHAT_KWARGS, note="the same forward taking `**kwargs` and handing them on to the parent's forward"),
+    Valid(_seen(CHAT_KWARGS, 'past_key_values is not None or kwargs.get("cache") is not None'),
+          note="the swallowing forward handing its `**kwargs` on: the cache reaches the parent's forward on every "
+               "release, under either name"),
     Valid(CHAT.replace("chat.generate(torch.tensor([[1, 2, 3]]), max_new_tokens=3, do_sample=False)",
                        "chat(input_ids=torch.tensor([[1, 2, 3]]), use_cache=True)"),
           note="the fixed-keyword forward called directly, never under generate"),
