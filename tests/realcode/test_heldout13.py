@@ -25,12 +25,13 @@ from recall_set import HELDOUT13
 # hook is reported on its def (vv_asr_hook_past), not at the read at line 136: 5.24.0 and 5.25.0 10/16, 11 of 13.
 # Ninth session, hooks29i: HFC007 reports a model subclass's decoding loop bound as `self.greedy_search` (generate
 # never calls it; re_greedy_hook): +1 site and +1 true finding at every release.
-# Ninth session, merged (values29i + hooks29i): MERGED
+# Both merged (main after the ninth session's round 1): 4.57.6 5/7, 5 of 6; 5.23.0 11/14, 12 of 13; 5.24.0 and 5.25.0
+# 12/16, 13 of 15.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(4, 4 / 5),
-    "5.23.0": Floor(10, 11 / 12),
-    "5.24.0": Floor(10, 11 / 14),
-    "5.25.0": Floor(10, 11 / 14),
+    "4.57.6": Floor(5, 5 / 6),
+    "5.23.0": Floor(11, 12 / 13),
+    "5.24.0": Floor(12, 13 / 15),
+    "5.25.0": Floor(12, 13 / 15),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,
