@@ -108,6 +108,8 @@ STATE: tuple[Global, ...] = (
     Global("engine/environment/checkpoints.py", "_snapshots", "memo",
            "a checkpoint's snapshots folder in a hub cache (a name only: never what the disk said)"),
     Global("engine/output/edits.py", "_ignore_fix_on", "memo", "the ignore-comment fix, by line text, line and code"),
+    Global("engine/screen/gate.py", "_dotted_words", "memo",
+           "the dotted words the gate reads and their parts, by the kinds' names and their sourced words"),
     Global("engine/screen/lent_values.py", "_statements_of", "memo",
            "a workspace module's statements, by path, mtime and size"),
     Global("engine/interpreter/expressions.py", "_number", "memo", "a number literal's value, by its text"),
