@@ -152,3 +152,20 @@ def test_a_class_read_off_the_imported_module_is_judged_too(version: str, found:
     got = _hfc007(MODULE_SINK, version)
     assert [line for line, _ in got] == [5] * len(found)
     assert all(error in message for error, (_, message) in zip(found, got, strict=True))
+
+
+@pytest.mark.parametrize(("call", "version", "flagged"), [
+    ("StaticCache(config, 1, seq_len + 2 * n + 1, device='cpu')", "4.57.6", True),  # SpQR's demo
+    ("StaticCache(config, 1, 64)", "5.24.0", True),
+    ("StaticCache(config, 1, 64)", "4.53.0", False),  # 4.51-4.53 bind it as written
+    ("StaticCache(config, 64, False)", "5.24.0", False),  # 4.56+'s order, the flag a flag
+    ("StaticCache(config, 64, 0)", "5.24.0", False),  # a zero is a false flag
+    ("StaticCache(config, 1, length)", "5.24.0", False),  # a name the code does not say is a number
+    ("StaticCache(config, 64)", "5.24.0", False),
+])
+def test_a_number_the_target_binds_to_a_flag(call: str, version: str, flagged: bool) -> None:
+    code = f"from transformers import StaticCache\n\ncache = {call}\n"
+    found = _hfc007(code, version)
+    assert bool(found) == flagged, found
+    if flagged:
+        assert "offloading=" in found[0][1] and "AssertionError: Torch not compiled with CUDA enabled" in found[0][1]

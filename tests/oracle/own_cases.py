@@ -594,6 +594,26 @@ FACTS["patch_block_gone_class"] = case(
     "model.generate(ids, max_new_tokens=2, min_new_tokens=2)\n",
     every("HFC007"), contains=every("has no attribute 'LlamaSdpaAttention'"))
 
+# HFC011 (engine/interpreter/position_chain.py): literal positions that continue, from 0, the literal positions of
+# the forward before on the same StaticCache (ExecuTorch's `arange(5)` then `tensor([5])`) are the cache's own length:
+# the same length and logits as the same forwards without positions, on every release (4.57.6 writes at them, 5.4+
+# ignore them); a rollback (the same position re-sent) differs from the sequential run on 4.57.6 only.
+FACTS["chained_positions_are_the_length"] = case(
+    "from transformers import StaticCache\n"
+    "prompt = torch.tensor([[1, 5, 9, 14, 20]])\n"
+    "cache = StaticCache(config=model.config, max_cache_len=16)\n"
+    "plain = StaticCache(config=model.config, max_cache_len=16)\n"
+    "with torch.no_grad():\n"
+    "    model(prompt, past_key_values=cache, cache_position=torch.arange(5))\n"
+    "    a = model(torch.tensor([[12]]), past_key_values=cache, cache_position=torch.tensor([5])).logits\n"
+    "    b = model(torch.tensor([[7]]), past_key_values=cache, cache_position=torch.arange(6, 7)).logits\n"
+    "    model(prompt, past_key_values=plain)\n"
+    "    c = model(torch.tensor([[12]]), past_key_values=plain).logits\n"
+    "    d = model(torch.tensor([[7]]), past_key_values=plain).logits\n"
+    "assert torch.allclose(a, c, atol=1e-5) and torch.allclose(b, d, atol=1e-5)\n"
+    "assert int(cache.get_seq_length()) == int(plain.get_seq_length()) == 7\n",
+    every("OK"))
+
 OWN_CASES: dict[str, dict[str, Any]] = {**{f"runner:{k}": v for k, v in RUNNER.items()},
                                         **{f"facts:{k}": v for k, v in FACTS.items()}}
 

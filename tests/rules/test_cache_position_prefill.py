@@ -43,3 +43,28 @@ def test_positions_from_an_offset_stay_a_warning(positions: str) -> None:
 
 def test_nothing_before_the_release_that_ignores_them() -> None:
     assert severities("model(ids, past_key_values=cache, cache_position=torch.arange(2, 5))\n", "4.57.6") == []
+
+
+def test_literal_positions_continuing_a_prefill_on_the_same_cache_are_an_info() -> None:
+    # ExecuTorch's decode: `arange(5)` then `tensor([5])`, the cache's own length at each call (position_chain.py).
+    line = ("model(ids, past_key_values=cache, cache_position=torch.arange(3))\n"
+            "model(torch.tensor([[7]]), past_key_values=cache, cache_position=torch.tensor([3]))\n"
+            "out = model(torch.tensor([[8, 9]]), past_key_values=cache, cache_position=torch.arange(4, 6))\n")
+    assert severities(line) == [Severity.INFO] * 3
+
+
+@pytest.mark.parametrize("second", [
+    # a rollback: the same position re-sent
+    "model(torch.tensor([[7]]), past_key_values=cache, cache_position=torch.tensor([3]))\n"
+    "model(torch.tensor([[8]]), past_key_values=cache, cache_position=torch.tensor([3]))\n",
+    # a gap: not where the first ended
+    "model(torch.tensor([[7]]), past_key_values=cache, cache_position=torch.tensor([4]))\n",
+    # another cache
+    "model(torch.tensor([[7]]), past_key_values=other, cache_position=torch.tensor([3]))\n",
+    # a statement between the two may change the cache
+    "cache.crop(-1)\nmodel(torch.tensor([[7]]), past_key_values=cache, cache_position=torch.tensor([3]))\n",
+])
+def test_positions_not_continuing_the_forward_before_stay_a_warning(second: str) -> None:
+    line = "other = DynamicCache()\nmodel(ids, past_key_values=cache, cache_position=torch.arange(3))\n" + second
+    assert Severity.WARNING in severities(line)
+    assert severities(line)[-1] == Severity.WARNING

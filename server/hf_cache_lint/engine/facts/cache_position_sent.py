@@ -22,6 +22,9 @@ class CachePositionSent:
     receiver: str
     text: str
     removal: Span | None = None  # "forward": the keyword with its comma, what removing it deletes
+    # "forward": literal positions continuing, from 0, the literal positions of the forward on the same cache in
+    # the statement before (engine/interpreter/position_chain.py): the cache's own length, what 5.4+ write at.
+    continues: bool = False
 
 
 KIND: FactKind[CachePositionSent] = FactKind(

@@ -58,6 +58,10 @@ class RemovedApiUse:
     # "constructor": a base constructor's bare call (`super().__init__()` in a `Cache` subclass) the target's
     # `Cache.__init__` rejects (constructor_calls.py `_layerless`): the project's subclass it builds.
     base_subclass: str | None = None
+    # "constructor" whose positional number the target binds to a flag an earlier release bound to another
+    # parameter (constructor_calls.py `_rebound`): that argument as written; `parameters`: the target's binding of the
+    # rebound arguments, the earlier parameters, the flag.
+    rebound: str | None = None
 
 
 # "modeling_", EXPORT_STEMS: a name a tabled model module or the top level lost (removed_model_names.py).

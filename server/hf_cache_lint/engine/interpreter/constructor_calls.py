@@ -5,7 +5,9 @@
   import resolves to at the target; a signature with `**kwargs` takes any keyword, and a class the table has no
   constructor for is not judged;
 - a class whose constructor only raises (`SinkCache(...)` from 4.53.0 until the class went in 5.0.0: the release
-  table's behaviour `sink_cache_moved`).
+  table's behaviour `sink_cache_moved`);
+- a number the target binds positionally to a flag that an earlier signature gave another parameter (`_rebound`:
+  4.51-4.53's `StaticCache(config, 1, n)` binds as `offloading=n` from 4.56.0).
 
 A class is a transformers cache class only where the code imports it from transformers (the top level,
 `cache_utils`, a tabled model module); a name the module defines or re-binds is its own.
@@ -48,6 +50,9 @@ class Rejected:
     positional: int | None = None  # a call whose positional arguments the target's signature rejects: their count
     remeant: Node | None = None  # the argument an earlier release took as `parameters[0]`, the target as `[1]`
     subclass: str | None = None  # a bare base-constructor call (`super().__init__()`): the subclass it builds
+    # a number the target binds to a flag an earlier release bound to another parameter (`_rebound`);
+    # `parameters` then holds the target's binding, the earlier parameters, and the flag
+    rebound: Node | None = None
 
 
 def imported_classes(module: Node, text: str | None = None) -> dict[str, tuple[str, str]]:
@@ -263,6 +268,7 @@ def _judge(callee: Node, trailer: Node, source: str, name: str, target: Target) 
         yield Rejected(name, source, keyword.value, error, None, span(keyword), params)
         return  # the first one raises
     yield from _positional(callee, trailer, source, name, where, signature, target)
+    yield from _rebound(callee, trailer, source, name, where, signature, target)
     yield from _remeant(callee, trailer, _arguments(trailer), source, name, target)
 
 
@@ -285,6 +291,82 @@ def _positional(callee: Node, trailer: Node, source: str, name: str, where: str,
         return  # no release took this call: not a change of transformers'
     yield Rejected(name, source, None, error, str(since), Span(span(callee).start, span(trailer).end),
                    (releases.parameter_text(signature),), positional)
+
+
+# A positional argument the target binds to a flag (a parameter whose default is `False`/`True`) that the last
+# earlier signature naming its parameters bound to another parameter: SpQR's `StaticCache(model.config, 1, seq_len +
+# 2 * n + 1)`, 4.51-4.53's `(config, max_batch_size, max_cache_len)`, binds from 4.56.0 as `(config, max_cache_len,
+# offloading)`: a cache of one position whose layers are offloaded, which needs an accelerator stream (the oracle,
+# heldout15 `sq_positional_cache`: AssertionError: Torch not compiled with CUDA enabled on 4.57.6, 5.23.0, 5.24.0 and
+# 5.25.0). Judged only where the code says the argument is a number (a literal or arithmetic), never a flag.
+_NUMBER_TYPES = frozenset({"number", "arith_expr", "term"})
+_FLAG_DEFAULTS = frozenset({"False", "True"})
+# What a number given to the flag does, per flag the oracle ran (only those are judged).
+_FLAG_ERRORS = {"offloading": "AssertionError: Torch not compiled with CUDA enabled"}
+
+
+def _rebound(callee: Node, trailer: Node, source: str, name: str, where: str, signature: str,
+             target: Target) -> Iterator[Rejected]:
+    """Positional arguments the target's constructor binds (no TypeError) with a number landing on a flag that an
+    earlier release's signature gave another parameter: the binding at the target, the one before, and the first
+    release of the run of signatures up to the target binding it so."""
+    args = _arguments(trailer)
+    if any((a.type == "argument" and a.children[0].type == "operator") or a.type == "star_expr" for a in args):
+        return
+    plain = [a for a in args if a.type != "argument"]
+    keywords = tuple(a.children[0].value for a in args if a.type == "argument" and a.children[0].type == "name")
+    if releases.misfit(signature, f"{name}.__init__", len(plain), keywords) is not None:
+        return
+    now = _named_positions(signature)
+    if now is None:
+        return
+    fact = f"init:{where}.{name}"
+    known = [v for v in releases.known_releases() if v <= target.version]
+    since = target.version
+    earlier: list[tuple[str, str | None]] | None = None
+    for v in reversed(known):
+        text = releases.value(fact, v)
+        if text is None:
+            return
+        if text == signature:
+            since = v
+            continue
+        earlier = _named_positions(text)
+        if earlier is not None and releases.misfit(text, "", len(plain), keywords) is None:
+            break
+        earlier = None
+        if "*" not in text:
+            return  # a signature naming its parameters that rejects the call: the code was not written for it
+    if earlier is None:
+        return
+    for i, arg in enumerate(plain):
+        if i >= len(now) or i >= len(earlier) or now[i][0] == earlier[i][0]:
+            continue
+        if now[i][1] in _FLAG_DEFAULTS and now[i][0] in _FLAG_ERRORS and arg.type in _NUMBER_TYPES and \
+                code(arg).strip() not in ("0", "0.0"):  # a zero is a false flag
+            bound = ", ".join(f"{now[j][0]}={code(a).strip()}" for j, a in enumerate(plain) if now[j][0] != earlier[j][0])
+            before = ", ".join(f"{earlier[j][0]}" for j, _ in enumerate(plain) if now[j][0] != earlier[j][0])
+            yield Rejected(name, source, None, _FLAG_ERRORS[now[i][0]], str(since), Span(span(callee).start, span(trailer).end),
+                           (bound, before, now[i][0]), rebound=arg)
+            return
+
+
+def _named_positions(signature: str) -> list[tuple[str, str | None]] | None:
+    """The positional parameters of a tabled signature with their defaults as written (None: required); None for a
+    signature taking `*args` (what it binds where is not said)."""
+    import ast  # only here: a positional cache constructor call is rare
+
+    try:
+        fn = ast.parse(f"def f({releases.parameter_text(signature)}): pass").body[0]
+    except SyntaxError:
+        return None
+    assert isinstance(fn, ast.FunctionDef)
+    a = fn.args
+    if a.vararg is not None:
+        return None
+    params = [p.arg for p in (*a.posonlyargs, *a.args)]
+    defaults: list[str | None] = [None] * (len(params) - len(a.defaults)) + [ast.unparse(d) for d in a.defaults]
+    return list(zip(params, defaults, strict=True))
 
 
 def _arguments(trailer: Node) -> list[Node]:

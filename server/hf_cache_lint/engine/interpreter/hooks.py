@@ -38,6 +38,7 @@ from hf_cache_lint.engine.interpreter.hook_signatures import (
     updates_a_cache_itself,
 )
 from hf_cache_lint.engine.interpreter.hook_trees import base_items, suite, walk
+from hf_cache_lint.engine.interpreter.position_chain import continues
 from hf_cache_lint.engine.syntax.nodes import (
     Node,
     call_args,
@@ -485,7 +486,7 @@ def _sent(node: Node, names: Names, calls: list[Node]) -> Iterator[CachePosition
                     removal = Span(span(args[j - 1].node).end, span(a.node).end) if j else \
                         Span(span(a.node).start, span(args[1].node).start) if len(args) > 1 else span(a.node)
                     yield CachePositionSent("forward", span(a.node), "".join(code(k) for k in kids[:at]),
-                                            code(a.node), removal)
+                                            code(a.node), removal, continues(node, names.models))
         return
     call = kids[-1]
     if not is_trailer(call, "("):

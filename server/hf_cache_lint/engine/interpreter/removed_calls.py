@@ -33,10 +33,12 @@ def constructor_uses(node: Node, classes: dict[str, tuple[str, str]], target: Ta
             # only for a literal.
             number = f"isinstance({remeant}, int)"
             condition = number if condition is None else f"{condition} and {number}"
+        moved = r.remeant if r.remeant is not None else r.rebound
         yield RemovedApiUse("constructor", r.cls, r.module, r.since or "", r.span,
-                            argument_span=span(r.remeant) if r.remeant is not None else None, condition=condition,
+                            argument_span=span(moved) if moved is not None else None, condition=condition,
                             deferred=scope.deferred, keyword=r.keyword, error=r.error, parameters=r.parameters,
-                            positional=r.positional, remeant=remeant, base_subclass=r.subclass)
+                            positional=r.positional, remeant=remeant, base_subclass=r.subclass,
+                            rebound=code(r.rebound).strip() if r.rebound is not None else None)
 
 
 class Defined:

@@ -4,13 +4,14 @@ removed-API reader (engine/interpreter/removed_api.py): `cache[i]`, `cache.key_c
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
 from hf_cache_lint.engine.interpreter.removed_members import SILENT_STORES, Reads
-from hf_cache_lint.engine.interpreter.removed_scopes import Scope, reported_elsewhere
+from hf_cache_lint.engine.interpreter.removed_scopes import Scope, handled, reported_elsewhere
 from hf_cache_lint.engine.syntax.nodes import Node, call_args, code, span
 
 
@@ -33,7 +34,8 @@ def cache_reads(node: Node, target: Target, scope: Scope, reads: Reads) -> Itera
             read = "subscript"
         else:
             continue
-        if found is None or reported_elsewhere(read, scope, found.use.guard):
+        if found is None or (reported_elsewhere(read, scope, found.use.guard) and
+                             not _model_read_untested(found.use.what, _source(kids[:i]), scope)):
             continue
         last = i == len(kids) - 1
         # `cache[0] = x` stores (4.57 had no item assignment either); `cache.key_cache = [...]` binds a plain
@@ -137,6 +139,16 @@ def is_target(node: Node) -> bool:
 
 def _is_call(trailer: Node) -> bool:
     return bool(trailer.type == "trailer" and trailer.children[0].value == "(")
+
+
+def _model_read_untested(what: str, receiver: str, scope: Scope) -> bool:
+    """A model's member read on a branch whose condition tests what some other object is or has, never the model
+    (Optimum Habana's `if isinstance(past_key_values, (tuple, list)): self._reorder_cache(...)`): the test chooses
+    a branch by the cache's format, not by what the model has, so the read raises wherever the branch runs (the
+    condition goes with the finding). Not where a try catches it or a `hasattr` test probes the name (`handled`)."""
+    if what != "model" or scope.condition is None or handled("read", receiver, scope):
+        return False
+    return re.search(rf"(?<![\w.]){re.escape(receiver)}(?!\w)", scope.condition) is None
 
 
 def _source(parts: list[Node]) -> str:

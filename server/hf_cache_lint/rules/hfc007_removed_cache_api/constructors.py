@@ -18,6 +18,15 @@ def message(use: RemovedApiUse, target: Target) -> str:
         return (f"`{use.name}`'s first positional argument `{use.remeant}`: transformers {target} takes it as "
                 f"`{new}` (the per-layer tensors it iterates; before {use.removed} it took `{old}` there), so a layer count raises {error}. Instead, drop the argument: the cache adds its "
                 f"layers as they come (`{use.name}()` runs on every release)")
+    if use.rebound is not None and len(use.parameters) == 3:
+        bound, before, flag = use.parameters
+        return (f"`{use.name}(...)`'s positional arguments bind in transformers {target} (from {use.removed}) as "
+                f"`{bound}` ({before} in the last release naming them before): `{flag}` gets the number "
+                f"`{use.rebound}`, a true value, so the cache offloads its layers, which needs an accelerator (a "
+                f"forward with the cache raises {error} on a torch without CUDA), and its length is the number meant "
+                f"as another parameter. "
+                f"Pass the arguments by keyword (`max_cache_len=...`; the batch size is taken from the inputs from "
+                f"4.56)")
     if use.base_subclass is not None:
         return (f"`{use.base_subclass}` (a subclass of `Cache`) runs `Cache.__init__` with no argument: transformers "
                 f"{target}'s `Cache.__init__` needs the cache's layers (from {use.removed}), so building one raises "
@@ -45,6 +54,8 @@ def story(use: RemovedApiUse, target: Target) -> str:
         what = f"`{use.name}`'s first positional argument `{use.remeant}`"
     if use.base_subclass is not None:
         what = f"`{use.base_subclass}`'s bare `Cache.__init__` call"
+    if use.rebound is not None:
+        what = f"`{use.name}(...)`'s positional `{use.rebound}`"
     return "\n".join([f"**HFC007 removed-cache-api**: {what} does not work in transformers {target}.", "",
                       message(use, target), "", f"It raises when this line runs (transformers {target}):", "",
                       f"```\n{use.error}\n```"])

@@ -258,6 +258,21 @@ INVALID: tuple[Invalid, ...] = (
         note="a wrapper model's `_reorder_cache` (Ultravox) that nothing in the module calls but beam search does, "
              "on the instance the module built: its language model lost `_reorder_cache` in 4.54 (4.53.0 runs)",
     ),
+    Invalid(
+        _LOAD + "import torch\n\n\n"
+        "def reorder(self, past_key_values, beam_idx):\n"
+        "    if isinstance(past_key_values, (tuple, list)):\n"
+        "        return self._reorder_cache(past_key_values, beam_idx)\n"
+        "    past_key_values.reorder_cache(beam_idx)\n"
+        "    return past_key_values\n\n\n"
+        "legacy = tuple((layer.keys, layer.values) for layer in model(**inputs).past_key_values.layers)\n"
+        "reorder(model, legacy, torch.tensor([0]))\n",
+        flagged="_reorder_cache",
+        severity=Severity.WARNING,  # on the branch's condition
+        message_contains="object has no attribute '_reorder_cache'",
+        note="a model's `_reorder_cache` on a branch that tests the cache's format, not the model (Optimum Habana's "
+             "`_temporary_reorder_cache`): the model lost it in 4.54 whichever cache the branch is for",
+    ),
     invalid(
         _LOAD + "if model._supports_cache_class:\n    print('takes Cache classes')\n",
         flagged="_supports_cache_class",
@@ -546,6 +561,19 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="TypeError: StaticCache.__init__() takes from 3 to 5 positional arguments but 6 were given",
         note="a cache built with 4.4x's positional order `(config, max_batch_size, max_cache_len, device, dtype)`: "
              "4.56+ take `(config, max_cache_len, offloading=False, ...)`",
+    ),
+    Invalid(
+        prelude("StaticCache") + "import torch\n\n"
+        "n = 8\n"
+        "cache = StaticCache(model.config, 1, n * 2 + 16, device=\"cpu\", dtype=torch.float32)\n"
+        "model(**inputs, past_key_values=cache, use_cache=True)\n",
+        flagged="StaticCache(model.config, 1, n * 2 + 16, device=\"cpu\", dtype=torch.float32)",
+        runtime="OTHER",  # a plain AssertionError of torch's
+        message_contains="`max_cache_len=1, offloading=n * 2 + 16`",
+        note="4.51-4.53's positional order `(config, max_batch_size, max_cache_len)` (SpQR's demo) that 4.56+ bind "
+             "as `(config, max_cache_len, offloading)`: the length lands on the `offloading` flag, which needs an "
+             "accelerator when a forward runs with the cache (AssertionError: Torch not compiled with CUDA enabled on a "
+             "CPU torch)",
     ),
     Invalid(
         SPEAKER,

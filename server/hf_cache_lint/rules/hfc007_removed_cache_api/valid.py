@@ -212,6 +212,22 @@ VALID: tuple[Valid, ...] = (
         note="a cache built with the positional arguments the target's constructor takes",
     ),
     Valid(
+        prelude() + "import torch\n\n\n"
+        "def reorder(self, past_key_values, beam_idx):\n"
+        "    if isinstance(past_key_values, (tuple, list)) and hasattr(self, \"_reorder_cache\"):\n"
+        "        return self._reorder_cache(past_key_values, beam_idx)\n"
+        "    past_key_values.reorder_cache(beam_idx)\n"
+        "    return past_key_values\n\n\n"
+        "reorder(model, model(**inputs).past_key_values, torch.tensor([0]))\n",
+        note="a model's `_reorder_cache` on a branch that also tests the model has it",
+    ),
+    Valid(
+        prelude("StaticCache") + "import torch\n\nn = 8\n"
+        "cache = StaticCache(model.config, n * 2 + 16, False, device=\"cpu\", dtype=torch.float32)\n"
+        "model(**inputs, past_key_values=cache, use_cache=True)\n",
+        note="the positional order 4.56+ take, `offloading` given as a flag: no number lands on it",
+    ),
+    Valid(
         prelude("DynamicCache") + "\n\nclass Budget:\n    def __init__(self):\n        self.keys = []\n\n"
         "    @classmethod\n    def from_dynamic_cache(cls, cache):\n        budget = cls()\n"
         "        budget.keys = [layer.keys for layer in cache.layers]\n        return budget\n\n\n"

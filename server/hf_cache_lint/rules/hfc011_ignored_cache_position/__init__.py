@@ -143,9 +143,11 @@ class IgnoredCachePosition(Rule):
                        "it: the model writes the new keys at the cache's own length. Where these positions are not "
                        "that length (a rollback or a branch re-sending positions), the keys land after the old ones "
                        "instead of over them, and the output differs (silently)")
-            if _from_zero(sent.text):
+            if _from_zero(sent.text) or sent.continues:
                 # A prefill's positions (`torch.arange(n)`): what the cache computes itself while it is empty, the
-                # only state such positions are right for; nothing the code says shows a rollback.
+                # only state such positions are right for; nothing the code says shows a rollback. Literal
+                # positions right after such a prefill's on the same cache, beginning where it ended (`arange(5)`
+                # then `tensor([5])`), are that cache's length too.
                 severity = Severity.INFO
         else:
             message = (f"`{sent.text}` given to `{sent.receiver}.update`: {since(target, first)} "
