@@ -457,9 +457,23 @@ def _stored_into(node: Node) -> bool:
 def _membership_guarded(node: Node, key: str, container: str) -> bool:
     """The read sits in the branch of an `if` whose test is (or `and`s in) `"key" in container`: where the release
     hands the cache under another name the test is false and the read never runs (the oracle: `recall:heldout13/
-    vibevoice_windowed_cfg.py`'s `_update_model_kwargs_for_generation` override, 4.57.6-5.25.0)."""
+    vibevoice_windowed_cfg.py`'s `_update_model_kwargs_for_generation` override, 4.57.6-5.25.0). The same guard
+    inside one expression short-circuits the same way: an operand of an `and` chain after `"key" in container`
+    (`"k" in kwargs and kwargs["k"] is None`, AutoAWQ's fused attention: no KeyError on 4.57.6-5.25.0, the oracle:
+    `recall:heldout14/autoawq_fused_attention.py`), of an `or` chain after `"key" not in container`, or the value
+    of a conditional expression whose test is that guard (`kwargs["k"] if "k" in kwargs else None`)."""
     child, parent = node, node.parent
     while parent is not None and parent.type != "funcdef":
+        kids = parent.children
+        if parent.type in ("and_test", "or_test"):
+            before = kids[:next((i for i, k in enumerate(kids) if k is child), 0)]
+            negated = parent.type == "or_test"
+            if any(_tests_membership(k, key, container, negated) for k in before if k.type != "keyword"):
+                return True
+        elif parent.type == "test" and len(kids) == 5 and (
+                (kids[0] is child and _tests_membership(kids[2], key, container)) or
+                (kids[4] is child and _tests_membership(kids[2], key, container, negated=True))):
+            return True
         if parent.type == "if_stmt":
             kids = parent.children
             at = next((i for i, k in enumerate(kids) if k is child), -1)
@@ -471,11 +485,17 @@ def _membership_guarded(node: Node, key: str, container: str) -> bool:
     return False
 
 
-def _tests_membership(test: Node, key: str, container: str) -> bool:
-    if test.type == "and_test":
-        return any(_tests_membership(t, key, container) for t in test.children if t.type != "keyword")
+def _tests_membership(test: Node, key: str, container: str, negated: bool = False) -> bool:
+    """`"key" in container` (`negated`: `"key" not in container`), or an `and` (`negated`: `or`) chain holding it:
+    where the test is true (false), the key is there."""
+    while test.type == "atom" and len(test.children) == 3 and test.children[0].type == "operator" and \
+            test.children[0].value == "(":
+        test = test.children[1]
+    if test.type == ("or_test" if negated else "and_test"):
+        return any(_tests_membership(t, key, container, negated) for t in test.children if t.type != "keyword")
     if test.type != "comparison":
         return False
     kids = test.children
-    return len(kids) == 3 and kids[1].type == "keyword" and kids[1].value == "in" and \
+    operator = code(kids[1]).split() if len(kids) == 3 else []
+    return operator == (["not", "in"] if negated else ["in"]) and \
         string_value(kids[0]) == key and kids[2].type == "name" and kids[2].value == container
