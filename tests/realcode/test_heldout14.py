@@ -17,11 +17,14 @@ from recall_set import HELDOUT14
 # Measured by the lead on main after the ninth session's round 1 (7372304), before anyone who changed the checker saw
 # the set (the unseen measure; the start of the session, cd5caa8, gave the same): 4.57.6 2/10, 2 of 6; 5.23.0 10/22,
 # 11 of 14; 5.24.0 and 5.25.0 11/23, 12 of 16.
+# Raised where the figures rose (ninth session, hooks29j: a read guarded in its own expression claims no KeyError; a
+# pre-hook's store under a name the layer no longer takes): 4.57.6 3/10, 3 of 4; 5.23.0 10/22, 10 of 12; 5.24.0 and
+# 5.25.0 11/23, 11 of 14.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(2, 2 / 6),
-    "5.23.0": Floor(10, 11 / 14),
-    "5.24.0": Floor(11, 12 / 16),
-    "5.25.0": Floor(11, 12 / 16),
+    "4.57.6": Floor(3, 3 / 4),
+    "5.23.0": Floor(10, 10 / 12),
+    "5.24.0": Floor(11, 11 / 14),
+    "5.25.0": Floor(11, 11 / 14),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,

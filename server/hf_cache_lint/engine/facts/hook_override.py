@@ -31,7 +31,9 @@ class HookRead:
     `container` the dict's name). `text` is the source the span covers. `returned`: `container` holds the model
     inputs transformers' own `prepare_inputs_for_generation` returned to the hook (`inputs = original(*args,
     **kwargs)`, `super().prepare_inputs_for_generation(...)`), read by key as above, tested with `"key" in inputs`
-    (`how="in"`, `span` the test) or stored into (`inputs["key"] = ...`, `how="write"`)."""
+    (`how="in"`, `span` the test) or stored into (`inputs["key"] = ...`, `how="write"`). A forward pre-hook's store
+    into the layer's keywords (`kwargs["past_key_value"] = my_cache`) is a `how="write"` read too, not `returned`:
+    the layer is called with what it stores."""
 
     key: str
     how: ReadHow

@@ -37,7 +37,9 @@ def params_of(fn: Node) -> tuple[list[str], str | None]:
 
 
 def hook_fact(fn: Node, kind: HookKind, target: str, reference: str, container: str | None = None,
-          base: str = "") -> HookOverride:
+          base: str = "", stores: bool = False) -> HookOverride:
+    """`stores`: what the body stores into `container` is what transformers then passes on (a forward pre-hook's
+    `kwargs`): a store of the cache under one of its names is a use of that name (`how="write"`)."""
     params, var_keyword = params_of(fn)
     body = fn.children[-1]
     reads: list[HookRead] = []
@@ -80,6 +82,11 @@ def hook_fact(fn: Node, kind: HookKind, target: str, reference: str, container: 
             key, how, end = got
             if key == "cache":
                 compat = True
+            elif stores and how == "subscript" and key in CACHE_NAMES and _stored_into(node) and \
+                    node.children[0].value == container:
+                reads.append(HookRead(key, "write", span_between(node.children[0], end),
+                                      "".join(code(k) for k in node.children[:node.children.index(end) + 1]),
+                                      node.children[0].value))
             elif node.children[0].value != update_kwargs and how == "subscript" and \
                     (_stored_into(node) or _membership_guarded(node, key, node.children[0].value)):
                 continue  # a store never raises KeyError; a read under `if "key" in d:` runs only where it is there

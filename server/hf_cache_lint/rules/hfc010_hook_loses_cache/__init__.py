@@ -27,6 +27,7 @@ from hf_cache_lint.rules.hfc010_hook_loses_cache.examples import (
     PATCH_TITLE,
     READ_TITLE,
     RETURNED_TITLE,
+    STORE_TITLE,
     TAKE_TITLE,
 )
 from hf_cache_lint.rules.hfc010_hook_loses_cache.valid import VALID
@@ -127,6 +128,14 @@ class HookLosesCache(Rule):
                 message += ("; an override that feeds only the new token once it has a cache re-runs the whole "
                             "sequence every step")
             severity = Severity.WARNING
+        elif read.how == "write":
+            # A pre-hook handing the layer a cache of its own under a name the layer no longer takes: the layer is
+            # called with its own keyword as well (`{now}=`, None without a cache), which it uses; the stored one
+            # goes into its `**kwargs` (or, where it is the deprecated alias, is dropped with a warning).
+            message = (f"`{read.text} = ...` in {hook.target}: {where} passes the layer the cache as `{now}=`"
+                       f"{gone}, and uses that one (None where the caller passes no cache), so the cache stored here "
+                       f"under `{read.key}` is ignored: the layer never reads or updates it (silently)")
+            severity = Severity.WARNING
         elif read.how == "subscript":
             message = (f"`{read.text}` in {hook.target}: {where} passes the cache as `{now}`{gone}, so this raises "
                        f"KeyError: '{read.key}'")
@@ -136,10 +145,14 @@ class HookLosesCache(Rule):
                        "and the hook runs without the cache (silently)")
             severity = Severity.WARNING
         fixes = [*_take_fixes(hook, read), self.ignore_fix(analysis, place)]
-        yield self.report(place, message, severity=severity, fixes=tuple(fixes), related=related,
-                          story=f"transformers {first} renamed the keyword its generation hooks receive the cache "
-                                f"under to `{now}`. A hook written for the old name still runs, but finds no cache "
-                                "where it looks. Reading both names works on every release.")
+        story = (f"transformers {first} renamed the keyword its generation hooks receive the cache under to `{now}`. "
+                 "A hook written for the old name still runs, but finds no cache where it looks. Reading both names "
+                 "works on every release.")
+        if read.how == "write":
+            story = (f"transformers {first} renamed the keyword its layers pass the cache under to `{now}`. A "
+                     "pre-hook that stores a cache under the old name still runs, but the layer uses the one passed "
+                     "under the new name. Storing under the name the layer was called with works on every release.")
+        yield self.report(place, message, severity=severity, fixes=tuple(fixes), related=related, story=story)
 
     # -- the cache handed on from a parameter no release fills ----------------------------------------------------
 
@@ -340,6 +353,15 @@ def _take_fixes(hook: HookOverride, read: HookRead) -> Iterator[Fix]:
                       applicability=UNSAFE)
         return
     c = read.container
+    if read.how == "write":
+        # The name the layer was called with, whichever release: 5.24's `cache`, 4.56's `past_key_values`, else the
+        # older `past_key_value` (the oracle: the fixed example on 4.57.6, 5.23.0, 5.24.0, 5.25.0).
+        new = (f'{c}["cache" if "cache" in {c} else "past_key_values" if "past_key_values" in {c} '
+               f'else "past_key_value"]')
+        # Unsafe: the layer then reads and updates the stored cache, whose own `update` may not take what the
+        # release passes it (LightCompress's, without `**kwargs`, raises on 5.24).
+        yield Fix(STORE_TITLE, (Edit(read.span, new),), preferred=True, applicability=UNSAFE)
+        return
     if read.how == "subscript":
         new = f'{c}.get("cache", {c}.get("{read.key}"))'
     else:
