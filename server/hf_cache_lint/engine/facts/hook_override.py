@@ -122,6 +122,11 @@ class HookOverride:
     # model inputs it returns): (the entry's span, its text, the parameter's name). Where generate does not pass
     # the cache under that parameter's name, the entry hands the forward None: the line that drops the cache.
     handed: tuple[Span, str, str] | None = None
+    # The parameters a positional argument must fill (no default, before any `*`), but `self`: a `Cache.update`
+    # override requiring a fourth (`cache_kwargs`) raises where the release's layers call `update` with three.
+    required: tuple[str, ...] = ()
+    # The span after a parameter's name where a default goes (`cache_kwargs` -> `cache_kwargs=None`), by name.
+    default_at: tuple[tuple[str, Span], ...] = ()
 
 
 def might_hold_hook(text: str) -> bool:

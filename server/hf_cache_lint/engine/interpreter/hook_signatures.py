@@ -127,11 +127,28 @@ def hook_fact(fn: Node, kind: HookKind, target: str, reference: str, container: 
             lp.children[-1]
         e = span(end).end
         signature_end = Span(e, e)
+    required: list[str] = []
+    default_at: list[tuple[str, Span]] = []
+    for p in fn.children[2].children:
+        if p.type == "operator" and p.value in ("*", "/"):
+            if p.value == "*":
+                break  # keyword-only from here
+            continue
+        if p.type != "param":
+            continue
+        if p.star_count:
+            break
+        if p.default is None and p.name.value not in ("self", "cls"):
+            required.append(p.name.value)
+            # The default goes after the name, or after its annotation (`cache_kwargs: dict` -> `... = None`).
+            end = span(p.annotation).end if p.annotation is not None else span(p.name).end
+            default_at.append((p.name.value, Span(end, end)))
     return HookOverride(kind, fn.children[1].value, target, span(fn.children[1]), tuple(params), var_keyword,
                         tuple(reads), compat, reference, positional, insert_at, indent, signature_end, guarded, passes_on, base,
                         members=tuple(members), dict_default=dict_default,
                         guarded_read=_guarded_read(body, "past_key_values") if kind == "prepare_inputs" else None,
-                        handed=_handed_entry(fn, var_keyword) if kind == "prepare_inputs" else None)
+                        handed=_handed_entry(fn, var_keyword) if kind == "prepare_inputs" else None,
+                        required=tuple(required), default_at=tuple(default_at))
 
 
 def _handed_entry(fn: Node, var_keyword: str | None) -> tuple[Span, str, str] | None:

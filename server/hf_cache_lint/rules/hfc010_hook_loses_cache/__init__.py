@@ -21,6 +21,7 @@ from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.common import since
 from hf_cache_lint.rules.hfc010_hook_loses_cache import attention_returns, forward_examples, forward_keywords
 from hf_cache_lint.rules.hfc010_hook_loses_cache.examples import (
+    DEFAULT_TITLE,
     FED_TITLE,
     INVALID,
     KWARGS_TITLE,
@@ -257,10 +258,23 @@ class HookLosesCache(Rule):
     # -- `Cache.update` overrides without `**kwargs` ---------------------------------------------------------------
 
     def _update_signature(self, analysis: Analysis, hook: HookOverride, target: Target) -> Iterator[Finding]:
-        if hook.kind != "cache_update" or hook.var_keyword is not None or "kwargs" in hook.parameters or \
-                hook.updated_by_patch:
-            return  # takes `kwargs`; or the module's own patched attention is what calls it
+        if hook.kind != "cache_update" or hook.updated_by_patch:
+            return  # the module's own patched attention is what calls it
+        takes_kwargs = hook.var_keyword is not None or "kwargs" in hook.parameters
         first = target.behaviour_since("update_called_with_kwargs")
+        # From 5.4.0 the layers call `update(key_states, value_states, layer_idx)` (no fourth argument; 5.24 adds
+        # `kwargs=`): an override requiring a fourth positional raises TypeError ... missing 1 required positional
+        # argument (LightCompress's `update(self, key_states, value_states, layer_idx, cache_kwargs)`; the oracle:
+        # `recall:heldout14/lightcompress_kv_quant.py` lt_update_signature on 5.23.0).
+        missing = hook.required[3] if len(hook.required) > 3 and len(hook.parameters) > 3 and \
+            hook.required[3] == hook.parameters[3] else None
+        missing_first = target.behaviour_since("update_gets_no_cache_kwargs") if missing is not None else None
+        if first is not None and not takes_kwargs:
+            missing_first = None  # Python reports the unexpected keyword first (the oracle: 5.24.0, 5.25.0)
+        elif missing_first is None:
+            return  # takes `kwargs` (or the target passes none) and needs no fourth argument the target omits
+        else:
+            first = missing_first
         if first is None or not target.cache_class_exists(hook.base):
             return  # a base the target no longer has: that code path cannot run there
         owner = hook.target.split("`")[1]
@@ -277,12 +291,27 @@ class HookLosesCache(Rule):
             if not live:
                 return
             call = _only_forward(analysis, live)
-        message = (f"{hook.target} takes no `**kwargs`, but {since(target, first)} calls it as "
-                   f"`update(key_states, value_states, layer_idx, kwargs=kwargs)`: this raises TypeError: {owner}() "
-                   "got an unexpected keyword argument 'kwargs'")
         fixes: list[Fix] = []
-        if hook.signature_end is not None:
+        at_default = dict(hook.default_at).get(missing) if missing is not None else None
+        if missing is not None and at_default is not None:
+            # Both changes at once (5.4.0 drops the fourth argument, 5.24.0 adds `kwargs=`). Unsafe: the body then
+            # gets None there, which it may read (`cache_kwargs["cache_position"]`).
+            edits = [Edit(at_default, "=None")]
+            if not takes_kwargs and hook.signature_end == at_default:
+                edits = [Edit(at_default, "=None, **kwargs")]  # the last parameter: one insertion
+            elif not takes_kwargs and hook.signature_end is not None:
+                edits.append(Edit(hook.signature_end, ", **kwargs"))
+            fixes.append(Fix(DEFAULT_TITLE.format(name=missing), tuple(edits), preferred=True, applicability=UNSAFE))
+        elif not takes_kwargs and hook.signature_end is not None:
             fixes.append(Fix(KWARGS_TITLE, (Edit(hook.signature_end, ", **kwargs"),), preferred=True))
+        if missing_first is not None and missing is not None:
+            message = (f"{hook.target} requires a fourth argument `{missing}`, but {since(target, first)} calls it "
+                       "as `update(key_states, value_states, layer_idx)`: this raises TypeError: "
+                       f"{owner}() missing 1 required positional argument: '{missing}'")
+        else:
+            message = (f"{hook.target} takes no `**kwargs`, but {since(target, first)} calls it as "
+                       f"`update(key_states, value_states, layer_idx, kwargs=kwargs)`: this raises TypeError: {owner}() "
+                       "got an unexpected keyword argument 'kwargs'")
         at = hook.span
         if call is not None:
             # Where the code hands one forward call an instance of the class, the error is raised there (the
@@ -290,9 +319,13 @@ class HookLosesCache(Rule):
             at = call.span
             message = (f"`{call.receiver}` (a `{call.subclass}`) given to the forward here: {message} (`update` "
                        f"at line {hook.span.start.line}, called by the forward's attention layers)")
-        yield self.report(at, message, fixes=(*fixes, self.ignore_fix(analysis, at)),
-                          story="The attention layers of 5.24 pass their keyword arguments on to `Cache.update` as "
-                                "`kwargs=`. An override that also accepts `**kwargs` runs on every release.")
+        story = ("The attention layers of 5.24 pass their keyword arguments on to `Cache.update` as `kwargs=`. An "
+                 "override that also accepts `**kwargs` runs on every release.")
+        if missing_first is not None:
+            story = ("From 5.4.0 the attention layers call `Cache.update` with three arguments (no `cache_kwargs`). An "
+                     "override whose fourth parameter has a default (and that accepts `**kwargs`) runs on every "
+                     "release.")
+        yield self.report(at, message, fixes=(*fixes, self.ignore_fix(analysis, at)), story=story)
 
 
 def _only_forward(analysis: Analysis, classes: set[str]) -> CacheUse | None:

@@ -9,6 +9,7 @@ TAKE_TITLE = "Take the cache as `cache` too (`{name}` on older releases)"
 PATCH_TITLE = "Hand the patch the cache as `cache` too (`{name}` on older releases)"
 READ_TITLE = "Read the cache as `cache` too"
 KWARGS_TITLE = "Accept `**kwargs`"
+DEFAULT_TITLE = "Give `{name}` a default (and accept `**kwargs`)"
 RETURNED_TITLE = "Find the cache under `cache` too"
 STORE_TITLE = "Store the cache under the name the layer was called with"
 FED_TITLE = "Take the cache as `{name}` from `**kwargs` (`cache`, else `past_key_values`)"
@@ -365,6 +366,18 @@ INVALID: tuple[Invalid, ...] = (
         versions=_24, runtime="HFC010", portable=True,
         note="a `Cache.update` override written for 4.x/5.x before 5.24, which passes `kwargs=`: reported at the "
              "forward call given the cache, where the TypeError is raised",
+    ),
+    invalid(
+        UPDATE.replace("layer_idx, cache_kwargs=None):", "layer_idx, cache_kwargs):"),
+        flagged="NormPressCache()",
+        fixes={DEFAULT_TITLE.format(name="cache_kwargs"): ("layer_idx, cache_kwargs):",
+                                                           "layer_idx, cache_kwargs=None, **kwargs):")},
+        versions=("5.23.0", *_24), runtime={"5.23.0": "OTHER", "5.24.0": "HFC010", "5.25.0": "HFC010"},
+        portable=True,
+        note="an override requiring the fourth argument (LightCompress's `update(self, key_states, value_states, "
+             "layer_idx, cache_kwargs)`): from 5.4.0 the layers pass three, TypeError: missing 1 required positional "
+             "argument: 'cache_kwargs' (5.24: the `kwargs=` TypeError first); the fix gives it a default and takes "
+             "`**kwargs` (unsafe: the body then gets None)",
     ),
     invalid(
         UPDATE.replace("from transformers import AutoModelForCausalLM, DynamicCache\n",
