@@ -1,5 +1,6 @@
 """The `patched_attention` facts (engine/facts/patched_attention.py): a module function patched in as a loaded
-transformers model's `self_attn.forward`, with the number of values it returns.
+transformers model's `self_attn.forward`, or the module's own `nn.Module` attention installed as its `self_attn`
+(`layer.self_attn = Fused(layer.self_attn)`), with the number of values it (its `forward`) returns.
 
 Precision: the patched object is `<m>.self_attn` (or a name bound to one) where `m` hangs off a model the module
 loads with a transformers class's `from_pretrained` (engine/interpreter/hook_names.py `find_models`: a parameter
