@@ -20,6 +20,10 @@ from recall_set import HELDOUT14
 # Ninth session, values29j: literal positions continuing a prefill's on the same cache are its length (ExecuTorch's
 # `tensor([5])`, HFC011 an Info), and a model's `_reorder_cache` on a branch testing the cache's format (Habana's
 # hb_reorder_tuple): 4.57.6 3/10, 3 of 7; 5.23.0 11/22, 12 of 14; 5.24.0 and 5.25.0 12/23, 13 of 16.
+# Raised where the figures rose (ninth session, hooks29j: a read guarded in its own expression claims no KeyError; a
+# pre-hook's store under a name the layer no longer takes; an `update` override requiring `cache_kwargs`; an installed
+# own attention returning the triple): 4.57.6 4/10, 4 of 5; 5.23.0 12/22, 12 of 14; 5.24.0 and 5.25.0 12/23, 12 of 15.
+# MERGED
 FLOORS: dict[str, Floor] = {
     "4.57.6": Floor(3, 3 / 7),
     "5.23.0": Floor(11, 12 / 14),

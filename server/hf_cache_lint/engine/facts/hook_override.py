@@ -31,7 +31,9 @@ class HookRead:
     `container` the dict's name). `text` is the source the span covers. `returned`: `container` holds the model
     inputs transformers' own `prepare_inputs_for_generation` returned to the hook (`inputs = original(*args,
     **kwargs)`, `super().prepare_inputs_for_generation(...)`), read by key as above, tested with `"key" in inputs`
-    (`how="in"`, `span` the test) or stored into (`inputs["key"] = ...`, `how="write"`)."""
+    (`how="in"`, `span` the test) or stored into (`inputs["key"] = ...`, `how="write"`). A forward pre-hook's store
+    into the layer's keywords (`kwargs["past_key_value"] = my_cache`) is a `how="write"` read too, not `returned`:
+    the layer is called with what it stores."""
 
     key: str
     how: ReadHow
@@ -120,6 +122,11 @@ class HookOverride:
     # model inputs it returns): (the entry's span, its text, the parameter's name). Where generate does not pass
     # the cache under that parameter's name, the entry hands the forward None: the line that drops the cache.
     handed: tuple[Span, str, str] | None = None
+    # The parameters a positional argument must fill (no default, before any `*`), but `self`: a `Cache.update`
+    # override requiring a fourth (`cache_kwargs`) raises where the release's layers call `update` with three.
+    required: tuple[str, ...] = ()
+    # The span after a parameter's name where a default goes (`cache_kwargs` -> `cache_kwargs=None`), by name.
+    default_at: tuple[tuple[str, Span], ...] = ()
 
 
 def might_hold_hook(text: str) -> bool:

@@ -23,6 +23,10 @@ class PatchedAttention:
     function: str
     returned: int
     return_at: Span
+    # The module's own attention class installed in the layer (`layer.self_attn = Fused(layer.self_attn)`, AutoGPTQ's
+    # fused attention): `function` is its `forward`, the fact sits on that `return` (the installing statement is not
+    # what returns the values).
+    installed: bool = False
 
 
 KIND: FactKind[PatchedAttention] = FactKind(

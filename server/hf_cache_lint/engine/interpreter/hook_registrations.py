@@ -34,11 +34,14 @@ def forward_hooks(node: Node, names: Names, calls: list[Node]) -> Iterator[HookO
             role = "attention" if "attn" in owner.lower() or "attention" in owner.lower() or \
                 isinstance_role(node, kids[0].value, names) == "attention" else "decoder_layer"
             hook, bound = _unwrap_partial(args[0].value)
+            pre = kids[i].children[1].value == "register_forward_pre_hook"
             for fn in _hook_functions(hook, names, calls):
                 params = params_of(fn)[0]
                 container = params[2 + bound] if len(params) > 2 + bound else None
-                yield hook_fact(fn, "forward_hook", f"a forward hook on `{owner}` (`{fn.children[1].value}`)", role,
-                            container=container)
+                # A pre-hook's `kwargs` are the ones the layer is then called with: what it stores there is what
+                # the layer gets (a post-hook's stores reach nothing).
+                yield hook_fact(fn, "forward_hook", f"a forward {'pre-' if pre else ''}hook on `{owner}` "
+                                f"(`{fn.children[1].value}`)", role, container=container, stores=pre)
             return
 
 
@@ -85,6 +88,12 @@ def _hook_functions(value: Node, names: Names, calls: list[Node]) -> list[Node]:
     class."""
     if value.type == "name":
         return _functions_named(value, names, calls)
+    if value.type in ("power", "atom_expr") and len(value.children) == 2 and value.children[0].type == "name" and \
+            is_trailer(value.children[1], "("):
+        # `register_forward_pre_hook(make_hook(), ...)`: the function a module factory returns, a def nested in it
+        # (LightCompress's `kv_cache_input_hook()`).
+        factory = names.functions.get(value.children[0].value)
+        return _returned_defs(factory) if factory is not None else []
     if value.type in ("power", "atom_expr") and len(value.children) == 2 and code(value.children[0]) == "self" and \
             is_trailer(value.children[1], "."):
         cls = value.parent
@@ -98,6 +107,19 @@ def _hook_functions(value: Node, names: Names, calls: list[Node]) -> list[Node]:
             if fn.type == "funcdef" and fn.children[1].value == wanted:
                 return [fn]
     return []
+
+
+def _returned_defs(factory: Node) -> list[Node]:
+    """The functions defined in `factory`'s own body that a `return <name>` of it returns."""
+    body = suite(factory.children[-1])
+    nested = {stmt.children[1].value: stmt for stmt in body if stmt.type == "funcdef"}
+    out: list[Node] = []
+    for stmt in body:
+        if stmt.type == "simple_stmt" and stmt.children[0].type == "return_stmt":
+            value = stmt.children[0].children[1] if len(stmt.children[0].children) > 1 else None
+            if value is not None and value.type == "name" and value.value in nested and nested[value.value] not in out:
+                out.append(nested[value.value])
+    return out
 
 
 def _functions_named(name: Node, names: Names, calls: list[Node]) -> list[Node]:

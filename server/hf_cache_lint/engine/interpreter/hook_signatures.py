@@ -37,7 +37,9 @@ def params_of(fn: Node) -> tuple[list[str], str | None]:
 
 
 def hook_fact(fn: Node, kind: HookKind, target: str, reference: str, container: str | None = None,
-          base: str = "") -> HookOverride:
+          base: str = "", stores: bool = False) -> HookOverride:
+    """`stores`: what the body stores into `container` is what transformers then passes on (a forward pre-hook's
+    `kwargs`): a store of the cache under one of its names is a use of that name (`how="write"`)."""
     params, var_keyword = params_of(fn)
     body = fn.children[-1]
     reads: list[HookRead] = []
@@ -80,6 +82,11 @@ def hook_fact(fn: Node, kind: HookKind, target: str, reference: str, container: 
             key, how, end = got
             if key == "cache":
                 compat = True
+            elif stores and how == "subscript" and key in CACHE_NAMES and _stored_into(node) and \
+                    node.children[0].value == container:
+                reads.append(HookRead(key, "write", span_between(node.children[0], end),
+                                      "".join(code(k) for k in node.children[:node.children.index(end) + 1]),
+                                      node.children[0].value))
             elif node.children[0].value != update_kwargs and how == "subscript" and \
                     (_stored_into(node) or _membership_guarded(node, key, node.children[0].value)):
                 continue  # a store never raises KeyError; a read under `if "key" in d:` runs only where it is there
@@ -120,11 +127,28 @@ def hook_fact(fn: Node, kind: HookKind, target: str, reference: str, container: 
             lp.children[-1]
         e = span(end).end
         signature_end = Span(e, e)
+    required: list[str] = []
+    default_at: list[tuple[str, Span]] = []
+    for p in fn.children[2].children:
+        if p.type == "operator" and p.value in ("*", "/"):
+            if p.value == "*":
+                break  # keyword-only from here
+            continue
+        if p.type != "param":
+            continue
+        if p.star_count:
+            break
+        if p.default is None and p.name.value not in ("self", "cls"):
+            required.append(p.name.value)
+            # The default goes after the name, or after its annotation (`cache_kwargs: dict` -> `... = None`).
+            end = span(p.annotation).end if p.annotation is not None else span(p.name).end
+            default_at.append((p.name.value, Span(end, end)))
     return HookOverride(kind, fn.children[1].value, target, span(fn.children[1]), tuple(params), var_keyword,
                         tuple(reads), compat, reference, positional, insert_at, indent, signature_end, guarded, passes_on, base,
                         members=tuple(members), dict_default=dict_default,
                         guarded_read=_guarded_read(body, "past_key_values") if kind == "prepare_inputs" else None,
-                        handed=_handed_entry(fn, var_keyword) if kind == "prepare_inputs" else None)
+                        handed=_handed_entry(fn, var_keyword) if kind == "prepare_inputs" else None,
+                        required=tuple(required), default_at=tuple(default_at))
 
 
 def _handed_entry(fn: Node, var_keyword: str | None) -> tuple[Span, str, str] | None:
@@ -457,9 +481,23 @@ def _stored_into(node: Node) -> bool:
 def _membership_guarded(node: Node, key: str, container: str) -> bool:
     """The read sits in the branch of an `if` whose test is (or `and`s in) `"key" in container`: where the release
     hands the cache under another name the test is false and the read never runs (the oracle: `recall:heldout13/
-    vibevoice_windowed_cfg.py`'s `_update_model_kwargs_for_generation` override, 4.57.6-5.25.0)."""
+    vibevoice_windowed_cfg.py`'s `_update_model_kwargs_for_generation` override, 4.57.6-5.25.0). The same guard
+    inside one expression short-circuits the same way: an operand of an `and` chain after `"key" in container`
+    (`"k" in kwargs and kwargs["k"] is None`, AutoAWQ's fused attention: no KeyError on 4.57.6-5.25.0, the oracle:
+    `recall:heldout14/autoawq_fused_attention.py`), of an `or` chain after `"key" not in container`, or the value
+    of a conditional expression whose test is that guard (`kwargs["k"] if "k" in kwargs else None`)."""
     child, parent = node, node.parent
     while parent is not None and parent.type != "funcdef":
+        kids = parent.children
+        if parent.type in ("and_test", "or_test"):
+            before = kids[:next((i for i, k in enumerate(kids) if k is child), 0)]
+            negated = parent.type == "or_test"
+            if any(_tests_membership(k, key, container, negated) for k in before if k.type != "keyword"):
+                return True
+        elif parent.type == "test" and len(kids) == 5 and (
+                (kids[0] is child and _tests_membership(kids[2], key, container)) or
+                (kids[4] is child and _tests_membership(kids[2], key, container, negated=True))):
+            return True
         if parent.type == "if_stmt":
             kids = parent.children
             at = next((i for i, k in enumerate(kids) if k is child), -1)
@@ -471,11 +509,17 @@ def _membership_guarded(node: Node, key: str, container: str) -> bool:
     return False
 
 
-def _tests_membership(test: Node, key: str, container: str) -> bool:
-    if test.type == "and_test":
-        return any(_tests_membership(t, key, container) for t in test.children if t.type != "keyword")
+def _tests_membership(test: Node, key: str, container: str, negated: bool = False) -> bool:
+    """`"key" in container` (`negated`: `"key" not in container`), or an `and` (`negated`: `or`) chain holding it:
+    where the test is true (false), the key is there."""
+    while test.type == "atom" and len(test.children) == 3 and test.children[0].type == "operator" and \
+            test.children[0].value == "(":
+        test = test.children[1]
+    if test.type == ("or_test" if negated else "and_test"):
+        return any(_tests_membership(t, key, container, negated) for t in test.children if t.type != "keyword")
     if test.type != "comparison":
         return False
     kids = test.children
-    return len(kids) == 3 and kids[1].type == "keyword" and kids[1].value == "in" and \
+    operator = code(kids[1]).split() if len(kids) == 3 else []
+    return operator == (["not", "in"] if negated else ["in"]) and \
         string_value(kids[0]) == key and kids[2].type == "name" and kids[2].value == container

@@ -1,5 +1,6 @@
 """The `patched_attention` facts (engine/facts/patched_attention.py): a module function patched in as a loaded
-transformers model's `self_attn.forward`, with the number of values it returns.
+transformers model's `self_attn.forward`, or the module's own `nn.Module` attention installed as its `self_attn`
+(`layer.self_attn = Fused(layer.self_attn)`), with the number of values it (its `forward`) returns.
 
 Precision: the patched object is `<m>.self_attn` (or a name bound to one) where `m` hangs off a model the module
 loads with a transformers class's `from_pretrained` (engine/interpreter/hook_names.py `find_models`: a parameter
@@ -44,10 +45,18 @@ def patched_attention_facts(module: Node, text: str) -> list[PatchedAttention]:
     attention_names = {flat(n.children[0]) for n in assignments if len(n.children) == 3 and
                        flat(n.children[2]).endswith(".self_attn")}
     facts: list[PatchedAttention] = []
+    seen: set[Node] = set()
+    own = {n.children[1].value: n for n in nodes if n.type == "classdef"}
     for node in assignments:
         if len(node.children) != 3 or code(node.children[1]).strip() != "=":
             continue
         target, value = node.children[0], node.children[2]
+        installed = _installed_class(target, value, node, names, own)
+        if installed is not None:
+            if installed not in seen:
+                seen.add(installed)
+                facts.extend(installed_fact(installed, code(target).strip()))
+            continue
         if target.type not in ("power", "atom_expr") or not is_trailer(target.children[-1], ".", "forward"):
             continue
         owner = prefix(target, len(target.children) - 1) or ""
@@ -72,6 +81,36 @@ def patched_attention_facts(module: Node, text: str) -> list[PatchedAttention]:
                                       return_at=counted[1]))
     facts.extend(_walker_patches(nodes, assignments, names))
     return facts
+
+
+def _installed_class(target: Node, value: Node, node: Node, names: Names, own: dict[str, Node]) -> Node | None:
+    """`<layer>.self_attn = Cls(...)` where `<layer>` hangs off a loaded model and `Cls` is a class the module
+    defines with no base but `nn.Module` / `torch.nn.Module` / `Module` and its own `forward`: that class node."""
+    if target.type not in ("power", "atom_expr") or not is_trailer(target.children[-1], ".", "self_attn") or \
+            target.children[0].type != "name" or not names.model_at(target.children[0].value, node):
+        return None
+    if value.type not in ("power", "atom_expr") or len(value.children) != 2 or value.children[0].type != "name" or \
+            not is_trailer(value.children[1], "("):
+        return None
+    cls = own.get(value.children[0].value)
+    if cls is None:
+        return None
+    bases = code(cls.children[3]).strip() if len(cls.children) > 4 and code(cls.children[2]) == "(" else ""
+    if bases not in ("nn.Module", "torch.nn.Module", "Module"):
+        return None  # a transformers base (its own forward's returns are transformers'), or several bases
+    return cls
+
+
+def installed_fact(cls: Node, owner: str) -> list[PatchedAttention]:
+    for stmt in cls.children[-1].children:
+        fn = stmt.children[-1] if stmt.type == "decorated" else stmt
+        if fn.type == "funcdef" and fn.children[1].value == "forward":
+            counted = _returned(fn)
+            if counted is None:
+                return []
+            return [PatchedAttention(span=counted[1], owner=owner, function=f"{cls.children[1].value}.forward",
+                                     returned=counted[0], return_at=counted[1], installed=True)]
+    return []
 
 
 def _walker_patches(nodes: list[Node], assignments: list[Node], names: Names) -> list[PatchedAttention]:

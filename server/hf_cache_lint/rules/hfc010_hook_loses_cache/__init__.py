@@ -21,12 +21,14 @@ from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.common import since
 from hf_cache_lint.rules.hfc010_hook_loses_cache import attention_returns, forward_examples, forward_keywords
 from hf_cache_lint.rules.hfc010_hook_loses_cache.examples import (
+    DEFAULT_TITLE,
     FED_TITLE,
     INVALID,
     KWARGS_TITLE,
     PATCH_TITLE,
     READ_TITLE,
     RETURNED_TITLE,
+    STORE_TITLE,
     TAKE_TITLE,
 )
 from hf_cache_lint.rules.hfc010_hook_loses_cache.valid import VALID
@@ -127,6 +129,14 @@ class HookLosesCache(Rule):
                 message += ("; an override that feeds only the new token once it has a cache re-runs the whole "
                             "sequence every step")
             severity = Severity.WARNING
+        elif read.how == "write":
+            # A pre-hook handing the layer a cache of its own under a name the layer no longer takes: the layer is
+            # called with its own keyword as well (`{now}=`, None without a cache), which it uses; the stored one
+            # goes into its `**kwargs` (or, where it is the deprecated alias, is dropped with a warning).
+            message = (f"`{read.text} = ...` in {hook.target}: {where} passes the layer the cache as `{now}=`"
+                       f"{gone}, and uses that one (None where the caller passes no cache), so the cache stored here "
+                       f"under `{read.key}` is ignored: the layer never reads or updates it (silently)")
+            severity = Severity.WARNING
         elif read.how == "subscript":
             message = (f"`{read.text}` in {hook.target}: {where} passes the cache as `{now}`{gone}, so this raises "
                        f"KeyError: '{read.key}'")
@@ -136,10 +146,14 @@ class HookLosesCache(Rule):
                        "and the hook runs without the cache (silently)")
             severity = Severity.WARNING
         fixes = [*_take_fixes(hook, read), self.ignore_fix(analysis, place)]
-        yield self.report(place, message, severity=severity, fixes=tuple(fixes), related=related,
-                          story=f"transformers {first} renamed the keyword its generation hooks receive the cache "
-                                f"under to `{now}`. A hook written for the old name still runs, but finds no cache "
-                                "where it looks. Reading both names works on every release.")
+        story = (f"transformers {first} renamed the keyword its generation hooks receive the cache under to `{now}`. "
+                 "A hook written for the old name still runs, but finds no cache where it looks. Reading both names "
+                 "works on every release.")
+        if read.how == "write":
+            story = (f"transformers {first} renamed the keyword its layers pass the cache under to `{now}`. A "
+                     "pre-hook that stores a cache under the old name still runs, but the layer uses the one passed "
+                     "under the new name. Storing under the name the layer was called with works on every release.")
+        yield self.report(place, message, severity=severity, fixes=tuple(fixes), related=related, story=story)
 
     # -- the cache handed on from a parameter no release fills ----------------------------------------------------
 
@@ -244,10 +258,23 @@ class HookLosesCache(Rule):
     # -- `Cache.update` overrides without `**kwargs` ---------------------------------------------------------------
 
     def _update_signature(self, analysis: Analysis, hook: HookOverride, target: Target) -> Iterator[Finding]:
-        if hook.kind != "cache_update" or hook.var_keyword is not None or "kwargs" in hook.parameters or \
-                hook.updated_by_patch:
-            return  # takes `kwargs`; or the module's own patched attention is what calls it
+        if hook.kind != "cache_update" or hook.updated_by_patch:
+            return  # the module's own patched attention is what calls it
+        takes_kwargs = hook.var_keyword is not None or "kwargs" in hook.parameters
         first = target.behaviour_since("update_called_with_kwargs")
+        # From 5.4.0 the layers call `update(key_states, value_states, layer_idx)` (no fourth argument; 5.24 adds
+        # `kwargs=`): an override requiring a fourth positional raises TypeError ... missing 1 required positional
+        # argument (LightCompress's `update(self, key_states, value_states, layer_idx, cache_kwargs)`; the oracle:
+        # `recall:heldout14/lightcompress_kv_quant.py` lt_update_signature on 5.23.0).
+        missing = hook.required[3] if len(hook.required) > 3 and len(hook.parameters) > 3 and \
+            hook.required[3] == hook.parameters[3] else None
+        missing_first = target.behaviour_since("update_gets_no_cache_kwargs") if missing is not None else None
+        if first is not None and not takes_kwargs:
+            missing_first = None  # Python reports the unexpected keyword first (the oracle: 5.24.0, 5.25.0)
+        elif missing_first is None:
+            return  # takes `kwargs` (or the target passes none) and needs no fourth argument the target omits
+        else:
+            first = missing_first
         if first is None or not target.cache_class_exists(hook.base):
             return  # a base the target no longer has: that code path cannot run there
         owner = hook.target.split("`")[1]
@@ -264,12 +291,27 @@ class HookLosesCache(Rule):
             if not live:
                 return
             call = _only_forward(analysis, live)
-        message = (f"{hook.target} takes no `**kwargs`, but {since(target, first)} calls it as "
-                   f"`update(key_states, value_states, layer_idx, kwargs=kwargs)`: this raises TypeError: {owner}() "
-                   "got an unexpected keyword argument 'kwargs'")
         fixes: list[Fix] = []
-        if hook.signature_end is not None:
+        at_default = dict(hook.default_at).get(missing) if missing is not None else None
+        if missing is not None and at_default is not None:
+            # Both changes at once (5.4.0 drops the fourth argument, 5.24.0 adds `kwargs=`). Unsafe: the body then
+            # gets None there, which it may read (`cache_kwargs["cache_position"]`).
+            edits = [Edit(at_default, "=None")]
+            if not takes_kwargs and hook.signature_end == at_default:
+                edits = [Edit(at_default, "=None, **kwargs")]  # the last parameter: one insertion
+            elif not takes_kwargs and hook.signature_end is not None:
+                edits.append(Edit(hook.signature_end, ", **kwargs"))
+            fixes.append(Fix(DEFAULT_TITLE.format(name=missing), tuple(edits), preferred=True, applicability=UNSAFE))
+        elif not takes_kwargs and hook.signature_end is not None:
             fixes.append(Fix(KWARGS_TITLE, (Edit(hook.signature_end, ", **kwargs"),), preferred=True))
+        if missing_first is not None and missing is not None:
+            message = (f"{hook.target} requires a fourth argument `{missing}`, but {since(target, first)} calls it "
+                       "as `update(key_states, value_states, layer_idx)`: this raises TypeError: "
+                       f"{owner}() missing 1 required positional argument: '{missing}'")
+        else:
+            message = (f"{hook.target} takes no `**kwargs`, but {since(target, first)} calls it as "
+                       f"`update(key_states, value_states, layer_idx, kwargs=kwargs)`: this raises TypeError: {owner}() "
+                       "got an unexpected keyword argument 'kwargs'")
         at = hook.span
         if call is not None:
             # Where the code hands one forward call an instance of the class, the error is raised there (the
@@ -277,9 +319,13 @@ class HookLosesCache(Rule):
             at = call.span
             message = (f"`{call.receiver}` (a `{call.subclass}`) given to the forward here: {message} (`update` "
                        f"at line {hook.span.start.line}, called by the forward's attention layers)")
-        yield self.report(at, message, fixes=(*fixes, self.ignore_fix(analysis, at)),
-                          story="The attention layers of 5.24 pass their keyword arguments on to `Cache.update` as "
-                                "`kwargs=`. An override that also accepts `**kwargs` runs on every release.")
+        story = ("The attention layers of 5.24 pass their keyword arguments on to `Cache.update` as `kwargs=`. An "
+                 "override that also accepts `**kwargs` runs on every release.")
+        if missing_first is not None:
+            story = ("From 5.4.0 the attention layers call `Cache.update` with three arguments (no `cache_kwargs`). An "
+                     "override whose fourth parameter has a default (and that accepts `**kwargs`) runs on every "
+                     "release.")
+        yield self.report(at, message, fixes=(*fixes, self.ignore_fix(analysis, at)), story=story)
 
 
 def _only_forward(analysis: Analysis, classes: set[str]) -> CacheUse | None:
@@ -340,6 +386,15 @@ def _take_fixes(hook: HookOverride, read: HookRead) -> Iterator[Fix]:
                       applicability=UNSAFE)
         return
     c = read.container
+    if read.how == "write":
+        # The name the layer was called with, whichever release: 5.24's `cache`, 4.56's `past_key_values`, else the
+        # older `past_key_value` (the oracle: the fixed example on 4.57.6, 5.23.0, 5.24.0, 5.25.0).
+        new = (f'{c}["cache" if "cache" in {c} else "past_key_values" if "past_key_values" in {c} '
+               f'else "past_key_value"]')
+        # Unsafe: the layer then reads and updates the stored cache, whose own `update` may not take what the
+        # release passes it (LightCompress's, without `**kwargs`, raises on 5.24).
+        yield Fix(STORE_TITLE, (Edit(read.span, new),), preferred=True, applicability=UNSAFE)
+        return
     if read.how == "subscript":
         new = f'{c}.get("cache", {c}.get("{read.key}"))'
     else:

@@ -36,7 +36,8 @@ def finding(rule: Rule, analysis: Analysis, fact: PatchedAttention) -> Finding |
         return None
     error = (f"`ValueError: too many values to unpack (expected {expected})`" if fact.returned > expected else
              f"`ValueError: not enough values to unpack (expected {expected}, got {fact.returned})`")
-    message = (f"`{fact.function}`, patched in as `{fact.owner}.forward`, returns {fact.returned} values (line "
+    how = f"installed as `{fact.owner}`" if fact.installed else f"patched in as `{fact.owner}.forward`"
+    message = (f"`{fact.function}`, {how}, returns {fact.returned} values (line "
                f"{fact.return_at.start.line}), and transformers {target}'s decoder layers unpack "
                f"`self.self_attn(...)` into {expected}; every layer's forward raises {error}. Instead, return "
                f"{_shape(expected)}")
@@ -50,7 +51,7 @@ def _shape(expected: int) -> str:
 
 def _story(fact: PatchedAttention, target: str, expected: int, error: str) -> str:
     return (f"**A patched attention forward returns {fact.returned} values; transformers {target} unpacks "
-            f"{expected}**\n\n`{fact.function}` replaces `{fact.owner}.forward`. Up to 4.47.1 Llama's decoder layer "
+            f"{expected}**\n\n`{fact.function}` replaces `{fact.owner}{'' if fact.installed else '.forward'}`. Up to 4.47.1 Llama's decoder layer "
             "unpacked `hidden_states, self_attn_weights, present_key_value = self.self_attn(...)`; from 4.48.0 it "
             "unpacks two, `hidden_states, _ = self.self_attn(...)`, and the attention updates the cache in place "
             "(the release table's `unpack:` facts, read from each wheel for 17 architectures: at this release they "

@@ -9,7 +9,9 @@ TAKE_TITLE = "Take the cache as `cache` too (`{name}` on older releases)"
 PATCH_TITLE = "Hand the patch the cache as `cache` too (`{name}` on older releases)"
 READ_TITLE = "Read the cache as `cache` too"
 KWARGS_TITLE = "Accept `**kwargs`"
+DEFAULT_TITLE = "Give `{name}` a default (and accept `**kwargs`)"
 RETURNED_TITLE = "Find the cache under `cache` too"
+STORE_TITLE = "Store the cache under the name the layer was called with"
 FED_TITLE = "Take the cache as `{name}` from `**kwargs` (`cache`, else `past_key_values`)"
 
 _LLAMA = "meta-llama/Llama-3.2-1B"
@@ -154,6 +156,20 @@ PARTIAL_HOOK = (
     "for i, layer in enumerate(model.model.layers):\n"
     "    layer.register_forward_pre_hook(functools.partial(tagged, i), with_kwargs=True)\n"
     "model.generate(prompt, max_new_tokens=2)\n")
+
+# A calibration pre-hook handing each attention a cache of its own through the layer's keywords (LightCompress's
+# `kv_cache_input_hook`, llm-compressor's calibration hook): the layer calls its attention with the cache keyword of
+# its release, so a store under another name never reaches the attention.
+PRE_STORE = (
+    "import torch\nfrom transformers import AutoModelForCausalLM, DynamicCache\n\n"
+    f'model = AutoModelForCausalLM.from_pretrained("{_LLAMA}")\n' + _PROMPT + "CALIBRATION = DynamicCache()\n\n\n"
+    "def hand_cache(module, args, kwargs):\n"
+    '    kwargs["past_key_value"] = CALIBRATION\n\n\n'
+    "for layer in model.model.layers:\n"
+    "    layer.self_attn.register_forward_pre_hook(hand_cache, with_kwargs=True)\n"
+    "with torch.no_grad():\n"
+    "    model(prompt, use_cache=False)\n"
+    "assert CALIBRATION.get_seq_length() == 5, f\"the calibration cache saw {CALIBRATION.get_seq_length()} tokens\"\n")
 
 # A KV-compression library's patch: it wraps the model's own hook and swaps the cache it finds in the returned
 # model inputs for its own class (whose `update` counts the layers it stores).
@@ -317,12 +333,51 @@ INVALID: tuple[Invalid, ...] = (
              "the next line fails on it)",
     ),
     invalid(
+        PRE_STORE,
+        flagged='kwargs["past_key_value"]',
+        fixes={STORE_TITLE: ('kwargs["past_key_value"]',
+                             'kwargs["cache" if "cache" in kwargs else "past_key_values" if "past_key_values" in kwargs '
+                             'else "past_key_value"]')},
+        severity=Severity.WARNING, runtime="OTHER", portable=True,
+        note="a forward pre-hook storing a cache of its own into the attention's keywords under 4.55's name: from "
+             "4.56 the layer passes `past_key_values=` (5.24: `cache=`) and the attention uses that one, so the "
+             "stored cache is never updated (here the assertion on its length fails); the fix stores it under the "
+             "name the layer was called with",
+    ),
+    invalid(
+        PRE_STORE.replace("def hand_cache(module, args, kwargs):\n"
+                          '    kwargs["past_key_value"] = CALIBRATION\n',
+                          "def cache_input_hook():\n"
+                          "    def hook_fn(module, args, kwargs):\n"
+                          '        kwargs["past_key_value"] = CALIBRATION\n'
+                          "    return hook_fn\n")
+        .replace("register_forward_pre_hook(hand_cache,", "register_forward_pre_hook(cache_input_hook(),"),
+        flagged='kwargs["past_key_value"]',
+        fixes={STORE_TITLE: ('kwargs["past_key_value"]',
+                             'kwargs["cache" if "cache" in kwargs else "past_key_values" if "past_key_values" in kwargs '
+                             'else "past_key_value"]')},
+        severity=Severity.WARNING, runtime="OTHER", portable=True,
+        note="the same pre-hook made by a factory the registration calls (LightCompress's `kv_cache_input_hook()`)",
+    ),
+    invalid(
         UPDATE,
         flagged="NormPressCache()",
         fixes={KWARGS_TITLE: ("layer_idx, cache_kwargs=None):", "layer_idx, cache_kwargs=None, **kwargs):")},
         versions=_24, runtime="HFC010", portable=True,
         note="a `Cache.update` override written for 4.x/5.x before 5.24, which passes `kwargs=`: reported at the "
              "forward call given the cache, where the TypeError is raised",
+    ),
+    invalid(
+        UPDATE.replace("layer_idx, cache_kwargs=None):", "layer_idx, cache_kwargs):"),
+        flagged="NormPressCache()",
+        fixes={DEFAULT_TITLE.format(name="cache_kwargs"): ("layer_idx, cache_kwargs):",
+                                                           "layer_idx, cache_kwargs=None, **kwargs):")},
+        versions=("5.23.0", *_24), runtime={"5.23.0": "OTHER", "5.24.0": "HFC010", "5.25.0": "HFC010"},
+        portable=True,
+        note="an override requiring the fourth argument (LightCompress's `update(self, key_states, value_states, "
+             "layer_idx, cache_kwargs)`): from 5.4.0 the layers pass three, TypeError: missing 1 required positional "
+             "argument: 'cache_kwargs' (5.24: the `kwargs=` TypeError first); the fix gives it a default and takes "
+             "`**kwargs` (unsafe: the body then gets None)",
     ),
     invalid(
         UPDATE.replace("from transformers import AutoModelForCausalLM, DynamicCache\n",

@@ -72,6 +72,22 @@ _WALKED = (
     "logits = model(**inputs).logits\n"
 )
 
+# The module's own attention module installed in each decoder layer in place of transformers' (AutoGPTQ's fused
+# attention, `layer.self_attn = Fused(layer.self_attn)`), its forward returning the 4.4x triple.
+_INSTALLED = (
+    "from torch import nn\n\n" + prelude() + "\n\n"
+    "class KeptAttention(nn.Module):\n"
+    "    def __init__(self, attn):\n"
+    "        super().__init__()\n"
+    "        self.attn = attn\n\n"
+    "    def forward(self, hidden_states, *args, **kwargs):\n"
+    "        out = self.attn(hidden_states, *args, **kwargs)\n"
+    "        return {returned}\n\n\n"
+    "for layer in model.model.layers:\n"
+    "    layer.self_attn = KeptAttention(layer.self_attn)\n\n"
+    "logits = model(**inputs).logits\n"
+)
+
 INVALID: tuple[Invalid, ...] = (
     Invalid(
         CHAT,
@@ -106,6 +122,14 @@ INVALID: tuple[Invalid, ...] = (
         note="the triple patched by a walker that picks the attention modules by class name (SelfExtend): reported at "
              "the function's `return`, the walker's `setattr` being shared by whatever it patches",
     ),
+    Invalid(
+        _INSTALLED.format(returned="out[0], out[1], None"),
+        flagged="return out[0], out[1], None",
+        runtime="OTHER",  # a plain ValueError
+        message_contains="too many values to unpack (expected 2)",
+        note="the module's own attention installed as each layer's `self_attn` (AutoGPTQ's fused attention) returning "
+             "the triple: reported at its forward's `return`",
+    ),
 )
 
 VALID: tuple[Valid, ...] = (
@@ -118,4 +142,5 @@ VALID: tuple[Valid, ...] = (
           note="the fixed-keyword forward called directly, never under generate"),
     Valid(PATCHED_TWO, note="the patched attention forward returning the pair the decoder layers unpack"),
     Valid(_WALKED.format(returned="out[0], out[1]"), note="the walker's patch returning the pair"),
+    Valid(_INSTALLED.format(returned="out[0], out[1]"), note="the installed attention returning the pair"),
 )

@@ -210,6 +210,35 @@ VALID: tuple[Valid, ...] = (
              "`generate`, so no generate runs its hook (another model's generate in the module does not)",
     ),
     Valid(
+        "import torch\nfrom torch import nn\nfrom transformers import AutoModelForCausalLM\n"
+        "from transformers.cache_utils import DynamicCache\n\n"
+        f'model = AutoModelForCausalLM.from_pretrained("{_LLAMA}")\n' + _PROMPT + "\n\n"
+        "class WindowedAttention(nn.Module):\n"
+        "    def __init__(self, attn):\n"
+        "        super().__init__()\n"
+        "        self.attn = attn\n"
+        "        self.start_pos = 0\n\n"
+        "    def forward(self, hidden_states, *args, **kwargs):\n"
+        '        first = "past_key_value" in kwargs and kwargs["past_key_value"] is None\n'
+        "        fresh = (\n"
+        '            "past_key_value" in kwargs\n'
+        '            and isinstance(kwargs["past_key_value"], DynamicCache)\n'
+        '            and kwargs["past_key_value"].get_seq_length() == 0)\n'
+        '        old = kwargs["past_key_value"] if "past_key_value" in kwargs else None\n'
+        '        unset = "past_key_value" not in kwargs or kwargs["past_key_value"] is None\n'
+        "        if first or fresh or (old is None and not unset):\n"
+        "            self.start_pos = 0\n"
+        "        self.start_pos += hidden_states.shape[1]\n"
+        "        return self.attn(hidden_states, *args, **kwargs)\n\n\n"
+        "for layer in model.model.layers:\n"
+        "    layer.self_attn = WindowedAttention(layer.self_attn)\n"
+        "model.generate(prompt, max_new_tokens=2, min_new_tokens=2, do_sample=False)\n",
+        note="an installed attention whose reads of `kwargs[\"past_key_value\"]` are guarded in the same expression "
+             "(`\"past_key_value\" in kwargs and ...`, `... if \"past_key_value\" in kwargs else None`, `\"past_key_value\" "
+             "not in kwargs or ...`, AutoAWQ's fused attention): they short-circuit where the key is absent, so no "
+             "release raises KeyError there",
+    ),
+    Valid(
         OLD_NAME.replace("def last_token_inputs(input_ids, past=None, **kwargs):\n",
                          "def last_token_inputs(input_ids, past=None, **kwargs):\n"
                          '    past = kwargs.get("cache", kwargs.get("past_key_values", past))\n'),
