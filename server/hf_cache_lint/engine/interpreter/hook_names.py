@@ -92,11 +92,18 @@ def binds_transformers(module: Node, text: str) -> bool:
     bind them, so the imports alone answer (`nodes.import_statements`: from the word `import` in the text, no walk
     of the whole tree). The hook readers end there when it has none, as they did after `module_names`: on
     transformers' generation/utils.py (relative imports only) the bind over its 3,500 statements and the
-    statement list (~1 ms a keystroke) are no longer made."""
+    statement list (~1 ms a keystroke) are no longer made. Within one analysis worked out once."""
+    memo = shared_memo(module)
+    made = memo.get("binds_transformers") if memo is not None else None
+    if isinstance(made, bool):
+        return made
     names = Names()
     for node in import_statements(module, text):
         bind(node, names)
-    return bool(names.classes or names.modules)
+    found = bool(names.classes or names.modules)
+    if memo is not None:
+        memo["binds_transformers"] = found
+    return found
 
 
 def bind(node: Node, names: Names) -> None:
