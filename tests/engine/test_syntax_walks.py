@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,15 @@ import pytest
 from hf_cache_lint.engine.environment.context import Context
 from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.cache_use import CacheUse
-from hf_cache_lint.engine.interpreter import Interpreter, hooks, interp, removed_api, removed_reuse
+from hf_cache_lint.engine.interpreter import (
+    Interpreter,
+    hooks,
+    interp,
+    removed_api,
+    removed_model_names,
+    removed_reuse,
+)
+from hf_cache_lint.engine.interpreter.hook_names import binds_transformers, module_names
 from hf_cache_lint.engine.syntax import nodes
 from hf_cache_lint.engine.syntax.nodes import statement_walk, statements, statements_shared
 
@@ -102,6 +111,64 @@ def test_the_imports_found_from_the_text_are_the_statement_walks(path: Path) -> 
                 [n for n in statements(tree) if n.type in ("import_name", "import_from")]
 
 
+@pytest.mark.parametrize("path", files(), ids=lambda p: p.name)
+def test_the_readers_answers_from_the_imports_are_the_statement_walks(path: Path) -> None:
+    """`hook_names.binds_transformers` (the imports alone) is whether `module_names` (every statement) binds a
+    transformers class or module, and `ModelModules`' aliases and stored names (the imports from the text, the
+    stored names when asked) are those of a walk of every statement, for whole and broken texts, with and without
+    transformers imports of each kind; inside `statements_shared` too (the imports kept for the analysis)."""
+    extra = ("\nimport transformers.models.llama.modeling_llama as ml\nfrom transformers.models.llama import "
+             "modeling_llama\nif x:\n    from transformers import (\n        DynamicCache as C,\n    )\n"
+             "def g():\n    import transformers; from transformers import GPT2Model\n"
+             "modeling_llama.LlamaAttention.forward = g\nml.X = y = 1\nimport transformers as tf\n"
+             "transformers.models.llama.modeling_llama.Z = tf.a.b = 2\ns = 'transformers.q = 1'\nml.Y += 1\n"
+             "class K:\n    def f(self):\n        tf.c: int = 3\n        (transformers.d, e) = 1, 2\n")
+    for text in (*broken(path.read_text()), *broken(path.read_text() + extra)):
+        tree = interp.parse(text)
+        names = module_names(tree)
+        aliases: dict[str, str] = {}
+        stores: list[Any] = []
+        for stmt in statement_walk(tree):  # removed_model_names.ModelModules before speed31l
+            if stmt.type == "import_name":
+                for name, p in nodes.import_paths(stmt):
+                    if ".".join(n.value for n in p) in removed_model_names._MODULES:
+                        aliases[name.value] = ".".join(n.value for n in p)
+            elif stmt.type == "import_from" and stmt.level == 0:
+                source = nodes.imported_from(stmt)
+                if source.startswith("transformers.models."):
+                    for name, p in nodes.import_paths(stmt):
+                        if f"{source}.{p[-1].value}" in removed_model_names._MODULES:
+                            aliases[name.value] = f"{source}.{p[-1].value}"
+            elif stmt.type == "expr_stmt" and len(stmt.children) >= 3:
+                stores.extend(stmt.children[:-1:2])
+        stored = frozenset(d for s in stores if (d := nodes.dotted(s)) is not None and "." in d)
+        for shared, firsts in ((False, ("transformers",)), (True, ("transformers",)), (False, ("transformers", "tf"))):
+            with statements_shared(tree) if shared else nullcontext():
+                assert binds_transformers(tree, text) == bool(names.classes or names.modules)
+                models = removed_model_names.ModelModules(tree, text, firsts)
+                assert list(models.aliases.items()) == list(aliases.items())
+                # model_attribute_uses asks only of a chain from an alias or one of `firsts`
+                assert models.stored == {d for d in stored if d.split(".")[0] in {*aliases, *firsts}}
+                assert removed_model_names.ModelModules(tree, None, firsts).stored == models.stored
+        if text.endswith(extra):
+            assert binds_transformers(tree, text) and aliases
+            assert removed_model_names.ModelModules(tree, text, ("transformers", "tf")).stored >= {
+                "modeling_llama.LlamaAttention.forward", "ml.X", "ml.Y", "transformers.models.llama.modeling_llama.Z",
+                "tf.a.b"}
+
+
+@pytest.mark.parametrize(("text", "bound"), [
+    ("import transformers\n", True), ("import os, transformers.models as tm\n", True),
+    ("from transformers import modeling_utils\n", True), ("def f():\n    from transformers import DynamicCache\n", True),
+    ("from .transformers import DynamicCache\n", False), ("from sentence_transformers import X\n", False),
+    ("x = 'import transformers'  # import transformers\n", False), ("from transformers import\n", False),
+])
+def test_binds_transformers_says_whether_an_import_binds_a_class_or_module(text: str, bound: bool) -> None:
+    tree = interp.parse(text)
+    names = module_names(tree)
+    assert binds_transformers(tree, text) is bound is bool(names.classes or names.modules)
+
+
 def test_the_statement_list_is_made_once_a_check_and_never_kept_for_the_next() -> None:
     """One check of transformers-like code walks the tree's statements once, however many passes read them; the
     next keystroke's parse updates the kept tree in place, and its check sees the new statements."""
@@ -154,6 +221,7 @@ def test_the_shortcuts_of_the_hook_and_removed_api_passes_change_no_fact(
     fast = {(t, v): facts(t, path, v) for t in texts for v in ("5.24.0", "4.57.6")}
     monkeypatch.setattr(removed_api._Quiet, "__call__", lambda self, node, piece=None: False)
     monkeypatch.setattr(hooks, "_nothing_bound", lambda names, text: False)
+    monkeypatch.setattr(hooks, "binds_transformers", lambda module, text: True)
     monkeypatch.setattr(hooks, "_no_scan_word", lambda text: False)
     for (text, version), got in fast.items():
         assert got == facts(text, path, version), f"{path.name} at {version}"
@@ -198,6 +266,7 @@ def test_the_shortcuts_change_no_fact_of_a_rule_example(name: str, code: str, tm
     fast = {v: facts(code, path, v) for v in ("5.24.0", "4.57.6")}
     monkeypatch.setattr(removed_api._Quiet, "__call__", lambda self, node, piece=None: False)
     monkeypatch.setattr(hooks, "_nothing_bound", lambda names, text: False)
+    monkeypatch.setattr(hooks, "binds_transformers", lambda module, text: True)
     monkeypatch.setattr(hooks, "_no_scan_word", lambda text: False)
     for version, got in fast.items():
         assert got == facts(code, path, version), f"{name} at {version}"

@@ -16,7 +16,13 @@ import re
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.facts.backbone_generate import BackboneGenerate
 from hf_cache_lint.engine.interpreter.hook_classes import generates
-from hf_cache_lint.engine.interpreter.hook_names import Names, is_trailer, module_names, reference_role
+from hf_cache_lint.engine.interpreter.hook_names import (
+    Names,
+    binds_transformers,
+    is_trailer,
+    module_names,
+    reference_role,
+)
 from hf_cache_lint.engine.interpreter.hook_trees import base_items, suite
 from hf_cache_lint.engine.interpreter.model_subclasses import MODULE_SELF
 from hf_cache_lint.engine.syntax.nodes import Node, code, dotted, span
@@ -24,6 +30,8 @@ from hf_cache_lint.engine.syntax.nodes import Node, code, dotted, span
 
 def backbone_generate_facts(module: Node, text: str) -> list[BackboneGenerate]:
     if "generate" not in text or "transformers" not in text or "class" not in text:
+        return []
+    if not binds_transformers(module, text):  # no transformers class or module bound: nothing below applies
         return []
     names = module_names(module)
     if not names.classes and not names.modules:

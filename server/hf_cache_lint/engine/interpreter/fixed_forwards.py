@@ -23,7 +23,13 @@ from hf_cache_lint.engine.interpreter.backbone_generate import (
     subclassed_here,
     tree_nodes,
 )
-from hf_cache_lint.engine.interpreter.hook_names import Names, is_trailer, module_names, reference_role
+from hf_cache_lint.engine.interpreter.hook_names import (
+    Names,
+    binds_transformers,
+    is_trailer,
+    module_names,
+    reference_role,
+)
 from hf_cache_lint.engine.interpreter.hook_signatures import params_of
 from hf_cache_lint.engine.interpreter.hook_trees import base_items, suite, walk
 from hf_cache_lint.engine.syntax.nodes import Node, dotted, span
@@ -38,6 +44,8 @@ _CACHE_KEYS = ("cache_position", "past_key_values", "cache")
 
 def fixed_forward_facts(module: Node, text: str) -> list[FixedForward]:
     if "generate" not in text or "forward" not in text or "transformers" not in text:
+        return []
+    if not binds_transformers(module, text):  # no transformers class or module bound: nothing below applies
         return []
     names = module_names(module)
     if not names.classes and not names.modules:

@@ -24,6 +24,7 @@ from hf_cache_lint.engine.facts.hook_override import CACHE_NAMES, HookKind, Hook
 from hf_cache_lint.engine.interpreter.hook_classes import Generates, fails_first, generates
 from hf_cache_lint.engine.interpreter.hook_names import (
     Names,
+    binds_transformers,
     find_models,
     holds_cache,
     is_trailer,
@@ -71,6 +72,8 @@ def hook_facts(module: Node, text: str) -> tuple[list[HookOverride], list[CacheP
     """Every hook fact and every position sent, in source order."""
     if not might_hold_hook(text) or _no_scan_word(text):
         return [], []
+    if "register_forward" not in text and not binds_transformers(module, text):
+        return [], []  # `_nothing_bound` without the names of every statement
     names = module_names(module)
     if _nothing_bound(names, text):
         return [], []

@@ -15,6 +15,7 @@ from hf_cache_lint.engine.facts.patched_attention import PatchedAttention
 from hf_cache_lint.engine.interpreter.backbone_generate import flat, tree_nodes
 from hf_cache_lint.engine.interpreter.hook_names import (
     Names,
+    binds_transformers,
     find_models,
     is_trailer,
     module_names,
@@ -28,6 +29,8 @@ from hf_cache_lint.engine.syntax.nodes import Node, call_args, code, span, strin
 def patched_attention_facts(module: Node, text: str) -> list[PatchedAttention]:
     if "forward" not in text or "from_pretrained" not in text or \
             ("self_attn" not in text and not ("setattr" in text and "Attention" in text)):
+        return []
+    if not binds_transformers(module, text):  # no transformers class or module bound: nothing below applies
         return []
     names = module_names(module)
     if not names.classes and not names.modules:

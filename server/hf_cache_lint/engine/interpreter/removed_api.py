@@ -78,7 +78,7 @@ def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGua
     caches = reads if reads else None
     # Names of model modules and top-level exports the table holds (removed_model_names.py): only where the text
     # names a model module or a removed export.
-    models = ModelModules(module) if model_words(text) else None
+    models = ModelModules(module, text, guards.modules) if model_words(text) else None
     quiet = _Quiet(text, (*classes, *(models.words if models is not None else ())), reads)
     # A module-level function whose text and inputs are the last check's gets its last uses (removed_reuse.py).
     runs = FunctionRuns(inputs(target, guards, classes, models, reads, quiet.words), reads, user_methods,

@@ -256,32 +256,66 @@ def statements_shared(module: Node) -> Iterator[None]:
         _SHARED.reset(token)
 
 
-_TEXT_IMPORTS_UP_TO = 50_000
-
-
 def import_statements(module: Node, text: str | None = None) -> list[Node]:
     """The module's imports (`import_name`, `import_from`) that `statements(module)` holds, in its order (source
     order). With `text`, the text the tree was parsed from, they are found from the word `import` in it: each
     keyword's leaf by position and its statement, kept where no node above it is in NO_STATEMENT_INSIDE (the
     statement walk's rule): on the 100-line script 0.02 ms, where the walk that makes the statement list costs
-    0.07 ms. Not beyond _TEXT_IMPORTS_UP_TO characters (each leaf is looked up from the root: on transformers'
-    generation/utils.py 2.4 ms, the walk 2.0), nor where the statement list is made already, nor for a text with a
-    carriage return or a BOM (other line or column counting)."""
+    0.07 ms; on transformers' generation/utils.py (37 imports, 43 lines saying `import`) 0.61 ms, the walk and
+    its filter 1.32 (speed31l; the limit of 50,000 characters once here dated from parso's leaf lookup). Not
+    where the statement list is made already, nor for a text with a carriage return or a BOM (other line or
+    column counting). Inside `statements_shared(module)` the answer is kept for the analysis' other readers (the
+    removed-API reader's cache classes and model modules, the hook readers' transformers imports)."""
     shared = _SHARED.get()
-    if text is None or len(text) > _TEXT_IMPORTS_UP_TO or "\r" in text or text.startswith("\ufeff") or (
+    memo: dict[str, Any] | None = shared[2] if shared is not None and shared[0] is module else None
+    if memo is not None and "imports" in memo:
+        kept: list[Node] = memo["imports"]
+        return list(kept)
+    if text is None or "\r" in text or text.startswith("\ufeff") or (
             shared is not None and shared[0] is module and shared[1] is not None):
         return [n for n in statements(module) if n.type in ("import_name", "import_from")]
+    found = _imports_from_text(module, text)
+    if memo is not None:
+        memo["imports"] = list(found)
+    return found
+
+
+def _imports_from_text(module: Node, text: str) -> list[Node]:
     found: list[Node] = []
+    for leaf in word_leaves(module, text, "import"):
+        if leaf.type != "keyword":
+            continue
+        node = leaf.parent
+        if node is None or node.type not in ("import_name", "import_from"):
+            continue
+        if in_statement_walk(node):
+            found.append(node)
+    return found
+
+
+def in_statement_walk(node: Node) -> bool:
+    """Whether `statement_walk` of its module gives `node`: no node above it is in NO_STATEMENT_INSIDE."""
+    above = node.parent
+    while above is not None and above.type not in NO_STATEMENT_INSIDE:
+        above = above.parent
+    return above is None
+
+
+def word_leaves(module: Node, text: str, word: str) -> Iterator[Node]:
+    """The leaves of `module` (parsed from `text`, which has no carriage return nor BOM: parso's lines and columns
+    are then the text's) that are `word` and start where it does in the text, in source order: every keyword or
+    name `word` of the tree, found by each occurrence's position (`_last_leaf_from`), not by a walk."""
     line, line_start, at = 1, 0, 0
-    start = text.find("import")
-    while start >= 0:  # every occurrence (str.find: a regex with \b is ~5x slower); the leaf says which is the keyword
+    size = len(word)
+    start = text.find(word)
+    while start >= 0:  # every occurrence (str.find: a regex with \b is ~5x slower); the leaf says which is the word
         newlines = text.count("\n", at, start)
         if newlines:
             line += newlines
             line_start = text.rfind("\n", at, start) + 1
         at = start
         place = (line, start - line_start)
-        start = text.find("import", start + 6)
+        start = text.find(word, start + size)
         try:
             leaf = _last_leaf_from(module, place)
         except IndexError:  # a node without children (parso makes none): its lookup, as before
@@ -289,19 +323,10 @@ def import_statements(module: Node, text: str | None = None) -> list[Node]:
                 leaf = module.get_leaf_for_position(place)
             except ValueError:  # past the tree's end: not a leaf of it
                 continue
-            while leaf is not None and leaf.end_pos <= place:  # the leaf ending where the keyword starts
+            while leaf is not None and leaf.end_pos <= place:  # the leaf ending where the word starts
                 leaf = leaf.get_next_leaf()
-        if leaf is None or leaf.type != "keyword" or leaf.value != "import" or leaf.start_pos != place:
-            continue
-        node = leaf.parent
-        if node is None or node.type not in ("import_name", "import_from"):
-            continue
-        above = node.parent
-        while above is not None and above.type not in NO_STATEMENT_INSIDE:
-            above = above.parent
-        if above is None:
-            found.append(node)
-    return found
+        if leaf is not None and leaf.start_pos == place and getattr(leaf, "value", None) == word:
+            yield leaf
 
 
 def suite_statements(suite: Node) -> list[Node]:
