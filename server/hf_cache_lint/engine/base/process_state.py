@@ -65,6 +65,8 @@ STATE: tuple[Global, ...] = (
     Global("engine/facts/__init__.py", "_BY_NAME", "registry", "fact kinds by name"),
     Global("engine/interpreter/known.py", "BY_NAME", "registry", "handlers of known callables, filled by decorators"),
     Global("engine/environment/confine.py", "_SETTLED", "scope", "realpaths settled for one CLI run (confine.settled())"),
+    Global("engine/environment/confine.py", "_RUN_MEMO", "scope",
+           "answers read off the workspace's files for one CLI run (confine.settled(): the gate's import lookups)"),
     Global("checking/jedi_bridge.py", "_CACHE_DIR", "scope", "jedi's cache folder for this process (a fork makes its own)"),
     Global("cli_support/runner.py", "_FORKED_CACHE", "scope", "the result cache the pool's forked workers read"),
     Global("lsp/protocol.py", "_WRITES", "in-flight", "websocket writes under way (a task nobody holds is collected)"),
@@ -84,6 +86,8 @@ STATE: tuple[Global, ...] = (
     # a file's content keyed by its path and mtime, a registry that is fixed after import.
     Global("engine/environment/release_version.py", "Version.parse", "memo", "release numbers parsed, by their text"),
     Global("engine/environment/releases.py", "table", "memo", "the release table (data/releases.json), read once"),
+    Global("engine/screen/gate.py", "_dotted_words", "memo",
+           "the dotted words the gate reads, by the rules' parse names (the text words' superset)"),
     Global("engine/environment/releases.py", "_at_or_below", "memo", "the tabled release at or below a version"),
     Global("engine/environment/releases.py", "gone_since", "memo", "the release table's answers, by question"),
     Global("engine/environment/releases.py", "member", "memo", "the release table's answers, by question"),

@@ -46,18 +46,20 @@ import ast
 import re
 import sys
 import warnings
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
 from types import CodeType, MappingProxyType
+from typing import TypeVar, cast
 
 from hf_cache_lint.engine.base.collector import gc_paused
-from hf_cache_lint.engine.environment import workspace
+from hf_cache_lint.engine.environment import deps, workspace
 from hf_cache_lint.engine.environment.api_changes import (
     GENERATION_IMPORT_MODULES,
     REMOVED_CACHE_METHODS,
     REMOVED_NAMES,
 )
+from hf_cache_lint.engine.environment.confine import run_memo
 from hf_cache_lint.engine.environment.context import Context
 from hf_cache_lint.engine.environment.families import PIPELINE_CLASSES
 from hf_cache_lint.engine.environment.releases_models import MODEL_SCREEN_NAMES, REMOVED_GENERATION_EXPORTS
@@ -291,6 +293,9 @@ def _text_words(text: str, kind_names: frozenset[str] = frozenset(),
     return names, strings
 
 
+_T = TypeVar("_T")
+
+
 def _imports_workspace_value(text: str, path: str, context: Context, *makers: Makers) -> bool:
     """Whether a `from M import n` may bring a value that matters from a workspace file.
 
@@ -309,19 +314,43 @@ def _imports_workspace_value(text: str, path: str, context: Context, *makers: Ma
     roots = tuple(p for p in (context.workspace, importer.parent if importer else None) if p is not None)
     roots += context.extra_paths
     seen: list[set[tuple[str, str]]] = [set() for _ in words]
+    memo = run_memo()
     for m in from_imports(text):
         level, module = len(m.group(1)), m.group(2)
         local = level > 0 or (module != "" and module.split(".")[0] not in workspace.SKIP_ROOTS)
         if not local:
             continue
         # `from . import x`: the interpreter looks x up in the package's __init__ (a submodule lends nothing).
-        found = workspace.resolve(module, level, importer, roots)
-        if found is None:
+        if memo is None:
+            found = workspace.resolve(module, level, importer, roots)
+            if found is not None and any(lends(found, n, context, w, done) for w, done in zip(words, seen, strict=True)
+                                         for n, _ in imported_names(m)):
+                return True
             continue
-        if any(lends(found, n, context, w, done) for w, done in zip(words, seen, strict=True)
-               for n, _ in imported_names(m)):
+        found = _settled(memo, ("resolve", module, level, importer.parent if importer else None, roots),
+                         lambda: workspace.resolve(module, level, importer, roots))
+        if found is not None and any(
+                _settled(memo, ("lends", found, n, w, context.workspace, context.extra_paths),
+                         lambda: lends(found, n, context, w, set()))  # noqa: B023 (called at once)
+                for w in words for n, _ in imported_names(m)):
             return True
     return False
+
+
+def _settled(memo: dict[Hashable, object], key: Hashable, ask: Callable[[], _T]) -> _T:
+    """`ask()`'s answer for a run whose files stand still (engine/environment/confine.py `settled`): asked once per
+    `key`, and the paths it noted (engine/environment/deps.py) noted again at each later ask, so a cache entry keys
+    on them as before. Exact: an import's file depends only on the roots and the importing folder, and whether
+    `from <file> import name` lends a value only on the files it reads (with a fresh `seen` its answer is whether
+    any (module, name) the import reaches makes one, what the shared `seen` of one module's imports also answers)."""
+    got = cast("tuple[_T, tuple[str, ...]] | None", memo.get(key))
+    if got is None:
+        with deps.recording() as noted:
+            answer = ask()
+        memo[key] = (answer, tuple(noted))
+        return answer
+    deps.note_all(got[1])
+    return got[0]
 
 
 def _every_keyword(name: str) -> bool:
