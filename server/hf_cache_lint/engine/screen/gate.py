@@ -315,6 +315,12 @@ def _imports_workspace_value(text: str, path: str, context: Context, *makers: Ma
     roots += context.extra_paths
     seen: list[set[tuple[str, str]]] = [set() for _ in words]
     memo = run_memo()
+    if memo is not None:
+        # Keyed in two steps: what the file's imports share (hashing its roots and makers once, not per import).
+        found_in = cast("dict[Hashable, object]", memo.setdefault(
+            ("resolve", importer.parent if importer else None, roots), {}))
+        lent_by = [cast("dict[Hashable, object]", memo.setdefault(
+            ("lends", w, context.workspace, context.extra_paths), {})) for w in words]
     for m in from_imports(text):
         level, module = len(m.group(1)), m.group(2)
         local = level > 0 or (module != "" and module.split(".")[0] not in workspace.SKIP_ROOTS)
@@ -327,12 +333,11 @@ def _imports_workspace_value(text: str, path: str, context: Context, *makers: Ma
                                          for n, _ in imported_names(m)):
                 return True
             continue
-        found = _settled(memo, ("resolve", module, level, importer.parent if importer else None, roots),
-                         lambda: workspace.resolve(module, level, importer, roots))
+        found = _settled(found_in, (module, level),
+                         lambda: workspace.resolve(module, level, importer, roots))  # noqa: B023 (called at once)
         if found is not None and any(
-                _settled(memo, ("lends", found, n, w, context.workspace, context.extra_paths),
-                         lambda: lends(found, n, context, w, set()))  # noqa: B023 (called at once)
-                for w in words for n, _ in imported_names(m)):
+                _settled(lent, (found, n), lambda: lends(found, n, context, w, set()))  # noqa: B023 (called at once)
+                for w, lent in zip(words, lent_by, strict=True) for n, _ in imported_names(m)):
             return True
     return False
 
