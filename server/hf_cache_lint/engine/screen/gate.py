@@ -76,7 +76,7 @@ from hf_cache_lint.engine.screen.library_values import (
     makes_values,
     word_char,
 )
-from hf_cache_lint.engine.text.prefilter import _NOT_CODE, MIXIN_PATCH, _in_code, _triple_quotes
+from hf_cache_lint.engine.text.prefilter import _NOT_CODE, MIXIN_PATCH, _in_code, _triple_quotes, matches_from
 
 # Words whose mere presence sends a module to parso: values a check reads (a `cache_implementation`,
 # a checkpoint's generation_config.json, a Hub default) and a pipeline (a call that reaches generate), also one
@@ -229,6 +229,7 @@ def _text_words(text: str, kind_names: frozenset[str] = frozenset(),
         return None  # `self.__x` in `class C` is `_C__x` to the compiler (none of the gate's own words has that shape)
     code: list[str] = []
     strings: set[str] = set()
+    append, add, wordlike, starts = code.append, strings.add, _WORDISH.fullmatch, text.startswith  # (hot loop)
     last = 0
     after: str | None = None  # the code since the last literal (comments skipped), while it may still join another
     wordish = False  # that literal's content (an f-string's text after its last field) may be part of a word
@@ -236,7 +237,7 @@ def _text_words(text: str, kind_names: frozenset[str] = frozenset(),
     for m in _NOT_CODE.finditer(text):  # comments and string literals, in order (an open one runs to its line's end)
         start, end = m.span()
         gap = text[last:start]
-        code.append(gap)
+        append(gap)
         last = end
         comment = text[start] == "#"
         joins = False
@@ -251,8 +252,9 @@ def _text_words(text: str, kind_names: frozenset[str] = frozenset(),
                 rest = rest[1:].lstrip(_BEFORE)
             joins = not comment and rest.rstrip(_PREFIX) == ""
             after = None
-        bare = not gap.strip(_BEFORE_PREFIX)  # nothing but blanks, brackets and letters since the last match
-        star = gap.rstrip(_BEFORE_PREFIX).endswith("*") or (star and bare)  # a `*` before, maybe across comments
+        # A `*` before, maybe across comments (only blanks, brackets and letters since the last match): a literal
+        # it stands before returns below, so `star` is only ever carried over comments.
+        star = gap.rstrip(_BEFORE_PREFIX).endswith("*") or (star and not gap.strip(_BEFORE_PREFIX))
         if comment:
             continue
         j = start
@@ -261,26 +263,26 @@ def _text_words(text: str, kind_names: frozenset[str] = frozenset(),
         # The letters are a prefix only as a word of their own (`or"..."` is `or` and a plain literal).
         prefix = "" if j > 0 and word_char(text[j - 1]) else text[j:start].lower()
         quote = text[start] * 3
-        quotes = 3 if text.startswith(quote, start) else 1
+        quotes = 3 if starts(quote, start) else 1
         content = text[start + quotes:end - quotes]
-        if end - start < 2 * quotes or not text.startswith(quote[:quotes], end - quotes) or (
-                len(content) - len(content.rstrip("\\"))) % 2:
+        if end - start < 2 * quotes or not starts(quote[:quotes], end - quotes) or (
+                content[-1:] == "\\" and (len(content) - len(content.rstrip("\\"))) % 2):
             return None  # left open (its closing quote escaped, or none): the tokenizer's view may differ
         if "f" in prefix:
-            code.append(" " + text[start:end] + " ")  # an f-string's fields are code
+            append(" " + text[start:end] + " ")  # an f-string's fields are code
             # Joined to a literal, its text before its first field (or after its last) becomes part of one constant.
-            head = _WORDISH.fullmatch(content.split("{", 1)[0]) is not None
-            tail = _WORDISH.fullmatch(content.rsplit("}", 1)[-1]) is not None
+            head = wordlike(content.split("{", 1)[0]) is not None
+            tail = wordlike(content.rsplit("}", 1)[-1]) is not None
         else:
-            head = tail = _WORDISH.fullmatch(content) is not None
+            head = tail = wordlike(content) is not None
             if head:
-                strings.add(content)
-        if "r" not in prefix and "\\" in content and _WORD_ESCAPE.search(content):
+                add(content)
+        if "\\" in content and "r" not in prefix and _WORD_ESCAPE.search(content):
             return None
         if (joins and wordish and head) or star:
             return None  # `"past_key" "_values"`, `2 * "ab"`
         after, wordish = "", tail
-    code.append(text[last:])
+    append(text[last:])
     if after is not None and _constant_operand((after + text[last:]).lstrip(_AFTER)):
         return None
     joined = " ".join(code)
@@ -533,7 +535,7 @@ def _no_removed_api(names: set[str], strings: set[str], tree: _Tree) -> bool:
     onto `GenerationMixin` (rules/hfc007_removed_cache_api/patched_helpers.py: the name is)."""
     return names.isdisjoint(REMOVED_NAMES) and names.isdisjoint(REMOVED_CACHE_METHODS) and \
         names.isdisjoint(CACHE_USE_NAMES) and names.isdisjoint(GENERATION_IMPORT_MODULES) and \
-        not ("GenerationMixin" in names and MIXIN_PATCH.search(tree.text)) and _no_model_name(names)
+        not ("GenerationMixin" in names and matches_from(MIXIN_PATCH, tree.text, ("GenerationMixin",))) and _no_model_name(names)
 
 
 def _no_model_name(names: set[str]) -> bool:
