@@ -9,12 +9,14 @@ symlink loop (`Path.resolve` raises RuntimeError on 3.10-3.12): a loop is simply
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Hashable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 # Inside `settled()`: each path's canonical form, found once (None: outside, every call asks the file system).
 _SETTLED: dict[str, str] | None = None
+# Inside `settled()`: answers computed from files that stand still for the run (`run_memo`), else None.
+_RUN_MEMO: dict[Hashable, object] | None = None
 
 
 @contextmanager
@@ -24,15 +26,21 @@ def settled() -> Iterator[None]:
     a symlink changed between two edits is seen at the next. An import's lookup resolves the importing
     module's folder and every root again and again (~0.1 s of the gate's CPU on transformers' tree, 942
     lookups of 840 imports)."""
-    global _SETTLED
+    global _SETTLED, _RUN_MEMO
     if _SETTLED is not None:  # already inside one (the --upgrade-to runs): the same answers
         yield
         return
-    _SETTLED = {}
+    _SETTLED, _RUN_MEMO = {}, {}
     try:
         yield
     finally:
-        _SETTLED = None
+        _SETTLED, _RUN_MEMO = None, None
+
+
+def run_memo() -> dict[Hashable, object] | None:
+    """Inside `settled()`, a dict for answers that depend only on files the run reads (they stand still for it),
+    keyed by what else they depend on; outside it (the language server), None: ask the file system again."""
+    return _RUN_MEMO
 
 
 def real(path: str | Path) -> str:

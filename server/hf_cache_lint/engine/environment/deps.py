@@ -10,7 +10,7 @@ as surely as one that changes.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
@@ -27,6 +27,13 @@ def note(path: Path | str) -> None:
     noted = _NOTED.get()
     if noted is not None:
         noted.add(str(path))
+
+
+def note_all(paths: Iterable[str]) -> None:
+    """`note` each of `paths` (a memoised answer's, noted again where it is reused)."""
+    noted = _NOTED.get()
+    if noted is not None:
+        noted.update(paths)
 
 
 def note_volatile() -> None:

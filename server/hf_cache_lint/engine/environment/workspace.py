@@ -57,7 +57,7 @@ def resolve(module: str, level: int, importer: Path | None, roots: tuple[Path, .
     return None
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=4096)
 def _top_level_names(path: str, mtime_ns: int) -> frozenset[str]:
     """Names a module assigns at its top level (`name = ...`, `name: T = ...`, `a, b = ...`)."""
     data = read_bounded(path, MAX_MODULE_BYTES)
@@ -70,7 +70,7 @@ def _top_level_names(path: str, mtime_ns: int) -> frozenset[str]:
     return frozenset(names)
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=4096)
 def _has_fact_words(path: str, mtime_ns: int, size: int) -> bool:
     data = read_bounded(path, MAX_MODULE_BYTES)
     if data is None:
