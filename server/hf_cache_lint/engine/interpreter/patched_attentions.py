@@ -23,7 +23,7 @@ from hf_cache_lint.engine.interpreter.hook_names import (
     reference_role,
 )
 from hf_cache_lint.engine.interpreter.model_subclasses import MODULE_SELF
-from hf_cache_lint.engine.syntax.nodes import Node, call_args, code, span, string_value
+from hf_cache_lint.engine.syntax.nodes import Node, call_args, code, dotted, span, string_value
 
 
 def patched_attention_facts(module: Node, text: str) -> list[PatchedAttention]:
@@ -58,7 +58,8 @@ def patched_attention_facts(module: Node, text: str) -> list[PatchedAttention]:
         if installed is not None:
             if installed not in seen:
                 seen.add(installed)
-                facts.extend(installed_fact(installed, code(target).strip()))
+                # As written but for the spaces and `\` continuations allowed around its dots (test_metamorphic).
+                facts.extend(installed_fact(installed, dotted(target) or code(target).strip()))
             continue
         if target.type not in ("power", "atom_expr") or not is_trailer(target.children[-1], ".", "forward"):
             continue
@@ -98,7 +99,7 @@ def _installed_class(target: Node, value: Node, node: Node, names: Names, own: d
     cls = own.get(value.children[0].value)
     if cls is None:
         return None
-    bases = code(cls.children[3]).strip() if len(cls.children) > 4 and code(cls.children[2]) == "(" else ""
+    bases = (dotted(cls.children[3]) or "") if len(cls.children) > 4 and code(cls.children[2]) == "(" else ""
     if bases not in ("nn.Module", "torch.nn.Module", "Module"):
         return None  # a transformers base (its own forward's returns are transformers'), or several bases
     return cls
