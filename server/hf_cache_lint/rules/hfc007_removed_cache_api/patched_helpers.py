@@ -30,7 +30,7 @@ from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.interpreter.hook_names import is_trailer
 from hf_cache_lint.engine.interpreter.model_subclasses import transformers_model
 from hf_cache_lint.engine.output.analysis import Analysis
-from hf_cache_lint.engine.syntax.nodes import Node, call_args, code, span
+from hf_cache_lint.engine.syntax.nodes import Node, call_args, code, dotted, span
 from hf_cache_lint.rules.base import Rule
 
 _MODULE = "transformers.generation.utils"
@@ -57,8 +57,8 @@ def findings(rule: Rule, analysis: Analysis) -> Iterator[Finding]:
         if left.type not in ("power", "atom_expr") or right.type != "name" or right.value not in functions:
             continue
         # The dotted target as written, without the spaces or line continuations allowed around its dots.
-        dotted = _SPACES.sub("", code(left))
-        parts = dotted.split(".")
+        written = _SPACES.sub("", code(left))
+        parts = written.split(".")
         if len(parts) < 2 or parts[-2] != "GenerationMixin":
             continue
         head = ".".join(parts[:-1])
@@ -75,7 +75,7 @@ def findings(rule: Rule, analysis: Analysis) -> Iterator[Finding]:
         after = next((r for r in releases.known_releases() if earlier and r > earlier[-1]), None)
         gone = f"gone since {after}" if after is not None else f"first in {had[0]}" if had else \
             "no release from 4.41.0, the oldest the table reads, has it"
-        message = (f"`{dotted} = {right.value}`: transformers {target}'s `GenerationMixin` has no "
+        message = (f"`{written} = {right.value}`: transformers {target}'s `GenerationMixin` has no "
                    f"`{name}` ({gone}), so generate, which calls only its own methods, never runs `{right.value}`: "
                    "the code generates without the patch (silently). Instead, patch the method the target's "
                    "generate calls (`_sample` for sampling, with its own signature there), or call yours yourself")
@@ -107,14 +107,14 @@ def instance_loops(rule: Rule, analysis: Analysis) -> Iterator[Finding]:
                 yield _report(rule, target, fn.name, f"`def {name}` in `{cls.name.value}`", name, name)
             for stmt in _assignments(fn):
                 left, right = stmt.children[0], stmt.children[2]
-                dotted = _SPACES.sub("", code(left))
-                if not dotted.startswith("self.") or dotted.count(".") != 1:
+                name_written = dotted(left)
+                if name_written is None or not name_written.startswith("self.") or name_written.count(".") != 1:
                     continue
-                attr = dotted[len("self."):]
+                attr = name_written[len("self."):]
                 function = _bound_function(right)
                 if function is None or function not in loops or not _uncalled_loop(attr, text, target.version):
                     continue
-                yield _report(rule, target, left, f"`{dotted} = {_SPACES.sub(' ', code(right)).strip()}`", attr,
+                yield _report(rule, target, left, f"`{name_written} = {_SPACES.sub(' ', code(right)).strip()}`", attr,
                               function)
 
 
@@ -203,7 +203,9 @@ def _derives_from_model(cls: Node, models: set[str]) -> bool:
     for base in items:
         if base.type == "argument":
             continue  # `metaclass=...`, `*bases`
-        written = _SPACES.sub("", code(base))
+        written = dotted(base)
+        if written is None:
+            continue  # a subscripted or called base (`Generic[T]`, `make_base()`) names no model class
         if written in models or (written.startswith("transformers.") and transformers_model(written)):
             return True
     return False
