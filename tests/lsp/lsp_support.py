@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,7 @@ from lsprotocol import types
 from pygls.protocol import default_converter
 from pytest_lsp import LanguageClient
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
+from pytest_lsp.client import configuration as default_configuration
 
 SERVER_DIR = Path(__file__).resolve().parents[2] / "server"
 SERVER_COMMAND = [sys.executable, "-m", "hf_cache_lint.lsp"]
@@ -34,6 +35,9 @@ class RecordingClient(LanguageClient):
         self.waiters: list[asyncio.Future[None]] = []
         self.registrations: list[types.RegistrationParams] = []
         self.encoding: str = "utf-16"
+        # Run (and awaited) before the next workspace/configuration is answered: the server's settings read is
+        # held there, so a test can act while the server waits for the answer (test_lsp_action_races.py).
+        self.before_configuration: Callable[[], Awaitable[None]] | None = None
 
     def wake(self) -> None:
         for waiter in self.waiters:
@@ -65,11 +69,19 @@ def _register(client: RecordingClient, params: types.RegistrationParams) -> None
     client.registrations.append(params)
 
 
+async def _configuration(client: RecordingClient, params: types.ConfigurationParams) -> list[Any]:
+    hold, client.before_configuration = client.before_configuration, None
+    if hold is not None:
+        await hold()
+    return default_configuration(client, params)  # type: ignore[no-any-return]
+
+
 def make_client() -> RecordingClient:
     client = RecordingClient(converter_factory=default_converter)
     features = dict(DEFAULT_CLIENT_FEATURES)
     features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = _publish
     features[types.CLIENT_REGISTER_CAPABILITY] = _register
+    features[types.WORKSPACE_CONFIGURATION] = _configuration
     register_lsp_features(client, features)
     return client
 

@@ -140,21 +140,45 @@ def fix_all(ls: HfCacheLintServer, unit: Unit, verifier: Verifier, results: Resu
                             edit=workspace_edit(ls, edits))
 
 
+# How many times a code action starts over for a newer text (or settings) that came while it was being answered.
+# One edit during the answer is the common case (type and save at once); a client that keeps editing cancels the
+# request (VS Code does, for the light bulb), so only a client that neither stops nor cancels reaches the bound.
+ROUNDS = 8
+
+
 async def code_actions(ls: HfCacheLintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-    """Quick fixes for every finding of ours that overlaps the range, then the fixAll actions asked for."""
+    """Quick fixes for every finding of ours that overlaps the range, then the fixAll actions asked for: for the
+    text the client has when it reads the answer.
+
+    A code action names no version, and a client may ask once only: VS Code's save participant
+    (`editor.codeActionsOnSave`) asks for fixAll right after the edit it saves and writes the file with whatever
+    comes back. So when the document (or the settings) changed while the answer was being made, neither the older
+    text's edits nor an empty answer goes out: the answer is made again for the current text, its findings and fixes
+    verified as ever, until a round ends with the text (and settings) it started from."""
+    uri = params.text_document.uri
+    for _ in range(ROUNDS):
+        unit = ls.unit_for(uri)
+        if unit is None:
+            return []
+        generation = ls.state.generation
+        actions = await snapshot_actions(ls, params, unit)
+        if ls.unit_for(uri) == unit and ls.state.generation == generation:
+            return actions
+    return []  # edited throughout: no edit is offered for a text the client no longer has
+
+
+async def snapshot_actions(ls: HfCacheLintServer, params: types.CodeActionParams, unit: Unit) -> list[types.CodeAction]:
+    """The actions for one snapshot of the unit (its edits are for that text only)."""
     from hf_cache_lint.lsp.diagnostics import to_diagnostics
 
     uri, only = params.text_document.uri, params.context.only
-    unit = ls.unit_for(uri)
-    if unit is None:
-        return []
     index = next((i for i, p in enumerate(unit.parts) if unquote(p.uri) == unquote(uri)), None)
     if index is None:  # a cell uri the notebook no longer has
         return []
     part = unit.parts[index]
     results = await ls.results_for(unit) or Results()
     if ls.unit_for(uri) != unit:
-        return []  # edited meanwhile: these edits would land in the wrong place; the client asks again
+        return []  # edited meanwhile: `code_actions` starts over for the current text, no need to verify these
     verifier = verifier_for(ls, unit)
     actions: list[types.CodeAction] = []
     if wanted(QUICKFIX, only):
