@@ -65,6 +65,12 @@ USER_SETTINGS = {
     "window.commandCenter": False,
     "hfCacheLint.transformersVersion": TARGET_VERSION,
     "hfCacheLint.trace.server": "verbose",  # with `--log trace` (HFC_CODE_SERVER_LOG=trace) the protocol is logged
+    # code-server (a browser VS Code) auto-saves 1 s after an edit by default (`afterDelay`). The fix-on-save step
+    # edits then saves explicitly; when the auto-save of the same text had started first (a loaded machine), VS Code
+    # joins the explicit save to it, and an auto-save runs no `"explicit"` code actions: the file was saved
+    # unfixed (a clean-clone CI run on 98f7423; reproduced with `files.autoSaveDelay: 1`). The probe's explicit
+    # save must be the one that writes.
+    "files.autoSave": "off",
 }
 
 
