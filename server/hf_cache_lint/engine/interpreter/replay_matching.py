@@ -119,23 +119,32 @@ def shift_run(shift: Shifter, shifted: dict[int, Replay | CallRecord | None], r:
     """The recorded run with every place it holds moved by this check's line map (None: one is inside the
     changed lines, shift.py); once per run and check (`shifted`: the check's answers, by id() of the recorded
     run or call)."""
-    got = shifted.get(id(r), r)
-    if got is not r:
-        return got  # type: ignore[return-value]
+    if id(r) in shifted:
+        return shifted[id(r)]  # type: ignore[return-value]
     try:
         m = shift.map
         before = m(r.before)
-        moved: Replay | None = replace(
-            r, names=shift.pairs(r.names), forced=shift.pairs(r.forced), heap=shift.pairs(r.heap),
+        changes = dict(
+            names=shift.pairs(r.names), forced=shift.pairs(r.forced), heap=shift.pairs(r.heap),
             bodies=tuple((n, shift.key(k)) for n, k in r.bodies),
             methods=tuple((c, name, f, shift.start(at) if at is not None else None) for c, name, f, at in r.methods),
             path=m(r.path), before=before, recorded=m(r.recorded), guarded=m(r.guarded),
             after=m(r.after) if r.changes_facts else before, effects=shift.pairs(r.effects),
             resolutions=shift.pairs(r.resolutions))
+        moved: Replay | None = r
+        # A run wholly before the changed lines holds nothing that moved: itself (the map keeps what did not move,
+        # and the keys and starts compare as numbers). Else a copy, as `replace` makes it without its checks.
+        if any(v is not (old := r.__dict__[k]) and (k not in _REBUILT or v != old) for k, v in changes.items()):
+            moved = object.__new__(Replay)
+            moved.__dict__.update(r.__dict__)
+            moved.__dict__.update(changes)
     except Unmapped:
         moved = None
     shifted[id(r)] = moved
     return moved
+
+
+_REBUILT = frozenset(("bodies", "methods"))  # shift_run's fields made anew even where nothing moved
 
 
 def shift_call(shift: Shifter, shifted: dict[int, Replay | CallRecord | None], c: CallRecord) -> CallRecord | None:
