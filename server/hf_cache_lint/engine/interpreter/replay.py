@@ -336,11 +336,13 @@ class Replays:
 
     def _shifted_calls(self, r: Replay, changed: set[int]) -> Replay | None:
         """The run's trials and inner calls moved by this check's line map (r itself is moved): None when a trial
-        of a changed function cannot be; another trial that cannot is left out (its function's next edit runs the
-        run again), as is an inner call (it runs at a later full run of this one)."""
+        of a changed function cannot be; where another's cannot, every trial of its function is left out (a
+        function's trials stand for its runs only all together: `_complete`; its next edit runs the run again), and
+        an inner call that cannot is left out (it runs at a later full run of this one)."""
         shift = self.shift
         assert shift is not None
         trials: list[Trial] = []
+        lost: set[int] = set()  # id() of the functions a trial of which could not be moved
         for t in r.trials:
             moved = shift_trial(shift, self._shifted, self._heaps, t)
             if moved is not None:
@@ -356,8 +358,11 @@ class Replays:
             if moved is None:
                 if id(t.node) in changed:
                     return None
+                lost.add(id(t.node))
                 continue
             trials.append(moved)
+        if lost:
+            trials = [t for t in trials if id(t.node) not in lost]
         inner: list[tuple[Key, CallRecord]] = []
         for k, c in r.inner:
             try:
