@@ -388,12 +388,13 @@ class Replays:
             return got[1]
         found: Node | None = node if _in_tree(node, tree) else None
         if found is None:
+            n: Node | None = None
             try:
-                at = shift.start(node.start_pos)
-            except Unmapped:
+                at: tuple[int, int] | None = shift.start(node.start_pos)
+                n = tree.get_leaf_for_position(at)
+            except (Unmapped, ValueError, IndexError):  # inside the changed lines, past the text's end, no leaf left
                 at = None
             if at is not None:
-                n: Node | None = tree.get_leaf_for_position(at)
                 while n is not None and not (n.type == node.type and n.start_pos == at):
                     n = n.parent
                 if n is not None and (node.type != "funcdef" or n.name.value == node.name.value):
