@@ -115,6 +115,8 @@ STATE: tuple[Global, ...] = (
     Global("engine/screen/lent_values.py", "_statements_of", "memo",
            "a workspace module's statements, by path, mtime and size"),
     Global("engine/interpreter/expressions.py", "_number", "memo", "a number literal's value, by its text"),
+    Global("engine/interpreter/constructor_calls.py", "_rebinding", "memo",
+           "a cache constructor call's positional bindings at the target and before it, from the release table"),
     Global("checking/source.py", "_yielding", "memo", "the codes that step aside under an Error, by rule tuple"),
     Global("checking/rule_docs.py", "rule_docs", "memo", "the rules' names and summaries (the registry is fixed)"),
     Global("checking/jedi_bridge.py", "_environment", "memo", "jedi's confined environment, by workspace"),

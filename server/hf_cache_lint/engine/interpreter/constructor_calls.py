@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.environment import releases
@@ -317,28 +318,10 @@ def _rebound(callee: Node, trailer: Node, source: str, name: str, where: str, si
     keywords = tuple(a.children[0].value for a in args if a.type == "argument" and a.children[0].type == "name")
     if releases.misfit(signature, f"{name}.__init__", len(plain), keywords) is not None:
         return
-    now = _named_positions(signature)
-    if now is None:
+    got = _rebinding(f"init:{where}.{name}", signature, target.version, len(plain), keywords)
+    if got is None:
         return
-    fact = f"init:{where}.{name}"
-    known = [v for v in releases.known_releases() if v <= target.version]
-    since = target.version
-    earlier: list[tuple[str, str | None]] | None = None
-    for v in reversed(known):
-        text = releases.value(fact, v)
-        if text is None:
-            return
-        if text == signature:
-            since = v
-            continue
-        earlier = _named_positions(text)
-        if earlier is not None and releases.misfit(text, "", len(plain), keywords) is None:
-            break
-        earlier = None
-        if "*" not in text:
-            return  # a signature naming its parameters that rejects the call: the code was not written for it
-    if earlier is None:
-        return
+    now, earlier, since = got
     for i, arg in enumerate(plain):
         if i >= len(now) or i >= len(earlier) or now[i][0] == earlier[i][0]:
             continue
@@ -349,6 +332,41 @@ def _rebound(callee: Node, trailer: Node, source: str, name: str, where: str, si
             yield Rejected(name, source, None, _FLAG_ERRORS[now[i][0]], str(since), Span(span(callee).start, span(trailer).end),
                            (bound, before, now[i][0]), rebound=arg)
             return
+
+
+Positions = tuple[tuple[str, str | None], ...]  # _named_positions: each positional parameter and its default
+
+
+@lru_cache(maxsize=256)
+def _rebinding(fact: str, signature: str, version: Version, positional: int, keywords: tuple[str, ...]
+               ) -> tuple[Positions, Positions, Version] | None:
+    """`_rebound`'s reading of the release table for a call of `positional` arguments and `keywords` that the
+    target's `signature` takes: its positional parameters, those of the last earlier signature naming its parameters
+    that takes the call too, and the first release of the run of signatures up to the target equal to it (None:
+    none to compare). A function of its arguments and the release table (a keystroke in a script with a cache
+    constructor call read the table's releases anew, ~0.2 ms)."""
+    now = _named_positions(signature)
+    if now is None:
+        return None
+    known = [v for v in releases.known_releases() if v <= version]
+    since = version
+    earlier: list[tuple[str, str | None]] | None = None
+    for v in reversed(known):
+        text = releases.value(fact, v)
+        if text is None:
+            return None
+        if text == signature:
+            since = v
+            continue
+        earlier = _named_positions(text)
+        if earlier is not None and releases.misfit(text, "", positional, keywords) is None:
+            break
+        earlier = None
+        if "*" not in text:
+            return None  # a signature naming its parameters that rejects the call: the code was not written for it
+    if earlier is None:
+        return None
+    return tuple(now), tuple(earlier), since
 
 
 def _named_positions(signature: str) -> list[tuple[str, str | None]] | None:

@@ -63,9 +63,10 @@ _MODULE = Scope()  # the module's own statements' scope
 
 
 def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGuards,
-                     uses: tuple[CacheUse, ...] = ()) -> tuple[RemovedApiUse, ...]:
+                     uses: tuple[CacheUse, ...] = (), line_starts: list[int] | None = None) -> tuple[RemovedApiUse, ...]:
     """Every reached use of a cache API the target has removed, in source order (`uses`: the module's
-    `cache_use` facts)."""
+    `cache_use` facts; `line_starts`: where each of the text's lines starts, as parso counts them, when the caller
+    has them: function_keys.Source's offsets)."""
     reads = Reads(uses, target)
     # Cache classes the code imports from transformers, whose constructor calls are judged (constructor_calls.py).
     classes = imported_classes(module, text) if might_construct(text) else {}
@@ -79,7 +80,7 @@ def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGua
     # Names of model modules and top-level exports the table holds (removed_model_names.py): only where the text
     # names a model module or a removed export.
     models = ModelModules(module, text, guards.modules) if model_words(text) else None
-    quiet = _Quiet(text, (*classes, *(models.words if models is not None else ())), reads)
+    quiet = _Quiet(text, (*classes, *(models.words if models is not None else ())), reads, line_starts)
     # A module-level function whose text and inputs are the last check's gets its last uses (removed_reuse.py).
     runs = FunctionRuns(inputs(target, guards, classes, models, reads, quiet.words), reads, user_methods,
                        quiet.lines_text)
@@ -170,12 +171,12 @@ class _Quiet:
     removed method's call, a removed read: `reads`, by line). A function without any of them gives none, whatever
     the scope it is in: skipping it changes nothing."""
 
-    def __init__(self, text: str, classes: Collection[str], reads: Reads) -> None:
+    def __init__(self, text: str, classes: Collection[str], reads: Reads, starts: list[int] | None = None) -> None:
         self.text = text
         # `super().__init__(...)`: a subclass's call of an imported cache class's constructor (constructor_calls.py)
         self.words = (*REMOVED_CACHE_CLASSES, *classes, *(("__init__",) if classes else ()))
         self.lines = sorted({p.line for p, _ in reads.at} | {p.line for p in reads.calls})
-        self._starts: list[int] | None = None
+        self._starts: list[int] | None = starts
         self.answers: dict[str, bool] = {}  # this check's, by function text: `keep_answers` keeps them for the next
         last = _LAST_ANSWERS
         self._last = last[1] if last is not None and last[0] == self.words else {}

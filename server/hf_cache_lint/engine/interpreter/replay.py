@@ -64,6 +64,7 @@ from hf_cache_lint.engine.interpreter.replay_matching import (
     same,
     shift_call,
     shift_run,
+    shift_trial,
 )
 from hf_cache_lint.engine.interpreter.replay_records import (
     ABSENT,
@@ -76,7 +77,7 @@ from hf_cache_lint.engine.interpreter.replay_records import (
     merge,
 )
 from hf_cache_lint.engine.interpreter.replay_store import Document, keep
-from hf_cache_lint.engine.interpreter.shift import Shifter
+from hf_cache_lint.engine.interpreter.shift import Shifter, Unmapped
 from hf_cache_lint.engine.interpreter.state import Heap, State, reachable
 from hf_cache_lint.engine.interpreter.values import HeapObj, Ref, Value
 from hf_cache_lint.engine.output.analysis import Site
@@ -125,6 +126,8 @@ class Replays:
             self.previous = rekeyed(self.previous, lambda k: (shift.key(k[0]), k[1]))
             self.previous_calls = rekeyed(self.previous_calls, shift.key)
         self._shifted: dict[int, Replay | CallRecord | None] = {}  # by id() of the recorded run or call
+        self._heaps: dict[int, tuple[dict[int, HeapObj], dict[int, HeapObj]]] = {}  # trials' bases moved
+        self._nodes_now: dict[int, tuple[Node, Node | None]] = {}  # by id() of the last check's node (_node_now)
         self.runs: dict[RunKey, Replay] = {}
         self.calls: dict[Key, list[CallRecord]] = {}
         self.max_steps, self.max_heap, self.max_work = max_steps, max_heap, max_work
@@ -231,13 +234,14 @@ class Replays:
                 return None
         return changed
 
-    def _apply(self, key: RunKey, r: Replay) -> None:
-        """Put back what the recorded run did (its reads are the same now: `_unread`)."""
+    def _apply(self, key: RunKey, r: Replay, moved: bool = False) -> None:
+        """Put back what the recorded run did (its reads are the same now: `_unread`; `moved`: its trials and
+        inner calls are this check's places)."""
         s = self.s
         end = s.module_state
         imports = self.imports
         effectful = bool(r.effects or r.resolutions)
-        if r.trials and (self.moved is not None or self.shift is not None):
+        if r.trials and not moved and (self.moved is not None or self.shift is not None):
             r = replace(r, trials=(), inner=())  # where its calls started moved: not kept
         if self.first_charges is None:
             self.first_charges = s.meter.charges
@@ -272,9 +276,12 @@ class Replays:
         now reads what the new calls read. A one-character edit inside a method that `generate` inlines: the
         method's call runs again, not `generate` (on transformers' generation/utils.py ~1.7 ms for ~7.7 ms).
 
-        Only where no line moved since the last check (a trial's places are the last check's)."""
+        After one update that added or removed lines (Enter, a join: `shift`), the trials, the calls recorded
+        inside the run and their records are moved by the line map as the run is (a trial with a place inside the
+        changed lines: no replay): the same code from the same inputs, moved, does the same, moved. After more
+        than one such update since the last check, none (`moved`)."""
         previous = self.previous.get(key)
-        if previous is None or not previous.trials or self.shift is not None or self.moved is not None or \
+        if previous is None or not previous.trials or self.moved is not None or \
                 self.tree is None or self.source is None:
             return False
         r = self._previous_run(key)
@@ -283,6 +290,10 @@ class Replays:
             return False
         source, tree = self.source, self.tree
         changed_ids = {id(n) for n in changed}
+        if self.shift is not None:
+            r = self._shifted_calls(r, changed_ids)
+            if r is None:
+                return False
         tried = [t for t in r.trials if id(t.node) in changed_ids]
         if {id(t.node) for t in tried} != changed_ids or not all(_root(n) is tree for n in changed):
             return False
@@ -320,8 +331,76 @@ class Replays:
             bodies=tuple(bodies.values()), methods=tuple(dict.fromkeys((*r.methods, *outer.methods))),
             trials=tuple(replace(t, record=records[id(t)]) if id(t) in records else t for t in r.trials),
             inner=tuple(replaced.get(id(c), (k, c)) for k, c in r.inner))
-        self._apply(key, kept)
+        self._apply(key, kept, moved=True)
         return True
+
+    def _shifted_calls(self, r: Replay, changed: set[int]) -> Replay | None:
+        """The run's trials and inner calls moved by this check's line map (r itself is moved): None when a trial
+        of a changed function cannot be; where another's cannot, every trial of its function is left out (a
+        function's trials stand for its runs only all together: `_complete`; its next edit runs the run again), and
+        an inner call that cannot is left out (it runs at a later full run of this one)."""
+        shift = self.shift
+        assert shift is not None
+        trials: list[Trial] = []
+        lost: set[int] = set()  # id() of the functions a trial of which could not be moved
+        for t in r.trials:
+            moved = shift_trial(shift, self._shifted, self._heaps, t)
+            if moved is not None:
+                # The functions being inlined around the call, as this tree's nodes: the splice may have made a
+                # new node of a function after the changed lines (parso's diff parser), and a call compares them
+                # by identity (recursion) and reads where they start (`_frame`).
+                stack = tuple(self._node_now(n, shift) for n in moved.stack)
+                callers = tuple((self._node_now(n, shift), w) for n, w in moved.callers)
+                if None in stack or any(n is None for n, _ in callers):
+                    moved = None
+                else:
+                    moved = replace(moved, stack=stack, callers=callers)
+            if moved is None:
+                if id(t.node) in changed:
+                    return None
+                lost.add(id(t.node))
+                continue
+            trials.append(moved)
+        if lost:
+            trials = [t for t in trials if id(t.node) not in lost]
+        inner: list[tuple[Key, CallRecord]] = []
+        for k, c in r.inner:
+            try:
+                nk = shift.key(k)
+            except Unmapped:
+                continue
+            mc = shift_call(shift, self._shifted, c)
+            if mc is not None:
+                inner.append((nk, mc))
+        return replace(r, trials=tuple(trials), inner=tuple(inner))
+
+    def _node_now(self, node: Node, shift: Shifter) -> Node | None:
+        """The node of this check's tree that stands for `node` of the last check's (None: none): itself when it is
+        in the tree, else the node of its type (and name) at its place moved by the line map (a node the splice
+        replaced keeps its parent and its places). Its code is compared elsewhere (the run's key for the function
+        it is, its `bodies` for those it ran), and where each function around a call starts is part of the call's
+        `where` (`_did_the_same`)."""
+        tree = self.tree
+        if tree is None:
+            return None
+        got = self._nodes_now.get(id(node))
+        if got is not None and got[0] is node:
+            return got[1]
+        found: Node | None = node if _in_tree(node, tree) else None
+        if found is None:
+            n: Node | None = None
+            try:
+                at: tuple[int, int] | None = shift.start(node.start_pos)
+                n = tree.get_leaf_for_position(at)
+            except (Unmapped, ValueError, IndexError):  # inside the changed lines, past the text's end, no leaf left
+                at = None
+            if at is not None:
+                while n is not None and not (n.type == node.type and n.start_pos == at):
+                    n = n.parent
+                if n is not None and (node.type != "funcdef" or n.name.value == node.name.value):
+                    found = n
+        self._nodes_now[id(node)] = (node, found)
+        return found
 
     def _trial(self, t: Trial, outer: Reads, run_function: Callable[[Node, dict[str, Value], Site | None], Value]
                ) -> CallRecord | None:
@@ -581,6 +660,15 @@ def _root(node: Node) -> Node:
     while node.parent is not None:
         node = node.parent
     return node
+
+
+def _in_tree(node: Node, tree: Node) -> bool:
+    """Whether `node` is in `tree`: a node the splice replaced keeps its parent, which no longer holds it."""
+    while node.parent is not None:
+        if not any(c is node for c in node.parent.children):
+            return False
+        node = node.parent
+    return node is tree
 
 
 def _did_the_same(new: CallRecord, old: CallRecord) -> bool:

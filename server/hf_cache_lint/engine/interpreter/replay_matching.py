@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, TypeVar
 
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.interpreter.replay_records import CallRecord, Facts, Replay
+from hf_cache_lint.engine.interpreter.replay_records import CallRecord, Facts, Replay, Trial
 from hf_cache_lint.engine.interpreter.shift import Shifter, Unmapped
 from hf_cache_lint.engine.interpreter.values import (
     CacheVal,
@@ -20,6 +20,7 @@ from hf_cache_lint.engine.interpreter.values import (
     ConfigState,
     Const,
     Function,
+    HeapObj,
     Lazy,
     Output,
     Ref,
@@ -118,23 +119,32 @@ def shift_run(shift: Shifter, shifted: dict[int, Replay | CallRecord | None], r:
     """The recorded run with every place it holds moved by this check's line map (None: one is inside the
     changed lines, shift.py); once per run and check (`shifted`: the check's answers, by id() of the recorded
     run or call)."""
-    got = shifted.get(id(r), r)
-    if got is not r:
-        return got  # type: ignore[return-value]
+    if id(r) in shifted:
+        return shifted[id(r)]  # type: ignore[return-value]
     try:
         m = shift.map
         before = m(r.before)
-        moved: Replay | None = replace(
-            r, names=shift.pairs(r.names), forced=shift.pairs(r.forced), heap=shift.pairs(r.heap),
+        changes = dict(
+            names=shift.pairs(r.names), forced=shift.pairs(r.forced), heap=shift.pairs(r.heap),
             bodies=tuple((n, shift.key(k)) for n, k in r.bodies),
             methods=tuple((c, name, f, shift.start(at) if at is not None else None) for c, name, f, at in r.methods),
             path=m(r.path), before=before, recorded=m(r.recorded), guarded=m(r.guarded),
             after=m(r.after) if r.changes_facts else before, effects=shift.pairs(r.effects),
             resolutions=shift.pairs(r.resolutions))
+        moved: Replay | None = r
+        # A run wholly before the changed lines holds nothing that moved: itself (the map keeps what did not move,
+        # and the keys and starts compare as numbers). Else a copy, as `replace` makes it without its checks.
+        if any(v is not (old := r.__dict__[k]) and (k not in _REBUILT or v != old) for k, v in changes.items()):
+            moved = object.__new__(Replay)
+            moved.__dict__.update(r.__dict__)
+            moved.__dict__.update(changes)
     except Unmapped:
         moved = None
     shifted[id(r)] = moved
     return moved
+
+
+_REBUILT = frozenset(("bodies", "methods"))  # shift_run's fields made anew even where nothing moved
 
 
 def shift_call(shift: Shifter, shifted: dict[int, Replay | CallRecord | None], c: CallRecord) -> CallRecord | None:
@@ -153,4 +163,36 @@ def shift_call(shift: Shifter, shifted: dict[int, Replay | CallRecord | None], c
     return moved
 
 
-__all__ = ["facts_are", "fingerprint", "moved_from", "moves", "rekeyed", "same", "shift_call", "shift_run"]
+def shift_trial(shift: Shifter, shifted: dict[int, Replay | CallRecord | None],
+                heaps: dict[int, tuple[dict[int, HeapObj], dict[int, HeapObj]]], t: Trial) -> Trial | None:
+    """Where an inlined call started (`Trial`) moved as `shift_run` moves a run: what it was given, the caller's
+    heap and path, the call sites around it, the facts, and the call's record (None: a place is inside the changed
+    lines). The functions around it stay the last check's nodes (replay.py finds this tree's). A heap's shared base
+    is moved once per check (`heaps`, by id() of the recorded dict: the trials of one run share bases)."""
+    record = shift_call(shift, shifted, t.record)
+    if record is None:
+        return None
+    m = shift.map
+    try:
+        base = _shift_heap(shift, heaps, t.base)
+        return replace(
+            t, given=shift.pairs(t.given), via=m(t.via), base=base, own={i: m(o) for i, o in t.own.items()},
+            path=m(t.path), callers=tuple((n, m(w)) for n, w in t.callers), session_via=m(t.session_via),
+            facts=m(t.facts), guarded=m(t.guarded), record=record)
+    except Unmapped:
+        return None
+
+
+def _shift_heap(shift: Shifter, heaps: dict[int, tuple[dict[int, HeapObj], dict[int, HeapObj]]],
+                heap: dict[int, HeapObj]) -> dict[int, HeapObj]:
+    got = heaps.get(id(heap))
+    if got is not None and got[0] is heap:
+        return got[1]
+    m = shift.map
+    moved = {i: m(o) for i, o in heap.items()}
+    heaps[id(heap)] = (heap, moved)
+    return moved
+
+
+__all__ = ["facts_are", "fingerprint", "moved_from", "moves", "rekeyed", "same", "shift_call", "shift_run",
+           "shift_trial"]
