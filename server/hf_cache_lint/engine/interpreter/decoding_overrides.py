@@ -1,0 +1,95 @@
+"""The `decoding_override` facts (engine/facts/decoding_override.py): a decoding method the module defines in place of
+`GenerationMixin`'s, with its signature.
+
+Precision: the method is defined in a class whose every base is `GenerationMixin` or a transformers model class (as
+hooks.py reads them: imported from transformers, by role), or a class of the module built so; or a module function
+assigned over the method of such a class (`GenerationMixin._sample = f`, `LlamaForCausalLM._sample = f`). A class that
+also derives from a project's own class outside the module is not judged (its base may define the method again)."""
+
+from __future__ import annotations
+
+import re
+
+from hf_cache_lint.engine.facts.decoding_override import DECODING_METHODS, DecodingOverride, Param, ParamKind
+from hf_cache_lint.engine.interpreter.backbone_generate import tree_nodes
+from hf_cache_lint.engine.interpreter.hook_names import (
+    binds_transformers,
+    module_names,
+    reference_role,
+)
+from hf_cache_lint.engine.interpreter.hook_trees import base_items, suite
+from hf_cache_lint.engine.syntax.nodes import Node, code, dotted, span, span_between
+
+_METHODS = frozenset(DECODING_METHODS)
+_MIXIN = re.compile(r"^\s*from\s+transformers[\w.]*\s+import\s+(\([^)]*|[^#\n]*)\bGenerationMixin\b|"
+                    r"\btransformers(\.\w+)*\.GenerationMixin\b", re.M)
+
+
+def decoding_override_facts(module: Node, text: str) -> list[DecodingOverride]:
+    if not any(m in text for m in DECODING_METHODS) or "transformers" not in text:
+        return []
+    if not binds_transformers(module, text):
+        return []
+    names = module_names(module)
+    mixin = _mixin_names(text)
+    nodes = tree_nodes(module)
+    generating: set[str] = set()  # the module's classes built on GenerationMixin or a transformers model class
+    facts: list[DecodingOverride] = []
+    for node in nodes:
+        if node.type != "classdef" or len(node.children) < 7:
+            continue
+        items = [b for b in base_items(node.children[3]) if b.type != "argument"]
+        paths = [dotted(b) for b in items]
+        if not paths or not all(p is not None and (p.split(".")[-1] in mixin or p in generating or
+                                                   reference_role(p, names) == "model") for p in paths):
+            continue
+        cls = node.children[1].value
+        generating.add(cls)
+        for stmt in suite(node.children[-1]):
+            fn = stmt.children[-1] if stmt.type == "decorated" else stmt
+            if fn.type == "funcdef" and fn.children[1].value in _METHODS:
+                facts.append(_fact(fn, cls, fn.children[1].value, f"{cls}.{fn.children[1].value}"))
+    for node in nodes:
+        if node.type != "expr_stmt" or len(node.children) != 3 or code(node.children[1]).strip() != "=":
+            continue
+        path = dotted(node.children[0])
+        value = node.children[2]
+        if path is None or "." not in path or value.type != "name":
+            continue
+        owner, method = path.rsplit(".", 1)
+        fn = names.functions.get(value.value)
+        if method not in _METHODS or fn is None or not (
+                owner.split(".")[-1] in mixin or owner in generating or reference_role(owner, names) == "model"):
+            continue
+        facts.append(_fact(fn, owner, method, value.value))
+    facts.sort(key=lambda f: (f.span.start.line, f.span.start.column))
+    return facts
+
+
+def _mixin_names(text: str) -> frozenset[str]:
+    """`GenerationMixin` where the module imports it from transformers (`from transformers import ...,
+    GenerationMixin`, `from transformers.generation.utils import GenerationMixin`) or names it off a transformers
+    module (`transformers.GenerationMixin`); a project's own class of that name is none."""
+    return frozenset({"GenerationMixin"}) if _MIXIN.search(text) else frozenset()
+
+
+def _fact(fn: Node, owner: str, method: str, function: str) -> DecodingOverride:
+    params: list[Param] = []
+    keyword_only = False
+    for i, p in enumerate(fn.get_params()):
+        if p.star_count == 1 and p.name is None:
+            keyword_only = True  # a bare `*`
+            continue
+        if p.name is None:
+            continue
+        name = p.name.value
+        if i == 0 and p.star_count == 0 and name in ("self", "cls"):
+            continue
+        kind: ParamKind = "var_positional" if p.star_count == 1 else "var_keyword" if p.star_count == 2 else \
+            "keyword_only" if keyword_only else "positional"
+        if p.star_count == 1:
+            keyword_only = True
+        last = p.children[-1]
+        end = p.children[-2] if last.type == "operator" and last.value == "," else last
+        params.append(Param(name, kind, p.default is not None, span_between(p.children[0], end)))
+    return DecodingOverride(owner, method, function, span(fn.children[1]), tuple(params))
