@@ -104,6 +104,10 @@ ERRORS: tuple[ErrorClass, ...] = (
     # table's `call:`); GenerationMixin's own helpers called by the project are HFC007's, above.
     ErrorClass("HFC010", TypeError, re.compile(r"(?:\w+\.)?(_sample|_beam_search|_assisted_decoding|\w+_sample)\(\) "
                                               r"(?:missing \d+ required|takes \d+ positional|got an unexpected keyword)")),
+    # An override of a hook that the release's caller cannot bind (HFC010: `call:`), e.g. a fixed-keyword
+    # `prepare_inputs_for_generation` handed 5.3's `next_sequence_length=`.
+    ErrorClass("HFC010", TypeError, re.compile(r"prepare_inputs_for_generation\(\) (?:got an unexpected keyword "
+                                              r"argument '(\w+)'|missing \d+ required)")),
     # The positions a hook reads (HFC011): gone from the attention layers' keywords and `Cache.update` (5.4).
     ErrorClass("HFC011", KeyError, re.compile(r"\A'(cache_position)'\Z")),
     ErrorClass("HFC011", TypeError, re.compile(r"\A'NoneType' object is not subscriptable\Z")),

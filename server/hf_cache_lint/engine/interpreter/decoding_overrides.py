@@ -48,7 +48,7 @@ def decoding_override_facts(module: Node, text: str) -> list[DecodingOverride]:
         for stmt in suite(node.children[-1]):
             fn = stmt.children[-1] if stmt.type == "decorated" else stmt
             if fn.type == "funcdef" and fn.children[1].value in _METHODS:
-                facts.append(_fact(fn, cls, fn.children[1].value, f"{cls}.{fn.children[1].value}"))
+                facts.append(_fact(fn, cls, fn.children[1].value, qualname(fn)))
     for node in nodes:
         if node.type != "expr_stmt" or len(node.children) != 3 or code(node.children[1]).strip() != "=":
             continue
@@ -61,7 +61,7 @@ def decoding_override_facts(module: Node, text: str) -> list[DecodingOverride]:
         if method not in _METHODS or fn is None or not (
                 owner.split(".")[-1] in mixin or owner in generating or reference_role(owner, names) == "model"):
             continue
-        facts.append(_fact(fn, owner, method, value.value))
+        facts.append(_fact(fn, owner, method, qualname(fn)))
     facts.sort(key=lambda f: (f.span.start.line, f.span.start.column))
     return facts
 
@@ -74,6 +74,24 @@ def _mixin_names(text: str) -> frozenset[str]:
 
 
 def _fact(fn: Node, owner: str, method: str, function: str) -> DecodingOverride:
+    return DecodingOverride(owner, method, function, span(fn.children[1]), signature_of(fn))
+
+
+def qualname(fn: Node) -> str:
+    """The function's `__qualname__`, as CPython's TypeError names it (`Cls.forward`, `outer.<locals>.f`)."""
+    parts = [fn.children[1].value]
+    node = fn.parent
+    while node is not None:
+        if node.type == "classdef":
+            parts.append(node.children[1].value)
+        elif node.type == "funcdef":
+            parts.append(f"{node.children[1].value}.<locals>")
+        node = node.parent
+    return ".".join(reversed(parts))
+
+
+def signature_of(fn: Node) -> tuple[Param, ...]:
+    """The parameters but a first `self`/`cls`: name, how each binds, whether it has a default, its span."""
     params: list[Param] = []
     keyword_only = False
     for i, p in enumerate(fn.get_params()):
@@ -92,4 +110,4 @@ def _fact(fn: Node, owner: str, method: str, function: str) -> DecodingOverride:
         last = p.children[-1]
         end = p.children[-2] if last.type == "operator" and last.value == "," else last
         params.append(Param(name, kind, p.default is not None, span_between(p.children[0], end)))
-    return DecodingOverride(owner, method, function, span(fn.children[1]), tuple(params))
+    return tuple(params)

@@ -17,6 +17,7 @@ from hf_cache_lint.engine.facts.hook_override import (
     PositionalSuper,
     ReadHow,
 )
+from hf_cache_lint.engine.interpreter.decoding_overrides import qualname, signature_of
 from hf_cache_lint.engine.interpreter.hook_names import is_trailer
 from hf_cache_lint.engine.interpreter.hook_returns import _returned_reads
 from hf_cache_lint.engine.interpreter.hook_trees import _key_read, suite, walk
@@ -148,7 +149,8 @@ def hook_fact(fn: Node, kind: HookKind, target: str, reference: str, container: 
                         members=tuple(members), dict_default=dict_default,
                         guarded_read=_guarded_read(body, "past_key_values") if kind == "prepare_inputs" else None,
                         handed=_handed_entry(fn, var_keyword) if kind == "prepare_inputs" else None,
-                        required=tuple(required), default_at=tuple(default_at))
+                        required=tuple(required), default_at=tuple(default_at), signature=signature_of(fn),
+                        qualname=qualname(fn))
 
 
 def _handed_entry(fn: Node, var_keyword: str | None) -> tuple[Span, str, str] | None:

@@ -22,10 +22,10 @@ from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.common import since
 from hf_cache_lint.rules.hfc010_hook_loses_cache import (
     attention_returns,
-    decoding_calls,
     decoding_examples,
     forward_examples,
     forward_keywords,
+    override_calls,
 )
 from hf_cache_lint.rules.hfc010_hook_loses_cache.examples import (
     DEFAULT_TITLE,
@@ -62,7 +62,7 @@ class HookLosesCache(Rule):
             if unpacks is not None:
                 yield unpacks
         for override in analysis.of(DECODING_OVERRIDE):  # a decoding method generate's call cannot bind
-            binds = decoding_calls.finding(self, analysis, override)
+            binds = override_calls.finding(self, analysis, override)
             if binds is not None:
                 yield binds
         for hook in analysis.of(HOOK_OVERRIDE):
@@ -70,20 +70,29 @@ class HookLosesCache(Rule):
                 continue  # no method of the target's generate: only the project's own code calls it, with its keys
             if _patch_raises(hook, target):
                 continue  # its block raises AttributeError at the target first (HFC007's read): the hook never runs
-            stopped = False
-            for finding in self._positional_super(analysis, hook, target):
-                stopped = stopped or finding.severity == Severity.ERROR
-                yield finding
-            yield from self._update_signature(analysis, hook, target)
-            if hook.compat or stopped:
-                continue  # reads the cache as `cache` too; or the super() call raises before the cache matters
-            yield from self._never_fed(analysis, hook, target)
-            for read in hook.reads:
-                if read.key in CACHE_NAMES and not read.returned:
-                    yield from self._lost(analysis, hook, read, target)
-            returned = [r for r in hook.reads if r.returned and r.key == "past_key_values"]
-            if returned:
-                yield from self._returned(analysis, hook, returned, target)
+            # The hook's signature bound to how the release calls it first: where that raises TypeError the hook
+            # never runs, so what it would read (the branches below) is not what breaks.
+            binds = override_calls.hook_finding(self, analysis, hook)
+            if binds is not None:
+                yield binds
+                continue
+            yield from self._hook(analysis, hook, target)
+
+    def _hook(self, analysis: Analysis, hook: HookOverride, target: Target) -> Iterator[Finding]:
+        stopped = False
+        for finding in self._positional_super(analysis, hook, target):
+            stopped = stopped or finding.severity == Severity.ERROR
+            yield finding
+        yield from self._update_signature(analysis, hook, target)
+        if hook.compat or stopped:
+            return  # reads the cache as `cache` too; or the super() call raises before the cache matters
+        yield from self._never_fed(analysis, hook, target)
+        for read in hook.reads:
+            if read.key in CACHE_NAMES and not read.returned:
+                yield from self._lost(analysis, hook, read, target)
+        returned = [r for r in hook.reads if r.returned and r.key == "past_key_values"]
+        if returned:
+            yield from self._returned(analysis, hook, returned, target)
 
     # -- the cache read under its old name ------------------------------------------------------------------------
 
