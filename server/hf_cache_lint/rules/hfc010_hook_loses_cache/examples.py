@@ -383,6 +383,22 @@ INVALID: tuple[Invalid, ...] = (
              "is never read or updated",
     ),
     invalid(
+        UPDATE.replace("    norms = []\n\n",
+                       "    norms = []\n\n"
+                       "    def reset(self):\n"
+                       "        self._seen: int = 0\n\n"
+                       "    def get_seq_length(self, layer_idx=0):\n"
+                       "        return self._seen\n\n")
+        .replace("model(prompt, past_key_values=NormPressCache(), use_cache=True)\n",
+                 "press = NormPressCache()\npress.reset()\nmodel(prompt, past_key_values=press, use_cache=True)\n"),
+        flagged="press", occurrence=2,
+        fixes={KWARGS_TITLE: ("layer_idx, cache_kwargs=None):", "layer_idx, cache_kwargs=None, **kwargs):")},
+        versions=_24, runtime="HFC010", portable=True,
+        note="the same override in a class whose own `get_seq_length` reads a counter set only by an annotated "
+             "assignment in another method (`self._seen: int = 0`, llm-compressor's `reset_states`): the class "
+             "reaches `update`, and 5.24's `kwargs=` raises there",
+    ),
+    invalid(
         UPDATE,
         flagged="NormPressCache()",
         fixes={KWARGS_TITLE: ("layer_idx, cache_kwargs=None):", "layer_idx, cache_kwargs=None, **kwargs):")},
