@@ -112,3 +112,14 @@ def test_a_project_mixin_of_that_name_is_not_transformers() -> None:
                         "from mylib import GenerationMixin").replace("class Speech(Mixin, LlamaForCausalLM)",
                                                                      "class Speech(Mixin)")
     assert found(text.replace("SIGNATURE", "synced_gpus, streamer, **model_kwargs"), "4.57.6") == []
+
+
+def test_a_backbone_s_own_sample_is_not_generate_s() -> None:
+    # A class built on a backbone alone has no generate from 4.52.1: its `_sample` is its own helper.
+    text = ("from transformers import PreTrainedModel\n\n\n"
+            "class Diffusion(PreTrainedModel):\n"
+            "    def _sample(self, z, steps):\n"
+            "        return z\n")
+    assert found(text, "4.57.6") == []
+    assert found(text.replace("(PreTrainedModel)", "(PreTrainedModel, GenerationMixin)").replace(
+        "import PreTrainedModel", "import GenerationMixin, PreTrainedModel"), "4.57.6") != []

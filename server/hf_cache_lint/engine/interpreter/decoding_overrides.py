@@ -2,8 +2,10 @@
 `GenerationMixin`'s, with its signature.
 
 Precision: the method is defined in a class whose every base is `GenerationMixin` or a transformers model class (as
-hooks.py reads them: imported from transformers, by role), or a class of the module built so; or a module function
-assigned over the method of such a class (`GenerationMixin._sample = f`, `LlamaForCausalLM._sample = f`). A class that
+hooks.py reads them: imported from transformers, by role), or a class of the module built so, and that has `generate`
+(a generation head or `GenerationMixin` among its bases, hook_classes.py `generates`: a backbone's own `_sample` is no
+loop of generate's from 4.52.1); or a module function assigned over the method of such a class
+(`GenerationMixin._sample = f`, `LlamaForCausalLM._sample = f`). A class that
 also derives from a project's own class outside the module is not judged (its base may define the method again)."""
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import re
 
 from hf_cache_lint.engine.facts.decoding_override import DECODING_METHODS, DecodingOverride, Param, ParamKind
 from hf_cache_lint.engine.interpreter.backbone_generate import tree_nodes
+from hf_cache_lint.engine.interpreter.hook_classes import Generates, _backbone, generates
 from hf_cache_lint.engine.interpreter.hook_names import (
     binds_transformers,
     module_names,
@@ -34,6 +37,7 @@ def decoding_override_facts(module: Node, text: str) -> list[DecodingOverride]:
     mixin = _mixin_names(text)
     nodes = tree_nodes(module)
     generating: set[str] = set()  # the module's classes built on GenerationMixin or a transformers model class
+    sources: dict[str, Generates] = {}
     facts: list[DecodingOverride] = []
     for node in nodes:
         if node.type != "classdef" or len(node.children) < 7:
@@ -45,6 +49,11 @@ def decoding_override_facts(module: Node, text: str) -> list[DecodingOverride]:
             continue
         cls = node.children[1].value
         generating.add(cls)
+        # Only a class with `generate` (a generation head, or `GenerationMixin` among its bases): a backbone's
+        # `_sample` (a diffusion or TTS model's own helper) is no decoding loop of generate's from 4.52.1.
+        sources[cls] = generates(node, names, sources)
+        if sources[cls] not in ("head", "mixin"):
+            continue
         for stmt in suite(node.children[-1]):
             fn = stmt.children[-1] if stmt.type == "decorated" else stmt
             if fn.type == "funcdef" and fn.children[1].value in _METHODS:
@@ -59,7 +68,8 @@ def decoding_override_facts(module: Node, text: str) -> list[DecodingOverride]:
         owner, method = path.rsplit(".", 1)
         fn = names.functions.get(value.value)
         if method not in _METHODS or fn is None or not (
-                owner.split(".")[-1] in mixin or owner in generating or reference_role(owner, names) == "model"):
+                owner.split(".")[-1] in mixin or sources.get(owner) in ("head", "mixin") or
+                (reference_role(owner, names) == "model" and not _backbone(owner.split(".")[-1]))):
             continue
         facts.append(_fact(fn, owner, method, qualname(fn)))
     facts.sort(key=lambda f: (f.span.start.line, f.span.start.column))
