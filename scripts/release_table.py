@@ -556,6 +556,162 @@ def helper_reads(release: Release, facts: dict[str, str]) -> None:
                 facts[f"reads:transformers.generation.utils.GenerationMixin.{fn.name}"] = ", ".join(sorted(read))
 
 
+# ---- calls: how transformers calls the methods projects override ---------------------------------------------------
+
+# (module file, class, method, callee): the calls whose callee a project defines in place of transformers' own (a
+# subclass's `_sample` or `prepare_inputs_for_generation`, `update` of a Cache subclass, an attention's `forward`
+# installed or patched into the layer): generate calling the decoding method, the decoding loop calling the
+# prepare hook, Llama's model calling its layers, its layers calling their attention, its attention calling the
+# cache's `update`. A callee is `self.<name>(...)` / `<receiver>.<name>(...)`, or a name bound to a method picked
+# from a module-level mapping (`decoding_method = getattr(type(self), GENERATION_MODES_MAPPING[mode])`: every
+# method name the mapping holds).
+CALLERS = (
+    ("transformers/generation/utils.py", "GenerationMixin", "generate", "*decoding"),
+    ("transformers/generation/utils.py", "GenerationMixin", "_sample", "prepare_inputs_for_generation"),
+    ("transformers/models/llama/modeling_llama.py", "LlamaModel", "forward", "decoder_layer"),
+    ("transformers/models/llama/modeling_llama.py", "LlamaDecoderLayer", "forward", "self_attn"),
+    ("transformers/models/llama/modeling_llama.py", "LlamaAttention", "forward", "update"),
+)
+DECODING_METHODS = re.compile(r"_(sample|greedy_search|beam_search|beam_sample|group_beam_search|"
+                              r"constrained_beam_search|contrastive_search|assisted_decoding|dola_decoding)")
+
+
+def _maybe_none(value: ast.expr, params: dict[str, ast.expr | None]) -> bool:
+    """`value` may be None: `None`, `d.pop(k, None)` / `d.get(k)`, or a parameter defaulting to None (generate's
+    own `streamer=None` handed to the helper)."""
+    if isinstance(value, ast.Constant) and value.value is None:
+        return True
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in ("pop", "get"):
+        return len(value.args) == 1 or (len(value.args) == 2 and isinstance(value.args[1], ast.Constant)
+                                        and value.args[1].value is None)
+    return isinstance(value, ast.Name) and value.id in params
+
+
+def _spread_keys(helper: ast.FunctionDef) -> tuple[list[str], list[str]] | None:
+    """(always, when given) of the dict a helper returns (`_extract_generation_mode_kwargs`: a dict display, keys
+    stored into it, and `{k: v for k, v in d.items() if v is not None}`, which drops a key whose value may be
+    None). None where the helper's dict is not built that way."""
+    params = {a.arg: None for a in helper.args.args if a.arg != "self"}
+    values: dict[str, ast.expr] = {}
+    var = None
+    filtered = False
+    for node in helper.body:
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+            continue
+        t = node.targets[0]
+        if isinstance(t, ast.Name) and isinstance(node.value, ast.Dict) and var is None:
+            var = t.id
+            for k, v in zip(node.value.keys, node.value.values, strict=True):
+                if not (isinstance(k, ast.Constant) and isinstance(k.value, str)):
+                    return None
+                values[k.value] = v
+        elif isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == var and \
+                isinstance(t.slice, ast.Constant) and isinstance(t.slice.value, str):
+            values[t.slice.value] = node.value
+        elif isinstance(t, ast.Name) and t.id == var and isinstance(node.value, ast.DictComp) and \
+                "is not None" in ast.unparse(node.value):
+            filtered = True
+    if var is None:
+        return None
+    given = [k for k, v in values.items() if filtered and _maybe_none(v, params)]
+    return [k for k in values if k not in given], given
+
+
+def _call_shape(call: ast.Call, skip_self: bool, spreads: dict[str, tuple[list[str], list[str]]]) -> str:
+    """`args=N kw=a,b opt=c spread`: the positional count (a `*` spread: `args=N+`), the keywords always passed, in
+    the call's order (CPython names the first one a signature cannot take), those passed only when given (a `**` of
+    a helper's filtered dict), and `spread` where a `**` of other keys (generate's `model_kwargs`, the layer's
+    `kwargs`) may carry more."""
+    args = call.args[1:] if skip_self else call.args
+    star = any(isinstance(a, ast.Starred) for a in args)
+    kw: list[str] = []
+    opt: list[str] = []
+    spread = False
+    for k in call.keywords:
+        if k.arg is not None:
+            kw.append(k.arg)
+        elif isinstance(k.value, ast.Name) and k.value.id in spreads:
+            always, given = spreads[k.value.id]
+            kw += always
+            opt += given
+        else:
+            spread = True
+    n = sum(not isinstance(a, ast.Starred) for a in args)
+    return _shape_text(f"{n}{'+' if star else ''}", kw, [k for k in opt if k not in kw], spread)
+
+
+def _shape_text(args: str, kw: list[str], opt: list[str], spread: bool) -> str:
+    return " ".join(x for x in (f"args={args}", f"kw={','.join(kw)}" if kw else "",
+                                f"opt={','.join(opt)}" if opt else "", "spread" if spread else "") if x)
+
+
+def _merge(shapes: list[str]) -> str | None:
+    """One shape for several calls of a callee: the keywords every call passes (in the first call's order), the
+    others as `opt`; None where their positional counts differ (no single fact)."""
+    parsed = [dict(p.split("=", 1) if "=" in p else (p, "") for p in s.split()) for s in shapes]
+    if len({p["args"] for p in parsed}) != 1:
+        return None
+    lists = [[k for k in p.get("kw", "").split(",") if k] for p in parsed]
+    always = [k for k in lists[0] if all(k in other for other in lists[1:])]
+    opt = list(dict.fromkeys(k for p, kw in zip(parsed, lists, strict=True)
+                             for k in [*kw, *filter(None, p.get("opt", "").split(","))] if k not in always))
+    return _shape_text(parsed[0]["args"], always, opt, any("spread" in p for p in parsed))
+
+
+def override_calls(release: Release, facts: dict[str, str]) -> None:
+    """`call:<module>.<Class>.<method>-><callee>`: how `method` calls `callee` (CALLERS), as `_call_shape` writes
+    it, one fact per callee (`*decoding`: each decoding method generate calls, `..generate->_sample`)."""
+    for path, cls_name, method, callee in CALLERS:
+        tree = release.tree(path)
+        cls = next((n for n in (tree.body if tree else []) if isinstance(n, ast.ClassDef) and n.name == cls_name),
+                   None)
+        fn = next((n for n in (cls.body if cls else []) if isinstance(n, ast.FunctionDef) and n.name == method), None)
+        if tree is None or cls is None or fn is None:
+            continue
+        helpers = {n.name: n for n in cls.body if isinstance(n, ast.FunctionDef)}
+        mappings = {t.id: [v.value for v in n.value.values if isinstance(v, ast.Constant) and
+                           isinstance(v.value, str) and "/" not in v.value]
+                    for n in tree.body if isinstance(n, ast.Assign) and isinstance(n.value, ast.Dict)
+                    for t in n.targets if isinstance(t, ast.Name)}
+        picked: dict[str, list[str]] = {}  # `decoding_method = getattr(type(self), MAPPING[...])`
+        spreads: dict[str, tuple[list[str], list[str]]] = {}  # `d = self._helper(...)` whose dict is read
+        for node in ast.walk(fn):
+            if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+                continue
+            v = node.value
+            if isinstance(v, ast.Call) and ast.unparse(v.func) == "getattr" and len(v.args) == 2 and \
+                    isinstance(v.args[1], ast.Subscript) and isinstance(v.args[1].value, ast.Name) and \
+                    v.args[1].value.id in mappings:
+                picked[node.targets[0].id] = mappings[v.args[1].value.id]
+            elif isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and \
+                    ast.unparse(v.func.value) == "self" and v.func.attr in helpers and \
+                    (keys := _spread_keys(helpers[v.func.attr])) is not None:
+                spreads[node.targets[0].id] = keys
+        shapes: dict[str, list[str]] = {}
+        for node in ast.walk(fn):
+            if not isinstance(node, ast.Call):
+                continue
+            f = node.func
+            if isinstance(f, ast.Name) and f.id in picked and node.args and ast.unparse(node.args[0]) == "self":
+                for name in picked[f.id]:
+                    shapes.setdefault(name, []).append(_call_shape(node, True, spreads))
+            elif isinstance(f, ast.Attribute) and callee == "*decoding" and ast.unparse(f.value) == "self" and \
+                    DECODING_METHODS.fullmatch(f.attr):
+                shapes.setdefault(f.attr, []).append(_call_shape(node, False, spreads))
+            elif callee != "*decoding" and (
+                    (isinstance(f, ast.Attribute) and f.attr == callee and
+                     (ast.unparse(f.value) == "self" or callee == "update")) or
+                    (isinstance(f, ast.Name) and f.id == callee)):
+                if callee == "update" and not any(w in ast.unparse(f.value) for w in ("past_key_value", "cache")):
+                    continue  # the cache's `update`, not a dict's
+                shapes.setdefault(callee, []).append(_call_shape(node, False, spreads))
+        mod = module_name(path)
+        for name, found in shapes.items():
+            merged = _merge(found)
+            if merged is not None:
+                facts[f"call:{mod}.{cls_name}.{method}->{name}"] = merged
+
+
 # ---- cache_implementation ---------------------------------------------------------------------------------------
 
 def _constants(body: list[ast.stmt], into: dict[str, object]) -> None:
@@ -715,6 +871,7 @@ def release_facts(release: Release) -> dict[str, str]:
     generate_inputs(release, facts)
     decoder_unpacks(release, facts)
     helper_reads(release, facts)
+    override_calls(release, facts)
     gen = release.tree("transformers/generation/utils.py")
     assert gen is not None
     for node in gen.body:

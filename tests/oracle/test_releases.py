@@ -13,7 +13,9 @@
   layer unpacks from its attention (`unpack:`: the tabled count runs, one more raises ValueError); what
   `_get_stopping_criteria` and `_update_model_kwargs_for_generation` read on every call (`reads:`: a config
   `_prepare_special_tokens` never saw raises AttributeError, a dict without `cache_position` KeyError, exactly where
-  the table says the helper reads them).
+  the table says the helper reads them); how generate, the decoding loop, Llama's model, layers and attention call
+  the methods projects override (`call:`: a recording override or patch sees the tabled positional count, every
+  tabled keyword, and a keyword passed only when given only when the generate call was given it).
 
 The releases are the oracle's CHECKED_VERSIONS plus each behaviour's first release and the one before it
 (`RELEASE_ORACLE_VERSIONS`; scripts/setup-oracle.sh builds them by default).
@@ -211,10 +213,82 @@ for helper, fact in expect["helper_reads"].items():
     if got != want:
         wrong.append(["reads", helper, fact, got])
 
+# How transformers calls the methods projects override (`call:`): each recorded call passes the tabled number of
+# positional arguments, every `kw` keyword, no `opt` one unless the generate call was given it (a streamer here).
+def shape_of(value):
+    parts = dict(p.split("=", 1) if "=" in p else (p, "") for p in value.split())
+    return int(parts["args"].rstrip("+")), [k for k in parts.get("kw", "").split(",") if k], \
+        [k for k in parts.get("opt", "").split(",") if k]
+
+def check_call(what, value, calls, given=()):
+    if value is None:
+        return
+    args, kw, opt = shape_of(value)
+    if not calls:
+        wrong.append(["call", what, value, "never called"])
+    for n, keys in calls:
+        if n != args or not set(kw) <= keys or any(k in keys for k in opt if k not in given):
+            wrong.append(["call", what, value, n, sorted(keys)])
+
+class Stop(Exception):
+    pass
+
+sample_calls, prepare_calls, layer_calls, attn_calls, update_calls = [], [], [], [], []
+class CallRecording(LlamaForCausalLM):
+    def _sample(self, *args, **kwargs):
+        sample_calls.append((len(args), set(kwargs)))
+        return GenerationMixin._sample(self, *args, **kwargs)
+    def prepare_inputs_for_generation(self, *args, **kwargs):
+        prepare_calls.append((len(args), set(kwargs)))
+        return super().prepare_inputs_for_generation(*args, **kwargs)
+recorder = CallRecording(LlamaConfig(**tiny)).eval()
+for layer in recorder.model.layers:
+    def layer_call(*a, _o=layer.forward, **k):
+        layer_calls.append((len(a), set(k)))
+        return _o(*a, **k)
+    def attn_call(*a, _o=layer.self_attn.forward, **k):
+        attn_calls.append((len(a), set(k)))
+        return _o(*a, **k)
+    layer.forward = layer_call
+    layer.self_attn.forward = attn_call
+recorder.generate(torch.tensor([[1, 2, 3]]), max_new_tokens=2, do_sample=False)
+calls = expect["calls"]
+check_call("_sample", calls.get("generate->_sample"), sample_calls)
+check_call("prepare_inputs_for_generation", calls.get("_sample->prepare_inputs_for_generation"), prepare_calls)
+check_call("decoder_layer", calls.get("LlamaModel->decoder_layer"), layer_calls)
+check_call("self_attn", calls.get("LlamaDecoderLayer->self_attn"), attn_calls)
+from transformers.generation.streamers import BaseStreamer
+class NullStreamer(BaseStreamer):
+    def put(self, value):
+        pass
+    def end(self):
+        pass
+sample_calls.clear()
+recorder.generate(torch.tensor([[1, 2, 3]]), max_new_tokens=2, do_sample=False, streamer=NullStreamer())
+check_call("_sample with a streamer", calls.get("generate->_sample"), sample_calls, given=("streamer",))
+from transformers import DynamicCache
+class UpdateRecording(DynamicCache):
+    def update(self, *args, **kwargs):
+        update_calls.append((len(args), set(kwargs)))
+        return super().update(*args, **kwargs)
+try:
+    recorder(input_ids=torch.tensor([[1, 2, 3]]), past_key_values=UpdateRecording(), use_cache=True)
+except Exception as exc:  # a release whose DynamicCache needs arguments: no update call recorded
+    wrong.append(["call", "update", repr(exc)[:200]])
+check_call("update", calls.get("LlamaAttention->update"), update_calls)
+
 print(len(expect["importable"]), "paths,", len(expect["members"]), "members checked")
 assert not wrong, json.dumps(wrong[:40])
 '''
 
+# The `call:` facts the probe checks, by a short name the probe reads.
+_CALLS = {
+    "generate->_sample": "generation.utils.GenerationMixin.generate->_sample",
+    "_sample->prepare_inputs_for_generation": "generation.utils.GenerationMixin._sample->prepare_inputs_for_generation",
+    "LlamaModel->decoder_layer": "models.llama.modeling_llama.LlamaModel.forward->decoder_layer",
+    "LlamaDecoderLayer->self_attn": "models.llama.modeling_llama.LlamaDecoderLayer.forward->self_attn",
+    "LlamaAttention->update": "models.llama.modeling_llama.LlamaAttention.forward->update",
+}
 _PROBED_MODULES = ("transformers.cache_utils", "transformers.generation.utils", "transformers.models.")
 
 
@@ -270,6 +344,7 @@ def expectations(version: str) -> dict[str, object]:
             "generate_input": {k: releases.value(f"generate_input:{k}", version)
                                for k in ("past_key_values", "cache", "cache_position")},
             "unpack": unpack,
+            "calls": {short: releases.value(f"call:transformers.{path}", version) for short, path in _CALLS.items()},
             "helper_reads": {h: releases.value(f"reads:transformers.generation.utils.GenerationMixin.{h}", version)
                              for h in ("_get_stopping_criteria", "_update_model_kwargs_for_generation")},
             "cache_implementation": values, "choices": releases.value("cache_implementation:(choices)", version),

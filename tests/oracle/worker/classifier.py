@@ -100,6 +100,14 @@ ERRORS: tuple[ErrorClass, ...] = (
                                               r"got multiple values for argument '(next_sequence_length)'")),
     # A model subclass's forward with a fixed keyword list under generate (HFC010: the release table's generate_input:).
     ErrorClass("HFC010", TypeError, re.compile(r"\.forward\(\) got an unexpected keyword argument '(cache_position|cache)'")),
+    # A decoding method defined in place of GenerationMixin's that generate's call cannot bind (HFC010: the release
+    # table's `call:`); GenerationMixin's own helpers called by the project are HFC007's, above.
+    ErrorClass("HFC010", TypeError, re.compile(r"(?:\w+\.)?(_sample|_beam_search|_assisted_decoding|\w+_sample)\(\) "
+                                              r"(?:missing \d+ required|takes \d+ positional|got an unexpected keyword)")),
+    # An override of a hook that the release's caller cannot bind (HFC010: `call:`), e.g. a fixed-keyword
+    # `prepare_inputs_for_generation` handed 5.3's `next_sequence_length=`.
+    ErrorClass("HFC010", TypeError, re.compile(r"prepare_inputs_for_generation\(\) (?:got an unexpected keyword "
+                                              r"argument '(\w+)'|missing \d+ required)")),
     # The positions a hook reads (HFC011): gone from the attention layers' keywords and `Cache.update` (5.4).
     ErrorClass("HFC011", KeyError, re.compile(r"\A'(cache_position)'\Z")),
     ErrorClass("HFC011", TypeError, re.compile(r"\A'NoneType' object is not subscriptable\Z")),

@@ -19,6 +19,7 @@ Facts are keyed by kind and dotted path; a fact's value is a short string:
 | `name:transformers.modeling_utils.PreTrainedModel` | its bases, `class(nn.Module, ..., GenerationMixin, ...)`: a class built on it has `generate` only where `GenerationMixin` is one (to 4.51.3) |
 | `generate_input:<past_key_values, cache or cache_position>` | `always`: generate hands it to a Llama subclass's forward each step; `if-forward-takes`: only to a forward that takes it (remote code, 5.x) |
 | `unpack:<module>.<DecoderLayer>.self_attn` | how many values the decoder layer's forward unpacks from `self.self_attn(...)` (`3` to 4.47, `2` after, for Llama) |
+| `call:<module>.<Class>.<method>-><callee>` | how `method` calls the overridable `callee` (`generate->_sample`, `_sample->prepare_inputs_for_generation`, Llama's `->decoder_layer`, `->self_attn`, `->update`): `args=N kw=a,b opt=c spread` (positional count besides `self`; keywords every call passes, in call order; keywords passed only when given; a `**` that may carry more) |
 
 A signature's parameters carry their defaults and no annotations; `@deprecate_kwarg(...)` decorators are kept
 (they rename what a call may pass).

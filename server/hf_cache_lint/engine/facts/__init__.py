@@ -30,6 +30,7 @@ kind's trigger test says cannot hold it.
     fixed_forward.py    FixedForward: a generated model subclass's `forward` with a fixed keyword list
     patched_attention.py PatchedAttention: a loaded model's `self_attn.forward` patched, with its return count
     pickled_cache.py    PickledCache: a cache saved with `torch.save`, a `torch.load(..., weights_only=True)`
+    decoding_override.py DecodingOverride: a decoding method (`_sample`, ...) defined in place of GenerationMixin's
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ from typing import Literal
 
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.facts import FactKind
+from hf_cache_lint.engine.facts.decoding_override import Param
 
 # prepare_inputs: `prepare_inputs_for_generation`; forward: an attention or decoder layer's `forward` (reference:
 # which of transformers' layers); model_kwargs: a model method taking generate's `model_kwargs`; forward_hook: a
@@ -127,6 +128,10 @@ class HookOverride:
     required: tuple[str, ...] = ()
     # The span after a parameter's name where a default goes (`cache_kwargs` -> `cache_kwargs=None`), by name.
     default_at: tuple[tuple[str, Span], ...] = ()
+    # The whole signature (but `self`) and the function's `__qualname__`: HFC010 binds them to how the release's
+    # caller calls the hook (the release table's `call:` facts).
+    signature: tuple[Param, ...] = ()
+    qualname: str = ""
 
 
 def might_hold_hook(text: str) -> bool:

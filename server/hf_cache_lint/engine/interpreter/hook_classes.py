@@ -30,7 +30,7 @@ def fails_first(cls: Node, base: str) -> str:
     `layers` in its mask and length calls: AttributeError, HFC002's `object` container, docs/facts.md §8);
     "layer_idx" when its own `get_seq_length` takes no
     `layer_idx` (nor `**kwargs`); else the first attribute that `get_seq_length` reads off `self` and the class never
-    assigns with `=` (an augmented `self._seen_tokens += n` reads it first); else ""."""
+    assigns with `=` (annotated or not; an augmented `self._seen_tokens += n` reads it first); else ""."""
     methods: dict[str, Node] = {}
     for stmt in suite(cls.children[-1]):
         fn = stmt.children[-1] if stmt.type == "decorated" else stmt
@@ -50,9 +50,12 @@ def fails_first(cls: Node, base: str) -> str:
     params = length.get_params()
     if not any(p.star_count == 2 or p.name.value == "layer_idx" for p in params[1:]):
         return "layer_idx"
+    # `self.x = v`, and `self.x: T = v` (an annotated assignment with a value: llm-compressor's `reset_states`).
     assigned = {_self_attribute(t) for fn in methods.values() for node in walk(fn.children[-1])
                 if node.type == "expr_stmt" and node.children[1].type == "operator" and node.children[1].value == "="
-                for t in node.children[:-1:2]}
+                for t in node.children[:-1:2]} | \
+        {_self_attribute(node.children[0]) for fn in methods.values() for node in walk(fn.children[-1])
+         if node.type == "expr_stmt" and node.children[1].type == "annassign" and len(node.children[1].children) == 4}
     for node in walk(length.children[-1]):
         name = _self_attribute(node)
         if name and name not in assigned and name not in methods:

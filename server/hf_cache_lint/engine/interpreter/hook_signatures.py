@@ -17,9 +17,10 @@ from hf_cache_lint.engine.facts.hook_override import (
     PositionalSuper,
     ReadHow,
 )
+from hf_cache_lint.engine.interpreter.decoding_overrides import qualname, signature_of
 from hf_cache_lint.engine.interpreter.hook_names import is_trailer
 from hf_cache_lint.engine.interpreter.hook_returns import _returned_reads
-from hf_cache_lint.engine.interpreter.hook_trees import _key_read, suite, walk
+from hf_cache_lint.engine.interpreter.hook_trees import _key_read, cache_key_names, suite, walk
 from hf_cache_lint.engine.syntax.nodes import Node, call_args, code, span, span_between, string_value
 
 
@@ -67,6 +68,9 @@ def hook_fact(fn: Node, kind: HookKind, target: str, reference: str, container: 
     emptied: tuple[int, int] | None = None
     emptying_tests: set[Node] = set()
     members = _members_read(fn, {r.key for r in reads if r.how == "parameter" and r.key in CACHE_NAMES})
+    # A pre-hook storing the cache under a key it picks at run time among the old names (llm-compressor's
+    # `kwargs[module._past_kv_name] = kv_cache`): on a release that takes neither, whichever it picked is lost.
+    named = cache_key_names(body) if stores else None
     for node in walk(body):
         if update_kwargs is not None and emptied is None and (test := _none_to_a_dict(node, update_kwargs)) is not None:
             emptied = node.start_pos
@@ -76,7 +80,7 @@ def hook_fact(fn: Node, kind: HookKind, target: str, reference: str, container: 
             passes_on = True
         if node.type in ("power", "atom_expr") and node.children[0].type == "name" and \
                 node.children[0].value in containers:
-            got = _key_read(node)
+            got = _key_read(node, named)
             if got is None:
                 continue
             key, how, end = got
@@ -148,7 +152,8 @@ def hook_fact(fn: Node, kind: HookKind, target: str, reference: str, container: 
                         members=tuple(members), dict_default=dict_default,
                         guarded_read=_guarded_read(body, "past_key_values") if kind == "prepare_inputs" else None,
                         handed=_handed_entry(fn, var_keyword) if kind == "prepare_inputs" else None,
-                        required=tuple(required), default_at=tuple(default_at))
+                        required=tuple(required), default_at=tuple(default_at), signature=signature_of(fn),
+                        qualname=qualname(fn))
 
 
 def _handed_entry(fn: Node, var_keyword: str | None) -> tuple[Span, str, str] | None:

@@ -13,6 +13,7 @@ from hf_cache_lint.engine.facts.generate_call import GenerateCall
 from hf_cache_lint.engine.facts.hook_override import HookOverride
 from hf_cache_lint.engine.interpreter import Interpreter, replay_store
 from hf_cache_lint.engine.interpreter.backbone_generate import backbone_generate_facts
+from hf_cache_lint.engine.interpreter.decoding_overrides import decoding_override_facts
 from hf_cache_lint.engine.interpreter.fixed_forwards import fixed_forward_facts
 from hf_cache_lint.engine.interpreter.hook_classes import update_reach
 from hf_cache_lint.engine.interpreter.hooks import hook_facts
@@ -77,7 +78,7 @@ def analyse(text: str, path: str, context: Context, tree: object | None = None,
             removed = removed_api_uses(tree, text, context.target, s.guards, tuple(uses),
                                        source.offsets if source is not None and source.text is text else None)
             backbones = [*backbone_generate_facts(tree, text), *fixed_forward_facts(tree, text),
-                         *patched_attention_facts(tree, text)]
+                         *patched_attention_facts(tree, text), *decoding_override_facts(tree, text)]
         except RecursionError:  # a statement too deeply nested for its walk (the interpreter noted it)
             removed, hooks, sent, backbones = (), [], [], []
     return Analysis(text=text, path=path, context=context,

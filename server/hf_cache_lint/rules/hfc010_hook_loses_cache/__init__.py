@@ -12,6 +12,7 @@ from hf_cache_lint.engine.environment.releases_models import removed_model_name
 from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
 from hf_cache_lint.engine.facts.cache_use import CacheUse
+from hf_cache_lint.engine.facts.decoding_override import KIND as DECODING_OVERRIDE
 from hf_cache_lint.engine.facts.fixed_forward import KIND as FIXED_FORWARD
 from hf_cache_lint.engine.facts.hook_override import CACHE_NAMES, HookOverride, HookRead
 from hf_cache_lint.engine.facts.hook_override import KIND as HOOK_OVERRIDE
@@ -19,7 +20,13 @@ from hf_cache_lint.engine.facts.patched_attention import KIND as PATCHED_ATTENTI
 from hf_cache_lint.engine.output.analysis import Analysis
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.common import since
-from hf_cache_lint.rules.hfc010_hook_loses_cache import attention_returns, forward_examples, forward_keywords
+from hf_cache_lint.rules.hfc010_hook_loses_cache import (
+    attention_returns,
+    decoding_examples,
+    forward_examples,
+    forward_keywords,
+    override_calls,
+)
 from hf_cache_lint.rules.hfc010_hook_loses_cache.examples import (
     DEFAULT_TITLE,
     FED_TITLE,
@@ -40,9 +47,9 @@ class HookLosesCache(Rule):
     summary = ("A generation hook the code overrides or patches reads the cache under a name transformers no longer "
                "passes it (5.24's `cache=`, 4.56's `past_key_values=`), or binds transformers' hook by position.")
     default_severity = Severity.ERROR
-    reads = frozenset({HOOK_OVERRIDE, CACHE_USE, FIXED_FORWARD, PATCHED_ATTENTION})
-    valid = VALID + forward_examples.VALID
-    invalid = INVALID + forward_examples.INVALID
+    reads = frozenset({HOOK_OVERRIDE, CACHE_USE, FIXED_FORWARD, PATCHED_ATTENTION, DECODING_OVERRIDE})
+    valid = VALID + forward_examples.VALID + decoding_examples.VALID
+    invalid = INVALID + forward_examples.INVALID + decoding_examples.INVALID
 
     def check(self, analysis: Analysis) -> Iterable[Finding]:
         target = analysis.context.target
@@ -54,25 +61,38 @@ class HookLosesCache(Rule):
             unpacks = attention_returns.finding(self, analysis, patched)
             if unpacks is not None:
                 yield unpacks
+        for override in analysis.of(DECODING_OVERRIDE):  # a decoding method generate's call cannot bind
+            binds = override_calls.finding(self, analysis, override)
+            if binds is not None:
+                yield binds
         for hook in analysis.of(HOOK_OVERRIDE):
             if hook.kind == "model_kwargs" and not _generate_calls(hook, target):
                 continue  # no method of the target's generate: only the project's own code calls it, with its keys
             if _patch_raises(hook, target):
                 continue  # its block raises AttributeError at the target first (HFC007's read): the hook never runs
-            stopped = False
-            for finding in self._positional_super(analysis, hook, target):
-                stopped = stopped or finding.severity == Severity.ERROR
-                yield finding
-            yield from self._update_signature(analysis, hook, target)
-            if hook.compat or stopped:
-                continue  # reads the cache as `cache` too; or the super() call raises before the cache matters
-            yield from self._never_fed(analysis, hook, target)
-            for read in hook.reads:
-                if read.key in CACHE_NAMES and not read.returned:
-                    yield from self._lost(analysis, hook, read, target)
-            returned = [r for r in hook.reads if r.returned and r.key == "past_key_values"]
-            if returned:
-                yield from self._returned(analysis, hook, returned, target)
+            # The hook's signature bound to how the release calls it first: where that raises TypeError the hook
+            # never runs, so what it would read (the branches below) is not what breaks.
+            binds = override_calls.hook_finding(self, analysis, hook)
+            if binds is not None:
+                yield binds
+                continue
+            yield from self._hook(analysis, hook, target)
+
+    def _hook(self, analysis: Analysis, hook: HookOverride, target: Target) -> Iterator[Finding]:
+        stopped = False
+        for finding in self._positional_super(analysis, hook, target):
+            stopped = stopped or finding.severity == Severity.ERROR
+            yield finding
+        yield from self._update_signature(analysis, hook, target)
+        if hook.compat or stopped:
+            return  # reads the cache as `cache` too; or the super() call raises before the cache matters
+        yield from self._never_fed(analysis, hook, target)
+        for read in hook.reads:
+            if read.key in CACHE_NAMES and not read.returned:
+                yield from self._lost(analysis, hook, read, target)
+        returned = [r for r in hook.reads if r.returned and r.key == "past_key_values"]
+        if returned:
+            yield from self._returned(analysis, hook, returned, target)
 
     # -- the cache read under its old name ------------------------------------------------------------------------
 

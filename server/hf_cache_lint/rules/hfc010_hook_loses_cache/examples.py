@@ -171,6 +171,18 @@ PRE_STORE = (
     "    model(prompt, use_cache=False)\n"
     "assert CALIBRATION.get_seq_length() == 5, f\"the calibration cache saw {CALIBRATION.get_seq_length()} tokens\"\n")
 
+# llm-compressor's calibration pre-hook: the key picked at run time from the attention's signature among the cache's
+# old names (`past_key_value` where the forward has it, else `past_key_values`): on 5.24+ neither is the layer's.
+PRE_STORE_PICKED = PRE_STORE.replace(
+    "import torch\n", "import inspect\n\nimport torch\n", 1).replace(
+    '    kwargs["past_key_value"] = CALIBRATION\n',
+    '    if not hasattr(module, "_past_kv_name"):\n'
+    '        module._past_kv_name = (\n'
+    '            "past_key_value" if "past_key_value" in inspect.signature(module.forward).parameters\n'
+    '            else "past_key_values"\n'
+    '        )\n'
+    "    kwargs[module._past_kv_name] = CALIBRATION\n")
+
 # A KV-compression library's patch: it wraps the model's own hook and swaps the cache it finds in the returned
 # model inputs for its own class (whose `update` counts the layers it stores).
 SWAP_WRAPPER = (
@@ -358,6 +370,33 @@ INVALID: tuple[Invalid, ...] = (
                              'else "past_key_value"]')},
         severity=Severity.WARNING, runtime="OTHER", portable=True,
         note="the same pre-hook made by a factory the registration calls (LightCompress's `kv_cache_input_hook()`)",
+    ),
+    invalid(
+        PRE_STORE_PICKED,
+        flagged="kwargs[module._past_kv_name]",
+        fixes={STORE_TITLE: ("kwargs[module._past_kv_name]",
+                             'kwargs["cache" if "cache" in kwargs else "past_key_values" if "past_key_values" in kwargs '
+                             'else "past_key_value"]')},
+        severity=Severity.WARNING, versions=_24, runtime="OTHER", portable=True,
+        note="the key picked at run time from the attention's signature among the cache's old names (llm-compressor's "
+             "calibration hook): right up to 5.23, and on 5.24+ neither name is the layer's, so whichever it picked "
+             "is never read or updated",
+    ),
+    invalid(
+        UPDATE.replace("    norms = []\n\n",
+                       "    norms = []\n\n"
+                       "    def reset(self):\n"
+                       "        self._seen: int = 0\n\n"
+                       "    def get_seq_length(self, layer_idx=0):\n"
+                       "        return self._seen\n\n")
+        .replace("model(prompt, past_key_values=NormPressCache(), use_cache=True)\n",
+                 "press = NormPressCache()\npress.reset()\nmodel(prompt, past_key_values=press, use_cache=True)\n"),
+        flagged="press", occurrence=2,
+        fixes={KWARGS_TITLE: ("layer_idx, cache_kwargs=None):", "layer_idx, cache_kwargs=None, **kwargs):")},
+        versions=_24, runtime="HFC010", portable=True,
+        note="the same override in a class whose own `get_seq_length` reads a counter set only by an annotated "
+             "assignment in another method (`self._seen: int = 0`, llm-compressor's `reset_states`): the class "
+             "reaches `update`, and 5.24's `kwargs=` raises there",
     ),
     invalid(
         UPDATE,

@@ -9,6 +9,7 @@ from hf_cache_lint.rules.hfc010_hook_loses_cache.examples import (
     LAYER_PATCH,
     OLD_NAME,
     PRE_HOOK,
+    PRE_STORE_PICKED,
     PREPARE,
     READER,
     SWAP_WRAPPER,
@@ -244,6 +245,16 @@ VALID: tuple[Valid, ...] = (
                          '    past = kwargs.get("cache", kwargs.get("past_key_values", past))\n'),
         note="the `past=` hook that takes the cache out of its `**kwargs` under either name first: it gets it on "
              "every release",
+    ),
+    Valid(
+        PRE_STORE_PICKED.replace('"past_key_value" if "past_key_value" in inspect.signature(module.forward).parameters\n'
+                                 '            else "past_key_values"',
+                                 '"cache" if "cache" in inspect.signature(module.forward).parameters\n'
+                                 '            else "past_key_value" if "past_key_value" in '
+                                 'inspect.signature(module.forward).parameters\n'
+                                 '            else "past_key_values"'),
+        note="the pre-hook picking its key from the attention's signature among all three names, 5.24's `cache` "
+             "included: it stores under the name the layer takes on every release",
     ),
 )
 
