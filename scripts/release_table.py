@@ -12,9 +12,10 @@ release (every release from 4.41.0 to the newest on PyPI, patches included):
 - `export:` the names `import transformers` serves lazily (`_import_structure`, and the models' `__all__` where the
   top-level init builds its structure from them) that are cache classes or live in `cache_utils`;
 - `init:` / `member:` constructors and public members (methods with their parameters, properties, attributes set
-  in `__init__`, class attributes) of those classes, of `GenerationMixin` (private helpers and hooks too), and the
+  on `self` in any of their methods, class attributes) of those classes, of `GenerationMixin` (private helpers and hooks too), and the
   cache hooks (`forward`, `prepare_inputs_for_generation`) of the reference models (Llama, Mamba, T5);
-- `genconfig:` the fields `GenerationConfig.__init__` takes, with their defaults;
+- `genconfig:` the fields `GenerationConfig.__init__` takes, with their defaults; `member:` of `GenerationConfig`
+  (its methods, properties and what any of its methods sets on `self`);
 - `cache_implementation:` the values `GenerationConfig.validate()` accepts ("valid"/"deprecated"), and whether it
   checks at all (`cache_implementation:*`);
 - `model_attr:` the class attributes of `PreTrainedModel` / `GenerationMixin` about caches and generation;
@@ -181,9 +182,11 @@ def class_members(cls: ast.ClassDef, private: bool) -> Iterator[tuple[str, str]]
             for t in bound:
                 if isinstance(t, ast.Name) and (private or not t.id.startswith("_")):
                     seen[t.id] = "classattr"
-    init = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
-    if init is not None:
-        for sub in ast.walk(init):
+    # The attributes its methods set on the instance: `__init__`'s, and those another method sets
+    # (`StaticLayer.lazy_initialization`'s `self.max_batch_size = ...`, 4.56-4.57; the first update runs it), so a
+    # member a release sets late is not taken for one it lacks. A class-level name or method keeps its description.
+    for method in (n for n in cls.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)):
+        for sub in ast.walk(method):
             targets: list[ast.expr] = []
             if isinstance(sub, ast.Assign):
                 targets = list(sub.targets)
@@ -894,6 +897,14 @@ def release_facts(release: Release) -> dict[str, str]:
                     facts[f"model_attr:PreTrainedModel.{target.id}"] = _class_value(node, target.id)
     for field, default in genconfig_fields(release).items():
         facts[f"genconfig:{field}"] = default
+    # Its members as a class's (methods, properties, what any method sets on `self`: every field `__init__` pops
+    # from its kwargs is one), for reads and calls on a config the code holds (`generation_config.
+    # return_legacy_cache`, set on 4.42-4.57, an AttributeError from 5.0).
+    configs = release.tree("transformers/generation/configuration_utils.py")
+    assert configs is not None
+    for node in configs.body:
+        if isinstance(node, ast.ClassDef) and node.name == "GenerationConfig":
+            record_class("transformers.generation.configuration_utils", node, facts)
     for value, status in cache_implementations(release).items():
         facts[f"cache_implementation:{value}"] = status
     return facts

@@ -29,6 +29,9 @@ CODE = (
     "        w = c.k\n"               # 12
     "    if flag: v = c.m\n"          # 13: one-line branch
     "    u = c.n + c.p\n"             # 14
+    "    f(x=c.q, y=c.r)\n"           # 15: a call's arguments
+    "    f(c.s or c.t, c.u)\n"        # 16
+    "    f(g(c.v), c.w)\n"            # 17
 )
 TREE = parso.parse(CODE)
 
@@ -47,6 +50,11 @@ def at(line: int, text: str) -> Position:
     (at(13, "c.m"), at(14, "c.n"), False),  # a one-line branch
     (at(14, "c.n"), at(14, "c.p"), False),  # one statement: its order is not always the text's (`a = b`, `x if c`)
     (at(6, "c.e"), at(2, "c.a"), False),    # only forward
+    (at(15, "c.q"), at(15, "c.r"), True),   # a call's arguments are evaluated left to right
+    (at(15, "c.r"), at(15, "c.q"), False),  # not backwards
+    (at(16, "c.t"), at(16, "c.u"), False),  # an `or` operand may not run
+    (at(16, "c.s"), at(16, "c.t"), False),  # nor is it an argument of its own
+    (at(17, "c.v"), at(17, "c.w"), True),   # an earlier argument's own call's argument runs first too
 ])
 def test_dominates(first: Position, later: Position, expected: bool) -> None:
     assert dominates(TREE, first, later) is expected

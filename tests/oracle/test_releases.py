@@ -127,6 +127,9 @@ config = GenerationConfig()
 for field in expect["genconfig"]:
     if not hasattr(config, field):
         wrong.append(["genconfig", field])
+for name, want in expect["config_members"].items():
+    if hasattr(config, name) != want:
+        wrong.append(["config_member", name, want, not want])
 
 from transformers import PreTrainedModel
 from transformers.generation.utils import GenerationMixin
@@ -290,6 +293,7 @@ _CALLS = {
     "LlamaAttention->update": "models.llama.modeling_llama.LlamaAttention.forward->update",
 }
 _PROBED_MODULES = ("transformers.cache_utils", "transformers.generation.utils", "transformers.models.")
+_CONFIG_CLASS = "transformers.generation.configuration_utils.GenerationConfig."
 
 
 def expectations(version: str) -> dict[str, object]:
@@ -300,6 +304,9 @@ def expectations(version: str) -> dict[str, object]:
     values: dict[str, bool] = {}
     genconfig: list[str] = []
     model_attr: dict[str, str | None] = {}
+    # `GenerationConfig`'s members (methods, properties, what its methods set on `self`): on a fresh instance, present
+    # exactly where the table has them, for every name some release had (HFC007 reads them off a config the code holds).
+    config_members: dict[str, bool] = {}
     for key in t.facts:
         kind, _, path = key.partition(":")
         here = releases.value(key, version)
@@ -330,6 +337,8 @@ def expectations(version: str) -> dict[str, object]:
             genconfig.append(path)
         elif kind == "model_attr":
             model_attr[path] = here
+        if kind == "member" and path.startswith(_CONFIG_CLASS) and not path[len(_CONFIG_CLASS):].startswith("_"):
+            config_members[path[len(_CONFIG_CLASS):]] = here is not None
     checked = releases.value("cache_implementation:*", version) == "checked"
     if checked:
         values["no-such-cache"] = False
@@ -348,7 +357,7 @@ def expectations(version: str) -> dict[str, object]:
             "helper_reads": {h: releases.value(f"reads:transformers.generation.utils.GenerationMixin.{h}", version)
                              for h in ("_get_stopping_criteria", "_update_model_kwargs_for_generation")},
             "cache_implementation": values, "choices": releases.value("cache_implementation:(choices)", version),
-            "genconfig": genconfig, "model_attr": model_attr}
+            "genconfig": genconfig, "model_attr": model_attr, "config_members": config_members}
 
 
 _PLAIN_BASES = frozenset({"", "ABC", "object"})

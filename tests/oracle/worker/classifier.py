@@ -74,6 +74,8 @@ ERRORS: tuple[ErrorClass, ...] = (
                                                     r"_supports_num_logits_to_keep|_validate_assistant|"
                                                     r"_validate_model_class)'?|"
                                                     r"module transformers has no attribute (\w*Cache)\b")),
+    # A `GenerationConfig` field a release removed (`return_legacy_cache`, gone from 5.0.0: HFC007).
+    ErrorClass("HFC007", AttributeError, re.compile(r"'GenerationConfig' object has no attribute '(\w+)'")),
     # `generate` on a model class built on a backbone alone: PreTrainedModel lost GenerationMixin in 4.52.1 (HFC007).
     ErrorClass("HFC007", AttributeError, re.compile(r"'\w+' object has no attribute '(generate)'")),
     # A cache constructor called with an older release's positional arguments (HFC007).
@@ -111,6 +113,10 @@ ERRORS: tuple[ErrorClass, ...] = (
     # The positions a hook reads (HFC011): gone from the attention layers' keywords and `Cache.update` (5.4).
     ErrorClass("HFC011", KeyError, re.compile(r"\A'(cache_position)'\Z")),
     ErrorClass("HFC011", TypeError, re.compile(r"\A'NoneType' object is not subscriptable\Z")),
+    # A cache layer's or a GenerationConfig's method called with arguments the release's signature rejects
+    # (`DynamicLayer.crop(max_length=3)` from 5.19.0: HFC007; after HFC010's `update` keywords, which win).
+    ErrorClass("HFC007", TypeError, re.compile(r"^(\w+Layer|GenerationConfig)\.(\w+)\(\) (?:got an unexpected keyword "
+                                               r"argument|got multiple values|takes|missing)")),
     ErrorClass("HFC011", AttributeError, re.compile(r"\A'NoneType' object has no attribute '(get)'\Z")),
 )
 

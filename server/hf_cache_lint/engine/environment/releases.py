@@ -144,6 +144,11 @@ def gone_since(fact: str, version: Version | str) -> Version | None:
     return releases[releases.index(last_had) + 1]
 
 
+def bases(module: str, cls: str, version: Version | str) -> list[str]:
+    """The bases of `module.cls` at `version`, as its `name:` fact writes them (an alias: what it aliases)."""
+    return _bases(module, cls, version)
+
+
 def _bases(module: str, cls: str, version: Version | str) -> list[str]:
     described = value(f"name:{module}.{cls}", version) or ""
     if described.startswith("alias("):

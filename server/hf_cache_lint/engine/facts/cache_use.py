@@ -75,7 +75,7 @@ class CacheUse:
 
     op: CacheOp
     name: str
-    what: Literal["cache", "model"]
+    what: Literal["cache", "model", "config", "layer"]
     receiver_class: str | None
     module: str
     description: str

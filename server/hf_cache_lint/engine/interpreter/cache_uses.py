@@ -14,9 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 from hf_cache_lint.engine.base.findings import Position, Span
+from hf_cache_lint.engine.environment import releases
 from hf_cache_lint.engine.facts.cache_use import (
     KIND,
     ArgKind,
@@ -26,14 +28,16 @@ from hf_cache_lint.engine.facts.cache_use import (
     model_member_recorded,
 )
 from hf_cache_lint.engine.interpreter.except_fallbacks import pair
-from hf_cache_lint.engine.interpreter.init_members import init_sets
+from hf_cache_lint.engine.interpreter.init_members import init_sets, instance_only
 from hf_cache_lint.engine.interpreter.none_tests import none_test_at
 from hf_cache_lint.engine.interpreter.session import EvArg, Session
 from hf_cache_lint.engine.interpreter.values import (
     CacheVal,
     ClassDef,
+    ConfigState,
     Const,
     InstanceState,
+    LayerVal,
     Lazy,
     ListVal,
     Maybe,
@@ -54,7 +58,7 @@ if TYPE_CHECKING:
 class Subject:
     """What a receiver is, as recorded: see CacheUse."""
 
-    what: Literal["cache", "model"]
+    what: Literal["cache", "model", "config", "layer"]
     cls: str | None
     module: str
     description: str
@@ -89,9 +93,13 @@ class CacheUses:
             obj = self.s.obj(value)
             if isinstance(obj, InstanceState):
                 return _subclass_subject(obj, name)
+            if isinstance(obj, ConfigState):
+                return _config_subject(obj, name)
             if not model_member_recorded(name):
                 return None
             return _model_subject(obj) if isinstance(obj, ModelState) else None
+        if type(value) is LayerVal:  # a transformers cache's layer (values.py `cache_layers`)
+            return Subject("layer", value.cls, _CU, value.description, False) if name else None
         if type(value) is Maybe:
             subjects = [self.subject(v, name) if not (type(v) is Const and v.value is None) else None
                         for v, _ in value.options]
@@ -145,6 +153,14 @@ class CacheUses:
         """`receiver.name` read or written (`trailer` is `.name`; `before`: the trailers between `head` and it)."""
         name = trailer.children[1].value
         who = self.subject(value, name)
+        if who is not None and who.what in ("config", "layer") and op == "write":
+            who = None  # a plain store on a config or layer (what transformers reads of them is its own)
+        if who is None and type(value) is Ref and not (op == "write" and name in SILENT_OWN):
+            obj = self.s.obj(value)
+            # Public names only: the release table's members are (a private counter's read is `_unset_counter`'s).
+            if isinstance(obj, InstanceState) and obj.cache_base and name in obj.own and not name.startswith("_") \
+                    and (op == "write" or (op == "read" and self._inlined() and obj.get(name) is None)):
+                who = self._instance_only(obj, name, op)
         if who is None and self.updating and op == "read" and name in BASE_COUNTERS and type(value) is Ref:
             obj = self.s.obj(value)
             who = _unset_counter(obj, name, self.s.module_name) if isinstance(obj, InstanceState) else None
@@ -178,6 +194,30 @@ class CacheUses:
                         Span(self.s.span(head).start, self.s.span(call).end), self.arguments(args),
                         none_test=none_test_at(call, self._caller()) if maximum else None,
                         paired=pair(call) if maximum else None)
+
+    def _inlined(self) -> bool:
+        """Whether the function running now was inlined at a call (not run uncalled, on parameters it was not
+        given: an instance's attributes then say nothing of what ran before)."""
+        callers, stack = self.s.callers, self.s.stack
+        return bool(callers and stack and callers[-1][0] is stack[-1])
+
+    def _instance_only(self, obj: InstanceState, name: str, op: CacheOp) -> Subject | None:
+        """`self.name` on an instance of the project's cache subclass whose classes have `name` only as what a
+        method sets on `self` (init_members.py `instance_only`): a store goes through the base's member (a
+        property without a setter raises: QuaRot's `self.batch_size = ...` under 5.13's `Cache`); a read before
+        the instance has it (its `__init__` never sets it, no method that ran here did) reads the base's
+        (llm-compressor's `len(self.key_cache)`, set only in `reset_states`)."""
+        who = _subclass_subject(replace(obj, own=obj.own - {name}), name)
+        # Only a member the base had at some release: as a property, for a store (a plain attribute's store sets
+        # the subclass's own); as anything, for a read.
+        if who is None or who.cls is None or not _base_had(who.module, who.cls, name, op == "write"):
+            return None
+        cls = self.s.module_name(obj.class_name)
+        if not isinstance(cls, ClassDef) or not instance_only(cls, name, self.s.module_name):
+            return None
+        if op == "read" and init_sets(cls, name, self.s.module_name):
+            return None
+        return who
 
     def _caller(self) -> Callable[[Node], bool] | None:
         """Whether a call expression is the call that inlined the function running now (None: it runs uncalled,
@@ -362,6 +402,11 @@ def _subclass_subject(obj: InstanceState, name: str) -> Subject | None:
                    obj.class_name)
 
 
+# What the project's cache subclass stores as its own lists (`self.key_cache = []`): the base's layers never read
+# them, and its own methods read what it stored (HFC007's silent store is for a transformers cache's).
+SILENT_OWN = frozenset({"key_cache", "value_cache"})
+
+
 # Counters transformers' cache `__init__` set on every instance up to 4.53.3 (`self._seen_tokens = 0`; HFC007
 # removed_members.py `_COUNTERS`): a project's subclass may count on the base having set it.
 BASE_COUNTERS = frozenset({"_seen_tokens"})
@@ -383,6 +428,51 @@ def _unset_counter(obj: InstanceState, name: str, lookup: Callable[[str], Value 
 _MAXIMUM = frozenset({"get_max_length", "get_max_cache_shape"})
 # What iterating, indexing, unpacking or `len` of an object calls: a subclass that defines one answers itself.
 _WHOLE = frozenset({"__iter__", "__getitem__", "__len__"})
+
+
+_CU = "transformers.cache_utils"
+_CONFIGS = "transformers.generation.configuration_utils"
+# Fields a model's generation_config.json carries (Whisper's `forced_decoder_ids`, a field up to 4.52.4):
+# `GenerationConfig.__init__` sets every json key it does not pop as an attribute, so a loaded model's config still
+# has it where the checkpoint saved it.
+_CHECKPOINT_FIELDS = frozenset({"forced_decoder_ids"})
+
+
+@lru_cache(maxsize=1)
+def _config_changes() -> frozenset[str]:
+    """The members of `GenerationConfig` some release in the table lacks (`return_legacy_cache`, 4.42-4.57.6): a
+    use of any other one works on every release, and is not recorded."""
+    table = releases.table()
+    first, last = table.releases[0], table.releases[-1]
+    prefix = f"member:{_CONFIGS}.GenerationConfig."
+    changed = set()
+    for key in table.facts:  # the keys only: a fact's runs are parsed when read
+        if key.startswith(prefix):
+            runs = table.facts[key]
+            if not (len(runs) == 1 and runs[0].first == first and runs[0].last == last):
+                changed.add(key[len(prefix):])
+    return frozenset(changed)
+
+
+@lru_cache(maxsize=1024)
+def _base_had(module: str, cls: str, name: str, as_property: bool) -> bool:
+    """Whether transformers' `module.cls` had `name` (resolved through its bases) at some tabled release, as a
+    property where `as_property`."""
+    for r in releases.known_releases():
+        found = releases.member(module, cls, name, r)
+        if found is not None and (found == "property" or not as_property):
+            return True
+    return False
+
+
+def _config_subject(obj: ConfigState, name: str) -> Subject | None:
+    """A transformers `GenerationConfig` (built here, a model's `generation_config`): `name` is the class's member
+    unless the code gave the config that key (built with it, `update`d, written) or may have (a `**` spread of a
+    dict it does not show), or a checkpoint's json carries it."""
+    if not name or name not in _config_changes() or name in _CHECKPOINT_FIELDS or obj.open or \
+            any(k.name == name for k in obj.keys):
+        return None
+    return Subject("config", "GenerationConfig", _CONFIGS, "the `GenerationConfig`", False)
 
 
 def _model_subject(obj: ModelState) -> Subject | None:

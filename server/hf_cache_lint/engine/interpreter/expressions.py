@@ -29,6 +29,7 @@ from hf_cache_lint.engine.interpreter.values import (
     DictState,
     Entry,
     InstanceState,
+    LayerVal,
     Lazy,
     ListVal,
     Maybe,
@@ -41,6 +42,7 @@ from hf_cache_lint.engine.interpreter.values import (
     TupleVal,
     Unknown,
     Value,
+    cache_layers,
     list_item,
     list_joined,
     listed,
@@ -416,6 +418,11 @@ class Expressions:
             return alias if alias is not None else Method(value, name)
         if isinstance(obj, InstanceState):
             got = obj.get(name)
+            if got is None and name == "layers" and obj.cache_base and not obj.skips_init and name not in obj.own:
+                # `self.layers` in the project's subclass of a transformers cache: the base's layers
+                layers = cache_layers(obj.cache_base.rpartition(".")[2], f"`{obj.class_name}`")
+                if layers is not None:
+                    return layers
             model = model_of(obj) if got is None else None
             if model is not None and not self._defines(obj.class_name, name) and name not in MODULE_SELF:
                 return self.attribute(model, name, head, trailers)  # the transformers model's (`self.generate`)
@@ -427,8 +434,15 @@ class Expressions:
         if isinstance(value, Output) and name in CACHE_ATTRS:
             return output_cache(value, name)
         if isinstance(value, CacheVal):
+            if name == "layers" and value.said and value.layered and value.window is None:
+                layers = cache_layers(value.cls, f"`{value.class_name}`" if value.cls == value.class_name
+                                      else value.class_name)
+                if layers is not None:  # a list of the layers the class builds (values.py `LayerVal`)
+                    return layers
             part = sub_cache(value, name)  # `cache.cross_attention_cache` of an EncoderDecoderCache
             return part if part is not None else Method(value, name)
+        if type(value) is LayerVal:
+            return Method(value, name)  # a layer's member: its call is recorded (cache_uses.py `call`)
         if isinstance(value, Unknown) and name == "generate":
             return Method(value, name)  # an unseen receiver: maybe a model (jedi may refute it)
         if type(value) is ClassDef:  # `Cls.from_cache(cache)`: the module's own classmethod or staticmethod

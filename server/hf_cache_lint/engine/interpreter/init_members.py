@@ -111,3 +111,26 @@ def sets_attribute(cls: ClassDef, name: str, lookup: Callable[[str], Value | Non
             return True
         current = _project_base(current, lookup)
     return False
+
+
+def instance_only(cls: ClassDef, name: str, lookup: Callable[[str], Value | None]) -> bool:
+    """Whether the project's classes on the way (`cls`, then its first module base) have `name` only as what a
+    method assigns on `self`: no `def <name>` (a property, a method) and no class-level binding of it. Such a
+    member is the base class's until that assignment runs, and the assignment itself goes through the base's
+    descriptor (a read-only property raises)."""
+    if not sets_attribute(cls, name, lookup):
+        return False
+    seen: set[int] = set()
+    current: ClassDef | None = cls
+    while current is not None and current.node is not None and id(current.node) not in seen:
+        seen.add(id(current.node))
+        if any(fn.name.value == name for fn in current.node.iter_funcdefs()):
+            return False
+        suite = current.node.children[-1]
+        for stmt in getattr(suite, "children", ()):
+            line = stmt.children[0] if stmt.type == "simple_stmt" else stmt
+            if line.type == "expr_stmt" and any(
+                    leaf.type == "name" and leaf.value == name for leaf in (line.children[0],)):
+                return False
+        current = _project_base(current, lookup)
+    return True

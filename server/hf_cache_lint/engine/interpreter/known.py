@@ -302,7 +302,8 @@ class KnownCallables:
             return cache
         if name == "GenerationConfig":  # the constructor validates what it is given
             self.s.note_ci_argument(args, "GenerationConfig")
-            return self.s.new(ConfigState(loading.ci_setting(args, "generation_config"), loading.config_keys(args)))
+            return self.s.new(ConfigState(loading.ci_setting(args, "generation_config"), loading.config_keys(args),
+                                          open=loading.spreads_unknown(args)))
         if name == "from_pretrained" and owner == "GenerationConfig":
             self.s.note_ci_argument(args)
             return loading.config_from_pretrained(args, loading.config_keys(args[1:]), call_span=whole)
@@ -310,7 +311,8 @@ class KnownCallables:
             # `from_dict(d, **kw)` builds `GenerationConfig(**{**d, **kw})` (every checked release)
             self.s.note_ci_argument(args, "GenerationConfig")
             spread = [*(replace(a, arg=replace(a.arg, star="**")) for a in args[:1] if not a.arg.name), *args[1:]]
-            return self.s.new(ConfigState(loading.ci_setting(spread, "generation_config"), loading.config_keys(spread)))
+            return self.s.new(ConfigState(loading.ci_setting(spread, "generation_config"), loading.config_keys(spread),
+                                          open=loading.spreads_unknown(spread)))
         if name == "pipeline":
             return loading.make_pipeline(args)
         if name in PIPELINE_CLASSES:  # `TextGenerationPipeline(model=..., tokenizer=...)`

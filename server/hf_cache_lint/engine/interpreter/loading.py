@@ -179,6 +179,16 @@ class Loading:
                             keys.append(ConfigKey(k, site, falsy(v), None if decided else c, how))
         return tuple(keys)
 
+    def spreads_unknown(self, args: list[EvArg]) -> bool:
+        """Whether a `**` argument spreads a dict whose keys the code does not show (not a dict it built, or one
+        holding keys the linter cannot see): a GenerationConfig built with it may have any attribute."""
+        for a in args:
+            if a.arg.star == "**":
+                d = self.s.obj(self.imports.force(a.value))
+                if not isinstance(d, DictState) or d.opaque:
+                    return True
+        return False
+
     def remember_save(self, config: Ref | None, args: list[EvArg]) -> None:
         """`save_pretrained(folder)` writes generation_config.json: a later load of it sees the value."""
         first = positional(args, 0) or kw(args, "save_directory")

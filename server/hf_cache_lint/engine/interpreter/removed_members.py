@@ -6,6 +6,7 @@ methods stand (the evidence removed_calls.py needs)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from hf_cache_lint.engine.base.findings import Position
@@ -98,6 +99,12 @@ def _removal(u: CacheUse, target: Target) -> _Removed | None:
         return _Removed(u, removed, _shown(u, target)) if removed is not None else None
     if u.op not in ("read", "call", "write") or (u.op == "write" and u.name not in SILENT_STORES):
         return None
+    if u.what in ("config", "layer"):  # a GenerationConfig's or a cache layer's member (cache_uses.py `subject`)
+        cls = u.cls or "GenerationConfig"
+        removed = target.removed_member(u.module, cls, u.name)
+        if removed is None or (u.op == "read" and _was_method(u.module, cls, u.name, removed)):
+            return None
+        return _Removed(u, removed, cls)
     if u.what == "model":
         removed = target.removed_model_member(u.name)
         if removed is None or (u.op == "read" and _was_method(_GENERATION, "GenerationMixin", u.name, removed)):
@@ -128,6 +135,8 @@ def _misfit(u: CacheUse, target: Target) -> _Removed | None:
     rejects (`model._get_initial_cache_position(input_ids, model_kwargs)` on 4.52+, which takes `(seq_length,
     device, model_kwargs)`): reported only when an earlier release's signature took the same call (the code was
     written for it), with the first release of the run of signatures up to the target that reject it. Spread arguments are not judged."""
+    if u.what in ("config", "layer") and u.op == "call" and not any(a.text.startswith("*") for a in u.arguments):
+        return _member_misfit(u, target)
     if u.what != "model" or u.op != "call" or not u.name.startswith("_") or "cache" not in u.name.lower() or \
             u.name in _OVERRIDDEN or \
             any(a.text.startswith("*") for a in u.arguments):
@@ -145,6 +154,67 @@ def _misfit(u: CacheUse, target: Target) -> _Removed | None:
     if since is None:
         return None  # no release took this call: not a change of transformers'
     return _Removed(u, str(since), u.cls or "", error)
+
+
+def _member_misfit(u: CacheUse, target: Target) -> _Removed | None:
+    """A method call on a GenerationConfig or a cache layer with arguments the target's signature rejects (a layer's
+    `crop(max_length=n)`, whose parameter 5.15.0 renamed `tokens_to_remove`): reported only where an earlier
+    release's signature took the same call, with the first release of the run that rejects it. The signature is
+    the class's own where it defines the method, else the first base's on the way that does."""
+    cls = u.cls or "GenerationConfig"
+    owner = _method_owner(u.module, cls, u.name, target.version)
+    if owner is None:
+        return None
+    fact = f"member:{u.module}.{owner}.{u.name}"
+    signature = releases.value(fact, target.version)
+    if signature is None or not signature.startswith("def"):
+        return None
+    positional = sum(1 for a in u.arguments if a.name is None)
+    keywords = tuple(a.name for a in u.arguments if a.name is not None)
+    error = _rejects(signature, f"{owner}.{u.name}", positional, keywords)
+    if error is None:
+        return None
+    # The run of releases up to the target whose signature rejects the call, after one that took it.
+    known = releases.known_releases()
+    i = max((j for j, r in enumerate(known) if r <= target.version), default=None)  # the release the target is
+    if i is None:
+        return None
+    while i > 0:
+        before = releases.value(fact, known[i - 1])
+        if before is None or _rejects(before, "", positional, keywords) is None:
+            break
+        i -= 1
+    took = i > 0 and releases.value(fact, known[i - 1]) is not None
+    return _Removed(u, str(known[i]), cls, error) if took else None
+
+
+_RENAMED = re.compile(r"@deprecate_kwarg\('(\w+)'[^)]*?new_name='(\w+)'")
+
+
+def _rejects(signature: str, qualname: str, positional: int, keywords: tuple[str, ...]) -> str | None:
+    """releases.misfit, with the keyword renames of the signature's `@deprecate_kwarg(old, new_name=new)` applied
+    (the decorator passes `old=` on as `new=`, with a warning: 5.15-5.18's `DynamicLayer.crop(max_length=n)`); a
+    decorator without a new name (the keyword is dropped or passed on: not told) takes any call."""
+    if "@deprecate_kwarg" in signature and "new_name=" not in signature:
+        return None
+    renames = dict(_RENAMED.findall(signature))
+    return releases.misfit(signature, qualname, positional, tuple(renames.get(k, k) for k in keywords))
+
+
+def _method_owner(module: str, cls: str, name: str, version: Version) -> str | None:
+    """The class on `cls`'s bases (in `module`, depth first, as releases.member resolves) that defines `name` at
+    `version`."""
+    seen: set[str] = set()
+    stack = [cls]
+    while stack:
+        current = stack.pop(0)
+        if current in seen:
+            continue
+        seen.add(current)
+        if releases.value(f"member:{module}.{current}.{name}", version) is not None:
+            return current
+        stack.extend(releases.bases(module, current, version))
+    return None
 
 
 def _defining(u: CacheUse, target: Target) -> tuple[str, str]:

@@ -199,8 +199,32 @@ class Maybe:
     options: tuple[tuple[Value, Cond | None], ...]
 
 
+@dataclass(frozen=True)
+class LayerVal:
+    """A layer of a transformers cache the code says it has, whose class the cache's says (`cache.layers[i]`, `for
+    layer in cache.layers` of a `StaticCache`: a `StaticLayer`; expressions.py `cache_layers`): `cls` the layer
+    class (in `transformers.cache_utils`), `description` what the code says it is, for messages."""
+
+    cls: str
+    description: str
+
+
 Value = Union[Unknown, Const, CacheVal, TupleVal, ListVal, Ref, Symbol, Output, Method, Partial, Function, ClassDef,
-              Maybe, Lazy]
+              Maybe, Lazy, LayerVal]
+
+# The layer class a transformers cache class builds its `layers` of (4.54.0 on: `StaticCache` of `StaticLayer`s,
+# `DynamicCache` of `DynamicLayer`s) where the model has no sliding-window layers (then some are the sliding
+# subclasses, with members of their own).
+CACHE_LAYERS = {"StaticCache": "StaticLayer", "DynamicCache": "DynamicLayer"}
+
+
+def cache_layers(cls: str | None, description: str) -> ListVal | None:
+    """`cache.layers` of a transformers cache of class `cls`: a list whose every item is a `LayerVal`, where the
+    layer class is known (CACHE_LAYERS); None otherwise."""
+    layer = CACHE_LAYERS.get(cls or "")
+    if layer is None:
+        return None
+    return ListVal(None, LayerVal(layer, f"a layer of {description} (a `{layer}`)"))
 
 UNKNOWN = Unknown()
 NONE = Const(None)
@@ -330,6 +354,9 @@ class ConfigState:
 
     ci: Setting | None = None
     keys: tuple[ConfigKey, ...] = ()
+    # Built with a `**` spread of a dict the code does not show (its keys unknown): `__init__` sets every key it
+    # does not pop as an attribute, so the config may have any member (cache_uses.py `_config_subject`).
+    open: bool = False
 
     def with_keys(self, keys: tuple[ConfigKey, ...]) -> ConfigState:
         """This config after `keys` are given to it (a name given again replaces the earlier one)."""

@@ -19,7 +19,8 @@ def dominates(tree: Node | None, first: Position, later: Position) -> bool:
     """Whether the code at `first` runs, on every path, before the code at `later` (`first` before `later`): its
     statement (or the header of the compound statement holding it) comes earlier in a block that holds `later`,
     or `later` is in that compound statement's body (its header's own later parts included), with no function,
-    class or lambda between them. Two places in one simple statement: False."""
+    class or lambda between them. Two places in one simple statement: False, but for two arguments of one call
+    (`f(a, b)` evaluates `a` first)."""
     return tree is not None and Dominance(tree)(first, later)
 
 
@@ -58,14 +59,36 @@ class Dominance:
             if node is stmt:
                 # `later` in the body of the statement whose header runs first; within one simple statement the
                 # order is not always the text's (`x[i] = y` reads y first, `a if c else b` tests c first): not
-                # claimed.
-                return stmt.type in _COMPOUND
+                # claimed, but for two arguments of one call (evaluated in order).
+                return stmt.type in _COMPOUND or _earlier_argument(a, b)
             if node.type in _SCOPES:
                 return False  # defined, not run here
             if node.parent is block:
                 return bool(node.start_pos > stmt.start_pos)
             node = node.parent
         return False
+
+
+# What may not run, or runs later, inside an expression: a short-circuit operand, a branch, a deferred body.
+_CONDITIONAL = frozenset({"or_test", "and_test", "test", "lambdef", "comp_for", "sync_comp_for", "old_comp_for"})
+
+
+def _earlier_argument(a: Node, b: Node) -> bool:
+    """`a` in an earlier argument than `b` of the same call (`f(x=layer.max_batch_size, y=layer.head_dim)`): Python
+    evaluates the arguments left to right, so a raise in `a`'s stops `b`'s. Only where `a` runs whenever its
+    argument does (no `and`/`or`, ternary, lambda or comprehension between them)."""
+    arglist = a.parent
+    argument = a
+    while arglist is not None and arglist.type != "arglist":
+        if arglist.type in _CONDITIONAL or arglist.type in _SCOPES or arglist.type in ("simple_stmt", "suite"):
+            return False
+        argument, arglist = arglist, arglist.parent
+    if arglist is None or arglist.parent is None or arglist.parent.type != "trailer":
+        return False
+    node = b
+    while node is not None and node.parent is not arglist:
+        node = node.parent
+    return node is not None and node is not argument and node.start_pos > argument.start_pos
 
 
 def _statement(leaf: Node) -> Node | None:

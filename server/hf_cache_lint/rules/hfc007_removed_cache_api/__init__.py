@@ -231,6 +231,11 @@ class RemovedCacheApi(Rule):
         elif use.silent:
             message = (f"`{use.module}.{use.name} = ...`: transformers {target} caches have no `{use.name}` (removed in "
                        f"{use.removed}); {error}. Instead, {SILENT_INSTEAD}")
+        elif use.kind == "read" and use.error is not None and use.cache is not None and \
+                use.cache.what in ("config", "layer"):
+            message = (f"`{use.module}.{use.name}(...)`: transformers {target}'s `{use.shown_class}.{use.name}` takes "
+                       f"`({_signature(use, target)})` (since {use.removed}), not these arguments; this call raises "
+                       f"{error}. Instead, call it as the target's signature says")
         elif use.kind == "read" and use.error is not None:
             message = (f"`{use.module}.{use.name}(...)`: transformers {target}'s `GenerationMixin.{use.name}` takes "
                        f"`({_signature(use, target)})` (since {use.removed}), not these arguments; this call raises "
@@ -392,6 +397,9 @@ _CALL_INSTEAD = ("call it as the target's signature says, or do not call generat
 
 def _signature(use: RemovedApiUse, target: Target) -> str:
     """The target's parameters of the GenerationMixin method the use calls (the release table)."""
+    if use.cache is not None and use.cache.what in ("config", "layer"):
+        found = releases.member(use.cache.module, use.shown_class, use.name, target.version) or ""
+        return ", ".join(releases.parameters(found))
     found = releases.member("transformers.generation.utils", "GenerationMixin", use.name, target.version) or ""
     return ", ".join(releases.parameters(found))
 
@@ -415,6 +423,11 @@ def _text(text: str, span: Span) -> str:
 
 def _read_instead(use: RemovedApiUse) -> str:
     """READ_REPLACEMENTS' text, with the code's own receiver and index where the read has them."""
+    if use.cache is not None and use.cache.what == "config" and use.cache.op == "read":
+        # A field the releases before had (`return_legacy_cache`: None by default on 4.45-4.57): read with a default,
+        # it is None where the target has no such field, as it was where the code left it unset.
+        return (f"`getattr({use.module}, \"{use.name}\", None)` (None on releases without the field, the default "
+                "it had where the code did not set it)")
     if use.name in _OLD_PART:
         index = use.index or "i"
         return f"read the layer: `{use.module}.layers[{index}].{_OLD_PART[use.name]}` (4.57 and 5.x have it)"

@@ -159,7 +159,102 @@ _CONTRAST_DEF = _CONTRAST_LOOP.replace(
     "    def greedy_search(self, input_ids, logits_processor=None, stopping_criteria=None, **model_kwargs):\n"
     "        return contrast_greedy_search(self, input_ids, logits_processor, stopping_criteria, **model_kwargs)\n")
 
+# The release table's members of `GenerationConfig` (every attribute a method sets on `self`): `return_legacy_cache`
+# is one on 4.42-4.57.6, none from 5.0.0 (Optimum Habana's generate reads it off the model's config).
+_CONFIG_FIELD = prelude() + "legacy = model.generation_config.return_legacy_cache\n"
+# A project `Cache` subclass whose `__init__` stores what 5.13's `Cache` made a read-only property (QuaRot's paged
+# cache: its own `__init__`, no base `__init__` call).
+_PAGED = ("from transformers import Cache\n\n\n"
+          "class PagedCache(Cache):\n"
+          "    def __init__(self, batch_size):\n"
+          "        self.batch_size = batch_size\n"
+          "        self.pages = []\n\n\n"
+          "cache = PagedCache(2)\n")
+# A project `DynamicCache` subclass that sets `key_cache` only in a later method (llm-compressor's calibration cache,
+# `reset_states`): until that runs, `self.key_cache` is the base's, which 4.56.0 removed.
+_LATE_LISTS = ("from transformers import DynamicCache\n\n\n"
+               "class CalibrationCache(DynamicCache):\n"
+               "    def get_seq_length(self, layer_idx=0):\n"
+               "        if len(self.key_cache) <= layer_idx:\n"
+               "            return 0\n"
+               "        return 1\n\n"
+               "    def reset_states(self):\n"
+               "        self.key_cache = []\n"
+               "        self.value_cache = []\n\n\n"
+               "cache = CalibrationCache()\n"
+               "cache.get_seq_length()\n")
+
+# The layers of a `StaticCache` the code built are `StaticLayer`s (4.54.0 on): `max_batch_size` is what
+# `lazy_initialization` sets on 4.56.0-5.12.1 (the release table), `batch_size` from 5.13.0; `head_dim` (to 4.57.6) is
+# read in the same call's next argument, which the first one's raise never reaches (optimum-executorch's
+# `CustomKVCache(max_batch_size=layer.max_batch_size, ..., head_dim=layer.head_dim)`).
+_LAYER_FIELDS = (prelude("StaticCache") +
+                 "cache = StaticCache(config=model.config, max_cache_len=16)\n"
+                 "model(**inputs, past_key_values=cache)\n"
+                 "for layer in cache.layers:\n"
+                 "    shape = dict(batch=layer.max_batch_size, heads=layer.num_heads, head_dim=layer.head_dim)\n")
+
+# A layer's method called with the keyword an earlier release named (`DynamicLayer.crop(self, max_length)` to
+# 5.14.1, renamed `tokens_to_remove` with a deprecation shim on 5.15.0-5.18.0, without from 5.19.0).
+_LAYER_CROP = (prelude("DynamicCache") +
+               "cache = DynamicCache()\n"
+               "model(**inputs, past_key_values=cache)\n"
+               "for layer in cache.layers:\n"
+               "    layer.crop(max_length=3)\n")
+# The project's `StaticCache` subclass reading its layers' members (optimum-executorch's `for layer in self.layers`).
+_OWN_LAYERS = ("from transformers import AutoConfig, StaticCache\n\n\n"
+               "class ExportCache(StaticCache):\n"
+               "    def sizes(self):\n"
+               "        return [layer.max_cache_len for layer in self.layers]\n\n\n"
+               f'cache = ExportCache(config=AutoConfig.from_pretrained("{LLAMA}"), max_cache_len=16)\n'
+               "sizes = cache.sizes()\n")
+
 INVALID: tuple[Invalid, ...] = (
+    Invalid(
+        _LAYER_CROP,
+        flagged="crop",
+        versions=("5.23.0", "5.24.0", "5.25.0"),
+        runtime={"4.57.6": "OK"},
+        message_contains="TypeError: DynamicLayer.crop() got an unexpected keyword argument 'max_length'",
+        note="a method of the cache's layers called with a keyword its signature no longer takes (the release "
+             "table's `DynamicLayer.crop`: `max_length` to 5.14.1, a renaming shim to 5.18.0)",
+    ),
+    Invalid(
+        _LAYER_FIELDS,
+        flagged="max_batch_size",
+        versions=("5.23.0", "5.24.0", "5.25.0"),
+        runtime={"4.57.6": "OK"},
+        message_contains="AttributeError: 'StaticLayer' object has no attribute 'max_batch_size'",
+        note="a member of the cache's layers (the release table's `StaticLayer`: what its methods set on `self`) "
+             "that 5.13.0 removed; the later argument's `head_dim` (gone from 5.0.0) is never read there",
+    ),
+    Invalid(
+        _CONFIG_FIELD,
+        flagged="return_legacy_cache",
+        versions=("5.23.0", "5.24.0", "5.25.0"),
+        runtime={"4.57.6": "OK"},
+        message_contains="AttributeError: 'GenerationConfig' object has no attribute 'return_legacy_cache'",
+        note="a field of the model's generation config that 5.0.0 removed (the release table's `GenerationConfig` "
+             "members: what its `__init__` sets on `self`)",
+    ),
+    Invalid(
+        _PAGED,
+        flagged="batch_size",
+        versions=("5.23.0", "5.24.0", "5.25.0"),
+        # the oracle's run: OK on 4.57.6, `AttributeError: property 'batch_size' of 'PagedCache' object has no
+        # setter` on 5.23.0-5.25.0 (the classifier has no class for a property write: OTHER, as `_RESET`'s)
+        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},
+        message_contains="AttributeError: property 'batch_size' of 'PagedCache' object has no setter",
+        note="the project's subclass stores on `self` what the base made a read-only property (`Cache.batch_size`, "
+             "5.13.0 on): the store goes through the base's property",
+    ),
+    Invalid(
+        _LATE_LISTS,
+        flagged="key_cache",
+        message_contains="AttributeError: 'CalibrationCache' object has no attribute 'key_cache'",
+        note="the project's subclass reads `key_cache` before the only method that sets it ran: the base's, gone "
+             "from 4.56.0",
+    ),
     Invalid(
         prelude("Cache", model="LlamaForCausalLM") + _PATCHED_HOOK,
         flagged="seen_tokens",
@@ -368,6 +463,24 @@ VALID: tuple[Valid, ...] = (
         '{"attention_mask": inputs["attention_mask"],\n              '
         '"cache_position": torch.arange(inputs["input_ids"].shape[1])}'),
         note="the rollout's state started with the prompt's positions, as generate starts it"),
+    Valid(prelude("GenerationConfig") + "config = GenerationConfig(max_new_tokens=2, return_legacy_cache=True)\n"
+          "legacy = config.return_legacy_cache\n",
+          note="a config built with the field: its `__init__` sets every keyword it does not pop as an attribute "
+               "(5.x), so the read runs on every release"),
+    Valid(prelude() + 'legacy = getattr(model.generation_config, "return_legacy_cache", None)\n',
+          note="the field read with a default: None where the release has no such field"),
+    Valid(_PAGED.replace("class PagedCache(Cache):\n", "class PagedCache(Cache):\n    batch_size = None\n\n"),
+          note="the subclass binds `batch_size` itself (a class attribute shadows the base's property): the store "
+               "sets its own"),
+    Valid(_LATE_LISTS.replace("cache.get_seq_length()\n", "cache.reset_states()\ncache.get_seq_length()\n"),
+          note="the method that sets the lists runs first: the read is the subclass's own list"),
+    Valid(_LAYER_FIELDS.replace("layer.max_batch_size", "layer.keys.shape[0]")
+          .replace("layer.head_dim", "layer.keys.shape[-1]"),
+          note="the same sizes read off the layer's tensors, which every release from 4.54.0 has"),
+    Valid(_LAYER_CROP.replace("layer.crop(max_length=3)", "layer.get_seq_length()"),
+          note="a layer method every release from 4.54.0 takes without arguments"),
+    Valid(_OWN_LAYERS, note="the project's subclass reads a member its `StaticLayer`s have on every release from "
+                            "4.54.0 (`max_cache_len`)"),
     Valid(_OWN_COUNTER, note="the project's own `Cache` subclass sets `seen_tokens`: an `isinstance(x, Cache)` test "
                              "holds for it, so the read under that test is not said to be a transformers cache's"),
     Valid(
