@@ -171,11 +171,6 @@ batch = {"input_ids": torch.tensor([[1, 110, 111, 112, 113, 114]])}
 batch["attention_mask"] = torch.ones_like(batch["input_ids"])
 
 
-def probe_original_ppl():
-    with torch.no_grad():
-        assert evaluate_ppl(model, batch) > 0
-
-
 def probe_converted_ppl():
     partial_rope(model)
     with torch.no_grad():
