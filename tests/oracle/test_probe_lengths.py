@@ -63,6 +63,9 @@ MARKED: dict[str, str] = {
     "model.generation_config.min_new_tokens (4, as the probes' max_gen)",
     "heldout13:glm4voice_token_stream.py:gv_thread_generate": BY_PROBE,
     "heldout14:lmql_transformers_backend.py:lq_generate_args": BY_PROBE,
+    "heldout16:lckv_layer_cache.py:lk_chat_generate": BY_PROBE + " (2, as its turns' length)",
+    "heldout16:yarn_scaled_llama.py:yr_pipeline_generate": "the probe sets the loaded model's "
+    "generation_config.min_new_tokens (3, as the pipeline call's max_new_tokens)",
 }
 # Labelled calls whose length cannot be fixed, each with why; their probes assert a range of lengths instead.
 UNFIXABLE: dict[str, str] = {

@@ -74,10 +74,21 @@ HELDOUT14 = Path(__file__).resolve().with_name("heldout14")
 # generate hooks, diffusion LLMs, KV eviction and attention research, TTS LMs), labelled on the oracle before the
 # checker was run on it (nobody ran the checker on it, nor read the rules or engine, while writing it).
 HELDOUT15 = Path(__file__).resolve().with_name("heldout15")
+# A sixteenth held-out set (issue 29, round 16): other public repositories again (attention and cache replacing
+# patchers, context extension, MLA conversion, linear attention, prompt compression, watermarking and decoding-time
+# steering loops), labelled on the oracle before the checker was run on it (nobody ran the checker on it, nor read
+# the rules or engine, while writing it).
+HELDOUT16 = Path(__file__).resolve().with_name("heldout16")
+# A seventeenth held-out set (issue 29, round 17, written beside the sixteenth): other public repositories again
+# (applications and tooling on transformers: document OCR and captioning, speech recognition, translation, a biomedical
+# VQA model, tutorials, ONNX / Core ML export), labelled on the oracle before the checker was run on it (nobody ran the
+# checker on it, nor read the rules or engine, while writing it).
+HELDOUT17 = Path(__file__).resolve().with_name("heldout17")
 SETS = {"recall": CASES, "heldout": HELDOUT, "heldout2": HELDOUT2, "heldout3": HELDOUT3, "heldout4": HELDOUT4,
         "heldout5": HELDOUT5, "heldout6": HELDOUT6, "heldout7": HELDOUT7,
         "heldout8": HELDOUT8, "heldout9": HELDOUT9, "heldout10": HELDOUT10, "heldout11": HELDOUT11,
-        "heldout12": HELDOUT12, "heldout13": HELDOUT13, "heldout14": HELDOUT14, "heldout15": HELDOUT15}
+        "heldout12": HELDOUT12, "heldout13": HELDOUT13, "heldout14": HELDOUT14, "heldout15": HELDOUT15,
+        "heldout16": HELDOUT16, "heldout17": HELDOUT17}
 MARK = re.compile(r"#\s*(site|clean|observe):\s*(\w+)\s*$")
 PROBE = re.compile(r"^def (probe_\w+)\(", re.M)
 CLEAN = "clean"
