@@ -31,12 +31,12 @@ from recall_set import HELDOUT14
 # GenerationConfig, a cache's layers, or the project's cache subclass checked against the release table's members,
 # which now holds what any method sets on `self`): 4.57.6 6/10, 6 of 7; 5.23.0 17/22, 17 of 18; 5.24.0 and 5.25.0
 # 17/23, 17 of 19.
-# Both merged (tenth session): MERGED_FIGURES.
+# Both merged (tenth session, cbac2fd): 4.57.6 6/10, 6 of 7; 5.23.0 17/22, 17 of 18; 5.24.0 and 5.25.0 19/23, 19 of 21.
 FLOORS: dict[str, Floor] = {
     "4.57.6": Floor(6, 6 / 7),
     "5.23.0": Floor(17, 17 / 18),
-    "5.24.0": Floor(17, 17 / 19),
-    "5.25.0": Floor(17, 17 / 19),
+    "5.24.0": Floor(19, 19 / 21),
+    "5.25.0": Floor(19, 19 / 21),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,
