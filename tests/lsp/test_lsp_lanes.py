@@ -33,6 +33,8 @@ def ls(monkeypatch: pytest.MonkeyPatch) -> tuple[HfCacheLintServer, list[str]]:
     server.warmed.set()  # as after the start-up warm-up
     server.rest_warmed = True
     server.state.folders[None] = lsp_settings.build(None, [])
+    # Not the heap freeze after a unit's first results (test_heap_freeze.py): this process's heap stays unfrozen.
+    monkeypatch.setattr(server, "freeze_heap", lambda: None)
     ran: list[str] = []
     real = lsp_server.analyse_unit
 

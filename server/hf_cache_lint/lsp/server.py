@@ -48,6 +48,9 @@ BIG_DOCUMENT_CHARS = 64 * 1024
 # the check would; the engine is still never used by two threads at once (the engine thread is idle, the unit's
 # lock is taken). Longer documents keep their thread: the loop is never held longer than a short check.
 INLINE_DOCUMENT_CHARS = 16 * 1024
+# A freeze after each unit's first results (`HfCacheLintServer.freeze_heap`) keeps, until a thaw, what later edits
+# replace in the trees it froze: opening this many units without closing one thaws and freezes again (~30-50 ms).
+FREEZES_BEFORE_THAW = 16
 
 NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
     # lsprotocol 2025 clients cannot read a selector without `notebook=` (docs/editors.md).
@@ -109,6 +112,8 @@ class State:
     # unit uri -> (snapshot key, fixcheck.Verifier of that snapshot): fixes verified once per version
     verifiers: dict[str, tuple[tuple[Any, ...], Verifier]] = field(default_factory=dict)
     shown_notes: set[str] = field(default_factory=set)  # settings warnings already shown to the user
+    frozen: set[str] = field(default_factory=set)  # unit uris whose first results' heap was frozen (`freeze_heap`)
+    freezes: int = 0  # heap freezes since the last thaw (FREEZES_BEFORE_THAW)
 
 
 class HfCacheLintServer(LanguageServer):
@@ -241,6 +246,10 @@ class HfCacheLintServer(LanguageServer):
                 # Nobody wants this run any more: drop it if it has not started (a running thread
                 # cannot be interrupted; its result is then simply discarded).
                 shared.future.cancel()
+        if results is not None and unit.uri not in self.state.frozen and unit.uri in self.state.runs:  # not closed
+            # After the publish (the caller's, in this loop step; a pull's answer, queued as the step ends).
+            self.state.frozen.add(unit.uri)
+            asyncio.get_running_loop().call_later(0, self.freeze_heap)
         if not self.rest_warmed:
             self.rest_warmed = True
             # Queued once this loop step is over: the caller converts and publishes in the same step, so the
@@ -253,8 +262,26 @@ class HfCacheLintServer(LanguageServer):
         with self._locks_guard:
             return self._unit_locks.setdefault(uri, threading.Lock())
 
+    def freeze_heap(self) -> None:
+        """Once a unit's first results are out: collect, then freeze what is left (its kept parse tree and what the
+        check carries to the next), so that the keystrokes' older-generation collections no longer walk it (on
+        generation/utils.py the tree is ~56,000 objects; a generation-2 collection of them took 30-60 ms every
+        ~100 keystrokes, bench/README.md, issue 31, tenth session). Frozen objects are never collected: what a later
+        keystroke replaces in that tree (a re-parsed statement's nodes, cyclic through their parents) stays until
+        the next thaw, at most the frozen tree itself (~70 objects over 120 Enter/join edits on utils.py). A close
+        thaws (`_forget_tree`), and so does every FREEZES_BEFORE_THAW-th freeze without one (a freeze also catches
+        any other open buffer's tree and a check under way on another lane)."""
+        self.state.freezes += 1
+        if self.state.freezes >= FREEZES_BEFORE_THAW:
+            self.state.freezes = 0
+            gc.unfreeze()
+        gc.collect()
+        gc.freeze()
+
     def forget_unit(self, uri: str) -> None:
         """A closed unit: its lane, its lock and parso's kept tree of it go (memory returned)."""
+        self.state.frozen.discard(uri)
+        self.state.freezes = 0  # `_forget_tree` thaws
         self.big_units.discard(uri)
         with self._locks_guard:
             self._unit_locks.pop(uri, None)
@@ -340,12 +367,16 @@ def collection_deferred(loop: asyncio.AbstractEventLoop) -> contextlib.AbstractC
 
 
 def _forget_tree(path: str) -> None:
-    """On the engine thread: parso's kept tree of a closed buffer, and the memory it held."""
+    """On the engine thread: parso's kept tree of a closed buffer, and the memory it held. The tree was frozen
+    with the rest of the heap (`HfCacheLintServer.freeze_heap`): thawed, collected, and what lives frozen again
+    (start-up's objects, the other buffers' trees: ~30-50 ms on a heap with utils.py open, once per close)."""
     if "hf_cache_lint.engine.interpreter.interp" in sys.modules:
         from hf_cache_lint.engine.interpreter.interp import forget
 
         forget(path)
+    gc.unfreeze()
     gc.collect()
+    gc.freeze()
     _trim_malloc()
 
 
