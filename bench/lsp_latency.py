@@ -135,6 +135,8 @@ class Run:
     # The server's user+system CPU over the edits, per edit (/proc, clock ticks summed over all of them): what
     # one edit costs the server whatever else the machine runs, where wall times swing with the load.
     edit_cpu_ms: float = 0.0
+    p90_ms: float = 0.0
+    max_ms: float = 0.0  # the slowest edit: where an older-generation collection lands
 
 
 class Client:
@@ -256,12 +258,17 @@ async def bench(name: str, command: list[str], options: object, path: Path, edit
     rss = peak_rss_mb(client.process.pid)
     await client.stop()
     return [Run(name, f"{path.name}/{edit.name}", text.count("\n"), round(cold, 1), round(initialized, 1), cold_cpu,
-                round(statistics.median(samples), 2), round(p95(samples), 2), rss, len(samples), round(edit_cpu, 3))
+                round(statistics.median(samples), 2), round(p95(samples), 2), rss, len(samples), round(edit_cpu, 3),
+                round(quantile(samples, 0.9), 2), round(max(samples), 2))
             for edit, samples, edit_cpu in measured]
 
 
 def p95(samples: list[float]) -> float:
-    return sorted(samples)[int(0.95 * (len(samples) - 1))]
+    return quantile(samples, 0.95)
+
+
+def quantile(samples: list[float], q: float) -> float:
+    return sorted(samples)[int(q * (len(samples) - 1))]
 
 
 def engine_only(path: Path, edits: tuple[Edit, ...], count: int) -> list[Run]:
@@ -315,7 +322,8 @@ def _median_run(runs: list[Run]) -> Run:
     """Per figure, the median over rounds (a slow or a lucky round moves nothing)."""
     first = runs[0]
     med = {k: round(statistics.median(getattr(r, k) for r in runs), 2)
-           for k in ("cold_ms", "initialize_ms", "cold_cpu_ms", "p50_ms", "p95_ms", "peak_rss_mb", "edit_cpu_ms")}
+           for k in ("cold_ms", "initialize_ms", "cold_cpu_ms", "p50_ms", "p95_ms", "peak_rss_mb", "edit_cpu_ms",
+                     "p90_ms", "max_ms")}
     return Run(first.server, first.file, first.lines, edits=first.edits, **med)
 
 
@@ -365,10 +373,10 @@ async def main() -> None:
     print()
     print(f"median of {args.rounds} rounds, load average {load:.1f} at start")
     print(f"{'file/edit':<34}{'server':<22}{'cold ms':>9}{'init ms':>9}{'cold CPU':>9}{'p50 ms':>9}{'p95 ms':>9}"
-          f"{'CPU/edit':>9}{'RSS MB':>8}")
+          f"{'CPU/edit':>9}{'RSS MB':>8}{'p90 ms':>9}{'max ms':>9}")
     for r in runs:
         print(f"{r.file:<34}{r.server:<22}{r.cold_ms:>9}{r.initialize_ms:>9}{r.cold_cpu_ms:>9}{r.p50_ms:>9}"
-              f"{r.p95_ms:>9}{r.edit_cpu_ms:>9}{r.peak_rss_mb:>8}")
+              f"{r.p95_ms:>9}{r.edit_cpu_ms:>9}{r.peak_rss_mb:>8}{r.p90_ms:>9}{r.max_ms:>9}")
     for file in dict.fromkeys(r.file for r in runs):
         for mine in ("hf-cache-lint", "hf-cache-lint before"):
             ours = next((r for r in runs if r.file == file and r.server == mine), None)
