@@ -1,8 +1,8 @@
 """Instructions a language server executes from spawn to its first diagnostics, and per keystroke (not a test).
 
-    python bench/lsp_instructions.py [--before DIR] [--edits 20] [--kinds typed,newline]
+    python bench/lsp_instructions.py [--before DIR] [--edits 20] [--kinds typed,newline] [--file script|utils]
 
-bench/lsp_latency.py's 100-line script, opened in each server (ours, `--before DIR`'s, and the floor,
+bench/lsp_latency.py's 100-line script (`--file utils`: transformers' generation/utils.py and UTILS_EDITS), opened in each server (ours, `--before DIR`'s, and the floor,
 bench/baseline_server.py) run under valgrind's callgrind: one process that opens the file, waits for its first
 diagnostics and exits at once, and one per edit kind (`SCRIPT_EDITS`) that then makes `--edits` edits, each waited
 for. "start" is the first process's count (spawn, imports, the handshake, the first check, the publish); "per edit"
@@ -26,6 +26,7 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+FILE = "script"  # --file: the document opened and edited
 
 
 def serve(which: str) -> None:
@@ -53,11 +54,11 @@ async def drive(command: list[str], env_path: str | None, kind: str | None, edit
     """Spawn `command` (the server under callgrind), open the script, wait for the first diagnostics, make `edits`
     edits of `kind`, each waited for, then shutdown and exit."""
     sys.path.insert(0, str(HERE))
-    from lsp_latency import SCRIPT_EDITS, Client, script_100_lines
+    from lsp_latency import SCRIPT_EDITS, UTILS_EDITS, Client, generation_utils, script_100_lines
 
     folder = Path(tempfile.mkdtemp(prefix="lsp_instructions_"))
     path = folder / "script.py"
-    path.write_text(script_100_lines())
+    path.write_text(generation_utils().read_text() if FILE == "utils" else script_100_lines())
     text, uri = path.read_text(), path.as_uri()
     client = Client(command, folder, env_path)
     await client.start()
@@ -73,7 +74,7 @@ async def drive(command: list[str], env_path: str | None, kind: str | None, edit
                                                             "text": text}})
     await client.published(uri, 1)
     if kind is not None:
-        edit = next(e for e in SCRIPT_EDITS if e.name == kind)
+        edit = next(e for e in (UTILS_EDITS if FILE == "utils" else SCRIPT_EDITS) if e.name == kind)
         lines, version = text.split("\n"), 1
         for n in range(edits):
             version += 1
@@ -112,8 +113,12 @@ def main() -> None:
     parser.add_argument("--before", type=Path, help="another checkout: its server is counted too")
     parser.add_argument("--edits", type=int, default=20)
     parser.add_argument("--kinds", default="typed", help="comma-separated subset of SCRIPT_EDITS' names")
+    parser.add_argument("--file", choices=("script", "utils"), default="script",
+                        help="utils: transformers' generation/utils.py and UTILS_EDITS' names (`typed code`)")
     parser.add_argument("--serve", choices=("ours", "floor"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    global FILE
+    FILE = args.file
     if args.serve:
         serve(args.serve)
         return
