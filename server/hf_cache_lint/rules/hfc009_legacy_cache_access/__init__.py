@@ -30,6 +30,8 @@ READS = frozenset({"subscript", "unpack", "unpack4"})
 _ERRORS = {"subscript": "TypeError", "unpack": "ValueError", "unpack4": "ValueError", "iterate": "TypeError",
            "items": "AttributeError"}
 _PART = re.compile(r"\[\s*([0-3])\s*\]")
+# The condition of a read that raises nothing (the silent flattening): it stops nothing it dominates.
+_SILENT = "\x00silent"
 
 
 @dataclass(frozen=True)
@@ -82,23 +84,33 @@ class LegacyCacheAccess(Rule):
     def check(self, analysis: Analysis) -> Iterable[Finding]:
         seen: set[tuple[int, int]] = set()
         findings: list[Finding] = []
+        conditions: list[str | None] = []
         for read in self.reads_of(analysis):
             key = (read.span.start.line, read.span.start.column)
             if key not in seen:
                 seen.add(key)
                 findings.append(self.finding(analysis, read))
+                conditions.append(read.condition if read.name != "flatten" else _SILENT)
         # A read that raises wherever it runs (an Error: no condition, not the silent flattening) stops its function
         # there, as HFC007's removed uses do: a later read it dominates (engine/syntax/dominance.py) is never reached
         # on the target (StreamingLLM's `past_key_values[0][0]` length then `for k, v in past_key_values`; two
         # caches cut one after the other), nor one a call of its function dominates (engine/syntax/raising_calls.py).
         dominates = Dominance(analysis.tree) if analysis.tree is not None else (lambda first, later: False)
+        # A read that raises under a condition (a Warning: `if "past_key_values" in out:` around both) stops as
+        # surely what it dominates under the same condition: the dominated read runs only after it, where the same
+        # test held (exporters' `out["past_key_values"][i][0]` then `[i][1]` on the next line, heldout17).
         raising: list[Position] = []
+        raising_under: list[tuple[Position, str]] = []
         unreached: set[int] = set()
         for i, found in sorted(enumerate(findings), key=lambda f: (f[1].span.start.line, f[1].span.start.column)):
-            if any(dominates(first, found.span.start) for first in raising):
+            condition = conditions[i]
+            if any(dominates(first, found.span.start) for first in raising) or \
+                    any(c == condition and dominates(first, found.span.start) for first, c in raising_under):
                 unreached.add(i)
             elif found.severity is Severity.ERROR:
                 raising.append(found.span.start)
+            elif condition is not None and condition is not _SILENT:
+                raising_under.append((found.span.start, condition))
         calls = raising_calls(analysis.tree, raising)
         unreached |= {i for i, found in enumerate(findings) if any(dominates(call, found.span.start) for call in calls)}
         yield from (found for i, found in enumerate(findings) if i not in unreached)

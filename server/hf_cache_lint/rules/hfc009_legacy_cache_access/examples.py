@@ -117,6 +117,18 @@ _REORDER = ("import torch\nfrom transformers import GPT2LMHeadModel\n\n\nclass B
 _BEAMS = ("model.generate(torch.tensor([[1, 5, 9, 14]]), num_beams=2, max_new_tokens=3, min_new_tokens=3, "
           "do_sample=False, pad_token_id=0)\n")
 
+# A model output's cache read part by part under a test of the output (exporters' `validate_model_outputs`): the
+# first read raises where the test holds, so the second, which it dominates under the same test, never runs.
+_TESTED = ("import torch\nfrom transformers import GPT2LMHeadModel\n\n"
+           'model = GPT2LMHeadModel.from_pretrained("openai-community/gpt2")\n\n\n'
+           "def presents(reference_model, named):\n"
+           "    out = reference_model(**named, use_cache=True, return_dict=True)\n"
+           '    if "past_key_values" in out:\n'
+           '        out["present_key"] = out["past_key_values"][0][0]\n'
+           '        out["present_value"] = out["past_key_values"][0][1]\n'
+           "    return out\n\n\n"
+           'presents(model, {"input_ids": torch.tensor([[1, 5, 9, 14]])})\n')
+
 INVALID: tuple[Invalid, ...] = (
     invalid(
         _LOAD + _PARKED_LIST,
@@ -397,6 +409,16 @@ INVALID: tuple[Invalid, ...] = (
         note="a helper that reads the length by indexing and then walks the layers (StreamingLLM's "
              "`evict_for_space`): the index raises, so the loop after it never runs and is not reported (the fixed "
              "helper runs clean)",
+    ),
+    invalid(
+        _TESTED,
+        flagged='out["past_key_values"][0]',
+        fixes={},
+        versions=_5X,
+        severity=Severity.WARNING,
+        message_contains="This happens only if `\"past_key_values\" in out` holds",
+        note="a forward's cache read part by part under a test of the output (exporters' validation): the first "
+             "read raises where the test holds, so the next line's read, under the same test, is not reported",
     ),
 )
 
