@@ -99,3 +99,26 @@ def test_a_helper_that_may_return_first_stops_nothing() -> None:
     text = "from transformers import LlamaForCausalLM\n" + HOOKED.format(first="_seen(past_key_values)").replace(
         "def _seen(pkv):\n", "def _seen(pkv):\n    if pkv is None:\n        return 0\n")
     assert (7, "warning") in found(text, "5.23.0")
+
+
+BUILT = (
+    "class Own(Base):\n"                       # 1
+    "    def __init__(self):\n"                # 2
+    "        super().__init__()\n"             # 3
+    "    @classmethod\n"                       # 4
+    "    def make(cls):\n"                     # 5
+    "        return cls()\n"                   # 6
+    "    def again(self):\n"                   # 7
+    "        return self.__init__()\n"         # 8
+    "def build():\n"                           # 9
+    "    return Own()\n"                       # 10
+    "Other()\n"                                # 11
+)
+
+
+def test_an_init_that_raises_stops_where_the_class_is_built() -> None:
+    # LCKV's `IndexedCache.from_cache`: `cls()` runs `__init__`, whose bare `super().__init__()` raises (heldout16)
+    got = raising_calls(parso.parse(BUILT), [Position(3, 8)])
+    assert {p.line for p in got} >= {6, 8, 10}
+    assert all(p.line != 11 for p in got)
+    assert raising_calls(parso.parse(BUILT.replace("__init__(self)", "setup(self)")), [Position(3, 8)]) == []

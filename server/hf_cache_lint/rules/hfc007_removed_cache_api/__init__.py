@@ -144,6 +144,19 @@ def _calls_update(tree: Node) -> bool:
     return False
 
 
+def raising_uses(analysis: Analysis) -> list[Position]:
+    """Where a removed use this rule reports raises wherever it runs (no condition on the way, not a silent store, a
+    defaulted `getattr` nor an idle handler; imports left out, an `except ImportError` may catch them): another
+    rule's finding such a use dominates is never reached (HFC009's `dynamic_cache[i]` after LCKV's
+    `dynamic_cache._seen_tokens`)."""
+    target = analysis.context.target.version
+    return [use.span.start for use in analysis.removed_api
+            if use.kind != "import" and not (use.kind == "read" and use.name in LEGACY_READS)
+            and use.condition is None and not use.silent and use.default is None
+            and not (use.kind in ("method", "read") and use.cache is not None
+                     and max_length.fallback_idle(use.cache, target))]
+
+
 class RemovedCacheApi(Rule):
     code = "HFC007"
     name = "removed-cache-api"

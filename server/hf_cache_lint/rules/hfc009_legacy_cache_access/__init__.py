@@ -19,6 +19,7 @@ from hf_cache_lint.engine.syntax.raising_calls import raising_calls
 from hf_cache_lint.engine.syntax.use_scope import scope_at
 from hf_cache_lint.engine.text.text import line_starts, offset
 from hf_cache_lint.rules.base import Rule
+from hf_cache_lint.rules.hfc007_removed_cache_api import raising_uses
 from hf_cache_lint.rules.hfc009_legacy_cache_access.examples import INVALID
 from hf_cache_lint.rules.hfc009_legacy_cache_access.valid import VALID
 
@@ -99,7 +100,9 @@ class LegacyCacheAccess(Rule):
         # A read that raises under a condition (a Warning: `if "past_key_values" in out:` around both) stops as
         # surely what it dominates under the same condition: the dominated read runs only after it, where the same
         # test held (exporters' `out["past_key_values"][i][0]` then `[i][1]` on the next line, heldout17).
-        raising: list[Position] = []
+        # HFC007's removed uses that raise wherever they run stop what they dominate as well (LCKV's
+        # `dynamic_cache._seen_tokens`, then `dynamic_cache[i]` in the loop after it, heldout16).
+        raising: list[Position] = raising_uses(analysis)
         raising_under: list[tuple[Position, str]] = []
         unreached: set[int] = set()
         for i, found in sorted(enumerate(findings), key=lambda f: (f[1].span.start.line, f[1].span.start.column)):
