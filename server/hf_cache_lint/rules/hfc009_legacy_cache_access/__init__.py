@@ -433,7 +433,7 @@ def _unpacked_at(tree: Node, read: LegacyRead) -> tuple[Span, str | None] | None
         if n.type in ("funcdef", "classdef", "lambdef"):
             continue
         if n.type == "assert_stmt" and len(kids) >= 2 and \
-                re.search(rf"\blen\(\s*{re.escape(read.item)}\s*\)", kids[1].get_code(include_prefix=False)):
+                re.search(rf"\blen\s*\(\s*{re.escape(read.item)}\s*\)", kids[1].get_code(include_prefix=False)):
             return Span(Position(*n.start_pos), Position(*n.end_pos)), kids[1].get_code(include_prefix=False).strip()
         if n.type == "expr_stmt" and len(kids) == 3 and kids[1].type == "operator" and kids[1].value == "=" \
                 and kids[2].type == "name" and kids[2].value == read.item \
