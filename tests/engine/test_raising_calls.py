@@ -122,3 +122,36 @@ def test_an_init_that_raises_stops_where_the_class_is_built() -> None:
     assert {p.line for p in got} >= {6, 8, 10}
     assert all(p.line != 11 for p in got)
     assert raising_calls(parso.parse(BUILT.replace("__init__(self)", "setup(self)")), [Position(3, 8)]) == []
+
+
+def test_a_function_called_only_after_a_raise_is_not_reported() -> None:
+    # surya's mixin: `merge` reads the removed `key_cache` through `self.full(i)` first, so `self.store(...)` after it
+    # never runs; `store` is reported where something else calls it unstopped.
+    text = ("from transformers import DynamicCache\n\n\n"
+            "class M:\n"
+            "    def full(self, i):\n"
+            "        return self.key_cache[i]\n\n"
+            "    def store(self, i, k):\n"
+            "        self.key_cache[i] = k\n\n"
+            "    def merge(self, i):\n"
+            "        k = self.full(i)\n"
+            "        self.store(i, k)\n\n\n"
+            "class C(M, DynamicCache):\n"
+            "    pass\n")
+    assert found(text, "4.57.6") == [(6, "error")]
+    again = text.replace("        self.store(i, k)\n", "        self.store(i, k)\n\n    def put(self, i, k):\n"
+                         "        self.store(i, k)\n")
+    assert found(again, "4.57.6") == [(6, "error"), (9, "error")]
+
+
+def test_a_parameter_annotated_with_the_projects_cache_class_is_that_cache() -> None:
+    # engine/interpreter/functions.py: surya's `merge(self, new_cache: "ContinuousBatchingCache", ...)` (heldout17)
+    text = ("from transformers import DynamicCache\n\n\n"
+            "class M:\n"
+            "    def merge(self, other: \"C\"):\n"
+            "        return other._seen_tokens\n\n\n"
+            "class C(M, DynamicCache):\n"
+            "    pass\n")
+    assert found(text, "4.57.6") == [(6, "error")]
+    assert found(text.replace('other: "C"', "other"), "4.57.6") == []
+    assert found(text.replace("class C(M, DynamicCache)", "class C(M)"), "4.57.6") == []

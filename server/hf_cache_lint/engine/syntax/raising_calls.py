@@ -47,6 +47,47 @@ def raising_calls(tree: Node | None, starts: list[Position]) -> list[Position]:
     return found
 
 
+def callers_of(tree: Node | None, at: Position) -> list[Position]:
+    """Where the calls start (by name, as `raising_calls` finds them) of the function holding `at`, wherever `at`
+    stands in it; [] for code outside a function, a nested function, or a function nobody in the module calls."""
+    if tree is None:
+        return []
+    try:
+        leaf = tree.get_leaf_for_position((at.line, at.column))
+    except ValueError:
+        return []
+    node = leaf
+    while node is not None and node.type not in ("funcdef", "async_funcdef"):
+        if node.type in ("classdef", "lambdef", "file_input"):
+            return []
+        node = node.parent
+    if node is None:
+        return []
+    calls = _by_name(node, {})
+    # Every mention of the name in the module must be one of those calls: `chat._fill(...)`, `Cls.method`, a
+    # reference handed on, may run it unstopped (xinference's probes call the helpers `merge_kv_cache` stops).
+    module = node
+    while module.parent is not None:
+        module = module.parent
+    name = node.children[1].value
+    mentions = sum(1 for leaf in _names(module) if leaf.value == name and leaf is not node.children[1])
+    return calls if mentions == len(calls) else []
+
+
+def _names(root: Node) -> list[Node]:
+    out: list[Node] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        kids = getattr(node, "children", None)
+        if kids is None:
+            if node.type == "name":
+                out.append(node)
+        else:
+            stack.extend(kids)
+    return out
+
+
 def _callers(tree: Node, at: Position, walked: dict[tuple[int, bool], dict[str, list[Position]]]) -> list[Position]:
     try:
         leaf = tree.get_leaf_for_position((at.line, at.column))
@@ -57,6 +98,12 @@ def _callers(tree: Node, at: Position, walked: dict[tuple[int, bool], dict[str, 
     function = _unconditional_in(leaf)
     if function is None:
         return []
+    return _by_name(function, walked)
+
+
+def _by_name(function: Node, walked: dict[tuple[int, bool], dict[str, list[Position]]]) -> list[Position]:
+    """The calls of `function` by name: `name(...)` in the module, `self.name(...)` in its class (an `__init__`:
+    where the class is built)."""
     name = function.children[1].value
     holder = function.parent
     if holder is not None and holder.type == "decorated":
@@ -171,4 +218,4 @@ def _start(leaf: Node) -> Position:
     return Position(*node.start_pos)
 
 
-__all__ = ["DEPTH", "raising_calls"]
+__all__ = ["DEPTH", "callers_of", "raising_calls"]
