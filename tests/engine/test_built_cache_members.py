@@ -146,7 +146,8 @@ def test_each_item_of_a_layer_read_as_a_tensor() -> None:
 
 
 def test_enumerate_with_the_item_unpacked_in_the_body() -> None:
+    # reported at the unpacking statement, where Python raises (as for `for layer in c:`)
     text = ("c = model(ids, use_cache=True).past_key_values\nfor i, layer in enumerate(c):\n    k, v = layer\n")
     got = found(text)
-    assert [(line, severity) for line, severity, _ in got] == [(2, "error")]
+    assert [(line, severity) for line, severity, _ in got] == [(3, "error")]
     assert "too many values to unpack (expected 2)" in got[0][2]

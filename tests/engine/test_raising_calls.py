@@ -99,3 +99,59 @@ def test_a_helper_that_may_return_first_stops_nothing() -> None:
     text = "from transformers import LlamaForCausalLM\n" + HOOKED.format(first="_seen(past_key_values)").replace(
         "def _seen(pkv):\n", "def _seen(pkv):\n    if pkv is None:\n        return 0\n")
     assert (7, "warning") in found(text, "5.23.0")
+
+
+BUILT = (
+    "class Own(Base):\n"                       # 1
+    "    def __init__(self):\n"                # 2
+    "        super().__init__()\n"             # 3
+    "    @classmethod\n"                       # 4
+    "    def make(cls):\n"                     # 5
+    "        return cls()\n"                   # 6
+    "    def again(self):\n"                   # 7
+    "        return self.__init__()\n"         # 8
+    "def build():\n"                           # 9
+    "    return Own()\n"                       # 10
+    "Other()\n"                                # 11
+)
+
+
+def test_an_init_that_raises_stops_where_the_class_is_built() -> None:
+    # LCKV's `IndexedCache.from_cache`: `cls()` runs `__init__`, whose bare `super().__init__()` raises (heldout16)
+    got = raising_calls(parso.parse(BUILT), [Position(3, 8)])
+    assert {p.line for p in got} >= {6, 8, 10}
+    assert all(p.line != 11 for p in got)
+    assert raising_calls(parso.parse(BUILT.replace("__init__(self)", "setup(self)")), [Position(3, 8)]) == []
+
+
+def test_a_function_called_only_after_a_raise_is_not_reported() -> None:
+    # surya's mixin: `merge` reads the removed `key_cache` through `self.full(i)` first, so `self.store(...)` after it
+    # never runs; `store` is reported where something else calls it unstopped.
+    text = ("from transformers import DynamicCache\n\n\n"
+            "class M:\n"
+            "    def full(self, i):\n"
+            "        return self.key_cache[i]\n\n"
+            "    def store(self, i, k):\n"
+            "        self.key_cache[i] = k\n\n"
+            "    def merge(self, i):\n"
+            "        k = self.full(i)\n"
+            "        self.store(i, k)\n\n\n"
+            "class C(M, DynamicCache):\n"
+            "    pass\n")
+    assert found(text, "4.57.6") == [(6, "error")]
+    again = text.replace("        self.store(i, k)\n", "        self.store(i, k)\n\n    def put(self, i, k):\n"
+                         "        self.store(i, k)\n")
+    assert found(again, "4.57.6") == [(6, "error"), (9, "error")]
+
+
+def test_a_parameter_annotated_with_the_projects_cache_class_is_that_cache() -> None:
+    # engine/interpreter/functions.py: surya's `merge(self, new_cache: "ContinuousBatchingCache", ...)` (heldout17)
+    text = ("from transformers import DynamicCache\n\n\n"
+            "class M:\n"
+            "    def merge(self, other: \"C\"):\n"
+            "        return other._seen_tokens\n\n\n"
+            "class C(M, DynamicCache):\n"
+            "    pass\n")
+    assert found(text, "4.57.6") == [(6, "error")]
+    assert found(text.replace('other: "C"', "other"), "4.57.6") == []
+    assert found(text.replace("class C(M, DynamicCache)", "class C(M)"), "4.57.6") == []

@@ -140,3 +140,20 @@ DOMINATED = [
 def test_a_read_that_raises_hides_the_reads_it_dominates(body: str, expected: list[tuple[int, str]]) -> None:
     """A legacy read that raises wherever it runs stops its function: what it dominates is never reached on 5.x."""
     assert lines(HEAD + body) == expected
+
+
+def test_a_read_after_a_removed_use_that_raises_is_not_reached() -> None:
+    # LCKV's `from_cache`: the removed `_seen_tokens` read raises first (HFC007 reports it), so the indexing in the
+    # loop after it never runs; without that read the same indexing is reported.
+    convert = ("def convert(dynamic_cache):\n    seen = {}\n    for i in range(len(dynamic_cache)):\n"
+               "        seen[i] = dynamic_cache[i]\n    return seen\n\n\n"
+               "convert(model(ids, use_cache=True).past_key_values)\n")
+    assert lines(HEAD + convert) == [(11, "error")]
+    stopped = convert.replace("    seen = {}\n", "    seen = {}\n    total = dynamic_cache._seen_tokens\n")
+    assert lines(HEAD + stopped) == []
+    # A read under the same test as an earlier raising one: the earlier stops it (exporters' validation).
+    tested = ("out = model(ids, use_cache=True)\nif out.past_key_values is not None and len(ids) > 0:\n"
+              "    keys = out.past_key_values[0][0]\n    values = out.past_key_values[0][1]\n")
+    assert [line for line, _ in lines(HEAD + tested)] == [10]
+    untested = tested.replace("    values = out", "values = out")
+    assert [line for line, _ in lines(HEAD + untested)] == [10, 11]

@@ -243,6 +243,8 @@ class UserFunctions:
             self.s.state = end
             params = self.params(node)
             owner = cls if isinstance(cls, str) and params and not _is_static(node) else None
+            if owner is not None:
+                owner = self._combined(owner)
             if owner is not None and owner not in instances:
                 # The class's shared instance is set up at its first uncalled method whether that method then
                 # runs or is replayed: the instance, its id and what `__init__` did are the same at every check;
@@ -275,9 +277,27 @@ class UserFunctions:
                 replays.finish()
         self.s.state = end
 
+    def _combined(self, cls: str) -> str:
+        """The class whose instance an uncalled method of `cls` runs on: `cls` itself, but for a plain mixin of the
+        module's own that one module class combines with a transformers cache (surya's `class
+        ContinuousBatchingCache(ContinuousBatchingMixin, DynamicCache)`): the mixin's `self` is that class's
+        instance, and what the mixin reads on it is what the cache has (heldout17). Several such classes: the mixin
+        itself (which cache it runs on is not said)."""
+        names = self.s.module_state.names
+        got = names.get(cls)
+        if not isinstance(got, ClassDef) or got.cache_base or got.node is None or got.node.get_super_arglist() is not None:
+            return cls
+        combined = [name for name, value in names.items()
+                    if isinstance(value, ClassDef) and value.cache_base and value.node is not None and
+                    any(isinstance(base, ClassDef) and base.node is got.node for base in self.bases(value.node))]
+        return combined[0] if len(combined) == 1 else cls
+
     def annotated(self, param: Any) -> Value:
         """A parameter of an uncalled function: unknown, unless annotated with a transformers model or cache class."""
         ann = _optional(param.annotation) if param.annotation is not None else None
+        own = self._own_cache_annotation(ann) if ann is not None else None
+        if own is not None:
+            return own
         if ann is not None:
             hint = self.ex.eval(ann)
             if isinstance(hint, Symbol) and hint.qualname.startswith("transformers."):
@@ -291,6 +311,22 @@ class UserFunctions:
                     return self.s.new(ModelState(class_name=None if name.startswith("Auto") else name,
                                                gen_config=self.s.new(ConfigState())))
         return Unknown(f"the parameter `{param.name.value}`")
+
+    def _own_cache_annotation(self, ann: Any) -> Value | None:
+        """`new_cache: "OwnCache"` (or unquoted) naming the module's own subclass of a transformers cache: a fresh
+        instance of it (surya's `merge(self, new_cache: "ContinuousBatchingCache", ...)`: the code says what the
+        parameter is, and the class is a transformers cache by what it inherits)."""
+        if ann.type == "string":
+            name = ann.value.strip("\"'")
+        elif ann.type == "name":
+            name = ann.value
+        else:
+            return None
+        got = self.s.module_state.names.get(name)
+        if not isinstance(got, ClassDef) or not got.cache_base:
+            return None
+        return self.s.new(self.with_model(InstanceState(name, (), got.cache_base, got.own, got.skips_init,
+                                                        got.narrow_length), got))
 
     def setup_instance(self, cls: str) -> Ref:
         """An instance as `__init__` leaves it, plus (conditionally) what setup methods add. Where the module itself

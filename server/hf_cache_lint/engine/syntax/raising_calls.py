@@ -7,7 +7,8 @@ A line raises on every run of its function when its statement stands in the func
 `if`, a loop's body, a `try`), and nothing before it in the function can leave it (`return`, `raise`, `yield`,
 `break`/`continue` do not leave a function, but a loop's `break` may skip the rest of its body: the statement must
 be in the function's own block, so no loop holds it). Its callers are found by name: a module-level function's
-`name(...)` anywhere in the module, a method's `self.name(...)` in its class. Callers up to `DEPTH` helpers deep.
+`name(...)` anywhere in the module, a method's `self.name(...)` in its class, an `__init__`'s `Cls(...)` in the
+module and `cls(...)` in its class. Callers up to `DEPTH` helpers deep.
 """
 
 from __future__ import annotations
@@ -46,6 +47,47 @@ def raising_calls(tree: Node | None, starts: list[Position]) -> list[Position]:
     return found
 
 
+def callers_of(tree: Node | None, at: Position) -> list[Position]:
+    """Where the calls start (by name, as `raising_calls` finds them) of the function holding `at`, wherever `at`
+    stands in it; [] for code outside a function, a nested function, or a function nobody in the module calls."""
+    if tree is None:
+        return []
+    try:
+        leaf = tree.get_leaf_for_position((at.line, at.column))
+    except ValueError:
+        return []
+    node = leaf
+    while node is not None and node.type not in ("funcdef", "async_funcdef"):
+        if node.type in ("classdef", "lambdef", "file_input"):
+            return []
+        node = node.parent
+    if node is None:
+        return []
+    calls = _by_name(node, {})
+    # Every mention of the name in the module must be one of those calls: `chat._fill(...)`, `Cls.method`, a
+    # reference handed on, may run it unstopped (xinference's probes call the helpers `merge_kv_cache` stops).
+    module = node
+    while module.parent is not None:
+        module = module.parent
+    name = node.children[1].value
+    mentions = sum(1 for leaf in _names(module) if leaf.value == name and leaf is not node.children[1])
+    return calls if mentions == len(calls) else []
+
+
+def _names(root: Node) -> list[Node]:
+    out: list[Node] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        kids = getattr(node, "children", None)
+        if kids is None:
+            if node.type == "name":
+                out.append(node)
+        else:
+            stack.extend(kids)
+    return out
+
+
 def _callers(tree: Node, at: Position, walked: dict[tuple[int, bool], dict[str, list[Position]]]) -> list[Position]:
     try:
         leaf = tree.get_leaf_for_position((at.line, at.column))
@@ -56,6 +98,12 @@ def _callers(tree: Node, at: Position, walked: dict[tuple[int, bool], dict[str, 
     function = _unconditional_in(leaf)
     if function is None:
         return []
+    return _by_name(function, walked)
+
+
+def _by_name(function: Node, walked: dict[tuple[int, bool], dict[str, list[Position]]]) -> list[Position]:
+    """The calls of `function` by name: `name(...)` in the module, `self.name(...)` in its class (an `__init__`:
+    where the class is built)."""
     name = function.children[1].value
     holder = function.parent
     if holder is not None and holder.type == "decorated":
@@ -65,12 +113,28 @@ def _callers(tree: Node, at: Position, walked: dict[tuple[int, bool], dict[str, 
     if holder is None or holder.type not in ("file_input", "classdef"):
         return []  # a nested function: its callers are not read
     method = holder.type == "classdef"
+    found = _walked(walked, holder, method).get(name, [])
+    if method and name == "__init__":
+        # Building the class runs its `__init__`: `Cls(...)` anywhere in the module, `cls(...)` in its own methods
+        # (LCKV's `IndexedCache.from_cache`: `cache = cls()` then the conversion, never reached where the base's
+        # `__init__` raises).
+        module = holder
+        while module.parent is not None:
+            module = module.parent
+        found = found + _walked(walked, module, False).get(holder.children[1].value, []) + \
+            _walked(walked, holder, False).get("cls", [])
+    return found
+
+
+def _walked(walked: dict[tuple[int, bool], dict[str, list[Position]]], holder: Node,
+            method: bool) -> dict[str, list[Position]]:
+    """The calls by name in `holder` (`self.name(...)` for a class's methods), walked once."""
     key = (id(holder), method)
     calls = walked.get(key)
     if calls is None:
         calls = walked[key] = {n: [_start(leaf) for leaf in leaves]
                                for n, leaves in _calls_by_name(holder, method=method).items()}
-    return calls.get(name, [])
+    return calls
 
 
 def _unconditional_in(leaf: Node) -> Node | None:
@@ -154,4 +218,4 @@ def _start(leaf: Node) -> Position:
     return Position(*node.start_pos)
 
 
-__all__ = ["DEPTH", "raising_calls"]
+__all__ = ["DEPTH", "callers_of", "raising_calls"]

@@ -21,7 +21,7 @@ from hf_cache_lint.engine.interpreter.hook_trees import walk
 from hf_cache_lint.engine.output.analysis import Analysis
 from hf_cache_lint.engine.syntax.dominance import Dominance, branch_of
 from hf_cache_lint.engine.syntax.nodes import Node
-from hf_cache_lint.engine.syntax.raising_calls import raising_calls
+from hf_cache_lint.engine.syntax.raising_calls import callers_of, raising_calls
 from hf_cache_lint.engine.text.text import line_starts, offset
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc007_removed_cache_api import (
@@ -144,6 +144,19 @@ def _calls_update(tree: Node) -> bool:
     return False
 
 
+def raising_uses(analysis: Analysis) -> list[Position]:
+    """Where a removed use this rule reports raises wherever it runs (no condition on the way, not a silent store, a
+    defaulted `getattr` nor an idle handler; imports left out, an `except ImportError` may catch them): another
+    rule's finding such a use dominates is never reached (HFC009's `dynamic_cache[i]` after LCKV's
+    `dynamic_cache._seen_tokens`)."""
+    target = analysis.context.target.version
+    return [use.span.start for use in analysis.removed_api
+            if use.kind != "import" and not (use.kind == "read" and use.name in LEGACY_READS)
+            and use.condition is None and not use.silent and use.default is None
+            and not (use.kind in ("method", "read") and use.cache is not None
+                     and max_length.fallback_idle(use.cache, target))]
+
+
 class RemovedCacheApi(Rule):
     code = "HFC007"
     name = "removed-cache-api"
@@ -180,6 +193,13 @@ class RemovedCacheApi(Rule):
         calls = raising_calls(analysis.tree, raising)
         unreached |= {i for i, (_, _, at, _) in enumerate(findings)
                       if any(dominates(call, at) for call in calls)}
+        # A function the module calls only where an earlier raise has stopped the caller never runs here (surya's
+        # `set_full_cache`, called in `merge` after `self.get_full_cache(...)`, whose `key_cache` read raises).
+        stops = raising + calls
+        for i, (_, _, at, _) in enumerate(findings):
+            callers = callers_of(analysis.tree, at) if i not in unreached else []
+            if callers and all(any(dominates(stop, call) for stop in stops) for call in callers):
+                unreached.add(i)
         yield from (found for i, (found, _, _, _) in enumerate(findings) if i not in unreached)
 
     def _check(self, analysis: Analysis) -> Iterator[tuple[Finding, bool, Position, str | None]]:

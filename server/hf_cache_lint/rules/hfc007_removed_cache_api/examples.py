@@ -470,6 +470,31 @@ INVALID: tuple[Invalid, ...] = (
              "took it: from 4.56 it needs the layers (ValueError; 4.54-4.55: `layer_classes`, TypeError)",
     ),
     Invalid(
+        prelude("DynamicCache") + "\n\nclass TrimMixin:\n    def trim(self, n):\n        self._seen_tokens -= n\n\n\n"
+        "class TrimCache(TrimMixin, DynamicCache):\n    pass\n\n\n"
+        "class Session:\n    def __init__(self):\n        self.cache = None\n\n"
+        "    def step(self, ids):\n        cache = TrimCache()\n"
+        "        model(ids, past_key_values=cache, use_cache=True)\n        if self.cache:\n"
+        "            self.cache.trim(1)\n        else:\n            self.cache = cache\n\n\n"
+        "session = Session()\nsession.step(inputs.input_ids)\nsession.step(inputs.input_ids)\n",
+        flagged="_seen_tokens",
+        message_contains="AttributeError: 'TrimCache' object has no attribute '_seen_tokens'",
+        note="a mixin's method on `self`, where the module combines the mixin with `DynamicCache` (surya's "
+             "`ContinuousBatchingCache(ContinuousBatchingMixin, DynamicCache)`): `self` is that class's instance, "
+             "so the removed `_seen_tokens` is read off a transformers cache (gone from 4.54)",
+    ),
+    Invalid(
+        prelude("Cache") + "\n\nclass Indexed(Cache):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.seen = 0\n\n"
+        "    @classmethod\n    def from_cache(cls, dynamic_cache):\n        cache = cls()\n"
+        "        cache.seen = dynamic_cache._seen_tokens\n        return cache\n\n\n"
+        "past = model(**inputs, use_cache=True).past_key_values\nconverted = Indexed.from_cache(past)\n",
+        flagged="super().__init__()",
+        message_contains="ValueError: You should provide exactly one of `layers` or `layer_class_to_replicate`",
+        note="the subclass's classmethod builds `cls()` first (LCKV's `IndexedCache.from_cache`): the base "
+             "constructor raises there, so the removed `_seen_tokens` read after it never runs and is not reported",
+    ),
+    Invalid(
         _BUILT + "model(**inputs, past_key_values=cache, use_cache=True)\n"
         "lengths = [keys.shape[-2] for i, keys in enumerate(cache.key_cache)]\n",
         flagged="key_cache",

@@ -19,6 +19,7 @@ from hf_cache_lint.engine.syntax.raising_calls import raising_calls
 from hf_cache_lint.engine.syntax.use_scope import scope_at
 from hf_cache_lint.engine.text.text import line_starts, offset
 from hf_cache_lint.rules.base import Rule
+from hf_cache_lint.rules.hfc007_removed_cache_api import raising_uses
 from hf_cache_lint.rules.hfc009_legacy_cache_access.examples import INVALID
 from hf_cache_lint.rules.hfc009_legacy_cache_access.valid import VALID
 
@@ -30,6 +31,8 @@ READS = frozenset({"subscript", "unpack", "unpack4"})
 _ERRORS = {"subscript": "TypeError", "unpack": "ValueError", "unpack4": "ValueError", "iterate": "TypeError",
            "items": "AttributeError"}
 _PART = re.compile(r"\[\s*([0-3])\s*\]")
+# The condition of a read that raises nothing (the silent flattening): it stops nothing it dominates.
+_SILENT = "\x00silent"
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,7 @@ class LegacyRead:
     part_of: bool = False  # an `EncoderDecoderCache`'s part (`cache.self_attention_cache`), class unsaid
     passed: bool = False  # the cache generate passes a `prepare_inputs_for_generation` override, class unsaid
     element: tuple[str, str] | None = None  # "items": the name each layer item is bound to, the attribute read on it
+    asserted: str | None = None  # the `assert len(<item>) == N` before the unpacking, which raises first
     listed: bool = False  # the loop runs over `list(cache)` (the receiver holds it), not over the cache itself
     beam: bool = False  # the cache generate's beam search passes a `_reorder_cache` override, class unsaid
 
@@ -82,23 +86,35 @@ class LegacyCacheAccess(Rule):
     def check(self, analysis: Analysis) -> Iterable[Finding]:
         seen: set[tuple[int, int]] = set()
         findings: list[Finding] = []
+        conditions: list[str | None] = []
         for read in self.reads_of(analysis):
             key = (read.span.start.line, read.span.start.column)
             if key not in seen:
                 seen.add(key)
                 findings.append(self.finding(analysis, read))
+                conditions.append(read.condition if read.name != "flatten" else _SILENT)
         # A read that raises wherever it runs (an Error: no condition, not the silent flattening) stops its function
         # there, as HFC007's removed uses do: a later read it dominates (engine/syntax/dominance.py) is never reached
         # on the target (StreamingLLM's `past_key_values[0][0]` length then `for k, v in past_key_values`; two
         # caches cut one after the other), nor one a call of its function dominates (engine/syntax/raising_calls.py).
         dominates = Dominance(analysis.tree) if analysis.tree is not None else (lambda first, later: False)
-        raising: list[Position] = []
+        # A read that raises under a condition (a Warning: `if "past_key_values" in out:` around both) stops as
+        # surely what it dominates under the same condition: the dominated read runs only after it, where the same
+        # test held (exporters' `out["past_key_values"][i][0]` then `[i][1]` on the next line, heldout17).
+        # HFC007's removed uses that raise wherever they run stop what they dominate as well (LCKV's
+        # `dynamic_cache._seen_tokens`, then `dynamic_cache[i]` in the loop after it, heldout16).
+        raising: list[Position] = raising_uses(analysis)
+        raising_under: list[tuple[Position, str]] = []
         unreached: set[int] = set()
         for i, found in sorted(enumerate(findings), key=lambda f: (f[1].span.start.line, f[1].span.start.column)):
-            if any(dominates(first, found.span.start) for first in raising):
+            condition = conditions[i]
+            if any(dominates(first, found.span.start) for first in raising) or \
+                    any(c == condition and dominates(first, found.span.start) for first, c in raising_under):
                 unreached.add(i)
             elif found.severity is Severity.ERROR:
                 raising.append(found.span.start)
+            elif condition is not None and condition is not _SILENT:
+                raising_under.append((found.span.start, condition))
         calls = raising_calls(analysis.tree, raising)
         unreached |= {i for i, found in enumerate(findings) if any(dominates(call, found.span.start) for call in calls)}
         yield from (found for i, found in enumerate(findings) if i not in unreached)
@@ -108,7 +124,7 @@ class LegacyCacheAccess(Rule):
         statement, not at the loop (Ouroboros: the header and the unpack on two lines)."""
         for read in self._reads_of(analysis):
             at = _unpacked_at(analysis.tree, read) if analysis.tree is not None else None
-            yield read if at is None else replace(read, span=at)
+            yield read if at is None else replace(read, span=at[0], asserted=at[1])
 
     def _reads_of(self, analysis: Analysis) -> Iterator[LegacyRead]:
         """The module walk's reads first (they carry their conditions), then the interpreter's, in order."""
@@ -185,6 +201,9 @@ def _seq2seq(use: LegacyRead) -> bool:
 
 def _error(use: LegacyRead) -> str:
     """The exception the read raises, as Python words it (docs/facts.md, the release table's behaviours)."""
+    if use.asserted is not None:
+        items = 3 if use.name == "unpack" and not _seq2seq(use) else 6
+        return f"AssertionError (`{use.asserted}` fails: each layer is {items} items)"
     if use.name == "items" and use.element is not None:
         return f"AttributeError: 'NoneType' object has no attribute '{use.element[1]}'"
     if use.name == "unpack":
@@ -396,27 +415,44 @@ def _from_use(analysis: Analysis, u: CacheUse, removed: dict[str, str | None]) -
                       u.description == GENERATE_CACHE, listed=u.listed, beam=u.description == BEAM_CACHE)
 
 
-def _unpacked_at(tree: Node, read: LegacyRead) -> Span | None:
-    """For an unpacking read of a loop `for <item> in <receiver>:` whose body unpacks the item
-    (`k, v = <item>`): that statement's span, where Python raises; None where the loop unpacks in its header."""
+def _unpacked_at(tree: Node, read: LegacyRead) -> tuple[Span, str | None] | None:
+    """For an unpacking read of a loop `for <item> in <receiver>:` (or `for i, <item> in enumerate(<receiver>):`)
+    whose body unpacks the item (`k, v = <item>`): that statement's span, where Python raises; None where the loop
+    unpacks in its header. An `assert len(<item>) == N` before it raises first (ONNX Runtime's Whisper export:
+    `assert len(present_layer_i) == 4`, then the four names): that statement's span and its test."""
     if read.name not in ("unpack", "unpack4") or read.item is None:
         return None
     at = read.span
     node: Node | None = tree.get_leaf_for_position((at.start.line, at.start.column))
     while node is not None and node.type != "for_stmt":
         node = node.parent
-    if node is None or len(node.children) < 6 or node.children[1].type != "name" \
-            or node.children[1].value != read.item or node.children[3].start_pos != (at.start.line, at.start.column):
+    if node is None or len(node.children) < 6 or not _loops_over(node, read.item, (at.start.line, at.start.column)):
         return None
     for n in _walk(node.children[5]):
         kids = getattr(n, "children", [])
         if n.type in ("funcdef", "classdef", "lambdef"):
             continue
+        if n.type == "assert_stmt" and len(kids) >= 2 and \
+                re.search(rf"\blen\s*\(\s*{re.escape(read.item)}\s*\)", kids[1].get_code(include_prefix=False)):
+            return Span(Position(*n.start_pos), Position(*n.end_pos)), kids[1].get_code(include_prefix=False).strip()
         if n.type == "expr_stmt" and len(kids) == 3 and kids[1].type == "operator" and kids[1].value == "=" \
                 and kids[2].type == "name" and kids[2].value == read.item \
                 and kids[0].type in ("testlist_star_expr", "exprlist", "atom"):
-            return Span(Position(*n.start_pos), Position(*n.end_pos))
+            return Span(Position(*n.start_pos), Position(*n.end_pos)), None
     return None
+
+
+def _loops_over(loop: Node, item: str, receiver: tuple[int, int]) -> bool:
+    """`for <item> in <receiver>`, or `for i, <item> in enumerate(<receiver>)`."""
+    target, iterable = loop.children[1], loop.children[3]
+    if target.type == "name":
+        return bool(target.value == item and iterable.start_pos == receiver)
+    names = [k for k in getattr(target, "children", []) if k.type != "operator"]
+    kids = getattr(iterable, "children", [])
+    return bool(target.type == "exprlist" and len(names) == 2 and names[1].type == "name" and names[1].value == item
+                and iterable.type in ("power", "atom_expr") and len(kids) == 2 and kids[0].type == "name"
+                and kids[0].value == "enumerate" and kids[1].type == "trailer"
+                and kids[1].children[1].start_pos == receiver)
 
 
 def _element_read(tree: Node, at: Span) -> tuple[str, str, Span] | None:
