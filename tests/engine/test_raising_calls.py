@@ -99,3 +99,27 @@ def test_a_helper_that_may_return_first_stops_nothing() -> None:
     text = "from transformers import LlamaForCausalLM\n" + HOOKED.format(first="_seen(past_key_values)").replace(
         "def _seen(pkv):\n", "def _seen(pkv):\n    if pkv is None:\n        return 0\n")
     assert (7, "warning") in found(text, "5.23.0")
+
+
+BUILT = (
+    "class Own:\n"                        # 1
+    "    def __init__(self):\n"           # 2
+    "        self.n = c.seen_tokens\n"    # 3
+    "    @classmethod\n"                  # 4
+    "    def make(cls):\n"                # 5
+    "        return cls()\n"              # 6
+    "    def other(self):\n"              # 7
+    "        return self.__init__\n"      # 8
+    "def build():\n"                      # 9
+    "    return Own()\n"                  # 10
+    "def unrelated(cls):\n"               # 11
+    "    return cls()\n"                  # 12
+)
+
+
+def test_an_init_that_raises_stops_the_constructions_of_its_class() -> None:
+    # LCKV (heldout16 lckv_layer_cache.py): `from_cache` builds `cls()`, whose `__init__` raises, first
+    tree = parso.parse(BUILT)
+    use = Position(3, BUILT.splitlines()[2].index("c.seen"))
+    got = sorted(raising_calls(tree, [use]), key=lambda p: (p.line, p.column))
+    assert got == [Position(6, 15), Position(10, 11)]  # `cls()` in its class, `Own()` in the module; not line 12

@@ -7,7 +7,8 @@ A line raises on every run of its function when its statement stands in the func
 `if`, a loop's body, a `try`), and nothing before it in the function can leave it (`return`, `raise`, `yield`,
 `break`/`continue` do not leave a function, but a loop's `break` may skip the rest of its body: the statement must
 be in the function's own block, so no loop holds it). Its callers are found by name: a module-level function's
-`name(...)` anywhere in the module, a method's `self.name(...)` in its class. Callers up to `DEPTH` helpers deep.
+`name(...)` anywhere in the module, a method's `self.name(...)` in its class, an `__init__`'s constructions of its
+class (`Name(...)` in the module, `cls(...)` in the class). Callers up to `DEPTH` helpers deep.
 """
 
 from __future__ import annotations
@@ -65,12 +66,30 @@ def _callers(tree: Node, at: Position, walked: dict[tuple[int, bool], dict[str, 
     if holder is None or holder.type not in ("file_input", "classdef"):
         return []  # a nested function: its callers are not read
     method = holder.type == "classdef"
+    if method and name == "__init__":
+        return _constructions(holder, walked)
+    return _calls_in(holder, method, walked).get(name, [])
+
+
+def _calls_in(holder: Node, method: bool,
+              walked: dict[tuple[int, bool], dict[str, list[Position]]]) -> dict[str, list[Position]]:
     key = (id(holder), method)
     calls = walked.get(key)
     if calls is None:
         calls = walked[key] = {n: [_start(leaf) for leaf in leaves]
                                for n, leaves in _calls_by_name(holder, method=method).items()}
-    return calls.get(name, [])
+    return calls
+
+
+def _constructions(cls: Node, walked: dict[tuple[int, bool], dict[str, list[Position]]]) -> list[Position]:
+    """The calls that run a class's `__init__`: `Name(...)` in the module of a module-level class, and `cls(...)`
+    in the class's own methods (a classmethod's factory: LCKV's `from_cache` builds `cls()`, whose base
+    `__init__` raises, so the lines after it never run: heldout16)."""
+    found = list(_calls_in(cls, False, walked).get("cls", []))
+    module = cls.parent
+    if module is not None and module.type == "file_input":
+        found += _calls_in(module, False, walked).get(cls.children[1].value, [])
+    return found
 
 
 def _unconditional_in(leaf: Node) -> Node | None:

@@ -470,6 +470,18 @@ INVALID: tuple[Invalid, ...] = (
              "took it: from 4.56 it needs the layers (ValueError; 4.54-4.55: `layer_classes`, TypeError)",
     ),
     Invalid(
+        prelude("Cache") + "\n\nclass Indexed(Cache):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.key_cache = {}\n\n"
+        "    @classmethod\n    def from_cache(cls, past):\n        cache = cls()\n"
+        "        cache.seen = past._seen_tokens\n        return cache\n\n\n"
+        "past = model(**inputs, use_cache=True).past_key_values\ncache = Indexed.from_cache(past)\n",
+        flagged="super().__init__()",
+        message_contains="ValueError: You should provide exactly one of `layers` or `layer_class_to_replicate`",
+        note="the bare base constructor, run by the class's own factory (`cls()` in a classmethod): it raises "
+             "there, so the factory's later read of the model's cache (`past._seen_tokens`, gone from 4.54) never "
+             "runs and is not reported (LCKV's `IndexedCache.from_cache`)",
+    ),
+    Invalid(
         _BUILT + "model(**inputs, past_key_values=cache, use_cache=True)\n"
         "lengths = [keys.shape[-2] for i, keys in enumerate(cache.key_cache)]\n",
         flagged="key_cache",

