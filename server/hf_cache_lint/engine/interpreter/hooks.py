@@ -5,7 +5,8 @@
 A function counts as a hook only where the code says it is transformers' (a project's own `update` or `forward`
 never is): a method of a class deriving from a class imported from transformers (or from such a class of the
 module), a module function assigned onto a transformers class's hook attribute, bound onto a loaded model's
-module with `types.MethodType`, or registered `with_kwargs=True` as a forward hook on a loaded model's module.
+module with `types.MethodType`, a class's own method installed as the generation hook of the transformers model it
+holds (`self.model.prepare_inputs_for_generation = self.prepare_inputs_for_inference`), or registered `with_kwargs=True` as a forward hook on a loaded model's module.
 "A loaded model" is a name the module binds to `<transformers name>.from_pretrained(...)`, and the loop variables
 that iterate over what hangs off one.
 
@@ -367,6 +368,12 @@ def _patch(stmt: Node, names: Names) -> Iterator[HookOverride]:
                 code(args[1].value).strip() == owner_text:
             fn_name, bound_to_owner = args[0].value.value, True
     fn = names.functions.get(fn_name or "")
+    if kind == "prepare_inputs" and fn_name is None and (own := _own_method(value, stmt)) is not None and \
+            _holds_own_model(owner_text, stmt, names):
+        # `self.model.prepare_inputs_for_generation = self.prepare_inputs_for_inference` (Donut's, Nougat's
+        # wrappers): the wrapper's bound method installed on the transformers model it holds; generate calls it
+        # with the decoding loop's arguments, the wrapper's `self` already bound.
+        fn, fn_name, role = own, value.children[-1].children[1].value, "model"
     if fn is None:
         return
     if role is None and kind == "prepare_inputs" and (bound_to_owner or (
@@ -390,6 +397,49 @@ def _patch(stmt: Node, names: Names) -> Iterator[HookOverride]:
     fact = hook_fact(fn, kind, f"`{fn_name}` (patched in as `{owner_text}.{attribute}`)", role if kind == "forward" else "")
     patched = _block_patches(stmt, names)
     yield replace(fact, patched_classes=patched) if patched else fact
+
+
+def _enclosing_class(node: Node) -> Node | None:
+    parent = node.parent
+    while parent is not None and parent.type != "classdef":
+        parent = parent.parent
+    return parent
+
+
+def _own_method(value: Node, stmt: Node) -> Node | None:
+    """`self.name` (no call) in a method of a class that defines `name`: that method."""
+    if value.type not in ("power", "atom_expr") or len(value.children) != 2 or value.children[0].type != "name" or \
+            value.children[0].value != "self" or not is_trailer(value.children[1], "."):
+        return None
+    cls = _enclosing_class(stmt)
+    if cls is None:
+        return None
+    name = value.children[1].children[1].value
+    for member in suite(cls.children[-1]):
+        fn = member.children[-1] if member.type == "decorated" else member
+        if fn.type == "funcdef" and fn.children[1].value == name:
+            return fn
+    return None
+
+
+def _holds_own_model(owner: str, stmt: Node, names: Names) -> bool:
+    """`owner` is `self.<attr>` and the class `stmt` is in binds that attribute to a transformers model it builds or
+    loads (`self.model = MBartForCausalLM(config=...)`, `self.model = AutoModelForCausalLM.from_pretrained(...)`)."""
+    parts = owner.split(".")
+    cls = _enclosing_class(stmt)
+    if len(parts) != 2 or parts[0] != "self" or cls is None:
+        return False
+    for node in walk(cls):
+        if node.type != "expr_stmt" or len(node.children) != 3 or code(node.children[0]).strip() != owner:
+            continue
+        value = node.children[2]
+        if value.type not in ("power", "atom_expr") or not is_trailer(value.children[-1], "("):
+            continue
+        end = len(value.children) - 2 if len(value.children) >= 3 and \
+            is_trailer(value.children[-2], ".", "from_pretrained") else len(value.children) - 1
+        if reference_role(prefix(value, end), names) == "model":
+            return True
+    return False
 
 
 def _installed_attention(stmt: Node, names: Names, roles: dict[str, tuple[str, str]],
