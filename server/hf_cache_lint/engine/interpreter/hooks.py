@@ -148,6 +148,7 @@ def hook_facts(module: Node, text: str) -> tuple[list[HookOverride], list[CacheP
             hooks.extend(_installed_attention(node, names, class_roles, classdefs))
         else:
             hooks.extend(forward_hooks(node, names, calls))
+            hooks.extend(_installed_attention(node, names, class_roles, classdefs))
             sent.extend(_sent(node, names, calls))
     if any(h.kind == "cache_update" for h in hooks) and _patch_updates_itself(assignments, names):
         hooks = [replace(h, updated_by_patch=True) if h.kind == "cache_update" else h for h in hooks]
@@ -449,31 +450,52 @@ def _installed_attention(stmt: Node, names: Names, roles: dict[str, tuple[str, s
     its `LlamaForCausalLM` subclass's `__init__`), or a loaded model (and the loop variables over its layers).
     transformers' decoder layer then calls the module's class as its attention, with its own keywords: the class's
     `forward` is a hook whatever the class derives from."""
-    if len(stmt.children) != 3 or stmt.children[1].type != "operator" or stmt.children[1].value != "=":
+    installed_on = _self_attn_store(stmt)
+    if installed_on is None:
         return
-    target, value = stmt.children[0], stmt.children[2]
-    if target.type not in ("power", "atom_expr") or not is_trailer(target.children[-1], ".", "self_attn") or \
-            value.type not in ("power", "atom_expr") or len(value.children) != 2 or \
+    root, value, installed = installed_on
+    if value.type not in ("power", "atom_expr") or len(value.children) != 2 or \
             value.children[0].type != "name" or not is_trailer(value.children[1], "("):
         return
     cls = classdefs.get(value.children[0].value)
-    root = target.children[0]
     if cls is None or root.type != "name":
         return
     if root.value == "self":
         owner = stmt.parent
         while owner is not None and owner.type != "classdef":
             owner = owner.parent
-        if owner is None or roles.get(owner.children[1].value, ("", ""))[0] != "model":
+        role = roles.get(owner.children[1].value, ("", ""))[0] if owner is not None else ""
+        # a model class's `self.model.layers[i].self_attn = ...` (H2O), or a decoder-layer class's own
+        # `self.self_attn = ...` (TransMLA's `LlamaMLADecoderLayer`): the inherited layer forward calls it
+        if role != "model" and not (role == "decoder_layer" and installed == "self.self_attn"):
             return
     elif not (root.value in names.models and names.model_at(root.value, stmt)):
         return
-    installed = "".join(code(k) for k in target.children).strip()
     for member in suite(cls.children[-1]):
         fn = member.children[-1] if member.type == "decorated" else member
         if fn.type == "funcdef" and fn.children[1].value == "forward":
             yield hook_fact(fn, "forward", f"`{cls.children[1].value}.forward` (installed as `{installed}`)",
                             "attention")
+
+
+def _self_attn_store(stmt: Node) -> tuple[Node, Node, str] | None:
+    """(the target's root name, the value, the target as written) of `<x>.self_attn = value` or
+    `setattr(<x>, "self_attn", value)` (TransMLA's `setattr(layer, "self_attn", PartialRope(layer.self_attn))`)."""
+    if stmt.type == "expr_stmt":
+        if len(stmt.children) != 3 or stmt.children[1].type != "operator" or stmt.children[1].value != "=":
+            return None
+        target = stmt.children[0]
+        if target.type not in ("power", "atom_expr") or not is_trailer(target.children[-1], ".", "self_attn"):
+            return None
+        return target.children[0], stmt.children[2], "".join(code(k) for k in target.children).strip()
+    kids = stmt.children
+    if stmt.type in ("power", "atom_expr") and len(kids) == 2 and kids[0].type == "name" and \
+            kids[0].value == "setattr" and is_trailer(kids[1], "("):
+        args = call_args(kids[1])
+        if len(args) == 3 and not any(a.name or a.star for a in args) and \
+                string_value(args[1].value) == "self_attn" and args[0].value.type == "name":
+            return args[0].value, args[2].value, f"{args[0].value.value}.self_attn"
+    return None
 
 
 def _model_class(owner: str, names: Names) -> str | None:
