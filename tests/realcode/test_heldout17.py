@@ -17,12 +17,14 @@ from recall_set import HELDOUT17
 
 # Measured unseen by the lead (tenth session): the same at the start of the session (main 02175f1 with only the sets
 # merged) and on round 1 merged (cbac2fd: save33, speed31n, overrides29k, members29k): 4.57.6 3/13, 3 of 4;
-# 5.23.0 5/14, 6 of 8; 5.24.0 and 5.25.0 6/14, 7 of 9.
+# 5.23.0 5/14, 6 of 8; 5.24.0 and 5.25.0 6/14, 7 of 9. Raised (tenth session, hooks29l: a prepare hook installed on
+# the model a wrapper holds, 4.43-4.57's cache_position in model_kwargs, a head with a plain mixin): 4.57.6 6/13,
+# 6 of 7; 5.23.0 7/14, 8 of 10; 5.24.0 and 5.25.0 9/14, 10 of 12.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(3, 3 / 4),
-    "5.23.0": Floor(5, 6 / 8),
-    "5.24.0": Floor(6, 7 / 9),
-    "5.25.0": Floor(6, 7 / 9),
+    "4.57.6": Floor(6, 6 / 7),
+    "5.23.0": Floor(7, 8 / 10),
+    "5.24.0": Floor(9, 10 / 12),
+    "5.25.0": Floor(9, 10 / 12),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,
