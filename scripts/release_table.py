@@ -620,7 +620,33 @@ def _spread_keys(helper: ast.FunctionDef) -> tuple[list[str], list[str]] | None:
     return [k for k in values if k not in given], given
 
 
-def _call_shape(call: ast.Call, skip_self: bool, spreads: dict[str, tuple[list[str], list[str]]]) -> str:
+def _stored_keys(helper: ast.FunctionDef, var: str) -> list[str]:
+    """The keys a helper always stores into its parameter `var` before returning it (`_get_initial_cache_position`:
+    `model_kwargs["cache_position"] = cache_position` in its own block, then `return model_kwargs`; its one early
+    return only where the key is there already: `if "cache_position" in model_kwargs and ...: return model_kwargs`).
+    A key stored under an `if`, or with a return before it that does not test for it, is not always there."""
+    if var not in [a.arg for a in helper.args.args]:
+        return []
+    keys: list[str] = []
+    for i, node in enumerate(helper.body):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(t := node.targets[0], ast.Subscript)
+                and isinstance(t.value, ast.Name) and t.value.id == var and isinstance(t.slice, ast.Constant)
+                and isinstance(key := t.slice.value, str)):
+            continue
+        before = helper.body[:i]
+        returns = [r for b in before for r in ast.walk(b) if isinstance(r, ast.Return)]
+        guarded = all(isinstance(b, ast.If) and repr(key) in ast.unparse(b.test).replace('"', "'") and not b.orelse
+                      for b in before if any(isinstance(r, ast.Return) for r in ast.walk(b)))
+        ends = [b for b in helper.body[i + 1:] if isinstance(b, ast.Return)]
+        if (not returns or guarded) and ends and ast.unparse(ends[0].value or ast.Constant(None)) == var and \
+                not any(isinstance(r, ast.Return) for b in helper.body[i + 1:helper.body.index(ends[0])]
+                        for r in ast.walk(b)):
+            keys.append(key)
+    return keys
+
+
+def _call_shape(call: ast.Call, skip_self: bool, spreads: dict[str, tuple[list[str], list[str]]],
+                stored: dict[str, list[str]] | None = None) -> str:
     """`args=N kw=a,b opt=c spread`: the positional count (a `*` spread: `args=N+`), the keywords always passed, in
     the call's order (CPython names the first one a signature cannot take), those passed only when given (a `**` of
     a helper's filtered dict), and `spread` where a `**` of other keys (generate's `model_kwargs`, the layer's
@@ -629,6 +655,7 @@ def _call_shape(call: ast.Call, skip_self: bool, spreads: dict[str, tuple[list[s
     star = any(isinstance(a, ast.Starred) for a in args)
     kw: list[str] = []
     opt: list[str] = []
+    carried: list[str] = []
     spread = False
     for k in call.keywords:
         if k.arg is not None:
@@ -638,14 +665,20 @@ def _call_shape(call: ast.Call, skip_self: bool, spreads: dict[str, tuple[list[s
             kw += always
             opt += given
         else:
+            # `**model_kwargs` after `model_kwargs = self._get_initial_cache_position(...)` in the caller's own
+            # block: the keys that helper always stores come with every call (4.57.6's `cache_position`).
+            carried += [key for key in (stored or {}).get(ast.unparse(k.value), []) if key not in kw]
             spread = True
     n = sum(not isinstance(a, ast.Starred) for a in args)
-    return _shape_text(f"{n}{'+' if star else ''}", kw, [k for k in opt if k not in kw], spread)
+    return _shape_text(f"{n}{'+' if star else ''}", kw, [k for k in opt if k not in kw], spread, carried)
 
 
-def _shape_text(args: str, kw: list[str], opt: list[str], spread: bool) -> str:
+def _shape_text(args: str, kw: list[str], opt: list[str], spread: bool, carried: list[str] | None = None) -> str:
+    """`spread=a,b`: the `**` spread always carries those keys (after the model's other generation inputs, which
+    the table does not know: the first one a signature cannot take may be another)."""
+    tail = f"spread={','.join(carried)}" if spread and carried else "spread" if spread else ""
     return " ".join(x for x in (f"args={args}", f"kw={','.join(kw)}" if kw else "",
-                                f"opt={','.join(opt)}" if opt else "", "spread" if spread else "") if x)
+                                f"opt={','.join(opt)}" if opt else "", tail) if x)
 
 
 def _merge(shapes: list[str]) -> str | None:
@@ -658,7 +691,9 @@ def _merge(shapes: list[str]) -> str | None:
     always = [k for k in lists[0] if all(k in other for other in lists[1:])]
     opt = list(dict.fromkeys(k for p, kw in zip(parsed, lists, strict=True)
                              for k in [*kw, *filter(None, p.get("opt", "").split(","))] if k not in always))
-    return _shape_text(parsed[0]["args"], always, opt, any("spread" in p for p in parsed))
+    carried = [k for k in parsed[0].get("spread", "").split(",") if k and all(
+        k in p.get("spread", "").split(",") for p in parsed[1:])]
+    return _shape_text(parsed[0]["args"], always, opt, any("spread" in p for p in parsed), carried)
 
 
 def override_calls(release: Release, facts: dict[str, str]) -> None:
@@ -690,6 +725,15 @@ def override_calls(release: Release, facts: dict[str, str]) -> None:
                     ast.unparse(v.func.value) == "self" and v.func.attr in helpers and \
                     (keys := _spread_keys(helpers[v.func.attr])) is not None:
                 spreads[node.targets[0].id] = keys
+        stored: dict[str, list[str]] = {}  # `model_kwargs = self._helper(..., model_kwargs)` in fn's own block
+        for node in fn.body:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(t := node.targets[0], ast.Name) \
+                    and isinstance(v := node.value, ast.Call) and isinstance(v.func, ast.Attribute) and \
+                    ast.unparse(v.func.value) == "self" and v.func.attr in helpers and \
+                    any(ast.unparse(a) == t.id for a in v.args):
+                stored[t.id] = _stored_keys(helpers[v.func.attr], t.id)
+            elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id in stored for t in node.targets):
+                stored.pop(next(t.id for t in node.targets if isinstance(t, ast.Name) and t.id in stored))
         shapes: dict[str, list[str]] = {}
         for node in ast.walk(fn):
             if not isinstance(node, ast.Call):
@@ -707,7 +751,7 @@ def override_calls(release: Release, facts: dict[str, str]) -> None:
                     (isinstance(f, ast.Name) and f.id == callee)):
                 if callee == "update" and not any(w in ast.unparse(f.value) for w in ("past_key_value", "cache")):
                     continue  # the cache's `update`, not a dict's
-                shapes.setdefault(callee, []).append(_call_shape(node, False, spreads))
+                shapes.setdefault(callee, []).append(_call_shape(node, False, spreads, stored))
         mod = module_name(path)
         for name, found in shapes.items():
             merged = _merge(found)

@@ -102,6 +102,30 @@ def test_a_helper_that_may_return_first_stops_nothing() -> None:
 
 
 BUILT = (
+    "class Own:\n"                        # 1
+    "    def __init__(self):\n"           # 2
+    "        self.n = c.seen_tokens\n"    # 3
+    "    @classmethod\n"                  # 4
+    "    def make(cls):\n"                # 5
+    "        return cls()\n"              # 6
+    "    def other(self):\n"              # 7
+    "        return self.__init__\n"      # 8
+    "def build():\n"                      # 9
+    "    return Own()\n"                  # 10
+    "def unrelated(cls):\n"               # 11
+    "    return cls()\n"                  # 12
+)
+
+
+def test_an_init_that_raises_stops_the_constructions_of_its_class() -> None:
+    # LCKV (heldout16 lckv_layer_cache.py): `from_cache` builds `cls()`, whose `__init__` raises, first
+    tree = parso.parse(BUILT)
+    use = Position(3, BUILT.splitlines()[2].index("c.seen"))
+    got = sorted(raising_calls(tree, [use]), key=lambda p: (p.line, p.column))
+    assert got == [Position(6, 15), Position(10, 11)]  # `cls()` in its class, `Own()` in the module; not line 12
+
+
+BUILT_SUPER = (
     "class Own(Base):\n"                       # 1
     "    def __init__(self):\n"                # 2
     "        super().__init__()\n"             # 3
@@ -118,10 +142,10 @@ BUILT = (
 
 def test_an_init_that_raises_stops_where_the_class_is_built() -> None:
     # LCKV's `IndexedCache.from_cache`: `cls()` runs `__init__`, whose bare `super().__init__()` raises (heldout16)
-    got = raising_calls(parso.parse(BUILT), [Position(3, 8)])
+    got = raising_calls(parso.parse(BUILT_SUPER), [Position(3, 8)])
     assert {p.line for p in got} >= {6, 8, 10}
     assert all(p.line != 11 for p in got)
-    assert raising_calls(parso.parse(BUILT.replace("__init__(self)", "setup(self)")), [Position(3, 8)]) == []
+    assert raising_calls(parso.parse(BUILT_SUPER.replace("__init__(self)", "setup(self)")), [Position(3, 8)]) == []
 
 
 def test_a_function_called_only_after_a_raise_is_not_reported() -> None:

@@ -159,3 +159,43 @@ def test_a_model_module_s_names_are_read_optional_ones_marked() -> None:
     assert dict(release_table._model_bound(tree.body)) == {
         "Cache": "import(...cache_utils.Cache)", "_flash": "optional:import(...x._flash)",
         "Z": "optional:value", "A": "class(B)"}
+
+
+_HELPER = '''
+class G:
+    def _initial(self, seq_length, model_kwargs):
+        if "cache_position" in model_kwargs and model_kwargs["cache_position"] is not None:
+            return model_kwargs
+        model_kwargs["cache_position"] = seq_length
+        return model_kwargs
+
+    def _maybe(self, seq_length, model_kwargs):
+        if seq_length:
+            return model_kwargs
+        model_kwargs["cache_position"] = seq_length
+        return model_kwargs
+
+    def _sample(self, input_ids, **model_kwargs):
+        model_kwargs = self._initial(3, model_kwargs)
+        self.prepare_inputs_for_generation(input_ids, **model_kwargs)
+
+    def _other(self, input_ids, **model_kwargs):
+        model_kwargs = self._maybe(3, model_kwargs)
+        self.prepare_inputs_for_generation(input_ids, **model_kwargs)
+'''
+
+
+def test_a_key_the_helper_always_stores_rides_in_the_spread() -> None:
+    # 4.43-4.57's `_get_initial_cache_position`: `cache_position` in `model_kwargs` on every call of the hook; a
+    # helper with a return before the store that does not test for the key stores it only sometimes
+    import ast
+    cls = ast.parse(_HELPER).body[0]
+    assert isinstance(cls, ast.ClassDef)
+    fns = {f.name: f for f in cls.body if isinstance(f, ast.FunctionDef)}
+    assert release_table._stored_keys(fns["_initial"], "model_kwargs") == ["cache_position"]
+    assert release_table._stored_keys(fns["_maybe"], "model_kwargs") == []
+    call = next(n for n in ast.walk(fns["_sample"]) if isinstance(n, ast.Call) and
+                getattr(n.func, "attr", "") == "prepare_inputs_for_generation")
+    stored = {"model_kwargs": ["cache_position"]}
+    assert release_table._call_shape(call, False, {}, stored) == "args=1 spread=cache_position"
+    assert release_table._call_shape(call, False, {}) == "args=1 spread"

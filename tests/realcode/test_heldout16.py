@@ -18,6 +18,9 @@ from recall_set import HELDOUT16
 # merged) and on round 1 merged (cbac2fd: save33, speed31n, overrides29k, members29k): 4.57.6 6/10, 6 of 7;
 # 5.23.0, 5.24.0 and 5.25.0 11/18, 11 of 13. Raised (tenth session, values29l: an `__init__` that raises stops where
 # its class is built, HFC009 stopped by HFC007's raises): 4.57.6 6/10, 6 of 6; 5.23+ 11/18, 11 of 11.
+# Raised (tenth session, hooks29l: a raising __init__ stops its class's
+# constructions, a decoder-layer class's own self_attn install): 4.57.6 7/10, 7 of 7; 5.23.0-5.25.0 12/18, 12 of 12.
+# Both merged (tenth session, round 2): MERGED16.
 FLOORS: dict[str, Floor] = {
     "4.57.6": Floor(6, 6 / 6),
     "5.23.0": Floor(11, 11 / 11),

@@ -20,6 +20,10 @@ from recall_set import HELDOUT17
 # 5.23.0 5/14, 6 of 8; 5.24.0 and 5.25.0 6/14, 7 of 9. Raised (tenth session, values29l: conditional and
 # assert-first HFC009 reads, a mixin combined with DynamicCache): 4.57.6 6/13, 7 of 9; 5.23.0 9/14, 11 of 12;
 # 5.24.0 and 5.25.0 10/14, 12 of 13.
+# Raised (tenth session, hooks29l: a prepare hook installed on
+# the model a wrapper holds, 4.43-4.57's cache_position in model_kwargs, a head with a plain mixin): 4.57.6 6/13,
+# 6 of 7; 5.23.0 7/14, 8 of 10; 5.24.0 and 5.25.0 9/14, 10 of 12.
+# Both merged (tenth session, round 2): MERGED17.
 FLOORS: dict[str, Floor] = {
     "4.57.6": Floor(6, 7 / 9),
     "5.23.0": Floor(9, 11 / 12),

@@ -123,3 +123,17 @@ def test_a_backbone_s_own_sample_is_not_generate_s() -> None:
     assert found(text, "4.57.6") == []
     assert found(text.replace("(PreTrainedModel)", "(PreTrainedModel, GenerationMixin)").replace(
         "import PreTrainedModel", "import GenerationMixin, PreTrainedModel"), "4.57.6") != []
+
+
+def test_a_key_carried_in_the_spread_binds_after_the_keywords() -> None:
+    # `spread=cache_position` (4.43-4.57): a hook without it nor `**kwargs` raises; the error's keyword is not
+    # quoted, since the spread's other keys (the model's generation inputs) may come first
+    at = Span(Position(1, 0), Position(1, 1))
+    params = (Param("input_ids", "positional", False, at), Param("past_key_values", "positional", True, at))
+    assert shape("args=1 spread=cache_position").carried == ("cache_position",)
+    assert shape("args=1 spread=cache_position").spread
+    got = bind("f", params, at, shape("args=1 spread=cache_position"), "call:x", False)
+    assert got is not None and got.error == "TypeError: f() got an unexpected keyword argument"
+    assert bind("f", (*params, Param("cache_position", "positional", True, at)), at,
+                shape("args=1 spread=cache_position"), "call:x", False) is None
+    assert bind("f", params, at, shape("args=1 spread"), "call:x", False) is None

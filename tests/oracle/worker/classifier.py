@@ -108,7 +108,7 @@ ERRORS: tuple[ErrorClass, ...] = (
                                               r"(?:missing \d+ required|takes \d+ positional|got an unexpected keyword)")),
     # An override of a hook that the release's caller cannot bind (HFC010: `call:`), e.g. a fixed-keyword
     # `prepare_inputs_for_generation` handed 5.3's `next_sequence_length=`.
-    ErrorClass("HFC010", TypeError, re.compile(r"prepare_inputs_for_generation\(\) (?:got an unexpected keyword "
+    ErrorClass("HFC010", TypeError, re.compile(r"prepare_inputs\w*\(\) (?:got an unexpected keyword "
                                               r"argument '(\w+)'|missing \d+ required)")),
     # The positions a hook reads (HFC011): gone from the attention layers' keywords and `Cache.update` (5.4).
     ErrorClass("HFC011", KeyError, re.compile(r"\A'(cache_position)'\Z")),

@@ -1,8 +1,8 @@
 """The `fixed_forward` facts (engine/facts/fixed_forward.py): a model subclass of a transformers generation head
 whose own `forward` takes a fixed keyword list, generated from here.
 
-Precision: the class derives only from transformers model classes, `GenerationMixin` and the module's own such
-classes, one of them a head whose `prepare_inputs_for_generation` is the reference one the release table reads
+Precision: the class derives only from transformers model classes, `GenerationMixin`, the module's own such
+classes and its plain mixins (no base, none of the model's calls defined: LLaVA's `LlavaMetaForCausalLM`), one of them a head whose `prepare_inputs_for_generation` is the reference one the release table reads
 (`HEADS`: Llama's, and the decoders that use `GenerationMixin`'s as Llama does from 4.46); its `forward` has no `**`
 parameter, or one its body never names (`swallows`); the class (or a base of the module) overrides
 `prepare_inputs_for_generation` not at all, or only around the parent's result
@@ -119,6 +119,8 @@ def _head(cls: Node, names: Names, own: dict[str, Node]) -> str | None:
         path = dotted(base) if base.type != "argument" else None
         if path is None:
             return None
+        if path in own and own[path] is not cls and _plain_mixin(own[path]):
+            continue  # LLaVA's `LlavaMetaForCausalLM`: helpers only, no base, nothing of the model's calls
         if path in own and own[path] is not cls:
             inner = _head(own[path], names, own)
             if inner is None:
@@ -131,3 +133,13 @@ def _head(cls: Node, names: Names, own: dict[str, Node]) -> str | None:
         else:
             return None
     return found
+
+
+def _plain_mixin(cls: Node) -> bool:
+    """A module's class without bases (or only `object`) defining none of what generate or the model's call runs
+    (`forward`, `prepare_inputs_for_generation`, `generate`, `__call__`, `__getattr__`): a mixin of helper methods
+    the model's own code calls, which changes nothing of what generate hands the forward."""
+    bases = [dotted(b) for b in base_items(cls.children[3])] if len(cls.children) >= 7 else []
+    return all(b == "object" for b in bases) and \
+        not defines(cls, ("forward", "prepare_inputs_for_generation", "generate", "__call__", "__getattr__"))
+

@@ -5,7 +5,8 @@
 A function counts as a hook only where the code says it is transformers' (a project's own `update` or `forward`
 never is): a method of a class deriving from a class imported from transformers (or from such a class of the
 module), a module function assigned onto a transformers class's hook attribute, bound onto a loaded model's
-module with `types.MethodType`, or registered `with_kwargs=True` as a forward hook on a loaded model's module.
+module with `types.MethodType`, a class's own method installed as the generation hook of the transformers model it
+holds (`self.model.prepare_inputs_for_generation = self.prepare_inputs_for_inference`), or registered `with_kwargs=True` as a forward hook on a loaded model's module.
 "A loaded model" is a name the module binds to `<transformers name>.from_pretrained(...)`, and the loop variables
 that iterate over what hangs off one.
 
@@ -147,6 +148,7 @@ def hook_facts(module: Node, text: str) -> tuple[list[HookOverride], list[CacheP
             hooks.extend(_installed_attention(node, names, class_roles, classdefs))
         else:
             hooks.extend(forward_hooks(node, names, calls))
+            hooks.extend(_installed_attention(node, names, class_roles, classdefs))
             sent.extend(_sent(node, names, calls))
     if any(h.kind == "cache_update" for h in hooks) and _patch_updates_itself(assignments, names):
         hooks = [replace(h, updated_by_patch=True) if h.kind == "cache_update" else h for h in hooks]
@@ -367,6 +369,12 @@ def _patch(stmt: Node, names: Names) -> Iterator[HookOverride]:
                 code(args[1].value).strip() == owner_text:
             fn_name, bound_to_owner = args[0].value.value, True
     fn = names.functions.get(fn_name or "")
+    if kind == "prepare_inputs" and fn_name is None and (own := _own_method(value, stmt)) is not None and \
+            _holds_own_model(owner_text, stmt, names):
+        # `self.model.prepare_inputs_for_generation = self.prepare_inputs_for_inference` (Donut's, Nougat's
+        # wrappers): the wrapper's bound method installed on the transformers model it holds; generate calls it
+        # with the decoding loop's arguments, the wrapper's `self` already bound.
+        fn, fn_name, role = own, value.children[-1].children[1].value, "model"
     if fn is None:
         return
     if role is None and kind == "prepare_inputs" and (bound_to_owner or (
@@ -392,6 +400,49 @@ def _patch(stmt: Node, names: Names) -> Iterator[HookOverride]:
     yield replace(fact, patched_classes=patched) if patched else fact
 
 
+def _enclosing_class(node: Node) -> Node | None:
+    parent = node.parent
+    while parent is not None and parent.type != "classdef":
+        parent = parent.parent
+    return parent
+
+
+def _own_method(value: Node, stmt: Node) -> Node | None:
+    """`self.name` (no call) in a method of a class that defines `name`: that method."""
+    if value.type not in ("power", "atom_expr") or len(value.children) != 2 or value.children[0].type != "name" or \
+            value.children[0].value != "self" or not is_trailer(value.children[1], "."):
+        return None
+    cls = _enclosing_class(stmt)
+    if cls is None:
+        return None
+    name = value.children[1].children[1].value
+    for member in suite(cls.children[-1]):
+        fn = member.children[-1] if member.type == "decorated" else member
+        if fn.type == "funcdef" and fn.children[1].value == name:
+            return fn
+    return None
+
+
+def _holds_own_model(owner: str, stmt: Node, names: Names) -> bool:
+    """`owner` is `self.<attr>` and the class `stmt` is in binds that attribute to a transformers model it builds or
+    loads (`self.model = MBartForCausalLM(config=...)`, `self.model = AutoModelForCausalLM.from_pretrained(...)`)."""
+    parts = owner.split(".")
+    cls = _enclosing_class(stmt)
+    if len(parts) != 2 or parts[0] != "self" or cls is None:
+        return False
+    for node in walk(cls):
+        if node.type != "expr_stmt" or len(node.children) != 3 or code(node.children[0]).strip() != owner:
+            continue
+        value = node.children[2]
+        if value.type not in ("power", "atom_expr") or not is_trailer(value.children[-1], "("):
+            continue
+        end = len(value.children) - 2 if len(value.children) >= 3 and \
+            is_trailer(value.children[-2], ".", "from_pretrained") else len(value.children) - 1
+        if reference_role(prefix(value, end), names) == "model":
+            return True
+    return False
+
+
 def _installed_attention(stmt: Node, names: Names, roles: dict[str, tuple[str, str]],
                          classdefs: dict[str, Node]) -> Iterator[HookOverride]:
     """`<layer>.self_attn = MyAttention(config)` where the layer hangs off a transformers model: `self` in a class
@@ -399,31 +450,52 @@ def _installed_attention(stmt: Node, names: Names, roles: dict[str, tuple[str, s
     its `LlamaForCausalLM` subclass's `__init__`), or a loaded model (and the loop variables over its layers).
     transformers' decoder layer then calls the module's class as its attention, with its own keywords: the class's
     `forward` is a hook whatever the class derives from."""
-    if len(stmt.children) != 3 or stmt.children[1].type != "operator" or stmt.children[1].value != "=":
+    installed_on = _self_attn_store(stmt)
+    if installed_on is None:
         return
-    target, value = stmt.children[0], stmt.children[2]
-    if target.type not in ("power", "atom_expr") or not is_trailer(target.children[-1], ".", "self_attn") or \
-            value.type not in ("power", "atom_expr") or len(value.children) != 2 or \
+    root, value, installed = installed_on
+    if value.type not in ("power", "atom_expr") or len(value.children) != 2 or \
             value.children[0].type != "name" or not is_trailer(value.children[1], "("):
         return
     cls = classdefs.get(value.children[0].value)
-    root = target.children[0]
     if cls is None or root.type != "name":
         return
     if root.value == "self":
         owner = stmt.parent
         while owner is not None and owner.type != "classdef":
             owner = owner.parent
-        if owner is None or roles.get(owner.children[1].value, ("", ""))[0] != "model":
+        role = roles.get(owner.children[1].value, ("", ""))[0] if owner is not None else ""
+        # a model class's `self.model.layers[i].self_attn = ...` (H2O), or a decoder-layer class's own
+        # `self.self_attn = ...` (TransMLA's `LlamaMLADecoderLayer`): the inherited layer forward calls it
+        if role != "model" and not (role == "decoder_layer" and installed == "self.self_attn"):
             return
     elif not (root.value in names.models and names.model_at(root.value, stmt)):
         return
-    installed = "".join(code(k) for k in target.children).strip()
     for member in suite(cls.children[-1]):
         fn = member.children[-1] if member.type == "decorated" else member
         if fn.type == "funcdef" and fn.children[1].value == "forward":
             yield hook_fact(fn, "forward", f"`{cls.children[1].value}.forward` (installed as `{installed}`)",
                             "attention")
+
+
+def _self_attn_store(stmt: Node) -> tuple[Node, Node, str] | None:
+    """(the target's root name, the value, the target as written) of `<x>.self_attn = value` or
+    `setattr(<x>, "self_attn", value)` (TransMLA's `setattr(layer, "self_attn", PartialRope(layer.self_attn))`)."""
+    if stmt.type == "expr_stmt":
+        if len(stmt.children) != 3 or stmt.children[1].type != "operator" or stmt.children[1].value != "=":
+            return None
+        target = stmt.children[0]
+        if target.type not in ("power", "atom_expr") or not is_trailer(target.children[-1], ".", "self_attn"):
+            return None
+        return target.children[0], stmt.children[2], "".join(code(k) for k in target.children).strip()
+    kids = stmt.children
+    if stmt.type in ("power", "atom_expr") and len(kids) == 2 and kids[0].type == "name" and \
+            kids[0].value == "setattr" and is_trailer(kids[1], "("):
+        args = call_args(kids[1])
+        if len(args) == 3 and not any(a.name or a.star for a in args) and \
+                string_value(args[1].value) == "self_attn" and args[0].value.type == "name":
+            return args[0].value, args[2].value, f"{args[0].value.value}.self_attn"
+    return None
 
 
 def _model_class(owner: str, names: Names) -> str | None:

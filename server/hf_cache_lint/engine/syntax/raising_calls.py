@@ -7,8 +7,8 @@ A line raises on every run of its function when its statement stands in the func
 `if`, a loop's body, a `try`), and nothing before it in the function can leave it (`return`, `raise`, `yield`,
 `break`/`continue` do not leave a function, but a loop's `break` may skip the rest of its body: the statement must
 be in the function's own block, so no loop holds it). Its callers are found by name: a module-level function's
-`name(...)` anywhere in the module, a method's `self.name(...)` in its class, an `__init__`'s `Cls(...)` in the
-module and `cls(...)` in its class. Callers up to `DEPTH` helpers deep.
+`name(...)` anywhere in the module, a method's `self.name(...)` in its class, an `__init__`'s constructions of its
+class (`Name(...)` in the module, `cls(...)` in the class). Callers up to `DEPTH` helpers deep.
 """
 
 from __future__ import annotations
@@ -113,28 +113,31 @@ def _by_name(function: Node, walked: dict[tuple[int, bool], dict[str, list[Posit
     if holder is None or holder.type not in ("file_input", "classdef"):
         return []  # a nested function: its callers are not read
     method = holder.type == "classdef"
-    found = _walked(walked, holder, method).get(name, [])
     if method and name == "__init__":
-        # Building the class runs its `__init__`: `Cls(...)` anywhere in the module, `cls(...)` in its own methods
-        # (LCKV's `IndexedCache.from_cache`: `cache = cls()` then the conversion, never reached where the base's
-        # `__init__` raises).
-        module = holder
-        while module.parent is not None:
-            module = module.parent
-        found = found + _walked(walked, module, False).get(holder.children[1].value, []) + \
-            _walked(walked, holder, False).get("cls", [])
-    return found
+        # `self.__init__(...)` in the class's methods too (a re-initialisation runs it again)
+        return _calls_in(holder, method, walked).get(name, []) + _constructions(holder, walked)
+    return _calls_in(holder, method, walked).get(name, [])
 
 
-def _walked(walked: dict[tuple[int, bool], dict[str, list[Position]]], holder: Node,
-            method: bool) -> dict[str, list[Position]]:
-    """The calls by name in `holder` (`self.name(...)` for a class's methods), walked once."""
+def _calls_in(holder: Node, method: bool,
+              walked: dict[tuple[int, bool], dict[str, list[Position]]]) -> dict[str, list[Position]]:
     key = (id(holder), method)
     calls = walked.get(key)
     if calls is None:
         calls = walked[key] = {n: [_start(leaf) for leaf in leaves]
                                for n, leaves in _calls_by_name(holder, method=method).items()}
     return calls
+
+
+def _constructions(cls: Node, walked: dict[tuple[int, bool], dict[str, list[Position]]]) -> list[Position]:
+    """The calls that run a class's `__init__`: `Name(...)` in the module of a module-level class, and `cls(...)`
+    in the class's own methods (a classmethod's factory: LCKV's `from_cache` builds `cls()`, whose base
+    `__init__` raises, so the lines after it never run: heldout16)."""
+    found = list(_calls_in(cls, False, walked).get("cls", []))
+    module = cls.parent
+    if module is not None and module.type == "file_input":
+        found += _calls_in(module, False, walked).get(cls.children[1].value, [])
+    return found
 
 
 def _unconditional_in(leaf: Node) -> Node | None:

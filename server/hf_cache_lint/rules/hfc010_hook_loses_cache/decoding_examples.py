@@ -55,7 +55,52 @@ _PREPARE = (
     "out = model.generate(torch.tensor([[1, 2, 3]]), max_new_tokens=3, do_sample=False)\n"
 )
 
+# A wrapper's own method installed as the `prepare_inputs_for_generation` of the transformers model it holds (Donut's
+# and Nougat's `self.model.prepare_inputs_for_generation = self.prepare_inputs_for_inference`): generate calls the
+# bound method with the decoding loop's arguments, `cache_position=` on 4.43-4.57, `next_sequence_length=` from 5.3.
+_INSTALLED = (
+    "import torch\n"
+    "from transformers import LlamaConfig, LlamaForCausalLM\n\n\n"
+    "class Wrapper(torch.nn.Module):\n"
+    "    def __init__(self, config):\n"
+    "        super().__init__()\n"
+    "        self.model = LlamaForCausalLM(config)\n"
+    "        self.model.prepare_inputs_for_generation = self.prepare_inputs_for_inference\n\n"
+    "    def prepare_inputs_for_inference(self, input_ids, past_key_values=None, attention_mask=None, use_cache=None"
+    "{extra}):\n"
+    "{pop}"
+    "        return type(self.model).prepare_inputs_for_generation(\n"
+    "            self.model, input_ids, past_key_values=past_key_values, attention_mask=attention_mask,\n"
+    "            use_cache=use_cache{passed})\n\n\n"
+    "config = LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=32, num_hidden_layers=1,\n"
+    "                     num_attention_heads=2, num_key_value_heads=1, pad_token_id=0, eos_token_id=63)\n"
+    "wrapper = Wrapper(config).eval()\n"
+    "out = wrapper.model.generate(torch.tensor([[1, 2, 3]]), max_new_tokens=3, min_new_tokens=3, do_sample=False)\n"
+)
+_POP = '        past_key_values = kwargs.pop("cache", past_key_values)\n'
+
 INVALID: tuple[Invalid, ...] = (
+    Invalid(
+        _INSTALLED.format(extra="", pop="", passed=""),
+        flagged="prepare_inputs_for_inference",
+        occurrence=1,
+        runtime="HFC010",
+        message_contains="Wrapper.prepare_inputs_for_inference() got an unexpected keyword argument",
+        note="a wrapper's own method installed as the `prepare_inputs_for_generation` of the model it holds, "
+             "without `**kwargs`: 4.43-4.57's decoding loop passes `cache_position=` in its model kwargs, 5.3+ "
+             "`next_sequence_length=` (Donut, Nougat)",
+    ),
+    Invalid(
+        _PREPARE.format(extra="", passed="").replace("                                      cache_position=None, ",
+                                                     "                                      "
+                                                     ).replace("            cache_position=cache_position, ",
+                                                               "            "),
+        flagged="prepare_inputs_for_generation",
+        runtime="HFC010",
+        message_contains="Listed.prepare_inputs_for_generation() got an unexpected keyword argument",
+        note="a 4.4x-style keyword list without `cache_position` and without `**kwargs`: 4.43-4.57's decoding loop "
+             "passes it in its model kwargs on every call (TypeError), 5.3+ `next_sequence_length=` first",
+    ),
     Invalid(
         _MIXIN.format(params="synced_gpus, streamer,"),
         flagged="streamer",
@@ -90,6 +135,8 @@ INVALID: tuple[Invalid, ...] = (
 )
 
 VALID: tuple[Valid, ...] = (
+    Valid(_INSTALLED.format(extra=", **kwargs", pop=_POP, passed=", **kwargs"),
+          note="the installed method taking `**kwargs` and handing them on, the cache taken under 5.24's name too"),
     Valid(_MIXIN.format(params="synced_gpus=False, streamer=None,"),
           note="the mixin's `_sample` with defaults for what generate passes only when given"),
     Valid(_PATCHED.format(params="synced_gpus=False, streamer=None,"),

@@ -92,6 +92,29 @@ INSTALLED = (
     f'model = TupleLM.from_pretrained("{_LLAMA}")\n'
     "model.generate(prompt, max_new_tokens=2, do_sample=False)\n")
 
+# The same attention installed by `setattr` on each layer of a loaded model (TransMLA's `setattr(layer, "self_attn",
+# PartialRope(layer.self_attn))`), and by a decoder-layer class of the module in its own `__init__` (TransMLA's
+# `LlamaMLADecoderLayer`: `self.self_attn = MLAAttention(config, layer_idx)`), whose inherited forward calls it.
+SETATTR = INSTALLED.replace(
+    "class TupleLM(LlamaForCausalLM):\n    def __init__(self, config):\n        super().__init__(config)\n"
+    "        for layer_idx in range(len(self.model.layers)):\n"
+    "            self.model.layers[layer_idx].self_attn = HeavyHitterAttention(config)\n\n\n"
+    f'model = TupleLM.from_pretrained("{_LLAMA}")\n',
+    f'model = LlamaForCausalLM.from_pretrained("{_LLAMA}")\n'
+    "for layer in model.model.layers:\n"
+    '    setattr(layer, "self_attn", HeavyHitterAttention(model.config))\n')
+LAYER_CLASS = INSTALLED.replace("from transformers import LlamaForCausalLM\n",
+                                "from transformers import LlamaForCausalLM\n"
+                                "from transformers.models.llama.modeling_llama import LlamaDecoderLayer\n").replace(
+    "class TupleLM(LlamaForCausalLM):\n    def __init__(self, config):\n        super().__init__(config)\n"
+    "        for layer_idx in range(len(self.model.layers)):\n"
+    "            self.model.layers[layer_idx].self_attn = HeavyHitterAttention(config)\n",
+    "class HeavyLayer(LlamaDecoderLayer):\n    def __init__(self, config, layer_idx):\n"
+    "        super().__init__(config, layer_idx)\n        self.self_attn = HeavyHitterAttention(config)\n\n\n"
+    "class TupleLM(LlamaForCausalLM):\n    def __init__(self, config):\n        super().__init__(config)\n"
+    "        self.model.layers = torch.nn.ModuleList(\n"
+    "            [HeavyLayer(config, i) for i in range(config.num_hidden_layers)])\n")
+
 READER = (
     "import torch\nfrom transformers import LlamaForCausalLM\n\n" + _PROMPT + "\n\n"
     "class StepLoggingLM(LlamaForCausalLM):\n"
@@ -478,6 +501,33 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="this raises TypeError: HeavyHitterAttention.forward() got an unexpected keyword argument",
         note="a project's own attention class without `**kwargs` installed as the decoder layers' `self_attn` (H2O): "
              "from 4.56 the layer calls it with `past_key_values=` (5.24: `cache=`), which it does not take",
+    ),
+    invalid(
+        SETATTR,
+        flagged="past_key_value=None",
+        fixes={PATCH_TITLE.format(name="past_key_value"): (
+            ("                output_attentions=False, use_cache=False):",
+             "                output_attentions=False, use_cache=False, **kwargs):"),
+            ("        if past_key_value is not None:\n            hidden_states = hidden_states +",
+             '        past_key_value = kwargs.get("cache", kwargs.get("past_key_values", past_key_value))\n'
+             "        if past_key_value is not None:\n            hidden_states = hidden_states +"))},
+        message_contains="this raises TypeError: HeavyHitterAttention.forward() got an unexpected keyword argument",
+        note="the same attention installed with `setattr(layer, \"self_attn\", ...)` on each layer of a loaded "
+             "model (TransMLA's partial RoPE)",
+    ),
+    invalid(
+        LAYER_CLASS,
+        flagged="past_key_value=None",
+        fixes={PATCH_TITLE.format(name="past_key_value"): (
+            ("                output_attentions=False, use_cache=False):",
+             "                output_attentions=False, use_cache=False, **kwargs):"),
+            ("        if past_key_value is not None:\n            hidden_states = hidden_states +",
+             '        past_key_value = kwargs.get("cache", kwargs.get("past_key_values", past_key_value))\n'
+             "        if past_key_value is not None:\n            hidden_states = hidden_states +"))},
+        message_contains="this raises TypeError: HeavyHitterAttention.forward() got an unexpected keyword argument",
+        note="the same attention installed by a decoder-layer class of the module in its own `__init__` "
+             "(`self.self_attn = ...` in a `LlamaDecoderLayer` subclass, TransMLA's MLA layer): the inherited "
+             "layer forward calls it",
     ),
     invalid(
         "import torch\nfrom transformers import AutoModelForCausalLM, DynamicCache\n\n"

@@ -24,6 +24,15 @@ _CHAT = (
     "out = chat.generate(torch.tensor([[1, 2, 3]]), max_new_tokens=3, do_sample=False)\n"
 )
 CHAT = _CHAT.format(extra="", passed="")
+# The same head beside the project's plain mixin of helpers (LLaVA-Med's `LlavaMetaForCausalLM`: no base, no forward,
+# no generation hook), its `generate` override calling `super().generate(...)`.
+_MIXED = _CHAT.replace(
+    "class Chat(LlamaForCausalLM):\n",
+    "class Helpers:\n    def embed(self, input_ids):\n        return self.get_input_embeddings()(input_ids)\n\n\n"
+    "class Chat(LlamaForCausalLM, Helpers):\n"
+    "    @torch.no_grad()\n    def generate(self, inputs=None, **kwargs):\n"
+    "        return super().generate(inputs_embeds=self.embed(inputs), **kwargs)\n\n").replace(
+    "do_sample=False)", "min_new_tokens=3, do_sample=False)")
 CHAT_KWARGS = _CHAT.format(extra=", **kwargs", passed=", **kwargs")
 
 
@@ -98,6 +107,14 @@ INVALID: tuple[Invalid, ...] = (
              "(to 5.3.0) and `cache` (from 5.24.0) are not among them; 5.4.0-5.23.0 hand neither",
     ),
     Invalid(
+        _MIXED.format(extra="", passed=""),
+        flagged="forward",
+        versions=("4.57.6", "5.24.0", "5.25.0"),
+        message_contains="got an unexpected keyword argument",
+        note="the same forward in a head that also mixes in the project's plain helper class and wraps `generate` "
+             "(LLaVA-Med's `LlavaMistralForCausalLM`): the mixin changes nothing of what generate hands the forward",
+    ),
+    Invalid(
         SWALLOWED,
         flagged="forward",
         versions=("5.24.0", "5.25.0"),
@@ -134,6 +151,8 @@ INVALID: tuple[Invalid, ...] = (
 
 VALID: tuple[Valid, ...] = (
     Valid(CHAT_KWARGS, note="the same forward taking `**kwargs` and handing them on to the parent's forward"),
+    Valid(_MIXED.format(extra=", **kwargs", passed=", **kwargs"),
+          note="the mixed-in head's forward taking `**kwargs` and handing them on"),
     Valid(_seen(CHAT_KWARGS, 'past_key_values is not None or kwargs.get("cache") is not None'),
           note="the swallowing forward handing its `**kwargs` on: the cache reaches the parent's forward on every "
                "release, under either name"),

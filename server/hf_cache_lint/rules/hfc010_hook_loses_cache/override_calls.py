@@ -36,6 +36,9 @@ _CALLERS = {"attention": _LLAMA + "LlamaDecoderLayer.forward->self_attn",
             "decoder_layer": _LLAMA + "LlamaModel.forward->decoder_layer"}
 # The hooks the Llama call facts speak for: a subclass of, or a function patched onto, a Llama layer class.
 _CACHE_WORDS = frozenset({"past_key_value", "past_key_values", "cache", "cache_position"})
+# `cache_position` the decoding loop passes in `model_kwargs` on every call (4.43-4.57): no other branch reports an
+# override that cannot take it, so its TypeError is this module's (`cache_position` a forward is sent is HFC011's).
+_PREPARE_OWN = frozenset({"cache_position"})
 _LLAMA_LAYER = re.compile(r"\bLlama\w*(Attention\w*|DecoderLayer)\b")
 
 
@@ -48,13 +51,18 @@ class Shape:
     opt: tuple[str, ...]
     spread: bool
     star: bool
+    # `spread=a,b`: keys the `**` spread carries on every call (4.43-4.57's `model_kwargs["cache_position"]`), after
+    # the model's other generation inputs, which the table does not know (the first one a signature cannot take
+    # may be another: Llama's `logits_to_keep`)
+    carried: tuple[str, ...] = ()
 
 
 def shape(value: str) -> Shape:
     parts = {p.partition("=")[0]: p.partition("=")[2] for p in value.split()}
     args = parts.get("args", "0")
     return Shape(int(args.rstrip("+")), tuple(filter(None, parts.get("kw", "").split(","))),
-                 tuple(filter(None, parts.get("opt", "").split(","))), "spread" in parts, args.endswith("+"))
+                 tuple(filter(None, parts.get("opt", "").split(","))), "spread" in parts, args.endswith("+"),
+                 tuple(filter(None, parts.get("spread", "").split(","))))
 
 
 @dataclass(frozen=True)
@@ -99,6 +107,12 @@ def bind(function: str, params: tuple[Param, ...], span: Span, call: Shape, fact
         if k not in names and not var_keyword:
             return Problem(f"TypeError: {function}() got an unexpected keyword argument '{k}'", span,
                            f"{caller} passes `{k}=` on every call and `{function}` takes no `**kwargs`", (k,))
+    for k in call.carried:
+        if k not in names and not var_keyword and k not in filled:
+            return Problem(f"TypeError: {function}() got an unexpected keyword argument", span,
+                           f"{caller} passes `{k}=` in its `**model_kwargs` on every call (with the model's other "
+                           f"generation inputs, one of which Python may name first) and `{function}` takes no "
+                           "`**kwargs`", (k,))
     if call.args > len(positional) and not var_positional:
         return Problem(f"TypeError: {function}() takes {len(positional) + 1} positional arguments but "
                        f"{call.args + 1} were given", span,
@@ -175,7 +189,9 @@ def hook_finding(rule: Rule, analysis: Analysis, hook: HookOverride) -> Finding 
     if value is None:
         return None
     problem = bind(hook.qualname, hook.signature, hook.span, shape(value), fact, False, caller)
-    if problem is None or any(n in _CACHE_WORDS for n in problem.names):
+    own = _PREPARE_OWN if hook.kind == "prepare_inputs" and "unexpected keyword" in (problem.error if problem else "") \
+        else frozenset()
+    if problem is None or any(n in _CACHE_WORDS - own for n in problem.names):
         return None  # the cache's own keywords are the other branches' (their findings carry the fixes)
     since = _since(hook.qualname, hook.signature, hook.span, fact, target.version, False)
     return _report(rule, f"{hook.target} stands in for {what}, which {caller} of transformers {target} calls",
