@@ -431,7 +431,7 @@ def _holds_own_model(owner: str, stmt: Node, names: Names) -> bool:
     if len(parts) != 2 or parts[0] != "self" or cls is None:
         return False
     for node in walk(cls):
-        if node.type != "expr_stmt" or len(node.children) != 3 or code(node.children[0]).strip() != owner:
+        if node.type != "expr_stmt" or len(node.children) != 3 or dotted(node.children[0]) != owner:
             continue
         value = node.children[2]
         if value.type not in ("power", "atom_expr") or not is_trailer(value.children[-1], "("):
@@ -487,7 +487,7 @@ def _self_attn_store(stmt: Node) -> tuple[Node, Node, str] | None:
         target = stmt.children[0]
         if target.type not in ("power", "atom_expr") or not is_trailer(target.children[-1], ".", "self_attn"):
             return None
-        return target.children[0], stmt.children[2], "".join(code(k) for k in target.children).strip()
+        return target.children[0], stmt.children[2], dotted(target) or "".join(code(k) for k in target.children).strip()
     kids = stmt.children
     if stmt.type in ("power", "atom_expr") and len(kids) == 2 and kids[0].type == "name" and \
             kids[0].value == "setattr" and is_trailer(kids[1], "("):
