@@ -20,12 +20,12 @@ from recall_set import HELDOUT16
 # its class is built, HFC009 stopped by HFC007's raises): 4.57.6 6/10, 6 of 6; 5.23+ 11/18, 11 of 11.
 # Raised (tenth session, hooks29l: a raising __init__ stops its class's
 # constructions, a decoder-layer class's own self_attn install): 4.57.6 7/10, 7 of 7; 5.23.0-5.25.0 12/18, 12 of 12.
-# Both merged (tenth session, round 2): MERGED16.
+# Both merged (tenth session, round 2, d475b6d): 4.57.6 7/10, 7 of 7; 5.23.0, 5.24.0 and 5.25.0 12/18, 12 of 12.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(6, 6 / 6),
-    "5.23.0": Floor(11, 11 / 11),
-    "5.24.0": Floor(11, 11 / 11),
-    "5.25.0": Floor(11, 11 / 11),
+    "4.57.6": Floor(7, 7 / 7),
+    "5.23.0": Floor(12, 12 / 12),
+    "5.24.0": Floor(12, 12 / 12),
+    "5.25.0": Floor(12, 12 / 12),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,

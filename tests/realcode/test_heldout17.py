@@ -23,12 +23,13 @@ from recall_set import HELDOUT17
 # Raised (tenth session, hooks29l: a prepare hook installed on
 # the model a wrapper holds, 4.43-4.57's cache_position in model_kwargs, a head with a plain mixin): 4.57.6 6/13,
 # 6 of 7; 5.23.0 7/14, 8 of 10; 5.24.0 and 5.25.0 9/14, 10 of 12.
-# Both merged (tenth session, round 2): MERGED17.
+# Both merged (tenth session, round 2, d475b6d): 4.57.6 9/13, 10 of 12; 5.23.0 11/14, 13 of 14; 5.24.0 and
+# 5.25.0 13/14, 15 of 16.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(6, 7 / 9),
-    "5.23.0": Floor(9, 11 / 12),
-    "5.24.0": Floor(10, 12 / 13),
-    "5.25.0": Floor(10, 12 / 13),
+    "4.57.6": Floor(9, 10 / 12),
+    "5.23.0": Floor(11, 13 / 14),
+    "5.24.0": Floor(13, 15 / 16),
+    "5.25.0": Floor(13, 15 / 16),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,
