@@ -1,16 +1,17 @@
 """HFC010's overrides bound to how the target release calls them: a decoding method a class defines in place of
 `GenerationMixin`'s (engine/facts/decoding_override.py) to `generate`'s call (the release table's
-`call:...GenerationMixin.generate-><method>`), and a `prepare_inputs_for_generation` override or a Llama attention or
-decoder-layer `forward` (engine/facts/hook_override.py) to the decoding loop's, the decoder layer's or the model's
-call (`call:..._sample->prepare_inputs_for_generation`, `..LlamaDecoderLayer.forward->self_attn`,
-`..LlamaModel.forward->decoder_layer`), where HFC010's other branches say nothing of that hook. The `call:` facts (read from each wheel: the positional count, the keywords every call passes, those passed only when the
-generate call was given them, `streamer=` from 4.57.0, and whether a `**model_kwargs` may carry more). Reported, as
-Python reports them: more positional arguments than the override takes; a keyword generate always passes that it
-does not take (no `**`); a parameter without a default that generate passes only when given (MOSS-TTSD's
-`_sample(..., synced_gpus, streamer, **model_kwargs)`: `missing 1 required positional argument: 'streamer'` from
-4.57.0) or that an earlier release passed and the target no longer does (4.4x's `logits_warper`). The oracle: this
-module's examples and `recall:heldout15/moss_ttsd_sample.py`. No mechanical fix: the body may use the value (a
-default of None runs only where it tests for it)."""
+`call:...GenerationMixin.generate-><method>`), and a `prepare_inputs_for_generation` override or a Llama attention
+or decoder-layer `forward` (engine/facts/hook_override.py) to the decoding loop's, the decoder layer's or the
+model's call (`call:..._sample->prepare_inputs_for_generation`, `..LlamaDecoderLayer.forward->self_attn`,
+`..LlamaModel.forward->decoder_layer`), where HFC010's other branches say nothing of that hook. The `call:` facts
+(read from each wheel: the positional count, the keywords every call passes, those passed only when the generate
+call was given them, `streamer=` from 4.57.1 (4.57.0 is not in the table), and whether a `**model_kwargs` may carry
+more). Reported, as Python reports them: more positional arguments than the override takes; a keyword generate
+always passes that it does not take (no `**`); a parameter without a default that generate passes only when given
+(MOSS-TTSD's `_sample(..., synced_gpus, streamer, **model_kwargs)`: `missing 1 required positional argument:
+'streamer'` from 4.57.1) or that an earlier release passed and the target no longer does (4.4x's `logits_warper`).
+The oracle: this module's examples and `recall:heldout15/moss_ttsd_sample.py`. No mechanical fix: the body may use
+the value (a default of None runs only where it tests for it)."""
 
 from __future__ import annotations
 
