@@ -90,6 +90,23 @@ def test_every_release_the_version_tables_name_is_a_behaviour_change() -> None:
     assert named <= set(BEHAVIOUR_CHANGES) | {release_version.NEWEST}, named - set(BEHAVIOUR_CHANGES)
 
 
+
+def test_every_release_named_as_checked_is_one_the_release_table_holds() -> None:
+    # A range is said to be checked at these: a release the table lacks (4.57.0, 4.52.0: not on the package index)
+    # would be answered by the one below it while the output names it.
+    from packaging.specifiers import SpecifierSet
+
+    from hf_cache_lint.engine.environment import releases
+    from hf_cache_lint.engine.environment.target_plan import releases_to_check
+
+    held = set(releases.known_releases())
+    assert {release_version.Version.parse(v) for v in BEHAVIOUR_CHANGES} <= held
+    for spec in (">=4.52,<4.58", ">=4.57,<6", ">=4.45,<6", "~=4.57"):
+        checked = releases_to_check(SpecifierSet(spec))
+        assert checked and set(checked) <= held | {release_version.NEWEST}, (spec, set(checked) - held)
+    assert str(releases_to_check(SpecifierSet(">=4.57,<6"))[0]) == "4.57.1"
+
+
 TUPLE = (
     "from transformers import AutoModelForCausalLM\n"
     "\n"

@@ -122,13 +122,23 @@ def known_releases() -> tuple[Version, ...]:
     return tuple(sorted({Version.parse(v) for v in (*BEHAVIOUR_CHANGES, *_ALSO_KNOWN, NEWEST)}))
 
 
+def _released(bound: Version) -> Version:
+    """A range's lower bound as a release the release table holds: itself, else the first one above it (`>=4.52`
+    admits 4.52.1 first: 4.52.0 is not on the package index), so that no release the table lacks is named as
+    checked. A bound past the table's newest stays as written."""
+    from hf_cache_lint.engine.environment import releases
+
+    return next((r for r in releases.known_releases() if r >= bound), bound)
+
+
 def releases_to_check(spec: SpecifierSet) -> tuple[Version, ...]:
     """The releases a range is checked at: its oldest and newest admitted and each behaviour change between.
 
-    The oldest admitted is the range's own lower bound when it names one (`>=4.45` admits 4.45.0), else the
-    oldest known release it admits; the newest is the newest known it admits. Empty when it admits none."""
+    The oldest admitted is the range's own lower bound when it names one (`>=4.45` admits 4.45.0; a bound the
+    release table holds no release of, its next release: `>=4.57` admits 4.57.1), else the oldest known release it
+    admits; the newest is the newest known it admits. Empty when it admits none."""
     bounds = [s.version for s in spec if s.operator in (">=", "==", "~=", "===") and "*" not in s.version]
-    candidates = {*known_releases(), *(Version.parse(b) for b in bounds if _is_version(b))}
+    candidates = {*known_releases(), *(_released(Version.parse(b)) for b in bounds if _is_version(b))}
     admitted = sorted(v for v in candidates if spec.contains(str(v), prereleases=True))
     if not admitted:
         return ()
