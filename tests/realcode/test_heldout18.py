@@ -14,12 +14,14 @@ from __future__ import annotations
 from heldout_support import Floor, held_out_tests
 from recall_set import HELDOUT18
 
-# Floors set by the lead when measured (the set is unseen: its writer never ran the checker on it).
+# Measured unseen by the lead (tenth session, at the end): the same on main at the start (02175f1's server/), on
+# round 1 merged (96571ee's) and on round 2 merged (b278cd6): 4.57.6 5/9, 7 of 8; 5.23.0 13/14, 15 of 16; 5.24.0
+# and 5.25.0 12/13, 14 of 16.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(0, 0.0),
-    "5.23.0": Floor(0, 0.0),
-    "5.24.0": Floor(0, 0.0),
-    "5.25.0": Floor(0, 0.0),
+    "4.57.6": Floor(5, 7 / 8),
+    "5.23.0": Floor(13, 15 / 16),
+    "5.24.0": Floor(12, 14 / 16),
+    "5.25.0": Floor(12, 14 / 16),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,
