@@ -40,6 +40,15 @@ def _dropped_cycle() -> weakref.ref[_Cycle]:
     return weakref.ref(cycle)
 
 
+async def _timers_ran() -> None:
+    """Until the zero-delay timers scheduled so far (`results_for`'s freeze) have run: the loop moves every expired
+    timer to its ready queue in one pass, so a zero-delay timer of ours, scheduled after them, completes after they
+    ran."""
+    done = asyncio.get_running_loop().create_future()
+    asyncio.get_running_loop().call_later(0, done.set_result, None)
+    await done
+
+
 def _unit(version: int) -> Unit:
     return Unit(URI, (Part(URI, version, f"x = {version}\n"),))
 
@@ -55,12 +64,12 @@ def test_the_first_results_of_a_unit_freeze_once_and_again_after_its_close(
         monkeypatch.setattr(server_module, "_forget_tree", lambda path: None)
         for version in (1, 2, 3):
             await ls.results_for(_unit(version))
-            await asyncio.sleep(0.01)  # the zero-delay timer
+            await _timers_ran()
         ls.state.runs.pop(URI)  # the close (lsp/diagnostics.py clear)
         ls.forget_unit(URI)
         version = 4
         await ls.results_for(_unit(version))
-        await asyncio.sleep(0.01)
+        await _timers_ran()
         ls.engine.shutdown()
         return frozen_at
 

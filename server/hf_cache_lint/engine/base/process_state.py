@@ -91,6 +91,7 @@ STATE: tuple[Global, ...] = (
     Global("engine/environment/releases.py", "_at_or_below", "memo", "the tabled release at or below a version"),
     Global("engine/environment/releases.py", "gone_since", "memo", "the release table's answers, by question"),
     Global("engine/environment/releases.py", "member", "memo", "the release table's answers, by question"),
+    Global("engine/environment/releases.py", "owner", "memo", "the class that defines a member, by question"),
     Global("engine/environment/releases.py", "member_gone_since", "memo", "the release table's answers, by question"),
     Global("engine/environment/releases.py", "parameters", "memo", "a tabled signature's parameter names"),
     Global("engine/environment/releases.py", "parameter_gone_since", "memo", "the release table's answers, by question"),

@@ -157,10 +157,15 @@ def _bases(module: str, cls: str, version: Version | str) -> list[str]:
     return [b.strip() for b in inside.split(",") if b.strip()]
 
 
-@cache  # the rules ask the same few questions for every read they see
-def member(module: str, cls: str, name: str, version: Version | str) -> str | None:
-    """What `cls.name` is at `version` (`def(...)`, `property`, `attr`, ...), resolving the class's bases defined in
-    the same module, depth first (the caches' hierarchies are single-inheritance where it matters); None if none."""
+def _fact(module: str, cls: str, name: str) -> str:
+    return f"init:{module}.{cls}" if name == "__init__" else f"member:{module}.{cls}.{name}"
+
+
+@cache  # asked for each method call on a layer or config, as `member` is
+def owner(module: str, cls: str, name: str, version: Version | str) -> str | None:
+    """The class that defines `cls.name` at `version`: `cls` itself or the first of its bases defined in the same
+    module that does, breadth first over the bases (the caches' hierarchies are single-inheritance where it
+    matters); None if none does."""
     seen: set[str] = set()
     stack = [cls]
     while stack:
@@ -168,12 +173,19 @@ def member(module: str, cls: str, name: str, version: Version | str) -> str | No
         if current in seen:
             continue
         seen.add(current)
-        key = "init" if name == "__init__" else "member"
-        fact = f"init:{module}.{current}" if key == "init" else f"member:{module}.{current}.{name}"
-        found = value(fact, version)
-        if found is not None:
-            return found
+        if value(_fact(module, current, name), version) is not None:
+            return current
         stack.extend(_bases(module, current, version))
+    return None
+
+
+@cache  # the rules ask the same few questions for every read they see
+def member(module: str, cls: str, name: str, version: Version | str) -> str | None:
+    """What `cls.name` is at `version` (`def(...)`, `property`, `attr`, ...), on the class `owner` finds; None if
+    none."""
+    defining = owner(module, cls, name, version)
+    if defining is not None:
+        return value(_fact(module, defining, name), version)
     # A module that only imports the class at this release (modeling_mamba's MambaCache came from cache_utils on
     # 4.43-4.53): the class is where transformers exports it from.
     where = value(f"export:transformers.{cls}", version) if name != "__init__" else None

@@ -162,7 +162,7 @@ def _member_misfit(u: CacheUse, target: Target) -> _Removed | None:
     release's signature took the same call, with the first release of the run that rejects it. The signature is
     the class's own where it defines the method, else the first base's on the way that does."""
     cls = u.cls or "GenerationConfig"
-    owner = _method_owner(u.module, cls, u.name, target.version)
+    owner = releases.owner(u.module, cls, u.name, target.version)
     if owner is None:
         return None
     fact = f"member:{u.module}.{owner}.{u.name}"
@@ -199,22 +199,6 @@ def _rejects(signature: str, qualname: str, positional: int, keywords: tuple[str
         return None
     renames = dict(_RENAMED.findall(signature))
     return releases.misfit(signature, qualname, positional, tuple(renames.get(k, k) for k in keywords))
-
-
-def _method_owner(module: str, cls: str, name: str, version: Version) -> str | None:
-    """The class on `cls`'s bases (in `module`, depth first, as releases.member resolves) that defines `name` at
-    `version`."""
-    seen: set[str] = set()
-    stack = [cls]
-    while stack:
-        current = stack.pop(0)
-        if current in seen:
-            continue
-        seen.add(current)
-        if releases.value(f"member:{module}.{current}.{name}", version) is not None:
-            return current
-        stack.extend(releases.bases(module, current, version))
-    return None
 
 
 def _defining(u: CacheUse, target: Target) -> tuple[str, str]:
