@@ -17,7 +17,7 @@ import pytest
 
 from hf_cache_lint.checking import source
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.interpreter import interp, replay, replay_records, replay_store
+from hf_cache_lint.engine.interpreter import interp, replay, replay_calls, replay_records, replay_store
 from hf_cache_lint.engine.output.analysis import Analysis
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -197,7 +197,7 @@ def test_an_edited_method_reruns_its_callers_whose_other_calls_are_replayed(
     runs: list[tuple[str, bool]] = []
     calls: list[tuple[str, bool]] = []
     through: list[tuple[str, bool]] = []
-    run_original, call_original = replay.Replays.replay, replay.Replays._replay_call
+    run_original, call_original = replay.Replays.replay, replay_calls.replay_call
     through_original = replay.Replays.through
 
     def run_spy(self: replay.Replays, key: replay_records.RunKey) -> bool:
@@ -216,7 +216,7 @@ def test_an_edited_method_reruns_its_callers_whose_other_calls_are_replayed(
         return ok
 
     monkeypatch.setattr(replay.Replays, "replay", run_spy)
-    monkeypatch.setattr(replay.Replays, "_replay_call", call_spy)
+    monkeypatch.setattr(replay_calls, "replay_call", call_spy)
     monkeypatch.setattr(replay.Replays, "through", through_spy)
     path = tmp_path / "runner.py"
     ctx = Context(workspace=tmp_path)
@@ -274,19 +274,19 @@ def run(n):
 
 def test_the_calls_inside_an_edited_function_are_replayed_unless_they_reach_it(
         tmp_path: Path, analyses: list[Analysis], monkeypatch: pytest.MonkeyPatch) -> None:
-    """A call inside a run is recorded with the functions inlined around it by where they stand (replay.py
-    `_frame`): an edit of `run`'s `def` line makes `run` a new node at the same place, and its call of `config`,
-    which reads nothing of `run`, is replayed; `back` calls `run` again (recursion: it reads the name `run`, now another
-    node), so it runs again. Every check gives a fresh check's findings and facts."""
+    """A call inside a run is recorded with the functions inlined around it by where they stand
+    (replay_calls.py `frame`): an edit of `run`'s `def` line makes `run` a new node at the same place, and its
+    call of `config`, which reads nothing of `run`, is replayed; `back` calls `run` again (recursion: it reads the
+    name `run`, now another node), so it runs again. Every check gives a fresh check's findings and facts."""
     calls: list[tuple[str, bool]] = []
-    original = replay.Replays._replay_call
+    original = replay_calls.replay_call
 
     def spy(self: replay.Replays, node: Any, c: replay_records.CallRecord) -> bool:
         ok = original(self, node, c)
         calls.append((node.name.value, ok))
         return ok
 
-    monkeypatch.setattr(replay.Replays, "_replay_call", spy)
+    monkeypatch.setattr(replay_calls, "replay_call", spy)
     path = tmp_path / "caller.py"
     ctx = Context(workspace=tmp_path)
     typed = CALLER.replace("def run(n):", "def run(n, extra=None):")  # the `def` re-parsed: a new node

@@ -45,6 +45,9 @@ The stage's other modules (stage interpreter: imports base/, environment/, text/
 - init_members.py: what a project class's `__init__` sets on `self` (for a counter read before it is set);
 - none_tests.py: where the code tests a call's result against None (the maximum's, for `CacheUse`);
 - replay.py: the recorded runs of uncalled functions, replayed at the next keystroke instead of run again;
+- replay_recording.py: recording a run: where it started, what it read and did, when a replay could stand for it;
+- replay_calls.py: the calls a recorded run inlines, replayed one by one or run and recorded;
+- replay_through.py: a run replayed through the calls of edited functions, run again where they started;
 - replay_records.py: what a recorded run is made of (what it read, the module-wide facts, what it did);
 - replay_matching.py: how a recorded run is matched to this check (values and nodes compared, places moved);
 - replay_store.py: the process-wide store of editor buffers' last checks, whose runs the next check replays;
