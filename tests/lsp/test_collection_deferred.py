@@ -1,4 +1,4 @@
-"""The inline check's collection deferred past the publish (lsp/server.py `collection_deferred`): the collector
+"""The inline check's collection deferred past the publish (lsp/memory.py `collection_deferred`): the collector
 comes back on after what the loop step queued (a pull's answer is written by such a callback), always, and only
 when the block found it on.
 
@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import pytest
 
 from hf_cache_lint.engine.base.collector import due_generation
-from hf_cache_lint.lsp.server import collection_deferred
+from hf_cache_lint.lsp.memory import collection_deferred
 
 
 @pytest.fixture

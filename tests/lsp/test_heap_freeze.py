@@ -1,6 +1,6 @@
-"""The heap frozen after a unit's first results (lsp/server.py `HfCacheLintServer.freeze_heap`): once per open
-unit, after its results; what it froze is kept only until a close thaws (`_forget_tree`) or the bound of freezes
-without one (FREEZES_BEFORE_THAW) is reached.
+"""The heap frozen after a unit's first results (lsp/server.py `HfCacheLintServer.freeze_heap`, lsp/memory.py):
+once per open unit, after its results; what it froze is kept only until a close thaws (`forget_tree`) or the bound
+of freezes without one (FREEZES_BEFORE_THAW) is reached.
 
 In-process, on a plain asyncio loop with the engine's run replaced: the pytest-lsp suite drives the real server.
 """
@@ -14,9 +14,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from hf_cache_lint.lsp import server as server_module
+from hf_cache_lint.lsp import memory
 from hf_cache_lint.lsp.documents import Part, Results, Unit
-from hf_cache_lint.lsp.server import FREEZES_BEFORE_THAW, HfCacheLintServer, _forget_tree
+from hf_cache_lint.lsp.memory import FREEZES_BEFORE_THAW, forget_tree
+from hf_cache_lint.lsp.server import HfCacheLintServer
 
 URI = "file:///tmp/heap_freeze_probe.py"
 
@@ -61,7 +62,7 @@ def test_the_first_results_of_a_unit_freeze_once_and_again_after_its_close(
         frozen_at: list[int] = []
         monkeypatch.setattr(ls, "_analysed", lambda unit, config: Results({p.uri: () for p in unit.parts}))
         monkeypatch.setattr(ls, "freeze_heap", lambda: frozen_at.append(version))
-        monkeypatch.setattr(server_module, "_forget_tree", lambda path: None)
+        monkeypatch.setattr(memory, "forget_tree", lambda path: None)
         for version in (1, 2, 3):
             await ls.results_for(_unit(version))
             await _timers_ran()
@@ -87,7 +88,7 @@ def test_a_frozen_cycle_lives_until_a_close_thaws_and_the_rest_is_frozen_again(t
     del alive
     gc.collect()
     assert kept() is not None  # frozen: no collection sees it
-    _forget_tree("/tmp/heap_freeze_probe_never_opened.py")
+    forget_tree("/tmp/heap_freeze_probe_never_opened.py")
     assert kept() is None
     assert gc.get_freeze_count() > 0  # what lives is frozen again
 

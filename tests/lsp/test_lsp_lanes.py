@@ -1,6 +1,6 @@
-"""Where a check runs (lsp/server.py results_for): a short document on the event loop thread when the engine thread
-is idle, else on the engine thread (busy, or the unit's run held elsewhere), a long one on the engine thread, a big
-one on its own lane; every lane gives the same findings."""
+"""Where a check runs (lsp/server.py `results_for`, lsp/lanes.py `lane_for`): a short document on the event loop
+thread when the engine thread is idle, else on the engine thread (busy, or the unit's run held elsewhere), a long
+one on the engine thread, a big one on its own lane; every lane gives the same findings."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ import pytest
 from hf_cache_lint.lsp import server as lsp_server
 from hf_cache_lint.lsp import settings as lsp_settings
 from hf_cache_lint.lsp.documents import Part, Unit
-from hf_cache_lint.lsp.server import BIG_DOCUMENT_CHARS, INLINE_DOCUMENT_CHARS, HfCacheLintServer
+from hf_cache_lint.lsp.lanes import BIG_DOCUMENT_CHARS, INLINE_DOCUMENT_CHARS
+from hf_cache_lint.lsp.server import HfCacheLintServer
 
 CODE = ('from transformers import AutoModelForCausalLM, DynamicCache\n'
         'model = AutoModelForCausalLM.from_pretrained("m")\n'

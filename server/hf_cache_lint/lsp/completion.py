@@ -8,7 +8,8 @@ from lsprotocol import types
 
 from hf_cache_lint.checking import completion as engine_completion
 from hf_cache_lint.lsp.convert import from_client_position, split_lines, to_client_range
-from hf_cache_lint.lsp.server import MAX_DOCUMENT_CHARS, HfCacheLintServer
+from hf_cache_lint.lsp.documents import MAX_DOCUMENT_CHARS
+from hf_cache_lint.lsp.server import HfCacheLintServer
 
 
 async def completion(ls: HfCacheLintServer, params: types.CompletionParams) -> types.CompletionList | None:

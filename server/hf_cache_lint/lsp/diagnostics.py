@@ -23,9 +23,9 @@ from hf_cache_lint.lsp.convert import (
     split_lines,
     to_diagnostic,
 )
-from hf_cache_lint.lsp.documents import Results, Unit, cell_index_of
+from hf_cache_lint.lsp.documents import MAX_DOCUMENT_CHARS, Results, Unit, cell_index_of
 from hf_cache_lint.lsp.protocol import Protocol
-from hf_cache_lint.lsp.server import MAX_DOCUMENT_CHARS, HfCacheLintServer
+from hf_cache_lint.lsp.server import HfCacheLintServer
 
 log = logging.getLogger(__name__)
 

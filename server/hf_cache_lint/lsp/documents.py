@@ -9,12 +9,22 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from urllib.parse import unquote
 
+from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from hf_cache_lint.engine.base.findings import Finding
 from hf_cache_lint.engine.environment.context import Context
 from hf_cache_lint.settings import Settings
+
+if TYPE_CHECKING:
+    from pygls.workspace import Workspace
+
+# A document (a notebook: all its code cells) longer than this is not analysed: one Information diagnostic
+# says so. The same cap the engine puts on the workspace modules it imports (engine/interpreter/modules.py).
+MAX_DOCUMENT_CHARS = 2 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -51,6 +61,28 @@ class Results(dict[str, tuple[Finding, ...]]):
     beyond its budget, a statement too deeply nested), shown once on the unit's first part."""
 
     notes: tuple[str, ...] = ()
+
+
+def unit_in(ws: Workspace, uri: str) -> Unit | None:
+    """The open file or notebook `uri` belongs to in the workspace (a cell uri gives its notebook)."""
+    notebook = ws.get_notebook_document(cell_uri=uri) or ws.get_notebook_document(notebook_uri=uri)
+    if notebook is not None:
+        parts = []
+        for cell in notebook.cells:
+            if cell.kind != types.NotebookCellKind.Code:
+                continue
+            doc = ws.text_documents.get(unquote(cell.document))  # pygls keys documents by unquote(uri)
+            if doc is not None:
+                parts.append(Part(cell.document, doc.version, doc.source))
+        return Unit(notebook.uri, tuple(parts), notebook=True)
+    doc = ws.text_documents.get(unquote(uri))
+    return Unit(uri, (Part(uri, doc.version, doc.source),)) if doc is not None else None
+
+
+def too_big(unit: Unit) -> int | None:
+    """The unit's length in characters when it is too long to analyse (MAX_DOCUMENT_CHARS), else None."""
+    size = sum(len(p.text) for p in unit.parts)
+    return size if size > MAX_DOCUMENT_CHARS else None
 
 
 def uri_to_path(uri: str) -> str:

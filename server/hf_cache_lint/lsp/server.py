@@ -1,4 +1,7 @@
-"""The language server object: open units, settings per folder, and the one engine worker thread."""
+"""The language server object: open units, settings per folder, and the one engine worker thread.
+
+Which thread a check runs on: lsp/lanes.py; the heap frozen and thawed between checks: lsp/memory.py; what a
+unit is and how it is analysed: lsp/documents.py; a folder's settings: lsp/settings.py."""
 
 from __future__ import annotations
 
@@ -11,46 +14,26 @@ import os
 import sys
 import threading
 import traceback
-from collections.abc import Callable, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
-from urllib.parse import unquote
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 from hf_cache_lint import __version__
+from hf_cache_lint.lsp import memory, startup
 from hf_cache_lint.lsp import settings as lsp_settings
-from hf_cache_lint.lsp import startup
-from hf_cache_lint.lsp.documents import Part, Results, Unit, analyse_unit, uri_to_path
+from hf_cache_lint.lsp.documents import Results, Unit, analyse_unit, too_big, unit_in, uri_to_path
+from hf_cache_lint.lsp.lanes import BIG_DOCUMENT_CHARS, Lane, lane_for
 from hf_cache_lint.lsp.protocol import Protocol
 
 if TYPE_CHECKING:  # fixcheck loads with the first code action (lsp/actions.py), not at start-up
     from hf_cache_lint.fixcheck import Verifier
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
-
-# A document (a notebook: all its code cells) longer than this is not analysed: one Information diagnostic
-# says so. The same cap the engine puts on the workspace modules it imports (engine/interpreter/modules.py).
-MAX_DOCUMENT_CHARS = 2 * 1024 * 1024
-# Documents longer than this are analysed on their own thread, so a long analysis of one never delays the
-# diagnostics of the others (the engine cannot be interrupted mid-run; the GIL shares the CPU between
-# the two threads, so a small file's check stays about as fast as alone).
-BIG_DOCUMENT_CHARS = 64 * 1024
-# Documents up to this long are analysed on the event loop thread itself when the engine thread has nothing queued
-# or running: a check of a few milliseconds, where handing it to the thread and its answer back to the loop (two
-# wake-ups, the GIL passed twice) cost ~0.7 ms of CPU a keystroke on the 100-line script (8 %, bench/lsp_latency.py).
-# An edit that arrives meanwhile waits in the pipe and is read right after the publish, as one arriving just after
-# the check would; the engine is still never used by two threads at once (the engine thread is idle, the unit's
-# lock is taken). Longer documents keep their thread: the loop is never held longer than a short check.
-INLINE_DOCUMENT_CHARS = 16 * 1024
-# A freeze after each unit's first results (`HfCacheLintServer.freeze_heap`) keeps, until a thaw, what later edits
-# replace in the trees it froze: opening this many units without closing one thaws and freezes again (~30-50 ms).
-FREEZES_BEFORE_THAW = 16
 
 NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
     # lsprotocol 2025 clients cannot read a selector without `notebook=` (docs/editors.md).
@@ -58,34 +41,6 @@ NOTEBOOK_SYNC = types.NotebookDocumentSyncOptions(
         notebook="*", cells=[types.NotebookCellLanguage(language="python")])],
     save=True,
 )
-
-
-class Lane(ThreadPoolExecutor):
-    """A one-thread executor that knows whether anything is queued or running on it."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._busy = 0
-        self._busy_lock = threading.Lock()
-
-    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
-        with self._busy_lock:
-            self._busy += 1
-        try:
-            future = super().submit(fn, *args, **kwargs)
-        except BaseException:
-            self._done(None)
-            raise
-        future.add_done_callback(self._done)  # on the worker thread once it ran, or where it was cancelled
-        return future
-
-    def _done(self, _future: object) -> None:
-        with self._busy_lock:
-            self._busy -= 1
-
-    @property
-    def idle(self) -> bool:
-        return self._busy == 0
 
 
 @dataclass
@@ -185,30 +140,16 @@ class HfCacheLintServer(LanguageServer):
 
     def unit_for(self, uri: str) -> Unit | None:
         """The open file or notebook `uri` belongs to (a cell uri gives its notebook)."""
-        ws = self.workspace
-        notebook = ws.get_notebook_document(cell_uri=uri) or ws.get_notebook_document(notebook_uri=uri)
-        if notebook is not None:
-            parts = []
-            for cell in notebook.cells:
-                if cell.kind != types.NotebookCellKind.Code:
-                    continue
-                doc = ws.text_documents.get(unquote(cell.document))  # pygls keys documents by unquote(uri)
-                if doc is not None:
-                    parts.append(Part(cell.document, doc.version, doc.source))
-            return Unit(notebook.uri, tuple(parts), notebook=True)
-        doc = ws.text_documents.get(unquote(uri))
-        return Unit(uri, (Part(uri, doc.version, doc.source),)) if doc is not None else None
+        return unit_in(self.workspace, uri)
 
     def config_for(self, uri: str) -> lsp_settings.FolderConfig:
-        folder = lsp_settings.folder_of(uri, [f for f in self.state.folders if f is not None])
-        return self.state.folders.get(folder) or self.state.folders.get(None) or lsp_settings.build(
-            None, [], lsp_settings.trusted(self.state.init_options))
+        """What the folder of `uri` analyses with."""
+        return lsp_settings.config_for(self.state.folders, self.state.init_options, uri)
 
     @staticmethod
     def too_big(unit: Unit) -> int | None:
         """The unit's length in characters when it is too long to analyse, else None."""
-        size = sum(len(p.text) for p in unit.parts)
-        return size if size > MAX_DOCUMENT_CHARS else None
+        return too_big(unit)
 
     async def results_for(self, unit: Unit) -> Results | None:
         """Findings for this exact snapshot; concurrent callers share one run, none runs twice."""
@@ -218,25 +159,7 @@ class HfCacheLintServer(LanguageServer):
         key = (unit.key, self.state.generation)
         shared = self.state.runs.get(unit.uri)
         if shared is None or shared.key != key or shared.future.cancelled():
-            config = self.config_for(unit.uri)
-            size = sum(len(p.text) for p in unit.parts)
-            if size > BIG_DOCUMENT_CHARS:
-                self.big_units.add(unit.uri)
-            loop = asyncio.get_running_loop()
-            future: asyncio.Future[Results | None]
-            if unit.uri in self.big_units:
-                future = loop.run_in_executor(self.big_engine, self._analyse, unit, config)
-            elif size <= INLINE_DOCUMENT_CHARS and self.warmed.is_set() and self.engine.idle and (
-                    lock := self.unit_lock(unit.uri)).acquire(blocking=False):
-                try:  # here, at once (INLINE_DOCUMENT_CHARS): awaiting the done future below does not yield
-                    future = loop.create_future()
-                    with collection_deferred(loop):
-                        future.set_result(self._analysed(unit, config))
-                finally:
-                    lock.release()
-            else:
-                future = loop.run_in_executor(self.engine, self._analyse, unit, config)
-            shared = self.state.runs[unit.uri] = _Shared(key, future)
+            shared = self.state.runs[unit.uri] = _Shared(key, self._started(unit))
         shared.waiters += 1
         try:
             results = await asyncio.shield(shared.future)
@@ -246,9 +169,15 @@ class HfCacheLintServer(LanguageServer):
                 # Nobody wants this run any more: drop it if it has not started (a running thread
                 # cannot be interrupted; its result is then simply discarded).
                 shared.future.cancel()
-        if results is not None and unit.uri not in self.state.frozen and unit.uri in self.state.runs:  # not closed
+        self._after_results(unit.uri, results)
+        return results
+
+    def _after_results(self, uri: str, results: Results | None) -> None:
+        """What follows results, queued to run after they are out: the heap frozen after a unit's first, the later
+        requests' modules imported after the server's first."""
+        if results is not None and uri not in self.state.frozen and uri in self.state.runs:  # not closed
             # After the publish (the caller's, in this loop step; a pull's answer, queued as the step ends).
-            self.state.frozen.add(unit.uri)
+            self.state.frozen.add(uri)
             asyncio.get_running_loop().call_later(0, self.freeze_heap)
         if not self.rest_warmed:
             self.rest_warmed = True
@@ -256,36 +185,43 @@ class HfCacheLintServer(LanguageServer):
             # import does not compete with it for the GIL.
             loop = asyncio.get_running_loop()
             loop.call_soon(loop.run_in_executor, self.engine, startup.warm_requests, self.requests_warmed)
-        return results
+
+    def _started(self, unit: Unit) -> asyncio.Future[Results | None]:
+        """The unit's check, started on its lane (lsp/lanes.py)."""
+        config = self.config_for(unit.uri)
+        size = sum(len(p.text) for p in unit.parts)
+        if size > BIG_DOCUMENT_CHARS:
+            self.big_units.add(unit.uri)
+        loop = asyncio.get_running_loop()
+        lane = lane_for(size, unit.uri in self.big_units, self.warmed.is_set(), self.engine.idle)
+        if lane == "big":
+            return loop.run_in_executor(self.big_engine, self._analyse, unit, config)
+        if lane == "inline" and (lock := self.unit_lock(unit.uri)).acquire(blocking=False):
+            try:  # here, at once (INLINE_DOCUMENT_CHARS): awaiting the done future does not yield
+                future: asyncio.Future[Results | None] = loop.create_future()
+                with memory.collection_deferred(loop):
+                    future.set_result(self._analysed(unit, config))
+            finally:
+                lock.release()
+            return future
+        return loop.run_in_executor(self.engine, self._analyse, unit, config)
 
     def unit_lock(self, uri: str) -> threading.Lock:
         with self._locks_guard:
             return self._unit_locks.setdefault(uri, threading.Lock())
 
     def freeze_heap(self) -> None:
-        """Once a unit's first results are out: collect, then freeze what is left (its kept parse tree and what the
-        check carries to the next), so that the keystrokes' older-generation collections no longer walk it (on
-        generation/utils.py the tree is ~56,000 objects; a generation-2 collection of them took 30-60 ms every
-        ~100 keystrokes, bench/README.md, issue 31, tenth session). Frozen objects are never collected: what a later
-        keystroke replaces in that tree (a re-parsed statement's nodes, cyclic through their parents) stays until
-        the next thaw, at most the frozen tree itself (~70 objects over 120 Enter/join edits on utils.py). A close
-        thaws (`_forget_tree`), and so does every FREEZES_BEFORE_THAW-th freeze without one (a freeze also catches
-        any other open buffer's tree and a check under way on another lane)."""
-        self.state.freezes += 1
-        if self.state.freezes >= FREEZES_BEFORE_THAW:
-            self.state.freezes = 0
-            gc.unfreeze()
-        gc.collect()
-        gc.freeze()
+        """Once a unit's first results are out: collect, then freeze what is left (lsp/memory.py)."""
+        memory.freeze_heap(self.state)
 
     def forget_unit(self, uri: str) -> None:
         """A closed unit: its lane, its lock and parso's kept tree of it go (memory returned)."""
         self.state.frozen.discard(uri)
-        self.state.freezes = 0  # `_forget_tree` thaws
+        self.state.freezes = 0  # `forget_tree` thaws
         self.big_units.discard(uri)
         with self._locks_guard:
             self._unit_locks.pop(uri, None)
-        self.engine.submit(_forget_tree, uri_to_path(uri))
+        self.engine.submit(memory.forget_tree, uri_to_path(uri))
 
     def _analyse(self, unit: Unit, config: lsp_settings.FolderConfig) -> Results | None:
         """Runs in a worker thread. Never raises: a failure is logged and yields no findings for this
@@ -353,43 +289,6 @@ class HfCacheLintServer(LanguageServer):
     def pull_diagnostics(self) -> bool:
         """Like ruff and pylance: pull when the client can, else push (Neovim 0.7, eglot, ALE)."""
         return self.supports("text_document.diagnostic")
-
-
-def collection_deferred(loop: asyncio.AbstractEventLoop) -> contextlib.AbstractContextManager[None]:
-    """No cyclic collection until the results are out (engine/base/collector.py `gc_paused`): a push publishes in this
-    loop step, a pull's answer is written by its task's done callback, queued as the step ends. The young
-    collection the check made due (~0.4 ms of a 2.6 ms keystroke on the 100-line script, bench/lsp_latency.py)
-    then runs after both, between keystrokes: on a zero-delay timer, which the loop runs in the next step after
-    the callbacks queued before it (asyncio's `_run_once` appends due timers to the ready queue)."""
-    from hf_cache_lint.engine.base.collector import gc_paused  # the engine's, loaded by then: not at start-up
-
-    return gc_paused(resume_later=partial(loop.call_later, 0))
-
-
-def _forget_tree(path: str) -> None:
-    """On the engine thread: parso's kept tree of a closed buffer, and the memory it held. The tree was frozen
-    with the rest of the heap (`HfCacheLintServer.freeze_heap`): thawed, collected, and what lives frozen again
-    (start-up's objects, the other buffers' trees: ~30-50 ms on a heap with utils.py open, once per close)."""
-    if "hf_cache_lint.engine.interpreter.interp" in sys.modules:
-        from hf_cache_lint.engine.interpreter.interp import forget
-
-        forget(path)
-    gc.unfreeze()
-    gc.collect()
-    gc.freeze()
-    _trim_malloc()
-
-
-def _trim_malloc() -> None:
-    """Give freed heap pages back to the system (glibc keeps them otherwise: RSS stays high after close)."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        import ctypes
-
-        ctypes.CDLL(None).malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc (musl): nothing to trim
-        pass
 
 
 def build_server() -> HfCacheLintServer:

@@ -99,3 +99,10 @@ def folder_of(uri: str, folders: Iterable[str]) -> str | None:
         if uri.startswith(prefix) and (best is None or len(folder) > len(best)):
             best = folder
     return best
+
+
+def config_for(folders: Mapping[str | None, FolderConfig], init_options: Mapping[str, Any], uri: str) -> FolderConfig:
+    """What `uri` analyses with: its folder's config, else the one outside any folder, else the defaults (trusted
+    as the client says)."""
+    folder = folder_of(uri, [f for f in folders if f is not None])
+    return folders.get(folder) or folders.get(None) or build(None, [], trusted(init_options))

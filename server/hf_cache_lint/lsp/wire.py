@@ -59,7 +59,7 @@ log = logging.getLogger(__name__)
 _HEADER = re.compile(rb"content-length[ \t]*:[ \t]*(\d+)[ \t]*\r?\n?$", re.IGNORECASE)
 # A whole header line inside a body: where a too-long Content-Length ran into the next frame.
 _HEADER_LINE = re.compile(rb"content-length[ \t]*:[ \t]*\d+[ \t]*\r?\n", re.IGNORECASE)
-# The largest body kept: a 2 Mi-character document (the analysis cap, lsp/server.py) is at most ~8 MB of UTF-8,
+# The largest body kept: a 2 Mi-character document (the analysis cap, lsp/documents.py) is at most ~8 MB of UTF-8,
 # more with JSON escapes; a larger frame is skipped, never held in memory.
 MAX_FRAME_BYTES = 64 * 1024 * 1024
 _CHUNK = 1 << 20
