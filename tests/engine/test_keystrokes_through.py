@@ -8,7 +8,7 @@ added or removed: the trials moved by the line map, engine/interpreter/shift.py)
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ from hf_cache_lint.engine.output.analysis import Analysis
 
 __all__ = ["analyses"]  # the fixture, used by name
 
+Edit = Callable[[str, random.Random, int, list[int]], Iterator[str]]  # typed_in_place, entered_in_place
 TYPED = ["x", " ", "(", ")", ":", '"', "#", ",", "=", ".", "1", "None", "self.", "static", "not ", "[0]", "'"]
 
 
@@ -117,16 +118,23 @@ def tried(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     return got
 
 
+# The edits made inside function bodies: keystrokes typed (the line count kept), and Enter and joins (a line added
+# or removed at a time); each with its seed's prefix (and the file's name) and how many.
+EDITS = [pytest.param(typed_in_place, "through", 40, id="typed"),
+         pytest.param(entered_in_place, "entered", 24, id="entered")]
+
+
 @pytest.mark.parametrize("path", small_files(), ids=lambda p: p.name)
-def test_typing_inside_functions_on_the_corpus_and_examples_gives_a_fresh_checks_findings(
-        path: Path, analyses: list[Analysis]) -> None:
+@pytest.mark.parametrize(("edit", "seed", "edits"), EDITS)
+def test_edits_inside_functions_on_the_corpus_and_examples_give_a_fresh_checks_findings(
+        path: Path, edit: Edit, seed: str, edits: int, analyses: list[Analysis]) -> None:
     text = path.read_text()
     rows = body_lines(text)
     if not rows:
         pytest.skip("no function body")
-    rng = random.Random("through" + path.name)
+    rng = random.Random(seed + path.name)
     ctx = Context(workspace=path.parent)
-    assert assert_keystrokes_match_fresh_checks(path, ctx, typed_in_place(text, rng, 40, rows), analyses) > 40
+    assert assert_keystrokes_match_fresh_checks(path, ctx, edit(text, rng, edits, rows), analyses) > edits
 
 
 def test_typing_inside_a_method_others_inline_replays_them_through_it(
@@ -147,18 +155,6 @@ def test_typing_inside_a_method_others_inline_replays_them_through_it(
     texts = [RUNNER.replace(line, line + comment[:k]) for k in range(len(comment) + 1)]
     assert assert_keystrokes_match_fresh_checks(path, Context(workspace=tmp_path), iter(texts), analyses) == len(texts)
     assert tried.count(True) >= len(texts) - 3  # each keystroke from the third on (the first two record)
-
-
-@pytest.mark.parametrize("path", small_files(), ids=lambda p: p.name)
-def test_enter_and_joins_inside_functions_on_the_corpus_and_examples_give_a_fresh_checks_findings(
-        path: Path, analyses: list[Analysis]) -> None:
-    text = path.read_text()
-    rows = body_lines(text)
-    if not rows:
-        pytest.skip("no function body")
-    rng = random.Random("entered" + path.name)
-    ctx = Context(workspace=path.parent)
-    assert assert_keystrokes_match_fresh_checks(path, ctx, entered_in_place(text, rng, 24, rows), analyses) > 24
 
 
 def test_enter_and_joins_inside_a_method_others_inline_replay_them_through_it_moved(
@@ -187,18 +183,24 @@ def test_enter_and_joins_inside_a_method_others_inline_replay_them_through_it_mo
         "cache",))), analyses) > 60
 
 
-@pytest.mark.skipif(generation_utils() is None, reason="no oracle environment with transformers' source")
-def test_typing_inside_methods_generate_inlines_on_transformers_generation_utils_gives_a_fresh_checks_findings(
-        analyses: list[Analysis], tried: list[bool]) -> None:
+def edited_generation_utils(edit: Edit, seed: int, edits: int, analyses: list[Analysis]) -> tuple[Path, str, Context]:
+    """transformers' generation/utils.py and its context, after `edits` random edits inside methods `generate`
+    inlines (and the one the benchmark types into), each checked as the buffer and afresh."""
     path = generation_utils()
     assert path is not None
     text = path.read_text()
-    # Methods `generate` inlines (and the one the benchmark types into), then any method.
     rows = body_lines(text, ("_prepare_cache_for_generation", "_prepare_special_tokens", "_prepare_generated_length",
                              "_prepare_static_cache"))
-    rng = random.Random(31)
+    rng = random.Random(seed)
     ctx = Context(workspace=path.parent.parent)
-    assert_keystrokes_match_fresh_checks(path, ctx, typed_in_place(text, rng, 16, rows), analyses)
+    assert_keystrokes_match_fresh_checks(path, ctx, edit(text, rng, edits, rows), analyses)
+    return path, text, ctx
+
+
+@pytest.mark.skipif(generation_utils() is None, reason="no oracle environment with transformers' source")
+def test_typing_inside_methods_generate_inlines_on_transformers_generation_utils_gives_a_fresh_checks_findings(
+        analyses: list[Analysis], tried: list[bool]) -> None:
+    path, text, ctx = edited_generation_utils(typed_in_place, 31, 16, analyses)
     edited = text.replace("cache_implementation=generation_config.cache_implementation,",
                           "cache_implementation=generation_configx.cache_implementation,")
     assert edited != text
@@ -209,14 +211,7 @@ def test_typing_inside_methods_generate_inlines_on_transformers_generation_utils
 @pytest.mark.skipif(generation_utils() is None, reason="no oracle environment with transformers' source")
 def test_enter_and_joins_inside_methods_generate_inlines_on_transformers_generation_utils_give_a_fresh_checks_findings(
         analyses: list[Analysis], tried: list[bool]) -> None:
-    path = generation_utils()
-    assert path is not None
-    text = path.read_text()
-    rows = body_lines(text, ("_prepare_cache_for_generation", "_prepare_special_tokens", "_prepare_generated_length",
-                             "_prepare_static_cache"))
-    rng = random.Random(37)
-    ctx = Context(workspace=path.parent.parent)
-    assert_keystrokes_match_fresh_checks(path, ctx, entered_in_place(text, rng, 12, rows), analyses)
+    path, text, ctx = edited_generation_utils(entered_in_place, 37, 12, analyses)
     # The benchmark's Enter (bench/lsp_latency.py UTILS_EDITS) and join: `generate` replayed through the call, moved.
     marker = "cache_implementation=generation_config.cache_implementation,"
     at = text.index(marker) + len("cache_implementation=")
