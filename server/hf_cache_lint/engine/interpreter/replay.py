@@ -252,7 +252,8 @@ class Replays:
         self.ids = max(self.ids, r.ids_at + r.ids)
         s.recorded.extend(r.recorded)
         s.version_guarded.update(r.guarded)
-        if r.changes_facts:  # else the session's are r.before's, which are r.after's (checked before)
+        # Else the session's are r.before's (`unread` and `replay_call` checked), which are r.after's.
+        if r.changes_facts:
             s.set_facts(r.after)
         if r.called:
             s.called.update(id(n) for n in r.called)
@@ -281,7 +282,6 @@ class Replays:
         (replay_calls.py)."""
         return replay_calls.call(self, node, names, via, run)
 
-
     def start(self, key: RunKey) -> None:
         """Record the run about to start (the session's state is the module's)."""
         if not self.record:
@@ -295,7 +295,7 @@ class Replays:
         self.trials, self.inner = ([], []) if self.previous else (None, None)
 
     def finish(self) -> None:
-        """The recorded run ended: keep it when a replay could stand for it (the docstring)."""
+        """The recorded run ended: keep it when a replay could stand for it (replay_recording.py)."""
         s, reads, at, key = self.s, self.s.reads, self.run_start, self._key
         trials, inner = self.trials, self.inner
         s.reads, self.run_start, self._key, self.trials, self.inner = None, None, None, None, None
