@@ -66,6 +66,8 @@ MARKED: dict[str, str] = {
     "heldout16:lckv_layer_cache.py:lk_chat_generate": BY_PROBE + " (2, as its turns' length)",
     "heldout16:yarn_scaled_llama.py:yr_pipeline_generate": "the probe sets the loaded model's "
     "generation_config.min_new_tokens (3, as the pipeline call's max_new_tokens)",
+    "heldout19:alpaca_farm_ppo_models.py:af_respond": "the probe sets base.generation_config.min_new_tokens (3, as "
+    "the policy's response_len)",
 }
 # Labelled calls whose length cannot be fixed, each with why; their probes assert a range of lengths instead.
 UNFIXABLE: dict[str, str] = {
