@@ -68,6 +68,7 @@ MARKED: dict[str, str] = {
     "generation_config.min_new_tokens (3, as the pipeline call's max_new_tokens)",
     "heldout19:alpaca_farm_ppo_models.py:af_respond": "the probe sets base.generation_config.min_new_tokens (3, as "
     "the policy's response_len)",
+    "heldout20:pyramidkv_monkeypatch.py:pk_generate": BY_PROBE + " (3, as its output_max_len)",
 }
 # Labelled calls whose length cannot be fixed, each with why; their probes assert a range of lengths instead.
 UNFIXABLE: dict[str, str] = {
