@@ -66,6 +66,7 @@ MARKED: dict[str, str] = {
     "heldout16:lckv_layer_cache.py:lk_chat_generate": BY_PROBE + " (2, as its turns' length)",
     "heldout16:yarn_scaled_llama.py:yr_pipeline_generate": "the probe sets the loaded model's "
     "generation_config.min_new_tokens (3, as the pipeline call's max_new_tokens)",
+    "heldout21:aqlm_cuda_graph_decode.py:aq_warmup_generate": BY_PROBE + " (4, as its max_new_tokens)",
 }
 # Labelled calls whose length cannot be fixed, each with why; their probes assert a range of lengths instead.
 UNFIXABLE: dict[str, str] = {
