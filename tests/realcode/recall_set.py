@@ -97,12 +97,17 @@ HELDOUT19 = Path(__file__).resolve().with_name("heldout19")
 # the oracle before the checker was run on it (nobody ran the checker on it, nor read the rules or engine, while writing
 # it).
 HELDOUT20 = Path(__file__).resolve().with_name("heldout20")
+# A twenty-first held-out set (issue 29, round 21): other public repositories again (quantization and compression
+# toolkits, ONNX / ExecuTorch-style exporters and their static caches, compiled decode loops, written
+# 2024-2026), labelled on the oracle before the checker was run on it (nobody ran the checker on it, nor read the
+# rules or engine, while writing it).
+HELDOUT21 = Path(__file__).resolve().with_name("heldout21")
 SETS = {"recall": CASES, "heldout": HELDOUT, "heldout2": HELDOUT2, "heldout3": HELDOUT3, "heldout4": HELDOUT4,
         "heldout5": HELDOUT5, "heldout6": HELDOUT6, "heldout7": HELDOUT7,
         "heldout8": HELDOUT8, "heldout9": HELDOUT9, "heldout10": HELDOUT10, "heldout11": HELDOUT11,
         "heldout12": HELDOUT12, "heldout13": HELDOUT13, "heldout14": HELDOUT14, "heldout15": HELDOUT15,
         "heldout16": HELDOUT16, "heldout17": HELDOUT17, "heldout18": HELDOUT18,
-        "heldout19": HELDOUT19, "heldout20": HELDOUT20}
+        "heldout19": HELDOUT19, "heldout20": HELDOUT20, "heldout21": HELDOUT21}
 MARK = re.compile(r"#\s*(site|clean|observe):\s*(\w+)\s*$")
 PROBE = re.compile(r"^def (probe_\w+)\(", re.M)
 CLEAN = "clean"
