@@ -22,11 +22,11 @@ from dataclasses import replace
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.facts.cache_position_sent import CachePositionSent
 from hf_cache_lint.engine.facts.hook_override import CACHE_NAMES, HookKind, HookOverride, might_hold_hook
+from hf_cache_lint.engine.interpreter.bindings import find_models
 from hf_cache_lint.engine.interpreter.hook_classes import Generates, fails_first, generates
 from hf_cache_lint.engine.interpreter.hook_names import (
     Names,
     binds_transformers,
-    find_models,
     holds_cache,
     is_trailer,
     module_names,
@@ -40,7 +40,7 @@ from hf_cache_lint.engine.interpreter.hook_signatures import (
     updates_a_cache_itself,
 )
 from hf_cache_lint.engine.interpreter.hook_trees import base_items, suite, walk
-from hf_cache_lint.engine.interpreter.position_chain import continues
+from hf_cache_lint.engine.interpreter.position_chain import advanced, continues
 from hf_cache_lint.engine.syntax.nodes import (
     Node,
     call_args,
@@ -561,7 +561,8 @@ def _sent(node: Node, names: Names, calls: list[Node]) -> Iterator[CachePosition
                     removal = Span(span(args[j - 1].node).end, span(a.node).end) if j else \
                         Span(span(a.node).start, span(args[1].node).start) if len(args) > 1 else span(a.node)
                     yield CachePositionSent("forward", span(a.node), "".join(code(k) for k in kids[:at]),
-                                            code(a.node), removal, continues(node, names.models))
+                                            code(a.node), removal, continues(node, names.models) or
+                                            advanced(node, names.functions, calls))
         return
     call = kids[-1]
     if not is_trailer(call, "("):
