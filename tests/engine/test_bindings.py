@@ -14,7 +14,10 @@ HEAD = "from transformers import AutoModelForCausalLM, DynamicCache\n"
 
 
 def _models(text: str) -> Names:
-    module = parso.parse(text)
+    return _models_in(parso.parse(text))
+
+
+def _models_in(module: Node) -> Names:
     nodes: list[Node] = []
     stack: list[Node] = [module]
     while stack:
@@ -83,3 +86,25 @@ def test_loaded_model_reads_the_tail_off_the_load() -> None:
     module = parso.parse(HEAD + 'x = AutoModelForCausalLM.from_pretrained("m").half().cuda()\n')
     value = module.children[1].children[0].children[2]
     assert loaded_model(value, module_names(module))
+
+
+def test_a_construction_binds_the_class_init_s_parameters() -> None:
+    # R-KV's adapter: `HybridRKVAdapter(model, budget=4)` hands the loaded model to `__init__(self, model, ...)`.
+    text = HEAD + ('model = AutoModelForCausalLM.from_pretrained("m")\n\n\n'
+                   "class Adapter:\n    def __init__(self, lm, budget=None):\n"
+                   "        for module in lm.modules():\n            pass\n\n\n"
+                   "class Unused:\n    def __init__(self, lm):\n        self.lm = lm\n\n\n"
+                   "adapter = Adapter(model, budget=4)\nother = Unused(None)\n")
+    module = parso.parse(text)
+    names = _models_in(module)
+    assert {"lm", "module"} <= names.models
+    inits = {c.children[1].value: next(c.iter_funcdefs()) for c in module.iter_classdefs()}
+    assert names.scopes["lm"] == {id(inits["Adapter"])}  # not Unused's, given None
+
+
+def test_the_self_of_init_is_not_what_the_construction_passes() -> None:
+    text = HEAD + ('model = AutoModelForCausalLM.from_pretrained("m")\n\n\n'
+                   "class Wrapper:\n    def __init__(self, first):\n        self.first = first\n\n\n"
+                   "w = Wrapper(model)\n")
+    names = _models(text)
+    assert "first" in names.models and "self" not in names.models

@@ -180,9 +180,15 @@ def _last_of_pair(targets: Node) -> Node | None:
 
 def _parameters_given_models(fn: Node, names: Names, calls: list[Node]) -> set[str]:
     """The parameters of module function `fn` to which a call in the module passes a loaded model
-    (`install(model)`, `install(lm=model)`): the code says what they hold."""
+    (`install(model)`, `install(lm=model)`), and of a module class's `__init__` to which a construction of the class
+    passes one (`Adapter(model)`: R-KV's `HybridRKVAdapter.__init__(self, model, ...)`): the code says what they
+    hold."""
     params = [p.name.value for p in fn.get_params() if p.star_count == 0]
     fname, out = fn.children[1].value, set()
+    owner = fn.parent.parent if fn.parent is not None and fn.parent.type == "suite" else None
+    if fname == "__init__" and owner is not None and owner.type == "classdef" and owner.parent is not None and \
+            owner.parent.type == "file_input" and params:
+        fname, params = owner.children[1].value, params[1:]  # `Cls(a, b)` binds `__init__(self, a, b)`
     for node in calls:  # the module's calls (`power`/`atom_expr` nodes)
         if len(node.children) == 2 and node.children[0].type == "name" and \
                 node.children[0].value == fname and is_trailer(node.children[1], "("):
