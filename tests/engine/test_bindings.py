@@ -108,3 +108,23 @@ def test_the_self_of_init_is_not_what_the_construction_passes() -> None:
                    "w = Wrapper(model)\n")
     names = _models(text)
     assert "first" in names.models and "self" not in names.models
+
+
+@pytest.mark.parametrize(("store", "held"), [
+    ('self.model = AutoModelForCausalLM.from_pretrained("m")', True),
+    ('self.base = AutoModelForCausalLM.from_pretrained("m").eval()', True),  # proxy-tuning's DExperts
+    ("self.model = LlamaForCausalLM(config).to('cpu')", True),
+    ("self.model = Mine(config)", False),  # the project's own class
+    ('self.model = AutoModelForCausalLM.from_pretrained("m").generate(ids)', False),
+    ('other.model = AutoModelForCausalLM.from_pretrained("m")', False),  # not this instance's attribute
+])
+def test_an_attribute_a_class_binds_to_a_model(store: str, held: bool) -> None:
+    from hf_cache_lint.engine.interpreter.bindings import attribute_model
+
+    text = HEAD + ("from transformers import LlamaForCausalLM\n\n\nclass Mine:\n    pass\n\n\n"
+                   f"class Wrapper:\n    def __init__(self, config, other, ids):\n        {store}\n\n"
+                   "    def hook(self):\n        return None\n")
+    module = parso.parse(text)
+    wrapper = next(c for c in module.iter_classdefs() if c.children[1].value == "Wrapper")
+    at = list(wrapper.iter_funcdefs())[1]
+    assert attribute_model("self.model" if "base" not in store else "self.base", at, module_names(module)) is held

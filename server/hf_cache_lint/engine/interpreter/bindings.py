@@ -8,6 +8,8 @@ after it). Here the binding is followed once, from what the code says, whatever 
   return the module itself (`SELF_RETURNING`: `.eval()`, `.to(...)`, `.half()`, ...; docs/facts.md, the oracle's
   `facts:module_self_returning` at every release);
 - a call of a module function whose every `return` gives a loaded model (`model = load()`);
+- an attribute a class's methods bind to a transformers model they build or load (`self.model = X(config)`,
+  `self.base = X.from_pretrained(...).eval()`: `attribute_model`);
 - a name bound to what hangs off a loaded model (`layers = model.model.layers`), a parameter of a module function
   a call of the module passes one to (`install(model)`), a loop variable over one (`for layer in model.model.layers`,
   `enumerate(...)`, `named_modules()`), in the order names flow.
@@ -16,6 +18,8 @@ transformers class). Read from the parso tree; nothing runs. Within one analysis
 shared memo, engine/syntax/nodes.py `shared_memo`): both readers ask."""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 from hf_cache_lint.engine.interpreter.hook_names import Names, is_trailer, prefix, reference_role
 from hf_cache_lint.engine.syntax.nodes import Node, call_args, shared_memo
@@ -28,6 +32,7 @@ from hf_cache_lint.engine.syntax.nodes import Node, call_args, shared_memo
 SELF_RETURNING = frozenset({"to", "cuda", "cpu", "eval", "train", "half", "float", "double", "bfloat16",
                             "requires_grad_"})
 _MEMO = "bindings.models"
+_ATTRIBUTES = "bindings.attributes"
 
 
 def without_self_returning(value: Node) -> list[Node]:
@@ -137,6 +142,59 @@ def _find(assignments: list[Node], loops: list[Node], funcdefs: list[Node], call
             if root.type == "name" and root.value in names.models and targets is not None and \
                     targets.type == "name" and (plain or names.model_at(root.value, node)):
                 names.add_model(targets.value, node)
+
+
+def attribute_model(owner: str, at: Node, names: Names) -> bool:
+    """`owner` is `self.<attr>` and the class `at` is in binds that attribute, in any of its methods, to a
+    transformers model it builds or loads (`self.model = MBartForCausalLM(config=...)`, Donut's; `self.base =
+    AutoModelForCausalLM.from_pretrained(...).eval()`, proxy-tuning's). Within one analysis, each class's
+    attributes are read once."""
+    parts = owner.split(".")
+    cls = at.parent
+    while cls is not None and cls.type != "classdef":
+        cls = cls.parent
+    if len(parts) != 2 or parts[0] != "self" or cls is None:
+        return False
+    memo = shared_memo(_root(cls))
+    table = memo.setdefault(_ATTRIBUTES, {}) if memo is not None else {}
+    held = table.get(id(cls))
+    if held is None:
+        held = table[id(cls)] = frozenset(_model_attributes(cls, names))
+    return parts[1] in held
+
+
+def _model_attributes(cls: Node, names: Names) -> Iterator[str]:
+    stack = [cls.children[-1]]
+    while stack:
+        node = stack.pop()
+        if node.type == "classdef":
+            continue  # a nested class's `self` is its own
+        if node.type == "expr_stmt" and len(node.children) == 3 and node.children[1].type == "operator" and \
+                node.children[1].value == "=":
+            target, value = node.children[0], node.children[2]
+            if target.type in ("power", "atom_expr") and len(target.children) == 2 and \
+                    target.children[0].type == "name" and target.children[0].value == "self" and \
+                    is_trailer(target.children[1], ".") and _built_or_loaded(value, names):
+                yield target.children[1].children[1].value
+        stack.extend(getattr(node, "children", ()))
+
+
+def _built_or_loaded(value: Node, names: Names) -> bool:
+    """A load (`loaded_model`) or a construction of a transformers model class (`LlamaForCausalLM(config)`), bare or
+    followed by `SELF_RETURNING` calls."""
+    if loaded_model(value, names):
+        return True
+    if value.type not in ("power", "atom_expr"):
+        return False
+    kids = without_self_returning(value)
+    return len(kids) >= 2 and is_trailer(kids[-1], "(") and \
+        reference_role(prefix(value, len(kids) - 1), names) == "model"
+
+
+def _root(node: Node) -> Node:
+    while node.parent is not None:
+        node = node.parent
+    return node
 
 
 def _returns_model(fn: Node, names: Names) -> bool:
