@@ -647,6 +647,29 @@ FACTS["advanced_positions_are_the_length"] = case(
     "        cache_position += 1\n"
     "assert int(cache.get_seq_length()) == int(plain.get_seq_length()) == 8\n",
     every("OK"))
+# position_chain `advanced`, a caller's shapes: chunks of `torch.arange(n)` in order from 0, then `torch.tensor([p])`
+# with `p` counting up by `+= 1` (ktransformers' chunked prefill): the cache's own length at every call.
+FACTS["chunked_positions_are_the_length"] = case(
+    "from transformers import StaticCache\n"
+    "prompt = torch.tensor([[1, 5, 9, 14, 20]])\n"
+    "cache = StaticCache(config=model.config, max_cache_len=16)\n"
+    "plain = StaticCache(config=model.config, max_cache_len=16)\n"
+    "with torch.no_grad():\n"
+    "    cache_position = torch.arange(5)\n"
+    "    for start in range(0, 5, 2):\n"
+    "        a = model(prompt[:, start:start + 2], cache_position=cache_position[start:start + 2], "
+    "past_key_values=cache).logits\n"
+    "        b = model(prompt[:, start:start + 2], past_key_values=plain).logits\n"
+    "        assert torch.allclose(a, b, atol=1e-5)\n"
+    "    position = 5\n"
+    "    for _ in range(2):\n"
+    "        token = a[:, -1:].argmax(-1)\n"
+    "        a = model(token, cache_position=torch.tensor([position]), past_key_values=cache).logits\n"
+    "        b = model(token, past_key_values=plain).logits\n"
+    "        assert torch.allclose(a, b, atol=1e-5)\n"
+    "        position += 1\n"
+    "assert int(cache.get_seq_length()) == int(plain.get_seq_length()) == 7\n",
+    every("OK"))
 
 OWN_CASES: dict[str, dict[str, Any]] = {**{f"runner:{k}": v for k, v in RUNNER.items()},
                                         **{f"facts:{k}": v for k, v in FACTS.items()}}

@@ -155,7 +155,7 @@ def _advanced_name(name: str, fn: Node | None, functions: Mapping[str, Node], ca
     bindings = list(_bindings(fn.children[-1], name, False))
     if bindings:
         kinds = {kind for kind, _ in bindings}
-        if "other" in kinds:
+        if "other" in kinds or "value" in kinds:
             return False
         return "tensor" not in kinds or any(kind == "advance" and looped for kind, looped in bindings)
     params = [p.name.value for p in fn.get_params() if p.star_count == 0]
@@ -173,15 +173,55 @@ def _advanced_name(name: str, fn: Node | None, functions: Mapping[str, Node], ca
         plain = [a for a in args if a.name is None and not a.star]
         if given is None and index < len(plain) and not any(a.star for a in args[:index + 1]):
             given = plain[index].value
-        if given is None or given.type != "name" or \
-                not _advanced_name(given.value, _function_of(node), functions, calls, depth - 1):
+        if given is None or not _advanced_value(given, _function_of(node), functions, calls, depth - 1):
             return False
         found = True
     return found
 
 
+def _advanced_value(given: Node, fn: Node | None, functions: Mapping[str, Node], calls: list[Node],
+                    depth: int) -> bool:
+    """What a caller hands the sending function: a name holding such positions; `torch.tensor([p])` with `p` an
+    int the caller only advances the same way (`position += 1` after each step); or a chunk `name[start:end]` of
+    positions from 0 (`torch.arange(seq_length)`) where `start` counts up from 0 in a loop (`for start in range(0,
+    seq_length, chunk)`: ktransformers' chunked prefill)."""
+    if given.type == "name":
+        return _advanced_name(given.value, fn, functions, calls, depth)
+    kids = given.children if given.type in ("atom_expr", "power") else []
+    if _tensor(given):
+        inner = call_args(kids[2])[0].value.children
+        if len(inner) != 3 or inner[1].type != "name" or fn is None:
+            return False
+        steps = list(_bindings(fn.children[-1], inner[1].value, False))
+        # `position = seq_length` once, then `position += 1` in the loop: an int counting up by steps
+        return [kind for kind, _ in steps].count("value") == 1 and \
+            all(kind == "value" or (kind == "advance" and looped) for kind, looped in steps) and \
+            any(kind == "advance" for kind, _ in steps)
+    if len(kids) == 2 and kids[0].type == "name" and is_trailer(kids[1], "[") and fn is not None:
+        sliced = kids[1].children[1]
+        start = sliced.children[0] if sliced.type == "subscript" and sliced.children[0].type == "name" else None
+        kinds = {kind for kind, _ in _bindings(fn.children[-1], kids[0].value, False)}
+        return start is not None and kinds == {"zero"} and _counts_from_zero(start.value, fn)
+    return False
+
+
+def _counts_from_zero(name: str, fn: Node) -> bool:
+    """`name` is bound in `fn` only as the target of `for name in range(n)` / `range(0, n[, step])`."""
+    loops = [n for n in walk(fn.children[-1]) if n.type == "for_stmt" and n.children[1].type == "name" and
+             n.children[1].value == name]
+    if len(loops) != 1 or any(kind != "other" for kind, _ in _bindings(fn.children[-1], name, False)):
+        return False
+    source = loops[0].children[3]
+    kids = source.children if source.type in ("atom_expr", "power") else []
+    if len(kids) != 2 or kids[0].type != "name" or kids[0].value != "range" or not is_trailer(kids[1], "("):
+        return False
+    args = call_args(kids[1])
+    return len(args) == 1 or (len(args) in (2, 3) and _int(args[0].value) == 0)
+
+
 def _bindings(node: Node, name: str, looped: bool) -> Iterator[tuple[str, bool]]:
-    """("zero" | "tensor" | "advance" | "other", inside a loop) for each binding of `name` in a function's body
+    """("zero" | "tensor" | "value" (any other `=`) | "advance" | "other", inside a loop) for each binding of `name`
+    in a function's body
     (not in its nested functions or classes)."""
     for child in getattr(node, "children", ()):
         t = child.type
@@ -193,7 +233,7 @@ def _bindings(node: Node, name: str, looped: bool) -> Iterator[tuple[str, bool]]
             if op.type == "operator" and op.value == "=" and len(child.children) == 3:
                 literal = _literal(value)
                 kind = "zero" if literal is not None and literal[0] == 0 else \
-                    "zero" if _arange_from_zero(value) else "tensor" if _tensor(value) else "other"
+                    "zero" if _arange_from_zero(value) else "tensor" if _tensor(value) else "value"
                 yield kind, looped
             elif op.type == "operator" and op.value == "+=" and _int(value) is not None:
                 yield "advance", looped
