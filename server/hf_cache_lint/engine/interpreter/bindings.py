@@ -11,7 +11,8 @@ after it). Here the binding is followed once, from what the code says, whatever 
 - an attribute a class's methods bind to a transformers model they build or load (`self.model = X(config)`,
   `self.base = X.from_pretrained(...).eval()`: `attribute_model`);
 - a name bound to what hangs off a loaded model (`layers = model.model.layers`), a parameter of a module function
-  a call of the module passes one to (`install(model)`), a loop variable over one (`for layer in model.model.layers`,
+  a call of the module passes one to (`install(model)`), a parameter of a module class's `__init__` a construction
+  passes one to (`Adapter(model)`), a loop variable over one (`for layer in model.model.layers`,
   `enumerate(...)`, `named_modules()`), in the order names flow.
 A class the project defines is never a transformers model by this answer (its instances are not loads of a
 transformers class). Read from the parso tree; nothing runs. Within one analysis worked out once (the module's
@@ -26,7 +27,8 @@ from hf_cache_lint.engine.syntax.nodes import Node, call_args, shared_memo
 
 # torch `nn.Module` methods that return the module itself (`return self`, or `return self._apply(...)`, which returns
 # self), kept by transformers' `PreTrainedModel` overrides of `to`, `half`, `float`, `cuda` (the oracle:
-# `facts:module_self_returning`, `model.<m>(...) is model` for each at 4.57.6, 5.23.0, 5.24.0 and 5.25.0). On an
+# `facts:module_self_returning`, `model.<m>(...) is model` for each at 4.57.6, 5.23.0, 5.24.0 and 5.25.0; `cuda`,
+# which the oracle cannot run, by torch's and transformers' source: docs/facts.md). On an
 # instance of the project's model subclass they return that instance, not the transformers model inside it
 # (`HiggsAudioModel.from_pretrained(...).eval()` keeps the subclass's own methods; methods.py `_instance`).
 SELF_RETURNING = frozenset({"to", "cuda", "cpu", "eval", "train", "half", "float", "double", "bfloat16",
