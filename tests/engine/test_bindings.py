@@ -117,6 +117,9 @@ def test_the_self_of_init_is_not_what_the_construction_passes() -> None:
     ("self.model = Mine(config)", False),  # the project's own class
     ('self.model = AutoModelForCausalLM.from_pretrained("m").generate(ids)', False),
     ('other.model = AutoModelForCausalLM.from_pretrained("m")', False),  # not this instance's attribute
+    ('setattr(self, "model", AutoModelForCausalLM.from_pretrained("m").eval())', True),
+    ('setattr(other, "model", AutoModelForCausalLM.from_pretrained("m"))', False),
+    ('setattr(self, name, AutoModelForCausalLM.from_pretrained("m"))', False),  # which attribute is not said
 ])
 def test_an_attribute_a_class_binds_to_a_model(store: str, held: bool) -> None:
     from hf_cache_lint.engine.interpreter.bindings import attribute_model

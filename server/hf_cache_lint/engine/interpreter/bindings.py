@@ -9,7 +9,7 @@ after it). Here the binding is followed once, from what the code says, whatever 
   `facts:module_self_returning` at every release);
 - a call of a module function whose every `return` gives a loaded model (`model = load()`);
 - an attribute a class's methods bind to a transformers model they build or load (`self.model = X(config)`,
-  `self.base = X.from_pretrained(...).eval()`: `attribute_model`);
+  `self.base = X.from_pretrained(...).eval()`, `setattr(self, "model", ...)`: `attribute_model`);
 - a name bound to what hangs off a loaded model (`layers = model.model.layers`), a parameter of a module function
   a call of the module passes one to (`install(model)`), a parameter of a module class's `__init__` a construction
   passes one to (`Adapter(model)`), a loop variable over one (`for layer in model.model.layers`,
@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from hf_cache_lint.engine.interpreter.hook_names import Names, is_trailer, prefix, reference_role
-from hf_cache_lint.engine.syntax.nodes import Node, call_args, shared_memo
+from hf_cache_lint.engine.syntax.nodes import Node, call_args, shared_memo, string_value
 
 # torch `nn.Module` methods that return the module itself (`return self`, or `return self._apply(...)`, which returns
 # self), kept by transformers' `PreTrainedModel` overrides of `to`, `half`, `float`, `cuda` (the oracle:
@@ -178,6 +178,14 @@ def _model_attributes(cls: Node, names: Names) -> Iterator[str]:
                     target.children[0].type == "name" and target.children[0].value == "self" and \
                     is_trailer(target.children[1], ".") and _built_or_loaded(value, names):
                 yield target.children[1].children[1].value
+        elif node.type in ("power", "atom_expr") and len(node.children) == 2 and node.children[0].type == "name" and \
+                node.children[0].value == "setattr" and is_trailer(node.children[1], "("):
+            args = call_args(node.children[1])  # `setattr(self, "model", X.from_pretrained(...))`
+            attribute = string_value(args[1].value) if len(args) == 3 and not any(a.name or a.star for a in args) \
+                else None
+            if attribute and args[0].value.type == "name" and args[0].value.value == "self" and \
+                    _built_or_loaded(args[2].value, names):
+                yield attribute
         stack.extend(getattr(node, "children", ()))
 
 
