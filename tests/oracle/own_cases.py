@@ -613,6 +613,63 @@ FACTS["chained_positions_are_the_length"] = case(
     "assert torch.allclose(a, c, atol=1e-5) and torch.allclose(b, d, atol=1e-5)\n"
     "assert int(cache.get_seq_length()) == int(plain.get_seq_length()) == 7\n",
     every("OK"))
+# engine/interpreter/bindings.py: torch's nn.Module methods that return the module itself, kept by transformers'
+# PreTrainedModel overrides (`to`, `half`, `float`, `cuda` check quantization, then return super()'s result).
+FACTS["module_self_returning"] = case("""
+for name, args in (("eval", ()), ("train", ()), ("train", (False,)), ("to", ("cpu",)), ("to", (torch.float32,)),
+                   ("cpu", ()), ("half", ()), ("double", ()), ("bfloat16", ()), ("float", ()),
+                   ("requires_grad_", (False,))):
+    assert getattr(model, name)(*args) is model, name
+# No CUDA here (the worker's sim makes Module.cuda return the module): torch's own Module.cuda is `return
+# self._apply(lambda t: t.cuda(device))` (torch 2.13.0's source), `_apply` returns the module (checked here), and
+# transformers' PreTrainedModel.cuda ends `return super().cuda(*args, **kwargs)` (4.57.6-5.25.0's modeling_utils.py).
+assert model._apply(lambda t: t) is model
+""", every("OK"))
+# engine/interpreter/position_chain.py `advanced`: positions from 0 for the prefill, then a one-slot tensor advanced by
+# `+= 1` after each one-token step (SPQR's static decode) are the cache's own length at every call: the same logits
+# as the same steps without positions, on every release.
+FACTS["advanced_positions_are_the_length"] = case(
+    "from transformers import StaticCache\n"
+    "prompt = torch.tensor([[1, 5, 9, 14, 20]])\n"
+    "cache = StaticCache(config=model.config, max_cache_len=16)\n"
+    "plain = StaticCache(config=model.config, max_cache_len=16)\n"
+    "with torch.no_grad():\n"
+    "    cache_position = torch.arange(5)\n"
+    "    model(prompt, past_key_values=cache, cache_position=cache_position)\n"
+    "    model(prompt, past_key_values=plain)\n"
+    "    cache_position = torch.tensor([5])\n"
+    "    token = torch.tensor([[12]])\n"
+    "    for _ in range(3):\n"
+    "        a = model(token, past_key_values=cache, cache_position=cache_position).logits\n"
+    "        b = model(token, past_key_values=plain).logits\n"
+    "        assert torch.allclose(a, b, atol=1e-5)\n"
+    "        token = a[:, -1:].argmax(-1)\n"
+    "        cache_position += 1\n"
+    "assert int(cache.get_seq_length()) == int(plain.get_seq_length()) == 8\n",
+    every("OK"))
+# position_chain `advanced`, a caller's shapes: chunks of `torch.arange(n)` in order from 0, then `torch.tensor([p])`
+# with `p` counting up by `+= 1` (ktransformers' chunked prefill): the cache's own length at every call.
+FACTS["chunked_positions_are_the_length"] = case(
+    "from transformers import StaticCache\n"
+    "prompt = torch.tensor([[1, 5, 9, 14, 20]])\n"
+    "cache = StaticCache(config=model.config, max_cache_len=16)\n"
+    "plain = StaticCache(config=model.config, max_cache_len=16)\n"
+    "with torch.no_grad():\n"
+    "    cache_position = torch.arange(5)\n"
+    "    for start in range(0, 5, 2):\n"
+    "        a = model(prompt[:, start:start + 2], cache_position=cache_position[start:start + 2], "
+    "past_key_values=cache).logits\n"
+    "        b = model(prompt[:, start:start + 2], past_key_values=plain).logits\n"
+    "        assert torch.allclose(a, b, atol=1e-5)\n"
+    "    position = 5\n"
+    "    for _ in range(2):\n"
+    "        token = a[:, -1:].argmax(-1)\n"
+    "        a = model(token, cache_position=torch.tensor([position]), past_key_values=cache).logits\n"
+    "        b = model(token, past_key_values=plain).logits\n"
+    "        assert torch.allclose(a, b, atol=1e-5)\n"
+    "        position += 1\n"
+    "assert int(cache.get_seq_length()) == int(plain.get_seq_length()) == 7\n",
+    every("OK"))
 
 OWN_CASES: dict[str, dict[str, Any]] = {**{f"runner:{k}": v for k, v in RUNNER.items()},
                                         **{f"facts:{k}": v for k, v in FACTS.items()}}

@@ -68,3 +68,69 @@ def test_positions_not_continuing_the_forward_before_stay_a_warning(second: str)
     line = "other = DynamicCache()\nmodel(ids, past_key_values=cache, cache_position=torch.arange(3))\n" + second
     assert Severity.WARNING in severities(line)
     assert severities(line)[-1] == Severity.WARNING
+
+
+# SPQR's static decode (position_chain.advanced): positions from 0 for the prefill, then a one-slot tensor advanced by
+# `+= 1` after each step, handed to a helper that sends them: the cache's own length at every call.
+ADVANCED = ("def step(model, token, cache_position, past_key_values):\n"
+            "    return model(token, cache_position=cache_position, past_key_values=past_key_values)\n\n\n"
+            "def decode(ids, steps, past_key_values):\n"
+            "    seq_len = ids.shape[1]\n"
+            "    cache_position = torch.arange(seq_len, dtype=torch.int64)\n"
+            "    model(ids, cache_position=cache_position, past_key_values=past_key_values)\n"
+            "    cache_position = torch.tensor([seq_len])\n"
+            "    token = ids[:, -1:]\n"
+            "    for _ in range(steps):\n"
+            "        step(model, token, cache_position, past_key_values)\n"
+            "        cache_position += 1\n\n\n"
+            "decode(ids, 3, cache)\n")
+
+
+def test_positions_advanced_step_by_step_are_an_info() -> None:
+    assert severities(ADVANCED) == [Severity.INFO] * 2
+
+
+@pytest.mark.parametrize("change", [
+    ("        cache_position += 1\n", ""),  # never advanced: the same slot re-sent (a rollback)
+    ("        cache_position += 1\n", "        cache_position -= 1\n"),  # moved back
+    ("    cache_position = torch.tensor([seq_len])\n", "    cache_position = positions_for(seq_len)\n"),
+    ("        step(model, token, cache_position, past_key_values)\n",
+     "        step(model, token, cache_position, past_key_values)\n"
+     "        step(model, token, torch.tensor([0]), past_key_values)\n"),  # another caller sends other positions
+])
+def test_positions_not_only_advanced_stay_a_warning(change: tuple[str, str]) -> None:
+    assert change[0] in ADVANCED
+    assert Severity.WARNING in severities(ADVANCED.replace(*change))
+
+
+# ktransformers' chunked prefill, then one-token steps: the helper gets chunks of `torch.arange(n)` in order from 0,
+# then `torch.tensor([position])` with `position` counting up by `+= 1`.
+CHUNKED = ("def step(token, cache_position, past_key_values):\n"
+           "    return model(token, cache_position=cache_position, past_key_values=past_key_values)\n\n\n"
+           "def prefill_and_decode(ids, steps, past_key_values, chunk=2):\n"
+           "    seq_length = ids.shape[1]\n"
+           "    cache_position = torch.arange(seq_length)\n"
+           "    for start in range(0, seq_length, chunk):\n"
+           "        end = min(start + chunk, seq_length)\n"
+           "        step(ids[:, start:end], cache_position[start:end], past_key_values)\n"
+           "    position = seq_length\n"
+           "    for _ in range(steps):\n"
+           "        step(ids[:, -1:], torch.tensor([position]), past_key_values)\n"
+           "        position += 1\n\n\n"
+           "prefill_and_decode(ids, 3, cache)\n")
+
+
+def test_chunks_in_order_then_counted_positions_are_an_info() -> None:
+    assert severities(CHUNKED) == [Severity.INFO]
+
+
+@pytest.mark.parametrize("change", [
+    ("        position += 1\n", ""),  # the same slot every step
+    ("    for start in range(0, seq_length, chunk):\n", "    for start in reversed(range(0, seq_length, chunk)):\n"),
+    ("    for start in range(0, seq_length, chunk):\n", "    for start in range(1, seq_length, chunk):\n"),
+    ("    cache_position = torch.arange(seq_length)\n", "    cache_position = torch.arange(2, seq_length)\n"),
+    ("    position = seq_length\n", "    position = seq_length\n    position = 0\n"),
+])
+def test_chunks_or_counts_not_in_order_stay_a_warning(change: tuple[str, str]) -> None:
+    assert change[0] in CHUNKED
+    assert severities(CHUNKED.replace(*change)) == [Severity.WARNING]

@@ -69,10 +69,12 @@ The stage's other modules (stage interpreter: imports base/, environment/, text/
 - hooks.py: generation hooks the code hands transformers (overrides, patched forwards, `Cache.update`), and the
   positions it sends, read from the tree;
 - hook_names.py: the names the hook reader knows a module by (transformers classes by role, loaded models, caches);
+- bindings.py: which names hold a loaded transformers model (loads with `.eval()`-style tails, loaders, parameters),
+  answered once per analysis for every syntax reader;
 - hook_signatures.py: what a found hook takes and reads (parameters, keys read, positions), as its fact.
 - hook_returns.py: what a hook reads from the model inputs transformers' own hook returns to it (for hook_signatures);
 - hook_trees.py: the tree shapes the hook readers share (every node under one, a suite's statements, a read by key);
-- position_chain.py: literal `cache_position`s continuing, from 0, those of the forward before on the same cache (HFC011);
+- position_chain.py: `cache_position`s that are the cache's length: continuing a prefill's, or only advanced (HFC011);
 - hook_registrations.py: forward hooks registered on transformers' layers, and the functions a hook argument
   stands for;
 - hook_classes.py: why an own cache class fails before transformers calls its `update` override.

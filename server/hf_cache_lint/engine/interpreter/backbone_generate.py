@@ -15,6 +15,7 @@ import re
 
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.facts.backbone_generate import BackboneGenerate
+from hf_cache_lint.engine.interpreter.bindings import without_self_returning
 from hf_cache_lint.engine.interpreter.hook_classes import generates
 from hf_cache_lint.engine.interpreter.hook_names import (
     Names,
@@ -24,7 +25,6 @@ from hf_cache_lint.engine.interpreter.hook_names import (
     reference_role,
 )
 from hf_cache_lint.engine.interpreter.hook_trees import base_items, suite
-from hf_cache_lint.engine.interpreter.model_subclasses import MODULE_SELF
 from hf_cache_lint.engine.syntax.nodes import Node, code, dotted, span
 
 
@@ -160,11 +160,8 @@ def instances(nodes: list[Node], classes: set[str]) -> dict[str, str]:
         cls: str | None = None
         if value.type in ("power", "atom_expr") and value.children[0].type == "name":
             first = value.children[0].value
-            rest = list(value.children[1:])
             # `Cls(...).eval()`, `.to(device)`: nn.Module's methods that return the module itself
-            while len(rest) >= 3 and is_trailer(rest[-1], "(") and is_trailer(rest[-2], ".") and \
-                    rest[-2].children[1].value in MODULE_SELF:
-                rest = rest[:-2]
+            rest = without_self_returning(value)[1:]
             if first in classes and (
                     (len(rest) == 1 and is_trailer(rest[0], "(")) or
                     (len(rest) == 2 and is_trailer(rest[0], ".", "from_pretrained") and is_trailer(rest[1], "("))):

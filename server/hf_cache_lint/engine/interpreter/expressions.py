@@ -8,10 +8,11 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from hf_cache_lint.engine.facts.cache_use import model_member_recorded
+from hf_cache_lint.engine.interpreter.bindings import SELF_RETURNING
 from hf_cache_lint.engine.interpreter.chain_text import _CHAIN_PREFIX, _CHAIN_WINDOW, _ELIDED, _head, _text
 from hf_cache_lint.engine.interpreter.comprehension_scope import comprehended_cache, comprehension_uses
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
-from hf_cache_lint.engine.interpreter.model_subclasses import LOADERS, MODULE_SELF, enclosing_method, model_of
+from hf_cache_lint.engine.interpreter.model_subclasses import LOADERS, enclosing_method, model_of
 from hf_cache_lint.engine.interpreter.narrowing import narrow, narrowing
 from hf_cache_lint.engine.interpreter.none_comparisons import emptiness_tested
 from hf_cache_lint.engine.interpreter.output_values import output_cache, sub_cache
@@ -424,7 +425,7 @@ class Expressions:
                 if layers is not None:
                     return layers
             model = model_of(obj) if got is None else None
-            if model is not None and not self._defines(obj.class_name, name) and name not in MODULE_SELF:
+            if model is not None and not self._defines(obj.class_name, name) and name not in SELF_RETURNING:
                 return self.attribute(model, name, head, trailers)  # the transformers model's (`self.generate`)
             return got if got is not None else Method(value, name)
         if isinstance(obj, PipelineState) and name == "model" and obj.model is not None:

@@ -1,8 +1,7 @@
 """The names the hook reader (engine/interpreter/hooks.py) knows a module by: the transformers classes and modules
 it imports, each class with its role by name (a cache, a model, an attention, a decoder layer), the module's own
-functions, the names bound to a loaded model (`<transformers name>.from_pretrained(...)`, and what hangs off one:
-a parameter given one, a name bound to a part of one, a loop over one), and the names bound to a transformers
-cache built here. Read from the parso tree; nothing runs."""
+functions, and where `bindings.find_models` puts them, the names bound to a loaded model and to a transformers cache
+built here. Read from the parso tree; nothing runs."""
 
 from __future__ import annotations
 
@@ -23,7 +22,7 @@ _MODEL_SUFFIXES = ("ForCausalLM", "ForConditionalGeneration", "Model", "PreTrain
 
 @dataclass
 class Names:
-    """What one module binds (filled by `bind` over its statements, then `find_models`)."""
+    """What one module binds (filled by `bind` over its statements, then `bindings.find_models`)."""
 
     classes: dict[str, str] = field(default_factory=dict)  # a transformers class name bound here -> its role
     modules: set[str] = field(default_factory=set)  # names bound to a transformers module
@@ -136,84 +135,6 @@ def reference_role(path: str | None, names: Names) -> str | None:
     if len(parts) == 1:
         return names.classes.get(parts[0])
     return role_of(parts[-1]) if parts[0] in names.modules else None
-
-
-def find_models(assignments: list[Node], loops: list[Node], funcdefs: list[Node], calls: list[Node],
-                 names: Names) -> None:
-    """Names bound to `<transformers ref>.from_pretrained(...)`, then loop variables over what hangs off them."""
-    for node in assignments:
-        if len(node.children) == 3 and node.children[0].type == "name":
-            value = node.children[2]
-            if value.type in ("power", "atom_expr") and len(value.children) >= 3 and \
-                    is_trailer(value.children[-2], ".", "from_pretrained") and \
-                    reference_role(prefix(value, len(value.children) - 2), names) == "model":
-                names.add_model(node.children[0].value, node)
-            elif value.type in ("power", "atom_expr") and len(value.children) >= 2 and \
-                    is_trailer(value.children[-1], "(") and \
-                    reference_role(prefix(value, len(value.children) - 1), names) == "cache":
-                names.caches.add(node.children[0].value)
-    # What hangs off a loaded model, in the order names flow (a parameter given one, a name bound to a part of it,
-    # a loop over it); twice, for a loop over a loop variable's attribute (`for layer in model.model.layers`,
-    # nested).
-    for _ in range(2):
-        for node in funcdefs:
-            for param in _parameters_given_models(node, names, calls):
-                names.add_model(param, node)
-        for node in assignments:
-            if len(node.children) == 3 and node.children[0].type == "name" and \
-                    node.children[1].type == "operator" and node.children[1].value == "=":
-                # `layers = model.model.layers`: a name for what hangs off a loaded model (attributes and items)
-                value = node.children[2]
-                if value.type in ("power", "atom_expr") and value.children[0].type == "name" and \
-                        names.model_at(value.children[0].value, node) and \
-                        all(is_trailer(k, ".") or is_trailer(k, "[") for k in value.children[1:]) and \
-                        not any(is_trailer(k, ".") and k.children[1].value in ("config", "generation_config")
-                                for k in value.children[1:]):
-                    names.add_model(node.children[0].value, node)
-        for node in loops:
-            targets, source = (node.children[1], node.children[3])
-            plain = targets.type == "name"  # `for layer in model.model.layers` (as before: by name)
-            if source.type in ("power", "atom_expr") and len(source.children) == 2 and \
-                    getattr(source.children[0], "value", None) == "enumerate" and is_trailer(source.children[1], "("):
-                # `for i, layer in enumerate(model.model.layers)`: the second target
-                args = call_args(source.children[1])
-                source = args[0].value if args and args[0].name is None and not args[0].star else source
-                targets = _last_of_pair(targets)
-            elif source.type in ("power", "atom_expr") and len(source.children) >= 3 and \
-                    is_trailer(source.children[-2], ".") and \
-                    source.children[-2].children[1].value in ("named_modules", "named_children"):
-                targets = _last_of_pair(targets)  # `for name, module in model.named_modules()`
-            root = source.children[0] if source.type in ("power", "atom_expr") else source
-            if root.type == "name" and root.value in names.models and targets is not None and \
-                    targets.type == "name" and (plain or names.model_at(root.value, node)):
-                names.add_model(targets.value, node)
-
-
-def _last_of_pair(targets: Node) -> Node | None:
-    """`name, module` (a loop's two targets): the second; None for any other target."""
-    kids = [k for k in getattr(targets, "children", ()) if k.type != "operator"]
-    return kids[1] if targets.type == "exprlist" and len(kids) == 2 else None
-
-
-def _parameters_given_models(fn: Node, names: Names, calls: list[Node]) -> set[str]:
-    """The parameters of module function `fn` to which a call in the module passes a loaded model
-    (`install(model)`, `install(lm=model)`): the code says what they hold."""
-    params = [p.name.value for p in fn.get_params() if p.star_count == 0]
-    fname, out = fn.children[1].value, set()
-    for node in calls:  # the module's calls (`power`/`atom_expr` nodes)
-        if len(node.children) == 2 and node.children[0].type == "name" and \
-                node.children[0].value == fname and is_trailer(node.children[1], "("):
-            positional = 0
-            for a in call_args(node.children[1]):
-                if a.star:
-                    break
-                at = params.index(a.name) if a.name in params else positional if a.name is None else None
-                if a.name is None:
-                    positional += 1
-                if at is not None and at < len(params) and a.value.type == "name" and \
-                        names.model_at(a.value.value, node):
-                    out.add(params[at])
-    return out
 
 
 def prefix(node: Node, n: int) -> str | None:

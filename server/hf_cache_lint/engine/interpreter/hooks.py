@@ -22,11 +22,11 @@ from dataclasses import replace
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.facts.cache_position_sent import CachePositionSent
 from hf_cache_lint.engine.facts.hook_override import CACHE_NAMES, HookKind, HookOverride, might_hold_hook
+from hf_cache_lint.engine.interpreter.bindings import attribute_model, find_models
 from hf_cache_lint.engine.interpreter.hook_classes import Generates, fails_first, generates
 from hf_cache_lint.engine.interpreter.hook_names import (
     Names,
     binds_transformers,
-    find_models,
     holds_cache,
     is_trailer,
     module_names,
@@ -40,7 +40,7 @@ from hf_cache_lint.engine.interpreter.hook_signatures import (
     updates_a_cache_itself,
 )
 from hf_cache_lint.engine.interpreter.hook_trees import base_items, suite, walk
-from hf_cache_lint.engine.interpreter.position_chain import continues
+from hf_cache_lint.engine.interpreter.position_chain import advanced, continues
 from hf_cache_lint.engine.syntax.nodes import (
     Node,
     call_args,
@@ -370,7 +370,7 @@ def _patch(stmt: Node, names: Names) -> Iterator[HookOverride]:
             fn_name, bound_to_owner = args[0].value.value, True
     fn = names.functions.get(fn_name or "")
     if kind == "prepare_inputs" and fn_name is None and (own := _own_method(value, stmt)) is not None and \
-            _holds_own_model(owner_text, stmt, names):
+            attribute_model(owner_text, stmt, names):
         # `self.model.prepare_inputs_for_generation = self.prepare_inputs_for_inference` (Donut's, Nougat's
         # wrappers): the wrapper's bound method installed on the transformers model it holds; generate calls it
         # with the decoding loop's arguments, the wrapper's `self` already bound.
@@ -421,26 +421,6 @@ def _own_method(value: Node, stmt: Node) -> Node | None:
         if fn.type == "funcdef" and fn.children[1].value == name:
             return fn
     return None
-
-
-def _holds_own_model(owner: str, stmt: Node, names: Names) -> bool:
-    """`owner` is `self.<attr>` and the class `stmt` is in binds that attribute to a transformers model it builds or
-    loads (`self.model = MBartForCausalLM(config=...)`, `self.model = AutoModelForCausalLM.from_pretrained(...)`)."""
-    parts = owner.split(".")
-    cls = _enclosing_class(stmt)
-    if len(parts) != 2 or parts[0] != "self" or cls is None:
-        return False
-    for node in walk(cls):
-        if node.type != "expr_stmt" or len(node.children) != 3 or dotted(node.children[0]) != owner:
-            continue
-        value = node.children[2]
-        if value.type not in ("power", "atom_expr") or not is_trailer(value.children[-1], "("):
-            continue
-        end = len(value.children) - 2 if len(value.children) >= 3 and \
-            is_trailer(value.children[-2], ".", "from_pretrained") else len(value.children) - 1
-        if reference_role(prefix(value, end), names) == "model":
-            return True
-    return False
 
 
 def _installed_attention(stmt: Node, names: Names, roles: dict[str, tuple[str, str]],
@@ -561,7 +541,8 @@ def _sent(node: Node, names: Names, calls: list[Node]) -> Iterator[CachePosition
                     removal = Span(span(args[j - 1].node).end, span(a.node).end) if j else \
                         Span(span(a.node).start, span(args[1].node).start) if len(args) > 1 else span(a.node)
                     yield CachePositionSent("forward", span(a.node), "".join(code(k) for k in kids[:at]),
-                                            code(a.node), removal, continues(node, names.models))
+                                            code(a.node), removal, continues(node, names.models) or
+                                            advanced(node, names.functions, calls))
         return
     call = kids[-1]
     if not is_trailer(call, "("):

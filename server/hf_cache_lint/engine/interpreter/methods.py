@@ -14,6 +14,7 @@ from dataclasses import replace
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.facts.cache_crop import CacheCrop
 from hf_cache_lint.engine.interpreter.arguments import positional
+from hf_cache_lint.engine.interpreter.bindings import SELF_RETURNING
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.forward_caches import forward_facts
 from hf_cache_lint.engine.interpreter.functions import UserFunctions
@@ -21,7 +22,6 @@ from hf_cache_lint.engine.interpreter.generate_calls import GenerateFacts
 from hf_cache_lint.engine.interpreter.loading import Loading
 from hf_cache_lint.engine.interpreter.model_subclasses import (
     MAX_DEPTH,
-    MODULE_SELF,
     base_model_name,
     model_of,
 )
@@ -57,8 +57,8 @@ _PASS_THROUGH = {"to", "cuda", "cpu", "eval", "train", "half", "float", "bfloat1
                  "get_base_model", "merge_and_unload"}
 
 # torch `nn.Module` methods that return the module itself (for the project's own module classes that do not
-# define them).
-_MODULE_SELF = MODULE_SELF
+# define them): bindings.py's, proved on the oracle.
+_MODULE_SELF = SELF_RETURNING
 
 
 class MethodCall:

@@ -24,11 +24,6 @@ _NOT_MODEL = re.compile(r"(Tokenizer|Processor|Config|FeatureExtractor|ImageProc
 # The model's class methods that build an instance of the class they are called on.
 LOADERS = frozenset({"from_pretrained", "from_config", "_from_config"})
 MAX_DEPTH = 4  # the module's own classes walked between a subclass and its transformers base
-# torch `nn.Module` methods that return the module itself: on an instance of the project's model subclass they
-# return that instance, not the transformers model inside it (`HiggsAudioModel.from_pretrained(...).eval()` keeps
-# the subclass's own methods; methods.py `_instance`).
-MODULE_SELF = frozenset({"to", "cuda", "cpu", "eval", "train", "half", "float", "double", "bfloat16",
-                         "requires_grad_"})
 
 
 def transformers_model(qualname: str) -> bool:

@@ -3,7 +3,7 @@ transformers model's `self_attn.forward`, or the module's own `nn.Module` attent
 (`layer.self_attn = Fused(layer.self_attn)`), with the number of values it (its `forward`) returns.
 
 Precision: the patched object is `<m>.self_attn` (or a name bound to one) where `m` hangs off a model the module
-loads with a transformers class's `from_pretrained` (engine/interpreter/hook_names.py `find_models`: a parameter
+loads with a transformers class's `from_pretrained` (engine/interpreter/bindings.py `find_models`: a parameter
 given one, a loop over its layers); the value is the function itself or `types.MethodType(f, <that object>)`; every
 `return` of the function (outside its nested functions) is a tuple display of one length without a starred item."""
 
@@ -13,16 +13,14 @@ from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.environment import releases
 from hf_cache_lint.engine.facts.patched_attention import PatchedAttention
 from hf_cache_lint.engine.interpreter.backbone_generate import flat, tree_nodes
+from hf_cache_lint.engine.interpreter.bindings import find_models
 from hf_cache_lint.engine.interpreter.hook_names import (
     Names,
     binds_transformers,
-    find_models,
     is_trailer,
     module_names,
     prefix,
-    reference_role,
 )
-from hf_cache_lint.engine.interpreter.model_subclasses import MODULE_SELF
 from hf_cache_lint.engine.syntax.nodes import Node, call_args, code, dotted, span, string_value
 
 
@@ -37,9 +35,6 @@ def patched_attention_facts(module: Node, text: str) -> list[PatchedAttention]:
         return []
     nodes = tree_nodes(module)
     assignments = [n for n in nodes if n.type == "expr_stmt"]
-    for node in assignments:  # `model = AutoModelForCausalLM.from_pretrained(...).eval()`: find_models wants no tail
-        if len(node.children) == 3 and node.children[0].type == "name" and _loaded(node.children[2], names):
-            names.add_model(node.children[0].value, node)
     find_models(assignments, [n for n in nodes if n.type in ("for_stmt", "sync_comp_for")],
                 [n for n in nodes if n.type == "funcdef"], [n for n in nodes if n.type in ("power", "atom_expr")],
                 names)
@@ -192,20 +187,6 @@ def _sets_method(walker: Node) -> bool:
                 flat(args[2].value) in (f"MethodType({new},{instance})", f"types.MethodType({new},{instance})"):
             return True
     return False
-
-
-def _loaded(value: Node, names: Names) -> bool:
-    """`<transformers model class>.from_pretrained(...)` followed by `.eval()`, `.to(...)`, ... (at least one)."""
-    if value.type not in ("power", "atom_expr"):
-        return False
-    kids = list(value.children)
-    tail = 0
-    while len(kids) >= 4 and is_trailer(kids[-1], "(") and is_trailer(kids[-2], ".") and \
-            kids[-2].children[1].value in MODULE_SELF:
-        kids = kids[:-2]
-        tail += 1
-    return tail > 0 and len(kids) >= 3 and is_trailer(kids[-2], ".", "from_pretrained") and \
-        is_trailer(kids[-1], "(") and reference_role(prefix(value, len(kids) - 2), names) == "model"
 
 
 def _returned(fn: Node) -> tuple[int, Span] | None:

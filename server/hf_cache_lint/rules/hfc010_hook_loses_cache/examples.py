@@ -115,6 +115,19 @@ LAYER_CLASS = INSTALLED.replace("from transformers import LlamaForCausalLM\n",
     "        self.model.layers = torch.nn.ModuleList(\n"
     "            [HeavyLayer(config, i) for i in range(config.num_hidden_layers)])\n")
 
+# The same install in a function the module calls with a model bound to `from_pretrained(...).eval()` (TransMLA's
+# `partial_rope(model)`): torch's `eval()` returns the model itself (engine/interpreter/bindings.py, the oracle's
+# `facts:module_self_returning`), and the parameter given it holds it.
+EVAL_CHAIN = SETATTR.replace(
+    f'model = LlamaForCausalLM.from_pretrained("{_LLAMA}")\n'
+    "for layer in model.model.layers:\n"
+    '    setattr(layer, "self_attn", HeavyHitterAttention(model.config))\n',
+    f'model = LlamaForCausalLM.from_pretrained("{_LLAMA}").eval()\n\n\n'
+    "def install(lm):\n"
+    "    for layer in lm.model.layers:\n"
+    '        setattr(layer, "self_attn", HeavyHitterAttention(lm.config))\n\n\n'
+    "install(model)\n")
+
 READER = (
     "import torch\nfrom transformers import LlamaForCausalLM\n\n" + _PROMPT + "\n\n"
     "class StepLoggingLM(LlamaForCausalLM):\n"
@@ -514,6 +527,19 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="this raises TypeError: HeavyHitterAttention.forward() got an unexpected keyword argument",
         note="the same attention installed with `setattr(layer, \"self_attn\", ...)` on each layer of a loaded "
              "model (TransMLA's partial RoPE)",
+    ),
+    invalid(
+        EVAL_CHAIN,
+        flagged="past_key_value=None",
+        fixes={PATCH_TITLE.format(name="past_key_value"): (
+            ("                output_attentions=False, use_cache=False):",
+             "                output_attentions=False, use_cache=False, **kwargs):"),
+            ("        if past_key_value is not None:\n            hidden_states = hidden_states +",
+             '        past_key_value = kwargs.get("cache", kwargs.get("past_key_values", past_key_value))\n'
+             "        if past_key_value is not None:\n            hidden_states = hidden_states +"))},
+        message_contains="this raises TypeError: HeavyHitterAttention.forward() got an unexpected keyword argument",
+        note="the same install in a function given a model bound to `from_pretrained(...).eval()` (TransMLA's "
+             "`partial_rope(model)`): `eval()` returns the model itself",
     ),
     invalid(
         LAYER_CLASS,

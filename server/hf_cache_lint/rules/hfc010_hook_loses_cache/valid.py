@@ -6,6 +6,7 @@ from hf_cache_lint.rules.base import Valid
 from hf_cache_lint.rules.hfc010_hook_loses_cache.examples import (
     _LLAMA,
     _PROMPT,
+    EVAL_CHAIN,
     LAYER_PATCH,
     OLD_NAME,
     PRE_HOOK,
@@ -43,6 +44,11 @@ _BACKEND = (
 )
 
 VALID: tuple[Valid, ...] = (
+    Valid(
+        EVAL_CHAIN.replace("\n\ninstall(model)\n", "\n"),
+        note="the install function is never called: its parameter holds no model, nothing is installed",
+    ),
+
     Valid(
         PREPARE.replace("        if past_key_values is not None and",
                         '        past_key_values = kwargs.pop("cache", past_key_values)\n'
