@@ -490,6 +490,67 @@ def decoder_unpacks(release: Release, facts: dict[str, str]) -> None:
                 facts[f"unpack:{mod}.{cls.name}.self_attn"] = str(counts.pop())
 
 
+# ---- what a model's forward does with a legacy tuple as its cache ---------------------------------------------------
+
+# A modeling module's verdict, read from its text (every modeling module of a 4.x wheel; from 5.0.0 the behaviour
+# `tuple_cache_to_forward` says every forward raises). "converts": the module turns a legacy tuple into a cache
+# somewhere (`from_legacy_cache`, an `isinstance(past_key_values, tuple)` or `not isinstance(..., Cache)` test), so
+# its classes may run on one; "delegates": it builds or imports another model (`AutoModel*.from_config`, a class
+# imported from another modeling module), whose forward decides; "rejects": neither, and its forward raises its own
+# ValueError for anything but a `Cache` or None (4.5x: "The `past_key_values` should be either a `Cache` object or
+# `None`."); "raises": neither, and its forward asks the cache for its length (`past_key_values.get_seq_length(`),
+# which a tuple lacks (AttributeError). A module that does none of these (a model without a cache, or one that
+# indexes legacy tuples itself) gets no verdict.
+_CONVERTS = re.compile(r"from_legacy_cache\(|isinstance\(\s*past_key_values\s*,\s*\(?\s*(tuple|list)\b|"
+                       r"not isinstance\(\s*past_key_values\s*,\s*\(?\s*Cache\b")
+_DELEGATES = re.compile(r"\bAutoModel\w*\.from_(config|pretrained)\(|^\s*from \.\.\w+\.modeling_\w+ import", re.M)
+_REJECTS = "should be either a `Cache` object or `None`"
+_ASKS_LENGTH = re.compile(r"\bpast_key_values\.get_seq_length\(")
+_CLASS = re.compile(r"^class (\w+)\(([^)]*)\):", re.M)
+AUTO_HEADS = ("ForCausalLM", "LMHeadModel", "ForConditionalGeneration")
+
+
+def tuple_forward_verdict(text: str) -> str | None:
+    if "past_key_values" not in text:
+        return None
+    if _CONVERTS.search(text):
+        return "converts"
+    if _DELEGATES.search(text):
+        return "delegates"
+    if _REJECTS in text:
+        return "rejects"
+    return "raises" if _ASKS_LENGTH.search(text) else None
+
+
+def tuple_forwards(release: Release, facts: dict[str, str]) -> None:
+    """`tuple_forward:<ModelClass>`: the verdict of the modeling module defining a model class (a subclass of a
+    `*PreTrainedModel`, directly or through the module's other model classes), on every 4.x release. A class name
+    two modules define with different verdicts gets none (the name does not say which model it is). The table keeps
+    the classes some release says "raises" or "rejects" for and the Auto heads (`build`)."""
+    if Version(release.version).major >= 5:
+        return
+    verdicts: dict[str, str | None] = {}
+    for path in release.names:
+        if not re.fullmatch(r"transformers/models/\w+/modeling_(?!tf_|flax_)\w+\.py", path):
+            continue
+        text = release.text(path) or ""
+        verdict = tuple_forward_verdict(text)
+        if verdict is None:
+            continue
+        models: set[str] = set()
+        for name, base_text in _CLASS.findall(text):
+            bases_ = {b.strip().split("[")[0] for b in base_text.split(",")}
+            if any(b.endswith("PreTrainedModel") or b in models for b in bases_):
+                models.add(name)
+        for name in models:
+            if name.endswith(("PreTrainedModel", "PretrainedModel")):
+                continue  # an abstract base: no code runs its forward
+            verdicts[name] = verdict if verdicts.get(name, verdict) == verdict else None
+    for name, verdict in verdicts.items():
+        if verdict is not None:
+            facts[f"tuple_forward:{name}"] = verdict
+
+
 # ---- what generate's private helpers read off their arguments -----------------------------------------------------
 
 # The helpers project code calls to run generate's steps itself (InternLM's streaming chat, RL4LMs' rollouts,
@@ -917,6 +978,7 @@ def release_facts(release: Release) -> dict[str, str]:
     model_module_names(release, facts)
     generate_inputs(release, facts)
     decoder_unpacks(release, facts)
+    tuple_forwards(release, facts)
     helper_reads(release, facts)
     override_calls(release, facts)
     gen = release.tree("transformers/generation/utils.py")
@@ -1018,6 +1080,13 @@ def build(sources: dict[str, Release], check_evidence: bool = True) -> dict[str,
     per_release = {v: _facts_of(r) for v, r in sources.items()}
     keys = sorted({k for f in per_release.values() for k in f})
     facts = {k: runs([per_release[v].get(k) for v in releases], releases) for k in keys}
+    # A class whose forward converts a tuple (or defers to another model) at every release is never reported: only
+    # the classes that raise somewhere are kept, and the heads an Auto class loads (`...ForCausalLM`,
+    # `...LMHeadModel`, `...ForConditionalGeneration`), whose names HFC002 matches a checkpoint's name against (so
+    # `gemma-3-1b` is Gemma 3's, which defers, not Gemma's). The rest would be ~50 KB nobody reads.
+    facts = {k: r for k, r in facts.items()
+             if not k.startswith("tuple_forward:") or k.endswith(AUTO_HEADS)
+             or any(v in ("raises", "rejects") for _, _, v in r)}
     behaviours = []
     for entry in BEHAVIOURS:
         if check_evidence:

@@ -47,6 +47,9 @@ def shipped() -> dict[str, Any]:
 def test_the_shipped_rows_are_what_the_release_says(version: str) -> None:
     read = release_table.release_facts(source(version))
     table = releases.table()
+    # `build` keeps a `tuple_forward:` class only where some release says it raises (or it is an Auto head): the
+    # others, read here, are in no row of the table at all.
+    read = {k: v for k, v in read.items() if not k.startswith("tuple_forward:") or k in table.facts}
     at = {key: got for key in table.facts if (got := releases.value(key, version)) is not None}
     assert at == read, {k: (at.get(k), read.get(k)) for k in set(at) | set(read) if at.get(k) != read.get(k)}
 

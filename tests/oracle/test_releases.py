@@ -280,6 +280,56 @@ except Exception as exc:  # a release whose DynamicCache needs arguments: no upd
     wrong.append(["call", "update", repr(exc)[:200]])
 check_call("update", calls.get("LlamaAttention->update"), update_calls)
 
+# What a model's forward does with a legacy tuple as its cache (`tuple_forward:`, 4.x): a tiny model of each probed
+# class builds its cache once, then gets that cache as legacy tuples; "raises" must fail on the tuple's missing
+# cache method, "rejects" on the forward's own ValueError, "converts" must run.
+TINY_TUPLE_MODELS = {
+    "LlamaForCausalLM": ("LlamaConfig", dict(tiny)),
+    "MistralForCausalLM": ("MistralConfig", dict(tiny)),
+    "Qwen2ForCausalLM": ("Qwen2Config", dict(tiny)),
+    "PhiForCausalLM": ("PhiConfig", dict(tiny)),
+    "GPTNeoXForCausalLM": ("GPTNeoXConfig", dict(tiny)),
+    "OPTForCausalLM": ("OPTConfig", dict(vocab_size=64, hidden_size=32, ffn_dim=64, num_hidden_layers=2,
+                                         num_attention_heads=4, word_embed_proj_dim=32)),
+    "GPT2LMHeadModel": ("GPT2Config", dict(vocab_size=64, n_embd=32, n_layer=2, n_head=4)),
+    "T5ForConditionalGeneration": ("T5Config", dict(vocab_size=64, d_model=32, d_kv=8, d_ff=64, num_layers=2,
+                                                    num_heads=4, decoder_start_token_id=0)),
+    "BartForConditionalGeneration": ("BartConfig", dict(vocab_size=64, d_model=32, encoder_layers=2, decoder_layers=2,
+                                                        encoder_attention_heads=4, decoder_attention_heads=4,
+                                                        encoder_ffn_dim=64, decoder_ffn_dim=64)),
+    "WhisperForConditionalGeneration": ("WhisperConfig", dict(vocab_size=64, num_mel_bins=8, encoder_layers=2,
+                                                              decoder_layers=2, d_model=32, encoder_attention_heads=4,
+                                                              decoder_attention_heads=4, encoder_ffn_dim=64,
+                                                              decoder_ffn_dim=64, max_source_positions=16,
+                                                              max_target_positions=32, decoder_start_token_id=1,
+                                                              pad_token_id=0, bos_token_id=1, eos_token_id=2)),
+}
+for cls_name, want in expect["tuple_forward"].items():
+    config_name, kwargs = TINY_TUPLE_MODELS[cls_name]
+    model_cls, config_cls = getattr(transformers, cls_name), getattr(transformers, config_name)
+    tuple_model = model_cls(config_cls(**kwargs)).eval()
+    if cls_name.startswith("Whisper"):
+        inputs = {"input_features": torch.randn(1, 8, 32), "decoder_input_ids": torch.tensor([[1, 5]])}
+        step = {"input_features": inputs["input_features"], "decoder_input_ids": torch.tensor([[7]])}
+    elif tuple_model.config.is_encoder_decoder:
+        inputs = {"input_ids": torch.tensor([[5, 6, 7, 2]]), "decoder_input_ids": torch.tensor([[0, 5]])}
+        step = {"input_ids": inputs["input_ids"], "decoder_input_ids": torch.tensor([[7]])}
+    else:
+        inputs, step = {"input_ids": torch.tensor([[1, 2, 3]])}, {"input_ids": torch.tensor([[4]])}
+    with torch.no_grad():
+        past = tuple_model(**inputs, use_cache=True).past_key_values
+        legacy = past.to_legacy_cache() if hasattr(past, "to_legacy_cache") else past
+        assert isinstance(legacy, tuple), (cls_name, type(legacy))
+        try:
+            tuple_model(**step, past_key_values=legacy, use_cache=True)
+            got = "converts"
+        except AttributeError as exc:
+            got = "raises" if "'tuple' object has no attribute" in str(exc) else repr(exc)[:200]
+        except ValueError as exc:
+            got = "rejects" if "should be either a `Cache` object or `None`" in str(exc) else repr(exc)[:200]
+    if got != want:
+        wrong.append(["tuple_forward", cls_name, want, got])
+
 print(len(expect["importable"]), "paths,", len(expect["members"]), "members checked")
 assert not wrong, json.dumps(wrong[:40])
 '''
@@ -292,6 +342,10 @@ _CALLS = {
     "LlamaDecoderLayer->self_attn": "models.llama.modeling_llama.LlamaDecoderLayer.forward->self_attn",
     "LlamaAttention->update": "models.llama.modeling_llama.LlamaAttention.forward->update",
 }
+# The model classes whose `tuple_forward:` verdict the probe runs (a tiny model of each; the probe's TINY_TUPLE_MODELS).
+_TUPLE_FORWARD_PROBED = ("LlamaForCausalLM", "MistralForCausalLM", "Qwen2ForCausalLM", "PhiForCausalLM",
+                         "GPTNeoXForCausalLM", "OPTForCausalLM", "GPT2LMHeadModel", "T5ForConditionalGeneration",
+                         "BartForConditionalGeneration", "WhisperForConditionalGeneration")
 _PROBED_MODULES = ("transformers.cache_utils", "transformers.generation.utils", "transformers.models.")
 _CONFIG_CLASS = "transformers.generation.configuration_utils.GenerationConfig."
 
@@ -353,6 +407,8 @@ def expectations(version: str) -> dict[str, object]:
             "generate_input": {k: releases.value(f"generate_input:{k}", version)
                                for k in ("past_key_values", "cache", "cache_position")},
             "unpack": unpack,
+            "tuple_forward": {c: v for c in _TUPLE_FORWARD_PROBED
+                              if (v := releases.value(f"tuple_forward:{c}", version)) in ("raises", "rejects", "converts")},
             "calls": {short: releases.value(f"call:transformers.{path}", version) for short, path in _CALLS.items()},
             "helper_reads": {h: releases.value(f"reads:transformers.generation.utils.GenerationMixin.{h}", version)
                              for h in ("_get_stopping_criteria", "_update_model_kwargs_for_generation")},

@@ -20,6 +20,7 @@ Facts are keyed by kind and dotted path; a fact's value is a short string:
 | `generate_input:<past_key_values, cache or cache_position>` | `always`: generate hands it to a Llama subclass's forward each step; `if-forward-takes`: only to a forward that takes it (remote code, 5.x) |
 | `unpack:<module>.<DecoderLayer>.self_attn` | how many values the decoder layer's forward unpacks from `self.self_attn(...)` (`3` to 4.47, `2` after, for Llama) |
 | `call:<module>.<Class>.<method>-><callee>` | how `method` calls the overridable `callee` (`generate->_sample`, `_sample->prepare_inputs_for_generation`, Llama's `->decoder_layer`, `->self_attn`, `->update`): `args=N kw=a,b opt=c spread` (positional count besides `self`; keywords every call passes, in call order; keywords passed only when given; a `**` that may carry more) |
+| `tuple_forward:<ModelClass>` | what the class's forward does with a legacy tuple as its cache, 4.x only (`converts`, `delegates`, `rejects`: its own ValueError, `raises`: the AttributeError of `get_seq_length`), read from its modeling file; only classes that raise on some release, and the Auto heads |
 
 A signature's parameters carry their defaults and no annotations; `@deprecate_kwarg(...)` decorators are kept
 (they rename what a call may pass).

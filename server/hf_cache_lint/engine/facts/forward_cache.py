@@ -46,6 +46,10 @@ class ForwardCache:
     # The call gives `position_ids=` (not a literal None): a Llama-style forward then skips `get_seq_length` and
     # from 5.14.0 first reads `get_query_offset` of the cache (building the mask; checked on the oracle).
     positions: bool = False
+    # Through a `**dict` whose entry is set only under a branch (`if self.config.use_past: kwargs["past_key_values"]
+    # = pairs`, exporters' Core ML wrapper): the branch's condition as written (`not (...)` where it is the else
+    # side); the forward gets the tuple only where it holds. "" when the entry is set on every path.
+    condition: str = ""
 
 
 # `ForwardCache.missing` of a cache subclass whose `layers` the class sets to a list of None (`self.layers = [None] *

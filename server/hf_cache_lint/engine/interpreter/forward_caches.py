@@ -79,13 +79,18 @@ def _spread_forward_caches(facts: GenerateFacts, model: ModelState, a: EvArg, wh
             continue
         value, site, cond = got
         container = _container(facts.imports.force(value))
-        if container is not None and cond is None and site is not None and site.path is None:
+        decided = facts.s.state.decides(cond) if cond is not None else True
+        if container is not None and decided is not False and site is not None and site.path is None:
             # The entry set in the function that calls the forward is reported at its key; one set elsewhere
-            # (a caller passed the dict in, a helper built it) at the `**dict`, where the forward raises.
-            at = site.span if _same_function(facts, a.arg.node, site.span) else facts.s.span(a.arg.node)
+            # (a caller passed the dict in, a helper built it) at the `**dict`, where the forward raises. An entry
+            # set under a branch this path does not decide reaches the forward only where the branch's condition
+            # holds (exporters' `if self.config.use_past:`): at the `**dict` too, where it raises when it does.
+            condition = "" if cond is None or decided else cond.text if cond.holds else f"not ({cond.text})"
+            here = not condition and _same_function(facts, a.arg.node, site.span)
+            at = site.span if here else facts.s.span(a.arg.node)
             facts.s.record(ForwardCache(key, at, at, "", whole, model.class_name, model.checkpoint,
                                        model.encoder_decoder, container, spread=code(a.arg.value),
-                                       entry=None if at == site.span else site.span))
+                                       entry=None if at == site.span else site.span, condition=condition))
 
 
 def _same_function(facts: GenerateFacts, node: Node, where: Span) -> bool:

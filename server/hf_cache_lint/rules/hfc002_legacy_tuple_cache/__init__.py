@@ -3,6 +3,7 @@ the cache."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from functools import partial
 
@@ -14,6 +15,7 @@ from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.forward_cache import KIND as FORWARD_CACHE
 from hf_cache_lint.engine.facts.forward_cache import NONE_LAYERS, ForwardCache
 from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
+from hf_cache_lint.engine.facts.generate_call import ModelInfo
 from hf_cache_lint.engine.interpreter.hook_classes import method_def
 from hf_cache_lint.engine.output.analysis import Analysis, CacheArg, GenerateCall, Keyword
 from hf_cache_lint.engine.output.edits import transformers_name
@@ -71,18 +73,26 @@ class LegacyTupleCache(Rule):
                     yield found
 
     def forward_finding(self, analysis: Analysis, fwd: ForwardCache) -> Finding | None:
-        """A tuple into a forward: every model raises from 5.0.0 (the release table, `tuple_cache_to_forward`); on
-        4.57 the Llama-style decoders already raise and older architectures (GPT-2, BART, ...) convert it, so
-        4.57 is reported only for a model the code names as one of the former (checked on 4.57.6)."""
+        """A tuple into a forward: every model raises from 5.0.0 (the release table, `tuple_cache_to_forward`);
+        before, model by model: the release table's `tuple_forward:<class>` says what the forward of the class the
+        code names does with one at the target (read from its modeling file: "raises" where it asks the tuple its
+        length, "rejects" where it raises its own ValueError; "converts" or "delegates": it may run, not reported).
+        A model known only by an Auto class and a checkpoint name is not judged (its class is not known)."""
         target = analysis.context.target
         if fwd.container == "object":
             return self.own_object_finding(analysis, fwd)
         kind = fwd.container
         error = f"AttributeError: '{kind}' object has no attribute '{_first_read(fwd, target)}'"
+        judged = _tuple_verdict(fwd, target)
+        verdict, cls = judged if judged is not None else (None, "")
+        named = f"`{cls}`" if cls == fwd.model_class else f"`{cls}` (the model `{fwd.checkpoint}` names)"
         if target.tuple_cache_to_forward_raises:
             why = f"no model's forward converts a legacy {kind} any more"
-        elif target.version.major == 4 and target.version.minor == 57 and _raises_on_457(fwd):
-            why = f"{_named(fwd)}'s forward no longer converts a legacy {kind} (checked on 4.57.6)"
+        elif verdict == "raises":
+            why = f"{named}'s forward does not convert a legacy {kind} in {target} (the release table)"
+        elif verdict == "rejects":
+            error = "ValueError: The `past_key_values` should be either a `Cache` object or `None`."
+            why = f"{named}'s forward takes only a `Cache` or None in {target} (the release table)"
         elif target.version.major == 4 and target.version.minor == 57 and kind == "list" and not fwd.encoder_decoder:
             # 4.57's GPT-2-era forwards convert only a tuple (`isinstance(past_key_values, tuple)`): a list is taken
             # for a Cache there too (checked on 4.57.6: GPT-2 and Llama raise alike; 4.53.0 GPT-2 still ran).
@@ -102,10 +112,16 @@ class LegacyTupleCache(Rule):
         if fwd.maybe_none:  # None on some paths: it raises on the others only
             message += f". This happens only if `{fwd.value_text}` is not None."
             severity = Severity.WARNING
+        elif fwd.condition:  # a `**dict` entry set under a branch: it raises where the branch runs
+            message += f". This happens only if `{fwd.condition}` holds."
+            severity = Severity.WARNING
         return self.report(fwd.span, message, severity=severity, fixes=fixes,
                            story=f"**{self.code} {self.name}**: the cache passed to a model's forward is a {kind} "
-                                 f"of `(key, value)` pairs per layer.\n\n{why}; the forward calls "
-                                 f"`{fwd.keyword}.get_seq_length()` on it (transformers {target}):\n\n"
+                                 f"of `(key, value)` pairs per layer.\n\n{why}; " + (
+                                     "the forward checks that it is given a `Cache`" if verdict == "rejects" and
+                                     not target.tuple_cache_to_forward_raises else
+                                     f"the forward calls `{fwd.keyword}.get_seq_length()` on it") +
+                                 f" (transformers {target}):\n\n"
                                  f"```\n{error}\n```\n\n**Fix**: wrap the tuple, `{_forward_wrapper(fwd)}(legacy)` "
                                  "(4.57 and 5.x build the cache from it), or pass the `Cache` it came from.")
 
@@ -190,6 +206,8 @@ class LegacyTupleCache(Rule):
                                  f"**Fix**: {instead}.")
 
     def forward_fixes(self, analysis: Analysis, fwd: ForwardCache) -> Iterator[Fix]:
+        if not _wraps_legacy(_forward_wrapper(fwd), analysis.context.target):
+            return  # the target's constructor takes no legacy pairs (DynamicCache before 4.50): nothing to offer
         name, imp = transformers_name(analysis.tree, _forward_wrapper(fwd))
         edits = (Edit(fwd.value_span, f"{name}({fwd.value_text})"),) + ((imp,) if imp is not None else ())
         yield Fix(f"Wrap in `{name}(...)`", edits, preferred=True)
@@ -278,31 +296,73 @@ def _from_removed_to_legacy(target: Target, call: GenerateCall, arg: CacheArg) -
 # override without it, 5.14.0 raises; docs/facts.md §8).
 _LENGTH_OF_LAYER = Version.parse("5.14.0")
 
-# Decoders whose forward raises on a tuple on 4.57.6 (their modeling file no longer calls `from_legacy_cache`; each
-# run on the oracle at 4.57.6), by the class name's or the checkpoint's spelling.
-_RAISE_ON_457 = ("llama", "mistral", "mixtral", "qwen2", "qwen3", "gemma2", "phi3")
-_GEMMA1 = ("gemmafor", "gemma-2b", "gemma-7b", "gemma-1.1")
+def _tuple_verdict(fwd: ForwardCache, target: Target) -> tuple[str, str] | None:
+    """What the forward of the model class the code names does with a legacy tuple at the target, and that class
+    (the release table's `tuple_forward:`, 4.x; scripts/release_table.py reads it from each modeling file,
+    tests/oracle/test_releases.py runs it on tiny models). An Auto class is judged only where the checkpoint's
+    repository name names one of the table's classes (`_class_of_checkpoint`); otherwise None."""
+    cls = fwd.model_class
+    if not cls or cls.startswith("Auto"):
+        # Loaded by an Auto class (the fact keeps no class then, only whether it was a seq2seq one): the heads it
+        # loads anchor the checkpoint's name; every class of a modeling file shares its verdict.
+        heads = _AUTO_HEADS.get(cls or "", _SEQ2SEQ_HEADS if fwd.encoder_decoder else _CAUSAL_HEADS)
+        cls = _class_of_checkpoint(fwd.checkpoint, heads)
+    verdict = releases.value(f"tuple_forward:{cls}", target.version) if cls else None
+    return (verdict, cls) if verdict is not None and cls is not None else None
 
 
-def _raises_on_457(fwd: ForwardCache) -> bool:
-    names = [n.lower() for n in (fwd.model_class, fwd.checkpoint) if n]
-    if fwd.encoder_decoder or not names:
-        return False
-    if fwd.model_class and not fwd.model_class.startswith("Auto"):
-        if not fwd.model_class.endswith(("ForCausalLM", "Model")):
-            return False  # a multimodal or task head of the family: not checked
-        names = names[:1]  # a concrete class says which model it is, whatever the checkpoint
-    plain = [n.replace("-", "").replace("_", "").replace(".", "") for n in names]
-    return any(f in n for f in _RAISE_ON_457 for n in plain) or any(g in n for g in _GEMMA1 for n in names)
+# The head an Auto class loads (the classes of the table it may be): a decoder's `...ForCausalLM`, a seq2seq model's
+# `...ForConditionalGeneration`.
+_CAUSAL_HEADS = ("ForCausalLM", "LMHeadModel")
+_SEQ2SEQ_HEADS = ("ForConditionalGeneration",)
+_AUTO_HEADS = {"AutoModelForCausalLM": _CAUSAL_HEADS, "AutoModelForSeq2SeqLM": _SEQ2SEQ_HEADS,
+               "AutoModelForSpeechSeq2Seq": _SEQ2SEQ_HEADS}
 
 
-def _named(fwd: ForwardCache) -> str:
-    return f"`{fwd.model_class}`" if fwd.model_class and not fwd.model_class.startswith("Auto") else \
-        f"`{fwd.checkpoint}`"
+def _class_of_checkpoint(checkpoint: str | None, heads: tuple[str, ...] | None) -> str | None:
+    """The table's model class a checkpoint's repository name names (`meta-llama/Llama-3.2-1B`: Llama's; `Qwen/
+    Qwen2.5-0.5B`: Qwen2's; `google/gemma-2-2b`: Gemma 2's): a run of the name's words that is a class's model name
+    (the class name without the head, lower case; the words joined: `gpt-neox` is GPTNeoX), optionally followed by
+    digits (`llama3`), and followed by the end of the name or a word starting with a digit (a version or a size:
+    `falcon-mamba-7b` is not Falcon), unless it ends in a digit itself (`phi-3-mini` is Phi-3). The longest such name wins. Only the table's classes (those that raise on a
+    tuple on some 4.x release, and every head an Auto class loads, whatever it does) are candidates, so the name of
+    a model that converts (`gpt2`) or defers (`gemma-3-1b`: Gemma 3's, not Gemma's) is that model's; an
+    organisation name is not read (`mistralai/Pixtral-12B` is not Mistral)."""
+    if not checkpoint or not heads or "/" not in checkpoint:
+        return None
+    names: dict[str, str] = {}
+    for key in releases.table().facts:
+        cls = key[len("tuple_forward:"):]
+        head = next((h for h in heads if cls.endswith(h)), None) if key.startswith("tuple_forward:") else None
+        if head is not None:
+            names[cls[:-len(head)].lower()] = cls
+    words = [w for w in re.split(r"[-_.\s]+", checkpoint.rsplit("/", 1)[1].lower()) if w]
+    best: str | None = None
+    for i in range(len(words)):
+        for j in range(i + 1, len(words) + 1):
+            run = "".join(words[i:j])
+            if j < len(words) and not words[j][:1].isdigit() and not run[-1:].isdigit():
+                continue  # `falcon` in `falcon-mamba-7b`; a name ending in its version may go on (`phi-3-mini`)
+            for name in names:
+                if (run == name or (run.startswith(name) and run[len(name):].isdigit())) and \
+                        (best is None or len(name) > len(best)):
+                    best = name
+    return names[best] if best is not None else None
+
+
+def _wraps_legacy(wrapper: str, target: Target) -> bool:
+    """The target's `wrapper(legacy)` builds the cache from legacy pairs (the release table's constructor:
+    `DynamicCache(_distributed_cache_data)` from 4.50.0, `ddp_cache_data` from 4.54.0; `EncoderDecoderCache(*caches)`
+    from 4.56.0); before, it raises a TypeError."""
+    init = releases.value(f"init:transformers.cache_utils.{wrapper}", target.version) or ""
+    return any(p in init for p in ("_distributed_cache_data", "ddp_cache_data", "*caches"))
 
 
 def _forward_wrapper(fwd: ForwardCache) -> str:
-    return "EncoderDecoderCache" if fwd.encoder_decoder else "DynamicCache"
+    """As `_wrapper` for generate: an encoder-decoder's (an Auto seq2seq class, or a class the code names: T5's,
+    Whisper's) legacy layers hold 4 tensors."""
+    model = ModelInfo(class_name=fwd.model_class, checkpoint=fwd.checkpoint, encoder_decoder=fwd.encoder_decoder)
+    return "EncoderDecoderCache" if is_encoder_decoder(model) else "DynamicCache"
 
 
 def _first_read(fwd: ForwardCache, target: Target) -> str:

@@ -15,6 +15,11 @@ out = model(**prefix, use_cache=True)
 """
 _IMPORT = ("from transformers import AutoModelForCausalLM, AutoTokenizer\n",
            "from transformers import AutoModelForCausalLM, AutoTokenizer, DynamicCache\n")
+# The model named by its class: what a forward does with a tuple before 5.0 is the class's (the release table's
+# `tuple_forward:`); an Auto class and a checkpoint name do not say which model it is.
+_LOAD_LLAMA = _LOAD.replace("AutoModelForCausalLM", "LlamaForCausalLM")
+_IMPORT_LLAMA = (_IMPORT[0].replace("AutoModelForCausalLM", "LlamaForCausalLM"),
+                 _IMPORT[1].replace("AutoModelForCausalLM", "LlamaForCausalLM"))
 
 # 4.x converts the tuple and only warns (a deprecation: an Info finding); 5.x raise.
 _WARN_457 = {"severity": {"4.57.6": Severity.INFO}, "runtime": {"4.57.6": "OK"}}
@@ -44,6 +49,7 @@ _T5_LAYERS = ("legacy = tuple((s.keys, s.values, c.keys, c.values)\n"
               "               for s, c in zip(cache.self_attention_cache.layers, cache.cross_attention_cache.layers))\n")
 _T5_CALL = ("result = model.generate(**inputs, decoder_input_ids=torch.cat([start, start], dim=1), past_key_values=legacy,\n"
             "                        max_new_tokens=5)\n")
+_T5_FORWARD = "step = model(**inputs, decoder_input_ids=start, past_key_values=legacy, use_cache=True)\n"
 _LAYERS = "legacy = tuple((layer.keys, layer.values) for layer in out.past_key_values.layers)\n"
 _CALL = "result = model.generate(**inputs, past_key_values=legacy, max_new_tokens=5)\n"
 _FORWARD = "step = model(**inputs, past_key_values=legacy, use_cache=True)\n"
@@ -64,6 +70,11 @@ _DECODE = ("\n\ndef decode(ids, *flat):\n"
            + _DECODE_CALL + "\n\nstep = decode(inputs[\"input_ids\"][:, -1:], *flat)\n")
 _SPREAD = ('step_inputs = {**inputs, "past_key_values": legacy, "use_cache": True}\n'
            "step = model(**step_inputs)\n")
+
+_GATED_SPREAD = ('step_inputs = {"use_cache": True}\n'
+                 "if inputs.input_ids.shape[1] > 1:\n"
+                 '    step_inputs["past_key_values"] = [(layer.keys, layer.values) for layer in out.past_key_values.layers]\n'
+                 "step = model(inputs.input_ids[:, -1:], **step_inputs)\n")
 
 # A decode step that runs the forward on the inputs its caller built (a manual decode loop): the list rides in the
 # caller's dict; the forward raises in the step, where the finding stands.
@@ -161,9 +172,9 @@ _SUBCLASS_CALL = "result = model.continue_from(inputs, legacy)\n"
 
 # Janus's image loop: the decoder of a ForCausalLM run by hand; step 0 cuts its cache to the prompt as pairs.
 _DECODER_LOOP = """import torch
-from transformers import AutoModelForCausalLM
+from transformers import LlamaForCausalLM
 
-lm = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B")
+lm = LlamaForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B")
 embeds = torch.randn(1, 6, lm.config.hidden_size)
 
 
@@ -268,13 +279,25 @@ INVALID: tuple[Invalid, ...] = (
     # A tuple into a model's forward (no generate): every model raises from 5.0.0; on 4.57 a Llama-style decoder
     # already does, GPT-2 converts it (docs/facts.md, the release table's `tuple_cache_to_forward`).
     invalid(
-        _LOAD + _LAYERS + _FORWARD,
+        _LOAD_LLAMA + _LAYERS + _FORWARD,
         flagged="past_key_values=legacy",
         fixes={"Wrap in `DynamicCache(...)`": (
-            _IMPORT, (_FORWARD, "step = model(**inputs, past_key_values=DynamicCache(legacy), use_cache=True)\n"))},
+            _IMPORT_LLAMA, (_FORWARD, "step = model(**inputs, past_key_values=DynamicCache(legacy), use_cache=True)\n"))},
         portable=True,
         message_contains="AttributeError: 'tuple' object has no attribute 'get_seq_length'",
         note="a tuple into a Llama forward (speculative decoding's verification step): 4.57.6 raises too",
+    ),
+    invalid(
+        _T5.replace("AutoModelForSeq2SeqLM", "T5ForConditionalGeneration") + _T5_LAYERS + _T5_FORWARD,
+        flagged="past_key_values=legacy",
+        fixes={"Wrap in `EncoderDecoderCache(...)`": (
+            ("from transformers import T5ForConditionalGeneration, AutoTokenizer\n",
+             "from transformers import T5ForConditionalGeneration, AutoTokenizer, EncoderDecoderCache\n"),
+            ("past_key_values=legacy,", "past_key_values=EncoderDecoderCache(legacy),"))},
+        portable=True,
+        message_contains="AttributeError: 'tuple' object has no attribute 'get_seq_length'",
+        note="an encoder-decoder's tuple into T5's forward (an export wrapper's decode step): T5's modeling file "
+             "stopped converting one at 4.54.0 (the release table), so 4.57.6 raises as 5.x do",
     ),
     invalid(
         _LOAD.replace("meta-llama/Llama-3.2-1B", "openai-community/gpt2") + _LAYERS + _FORWARD,
@@ -315,10 +338,19 @@ INVALID: tuple[Invalid, ...] = (
              "first step, and gives `position_ids`: 5.14+ first ask the list `get_query_offset`",
     ),
     invalid(
-        _LOAD + _LAYERS + _SPREAD,
+        _LOAD_LLAMA + _LAYERS + _SPREAD,
         flagged='"past_key_values"',
         fixes={},
         note="a tuple reaching the forward through a `**dict` of its inputs (no fix: the dict may feed other calls)",
+    ),
+    invalid(
+        _LOAD_LLAMA + _GATED_SPREAD,
+        flagged="**step_inputs",
+        fixes={},
+        severity=Severity.WARNING,
+        message_contains="This happens only if `inputs.input_ids.shape[1] > 1` holds",
+        note="a list of pairs set in the forward's `**dict` only under a branch (an export wrapper's `if "
+             "self.config.use_past:`): reported at the `**dict`, where the forward raises when the branch ran",
     ),
     invalid(
         _LOAD + _LIST + _STEP,
@@ -400,19 +432,19 @@ INVALID: tuple[Invalid, ...] = (
         **_WARN_457,
     ),
     invalid(
-        _LOAD + _LAYERS + _KEPT + _KEPT_FORWARD,
+        _LOAD_LLAMA + _LAYERS + _KEPT + _KEPT_FORWARD,
         flagged="past_key_values=kept",
         fixes={"Wrap in `DynamicCache(...)`": (
-            _IMPORT, (_KEPT_FORWARD, "step = model(**inputs, past_key_values=DynamicCache(kept), use_cache=True)\n"))},
+            _IMPORT_LLAMA, (_KEPT_FORWARD, "step = model(**inputs, past_key_values=DynamicCache(kept), use_cache=True)\n"))},
         portable=True,
         message_contains="AttributeError: 'tuple' object has no attribute 'get_seq_length'",
         note="a slice of a legacy tuple (the layers a draft keeps) into a Llama forward",
     ),
     invalid(
-        _LOAD + _HELPER + _HELPER_FORWARD,
+        _LOAD_LLAMA + _HELPER + _HELPER_FORWARD,
         flagged="past_key_values=prev",
         fixes={"Wrap in `DynamicCache(...)`": (
-            _IMPORT, (_HELPER_FORWARD, "step = model(**inputs, past_key_values=DynamicCache(prev), use_cache=True)\n"))},
+            _IMPORT_LLAMA, (_HELPER_FORWARD, "step = model(**inputs, past_key_values=DynamicCache(prev), use_cache=True)\n"))},
         severity=Severity.WARNING,
         portable=True,
         message_contains="This happens only if `prev` is not None.",
@@ -448,8 +480,8 @@ INVALID: tuple[Invalid, ...] = (
         flagged="past_key_values=past",
         fixes={
             "Wrap in `DynamicCache(...)`": (
-                ("from transformers import AutoModelForCausalLM\n",
-                 "from transformers import AutoModelForCausalLM, DynamicCache\n"),
+                ("from transformers import LlamaForCausalLM\n",
+                 "from transformers import LlamaForCausalLM, DynamicCache\n"),
                 ("past_key_values=past, use_cache", "past_key_values=DynamicCache(past), use_cache")),
         },
         severity=Severity.WARNING,

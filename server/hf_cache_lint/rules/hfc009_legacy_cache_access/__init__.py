@@ -8,6 +8,8 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Position, Severity, Span
+from hf_cache_lint.engine.environment import releases as table
+from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.cache_use import BEAM_CACHE, GENERATE_CACHE, SUB_CACHE, CacheUse
 from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
 from hf_cache_lint.engine.facts.removed_api_use import KIND as REMOVED_API_USE
@@ -29,7 +31,7 @@ READS = frozenset({"subscript", "unpack", "unpack4"})
 # "iterate": any loop over a cache class that no longer iterates at all (a StaticCache from 5.0.0).
 # The error each read raises, by the exception's name (a `try` that catches it handles it).
 _ERRORS = {"subscript": "TypeError", "unpack": "ValueError", "unpack4": "ValueError", "iterate": "TypeError",
-           "items": "AttributeError"}
+           "items": "AttributeError", "unpack3": "ValueError"}
 _PART = re.compile(r"\[\s*([0-3])\s*\]")
 # The condition of a read that raises nothing (the silent flattening): it stops nothing it dominates.
 _SILENT = "\x00silent"
@@ -135,6 +137,7 @@ class LegacyCacheAccess(Rule):
                 yield _from_removed(use)
         target = analysis.context.target
         reads = {r: target.removed_cache_read(r) for r in READS}
+        reads["unpack3"] = _pairs_until(target)
         for u in analysis.of(CACHE_USE):
             read = _from_use(analysis, u, reads)
             if read is not None:
@@ -179,6 +182,13 @@ class LegacyCacheAccess(Rule):
 
     def story(self, analysis: Analysis, use: LegacyRead, error: str) -> str:
         target = analysis.context.target
+        if use.name == "unpack3":
+            return "\n".join([
+                f"**{self.code} {self.name}**: {_shape(use)} reads {_holder(use)} as 5.x's triples.", "",
+                f"- **Until**: {use.removed} (before, a `DynamicCache` yields `(keys, values)` per layer).",
+                f"- **Instead**: {_instead(use)}.",
+                *([f"- **When**: only if `{use.condition}` holds."] if use.condition else []), "",
+                f"It raises when this line runs (transformers {target}):", "", f"```\n{error}\n```"])
         return "\n".join([
             f"**{self.code} {self.name}**: {_shape(use)} reads {_holder(use)} as the legacy tuples, which "
             f"transformers {target} no longer supports.",
@@ -193,6 +203,16 @@ class LegacyCacheAccess(Rule):
               [f"Nothing raises (transformers {target}): each layer adds a third item, None for a full-attention "
                "layer, so what reads the flat sequence by position gets other tensors."]),
         ])
+
+
+def _pairs_until(target: Target) -> str | None:
+    """Where the target's `DynamicCache` iterates as `(keys, values)` pairs: the release its triples start (the
+    release table's `cache_iterates_triples`, 5.0.0), for a target before it that has `__iter__` (4.41+)."""
+    b = table.behaviour("cache_iterates_triples")
+    if table.holds(b.id, target.version) or \
+            table.member("transformers.cache_utils", "DynamicCache", "__iter__", target.version) is None:
+        return None
+    return str(b.first)
 
 
 def _seq2seq(use: LegacyRead) -> bool:
@@ -210,6 +230,8 @@ def _error(use: LegacyRead) -> str:
         return "ValueError: too many values to unpack (expected 2)"
     if use.name == "unpack4":
         return "ValueError: too many values to unpack (expected 4)"
+    if use.name == "unpack3":
+        return "ValueError: not enough values to unpack (expected 3, got 2)"
     if use.name == "iterate":
         return f"TypeError: '{use.shown_class}' object is not iterable"
     error = f"TypeError: '{use.shown_class}' object is not subscriptable"
@@ -236,6 +258,8 @@ def _shape(use: LegacyRead) -> str:
         return f"`for k, v in {use.receiver}`"
     if use.name == "unpack4":
         return f"`for sk, sv, ck, cv in {use.receiver}`"
+    if use.name == "unpack3":
+        return f"`for keys, values, sliding_window in {use.receiver}`"
     if use.name == "iterate":
         return f"`for ... in {use.receiver}`"
     return f"`{use.receiver}[{use.index or '...'}]`"
@@ -270,6 +294,9 @@ def _what(use: LegacyRead) -> str:
     if use.name == "unpack":
         return (f"{shape}: from {use.removed} a `DynamicCache` iterates as `(keys, values, sliding_window_tensor)`, "
                 "so two names no longer unpack it")
+    if use.name == "unpack3":
+        return (f"{shape}: before {use.removed} a `DynamicCache` iterates as `(keys, values)` pairs (the third item, "
+                "the sliding-window tensor, is 5.x's), so three names do not unpack it")
     if use.name == "unpack4":
         return (f"{shape}: from {use.removed} an `EncoderDecoderCache` iterates as six-tuples (self keys, values, "
                 "sliding tensor, then the cross-attention's), so four names no longer unpack it")
@@ -289,7 +316,7 @@ def _instead(use: LegacyRead) -> str:
     if use.listed:
         return ("build the list from the cache's layers where it is made: `[(layer.keys, layer.values) for layer in "
                 "cache.layers]` in place of `list(cache)` (4.54+ have them)")
-    if use.name in ("unpack", "iterate"):
+    if use.name in ("unpack", "iterate", "unpack3"):
         return f"iterate the layers: `for layer in {r}.layers:` with `layer.keys`, `layer.values` (4.54+ have them)"
     if use.name == "unpack4" or _seq2seq(use):
         i = use.index if use.index is not None and ":" not in use.index else "i"
@@ -308,8 +335,8 @@ def _fix(use: LegacyRead) -> Fix | None:
     span = use.call_span
     if span is None or use.listed:
         return None  # `list(cache)`: the list is made elsewhere, the loop's receiver has no `.layers`
-    if use.name in ("unpack4", "items"):
-        return None  # the loop's body reads four names (or each item): no one-expression replacement keeps it
+    if use.name in ("unpack4", "items", "unpack3"):
+        return None  # the loop's body reads four (three) names, or each item: no one-expression replacement keeps it
     if use.name in ("unpack", "iterate"):
         if not use.layered:
             return None
@@ -364,6 +391,12 @@ def _from_use(analysis: Analysis, u: CacheUse, removed: dict[str, str | None]) -
     elif u.op == "iterate" and not_iterable is not None and not u.listed:
         name = "iterate"
         removed = {**removed, name: not_iterable}
+    elif u.op == "iterate" and u.targets == 3 and not u.listed and \
+            (u.receiver_class == "DynamicCache" or (u.receiver_class is None and u.layered)):
+        # 5.x's triples unpacked on a release whose DynamicCache still yields pairs (lerobot's PI0 clone of the
+        # prefix cache, written for 5.x, run on 4.57.6): not enough values. A cache that may be an encoder-
+        # decoder's (4 tensors per layer) would fail otherwise: not claimed.
+        name = "unpack3"
     elif u.op == "iterate" and u.targets in (2, 4):
         name = "unpack" if u.targets == 2 else "unpack4"
         # A DynamicCache yields three, an EncoderDecoderCache six: either way two or four names fail. Other

@@ -137,6 +137,17 @@ _ASSERTED = ("for i, layer in enumerate(cache):\n" + _ASSERT_FOUR +
 
 INVALID: tuple[Invalid, ...] = (
     invalid(
+        _LOAD + "out = model(**inputs, use_cache=True)\n"
+        "kept = [(keys.clone(), values.clone(), sliding) for keys, values, sliding in out.past_key_values]\n",
+        flagged="out.past_key_values",
+        fixes={},
+        versions=("4.57.6",),
+        runtime={"4.57.6": "OTHER", "5.23.0": "OK", "5.24.0": "OK", "5.25.0": "OK"},  # a plain ValueError
+        message_contains="ValueError: not enough values to unpack (expected 3, got 2)",
+        note="5.x's triples (`keys, values, sliding_window`) unpacked from a forward's cache (lerobot's PI0 clone "
+             "of the prefix cache): 5.x run it, 4.57.6's DynamicCache yields pairs",
+    ),
+    invalid(
         _LOAD + _PARKED_LIST,
         flagged="model.parked",
         fixes={},
