@@ -49,6 +49,7 @@ from hf_cache_lint.engine.syntax.nodes import (
     span,
     span_between,
     string_value,
+    unparenthesised,
 )
 
 _HOOK_ATTRIBUTES: dict[str, HookKind] = {"forward": "forward", "prepare_inputs_for_generation": "prepare_inputs", "update": "cache_update"}
@@ -340,7 +341,8 @@ def _patch(stmt: Node, names: Names) -> Iterator[HookOverride]:
     loaded model's)."""
     if len(stmt.children) != 3 or stmt.children[1].type != "operator" or stmt.children[1].value != "=":
         return
-    target, value = stmt.children[0], stmt.children[2]
+    # `Cls.prepare_inputs_for_generation = (\n    f)` (DynamicKV's long patch line) patches `f`.
+    target, value = stmt.children[0], unparenthesised(stmt.children[2])
     if target.type not in ("power", "atom_expr") or not is_trailer(target.children[-1], "."):
         return
     attribute = target.children[-1].children[1].value

@@ -23,7 +23,15 @@ from hf_cache_lint.engine.interpreter.hook_names import (
     reference_role,
 )
 from hf_cache_lint.engine.interpreter.model_subclasses import MODULE_SELF
-from hf_cache_lint.engine.syntax.nodes import Node, call_args, code, dotted, span, string_value
+from hf_cache_lint.engine.syntax.nodes import (
+    Node,
+    call_args,
+    code,
+    dotted,
+    span,
+    string_value,
+    unparenthesised,
+)
 
 
 def patched_attention_facts(module: Node, text: str) -> list[PatchedAttention]:
@@ -53,7 +61,7 @@ def patched_attention_facts(module: Node, text: str) -> list[PatchedAttention]:
     for node in assignments:
         if len(node.children) != 3 or code(node.children[1]).strip() != "=":
             continue
-        target, value = node.children[0], node.children[2]
+        target, value = node.children[0], unparenthesised(node.children[2])  # a wrapped line's `(f)` is `f`
         installed = _installed_class(target, value, node, names, own)
         if installed is not None:
             if installed not in seen:
