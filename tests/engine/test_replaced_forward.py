@@ -53,3 +53,26 @@ def test_the_model_s_own_forward_is_no_replacement(install: str) -> None:
 def test_the_original_forward_kept_before_the_replacement_is_transformers() -> None:
     text = "original = model.forward\nmodel.forward = wrapped\nout = original(ids, past_key_values=pairs)\n"
     assert lines(text) == [3]
+
+
+# HFC011's sender reader (hooks.py `_sent`, a syntactic scan) says the same of the model names whose `forward` the
+# module replaces (`_replaced_forwards`): positions sent to such a model are the code's function's to use.
+ROLLBACK = ("cache = DynamicCache()\nmodel(ids, past_key_values=cache, use_cache=True)\n"
+            "model(ids[:, -1:], past_key_values=cache, cache_position=torch.tensor([2]), use_cache=True)\n")
+
+
+def position_lines(text: str, version: str = "5.24.0") -> list[int]:
+    result = check_source(HEAD + text, "t.py", context=Context(target=Target.of(version)))
+    return sorted(f.span.start.line - HEAD.count("\n") for f in result.findings if f.code == "HFC011")
+
+
+def test_positions_sent_to_a_model_are_reported() -> None:
+    assert position_lines(ROLLBACK) == [3]
+
+
+@pytest.mark.parametrize(("install", "reported"), [
+    ('setattr(model, "forward", wrapped)\n', False),
+    ('setattr(model, "forward", torch.compile(model.forward))\n', True),
+])
+def test_positions_sent_to_a_replaced_forward_are_not_claimed(install: str, reported: bool) -> None:
+    assert position_lines(install + ROLLBACK) == ([4] if reported else [])
