@@ -32,11 +32,14 @@ from recall_set import HELDOUT14
 # which now holds what any method sets on `self`): 4.57.6 6/10, 6 of 7; 5.23.0 17/22, 17 of 18; 5.24.0 and 5.25.0
 # 17/23, 17 of 19.
 # Both merged (tenth session, cbac2fd): 4.57.6 6/10, 6 of 7; 5.23.0 17/22, 17 of 18; 5.24.0 and 5.25.0 19/23, 19 of 21.
+# Raised (eleventh session, prec29m: optimum-habana's `self._reorder_cache` in the GPTBigCode branch, reported at
+# every release and reached by no probe, proved on the oracle by a new probe with a GPTBigCode model, row
+# hb_reorder_bigcode; no label changed): 4.57.6 7/11, 7 of 7; 5.23.0 18/23, 18 of 18; 5.24.0 and 5.25.0 20/24, 20 of 21.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(6, 6 / 7),
-    "5.23.0": Floor(17, 17 / 18),
-    "5.24.0": Floor(19, 19 / 21),
-    "5.25.0": Floor(19, 19 / 21),
+    "4.57.6": Floor(7, 7 / 7),
+    "5.23.0": Floor(18, 18 / 18),
+    "5.24.0": Floor(20, 20 / 21),
+    "5.25.0": Floor(20, 20 / 21),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,

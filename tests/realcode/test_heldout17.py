@@ -27,6 +27,12 @@ from recall_set import HELDOUT17
 # 5.25.0 13/14, 15 of 16.
 # Raised (eleventh session, forward29m: the release table's tuple_forward: verdicts, a **dict entry set under a
 # branch): 4.57.6 11/13, 12 of 14; 5.23.0 12/14, 14 of 15; 5.24.0 and 5.25.0 14/14, 16 of 17.
+# Raised (eleventh session, prec29m: Surya's `self._seen_tokens += abs(offset)` under `offset < 0`, reported at every
+# release and reached by no probe, proved on the oracle by a new probe merging a longer line, row sy_seen_grow; no
+# label changed): 4.57.6 10/14, 11 of 12; 5.23.0 12/15, 14 of 14; 5.24.0 and 5.25.0 14/15, 16 of 16.
+# Raised (eleventh session, prec29m: a model instance whose `forward` the code replaced, Olive's
+# `setattr(pytorch_model, "forward", patched_forward)` converting legacy pasts, is not said to run transformers'
+# forward when called, so its list of pairs is no HFC002 finding at 4.57.6): 4.57.6 10/14, 11 of 11.
 FLOORS: dict[str, Floor] = {
     "4.57.6": Floor(11, 12 / 14),
     "5.23.0": Floor(12, 14 / 15),

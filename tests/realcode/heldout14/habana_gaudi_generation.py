@@ -32,7 +32,7 @@ def _temporary_reorder_cache(self, past_key_values, beam_idx):
     elif "gptbigcode" in model_class:
         if not isinstance(past_key_values, (DynamicCache, EncoderDecoderCache)):
             raise ValueError(f"Using an unsupported cache format with {model_class}.")
-        past_key_values = self._reorder_cache(past_key_values, beam_idx)
+        past_key_values = self._reorder_cache(past_key_values, beam_idx)  # site: hb_reorder_bigcode
         past_key_values = DynamicCache.from_legacy_cache(past_key_values)
     else:
         past_key_values.reorder_cache(beam_idx)  # clean: hb_reorder_cache
@@ -129,3 +129,12 @@ def probe_finish():
     result = model.generate(prompt, max_new_tokens=2, min_new_tokens=2, return_dict_in_generate=True)
     result = finish_generate(model.generation_config, result)
     assert result.sequences.shape == (2, 6)
+
+
+def probe_beam_bigcode():
+    from transformers import GPTBigCodeConfig, GPTBigCodeForCausalLM
+
+    bigcode = GPTBigCodeForCausalLM(GPTBigCodeConfig(n_layer=2, n_embd=16, n_head=2, vocab_size=100, n_positions=64))
+    with torch.no_grad():
+        cache = bigcode(prompt, return_dict=True).past_key_values
+    _temporary_reorder_cache(bigcode, cache, torch.tensor([1, 0]))

@@ -65,7 +65,7 @@ class ContinuousBatchingMixin:
         if offset > 0:
             new_cache._seen_tokens += offset  # site: sy_seen_offset
         elif offset < 0:
-            self._seen_tokens += abs(offset)
+            self._seen_tokens += abs(offset)  # site: sy_seen_grow
         merge_idxs = torch.tensor(merge_idxs, dtype=torch.long, device=device)
         with torch.inference_mode():
             for layer_idx in range(len(self)):
@@ -153,6 +153,12 @@ def probe_merge_shorter_line():
     predictor.prefill(batch_of_two(torch.tensor([[1, 17, 18, 19, 20]])), "line-0")
     predictor.prefill(batch_of_two(torch.tensor([[1, 27, 28]])), "line-1")
 
+
+
+def probe_merge_longer_line():
+    predictor = RecognitionPredictor(model)
+    predictor.prefill(batch_of_two(torch.tensor([[1, 17, 18]])), "line-0")
+    predictor.prefill(batch_of_two(torch.tensor([[1, 27, 28, 29, 30]])), "line-1")
 
 def probe_trim():
     predictor = RecognitionPredictor(model)

@@ -90,6 +90,8 @@ class CallDispatch:
             return self.call_with_kwargs(callee.func, callee.kwargs, trailer, whole, extra=args,
                                          through="`functools.partial`")
         obj = self.s.obj(callee)
+        if isinstance(obj, ModelState) and obj.forward is not None:
+            return UNKNOWN  # `model.forward = f` on this instance: the call runs the code's `f` (ModelState.forward)
         if isinstance(obj, ModelState):
             forward_facts(self.facts, obj, args, whole)
             self.ex.uses.forward(callee, args, whole, code(head) + "".join(code(t) for t in trailers[:-1]))

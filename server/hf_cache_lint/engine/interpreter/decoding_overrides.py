@@ -21,7 +21,7 @@ from hf_cache_lint.engine.interpreter.hook_names import (
     reference_role,
 )
 from hf_cache_lint.engine.interpreter.hook_trees import base_items, suite
-from hf_cache_lint.engine.syntax.nodes import Node, code, dotted, span, span_between
+from hf_cache_lint.engine.syntax.nodes import Node, code, dotted, span, span_between, unparenthesised
 
 _METHODS = frozenset(DECODING_METHODS)
 _MIXIN = re.compile(r"^\s*from\s+transformers[\w.]*\s+import\s+(\([^)]*|[^#\n]*)\bGenerationMixin\b|"
@@ -62,7 +62,7 @@ def decoding_override_facts(module: Node, text: str) -> list[DecodingOverride]:
         if node.type != "expr_stmt" or len(node.children) != 3 or code(node.children[1]).strip() != "=":
             continue
         path = dotted(node.children[0])
-        value = node.children[2]
+        value = unparenthesised(node.children[2])  # a wrapped line's `(f)` is `f`
         if path is None or "." not in path or value.type != "name":
             continue
         owner, method = path.rsplit(".", 1)

@@ -415,6 +415,8 @@ class Expressions:
                 return value
             if name == "generate" and obj.generate is not None:
                 return obj.generate  # replaced: `model.generate = functools.partial(model.generate, ...)`
+            if name == "forward" and obj.forward is not None:
+                return obj.forward  # replaced on this instance (the original stays `Method(model, "forward")`)
             alias = next((v for k, v in obj.aliases if k == name), None)
             return alias if alias is not None else Method(value, name)
         if isinstance(obj, InstanceState):

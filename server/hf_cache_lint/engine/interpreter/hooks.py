@@ -49,6 +49,7 @@ from hf_cache_lint.engine.syntax.nodes import (
     span,
     span_between,
     string_value,
+    unparenthesised,
 )
 
 _HOOK_ATTRIBUTES: dict[str, HookKind] = {"forward": "forward", "prepare_inputs_for_generation": "prepare_inputs", "update": "cache_update"}
@@ -121,6 +122,7 @@ def hook_facts(module: Node, text: str) -> tuple[list[HookOverride], list[CacheP
                    is_trailer(n.children[1], "(")} | \
         {c.value for n in dicts for c in n.children[2::4] if c.type == "name"}
     classdefs = {n.children[1].value: n for n in ordered if n.type == "classdef"}
+    replaced = _replaced_forwards(assignments, calls)
     for node in ordered:
         t = node.type
         if t == "classdef":
@@ -149,7 +151,7 @@ def hook_facts(module: Node, text: str) -> tuple[list[HookOverride], list[CacheP
         else:
             hooks.extend(forward_hooks(node, names, calls))
             hooks.extend(_installed_attention(node, names, class_roles, classdefs))
-            sent.extend(_sent(node, names, calls))
+            sent.extend(_sent(node, names, calls, replaced))
     if any(h.kind == "cache_update" for h in hooks) and _patch_updates_itself(assignments, names):
         hooks = [replace(h, updated_by_patch=True) if h.kind == "cache_update" else h for h in hooks]
     callers = _own_callers(arguments)
@@ -340,7 +342,8 @@ def _patch(stmt: Node, names: Names) -> Iterator[HookOverride]:
     loaded model's)."""
     if len(stmt.children) != 3 or stmt.children[1].type != "operator" or stmt.children[1].value != "=":
         return
-    target, value = stmt.children[0], stmt.children[2]
+    # `Cls.prepare_inputs_for_generation = (\n    f)` (DynamicKV's long patch line) patches `f`.
+    target, value = stmt.children[0], unparenthesised(stmt.children[2])
     if target.type not in ("power", "atom_expr") or not is_trailer(target.children[-1], "."):
         return
     attribute = target.children[-1].children[1].value
@@ -525,11 +528,37 @@ def _patched_class(stmt: Node, names: Names) -> str | None:
     return _model_class(owner, names) if owner else None
 
 
-def _sent(node: Node, names: Names, calls: list[Node]) -> Iterator[CachePositionSent]:
-    """`model(..., cache_position=p)` / `model.forward(...)` on a loaded model; `x.update(k, v, i, {"cache_position":
-    p})`."""
+def _replaced_forwards(assignments: list[Node], calls: list[Node]) -> frozenset[str]:
+    """The names whose `forward` the module replaces somewhere (`model.forward = f`, `setattr(model, "forward", f)`,
+    Olive's export wrapper): a call of one may run the code's function, not transformers' forward (as the
+    interpreter's `ModelState.forward` says of a call after the replacement). `torch.compile(model.forward)` put back
+    is the model's own forward."""
+    out: set[str] = set()
+    for node in assignments:
+        target = node.children[0]
+        if len(node.children) == 3 and code(node.children[1]).strip() == "=" and target.type in ("power", "atom_expr") \
+                and len(target.children) == 2 and target.children[0].type == "name" and \
+                is_trailer(target.children[1], ".", "forward") and \
+                f"{target.children[0].value}.forward" not in code(node.children[2]).replace(" ", ""):
+            out.add(target.children[0].value)
+    for node in calls:
+        kids = node.children
+        if len(kids) == 2 and kids[0].type == "name" and kids[0].value == "setattr" and is_trailer(kids[1], "("):
+            args = call_args(kids[1])
+            if len(args) == 3 and args[0].value.type == "name" and string_value(args[1].value) == "forward" and \
+                    f"{args[0].value.value}.forward" not in code(args[2].value).replace(" ", ""):
+                out.add(args[0].value.value)
+    return frozenset(out)
+
+
+def _sent(node: Node, names: Names, calls: list[Node], replaced: frozenset[str] = frozenset()) \
+        -> Iterator[CachePositionSent]:
+    """`model(..., cache_position=p)` / `model.forward(...)` on a loaded model (not one whose `forward` the module
+    replaces: `_replaced_forwards`); `x.update(k, v, i, {"cache_position": p})`."""
     kids = node.children
     if len(kids) < 2 or kids[0].type != "name":
+        return
+    if kids[0].value in replaced:
         return
     if kids[0].value in names.models:
         at = 1 if is_trailer(kids[1], "(") else 2 if len(kids) > 2 and is_trailer(kids[1], ".", "forward") and \

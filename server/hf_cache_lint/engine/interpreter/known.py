@@ -232,6 +232,10 @@ class KnownCallables:
         if attr.value.value == "cache_implementation" and isinstance(cfg, ConfigState) and isinstance(target.value, Ref):
             s = setting_from(value, "model")
             self.s.put(target.value, replace(cfg, ci=s))
+        elif isinstance(cfg, ModelState) and attr.value.value == "forward" and isinstance(target.value, Ref) and \
+                value.value != Method(target.value, "forward"):
+            # `setattr(model, "forward", patched_forward)` (Olive's export wrapper): as `model.forward = ...`
+            self.s.put(target.value, replace(cfg, forward=value.value))
         elif isinstance(cfg, ConfigState) and isinstance(target.value, Ref) and isinstance(attr.value.value, str):
             # any other attribute: as `config.<attr> = value` (a plain attribute when the config has no such field)
             self.s.put(target.value, cfg.with_keys((ConfigKey(attr.value.value, self.s.site(attr.arg.node),

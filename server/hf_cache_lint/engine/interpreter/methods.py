@@ -170,6 +170,8 @@ class TrackedMethods:
             self.s.note_validated(obj.gen_config)
             self.loading.remember_save(obj.gen_config, c.args)
             return NONE
+        if name == "__call__" and obj.forward is not None:
+            return UNKNOWN  # `model.forward = f` on this instance: `__call__` runs the code's `f`
         if name in ("forward", "__call__"):
             assert isinstance(c.whole, Span)
             forward_facts(self.facts, obj, c.args, c.whole)

@@ -21,7 +21,15 @@ from hf_cache_lint.engine.interpreter.hook_names import (
     module_names,
     prefix,
 )
-from hf_cache_lint.engine.syntax.nodes import Node, call_args, code, dotted, span, string_value
+from hf_cache_lint.engine.syntax.nodes import (
+    Node,
+    call_args,
+    code,
+    dotted,
+    span,
+    string_value,
+    unparenthesised,
+)
 
 
 def patched_attention_facts(module: Node, text: str) -> list[PatchedAttention]:
@@ -48,7 +56,7 @@ def patched_attention_facts(module: Node, text: str) -> list[PatchedAttention]:
     for node in assignments:
         if len(node.children) != 3 or code(node.children[1]).strip() != "=":
             continue
-        target, value = node.children[0], node.children[2]
+        target, value = node.children[0], unparenthesised(node.children[2])  # a wrapped line's `(f)` is `f`
         installed = _installed_class(target, value, node, names, own)
         if installed is not None:
             if installed not in seen:

@@ -23,6 +23,9 @@ when the paths are not a condition's two sides, e.g. a `try` body and its `excep
     that `Maybe` calls each option on its own path (calls.py `CallDispatch._call_options`), so what a
     replacement carries in holds only under its condition. Without conditions (a `try` and its handlers,
     a function's returns) the first path's replacement is kept, as before.
+  - ModelState's `forward` replacement (`model.forward = f`, `setattr(model, "forward", f)`): kept where either
+    path made one (the first path's if both did): a call of the model is then not said to run transformers'
+    forward.
   - ConfigState / PipelineState: their `cache_implementation` Settings meet by `merge_setting`: a
     string value beats none (unset, None or an unknown value) and carries the condition of the path that
     set it; two different strings keep the first path's, under its condition. A config's keys: those of
@@ -206,6 +209,8 @@ def _merge_obj(i: int, a: HeapObj, b: HeapObj, ca: Cond | None, cb: Cond | None)
     if a == b or type(a) is not type(b):
         return a
     if isinstance(a, ModelState) and isinstance(b, ModelState):
+        if a.forward is None and b.forward is not None:
+            a = replace(a, forward=b.forward)  # replaced on one path: transformers' forward is not said to run
         if a.generate == b.generate or (ca is None and cb is None):
             return a
         original = Method(Ref(i), "generate")

@@ -241,6 +241,9 @@ class Statements:
                                                       "attribute"),)))
         elif isinstance(obj, ModelState) and attr == "generate":
             self.s.put(base, replace(obj, generate=value))  # a wrapper installed over generate
+        elif isinstance(obj, ModelState) and attr == "forward" and value != Method(base, "forward"):
+            # The instance's calls now run the code's function (`torch.compile(model.forward)` is the model's own).
+            self.s.put(base, replace(obj, forward=value))
         elif isinstance(obj, ModelState) and ((isinstance(value, Method) and value.name == "generate") or
                                               _holds_cache(value)):
             # The original generate kept under another name, or a cache parked on the model between calls

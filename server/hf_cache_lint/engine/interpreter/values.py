@@ -325,6 +325,10 @@ class ModelState:
     remote_code: bool = False
     # Loaded as a decoder-only model (`...ForCausalLM`): its cache is layered (`.layers` of keys and values).
     decoder_only: bool = False
+    # `model.forward = f`, `setattr(model, "forward", f)` on this instance (Olive's export wrapper converting legacy
+    # pasts first), on some path to here: calling the model runs the code's function, not transformers' forward,
+    # so nothing is claimed of what the model's forward does with its arguments there.
+    forward: Value | None = None
 
 
 # How a key reached a GenerationConfig: given when it was built (`GenerationConfig(...)`, `from_dict`,
@@ -496,7 +500,7 @@ _WALK: dict[type, tuple[tuple[str, int], ...]] = {
     Method: (("owner", _ONE),),
     Partial: (("func", _ONE), ("kwargs", _ONE)),
     Function: (("owner", _ONE), ("closure", _SECOND)),
-    ModelState: (("gen_config", _ONE), ("generate", _ONE), ("aliases", _SECOND)),
+    ModelState: (("gen_config", _ONE), ("generate", _ONE), ("aliases", _SECOND), ("forward", _ONE)),
     PipelineState: (("model", _ONE),),
     DictState: (("entries", _SECOND), ("every", _ONE)),
     InstanceState: (("attrs", _SECOND),),

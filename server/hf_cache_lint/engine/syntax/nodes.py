@@ -142,6 +142,15 @@ def string_value(node: Node) -> str | None:
     return None
 
 
+def unparenthesised(node: Node) -> Node:
+    """`node` without the parentheses around it (`x = (\\n    f)`: a long patch line wrapped, the value is `f`); a
+    tuple keeps them (its comma makes a `testlist_comp` inside), so does a generator."""
+    while node.type == "atom" and len(node.children) == 3 and node.children[0].value == "(" and \
+            node.children[1].type != "testlist_comp":
+        node = node.children[1]
+    return node
+
+
 def dotted(node: Node) -> str | None:
     """`a.b.c` for a name or attribute chain without calls/subscripts, else None."""
     if node.type == "name":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hf_cache_lint.rules.base import Valid
 from hf_cache_lint.rules.hfc002_legacy_tuple_cache.examples import (
+    _FORWARD,
     _LAYERS,
     _LIST,
     _LOAD,
@@ -12,6 +13,16 @@ from hf_cache_lint.rules.hfc002_legacy_tuple_cache.examples import (
 )
 
 _LOAD_DC = _LOAD.replace("AutoTokenizer\n", "AutoTokenizer, DynamicCache\n", 1)
+# The model instance's forward replaced by the project's wrapper, which turns legacy pasts into a cache before the
+# model's own forward (Olive's export wrapper, `setattr(pytorch_model, "forward", patched_forward)`): a call of the
+# model runs the wrapper, so what transformers' forward does with a list is not what happens.
+_ACCEPT_LEGACY = ("\n\ndef accept_legacy_pasts(m):\n    original = m.forward\n\n"
+                  "    @functools.wraps(original)\n    def forward(*args, **kwargs):\n"
+                  '        past = kwargs.get("past_key_values")\n'
+                  "        if isinstance(past, (list, tuple)):\n            cache = DynamicCache()\n"
+                  "            for i, (k, v) in enumerate(past):\n                cache.update(k, v, i)\n"
+                  '            kwargs["past_key_values"] = cache\n        return original(*args, **kwargs)\n\n'
+                  '    setattr(m, "forward", forward)\n\n\naccept_legacy_pasts(model)\n')
 
 VALID: tuple[Valid, ...] = (
     Valid(
@@ -91,5 +102,15 @@ VALID: tuple[Valid, ...] = (
     Valid(
         _SUBCLASS + "legacy = out.past_key_values\n" + _SUBCLASS_CALL,
         note="the project's model subclass given the `Cache` object its own forward returned",
+    ),
+    Valid(
+        "import functools\n\n" + _LOAD_DC + _LIST + _ACCEPT_LEGACY + _FORWARD,
+        note="a list into the model after the project replaced that model's `forward` (`setattr(m, \"forward\", ...)`) "
+             "with a wrapper that builds a `DynamicCache` from it first",
+    ),
+    Valid(
+        "import functools\n\n" + _LOAD_DC + _LIST +
+        _ACCEPT_LEGACY.replace('setattr(m, "forward", forward)', "m.forward = forward") + _FORWARD,
+        note="the same wrapper installed by `m.forward = forward`",
     ),
 )

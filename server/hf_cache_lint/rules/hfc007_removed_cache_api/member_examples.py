@@ -134,6 +134,17 @@ _PATCHED_HOOK = ("\n\ndef prepare(self, input_ids, past_key_values=None, **kwarg
                  "LlamaForCausalLM.prepare_inputs_for_generation = prepare\n"
                  "past = model(**inputs, use_cache=True).past_key_values\n"
                  "step = model.prepare_inputs_for_generation(inputs.input_ids, past_key_values=past)\n")
+# The same 4.4x hook set on the model class with its value in parentheses (DynamicKV's long patch line) and left to
+# generate: 4.57.6 and 5.23.0 pass it the cache as `past_key_values`, 5.24.0 as `cache=`, so there the parameter is
+# None and the guarded read never runs (the parentheses only wrap the line: the hook is `prepare` as without them).
+_GENERATE_HOOK = ("\n\ndef prepare(self, input_ids, past_key_values=None, attention_mask=None, **kwargs):\n"
+                  "    if past_key_values is not None:\n        if isinstance(past_key_values, Cache):\n"
+                  "            past_length = past_key_values.seen_tokens\n"
+                  "            input_ids = input_ids[:, past_length:]\n"
+                  '    return {"input_ids": input_ids, "past_key_values": past_key_values, '
+                  '"attention_mask": attention_mask}\n\n\n'
+                  "LlamaForCausalLM.prepare_inputs_for_generation = (\n    prepare)\n"
+                  "model.generate(**inputs, max_new_tokens=2, min_new_tokens=2, do_sample=False)\n")
 # A write to a cache's `max_cache_len` (HeadInfer resets it on its own DynamicCache subclass): a property without a
 # setter on 4.54.0-5.19.0 (the release table), a plain attribute before and after.
 _RESET = "from transformers import DynamicCache\n\ncache = DynamicCache()\ncache.max_cache_len = 0\n"
@@ -262,6 +273,16 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="AttributeError: 'DynamicCache' object has no attribute 'seen_tokens'",
         note="a function set on the model class and called on the model with a forward's cache: it runs with that "
              "cache on every release (5.24's generate passes its own as `cache=`, this call does not)",
+    ),
+    Invalid(
+        prelude("Cache", model="LlamaForCausalLM") + _GENERATE_HOOK,
+        flagged="seen_tokens",
+        versions=("4.57.6", "5.23.0"),
+        severity=Severity.WARNING,  # under the hook's `if past_key_values is not None:`
+        runtime={"4.57.6": "HFC007", "5.23.0": "HFC007", "5.24.0": "OK", "5.25.0": "OK"},
+        message_contains="AttributeError: 'DynamicCache' object has no attribute 'seen_tokens'",
+        note="a function set on the model class (its value in parentheses) and left to generate, which passes it "
+             "the cache as `past_key_values` up to 5.23.0: `seen_tokens` is gone from 4.54",
     ),
     invalid(
         _RESET,
@@ -428,6 +449,12 @@ VALID: tuple[Valid, ...] = (
         prelude("Cache", model="LlamaForCausalLM") + _PATCHED_HOOK.replace("past_key_values.seen_tokens",
                                                                             "past_key_values.get_seq_length()"),
         note="the same hook set on the model class reading the length by `get_seq_length()` (4.57 and 5.x have it)",
+    ),
+    Valid(
+        prelude("Cache", model="LlamaForCausalLM") + _GENERATE_HOOK,
+        versions=("5.24.0", "5.25.0"),
+        note="the same hook on 5.24+: generate passes the cache as `cache=`, `past_key_values` is None, the read "
+             "under its `is not None` test never runs (HFC010 says what the hook loses)",
     ),
     Valid(
         _RESET.replace("cache.max_cache_len = 0\n", "try:\n    cache.max_cache_len = 0\nexcept AttributeError:  # "

@@ -12,6 +12,14 @@ from hf_cache_lint.rules.hfc011_ignored_cache_position.examples import (
     ROLLBACK,
 )
 
+# The model's forward replaced by the project's function, which takes `cache_position` itself (Olive's export wrapper
+# pattern): a call of the model runs it, so what transformers' forward does with the positions is not what happens.
+_OWN_FORWARD = ("original_forward = model.forward\n\n\n"
+                "def forward(*args, cache_position=None, **kwargs):\n"
+                "    model.positions = cache_position\n"
+                "    return original_forward(*args, **kwargs)\n\n\n"
+                'setattr(model, "forward", forward)\n')
+
 VALID: tuple[Valid, ...] = (
     Valid(
         "import torch\nfrom transformers import DynamicCache\n\n\n"
@@ -48,6 +56,12 @@ VALID: tuple[Valid, ...] = (
     Valid(
         ROLLBACK.replace(", cache_position=torch.tensor([5])", ""),
         note="a sequential step without positions",
+    ),
+    Valid(
+        ROLLBACK.replace(_LOAD, _LOAD + _OWN_FORWARD),
+        note="the same rollback through the project's own forward installed on the model (`setattr(model, "
+             "\"forward\", forward)`), which takes the positions itself: the call runs that function, not "
+             "transformers' forward",
     ),
     Valid(
         _LOAD + "\n\ndef step(ids, cache_position=None):\n    return ids, cache_position\n\n\n"
