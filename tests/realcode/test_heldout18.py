@@ -22,6 +22,8 @@ from recall_set import HELDOUT18
 # `LlamaForCausalLM.prepare_inputs_for_generation = (` / `prepare_inputs_for_generation_llama)`, is read as the hook
 # it installs, so 5.24's `cache=` leaves its `past_key_values` None and the guarded `seen_tokens` read is not
 # reported there): 5.24.0 and 5.25.0 12/13, 14 of 15.
+# Both merged (eleventh session, forward29m and prec29m): 4.57.6 6/9, 8 of 9; 5.23.0 13/14, 15 of 16; 5.24.0 and
+# 5.25.0 12/13, 14 of 15.
 FLOORS: dict[str, Floor] = {
     "4.57.6": Floor(6, 8 / 9),
     "5.23.0": Floor(13, 15 / 16),
