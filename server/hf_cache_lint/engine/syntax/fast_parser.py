@@ -14,7 +14,8 @@ transformers' large modules and broken inputs).
 with the same token stream; the diff parser tokenizes with it too): the same pgen grammar, diff parser and
 `_hashed` (so the same `parser_cache` entries, which jedi and engine/interpreter/replay.py read). parso's own grammar
 object (`parso.load_grammar()`, shared with jedi; engine/syntax/grammar_table.py rebuilds its tables from the
-tables the package ships) is left as it is.
+tables the package ships) is left as it is, but for one attribute parso never reads on the DFA states the two
+share (`_hfc_steps`: `_tables`).
 
 Written against parso 0.8.7's internals (`BaseParser._add_token`/`_pop`, `Parser.convert_node`/`convert_leaf`/
 `_recovery_tokenize`, `Leaf.__init__`, `BaseNode.__init__`, `DFAState.transitions`): with another parso installed
