@@ -226,3 +226,46 @@ def test_the_engine_parses_with_it() -> None:
     assert tree.get_code() == "model.generate(x)\n"
     assert interp._GRAMMAR._parser is FAST._parser
     assert interp._GRAMMAR._tokenizer.func is FAST._tokenizer.func
+
+
+ORACLE = Path(os.environ.get("ORACLE_DIR") or REPO / ".cache" / "oracle")
+# Large transformers modules of the kind the CLI's gate passes to the engine (issue 31's cold run parses 99 of
+# 5.24.0's): the generation loop, a model, the model base class.
+TRANSFORMERS_MODULES = ("generation/utils.py", "models/llama/modeling_llama.py", "modeling_utils.py",
+                        "cache_utils.py")
+
+
+@pytest.mark.parametrize("module", TRANSFORMERS_MODULES)
+def test_the_tree_is_parsos_on_transformers_modules(module: str) -> None:
+    path = ORACLE / "tf-5.24.0" / "transformers" / module
+    if not path.exists():
+        pytest.skip(f"no oracle environment at {ORACLE}")
+    text = path.read_text()
+    assert_same_tree(text, module)
+    rng = random.Random(31)
+    for how, damaged in broken(text, rng):
+        assert_same_tree(damaged, f"{module}, {how}")
+
+
+def test_the_parser_stack_serves_error_recovery_and_the_diff_parser() -> None:
+    """The parser's stack is a plain list (fast_parser.py `parse`): parso's error recovery and its diff parser,
+    which reads the stack while it tokenizes a changed block, give parso's own trees with it."""
+    text = (REPO / "examples" / "compile_then_prefix_cache.py").read_text()
+    parser = fast_parser.FastParser(FAST._pgen_grammar, error_recovery=True)
+    parser.parse(FAST._tokenize_lines(split_lines("def f(:\n    x = (1,\n", keepends=True)))
+    assert type(parser.stack) is list
+    lines = text.splitlines(keepends=True)
+    plain_key, fast_key = "/tmp/hfc-test-fast-parser-plain.py", "/tmp/hfc-test-fast-parser-fast.py"
+    try:
+        PLAIN.parse(text, path=plain_key, diff_cache=True, cache=False)
+        FAST.parse(text, path=fast_key, diff_cache=True, cache=False)
+        rng = random.Random(7)
+        for _ in range(20):
+            at = rng.randrange(len(lines))
+            edited = "".join([*lines[:at], rng.choice(["    x = (\n", "\n", "def g(:\n", "y = 1\n"]), *lines[at:]])
+            a = PLAIN.parse(edited, path=plain_key, diff_cache=True, cache=False)
+            b = FAST.parse(edited, path=fast_key, diff_cache=True, cache=False)
+            assert difference(a, b) is None, at
+    finally:
+        for grammar, key in ((PLAIN, plain_key), (FAST, fast_key)):
+            parso.cache.parser_cache.get(grammar._hashed, {}).pop(Path(key), None)

@@ -4,16 +4,18 @@ parso 0.8's `Parser.parse` pulls each token through `_recovery_tokenize` (a gene
 calls `_token_to_transition`, `_pop` (and `convert_node`) for each finished rule and `convert_leaf` for the leaf;
 each leaf's `__init__` sets its position through a property. That is ~5 Python calls per token for what is a few
 dict look-ups. `FastParser.parse` does the same steps in one loop, in the same order, with the same objects: the
-same `Stack` of `StackNode`s, the same node and leaf classes with the same attributes, the same `error_recovery`
-(parso's own, called whenever parso's would be: it reads and edits `self.stack`, `self._omit_dedent_list` and calls
-`self._add_token`, which stay parso's). Only the common case is inlined; every tree is parso's tree, node for
-node (tests/engine/test_fast_parser.py compares them over the corpus, the examples and broken inputs).
+same stack of `StackNode`s (a plain list: see `parse`), the same node and leaf classes with the same attributes,
+the same `error_recovery` (parso's own, called whenever parso's would be: it reads and edits `self.stack`,
+`self._omit_dedent_list` and calls `self._add_token`, which stay parso's). Only the common case is inlined; every
+tree is parso's tree, node for node (tests/engine/test_fast_parser.py compares them over the corpus, the examples,
+transformers' large modules and broken inputs).
 
 `grammar()` is a copy of parso's grammar object with this parser and engine/syntax/fast_tokenizer.py's tokenizer (parso's,
 with the same token stream; the diff parser tokenizes with it too): the same pgen grammar, diff parser and
 `_hashed` (so the same `parser_cache` entries, which jedi and engine/interpreter/replay.py read). parso's own grammar
 object (`parso.load_grammar()`, shared with jedi; engine/syntax/grammar_table.py rebuilds its tables from the
-tables the package ships) is left as it is.
+tables the package ships) is left as it is, but for one attribute parso never reads on the DFA states the two
+share (`_hfc_steps`: `_tables`).
 
 Written against parso 0.8.7's internals (`BaseParser._add_token`/`_pop`, `Parser.convert_node`/`convert_leaf`/
 `_recovery_tokenize`, `Leaf.__init__`, `BaseNode.__init__`, `DFAState.transitions`): with another parso installed
@@ -27,7 +29,7 @@ import functools
 from typing import Any
 
 import parso
-from parso.parser import InternalParseError, Stack, StackNode
+from parso.parser import InternalParseError, StackNode
 from parso.python import tree
 from parso.python.parser import Parser
 from parso.python.token import PythonTokenTypes
@@ -45,7 +47,7 @@ class FastParser(Parser):
         if not self._error_recovery or self._start_nonterminal != "file_input":
             return super().parse(tokens)  # type: ignore[no-untyped-call]
         pgen = self._pgen_grammar
-        tables = _tables(pgen)
+        _tables(pgen)  # each DFA state's `_hfc_steps`, read below
         reserved = pgen.reserved_syntax_strings
         node_map = self.node_map
         leaf_classes = _LEAF_CLASSES
@@ -58,7 +60,13 @@ class FastParser(Parser):
         leaf: Any
         node: Any
 
-        stack = self.stack = Stack([_StackNode(pgen.nonterminal_to_dfas[self._start_nonterminal][0])])
+        # A plain list, not parso's `Stack` (a list subclass): CPython 3.11 specialises `stack[-1]`, `append` and `pop`
+        # for an exact list only (the 99 modules of transformers 5.24.0 the CLI's gate passes: parse 2.03-2.14 ->
+        # 1.81-1.88 s CPU with `_hfc_steps` and the pop loop's `tos`). `Stack` adds only jedi's completion API
+        # (`_allowed_transition_names_and_token_types`), which jedi asks of its own parser (parso's grammar object);
+        # error_recovery and the diff parser (which reads this stack while it tokenizes) only index, slice and append.
+        stack: list[Any] = [_StackNode(pgen.nonterminal_to_dfas[self._start_nonterminal][0])]
+        self.stack = stack  # type: ignore[assignment]  # parso annotates it `Stack`
         token = None
         for token in tokens:
             type_, value, start_pos, prefix = token
@@ -77,10 +85,10 @@ class FastParser(Parser):
             kind = type_._value_
             transition = reserved.get(value, kind) if kind.contains_syntax else kind
             try:
+                tos = stack[-1]
                 while True:
-                    tos = stack[-1]
                     dfa = tos.dfa
-                    step = tables[id(dfa)].get(transition)
+                    step = dfa._hfc_steps.get(transition)  # an attribute: `tables[id(dfa)]` was two look-ups more
                     if step is not None:
                         break
                     if not dfa.is_final:
@@ -106,7 +114,8 @@ class FastParser(Parser):
                             node.parent = None
                             for child in nodes:
                                 child.parent = node
-                    stack[-1].nodes.append(node)
+                    tos = stack[-1]  # the next state down: the loop's next step
+                    tos.nodes.append(node)
             except IndexError:
                 raise _ParseError("too much input", type_, value, start_pos) from None
             if step is None:
@@ -152,8 +161,10 @@ _TABLES: dict[int, tuple[Any, dict[int, dict[Any, Step]]]] = {}
 
 def _tables(pgen: Any) -> dict[int, dict[Any, Step]]:
     """Each DFA state's `transitions` keyed as `FastParser.parse` looks them up (TokenType for an enum member),
-    each plan as (next_dfa, dfa_pushes); by `id` of the state (DFAState defines __eq__, so it has no hash).
-    Built once per pgen grammar (its states live as long as it, and it is kept here beside its table)."""
+    each plan as (next_dfa, dfa_pushes); by `id` of the state (DFAState defines __eq__, so it has no hash), and the
+    same dict set on the state as `_hfc_steps`, which `parse` reads (parso's states are shared with parso's own
+    grammar object, which never reads that attribute). Built once per pgen grammar (its states live as long as it,
+    and it is kept here beside its table)."""
     kept = _TABLES.get(id(pgen))
     if kept is not None and kept[0] is pgen:
         return kept[1]
@@ -163,8 +174,9 @@ def _tables(pgen: Any) -> dict[int, dict[Any, Step]]:
         dfa = todo.pop()
         if id(dfa) in table:
             continue
-        table[id(dfa)] = {(key._value_ if isinstance(key, PythonTokenTypes) else key): (plan.next_dfa, plan.dfa_pushes)
-                          for key, plan in dfa.transitions.items()}
+        table[id(dfa)] = dfa._hfc_steps = {
+            (key._value_ if isinstance(key, PythonTokenTypes) else key): (plan.next_dfa, plan.dfa_pushes)
+            for key, plan in dfa.transitions.items()}
         for plan in dfa.transitions.values():
             todo.append(plan.next_dfa)
             todo.extend(plan.dfa_pushes)
