@@ -15,12 +15,14 @@ from __future__ import annotations
 from heldout_support import Floor, held_out_tests
 from recall_set import HELDOUT21
 
-# Floors set by the lead when measured (the set is unseen: its writer never ran the checker on it).
+# Measured unseen by the lead (eleventh session): the same on main at the start (2aa06a4's server/) and on round 1
+# merged (7fbef6b's: bind29m, forward29m, prec29m, speed31p): 4.57.6 6/10, 6 of 8; 5.23.0 12/17, 12 of 14;
+# 5.24.0 and 5.25.0 12/18, 12 of 14.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(0, 0.0),
-    "5.23.0": Floor(0, 0.0),
-    "5.24.0": Floor(0, 0.0),
-    "5.25.0": Floor(0, 0.0),
+    "4.57.6": Floor(6, 6 / 8),
+    "5.23.0": Floor(12, 12 / 14),
+    "5.24.0": Floor(12, 12 / 14),
+    "5.25.0": Floor(12, 12 / 14),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,
