@@ -21,13 +21,17 @@ fresh `DynamicCache` and read its removed `key_cache` (one HFC007 each). For eac
 --before CHECKOUT also times another checkout's CLI (its server/ on PYTHONPATH) in the same rounds,
 alternating with ours, up to --before-max functions (before 31's change a module of 100 took minutes).
 --dict N adds the issue's other shape: an N-entry dict literal and a generate call (bench/scaling_shapes.py
-big_dict), CLI only. The load average is printed: compare ratios from one run.
+big_dict): the CLI, then where its CPU goes, the CLI's own run in a child (`--jobs 1`) with per-stage timers
+(medians of --rounds): the screen (prefilter and compile gate), the first check (parse included), parso's parses, the interpreter, the whole
+verification, the re-checks it ran and the compile of each fixed text (`still_parses`). The load average is
+printed: compare ratios from one run.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import math
 import os
 import resource
@@ -38,6 +42,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "server"))  # this checkout's code, in process
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -129,7 +134,69 @@ def in_process(text: str, rounds: int) -> tuple[float, float, float, int, int]:
     return t_ast, t_check, t_verify, rechecks, len(findings)
 
 
+DICT_STAGES = ("process", "screen", "check", "parse", "interpreter", "verify", "re-checks", "compile of fixed texts")
+
+
+def stages_child(path: str) -> None:
+    """In the measured process: the CLI's check of `path` (`--jobs 1`, so all of it runs here) with a timer on
+    each stage; prints one line `stage=CPU seconds ...` (`process`: this process's CPU, imports included)."""
+    import hf_cache_lint.fixcheck as fixcheck
+    from hf_cache_lint import cli
+    from hf_cache_lint.checking import files
+    from hf_cache_lint.cli_support import runner
+    from hf_cache_lint.engine.interpreter import Interpreter, interp
+    from hf_cache_lint.fixcheck import results, verifier
+
+    spent: dict[str, float] = dict.fromkeys(DICT_STAGES, 0.0)
+    counts: dict[str, int] = dict.fromkeys(DICT_STAGES, 0)
+
+    def timed(inner: Callable[..., Any], stage: str) -> Callable[..., Any]:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            start = time.process_time()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                spent[stage] += time.process_time() - start
+                counts[stage] += 1
+        return wrapper
+
+    runner._gate = timed(runner._gate, "screen")  # type: ignore[assignment]  # the prefilter and compile gate
+    files.check_data = timed(files.check_data, "check")  # type: ignore[assignment]
+    interp.parse = timed(interp.parse, "parse")  # type: ignore[assignment]
+    Interpreter.run_module = timed(Interpreter.run_module, "interpreter")  # type: ignore[method-assign]
+    # the CLI's runner imports verify_result from the package when it runs; it calls the module's file_recheck
+    fixcheck.verify_result = timed(results.verify_result, "verify")  # type: ignore[assignment]
+    verifier.still_parses = timed(verifier.still_parses, "compile of fixed texts")  # type: ignore[assignment]
+    file_recheck = results.file_recheck
+    results.file_recheck = lambda *a, **k: timed(file_recheck(*a, **k), "re-checks")  # type: ignore[assignment]
+    with open(os.devnull, "w") as null, contextlib.redirect_stdout(null):
+        cli.main(["check", "--no-cache", "--format", "json", "--exit-zero", "--jobs", "1", path])
+    spent["process"] = time.process_time()
+    print(" ".join(f"{k.replace(' ', '_')}={spent[k]:.4f}/{counts[k]}" for k in DICT_STAGES))
+
+
+def dict_stages(path: Path, rounds: int) -> str:
+    """The median CPU seconds of each stage of the CLI's run over `path`, `stages_child` in a child per round."""
+    per: dict[str, list[float]] = {k: [] for k in DICT_STAGES}
+    calls: dict[str, str] = {}
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = str(ROOT / "server")
+    for _ in range(rounds):
+        out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--stages-of", str(path)], env=env,
+                             capture_output=True, text=True, check=True, cwd=path.parent).stdout.split()[-len(DICT_STAGES):]
+        for item in out:
+            name, value = item.split("=")
+            seconds, count = value.split("/")
+            per[name.replace("_", " ")].append(float(seconds))
+            calls[name.replace("_", " ")] = count
+    return " | ".join(f"{k} {statistics.median(v):.3f}" + (f" ({calls[k]})" if k != "process" else "")
+                      for k, v in per.items())
+
+
 def main() -> None:
+    if len(sys.argv) == 3 and sys.argv[1] == "--stages-of":
+        stages_child(sys.argv[2])
+        return
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="25,50,100,200,500,1000,2000")
     ap.add_argument("--rounds", type=int, default=3)
@@ -186,6 +253,7 @@ def main() -> None:
                      f"{statistics.median(c for _, c in before):.2f} s CPU" if before else "")
             print(f"\n{args.dict:,}-entry dict literal and a generate call: {statistics.median(w for w, _ in ours):.2f} s "
                   f"wall, {statistics.median(c for _, c in ours):.2f} s CPU (medians of {args.rounds}){extra}")
+            print(f"in its CLI, CPU s (calls), medians of {args.rounds}: {dict_stages(path, args.rounds)}")
 
 
 if __name__ == "__main__":
