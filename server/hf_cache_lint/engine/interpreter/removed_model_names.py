@@ -7,7 +7,6 @@ read and raises nothing; once the code stores a name there, reading it finds wha
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Iterator
 
 from hf_cache_lint.engine.environment.releases_models import (
@@ -93,13 +92,6 @@ class ModelModules:
         self.words = ("modeling_", *self.aliases, *REMOVED_GENERATION_EXPORTS)
 
 
-# What follows a stored dotted name's first word: a dot, after blanks and line continuations. A target that is a
-# child of the assignment itself (not in brackets: those make an atom of it) ends at a line break without a
-# backslash, and a name alone has no dot: the occurrences followed by anything else (in a docstring, a comment, an
-# import, a call) need no look-up in the tree (on generation/utils.py 15 of `transformers`' 16).
-_A_DOT = re.compile(r"(?:[ \t\f]|\\\n)*\.")
-
-
 def _stored(module: Node, text: str | None, firsts: set[str]) -> frozenset[str]:
     """The dotted names with a dot, starting at one of `firsts`, that an assignment of the statement walk stores to
     (`a.b = c`, `a.b.c = d = e`, `a.b += 1`)."""
@@ -111,7 +103,7 @@ def _stored(module: Node, text: str | None, firsts: set[str]) -> frozenset[str]:
         return frozenset(d for s in stores if (d := dotted(s)) is not None and "." in d and d.split(".")[0] in firsts)
     found: set[str] = set()
     for first in firsts:
-        for leaf in word_leaves(module, text, first, _A_DOT):
+        for leaf in word_leaves(module, text, first):
             node = leaf.parent
             if leaf.type != "name" or node is None or node.type not in ("power", "atom_expr") or \
                     node.children[0] is not leaf:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import re
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -302,19 +301,14 @@ def in_statement_walk(node: Node) -> bool:
     return above is None
 
 
-def word_leaves(module: Node, text: str, word: str, then: re.Pattern[str] | None = None) -> Iterator[Node]:
+def word_leaves(module: Node, text: str, word: str) -> Iterator[Node]:
     """The leaves of `module` (parsed from `text`, which has no carriage return nor BOM: parso's lines and columns
     are then the text's) that are `word` and start where it does in the text, in source order: every keyword or
-    name `word` of the tree, found by each occurrence's position (`_last_leaf_from`), not by a walk.
-    `then`: only the occurrences the pattern matches right after (the caller wants no leaf followed otherwise: an
-    occurrence in a string or a comment then costs no lookup in the tree)."""
+    name `word` of the tree, found by each occurrence's position (`_last_leaf_from`), not by a walk."""
     line, line_start, at = 1, 0, 0
     size = len(word)
     start = text.find(word)
     while start >= 0:  # every occurrence (str.find: a regex with \b is ~5x slower); the leaf says which is the word
-        if then is not None and then.match(text, start + size) is None:
-            start = text.find(word, start + size)
-            continue
         newlines = text.count("\n", at, start)
         if newlines:
             line += newlines
