@@ -17,7 +17,14 @@ import pytest
 
 from hf_cache_lint.checking import source
 from hf_cache_lint.engine.environment.context import Context
-from hf_cache_lint.engine.interpreter import interp, replay, replay_calls, replay_records, replay_store
+from hf_cache_lint.engine.interpreter import (
+    functions,
+    interp,
+    replay,
+    replay_calls,
+    replay_records,
+    replay_store,
+)
 from hf_cache_lint.engine.output.analysis import Analysis
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -248,6 +255,66 @@ def test_an_edited_method_reruns_its_callers_whose_other_calls_are_replayed(
             if n == 5:  # `cache` now returns None: its calls did otherwise, the callers run again
                 assert ("def run", False) in through and ("def other", False) in through
                 assert ("config", True) in calls  # the calls kept with `run`'s replays at the last two checks
+    finally:
+        interp.forget(str(path))
+
+
+INSTANCE = '''from transformers import AutoModelForCausalLM, DynamicCache
+
+
+class Runner:
+    def __init__(self, name):
+        self.model = AutoModelForCausalLM.from_pretrained(name)
+        self.cache = DynamicCache()
+        self.model.generation_config.cache_implementation = "static"
+
+    def first(self, ids):
+        return self.model.generate(ids, past_key_values=self.cache)
+
+    def second(self, ids):
+        out = self.model.generate(ids, past_key_values=self.cache)
+        return out
+
+
+def unrelated():
+    return 1
+'''
+
+
+def test_the_init_that_sets_up_an_uncalled_methods_instance_is_replayed_unless_what_it_read_changed(
+        tmp_path: Path, analyses: list[Analysis], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shared instance the class's uncalled methods run on is set up by its `__init__` (functions.py
+    `setup_instance`): that run is replayed as an uncalled function's is, under a key of its own (`__init__` runs
+    again as the class's first uncalled method, on that instance); edited, it runs and its new effects reach the
+    methods' findings, each a fresh check's."""
+    ran: list[str] = []
+    original = functions.UserFunctions.run_function
+
+    def spy(self: functions.UserFunctions, node: Any, *args: Any, **kwargs: Any) -> Any:
+        ran.append(node.name.value)
+        return original(self, node, *args, **kwargs)
+
+    monkeypatch.setattr(functions.UserFunctions, "run_function", spy)
+    path = tmp_path / "runner_init.py"
+    ctx = Context(workspace=tmp_path)
+    other = INSTANCE.replace("return 1", "return 2")
+    none = INSTANCE.replace("self.cache = DynamicCache()", "self.cache = None")
+    # (A buffer's first check records no run: its second runs everything again.)
+    texts = [INSTANCE, other, other.replace("return 2", "return 3"), none, none.replace("return 1", "return 4"),
+             INSTANCE, INSTANCE.replace("\n\nclass", "\n\n\nclass"), INSTANCE]
+    try:
+        for n, text in enumerate(texts):
+            ran.clear()
+            analyses.clear()
+            buffer = source.check_source(text, str(path), None, ctx, incremental=True)
+            buffer_ran = list(ran)
+            assert buffer == source.check_source(text, str(path), None, ctx, use_gate=False)
+            assert facts(analyses[0]) == facts(analyses[1])
+            assert [f.code for f in buffer.findings] == (["HFC006"] * 2 if "= None" in text else ["HFC001"] * 2)
+            if n in (2, 4, 6, 7):  # an edit in `unrelated`, a line added above and removed: neither `__init__`'s
+                assert "__init__" not in buffer_ran  # set-up nor its own run runs again
+            if n in (0, 1, 3, 5):  # a first check and the next, `__init__` edited, edited back: its set-up runs
+                assert "__init__" in buffer_ran
     finally:
         interp.forget(str(path))
 

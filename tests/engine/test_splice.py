@@ -315,3 +315,64 @@ def test_a_next_line_indented_more_than_the_statement_is_not_left_out_of_it(tmp_
         assert "z = 2" in tree.children[0].get_code()  # the body block holds the last line
     finally:
         parsing.forget(GRAMMAR, key)
+
+
+def test_the_leaves_kept_for_the_next_move_follow_every_change_under_them(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A move of the lines after an Enter or a join reuses the last move's leaves of each later node (`_LEAVES`):
+    an edit inside such a node afterwards (a line spliced alone, a statement spliced, lines added there, the diff
+    parser's update) must not leave its old leaves to the next move. Each tree is a fresh parse's, and the second
+    Enter at the same place walks none of the later methods again."""
+    methods = "".join(f"    def m{i}(self, x):\n        y = x + {i}\n        z = y * {i}\n        if y:\n"
+                      f"            return y\n        return None\n\n" for i in range(12))
+    base = f"class A:\n{methods}\ndef tail():\n    return 1\n"
+    walked: list[int] = []
+    original = splice._leaves
+
+    def spy(node: Any) -> list[Any]:
+        walked.append(id(node))
+        return original(node)
+
+    monkeypatch.setattr(splice, "_leaves", spy)
+    key = str(tmp_path / "leaves.py")
+    lines = base.split("\n")
+    parsing.incremental_parse(GRAMMAR, base, key)
+
+    def step(new: list[str]) -> None:
+        text = "\n".join(new)
+        tree = parsing.incremental_parse(GRAMMAR, text, key)
+        assert tree.get_code() == text
+        assert shape(tree) == shape(GRAMMAR.parse(text))
+
+    try:
+        row = lines.index("        y = x + 1")
+        enter = [*lines[:row + 1], "        z = y", *lines[row + 1:]]
+        step(enter)
+        step(lines)  # the join: the later methods moved back from their kept leaves
+        walked.clear()
+        step(enter)
+        assert len(walked) <= 3  # m1's own later statements at most; no later method, no class-level node again
+        later = enter.index("        z = y * 7")
+        edits = [
+            (later, "        z = y * 77"),  # one line spliced alone inside m7 (parsing.splice_line)
+            (later - 1, "        y = x + 7 if x else 0"),  # a statement of m7 spliced (splice_statement)
+            (later, "        z = (y * 7"),  # half-typed: the diff parser's update
+            (later, "        z = y * 7"),
+        ]
+        current = enter
+        for at, line in edits:
+            current = [*current[:at], line, *current[at + 1:]]
+            step(current)
+            current = current[:row + 1] + current[row + 2:]  # a join above m7: m7 moves by its kept leaves
+            step(current)
+            current = [*current[:row + 1], "        z = y", *current[row + 1:]]
+            step(current)
+        # Lines added inside m7, then a join in m1 again.
+        at = current.index("        z = y * 7")
+        current = [*current[:at], "        w = 1", "        w = 2", *current[at:]]
+        step(current)
+        current = current[:row + 1] + current[row + 2:]
+        step(current)
+    finally:
+        parsing.forget(GRAMMAR, key)
+    assert splice._LEAVES is None  # a forgotten tree's leaves are not kept

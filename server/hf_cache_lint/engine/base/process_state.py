@@ -42,6 +42,8 @@ STATE: tuple[Global, ...] = (
     Global("engine/syntax/parsing.py", "_MOVES", "cache",
            "per editor buffer: how often its kept tree's line count changed, where the last change began and how it moved "
            "the lines (replays)"),
+    Global("engine/syntax/splice.py", "_LEAVES", "cache",
+           "the leaves under each node the last splice that moved lines moved, for the next such splice (one tree's)"),
     Global("engine/interpreter/shift.py", "_FIELDS", "cache",
            "per dataclass or named tuple type: the fields a moved copy maps (filled at a type's first move)"),
     Global("engine/syntax/fast_parser.py", "_TABLES", "registry",

@@ -85,6 +85,8 @@ def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGua
     runs = FunctionRuns(inputs(target, guards, classes, models, reads, quiet.words), reads, user_methods,
                        quiet.lines_text)
 
+    heads: dict[int, str] = {}  # reuse_head's class headers, by the class node (this check's tree)
+
     def walk(stack: list[tuple[Node, Scope]], into: Node | None = None) -> Walked:
         found: list[RemovedApiUse] = []
         functions: dict[int, object] = {}  # id() of a read found -> the function it is in
@@ -95,7 +97,7 @@ def removed_api_uses(module: Node, text: str, target: Target, guards: VersionGua
                 continue  # a leaf: every use below is read from a node
             t = node.type
             if t == "funcdef" and node is not into:  # `into`: a function `runs` found not quiet
-                head = reuse_head(node) if scope == _MODULE else None
+                head = reuse_head(node, heads) if scope == _MODULE else None
                 if head is not None:
                     got = runs.uses(node, partial(walk, [(node, scope)], node), quiet, head)
                     found.extend(got[0])

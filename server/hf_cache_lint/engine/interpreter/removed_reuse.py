@@ -84,11 +84,12 @@ def top_level(node: Node) -> bool:
     return parent is not None and parent.type == "file_input"
 
 
-def reuse_head(node: Node) -> str | None:
+def reuse_head(node: Node, heads: dict[int, str] | None = None) -> str | None:
     """What a walk of the `def` `node` reads outside its own lines besides the module-wide inputs, as text: "" for a
     module-level `def` (`top_level`); for a method (also decorated) of a class of the module itself (not under a
     condition), the class's header up to its colon: the constructor part reads the class's name and bases
-    (constructor_calls.py `_owner`); None for any other `def` (not reused)."""
+    (constructor_calls.py `_owner`); None for any other `def` (not reused). `heads`: the headers already rendered
+    in this walk, by the class node (the tree does not change during a check; a class of 60 methods renders once)."""
     if top_level(node):
         return ""
     parent = node.parent
@@ -97,7 +98,12 @@ def reuse_head(node: Node) -> str | None:
     owner = parent.parent if parent is not None and parent.type == "suite" else None
     if owner is None or owner.type != "classdef" or not top_level(owner):
         return None
-    return "".join(kid.get_code() for kid in owner.children[:-1]) + "\n"
+    got = heads.get(id(owner)) if heads is not None else None
+    if got is None:
+        got = "".join(kid.get_code() for kid in owner.children[:-1]) + "\n"
+        if heads is not None:
+            heads[id(owner)] = got
+    return got
 
 
 class FunctionRuns:

@@ -30,6 +30,7 @@ from parso.python.diff import DiffParser
 from parso.utils import python_bytes_to_unicode, split_lines
 
 from hf_cache_lint.engine.base import process_state
+from hf_cache_lint.engine.syntax import splice
 from hf_cache_lint.engine.syntax.line_map import LineMap
 from hf_cache_lint.engine.syntax.splice import splice_statement
 
@@ -250,6 +251,7 @@ def splice_line(grammar: Any, module: Any, old_lines: list[str], new_lines: list
             n.line = line
             n.column += indent
     parts[0].get_first_leaf().prefix = first.prefix
+    splice.changed(block)
     # A new list, as the diff parser gives every block it rebuilds (the old one stays as it was for whoever holds it).
     block.children = kids[:i] + parts + kids[j:]
     for n in parts:
@@ -342,6 +344,7 @@ def incremental_parse(grammar: Any, text: str, key: str) -> Any:
         # removed (engine/syntax/splice.py).
         node = item.node
     else:
+        splice.forget_leaves(item.node)  # the diff parser may change what is under any node
         differ = _KnownChangeDiffParser(grammar._pgen_grammar, grammar._tokenizer, item.node)  # type: ignore[no-untyped-call]
         node = differ.update_with(item.lines, lines, ops)
     file_io = KnownContentFileIO(path, code)  # type: ignore[no-untyped-call]
@@ -355,6 +358,9 @@ def forget(grammar: Any, key: str, unlink: bool = False) -> None:
     kept = parser_cache.get(grammar._hashed, {})
     items = (kept.pop(Path(key), None), kept.pop(key, None))
     _MOVES.pop(key, None)
+    for item in items:
+        if item is not None:
+            splice.forget_leaves(item.node)
     if unlink:
         for item in items:
             if item is not None:
