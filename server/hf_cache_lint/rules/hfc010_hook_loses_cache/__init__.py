@@ -202,6 +202,17 @@ class HookLosesCache(Rule):
                    f"{later}, into `**{hook.var_keyword}`, never as `{name}`, so `{name}` keeps its default and "
                    "the hook hands the model no cache: each step runs without its past (silently; a hook that "
                    "feeds only the new token decodes it without its context)")
+        related: tuple[Related, ...] = ()
+        if hook.handed_parameter is not None:
+            # The body also reads the parameter (tests it, slices by it): a finding on what the hook takes, on the
+            # parameter (docs.md, "Where a hook finding stands"), the entry that hands the None on named as related.
+            related = (Related(place, f"hands the model `{name}`, None on transformers {target}"),)
+            place = hook.handed_parameter
+            message = (f"{hook.target} takes the cache as `{name}`, but transformers {target} passes it to the hook "
+                       f"as `{now}=`{later}, into `**{hook.var_keyword}`, never as `{name}`: `{name}` keeps its "
+                       f"default, so the hook's uses of it see None and `{text}` (line {related[0].span.start.line})"
+                       " hands the model no cache: each step runs without its past (silently; a hook that feeds "
+                       "only the new token decodes it without its context)")
         fixes: list[Fix] = []
         if hook.insert_at is not None:
             kw = hook.var_keyword
@@ -211,7 +222,7 @@ class HookLosesCache(Rule):
             fixes.append(Fix(FED_TITLE.format(name=name), (Edit(hook.insert_at, line),), preferred=True,
                              applicability=UNSAFE))
         yield self.report(place, message, severity=Severity.WARNING,
-                          fixes=(*fixes, self.ignore_fix(analysis, place)),
+                          fixes=(*fixes, self.ignore_fix(analysis, place)), related=related,
                           story="Generate passes `prepare_inputs_for_generation` the cache by keyword: as "
                                 "`past_key_values=` up to 5.23, as `cache=` from 5.24.0. A hook written for an older "
                                 "name (`past=`) finds only its default there.")

@@ -268,6 +268,24 @@ OLD_NAME = (
     "model.generate(prompt, max_new_tokens=3, min_new_tokens=3, do_sample=False)\n"
     'assert LENGTHS == [5, 1, 1], f"each step ran the whole sequence again: {LENGTHS}"\n')
 
+# The same hook whose only read of `past` is the entry handing it on (ContrastiveDecoding's own, which slices by the
+# prompt's length, not by the cache): the finding stands on that entry.
+OLD_NAME_ENTRY = (
+    "import torch\nfrom transformers import AutoModelForCausalLM\n\n"
+    f'model = AutoModelForCausalLM.from_pretrained("{_LLAMA}")\n' + _PROMPT + "\n\n"
+    "def last_token_inputs(input_ids, past=None, **kwargs):\n"
+    "    if input_ids.shape[1] > prompt.shape[1]:\n"
+    "        input_ids = input_ids[:, -1:]\n"
+    "    return {\n"
+    '        "input_ids": input_ids,\n'
+    '        "past_key_values": past,\n'
+    '        "use_cache": kwargs.get("use_cache"),\n'
+    "    }\n\n\n"
+    "model.prepare_inputs_for_generation = last_token_inputs\n"
+    "out = model.generate(prompt, max_new_tokens=3, min_new_tokens=3, do_sample=False, return_dict_in_generate=True)\n"
+    "held = out.past_key_values.get_seq_length()\n"
+    'assert held == 5 + 3 - 1, f"each step decoded its token without its past: the cache holds {held}"\n')
+
 _24 = ("5.24.0", "5.25.0")
 
 INVALID: tuple[Invalid, ...] = (
@@ -583,7 +601,7 @@ INVALID: tuple[Invalid, ...] = (
     ),
     invalid(
         OLD_NAME,
-        flagged='"past_key_values": past',
+        flagged="past=None",
         fixes={FED_TITLE.format(name="past"): (
             "    if past is not None and",
             '    past = kwargs.pop("cache", kwargs.pop("past_key_values", past))\n    if past is not None and')},
@@ -591,7 +609,19 @@ INVALID: tuple[Invalid, ...] = (
         note="a hook taking the cache as `past` (a pre-4.x name) patched onto a loaded model: every release passes "
              "`past_key_values=` (5.24: `cache=`) into its `**kwargs`, so it hands the model None and each step runs "
              "the whole sequence again (5, 6, 7 tokens, not 5, 1, 1: the assertion fails on every release; the "
-             "fixed code runs on each)",
+             "fixed code runs on each); the body tests `past` too, so the finding stands on the parameter",
+    ),
+    invalid(
+        OLD_NAME_ENTRY,
+        flagged='"past_key_values": past',
+        fixes={FED_TITLE.format(name="past"): (
+            "    if input_ids.shape[1] > prompt.shape[1]:",
+            '    past = kwargs.pop("cache", kwargs.pop("past_key_values", past))\n'
+            "    if input_ids.shape[1] > prompt.shape[1]:")},
+        severity=Severity.WARNING, runtime="OTHER", portable=True,
+        note="the `past=` hook whose only read of `past` is the entry handing it on: the finding stands on that "
+             "entry; the model decodes each new token without its past (the cache ends holding 1 token, not 7, on "
+             "every release; the fixed code runs on each)",
     ),
 )
 
