@@ -123,6 +123,10 @@ class HookOverride:
     # model inputs it returns): (the entry's span, its text, the parameter's name). Where generate does not pass
     # the cache under that parameter's name, the entry hands the forward None: the line that drops the cache.
     handed: tuple[Span, str, str] | None = None
+    # That entry's parameter (its span with the default) where the body reads it on another line too (a test, a
+    # slice): the finding is then about what the hook takes and stands on the parameter; None where the entry is the
+    # only line reading it.
+    handed_parameter: Span | None = None
     # The parameters a positional argument must fill (no default, before any `*`), but `self`: a `Cache.update`
     # override requiring a fourth (`cache_kwargs`) raises where the release's layers call `update` with three.
     required: tuple[str, ...] = ()

@@ -147,11 +147,13 @@ def hook_fact(fn: Node, kind: HookKind, target: str, reference: str, container: 
             # The default goes after the name, or after its annotation (`cache_kwargs: dict` -> `... = None`).
             end = span(p.annotation).end if p.annotation is not None else span(p.name).end
             default_at.append((p.name.value, Span(end, end)))
+    handed = _handed_entry(fn, var_keyword) if kind == "prepare_inputs" else None
     return HookOverride(kind, fn.children[1].value, target, span(fn.children[1]), tuple(params), var_keyword,
                         tuple(reads), compat, reference, positional, insert_at, indent, signature_end, guarded, passes_on, base,
                         members=tuple(members), dict_default=dict_default,
                         guarded_read=_guarded_read(body, "past_key_values") if kind == "prepare_inputs" else None,
-                        handed=_handed_entry(fn, var_keyword) if kind == "prepare_inputs" else None,
+                        handed=handed,
+                        handed_parameter=_read_besides(fn, handed) if handed is not None else None,
                         required=tuple(required), default_at=tuple(default_at), signature=signature_of(fn),
                         qualname=qualname(fn))
 
@@ -178,6 +180,24 @@ def _handed_entry(fn: Node, var_keyword: str | None) -> tuple[Span, str, str] | 
                     colon.value == ":" and value.type == "name" and value.value in defaults and \
                     value.value not in bound:
                 return span_between(key, value), f"{code(key).strip()}: {value.value}", value.value
+    return None
+
+
+def _read_besides(fn: Node, handed: tuple[Span, str, str]) -> Span | None:
+    """The span of the parameter the entry `handed` hands on (with its default), where the body reads that parameter
+    on another line too (`if past is not None: input_ids = input_ids[:, -1:]`, LAVIS's Flan-T5 hook): the hook then
+    uses what it takes, so a finding on it is about what the hook takes and stands on the parameter (HFC010's docs,
+    "Where a hook finding stands"); None where the entry is the only line reading it."""
+    entry, _, name = handed
+    others = [n for n in walk(fn.children[-1]) if n.type == "name" and n.value == name and
+              n.start_pos[0] != entry.start.line]
+    if not others:
+        return None
+    for p in fn.get_params():
+        if p.star_count == 0 and p.name.value == name:
+            last = p.children[-1]
+            end = p.children[-2] if last.type == "operator" and last.value == "," else last
+            return span_between(p.children[0], end)
     return None
 
 

@@ -3,11 +3,13 @@ release no longer passes it (or calls transformers' hook in a way the target's s
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 
-from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Related, Severity
+from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Position, Related, Severity, Span
 from hf_cache_lint.engine.environment import releases
+from hf_cache_lint.engine.environment.release_version import Version
 from hf_cache_lint.engine.environment.releases_models import removed_model_name
 from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
@@ -18,6 +20,7 @@ from hf_cache_lint.engine.facts.hook_override import CACHE_NAMES, HookOverride, 
 from hf_cache_lint.engine.facts.hook_override import KIND as HOOK_OVERRIDE
 from hf_cache_lint.engine.facts.patched_attention import KIND as PATCHED_ATTENTION
 from hf_cache_lint.engine.output.analysis import Analysis
+from hf_cache_lint.engine.text.text import line_starts, offset
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.common import since
 from hf_cache_lint.rules.hfc010_hook_loses_cache import (
@@ -32,6 +35,7 @@ from hf_cache_lint.rules.hfc010_hook_loses_cache.examples import (
     FED_TITLE,
     INVALID,
     KWARGS_TITLE,
+    LENGTH_TITLE,
     PATCH_TITLE,
     READ_TITLE,
     RETURNED_TITLE,
@@ -91,6 +95,8 @@ class HookLosesCache(Rule):
             stopped = stopped or finding.severity == Severity.ERROR
             yield finding
         yield from self._update_signature(analysis, hook, target)
+        if not stopped:
+            yield from self._empty_layer(analysis, hook, target)
         if hook.compat or stopped:
             return  # reads the cache as `cache` too; or the super() call raises before the cache matters
         yield from self._never_fed(analysis, hook, target)
@@ -182,6 +188,45 @@ class HookLosesCache(Rule):
                      "under the new name. Storing under the name the layer was called with works on every release.")
         yield self.report(place, message, severity=severity, fixes=tuple(fixes), related=related, story=story)
 
+    # -- `past_key_values[0][0].shape` on the empty cache generate builds before the first step --------------------
+
+    def _empty_layer(self, analysis: Analysis, hook: HookOverride, target: Target) -> Iterator[Finding]:
+        """A 4.x override whose first read of its cache, under a test that lets a cache through (`if past_key_values
+        is not None:`, `if past_key_values:`), takes a tensor's shape off the legacy pair (`past_key_values[0][0]
+        .shape[2]`). From 4.56.0 to 4.57.x generate hands the hook, at the first step, the cache it has just built
+        with one layer per decoder layer and nothing in them: the pair is `(None, None)` and the shape read raises
+        (the oracle: `AttributeError: 'NoneType' object has no attribute 'shape'` on 4.57.6; 4.52.4 and 4.53.0 build
+        no layers and raise KeyError on the subscript; 5.x have no subscript at all, HFC009's finding)."""
+        if hook.kind != "prepare_inputs" or hook.guarded_read is None or not target.version >= _EMPTY_LAYERS_FIRST \
+                or target.version >= _EMPTY_LAYERS_GONE:
+            return
+        place, text, test = hook.guarded_read
+        if test not in ("past_key_values is not None", "past_key_values") or \
+                not re.fullmatch(r"past_key_values\[\s*\d+\s*\]", text):
+            return
+        if not _directly_under(analysis, place, test):
+            return  # a further test between (`if isinstance(past_key_values, tuple):`, VibeVoice's): not claimed
+        starts = line_starts(analysis.text)
+        rest = analysis.text[offset(starts, place.end):]
+        tensor = _TENSOR_READ.match(rest)
+        if tensor is None:
+            return
+        attr = tensor.group(2)
+        read = text + tensor.group(0)
+        message = (f"`{read}` in {hook.target}: transformers {target}'s generate hands the hook, at the first step, the "
+                   "cache it has just built with one layer per decoder layer and nothing in them yet, so "
+                   f"`{text}[{tensor.group(1)}]` is None there and this raises AttributeError: 'NoneType' object has "
+                   f"no attribute '{attr}' before any token is decoded")
+        fixes: list[Fix] = []
+        if _LENGTH_READ.fullmatch(read):
+            span = Span(place.start, Position(place.end.line, place.end.column + len(tensor.group(0))))
+            fixes.append(Fix(LENGTH_TITLE, (Edit(span, "past_key_values.get_seq_length()"),), preferred=True))
+        yield self.report(place, message, severity=Severity.ERROR,
+                          fixes=(*fixes, self.ignore_fix(analysis, place)),
+                          story="From 4.56 generate builds its cache with its layers before the first step: a "
+                                "4.x hook that reads the cached length off the legacy pair finds no tensor "
+                                "there. `get_seq_length()` answers 0 on that cache, and works on every release.")
+
     # -- the cache handed on from a parameter no release fills ----------------------------------------------------
 
     def _never_fed(self, analysis: Analysis, hook: HookOverride, target: Target) -> Iterator[Finding]:
@@ -202,6 +247,17 @@ class HookLosesCache(Rule):
                    f"{later}, into `**{hook.var_keyword}`, never as `{name}`, so `{name}` keeps its default and "
                    "the hook hands the model no cache: each step runs without its past (silently; a hook that "
                    "feeds only the new token decodes it without its context)")
+        related: tuple[Related, ...] = ()
+        if hook.handed_parameter is not None:
+            # The body also reads the parameter (tests it, slices by it): a finding on what the hook takes, on the
+            # parameter (docs.md, "Where a hook finding stands"), the entry that hands the None on named as related.
+            related = (Related(place, f"hands the model `{name}`, None on transformers {target}"),)
+            place = hook.handed_parameter
+            message = (f"{hook.target} takes the cache as `{name}`, but transformers {target} passes it to the hook "
+                       f"as `{now}=`{later}, into `**{hook.var_keyword}`, never as `{name}`: `{name}` keeps its "
+                       f"default, so the hook's uses of it see None and `{text}` (line {related[0].span.start.line})"
+                       " hands the model no cache: each step runs without its past (silently; a hook that feeds "
+                       "only the new token decodes it without its context)")
         fixes: list[Fix] = []
         if hook.insert_at is not None:
             kw = hook.var_keyword
@@ -211,7 +267,7 @@ class HookLosesCache(Rule):
             fixes.append(Fix(FED_TITLE.format(name=name), (Edit(hook.insert_at, line),), preferred=True,
                              applicability=UNSAFE))
         yield self.report(place, message, severity=Severity.WARNING,
-                          fixes=(*fixes, self.ignore_fix(analysis, place)),
+                          fixes=(*fixes, self.ignore_fix(analysis, place)), related=related,
                           story="Generate passes `prepare_inputs_for_generation` the cache by keyword: as "
                                 "`past_key_values=` up to 5.23, as `cache=` from 5.24.0. A hook written for an older "
                                 "name (`past=`) finds only its default there.")
@@ -546,3 +602,39 @@ def _fails_first(fails: str, target: Target) -> bool:
     gone = target.removed_member("transformers.cache_utils", "DynamicCache", fails.removeprefix("_")
                                  if fails == "_seen_tokens" else fails)
     return gone is not None
+
+
+# From 4.56.0 to 4.57.x generate builds the cache it hands `prepare_inputs_for_generation` at the first step with
+# its (empty) layers, and the legacy subscript still answers: `(layer.keys, layer.values)`, None before the first
+# update (the wheels: `dynamic_cache_kwargs = {"config": self.config}` in `_prepare_cache_for_generation` and
+# `self.keys, self.values = None, None` in the layers from 4.56.0; 4.52-4.55 build `DynamicCache()`, no layers, and
+# the subscript raises KeyError; 5.0.0 has no subscript). Run on the oracle at 4.57.6.
+_EMPTY_LAYERS_FIRST = Version.parse("4.56.0")
+_EMPTY_LAYERS_GONE = Version.parse("5.0.0")
+# What follows `past_key_values[i]`: a part, then a tensor attribute (`[0].shape`, `[1].size(...)`).
+_TENSOR_READ = re.compile(r"\[\s*([01])\s*\]\s*\.\s*(shape|size|dtype|device)\b(\s*\[\s*-?2\s*\]|\s*\(\s*-?2\s*\))?")
+# The cached length read off layer 0's keys: the whole of it `get_seq_length()` answers.
+_LENGTH_READ = re.compile(r"past_key_values\[0\]\[0\]\.(shape\[(2|-2)\]|size\((2|-2)\))")
+
+
+def _directly_under(analysis: Analysis, place: Span, test: str) -> bool:
+    """The read at `place` sits in the branch `test` opens with no other test between them (no nested `if`,
+    conditional expression, loop or `try`): it runs whenever that test holds."""
+    tree = analysis.tree
+    if tree is None:
+        return False
+    node = tree.get_leaf_for_position((place.start.line, place.start.column))
+    while node is not None:
+        parent = node.parent
+        if parent is None or parent.type in ("funcdef", "classdef"):
+            return False
+        if parent.type == "if_stmt":
+            kids = parent.children
+            at = kids.index(node)
+            return bool(at >= 3 and kids[at - 3].type == "keyword" and kids[at - 3].value == "if" and
+                        str(kids[at - 2].get_code()).strip() == test)
+        if parent.type in ("ternary", "test", "while_stmt", "for_stmt", "try_stmt", "with_stmt", "lambdef",
+                           "comp_for", "sync_comp_for"):
+            return False
+        node = parent
+    return False

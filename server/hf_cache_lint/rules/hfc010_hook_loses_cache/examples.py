@@ -12,6 +12,7 @@ KWARGS_TITLE = "Accept `**kwargs`"
 DEFAULT_TITLE = "Give `{name}` a default (and accept `**kwargs`)"
 RETURNED_TITLE = "Find the cache under `cache` too"
 STORE_TITLE = "Store the cache under the name the layer was called with"
+LENGTH_TITLE = "Read the cached length with `get_seq_length()`"
 FED_TITLE = "Take the cache as `{name}` from `**kwargs` (`cache`, else `past_key_values`)"
 
 _LLAMA = "meta-llama/Llama-3.2-1B"
@@ -267,6 +268,39 @@ OLD_NAME = (
     "model.prepare_inputs_for_generation = last_token_inputs\n"
     "model.generate(prompt, max_new_tokens=3, min_new_tokens=3, do_sample=False)\n"
     'assert LENGTHS == [5, 1, 1], f"each step ran the whole sequence again: {LENGTHS}"\n')
+
+# The same hook whose only read of `past` is the entry handing it on (ContrastiveDecoding's own, which slices by the
+# prompt's length, not by the cache): the finding stands on that entry.
+OLD_NAME_ENTRY = (
+    "import torch\nfrom transformers import AutoModelForCausalLM\n\n"
+    f'model = AutoModelForCausalLM.from_pretrained("{_LLAMA}")\n' + _PROMPT + "\n\n"
+    "def last_token_inputs(input_ids, past=None, **kwargs):\n"
+    "    if input_ids.shape[1] > prompt.shape[1]:\n"
+    "        input_ids = input_ids[:, -1:]\n"
+    "    return {\n"
+    '        "input_ids": input_ids,\n'
+    '        "past_key_values": past,\n'
+    '        "use_cache": kwargs.get("use_cache"),\n'
+    "    }\n\n\n"
+    "model.prepare_inputs_for_generation = last_token_inputs\n"
+    "out = model.generate(prompt, max_new_tokens=3, min_new_tokens=3, do_sample=False, return_dict_in_generate=True)\n"
+    "held = out.past_key_values.get_seq_length()\n"
+    'assert held == 5 + 3 - 1, f"each step decoded its token without its past: the cache holds {held}"\n')
+
+# A 4.x override reading the cached length off the legacy pair once it has a cache (InternLM2's, IPEX-LLM's), taking
+# the cache from `cache=` too: generate's first-step cache has its layers, with nothing in them yet.
+EMPTY_LAYER = (
+    "import torch\nfrom transformers import LlamaForCausalLM\n\n" + _PROMPT + "\n\n"
+    "class LengthLM(LlamaForCausalLM):\n"
+    "    def prepare_inputs_for_generation(self, input_ids, past_key_values=None, attention_mask=None, **kwargs):\n"
+    '        past_key_values = kwargs.pop("cache", past_key_values)\n'
+    "        if past_key_values is not None:\n"
+    "            past_length = past_key_values[0][0].shape[2]\n"
+    "            input_ids = input_ids[:, past_length:]\n"
+    '        return {"input_ids": input_ids, "past_key_values": past_key_values, "use_cache": True}\n\n\n'
+    f'model = LengthLM.from_pretrained("{_LLAMA}")\n'
+    "model.generate(prompt, attention_mask=torch.ones_like(prompt), max_new_tokens=3, min_new_tokens=3, "
+    "do_sample=False)\n")
 
 _24 = ("5.24.0", "5.25.0")
 
@@ -583,7 +617,7 @@ INVALID: tuple[Invalid, ...] = (
     ),
     invalid(
         OLD_NAME,
-        flagged='"past_key_values": past',
+        flagged="past=None",
         fixes={FED_TITLE.format(name="past"): (
             "    if past is not None and",
             '    past = kwargs.pop("cache", kwargs.pop("past_key_values", past))\n    if past is not None and')},
@@ -591,7 +625,29 @@ INVALID: tuple[Invalid, ...] = (
         note="a hook taking the cache as `past` (a pre-4.x name) patched onto a loaded model: every release passes "
              "`past_key_values=` (5.24: `cache=`) into its `**kwargs`, so it hands the model None and each step runs "
              "the whole sequence again (5, 6, 7 tokens, not 5, 1, 1: the assertion fails on every release; the "
-             "fixed code runs on each)",
+             "fixed code runs on each); the body tests `past` too, so the finding stands on the parameter",
+    ),
+    invalid(
+        EMPTY_LAYER,
+        flagged="past_key_values[0]",
+        fixes={LENGTH_TITLE: ("past_key_values[0][0].shape[2]", "past_key_values.get_seq_length()")},
+        versions=("4.57.6",), runtime="OTHER", portable=True,
+        note="a 4.x override reading the cached length as `past_key_values[0][0].shape[2]` once it has a cache: "
+             "4.57.6's first-step cache has its layers but no tensors, so this raises AttributeError: 'NoneType' "
+             "object has no attribute 'shape' (5.x: TypeError, the cache is not subscriptable: HFC009's; the fixed "
+             "code runs)",
+    ),
+    invalid(
+        OLD_NAME_ENTRY,
+        flagged='"past_key_values": past',
+        fixes={FED_TITLE.format(name="past"): (
+            "    if input_ids.shape[1] > prompt.shape[1]:",
+            '    past = kwargs.pop("cache", kwargs.pop("past_key_values", past))\n'
+            "    if input_ids.shape[1] > prompt.shape[1]:")},
+        severity=Severity.WARNING, runtime="OTHER", portable=True,
+        note="the `past=` hook whose only read of `past` is the entry handing it on: the finding stands on that "
+             "entry; the model decodes each new token without its past (the cache ends holding 1 token, not 7, on "
+             "every release; the fixed code runs on each)",
     ),
 )
 

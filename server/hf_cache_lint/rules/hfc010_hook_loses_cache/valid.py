@@ -6,6 +6,7 @@ from hf_cache_lint.rules.base import Valid
 from hf_cache_lint.rules.hfc010_hook_loses_cache.examples import (
     _LLAMA,
     _PROMPT,
+    EMPTY_LAYER,
     EVAL_CHAIN,
     LAYER_PATCH,
     OLD_NAME,
@@ -244,6 +245,15 @@ VALID: tuple[Valid, ...] = (
              "(`\"past_key_value\" in kwargs and ...`, `... if \"past_key_value\" in kwargs else None`, `\"past_key_value\" "
              "not in kwargs or ...`, AutoAWQ's fused attention): they short-circuit where the key is absent, so no "
              "release raises KeyError there",
+    ),
+    Valid(
+        EMPTY_LAYER.replace("            past_length = past_key_values[0][0].shape[2]\n",
+                            "            if isinstance(past_key_values, tuple):\n"
+                            "                past_length = past_key_values[0][0].shape[2]\n"
+                            "            else:\n"
+                            "                past_length = past_key_values.get_seq_length()\n"),
+        note="the override reading the legacy pair only for a tuple (VibeVoice's ASR hook): generate passes a cache "
+             "object, whose length it reads with `get_seq_length()` on every release",
     ),
     Valid(
         OLD_NAME.replace("def last_token_inputs(input_ids, past=None, **kwargs):\n",
