@@ -127,6 +127,11 @@ class HookOverride:
     # slice): the finding is then about what the hook takes and stands on the parameter; None where the entry is the
     # only line reading it.
     handed_parameter: Span | None = None
+    # A `prepare_inputs_for_generation` override's truth tests of its `past_key_values` parameter (`if
+    # past_key_values:`, or the first operand of an `and` there) whose branch cuts the model's input (`input_ids =
+    # input_ids[...]`): (the tested name's span, the test's text). Where generate hands the hook an empty cache
+    # built with its layers at the first step, the test is True there and the prompt is cut before it is cached.
+    truthy_cuts: tuple[tuple[Span, str], ...] = ()
     # The parameters a positional argument must fill (no default, before any `*`), but `self`: a `Cache.update`
     # override requiring a fourth (`cache_kwargs`) raises where the release's layers call `update` with three.
     required: tuple[str, ...] = ()

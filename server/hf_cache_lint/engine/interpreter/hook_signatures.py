@@ -154,6 +154,8 @@ def hook_fact(fn: Node, kind: HookKind, target: str, reference: str, container: 
                         guarded_read=_guarded_read(body, "past_key_values") if kind == "prepare_inputs" else None,
                         handed=handed,
                         handed_parameter=_read_besides(fn, handed) if handed is not None else None,
+                        truthy_cuts=_truthy_cuts(body) if kind == "prepare_inputs" and "past_key_values" in params
+                        else (),
                         required=tuple(required), default_at=tuple(default_at), signature=signature_of(fn),
                         qualname=qualname(fn))
 
@@ -199,6 +201,44 @@ def _read_besides(fn: Node, handed: tuple[Span, str, str]) -> Span | None:
             end = p.children[-2] if last.type == "operator" and last.value == "," else last
             return span_between(p.children[0], end)
     return None
+
+
+def _truthy_cuts(body: Node) -> tuple[tuple[Span, str], ...]:
+    """The `if past_key_values:` tests (the bare name, or the first operand of an `and`) of an override's body whose
+    own branch rebinds `input_ids` to a slice of itself (`input_ids = input_ids[:, -1:]`): a test by truth value, not
+    by what the cache holds. A test that only cuts `position_ids` (`position_ids[:, -input_ids.shape[1]:]`, which
+    keeps them all where the input is whole) is not one."""
+    found: list[tuple[Span, str]] = []
+    if any(n.type == "expr_stmt" and n.children[0].type == "name" and n.children[0].value == "past_key_values" and
+           code(n.children[-1]).strip() == "None" for n in walk(body)):
+        return ()  # set to None by the body under a flag of its own (IndexTTS's `if not self.kv_cache:`): not claimed
+    for node in walk(body):
+        if node.type != "if_stmt":
+            continue
+        kids = node.children
+        for i, kid in enumerate(kids[:-2]):
+            if not (kid.type == "keyword" and kid.value in ("if", "elif")):
+                continue
+            test, branch = kids[i + 1], kids[i + 3]
+            tested = test.children[0] if test.type == "and_test" else test
+            if tested.type == "name" and tested.value == "past_key_values" and _cuts_input(branch):
+                found.append((span(tested), code(test).strip()))
+    return tuple(found)
+
+
+def _cuts_input(branch: Node) -> bool:
+    """`branch` rebinds `input_ids` to a subscript of itself by constants alone (`input_ids = input_ids[:, -1:]`,
+    the last token whatever the cache holds); a cut by a length it reads (`input_ids[:, n:]` with `n` the cache's
+    length, 0 on the first step) keeps the prompt whole there."""
+    for node in walk(branch):
+        if node.type == "expr_stmt" and len(node.children) == 3 and node.children[0].type == "name" and \
+                node.children[0].value == "input_ids" and code(node.children[1]).strip() == "=":
+            value = node.children[2]
+            if value.type in ("power", "atom_expr") and value.children[0].type == "name" and \
+                    value.children[0].value == "input_ids" and is_trailer(value.children[1], "[") and \
+                    not any(n.type == "name" for n in walk(value.children[1])):
+                return True
+    return False
 
 
 def _key_lookup(name: Node) -> bool:

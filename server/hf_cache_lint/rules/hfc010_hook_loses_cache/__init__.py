@@ -41,6 +41,7 @@ from hf_cache_lint.rules.hfc010_hook_loses_cache.examples import (
     RETURNED_TITLE,
     STORE_TITLE,
     TAKE_TITLE,
+    TRUTH_TITLE,
 )
 from hf_cache_lint.rules.hfc010_hook_loses_cache.valid import VALID
 
@@ -97,6 +98,7 @@ class HookLosesCache(Rule):
         yield from self._update_signature(analysis, hook, target)
         if not stopped:
             yield from self._empty_layer(analysis, hook, target)
+            yield from self._truthy_cuts(analysis, hook, target)
         if hook.compat or stopped:
             return  # reads the cache as `cache` too; or the super() call raises before the cache matters
         yield from self._never_fed(analysis, hook, target)
@@ -226,6 +228,32 @@ class HookLosesCache(Rule):
                           story="From 4.56 generate builds its cache with its layers before the first step: a "
                                 "4.x hook that reads the cached length off the legacy pair finds no tensor "
                                 "there. `get_seq_length()` answers 0 on that cache, and works on every release.")
+    # -- `if past_key_values:` on the empty cache generate builds before the first step ---------------------------
+
+    def _truthy_cuts(self, analysis: Analysis, hook: HookOverride, target: Target) -> Iterator[Finding]:
+        """A 4.x override cutting its input to the new tokens `if past_key_values:` (the legacy tuple, None before
+        the first step, was falsy until it held something). Where generate builds its cache before the first step
+        with one (empty) layer per decoder layer and hands it to the hook as `past_key_values`, that cache's truth
+        value is its layer count: the test is True at the first step and the prompt is cut before anything is
+        cached (`_FIRST_STEP_CACHE_BUILT`; the oracle: a tiny Llama, 5 prompt tokens, 3 new ones: input lengths 1, 1,
+        1 on 4.57.6, 5.3.0, 5.4.0, 5.13.1, 5.19.0 and 5.23.0; 5, 1, 1 on 4.52.4, 4.53.0 and 5.0.0)."""
+        if hook.kind != "prepare_inputs" or not hook.truthy_cuts or not _first_step_cache_built(target) or \
+                target.behaviour_since("cache_reaches_hooks_as_cache") is not None:
+            return  # from 5.24 `past_key_values` is None in such a hook: the rename (`_lost`) is what breaks it
+        for place, text in hook.truthy_cuts:
+            message = (f"`if {text}:` in {hook.target}: transformers {target}'s generate hands the hook, at the "
+                       "first step, the empty cache it has just built with one layer per decoder layer, and a "
+                       "cache's truth value is its layer count, not the tokens it holds: the test is True there, so "
+                       "the branch cuts the prompt before any of it is cached and the model never sees the rest of "
+                       "it (silently: the answer is decoded from the cut prompt)")
+            fix = Fix(TRUTH_TITLE, (Edit(place, "past_key_values is not None and "
+                                                "past_key_values.get_seq_length() > 0"),), preferred=True)
+            yield self.report(place, message, severity=Severity.WARNING,
+                              fixes=(fix, self.ignore_fix(analysis, place)),
+                              story="transformers' caches are objects, not the legacy tuples: an empty one generate "
+                                    "builds before the first step still counts its layers, so `if "
+                                    "past_key_values:` no longer tells the first step from the later ones. "
+                                    "`get_seq_length() > 0` does on every release.")
 
     # -- the cache handed on from a parameter no release fills ----------------------------------------------------
 
@@ -638,3 +666,16 @@ def _directly_under(analysis: Analysis, place: Span, test: str) -> bool:
             return False
         node = parent
     return False
+# Where generate builds the cache it hands `prepare_inputs_for_generation` at the first step with one empty layer
+# per decoder layer (`DynamicCache(config=...)` in `_prepare_cache_for_generation`): 4.56.0 to 4.57.x (the
+# wheels: `dynamic_cache_kwargs = {"config": self.config}` from 4.56.0; 4.52-4.55 build `DynamicCache()`, whose
+# layers come with the first update: len 0) and from 5.1.0 (5.0.0 builds it only for an explicit
+# `cache_implementation`, leaving the default to the model: None at the first step). Run on the oracle: truthy at
+# the first step on 4.57.6, 5.3.0, 5.4.0, 5.13.1, 5.19.0, 5.23.0; falsy on 4.52.4, 4.53.0 (len 0), 5.0.0 (None);
+# 4.56.x and 5.1.0-5.2.0 read from the wheels.
+_FIRST_STEP_CACHE_BUILT = ((Version.parse("4.56.0"), Version.parse("5.0.0")), (Version.parse("5.1.0"), None))
+
+
+def _first_step_cache_built(target: Target) -> bool:
+    return any(first <= target.version and (gone is None or target.version < gone)
+               for first, gone in _FIRST_STEP_CACHE_BUILT)

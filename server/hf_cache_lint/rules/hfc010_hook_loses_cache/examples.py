@@ -13,6 +13,7 @@ DEFAULT_TITLE = "Give `{name}` a default (and accept `**kwargs`)"
 RETURNED_TITLE = "Find the cache under `cache` too"
 STORE_TITLE = "Store the cache under the name the layer was called with"
 LENGTH_TITLE = "Read the cached length with `get_seq_length()`"
+TRUTH_TITLE = "Test what the cache holds (`get_seq_length() > 0`), not its truth value"
 FED_TITLE = "Take the cache as `{name}` from `**kwargs` (`cache`, else `past_key_values`)"
 
 _LLAMA = "meta-llama/Llama-3.2-1B"
@@ -301,6 +302,21 @@ EMPTY_LAYER = (
     f'model = LengthLM.from_pretrained("{_LLAMA}")\n'
     "model.generate(prompt, attention_mask=torch.ones_like(prompt), max_new_tokens=3, min_new_tokens=3, "
     "do_sample=False)\n")
+# A 4.x override cutting its input to the last token `if past_key_values:` (OmniLMM, mPLUG-Owl2, LLaVA's VCD,
+# AlpacaFarm's flash Llama), taking the cache from `cache=` too: generate's first-step cache, empty, is truthy.
+TRUTHY_CUT = (
+    "import torch\nfrom transformers import LlamaForCausalLM\n\n" + _PROMPT + "LENGTHS = []\n\n\n"
+    "class LastTokenLM(LlamaForCausalLM):\n"
+    "    def prepare_inputs_for_generation(self, input_ids, past_key_values=None, attention_mask=None, **kwargs):\n"
+    '        past_key_values = kwargs.pop("cache", past_key_values)\n'
+    "        if past_key_values:\n"
+    "            input_ids = input_ids[:, -1:]\n"
+    "        LENGTHS.append(input_ids.shape[1])\n"
+    '        return {"input_ids": input_ids, "past_key_values": past_key_values, "use_cache": True}\n\n\n'
+    f'model = LastTokenLM.from_pretrained("{_LLAMA}")\n'
+    "model.generate(prompt, attention_mask=torch.ones_like(prompt), max_new_tokens=3, min_new_tokens=3, "
+    "do_sample=False)\n"
+    'assert LENGTHS == [5, 1, 1], f"the first step ran {LENGTHS[0]} of the prompt\'s 5 tokens"\n')
 
 _24 = ("5.24.0", "5.25.0")
 
@@ -636,6 +652,17 @@ INVALID: tuple[Invalid, ...] = (
              "4.57.6's first-step cache has its layers but no tensors, so this raises AttributeError: 'NoneType' "
              "object has no attribute 'shape' (5.x: TypeError, the cache is not subscriptable: HFC009's; the fixed "
              "code runs)",
+    ),
+    invalid(
+        TRUTHY_CUT,
+        flagged="past_key_values",
+        occurrence=3,
+        fixes={TRUTH_TITLE: ("        if past_key_values:\n",
+                             "        if past_key_values is not None and past_key_values.get_seq_length() > 0:\n")},
+        versions=("4.57.6", "5.23.0"), severity=Severity.WARNING, runtime="OTHER", portable=True,
+        note="a 4.x override cutting its input `if past_key_values:`: generate's first-step cache is empty but "
+             "truthy (one layer per decoder layer), so the first step runs 1 of the prompt's 5 tokens (the "
+             "assertion fails; the fixed code runs)",
     ),
     invalid(
         OLD_NAME_ENTRY,

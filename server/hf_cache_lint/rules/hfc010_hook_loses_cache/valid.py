@@ -15,6 +15,7 @@ from hf_cache_lint.rules.hfc010_hook_loses_cache.examples import (
     PREPARE,
     READER,
     SWAP_WRAPPER,
+    TRUTHY_CUT,
     UPDATE,
 )
 
@@ -254,6 +255,20 @@ VALID: tuple[Valid, ...] = (
                             "                past_length = past_key_values.get_seq_length()\n"),
         note="the override reading the legacy pair only for a tuple (VibeVoice's ASR hook): generate passes a cache "
              "object, whose length it reads with `get_seq_length()` on every release",
+    ),
+    Valid(
+        TRUTHY_CUT.replace("        if past_key_values:\n            input_ids = input_ids[:, -1:]\n",
+                           "        position_ids = torch.arange(input_ids.shape[1])[None]\n"
+                           "        if past_key_values is not None and past_key_values.get_seq_length() > 0:\n"
+                           "            input_ids = input_ids[:, -1:]\n"
+                           "        if past_key_values:\n"
+                           "            position_ids = position_ids[:, -input_ids.shape[1]:]\n")
+                  .replace('"past_key_values": past_key_values, "use_cache": True}',
+                           '"past_key_values": past_key_values, "position_ids": position_ids,\n'
+                           '                "use_cache": True}'),
+        note="the override testing what the cache holds before cutting its input, and `if past_key_values:` only "
+             "before cutting the positions to the input's length (ChatTTS's, InternVL's): on the first step the "
+             "input is whole, so the cut keeps every position; it runs 5, 1, 1 tokens on every release",
     ),
     Valid(
         OLD_NAME.replace("def last_token_inputs(input_ids, past=None, **kwargs):\n",
