@@ -123,6 +123,10 @@ class HookOverride:
     # model inputs it returns): (the entry's span, its text, the parameter's name). Where generate does not pass
     # the cache under that parameter's name, the entry hands the forward None: the line that drops the cache.
     handed: tuple[Span, str, str] | None = None
+    # Where HFC010's finding on that entry stands when the body reads the parameter elsewhere too (`if past is not
+    # None: input_ids = input_ids[:, -1:]`): the parameter with its default, as every finding on what a hook takes;
+    # None where the entry is the only line reading it (the finding stands on the entry).
+    handed_at: Span | None = None
     # The parameters a positional argument must fill (no default, before any `*`), but `self`: a `Cache.update`
     # override requiring a fourth (`cache_kwargs`) raises where the release's layers call `update` with three.
     required: tuple[str, ...] = ()

@@ -147,11 +147,12 @@ def hook_fact(fn: Node, kind: HookKind, target: str, reference: str, container: 
             # The default goes after the name, or after its annotation (`cache_kwargs: dict` -> `... = None`).
             end = span(p.annotation).end if p.annotation is not None else span(p.name).end
             default_at.append((p.name.value, Span(end, end)))
+    handed = _handed_entry(fn, var_keyword) if kind == "prepare_inputs" else None
     return HookOverride(kind, fn.children[1].value, target, span(fn.children[1]), tuple(params), var_keyword,
                         tuple(reads), compat, reference, positional, insert_at, indent, signature_end, guarded, passes_on, base,
                         members=tuple(members), dict_default=dict_default,
                         guarded_read=_guarded_read(body, "past_key_values") if kind == "prepare_inputs" else None,
-                        handed=_handed_entry(fn, var_keyword) if kind == "prepare_inputs" else None,
+                        handed=handed, handed_at=_handed_at(fn, handed),
                         required=tuple(required), default_at=tuple(default_at), signature=signature_of(fn),
                         qualname=qualname(fn))
 
@@ -178,6 +179,31 @@ def _handed_entry(fn: Node, var_keyword: str | None) -> tuple[Span, str, str] | 
                     colon.value == ":" and value.type == "name" and value.value in defaults and \
                     value.value not in bound:
                 return span_between(key, value), f"{code(key).strip()}: {value.value}", value.value
+    return None
+
+
+def _handed_at(fn: Node, handed: tuple[Span, str, str] | None) -> Span | None:
+    """The handed parameter with its default (`past=None`) where the body reads it on another line than the entry
+    handing it on (a test, a slice): that parameter is what the release no longer fills, and several lines show it;
+    None where the entry is the only read."""
+    if handed is None:
+        return None
+    entry, _, name = handed
+    def elsewhere(n: Node) -> bool:
+        at = (span(n).start.line, span(n).start.column)
+        keyword = n.parent.type == "argument" and n.parent.children[0] is n  # `f(past=...)`: another name
+        member = n.parent.type == "trailer" and is_trailer(n.parent, ".")  # `x.past`
+        return not keyword and not member and \
+            not (entry.start.line, entry.start.column) <= at <= (entry.end.line, entry.end.column)
+
+    reads = [n for n in walk(fn.children[-1]) if n.type == "name" and n.value == name and elsewhere(n)]
+    if not reads:
+        return None
+    for p in fn.get_params():
+        if p.star_count == 0 and p.name.value == name:
+            last = p.children[-1]
+            end = p.children[-2] if last.type == "operator" and last.value == "," else last
+            return span_between(p.children[0], end)
     return None
 
 

@@ -194,13 +194,23 @@ class HookLosesCache(Rule):
         if hook.kind != "prepare_inputs" or handed is None or hook.var_keyword is None or \
                 handed[2] in ("past_key_values", "cache") or any(r.key == "past_key_values" for r in hook.reads):
             return
-        place, text, name = handed
+        entry, text, name = handed
+        # On the parameter where the body reads it elsewhere too (docs.md, "Where a hook finding stands"): the entry
+        # is then one of several lines showing it (LAVIS's `if past is not None:` slice, then `"past_key_values":
+        # past`), named as related information; on the entry where it is the only read.
+        place = hook.handed_at or entry
+        related = (Related(entry, f"hands the model `{name}`, None on transformers {target}"),) \
+            if hook.handed_at is not None else ()
         first = target.behaviour_since("cache_reaches_hooks_as_cache")
         now = "cache" if first is not None else "past_key_values"
         later = "" if first is not None else " (`cache=` from 5.24.0)"
-        message = (f"`{text}` in {hook.target}: transformers {target} passes the cache to the hook as `{now}=`"
+        hands = "the hook hands the model no cache" if hook.handed_at is None else \
+            f"`{text}` (line {entry.start.line}) hands the model no cache"
+        opening = f"`{text}` in {hook.target}" if hook.handed_at is None else \
+            f"{hook.target} takes the cache as `{name}`"
+        message = (f"{opening}: transformers {target} passes the cache to the hook as `{now}=`"
                    f"{later}, into `**{hook.var_keyword}`, never as `{name}`, so `{name}` keeps its default and "
-                   "the hook hands the model no cache: each step runs without its past (silently; a hook that "
+                   f"{hands}: each step runs without its past (silently; a hook that "
                    "feeds only the new token decodes it without its context)")
         fixes: list[Fix] = []
         if hook.insert_at is not None:
@@ -210,7 +220,7 @@ class HookLosesCache(Rule):
             # whole sequence again, where it never slices the prompt) is its own code's.
             fixes.append(Fix(FED_TITLE.format(name=name), (Edit(hook.insert_at, line),), preferred=True,
                              applicability=UNSAFE))
-        yield self.report(place, message, severity=Severity.WARNING,
+        yield self.report(place, message, severity=Severity.WARNING, related=related,
                           fixes=(*fixes, self.ignore_fix(analysis, place)),
                           story="Generate passes `prepare_inputs_for_generation` the cache by keyword: as "
                                 "`past_key_values=` up to 5.23, as `cache=` from 5.24.0. A hook written for an older "

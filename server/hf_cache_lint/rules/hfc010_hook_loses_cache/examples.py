@@ -268,6 +268,25 @@ OLD_NAME = (
     "model.generate(prompt, max_new_tokens=3, min_new_tokens=3, do_sample=False)\n"
     'assert LENGTHS == [5, 1, 1], f"each step ran the whole sequence again: {LENGTHS}"\n')
 
+# The same hook handing `past` on without reading it anywhere else (ContrastiveDecoding's student always feeds the
+# last token): the entry is the only line reading it, so the finding stands there. The layers' pre-hook records
+# whether each forward got a cache (under either keyword).
+OLD_NAME_HANDED = (
+    "import torch\nfrom transformers import AutoModelForCausalLM\n\n"
+    f'model = AutoModelForCausalLM.from_pretrained("{_LLAMA}")\n' + _PROMPT + "GOT = []\n"
+    "model.model.register_forward_pre_hook(\n"
+    '    lambda module, args, kw: GOT.append(kw.get("cache", kw.get("past_key_values")) is not None), '
+    "with_kwargs=True)\n\n\n"
+    "def last_token_inputs(input_ids, past=None, **kwargs):\n"
+    "    return {\n"
+    '        "input_ids": input_ids[:, -1:],\n'
+    '        "past_key_values": past,\n'
+    '        "use_cache": kwargs.get("use_cache"),\n'
+    "    }\n\n\n"
+    "model.prepare_inputs_for_generation = last_token_inputs\n"
+    "model.generate(prompt, max_new_tokens=3, min_new_tokens=3, do_sample=False)\n"
+    'assert all(GOT), f"a forward ran without the cache: {GOT}"\n')
+
 _24 = ("5.24.0", "5.25.0")
 
 INVALID: tuple[Invalid, ...] = (
@@ -583,7 +602,7 @@ INVALID: tuple[Invalid, ...] = (
     ),
     invalid(
         OLD_NAME,
-        flagged='"past_key_values": past',
+        flagged="past=None",
         fixes={FED_TITLE.format(name="past"): (
             "    if past is not None and",
             '    past = kwargs.pop("cache", kwargs.pop("past_key_values", past))\n    if past is not None and')},
@@ -591,7 +610,19 @@ INVALID: tuple[Invalid, ...] = (
         note="a hook taking the cache as `past` (a pre-4.x name) patched onto a loaded model: every release passes "
              "`past_key_values=` (5.24: `cache=`) into its `**kwargs`, so it hands the model None and each step runs "
              "the whole sequence again (5, 6, 7 tokens, not 5, 1, 1: the assertion fails on every release; the "
-             "fixed code runs on each)",
+             "fixed code runs on each); the finding stands on the parameter, which the test and the returned dict "
+             "both read",
+    ),
+    invalid(
+        OLD_NAME_HANDED,
+        flagged='"past_key_values": past',
+        fixes={FED_TITLE.format(name="past"): (
+            "    return {\n",
+            '    past = kwargs.pop("cache", kwargs.pop("past_key_values", past))\n    return {\n')},
+        severity=Severity.WARNING, runtime="OTHER", portable=True,
+        note="the `past=` hook that only hands `past` on, in the dict it returns: every forward runs without a "
+             "cache on every release (the assertion fails on each; the fixed code runs on each); the finding stands "
+             "on that entry, the only line reading `past`",
     ),
 )
 
