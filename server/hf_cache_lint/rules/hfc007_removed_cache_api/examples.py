@@ -180,6 +180,16 @@ INVALID: tuple[Invalid, ...] = (
              "list after it raises nothing either, so it is not reported)",
     ),
     Invalid(
+        _BUILT + "cache.key_cache = [None]\ncache.value_cache = [None]\nassert cache.get_seq_length() == 0\n",
+        flagged="key_cache",
+        severity=Severity.WARNING,
+        runtime="OK",
+        message_contains="(also `cache.value_cache = ...`, line",
+        note="`cache.key_cache = [...]` then `cache.value_cache = [...]` (ModelOpt's tuple-to-cache conversion): one "
+             "mechanism, the cache's tensors replaced by two plain attributes the layers never read, so one finding, "
+             "at the first store, naming the second (the cache stays empty on every release)",
+    ),
+    Invalid(
         _BUILT + _FILLED.replace("cache = DynamicCache()\n", "")
         + 'fresh = len(getattr(cache, "key_cache", [])) == 0\n',
         flagged="\"key_cache\"",
@@ -459,6 +469,23 @@ INVALID: tuple[Invalid, ...] = (
         note="an override that only transformers' forward calls, raising under `if layer_idx == 0:`: the layers "
              "call `update` from layer 0, so the forward stops there and the later `key_cache` reads never run "
              "(ipex-llm's cache); where the module calls `update` itself, with any layer, both are reported",
+    ),
+    Invalid(
+        "import torch\n" + prelude("DynamicCache") + "\n\nclass Normal(DynamicCache):\n"
+        "    def update(self, key_states, value_states, layer_idx, *args, **kwargs):\n"
+        "        if layer_idx == 0:\n"
+        "            self.seen_tokens += key_states.shape[-2]\n"
+        "        if len(self.key_cache) <= layer_idx:\n"
+        "            self.key_cache.append(key_states)\n"
+        "        return super().update(key_states, value_states, layer_idx, *args, **kwargs)\n\n\n"
+        "cache = Normal()\nkeys = torch.zeros(1, 1, 2, 64)\ncache.update(keys, keys, 0)\n"
+        "model(**inputs, past_key_values=cache, use_cache=True)\n",
+        flagged="seen_tokens",
+        severity=Severity.WARNING,
+        message_contains="AttributeError: 'Normal' object has no attribute 'seen_tokens'",
+        note="the same override the module also calls itself, at layer 0 (KVQ's `kvq.update(keys, values, 0)`): "
+             "that call starts where the forward does, so it stops at the first-layer raise too and the later "
+             "`key_cache` reads never run",
     ),
     Invalid(
         prelude("Cache") + "\n\nclass Recent(Cache):\n    def __init__(self, window):\n"
