@@ -56,6 +56,10 @@ REPLACEMENTS: dict[str, str] = {
     # 5.24.0's Jamba modeling builds a `DynamicCache(config=self.config)` when given none.
     "QuantizedCacheConfig": '`QuantizedCache(backend="quanto", config=model.config, nbits=4)` (the settings are '
                             "the constructor's keywords from 4.56)",
+    # 4.56.0's cache classes take their settings as constructor keywords; `QuantizedCache(backend, config, nbits,
+    # ...)` on 4.57.6 and 5.24.0 (the wheels).
+    "CacheConfig": "nothing to import: from 4.56 a cache takes its settings as its constructor's keywords "
+                   '(`QuantizedCache(backend="quanto", config=model.config, nbits=4)`); keep a plain class of your own',
     "HybridMambaAttentionDynamicCache": "nothing to import: from 5.5 a Jamba model builds its own cache "
                                         "(`DynamicCache(config=model.config)`); pass the previous output's cache back",
 }

@@ -216,6 +216,14 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="ImportError: cannot import name 'QuantizedCacheConfig' from 'transformers.cache_utils'",
         note="`QuantizedCacheConfig`: gone from 4.56 (the settings are `QuantizedCache`'s keywords)",
     ),
+    Invalid(
+        "def config_base():\n    from transformers import CacheConfig\n    return CacheConfig\n\n\n"
+        "class KVQConfig(config_base()):\n    pass\n",
+        flagged="CacheConfig",
+        message_contains="ImportError: cannot import name 'CacheConfig' from 'transformers'",
+        note="`CacheConfig`, the base of 4.4x's cache configs, imported in a function (KVQ's mixed-precision "
+             "config): gone from 4.56 with `QuantizedCacheConfig`",
+    ),
     # Followed into parameters, attributes, helpers and forward outputs (the interpreter's cache_use facts).
     Invalid(
         prelude("DynamicCache") + "\n\ndef seen(past_key_values):\n    return past_key_values.seen_tokens\n\n\n"
