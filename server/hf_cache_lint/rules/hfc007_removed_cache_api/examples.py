@@ -217,6 +217,14 @@ INVALID: tuple[Invalid, ...] = (
         note="`QuantizedCacheConfig`: gone from 4.56 (the settings are `QuantizedCache`'s keywords)",
     ),
     Invalid(
+        _LOAD + "original_reorder = model._reorder_cache\n",
+        flagged="_reorder_cache",
+        message_contains="no longer has `_reorder_cache`",
+        note="a reference to a removed model method, kept to be called later (Unlimiformer's hook injection: "
+             "`self.original_reorder_cache_func = model._reorder_cache`): reading an attribute the class no longer "
+             "has raises AttributeError at once, called or not",
+    ),
+    Invalid(
         "def config_base():\n    from transformers import CacheConfig\n    return CacheConfig\n\n\n"
         "class KVQConfig(config_base()):\n    pass\n",
         flagged="CacheConfig",
