@@ -238,3 +238,17 @@ def test_the_lists_a_comprehension_pairs_are_read_where_it_stands() -> None:
     assert got == [(5, "key_cache"), (9, "key_cache")]
     assert all("AttributeError: 'DynamicCache' object has no attribute 'key_cache'" in f.message
                for f in found if f.code == "HFC007")
+
+
+def test_a_branch_that_only_sets_a_legacy_tuple_apart_is_the_caches_own() -> None:
+    # `not isinstance(x, tuple)` chooses the cache object over the legacy format, not one cache API over another
+    # (PyramidKV's MInference hook, heldout20): a removed read there is reported; a duck-typed test is still compat.
+    def hfc007(test: str) -> list[str]:
+        text = LOAD + "cache = DynamicCache()\n\n\ndef keys(past):\n" + f"    if {test}:\n" + \
+            "        return past.key_cache[0]\n\n\nkeys(cache)\n"
+        found = check_source(text, "t.py", context=Context(target=Target.of("4.57.6"))).findings
+        return [f.message.split(":")[0] for f in found if f.code == "HFC007"]
+
+    assert hfc007("not isinstance(past, tuple)") == ["`past.key_cache[0]`"]
+    assert hfc007("not isinstance(past, (tuple, list))") == ["`past.key_cache[0]`"]
+    assert hfc007('hasattr(past, "key_cache")') == []

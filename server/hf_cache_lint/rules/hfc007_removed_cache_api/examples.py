@@ -217,6 +217,25 @@ INVALID: tuple[Invalid, ...] = (
         note="`QuantizedCacheConfig`: gone from 4.56 (the settings are `QuantizedCache`'s keywords)",
     ),
     Invalid(
+        "import torch\nfrom transformers import AutoModelForCausalLM, LlamaForCausalLM\n\n"
+        'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B")\n\n\n'
+        "def prepare(self, input_ids, past_key_values=None, attention_mask=None, **kwargs):\n"
+        "    if past_key_values is not None and not isinstance(past_key_values, tuple):\n"
+        "        if len(past_key_values.key_cache) > 0:\n"
+        "            input_ids = input_ids[:, -1:]\n"
+        '    return {"input_ids": input_ids, "past_key_values": past_key_values, "attention_mask": attention_mask}\n'
+        "\n\nLlamaForCausalLM.prepare_inputs_for_generation = prepare\n"
+        "model.generate(torch.tensor([[1, 5, 9, 14]]), max_new_tokens=2, min_new_tokens=2, do_sample=False)\n",
+        flagged="key_cache",
+        versions=("4.57.6", "5.23.0"),
+        severity=Severity.WARNING,  # under the `if`, which the linter leaves undecided
+        message_contains="AttributeError: 'DynamicCache' object has no attribute 'key_cache'",
+        note="a module function set on a transformers model class as its `prepare_inputs_for_generation` (MInference's "
+             "hook through PyramidKV's `replace_llama`): generate hands it its cache as `past_key_values` up to 5.23, "
+             "and the branch `not isinstance(past_key_values, tuple)` is the cache object's, so the removed "
+             "`key_cache` read raises there (from 5.24 the cache comes as `cache=`: the hook gets None, HFC010's)",
+    ),
+    Invalid(
         _LOAD + "original_reorder = model._reorder_cache\n",
         flagged="_reorder_cache",
         message_contains="no longer has `_reorder_cache`",
