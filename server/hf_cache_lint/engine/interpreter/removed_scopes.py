@@ -48,7 +48,7 @@ def reported_elsewhere(read: str, scope: Scope, guard: str | None = None) -> boo
 # `not isinstance(x, tuple)` (or `list`, or both): the branch a cache object takes, whatever API it has; the test
 # sets the legacy format apart, it does not choose between cache APIs (PyramidKV's MInference hook reading
 # `past_key_values.key_cache` under it, heldout20).
-_NOT_LEGACY = re.compile(r"\bnot\s+isinstance\(\s*\w+\s*,\s*(?:tuple|list|\(\s*(?:tuple|list)\s*,\s*(?:tuple|list)\s*\))\s*\)")
+_NOT_LEGACY = re.compile(r"\bnot\s+isinstance\s*\(\s*\w+\s*,\s*(?:tuple|list|\(\s*(?:tuple|list)\s*,\s*(?:tuple|list)\s*\))\s*\)")
 
 
 def _duck_typed(condition: str, guard: str | None) -> bool:
