@@ -164,3 +164,20 @@ def test_a_first_layer_raise_in_an_update_the_project_calls_does_not() -> None:
     assert any("key_cache" in m for m in removed(own))  # the project's call starts at layer 1
     alone = removed(HEAD + FIRST_LAYER)  # no model given the cache: nothing is known of the order
     assert "`self.seen_tokens`" in alone and any("key_cache" in m for m in alone)
+
+
+@pytest.mark.parametrize("call", ["cache.update(key_states, value_states, 0)\n",
+                                  "cache.update(key_states, value_states, layer_idx=0)\n"])
+def test_a_first_layer_raise_in_an_update_the_project_calls_at_layer_0_stops_it(call: str) -> None:
+    # KVQ's own `kvq.update(keys, values, 0)` (heldout21): the project's call starts at layer 0 as the forward does.
+    assert removed(HEAD + FIRST_LAYER + call + TO_MODEL) == ["`self.seen_tokens`"]
+    later = call.replace("0)", "idx)")  # any layer may come first
+    assert any("key_cache" in m for m in removed(HEAD + FIRST_LAYER + later + TO_MODEL))
+
+
+def test_a_first_layer_read_of_a_member_the_module_binds_stops_nothing() -> None:
+    # KVzip's `kv._seen_tokens = 0` before its forward (heldout4): that instance has the member, so the first-layer
+    # read does not raise there and the reads after the `if` run (and raise).
+    bound = HEAD + FIRST_LAYER + "cache.seen_tokens = 0\ncache.update(key_states, value_states, 0)\n" + TO_MODEL
+    got = removed(bound)
+    assert "`self.seen_tokens`" in got and any("key_cache" in m for m in got)

@@ -21,6 +21,9 @@ REMOVED_CACHE_CLASSES: dict[str, str] = {
     # Gone before 4.57 (code written for 4.4x breaks on 4.57): exported from 4.42.0 to 4.55.4 (the table's
     # `export:` and `name:transformers.cache_utils.` facts).
     "QuantizedCacheConfig": "4.56.0",
+    # Its base, exported over the same releases (`export:transformers.CacheConfig`, 4.42.0-4.55.4): KVQ's config
+    # imports it (heldout21).
+    "CacheConfig": "4.56.0",
 }
 # Cache classes a model's modeling module defined and a later release does not (ImportError): module -> names.
 # The release is the table's (`name:<module>.<name>`): Jamba's cache is in every wheel up to 5.4.0, none from 5.5.0.

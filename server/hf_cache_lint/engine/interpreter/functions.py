@@ -29,7 +29,7 @@ from hf_cache_lint.engine.interpreter.model_subclasses import (
     model_of,
     symbol_base,
 )
-from hf_cache_lint.engine.interpreter.narrowing import beam_fills, generate_fills
+from hf_cache_lint.engine.interpreter.narrowing import beam_fills, generate_fills, patched_generate_fills
 from hf_cache_lint.engine.interpreter.replay_records import absent
 from hf_cache_lint.engine.interpreter.session import MAX_INLINE_DEPTH, EvArg, Session
 from hf_cache_lint.engine.interpreter.state import Heap, State, join, reachable
@@ -264,6 +264,8 @@ class UserFunctions:
             names: dict[str, Value] = {p.name.value: self.annotated(p) for p in params}
             if patched is not None:
                 names[params[0].name.value] = _patched_self(patched[0], self.s.site(patched[1], f"`{code(patched[1])}`"))
+            elif owner is None and (fed := patched_generate_fills(node, params, self.ex)) is not None:
+                names["past_key_values"] = fed
             if owner is not None:
                 names[params[0].name.value] = instances[owner]
                 filled = generate_fills(node, params, self.ex) if node.name.value == \

@@ -284,6 +284,42 @@ def generate_fills(node: Node, params: Sequence[Any], ex: Expressions) -> CacheV
                                                           "`prepare_inputs_for_generation`"))
 
 
+def patched_generate_fills(node: Node, params: Sequence[Any], ex: Expressions) -> CacheVal | None:
+    """As `generate_fills`, for a module function the module sets on a transformers model class as its
+    `prepare_inputs_for_generation` (`transformers.models.llama.modeling_llama.LlamaForCausalLM.
+    prepare_inputs_for_generation = f`, MInference's through PyramidKV's `replace_llama`, heldout20; a statement
+    anywhere in the module, which may run after the function's own check): generate calls it on that class's
+    models with its cache as `past_key_values` (the function's first parameter is the model)."""
+    if ex.s.target.behaviour_since("cache_reaches_hooks_as_cache") is not None or len(params) < 2:
+        return None
+    param = next((p for p in params[1:] if p.name.value == "past_key_values" and p.star_count == 0), None)
+    if param is None or node.parent is None or node.parent.type not in ("file_input", "suite") or \
+            not _patched_as_model_hook(node, ex):
+        return None
+    return CacheVal(GENERATE_CACHE, ex.s.site(param.name, "the `past_key_values` generate passes to "
+                                                          "`prepare_inputs_for_generation`"))
+
+
+def _patched_as_model_hook(node: Node, ex: Expressions) -> bool:
+    """Some statement of the module is `<transformers model class>.prepare_inputs_for_generation = <node's name>`."""
+    name = node.name.value
+    stack = [node.get_root_node()]
+    while stack:
+        n = stack.pop()
+        if n.type == "expr_stmt" and len(n.children) == 3 and n.children[1].type == "operator" and \
+                n.children[1].value == "=" and n.children[2].type == "name" and n.children[2].value == name:
+            target = n.children[0]
+            kids = target.children if target.type in ("power", "atom_expr") else []
+            if len(kids) >= 2 and kids[-1].type == "trailer" and kids[-1].children[0].value == "." and \
+                    kids[-1].children[1].value == "prepare_inputs_for_generation":
+                owner = ex.eval_chain(kids[0], list(kids[1:-1]), target) if len(kids) > 2 else ex.eval(kids[0])
+                if isinstance(owner, Symbol) and owner.qualname.startswith("transformers.") and \
+                        ("For" in owner.qualname.rsplit(".", 1)[-1]):
+                    return True
+        stack.extend(getattr(n, "children", ()))
+    return False
+
+
 # `num_beams=` given a value other than the literal 1 (`num_beams=2`, `num_beams=num_beams`): the module asks some
 # generate for beam search.
 _BEAMS = re.compile(r"\bnum_beams\s*=\s*(?!1\b)[\w(]")

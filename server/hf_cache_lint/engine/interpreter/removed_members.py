@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from hf_cache_lint.engine.base.findings import Position
 from hf_cache_lint.engine.environment import releases
 from hf_cache_lint.engine.environment.api_changes import REMOVED_CACHE_METHODS
-from hf_cache_lint.engine.environment.release_version import Version
 from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.cache_use import CacheUse
 from hf_cache_lint.engine.syntax.nodes import Node, span
@@ -102,13 +101,13 @@ def _removal(u: CacheUse, target: Target) -> _Removed | None:
     if u.what in ("config", "layer"):  # a GenerationConfig's or a cache layer's member (cache_uses.py `subject`)
         cls = u.cls or "GenerationConfig"
         removed = target.removed_member(u.module, cls, u.name)
-        if removed is None or (u.op == "read" and _was_method(u.module, cls, u.name, removed)):
+        if removed is None:
             return None
         return _Removed(u, removed, cls)
     if u.what == "model":
         removed = target.removed_model_member(u.name)
-        if removed is None or (u.op == "read" and _was_method(_GENERATION, "GenerationMixin", u.name, removed)):
-            return None  # a reference without a call fails only when called
+        if removed is None:
+            return None
         return _Removed(u, removed, u.subclass or u.cls or "")  # the project's subclass: the error names it
     if u.name in _STATIC_ONLY and "Static" not in (u.cls or ""):
         return None
@@ -119,7 +118,7 @@ def _removal(u: CacheUse, target: Target) -> _Removed | None:
         return _Removed(u, removed, _shown(u, target)) if removed is not None else None
     module, cls = _defining(u, target)
     removed = target.removed_member(module, cls, u.name)
-    if removed is None or (u.op == "read" and _was_method(module, cls, u.name, removed)):
+    if removed is None:
         return None
     return _Removed(u, removed, _shown(u, target))
 
@@ -223,11 +222,3 @@ def _shown(u: CacheUse, target: Target) -> str:
         return "DynamicCache"
     module, _ = _defining(u, target)
     return cls if target.class_exists(module, cls) or module == _CU else "DynamicCache"
-
-
-def _was_method(module: str, cls: str, name: str, removed: str) -> bool:
-    """Whether `cls.name` was a method in the last release that had it (a reference to it alone raises nothing)."""
-    known = releases.known_releases()
-    i = known.index(Version.parse(removed))
-    before = releases.member(module, cls, name, known[i - 1]) if i > 0 else None
-    return bool(before and before.startswith(("def", "classmethod", "staticmethod")))

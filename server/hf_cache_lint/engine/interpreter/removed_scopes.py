@@ -45,9 +45,17 @@ def reported_elsewhere(read: str, scope: Scope, guard: str | None = None) -> boo
     return handled("read", read, scope) or (scope.condition is not None and _duck_typed(scope.condition, guard))
 
 
+# `not isinstance(x, tuple)` (or `list`, or both): the branch a cache object takes, whatever API it has; the test
+# sets the legacy format apart, it does not choose between cache APIs (PyramidKV's MInference hook reading
+# `past_key_values.key_cache` under it, heldout20).
+_NOT_LEGACY = re.compile(r"\bnot\s+isinstance\s*\(\s*\w+\s*,\s*(?:tuple|list|\(\s*(?:tuple|list)\s*,\s*(?:tuple|list)\s*\))\s*\)")
+
+
 def _duck_typed(condition: str, guard: str | None) -> bool:
-    """`condition` tests what the object has or is, but for `guard` (narrowing.py's test, as written)."""
-    return bool(_DUCK_TYPED.search(condition.replace(guard, "True") if guard else condition))
+    """`condition` tests what the object has or is, but for `guard` (narrowing.py's test, as written) and a test
+    that only sets a legacy tuple apart (`_NOT_LEGACY`)."""
+    text = condition.replace(guard, "True") if guard else condition
+    return bool(_DUCK_TYPED.search(_NOT_LEGACY.sub("True", text)))
 
 
 def if_branches(node: Node, scope: Scope, guards: VersionGuards) -> Iterator[tuple[Node, Scope]]:

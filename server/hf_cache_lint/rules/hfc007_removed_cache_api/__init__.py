@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from functools import partial
 
-from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Position, Severity, Span
+from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Position, Related, Severity, Span
 from hf_cache_lint.engine.environment import releases
 from hf_cache_lint.engine.environment.api_changes import GENERATION_IMPORT_MODULES, REMOVED_CACHE_METHODS
 from hf_cache_lint.engine.environment.release_version import Version
@@ -20,7 +21,7 @@ from hf_cache_lint.engine.interpreter.hook_names import is_trailer
 from hf_cache_lint.engine.interpreter.hook_trees import walk
 from hf_cache_lint.engine.output.analysis import Analysis
 from hf_cache_lint.engine.syntax.dominance import Dominance, branch_of
-from hf_cache_lint.engine.syntax.nodes import Node
+from hf_cache_lint.engine.syntax.nodes import Node, call_args
 from hf_cache_lint.engine.syntax.raising_calls import callers_of, raising_calls
 from hf_cache_lint.engine.text.text import line_starts, offset
 from hf_cache_lint.rules.base import Rule
@@ -55,6 +56,10 @@ REPLACEMENTS: dict[str, str] = {
     # 5.24.0's Jamba modeling builds a `DynamicCache(config=self.config)` when given none.
     "QuantizedCacheConfig": '`QuantizedCache(backend="quanto", config=model.config, nbits=4)` (the settings are '
                             "the constructor's keywords from 4.56)",
+    # 4.56.0's cache classes take their settings as constructor keywords; `QuantizedCache(backend, config, nbits,
+    # ...)` on 4.57.6 and 5.24.0 (the wheels).
+    "CacheConfig": "nothing to import: from 4.56 a cache takes its settings as its constructor's keywords "
+                   '(`QuantizedCache(backend="quanto", config=model.config, nbits=4)`); keep a plain class of your own',
     "HybridMambaAttentionDynamicCache": "nothing to import: from 5.5 a Jamba model builds its own cache "
                                         "(`DynamicCache(config=model.config)`); pass the previous output's cache back",
 }
@@ -139,9 +144,61 @@ def _calls_update(tree: Node) -> bool:
             if is_trailer(kids[i], ".", "update") and is_trailer(kids[i + 1], "("):
                 head = kids[0]
                 base = head.type == "name" and (head.value == "super" or head.value[:1].isupper())
-                if not base:
+                if not base and not _first_layer_call(kids[i + 1]):
                     return True
     return False
+
+
+def _paired_stores(analysis: Analysis) -> dict[int, RemovedApiUse]:
+    """The silent stores `cache.key_cache = ...` and `cache.value_cache = ...` on one receiver, the second of which
+    always runs right after the first (it dominates it, under the same condition): one mechanism, the cache's
+    tensors replaced by two plain attributes, so one finding, at the first, naming the second (ModelOpt's
+    `tuple_to_dynamic_cache`, LLMBox's `to_legacy_cache`). By `id` of the first use: the second. Stores in two
+    functions (KVPress's `keep_last_keys`, `keep_last_values`) run apart and stay two findings."""
+    if analysis.tree is None:
+        return {}
+    stores = [u for u in analysis.removed_api if u.silent and u.kind == "read" and u.default is None and
+              u.name in ("key_cache", "value_cache")]
+    if len(stores) < 2:
+        return {}
+    dominates = Dominance(analysis.tree)
+    paired: dict[int, RemovedApiUse] = {}
+    taken: set[int] = set()
+    for first in stores:
+        if id(first) in taken:
+            continue
+        for second in stores:
+            if second.name != first.name and second.module == first.module and id(second) not in taken and \
+                    second.condition == first.condition and dominates(first.span.start, second.span.start):
+                paired[id(first)] = second
+                taken |= {id(first), id(second)}
+                break
+    return paired
+
+
+def _bound_members(analysis: Analysis) -> frozenset[Position]:
+    """The removed uses whose member the module binds somewhere with a plain `=` (`kv._seen_tokens = 0` before the
+    forward, KVzip's, heldout4): on such an instance the first-layer read does not raise, so it stops nothing."""
+    if analysis.tree is None:
+        return frozenset()
+    stored = set()
+    for node in walk(analysis.tree):
+        if node.type == "expr_stmt" and len(node.children) >= 3 and node.children[1].type == "operator" and \
+                node.children[1].value == "=":
+            for target in node.children[:-1:2]:
+                if target.type in ("power", "atom_expr") and is_trailer(target.children[-1], "."):
+                    stored.add(target.children[-1].children[1].value)
+    return frozenset(use.span.start for use in analysis.removed_api if use.name in stored)
+
+
+def _first_layer_call(call: Node) -> bool:
+    """`cache.update(k, v, 0)` / `update(k, v, layer_idx=0)`: the project's own call passes layer 0, so the tests of
+    the layer index that hold on transformers' first call hold on it too (KVQ's `kvq.update(keys, values, 0)`)."""
+    args = call_args(call)
+    index = next((a.value for a in args if a.name == "layer_idx"), None)
+    if index is None and len(args) >= 3 and not any(a.name or a.star for a in args[:3]):
+        index = args[2].value
+    return index is not None and index.type == "number" and index.value == "0"
 
 
 def raising_uses(analysis: Analysis) -> list[Position]:
@@ -177,6 +234,7 @@ class RemovedCacheApi(Rule):
         raising: list[Position] = []
         unreached: set[int] = set()
         first_layer = _first_layer_tests(analysis)
+        bound = _bound_members(analysis) if first_layer else frozenset()
         for i, (found, raises, at, condition) in sorted(enumerate(findings), key=lambda f: (f[1][0].span.start.line,
                                                                                              f[1][0].span.start.column)):
             if any(dominates(first, at) for first in raising):
@@ -184,7 +242,7 @@ class RemovedCacheApi(Rule):
             elif raises:
                 raising.append(found.span.start)
                 for function_at, tests in first_layer:
-                    if condition in tests and analysis.tree is not None and \
+                    if condition in tests and analysis.tree is not None and found.span.start not in bound and \
                             (branch := branch_of(analysis.tree, found.span.start, tests, function_at)) is not None:
                         # transformers' layers call `update` from layer 0: the branch runs on the first call, and
                         # its raise ends the forward there; what follows the `if` never runs (ipex-llm, heldout9).
@@ -206,13 +264,22 @@ class RemovedCacheApi(Rule):
         """Each finding, whether its use raises where it runs (not a silent store, a defaulted `getattr`, a
         changed answer), where it must be reached to hold (its span; a None test's finding: the test), and the
         undecided condition it holds under (as written), if any."""
+        paired = _paired_stores(analysis)
         for use in analysis.removed_api:
             if use.kind == "read" and use.name in LEGACY_READS:
                 continue  # reading a cache as the legacy tuples is HFC009's
             if use.kind in ("method", "read") and use.cache is not None and \
                     max_length.fallback_idle(use.cache, analysis.context.target.version):
                 continue  # an `except` handler's call: the try's method exists there, so the handler does not run
+            if any(use is second for second in paired.values()):
+                continue  # the second store of a pair: the first's finding names it
             found = self.finding(analysis, use)
+            second = paired.get(id(use))
+            if second is not None:
+                found = replace(found, message=f"{found.message} (also `{second.module}.{second.name} = ...`, line "
+                                               f"{second.span.start.line}: the pair's other half, stored as idly)",
+                                related=(*found.related, Related(second.span, f"`{second.module}.{second.name} = "
+                                                                               "...`: stored as idly")))
             yield found, not use.silent and use.default is None, found.span.start, use.condition
         for fact in analysis.of(BACKBONE_GENERATE):
             generate_gone = backbone.finding(self, analysis, fact)

@@ -180,6 +180,16 @@ INVALID: tuple[Invalid, ...] = (
              "list after it raises nothing either, so it is not reported)",
     ),
     Invalid(
+        _BUILT + "cache.key_cache = [None]\ncache.value_cache = [None]\nassert cache.get_seq_length() == 0\n",
+        flagged="key_cache",
+        severity=Severity.WARNING,
+        runtime="OK",
+        message_contains="(also `cache.value_cache = ...`, line",
+        note="`cache.key_cache = [...]` then `cache.value_cache = [...]` (ModelOpt's tuple-to-cache conversion): one "
+             "mechanism, the cache's tensors replaced by two plain attributes the layers never read, so one finding, "
+             "at the first store, naming the second (the cache stays empty on every release)",
+    ),
+    Invalid(
         _BUILT + _FILLED.replace("cache = DynamicCache()\n", "")
         + 'fresh = len(getattr(cache, "key_cache", [])) == 0\n',
         flagged="\"key_cache\"",
@@ -205,6 +215,41 @@ INVALID: tuple[Invalid, ...] = (
         flagged="QuantizedCacheConfig",
         message_contains="ImportError: cannot import name 'QuantizedCacheConfig' from 'transformers.cache_utils'",
         note="`QuantizedCacheConfig`: gone from 4.56 (the settings are `QuantizedCache`'s keywords)",
+    ),
+    Invalid(
+        "import torch\nfrom transformers import AutoModelForCausalLM, LlamaForCausalLM\n\n"
+        'model = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-3.2-1B")\n\n\n'
+        "def prepare(self, input_ids, past_key_values=None, attention_mask=None, **kwargs):\n"
+        "    if past_key_values is not None and not isinstance(past_key_values, tuple):\n"
+        "        if len(past_key_values.key_cache) > 0:\n"
+        "            input_ids = input_ids[:, -1:]\n"
+        '    return {"input_ids": input_ids, "past_key_values": past_key_values, "attention_mask": attention_mask}\n'
+        "\n\nLlamaForCausalLM.prepare_inputs_for_generation = prepare\n"
+        "model.generate(torch.tensor([[1, 5, 9, 14]]), max_new_tokens=2, min_new_tokens=2, do_sample=False)\n",
+        flagged="key_cache",
+        versions=("4.57.6", "5.23.0"),
+        severity=Severity.WARNING,  # under the `if`, which the linter leaves undecided
+        message_contains="AttributeError: 'DynamicCache' object has no attribute 'key_cache'",
+        note="a module function set on a transformers model class as its `prepare_inputs_for_generation` (MInference's "
+             "hook through PyramidKV's `replace_llama`): generate hands it its cache as `past_key_values` up to 5.23, "
+             "and the branch `not isinstance(past_key_values, tuple)` is the cache object's, so the removed "
+             "`key_cache` read raises there (from 5.24 the cache comes as `cache=`: the hook gets None, HFC010's)",
+    ),
+    Invalid(
+        _LOAD + "original_reorder = model._reorder_cache\n",
+        flagged="_reorder_cache",
+        message_contains="no longer has `_reorder_cache`",
+        note="a reference to a removed model method, kept to be called later (Unlimiformer's hook injection: "
+             "`self.original_reorder_cache_func = model._reorder_cache`): reading an attribute the class no longer "
+             "has raises AttributeError at once, called or not",
+    ),
+    Invalid(
+        "def config_base():\n    from transformers import CacheConfig\n    return CacheConfig\n\n\n"
+        "class KVQConfig(config_base()):\n    pass\n",
+        flagged="CacheConfig",
+        message_contains="ImportError: cannot import name 'CacheConfig' from 'transformers'",
+        note="`CacheConfig`, the base of 4.4x's cache configs, imported in a function (KVQ's mixed-precision "
+             "config): gone from 4.56 with `QuantizedCacheConfig`",
     ),
     # Followed into parameters, attributes, helpers and forward outputs (the interpreter's cache_use facts).
     Invalid(
@@ -459,6 +504,23 @@ INVALID: tuple[Invalid, ...] = (
         note="an override that only transformers' forward calls, raising under `if layer_idx == 0:`: the layers "
              "call `update` from layer 0, so the forward stops there and the later `key_cache` reads never run "
              "(ipex-llm's cache); where the module calls `update` itself, with any layer, both are reported",
+    ),
+    Invalid(
+        "import torch\n" + prelude("DynamicCache") + "\n\nclass Normal(DynamicCache):\n"
+        "    def update(self, key_states, value_states, layer_idx, *args, **kwargs):\n"
+        "        if layer_idx == 0:\n"
+        "            self.seen_tokens += key_states.shape[-2]\n"
+        "        if len(self.key_cache) <= layer_idx:\n"
+        "            self.key_cache.append(key_states)\n"
+        "        return super().update(key_states, value_states, layer_idx, *args, **kwargs)\n\n\n"
+        "cache = Normal()\nkeys = torch.zeros(1, 1, 2, 64)\ncache.update(keys, keys, 0)\n"
+        "model(**inputs, past_key_values=cache, use_cache=True)\n",
+        flagged="seen_tokens",
+        severity=Severity.WARNING,
+        message_contains="AttributeError: 'Normal' object has no attribute 'seen_tokens'",
+        note="the same override the module also calls itself, at layer 0 (KVQ's `kvq.update(keys, values, 0)`): "
+             "that call starts where the forward does, so it stops at the first-layer raise too and the later "
+             "`key_cache` reads never run",
     ),
     Invalid(
         prelude("Cache") + "\n\nclass Recent(Cache):\n    def __init__(self, window):\n"

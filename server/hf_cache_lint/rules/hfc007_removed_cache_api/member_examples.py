@@ -313,6 +313,24 @@ INVALID: tuple[Invalid, ...] = (
              "never through `self.greedy_search`",
     ),
     Invalid(
+        "import torch\nfrom transformers import AutoModelForCausalLM\n\n"
+        f'model = AutoModelForCausalLM.from_pretrained("{LLAMA}").eval()\nCALLS = []\n\n\n'
+        "def shared_greedy_search(self, input_ids, logits_processor=None, stopping_criteria=None, **model_kwargs):\n"
+        "    CALLS.append(1)\n    return input_ids\n\n\n"
+        "def install():\n"
+        "    bound = shared_greedy_search.__get__(model, model.__class__)\n"
+        '    setattr(model, "greedy_search", bound)\n\n\n'
+        "install()\n"
+        "model.generate(torch.tensor([[1, 14, 15, 16]]), max_new_tokens=2, min_new_tokens=2, do_sample=False)\n"
+        'assert CALLS, "generate decoded without the installed loop"\n',
+        flagged='setattr(model, "greedy_search", bound)',
+        severity=Severity.WARNING,
+        runtime="OTHER",  # the assertion: generate never calls it
+        message_contains="`GenerationMixin` has no `greedy_search`",
+        note="a loop bound to a model the module loads and installed on that instance (ipex-llm's prompt-sharing "
+             "hook: `setattr(model, \"greedy_search\", f.__get__(model, model.__class__))`): generate never calls it",
+    ),
+    Invalid(
         "import torch\n" + _CONTRAST_DEF,
         flagged="greedy_search",
         severity=Severity.WARNING,

@@ -16,7 +16,10 @@ its `__init__`, representation-engineering's; or its own `def greedy_search(self
 transformers model class imported from transformers; the name is no `GenerationMixin` member at the target, but it
 or its private form (`_greedy_search`, 4.41.0-4.42.4; `_sample`) is one at some release the table reads, so it is
 the name of one of generate's loops; the function takes `input_ids` and a `logits_processor` or
-`stopping_criteria` (a decoding loop's parameters); and the module never calls `.<name>(...)` itself."""
+`stopping_criteria` (a decoding loop's parameters); and the module never calls `.<name>(...)` itself. Likewise a
+module function bound to a model the module loads (`m = AutoModelForCausalLM.from_pretrained(...)` at its top level)
+and installed on that instance under such a name (`setattr(m, "greedy_search", f.__get__(m, m.__class__))`,
+ipex-llm's; `m.greedy_search = types.MethodType(f, m)`)."""
 
 from __future__ import annotations
 
@@ -116,6 +119,95 @@ def instance_loops(rule: Rule, analysis: Analysis) -> Iterator[Finding]:
                     continue
                 yield _report(rule, target, left, f"`{name_written} = {_SPACES.sub(' ', code(right)).strip()}`", attr,
                               function)
+    yield from _installed_on_loaded(rule, analysis, tree, models, loops)
+
+
+def _installed_on_loaded(rule: Rule, analysis: Analysis, tree: Node, models: set[str],
+                         loops: dict[str, Node]) -> Iterator[Finding]:
+    """A module loop function bound to a model the module loads (`m = AutoModelForCausalLM.from_pretrained(...)` at
+    its top level) and installed on it under a loop's name: `setattr(m, "greedy_search", f.__get__(m,
+    m.__class__))` (ipex-llm's prompt-sharing hook, heldout21), `m.greedy_search = types.MethodType(f, m)`, the
+    bound value written there or in a name bound to it just before in the same function. Generate calls its own
+    loops only (as for a subclass's: the module docstring)."""
+    target = analysis.context.target
+    text = analysis.text
+    loaders = models | _imported_auto_models(tree)
+    loaded = {s.children[0].value for s in _top_statements(tree) if _assignment(s) and s.children[0].type == "name"
+              and any(_SPACES.sub("", code(s.children[2])).startswith(f"{m}.from_pretrained(") for m in loaders)}
+    if not loaded:
+        return
+    for node, receiver, attr, value in _installs(tree):
+        if receiver not in loaded or not _uncalled_loop(attr, text, target.version):
+            continue
+        function = _bound_to(_through_name(node, value), receiver)
+        if function is None or function not in loops:
+            continue
+        shown = _SPACES.sub(" ", code(node)).strip()
+        yield _report(rule, target, node, f"`{shown}`", attr, function)
+
+
+def _top_statements(tree: Node) -> list[Node]:
+    """The module's top-level simple statements' expressions (`x = ...`)."""
+    out: list[Node] = []
+    for child in tree.children:
+        if child.type == "simple_stmt":
+            out.extend(c for c in child.children if c.type != "newline")
+    return out
+
+
+def _installs(tree: Node) -> Iterator[tuple[Node, str, str, Node]]:
+    """`setattr(r, "name", v)` calls and `r.name = v` assignments outside classes: (the node, `r`, `name`, `v`)."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if node.type == "classdef":
+            continue
+        stack.extend(reversed(getattr(node, "children", [])))
+        kids = getattr(node, "children", [])
+        if node.type in ("power", "atom_expr") and len(kids) == 2 and kids[0].type == "name" and \
+                kids[0].value == "setattr" and is_trailer(kids[1], "("):
+            args = call_args(kids[1])
+            if len(args) == 3 and not any(a.name or a.star for a in args) and args[0].value.type == "name" and \
+                    args[1].value.type == "string":
+                attr = code(args[1].value).strip().strip("\"'")
+                yield node, args[0].value.value, attr, args[2].value
+        elif _assignment(node):
+            written = dotted(node.children[0])
+            if written is not None and written.count(".") == 1:
+                receiver, attr = written.split(".")
+                yield node.children[0], receiver, attr, node.children[2]
+
+
+def _through_name(at: Node, value: Node) -> Node:
+    """`value`, or, for a name, what the last assignment to it before `at` in the same function (or the module)
+    binds."""
+    if value.type != "name":
+        return value
+    scope = at.search_ancestor("funcdef") or at.get_root_node()
+    bound = None
+    for stmt in _assignments(scope):
+        if stmt.children[0].type == "name" and stmt.children[0].value == value.value and \
+                stmt.start_pos < at.start_pos:
+            bound = stmt.children[2]
+    return bound if bound is not None else value
+
+
+def _bound_to(value: Node, receiver: str) -> str | None:
+    """`f.__get__(r, ...)`, `types.MethodType(f, r)`, `partial(f, r)` with `r` the receiver: the function `f`."""
+    kids = value.children if value.type in ("power", "atom_expr") else []
+    if len(kids) == 3 and kids[0].type == "name" and is_trailer(kids[1], ".", "__get__") and is_trailer(kids[2], "("):
+        args = call_args(kids[2])
+        if args and not args[0].name and code(args[0].value).strip() == receiver:
+            return str(kids[0].value)
+        return None
+    if len(kids) < 2 or not is_trailer(kids[-1], "("):
+        return None
+    head = _SPACES.sub("", "".join(code(k) for k in kids[:-1]))
+    args = call_args(kids[-1])
+    if head in _PARTIALS and len(args) == 2 and not any(a.name or a.star for a in args) and \
+            args[0].value.type == "name" and code(args[1].value).strip() == receiver:
+        return str(args[0].value.value)
+    return None
 
 
 def _report(rule: Rule, target: Target, node: Node, what: str, name: str, function: str) -> Finding:
@@ -191,6 +283,15 @@ def _imported_models(tree: Node) -> set[str]:
             name = path[-1].value
             if transformers_model(f"transformers.{name}"):
                 found.update(n.value for n in imp.get_defined_names() if n.value == name)
+    return found
+
+
+def _imported_auto_models(tree: Node) -> set[str]:
+    """The `AutoModel*` factories the module imports from transformers: their `from_pretrained` loads a model."""
+    found: set[str] = set()
+    for imp in tree.iter_imports():
+        if imp.type == "import_from" and [n.value for n in imp.get_from_names()][:1] == ["transformers"]:
+            found.update(n.value for n in imp.get_defined_names() if n.value.startswith("AutoModel"))
     return found
 
 
