@@ -539,16 +539,24 @@ def _replaced_forwards(assignments: list[Node], calls: list[Node]) -> frozenset[
         if len(node.children) == 3 and code(node.children[1]).strip() == "=" and target.type in ("power", "atom_expr") \
                 and len(target.children) == 2 and target.children[0].type == "name" and \
                 is_trailer(target.children[1], ".", "forward") and \
-                f"{target.children[0].value}.forward" not in code(node.children[2]).replace(" ", ""):
+                not _names_forward(node.children[2], target.children[0].value):
             out.add(target.children[0].value)
     for node in calls:
         kids = node.children
         if len(kids) == 2 and kids[0].type == "name" and kids[0].value == "setattr" and is_trailer(kids[1], "("):
             args = call_args(kids[1])
             if len(args) == 3 and args[0].value.type == "name" and string_value(args[1].value) == "forward" and \
-                    f"{args[0].value.value}.forward" not in code(args[2].value).replace(" ", ""):
+                    not _names_forward(args[2].value, args[0].value.value):
                 out.add(args[0].value.value)
     return frozenset(out)
+
+
+def _names_forward(value: Node, name: str) -> bool:
+    """Whether `value` mentions `<name>.forward` (`torch.compile(model.forward)`), read as a dotted name so that
+    spaces and line continuations around the dot do not hide it."""
+    if dotted(value) == f"{name}.forward":
+        return True
+    return any(_names_forward(child, name) for child in getattr(value, "children", ()))
 
 
 def _sent(node: Node, names: Names, calls: list[Node], replaced: frozenset[str] = frozenset()) \
