@@ -12,8 +12,17 @@ Provenance (mechanisms read; this code is written here, not copied):
   `TemperatureLogitsWarper`, `TopPLogitsWarper`, `TopKLogitsWarper` in a `LogitsProcessorList`;
   `generate_text_stream`: the prefill / decode branches on `i == 0`, `past_key_values = out.past_key_values`, the greedy
   `torch.topk(last_token_logits, 2)`, the decode-diff of the text, the stop-token check, `del past_key_values, out`).
+- the same commit, functionary/train_vision/models/modeling_llava.py (`FixedLlavaLlamaForCausalLM`, a subclass of
+  LLaVA's `LlavaLlamaForCausalLM`: `prepare_inputs_labels_for_multimodal(self, input_ids, position_ids,
+  attention_mask, past_key_values, labels, images, image_sizes=None)` returning its inputs unchanged when there is no
+  vision tower or image or `input_ids.shape[1] == 1`; `forward(self, input_ids=None, attention_mask=None,
+  position_ids=None, past_key_values=None, inputs_embeds=None, labels=None, use_cache=None, output_attentions=None,
+  output_hidden_states=None, images=None, image_sizes=None, return_dict=None, cache_position=None)` with no
+  `**kwargs`, calling `super().forward(...)` without `cache_position`).
 Reduced: no chat template, functions or tools in the prompt (functionary.inference's prompt templates are not about the
-cache), greedy only, no repetition penalty, CPU, the stream collected into a list by the probe.
+cache), greedy only, no repetition penalty, CPU, the stream collected into a list by the probe;
+the vision model is a Llama subclass without a vision tower (the image merging is not about the cache), and its
+forward's replacement of `logits` by a dict (for its training metrics) is left out.
 """
 
 import gc
@@ -56,6 +65,53 @@ def generate_text_stream(*, model, tokenizer, prompt, max_new_tokens=256, stop_t
     gc.collect()
 
 
+class FixedLlavaLlamaForCausalLM(LlamaForCausalLM):
+    def get_vision_tower(self):
+        return None
+
+    def prepare_inputs_labels_for_multimodal(
+        self, input_ids, position_ids, attention_mask, past_key_values, labels, images, image_sizes=None
+    ):
+        vision_tower = self.get_vision_tower()
+        if vision_tower is None or images is None or input_ids.shape[1] == 1:
+            return input_ids, position_ids, attention_mask, past_key_values, None, labels  # clean: fn_mm_passthrough
+        raise NotImplementedError("image merging")
+
+    def forward(
+        self,
+        input_ids=None,
+        attention_mask=None,
+        position_ids=None,
+        past_key_values=None,  # site: fn_llava_forward_cache
+        inputs_embeds=None,
+        labels=None,
+        use_cache=None,
+        output_attentions=None,
+        output_hidden_states=None,
+        images=None,
+        image_sizes=None,
+        return_dict=None,
+        cache_position=None,
+    ):
+        if inputs_embeds is None:
+            (input_ids, position_ids, attention_mask, past_key_values, inputs_embeds,
+             labels) = self.prepare_inputs_labels_for_multimodal(
+                input_ids, position_ids, attention_mask, past_key_values, labels, images, image_sizes)
+        return super().forward(
+            input_ids=input_ids,
+            attention_mask=attention_mask,
+            position_ids=position_ids,
+            past_key_values=past_key_values,  # clean: fn_llava_pass_cache
+            inputs_embeds=inputs_embeds,
+            labels=labels,
+            use_cache=use_cache,
+            output_attentions=output_attentions,
+            output_hidden_states=output_hidden_states,
+            return_dict=return_dict,
+        )
+
+
+vision_model = FixedLlavaLlamaForCausalLM.from_pretrained("meetkai/functionary-vision", torch_dtype=torch.float32).eval()
 model = LlamaForCausalLM.from_pretrained("meetkai/functionary-small-v3.2", torch_dtype=torch.float32).eval()
 tokenizer = AutoTokenizer.from_pretrained("meetkai/functionary-small-v3.2")
 
@@ -67,3 +123,21 @@ def probe_stream():
     seen = [cache.get_seq_length() for _, cache in generate_text_stream(
         model=model, tokenizer=tokenizer, prompt=prompt, max_new_tokens=3)]
     assert seen == [n_prompt, n_prompt + 1, n_prompt + 2], seen
+
+
+def probe_vision_train_forward():
+    ids = tokenizer("describe the chart", return_tensors="pt").input_ids
+    out = vision_model(input_ids=ids, labels=ids, images=None)
+    assert out.loss is not None and out.logits.shape[1] == ids.shape[1]
+
+
+@torch.no_grad()
+def probe_vision_generate():
+    inputs = tokenizer("describe the chart", return_tensors="pt")
+    lengths = []
+    vision_model.model.register_forward_hook(lambda m, args, kwargs, out: lengths.append(
+        kwargs["input_ids"].shape[1] if kwargs.get("input_ids") is not None else kwargs["inputs_embeds"].shape[1]),
+        with_kwargs=True)
+    out = vision_model.generate(**inputs, max_new_tokens=3, min_new_tokens=3)  # observe: fn_llava_forward_cache
+    assert out.shape[1] == inputs["input_ids"].shape[1] + 3
+    assert lengths[1:] == [1, 1], f"fn_llava_forward_cache: the decode steps re-ran the sequence ({lengths})"  # observe: fn_llava_forward_cache
