@@ -127,7 +127,7 @@ tokenizer = AutoTokenizer.from_pretrained("Qwen/Qwen2.5-0.5B-Instruct")
 def probe_backtrack():
     provider = TransformersProvider(model, tokenizer)
     sampler = BacktrackSampler(provider, TakeBackOnce())
-    tokens = list(sampler.generate("w14 w28 w42 w56 w70", max_new_tokens=4))
+    tokens = list(sampler.generate("w14 w28 w42 w56 w70", 4))
     assert len(tokens) == 4
     assert len(sampler.trace) == 6
     for sequence, logits, cached in sampler.trace:
