@@ -1,0 +1,113 @@
+"""MODA (KwaiVGI/MODA): a multimodal chat model built on the LLaVA-NeXT code. Its `LlavaLlamaForCausalLM` overrides
+`generate(inputs, images, image_sizes, modalities, **kwargs)` to embed the prompt itself (`embed_tokens` for text,
+the image-merging helper otherwise) and call `super().generate(position_ids=..., attention_mask=...,
+inputs_embeds=..., vflag=None, tflag=None, **kwargs)`; its `forward` has an explicit keyword list (`past_key_values`,
+`images`, `image_sizes`, `modalities`, `dpo_forward`, `cache_position=None`) and no `**kwargs`, runs the image
+merging when `inputs_embeds is None` and hands `past_key_values` on to `super().forward(...)`; its
+`prepare_inputs_for_generation(self, input_ids, past_key_values=None, inputs_embeds=None, **kwargs)` pops the image
+keywords, calls `super().prepare_inputs_for_generation(input_ids, past_key_values=past_key_values,
+inputs_embeds=inputs_embeds, **kwargs)` and puts them back.
+
+Provenance (mechanisms read; this code is written here, not copied):
+- KwaiVGI/MODA @aa627aed8db210c672f4f742b0556b9a6cda554e (2025-07-10): moda/model/language_model/llava_llama.py
+  (`LlavaLlamaForCausalLM.forward`, `generate`, `prepare_inputs_for_generation`).
+Reduced: no vision tower, so the image-merging helper is its text-only pass-through (`images is None`); the vision flags (`vflag` / `tflag`, always None here) are
+carried as the repository does; the
+`dpo_forward` branch and `generate_with_flag` are left out; CPU, greedy.
+"""
+
+import torch
+from transformers import AutoTokenizer, LlamaForCausalLM
+
+
+class LlavaLlamaForCausalLM(LlamaForCausalLM):
+    def prepare_inputs_labels_for_multimodal(self, input_ids, position_ids, attention_mask, past_key_values, labels,
+                                             images, modalities=("image",), image_sizes=None):
+        if images is None:
+            return input_ids, position_ids, attention_mask, past_key_values, None, labels  # clean: md_mm_passthrough
+        raise NotImplementedError("image merging")
+
+    def forward(
+        self,
+        input_ids=None,
+        attention_mask=None,
+        position_ids=None,
+        past_key_values=None,  # site: md_forward_keywords
+        inputs_embeds=None,
+        labels=None,
+        use_cache=None,
+        output_attentions=None,
+        output_hidden_states=None,
+        images=None,
+        image_sizes=None,
+        return_dict=None,
+        modalities=("image",),
+        dpo_forward=None,
+        cache_position=None,
+    ):
+        if inputs_embeds is None:
+            (input_ids, position_ids, attention_mask, past_key_values, inputs_embeds,
+             labels) = self.prepare_inputs_labels_for_multimodal(
+                input_ids, position_ids, attention_mask, past_key_values, labels, images, modalities, image_sizes)
+        return super().forward(
+            input_ids=input_ids,
+            attention_mask=attention_mask,
+            position_ids=position_ids,
+            past_key_values=past_key_values,  # clean: md_pass_cache
+            inputs_embeds=inputs_embeds,
+            labels=labels,
+            use_cache=use_cache,
+            output_attentions=output_attentions,
+            output_hidden_states=output_hidden_states,
+            return_dict=return_dict,
+        )
+
+    @torch.no_grad()
+    def generate(self, inputs=None, images=None, image_sizes=None, modalities=("image",), **kwargs):
+        position_ids = kwargs.pop("position_ids", None)
+        attention_mask = kwargs.pop("attention_mask", None)
+        if "inputs_embeds" in kwargs:
+            raise NotImplementedError("`inputs_embeds` is not supported")
+        if images is not None:
+            raise NotImplementedError("image merging")
+        inputs_embeds = self.get_model().embed_tokens(inputs)
+        return super().generate(position_ids=position_ids, attention_mask=attention_mask, inputs_embeds=inputs_embeds,  # observe: md_forward_keywords
+                                vflag=None, tflag=None, **kwargs)
+
+    def get_model(self):
+        return self.model
+
+    def prepare_inputs_for_generation(self, input_ids, past_key_values=None, inputs_embeds=None, **kwargs):
+        images = kwargs.pop("images", None)
+        image_sizes = kwargs.pop("image_sizes", None)
+        vflag = kwargs.pop("vflag", None)
+        tflag = kwargs.pop("tflag", None)
+        inputs = super().prepare_inputs_for_generation(
+            input_ids, past_key_values=past_key_values, inputs_embeds=inputs_embeds, **kwargs)
+        if images is not None:
+            inputs["images"] = images
+        if image_sizes is not None:
+            inputs["image_sizes"] = image_sizes
+        if vflag is not None:
+            inputs["vflag"] = vflag
+        if tflag is not None:
+            inputs["tflag"] = tflag
+        return inputs
+
+
+model = LlavaLlamaForCausalLM.from_pretrained("KwaiVGI/MODA-8B", torch_dtype=torch.float32).eval()
+tokenizer = AutoTokenizer.from_pretrained("KwaiVGI/MODA-8B")
+
+
+@torch.no_grad()
+def probe_chat():
+    inputs = tokenizer("w8 w16 w24 w32 w40", return_tensors="pt")
+    out = model.generate(inputs["input_ids"], images=None, attention_mask=inputs["attention_mask"],  # observe: md_forward_keywords
+                         max_new_tokens=3, min_new_tokens=3, do_sample=False)
+    assert out.shape[1] == 3
+
+
+def probe_train_forward():
+    ids = tokenizer("w8 w16 w24 w32 w40", return_tensors="pt").input_ids
+    out = model(input_ids=ids, labels=ids, images=None)
+    assert out.loss is not None and out.logits.shape[1] == ids.shape[1]
