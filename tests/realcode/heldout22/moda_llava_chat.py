@@ -11,9 +11,12 @@ inputs_embeds=inputs_embeds, **kwargs)` and puts them back.
 Provenance (mechanisms read; this code is written here, not copied):
 - KwaiVGI/MODA @aa627aed8db210c672f4f742b0556b9a6cda554e (2025-07-10): moda/model/language_model/llava_llama.py
   (`LlavaLlamaForCausalLM.forward`, `generate`, `prepare_inputs_for_generation`).
-Reduced: no vision tower, so the image-merging helper is its text-only pass-through (`images is None`); the vision flags (`vflag` / `tflag`, always None here) are
-carried as the repository does; the
-`dpo_forward` branch and `generate_with_flag` are left out; CPU, greedy.
+Reduced: the stock Llama stands for the base class llava_llama.py imports, modeling_llama_local.py's copy of the
+4.40 Llama (its own attention, `DynamicCache.from_legacy_cache` / `to_legacy_cache` round trips and a
+`prepare_inputs_for_generation` calling `past_key_values.get_max_length()`): that copy is left out, so the
+override's `super()` is transformers' own; no vision tower, so the image-merging helper is its text-only
+pass-through (`images is None`); the vision flags (`vflag` / `tflag`, always None here) are carried as the
+repository does; the `dpo_forward` branch and `generate_with_flag` are left out; CPU, greedy.
 """
 
 import torch
