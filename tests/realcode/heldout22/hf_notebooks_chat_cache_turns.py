@@ -92,8 +92,9 @@ def probe_multi_round():
 
 
 def probe_turn_one():
-    cached_string, cache = first_turn("describe the bee in the garden")
-    assert cache.get_seq_length() == len(tokenizer(cached_string)["input_ids"]) - 1
+    prompt = "describe the bee in the garden"
+    cached_string, cache = first_turn(prompt)
+    assert cache.get_seq_length() == len(tokenizer(prompt)["input_ids"]) + 3
 
 
 def probe_multi_turn():
