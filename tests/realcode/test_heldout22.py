@@ -15,12 +15,17 @@ from __future__ import annotations
 from heldout_support import Floor, held_out_tests
 from recall_set import HELDOUT22
 
-# floors set by the lead when measured
+# Measured unseen by the lead (eleventh session): its first five cases were written after round 1's merge and its
+# last four after round 2's began; nobody who changed the checker saw it. On 2aa06a4's server/ (the session's start)
+# and on round 1 merged (c222f28): 4.57.6 3/8, 3 of 3; 5.23.0 4/8, 4 of 4; 5.24.0 and 5.25.0 10/13, 10 of 11. On
+# round 2 merged (512e74f): the same recall; at 4.57.6 and 5.23.0 two more findings, both true (hooks29n's truth test
+# of an empty first-step cache, HFC010 on the `if past_key_values:` line of CEPE's and MiniCPM-o's hooks, whose sites
+# the writer marked on the `def` with no observe line there), scored as false: 3 of 5 and 4 of 6.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(0, 0.0),
-    "5.23.0": Floor(0, 0.0),
-    "5.24.0": Floor(0, 0.0),
-    "5.25.0": Floor(0, 0.0),
+    "4.57.6": Floor(3, 3 / 5),
+    "5.23.0": Floor(4, 4 / 6),
+    "5.24.0": Floor(10, 10 / 11),
+    "5.25.0": Floor(10, 10 / 11),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,
