@@ -35,9 +35,11 @@ from recall_set import HELDOUT17
 # forward when called, so its list of pairs is no HFC002 finding at 4.57.6): 4.57.6 10/14, 11 of 11.
 # Both merged (eleventh session, forward29m and prec29m): 4.57.6 12/14, 13 of 13; 5.23.0 13/15, 15 of 15; 5.24.0
 # and 5.25.0 15/15, 17 of 17.
+# Round 2 merged (eleventh session, the truth test of the empty first-step cache in a hook (mPLUG-DocOwl's `if
+# past_key_values:`)): 4.57.6 13 found, precision 14 of 14, 5.23.0 14 found, precision 16 of 16.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(12, 13 / 13),
-    "5.23.0": Floor(13, 15 / 15),
+    "4.57.6": Floor(13, 14 / 14),
+    "5.23.0": Floor(14, 16 / 16),
     "5.24.0": Floor(15, 17 / 17),
     "5.25.0": Floor(15, 17 / 17),
 }

@@ -17,11 +17,14 @@ from recall_set import HELDOUT20
 # Measured unseen by the lead (eleventh session): the same on main at the start (2aa06a4's server/) and on round 1
 # merged (7fbef6b's: bind29m, forward29m, prec29m, speed31p): 4.57.6 3/8, 3 of 3; 5.23.0 7/13, 7 of 8;
 # 5.24.0 and 5.25.0 8/14, 8 of 9.
+# Round 2 merged (eleventh session, seen29n on the now-seen set: a bare reference to a removed method, a function
+# patched onto a transformers class's prepare hook getting generate's cache): 4.57.6 5 found, precision 5 of 5, 5.23.0
+# 9 found, precision 9 of 10, 5.24.0 9 found, precision 9 of 10, 5.25.0 9 found, precision 9 of 10.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(3, 3 / 3),
-    "5.23.0": Floor(7, 7 / 8),
-    "5.24.0": Floor(8, 8 / 9),
-    "5.25.0": Floor(8, 8 / 9),
+    "4.57.6": Floor(5, 5 / 5),
+    "5.23.0": Floor(9, 9 / 10),
+    "5.24.0": Floor(9, 9 / 10),
+    "5.25.0": Floor(9, 9 / 10),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,

@@ -24,8 +24,10 @@ from recall_set import HELDOUT4
 # `cache_position` sent to a patched forward (3 releases x 2 + 3), HFC002 on a tuple the code converts, HFC010.
 # Fifth session, first round merged: 4.57.6 8/13, 12 of 12; 5.23.0 19/21, 24 of 24; 5.24.0 and 5.25.0
 # 19/21, 25 of 25.
+# Round 2 merged (eleventh session, hooks29n's first read `past_key_values[0][0].shape` of the empty cache 4.56-4.57
+# hands a hook (XComposer's)): 4.57.6 10 found, precision 13 of 13.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(9, 1.0),
+    "4.57.6": Floor(10, 13 / 13),
     "5.23.0": Floor(20, 1.0),
     "5.24.0": Floor(20, 1.0),
     "5.25.0": Floor(20, 1.0),

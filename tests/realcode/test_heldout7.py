@@ -28,8 +28,10 @@ from recall_set import HELDOUT7
 # parameter, so InternLM2's override is reported on `past_key_values=None` (line 26), naming the branch at line 29
 # that this set marks (iv_past_length), which af91a2f had reported at that read. The same move finds heldout13's
 # vv_asr_hook_past, marked on its def.
+# Round 2 merged (eleventh session, hooks29n's first read `past_key_values[0][0].shape` of the empty cache 4.56-4.57
+# hands a hook (InternVL's)): 4.57.6 11 found, precision 11 of 11.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(10, 1.0),
+    "4.57.6": Floor(11, 11 / 11),
     "5.23.0": Floor(14, 1.0),
     "5.24.0": Floor(13, 13 / 14),
     "5.25.0": Floor(13, 13 / 14),
