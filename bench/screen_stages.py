@@ -4,7 +4,7 @@ on ~20,000 cheap calls was once read as a quarter of the screen, bench/README.md
     python bench/screen_stages.py [--tree DIR] [--rounds N]
 
 Runs checking/screening.py `screen` on every file as the CLI asks it (default settings, the tree as the workspace,
-the collector paused as cli_support/runner.py has it), with the gate's stages (engine/screen/gate.py) timed by
+the collector paused and the run's memo fresh each round, as cli_support/runner.py has them), with the gate's stages (engine/screen/gate.py) timed by
 wrapping them: the text's words (`_text_words`, the superset read before any compile), the compile
 (`_compiled_words`, with its walk of the code objects, only where those do not decide), the `ast` parses of the tests
 that look where words stand (`_Tree.get`), the workspace-import test (`_imports_workspace_value`); the rest of the
@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT / "server"))
 from hf_cache_lint.checking.screening import screen  # noqa: E402
 from hf_cache_lint.engine.base.collector import gc_paused  # noqa: E402
 from hf_cache_lint.engine.environment.api_changes import REMOVED_CACHE_METHODS, REMOVED_NAMES  # noqa: E402
+from hf_cache_lint.engine.environment.confine import settled  # noqa: E402
 from hf_cache_lint.engine.environment.context import Context  # noqa: E402
 from hf_cache_lint.engine.facts.cache_use import PARSE_NAMES as CACHE_USE_NAMES  # noqa: E402
 from hf_cache_lint.engine.screen import gate  # noqa: E402
@@ -92,7 +93,7 @@ def main() -> int:
         spent.clear()
         asked.clear()
         start = time.process_time()
-        with gc_paused():
+        with settled(), gc_paused():  # as the CLI has it (cli_support/runner.py): one run's memo a round
             passed = sum(screen(text, path, settings, context) for path, text in files)
         totals.append((time.process_time() - start, dict(spent)))
     total, stages = min(totals, key=lambda t: t[0])
