@@ -21,7 +21,14 @@ from hf_cache_lint.engine.interpreter.hook_names import (
     reference_role,
 )
 from hf_cache_lint.engine.interpreter.hook_trees import base_items, suite
-from hf_cache_lint.engine.syntax.nodes import Node, code, dotted, span, span_between, unparenthesised
+from hf_cache_lint.engine.syntax.nodes import (
+    Node,
+    code,
+    dotted,
+    param_span,
+    span,
+    unparenthesised,
+)
 
 _METHODS = frozenset(DECODING_METHODS)
 _MIXIN = re.compile(r"^\s*from\s+transformers[\w.]*\s+import\s+(\([^)]*|[^#\n]*)\bGenerationMixin\b|"
@@ -117,7 +124,5 @@ def signature_of(fn: Node) -> tuple[Param, ...]:
             "keyword_only" if keyword_only else "positional"
         if p.star_count == 1:
             keyword_only = True
-        last = p.children[-1]
-        end = p.children[-2] if last.type == "operator" and last.value == "," else last
-        params.append(Param(name, kind, p.default is not None, span_between(p.children[0], end)))
+        params.append(Param(name, kind, p.default is not None, param_span(p)))
     return tuple(params)

@@ -21,7 +21,15 @@ from hf_cache_lint.engine.interpreter.decoding_overrides import qualname, signat
 from hf_cache_lint.engine.interpreter.hook_names import is_trailer
 from hf_cache_lint.engine.interpreter.hook_returns import _returned_reads
 from hf_cache_lint.engine.interpreter.hook_trees import _key_read, cache_key_names, suite, walk
-from hf_cache_lint.engine.syntax.nodes import Node, call_args, code, span, span_between, string_value
+from hf_cache_lint.engine.syntax.nodes import (
+    Node,
+    call_args,
+    code,
+    param_span,
+    span,
+    span_between,
+    string_value,
+)
 
 
 def params_of(fn: Node) -> tuple[list[str], str | None]:
@@ -48,9 +56,7 @@ def hook_fact(fn: Node, kind: HookKind, target: str, reference: str, container: 
     for p in fn.get_params():
         if p.star_count == 0 and p.name.value in CACHE_NAMES and p.name.value in used and \
                 not (kind == "prepare_inputs" and handed_to_base(body, p.name.value, var_keyword)):
-            last = p.children[-1]
-            end = p.children[-2] if last.type == "operator" and last.value == "," else last
-            reads.append(HookRead(p.name.value, "parameter", span_between(p.children[0], end),
+            reads.append(HookRead(p.name.value, "parameter", param_span(p),
                                   code(p).rstrip(",").rstrip()))
     if kind in ("forward", "prepare_inputs"):
         reads.extend(_position_parameter(fn, body))
@@ -127,9 +133,7 @@ def hook_fact(fn: Node, kind: HookKind, target: str, reference: str, container: 
     signature_end = None
     if last_param:
         lp = last_param[-1]
-        end = lp.children[-2] if lp.children[-1].type == "operator" and lp.children[-1].value == "," else \
-            lp.children[-1]
-        e = span(end).end
+        e = param_span(lp).end
         signature_end = Span(e, e)
     required: list[str] = []
     default_at: list[tuple[str, Span]] = []
@@ -197,9 +201,7 @@ def _read_besides(fn: Node, handed: tuple[Span, str, str]) -> Span | None:
         return None
     for p in fn.get_params():
         if p.star_count == 0 and p.name.value == name:
-            last = p.children[-1]
-            end = p.children[-2] if last.type == "operator" and last.value == "," else last
-            return span_between(p.children[0], end)
+            return param_span(p)
     return None
 
 
@@ -453,9 +455,7 @@ def _position_parameter(fn: Node, body: Node) -> Iterator[HookRead]:
         how: ReadHow = "subscript" if after.children[0].value == "[" else "get"
         yield HookRead("cache_position", how, span_between(first, after), code(first) + code(after).strip())
         return
-    last = param.children[-1]
-    end = param.children[-2] if last.type == "operator" and last.value == "," else last
-    yield HookRead("cache_position", "parameter", span_between(param.children[0], end), code(param).rstrip(",").strip())
+    yield HookRead("cache_position", "parameter", param_span(param), code(param).rstrip(",").strip())
 
 
 def _dict_entry_of_its_own_name(node: Node) -> bool:

@@ -554,9 +554,7 @@ def _replaced_forwards(assignments: list[Node], calls: list[Node]) -> frozenset[
 def _names_forward(value: Node, name: str) -> bool:
     """Whether `value` mentions `<name>.forward` (`torch.compile(model.forward)`), read as a dotted name so that
     spaces and line continuations around the dot do not hide it."""
-    if dotted(value) == f"{name}.forward":
-        return True
-    return any(_names_forward(child, name) for child in getattr(value, "children", ()))
+    return any(dotted(n) == f"{name}.forward" for n in walk(value))
 
 
 def _sent(node: Node, names: Names, calls: list[Node], replaced: frozenset[str] = frozenset()) \

@@ -56,11 +56,6 @@ from hf_cache_lint.engine.syntax.nodes import Node, code
 _PASS_THROUGH = {"to", "cuda", "cpu", "eval", "train", "half", "float", "bfloat16", "requires_grad_", "compile",
                  "get_base_model", "merge_and_unload"}
 
-# torch `nn.Module` methods that return the module itself (for the project's own module classes that do not
-# define them): bindings.py's, proved on the oracle.
-_MODULE_SELF = SELF_RETURNING
-
-
 class MethodCall:
     """One method call being evaluated: `owner.name(args)` and where it is written."""
 
@@ -238,7 +233,7 @@ class TrackedMethods:
             base = obj.cache_base.rpartition(".")[2]
             self._crop(f"`{obj.class_name}` (a subclass of `{base}`)", c.args, c.trailer, c.head, c.trailers, c.whole)
             return NONE
-        if fn is None and c.m.name in _MODULE_SELF and (self.functions.torch_module(obj.class_name)
+        if fn is None and c.m.name in SELF_RETURNING and (self.functions.torch_module(obj.class_name)
                                                          or model_of(obj) is not None):
             return c.ref  # `Wrapper(model).eval()`: torch's `Module.eval`/`.to`/... return the module itself
         return self.functions.inline(fn, c.args, c.ref, c.whole) if fn else UNKNOWN

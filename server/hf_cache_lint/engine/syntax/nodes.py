@@ -39,6 +39,13 @@ def end_pos(node: Node) -> tuple[int, int]:
     return node.line, node.column + len(value)
 
 
+def param_span(param: Node) -> Span:
+    """A `def`'s parameter from its first token to its default (or name), without the comma that follows it."""
+    last = param.children[-1]
+    end = param.children[-2] if last.type == "operator" and last.value == "," else last
+    return span_between(param.children[0], end)
+
+
 def code(node: Node) -> str:
     """The node's source without leading whitespace/comments (parso's `get_code(include_prefix=False)`)."""
     return head(node, -1)
