@@ -18,8 +18,14 @@ Provenance (mechanisms read; this code is written here, not copied):
   `cos, sin = self.rotary_emb(value_states, seq_len=kv_seq_len)`, `past_key_value.update(key_states, value_states,
   self.layer_idx, cache_kwargs)`, the `use_attn` boost of the image tokens' attention; `llama_modify(model,
   start_layer, end_layer, use_attn, alpha, use_cfg, img_start_idx, img_end_idx)` setting the flags and
-  `types.MethodType(llama_new_forward, model.model.layers[i].self_attn)`).
-Reduced: a text-only Llama (LLaVA-1.5's Vicuna language model; the image span is a range of prompt positions), no causal mask (the prompt's attention is
+  `types.MethodType(llama_new_forward, model.model.layers[i].self_attn)`) and mllm/models/shikra/shikra.py (Shikra,
+  one of the models PAI evaluates: `ShikraLlamaForCausalLM(LlamaForCausalLM)` with its own `forward(self, input_ids,
+  attention_mask, past_key_values, inputs_embeds, labels, use_cache, output_attentions, output_hidden_states, images,
+  return_dict)` returning `CausalLMOutputWithPast(..., past_key_values=outputs.past_key_values, ...)`, and
+  `prepare_inputs_for_generation(self, input_ids, past_key_values=None, attention_mask=None, inputs_embeds=None,
+  **kwargs)`: `if past_key_values: input_ids = input_ids[:, -1:]`, the dict of `input_ids`, `past_key_values`,
+  `use_cache`, `attention_mask`, `images`).
+Reduced: Shikra's vision tower and loss dropped (its inner model is the plain LlamaModel); a text-only Llama (LLaVA-1.5's Vicuna language model; the image span is a range of prompt positions), no causal mask (the prompt's attention is
 as the copy computes it), the unconditional prompt is the conditional one without its "image" positions.
 """
 
@@ -29,7 +35,8 @@ import types
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from transformers import AutoModelForCausalLM, LogitsProcessor, LogitsProcessorList
+from transformers import AutoModelForCausalLM, LlamaForCausalLM, LogitsProcessor, LogitsProcessorList
+from transformers.modeling_outputs import CausalLMOutputWithPast
 from transformers.models.llama.modeling_llama import apply_rotary_pos_emb
 
 
@@ -91,7 +98,27 @@ def llama_modify(model, start_layer, end_layer, use_attn, alpha, use_cfg, img_st
         attn.forward = types.MethodType(llama_new_forward, attn)
 
 
+class ShikraLlamaForCausalLM(LlamaForCausalLM):
+    def forward(self, input_ids=None, attention_mask=None, past_key_values=None, inputs_embeds=None, labels=None,
+                use_cache=None, output_attentions=None, output_hidden_states=None, images=None, return_dict=None):
+        outputs = self.model(input_ids=input_ids, attention_mask=attention_mask, past_key_values=past_key_values, inputs_embeds=inputs_embeds, use_cache=use_cache, output_attentions=output_attentions, output_hidden_states=output_hidden_states, return_dict=True)  # clean: pa_shikra_inner
+        logits = self.lm_head(outputs[0])
+        return CausalLMOutputWithPast(logits=logits, past_key_values=outputs.past_key_values, hidden_states=outputs.hidden_states, attentions=outputs.attentions)  # clean: pa_shikra_output
+
+    def prepare_inputs_for_generation(self, input_ids, past_key_values=None, attention_mask=None, inputs_embeds=None, **kwargs):  # site: pa_shikra_prepare
+        if past_key_values:  # observe: pa_shikra_prepare
+            input_ids = input_ids[:, -1:]
+        if inputs_embeds is not None and past_key_values is None:
+            model_inputs = {"inputs_embeds": inputs_embeds}
+        else:
+            model_inputs = {"input_ids": input_ids}
+        model_inputs.update({"past_key_values": past_key_values, "use_cache": kwargs.get("use_cache"),
+                             "attention_mask": attention_mask, "images": kwargs.get("images", None)})
+        return model_inputs
+
+
 model = AutoModelForCausalLM.from_pretrained("lmsys/vicuna-7b-v1.5").eval()
+shikra = ShikraLlamaForCausalLM.from_pretrained("shikras/shikra-7b-delta-v1").eval()
 prompt = torch.tensor([[1, 30, 31, 32, 33, 34, 35, 36]])
 uncond = torch.tensor([[1, 35, 36]])
 
@@ -109,3 +136,20 @@ def probe_pai():
     with torch.no_grad():
         out = model.generate(prompt, max_new_tokens=3, min_new_tokens=3, do_sample=False)  # observe: pa_patched_attention
     assert out.shape == (1, 11)
+
+
+def probe_shikra():
+    fed = []
+    handle = shikra.model.embed_tokens.register_forward_hook(lambda module, args, out: fed.append(args[0].shape[1]))
+    with torch.no_grad():
+        out = shikra.generate(prompt, max_new_tokens=3, min_new_tokens=3, do_sample=False)
+    handle.remove()
+    assert out.shape == (1, 11)
+    assert fed == [8, 1, 1], "pa_shikra_prepare: the model was not fed the prompt once, then one new token a step"  # observe: pa_shikra_prepare
+
+
+def probe_shikra_forward():
+    with torch.no_grad():
+        first = shikra(input_ids=prompt, use_cache=True, return_dict=True)
+        step = shikra(input_ids=torch.tensor([[37]]), past_key_values=first.past_key_values, use_cache=True, return_dict=True)
+    assert step.past_key_values.get_seq_length() == 9
