@@ -112,6 +112,10 @@ def probe_steer():
 
 
 def probe_unsteered():
+    fed = []
+    handle = model.model.embed_tokens.register_forward_hook(lambda module, args, out: fed.append(args[0].shape[1]))
     sequences = generate_with_cache_steering(model, prompt, {}, SteeringConfig(), max_new_tokens=3,
                                              min_new_tokens=3, do_sample=False)
+    handle.remove()
     assert sequences.shape == (1, 9)
+    assert fed == [5, 1, 1, 1], fed

@@ -86,8 +86,12 @@ context = ids([1, 90, 91, 92, 93, 94, 95, 96])
 
 def probe_answer():
     mem.memorize(context)
+    fed = []
+    handle = mem.model.model.embed_tokens.register_forward_hook(lambda module, args, out: fed.append(args[0].shape[1]))
     answers = mem.generate([[100, 101], [102, 103]])
+    handle.remove()
     assert [a.shape[1] for a in answers] == [3, 3]
+    assert fed[:3] == [2, 1, 1] and fed[3] == 10, fed
     assert mem.memory.get_seq_length() == 8
 
 
