@@ -18,9 +18,11 @@ Provenance (mechanisms read; this code is written here, not copied):
   DynamicCache.from_legacy_cache(past_key_values)`, `past_key_values_length = past_key_values.get_usable_length(
   seq_length)`; `LlamaFlashAttention2.forward_torch`: `kv_seq_len += past_key_value.get_usable_length(kv_seq_len,
   self.layer_idx)`, `key_states = torch.cat([past_key_value.key_cache[self.layer_idx], key_states], dim=-2)` when
-  not `use_cache`, the `block_list` head masking).
+  not `use_cache`, the `block_list` head masking) and src/utils/modelling_mistral.py (the same copy for Mistral, whose
+  model forward still hands a legacy caller its cache back: `next_cache = next_decoder_cache.to_legacy_cache() if
+  use_legacy_cache else next_decoder_cache`).
 Reduced: the copied modeling file is reduced to its cache handling (three helpers, each reached by its own probe: the
-legacy conversion, the past length, the concatenation of the cached keys), no attn_mode switch or flash kernels; the
+legacy conversion and its way back, the past length, the concatenation of the cached keys), no attn_mode switch or flash kernels; the
 expert and the amateur are plain causal LMs; greedy, a fixed number of steps, no EOS stop.
 """
 
@@ -39,6 +41,10 @@ def as_cache(past_key_values):
     if use_legacy_cache:
         past_key_values = DynamicCache.from_legacy_cache(past_key_values)  # site: dc_from_legacy
     return past_key_values, use_legacy_cache
+
+
+def output_cache(next_decoder_cache, use_legacy_cache):
+    return next_decoder_cache.to_legacy_cache() if use_legacy_cache else next_decoder_cache  # site: dc_to_legacy
 
 
 def past_length(past_key_values, seq_length):
@@ -94,3 +100,9 @@ def probe_concat_keys():
     out = expert(input_ids=prompt, use_cache=True)
     keys = torch.zeros(1, expert.config.num_key_value_heads, 1, expert.config.hidden_size // expert.config.num_attention_heads)
     concat_cached_keys(out.past_key_values, keys, 0)
+
+
+def probe_to_legacy():
+    out = expert(input_ids=prompt, use_cache=True)
+    legacy = output_cache(out.past_key_values, True)
+    assert legacy[0][0].shape[2] == 6
