@@ -20,7 +20,9 @@ Provenance (mechanisms read; this code is written here, not copied):
   self.layer_idx)`, `key_states = torch.cat([past_key_value.key_cache[self.layer_idx], key_states], dim=-2)` when
   not `use_cache`, the `block_list` head masking) and src/utils/modelling_mistral.py (the same copy for Mistral, whose
   model forward still hands a legacy caller its cache back: `next_cache = next_decoder_cache.to_legacy_cache() if
-  use_legacy_cache else next_decoder_cache`).
+  use_legacy_cache else next_decoder_cache`) and src/models/dola.py (the DoLa baseline: `self.model.generate(
+  tokenised_inputs, do_sample=False, max_new_tokens=self.max_new_tokens, output_logits=True, dola_layers=
+  self.dola_layers, return_dict_in_generate=True)`, then `torch.stack(outputs.logits, dim=1)` for the entropies).
 Reduced: the copied modeling file is reduced to its cache handling (three helpers, each reached by its own probe: the
 legacy conversion and its way back, the past length, the concatenation of the cached keys), no attn_mode switch or flash kernels; the
 expert and the amateur are plain causal LMs; greedy, a fixed number of steps, no EOS stop.
@@ -77,6 +79,13 @@ def contrastive_generate(tokens, max_new_tokens=3, alpha=0.5):
     return generated_ids, expert_past_kv
 
 
+def dola_generate(tokenised_inputs, dola_layers="high", max_new_tokens=3):
+    with torch.inference_mode():
+        outputs = expert.generate(tokenised_inputs, do_sample=False, max_new_tokens=max_new_tokens, output_logits=True, dola_layers=dola_layers, return_dict_in_generate=True)  # site: dc_dola_layers
+    logits = torch.stack(outputs.logits, dim=1)
+    return outputs.sequences, logits
+
+
 prompt = torch.tensor([[1, 70, 71, 72, 73, 74]])
 
 
@@ -106,3 +115,9 @@ def probe_to_legacy():
     out = expert(input_ids=prompt, use_cache=True)
     legacy = output_cache(out.past_key_values, True)
     assert legacy[0][0].shape[2] == 6
+
+
+def probe_dola():
+    expert.generation_config.min_new_tokens = 3
+    sequences, logits = dola_generate(prompt)
+    assert sequences.shape == (1, 9) and logits.shape[1] == 3
