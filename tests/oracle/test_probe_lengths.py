@@ -70,6 +70,8 @@ MARKED: dict[str, str] = {
     "the policy's response_len)",
     "heldout20:pyramidkv_monkeypatch.py:pk_generate": BY_PROBE + " (3, as its output_max_len)",
     "heldout21:aqlm_cuda_graph_decode.py:aq_warmup_generate": BY_PROBE + " (4, as its max_new_tokens)",
+    "heldout23:decore_contrastive_heads.py:dc_dola_layers": "the probe sets expert.generation_config.min_new_tokens "
+    "(3, as the DoLa baseline's max_new_tokens)",
 }
 # Labelled calls whose length cannot be fixed, each with why; their probes assert a range of lengths instead.
 UNFIXABLE: dict[str, str] = {
