@@ -70,6 +70,9 @@ MARKED: dict[str, str] = {
     "the policy's response_len)",
     "heldout20:pyramidkv_monkeypatch.py:pk_generate": BY_PROBE + " (3, as its output_max_len)",
     "heldout21:aqlm_cuda_graph_decode.py:aq_warmup_generate": BY_PROBE + " (4, as its max_new_tokens)",
+    "heldout24:baichuan_audio_interleave.py:ba_text_continue": BY_PROBE + " (4, as its max_new_tokens)",
+    "heldout24:llama_omni2_speech_units.py:o2_units_generate": "the probe sets unit_lm.generation_config."
+    "min_new_tokens (3, as the unit generator's M)",
 }
 # Labelled calls whose length cannot be fixed, each with why; their probes assert a range of lengths instead.
 UNFIXABLE: dict[str, str] = {
