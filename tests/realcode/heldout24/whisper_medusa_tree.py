@@ -18,10 +18,11 @@ Provenance (mechanisms read; this code is written here, not copied):
   whisper_medusa/models/medusa_utils.py (tree_decoding: `position_ids = medusa_position_ids + input_ids.shape[1]`,
   the forward over the tree candidates with the cache; generate_candidates; evaluate_posterior), written for
   transformers 4.49 (requirements.txt).
-Reduced: a small Whisper built from a config (no checkpoint); the audio encoder's output is given (a random BaseModelOutput), two Medusa heads are linear layers on the
-last decoder hidden state, the tree is a chain (one candidate per head, no tree mask), greedy acceptance; the
-base past is copied before the tree pass (the original keeps both outputs' caches apart); the next step's forward
-with the rebuilt tuple is reached by its own probe, which builds the same per-layer 4-tuples from the cache's layers.
+Reduced: a small Whisper built from a config (no checkpoint), the encoder's output given (a random BaseModelOutput);
+two Medusa heads are linear layers on the last decoder hidden state, the tree is a chain (one candidate per head, no
+tree mask), greedy acceptance; the base past is deep-copied before the tree pass (in the original the tree pass extends
+the one cache both outputs hold); the next step's forward with the rebuilt tuple is reached by its own probe, which
+builds the same per-layer 4-tuples from the cache's layers.
 """
 
 import copy
