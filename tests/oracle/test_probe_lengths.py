@@ -72,6 +72,9 @@ MARKED: dict[str, str] = {
     "heldout21:aqlm_cuda_graph_decode.py:aq_warmup_generate": BY_PROBE + " (4, as its max_new_tokens)",
     "heldout23:decore_contrastive_heads.py:dc_dola_layers": "the probe sets expert.generation_config.min_new_tokens "
     "(3, as the DoLa baseline's max_new_tokens)",
+    "heldout24:baichuan_audio_interleave.py:ba_text_continue": BY_PROBE + " (4, as its max_new_tokens)",
+    "heldout24:llama_omni2_speech_units.py:o2_units_generate": "the probe sets unit_lm.generation_config."
+    "min_new_tokens (3, as the unit generator's M)",
 }
 # Labelled calls whose length cannot be fixed, each with why; their probes assert a range of lengths instead.
 UNFIXABLE: dict[str, str] = {
