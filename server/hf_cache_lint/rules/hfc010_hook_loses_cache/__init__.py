@@ -28,6 +28,8 @@ from hf_cache_lint.rules.hfc010_hook_loses_cache import (
     decoding_examples,
     forward_examples,
     forward_keywords,
+    hand_loop,
+    loop_examples,
     override_calls,
 )
 from hf_cache_lint.rules.hfc010_hook_loses_cache.examples import (
@@ -53,8 +55,8 @@ class HookLosesCache(Rule):
                "passes it (5.24's `cache=`, 4.56's `past_key_values=`), or binds transformers' hook by position.")
     default_severity = Severity.ERROR
     reads = frozenset({HOOK_OVERRIDE, CACHE_USE, FIXED_FORWARD, PATCHED_ATTENTION, DECODING_OVERRIDE})
-    valid = VALID + forward_examples.VALID + decoding_examples.VALID
-    invalid = INVALID + forward_examples.INVALID + decoding_examples.INVALID
+    valid = VALID + forward_examples.VALID + decoding_examples.VALID + loop_examples.VALID
+    invalid = INVALID + forward_examples.INVALID + decoding_examples.INVALID + loop_examples.INVALID
 
     def check(self, analysis: Analysis) -> Iterable[Finding]:
         target = analysis.context.target
@@ -72,6 +74,7 @@ class HookLosesCache(Rule):
             binds = override_calls.finding(self, analysis, override)
             if binds is not None:
                 yield binds
+        yield from hand_loop.findings(self, analysis)  # a decode loop of the code's own calling transformers' hook
         for hook in analysis.of(HOOK_OVERRIDE):
             if hook.kind == "model_kwargs" and not _generate_calls(hook, target):
                 continue  # no method of the target's generate: only the project's own code calls it, with its keys
