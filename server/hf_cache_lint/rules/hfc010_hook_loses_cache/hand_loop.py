@@ -22,6 +22,7 @@ loop's own cut (the new tokens once the cache holds the rest) is its author's ch
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from hf_cache_lint.engine.base.findings import Finding, Related, Severity, Span
@@ -42,7 +43,8 @@ def findings(rule: Rule, analysis: Analysis) -> list[Finding]:
     target = analysis.context.target
     if "next_sequence_length" not in target.hook_signature("prepare_inputs") or reads(_UPDATE, target.version):
         return []  # the hook cuts by `cache_position` there, or the update raises KeyError first (HFC007)
-    if "next_sequence_length" in analysis.text or f"def {_HOOK}" in analysis.text or analysis.tree is None:
+    if "next_sequence_length" in analysis.text or re.search(rf"\bdef\s+{_HOOK}\b", analysis.text) or \
+            analysis.tree is None:
         return []
     calls = list(_hook_calls(analysis.tree))
     if not calls:
@@ -76,8 +78,13 @@ def findings(rule: Rule, analysis: Analysis) -> list[Finding]:
     return out
 
 
+def _bare(text: str) -> str:
+    """`text` without its spaces and line continuations (`model . prepare_inputs_for_generation`)."""
+    return re.sub(r"[\s\\]+", "", text)
+
+
 def _own(receiver: str) -> bool:
-    text = receiver.strip()
+    text = _bare(receiver)
     return text == "self" or text.startswith("super(")
 
 
@@ -96,17 +103,17 @@ def _hook_calls(tree: Node) -> list[tuple[Span, str, str, str]]:
             continue
         for i in range(1, len(kids) - 1):
             dot, call = kids[i], kids[i + 1]
-            if dot.type != "trailer" or dot.get_code().strip() != f".{_HOOK}" or call.type != "trailer" or \
+            if dot.type != "trailer" or _bare(dot.get_code()) != f".{_HOOK}" or call.type != "trailer" or \
                     not call.children or call.children[0].value != "(":
                 continue
-            receiver = "".join(k.get_code() for k in kids[:i]).strip()
+            receiver = _bare("".join(k.get_code() for k in kids[:i]))
             if _own(receiver):
                 continue
             arguments = _arguments(call)
             if len(arguments) != 2:
                 continue
             first, second = arguments
-            if first.type != "name" or second.type != "argument" or second.children[0].get_code().strip() != "**" or \
+            if first.type != "name" or second.type != "argument" or _bare(second.children[0].get_code()) != "**" or \
                     second.children[1].type != "name":
                 continue
             found.append((span(node), receiver, first.value, second.children[1].value))
