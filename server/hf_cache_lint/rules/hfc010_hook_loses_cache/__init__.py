@@ -28,9 +28,11 @@ from hf_cache_lint.rules.hfc010_hook_loses_cache import (
     decoding_examples,
     forward_examples,
     forward_keywords,
+    full_positions,
     hand_loop,
     loop_examples,
     override_calls,
+    position_examples,
 )
 from hf_cache_lint.rules.hfc010_hook_loses_cache.examples import (
     DEFAULT_TITLE,
@@ -55,8 +57,10 @@ class HookLosesCache(Rule):
                "passes it (5.24's `cache=`, 4.56's `past_key_values=`), or binds transformers' hook by position.")
     default_severity = Severity.ERROR
     reads = frozenset({HOOK_OVERRIDE, CACHE_USE, FIXED_FORWARD, PATCHED_ATTENTION, DECODING_OVERRIDE})
-    valid = VALID + forward_examples.VALID + decoding_examples.VALID + loop_examples.VALID
-    invalid = INVALID + forward_examples.INVALID + decoding_examples.INVALID + loop_examples.INVALID
+    valid = VALID + forward_examples.VALID + decoding_examples.VALID + loop_examples.VALID + \
+        position_examples.VALID
+    invalid = INVALID + forward_examples.INVALID + decoding_examples.INVALID + loop_examples.INVALID + \
+        position_examples.INVALID
 
     def check(self, analysis: Analysis) -> Iterable[Finding]:
         target = analysis.context.target
@@ -100,8 +104,12 @@ class HookLosesCache(Rule):
             yield finding
         yield from self._update_signature(analysis, hook, target)
         if not stopped:
+            positions = full_positions.finding(self, analysis, hook)
+            if positions is not None:
+                yield positions
             yield from self._empty_layer(analysis, hook, target)
-            yield from self._truthy_cuts(analysis, hook, target)
+            if positions is None:
+                yield from self._truthy_cuts(analysis, hook, target)
         if hook.compat or stopped:
             return  # reads the cache as `cache` too; or the super() call raises before the cache matters
         yield from self._never_fed(analysis, hook, target)
