@@ -36,6 +36,10 @@ _KEYS = "keys = out.past_key_values.key_cache[0]\n"
 _NO_MAXIMUM = ("limit = out.past_key_values.get_max_length()\n"
                "if limit is None:  # no maximum\n    limit = 1 << 30\n"
                "assert limit > out.past_key_values.get_seq_length(), limit\n")
+# The same test of a cache narrowed to `Cache` (as Gemma-10M's prepare_inputs hook narrows the one generate gives it).
+_GUARDED_MAXIMUM = ("cache = out.past_key_values\nif isinstance(cache, Cache):\n"
+                    "    limit = cache.get_max_length()\n    if limit is None:  # no maximum\n        limit = 1 << 30\n"
+                    "    assert limit > cache.get_seq_length(), limit\n")
 _BUILT = prelude("DynamicCache") + "cache = DynamicCache()\n"
 # Caches and models followed where the code takes them: a parameter a caller fills, an attribute, a forward output.
 _FILLED = "cache = DynamicCache()\nmodel(**inputs, past_key_values=cache, use_cache=True)\n"
@@ -156,6 +160,16 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="`out.past_key_values.get_max_length()`",  # 4.57.6: missing; 5.x: tested against None
         note="`get_max_length()` tested against None (4.41-4.48's answer for a DynamicCache): missing on 4.57 "
              "(AttributeError), -1 from 5.13, so the None branch is never taken (the assertion after it fails)",
+    ),
+    Invalid(
+        "from transformers.cache_utils import Cache\n" + _LOAD + _GEN + _GUARDED_MAXIMUM,
+        flagged="get_max_length",
+        severity={"4.57.6": Severity.WARNING, "5.23.0": Severity.WARNING, "5.24.0": Severity.WARNING,
+                  "5.25.0": Severity.WARNING},
+        runtime={"4.57.6": "HFC007", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},
+        message_contains="`cache.get_max_length()`",  # 4.57.6: missing (under the isinstance test: a Warning)
+        note="the same test on a cache narrowed to `Cache` (Gemma-10M's hook, `isinstance(past_key_values, Cache)`): "
+             "generate's is a DynamicCache, -1 from 5.13",
     ),
     # Gone before 4.57 (code written for 4.4x breaks there; first release without each read from the wheels).
     invalid(

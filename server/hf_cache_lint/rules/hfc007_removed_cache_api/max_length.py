@@ -23,18 +23,22 @@ from functools import partial
 from hf_cache_lint.engine.base.findings import Finding, Severity
 from hf_cache_lint.engine.environment import releases
 from hf_cache_lint.engine.environment.release_version import Version
+from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
 from hf_cache_lint.engine.facts.cache_use import CacheUse
 from hf_cache_lint.engine.output.analysis import Analysis
 from hf_cache_lint.rules.base import Rule
 
 _MODULE = "transformers.cache_utils"
 # The classes whose 4.4x answer was None: a DynamicCache, or a model output's cache of a class the code does not
-# say (generate's and a forward's default is a DynamicCache).
-_DYNAMIC = (None, "DynamicCache")
+# say (generate's and a forward's default is a DynamicCache), or one only narrowed to `Cache` (`isinstance(c,
+# Cache)`: Gemma-10M's hook, given generate's DynamicCache; the oracle: this rule's example on 5.23.0-5.25.0,
+# `recall:heldout15/gemma10m_infini_hook.py` gm_max_length on 5.23.0).
+_DYNAMIC = (None, "DynamicCache", "Cache")
 _SHAPE = "get_max_cache_shape"
 _METHODS = frozenset({"get_max_length", _SHAPE})
 EFFECT = ("returns -1 for a DynamicCache without a maximum (the window size once it has sliding-window layers), "
-          "never None, so the test takes the other branch (silent)")
+          "never None, so the test takes the other branch (silently there; code that then uses -1 as a maximum may "
+          "raise further on)")
 INSTEAD = ("treat a negative answer as no maximum (`n is None or n < 0`); transformers 4.49-5.12 have no "
            "`get_max_length()` and 5.20+ no `get_max_cache_shape()`")
 
@@ -87,6 +91,9 @@ def finding(rule: Rule, analysis: Analysis, use: CacheUse) -> Finding | None:
         return None
     if use.paired is not None and use.paired.startswith("try:"):
         return None  # the handler of a pair: the try's call answers for the value (below)
+    if use.cls == "Cache" and any(o is not use and o.span == use.span and o.cls in _DYNAMIC[:2] and o.none_test
+                                  for o in analysis.of(CACHE_USE)):
+        return None  # the same call read as a DynamicCache's too (a helper two callers test): that use reports it
     target = analysis.context.target
     method, gone = use.name, None
     if use.paired is not None and not _has(method, target.version) and use.paired[7:] in _METHODS:

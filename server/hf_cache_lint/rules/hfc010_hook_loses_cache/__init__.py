@@ -28,7 +28,11 @@ from hf_cache_lint.rules.hfc010_hook_loses_cache import (
     decoding_examples,
     forward_examples,
     forward_keywords,
+    full_positions,
+    hand_loop,
+    loop_examples,
     override_calls,
+    position_examples,
 )
 from hf_cache_lint.rules.hfc010_hook_loses_cache.examples import (
     DEFAULT_TITLE,
@@ -53,8 +57,10 @@ class HookLosesCache(Rule):
                "passes it (5.24's `cache=`, 4.56's `past_key_values=`), or binds transformers' hook by position.")
     default_severity = Severity.ERROR
     reads = frozenset({HOOK_OVERRIDE, CACHE_USE, FIXED_FORWARD, PATCHED_ATTENTION, DECODING_OVERRIDE})
-    valid = VALID + forward_examples.VALID + decoding_examples.VALID
-    invalid = INVALID + forward_examples.INVALID + decoding_examples.INVALID
+    valid = VALID + forward_examples.VALID + decoding_examples.VALID + loop_examples.VALID + \
+        position_examples.VALID
+    invalid = INVALID + forward_examples.INVALID + decoding_examples.INVALID + loop_examples.INVALID + \
+        position_examples.INVALID
 
     def check(self, analysis: Analysis) -> Iterable[Finding]:
         target = analysis.context.target
@@ -72,6 +78,7 @@ class HookLosesCache(Rule):
             binds = override_calls.finding(self, analysis, override)
             if binds is not None:
                 yield binds
+        yield from hand_loop.findings(self, analysis)  # a decode loop of the code's own calling transformers' hook
         for hook in analysis.of(HOOK_OVERRIDE):
             if hook.kind == "model_kwargs" and not _generate_calls(hook, target):
                 continue  # no method of the target's generate: only the project's own code calls it, with its keys
@@ -97,8 +104,12 @@ class HookLosesCache(Rule):
             yield finding
         yield from self._update_signature(analysis, hook, target)
         if not stopped:
+            positions = full_positions.finding(self, analysis, hook)
+            if positions is not None:
+                yield positions
             yield from self._empty_layer(analysis, hook, target)
-            yield from self._truthy_cuts(analysis, hook, target)
+            if positions is None:
+                yield from self._truthy_cuts(analysis, hook, target)
         if hook.compat or stopped:
             return  # reads the cache as `cache` too; or the super() call raises before the cache matters
         yield from self._never_fed(analysis, hook, target)
@@ -236,7 +247,10 @@ class HookLosesCache(Rule):
         with one (empty) layer per decoder layer and hands it to the hook as `past_key_values`, that cache's truth
         value is its layer count: the test is True at the first step and the prompt is cut before anything is
         cached (`_FIRST_STEP_CACHE_BUILT`; the oracle: a tiny Llama, 5 prompt tokens, 3 new ones: input lengths 1, 1,
-        1 on 4.57.6, 5.3.0, 5.4.0, 5.13.1, 5.19.0 and 5.23.0; 5, 1, 1 on 4.52.4, 4.53.0 and 5.0.0)."""
+        1 on 4.57.6, 5.3.0, 5.4.0, 5.13.1, 5.19.0 and 5.23.0; 5, 1, 1 on 4.52.4, 4.53.0 and 5.0.0). Silent on a model
+        that takes any input length; one whose first step needs the whole prompt raises instead (the oracle:
+        `recall:heldout22/minicpmo_omnilmm_session.py` om_prepare_past, `RuntimeError: cannot reshape tensor of 0
+        elements` on 4.57.6 and 5.23.0), which the message says."""
         if hook.kind != "prepare_inputs" or not hook.truthy_cuts or not _first_step_cache_built(target) or \
                 target.behaviour_since("cache_reaches_hooks_as_cache") is not None:
             return  # from 5.24 `past_key_values` is None in such a hook: the rename (`_lost`) is what breaks it
@@ -245,7 +259,9 @@ class HookLosesCache(Rule):
                        "first step, the empty cache it has just built with one layer per decoder layer, and a "
                        "cache's truth value is its layer count, not the tokens it holds: the test is True there, so "
                        "the branch cuts the prompt before any of it is cached and the model never sees the rest of "
-                       "it (silently: the answer is decoded from the cut prompt)")
+                       "it (silently where the model takes any input: the answer is decoded from the cut prompt; a "
+                       "model whose own first step needs the whole prompt, its images or a prefix, raises there "
+                       "instead)")
             fix = Fix(TRUTH_TITLE, (Edit(place, "past_key_values is not None and "
                                                 "past_key_values.get_seq_length() > 0"),), preferred=True)
             yield self.report(place, message, severity=Severity.WARNING,

@@ -1,0 +1,143 @@
+"""HFC010 on a decode loop the code runs itself with transformers' hook: it calls a loaded model's
+`prepare_inputs_for_generation(input_ids, **model_kwargs)` and carries the step's cache into that dict with the
+model's `_update_model_kwargs_for_generation(outputs, model_kwargs)` (InternLM's streaming chat, RL4LMs' value
+rollouts copy generate's own steps). From 5.3.0 transformers' hook cuts the input to the new tokens by
+`next_sequence_length` alone, a parameter generate passes and such a loop does not (the release table's hook
+signature; the wheels: `input_ids[:, -next_sequence_length:] if next_sequence_length is not None else input_ids` in
+5.3.0-5.25.0, where 4.x and 5.0-5.2 cut by `cache_position`): every step feeds the whole sequence again onto the
+carried cache, which then holds the prompt once more at each step (silently; the oracle:
+`recall:heldout11/internlm_pal_stream.py` il_carry_cache and `recall:heldout10/rl4lms_actor_critic.py`
+rl_update_state on 5.23.0, 5.24.0 and 5.25.0, this module's examples on 5.3.0-5.25.0). Where the target's helper
+still reads `model_kwargs["cache_position"]` on every call (4.43.0-5.2.0) it raises KeyError there first, HFC007's
+finding (hfc007 helper_reads).
+
+The finding stands on the `_update_model_kwargs_for_generation` call, the statement that hands the cache on to the
+hook's next call (without it the loop runs each step on the whole sequence and no cache, as its author meant it to
+when carrying none); the hook's call is named and attached as related information. Precision: the receivers are
+models the code loads (not `self` nor `super()`: an override is called by generate with its own arguments); the dict
+is not the `**` parameter of the function holding the update (a loop of generate's own); the module never says
+`next_sequence_length`, defines no `prepare_inputs_for_generation` of its own (its own cut would run), and hands the
+hook the sequence itself (a plain name: `input_ids[:, -1:]` is a loop cutting for itself). No mechanical fix: the
+loop's own cut (the new tokens once the cache holds the rest) is its author's choice."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from hf_cache_lint.engine.base.findings import Finding, Related, Severity, Span
+from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
+from hf_cache_lint.engine.facts.cache_use import CacheUse
+from hf_cache_lint.engine.output.analysis import Analysis
+from hf_cache_lint.engine.syntax.nodes import Node, span
+from hf_cache_lint.rules.hfc007_removed_cache_api.helper_reads import reads
+
+if TYPE_CHECKING:
+    from hf_cache_lint.rules.base import Rule
+
+_UPDATE = "_update_model_kwargs_for_generation"
+_HOOK = "prepare_inputs_for_generation"
+
+
+def findings(rule: Rule, analysis: Analysis) -> list[Finding]:
+    target = analysis.context.target
+    if "next_sequence_length" not in target.hook_signature("prepare_inputs") or reads(_UPDATE, target.version):
+        return []  # the hook cuts by `cache_position` there, or the update raises KeyError first (HFC007)
+    if "next_sequence_length" in analysis.text or re.search(rf"\bdef\s+{_HOOK}\b", analysis.text) or \
+            analysis.tree is None:
+        return []
+    calls = list(_hook_calls(analysis.tree))
+    if not calls:
+        return []
+    out: list[Finding] = []
+    for use in analysis.of(CACHE_USE):
+        if use.what != "model" or use.op != "call" or use.name != _UPDATE or _own(use.receiver):
+            continue
+        positional = [a for a in use.arguments if a.name is None]
+        named = next((a for a in use.arguments if a.name == "model_kwargs"), None)
+        carried = named if named is not None else positional[1] if len(positional) > 1 else None
+        if carried is None or not carried.text.strip().isidentifier() or _spread_parameter(analysis, use,
+                                                                                            carried.text.strip()):
+            continue
+        at, receiver, ids, spread = calls[0]
+        message = (f"`{use.receiver}.{_UPDATE}(...)` carries the step's cache into `{carried.text.strip()}`, which "
+                   f"this code hands `{receiver}.{_HOOK}({ids}, **{spread})` (line {at.start.line}) without "
+                   f"`next_sequence_length`: transformers {target}'s hook cuts the input to the new tokens by "
+                   "`next_sequence_length` alone (since 5.3.0; generate passes it), so every step feeds the whole "
+                   "sequence again onto the carried cache, which holds the prompt once more at each step "
+                   f"(silently). Instead, cut the input yourself once the cache holds the rest (`{ids}[:, "
+                   f"cache.get_seq_length():]`), or pass `next_sequence_length=` (5.3.0 and later), or let "
+                   "`generate` run the steps")
+        related = (Related(at, f"transformers {target}'s hook returns the whole of `{ids}` here"),)
+        out.append(rule.report(use.span, message, severity=Severity.WARNING, related=related,
+                               story="From 5.3.0 transformers' `prepare_inputs_for_generation` keeps only the last "
+                                     "`next_sequence_length` tokens, a number generate passes it at each step. A "
+                                     "decode loop that copies generate's calls of the hook and of "
+                                     "`_update_model_kwargs_for_generation` without it gets the whole sequence "
+                                     "back at every step, and feeds it onto the cache it carries."))
+    return out
+
+
+def _bare(text: str) -> str:
+    """`text` without its spaces and line continuations (`model . prepare_inputs_for_generation`)."""
+    return re.sub(r"[\s\\]+", "", text)
+
+
+def _own(receiver: str) -> bool:
+    text = _bare(receiver)
+    return text == "self" or text.startswith("super(")
+
+
+def _hook_calls(tree: Node) -> list[tuple[Span, str, str, str]]:
+    """Each `<receiver>.prepare_inputs_for_generation(<name>, **<name>)` in the module: (its span, the receiver, the
+    sequence's name, the spread dict's name). Receivers that are `self` or `super()` are left out."""
+    found: list[tuple[Span, str, str, str]] = []
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        kids = getattr(node, "children", None)
+        if not kids:
+            continue
+        stack.extend(kids)
+        if node.type not in ("power", "atom_expr"):
+            continue
+        for i in range(1, len(kids) - 1):
+            dot, call = kids[i], kids[i + 1]
+            if dot.type != "trailer" or _bare(dot.get_code()) != f".{_HOOK}" or call.type != "trailer" or \
+                    not call.children or call.children[0].value != "(":
+                continue
+            receiver = _bare("".join(k.get_code() for k in kids[:i]))
+            if _own(receiver):
+                continue
+            arguments = _arguments(call)
+            if len(arguments) != 2:
+                continue
+            first, second = arguments
+            if first.type != "name" or second.type != "argument" or _bare(second.children[0].get_code()) != "**" or \
+                    second.children[1].type != "name":
+                continue
+            found.append((span(node), receiver, first.value, second.children[1].value))
+    found.sort(key=lambda c: (c[0].start.line, c[0].start.column))
+    return found
+
+
+def _arguments(call: Node) -> list[Node]:
+    inner = call.children[1] if len(call.children) == 3 else None
+    if inner is None:
+        return []
+    if inner.type == "arglist":
+        return [k for k in inner.children if k.type != "operator" or k.value != ","]
+    return [inner]
+
+
+def _spread_parameter(analysis: Analysis, use: CacheUse, name: str) -> bool:
+    """`name` is the `**` parameter of the function holding the call: a loop of generate's own, called with the dict
+    generate prepared."""
+    tree = analysis.tree
+    if tree is None:
+        return False
+    scope = tree.get_leaf_for_position((use.span.start.line, use.span.start.column), include_prefixes=True)
+    while scope is not None and scope.type not in ("funcdef", "file_input"):
+        scope = scope.parent
+    return scope is not None and scope.type == "funcdef" and any(
+        p.star_count == 2 and p.name.value == name for p in scope.get_params())

@@ -1,0 +1,46 @@
+"""HFC010 examples of a decode loop the code runs itself with transformers' `prepare_inputs_for_generation`, carrying
+the cache with `_update_model_kwargs_for_generation` (hand_loop.py); each runs unchanged under the oracle against real
+transformers."""
+
+from __future__ import annotations
+
+from hf_cache_lint.engine.base.findings import Severity
+from hf_cache_lint.rules.base import Invalid, Valid
+from hf_cache_lint.rules.snippets import prelude
+
+# InternLM's streaming chat, reduced: the dict starts with the prompt's positions (4.43-5.2's helper reads them), the
+# hook gets the whole sequence and the step's cache, and the cache must end up holding each token once.
+_LOOP = (
+    "import torch\n" + prelude() + "\n"
+    "input_ids = inputs[\"input_ids\"]\n"
+    "model_kwargs = {\"attention_mask\": inputs[\"attention_mask\"], \"use_cache\": True,\n"
+    "                \"cache_position\": torch.arange(input_ids.shape[1])}\n"
+    "with torch.no_grad():\n"
+    "    for step in range(3):\n"
+    "        model_inputs = model.prepare_inputs_for_generation(IDS, **model_kwargs)\n"
+    "        outputs = model(**model_inputs)\n"
+    "        next_token = outputs.logits[:, -1].argmax(-1, keepdim=True)\n"
+    "        input_ids = torch.cat([input_ids, next_token], dim=-1)\n"
+    "        model_kwargs = model._update_model_kwargs_for_generation(outputs, model_kwargs)\n"
+    "cache = model_kwargs.get(\"cache\", model_kwargs.get(\"past_key_values\"))\n"
+    "assert cache.get_seq_length() == input_ids.shape[1] - 1, f\"the cache holds {cache.get_seq_length()} tokens\"\n"
+)
+LOOP = _LOOP.replace("IDS", "input_ids")
+
+INVALID: tuple[Invalid, ...] = (
+    Invalid(
+        LOOP,
+        flagged="_update_model_kwargs_for_generation",
+        versions=("5.23.0", "5.24.0", "5.25.0"),
+        severity=Severity.WARNING,
+        runtime="OTHER",  # the assertion: every step fed the whole sequence onto the carried cache
+        message_contains="without `next_sequence_length`",
+        note="a decode loop handing transformers' hook the whole sequence and the carried cache: from 5.3.0 the "
+             "hook cuts to the new tokens by `next_sequence_length` alone, which only generate passes",
+    ),
+)
+
+VALID: tuple[Valid, ...] = (
+    Valid(_LOOP.replace("IDS", "input_ids[:, -1:] if step else input_ids"),
+          note="the same loop cutting the input to the new token itself once the cache holds the rest"),
+)
