@@ -135,6 +135,14 @@ _ASSERT_FOUR = '    assert len(layer) == 4, f"Expected to have four items. Got {
 _ASSERTED = ("for i, layer in enumerate(cache):\n" + _ASSERT_FOUR +
              "    self_keys, self_values, cross_keys, cross_values = layer\n    print(i, self_keys.shape)\n")
 
+# A session's length check in a `try` whose handler raises again as another error (MiniCPM-o's `clear`): the
+# handler does not handle the TypeError, it changes its class (5.x raise the ValueError).
+_RERAISE_LEN = "    seq_len = out.past_key_values[0][0].shape[2]\n"
+_RERAISE = ("out = model(**inputs, use_cache=True)\ntry:\n" + _RERAISE_LEN +
+            "except Exception as e:\n    raise ValueError(f\"length error: {e}\")\n")
+# The pairs of a forward's cache read in a list comprehension over its string key (QEfficient's reference step).
+_KEYED_PAIRS = "pairs = [(k.detach(), v.detach()) for k, v in out[\"past_key_values\"]]\n"
+
 INVALID: tuple[Invalid, ...] = (
     invalid(
         _LOAD + "out = model(**inputs, use_cache=True)\n"
@@ -446,6 +454,29 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="AssertionError (`len(layer) == 4` fails: each layer is 6 items)",
         note="the loop asserts four items per layer before unpacking them (ONNX Runtime's Whisper export): the "
              "assert raises first, and the finding stands there",
+    ),
+    invalid(
+        _LOAD + _RERAISE,
+        flagged="out.past_key_values[0]",
+        fixes={"Use `.layers[0].keys`": (_RERAISE_LEN, "    seq_len = out.past_key_values.layers[0].keys.shape[2]\n")},
+        versions=_5X,
+        portable=True,
+        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},  # the handler's ValueError
+        message_contains="TypeError: 'DynamicCache' object is not subscriptable",
+        note="the index in a `try` whose `except Exception` handler raises again as a ValueError (MiniCPM-o's "
+             "session `clear`): the handler does not handle the error, it renames it",
+    ),
+    invalid(
+        _LOAD + "out = model(**inputs, use_cache=True)\n" + _KEYED_PAIRS,
+        flagged='out["past_key_values"]',
+        fixes={"Iterate `.layers`": (_KEYED_PAIRS, "pairs = [(k.detach(), v.detach()) for k, v in ((layer.keys, "
+                                                   "layer.values) for layer in out[\"past_key_values\"].layers)]\n")},
+        portable=True,
+        versions=_5X,
+        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},  # a plain ValueError
+        message_contains="ValueError: too many values to unpack (expected 2)",
+        note="a list comprehension unpacking the pairs of a forward's cache read by its string key "
+             "(QEfficient's reference decode step)",
     ),
 )
 

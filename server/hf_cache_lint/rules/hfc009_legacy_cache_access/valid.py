@@ -10,6 +10,7 @@ from hf_cache_lint.rules.hfc009_legacy_cache_access.examples import (
     _HOOK_READ,
     _LOAD,
     _REORDER,
+    _RERAISE_LEN,
     _SEQ2SEQ,
     _STACKER,
     _SUBCLASS,
@@ -17,6 +18,12 @@ from hf_cache_lint.rules.hfc009_legacy_cache_access.examples import (
 from hf_cache_lint.rules.snippets import prelude
 
 VALID: tuple[Valid, ...] = (
+    Valid(
+        _LOAD + "out = model(**inputs, use_cache=True)\ntry:\n" + _RERAISE_LEN + "except TypeError:\n"
+        "    if out.past_key_values is None:\n        raise\n    seq_len = out.past_key_values.get_seq_length()\n",
+        note="a handler that raises again only on a branch and otherwise falls back to `get_seq_length()`: it "
+             "handles the 5.x TypeError",
+    ),
     Valid(
         prelude() + _CHUNKS + "keys = torch.cat([past.layers[0].keys for past in caches], dim=2)\n"
         "print([past.get_seq_length() for past in caches], keys.shape)\n",
