@@ -143,6 +143,13 @@ _RERAISE = ("out = model(**inputs, use_cache=True)\ntry:\n" + _RERAISE_LEN +
 # The pairs of a forward's cache read in a list comprehension over its string key (QEfficient's reference step).
 _KEYED_PAIRS = "pairs = [(k.detach(), v.detach()) for k, v in out[\"past_key_values\"]]\n"
 
+# A rollback that hands each layer of a forward's cache to a helper cutting its tensors (LMOps' LLMA decoder:
+# `kv = make_kv_tupe(kv, ...)`, whose loop reads `kv.shape[2]` of each item).
+_CUT_LAYER = ("\n\ndef cut_layer(layer, n):\n    kept = []\n    for t in layer:\n        seq_len = t.shape[2]\n"
+              "        kept.append(t[:, :, :seq_len - n, :])\n    return tuple(kept)\n\n\n"
+              "out = model(**inputs, use_cache=True)\nrolled = []\nfor layer in out.past_key_values:\n"
+              "    rolled.append(cut_layer(layer, 1))\n")
+
 INVALID: tuple[Invalid, ...] = (
     invalid(
         _LOAD + "out = model(**inputs, use_cache=True)\n"
@@ -477,6 +484,15 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="ValueError: too many values to unpack (expected 2)",
         note="a list comprehension unpacking the pairs of a forward's cache read by its string key "
              "(QEfficient's reference decode step)",
+    ),
+    Invalid(
+        _LOAD + _CUT_LAYER,
+        flagged="t.shape",
+        versions=_5X,
+        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},
+        message_contains="AttributeError: 'NoneType' object has no attribute 'shape'",
+        note="each layer of a forward's cache handed to a module function that walks its items as tensors (LMOps' "
+             "LLMA rollback): 5.x's triples hold None for the sliding-window tensor, and the helper's read raises",
     ),
 )
 

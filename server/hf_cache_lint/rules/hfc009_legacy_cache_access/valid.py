@@ -5,6 +5,7 @@ from __future__ import annotations
 from hf_cache_lint.rules.base import Valid
 from hf_cache_lint.rules.hfc009_legacy_cache_access.examples import (
     _CHUNKS,
+    _CUT_LAYER,
     _GEN,
     _HOOK,
     _HOOK_READ,
@@ -18,6 +19,11 @@ from hf_cache_lint.rules.hfc009_legacy_cache_access.examples import (
 from hf_cache_lint.rules.snippets import prelude
 
 VALID: tuple[Valid, ...] = (
+    Valid(
+        _LOAD + _CUT_LAYER.replace("for layer in out.past_key_values:", "for layer in out.past_key_values.layers:")
+        .replace("cut_layer(layer, 1)", "cut_layer((layer.keys, layer.values), 1)"),
+        note="the helper handed each layer's `(keys, values)` read by name: its loop sees two tensors",
+    ),
     Valid(
         _LOAD + "out = model(**inputs, use_cache=True)\ntry:\n" + _RERAISE_LEN + "except TypeError:\n"
         "    if out.past_key_values is None:\n        raise\n    seq_len = out.past_key_values.get_seq_length()\n",
