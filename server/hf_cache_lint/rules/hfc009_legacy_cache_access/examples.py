@@ -150,6 +150,21 @@ _CUT_LAYER = ("\n\ndef cut_layer(layer, n):\n    kept = []\n    for t in layer:\
               "out = model(**inputs, use_cache=True)\nrolled = []\nfor layer in out.past_key_values:\n"
               "    rolled.append(cut_layer(layer, 1))\n")
 
+# A callable object of the project's own set on the model and called on a forward's cache (attention_sinks'
+# `model.attention_sink_kv_cache = AttentionSinkKVCache()`), and the forward wrapper that calls it, patched in with
+# `types.MethodType` over the decoder's forward (`inject_attention_sinks`): it runs at every forward pass.
+_SINK_LEN = "        print(past_key_values[0][0].shape[2])\n"
+_SINK = ("\n\nclass SinkLength:\n    def __call__(self, past_key_values):\n        if past_key_values is None:\n"
+         "            return None\n" + _SINK_LEN + "        return past_key_values\n")
+_INJECT = ("\n\ndef inject(model):\n    base = model.model\n    base.sink_length = SinkLength()\n"
+           "    old_forward = base.forward\n\n    def wrapped_forward(self, *args, **kwargs):\n"
+           "        outputs = old_forward(*args, **kwargs)\n"
+           "        outputs.past_key_values = self.sink_length(outputs.past_key_values)\n        return outputs\n\n"
+           "    base.forward = types.MethodType(wrapped_forward, base)\n    return model\n\n\n"
+           "model = inject(model)\nout = model.generate(**inputs, max_new_tokens=3, min_new_tokens=3, do_sample=False)\n")
+_PARKED_CALL = ("\n\nmodel.sink_length = SinkLength()\nout = model(**inputs, use_cache=True)\n"
+                "model.sink_length(out.past_key_values)\n")
+
 INVALID: tuple[Invalid, ...] = (
     invalid(
         _LOAD + "out = model(**inputs, use_cache=True)\n"
@@ -493,6 +508,26 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="AttributeError: 'NoneType' object has no attribute 'shape'",
         note="each layer of a forward's cache handed to a module function that walks its items as tensors (LMOps' "
              "LLMA rollback): 5.x's triples hold None for the sliding-window tensor, and the helper's read raises",
+    ),
+    invalid(
+        "import types\n\n" + _LOAD + _SINK + _INJECT,
+        flagged="past_key_values[0]",
+        fixes={"Use `.layers[0].keys`": (_SINK_LEN, "        print(past_key_values.layers[0].keys.shape[2])\n")},
+        versions=_5X,
+        portable=True,
+        message_contains="TypeError: 'DynamicCache' object is not subscriptable",
+        note="a forward wrapper patched over the decoder's forward with `types.MethodType` (attention_sinks' "
+             "`inject_attention_sinks`) hands the original forward's cache to a callable object the code set on the "
+             "model, which indexes it: the wrapper runs at every forward pass of generate",
+    ),
+    invalid(
+        _LOAD + _SINK + _PARKED_CALL,
+        flagged="past_key_values[0]",
+        fixes={"Use `.layers[0].keys`": (_SINK_LEN, "        print(past_key_values.layers[0].keys.shape[2])\n")},
+        versions=_5X,
+        portable=True,
+        message_contains="TypeError: 'DynamicCache' object is not subscriptable",
+        note="a callable object of the project's own kept as an attribute of the model, called on a forward's cache",
     ),
 )
 

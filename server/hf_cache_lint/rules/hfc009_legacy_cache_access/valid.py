@@ -9,16 +9,24 @@ from hf_cache_lint.rules.hfc009_legacy_cache_access.examples import (
     _GEN,
     _HOOK,
     _HOOK_READ,
+    _INJECT,
     _LOAD,
     _REORDER,
     _RERAISE_LEN,
     _SEQ2SEQ,
+    _SINK,
+    _SINK_LEN,
     _STACKER,
     _SUBCLASS,
 )
 from hf_cache_lint.rules.snippets import prelude
 
 VALID: tuple[Valid, ...] = (
+    Valid(
+        "import types\n\n" + _LOAD + _SINK.replace(_SINK_LEN, "        print(past_key_values.get_seq_length())\n")
+        + _INJECT,
+        note="the patched forward wrapper's callable object reads the length with `get_seq_length()`",
+    ),
     Valid(
         _LOAD + _CUT_LAYER.replace("for layer in out.past_key_values:", "for layer in out.past_key_values.layers:")
         .replace("cut_layer(layer, 1)", "cut_layer((layer.keys, layer.values), 1)"),
