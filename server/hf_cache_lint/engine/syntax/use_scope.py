@@ -94,12 +94,31 @@ def _caught_by(try_stmt: Node, child: Node) -> set[str]:
         return set()
     names: set[str] = set()
     for i, kid in enumerate(kids):
+        if re_raises(kids, i):
+            continue
         if kid.type == "except_clause" and len(kid.children) >= 2:
             names.update(code(n).rsplit(".", 1)[-1] for n in _names(kid.children[1]))
         elif kid.type == "keyword" and kid.value == "except" and i + 1 < len(kids) and \
                 getattr(kids[i + 1], "value", None) == ":":
             names.add("*")
     return names
+
+
+def re_raises(kids: list[Node], i: int) -> bool:
+    """The handler whose `except` is `kids[i]` (a try_stmt's children) ends in a `raise`, outside any branch: the
+    error it catches leaves the `try` all the same (MiniCPM-o's `except Exception as e: raise ValueError(f"Clear
+    error: {e}")`, heldout22), so the handler does not handle it."""
+    kid = kids[i]
+    if not (kid.type == "except_clause" or (kid.type == "keyword" and kid.value == "except")):
+        return False
+    suite = kids[i + 2] if i + 2 < len(kids) else None
+    if suite is None:
+        return False
+    stmts = [c for c in getattr(suite, "children", [suite]) if c.type not in ("newline", "indent", "dedent")]
+    last = stmts[-1] if stmts else suite
+    if last.type == "simple_stmt":
+        last = last.children[0]
+    return last.type == "raise_stmt" or (last.type == "keyword" and code(last).strip() == "raise")
 
 
 def _names(node: Node) -> list[Node]:

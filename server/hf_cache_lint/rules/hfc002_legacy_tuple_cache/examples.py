@@ -195,6 +195,14 @@ for step in range(2):
         outputs = lm.model(inputs_embeds=embeds[:, -2:], past_key_values=past, use_cache=True)
 """
 
+# A wrapper that fills a missing cache with a tuple under a test, else hands on the caller's None (unlimiformer's
+# fallback wrapper): the entry is a tuple or None, and the forward raises where the test held.
+_FILLED_SPREAD = ("\n\ndef fallback_forward(**kwargs):\n"
+                  '    if kwargs["past_key_values"] is None and model.config.use_cache:\n'
+                  '        kwargs["past_key_values"] = tuple((layer.keys, layer.values) for layer in out.past_key_values.layers)\n'
+                  "    return model(**kwargs)\n\n\n"
+                  "step = fallback_forward(input_ids=inputs.input_ids[:, -1:], past_key_values=None, use_cache=True)\n")
+
 INVALID: tuple[Invalid, ...] = (
     invalid(
         _LOAD + _LAYERS + _CALL,
@@ -487,5 +495,15 @@ INVALID: tuple[Invalid, ...] = (
         severity=Severity.WARNING,
         note="the decoder inside a `...ForCausalLM` (`lm.model`, Janus's image loop) given, after step 0, the "
              "pairs cut from step 0's cache",
+    ),
+    invalid(
+        _LOAD_LLAMA + _FILLED_SPREAD,
+        flagged="**kwargs",
+        occurrence=1,
+        fixes={},
+        severity=Severity.WARNING,
+        message_contains='This happens only if `kwargs["past_key_values"] is None and model.config.use_cache` holds',
+        note="a `**kwargs` entry set to a tuple under a test and left None otherwise (unlimiformer's fallback "
+             "wrapper filling a missing cache): reported at the `**dict`, where the forward raises when the test held",
     ),
 )

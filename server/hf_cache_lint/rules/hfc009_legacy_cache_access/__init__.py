@@ -16,7 +16,7 @@ from hf_cache_lint.engine.facts.removed_api_use import KIND as REMOVED_API_USE
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
 from hf_cache_lint.engine.output.analysis import Analysis
 from hf_cache_lint.engine.syntax.dominance import Dominance
-from hf_cache_lint.engine.syntax.nodes import Node
+from hf_cache_lint.engine.syntax.nodes import Node, call_args
 from hf_cache_lint.engine.syntax.raising_calls import raising_calls
 from hf_cache_lint.engine.syntax.use_scope import scope_at
 from hf_cache_lint.engine.text.text import line_starts, offset
@@ -500,8 +500,21 @@ def _element_read(tree: Node, at: Span) -> tuple[str, str, Span] | None:
         return None
     layer = node.children[1].value
     region = node.children[5] if node.type == "for_stmt" and len(node.children) > 5 else node.parent
+    found = _item_read(region, layer, node)
+    if found is None and node.type == "for_stmt":
+        # The layer handed to a function of the module that walks it (LMOps' LLMA: `kv = make_kv_tupe(kv, ...)`, whose
+        # `for kv in input_kv: kv.shape[2]` reads the None third item on 5.x), by position or by keyword.
+        for param, helper in _helpers_given(tree, region, layer):
+            found = _item_read(helper.children[-1], param, None)
+            if found is not None:
+                break
+    return found
+
+
+def _item_read(region: Node, layer: str, skip: Node | None) -> tuple[str, str, Span] | None:
+    """In `region`, a loop over the name `layer` (`for t in layer`) whose body reads an attribute of an item."""
     for inner in _walk(region):
-        if inner is node or inner.type not in ("for_stmt", "sync_comp_for") or len(inner.children) < 4:
+        if inner is skip or inner.type not in ("for_stmt", "sync_comp_for") or len(inner.children) < 4:
             continue
         target, iterable = inner.children[1], inner.children[3]
         if target.type != "name" or iterable.type != "name" or iterable.value != layer:
@@ -514,6 +527,27 @@ def _element_read(tree: Node, at: Span) -> tuple[str, str, Span] | None:
                 return target.value, kids[1].children[1].value, Span(Position(*kids[0].start_pos),
                                                                      Position(*kids[1].end_pos))
     return None
+
+
+def _helpers_given(tree: Node, region: Node, layer: str) -> Iterator[tuple[str, Node]]:
+    """The module-level functions a call in `region` hands the name `layer` to, with the parameter that takes it."""
+    defs = {f.name.value: f for f in getattr(tree, "iter_funcdefs", lambda: ())()}
+    for n in _walk(region):
+        kids = getattr(n, "children", [])
+        if n.type not in ("power", "atom_expr") or len(kids) != 2 or kids[0].type != "name" \
+                or kids[0].value not in defs or kids[1].type != "trailer" or kids[1].children[0].value != "(":
+            continue
+        helper = defs[kids[0].value]
+        params = [p for p in helper.get_params() if p.star_count == 0]
+        for i, arg in enumerate(call_args(kids[1])):
+            if arg.star or arg.value.type != "name" or arg.value.value != layer:
+                continue
+            if arg.name is not None:
+                param = next((p.name.value for p in params if p.name.value == arg.name), None)
+            else:
+                param = params[i].name.value if i < len(params) else None
+            if param is not None:
+                yield param, helper
 
 
 def _source(analysis: Analysis, span: Span) -> str:

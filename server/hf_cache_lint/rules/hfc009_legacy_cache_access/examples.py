@@ -135,6 +135,36 @@ _ASSERT_FOUR = '    assert len(layer) == 4, f"Expected to have four items. Got {
 _ASSERTED = ("for i, layer in enumerate(cache):\n" + _ASSERT_FOUR +
              "    self_keys, self_values, cross_keys, cross_values = layer\n    print(i, self_keys.shape)\n")
 
+# A session's length check in a `try` whose handler raises again as another error (MiniCPM-o's `clear`): the
+# handler does not handle the TypeError, it changes its class (5.x raise the ValueError).
+_RERAISE_LEN = "    seq_len = out.past_key_values[0][0].shape[2]\n"
+_RERAISE = ("out = model(**inputs, use_cache=True)\ntry:\n" + _RERAISE_LEN +
+            "except Exception as e:\n    raise ValueError(f\"length error: {e}\")\n")
+# The pairs of a forward's cache read in a list comprehension over its string key (QEfficient's reference step).
+_KEYED_PAIRS = "pairs = [(k.detach(), v.detach()) for k, v in out[\"past_key_values\"]]\n"
+
+# A rollback that hands each layer of a forward's cache to a helper cutting its tensors (LMOps' LLMA decoder:
+# `kv = make_kv_tupe(kv, ...)`, whose loop reads `kv.shape[2]` of each item).
+_CUT_LAYER = ("\n\ndef cut_layer(layer, n):\n    kept = []\n    for t in layer:\n        seq_len = t.shape[2]\n"
+              "        kept.append(t[:, :, :seq_len - n, :])\n    return tuple(kept)\n\n\n"
+              "out = model(**inputs, use_cache=True)\nrolled = []\nfor layer in out.past_key_values:\n"
+              "    rolled.append(cut_layer(layer, 1))\n")
+
+# A callable object of the project's own set on the model and called on a forward's cache (attention_sinks'
+# `model.attention_sink_kv_cache = AttentionSinkKVCache()`), and the forward wrapper that calls it, patched in with
+# `types.MethodType` over the decoder's forward (`inject_attention_sinks`): it runs at every forward pass.
+_SINK_LEN = "        print(past_key_values[0][0].shape[2])\n"
+_SINK = ("\n\nclass SinkLength:\n    def __call__(self, past_key_values):\n        if past_key_values is None:\n"
+         "            return None\n" + _SINK_LEN + "        return past_key_values\n")
+_INJECT = ("\n\ndef inject(model):\n    base = model.model\n    base.sink_length = SinkLength()\n"
+           "    old_forward = base.forward\n\n    def wrapped_forward(self, *args, **kwargs):\n"
+           "        outputs = old_forward(*args, **kwargs)\n"
+           "        outputs.past_key_values = self.sink_length(outputs.past_key_values)\n        return outputs\n\n"
+           "    base.forward = types.MethodType(wrapped_forward, base)\n    return model\n\n\n"
+           "model = inject(model)\nout = model.generate(**inputs, max_new_tokens=3, min_new_tokens=3, do_sample=False)\n")
+_PARKED_CALL = ("\n\nmodel.sink_length = SinkLength()\nout = model(**inputs, use_cache=True)\n"
+                "model.sink_length(out.past_key_values)\n")
+
 INVALID: tuple[Invalid, ...] = (
     invalid(
         _LOAD + "out = model(**inputs, use_cache=True)\n"
@@ -446,6 +476,58 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="AssertionError (`len(layer) == 4` fails: each layer is 6 items)",
         note="the loop asserts four items per layer before unpacking them (ONNX Runtime's Whisper export): the "
              "assert raises first, and the finding stands there",
+    ),
+    invalid(
+        _LOAD + _RERAISE,
+        flagged="out.past_key_values[0]",
+        fixes={"Use `.layers[0].keys`": (_RERAISE_LEN, "    seq_len = out.past_key_values.layers[0].keys.shape[2]\n")},
+        versions=_5X,
+        portable=True,
+        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},  # the handler's ValueError
+        message_contains="TypeError: 'DynamicCache' object is not subscriptable",
+        note="the index in a `try` whose `except Exception` handler raises again as a ValueError (MiniCPM-o's "
+             "session `clear`): the handler does not handle the error, it renames it",
+    ),
+    invalid(
+        _LOAD + "out = model(**inputs, use_cache=True)\n" + _KEYED_PAIRS,
+        flagged='out["past_key_values"]',
+        fixes={"Iterate `.layers`": (_KEYED_PAIRS, "pairs = [(k.detach(), v.detach()) for k, v in ((layer.keys, "
+                                                   "layer.values) for layer in out[\"past_key_values\"].layers)]\n")},
+        portable=True,
+        versions=_5X,
+        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},  # a plain ValueError
+        message_contains="ValueError: too many values to unpack (expected 2)",
+        note="a list comprehension unpacking the pairs of a forward's cache read by its string key "
+             "(QEfficient's reference decode step)",
+    ),
+    Invalid(
+        _LOAD + _CUT_LAYER,
+        flagged="t.shape",
+        versions=_5X,
+        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},
+        message_contains="AttributeError: 'NoneType' object has no attribute 'shape'",
+        note="each layer of a forward's cache handed to a module function that walks its items as tensors (LMOps' "
+             "LLMA rollback): 5.x's triples hold None for the sliding-window tensor, and the helper's read raises",
+    ),
+    invalid(
+        "import types\n\n" + _LOAD + _SINK + _INJECT,
+        flagged="past_key_values[0]",
+        fixes={"Use `.layers[0].keys`": (_SINK_LEN, "        print(past_key_values.layers[0].keys.shape[2])\n")},
+        versions=_5X,
+        portable=True,
+        message_contains="TypeError: 'DynamicCache' object is not subscriptable",
+        note="a forward wrapper patched over the decoder's forward with `types.MethodType` (attention_sinks' "
+             "`inject_attention_sinks`) hands the original forward's cache to a callable object the code set on the "
+             "model, which indexes it: the wrapper runs at every forward pass of generate",
+    ),
+    invalid(
+        _LOAD + _SINK + _PARKED_CALL,
+        flagged="past_key_values[0]",
+        fixes={"Use `.layers[0].keys`": (_SINK_LEN, "        print(past_key_values.layers[0].keys.shape[2])\n")},
+        versions=_5X,
+        portable=True,
+        message_contains="TypeError: 'DynamicCache' object is not subscriptable",
+        note="a callable object of the project's own kept as an attribute of the model, called on a forward's cache",
     ),
 )
 

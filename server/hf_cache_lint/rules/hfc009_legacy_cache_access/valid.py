@@ -5,18 +5,39 @@ from __future__ import annotations
 from hf_cache_lint.rules.base import Valid
 from hf_cache_lint.rules.hfc009_legacy_cache_access.examples import (
     _CHUNKS,
+    _CUT_LAYER,
     _GEN,
     _HOOK,
     _HOOK_READ,
+    _INJECT,
     _LOAD,
     _REORDER,
+    _RERAISE_LEN,
     _SEQ2SEQ,
+    _SINK,
+    _SINK_LEN,
     _STACKER,
     _SUBCLASS,
 )
 from hf_cache_lint.rules.snippets import prelude
 
 VALID: tuple[Valid, ...] = (
+    Valid(
+        "import types\n\n" + _LOAD + _SINK.replace(_SINK_LEN, "        print(past_key_values.get_seq_length())\n")
+        + _INJECT,
+        note="the patched forward wrapper's callable object reads the length with `get_seq_length()`",
+    ),
+    Valid(
+        _LOAD + _CUT_LAYER.replace("for layer in out.past_key_values:", "for layer in out.past_key_values.layers:")
+        .replace("cut_layer(layer, 1)", "cut_layer((layer.keys, layer.values), 1)"),
+        note="the helper handed each layer's `(keys, values)` read by name: its loop sees two tensors",
+    ),
+    Valid(
+        _LOAD + "out = model(**inputs, use_cache=True)\ntry:\n" + _RERAISE_LEN + "except TypeError:\n"
+        "    if out.past_key_values is None:\n        raise\n    seq_len = out.past_key_values.get_seq_length()\n",
+        note="a handler that raises again only on a branch and otherwise falls back to `get_seq_length()`: it "
+             "handles the 5.x TypeError",
+    ),
     Valid(
         prelude() + _CHUNKS + "keys = torch.cat([past.layers[0].keys for past in caches], dim=2)\n"
         "print([past.get_seq_length() for past in caches], keys.shape)\n",

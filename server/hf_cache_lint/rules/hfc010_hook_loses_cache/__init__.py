@@ -215,10 +215,11 @@ class HookLosesCache(Rule):
             return
         place, text, test = hook.guarded_read
         if test not in ("past_key_values is not None", "past_key_values") or \
-                not re.fullmatch(r"past_key_values\[\s*\d+\s*\]", text):
+                not re.fullmatch(r"\w+\[\s*\d+\s*\]", text):
             return
-        if not _directly_under(analysis, place, test):
+        if _in_def(analysis, place, hook.function) and not _directly_under(analysis, place, test):
             return  # a further test between (`if isinstance(past_key_values, tuple):`, VibeVoice's): not claimed
+        # (A read in a helper the hook calls under the test is that helper's first statement, hook_signatures.py.)
         starts = line_starts(analysis.text)
         rest = analysis.text[offset(starts, place.end):]
         tensor = _TENSOR_READ.match(rest)
@@ -226,7 +227,9 @@ class HookLosesCache(Rule):
             return
         attr = tensor.group(2)
         read = text + tensor.group(0)
-        message = (f"`{read}` in {hook.target}: transformers {target}'s generate hands the hook, at the first step, the "
+        where = f"in {hook.target}" if _in_def(analysis, place, hook.function) else \
+            f"in `{_def_name(analysis, place)}`, which {hook.target} calls under `{test}`"
+        message = (f"`{read}` {where}: transformers {target}'s generate hands the hook, at the first step, the "
                    "cache it has just built with one layer per decoder layer and nothing in them yet, so "
                    f"`{text}[{tensor.group(1)}]` is None there and this raises AttributeError: 'NoneType' object has "
                    f"no attribute '{attr}' before any token is decoded")
@@ -659,6 +662,18 @@ _EMPTY_LAYERS_GONE = Version.parse("5.0.0")
 _TENSOR_READ = re.compile(r"\[\s*([01])\s*\]\s*\.\s*(shape|size|dtype|device)\b(\s*\[\s*-?2\s*\]|\s*\(\s*-?2\s*\))?")
 # The cached length read off layer 0's keys: the whole of it `get_seq_length()` answers.
 _LENGTH_READ = re.compile(r"past_key_values\[0\]\[0\]\.(shape\[(2|-2)\]|size\((2|-2)\))")
+
+
+def _in_def(analysis: Analysis, place: Span, name: str) -> bool:
+    """The code at `place` is in a `def` called `name` (not in a helper it calls)."""
+    return _def_name(analysis, place) == name
+
+
+def _def_name(analysis: Analysis, place: Span) -> str | None:
+    node = analysis.tree.get_leaf_for_position((place.start.line, place.start.column)) if analysis.tree else None
+    while node is not None and node.type != "funcdef":
+        node = node.parent
+    return str(node.children[1].value) if node is not None else None
 
 
 def _directly_under(analysis: Analysis, place: Span, test: str) -> bool:

@@ -302,6 +302,13 @@ EMPTY_LAYER = (
     f'model = LengthLM.from_pretrained("{_LLAMA}")\n'
     "model.generate(prompt, attention_mask=torch.ones_like(prompt), max_new_tokens=3, min_new_tokens=3, "
     "do_sample=False)\n")
+# The same length read in a method of the class the override calls under its test (AirLLM's
+# `get_past_key_values_cache_seq_len`).
+EMPTY_LAYER_HELPER = EMPTY_LAYER.replace(
+    "    def prepare_inputs_for_generation(",
+    "    def cached_length(self, past_key_values):\n        return past_key_values[0][0].shape[2]\n\n"
+    "    def prepare_inputs_for_generation(").replace(
+    "            past_length = past_key_values[0][0].shape[2]\n", "            past_length = self.cached_length(past_key_values)\n")
 # A 4.x override cutting its input to the last token `if past_key_values:` (OmniLMM, mPLUG-Owl2, LLaVA's VCD,
 # AlpacaFarm's flash Llama), taking the cache from `cache=` too: generate's first-step cache, empty, is truthy.
 TRUTHY_CUT = (
@@ -652,6 +659,14 @@ INVALID: tuple[Invalid, ...] = (
              "4.57.6's first-step cache has its layers but no tensors, so this raises AttributeError: 'NoneType' "
              "object has no attribute 'shape' (5.x: TypeError, the cache is not subscriptable: HFC009's; the fixed "
              "code runs)",
+    ),
+    invalid(
+        EMPTY_LAYER_HELPER,
+        flagged="past_key_values[0]",
+        fixes={LENGTH_TITLE: ("past_key_values[0][0].shape[2]", "past_key_values.get_seq_length()")},
+        versions=("4.57.6",), runtime="OTHER", portable=True,
+        note="the same read in a method of the class the override calls under `if past_key_values is not None:` "
+             "(AirLLM's `get_past_key_values_cache_seq_len`): reported in the method, where it raises on 4.57.6",
     ),
     invalid(
         TRUTHY_CUT,
