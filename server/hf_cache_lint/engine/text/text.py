@@ -71,7 +71,9 @@ def find_spaced(text: str, word: str, before: str = "", after: str = "") -> list
     """Offsets of `word` with `before` as the token just before it and `after` just after, across what the
     tokenizer skips (`BLANKS`), where at least one such character stands between them: the spaced forms a
     plain `text.find(before + word + after)` misses. The offset is that of `before` (else of `word`)."""
-    out = []
+    out: list[int] = []
+    if not contains(text, word):  # most texts: a word test carried over the edit, not a scan
+        return out
     for i in find_all(text, word):
         at = i
         if before:
@@ -148,6 +150,113 @@ def says(text: str, word: str) -> bool:
     return word.encode("ascii") in lowered
 
 
+def kept_lines(text: str) -> list[str]:
+    """parso's `split_lines(text, keepends=True)` for a text without a carriage return: the lines cut at `\n`, each
+    with its ending, an empty one after a final break (engine/syntax/parsing.py `lines_of`). Kept for the last text:
+    the editor buffer's parse (engine/interpreter/interp.py `parse`) and `contains` both ask at every keystroke.
+    Callers must not change the list."""
+    global _LAST_KEPT
+    last_text, lines = _LAST_KEPT
+    if text is not last_text and text != last_text:
+        parts = text.split("\n")
+        last = parts[-1]
+        lines = [p + "\n" for p in parts]
+        lines[-1] = last
+        _LAST_KEPT = (text, lines)
+    return lines
+
+
+_LAST_KEPT: tuple[str, list[str]] = ("", [""])
+# Below this length a plain `word in text` is asked (a scan costs less than the memo's bookkeeping; the CLI's files
+# are mostly smaller, each checked once).
+_CONTAINS_MIN = 16384
+# Lines compared per step when looking for the lines two texts share at either end (a slice comparison runs in C).
+_STEP = 64
+
+
+class _Version:
+    """One text's word tests: where each word asked first stands (-1: nowhere), and the previous text's, with the
+    lengths of a head and a tail the two share (whole lines, found when first needed), to carry those answers over
+    the edit."""
+
+    __slots__ = ("before", "first", "lines", "shared", "text")
+
+    def __init__(self, text: str, before: _Version | None) -> None:
+        self.text = text
+        self.lines = kept_lines(text)
+        self.first: dict[str, int] = {}
+        self.before = before
+        self.shared: tuple[int, int] | None = None  # (common head, common tail) in characters, with before.text
+
+    def find(self, word: str) -> int:
+        before = self.before
+        if before is None or word not in before.first:
+            return self.text.find(word)
+        new = self.text
+        if self.shared is None:
+            self.shared = _shared_ends(before.lines, self.lines, len(new))
+        head, tail = self.shared
+        was = before.first[word]
+        if was >= 0 and was + len(word) <= head:  # inside the common head: nothing earlier can have appeared
+            return was
+        # No occurrence lies wholly inside the head (`was` was the first), so the first now starts in the window
+        # around the edit or after it; with none before (`was` < 0), only the window's can be new.
+        start = max(0, head - len(word) + 1)
+        if was < 0:
+            return new.find(word, start, len(new) - tail + len(word) - 1)
+        return new.find(word, start)
+
+
+def _shared_ends(old: list[str], new: list[str], size: int) -> tuple[int, int]:
+    """The lengths in characters of a head and a tail the texts of lines `old` and `new` share (`size`: the length
+    of `new`'s text): their common first and last lines, the two never overlapping. Whole lines: comparing lists of
+    short strings costs a fraction of comparing the characters of a text stored 4 bytes each."""
+    limit = min(len(old), len(new))
+    first = 0
+    while first + _STEP <= limit and old[first:first + _STEP] == new[first:first + _STEP]:
+        first += _STEP
+    while first < limit and old[first] == new[first]:
+        first += 1
+    limit -= first
+    n_old, n_new = len(old), len(new)
+    last = 0
+    while last + _STEP <= limit and old[n_old - last - _STEP:n_old - last] == new[n_new - last - _STEP:n_new - last]:
+        last += _STEP
+    while last < limit and old[n_old - last - 1] == new[n_new - last - 1]:
+        last += 1
+    head = sum(map(len, new[:first]))
+    return head, size - head - sum(map(len, new[first:n_new - last]))
+
+
+_LAST_VERSION: _Version | None = None
+
+
+def contains(text: str, word: str) -> bool:
+    """`word in text`, for a large text answered once per text and word: a keystroke asks dozens of whole-text word
+    tests (the screen, the prefilters, the readers), each a scan of the whole module (0.05-0.15 ms each on
+    transformers' generation/utils.py, whose one emoji makes it 4 bytes a character). Where the word was asked of
+    the previous text too, where it first stood is carried over the edit (`_Version.find`): the head both texts
+    share keeps it, else only the edit's window and what follows it are scanned. A text with a carriage return is
+    scanned (its lines are not `kept_lines`'). tests/engine/test_text_scans.py compares it with `in` over random
+    edits."""
+    global _LAST_VERSION
+    if len(text) < _CONTAINS_MIN:
+        return word in text
+    version = _LAST_VERSION
+    if version is None or (version.text is not text and version.text != text):
+        if "\r" in text:
+            return word in text
+        if version is not None:
+            version.before = None  # one edit back only: no chain of old texts kept alive
+        version = _Version(text, version)
+        _LAST_VERSION = version
+    try:
+        return version.first[word] >= 0
+    except KeyError:
+        at = version.first[word] = version.find(word)
+        return at >= 0
+
+
 def line_at(text: str, line: int) -> str:
     """`split_lines(text)[line - 1]`, "" past the end, without copying the list of lines (every finding's ignore
     fix asks for the one line it starts on)."""
@@ -174,10 +283,13 @@ def apply_edits(text: str, edits: Iterable[Edit]) -> str:
 
 
 def _forget_last() -> None:
-    global _LAST_STARTS, _LAST_LINES, _LAST_LOWERED
-    _LAST_STARTS, _LAST_LINES, _LAST_LOWERED = ("", [0]), ("", [""]), ("", "")
+    global _LAST_STARTS, _LAST_LINES, _LAST_LOWERED, _LAST_VERSION, _LAST_KEPT
+    _LAST_STARTS, _LAST_LINES, _LAST_LOWERED, _LAST_VERSION = ("", [0]), ("", [""]), ("", ""), None
+    _LAST_KEPT = ("", [""])
 
 
 process_state.resettable("engine/text/text.py", "_LAST_STARTS", _forget_last)
 process_state.resettable("engine/text/text.py", "_LAST_LINES", _forget_last)
 process_state.resettable("engine/text/text.py", "_LAST_LOWERED", _forget_last)
+process_state.resettable("engine/text/text.py", "_LAST_VERSION", _forget_last)
+process_state.resettable("engine/text/text.py", "_LAST_KEPT", _forget_last)
