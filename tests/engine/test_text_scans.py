@@ -143,3 +143,30 @@ def test_kept_lines_are_parsos_lines() -> None:
     pieces = ["a", "\n", "\f", "\x0b", "\u2028", "\x85", " ", "\n\n", "é", "\U0001f449"]
     for text in _texts(pieces, 5000, 7) + _real():
         assert text_module.kept_lines(text) == split_lines(text, keepends=True), repr(text)
+
+
+def test_says_is_in_the_lowered_text_over_random_edits(monkeypatch: object) -> None:
+    # `says` carried over seeded edit sequences (the length floor off): cased letters, the characters whose lowercase
+    # holds ASCII, a 4-byte character, line breaks; each word asked of some versions only.
+    import pytest
+
+    assert isinstance(monkeypatch, pytest.MonkeyPatch)
+    monkeypatch.setattr(text_module, "_CONTAINS_MIN", 0)
+    monkeypatch.setattr(text_module, "_LAST_VERSION", None)
+    rng = random.Random(3132)
+    every = ["n", "N", "o", "O", "q", "Q", "a", "A", "noqa", "NoQA", "\n", " ", "\u0130", "\u212a", "\U0001f449",
+             "i", "k", "\u03a3", "x"]
+    words = ["noqa", "i", "k", "a", "qa", "xk", "nq"]
+    plain = [c for c in every if c not in text_module.LOWER_TO_ASCII]  # lowered as UTF-8 bytes, where not ASCII
+    for n in range(300):
+        alphabet = plain if n % 2 else every
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+        for _ in range(30):
+            if rng.random() < 0.05:
+                text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+            else:
+                a = rng.randint(0, len(text))
+                b = min(len(text), a + rng.choice([0, 0, 1, 2, 5]))
+                text = text[:a] + "".join(rng.choice(alphabet) for _ in range(rng.choice([0, 1, 1, 2, 4]))) + text[b:]
+            for word in rng.sample(words, rng.randint(0, len(words))):
+                assert text_module.says(text, word) == (word in text.lower()), (repr(text), word)

@@ -136,7 +136,25 @@ def says(text: str, word: str) -> bool:
     maps every character through Unicode's tables (3 ms on transformers' generation/utils.py, whose four non-ASCII
     characters make the whole string 4 bytes a character, against 0.5 ms for its ASCII twin). Such a text's UTF-8
     bytes lowered (ASCII letters only) hold `word` exactly where its lowercase does, unless it holds a character of
-    LOWER_TO_ASCII. Kept for the last text: the screen and the suppressions both ask, at every keystroke."""
+    LOWER_TO_ASCII. Kept for the last text: the screen and the suppressions both ask, at every keystroke. For a large
+    text, each word's answer is carried over the edit as `contains` carries its (`_Version.said_line`): the encode
+    and the lowering are made only where the edited lines cannot tell."""
+    if len(text) >= _CONTAINS_MIN and "\n" not in word:
+        version = _version_of(text)
+        if version is not None:
+            try:
+                return version.said[word] >= 0
+            except KeyError:
+                at = version.said[word] = version.said_line(word)
+                return at >= 0
+    lowered = _lowered(text)
+    if isinstance(lowered, str):
+        return word in lowered
+    return word.encode("ascii") in lowered
+
+
+def _lowered(text: str) -> str | bytes:
+    """`text.lower()`, or for a text that is not ASCII its UTF-8 bytes lowered (`says`), kept for the last text."""
     global _LAST_LOWERED
     last_text, lowered = _LAST_LOWERED
     if text is not last_text and text != last_text:
@@ -145,9 +163,7 @@ def says(text: str, word: str) -> bool:
         else:
             lowered = text.encode("utf-8", "surrogatepass").lower()
         _LAST_LOWERED = (text, lowered)
-    if isinstance(lowered, str):
-        return word in lowered
-    return word.encode("ascii") in lowered
+    return lowered
 
 
 def kept_lines(text: str) -> list[str]:
@@ -179,14 +195,16 @@ class _Version:
     lengths of a head and a tail the two share (whole lines, found when first needed), to carry those answers over
     the edit."""
 
-    __slots__ = ("before", "first", "lines", "shared", "text")
+    __slots__ = ("before", "first", "lines", "said", "shared", "text")
 
     def __init__(self, text: str, before: _Version | None) -> None:
         self.text = text
         self.lines = kept_lines(text)
         self.first: dict[str, int] = {}
+        self.said: dict[str, int] = {}  # `says`' words: the index in `lines` of the first line saying it, or -1
         self.before = before
-        self.shared: tuple[int, int] | None = None  # (common head, common tail) in characters, with before.text
+        # (common head, common tail) in characters, then in lines, with before.text
+        self.shared: tuple[int, int, int, int] | None = None
 
     def find(self, word: str) -> int:
         before = self.before
@@ -195,7 +213,7 @@ class _Version:
         new = self.text
         if self.shared is None:
             self.shared = _shared_ends(before.lines, self.lines, len(new))
-        head, tail = self.shared
+        head, tail, _, _ = self.shared
         was = before.first[word]
         if was >= 0 and was + len(word) <= head:  # inside the common head: nothing earlier can have appeared
             return was
@@ -206,10 +224,34 @@ class _Version:
             return new.find(word, start, len(new) - tail + len(word) - 1)
         return new.find(word, start)
 
+    def said_line(self, word: str) -> int:
+        """The index in `lines` of the first line whose lowercase holds `word` (a lowercase ASCII word without a line
+        break, so each match lies inside one line, and a line lowered alone gives what it gives in the whole text:
+        Unicode's only context rule, a final sigma, makes no ASCII letter), or -1."""
+        before = self.before
+        if before is not None and word in before.said:
+            if self.shared is None:
+                self.shared = _shared_ends(before.lines, self.lines, len(self.text))
+            _, _, first, last = self.shared
+            was = before.said[word]
+            if 0 <= was < first:  # a line of the common head
+                return was
+            if was < 0:  # none before: only the edited lines can hold one
+                for i in range(first, len(self.lines) - last):
+                    if word in self.lines[i].lower():
+                        return i
+                return -1
+        lowered = _lowered(self.text)
+        if isinstance(lowered, str):
+            at = lowered.find(word)
+            return -1 if at < 0 else lowered.count("\n", 0, at)
+        at = lowered.find(word.encode("ascii"))
+        return -1 if at < 0 else lowered.count(b"\n", 0, at)  # UTF-8 holds b"\n" only for a line break
 
-def _shared_ends(old: list[str], new: list[str], size: int) -> tuple[int, int]:
+
+def _shared_ends(old: list[str], new: list[str], size: int) -> tuple[int, int, int, int]:
     """The lengths in characters of a head and a tail the texts of lines `old` and `new` share (`size`: the length
-    of `new`'s text): their common first and last lines, the two never overlapping. Whole lines: comparing lists of
+    of `new`'s text): their common first and last lines, the two never overlapping; then the numbers of those lines. Whole lines: comparing lists of
     short strings costs a fraction of comparing the characters of a text stored 4 bytes each."""
     limit = min(len(old), len(new))
     first = 0
@@ -225,10 +267,24 @@ def _shared_ends(old: list[str], new: list[str], size: int) -> tuple[int, int]:
     while last < limit and old[n_old - last - 1] == new[n_new - last - 1]:
         last += 1
     head = sum(map(len, new[:first]))
-    return head, size - head - sum(map(len, new[first:n_new - last]))
+    return head, size - head - sum(map(len, new[first:n_new - last])), first, last
 
 
 _LAST_VERSION: _Version | None = None
+
+
+def _version_of(text: str) -> _Version | None:
+    """The word tests of `text`, the last text's or new ones after it; None for a text with a carriage return."""
+    global _LAST_VERSION
+    version = _LAST_VERSION
+    if version is None or (version.text is not text and version.text != text):
+        if "\r" in text:
+            return None
+        if version is not None:
+            version.before = None  # one edit back only: no chain of old texts kept alive
+        version = _Version(text, version)
+        _LAST_VERSION = version
+    return version
 
 
 def contains(text: str, word: str) -> bool:
@@ -239,17 +295,11 @@ def contains(text: str, word: str) -> bool:
     share keeps it, else only the edit's window and what follows it are scanned. A text with a carriage return is
     scanned (its lines are not `kept_lines`'). tests/engine/test_text_scans.py compares it with `in` over random
     edits."""
-    global _LAST_VERSION
     if len(text) < _CONTAINS_MIN:
         return word in text
-    version = _LAST_VERSION
-    if version is None or (version.text is not text and version.text != text):
-        if "\r" in text:
-            return word in text
-        if version is not None:
-            version.before = None  # one edit back only: no chain of old texts kept alive
-        version = _Version(text, version)
-        _LAST_VERSION = version
+    version = _version_of(text)
+    if version is None:
+        return word in text
     try:
         return version.first[word] >= 0
     except KeyError:
