@@ -89,3 +89,84 @@ def test_says_is_in_the_lowered_text() -> None:
     for i, text in enumerate(_texts(pieces, 20000, 31) + _real()):
         for word in ("noqa", "hf-cache-lint", "i", "k", "a"):
             assert text_module.says(text, word) == (word in text.lower()), (i, repr(text), word)
+
+
+def test_contains_is_in_over_random_edits(monkeypatch: object) -> None:
+    # Every text at once (the length floor off), over seeded edit sequences: inserts, deletions and replacements
+    # anywhere (at either end too), now and then an unrelated text, words that overlap themselves ("aa", "aba") and
+    # ones longer than an edit; each word asked of a version or not, so answers are carried, or found afresh.
+    import pytest
+
+    assert isinstance(monkeypatch, pytest.MonkeyPatch)
+    monkeypatch.setattr(text_module, "_CONTAINS_MIN", 0)
+    monkeypatch.setattr(text_module, "_LAST_VERSION", None)
+    rng = random.Random(3131)
+    alphabet = ["a", "b", "ab", "ba", "\n", " ", "x", "\U0001f449", "abab"]
+    words = ["a", "b", "aa", "ab", "aba", "abab", "bab", "x", "xa", "\n", "a\nb", "aaaa", "\U0001f449a", "zz"]
+    for _ in range(300):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+        for _ in range(30):
+            roll = rng.random()
+            if roll < 0.05:
+                text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+            else:
+                a = rng.randint(0, len(text))
+                b = min(len(text), a + rng.choice([0, 0, 1, 2, 5]))
+                text = text[:a] + "".join(rng.choice(alphabet) for _ in range(rng.choice([0, 1, 1, 2, 4]))) + text[b:]
+            text = "".join(text)  # a new object each version, as the editor sends
+            for word in rng.sample(words, rng.randint(0, len(words))):
+                assert text_module.contains(text, word) == (word in text), (repr(text), word)
+
+
+def test_contains_carries_real_code_over_edits() -> None:
+    # Above the floor as it ships: a large real module, a character typed and deleted again at spots throughout,
+    # a line added, every fact word of the prefilter asked each time.
+    text = "\n".join(_real())
+    assert len(text) >= text_module._CONTAINS_MIN
+    words = ["transformers", "Cache(", "version", "__version__", "self_attn", "setattr", "register_forward",
+             "weights_only", "_legacy_cache(", "zzz_nowhere", "import", "def ", "\n\n\n"]
+    rng = random.Random(31)
+    for _ in range(60):
+        at = rng.randint(0, len(text))
+        text = text[:at] + rng.choice(["x", "Cache(", "\n", "import ", "zzz_nowhere"]) + text[at:]
+        for word in words:
+            assert text_module.contains(text, word) == (word in text), word
+        cut = rng.randint(0, len(text) - 10)
+        text = text[:cut] + text[cut + rng.randint(0, 8):]
+        for word in words:
+            assert text_module.contains(text, word) == (word in text), word
+
+
+def test_kept_lines_are_parsos_lines() -> None:
+    from parso.utils import split_lines
+
+    pieces = ["a", "\n", "\f", "\x0b", "\u2028", "\x85", " ", "\n\n", "é", "\U0001f449"]
+    for text in _texts(pieces, 5000, 7) + _real():
+        assert text_module.kept_lines(text) == split_lines(text, keepends=True), repr(text)
+
+
+def test_says_is_in_the_lowered_text_over_random_edits(monkeypatch: object) -> None:
+    # `says` carried over seeded edit sequences (the length floor off): cased letters, the characters whose lowercase
+    # holds ASCII, a 4-byte character, line breaks; each word asked of some versions only.
+    import pytest
+
+    assert isinstance(monkeypatch, pytest.MonkeyPatch)
+    monkeypatch.setattr(text_module, "_CONTAINS_MIN", 0)
+    monkeypatch.setattr(text_module, "_LAST_VERSION", None)
+    rng = random.Random(3132)
+    every = ["n", "N", "o", "O", "q", "Q", "a", "A", "noqa", "NoQA", "\n", " ", "\u0130", "\u212a", "\U0001f449",
+             "i", "k", "\u03a3", "x"]
+    words = ["noqa", "i", "k", "a", "qa", "xk", "nq"]
+    plain = [c for c in every if c not in text_module.LOWER_TO_ASCII]  # lowered as UTF-8 bytes, where not ASCII
+    for n in range(300):
+        alphabet = plain if n % 2 else every
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+        for _ in range(30):
+            if rng.random() < 0.05:
+                text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+            else:
+                a = rng.randint(0, len(text))
+                b = min(len(text), a + rng.choice([0, 0, 1, 2, 5]))
+                text = text[:a] + "".join(rng.choice(alphabet) for _ in range(rng.choice([0, 1, 1, 2, 4]))) + text[b:]
+            for word in rng.sample(words, rng.randint(0, len(words))):
+                assert text_module.says(text, word) == (word in text.lower()), (repr(text), word)

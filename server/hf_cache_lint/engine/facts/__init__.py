@@ -41,6 +41,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
+from hf_cache_lint.engine.text.text import contains
+
 T = TypeVar("T")
 
 # What a module must hold, beside one of a kind's parse names, for the engine to record a fact of that kind
@@ -84,7 +86,7 @@ class FactKind(Generic[T]):
         """Whether `text` may hold a fact of this kind (the screen's first, text-only stage)."""
         if self.might_occur is not None:
             return self.might_occur(text)
-        return any(t in text for t in self.triggers)
+        return any(contains(text, t) for t in self.triggers)
 
 
 def _discover() -> tuple[FactKind[Any], ...]:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.facts import FactKind
+from hf_cache_lint.engine.text.text import contains
 
 
 @dataclass(frozen=True)
@@ -27,4 +28,4 @@ class BackboneGenerate:
 KIND: FactKind[BackboneGenerate] = FactKind(
     "backbone_generate", BackboneGenerate, triggers=("generate",),
     parse_names=frozenset({"generate"}), source="import",
-    might_occur=lambda text: "generate" in text and "transformers" in text and "class" in text)
+    might_occur=lambda text: contains(text, "generate") and contains(text, "transformers") and contains(text, "class"))

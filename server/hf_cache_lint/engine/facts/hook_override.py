@@ -14,6 +14,7 @@ from typing import Literal
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.facts import FactKind
 from hf_cache_lint.engine.facts.decoding_override import Param
+from hf_cache_lint.engine.text.text import contains
 
 # prepare_inputs: `prepare_inputs_for_generation`; forward: an attention or decoder layer's `forward` (reference:
 # which of transformers' layers); model_kwargs: a model method taking generate's `model_kwargs`; forward_hook: a
@@ -145,7 +146,7 @@ class HookOverride:
 
 def might_hold_hook(text: str) -> bool:
     """A hook fact needs the transformers import and one of the names transformers passes its hooks."""
-    return "transformers" in text and ("past_key_value" in text or "cache_position" in text or "cache_kwargs" in text)
+    return contains(text, "transformers") and (contains(text, "past_key_value") or contains(text, "cache_position") or contains(text, "cache_kwargs"))
 
 
 KIND: FactKind[HookOverride] = FactKind(

@@ -51,6 +51,7 @@ from hf_cache_lint.engine.syntax.nodes import (
     string_value,
     unparenthesised,
 )
+from hf_cache_lint.engine.text.text import contains
 
 _HOOK_ATTRIBUTES: dict[str, HookKind] = {"forward": "forward", "prepare_inputs_for_generation": "prepare_inputs", "update": "cache_update"}
 
@@ -67,14 +68,14 @@ def _no_scan_word(text: str) -> bool:
     """The text holds none of `_SCAN_WORDS`, hence no hook fact: the walk, the names and the loaded models are left
     unread (most scripts: a keystroke on the 100-line script spent 6.5 M of its 25.2 M instructions here).
     tests/engine/test_syntax_walks.py checks the answer is the whole walk's."""
-    return not any(word in text for word in _SCAN_WORDS)
+    return not any(contains(text, word) for word in _SCAN_WORDS)
 
 
 def hook_facts(module: Node, text: str) -> tuple[list[HookOverride], list[CachePositionSent]]:
     """Every hook fact and every position sent, in source order."""
     if not might_hold_hook(text) or _no_scan_word(text):
         return [], []
-    if "register_forward" not in text and not binds_transformers(module, text):
+    if not contains(text, "register_forward") and not binds_transformers(module, text):
         return [], []  # `_nothing_bound` without the names of every statement
     names = module_names(module)
     if _nothing_bound(names, text):
@@ -222,7 +223,7 @@ def _driven_by_hand(cls: Node, module: Node, calls: list[Node], assignments: lis
 def _calls_generate(calls: list[Node], text: str) -> bool:
     """`x.generate(...)` anywhere in the module (`self.generate`, `super().generate`, `model.generate`): the code
     says transformers' generate runs here, hence the hooks of a class that has it only from `GenerationMixin`."""
-    return "generate" in text and any(
+    return contains(text, "generate") and any(
         is_trailer(k, ".", "generate") and i + 1 < len(n.children) and is_trailer(n.children[i + 1], "(")
         for n in calls for i, k in enumerate(n.children))
 
@@ -232,7 +233,7 @@ def _nothing_bound(names: Names, text: str) -> bool:
     from a class of it, nothing is loaded by its `from_pretrained` or built from its cache classes, nothing patches
     its classes, and the one kind of hook left, a forward hook registered on a `.self_attn`, needs the word. The
     module then holds no hook fact (tests/engine/test_syntax_walks.py checks the answer is a whole walk's)."""
-    return not names.classes and not names.modules and "register_forward" not in text
+    return not names.classes and not names.modules and not contains(text, "register_forward")
 
 
 def _patches_model_forward(assignments: list[Node], names: Names) -> bool:

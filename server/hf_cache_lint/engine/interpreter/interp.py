@@ -23,6 +23,7 @@ from hf_cache_lint.engine.interpreter.removed_api import removed_api_uses
 from hf_cache_lint.engine.output.analysis import Analysis
 from hf_cache_lint.engine.syntax import fast_parser, parsing
 from hf_cache_lint.engine.syntax.nodes import statements_shared
+from hf_cache_lint.engine.text.text import kept_lines
 
 _GRAMMAR = fast_parser.grammar()  # parso's grammar, its tree built faster (engine/syntax/fast_parser.py)
 
@@ -42,7 +43,9 @@ def parse(text: str, incremental_key: str | None = None) -> object:
         # parso's diff parser re-parses only what changed since the last text under this key (the same
         # cache jedi uses); it updates the previous tree in place, so callers opt in per document.
         try:
-            return parsing.incremental_parse(_GRAMMAR, text, incremental_key)
+            # The lines the screen's word tests split the text into (text.py `contains`), where it has no `\r`.
+            lines = kept_lines(text) if "\r" not in text else None
+            return parsing.incremental_parse(_GRAMMAR, text, incremental_key, lines)
         except RecursionError:  # too deeply nested: a whole parse fails the same way (the caller notes it)
             forget(incremental_key)
             raise

@@ -30,11 +30,12 @@ from hf_cache_lint.engine.syntax.nodes import (
     string_value,
     unparenthesised,
 )
+from hf_cache_lint.engine.text.text import contains
 
 
 def patched_attention_facts(module: Node, text: str) -> list[PatchedAttention]:
-    if "forward" not in text or "from_pretrained" not in text or \
-            ("self_attn" not in text and not ("setattr" in text and "Attention" in text)):
+    if not contains(text, "forward") or not contains(text, "from_pretrained") or \
+            (not contains(text, "self_attn") and not (contains(text, "setattr") and contains(text, "Attention"))):
         return []
     if not binds_transformers(module, text):  # no transformers class or module bound: nothing below applies
         return []

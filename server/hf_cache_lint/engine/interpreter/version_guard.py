@@ -19,6 +19,7 @@ from typing import Any
 
 from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.syntax.nodes import Node, import_paths, imported_from, string_value
+from hf_cache_lint.engine.text.text import contains
 
 
 @dataclass(frozen=True, order=True)
@@ -72,8 +73,8 @@ class VersionGuards:
         # A module whose text never says "version" reads no version: every test `mentions_version` makes
         # needs the word, and so does a `__version__` import; nor does one that never says "transformers"
         # import the module. The interpreter builds this at every keystroke: such statements are not read.
-        self._versionless = text is not None and "version" not in text
-        self._no_transformers = text is not None and "transformers" not in text
+        self._versionless = text is not None and not contains(text, "version")
+        self._no_transformers = text is not None and not contains(text, "transformers")
         for stmt in _top_level(module):
             try:
                 self._learn(stmt)
@@ -81,7 +82,7 @@ class VersionGuards:
                 continue
         # The scan for function-local flags walks every node of the module, and the interpreter builds this on
         # every keystroke: only a module that reads the version at all can hold such a flag.
-        if text is None or any(word in text for word in _READS_VERSION):
+        if text is None or any(contains(text, word) for word in _READS_VERSION):
             self._learn_locals(module)
 
     def decide(self, test: Node) -> bool | None:

@@ -29,7 +29,7 @@ from typing import Any
 from hf_cache_lint.engine.environment.context import Context
 from hf_cache_lint.engine.facts import KINDS, FactKind, Source
 from hf_cache_lint.engine.facts.removed_api_use import KIND as REMOVED_API_USE
-from hf_cache_lint.engine.text.text import says
+from hf_cache_lint.engine.text.text import contains, says
 
 Kind = FactKind[Any]
 
@@ -100,4 +100,4 @@ def _parse_names(kinds: list[Kind], source: Source) -> frozenset[str]:
 def _may_hold_a_suppression(text: str) -> bool:
     """The words every suppression comment holds (engine/output/suppress.py reads them exactly): `noqa` in any case,
     or the tool's name."""
-    return "hf-cache-lint" in text or says(text, "noqa")
+    return contains(text, "hf-cache-lint") or says(text, "noqa")

@@ -318,12 +318,14 @@ def lines_of(code: str) -> list[str]:
     return lines
 
 
-def incremental_parse(grammar: Any, text: str, key: str) -> Any:
+def incremental_parse(grammar: Any, text: str, key: str, lines: list[str] | None = None) -> Any:
     """What `grammar.parse(text, error_recovery=True, path=key, diff_cache=True, cache=False)` returns, parso's kept
-    tree of `key` updated in place. Raises what the diff parser raises (the caller then parses afresh)."""
+    tree of `key` updated in place. Raises what the diff parser raises (the caller then parses afresh).
+    `lines`: the text's `lines_of`, where the caller has them already (not changed here, nor by parso)."""
     path = Path(key)
     code = python_bytes_to_unicode(text)
-    lines = lines_of(code)
+    if lines is None:
+        lines = lines_of(code)
     item = parser_cache.get(grammar._hashed, {}).get(path)
     if item is None:  # the buffer's first parse: a whole one, kept for the next
         return grammar.parse(text, error_recovery=True, path=key, diff_cache=True, cache=False)

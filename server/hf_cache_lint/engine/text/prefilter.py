@@ -22,7 +22,7 @@ from hf_cache_lint.engine.environment.api_changes import (
     REMOVED_NAMES,
 )
 from hf_cache_lint.engine.environment.releases_models import MODEL_NAME_FAMILIES, REMOVED_GENERATION_EXPORTS
-from hf_cache_lint.engine.text.text import GAP, find_all, find_spaced
+from hf_cache_lint.engine.text.text import GAP, contains, find_all, find_spaced
 
 # The words of docs/architecture.md's contracts; a file with none of them is never parsed.
 TRIGGERS = ("generate", "cache_implementation", "generation_config", "past_key_values", "cache_params",
@@ -41,9 +41,9 @@ def _in_code(text: str, pos: int, quotes: dict[str, list[int]]) -> bool:
 
 def code_hits(text: str, limit: int) -> int:
     """How many NEEDED words stand in code (as far as this can tell), counting up to `limit`."""
-    if not any(t in text for t in TRIGGERS):
+    if not any(contains(text, t) for t in TRIGGERS):
         return 0
-    hits = sorted(p for w in NEEDED if w in text for p in find_all(text, w))
+    hits = sorted(p for w in NEEDED if contains(text, w) for p in find_all(text, w))
     if not hits:
         hits = _spaced_hits(text)  # only when the plain words are absent: rare, and a Python loop
         if not hits:
@@ -146,14 +146,14 @@ def _names_a_removed_class(text: str) -> bool:
         if text.endswith(_REMOVED_CLASS_NAMES, 0, end):  # text[:end] ends with one of them: one C call
             return True
         i = text.find("Cache", end)
-    return any(name in text for name in _OTHER_REMOVED_NAMES)
+    return any(contains(text, name) for name in _OTHER_REMOVED_NAMES)
 
 
 def might_construct(text: str) -> bool:
     """Can the text hold a constructor call of a transformers cache class (engine/constructor_calls.py), also a
     subclass's call of its base's (`super().__init__(...)`), or of a model module's rotary embedding?"""
-    return "transformers" in text and ("Cache(" in text or bool(find_spaced(text, "Cache", after="(")) or
-                                       ("__init__" in text and "Cache" in text) or "RotaryEmbedding(" in text
+    return contains(text, "transformers") and (contains(text, "Cache(") or bool(find_spaced(text, "Cache", after="(")) or
+                                       (contains(text, "__init__") and contains(text, "Cache")) or contains(text, "RotaryEmbedding(")
                                        or bool(find_spaced(text, "RotaryEmbedding", after="(")))
 
 
@@ -182,15 +182,15 @@ def matches_from(pattern: re.Pattern[str], text: str, words: tuple[str, ...], in
 
 def might_use_removed_api(text: str) -> bool:
     """Can the text hold a use of a removed cache API (HFC007, which needs no generate call)?"""
-    if "_legacy_cache(" in text or find_spaced(text, "_legacy_cache", after="(") or might_construct(text):
+    if contains(text, "_legacy_cache(") or find_spaced(text, "_legacy_cache", after="(") or might_construct(text):
         return True
-    if "generation" in text and matches_from(_GENERATION_IMPORT, text, ("from",), indent=True):
+    if contains(text, "generation") and matches_from(_GENERATION_IMPORT, text, ("from",), indent=True):
         return True
     if matches_from(MIXIN_PATCH, text, ("GenerationMixin",)):
         return True  # a function patched onto it under a name the target's generate never calls (HFC007)
-    if "modeling_" in text and matches_from(_MODEL_MODULE, text, ("modeling_",)):
+    if contains(text, "modeling_") and matches_from(_MODEL_MODULE, text, ("modeling_",)):
         return True  # a name a tabled model module lost may be imported or read (removed_model_names.py)
-    if any(stem in text for stem in EXPORT_STEMS) and matches_from(_REMOVED_EXPORT, text, REMOVED_GENERATION_EXPORTS):
+    if any(contains(text, stem) for stem in EXPORT_STEMS) and matches_from(_REMOVED_EXPORT, text, REMOVED_GENERATION_EXPORTS):
         return True
     if not _names_a_removed_class(text):
         return False

@@ -71,7 +71,9 @@ def find_spaced(text: str, word: str, before: str = "", after: str = "") -> list
     """Offsets of `word` with `before` as the token just before it and `after` just after, across what the
     tokenizer skips (`BLANKS`), where at least one such character stands between them: the spaced forms a
     plain `text.find(before + word + after)` misses. The offset is that of `before` (else of `word`)."""
-    out = []
+    out: list[int] = []
+    if not contains(text, word):  # most texts: a word test carried over the edit, not a scan
+        return out
     for i in find_all(text, word):
         at = i
         if before:
@@ -134,7 +136,25 @@ def says(text: str, word: str) -> bool:
     maps every character through Unicode's tables (3 ms on transformers' generation/utils.py, whose four non-ASCII
     characters make the whole string 4 bytes a character, against 0.5 ms for its ASCII twin). Such a text's UTF-8
     bytes lowered (ASCII letters only) hold `word` exactly where its lowercase does, unless it holds a character of
-    LOWER_TO_ASCII. Kept for the last text: the screen and the suppressions both ask, at every keystroke."""
+    LOWER_TO_ASCII. Kept for the last text: the screen and the suppressions both ask, at every keystroke. For a large
+    text, each word's answer is carried over the edit as `contains` carries its (`_Version.said_line`): the encode
+    and the lowering are made only where the edited lines cannot tell."""
+    if len(text) >= _CONTAINS_MIN and "\n" not in word:
+        version = _version_of(text)
+        if version is not None:
+            try:
+                return version.said[word] >= 0
+            except KeyError:
+                at = version.said[word] = version.said_line(word)
+                return at >= 0
+    lowered = _lowered(text)
+    if isinstance(lowered, str):
+        return word in lowered
+    return word.encode("ascii") in lowered
+
+
+def _lowered(text: str) -> str | bytes:
+    """`text.lower()`, or for a text that is not ASCII its UTF-8 bytes lowered (`says`), kept for the last text."""
     global _LAST_LOWERED
     last_text, lowered = _LAST_LOWERED
     if text is not last_text and text != last_text:
@@ -143,9 +163,148 @@ def says(text: str, word: str) -> bool:
         else:
             lowered = text.encode("utf-8", "surrogatepass").lower()
         _LAST_LOWERED = (text, lowered)
-    if isinstance(lowered, str):
-        return word in lowered
-    return word.encode("ascii") in lowered
+    return lowered
+
+
+def kept_lines(text: str) -> list[str]:
+    """parso's `split_lines(text, keepends=True)` for a text without a carriage return: the lines cut at `\n`, each
+    with its ending, an empty one after a final break (engine/syntax/parsing.py `lines_of`). Kept for the last text:
+    the editor buffer's parse (engine/interpreter/interp.py `parse`) and `contains` both ask at every keystroke.
+    Callers must not change the list."""
+    global _LAST_KEPT
+    last_text, lines = _LAST_KEPT
+    if text is not last_text and text != last_text:
+        parts = text.split("\n")
+        last = parts[-1]
+        lines = [p + "\n" for p in parts]
+        lines[-1] = last
+        _LAST_KEPT = (text, lines)
+    return lines
+
+
+_LAST_KEPT: tuple[str, list[str]] = ("", [""])
+# Below this length a plain `word in text` is asked (a scan costs less than the memo's bookkeeping; the CLI's files
+# are mostly smaller, each checked once).
+_CONTAINS_MIN = 16384
+# Lines compared per step when looking for the lines two texts share at either end (a slice comparison runs in C).
+_STEP = 64
+
+
+class _Version:
+    """One text's word tests: where each word asked first stands (-1: nowhere), and the previous text's, with the
+    lengths of a head and a tail the two share (whole lines, found when first needed), to carry those answers over
+    the edit."""
+
+    __slots__ = ("before", "first", "lines", "said", "shared", "text")
+
+    def __init__(self, text: str, before: _Version | None) -> None:
+        self.text = text
+        self.lines = kept_lines(text)
+        self.first: dict[str, int] = {}
+        self.said: dict[str, int] = {}  # `says`' words: the index in `lines` of the first line saying it, or -1
+        self.before = before
+        # (common head, common tail) in characters, then in lines, with before.text
+        self.shared: tuple[int, int, int, int] | None = None
+
+    def find(self, word: str) -> int:
+        before = self.before
+        if before is None or word not in before.first:
+            return self.text.find(word)
+        new = self.text
+        if self.shared is None:
+            self.shared = _shared_ends(before.lines, self.lines, len(new))
+        head, tail, _, _ = self.shared
+        was = before.first[word]
+        if was >= 0 and was + len(word) <= head:  # inside the common head: nothing earlier can have appeared
+            return was
+        # No occurrence lies wholly inside the head (`was` was the first), so the first now starts in the window
+        # around the edit or after it; with none before (`was` < 0), only the window's can be new.
+        start = max(0, head - len(word) + 1)
+        if was < 0:
+            return new.find(word, start, len(new) - tail + len(word) - 1)
+        return new.find(word, start)
+
+    def said_line(self, word: str) -> int:
+        """The index in `lines` of the first line whose lowercase holds `word` (a lowercase ASCII word without a line
+        break, so each match lies inside one line, and a line lowered alone gives what it gives in the whole text:
+        Unicode's only context rule, a final sigma, makes no ASCII letter), or -1."""
+        before = self.before
+        if before is not None and word in before.said:
+            if self.shared is None:
+                self.shared = _shared_ends(before.lines, self.lines, len(self.text))
+            _, _, first, last = self.shared
+            was = before.said[word]
+            if 0 <= was < first:  # a line of the common head
+                return was
+            if was < 0:  # none before: only the edited lines can hold one
+                for i in range(first, len(self.lines) - last):
+                    if word in self.lines[i].lower():
+                        return i
+                return -1
+        lowered = _lowered(self.text)
+        if isinstance(lowered, str):
+            at = lowered.find(word)
+            return -1 if at < 0 else lowered.count("\n", 0, at)
+        at = lowered.find(word.encode("ascii"))
+        return -1 if at < 0 else lowered.count(b"\n", 0, at)  # UTF-8 holds b"\n" only for a line break
+
+
+def _shared_ends(old: list[str], new: list[str], size: int) -> tuple[int, int, int, int]:
+    """The lengths in characters of a head and a tail the texts of lines `old` and `new` share (`size`: the length
+    of `new`'s text): their common first and last lines, the two never overlapping; then the numbers of those lines. Whole lines: comparing lists of
+    short strings costs a fraction of comparing the characters of a text stored 4 bytes each."""
+    limit = min(len(old), len(new))
+    first = 0
+    while first + _STEP <= limit and old[first:first + _STEP] == new[first:first + _STEP]:
+        first += _STEP
+    while first < limit and old[first] == new[first]:
+        first += 1
+    limit -= first
+    n_old, n_new = len(old), len(new)
+    last = 0
+    while last + _STEP <= limit and old[n_old - last - _STEP:n_old - last] == new[n_new - last - _STEP:n_new - last]:
+        last += _STEP
+    while last < limit and old[n_old - last - 1] == new[n_new - last - 1]:
+        last += 1
+    head = sum(map(len, new[:first]))
+    return head, size - head - sum(map(len, new[first:n_new - last])), first, last
+
+
+_LAST_VERSION: _Version | None = None
+
+
+def _version_of(text: str) -> _Version | None:
+    """The word tests of `text`, the last text's or new ones after it; None for a text with a carriage return."""
+    global _LAST_VERSION
+    version = _LAST_VERSION
+    if version is None or (version.text is not text and version.text != text):
+        if "\r" in text:
+            return None
+        if version is not None:
+            version.before = None  # one edit back only: no chain of old texts kept alive
+        version = _Version(text, version)
+        _LAST_VERSION = version
+    return version
+
+
+def contains(text: str, word: str) -> bool:
+    """`word in text`, for a large text answered once per text and word: a keystroke asks dozens of whole-text word
+    tests (the screen, the prefilters, the readers), each a scan of the whole module (0.05-0.15 ms each on
+    transformers' generation/utils.py, whose one emoji makes it 4 bytes a character). Where the word was asked of
+    the previous text too, where it first stood is carried over the edit (`_Version.find`): the head both texts
+    share keeps it, else only the edit's window and what follows it are scanned. A text with a carriage return is
+    scanned (its lines are not `kept_lines`'). tests/engine/test_text_scans.py compares it with `in` over random
+    edits."""
+    if len(text) < _CONTAINS_MIN:
+        return word in text
+    version = _version_of(text)
+    if version is None:
+        return word in text
+    try:
+        return version.first[word] >= 0
+    except KeyError:
+        at = version.first[word] = version.find(word)
+        return at >= 0
 
 
 def line_at(text: str, line: int) -> str:
@@ -174,10 +333,13 @@ def apply_edits(text: str, edits: Iterable[Edit]) -> str:
 
 
 def _forget_last() -> None:
-    global _LAST_STARTS, _LAST_LINES, _LAST_LOWERED
-    _LAST_STARTS, _LAST_LINES, _LAST_LOWERED = ("", [0]), ("", [""]), ("", "")
+    global _LAST_STARTS, _LAST_LINES, _LAST_LOWERED, _LAST_VERSION, _LAST_KEPT
+    _LAST_STARTS, _LAST_LINES, _LAST_LOWERED, _LAST_VERSION = ("", [0]), ("", [""]), ("", ""), None
+    _LAST_KEPT = ("", [""])
 
 
 process_state.resettable("engine/text/text.py", "_LAST_STARTS", _forget_last)
 process_state.resettable("engine/text/text.py", "_LAST_LINES", _forget_last)
 process_state.resettable("engine/text/text.py", "_LAST_LOWERED", _forget_last)
+process_state.resettable("engine/text/text.py", "_LAST_VERSION", _forget_last)
+process_state.resettable("engine/text/text.py", "_LAST_KEPT", _forget_last)
