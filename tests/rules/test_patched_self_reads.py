@@ -65,3 +65,30 @@ def test_not_where_the_class_is_gone() -> None:
     # 4.57.6 has no `LlamaFlashAttention2`: the patch statement raises AttributeError first (HFC007 reports it)
     assert lines("n = self.num_heads", "modeling_llama.LlamaFlashAttention2.forward = patched", "4.57.6") == []
     assert lines("n = self.num_heads", "modeling_llama.LlamaFlashAttention2.forward = patched", "4.47.1") == []
+
+
+_WALK = ("import types\n"
+         "from transformers.models.llama.modeling_llama import LlamaAttention\n\n\n"
+         "def shifted(self, hidden_states, *args, **kwargs):\n"
+         "    n = self.num_heads\n"
+         "    return self.o_proj(hidden_states), None\n\n\n"
+         "def enable(model):\n"
+         "    for name, module in reversed(model._modules.items()):\n"
+         "        if len(list(module.children())) > 0:\n"
+         "            enable(module)\n"
+         "        TEST\n"
+         "            model._modules[name].forward = types.MethodType(shifted, model._modules[name])\n")
+
+
+@pytest.mark.parametrize(("test", "want"), [
+    ("if isinstance(module, LlamaAttention):", [6]),  # streaming-llm's pos-shift patch
+    ('if module.__class__.__name__ == "LlamaAttention":', [6]),
+    ('if type(module).__name__ == "LlamaAttention":', [6]),
+    ("if isinstance(module, torch.nn.Linear):", []),  # not a transformers layer class
+    ("if module is not None:", []),  # no class said
+])
+def test_an_instance_patch_under_a_class_test(test: str, want: list[int]) -> None:
+    text = _WALK.replace("TEST", test)
+    result = check_source(text, "t.py", context=Context(target=Target.of("5.24.0")))
+    got = [f.span.start.line for f in result.findings if f.code == "HFC010" and "AttributeError" in f.message]
+    assert got == want

@@ -3,7 +3,9 @@ of a transformers attention or decoder-layer class, with the names it reads off 
 
 The patches read: `<class>.forward = f` (or `types.MethodType(f, <class>)`, `(f)`), `setattr(<class>, "forward",
 f)`, where `<class>` is written off a transformers module the module imports (`modeling_llama.LlamaAttention`,
-`transformers.models.llama.modeling_llama.LlamaAttention`) or imported from transformers by name; and the walkers
+`transformers.models.llama.modeling_llama.LlamaAttention`) or imported from transformers by name; `<module>.forward
+= types.MethodType(f, <module>)` under an `if` testing that module's class (`isinstance(module, LlamaAttention)`,
+`module.__class__.__name__ == "LlamaAttention"`: streaming-llm's pos-shift patch); and the walkers
 engine/interpreter/patched_attentions.py reads (`modify_method_of_instance(model, "LlamaAttention", "forward", f)`).
 The class must be one the release table's `attr:` facts cover, defined by one tabled module.
 
@@ -59,8 +61,11 @@ def patched_self_read_facts(module: Node, text: str) -> list[PatchedSelfRead]:
         target, value = node.children[0], unparenthesised(node.children[2])
         if target.type not in ("power", "atom_expr") or not is_trailer(target.children[-1], ".", "forward"):
             continue
-        cls = _class_of(prefix(target, len(target.children) - 1), names)
+        owner = prefix(target, len(target.children) - 1)
+        cls = _class_of(owner, names)
         fn = _function_of(value)
+        if cls is None and fn is not None and _bound_onto(value, target):
+            cls = _tested_class(node, names)  # `if isinstance(module, LlamaAttention): module.forward = ...`
         if cls is not None and fn is not None:
             patches.append((node, cls, fn))
     for node in nodes:  # `setattr(<class>, "forward", f)`
@@ -104,6 +109,47 @@ def _class_of(owner: str | None, names: Names) -> str | None:
     if len(parts) > 1 and parts[0] not in names.modules:
         return None
     return cls if _LAYER.fullmatch(cls) else None
+
+
+def _bound_onto(value: Node, target: Node) -> bool:
+    """`types.MethodType(f, <the object whose forward is set>)`: `f` runs with that object as `self`."""
+    value = unparenthesised(value)
+    if value.type not in ("power", "atom_expr") or not is_trailer(value.children[-1], "("):
+        return False
+    args = call_args(value.children[-1])
+    owner = "".join(flat(c) for c in target.children[:-1])
+    return len(args) == 2 and not any(a.name or a.star for a in args) and flat(args[1].value) == owner
+
+
+def _tested_class(node: Node, names: Names) -> str | None:
+    """The layer class the innermost `if` around `node` tests the patched module against, in the branch holding
+    it: `isinstance(m, LlamaAttention)` (one class, as `_class_of` reads it), `m.__class__.__name__ == "..."` or
+    `type(m).__name__ == "..."` (streaming-llm's pos-shift patch, kvpruner's)."""
+    child, parent = node, node.parent
+    while parent is not None and parent.type not in ("funcdef", "classdef", "file_input"):
+        if parent.type == "if_stmt":
+            kids = parent.children
+            at = kids.index(child)
+            test = kids[at - 2] if at >= 2 and code(kids[at - 1]).strip() == ":" and \
+                code(kids[at - 3]).strip() in ("if", "elif") else None
+            if test is not None:
+                return _class_in_test(test, names)
+        child, parent = parent, parent.parent
+    return None
+
+
+def _class_in_test(test: Node, names: Names) -> str | None:
+    if test.type in ("power", "atom_expr") and len(test.children) == 2 and code(test.children[0]).strip() == \
+            "isinstance" and is_trailer(test.children[1], "("):
+        args = call_args(test.children[1])
+        return _class_of(flat(args[1].value), names) if len(args) == 2 else None
+    if test.type == "comparison" and len(test.children) == 3 and code(test.children[1]).strip() == "==":
+        left, right = flat(test.children[0]), test.children[2]
+        if (left.endswith(".__class__.__name__") or (left.startswith("type(") and left.endswith(").__name__"))) \
+                and right.type == "string":
+            name = string_value(right)
+            return name if name is not None and _LAYER.fullmatch(name) else None
+    return None
 
 
 def _function_of(value: Node) -> str | None:

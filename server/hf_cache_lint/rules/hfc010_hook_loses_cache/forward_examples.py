@@ -119,6 +119,12 @@ _WALKER_PATCH = (
     'modify_method_of_instance(model, "LlamaAttention", "forward", counted_forward)'
 )
 SELF_READ = _SELF_READ.format(heads="self.num_heads", patch=_CLASS_PATCH)
+# streaming-llm's pos-shift patch: bound onto each module that an `isinstance` test says is Llama's attention.
+_INSTANCE_PATCH = (
+    "for module in model.modules():\n"
+    "    if isinstance(module, modeling_llama.LlamaAttention):\n"
+    "        module.forward = types.MethodType(counted_forward, module)\n"
+)
 
 INVALID: tuple[Invalid, ...] = (
     Invalid(
@@ -196,6 +202,14 @@ INVALID: tuple[Invalid, ...] = (
         note="`setattr(<class>, \"forward\", f)`, reading `self.hidden_size` (set up to 4.47.1) before "
              "`self.head_dim` (set on every release)",
     ),
+    Invalid(
+        "import types\n\n" + _SELF_READ.format(heads="self.rope_theta", patch=_INSTANCE_PATCH),
+        flagged="self.rope_theta",
+        runtime="OTHER",  # a plain AttributeError
+        message_contains="AttributeError: 'LlamaAttention' object has no attribute 'rope_theta'",
+        note="`self.rope_theta` read by a forward bound onto each module an `isinstance(module, LlamaAttention)` test "
+             "picks (streaming-llm's pos-shift patch)",
+    ),
 )
 
 VALID: tuple[Valid, ...] = (
@@ -219,4 +233,7 @@ VALID: tuple[Valid, ...] = (
           note="the project sets `num_heads` on each attention module itself before running the model"),
     Valid(_SELF_READ.format(heads="self.head_dim", patch=_CLASS_PATCH),
           note="the patched forward reading `self.head_dim`, which the class has on every release"),
+    Valid("import types\n\n" + _SELF_READ.format(heads="self.config.rope_theta if hasattr(self.config, 'rope_theta') "
+                                                    "else 1.0", patch=_INSTANCE_PATCH),
+          note="the instance patch reading the config's `rope_theta` instead, where the config has one"),
 )
