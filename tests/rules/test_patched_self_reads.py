@@ -92,3 +92,20 @@ def test_an_instance_patch_under_a_class_test(test: str, want: list[int]) -> Non
     result = check_source(text, "t.py", context=Context(target=Target.of("5.24.0")))
     got = [f.span.start.line for f in result.findings if f.code == "HFC010" and "AttributeError" in f.message]
     assert got == want
+
+
+@pytest.mark.parametrize(("guard", "want"), [
+    ('if version.parse(transformers.__version__) < version.parse("4.48.0"):\n    ', []),  # ruled out at 5.24.0
+    ('if version.parse(transformers.__version__) >= version.parse("4.48.0"):\n    pass\nelse:\n    ', []),
+    ('if version.parse(transformers.__version__) >= version.parse("4.48.0"):\n    ', [6]),  # runs at 5.24.0
+])
+def test_a_patch_a_version_test_rules_out(guard: str, want: list[int]) -> None:
+    extra = "import transformers\nfrom packaging import version\n"
+    assert lines("n = self.num_heads", guard + "modeling_llama.LlamaAttention.forward = patched", extra=extra) == want
+
+
+def test_a_read_a_version_test_rules_out() -> None:
+    body = ('if version.parse(transformers.__version__) < version.parse("4.48.0"):\n        n = self.num_heads\n'
+            "    else:\n        n = self.config.num_attention_heads")
+    assert lines(body, extra="import transformers\nfrom packaging import version\n") == []
+    assert lines(body, version="4.47.1", extra="import transformers\nfrom packaging import version\n") == []

@@ -79,7 +79,7 @@ def analyse(text: str, path: str, context: Context, tree: object | None = None,
             removed = removed_api_uses(tree, text, context.target, s.guards, tuple(uses),
                                        source.offsets if source is not None and source.text is text else None)
             backbones = [*backbone_generate_facts(tree, text), *fixed_forward_facts(tree, text),
-                         *patched_attention_facts(tree, text), *patched_self_read_facts(tree, text),
+                         *patched_attention_facts(tree, text), *patched_self_read_facts(tree, text, s.guards),
                          *decoding_override_facts(tree, text)]
         except RecursionError:  # a statement too deeply nested for its walk (the interpreter noted it)
             removed, hooks, sent, backbones = (), [], [], []

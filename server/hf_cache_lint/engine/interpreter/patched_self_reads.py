@@ -32,6 +32,7 @@ from hf_cache_lint.engine.interpreter.hook_names import (
     prefix,
 )
 from hf_cache_lint.engine.interpreter.patched_attentions import walker_patches
+from hf_cache_lint.engine.interpreter.version_guard import VersionGuards
 from hf_cache_lint.engine.syntax.nodes import (
     Node,
     call_args,
@@ -45,7 +46,9 @@ from hf_cache_lint.engine.syntax.nodes import (
 _LAYER = re.compile(r"\w+(Attention\w*|DecoderLayer|Block)")
 
 
-def patched_self_read_facts(module: Node, text: str) -> list[PatchedSelfRead]:
+def patched_self_read_facts(module: Node, text: str, guards: VersionGuards | None = None) -> list[PatchedSelfRead]:
+    """The facts; with the target's `guards`, not a patch (nor a read) in a branch a transformers-version test
+    rules out at the target (`if version.parse(transformers.__version__) < version.parse("4.48"): ...`)."""
     if "forward" not in text or "self" not in text or not ("Attention" in text or "DecoderLayer" in text) or \
             "transformers" not in text:
         return []
@@ -89,9 +92,9 @@ def patched_self_read_facts(module: Node, text: str) -> list[PatchedSelfRead]:
     for at, cls, fn_name in patches:
         fn = names.functions.get(fn_name)
         mod = _module_of(cls)
-        if fn is None or mod is None:
+        if fn is None or mod is None or (guards is not None and _ruled_out(at, guards)):
             continue
-        reads = _self_reads(fn, text)
+        reads = _self_reads(fn, text, guards)
         if reads:
             facts.append(PatchedSelfRead(span=span(at), function=fn_name, cls=cls, module=mod, reads=reads))
     return facts
@@ -173,7 +176,24 @@ def _module_of(cls: str) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
-def _self_reads(fn: Node, text: str) -> tuple[tuple[str, Span], ...]:
+def _ruled_out(node: Node, guards: VersionGuards) -> bool:
+    """`node` sits in an `if` branch a version test decides against at the target: its own test False, or an
+    earlier test of the chain True."""
+    child, parent = node, node.parent
+    while parent is not None and parent.type != "file_input":
+        if parent.type == "if_stmt":
+            kids = parent.children
+            at = kids.index(child)
+            for i, kid in enumerate(kids[:at]):
+                if code(kid).strip() in ("if", "elif"):
+                    decided = guards.decide(kids[i + 1])
+                    if (decided is False and i + 3 == at) or (decided is True and i + 3 < at):
+                        return True
+        child, parent = parent, parent.parent
+    return False
+
+
+def _self_reads(fn: Node, text: str, guards: VersionGuards | None = None) -> tuple[tuple[str, Span], ...]:
     params = fn.get_params()
     if not params or params[0].star_count or params[0].name.value != "self":
         return ()
@@ -189,6 +209,8 @@ def _self_reads(fn: Node, text: str) -> tuple[tuple[str, Span], ...]:
             name = node.children[1].children[1].value
             if _stored(node):
                 written.add(name)
+            elif guards is not None and _ruled_out(node, guards):
+                pass
             elif name not in first or span(node).start < first[name].start:
                 first[name] = span_between(node.children[0], node.children[1])
         stack.extend(getattr(node, "children", ()))
