@@ -26,9 +26,6 @@ class PatchedSelfRead:
     cls: str
     module: str
     reads: tuple[tuple[str, Span], ...]
-    # The classes the statements of the patch's block patch a hook of (HFC007's read: a class the target lacks makes
-    # its statement raise AttributeError, and the block stops before the program runs any forward).
-    block_classes: tuple[str, ...] = ()
 
 
 def might_patch(text: str) -> bool:
