@@ -490,6 +490,80 @@ def decoder_unpacks(release: Release, facts: dict[str, str]) -> None:
                 facts[f"unpack:{mod}.{cls.name}.self_attn"] = str(counts.pop())
 
 
+# The attention and decoder-layer classes whose instances code patched in as their `forward` reads `self.<name>` off:
+# a class of a MODEL_NAME_FAMILIES module whose name ends so, built on `nn.Module` through bases the module (or
+# another of those modules it imports from) defines.
+_LAYER_CLASS = re.compile(r"\w+(Attention\w*|DecoderLayer|Block)")
+_MODULE_BASES = frozenset({"nn.Module", "torch.nn.Module", "Module"})
+
+
+def _layer_names(cls: ast.ClassDef, classes: dict[str, ast.ClassDef], seen: frozenset[str] = frozenset()) \
+        -> dict[str, str] | None:
+    """name -> kind of what an instance of `cls` has from its class chain below `nn.Module` ("init": set on `self`
+    in an `__init__`, "attr": set in another method, "def", "property", "classattr", ...); None where a base is
+    neither `nn.Module` nor a class found (its members unknown)."""
+    out: dict[str, str] = {}
+    for base in cls.bases:
+        text = ast.unparse(base)
+        if text in _MODULE_BASES:
+            continue
+        found = classes.get(text)
+        if found is None or text in seen:
+            return None
+        inherited = _layer_names(found, classes, seen | {text})
+        if inherited is None:
+            return None
+        out.update(inherited)
+    inits = {leaf.attr for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"
+             for leaf in ast.walk(n) if isinstance(leaf, ast.Attribute) and isinstance(leaf.ctx, ast.Store)
+             and isinstance(leaf.value, ast.Name) and leaf.value.id == "self"}
+    for name, what in class_members(cls, private=True):
+        if not name.startswith("__"):
+            kind = re.match(r"[a-z]+", what)
+            out[name] = "init" if what == "attr" and name in inits else kind[0] if kind else what
+    return out
+
+
+def instance_attrs(release: Release, facts: dict[str, str]) -> None:
+    """`attr:<module>.<Class>.<name>`: what an instance of an attention or decoder-layer class of MODEL_NAME_FAMILIES
+    has under `name` from its own class chain (`_layer_names`: "init" for what `__init__` sets on `self`; the
+    methods, properties and class attributes too, so a name read off `self` that is a method is not taken for a
+    missing one). `nn.Module`'s own (`training`, `forward`'s machinery) are not tabled. A forward written for 4.4x and
+    patched onto `LlamaAttention` reads `self.num_heads`, which `__init__` set up to 4.47.1 and no release since has
+    (AttributeError in every layer)."""
+    trees: dict[str, ast.Module] = {}
+    for family in MODEL_NAME_FAMILIES:
+        tree = release.tree(f"transformers/models/{family}/modeling_{family}.py")
+        if tree is not None:
+            trees[family] = tree
+    for family, tree in trees.items():
+        classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+        # Bases imported from another tabled model module (`from ..llama.modeling_llama import LlamaAttention`).
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 2 and \
+                    (m := re.fullmatch(r"(\w+)\.modeling_\1", node.module)) and m[1] in trees:
+                other = {n.name: n for n in trees[m[1]].body if isinstance(n, ast.ClassDef)}
+                for alias in node.names:
+                    if alias.name in other:
+                        classes.setdefault(alias.asname or alias.name, other[alias.name])
+            # `GradientCheckpointingLayer` (4.52+: the decoder layers' base, an `nn.Module` of its own).
+            if isinstance(node, ast.ImportFrom) and node.module == "modeling_layers" and node.level == 3 and \
+                    (layers := release.tree("transformers/modeling_layers.py")) is not None:
+                other = {n.name: n for n in layers.body if isinstance(n, ast.ClassDef)}
+                for alias in node.names:
+                    if alias.name in other:
+                        classes.setdefault(alias.asname or alias.name, other[alias.name])
+        mod = f"transformers.models.{family}.modeling_{family}"
+        for node in tree.body:
+            if not isinstance(node, ast.ClassDef) or not _LAYER_CLASS.fullmatch(node.name) or not node.bases:
+                continue
+            names = _layer_names(node, classes)
+            if names is None:
+                continue
+            for name, kind in names.items():
+                facts[f"attr:{mod}.{node.name}.{name}"] = kind
+
+
 # ---- what a model's forward does with a legacy tuple as its cache ---------------------------------------------------
 
 # A modeling module's verdict, read from its text (every modeling module of a 4.x wheel; from 5.0.0 the behaviour
@@ -978,6 +1052,7 @@ def release_facts(release: Release) -> dict[str, str]:
     model_module_names(release, facts)
     generate_inputs(release, facts)
     decoder_unpacks(release, facts)
+    instance_attrs(release, facts)
     tuple_forwards(release, facts)
     helper_reads(release, facts)
     override_calls(release, facts)

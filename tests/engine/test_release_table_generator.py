@@ -202,3 +202,30 @@ def test_a_key_the_helper_always_stores_rides_in_the_spread() -> None:
     stored = {"model_kwargs": ["cache_position"]}
     assert release_table._call_shape(call, False, {}, stored) == "args=1 spread=cache_position"
     assert release_table._call_shape(call, False, {}) == "args=1 spread"
+
+
+def test_a_layer_class_s_instance_names_are_read_through_its_bases() -> None:
+    """`attr:` facts: what an instance of a tabled family's attention or decoder layer has from its class chain below
+    `nn.Module` ("init": set on `self` in `__init__`): 4.4x Llama attention's `num_heads` (to 4.47.1 in the shipped
+    table, none from 4.48.0, as the oracle's probe checks at 4.57.6 and 5.x), `scaling` from 4.48.0; a subclass in
+    the module has its base's; a base nobody can read leaves the class untabled."""
+    llama = "attr:transformers.models.llama.modeling_llama.LlamaAttention."
+    assert releases.value(llama + "num_heads", "4.47.1") == "init"
+    assert releases.value(llama + "num_heads", "4.48.0") is None
+    assert releases.value(llama + "scaling", "4.48.0") == "init"
+    assert releases.value(llama + "forward", "5.24.0") == "def"
+    sdpa = "attr:transformers.models.llama.modeling_llama.LlamaSdpaAttention."
+    assert releases.value(sdpa + "num_heads", "4.47.1") == "init"  # `class LlamaSdpaAttention(LlamaAttention)`
+    for version in ("4.57.6", "5.24.0"):
+        facts = release_table.release_facts(source(version))
+        assert facts[llama + "q_proj"] == "init" and llama + "num_heads" not in facts
+        assert facts["attr:transformers.models.llama.modeling_llama.LlamaDecoderLayer.self_attn"] == "init"
+    tree = release_table.ast.parse(
+        "class A(nn.Module):\n    n = 1\n    def __init__(self, c):\n        self.k = c\n"
+        "    def later(self):\n        self.m = 2\n    @property\n    def p(self): return 1\n"
+        "class B(A):\n    def __init__(self, c):\n        super().__init__(c)\n        self.j = 3\n"
+        "class C(Unknown):\n    pass\n")
+    classes = {n.name: n for n in tree.body if isinstance(n, release_table.ast.ClassDef)}
+    assert release_table._layer_names(classes["B"], classes) == {
+        "n": "classattr", "k": "init", "later": "def", "m": "attr", "p": "property", "j": "init"}
+    assert release_table._layer_names(classes["C"], classes) is None

@@ -10,7 +10,8 @@
   `GenerationConfig` accepts, and the choices its error prints; the GenerationConfig fields; the model-class
   attributes (present with that value, or absent); whether `PreTrainedModel` derives from `GenerationMixin`; the
   cache keywords `generate` hands a Llama subclass's forward (`generate_input:`); how many values a Llama decoder
-  layer unpacks from its attention (`unpack:`: the tabled count runs, one more raises ValueError); what
+  layer unpacks from its attention (`unpack:`: the tabled count runs, one more raises ValueError); the names an
+  instance of Llama's attention and decoder layer has (`attr:`: each present exactly where tabled); what
   `_get_stopping_criteria` and `_update_model_kwargs_for_generation` read on every call (`reads:`: a config
   `_prepare_special_tokens` never saw raises AttributeError, a dict without `cache_position` KeyError, exactly where
   the table says the helper reads them); how generate, the decoding loop, Llama's model, layers and attention call
@@ -189,6 +190,18 @@ for family, (cls_name, count) in expect["unpack"].items():
         wrong.append(["unpack", family, count, "one more value ran"])
     except ValueError:
         pass
+
+# What an instance of Llama's attention and decoder layer has (`attr:`): every name the table lists for the class
+# at some release is there exactly where the table says this release has it (AttributeError elsewhere).
+layer = LlamaModel(LlamaConfig(**tiny)).layers[0]
+for cls_name, attrs in expect["layer_attrs"].items():
+    instance = layer.self_attn if cls_name == "LlamaAttention" else layer
+    if type(instance).__name__ != cls_name:
+        wrong.append(["layer_attrs", cls_name, type(instance).__name__])
+        continue
+    for name, want in attrs.items():
+        if hasattr(instance, name) != want:
+            wrong.append(["layer_attrs", cls_name, name, want, not want])
 
 # What generate's private helpers read on every call (`reads:`): a config `_prepare_special_tokens` never saw, a
 # model_kwargs dict without positions, raise exactly where the table says the helper reads them.
@@ -407,6 +420,7 @@ def expectations(version: str) -> dict[str, object]:
             "generate_input": {k: releases.value(f"generate_input:{k}", version)
                                for k in ("past_key_values", "cache", "cache_position")},
             "unpack": unpack,
+            "layer_attrs": {cls: _layer_attrs(cls, version) for cls in ("LlamaAttention", "LlamaDecoderLayer")},
             "tuple_forward": {c: v for c in _TUPLE_FORWARD_PROBED
                               if (v := releases.value(f"tuple_forward:{c}", version)) in ("raises", "rejects", "converts")},
             "calls": {short: releases.value(f"call:transformers.{path}", version) for short, path in _CALLS.items()},
@@ -414,6 +428,13 @@ def expectations(version: str) -> dict[str, object]:
                              for h in ("_get_stopping_criteria", "_update_model_kwargs_for_generation")},
             "cache_implementation": values, "choices": releases.value("cache_implementation:(choices)", version),
             "genconfig": genconfig, "model_attr": model_attr, "config_members": config_members}
+
+
+def _layer_attrs(cls: str, version: str) -> dict[str, bool]:
+    """Every name the table's `attr:` facts give Llama's `cls` at some release -> whether it has it at `version`."""
+    stem = f"attr:transformers.models.llama.modeling_llama.{cls}."
+    return {key[len(stem):]: releases.value(key, version) is not None
+            for key in releases.table().facts if key.startswith(stem)}
 
 
 _PLAIN_BASES = frozenset({"", "ABC", "object"})

@@ -96,6 +96,8 @@ STATE: tuple[Global, ...] = (
     Global("engine/screen/gate.py", "_dotted_words", "memo",
            "the dotted words the gate reads, by the rules' parse names (the text words' superset)"),
     Global("engine/environment/releases.py", "_at_or_below", "memo", "the tabled release at or below a version"),
+    Global("engine/interpreter/patched_self_reads.py", "_module_of", "memo",
+           "the tabled model module defining a layer class, by its name (the release table's `attr:` keys)"),
     Global("engine/environment/releases.py", "gone_since", "memo", "the release table's answers, by question"),
     Global("engine/environment/releases.py", "member", "memo", "the release table's answers, by question"),
     Global("engine/environment/releases.py", "owner", "memo", "the class that defines a member, by question"),

@@ -29,6 +29,7 @@ kind's trigger test says cannot hold it.
     backbone_generate.py BackboneGenerate: `generate` on a model class built on a transformers backbone alone
     fixed_forward.py    FixedForward: a generated model subclass's `forward` with a fixed keyword list
     patched_attention.py PatchedAttention: a loaded model's `self_attn.forward` patched, with its return count
+    patched_self_read.py PatchedSelfRead: a layer class's `forward` patched, with the names it reads off `self`
     pickled_cache.py    PickledCache: a cache saved with `torch.save`, a `torch.load(..., weights_only=True)`
     decoding_override.py DecodingOverride: a decoding method (`_sample`, ...) defined in place of GenerationMixin's
 """

@@ -82,6 +82,7 @@ The stage's other modules (stage interpreter: imports base/, environment/, text/
   `GenerationMixin` from 4.52.1).
 - fixed_forwards.py: a generation head's subclass whose own `forward` takes a fixed keyword list, generated from.
 - patched_attentions.py: a function patched in as a loaded model's `self_attn.forward`, with how many values it returns.
+- patched_self_reads.py: a function patched in as a transformers layer class's `forward`, with the names it reads off `self`.
 - decoding_overrides.py: a decoding method (`_sample`, ...) a class or patch defines in place of `GenerationMixin`'s, with its signature.
 """
 

@@ -19,6 +19,7 @@ from hf_cache_lint.engine.interpreter.hook_classes import update_reach
 from hf_cache_lint.engine.interpreter.hooks import hook_facts
 from hf_cache_lint.engine.interpreter.narrowing import reached
 from hf_cache_lint.engine.interpreter.patched_attentions import patched_attention_facts
+from hf_cache_lint.engine.interpreter.patched_self_reads import patched_self_read_facts
 from hf_cache_lint.engine.interpreter.removed_api import removed_api_uses
 from hf_cache_lint.engine.output.analysis import Analysis
 from hf_cache_lint.engine.syntax import fast_parser, parsing
@@ -81,7 +82,8 @@ def analyse(text: str, path: str, context: Context, tree: object | None = None,
             removed = removed_api_uses(tree, text, context.target, s.guards, tuple(uses),
                                        source.offsets if source is not None and source.text is text else None)
             backbones = [*backbone_generate_facts(tree, text), *fixed_forward_facts(tree, text),
-                         *patched_attention_facts(tree, text), *decoding_override_facts(tree, text)]
+                         *patched_attention_facts(tree, text), *patched_self_read_facts(tree, text, s.guards),
+                         *decoding_override_facts(tree, text)]
         except RecursionError:  # a statement too deeply nested for its walk (the interpreter noted it)
             removed, hooks, sent, backbones = (), [], [], []
     return Analysis(text=text, path=path, context=context,

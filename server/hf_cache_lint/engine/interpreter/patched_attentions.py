@@ -128,13 +128,30 @@ def _walker_patches(nodes: list[Node], assignments: list[Node], names: Names) ->
     name), called with a loaded model, the name of a class a tabled transformers model module defines (the release
     table), "forward", and a function of the module (or a name bound to `functools.partial(f, ...)` of one). The fact
     sits on the function's first `return`: the patch statement is the walker's, shared by whatever it patches."""
+    facts: list[PatchedAttention] = []
+    for _call, cls, fn_name in walker_patches(nodes, assignments, names):
+        fn = names.functions.get(fn_name)
+        counted = _returned(fn) if fn is not None else None
+        if counted is None:
+            continue
+        facts.append(PatchedAttention(span=counted[1], owner=cls,
+                                      function=fn_name, returned=counted[0], return_at=counted[1]))
+    return facts
+
+
+def walker_patches(nodes: list[Node], assignments: list[Node], names: Names, any_module: bool = False) \
+        -> list[tuple[Node, str, str]]:
+    """(the call, the class name, the function's name) of each walker call `_walker_patches` reads (its docstring),
+    the models found (`find_models`) in `names`. `any_module`: the walker's `setattr` may patch any name it binds
+    (EasyKV's `for module in instance.modules(): if module.__class__.__name__ == target_class_name: setattr(module,
+    ...)`), where it tests the class's name against its second parameter."""
     partials: dict[str, str] = {}
     for node in assignments:
         if len(node.children) == 3 and node.children[0].type == "name" and code(node.children[1]).strip() == "=":
             fn = _partial_of(node.children[2])
             if fn is not None:
                 partials[node.children[0].value] = fn
-    facts: list[PatchedAttention] = []
+    found: list[tuple[Node, str, str]] = []
     for node in nodes:
         if node.type not in ("power", "atom_expr") or len(node.children) != 2 or node.children[0].type != "name" or \
                 not is_trailer(node.children[1], "("):
@@ -146,18 +163,14 @@ def _walker_patches(nodes: list[Node], assignments: list[Node], names: Names) ->
             continue
         cls, method = _string(args[1].value), _string(args[2].value)
         if cls is None or method != "forward" or not cls.endswith("Attention") or not _tabled_class(cls) or \
-                not _sets_method(walker):
+                not _sets_method(walker, any_module):
             continue
         value = args[3].value
         fn_name = _partial_of(value) or (partials.get(value.value) if value.type == "name" else None) or \
             (value.value if value.type == "name" else None)
-        fn = names.functions.get(fn_name or "")
-        counted = _returned(fn) if fn is not None else None
-        if counted is None:
-            continue
-        facts.append(PatchedAttention(span=counted[1], owner=cls,
-                                      function=fn_name or "", returned=counted[0], return_at=counted[1]))
-    return facts
+        if fn_name is not None and fn_name in names.functions:
+            found.append((node, cls, fn_name))
+    return found
 
 
 def _partial_of(value: Node) -> str | None:
@@ -180,20 +193,23 @@ def _tabled_class(name: str) -> bool:
     return any(key.startswith("name:transformers.models.") and key.endswith(suffix) for key in releases.table().facts)
 
 
-def _sets_method(walker: Node) -> bool:
+def _sets_method(walker: Node, any_module: bool = False) -> bool:
     """The walker's body has `setattr(<1st parameter>, <3rd parameter>, types.MethodType(<4th parameter>, <1st
     parameter>))` (or `MethodType` imported by name)."""
     params = [p.name.value for p in walker.get_params() if p.star_count == 0]
     if len(params) < 4:
         return False
-    instance, method, new = params[0], params[2], params[3]
+    instance, named, method, new = params[0], params[1], params[2], params[3]
+    any_module = any_module and any(n.type == "comparison" and flat(n).endswith(f"__class__.__name__=={named}")
+                                    for n in tree_nodes(walker))
     for node in tree_nodes(walker):
         if node.type not in ("power", "atom_expr") or len(node.children) != 2 or \
                 flat(node.children[0]) != "setattr" or not is_trailer(node.children[1], "("):
             continue
         args = call_args(node.children[1])
-        if len(args) == 3 and flat(args[0].value) == instance and flat(args[1].value) == method and \
-                flat(args[2].value) in (f"MethodType({new},{instance})", f"types.MethodType({new},{instance})"):
+        patched = flat(args[0].value) if len(args) == 3 and (any_module or flat(args[0].value) == instance) else None
+        if patched is not None and flat(args[1].value) == method and \
+                flat(args[2].value) in (f"MethodType({new},{patched})", f"types.MethodType({new},{patched})"):
             return True
     return False
 

@@ -19,11 +19,13 @@ from hf_cache_lint.engine.facts.fixed_forward import KIND as FIXED_FORWARD
 from hf_cache_lint.engine.facts.hook_override import CACHE_NAMES, HookOverride, HookRead
 from hf_cache_lint.engine.facts.hook_override import KIND as HOOK_OVERRIDE
 from hf_cache_lint.engine.facts.patched_attention import KIND as PATCHED_ATTENTION
+from hf_cache_lint.engine.facts.patched_self_read import KIND as PATCHED_SELF_READ
 from hf_cache_lint.engine.output.analysis import Analysis
 from hf_cache_lint.engine.text.text import line_starts, offset
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.common import since
 from hf_cache_lint.rules.hfc010_hook_loses_cache import (
+    attention_attrs,
     attention_returns,
     decoding_examples,
     forward_examples,
@@ -56,7 +58,8 @@ class HookLosesCache(Rule):
     summary = ("A generation hook the code overrides or patches reads the cache under a name transformers no longer "
                "passes it (5.24's `cache=`, 4.56's `past_key_values=`), or binds transformers' hook by position.")
     default_severity = Severity.ERROR
-    reads = frozenset({HOOK_OVERRIDE, CACHE_USE, FIXED_FORWARD, PATCHED_ATTENTION, DECODING_OVERRIDE})
+    reads = frozenset({HOOK_OVERRIDE, CACHE_USE, FIXED_FORWARD, PATCHED_ATTENTION, PATCHED_SELF_READ,
+                       DECODING_OVERRIDE})
     valid = VALID + forward_examples.VALID + decoding_examples.VALID + loop_examples.VALID + \
         position_examples.VALID
     invalid = INVALID + forward_examples.INVALID + decoding_examples.INVALID + loop_examples.INVALID + \
@@ -74,6 +77,15 @@ class HookLosesCache(Rule):
             if unpacks is not None:
                 unpacking.add(patched.function)
                 yield unpacks
+        raising: set[str] = set()  # the patched-in forwards reading a name their class no longer has
+        reported: set[Span] = set()  # one function patched onto several classes reads at one place
+        for read in analysis.of(PATCHED_SELF_READ):
+            lacks = attention_attrs.finding(self, analysis, read)
+            if lacks is not None:
+                raising.add(read.function)
+                if lacks.span not in reported:
+                    reported.add(lacks.span)
+                    yield lacks
         for override in analysis.of(DECODING_OVERRIDE):  # a decoding method generate's call cannot bind
             binds = override_calls.finding(self, analysis, override)
             if binds is not None:
@@ -90,7 +102,7 @@ class HookLosesCache(Rule):
             if binds is not None:
                 yield binds
                 continue
-            if hook.kind == "forward" and hook.qualname in unpacking:
+            if hook.kind == "forward" and (hook.qualname in unpacking or hook.qualname in raising):
                 # Each call of it returns a count the layer cannot unpack (ValueError, reported above): what it
                 # would have read of the cache is never used (the oracle: `recall:heldout7/duo_attention_patch.py`
                 # raises ValueError at every release, its `past_key_value` None or not).

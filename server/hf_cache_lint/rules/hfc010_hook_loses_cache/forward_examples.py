@@ -97,6 +97,35 @@ _INSTALLED = (
     "logits = model(**inputs).logits\n"
 )
 
+# A 4.4x attention forward (PyramidKV's, SnapKV's) patched onto Llama's attention class: it reads the head count
+# `__init__` set on `self` up to 4.47.1 (the release table's `attr:` facts), then runs the class's own forward.
+_SELF_READ = (
+    "from transformers.models.llama import modeling_llama\n" + prelude() + "\n"
+    "ORIGINAL = modeling_llama.LlamaAttention.forward\n\n\n"
+    "def counted_forward(self, hidden_states, *args, **kwargs):\n"
+    "    heads = {heads}\n"
+    "    assert heads > 0\n"
+    "    return ORIGINAL(self, hidden_states, *args, **kwargs)\n\n\n"
+    "{patch}\n"
+    "logits = model(**inputs).logits\n"
+)
+_CLASS_PATCH = "modeling_llama.LlamaAttention.forward = counted_forward"
+# EasyKV's walker: every module whose class has the name gets the function bound as its own `forward`.
+_WALKER_PATCH = (
+    "def modify_method_of_instance(instance, target_class_name, target_method_name, new_method):\n"
+    "    for module in instance.modules():\n"
+    "        if module.__class__.__name__ == target_class_name:\n"
+    "            setattr(module, target_method_name, MethodType(new_method, module))\n\n\n"
+    'modify_method_of_instance(model, "LlamaAttention", "forward", counted_forward)'
+)
+SELF_READ = _SELF_READ.format(heads="self.num_heads", patch=_CLASS_PATCH)
+# streaming-llm's pos-shift patch: bound onto each module that an `isinstance` test says is Llama's attention.
+_INSTANCE_PATCH = (
+    "for module in model.modules():\n"
+    "    if isinstance(module, modeling_llama.LlamaAttention):\n"
+    "        module.forward = types.MethodType(counted_forward, module)\n"
+)
+
 INVALID: tuple[Invalid, ...] = (
     Invalid(
         CHAT,
@@ -147,6 +176,40 @@ INVALID: tuple[Invalid, ...] = (
         note="the module's own attention installed as each layer's `self_attn` (AutoGPTQ's fused attention) returning "
              "the triple: reported at its forward's `return`",
     ),
+    Invalid(
+        SELF_READ,
+        flagged="self.num_heads",
+        runtime="OTHER",  # a plain AttributeError
+        message_contains="AttributeError: 'LlamaAttention' object has no attribute 'num_heads'",
+        note="a 4.4x forward patched onto `LlamaAttention` reading `self.num_heads`, which its `__init__` set up to "
+             "4.47.1: from 4.48.0 every layer's forward raises AttributeError",
+    ),
+    Invalid(
+        "from types import MethodType\n\n" + _SELF_READ.format(heads="self.num_key_value_heads * 2",
+                                                                patch=_WALKER_PATCH),
+        flagged="self.num_key_value_heads",
+        runtime="OTHER",  # a plain AttributeError
+        message_contains="AttributeError: 'LlamaAttention' object has no attribute 'num_key_value_heads'",
+        note="the same read of `self.num_key_value_heads` patched by a walker binding it onto each module whose class "
+             "has the name (EasyKV's `modify_method_of_instance`)",
+    ),
+    Invalid(
+        _SELF_READ.format(heads="self.hidden_size // self.head_dim",
+                          patch='setattr(modeling_llama.LlamaAttention, "forward", counted_forward)'),
+        flagged="self.hidden_size",
+        runtime="OTHER",  # a plain AttributeError
+        message_contains="AttributeError: 'LlamaAttention' object has no attribute 'hidden_size'",
+        note="`setattr(<class>, \"forward\", f)`, reading `self.hidden_size` (set up to 4.47.1) before "
+             "`self.head_dim` (set on every release)",
+    ),
+    Invalid(
+        "import types\n\n" + _SELF_READ.format(heads="self.rope_theta", patch=_INSTANCE_PATCH),
+        flagged="self.rope_theta",
+        runtime="OTHER",  # a plain AttributeError
+        message_contains="AttributeError: 'LlamaAttention' object has no attribute 'rope_theta'",
+        note="`self.rope_theta` read by a forward bound onto each module an `isinstance(module, LlamaAttention)` test "
+             "picks (streaming-llm's pos-shift patch)",
+    ),
 )
 
 VALID: tuple[Valid, ...] = (
@@ -162,4 +225,15 @@ VALID: tuple[Valid, ...] = (
     Valid(PATCHED_TWO, note="the patched attention forward returning the pair the decoder layers unpack"),
     Valid(_WALKED.format(returned="out[0], out[1]"), note="the walker's patch returning the pair"),
     Valid(_INSTALLED.format(returned="out[0], out[1]"), note="the installed attention returning the pair"),
+    Valid(_SELF_READ.format(heads="self.config.num_attention_heads", patch=_CLASS_PATCH),
+          note="the patched forward reading the head count off `self.config`, which the class sets on every release"),
+    Valid(_SELF_READ.format(heads="self.num_heads", patch=_CLASS_PATCH).replace(
+        "logits = model(", "for layer in model.model.layers:\n"
+        "    layer.self_attn.num_heads = model.config.num_attention_heads\n\nlogits = model("),
+          note="the project sets `num_heads` on each attention module itself before running the model"),
+    Valid(_SELF_READ.format(heads="self.head_dim", patch=_CLASS_PATCH),
+          note="the patched forward reading `self.head_dim`, which the class has on every release"),
+    Valid("import types\n\n" + _SELF_READ.format(heads="self.config.rope_theta if hasattr(self.config, 'rope_theta') "
+                                                    "else 1.0", patch=_INSTANCE_PATCH),
+          note="the instance patch reading the config's `rope_theta` instead, where the config has one"),
 )
