@@ -14,7 +14,9 @@ finding (hfc007 helper_reads).
 The finding stands on the `_update_model_kwargs_for_generation` call, the statement that hands the cache on to the
 hook's next call (without it the loop runs each step on the whole sequence and no cache, as its author meant it to
 when carrying none); the hook's call is named and attached as related information. Precision: the receivers are
-models the code loads (not `self` nor `super()`: an override is called by generate with its own arguments); the dict
+models the code loads (not `super()`, nor `self` in a method: an override is called by generate with its own
+arguments; `self` in a module function the interpreter runs as a model's method is one, EasyEdit's
+`GenerationMixin.generate = deco_generate`); the dict
 is not the `**` parameter of the function holding the update (a loop of generate's own); the module never says
 `next_sequence_length`, defines no `prepare_inputs_for_generation` of its own (its own cut would run), and hands the
 hook the sequence itself (a plain name: `input_ids[:, -1:]` is a loop cutting for itself). No mechanical fix: the
@@ -51,7 +53,8 @@ def findings(rule: Rule, analysis: Analysis) -> list[Finding]:
         return []
     out: list[Finding] = []
     for use in analysis.of(CACHE_USE):
-        if use.what != "model" or use.op != "call" or use.name != _UPDATE or _own(use.receiver):
+        if use.what != "model" or use.op != "call" or use.name != _UPDATE or \
+                (_own(use.receiver) and not _in_module_function(analysis.tree, use.span)):
             continue
         positional = [a for a in use.arguments if a.name is None]
         named = next((a for a in use.arguments if a.name == "model_kwargs"), None)
@@ -88,6 +91,17 @@ def _own(receiver: str) -> bool:
     return text == "self" or text.startswith("super(")
 
 
+def _in_module_function(tree: Node, at: Span) -> bool:
+    """`at` is in a module-level function, not a method: its `self` is a model only where the interpreter runs it as
+    one's method (set on `GenerationMixin`, EasyEdit's DeCo loop; handed to generate as `custom_generate`), and the
+    arguments it hands the hook are its own."""
+    node = tree.get_leaf_for_position((at.start.line, at.start.column), include_prefixes=True)
+    while node is not None and node.type not in ("funcdef", "classdef", "file_input"):
+        node = node.parent
+    return node is not None and node.type == "funcdef" and node.parent is not None and \
+        node.parent.type == "file_input"
+
+
 def _hook_calls(tree: Node) -> list[tuple[Span, str, str, str]]:
     """Each `<receiver>.prepare_inputs_for_generation(<name>, **<name>)` in the module: (its span, the receiver, the
     sequence's name, the spread dict's name). Receivers that are `self` or `super()` are left out."""
@@ -107,7 +121,7 @@ def _hook_calls(tree: Node) -> list[tuple[Span, str, str, str]]:
                     not call.children or call.children[0].value != "(":
                 continue
             receiver = _bare("".join(k.get_code() for k in kids[:i]))
-            if _own(receiver):
+            if _own(receiver) and (receiver != "self" or not _in_module_function(tree, span(node))):
                 continue
             arguments = _arguments(call)
             if len(arguments) != 2:

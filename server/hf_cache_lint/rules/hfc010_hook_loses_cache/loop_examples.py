@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from hf_cache_lint.engine.base.findings import Severity
 from hf_cache_lint.rules.base import Invalid, Valid
-from hf_cache_lint.rules.snippets import prelude
+from hf_cache_lint.rules.snippets import patched_generate_loop, prelude
 
 # InternLM's streaming chat, reduced: the dict starts with the prompt's positions (4.43-5.2's helper reads them), the
 # hook gets the whole sequence and the step's cache, and the cache must end up holding each token once.
@@ -38,9 +38,21 @@ INVALID: tuple[Invalid, ...] = (
         note="a decode loop handing transformers' hook the whole sequence and the carried cache: from 5.3.0 the "
              "hook cuts to the new tokens by `next_sequence_length` alone, which only generate passes",
     ),
+    Invalid(
+        patched_generate_loop(),
+        flagged="_update_model_kwargs_for_generation",
+        versions=("5.23.0", "5.24.0", "5.25.0"),
+        severity=Severity.WARNING,
+        runtime="OTHER",  # the assertion: every step fed the whole sequence onto the carried cache
+        message_contains="without `next_sequence_length`",
+        note="the same loop set on `GenerationMixin` as `generate` (EasyEdit's DeCo): `self` is every model there, "
+             "and the dict is the loop's own (4.57.6: HFC007's KeyError first)",
+    ),
 )
 
 VALID: tuple[Valid, ...] = (
     Valid(_LOOP.replace("IDS", "input_ids[:, -1:] if step else input_ids"),
           note="the same loop cutting the input to the new token itself once the cache holds the rest"),
+    Valid(patched_generate_loop("input_ids[:, -1:] if step else input_ids", positions=True),
+          note="the loop set on `GenerationMixin`, cutting its input once the cache holds the rest"),
 )
