@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
 from functools import partial
 
 from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Position, Related, Severity, Span
@@ -69,11 +70,14 @@ class HookLosesCache(Rule):
             if unexpected is not None:
                 yield unexpected
         unpacking: set[str] = set()  # the patched-in forwards whose return every layer fails to unpack
+        miscounted: set[str] = set()  # those whose call raises TypeError first: their return would fail next
         for patched in analysis.of(PATCHED_ATTENTION):  # a patched attention returning another count
             unpacks = attention_returns.finding(self, analysis, patched)
             if unpacks is not None:
                 unpacking.add(patched.function)
                 yield unpacks
+            elif attention_returns.miscounted(analysis, patched):
+                miscounted.add(patched.function)
         for override in analysis.of(DECODING_OVERRIDE):  # a decoding method generate's call cannot bind
             binds = override_calls.finding(self, analysis, override)
             if binds is not None:
@@ -94,6 +98,11 @@ class HookLosesCache(Rule):
                 # Each call of it returns a count the layer cannot unpack (ValueError, reported above): what it
                 # would have read of the cache is never used (the oracle: `recall:heldout7/duo_attention_patch.py`
                 # raises ValueError at every release, its `past_key_value` None or not).
+                continue
+            if hook.kind == "forward" and hook.qualname in miscounted:
+                # Taking the keyword would only reach the return the layers cannot unpack (ValueError): no fix of
+                # the keyword alone makes it run (the oracle: this rule's PAI-shaped example).
+                yield from (replace(f, fixes=()) for f in self._hook(analysis, hook, target))
                 continue
             yield from self._hook(analysis, hook, target)
 
