@@ -41,6 +41,7 @@ from hf_cache_lint.rules.hfc010_hook_loses_cache.examples import (
     INVALID,
     KWARGS_TITLE,
     LENGTH_TITLE,
+    NOT_NONE_TITLE,
     PATCH_TITLE,
     READ_TITLE,
     RETURNED_TITLE,
@@ -264,6 +265,9 @@ class HookLosesCache(Rule):
                 target.behaviour_since("cache_reaches_hooks_as_cache") is not None:
             return  # from 5.24 `past_key_values` is None in such a hook: the rename (`_lost`) is what breaks it
         for place, text in hook.truthy_cuts:
+            if text == "past_key_values is not None":
+                yield self._not_none_cut(analysis, hook, target, place)
+                continue
             message = (f"`if {text}:` in {hook.target}: transformers {target}'s generate hands the hook, at the "
                        "first step, the empty cache it has just built with one layer per decoder layer, and a "
                        "cache's truth value is its layer count, not the tokens it holds: the test is True there, so "
@@ -279,6 +283,24 @@ class HookLosesCache(Rule):
                                     "builds before the first step still counts its layers, so `if "
                                     "past_key_values:` no longer tells the first step from the later ones. "
                                     "`get_seq_length() > 0` does on every release.")
+
+    def _not_none_cut(self, analysis: Analysis, hook: HookOverride, target: Target, place: Span) -> Finding:
+        """`if past_key_values is not None:` cutting the input to the last tokens: the legacy hook's idiom (None
+        before the first step). Where generate builds its cache before the first step and hands it to the hook as
+        `past_key_values` (`_FIRST_STEP_CACHE_BUILT`), that empty cache is not None: the prompt is cut before
+        anything is cached (the oracle: this rule's example, 1, 1, 1 tokens instead of 5, 1, 1 on 4.57.6 and
+        5.23.0; `recall:heldout24/openvla_action_tokens.py` ov_empty_first_step)."""
+        message = (f"`if past_key_values is not None:` in {hook.target}: transformers {target}'s generate hands the "
+                   "hook, at the first step, the empty cache it has just built, which is not None: the branch cuts "
+                   "the prompt before any of it is cached and the model never sees the rest of it (silently where "
+                   "the model takes any input: the answer is decoded from the cut prompt; a model whose own first "
+                   "step needs the whole prompt, its images or a prefix, raises there instead)")
+        fix = Fix(NOT_NONE_TITLE, (Edit(place, "past_key_values is not None and "
+                                               "past_key_values.get_seq_length() > 0"),), preferred=True)
+        return self.report(place, message, severity=Severity.WARNING, fixes=(fix, self.ignore_fix(analysis, place)),
+                           story="transformers' generate builds its cache before the first step, where the legacy "
+                                 "tuple was None until the model returned one, so `is not None` no longer tells the "
+                                 "first step from the later ones. `get_seq_length() > 0` does on every release.")
 
     # -- the cache handed on from a parameter no release fills ----------------------------------------------------
 
