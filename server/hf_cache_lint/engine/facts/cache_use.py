@@ -152,13 +152,16 @@ READ_HELPERS = frozenset({"_get_stopping_criteria", "_update_model_kwargs_for_ge
 # changed: `_has_unfinished_sequences` took `cur_len=` and `max_length=` on 4.44.0-4.49.0 only (Baichuan-Audio's
 # loop, written for them: TypeError from 4.50.0; engine/interpreter/removed_members.py `_misfit`).
 SIGNATURE_HELPERS = frozenset({"_has_unfinished_sequences"})
+# Transformers' hook called by the code itself with a cache (ARGS' reward-guided search): what it cuts by is the
+# release's (rules/hfc010_hook_loses_cache/hand_loop.py `direct_findings`).
+HOOK_CALLS = frozenset({"prepare_inputs_for_generation"})
 
 
 def model_member_recorded(name: str) -> bool:
     """A model member the interpreter records a use of: a cache-related one, a gone generate helper, one whose
     reads the release table holds, or a loop helper whose signature changed."""
     return "cache" in name.lower() or name in GENERATION_HELPERS or name in READ_HELPERS or \
-        name in SIGNATURE_HELPERS
+        name in SIGNATURE_HELPERS or name in HOOK_CALLS
 
 
 PARSE_NAMES = frozenset({

@@ -84,6 +84,7 @@ class HookLosesCache(Rule):
             if binds is not None:
                 yield binds
         yield from hand_loop.findings(self, analysis)  # a decode loop of the code's own calling transformers' hook
+        yield from hand_loop.direct_findings(self, analysis)  # transformers' hook called with a cache and no positions
         for hook in analysis.of(HOOK_OVERRIDE):
             if hook.kind == "model_kwargs" and not _generate_calls(hook, target):
                 continue  # no method of the target's generate: only the project's own code calls it, with its keys

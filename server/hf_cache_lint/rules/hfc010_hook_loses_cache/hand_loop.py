@@ -28,6 +28,7 @@ import re
 from typing import TYPE_CHECKING
 
 from hf_cache_lint.engine.base.findings import Finding, Related, Severity, Span
+from hf_cache_lint.engine.environment import releases
 from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
 from hf_cache_lint.engine.facts.cache_use import CacheUse
 from hf_cache_lint.engine.output.analysis import Analysis
@@ -78,6 +79,62 @@ def findings(rule: Rule, analysis: Analysis) -> list[Finding]:
                                      "decode loop that copies generate's calls of the hook and of "
                                      "`_update_model_kwargs_for_generation` without it gets the whole sequence "
                                      "back at every step, and feeds it onto the cache it carries."))
+    return out
+
+
+def direct_findings(rule: Rule, analysis: Analysis) -> list[Finding]:
+    """`<model>.prepare_inputs_for_generation(..., past_key_values=<a cache>, ...)` called by the code itself without
+    `cache_position=` or `next_sequence_length=` (ARGS' reward-guided search: `self.LLM(**self.LLM.
+    prepare_inputs_for_generation(input_ids=tokens, ..., past_key_values=cached, use_cache=True))` with the whole
+    sequence so far), on a model whose hook is transformers' own (the module defines or sets none). Where the
+    target's hook cuts by `cache_position` (its signature has it and not `next_sequence_length`: 4.46-5.2) it reads
+    `cache_position[-1]` once it has a cache: `TypeError: 'NoneType' object is not subscriptable`; where it cuts by
+    `next_sequence_length` alone (5.3.0 on) it returns the whole sequence, fed again onto the cache (silently) (the
+    oracle: this module's examples; `recall:heldout23/args_reward_search.py` ag_prepare_cached). Only an argument the
+    interpreter knows is a cache (a forward's output cache carried to the call), not None nor unknown; from 5.3.0
+    only where the input is a plain name (a slice is the code's own cut, which the hook keeps)."""
+    target = analysis.context.target
+    signature = releases.value("member:transformers.generation.utils.GenerationMixin.prepare_inputs_for_generation",
+                               target.version) or ""
+    cut_by_length = "next_sequence_length" in signature
+    if not cut_by_length and "cache_position" not in signature:
+        return []  # 4.41-4.45: each model's own hook
+    if re.search(rf"\bdef\s+{_HOOK}\b", analysis.text) or re.search(rf"\.\s*{_HOOK}\s*=[^=]", analysis.text):
+        return []  # the module's own hook may cut for itself
+    out: list[Finding] = []
+    for use in analysis.of(CACHE_USE):
+        if use.what != "model" or use.op != "call" or use.name != _HOOK or _own(use.receiver) or \
+                any(a.name is None and a.text.startswith("*") for a in use.arguments) or \
+                any(a.name in ("cache_position", "next_sequence_length", "cache") for a in use.arguments):
+            continue
+        cache = next((a for a in use.arguments if a.name == "past_key_values"), None)
+        if cache is None or cache.kind != "cache":
+            continue
+        ids = next((a for a in use.arguments if a.name == "input_ids"), None) or \
+            next((a for a in use.arguments if a.name is None), None)
+        if cut_by_length and (ids is None or not ids.text.strip().isidentifier()):
+            continue  # `input_ids[:, n:]`: the code cuts for itself (what 5.3's hook then keeps whole)
+        call = f"`{use.receiver}.{_HOOK}(..., past_key_values={cache.text})`"
+        if cut_by_length:
+            message = (f"{call} without `next_sequence_length=`: transformers {target}'s hook cuts the input to the "
+                       "new tokens by `next_sequence_length` alone (since 5.3.0; generate passes it), so it returns "
+                       f"the whole input, and the forward runs it again onto `{cache.text}`, which holds it already "
+                       "(silently). Instead, hand the hook only the tokens the cache lacks "
+                       f"(`input_ids[:, {cache.text}.get_seq_length():]`), or pass `next_sequence_length=` (5.3.0 "
+                       "and later)")
+            severity = Severity.WARNING
+        else:
+            message = (f"{call} without `cache_position=`: transformers {target}'s hook cuts the input by "
+                       "`cache_position` once it has a cache and reads `cache_position[-1]`, which is None here: "
+                       "this raises TypeError: 'NoneType' object is not subscriptable. Instead, pass the positions "
+                       f"of the new tokens (`cache_position=torch.arange({cache.text}.get_seq_length(), "
+                       "input_ids.shape[1])`), or hand the hook only the tokens the cache lacks and no hook at all")
+            severity = Severity.ERROR
+        out.append(rule.report(use.span, message, severity=severity,
+                               story="Transformers' `prepare_inputs_for_generation` cuts the input to the tokens the "
+                                     "cache lacks with what generate passes it: `cache_position` up to 5.2.0, "
+                                     "`next_sequence_length` from 5.3.0. Called by hand with a cache and neither, "
+                                     "it raises (4.46-5.2) or cuts nothing (5.3 on)."))
     return out
 
 
