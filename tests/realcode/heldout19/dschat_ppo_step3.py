@@ -34,7 +34,7 @@ from transformers import AutoModel, AutoModelForCausalLM
 def causal_lm_model_to_fp32_loss(model):
     def causal_lm_forward(
         input_ids=None,
-        past_key_values=None,  # clean: ds_fp32_forward
+        past_key_values=None,  # site: ds_fp32_forward
         attention_mask=None,
         head_mask=None,
         inputs_embeds=None,
@@ -130,3 +130,14 @@ def probe_experience():
         reward = reward_model.forward_value(seq, torch.ones_like(seq), prompt_length=5)
         values = reward_model.forward_value(seq, torch.ones_like(seq), return_value_only=True)
     assert reward.shape == (1,) and values.shape == (1, 9)
+
+
+def probe_fp32_cache():
+    stock = AutoModelForCausalLM.from_pretrained("meta-llama/Llama-2-7b-hf")
+    mask = torch.ones_like(prompts)
+    with torch.no_grad():
+        expected = stock.generate(prompts, attention_mask=mask, max_new_tokens=4, min_new_tokens=4, do_sample=False,
+                                  pad_token_id=0)
+        seq = actor.generate(prompts, attention_mask=mask, max_new_tokens=4, min_new_tokens=4, do_sample=False,
+                             pad_token_id=0)
+    assert seq.tolist() == expected.tolist(), f"ds_fp32_forward: the patched actor decoded {seq[0, 5:].tolist()}, the stock model {expected[0, 5:].tolist()}"  # observe: ds_fp32_forward

@@ -19,8 +19,8 @@ interpreter (engine/interpreter/cache_uses.py) for:
 | `forward` | a cache passed to a model's forward pass (the receiver is the cache); or, with `what == "model"`, a forward pass given a cache keyword (`arguments`: every argument) | the keyword / `forward` |
 
 A model's uses are recorded for its cache-related members only (a name with `cache` in it: `_supports_cache_class`,
-`_get_cache(...)`), the generate helpers of `GENERATION_HELPERS`, and forward passes given a cache keyword: that is
-all a cache rule reads of a model.
+`_get_cache(...)`), the generate helpers of `GENERATION_HELPERS`, `READ_HELPERS` and `SIGNATURE_HELPERS`, and
+forward passes given a cache keyword: that is all a cache rule reads of a model.
 """
 
 from __future__ import annotations
@@ -148,15 +148,26 @@ GENERATION_HELPERS = frozenset({
 READ_HELPERS = frozenset({"_get_stopping_criteria", "_update_model_kwargs_for_generation"})
 
 
+# The private `GenerationMixin` helpers a copied decode loop calls whose signature the release table holds and
+# changed: `_has_unfinished_sequences` took `cur_len=` and `max_length=` on 4.44.0-4.49.0 only (Baichuan-Audio's
+# loop, written for them: TypeError from 4.50.0; engine/interpreter/removed_members.py `_misfit`).
+SIGNATURE_HELPERS = frozenset({"_has_unfinished_sequences"})
+# Transformers' hook called by the code itself with a cache (ARGS' reward-guided search): what it cuts by is the
+# release's (rules/hfc010_hook_loses_cache/hand_loop.py `direct_findings`).
+HOOK_CALLS = frozenset({"prepare_inputs_for_generation"})
+
+
 def model_member_recorded(name: str) -> bool:
-    """A model member the interpreter records a use of: a cache-related one, a gone generate helper, or one whose
-    reads the release table holds."""
-    return "cache" in name.lower() or name in GENERATION_HELPERS or name in READ_HELPERS
+    """A model member the interpreter records a use of: a cache-related one, a gone generate helper, one whose
+    reads the release table holds, or a loop helper whose signature changed."""
+    return "cache" in name.lower() or name in GENERATION_HELPERS or name in READ_HELPERS or \
+        name in SIGNATURE_HELPERS or name in HOOK_CALLS
 
 
 PARSE_NAMES = frozenset({
     *GENERATION_HELPERS,
     *READ_HELPERS,
+    *SIGNATURE_HELPERS,
     # a model subclass's `prepare_inputs_for_generation` override: its `past_key_values` is generate's cache
     "prepare_inputs_for_generation",
     "Cache", "from_config", "return_dict_in_generate", "seen_tokens", "get_usable_length", "ssm_states",
@@ -181,5 +192,6 @@ PARSE_NAMES = frozenset({
 # No cache or model use without one of these words: a cache class, an output's cache, a model's cache member
 # (the interpreter records none in a text without them: engine/interpreter/cache_uses.py).
 KIND: FactKind[CacheUse] = FactKind("cache_use", CacheUse, triggers=("Cache", "cache", "past_key_values",
-                                                                     *sorted(READ_HELPERS)),
+                                                                     *sorted(READ_HELPERS),
+                                                                     *sorted(SIGNATURE_HELPERS)),
                                     parse_names=PARSE_NAMES, source="object", distinct=True)

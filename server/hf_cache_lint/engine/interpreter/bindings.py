@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from hf_cache_lint.engine.interpreter.hook_names import Names, is_trailer, prefix, reference_role
+from hf_cache_lint.engine.interpreter.hook_names import Names, is_trailer, prefix, reference_role, scope_id
 from hf_cache_lint.engine.syntax.nodes import Node, call_args, shared_memo, string_value
 
 # torch `nn.Module` methods that return the module itself (`return self`, or `return self._apply(...)`, which returns
@@ -35,6 +35,7 @@ SELF_RETURNING = frozenset({"to", "cuda", "cpu", "eval", "train", "half", "float
                             "requires_grad_"})
 _MEMO = "bindings.models"
 _ATTRIBUTES = "bindings.attributes"
+_CUSTOM_GENERATE = "bindings.custom_generate"
 
 
 def without_self_returning(value: Node) -> list[Node]:
@@ -244,6 +245,70 @@ def _last_of_pair(targets: Node) -> Node | None:
     """`name, module` (a loop's two targets): the second; None for any other target."""
     kids = [k for k in getattr(targets, "children", ()) if k.type != "operator"]
     return kids[1] if targets.type == "exprlist" and len(kids) == 2 else None
+
+
+def custom_generate_functions(calls: list[Node], assignments: list[Node]) -> set[str]:
+    """The module functions handed to a `.generate(...)` call as `custom_generate=`: bare, in `functools.partial(f,
+    ...)`, or through a name the function holding the call binds to either (`handler = partial(f, ...) if use_ras
+    else None`, SoulX-Podcast's RAS sampler). generate calls a callable `custom_generate` as `custom_generate(self,
+    ...)`, so the function's first parameter is the model (the oracle: `recall:heldout24/soulx_podcast_turns.py`
+    sx_initial_position, AttributeError from 5.4.0 at its `self._get_initial_cache_position(...)`)."""
+    out: set[str] = set()
+    for node in calls:
+        kids = node.children
+        if len(kids) < 3 or not is_trailer(kids[-2], ".", "generate") or not is_trailer(kids[-1], "("):
+            continue
+        given = next((a.value for a in call_args(kids[-1]) if a.name == "custom_generate"), None)
+        if given is None:
+            continue
+        values = [given]
+        if given.type == "name":
+            values.extend(a.children[2] for a in assignments if len(a.children) == 3 and
+                          a.children[0].type == "name" and a.children[0].value == given.value and
+                          a.children[1].type == "operator" and a.children[1].value == "=" and
+                          scope_id(a) == scope_id(node))
+        for value in values:
+            out.update(_function_named(value))
+    return out
+
+
+def module_custom_generate_functions(module: Node) -> frozenset[str]:
+    """`custom_generate_functions` over the whole module (its calls and assignments at any depth), once per
+    analysis."""
+    memo = shared_memo(module)
+    made = memo.get(_CUSTOM_GENERATE) if memo is not None else None
+    if isinstance(made, frozenset):
+        return made
+    calls: list[Node] = []
+    assignments: list[Node] = []
+    stack = [module]
+    while stack:
+        node = stack.pop()
+        if node.type in ("power", "atom_expr"):
+            calls.append(node)
+        elif node.type == "expr_stmt":
+            assignments.append(node)
+        stack.extend(getattr(node, "children", ()))
+    found = frozenset(custom_generate_functions(calls, assignments)) if "custom_generate" in module.get_code() \
+        else frozenset()
+    if memo is not None:
+        memo[_CUSTOM_GENERATE] = found
+    return found
+
+
+def _function_named(value: Node) -> Iterator[str]:
+    """The function `value` gives: a name, `partial(f, ...)` / `functools.partial(f, ...)`, either branch of a
+    conditional expression."""
+    if value.type == "name":
+        yield value.value
+    elif value.type == "test":  # `a if c else b`
+        yield from _function_named(value.children[0])
+        yield from _function_named(value.children[-1])
+    elif value.type in ("power", "atom_expr") and is_trailer(value.children[-1], "(") and \
+            prefix(value, len(value.children) - 1) in ("partial", "functools.partial"):
+        args = call_args(value.children[-1])
+        if args and args[0].name is None and not args[0].star and args[0].value.type == "name":
+            yield args[0].value.value
 
 
 def _parameters_given_models(fn: Node, names: Names, calls: list[Node]) -> set[str]:

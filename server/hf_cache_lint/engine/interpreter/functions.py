@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from hf_cache_lint.engine.base import process_state
 from hf_cache_lint.engine.base.findings import Span
+from hf_cache_lint.engine.interpreter.bindings import module_custom_generate_functions
 from hf_cache_lint.engine.interpreter.class_members import (
     _calls_an_init,
     _decorated_as,
@@ -255,8 +256,9 @@ class UserFunctions:
             # the same.
             bound = (owner, instances[owner].id) if owner is not None else None
             patched = self.s.patched_onto.get(id(node)) if owner is None and params else None
+            as_model = owner is None and patched is None and params and self._model_method(node)
             # A patched-in method's first parameter comes from a module statement, which a replay does not see.
-            key = replays.key(node, bound) if replays is not None and patched is None else None
+            key = replays.key(node, bound) if replays is not None and patched is None and not as_model else None
             if key is not None and replays is not None:
                 if replays.replay(key) or replays.through(key, self.run_function):
                     continue
@@ -264,8 +266,12 @@ class UserFunctions:
             names: dict[str, Value] = {p.name.value: self.annotated(p) for p in params}
             if patched is not None:
                 names[params[0].name.value] = _patched_self(patched[0], self.s.site(patched[1], f"`{code(patched[1])}`"))
-            elif owner is None and (fed := patched_generate_fills(node, params, self.ex)) is not None:
-                names["past_key_values"] = fed
+            else:
+                if as_model:
+                    names[params[0].name.value] = self.s.new(ModelState(class_name=None,
+                                                                        gen_config=self.s.new(ConfigState())))
+                if owner is None and (fed := patched_generate_fills(node, params, self.ex)) is not None:
+                    names["past_key_values"] = fed
             if owner is not None:
                 names[params[0].name.value] = instances[owner]
                 filled = generate_fills(node, params, self.ex) if node.name.value == \
@@ -278,6 +284,15 @@ class UserFunctions:
             if key is not None and replays is not None:
                 replays.finish()
         self.s.state = end
+
+    def _model_method(self, node: Any) -> bool:
+        """A module-level function transformers runs as a loaded model's method, so with the model as its first
+        argument: set on a transformers model class or on `GenerationMixin` (statements.py `model_methods`), or handed
+        to `generate` as `custom_generate=` (bindings.py `custom_generate_functions`)."""
+        if node.parent is None or node.parent.type != "file_input":
+            return False
+        return id(node) in self.s.model_methods or \
+            node.name.value in module_custom_generate_functions(node.get_root_node())
 
     def _combined(self, cls: str) -> str:
         """The class whose instance an uncalled method of `cls` runs on: `cls` itself, but for a plain mixin of the

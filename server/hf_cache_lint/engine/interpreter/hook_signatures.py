@@ -206,7 +206,8 @@ def _read_besides(fn: Node, handed: tuple[Span, str, str]) -> Span | None:
 
 
 def _truthy_cuts(body: Node) -> tuple[tuple[Span, str], ...]:
-    """The `if past_key_values:` tests (the bare name, or the first operand of an `and`) of an override's body whose
+    """The `if past_key_values:` tests (the bare name, or the first operand of an `and`) and the `if past_key_values is
+    not None:` tests (alone) of an override's body whose
     own branch rebinds `input_ids` to a slice of itself (`input_ids = input_ids[:, -1:]`): a test by truth value, not
     by what the cache holds. A test that only cuts `position_ids` (`position_ids[:, -input_ids.shape[1]:]`, which
     keeps them all where the input is whole) is not one."""
@@ -225,6 +226,11 @@ def _truthy_cuts(body: Node) -> tuple[tuple[Span, str], ...]:
             tested = test.children[0] if test.type == "and_test" else test
             if tested.type == "name" and tested.value == "past_key_values" and _cuts_input(branch):
                 found.append((span(tested), code(test).strip()))
+            elif test.type == "comparison" and " ".join(code(test).split()) == "past_key_values is not None" and \
+                    _cuts_input(branch):
+                # the whole test (a further operand of an `and` may test what the cache holds): the empty cache
+                # generate builds before the first step is not None either
+                found.append((span(test), "past_key_values is not None"))
     return tuple(found)
 
 

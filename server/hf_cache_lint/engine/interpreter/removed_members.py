@@ -13,7 +13,7 @@ from hf_cache_lint.engine.base.findings import Position
 from hf_cache_lint.engine.environment import releases
 from hf_cache_lint.engine.environment.api_changes import REMOVED_CACHE_METHODS
 from hf_cache_lint.engine.environment.target import Target
-from hf_cache_lint.engine.facts.cache_use import CacheUse
+from hf_cache_lint.engine.facts.cache_use import SIGNATURE_HELPERS, CacheUse
 from hf_cache_lint.engine.syntax.nodes import Node, span
 
 # "read": a removed way of reading a known cache (`name` is its key in api_changes.REMOVED_CACHE_READS).
@@ -136,8 +136,8 @@ def _misfit(u: CacheUse, target: Target) -> _Removed | None:
     written for it), with the first release of the run of signatures up to the target that reject it. Spread arguments are not judged."""
     if u.what in ("config", "layer") and u.op == "call" and not any(a.text.startswith("*") for a in u.arguments):
         return _member_misfit(u, target)
-    if u.what != "model" or u.op != "call" or not u.name.startswith("_") or "cache" not in u.name.lower() or \
-            u.name in _OVERRIDDEN or \
+    if u.what != "model" or u.op != "call" or not u.name.startswith("_") or \
+            ("cache" not in u.name.lower() and u.name not in SIGNATURE_HELPERS) or u.name in _OVERRIDDEN or \
             any(a.text.startswith("*") for a in u.arguments):
         return None
     signature = releases.member(_GENERATION, "GenerationMixin", u.name, target.version)

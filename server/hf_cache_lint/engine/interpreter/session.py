@@ -99,6 +99,10 @@ class Session:
         # AdaKV): (the class's name, the member) -> the function; a call of that member on a model the code loaded
         # as that class runs it with the model as `self` (methods.py `_model`).
         self.patched_models: dict[tuple[str, str], Value] = {}
+        # Module functions set on a transformers model class or on `GenerationMixin`/`PreTrainedModel`
+        # (`GenerationMixin.generate = deco_generate`, EasyEdit's): id() of the def -> the setting statement; run
+        # uncalled, their first parameter is a model (functions.py).
+        self.model_methods: dict[int, Any] = {}
         self.via: Site | None = None  # the outermost call site of the function running now
         self.steps = 0
         self.loop_depth = 0

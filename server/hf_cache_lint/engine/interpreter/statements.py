@@ -227,6 +227,10 @@ class Statements:
         elif isinstance(base, Symbol) and isinstance(value, Function) and value.owner is None and \
                 base.qualname.startswith("transformers.") and _model_class(base.qualname.rpartition(".")[2]):
             self.s.patched_models[(base.qualname.rpartition(".")[2], attr)] = value  # the class's instances have it
+        if isinstance(base, Symbol) and isinstance(value, Function) and value.owner is None and \
+                base.qualname.startswith("transformers.") and (_model_class(base.qualname.rpartition(".")[2]) or
+                                                               base.qualname.rpartition(".")[2] in _MODEL_BASES):
+            self.s.model_methods[id(value.node)] = stmt  # every model runs it as its method: `self` is the model
         obj = self.s.obj(base)
         if not isinstance(base, Ref):
             return
@@ -374,6 +378,10 @@ def _augmented(op: str, old: Value, value: Value) -> Value:
         if op == "*=":
             return Const(a * b)
     return UNKNOWN
+
+
+# The bases every transformers model class has: a function set on one is every loaded model's method.
+_MODEL_BASES = frozenset({"GenerationMixin", "PreTrainedModel"})
 
 
 def _model_class(name: str) -> bool:

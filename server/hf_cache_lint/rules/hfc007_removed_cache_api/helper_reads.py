@@ -10,8 +10,9 @@ tests/oracle/test_releases.py) say what each helper reads on every call:
 - `_update_model_kwargs_for_generation` reads `model_kwargs["cache_position"]` on 4.43.0-5.2.0 (generate puts the
   positions there first): a dict without them raises `KeyError: 'cache_position'`.
 
-Precision: the receiver is a model the code loads (the interpreter's `cache_use` of a model), not `self` (an
-override or a patched loop of generate's gets generate's own prepared arguments); the config case needs the function
+Precision: the receiver is a model the code loads (the interpreter's `cache_use` of a model), not `self` in a
+method (an override of generate's gets generate's own prepared arguments; `self` in a module function the
+interpreter runs as a model's method, EasyEdit's `GenerationMixin.generate = deco_generate`, is judged); the config case needs the function
 holding the call (the module, at top level) to neither call `_prepare_special_tokens` nor set `_eos_token_tensor`;
 the dict case needs the module never to mention `cache_position` (nothing there can have put the key in), and the
 dict not to be the `**` parameter of the function holding the call (a loop generate calls with its own dict)."""
@@ -81,6 +82,16 @@ def _spread_parameter(analysis: Analysis, use: CacheUse, name: str) -> bool:
         p.star_count == 2 and p.name.value == name for p in scope.get_params())
 
 
+def _module_function(analysis: Analysis, use: CacheUse) -> bool:
+    """The call is in a module-level function (whose `self` the interpreter found to be a model: a function set on
+    `GenerationMixin` or handed to generate as `custom_generate`, which runs as the model's method with the
+    arguments the function itself builds), not in a method of a class (an override generate calls with its own
+    prepared arguments)."""
+    scope = _scope(analysis, use)
+    return scope is not None and scope.type == "funcdef" and scope.parent is not None and \
+        scope.parent.type == "file_input"
+
+
 def _enclosing_names(analysis: Analysis, use: CacheUse) -> set[str] | None:
     """The names in the function holding the call (the module's, at top level); None without a tree."""
     scope = _scope(analysis, use)
@@ -97,7 +108,8 @@ def _enclosing_names(analysis: Analysis, use: CacheUse) -> set[str] | None:
 
 
 def finding(rule: Rule, analysis: Analysis, use: CacheUse) -> Finding | None:
-    if use.what != "model" or use.op != "call" or use.name not in _READS or use.receiver.strip() == "self":
+    if use.what != "model" or use.op != "call" or use.name not in _READS or \
+            (use.receiver.strip() == "self" and not _module_function(analysis, use)):
         return None
     target = analysis.context.target
     if not reads(use.name, target.version):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hf_cache_lint.engine.base.findings import Severity
 from hf_cache_lint.rules.base import Invalid, Valid, invalid
-from hf_cache_lint.rules.snippets import LLAMA, prelude
+from hf_cache_lint.rules.snippets import LLAMA, custom_generate_loop, patched_generate_loop, prelude
 
 _LOAD = prelude()
 _FORWARD = "cache = model(**inputs, use_cache=True).past_key_values\n"
@@ -356,6 +356,31 @@ INVALID: tuple[Invalid, ...] = (
              "`model_kwargs[\"cache_position\"]`, which the dict never got; 5.3.0 reads it only when present",
     ),
     Invalid(
+        patched_generate_loop(),
+        flagged="_update_model_kwargs_for_generation",
+        versions=("4.57.6",),
+        runtime="HFC011",  # the oracle's classifier files `KeyError: 'cache_position'` under HFC011's kind
+        message_contains="KeyError: 'cache_position'",
+        note="the same dict advanced by a loop set on `GenerationMixin` as `generate` (EasyEdit's DeCo): `self` is "
+             "every model there, and the loop builds the dict itself",
+    ),
+    Invalid(
+        custom_generate_loop("model_kwargs = self._get_initial_cache_position(input_ids.shape[1], input_ids.device, "
+                             "model_kwargs)"),
+        flagged="_get_initial_cache_position",
+        versions=("5.23.0", "5.24.0", "5.25.0"),
+        message_contains="AttributeError",
+        note="a sampler handed to generate as `custom_generate=` (SoulX-Podcast's RAS): generate calls it with the "
+             "model as `self`, whose `_get_initial_cache_position` 5.4.0 removed",
+    ),
+    Invalid(
+        _LOAD + 'done = model._has_unfinished_sequences(False, False, device="cpu", cur_len=5, max_length=8)\n',
+        flagged="_has_unfinished_sequences",
+        message_contains="got an unexpected keyword argument",
+        note="a copied loop's stop test as 4.44-4.49 took it (Baichuan-Audio's): `cur_len` and `max_length` are gone "
+             "from 4.50.0",
+    ),
+    Invalid(
         _LOAD + "out = model(**inputs, use_cache=True)\n"
         "new_ids = inputs[\"input_ids\"][:, out.past_key_values.seen_tokens:]\n",
         flagged="seen_tokens",
@@ -463,6 +488,15 @@ INVALID: tuple[Invalid, ...] = (
 )
 
 VALID: tuple[Valid, ...] = (
+    Valid(
+        patched_generate_loop("input_ids[:, -1:] if step else input_ids", positions=True),
+        note="the loop set on `GenerationMixin` starting its dict with the prompt's positions (and cutting its input "
+             "once the cache holds the rest)",
+    ),
+    Valid(
+        custom_generate_loop("assert self._has_unfinished_sequences(False, False, device=input_ids.device)"),
+        note="the `custom_generate` sampler calling a helper every release has, as its signature says",
+    ),
     Valid(
         prelude("Cache", model="LlamaForCausalLM") + _PATCHED_HOOK.replace("past_key_values.seen_tokens",
                                                                             "past_key_values.get_seq_length()"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
 from functools import partial
 
 from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Position, Related, Severity, Span
@@ -42,6 +43,7 @@ from hf_cache_lint.rules.hfc010_hook_loses_cache.examples import (
     INVALID,
     KWARGS_TITLE,
     LENGTH_TITLE,
+    NOT_NONE_TITLE,
     PATCH_TITLE,
     READ_TITLE,
     RETURNED_TITLE,
@@ -72,11 +74,14 @@ class HookLosesCache(Rule):
             if unexpected is not None:
                 yield unexpected
         unpacking: set[str] = set()  # the patched-in forwards whose return every layer fails to unpack
+        miscounted: set[str] = set()  # those whose call raises TypeError first: their return would fail next
         for patched in analysis.of(PATCHED_ATTENTION):  # a patched attention returning another count
             unpacks = attention_returns.finding(self, analysis, patched)
             if unpacks is not None:
                 unpacking.add(patched.function)
                 yield unpacks
+            elif attention_returns.miscounted(analysis, patched):
+                miscounted.add(patched.function)
         raising: set[str] = set()  # the patched-in forwards reading a name their class no longer has
         reported: set[Span] = set()  # one function patched onto several classes reads at one place
         for read in analysis.of(PATCHED_SELF_READ):
@@ -91,6 +96,7 @@ class HookLosesCache(Rule):
             if binds is not None:
                 yield binds
         yield from hand_loop.findings(self, analysis)  # a decode loop of the code's own calling transformers' hook
+        yield from hand_loop.direct_findings(self, analysis)  # transformers' hook called with a cache and no positions
         for hook in analysis.of(HOOK_OVERRIDE):
             if hook.kind == "model_kwargs" and not _generate_calls(hook, target):
                 continue  # no method of the target's generate: only the project's own code calls it, with its keys
@@ -106,6 +112,11 @@ class HookLosesCache(Rule):
                 # Each call of it returns a count the layer cannot unpack (ValueError, reported above): what it
                 # would have read of the cache is never used (the oracle: `recall:heldout7/duo_attention_patch.py`
                 # raises ValueError at every release, its `past_key_value` None or not).
+                continue
+            if hook.kind == "forward" and hook.qualname in miscounted:
+                # Taking the keyword would only reach the return the layers cannot unpack (ValueError): no fix of
+                # the keyword alone makes it run (the oracle: this rule's PAI-shaped example).
+                yield from (replace(f, fixes=()) for f in self._hook(analysis, hook, target))
                 continue
             yield from self._hook(analysis, hook, target)
 
@@ -270,6 +281,9 @@ class HookLosesCache(Rule):
                 target.behaviour_since("cache_reaches_hooks_as_cache") is not None:
             return  # from 5.24 `past_key_values` is None in such a hook: the rename (`_lost`) is what breaks it
         for place, text in hook.truthy_cuts:
+            if text == "past_key_values is not None":
+                yield self._not_none_cut(analysis, hook, target, place)
+                continue
             message = (f"`if {text}:` in {hook.target}: transformers {target}'s generate hands the hook, at the "
                        "first step, the empty cache it has just built with one layer per decoder layer, and a "
                        "cache's truth value is its layer count, not the tokens it holds: the test is True there, so "
@@ -285,6 +299,24 @@ class HookLosesCache(Rule):
                                     "builds before the first step still counts its layers, so `if "
                                     "past_key_values:` no longer tells the first step from the later ones. "
                                     "`get_seq_length() > 0` does on every release.")
+
+    def _not_none_cut(self, analysis: Analysis, hook: HookOverride, target: Target, place: Span) -> Finding:
+        """`if past_key_values is not None:` cutting the input to the last tokens: the legacy hook's idiom (None
+        before the first step). Where generate builds its cache before the first step and hands it to the hook as
+        `past_key_values` (`_FIRST_STEP_CACHE_BUILT`), that empty cache is not None: the prompt is cut before
+        anything is cached (the oracle: this rule's example, 1, 1, 1 tokens instead of 5, 1, 1 on 4.57.6 and
+        5.23.0; `recall:heldout24/openvla_action_tokens.py` ov_empty_first_step)."""
+        message = (f"`if past_key_values is not None:` in {hook.target}: transformers {target}'s generate hands the "
+                   "hook, at the first step, the empty cache it has just built, which is not None: the branch cuts "
+                   "the prompt before any of it is cached and the model never sees the rest of it (silently where "
+                   "the model takes any input: the answer is decoded from the cut prompt; a model whose own first "
+                   "step needs the whole prompt, its images or a prefix, raises there instead)")
+        fix = Fix(NOT_NONE_TITLE, (Edit(place, "past_key_values is not None and "
+                                               "past_key_values.get_seq_length() > 0"),), preferred=True)
+        return self.report(place, message, severity=Severity.WARNING, fixes=(fix, self.ignore_fix(analysis, place)),
+                           story="transformers' generate builds its cache before the first step, where the legacy "
+                                 "tuple was None until the model returned one, so `is not None` no longer tells the "
+                                 "first step from the later ones. `get_seq_length() > 0` does on every release.")
 
     # -- the cache handed on from a parameter no release fills ----------------------------------------------------
 

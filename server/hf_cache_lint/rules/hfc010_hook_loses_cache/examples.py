@@ -14,6 +14,7 @@ RETURNED_TITLE = "Find the cache under `cache` too"
 STORE_TITLE = "Store the cache under the name the layer was called with"
 LENGTH_TITLE = "Read the cached length with `get_seq_length()`"
 TRUTH_TITLE = "Test what the cache holds (`get_seq_length() > 0`), not its truth value"
+NOT_NONE_TITLE = "Test what the cache holds (`get_seq_length() > 0`), not whether it is None"
 FED_TITLE = "Take the cache as `{name}` from `**kwargs` (`cache`, else `past_key_values`)"
 
 _LLAMA = "meta-llama/Llama-3.2-1B"
@@ -324,6 +325,10 @@ TRUTHY_CUT = (
     "model.generate(prompt, attention_mask=torch.ones_like(prompt), max_new_tokens=3, min_new_tokens=3, "
     "do_sample=False)\n"
     'assert LENGTHS == [5, 1, 1], f"the first step ran {LENGTHS[0]} of the prompt\'s 5 tokens"\n')
+
+# The same override testing `if past_key_values is not None:` (OpenVLA's Prismatic hook): the empty cache generate
+# builds before the first step is not None either.
+NOT_NONE_CUT = TRUTHY_CUT.replace("        if past_key_values:\n", "        if past_key_values is not None:\n")
 
 _24 = ("5.24.0", "5.25.0")
 
@@ -677,6 +682,16 @@ INVALID: tuple[Invalid, ...] = (
         versions=("4.57.6", "5.23.0"), severity=Severity.WARNING, runtime="OTHER", portable=True,
         note="a 4.x override cutting its input `if past_key_values:`: generate's first-step cache is empty but "
              "truthy (one layer per decoder layer), so the first step runs 1 of the prompt's 5 tokens (the "
+             "assertion fails; the fixed code runs)",
+    ),
+    invalid(
+        NOT_NONE_CUT,
+        flagged="past_key_values is not None",
+        fixes={NOT_NONE_TITLE: ("        if past_key_values is not None:\n",
+                                "        if past_key_values is not None and past_key_values.get_seq_length() > 0:\n")},
+        versions=("4.57.6", "5.23.0"), severity=Severity.WARNING, runtime="OTHER", portable=True,
+        note="the same override cutting its input `if past_key_values is not None:` (OpenVLA's): generate's "
+             "first-step cache is empty but not None, so the first step runs 1 of the prompt's 5 tokens (the "
              "assertion fails; the fixed code runs)",
     ),
     invalid(

@@ -161,6 +161,20 @@ INVALID: tuple[Invalid, ...] = (
         note="a patched attention forward returning the 4.4x triple: the decoder layers unpack two from 4.48.0",
     ),
     Invalid(
+        "import types\n\n" + prelude() + "\n\n"
+        "def old_forward(self, hidden_states, attention_mask=None, position_ids=None, past_key_value=None,\n"
+        "                output_attentions=False, use_cache=False):\n"
+        "    return hidden_states, None, past_key_value\n\n\n"
+        "for layer in model.model.layers:\n"
+        "    layer.self_attn.forward = types.MethodType(old_forward, layer.self_attn)\n\n"
+        "logits = model(**inputs).logits\n",
+        flagged="past_key_value=None",
+        message_contains="got an unexpected keyword argument",
+        note="the triple returned by a 4.3x-signature forward without `**kwargs` (PAI's): the layer's call raises "
+             "TypeError on a keyword the function cannot take before anything is returned, so that is the finding, "
+             "not the unpack's ValueError; no fix (taking the keyword only reaches the return's ValueError)",
+    ),
+    Invalid(
         _WALKED.format(returned="out[0], out[1], None"),
         flagged="return out[0], out[1], None",
         runtime="OTHER",  # a plain ValueError

@@ -14,7 +14,9 @@ finding (hfc007 helper_reads).
 The finding stands on the `_update_model_kwargs_for_generation` call, the statement that hands the cache on to the
 hook's next call (without it the loop runs each step on the whole sequence and no cache, as its author meant it to
 when carrying none); the hook's call is named and attached as related information. Precision: the receivers are
-models the code loads (not `self` nor `super()`: an override is called by generate with its own arguments); the dict
+models the code loads (not `super()`, nor `self` in a method: an override is called by generate with its own
+arguments; `self` in a module function the interpreter runs as a model's method is one, EasyEdit's
+`GenerationMixin.generate = deco_generate`); the dict
 is not the `**` parameter of the function holding the update (a loop of generate's own); the module never says
 `next_sequence_length`, defines no `prepare_inputs_for_generation` of its own (its own cut would run), and hands the
 hook the sequence itself (a plain name: `input_ids[:, -1:]` is a loop cutting for itself). No mechanical fix: the
@@ -26,6 +28,7 @@ import re
 from typing import TYPE_CHECKING
 
 from hf_cache_lint.engine.base.findings import Finding, Related, Severity, Span
+from hf_cache_lint.engine.environment import releases
 from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
 from hf_cache_lint.engine.facts.cache_use import CacheUse
 from hf_cache_lint.engine.output.analysis import Analysis
@@ -48,8 +51,10 @@ def findings(rule: Rule, analysis: Analysis) -> list[Finding]:
     if _UPDATE not in analysis.text or _HOOK not in analysis.text or "next_sequence_length" in analysis.text or \
             re.search(rf"\bdef\s+{_HOOK}\b", analysis.text) or analysis.tree is None:
         return []
+    tree = analysis.tree
     updates = [use for use in analysis.of(CACHE_USE)
-               if use.what == "model" and use.op == "call" and use.name == _UPDATE and not _own(use.receiver)]
+               if use.what == "model" and use.op == "call" and use.name == _UPDATE and
+               not (_own(use.receiver) and not _in_module_function(tree, use.span))]
     calls = list(_hook_calls(analysis.tree)) if updates else []
     if not calls:
         return []
@@ -80,6 +85,62 @@ def findings(rule: Rule, analysis: Analysis) -> list[Finding]:
     return out
 
 
+def direct_findings(rule: Rule, analysis: Analysis) -> list[Finding]:
+    """`<model>.prepare_inputs_for_generation(..., past_key_values=<a cache>, ...)` called by the code itself without
+    `cache_position=` or `next_sequence_length=` (ARGS' reward-guided search: `self.LLM(**self.LLM.
+    prepare_inputs_for_generation(input_ids=tokens, ..., past_key_values=cached, use_cache=True))` with the whole
+    sequence so far), on a model whose hook is transformers' own (the module defines or sets none). Where the
+    target's hook cuts by `cache_position` (its signature has it and not `next_sequence_length`: 4.46-5.2) it reads
+    `cache_position[-1]` once it has a cache: `TypeError: 'NoneType' object is not subscriptable`; where it cuts by
+    `next_sequence_length` alone (5.3.0 on) it returns the whole sequence, fed again onto the cache (silently) (the
+    oracle: this module's examples; `recall:heldout23/args_reward_search.py` ag_prepare_cached). Only an argument the
+    interpreter knows is a cache (a forward's output cache carried to the call), not None nor unknown; from 5.3.0
+    only where the input is a plain name (a slice is the code's own cut, which the hook keeps)."""
+    target = analysis.context.target
+    signature = releases.value("member:transformers.generation.utils.GenerationMixin.prepare_inputs_for_generation",
+                               target.version) or ""
+    cut_by_length = "next_sequence_length" in signature
+    if not cut_by_length and "cache_position" not in signature:
+        return []  # 4.41-4.45: each model's own hook
+    if re.search(rf"\bdef\s+{_HOOK}\b", analysis.text) or re.search(rf"\.\s*{_HOOK}\s*=[^=]", analysis.text):
+        return []  # the module's own hook may cut for itself
+    out: list[Finding] = []
+    for use in analysis.of(CACHE_USE):
+        if use.what != "model" or use.op != "call" or use.name != _HOOK or _own(use.receiver) or \
+                any(a.name is None and a.text.startswith("*") for a in use.arguments) or \
+                any(a.name in ("cache_position", "next_sequence_length", "cache") for a in use.arguments):
+            continue
+        cache = next((a for a in use.arguments if a.name == "past_key_values"), None)
+        if cache is None or cache.kind != "cache":
+            continue
+        ids = next((a for a in use.arguments if a.name == "input_ids"), None) or \
+            next((a for a in use.arguments if a.name is None), None)
+        if cut_by_length and (ids is None or not ids.text.strip().isidentifier()):
+            continue  # `input_ids[:, n:]`: the code cuts for itself (what 5.3's hook then keeps whole)
+        call = f"`{use.receiver}.{_HOOK}(..., past_key_values={cache.text})`"
+        if cut_by_length:
+            message = (f"{call} without `next_sequence_length=`: transformers {target}'s hook cuts the input to the "
+                       "new tokens by `next_sequence_length` alone (since 5.3.0; generate passes it), so it returns "
+                       f"the whole input, and the forward runs it again onto `{cache.text}`, which holds it already "
+                       "(silently). Instead, hand the hook only the tokens the cache lacks "
+                       f"(`input_ids[:, {cache.text}.get_seq_length():]`), or pass `next_sequence_length=` (5.3.0 "
+                       "and later)")
+            severity = Severity.WARNING
+        else:
+            message = (f"{call} without `cache_position=`: transformers {target}'s hook cuts the input by "
+                       "`cache_position` once it has a cache and reads `cache_position[-1]`, which is None here: "
+                       "this raises TypeError: 'NoneType' object is not subscriptable. Instead, pass the positions "
+                       f"of the new tokens (`cache_position=torch.arange({cache.text}.get_seq_length(), "
+                       "input_ids.shape[1])`), or hand the hook only the tokens the cache lacks and no hook at all")
+            severity = Severity.ERROR
+        out.append(rule.report(use.span, message, severity=severity,
+                               story="Transformers' `prepare_inputs_for_generation` cuts the input to the tokens the "
+                                     "cache lacks with what generate passes it: `cache_position` up to 5.2.0, "
+                                     "`next_sequence_length` from 5.3.0. Called by hand with a cache and neither, "
+                                     "it raises (4.46-5.2) or cuts nothing (5.3 on)."))
+    return out
+
+
 def _bare(text: str) -> str:
     """`text` without its spaces and line continuations (`model . prepare_inputs_for_generation`)."""
     return re.sub(r"[\s\\]+", "", text)
@@ -88,6 +149,17 @@ def _bare(text: str) -> str:
 def _own(receiver: str) -> bool:
     text = _bare(receiver)
     return text == "self" or text.startswith("super(")
+
+
+def _in_module_function(tree: Node, at: Span) -> bool:
+    """`at` is in a module-level function, not a method: its `self` is a model only where the interpreter runs it as
+    one's method (set on `GenerationMixin`, EasyEdit's DeCo loop; handed to generate as `custom_generate`), and the
+    arguments it hands the hook are its own."""
+    node = tree.get_leaf_for_position((at.start.line, at.start.column), include_prefixes=True)
+    while node is not None and node.type not in ("funcdef", "classdef", "file_input"):
+        node = node.parent
+    return node is not None and node.type == "funcdef" and node.parent is not None and \
+        node.parent.type == "file_input"
 
 
 def _hook_calls(tree: Node) -> list[tuple[Span, str, str, str]]:
@@ -109,7 +181,7 @@ def _hook_calls(tree: Node) -> list[tuple[Span, str, str, str]]:
                     not call.children or call.children[0].value != "(":
                 continue
             receiver = _bare("".join(k.get_code() for k in kids[:i]))
-            if _own(receiver):
+            if _own(receiver) and (receiver != "self" or not _in_module_function(tree, span(node))):
                 continue
             arguments = _arguments(call)
             if len(arguments) != 2:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from hf_cache_lint.engine.base.findings import Severity
 from hf_cache_lint.rules.base import Invalid, Valid
-from hf_cache_lint.rules.snippets import prelude
+from hf_cache_lint.rules.snippets import patched_generate_loop, prelude
 
 # InternLM's streaming chat, reduced: the dict starts with the prompt's positions (4.43-5.2's helper reads them), the
 # hook gets the whole sequence and the step's cache, and the cache must end up holding each token once.
@@ -27,6 +27,18 @@ _LOOP = (
 )
 LOOP = _LOOP.replace("IDS", "input_ids")
 
+# ARGS' reward-guided search, reduced: transformers' hook called by hand with the whole sequence and the cache a
+# prefill returned, its inputs fed to the model; the step must run the new token only.
+_DIRECT = (
+    "import torch\n" + prelude() + "\n"
+    "ids = inputs[\"input_ids\"]\n"
+    "with torch.no_grad():\n"
+    "    cached = model(input_ids=ids, use_cache=True).past_key_values\n"
+    "    longer = torch.cat([ids, torch.tensor([[42]])], dim=-1)\n"
+    "    step = model(**model.prepare_inputs_for_generation(input_ids=CUT, past_key_values=cached, use_cache=True))\n"
+    "assert step.logits.shape[1] == 1, f\"the step ran {step.logits.shape[1]} tokens\"\n"
+)
+
 INVALID: tuple[Invalid, ...] = (
     Invalid(
         LOOP,
@@ -38,9 +50,40 @@ INVALID: tuple[Invalid, ...] = (
         note="a decode loop handing transformers' hook the whole sequence and the carried cache: from 5.3.0 the "
              "hook cuts to the new tokens by `next_sequence_length` alone, which only generate passes",
     ),
+    Invalid(
+        _DIRECT.replace("CUT", "longer"),
+        flagged="prepare_inputs_for_generation",
+        severity={"4.57.6": Severity.ERROR, "5.23.0": Severity.WARNING, "5.24.0": Severity.WARNING,
+                  "5.25.0": Severity.WARNING},
+        # 4.57.6: the TypeError (the oracle's classifier files it under HFC011's kind); from 5.3.0 the assertion (the
+        # step ran the whole sequence again)
+        runtime={"4.57.6": "HFC011", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},
+        message_contains="prepare_inputs_for_generation(..., past_key_values=cached)` without",
+        note="transformers' hook called by hand with the whole sequence and a cache, no positions (ARGS): 4.57.6's "
+             "hook reads `cache_position[-1]` once it has a cache (TypeError); from 5.3.0 it cuts by "
+             "`next_sequence_length` alone and returns the whole sequence",
+    ),
+    Invalid(
+        patched_generate_loop(),
+        flagged="_update_model_kwargs_for_generation",
+        versions=("5.23.0", "5.24.0", "5.25.0"),
+        severity=Severity.WARNING,
+        runtime="OTHER",  # the assertion: every step fed the whole sequence onto the carried cache
+        message_contains="without `next_sequence_length`",
+        note="the same loop set on `GenerationMixin` as `generate` (EasyEdit's DeCo): `self` is every model there, "
+             "and the dict is the loop's own (4.57.6: HFC007's KeyError first)",
+    ),
 )
 
 VALID: tuple[Valid, ...] = (
+    Valid(_DIRECT.replace("CUT", "longer, cache_position=torch.arange(cached.get_seq_length(), longer.shape[1])"),
+          versions=("4.57.6",),
+          note="transformers' hook called by hand with the new tokens' positions, which 4.43-5.2's hook cuts by"),
+    Valid(_DIRECT.replace("CUT", "longer[:, cached.get_seq_length():]"),
+          versions=("5.23.0", "5.24.0", "5.25.0"),
+          note="transformers' hook called by hand with only the tokens the cache lacks (5.3.0 on: it keeps them)"),
     Valid(_LOOP.replace("IDS", "input_ids[:, -1:] if step else input_ids"),
           note="the same loop cutting the input to the new token itself once the cache holds the rest"),
+    Valid(patched_generate_loop("input_ids[:, -1:] if step else input_ids", positions=True),
+          note="the loop set on `GenerationMixin`, cutting its input once the cache holds the rest"),
 )
