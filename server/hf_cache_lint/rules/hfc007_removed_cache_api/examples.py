@@ -31,6 +31,12 @@ _MAX_SHAPE = "limit = out.past_key_values.get_max_cache_shape()\n"
 _STATIC = "cache = StaticCache(config=model.config, max_cache_len=32)\n"
 _MAX_LEN = "limit = cache.max_cache_len\n"
 _KEYS = "keys = out.past_key_values.key_cache[0]\n"
+# DeCoRe's copied 4.36-era attention: the cached keys read inside the list `torch.cat` joins, in a helper.
+_CAT_KEYS = "    return torch.cat([past_key_value.key_cache[layer_idx], key_states], dim=-2)\n"
+_CAT = ("import torch\n\n\ndef concat_cached_keys(past_key_value, key_states, layer_idx):\n" + _CAT_KEYS
+        + "\n\nout = model(**inputs, use_cache=True)\n"
+        "keys = concat_cached_keys(out.past_key_values, out.past_key_values.layers[0].keys[:, :, -1:], 0)\n"
+        "print(keys.shape)\n")
 # 4.4x code asking a generate output's cache for its maximum, with None meaning "no maximum": the assertion fails on
 # 5.x, where the answer is -1 (the oracle's run shows the other branch taken).
 _NO_MAXIMUM = ("limit = out.past_key_values.get_max_length()\n"
@@ -164,6 +170,16 @@ INVALID: tuple[Invalid, ...] = (
         fixes={"Use `.layers[0].keys`": (_KEYS, "keys = out.past_key_values.layers[0].keys\n")},
         message_contains="AttributeError: 'DynamicCache' object has no attribute 'key_cache'",
         note="`cache.key_cache[i]`: the per-layer lists are gone from 4.56 (the layers hold the tensors)",
+    ),
+    invalid(
+        _LOAD + _CAT,
+        flagged="key_cache",
+        fixes={"Use `.layers[layer_idx].keys`": (_CAT_KEYS, _CAT_KEYS.replace(".key_cache[layer_idx]",
+                                                                               ".layers[layer_idx].keys"))},
+        portable=True,
+        message_contains="AttributeError: 'DynamicCache' object has no attribute 'key_cache'",
+        note="`cache.key_cache[i]` read as an item of a list (`torch.cat([cache.key_cache[i], k])`) in a helper a "
+             "forward's cache reaches",
     ),
     Invalid(
         _BUILT + "cache.value_cache[0] = None\n",
