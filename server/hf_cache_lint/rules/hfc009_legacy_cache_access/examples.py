@@ -135,6 +135,16 @@ _ASSERT_FOUR = '    assert len(layer) == 4, f"Expected to have four items. Got {
 _ASSERTED = ("for i, layer in enumerate(cache):\n" + _ASSERT_FOUR +
              "    self_keys, self_values, cross_keys, cross_values = layer\n    print(i, self_keys.shape)\n")
 
+# Higgs Audio's cache copy: both caches tested with `isinstance(..., DynamicCache)` in one `and`, the source indexed
+# per layer (the other operand's test is no compat probe of the indexed one).
+_PAIR_ITEM = "            key_cache, value_cache = from_cache[layer_idx]\n"
+_COPY_PAIR = ("\n\ndef copy_kv_cache(from_cache, to_cache):\n"
+              "    if isinstance(from_cache, DynamicCache) and isinstance(to_cache, DynamicCache):\n"
+              "        for layer_idx in range(len(from_cache)):\n" + _PAIR_ITEM
+              + "            to_cache.update(key_cache, value_cache, layer_idx)\n\n\n"
+              "bucket = DynamicCache()\ncopy_kv_cache(model(**inputs, use_cache=True).past_key_values, bucket)\n"
+              "assert bucket.get_seq_length() == inputs.input_ids.shape[1]\n")
+
 INVALID: tuple[Invalid, ...] = (
     invalid(
         _LOAD + "out = model(**inputs, use_cache=True)\n"
@@ -446,6 +456,17 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="AssertionError (`len(layer) == 4` fails: each layer is 6 items)",
         note="the loop asserts four items per layer before unpacking them (ONNX Runtime's Whisper export): the "
              "assert raises first, and the finding stands there",
+    ),
+    invalid(
+        prelude("DynamicCache") + _COPY_PAIR,
+        flagged="from_cache[layer_idx]",
+        fixes={"Use `.layers[layer_idx]`": (_PAIR_ITEM, _PAIR_ITEM.replace(
+            "from_cache[layer_idx]", "(from_cache.layers[layer_idx].keys, from_cache.layers[layer_idx].values)"))},
+        versions=_5X,
+        portable=True,
+        severity=Severity.WARNING,
+        runtime={"4.57.6": "OK", "5.23.0": "HFC009", "5.24.0": "HFC009", "5.25.0": "HFC009"},
+        note="a helper indexing a cache inside `isinstance(a, DynamicCache) and isinstance(b, DynamicCache)`",
     ),
 )
 
