@@ -32,6 +32,7 @@ from hf_cache_lint.rules.hfc007_removed_cache_api import (
     max_length,
     member_examples,
     model_names,
+    output_classes,
     patched_helpers,
     property_writes,
 )
@@ -285,6 +286,8 @@ class RemovedCacheApi(Rule):
             generate_gone = backbone.finding(self, analysis, fact)
             if generate_gone is not None:
                 yield generate_gone, True, generate_gone.span.start, None
+        for built in output_classes.findings(self, analysis):
+            yield built, True, built.span.start, None
         for patched in patched_helpers.findings(self, analysis):
             yield patched, False, patched.span.start, None  # silent: the patch is never called
         for loop in patched_helpers.instance_loops(self, analysis):

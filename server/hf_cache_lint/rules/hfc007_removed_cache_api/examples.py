@@ -31,6 +31,12 @@ _MAX_SHAPE = "limit = out.past_key_values.get_max_cache_shape()\n"
 _STATIC = "cache = StaticCache(config=model.config, max_cache_len=32)\n"
 _MAX_LEN = "limit = cache.max_cache_len\n"
 _KEYS = "keys = out.past_key_values.key_cache[0]\n"
+# Baichuan-Audio's output dataclass: the project's `ModelOutput` subclass declaring `past_key_values`, built with it.
+_AUDIO_OUTPUT = ("import torch\nfrom dataclasses import dataclass\nfrom typing import Optional\n\n"
+                 "from transformers.utils import ModelOutput\n\n\n@dataclass\nclass AudioOutput(ModelOutput):\n"
+                 "    sequences: torch.LongTensor = None\n    past_key_values: Optional[tuple] = None\n\n\n"
+                 "out = model(**inputs, use_cache=True)\n")
+_PACKED = "packed = AudioOutput(sequences=inputs.input_ids, past_key_values=out.past_key_values)\n"
 # DeCoRe's copied 4.36-era attention: the cached keys read inside the list `torch.cat` joins, in a helper.
 _CAT_KEYS = "    return torch.cat([past_key_value.key_cache[layer_idx], key_states], dim=-2)\n"
 _CAT = ("import torch\n\n\ndef concat_cached_keys(past_key_value, key_states, layer_idx):\n" + _CAT_KEYS
@@ -170,6 +176,16 @@ INVALID: tuple[Invalid, ...] = (
         fixes={"Use `.layers[0].keys`": (_KEYS, "keys = out.past_key_values.layers[0].keys\n")},
         message_contains="AttributeError: 'DynamicCache' object has no attribute 'key_cache'",
         note="`cache.key_cache[i]`: the per-layer lists are gone from 4.56 (the layers hold the tensors)",
+    ),
+    invalid(
+        _LOAD + _AUDIO_OUTPUT + _PACKED + "print(packed.sequences.shape)\n",
+        flagged=_PACKED.split(" = ", 1)[1].rstrip("\n"),
+        fixes={},
+        versions=("5.24.0",),
+        runtime={"4.57.6": "OK", "5.23.0": "OK", "5.24.0": "HFC007", "5.25.0": "OK"},
+        message_contains="got an unexpected keyword argument 'cache'",
+        note="the project's `ModelOutput` dataclass declaring `past_key_values`, built with it: 5.24.0 renames the "
+             "keyword to `cache` in every subclass's `__init__` (5.25 exempts a class declaring the old name)",
     ),
     invalid(
         _LOAD + _CAT,
