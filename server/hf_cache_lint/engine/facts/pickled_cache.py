@@ -29,8 +29,9 @@ class PickledCache:
     last: Span | None = None
 
 
-# `torch.load(..., weights_only=True)`, or `torch.load(path)` whose default is `weights_only=True` from torch 2.6
+# `torch.load(..., weights_only=True)`, or `torch.load(path)` (the word `load`: `torch . load (path)` is the same
+# call) whose default is `weights_only=True` from torch 2.6
 # (the torch every transformers from 5.20 requires; the rule says which). Only in a module with a transformers
 # cache (`source`) that it saves.
-KIND: FactKind[PickledCache] = FactKind("pickled_cache", PickledCache, triggers=("weights_only", "torch.load"),
+KIND: FactKind[PickledCache] = FactKind("pickled_cache", PickledCache, triggers=("weights_only", "load"),
                                         parse_names=frozenset({"load"}), source="cache", distinct=True)

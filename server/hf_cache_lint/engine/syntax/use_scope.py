@@ -16,7 +16,7 @@ _CATCH_ALL = frozenset({"Exception", "BaseException"})
 # A test of what the object has or is: compat code choosing a branch by it, whichever branch 5.x takes.
 _DUCK_TYPED = re.compile(r"\b(?:hasattr|getattr|isinstance|type)\s*\(|\.layers\b")
 # A guard as narrowing.py writes it: `isinstance(name, Class)`, the class as written.
-_GUARD = re.compile(r"isinstance\(\s*\w+\s*,\s*([\w.]+)\s*\)")
+_GUARD = re.compile(r"isinstance\s*\(\s*\w+\s*,\s*(\w+(?:\s*\.\s*\w+)*)\s*\)")
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,8 @@ def _without_guard(test: str, guard: str | None) -> str:
     test = test.replace(guard, "True")
     m = _GUARD.fullmatch(guard)
     if m is not None:
-        test = re.sub(r"\bisinstance\(\s*\w+\s*,\s*" + re.escape(m.group(1)) + r"\s*\)", "True", test)
+        cls = r"\s*\.\s*".join(re.escape(part.strip()) for part in m.group(1).split("."))
+        test = re.sub(r"\bisinstance\s*\(\s*\w+\s*,\s*" + cls + r"\s*\)", "True", test)
     return test
 
 
