@@ -89,8 +89,6 @@ ERRORS: tuple[ErrorClass, ...] = (
     # A model module's rotary embedding built as 4.4x took it (HFC007: the release table's `init:` of it).
     ErrorClass("HFC007", TypeError, re.compile(r"(\w*RotaryEmbedding)\.__init__\(\) (?:got an unexpected keyword "
                                                r"argument|takes (?:from \d+ to )?\d+ positional arguments? but \d+)")),
-    # A project's ModelOutput dataclass declaring `past_key_values`, built with it on 5.24.0 (renamed to `cache`).
-    ErrorClass("HFC007", TypeError, re.compile(r"\w+\.__init__\(\) got an unexpected keyword argument '(cache)'")),
     # A private generate helper called with the arguments an earlier release's signature took (HFC007).
     ErrorClass("HFC007", TypeError, re.compile(r"GenerationMixin\.(_\w+)\(\) (?:missing \d+ required|takes \d+ "
                                                r"positional|got an unexpected keyword|got multiple values)")),

@@ -31,7 +31,6 @@ kind's trigger test says cannot hold it.
     patched_attention.py PatchedAttention: a loaded model's `self_attn.forward` patched, with its return count
     pickled_cache.py    PickledCache: a cache saved with `torch.save`, a `torch.load(..., weights_only=True)`
     decoding_override.py DecodingOverride: a decoding method (`_sample`, ...) defined in place of GenerationMixin's
-    output_class.py     OutputClass: a project's ModelOutput dataclass declaring `past_key_values` (no `cache`)
 """
 
 from __future__ import annotations

@@ -207,16 +207,12 @@ class Expressions:
             if len(node.children) == 2:
                 return list_joined(self.s.site(node), ())
             inner = node.children[1]
-            items = [inner] if inner.type not in ("testlist_comp", "star_expr") else \
-                [c for c in inner.children if c.type != "operator"] \
+            names = [inner] if inner.type == "name" else [c for c in inner.children if c.type != "operator"] \
                 if inner.type == "testlist_comp" and not any(c.type in ("comp_for", "sync_comp_for")
                                                              for c in inner.children) else []
-            # Every item runs for what it uses of a cache (`torch.cat([past.key_cache[i], k])` reads the cache
-            # there); the list has a value only when its items are names.
-            values = [self.eval(c) for c in items]
-            if not items or any(c.type != "name" for c in items):
+            if not names or any(c.type != "name" for c in names):
                 return ListVal(self.s.site(node))
-            return list_joined(self.s.site(node), (), values)
+            return list_joined(self.s.site(node), (), (self.eval(c) for c in names))
         return UNKNOWN
 
     def eval_dict(self, body: Node | None, whole: Node) -> Value:

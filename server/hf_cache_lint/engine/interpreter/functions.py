@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 
 from hf_cache_lint.engine.base import process_state
 from hf_cache_lint.engine.base.findings import Span
-from hf_cache_lint.engine.facts.output_class import OutputClass
 from hf_cache_lint.engine.interpreter.class_members import (
     _calls_an_init,
     _decorated_as,
@@ -51,7 +50,7 @@ from hf_cache_lint.engine.interpreter.values import (
     tuple_val,
 )
 from hf_cache_lint.engine.output.analysis import Site
-from hf_cache_lint.engine.syntax.nodes import Node, code, span
+from hf_cache_lint.engine.syntax.nodes import Node, code
 
 if TYPE_CHECKING:
     from hf_cache_lint.engine.interpreter.replay import Replays
@@ -106,8 +105,6 @@ class UserFunctions:
                 self.s.functions.append((node, None))
         else:
             self.s.state.names[name] = ClassDef(node, name, *self.cache_base(node), model_base=self._model_base(node))
-            if len(node.children) > 5 and "ModelOutput" in code(node.children[3]):
-                self._output_class(node)
             if any(fn.name.value == "generate" for fn in node.iter_funcdefs()) and not self._transformers_based(node):
                 self.s.own_generate.add(name)
             if self.s.state is self.s.module_state:
@@ -156,23 +153,6 @@ class UserFunctions:
             if found:
                 return found
         return ""
-
-    def _output_class(self, node: Node) -> None:
-        """A `@dataclass` subclass of transformers' `ModelOutput` declaring an old cache name and no `cache` field
-        (output_class facts: 5.24.0's ModelOutput renames that keyword of its `__init__`)."""
-        parent = node.parent
-        if parent is None or parent.type != "decorated" or "dataclass" not in code(parent.children[0]):
-            return
-        if not any(isinstance(b, Symbol) and b.qualname.startswith("transformers.") and
-                   b.qualname.rpartition(".")[2] == "ModelOutput" for b in self.bases(node)):
-            return
-        body = node.children[-1]
-        statements = [line.children[0] for line in getattr(body, "children", ()) if line.type == "simple_stmt"]
-        fields = [st.children[0].value for st in statements if st.type == "expr_stmt" and len(st.children) >= 2
-                  and st.children[0].type == "name" and st.children[1].type == "annassign"]
-        old = [f for f in fields if f in ("past_key_values", "cache_params")]
-        if old and "cache" not in fields:
-            self.s.record(OutputClass(node.name.value, old[0], span(node.name)))
 
     def bases(self, node: Node) -> list[Value]:
         """The values of a class's bases as written (a name or dotted name each; `metaclass=` and the rest left out)."""

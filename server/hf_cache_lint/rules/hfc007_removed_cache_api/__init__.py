@@ -15,7 +15,6 @@ from hf_cache_lint.engine.facts.backbone_generate import KIND as BACKBONE_GENERA
 from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
 from hf_cache_lint.engine.facts.cache_use import SUB_CACHE, CacheUse
 from hf_cache_lint.engine.facts.hook_override import KIND as HOOK_OVERRIDE
-from hf_cache_lint.engine.facts.output_class import KIND as OUTPUT_CLASS
 from hf_cache_lint.engine.facts.removed_api_use import KIND as REMOVED_API_USE
 from hf_cache_lint.engine.facts.removed_api_use import RemovedApiUse
 from hf_cache_lint.engine.interpreter.hook_names import is_trailer
@@ -33,7 +32,6 @@ from hf_cache_lint.rules.hfc007_removed_cache_api import (
     max_length,
     member_examples,
     model_names,
-    output_classes,
     patched_helpers,
     property_writes,
 )
@@ -222,7 +220,7 @@ class RemovedCacheApi(Rule):
     summary = "A cache class or `Cache` method the target transformers no longer has (`HybridCache`, " \
               "`MambaCache`, `to_legacy_cache()`, ... in 5.x): the import or call raises."
     default_severity = Severity.ERROR
-    reads = frozenset({REMOVED_API_USE, CACHE_USE, BACKBONE_GENERATE, OUTPUT_CLASS})  # the removed uses of a cache come from its cache_use facts
+    reads = frozenset({REMOVED_API_USE, CACHE_USE, BACKBONE_GENERATE})  # the removed uses of a cache come from its cache_use facts
     valid = VALID + member_examples.VALID
     invalid = INVALID + member_examples.INVALID
 
@@ -287,8 +285,6 @@ class RemovedCacheApi(Rule):
             generate_gone = backbone.finding(self, analysis, fact)
             if generate_gone is not None:
                 yield generate_gone, True, generate_gone.span.start, None
-        for built in output_classes.findings(self, analysis):
-            yield built, True, built.span.start, None
         for patched in patched_helpers.findings(self, analysis):
             yield patched, False, patched.span.start, None  # silent: the patch is never called
         for loop in patched_helpers.instance_loops(self, analysis):

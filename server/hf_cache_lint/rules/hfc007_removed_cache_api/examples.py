@@ -31,18 +31,6 @@ _MAX_SHAPE = "limit = out.past_key_values.get_max_cache_shape()\n"
 _STATIC = "cache = StaticCache(config=model.config, max_cache_len=32)\n"
 _MAX_LEN = "limit = cache.max_cache_len\n"
 _KEYS = "keys = out.past_key_values.key_cache[0]\n"
-# Baichuan-Audio's output dataclass: the project's `ModelOutput` subclass declaring `past_key_values`, built with it.
-_AUDIO_OUTPUT = ("import torch\nfrom dataclasses import dataclass\nfrom typing import Optional\n\n"
-                 "from transformers.utils import ModelOutput\n\n\n@dataclass\nclass AudioOutput(ModelOutput):\n"
-                 "    sequences: torch.LongTensor = None\n    past_key_values: Optional[tuple] = None\n\n\n"
-                 "out = model(**inputs, use_cache=True)\n")
-_PACKED = "packed = AudioOutput(sequences=inputs.input_ids, past_key_values=out.past_key_values)\n"
-# DeCoRe's copied 4.36-era attention: the cached keys read inside the list `torch.cat` joins, in a helper.
-_CAT_KEYS = "    return torch.cat([past_key_value.key_cache[layer_idx], key_states], dim=-2)\n"
-_CAT = ("import torch\n\n\ndef concat_cached_keys(past_key_value, key_states, layer_idx):\n" + _CAT_KEYS
-        + "\n\nout = model(**inputs, use_cache=True)\n"
-        "keys = concat_cached_keys(out.past_key_values, out.past_key_values.layers[0].keys[:, :, -1:], 0)\n"
-        "print(keys.shape)\n")
 # 4.4x code asking a generate output's cache for its maximum, with None meaning "no maximum": the assertion fails on
 # 5.x, where the answer is -1 (the oracle's run shows the other branch taken).
 _NO_MAXIMUM = ("limit = out.past_key_values.get_max_length()\n"
@@ -176,26 +164,6 @@ INVALID: tuple[Invalid, ...] = (
         fixes={"Use `.layers[0].keys`": (_KEYS, "keys = out.past_key_values.layers[0].keys\n")},
         message_contains="AttributeError: 'DynamicCache' object has no attribute 'key_cache'",
         note="`cache.key_cache[i]`: the per-layer lists are gone from 4.56 (the layers hold the tensors)",
-    ),
-    invalid(
-        _LOAD + _AUDIO_OUTPUT + _PACKED + "print(packed.sequences.shape)\n",
-        flagged=_PACKED.split(" = ", 1)[1].rstrip("\n"),
-        fixes={},
-        versions=("5.24.0",),
-        runtime={"4.57.6": "OK", "5.23.0": "OK", "5.24.0": "HFC007", "5.25.0": "OK"},
-        message_contains="got an unexpected keyword argument 'cache'",
-        note="the project's `ModelOutput` dataclass declaring `past_key_values`, built with it: 5.24.0 renames the "
-             "keyword to `cache` in every subclass's `__init__` (5.25 exempts a class declaring the old name)",
-    ),
-    invalid(
-        _LOAD + _CAT,
-        flagged="key_cache",
-        fixes={"Use `.layers[layer_idx].keys`": (_CAT_KEYS, _CAT_KEYS.replace(".key_cache[layer_idx]",
-                                                                               ".layers[layer_idx].keys"))},
-        portable=True,
-        message_contains="AttributeError: 'DynamicCache' object has no attribute 'key_cache'",
-        note="`cache.key_cache[i]` read as an item of a list (`torch.cat([cache.key_cache[i], k])`) in a helper a "
-             "forward's cache reaches",
     ),
     Invalid(
         _BUILT + "cache.value_cache[0] = None\n",

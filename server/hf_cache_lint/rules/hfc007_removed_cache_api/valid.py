@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from hf_cache_lint.rules.base import Valid
 from hf_cache_lint.rules.hfc007_removed_cache_api.examples import (
-    _AUDIO_OUTPUT,
     _GEN,
     _LOAD,
     _OWN_CACHE,
@@ -14,11 +13,6 @@ from hf_cache_lint.rules.hfc007_removed_cache_api.examples import (
 from hf_cache_lint.rules.snippets import prelude
 
 VALID: tuple[Valid, ...] = (
-    Valid(
-        _LOAD + _AUDIO_OUTPUT + "packed = AudioOutput(inputs.input_ids, out.past_key_values)\n"
-        "print(packed.sequences.shape)\n",
-        note="the project's `ModelOutput` dataclass declaring `past_key_values`, built by position: nothing to rename",
-    ),
     Valid(
         "try:\n    from transformers import HybridCache\nexcept ImportError:  # transformers 5.x\n"
         "    HybridCache = None\n" + _LOAD,
