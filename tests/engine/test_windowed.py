@@ -77,7 +77,10 @@ _HEAD = ("import torch\nfrom transformers import AutoModelForCausalLM, DynamicCa
     # a cache built without the config has full layers; crop(0) is no rollback
     ("google/gemma-2-2b-it", "cache = DynamicCache()\nmodel(ids, past_key_values=cache)\ncache.crop(-1)\n",
      "5.24.0", []),
-    ("google/gemma-2-2b-it", "cache = model(ids, use_cache=True).past_key_values\ncache.crop(0)\n", "5.24.0", []),
+    # crop(0) is no rollback (no sliding error on 4.57.6); from 5.14 it is a no-op, HFC008's zero-crop warning
+    ("google/gemma-2-2b-it", "cache = model(ids, use_cache=True).past_key_values\ncache.crop(0)\n", "4.57.6", []),
+    ("google/gemma-2-2b-it", "cache = model(ids, use_cache=True).past_key_values\ncache.crop(0)\n", "5.24.0",
+     [(7, "warning")]),
     # a model whose window the code does not say
     ("mistralai/Mistral-7B-v0.1", "cache = model(ids, use_cache=True).past_key_values\ncache.crop(-1)\n", "5.24.0",
      []),

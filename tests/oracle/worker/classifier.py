@@ -41,6 +41,8 @@ ERRORS: tuple[ErrorClass, ...] = (
     ErrorClass("HFC004", ValueError, re.compile(r"`QuantizedCache` is only supported for models with only full "
                                                 r"attention layers")),
     ErrorClass("HFC005", ValueError, re.compile(re.escape("`model_kwargs` are not used by the model"))),
+    # `dola_layers=` on greedy or sample decoding from 4.56 (DoLa moved to a Hub `custom_generate` repository).
+    ErrorClass("HFC005", ValueError, re.compile(r"(?i)dola generation requires `trust_remote_code=True`")),
     # A generate-only keyword given to a GenerationConfig, refused when the config is built (4.5x).
     ErrorClass("HFC005", ValueError, re.compile(r"Argument `(\w+)` is not a valid argument of `GenerationConfig`")),
     # A saved cache loaded with `weights_only=True` (HFC012): torch's unpickler refuses transformers' classes.

@@ -73,6 +73,12 @@ class Target:
         5.15.0 to 5.19.0 warn, 4.x reads n as the length to keep)."""
         return releases.holds("crop_positive_raises", self.version)
 
+    @property
+    def crop_zero_keeps(self) -> bool:
+        """`cache.crop(0)` is a no-op at the target (the release table's `crop_zero_keeps`: 5.14.0; before, it
+        emptied the cache: 0 read as the length to keep)."""
+        return releases.holds("crop_zero_keeps", self.version)
+
     @cached_property
     def sliding_crop_error(self) -> tuple[str, str] | None:
         """What `crop` raises at the target on a cache whose sliding-window layer has seen more tokens than its

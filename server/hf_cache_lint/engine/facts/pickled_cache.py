@@ -16,8 +16,9 @@ from hf_cache_lint.engine.facts import FactKind
 class PickledCache:
     """`what` "save": `torch.save(cache, path)` of a value the code says is a transformers cache (`cache`: what it
     is, `cls` its class, DynamicCache when the code does not say); "load": `torch.load(path, weights_only=True)`
-    (`keyword` the `weights_only=True` argument). `span` the whole call; `file` what the path value is, as a key
-    (`'chunk0.pt'`, `the parameter \\`path\\``), equal on both sides where the same value reaches them."""
+    (`keyword` the `weights_only=True` argument) or `torch.load(path)` without it (`last` its last argument, where
+    the keyword goes). `span` the whole call; `file` what the path value is, as a key (`'chunk0.pt'`, `the
+    parameter \\`path\\``), equal on both sides where the same value reaches them."""
 
     what: Literal["save", "load"]
     span: Span
@@ -25,9 +26,12 @@ class PickledCache:
     cache: str = ""
     cls: str = "DynamicCache"
     keyword: Span | None = None
+    last: Span | None = None
 
 
-# `torch.load(..., weights_only=True)`: the keyword is written (a load without it depends on the torch release,
-# which the code does not say). Only in a module with a transformers cache (`source`) that it saves.
-KIND: FactKind[PickledCache] = FactKind("pickled_cache", PickledCache, triggers=("weights_only",),
+# `torch.load(..., weights_only=True)`, or `torch.load(path)` (the word `load`: `torch . load (path)` is the same
+# call) whose default is `weights_only=True` from torch 2.6
+# (the torch every transformers from 5.20 requires; the rule says which). Only in a module with a transformers
+# cache (`source`) that it saves.
+KIND: FactKind[PickledCache] = FactKind("pickled_cache", PickledCache, triggers=("weights_only", "load"),
                                         parse_names=frozenset({"load"}), source="cache", distinct=True)

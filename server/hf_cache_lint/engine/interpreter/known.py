@@ -265,22 +265,41 @@ class KnownCallables:
         first, second = positional(args, 0), positional(args, 1) or kw(args, "f")
         if first is None or second is None or not self.pickles or not isinstance(whole, Span):
             return NONE
-        who = self.ex.uses.subject(first.value)
+        who, held = self.ex.uses.subject(first.value), None
+        obj = self.s.obj(first.value) if type(first.value) is Ref else None
+        if (who is None or who.what != "cache") and isinstance(obj, DictState):
+            # `torch.save({"memory": cache, "ids": ids}, path)` (MemoRAG's memory): the pickle holds the cache's
+            # classes all the same, whatever else the dict holds.
+            for entry in obj.entries:
+                who = self.ex.uses.subject(entry[1])
+                if who is not None and who.what == "cache":
+                    held = entry[0]
+                    break
         key = path_key(second.value)
         if who is not None and who.what == "cache" and key is not None:
-            self.s.record(PickledCache("save", whole, key, who.description, who.cls or "DynamicCache"))
+            cache = who.description if " " in who.description else f"a `{who.description}`"
+            what = cache if held is None else f"a dict whose `{held}` is {cache}"
+            self.s.record(PickledCache("save", whole, key, what, who.cls or "DynamicCache"))
         return NONE
 
     @known("torch.load")
     def _torch_load(self, q: str, args: list[EvArg], trailer: Node, whole: object) -> Value:
-        """`torch.load(path, weights_only=True)`: recorded with its path (pickled_cache)."""
+        """`torch.load(path, weights_only=True)`, or `torch.load(path)` without the keyword (torch's default):
+        recorded with its path (pickled_cache). A `*`/`**` spread may carry the keyword: not recorded."""
         first, flag = positional(args, 0) or kw(args, "f"), kw(args, "weights_only")
-        if first is None or flag is None or not self.pickles or not isinstance(whole, Span) or \
-                not (type(flag.value) is Const and flag.value.value is True):
+        if first is None or not self.pickles or not isinstance(whole, Span):
+            return UNKNOWN
+        if flag is None and any(a.arg.star for a in args):
+            return UNKNOWN
+        if flag is not None and not (type(flag.value) is Const and flag.value.value is True):
             return UNKNOWN
         key = path_key(first.value)
-        if key is not None:
+        if key is None:
+            return UNKNOWN
+        if flag is not None:
             self.s.record(PickledCache("load", whole, key, keyword=self.s.span(flag.arg.node)))
+        else:
+            self.s.record(PickledCache("load", whole, key, last=self.s.span(args[-1].arg.node)))
         return UNKNOWN
 
     @known("torch.compile")

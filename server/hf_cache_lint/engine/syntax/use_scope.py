@@ -15,6 +15,8 @@ from hf_cache_lint.engine.syntax.nodes import Node, code
 _CATCH_ALL = frozenset({"Exception", "BaseException"})
 # A test of what the object has or is: compat code choosing a branch by it, whichever branch 5.x takes.
 _DUCK_TYPED = re.compile(r"\b(?:hasattr|getattr|isinstance|type)\s*\(|\.layers\b")
+# A guard as narrowing.py writes it: `isinstance(name, Class)`, the class as written.
+_GUARD = re.compile(r"isinstance\s*\(\s*\w+\s*,\s*(\w+(?:\s*\.\s*\w+)*)\s*\)")
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,7 @@ def scope_at(tree: Node | None, at: Span, guard: str | None = None) -> UseScope:
         if node.type == "try_stmt":
             caught |= _caught_by(node, child)
         elif node.type in ("if_stmt", "test"):
-            tests = [t.replace(guard, "True") if guard else t for t in _tests_before(node, child)]
+            tests = [_without_guard(t, guard) for t in _tests_before(node, child)]
             if any(_DUCK_TYPED.search(t) for t in tests):
                 duck = True
             elif tests and condition is None:
@@ -62,15 +64,27 @@ def scope_at(tree: Node | None, at: Span, guard: str | None = None) -> UseScope:
     return UseScope(frozenset(caught), duck, condition)
 
 
+def _without_guard(test: str, guard: str | None) -> str:
+    """`test` with the guard (`isinstance(x, DynamicCache)`) read as True, and with it every `isinstance` test of
+    another name against the same class: `isinstance(a, DynamicCache) and isinstance(b, DynamicCache)` (Higgs
+    Audio's cache copy) says both are that cache, not which API one of them has."""
+    if not guard:
+        return test
+    test = test.replace(guard, "True")
+    m = _GUARD.fullmatch(guard)
+    if m is not None:
+        cls = r"\s*\.\s*".join(re.escape(part.strip()) for part in m.group(1).split("."))
+        test = re.sub(r"\bisinstance\s*\(\s*\w+\s*,\s*" + cls + r"\s*\)", "True", test)
+    return test
+
+
 def _after_duck_typed_exit(block: Node, child: Node, guard: str | None) -> bool:
     """`child` follows, in the same block, an `if hasattr(x, "layers"): return ...` (a test of the object whose
     branch leaves): the code after it is the compat path for the other objects."""
     for kid in block.children:
         if kid is child:
             return False
-        test = code(kid.children[1]) if kid.type == "if_stmt" else ""
-        if guard:
-            test = test.replace(guard, "True")
+        test = _without_guard(code(kid.children[1]) if kid.type == "if_stmt" else "", guard)
         if kid.type == "if_stmt" and _DUCK_TYPED.search(test) and _leaves(kid.children[3]):
             return True
     return False

@@ -1,5 +1,6 @@
 """HFC005 unused-generate-kwarg: a keyword `generate()` rejects as unused (a misspelled cache keyword, a
-keyword the target version removed, `generate_kwargs=` on a text-generation pipeline)."""
+keyword the target version removed, `generate_kwargs=` on a text-generation pipeline), or rejects outright
+(`dola_layers=`: DoLa moved to a Hub repository in 4.56)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from functools import cache, partial
 from hf_cache_lint.engine.base.findings import Edit, Finding, Fix, Related, Severity
 from hf_cache_lint.engine.environment import releases
 from hf_cache_lint.engine.environment.api_changes import REMOVED_GENERATE_KEYWORDS
-from hf_cache_lint.engine.environment.release_version import Version
+from hf_cache_lint.engine.environment.release_version import V, Version
 from hf_cache_lint.engine.environment.target import Target, unused_kwargs_message
 from hf_cache_lint.engine.facts.generate_call import KIND as GENERATE_CALL
 from hf_cache_lint.engine.output.analysis import Analysis, ConfigKeyword, GenerateCall, Keyword, SpreadKeyword
@@ -32,14 +33,26 @@ from hf_cache_lint.rules.order import (
 
 # The last release checked before generate's cache keywords became `cache=` (5.24.0).
 LAST_BEFORE_CACHE = "5.23.0"
+# DoLa decoding moved to a Hub `custom_generate` repository in 4.56.0 (the wheels: 4.55.4 runs `_dola_decoding`,
+# 4.56.0 raises unless `trust_remote_code=True`; its message reads "DoLa generation" on 4.56.x and, from 4.57, the
+# mode's name: "Dola Generation").
+DOLA_MOVED = V("4.56.0")
+_DOLA_TITLED = V("4.57.0")
+_DOLA = "dola_layers"
+# Keywords that take generate off greedy or sample decoding (beams, assisted, constrained, contrastive) or choose its
+# decoding loop (`custom_generate`, a passed `generation_config`): DoLa is then not what runs (a warning, or the
+# other mode's own rules), so no claim.
+_NOT_DOLA = frozenset({"custom_generate", "generation_config", "assistant_model", "prompt_lookup_num_tokens",
+                       "assistant_early_exit", "use_mtp", "constraints", "force_words_ids", "penalty_alpha",
+                       "num_beam_groups"})
 
 
 class UnusedGenerateKwarg(Rule):
     code = "HFC005"
     name = "unused-generate-kwarg"
     summary = "A keyword `generate()` rejects as unused: a misspelled cache keyword, a keyword the version " \
-              "removed (`use_model_defaults`, `return_legacy_cache` in 5.x), or `generate_kwargs=` on a " \
-              "text-generation pipeline."
+              "removed (`use_model_defaults`, `return_legacy_cache` in 5.x), `generate_kwargs=` on a " \
+              "text-generation pipeline, or `dola_layers=` (DoLa moved to the Hub in 4.56)."
     default_severity = Severity.ERROR
     reads = frozenset({GENERATE_CALL})
     valid = VALID
@@ -47,7 +60,7 @@ class UnusedGenerateKwarg(Rule):
 
     def reads_keyword(self, name: str) -> bool:
         """A misspelled keyword, one a version removed, `generate_kwargs=` (on a pipeline): see `check`."""
-        return name == "generate_kwargs" or name == _POSITIONS or name in REMOVED_GENERATE_KEYWORDS or \
+        return name in ("generate_kwargs", _POSITIONS, _DOLA) or name in REMOVED_GENERATE_KEYWORDS or \
             intended(name) is not None
 
     def check(self, analysis: Analysis) -> Iterable[Finding]:
@@ -64,6 +77,8 @@ class UnusedGenerateKwarg(Rule):
             far_sent = [sk for sk in call.spread_keywords if sk.name == _POSITIONS and not sk.none] \
                 if positions and call.kind == "generate" else []
             yield from self.config_findings(analysis, call, reported)
+            if (dola := _dola_moved(target, call)) is not None:
+                yield self.dola_finding(analysis, call, dola)
             if not typos and not removed_ones and gk is None and not far_typos and not far_removed and not sent \
                     and not far_sent:
                 continue  # nothing to report on this call: its error message is never read
@@ -200,6 +215,37 @@ class UnusedGenerateKwarg(Rule):
                            related=(Related(kw.span, f"`{kw.name}=` is passed here"),),
                            story=partial(self.story, analysis, call, kw.name, error))
 
+    def dola_finding(self, analysis: Analysis, call: GenerateCall, kw: Keyword) -> Finding:
+        """`generate(..., dola_layers=...)` on greedy or sample decoding from 4.56: generate raises before it decodes.
+        No fix: the Hub's `custom_generate` repository needs `trust_remote_code=True` and a download (remote code
+        run), and dropping the keyword changes what is decoded; the user chooses."""
+        target = analysis.context.target
+        mode = "DoLa generation" if target.version < _DOLA_TITLED else "Dola Generation"
+        error = (f"ValueError: {mode} requires `trust_remote_code=True` in your `generate` call, since it loads "
+                 "https://hf.co/transformers-community/dola.")
+        message = (f"`{kw.name}=` asks generate for DoLa decoding, which transformers {DOLA_MOVED} moved to the Hub "
+                   f"(`custom_generate=\"transformers-community/dola\"`); transformers {target} raises {error} "
+                   "Run it from the Hub with `trust_remote_code=True` (it downloads and runs that repository's "
+                   "code), or decode without `dola_layers`")
+        severity = Severity.ERROR
+        if not call.model.receiver_known:
+            severity = Severity.WARNING
+            message += " (if the object whose `generate` this is is a transformers model)"
+        return self.report(kw.span, message, severity=severity, story=partial(self.dola_story, analysis, error))
+
+    def dola_story(self, analysis: Analysis, error: str) -> str:
+        return "\n".join([
+            f"**{self.code} {self.name}**: `dola_layers=` asks `generate()` for DoLa decoding.",
+            "",
+            f"- **Why it fails**: from transformers {DOLA_MOVED} DoLa is no longer in the library but in the Hub "
+            "repository `transformers-community/dola`; generate loads it only with `trust_remote_code=True` (a "
+            "download, and that repository's code run) and raises otherwise, before anything is decoded.",
+            "",
+            f"`generate()` raises (transformers {analysis.context.target}):",
+            "",
+            f"```\n{error}\n```",
+        ])
+
     def spread_finding(self, analysis: Analysis, call: GenerateCall, sk: SpreadKeyword, what: str,
                        error: str) -> Finding:
         """A keyword a dict carries in: reported at the `**dict` of the call (where generate raises), the place
@@ -316,3 +362,21 @@ def _positions_gone(version: Version, own: str | None) -> str | None:
     if any(g is None for g in gone):
         return None
     return str(max(g for g in gone if g is not None))
+
+
+def _dola_moved(target: Target, call: GenerateCall) -> Keyword | None:
+    """The `dola_layers=` keyword of a transformers `generate` call that decodes greedily or by sampling (no
+    keyword choosing another mode or loop, no `trust_remote_code` but False, at most one beam), on a release where
+    DoLa is on the Hub: generate raises ValueError (4.56+). A dict spread into the call, a second positional argument
+    (a `generation_config`) or a config given `num_beams` may say otherwise: not claimed."""
+    if target.version < DOLA_MOVED or call.kind != "generate" or not call.keywords_reach or call.has_star_kwargs \
+            or call.model.remote_code or len(call.arguments) - len(call.keywords) > 1 or call.spread_keywords:
+        return None
+    written = {kw.name: kw.value_text.strip() for kw in call.keywords}
+    dola = find_keyword(call.keywords, _DOLA)
+    if dola is None or written[_DOLA] == "None" or _NOT_DOLA & written.keys() \
+            or written.get("trust_remote_code", "False") != "False" or written.get("num_beams", "1") not in ("1", "None") \
+            or any(ck.name in ("num_beams", "constraints", "force_words_ids", "penalty_alpha", "num_beam_groups")
+                   for ck in call.config_keywords):
+        return None
+    return dola

@@ -26,6 +26,9 @@ _POSITIONS_CALL = ("out = model.generate(input_ids=delta, attention_mask=torch.o
                    "past_key_values=cache, cache_position=torch.arange(n, n + 2), max_new_tokens=3, "
                    "min_new_tokens=3, do_sample=False)\n")
 _TYPO_CALL = "out = model.generate(**inputs, past_key_valyes=DynamicCache(), max_new_tokens=5)\n"
+# DeCoRe's DoLa baseline: greedy decoding with `dola_layers=` (on the Hub from 4.56: generate raises).
+_DOLA_CALL = ("out = model.generate(inputs.input_ids, do_sample=False, max_new_tokens=3, min_new_tokens=3, "
+              "output_logits=True, dola_layers=\"high\", return_dict_in_generate=True)\n")
 
 INVALID: tuple[Invalid, ...] = (
     invalid(
@@ -268,5 +271,13 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="`update()` sets only the config's fields",
         note="a misspelled `cache_implementation` given to `update()` of the model's config: returned unused, "
              "nothing set, on every release",
+    ),
+    invalid(
+        _LOAD + _DOLA_CALL,
+        flagged='dola_layers="high"',
+        fixes={},
+        message_contains="requires `trust_remote_code=True` in your `generate` call",
+        note="`dola_layers=` on greedy decoding: DoLa moved to a Hub repository in 4.56, generate raises without "
+             "`trust_remote_code=True`",
     ),
 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hf_cache_lint.rules.base import Valid
 from hf_cache_lint.rules.hfc005_unused_generate_kwarg.examples import (
+    _DOLA_CALL,
     _LOAD,
     _PIPE,
     _POSITIONS_CALL,
@@ -114,4 +115,10 @@ VALID: tuple[Valid, ...] = (
         "assert isinstance(out.past_key_values, StaticCache)\n",
         note="a config built by `from_dict` with its fields spelled right, assigned to the model",
     ),
+    Valid(_LOAD + _DOLA_CALL.replace('dola_layers="high"', "dola_layers=None") + "print(out.sequences.shape)\n",
+          note="`dola_layers=None`: no DoLa asked, greedy decoding runs on every release"),
+    Valid(_LOAD + _DOLA_CALL.replace("do_sample=False,", "do_sample=False, num_beams=2,")
+          + "print(out.sequences.shape)\n",
+          note="`dola_layers=` with two beams: generate warns that DoLa is for greedy and sample decoding only and "
+               "runs beam search"),
 )

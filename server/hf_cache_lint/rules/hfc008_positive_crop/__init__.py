@@ -1,5 +1,5 @@
-"""HFC008 positive-crop: `cache.crop(n)` with a positive `n`, which 5.20+ refuse; a crop of a cache with sliding-window
-layers, which 4.56+ refuse once the window is full."""
+"""HFC008 positive-crop: `cache.crop(n)` with a positive `n`, which 5.20+ refuse; `cache.crop(0)`, a no-op from 5.14
+(4.x emptied the cache); a crop of a cache with sliding-window layers, which 4.56+ refuse once the window is full."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterable
 
 from hf_cache_lint.engine.base.findings import UNSAFE, Edit, Finding, Fix, Severity
+from hf_cache_lint.engine.environment import releases
 from hf_cache_lint.engine.facts.cache_crop import KIND as CACHE_CROP
 from hf_cache_lint.engine.facts.cache_crop import CacheCrop
 from hf_cache_lint.engine.output.analysis import Analysis
@@ -14,6 +15,7 @@ from hf_cache_lint.engine.syntax.use_scope import scope_at
 from hf_cache_lint.engine.text.text import line_starts, offset
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc008_positive_crop.examples import (
+    EMPTY_TITLE,
     FULL_LAYERS_TITLE,
     INVALID,
     KEEP_LENGTH_TITLE,
@@ -25,8 +27,9 @@ from hf_cache_lint.rules.hfc008_positive_crop.valid import VALID
 class PositiveCrop(Rule):
     code = "HFC008"
     name = "positive-crop"
-    summary = ("`cache.crop(n)` with a positive `n` (transformers 5.20+ raise a ValueError), or on a sliding-window "
-               "model's cache (4.56+ raise once it holds more tokens than the window).")
+    summary = ("`cache.crop(n)` with a positive `n` (transformers 5.20+ raise a ValueError), `crop(0)` (a no-op from "
+               "5.14: the cache is not emptied), or on a sliding-window model's cache (4.56+ raise once it holds more "
+               "tokens than the window).")
     default_severity = Severity.ERROR
     reads = frozenset({CACHE_CROP})
     valid = VALID
@@ -34,12 +37,17 @@ class PositiveCrop(Rule):
 
     def check(self, analysis: Analysis) -> Iterable[Finding]:
         target = analysis.context.target
+        zeros = set()  # a helper's `crop(0)` reached with several caches: reported once, for the first
         for crop in analysis.of(CACHE_CROP):
             if target.positive_crop_raises and self.positive(crop):
                 # A `try` that catches the ValueError (axolotl's chat: `except Exception:` starts a new cache)
                 # says the code expects the crop to fail: nothing raises out of it.
                 if not scope_at(analysis.tree, crop.span).handles("ValueError"):
                     yield self.positive_crop(analysis, crop)
+            elif crop.value == 0 and target.crop_zero_keeps:
+                if crop.span not in zeros:
+                    zeros.add(crop.span)
+                    yield self.zero_crop(analysis, crop)
             elif crop.window is not None and target.sliding_crop_error is not None and crop.value != 0:
                 error, since = target.sliding_crop_error
                 # The same for the sliding-window error, by its own class (a ValueError before 5.15, a RuntimeError
@@ -54,6 +62,31 @@ class PositiveCrop(Rule):
         if crop.value is not None:
             return crop.value > 0
         return not _written_negative(crop.argument_text)
+
+    def zero_crop(self, analysis: Analysis, crop: CacheCrop) -> Finding:
+        """`cache.crop(0)` (4.x: keep no token, the cache emptied): from 5.14 the count of tokens to remove, so none
+        is (silent; the oracle's release case `crop_zero_keeps`). The fix removes every token by its negative count,
+        what `crop` means on 4.57 (the length less that many) and on 5.x (that many removed) alike."""
+        target = analysis.context.target
+        first = releases.behaviour("crop_zero_keeps").first
+        message = (f"`{crop.receiver}.crop(0)` on {crop.cache}: from transformers {first} `crop` takes the number of "
+                   f"tokens to remove, so on transformers {target} `crop(0)` removes none and the cache keeps every "
+                   "token (no error); before, 0 was the length to keep and the cache was emptied")
+        fixes = [*self.empty_fix(crop), self.ignore_fix(analysis, crop.span)]
+        return self.report(
+            crop.span, message, severity=Severity.WARNING, fixes=tuple(fixes),
+            story=f"4.x and 5.0-5.13 read `crop(n)` as the length to keep, so `crop(0)` emptied the cache; from "
+                  f"{first} a non-negative argument keeps every token. `crop(-cache.get_seq_length())` removes every "
+                  "token on both readings.")
+
+    @staticmethod
+    def empty_fix(crop: CacheCrop) -> Iterable[Fix]:
+        """`r.crop(0)` -> `r.crop(-r.get_seq_length())`, for a receiver that is a name or an attribute chain (read
+        twice, the same value)."""
+        if not _PLAIN_RECEIVER.fullmatch(crop.receiver):
+            return
+        r = crop.receiver
+        yield Fix(EMPTY_TITLE, (Edit(crop.span, f"{r}.crop(-{r}.get_seq_length())"),), preferred=True)
 
     def sliding_crop(self, analysis: Analysis, crop: CacheCrop, error: str, since: str) -> Finding:
         """A crop of a cache the code says has sliding-window layers (the model's family has them): it raises once
@@ -138,3 +171,7 @@ def _written_negative(argument: str) -> bool:
 _LESS_THE_LENGTH = re.compile(r"-\s*[\w.\[\]]*get_seq_length\(\s*\)\s*$")
 # A cache class built with the model's config and nothing else: `DynamicCache(config=model.config)`.
 _CONFIG_ONLY = re.compile(r"([\w.]+)\(\s*config\s*=\s*[\w.]+\s*,?\s*\)", re.DOTALL)
+
+
+# A receiver whose text reads the same value twice: a name or an attribute chain (`self.cache`).
+_PLAIN_RECEIVER = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")

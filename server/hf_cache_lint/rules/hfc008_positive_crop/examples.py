@@ -10,6 +10,11 @@ _5X = ("5.23.0", "5.24.0", "5.25.0")
 KEEP_TITLE = "Keep the first tokens on every release"
 KEEP_LENGTH_TITLE = "Keep the first `{n}` tokens on every release (`{n}` a length)"
 FULL_LAYERS_TITLE = "Build the cache without the model's config (full layers: `crop` works on every release)"
+EMPTY_TITLE = "Remove every token (`crop` by the negative length: empties the cache on every release)"
+# Higgs Audio's cache copy clears the target first with `crop(0)` (4.x: keep no token); the assertion shows 5.14+
+# keeping them.
+_CLEAR = "cache.crop(0)\n"
+_CLEARED = "assert cache.get_seq_length() == 0, \"the cache kept its tokens\"\n"
 _STEP = "out = model(**inputs, past_key_values=cache, use_cache=True)\n"
 _KEPT = "if cache.get_seq_length() > {n}:\n    cache.crop({n} - cache.get_seq_length())"
 
@@ -136,6 +141,17 @@ INVALID: tuple[Invalid, ...] = (
         versions=_5X,
         portable=True,
         note="a `DynamicCache` subclass calling the `crop` it inherits with the length to keep (3, its caller's)",
+    ),
+    invalid(
+        prelude("DynamicCache") + "cache = DynamicCache()\n" + _STEP + _CLEAR + _CLEARED,
+        flagged="cache.crop(0)",
+        fixes={EMPTY_TITLE: (_CLEAR, "cache.crop(-cache.get_seq_length())\n")},
+        versions=_5X,
+        portable=True,
+        severity=Severity.WARNING,
+        runtime={"4.57.6": "OK", "5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},
+        message_contains="`crop(0)` removes none and the cache keeps every token",
+        note="`crop(0)` to empty a cache: from 5.14 a no-op (silent: the cache keeps its tokens)",
     ),
 )
 

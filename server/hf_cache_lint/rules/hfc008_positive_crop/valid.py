@@ -28,4 +28,7 @@ VALID: tuple[Valid, ...] = (
                "ValueError, 5.15+'s RuntimeError) and starts over"),
     Valid(prelude() + "class Window:\n    def crop(self, n):\n        return n\n\n\nWindow().crop(4)\n",
           note="a `crop` of the project's own class"),
+    Valid(prelude("DynamicCache") + _STEP + "cache.crop(-cache.get_seq_length())\n"
+          + "assert cache.get_seq_length() == 0\n",
+          note="a cache emptied by its negative length: the same on every release"),
 )

@@ -164,6 +164,15 @@ _INJECT = ("\n\ndef inject(model):\n    base = model.model\n    base.sink_length
            "model = inject(model)\nout = model.generate(**inputs, max_new_tokens=3, min_new_tokens=3, do_sample=False)\n")
 _PARKED_CALL = ("\n\nmodel.sink_length = SinkLength()\nout = model(**inputs, use_cache=True)\n"
                 "model.sink_length(out.past_key_values)\n")
+# Higgs Audio's cache copy: both caches tested with `isinstance(..., DynamicCache)` in one `and`, the source indexed
+# per layer (the other operand's test is no compat probe of the indexed one).
+_PAIR_ITEM = "            key_cache, value_cache = from_cache[layer_idx]\n"
+_COPY_PAIR = ("\n\ndef copy_kv_cache(from_cache, to_cache):\n"
+              "    if isinstance(from_cache, DynamicCache) and isinstance(to_cache, DynamicCache):\n"
+              "        for layer_idx in range(len(from_cache)):\n" + _PAIR_ITEM
+              + "            to_cache.update(key_cache, value_cache, layer_idx)\n\n\n"
+              "bucket = DynamicCache()\ncopy_kv_cache(model(**inputs, use_cache=True).past_key_values, bucket)\n"
+              "assert bucket.get_seq_length() == inputs.input_ids.shape[1]\n")
 
 INVALID: tuple[Invalid, ...] = (
     invalid(
@@ -528,6 +537,17 @@ INVALID: tuple[Invalid, ...] = (
         portable=True,
         message_contains="TypeError: 'DynamicCache' object is not subscriptable",
         note="a callable object of the project's own kept as an attribute of the model, called on a forward's cache",
+    ),
+    invalid(
+        prelude("DynamicCache") + _COPY_PAIR,
+        flagged="from_cache[layer_idx]",
+        fixes={"Use `.layers[layer_idx]`": (_PAIR_ITEM, _PAIR_ITEM.replace(
+            "from_cache[layer_idx]", "(from_cache.layers[layer_idx].keys, from_cache.layers[layer_idx].values)"))},
+        versions=_5X,
+        portable=True,
+        severity=Severity.WARNING,
+        runtime={"4.57.6": "OK", "5.23.0": "HFC009", "5.24.0": "HFC009", "5.25.0": "HFC009"},
+        note="a helper indexing a cache inside `isinstance(a, DynamicCache) and isinstance(b, DynamicCache)`",
     ),
 )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from hf_cache_lint.engine.base.findings import Severity
 from hf_cache_lint.rules.base import Invalid, invalid
 from hf_cache_lint.rules.snippets import prelude
 
@@ -13,6 +14,16 @@ _SAVE = ("import os\nimport tempfile\n\nimport torch\n\n\ndef write_cache(cache,
          "write_cache(model(**inputs, use_cache=True).past_key_values, path)\n")
 _READ = "loaded = read_cache(path)\n"
 _ALLOW = "torch.serialization.add_safe_globals([DynamicCache])\n"
+# MemoRAG's memory: the cache saved in a dict beside the ids, loaded back with torch's default `weights_only`
+# (True from torch 2.6, which every transformers from 5.20 requires: a warning before, an error from then).
+_DICT = ("import os\nimport tempfile\n\nimport torch\n\n\ndef save_memory(memory, ids, path):\n"
+         "    torch.save({\"memory\": memory, \"ids\": ids}, path)\n\n\ndef load_memory(path):\n"
+         "    saved = torch.load(path)\n    return saved[\"memory\"], saved[\"ids\"]\n\n\n"
+         "path = os.path.join(tempfile.mkdtemp(), \"memory.bin\")\n"
+         "save_memory(model(**inputs, use_cache=True).past_key_values, inputs.input_ids, path)\n"
+         "memory, ids = load_memory(path)\n")
+_WARN_BEFORE_520 = {"4.57.6": Severity.WARNING, "5.23.0": Severity.ERROR, "5.24.0": Severity.ERROR,
+                    "5.25.0": Severity.ERROR}
 
 INVALID: tuple[Invalid, ...] = (
     invalid(
@@ -38,5 +49,15 @@ INVALID: tuple[Invalid, ...] = (
         fixes={UNPICKLED_TITLE: ("weights_only=True", "weights_only=False")},
         portable=True,
         note="a cache built here, saved to a file name and loaded from the same name",
+    ),
+    invalid(
+        prelude() + _DICT,
+        flagged="torch.load(path)",
+        fixes={UNPICKLED_TITLE: ("torch.load(path)", "torch.load(path, weights_only=False)")},
+        portable=True,
+        severity=_WARN_BEFORE_520,
+        message_contains="a dict whose `memory` is the cache returned by the forward pass",
+        note="the cache saved in a dict and loaded with torch's default (`weights_only=True` from torch 2.6, "
+             "which transformers requires from 5.20: a warning before)",
     ),
 )
