@@ -291,8 +291,12 @@ class UserFunctions:
         to `generate` as `custom_generate=` (bindings.py `custom_generate_functions`)."""
         if node.parent is None or node.parent.type != "file_input":
             return False
-        return id(node) in self.s.model_methods or \
-            node.name.value in module_custom_generate_functions(node.get_root_node())
+        if id(node) in self.s.model_methods:
+            return True
+        if self.s.custom_generate is None:  # once per analysis: every uncalled function asks (the module walked)
+            self.s.custom_generate = module_custom_generate_functions(node.get_root_node()) \
+                if "custom_generate" in self.s.text else frozenset()
+        return node.name.value in self.s.custom_generate
 
     def _combined(self, cls: str) -> str:
         """The class whose instance an uncalled method of `cls` runs on: `cls` itself, but for a plain mixin of the

@@ -103,6 +103,8 @@ class Session:
         # (`GenerationMixin.generate = deco_generate`, EasyEdit's): id() of the def -> the setting statement; run
         # uncalled, their first parameter is a model (functions.py).
         self.model_methods: dict[int, Any] = {}
+        # The module functions handed to `generate` as `custom_generate=` (bindings.py), found once per analysis.
+        self.custom_generate: frozenset[str] | None = None
         self.via: Site | None = None  # the outermost call site of the function running now
         self.steps = 0
         self.loop_depth = 0
