@@ -8,6 +8,7 @@ engine/interpreter/patched_self_reads.py."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from hf_cache_lint.engine.base.findings import Span
@@ -29,9 +30,17 @@ class PatchedSelfRead:
 
 
 def might_patch(text: str) -> bool:
-    """A patched forward's fact needs the transformers import, a `forward` patched, and a layer class named."""
+    """A patched forward's fact needs the transformers import, a `forward` patched, and a layer class named. Every
+    patch engine/interpreter/patched_self_reads.py reads either assigns `<x>.forward = ...` or names the method as
+    the string "forward" (`setattr`, a walker's argument): without either, transformers' own modeling files (which
+    say all the other words) would reach the parser for nothing (9 of them over 5.24.0's tree)."""
     return "transformers" in text and "forward" in text and "self" in text and \
-        ("Attention" in text or "DecoderLayer" in text)
+        ("Attention" in text or "DecoderLayer" in text) and \
+        ("forward\"" in text or "forward'" in text or _ASSIGNED.search(text) is not None)
+
+
+# `.forward =` with spaces or line continuations around the dot and the `=`, not `==`.
+_ASSIGNED = re.compile(r"\.[\s\\]*forward[\s\\]*=(?!=)")
 
 
 KIND: FactKind[PatchedSelfRead] = FactKind(
