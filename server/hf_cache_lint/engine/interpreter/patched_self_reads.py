@@ -199,9 +199,12 @@ def _self_reads(fn: Node, text: str, guards: VersionGuards | None = None) -> tup
         return ()
     first: dict[str, Span] = {}
     written: set[str] = set()
-    stack = list(fn.children[-1].children) if hasattr(fn.children[-1], "children") else []
+    # (node, under a branch): a read inside an `if`/`while`/`try` block may never run (axolotl's xformers patch reads
+    # `self.num_key_value_heads` only under `if self.pretraining_tp > 1:`, having set it to 1 just above), so only
+    # reads every call runs are claimed; a store anywhere still counts as the code setting the name.
+    stack: list[tuple[Node, bool]] = [(k, False) for k in getattr(fn.children[-1], "children", ())]
     while stack:
-        node = stack.pop()
+        node, branch = stack.pop()
         if node.type in ("funcdef", "lambdef", "classdef"):
             continue
         if node.type in ("power", "atom_expr") and node.children[0].type == "name" and \
@@ -209,11 +212,17 @@ def _self_reads(fn: Node, text: str, guards: VersionGuards | None = None) -> tup
             name = node.children[1].children[1].value
             if _stored(node):
                 written.add(name)
-            elif guards is not None and _ruled_out(node, guards):
+            elif branch or (guards is not None and _ruled_out(node, guards)):
                 pass
             elif name not in first or span(node).start < first[name].start:
                 first[name] = span_between(node.children[0], node.children[1])
-        stack.extend(getattr(node, "children", ()))
+        kids = getattr(node, "children", ())
+        if node.type in ("if_stmt", "while_stmt", "try_stmt", "for_stmt"):
+            # The first test of an `if`/`while` runs; its blocks (and a loop's, a `try`'s) may not.
+            stack.extend((k, branch or not (i == 1 and node.type in ("if_stmt", "while_stmt")))
+                         for i, k in enumerate(kids))
+        else:
+            stack.extend((k, branch) for k in kids)
     out = []
     for name, at in sorted(first.items(), key=lambda item: item[1].start):
         if name in written or name.startswith("__") or re.search(rf"\.\s*{name}\s*(=[^=]|[+\-*/]=)", text) or \
