@@ -25,11 +25,13 @@ from recall_set import HELDOUT10
 # 5.23.0 10/13, 11 of 11; 5.24.0 and 5.25.0 11/14, 12 of 13.
 # Round 2 merged (eleventh session, the truth test of the empty first-step cache in a hook (VCD's `if
 # past_key_values:`)): 4.57.6 7 found, precision 7 of 7, 5.23.0 11 found, precision 12 of 12.
+# Twelfth session, round 1 and 1b merged (cfa96c2): 4.57.6 7 found, precision 7 of 7, 5.23.0 12 found, precision 13
+# of 13, 5.24.0 12 found, precision 13 of 14, 5.25.0 12 found, precision 13 of 14.
 FLOORS: dict[str, Floor] = {
     "4.57.6": Floor(7, 7 / 7),
-    "5.23.0": Floor(11, 12 / 12),
-    "5.24.0": Floor(11, 12 / 13),
-    "5.25.0": Floor(11, 12 / 13),
+    "5.23.0": Floor(12, 13 / 13),
+    "5.24.0": Floor(12, 13 / 14),
+    "5.25.0": Floor(12, 13 / 14),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,

@@ -39,9 +39,11 @@ from recall_set import HELDOUT14
 # `if past_key_values:` line, a statement the fix edits; kvmix's site is marked on the `def` (labelled before the
 # ninth session's convention), so the true finding scores as false): 4.57.6 7 found, precision 7 of 8, 5.23.0 18
 # found, precision 18 of 19.
+# Twelfth session, round 1 and 1b merged (cfa96c2): 4.57.6 7 found, precision 7 of 8, 5.23.0 19 found, precision 19
+# of 19, 5.24.0 20 found, precision 20 of 21, 5.25.0 20 found, precision 20 of 21.
 FLOORS: dict[str, Floor] = {
     "4.57.6": Floor(7, 7 / 8),
-    "5.23.0": Floor(18, 18 / 19),
+    "5.23.0": Floor(19, 19 / 19),
     "5.24.0": Floor(20, 20 / 21),
     "5.25.0": Floor(20, 20 / 21),
 }

@@ -20,11 +20,13 @@ from recall_set import HELDOUT20
 # Round 2 merged (eleventh session, seen29n on the now-seen set: a bare reference to a removed method, a function
 # patched onto a transformers class's prepare hook getting generate's cache): 4.57.6 5 found, precision 5 of 5, 5.23.0
 # 9 found, precision 9 of 10, 5.24.0 9 found, precision 9 of 10, 5.25.0 9 found, precision 9 of 10.
+# Twelfth session, round 1 and 1b merged (cfa96c2): 4.57.6 6 found, precision 6 of 6, 5.23.0 12 found, precision 12
+# of 13, 5.24.0 12 found, precision 12 of 13, 5.25.0 12 found, precision 12 of 13.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(5, 5 / 5),
-    "5.23.0": Floor(9, 9 / 10),
-    "5.24.0": Floor(9, 9 / 10),
-    "5.25.0": Floor(9, 9 / 10),
+    "4.57.6": Floor(6, 6 / 6),
+    "5.23.0": Floor(12, 12 / 13),
+    "5.24.0": Floor(12, 12 / 13),
+    "5.25.0": Floor(12, 12 / 13),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,

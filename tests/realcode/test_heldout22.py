@@ -21,11 +21,13 @@ from recall_set import HELDOUT22
 # round 2 merged (512e74f): the same recall; at 4.57.6 and 5.23.0 two more findings, both true (hooks29n's truth test
 # of an empty first-step cache, HFC010 on the `if past_key_values:` line of CEPE's and MiniCPM-o's hooks, whose sites
 # the writer marked on the `def` with no observe line there), scored as false: 3 of 5 and 4 of 6.
+# Twelfth session, round 1 and 1b merged (cfa96c2): 4.57.6 4 found, precision 4 of 6, 5.23.0 6 found, precision 6 of
+# 7, 5.24.0 11 found, precision 11 of 12, 5.25.0 11 found, precision 11 of 12.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(3, 3 / 5),
-    "5.23.0": Floor(4, 4 / 6),
-    "5.24.0": Floor(10, 10 / 11),
-    "5.25.0": Floor(10, 10 / 11),
+    "4.57.6": Floor(4, 4 / 6),
+    "5.23.0": Floor(6, 6 / 7),
+    "5.24.0": Floor(11, 11 / 12),
+    "5.25.0": Floor(11, 11 / 12),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,
