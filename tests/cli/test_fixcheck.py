@@ -242,9 +242,9 @@ def test_a_keyed_recheck_diff_parses_a_local_change_and_parses_a_spread_one_afre
     diffs: list[str] = []
     real = parsing.incremental_parse
 
-    def counted(grammar: object, text: str, key: str) -> object:
+    def counted(grammar: object, text: str, key: str, lines: list[str] | None = None) -> object:
         diffs.append(key)
-        return real(grammar, text, key)
+        return real(grammar, text, key, lines)
 
     monkeypatch.setattr(parsing, "incremental_parse", counted)
     key = "demo.py#fixcheck-test"
