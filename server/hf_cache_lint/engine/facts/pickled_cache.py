@@ -31,15 +31,6 @@ class PickledCache:
     last: Span | None = None
 
 
-# `torch.load(..., weights_only=True)`, or `torch.load(path)` (the word `load`: `torch . load (path)` is the same
-# call) whose default is `weights_only=True` from torch 2.6
-# (the torch every transformers from 5.20 requires; the rule says which). Only in a module with a transformers
-# cache (`source`) that it saves.
-KIND: FactKind[PickledCache] = FactKind("pickled_cache", PickledCache, triggers=("weights_only", "load"),
-                                        parse_names=frozenset({"load"}), source="cache", distinct=True,
-                                        might_occur=lambda text: _might_pickle(text))
-
-
 def _might_pickle(text: str) -> bool:
     """HFC012 pairs a load with the save of a cache to the same file, and engine/interpreter/known.py records
     neither where this says no: a call of each, however spaced (`torch . save (`). The word `load` alone is in most
@@ -50,3 +41,12 @@ def _might_pickle(text: str) -> bool:
 
 _SAVE = re.compile(r"\bsave[\s\\]*\(")
 _LOAD = re.compile(r"\bload[\s\\]*\(")
+
+
+# `torch.load(..., weights_only=True)`, or `torch.load(path)` (the word `load`: `torch . load (path)` is the same
+# call) whose default is `weights_only=True` from torch 2.6
+# (the torch every transformers from 5.20 requires; the rule says which). Only in a module with a transformers
+# cache (`source`) that it saves.
+KIND: FactKind[PickledCache] = FactKind("pickled_cache", PickledCache, triggers=("weights_only", "load"),
+                                        parse_names=frozenset({"load"}), source="cache", distinct=True,
+                                        might_occur=_might_pickle)

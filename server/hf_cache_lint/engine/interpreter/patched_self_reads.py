@@ -21,7 +21,7 @@ from functools import cache
 
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.environment import releases
-from hf_cache_lint.engine.facts.patched_self_read import PatchedSelfRead
+from hf_cache_lint.engine.facts.patched_self_read import PatchedSelfRead, might_patch
 from hf_cache_lint.engine.interpreter.backbone_generate import flat, tree_nodes
 from hf_cache_lint.engine.interpreter.bindings import find_models
 from hf_cache_lint.engine.interpreter.hook_names import (
@@ -49,8 +49,7 @@ _LAYER = re.compile(r"\w+(Attention\w*|DecoderLayer|Block)")
 def patched_self_read_facts(module: Node, text: str, guards: VersionGuards | None = None) -> list[PatchedSelfRead]:
     """The facts; with the target's `guards`, not a patch (nor a read) in a branch a transformers-version test
     rules out at the target (`if version.parse(transformers.__version__) < version.parse("4.48"): ...`)."""
-    if "forward" not in text or "self" not in text or not ("Attention" in text or "DecoderLayer" in text) or \
-            "transformers" not in text:
+    if not might_patch(text):  # the kind's own text test: its words and a patch's form
         return []
     if not binds_transformers(module, text):
         return []
