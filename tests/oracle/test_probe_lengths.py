@@ -75,6 +75,7 @@ MARKED: dict[str, str] = {
     "heldout24:baichuan_audio_interleave.py:ba_text_continue": BY_PROBE + " (4, as its max_new_tokens)",
     "heldout24:llama_omni2_speech_units.py:o2_units_generate": "the probe sets unit_lm.generation_config."
     "min_new_tokens (3, as the unit generator's M)",
+    "heldout25:generator_dna_tasks.py:gn_recover_generate": BY_PROBE + " (3, as its gen_len)",
 }
 # Labelled calls whose length cannot be fixed, each with why; their probes assert a range of lengths instead.
 UNFIXABLE: dict[str, str] = {

@@ -117,13 +117,19 @@ HELDOUT23 = Path(__file__).resolve().with_name("heldout23")
 # labelled on the oracle before the checker was run on it (nobody ran the checker on it, nor read the rules or engine,
 # while writing it).
 HELDOUT24 = Path(__file__).resolve().with_name("heldout24")
+# A twenty-fifth held-out set (issue 29, round 25, written beside the twenty-sixth): other public repositories again
+# (science and domain LMs: a time-series foundation model, a DNA LM, protein and molecule LMs, a MIDI music LM, medical chat models,
+# a theorem prover's tactic generator, code-completion models), labelled on the oracle before the checker was run on
+# it (nobody ran the checker on it, nor read the rules or engine, while writing it).
+HELDOUT25 = Path(__file__).resolve().with_name("heldout25")
 SETS = {"recall": CASES, "heldout": HELDOUT, "heldout2": HELDOUT2, "heldout3": HELDOUT3, "heldout4": HELDOUT4,
         "heldout5": HELDOUT5, "heldout6": HELDOUT6, "heldout7": HELDOUT7,
         "heldout8": HELDOUT8, "heldout9": HELDOUT9, "heldout10": HELDOUT10, "heldout11": HELDOUT11,
         "heldout12": HELDOUT12, "heldout13": HELDOUT13, "heldout14": HELDOUT14, "heldout15": HELDOUT15,
         "heldout16": HELDOUT16, "heldout17": HELDOUT17, "heldout18": HELDOUT18,
         "heldout19": HELDOUT19, "heldout20": HELDOUT20, "heldout21": HELDOUT21,
-        "heldout22": HELDOUT22, "heldout23": HELDOUT23, "heldout24": HELDOUT24}
+        "heldout22": HELDOUT22, "heldout23": HELDOUT23, "heldout24": HELDOUT24,
+        "heldout25": HELDOUT25}
 MARK = re.compile(r"#\s*(site|clean|observe):\s*(\w+)\s*$")
 PROBE = re.compile(r"^def (probe_\w+)\(", re.M)
 CLEAN = "clean"
