@@ -75,6 +75,10 @@ MARKED: dict[str, str] = {
     "heldout24:baichuan_audio_interleave.py:ba_text_continue": BY_PROBE + " (4, as its max_new_tokens)",
     "heldout24:llama_omni2_speech_units.py:o2_units_generate": "the probe sets unit_lm.generation_config."
     "min_new_tokens (3, as the unit generator's M)",
+    "heldout26:outlines_sequence_generator.py:ol_generation_config": "the probe sets hf_model.generation_config."
+    "min_new_tokens (3, as its GenerationParameters' max_tokens; the passed config inherits it)",
+    "heldout26:verl_hf_rollout.py:vr_rollout_generate": "the probe sets module.generation_config.min_new_tokens "
+    "(4, as its response_length)",
 }
 # Labelled calls whose length cannot be fixed, each with why; their probes assert a range of lengths instead.
 UNFIXABLE: dict[str, str] = {
