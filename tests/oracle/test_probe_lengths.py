@@ -76,6 +76,10 @@ MARKED: dict[str, str] = {
     "heldout24:llama_omni2_speech_units.py:o2_units_generate": "the probe sets unit_lm.generation_config."
     "min_new_tokens (3, as the unit generator's M)",
     "heldout25:generator_dna_tasks.py:gn_recover_generate": BY_PROBE + " (3, as its gen_len)",
+    "heldout26:outlines_sequence_generator.py:ol_generation_config": "the probe sets hf_model.generation_config."
+    "min_new_tokens (3, as its GenerationParameters' max_tokens; the passed config inherits it)",
+    "heldout26:verl_hf_rollout.py:vr_rollout_generate": "the probe sets module.generation_config.min_new_tokens "
+    "(4, as its response_length)",
 }
 # Labelled calls whose length cannot be fixed, each with why; their probes assert a range of lengths instead.
 UNFIXABLE: dict[str, str] = {
