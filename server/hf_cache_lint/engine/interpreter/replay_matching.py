@@ -156,7 +156,8 @@ def shift_call(shift: Shifter, shifted: dict[int, Replay | CallRecord | None], c
     moved: CallRecord | None = None
     if run is not None:
         try:
-            moved = CallRecord(shift.pairs(c.given), shift.map(c.where), run, shift.map(c.result))
+            moved = CallRecord(shift.pairs(c.given), shift.map(c.where), run, shift.map(c.result),
+                               shift.pairs(c.written))
         except Unmapped:
             moved = None
     shifted[id(c)] = moved
