@@ -271,3 +271,31 @@ def edited(prompt):
     got = buffer(changed, path, ctx)
     assert replays == [True, True, False]
     assert facts(got) == facts(fresh(changed, path, ctx))
+
+
+def test_a_replayed_call_gives_back_what_it_stored_on_the_callers_output(tmp_path: Path, replays: list[bool]) -> None:
+    """`rebuild(out)` stores a tuple on the output its caller holds (functions.py `inline`, Session.written): the
+    caller, run again after an edit, replays that call from its record and its name still holds the output with
+    the tuple stored, so its index is no cache's (as in the analysis without replays)."""
+    from hf_cache_lint.engine.facts import cache_use
+
+    ctx, path = Context(workspace=tmp_path), str(tmp_path / "buffer.py")
+    text = HEAD + '''
+
+def rebuild(outputs):
+    outputs.past_key_values = tuple((layer.keys, layer.values) for layer in outputs.past_key_values.layers)
+
+
+def step(ids):
+    out = model(ids, use_cache=True)
+    rebuild(out)
+    width = 1
+    return out.past_key_values[0][0].shape[width]
+'''
+    for _ in range(2):
+        buffer(text, path, ctx)
+    changed = text.replace("width = 1", "width = 2")
+    got = buffer(changed, path, ctx)
+    want = fresh(changed, path, ctx)
+    assert got.of(cache_use.KIND) == want.of(cache_use.KIND)
+    assert not [u for u in want.of(cache_use.KIND) if u.op == "subscript"]

@@ -245,6 +245,11 @@ def statement_lines(text: str, line: int) -> tuple[int, ...]:
     return ()
 
 
+def observed_lines(text: str, marked: Iterable[int]) -> tuple[int, ...]:
+    """The lines marked `# observe:` with the other lines of each one's statement (`statement_lines`)."""
+    return tuple(sorted({n for line in marked for n in (line, *statement_lines(text, line))}))
+
+
 def versions(table: Path = TABLE) -> tuple[str, ...]:
     with table.open() as f:
         header = next(line for line in f if not line.startswith("#")).rstrip("\n").split("\t")
@@ -282,7 +287,9 @@ def load_sites(table: Path = TABLE) -> list[Site]:
                 expects.append((version, expects[-1][1] if cell == "=" else Expect.parse(cell)))
             if kind == CLEAN and any(e.breaks for _, e in expects):
                 raise ValueError(f"{case}: clean site {sid} does not run OK everywhere")
-            observe = tuple(marks[case].get(("observe", sid), ()))
+            # An effect surfaces on a statement (the call that raises), however many lines it spans: a finding on
+            # its keyword's line (`past_key_values=` on the third line of a `model(` call) is on the observed call.
+            observe = observed_lines(texts[case], marks[case].get(("observe", sid), ()))
             sites.append(Site(case, sid, probe, kind, lines[0], observe, tuple(expects),
                               statement_lines(texts[case], lines[0])))
     ids = [(s.case, s.id) for s in sites]

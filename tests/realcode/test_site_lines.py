@@ -4,7 +4,7 @@ stands after the signature closes), never in its body."""
 
 from __future__ import annotations
 
-from recall_set import Expect, Site, score, statement_lines
+from recall_set import Expect, Site, observed_lines, score, statement_lines
 
 TEXT = ("def patched(self, hidden_states, position_embeddings=None,  # site: x\n"
         "            past_key_values=None, **kwargs):\n"
@@ -40,3 +40,21 @@ def test_a_mark_after_the_signature_closes_spans_the_whole_signature() -> None:
     in_body = score([site], [("a.py", 12, "HFC010", "warning")], "5.24.0")
     assert (on_first_line.recall, on_first_line.precision) == (1.0, 1.0)
     assert (in_body.recall, in_body.precision) == (0.0, 0.0)
+
+
+def test_an_observed_call_spans_its_statement() -> None:
+    # `# observe:` on a call's first line (8): a finding on its keyword two lines down (the cache argument) is where
+    # the effect surfaces; the statement after it is not.
+    text = ("def f():\n    return 1\n\n\n\n\n\n"
+            "out = model(  # observe: v\n"
+            "    input_ids=ids,\n"
+            "    past_key_values=legacy,\n"
+            ").logits\n"
+            "other = 1\n")
+    assert observed_lines(text, (8,)) == (8, 9, 10, 11)
+    boom = Expect("raise", "AttributeError", "v")
+    site = Site("a.py", "v", "probe_v", "tuple-into-forward", 1, observed_lines(text, (8,)), (("5.24.0", boom),))
+    on_keyword = score([site], [("a.py", 10, "HFC002", "error")], "5.24.0")
+    after = score([site], [("a.py", 12, "HFC002", "error")], "5.24.0")
+    assert (on_keyword.recall, on_keyword.precision) == (1.0, 1.0)
+    assert (after.recall, after.precision) == (0.0, 0.0)

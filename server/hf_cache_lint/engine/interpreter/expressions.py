@@ -15,7 +15,7 @@ from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
 from hf_cache_lint.engine.interpreter.model_subclasses import LOADERS, enclosing_method, model_of
 from hf_cache_lint.engine.interpreter.narrowing import narrow, narrowing
 from hf_cache_lint.engine.interpreter.none_comparisons import emptiness_tested
-from hf_cache_lint.engine.interpreter.output_values import output_cache, sub_cache
+from hf_cache_lint.engine.interpreter.output_values import output_cache, stored, sub_cache
 from hf_cache_lint.engine.interpreter.session import EvArg, Session
 from hf_cache_lint.engine.interpreter.values import (
     ALWAYS_TRACKED,
@@ -434,6 +434,8 @@ class Expressions:
             return obj.model
         if isinstance(obj, (ConfigState, DictState, PipelineState)):
             return Method(value, name)
+        if isinstance(value, Output) and (kept := stored(value, name)) is not None:
+            return kept  # what the code stored there (`out.past_key_values = legacy`), not the forward's cache
         if isinstance(value, Output) and name in CACHE_ATTRS:
             return output_cache(value, name)
         if isinstance(value, CacheVal):
@@ -535,6 +537,8 @@ class Expressions:
                 return value.items[int(trailer.children[1].value)]
             except (ValueError, IndexError):
                 return UNKNOWN
+        if isinstance(value, Output) and key is not None and (kept := stored(value, key)) is not None:
+            return kept
         if isinstance(value, Output) and key in CACHE_ATTRS:
             return output_cache(value, key)
         if trailer.children[1].type == "subscript" and isinstance(value, (TupleVal, ListVal)):

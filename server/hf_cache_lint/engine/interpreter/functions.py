@@ -31,6 +31,7 @@ from hf_cache_lint.engine.interpreter.model_subclasses import (
     symbol_base,
 )
 from hf_cache_lint.engine.interpreter.narrowing import beam_fills, generate_fills, patched_generate_fills
+from hf_cache_lint.engine.interpreter.output_values import same_output
 from hf_cache_lint.engine.interpreter.replay_records import absent
 from hf_cache_lint.engine.interpreter.session import MAX_INLINE_DEPTH, EvArg, Session
 from hf_cache_lint.engine.interpreter.state import Heap, State, join, reachable
@@ -43,6 +44,7 @@ from hf_cache_lint.engine.interpreter.values import (
     Function,
     InstanceState,
     ModelState,
+    Output,
     Ref,
     Symbol,
     Unknown,
@@ -533,6 +535,7 @@ class UserFunctions:
             names.setdefault(captured, value)
         via = Site(whole, "called here") if isinstance(whole, Span) else None
         self.s.callers.append((node, whole))
+        self.s.written = ()
         try:
             if self.replays is not None and self.s.reads is not None:
                 # Inside a recorded run: the call's value and effects as recorded at the last check, when it is
@@ -541,6 +544,28 @@ class UserFunctions:
             return self.run_function(node, names, via)
         finally:
             self.s.callers.pop()
+            written, self.s.written = self.s.written, ()
+            if written:
+                self._write_back(fn, args, self_ref, dict(written))
+
+    def _write_back(self, fn: Function, args: list[EvArg], self_ref: Ref | None, written: dict[str, Value]) -> None:
+        """The members a helper stored on a model output it was given (`update_outputs(outputs, ...)` setting
+        `outputs.past_key_values = rebuilt`): an output is a value the caller's name holds, so the name given as
+        the argument holds the output with them stored. Only a bare name written as the argument is followed."""
+        params: list[str] = []
+        for name, star, _ in self.param_facts(fn.node):
+            if star:  # the parameters after `*args` take keywords only
+                break
+            params.append(name)
+        if self_ref is not None or fn.first is not None:
+            params = params[1:]
+        positional = [a for a in args if a.arg.name is None and not a.arg.star][:len(params)]
+        given = {**dict(zip(params[:len(positional)], positional, strict=True)),
+                 **{a.arg.name: a for a in args if a.arg.name}}
+        for param, value in written.items():
+            a = given.get(param)
+            if a is not None and a.arg.value.type == "name" and self.s.state.names.get(a.arg.value.value) == a.value:
+                self.s.state.names[a.arg.value.value] = value
 
     def run_function(self, node: Any, names: dict[str, Value], via: Site | None) -> Value:
         """Run a function body on a fresh path over the caller's heap (`names` bound as its locals): its
@@ -550,6 +575,7 @@ class UserFunctions:
         if self.s.reads is not None:
             self.s.reads.bodies.append(node)
         heap = caller.heap.fork()
+        outputs = {p: v for p, v in names.items() if isinstance(v, Output)}  # as given (the run rebinds `names`)
         self.s.charge(len(names) + len(heap.own))
         self.s.state = State(names, heap, caller.path, False, caller.meter)
         self.s.returns = []
@@ -567,6 +593,8 @@ class UserFunctions:
             for _, st in ends[1:]:
                 merged = join(merged, st, None, None, caller.path)
             caller.heap = merged.heap
+            self.s.written = tuple((p, got) for p, given in outputs.items()
+                                   if (got := merged.names.get(p, given)) != given and same_output(got, given))
             return result
         finally:
             self.s.stack.pop()

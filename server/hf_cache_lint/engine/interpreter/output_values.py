@@ -1,14 +1,16 @@
 """The values a generate or forward call hands back and the caches they hold: the `Output` (whether the code says
 its cache is a transformers cache, layered, windowed: `output`), the cache an output holds under a name
-(`output_cache`) and an `EncoderDecoderCache`'s two parts (`sub_cache`); made by calls.py and methods.py, read by
-expressions.py."""
+(`output_cache`), what the code stored on it since (`stored`, `storing`, `same_output`) and an
+`EncoderDecoderCache`'s two parts (`sub_cache`); made by calls.py and methods.py, read by expressions.py."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from hf_cache_lint.engine.environment.families import is_mamba_family, windowed_family
 from hf_cache_lint.engine.facts.cache_use import SUB_CACHE
 from hf_cache_lint.engine.interpreter.session import EvArg
-from hf_cache_lint.engine.interpreter.values import CacheVal, Const, ModelState, Output
+from hf_cache_lint.engine.interpreter.values import CacheVal, Const, Maybe, ModelState, Output, Value
 from hf_cache_lint.engine.output.analysis import Site
 
 
@@ -32,6 +34,28 @@ def output(kind: str, model: ModelState | None, args: list[EvArg], site: Site | 
     own_code = model.remote_code or not model.is_transformers  # its cache may be anything
     window = None if own_code else windowed_family(model.class_name, model.checkpoint)
     return Output(kind, site, said, layered, model.class_name, window)
+
+
+def stored(value: Output, name: str) -> Value | None:
+    """What the code stored on the output under `name` (an attribute or a key: a ModelOutput keeps both in step),
+    None where it stored nothing there."""
+    for key, member in value.members:
+        if key == name:
+            return member
+    return None
+
+
+def storing(value: Output, name: str, member: Value) -> Output:
+    """The output with `member` stored under `name` (`out.past_key_values = legacy`)."""
+    return replace(value, members=(*((k, v) for k, v in value.members if k != name), (name, member)))
+
+
+def same_output(value: Value, given: Output) -> bool:
+    """`value` is the output `given` on every path, whatever members the code stored on it since: a helper's
+    parameter that still holds the caller's output when the helper returns (its stores are the caller's too)."""
+    bare = replace(given, members=())
+    options = [v for v, _ in value.options] if isinstance(value, Maybe) else [value]
+    return all(isinstance(v, Output) and replace(v, members=()) == bare for v in options)
 
 
 # An `EncoderDecoderCache`'s two parts (attributes on every supported release), each a cache of its own.

@@ -42,6 +42,7 @@ def call(rs: Replays, node: Node, names: dict[str, Value], via: Site | None, run
                 all(n == m and same(v, w) for (n, v), (m, w) in zip(c.given, given, strict=True)) and \
                 replay_call(rs, node, c):
             keep_call(rs, key, c)
+            s.written = c.written
             return c.result
     inner = Reads(s.next_id)
     at = snapshot(s)
@@ -62,8 +63,10 @@ def call(rs: Replays, node: Node, names: dict[str, Value], via: Site | None, run
         merge(outer, inner.names.items(), inner.heap.items(), inner.forced.items(), inner.bodies,
               inner.methods, inner.called, inner.written, inner.resolutions.items(), inner.stamps.items())
         outer.impure = outer.impure or inner.impure
-    got = recorded(s, source, rs.imports, rs.limits, inner, at, analysed_at, key, s.state.heap, (result,))
-    record = CallRecord(given, where, got, result) if got is not None else None
+    written = s.written
+    got = recorded(s, source, rs.imports, rs.limits, inner, at, analysed_at, key, s.state.heap,
+                   (result, *(v for _, v in written)))
+    record = CallRecord(given, where, got, result, written) if got is not None else None
     if record is not None:
         keep_call(rs, key, record)
     if trying and trials is not None and start is not None:

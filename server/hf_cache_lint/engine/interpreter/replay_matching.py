@@ -22,7 +22,6 @@ from hf_cache_lint.engine.interpreter.values import (
     Function,
     HeapObj,
     Lazy,
-    Output,
     Ref,
     Symbol,
     Unknown,
@@ -49,8 +48,9 @@ def same(a: object, b: object) -> bool:
     return isinstance(a, _NO_NODES) or _nodes(a) == _nodes(b)
 
 
-# Values and heap objects that cannot hold a function or class (no value inside them can).
-_NO_NODES = (Unknown, Const, CacheVal, Ref, Symbol, Output, Lazy, ConfigState)
+# Values and heap objects that cannot hold a function or class (no value inside them can; not an `Output`, whose
+# stored members may).
+_NO_NODES = (Unknown, Const, CacheVal, Ref, Symbol, Lazy, ConfigState)
 
 
 def _nodes(x: object) -> list[int]:
@@ -156,7 +156,8 @@ def shift_call(shift: Shifter, shifted: dict[int, Replay | CallRecord | None], c
     moved: CallRecord | None = None
     if run is not None:
         try:
-            moved = CallRecord(shift.pairs(c.given), shift.map(c.where), run, shift.map(c.result))
+            moved = CallRecord(shift.pairs(c.given), shift.map(c.where), run, shift.map(c.result),
+                               shift.pairs(c.written))
         except Unmapped:
             moved = None
     shifted[id(c)] = moved

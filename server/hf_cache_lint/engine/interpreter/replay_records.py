@@ -108,6 +108,8 @@ class CallRecord:
     where: tuple[object, ...]
     run: Replay
     result: Value
+    # The parameters it gave back with members stored on the caller's output (Session.written).
+    written: tuple[tuple[str, Value], ...] = ()
 
 
 @dataclass(frozen=True, eq=False)

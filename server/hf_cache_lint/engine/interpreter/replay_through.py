@@ -231,7 +231,9 @@ def _did_the_same(new: CallRecord, old: CallRecord) -> bool:
     objects left changed (by id), facts recorded, module-wide facts, version-guarded blocks, functions inlined,
     steps, ids and charges; none of them resolved a workspace import or read a file."""
     a, b = new.run, old.run
-    return new.where == old.where and same(new.result, old.result) and a.steps == b.steps and a.ids == b.ids \
+    return new.where == old.where and same(new.result, old.result) and len(new.written) == len(old.written) \
+        and all(n == m and same(v, w) for (n, v), (m, w) in zip(new.written, old.written, strict=True)) \
+        and a.steps == b.steps and a.ids == b.ids \
         and a.charges == b.charges and a.ids_at == b.ids_at and not (a.resolutions or b.resolutions or a.stamps
                                                                       or b.stamps or a.analysed or b.analysed) \
         and a.before == b.before and a.after == b.after and set(a.guarded) == set(b.guarded) \

@@ -90,6 +90,9 @@ class Session:
         # it was reached from (none_tests.py: a test of that call's value, not of every call of the helper).
         self.callers: list[tuple[Any, object]] = []
         self.returns: list[tuple[Value, State]] = []  # the `return`s of the function running now
+        # The parameters of the function that just returned that held a caller's model output and hold it with
+        # members stored on it (`o.past_key_values = legacy`): functions.py `inline` stores them on the caller's.
+        self.written: tuple[tuple[str, Value], ...] = ()
         self.called: set[int] = set()  # id() of function nodes inlined at least once
         self.functions: list[tuple[Any, str | None]] = []  # module-level defs and methods: (node, class)
         # Module functions patched onto a transformers cache class (`DynamicCache.trim = trim`): id() of the def ->

@@ -12,6 +12,7 @@ from hf_cache_lint.engine.interpreter.control_flow import ControlFlow
 from hf_cache_lint.engine.interpreter.expressions import Expressions
 from hf_cache_lint.engine.interpreter.functions import UserFunctions
 from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
+from hf_cache_lint.engine.interpreter.output_values import storing
 from hf_cache_lint.engine.interpreter.removed_imports import import_fails
 from hf_cache_lint.engine.interpreter.session import Session
 from hf_cache_lint.engine.interpreter.unpack_targets import count_targets, unpacks
@@ -30,6 +31,7 @@ from hf_cache_lint.engine.interpreter.values import (
     Maybe,
     Method,
     ModelState,
+    Output,
     Ref,
     Setting,
     Symbol,
@@ -216,9 +218,20 @@ class Statements:
             if last.children[0].value == ".":
                 if self.ex.uses.on:
                     self.ex.uses.member(base, "write", last, head[0], head[1:])
+                self._store_on_output(head, base, last.children[1].value, value)
                 self.set_attribute(base, last.children[1].value, value, stmt)
             elif last.children[0].value == "[":
+                key = string_value(last.children[1])
+                if key is not None:
+                    self._store_on_output(head, base, key, value)
                 self.set_item(base, last.children[1], value, stmt)
+
+    def _store_on_output(self, head: list[Node], base: Value, name: str, value: Value) -> None:
+        """`out.past_key_values = legacy` (or `out["past_key_values"] = ...`) on a forward's or generate's output a
+        name holds: the name holds the output with that member stored (an `Output` is a value, not a heap object:
+        a helper's stores on its parameter reach the caller through functions.py `inline`)."""
+        if isinstance(base, Output) and len(head) == 1 and head[0].type == "name":
+            self.s.state.names[head[0].value] = storing(base, name, value)
 
     def set_attribute(self, base: Value, attr: str, value: Value, stmt: Node) -> None:
         base = self.imports.force(base) if attr in ("cache_implementation", "generation_config") else base

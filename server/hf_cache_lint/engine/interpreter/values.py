@@ -123,6 +123,9 @@ class Output:
     layered: bool = False  # the model is known to be decoder-only (CacheVal.layered)
     model_class: str | None = None
     window: str | None = None  # the model's family when it has sliding-window layers (CacheVal.window)
+    # What the code stored on it since (`out.past_key_values = legacy`, `out["past_key_values"] = legacy`): a
+    # ModelOutput's member is a plain attribute, a later read gets the value stored (output_values.py `stored`).
+    members: tuple[tuple[str, Value], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -497,6 +500,7 @@ _WALK: dict[type, tuple[tuple[str, int], ...]] = {
     TupleVal: (("items", _ITEMS),),
     ListVal: (("item", _ONE), ("items_of", _ONE)),
     Maybe: (("options", _FIRST),),
+    Output: (("members", _SECOND),),
     Method: (("owner", _ONE),),
     Partial: (("func", _ONE), ("kwargs", _ONE)),
     Function: (("owner", _ONE), ("closure", _SECOND)),

@@ -127,4 +127,17 @@ VALID: tuple[Valid, ...] = (
         + "pairs = model.prefix_pairs(prefix)\n",
         note="the project's model subclass reading its own forward's cache by layers",
     ),
+    Valid(
+        _LOAD + "\n\ndef rebuild(outputs):\n"
+        "    outputs.past_key_values = tuple((layer.keys, layer.values) for layer in outputs.past_key_values.layers)"
+        "\n\n\nout = model(**inputs, use_cache=True)\nrebuild(out)\nprint(out.past_key_values[0][0].shape)\n",
+        note="a helper stores a tuple of pairs on the output it is given (Whisper-Medusa's rebuilt tree cache): the "
+             "caller's later index reads that tuple, not the forward's cache",
+    ),
+    Valid(
+        _LOAD + "out = model(**inputs, use_cache=True)\n"
+        "out[\"past_key_values\"] = tuple((layer.keys, layer.values) for layer in out.past_key_values.layers)\n"
+        "print(out.past_key_values[0][0].shape)\n",
+        note="a tuple stored on the output under its key: the attribute reads it too (a ModelOutput keeps both)",
+    ),
 )
