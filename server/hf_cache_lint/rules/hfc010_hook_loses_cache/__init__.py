@@ -24,7 +24,7 @@ from hf_cache_lint.engine.facts.patched_self_read import KIND as PATCHED_SELF_RE
 from hf_cache_lint.engine.output.analysis import Analysis
 from hf_cache_lint.engine.text.text import line_starts, offset
 from hf_cache_lint.rules.base import Rule
-from hf_cache_lint.rules.common import since
+from hf_cache_lint.rules.common import cache_moved, since
 from hf_cache_lint.rules.hfc010_hook_loses_cache import (
     attention_attrs,
     attention_returns,
@@ -34,6 +34,7 @@ from hf_cache_lint.rules.hfc010_hook_loses_cache import (
     full_positions,
     hand_loop,
     loop_examples,
+    none_examples,
     override_calls,
     position_examples,
 )
@@ -63,9 +64,9 @@ class HookLosesCache(Rule):
     reads = frozenset({HOOK_OVERRIDE, CACHE_USE, FIXED_FORWARD, PATCHED_ATTENTION, PATCHED_SELF_READ,
                        DECODING_OVERRIDE})
     valid = VALID + forward_examples.VALID + decoding_examples.VALID + loop_examples.VALID + \
-        position_examples.VALID
+        position_examples.VALID + none_examples.VALID
     invalid = INVALID + forward_examples.INVALID + decoding_examples.INVALID + loop_examples.INVALID + \
-        position_examples.INVALID
+        position_examples.INVALID + none_examples.INVALID
 
     def check(self, analysis: Analysis) -> Iterable[Finding]:
         target = analysis.context.target
@@ -146,7 +147,7 @@ class HookLosesCache(Rule):
     # -- the cache read under its old name ------------------------------------------------------------------------
 
     def _lost(self, analysis: Analysis, hook: HookOverride, read: HookRead, target: Target) -> Iterator[Finding]:
-        moved = _moved(hook, read.key, target)
+        moved = cache_moved(hook, read.key, target)
         if moved is None:
             return
         now, first = moved
@@ -167,6 +168,21 @@ class HookLosesCache(Rule):
                     fixes=(*_take_fixes(hook, read), self.ignore_fix(analysis, call.span)),
                     story=f"transformers {first} renamed the keyword the layers receive the cache under to `{now}`.")
                 return
+        if read.how == "parameter" and hook.none_read is not None and hook.none_read[0] == read.key and \
+                not _binds_no_cache_keyword(hook, now):
+            # The body's first use of the parameter dereferences it before any test: with the parameter None it
+            # raises there, at the hook's first call (the traceback's last line of the project's own code), whatever
+            # it would have read later (a member gone from the release's caches included).
+            _, place, text, error = hook.none_read
+            yield self.report(
+                place,
+                f"`{text}` in {hook.target}: {where} passes the cache as `{now}=`{gone}, so `{read.key}` is None "
+                f"here and this raises {error} at the hook's first call",
+                fixes=(*_take_fixes(hook, read), self.ignore_fix(analysis, place)),
+                story=f"transformers {first} renamed the keyword its generation hooks receive the cache under to "
+                      f"`{now}`. A hook taking only the old name gets its default, None, and a body that uses it "
+                      "before testing it raises. Reading both names works on every release.")
+            return
         if read.how == "parameter" and hook.kind == "prepare_inputs" and _reads_gone_member(hook, target):
             return  # it raises wherever it gets the cache (HFC007's read); here it runs its no-cache path
         place = read.span
@@ -508,24 +524,6 @@ def _only_forward(analysis: Analysis, classes: set[str]) -> CacheUse | None:
     calls = {(u.span.start, u.span.end): u for u in analysis.of(CACHE_USE)
              if u.op == "forward" and u.what == "cache" and u.subclass in classes}
     return next(iter(calls.values())) if len(calls) == 1 else None
-
-
-def _moved(hook: HookOverride, key: str, target: Target) -> tuple[str, str] | None:
-    """(the name the cache arrives under at the target, the first release that passes it so) when `key` is no
-    longer it; None when the hook still gets the cache as `key` (or the code never says which hook it is)."""
-    if hook.kind in ("prepare_inputs", "model_kwargs"):
-        if key != "past_key_values":
-            return None
-        first = target.behaviour_since("cache_reaches_hooks_as_cache")
-        return ("cache", first) if first is not None else None
-    if hook.kind in ("forward", "forward_hook") and hook.reference:
-        signature = target.hook_signature(hook.reference)
-        if key in signature:
-            return None
-        gone = target.hook_parameter_gone(hook.reference, key)
-        now = next((n for n in ("cache", "past_key_values", "past_key_value") if n in signature), None)
-        return (now, gone) if gone is not None and now is not None else None
-    return None
 
 
 def _take_fixes(hook: HookOverride, read: HookRead) -> Iterator[Fix]:
