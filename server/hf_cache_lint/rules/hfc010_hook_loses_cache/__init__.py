@@ -37,6 +37,7 @@ from hf_cache_lint.rules.hfc010_hook_loses_cache import (
     none_examples,
     override_calls,
     position_examples,
+    swap_examples,
 )
 from hf_cache_lint.rules.hfc010_hook_loses_cache.examples import (
     DEFAULT_TITLE,
@@ -64,9 +65,10 @@ class HookLosesCache(Rule):
     reads = frozenset({HOOK_OVERRIDE, CACHE_USE, FIXED_FORWARD, PATCHED_ATTENTION, PATCHED_SELF_READ,
                        DECODING_OVERRIDE})
     valid = VALID + forward_examples.VALID + decoding_examples.VALID + loop_examples.VALID + \
-        position_examples.VALID + none_examples.VALID
+        position_examples.VALID + none_examples.VALID + swap_examples.VALID
     invalid = INVALID + forward_examples.INVALID + decoding_examples.INVALID + loop_examples.INVALID + \
-        position_examples.INVALID + none_examples.INVALID
+        position_examples.INVALID + none_examples.INVALID + \
+        swap_examples.INVALID
 
     def check(self, analysis: Analysis) -> Iterable[Finding]:
         target = analysis.context.target
