@@ -38,6 +38,7 @@ from hf_cache_lint.rules.hfc010_hook_loses_cache import (
     override_calls,
     own_carry,
     position_examples,
+    renamed_carry,
     swap_examples,
 )
 from hf_cache_lint.rules.hfc010_hook_loses_cache.examples import (
@@ -102,6 +103,7 @@ class HookLosesCache(Rule):
         yield from hand_loop.findings(self, analysis)  # a decode loop of the code's own calling transformers' hook
         yield from hand_loop.direct_findings(self, analysis)  # transformers' hook called with a cache and no positions
         yield from own_carry.findings(self, analysis)  # a loop carrying the cache into the hook's dict itself
+        yield from renamed_carry.findings(self, analysis)  # transformers' update carrying it to a hook of the module's
         for hook in analysis.of(HOOK_OVERRIDE):
             if hook.kind == "model_kwargs" and not _generate_calls(hook, target):
                 continue  # no method of the target's generate: only the project's own code calls it, with its keys

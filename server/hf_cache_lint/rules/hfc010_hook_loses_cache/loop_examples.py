@@ -64,7 +64,46 @@ _CARRY = (
     'assert cache.get_seq_length() == ids.shape[1] - 1, f"the cache holds {cache.get_seq_length()} tokens"\n'
 )
 
+# VibeVoice's streaming loop, reduced: the module's own hook (taking the cache as `past_key_values`, cutting to what
+# the cache lacks) called by hand with the dict transformers' update carries (renamed_carry.py); each step after the
+# first must run the new token only.
+_RENAMED = (
+    "import torch\n"
+    "from transformers import LlamaConfig, LlamaForCausalLM\n\n\n"
+    "class StreamLM(LlamaForCausalLM):\n"
+    "    def prepare_inputs_for_generation(self, input_ids, past_key_values=None, attention_mask=None, **kwargs):\n"
+    "        if past_key_values is not None and past_key_values.get_seq_length() > 0:\n"
+    "            input_ids = input_ids[:, past_key_values.get_seq_length():]\n"
+    '        return {"input_ids": input_ids, "past_key_values": past_key_values, "attention_mask": attention_mask,\n'
+    '                "use_cache": True}\n\n\n'
+    "config = LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=32, num_hidden_layers=1,\n"
+    "                     num_attention_heads=2, num_key_value_heads=1, pad_token_id=0, eos_token_id=63)\n"
+    "lm = StreamLM(config).eval()\n"
+    "ids = torch.tensor([[1, 2, 3, 4, 5]])\n"
+    'model_kwargs = {"attention_mask": torch.ones_like(ids), "use_cache": True, "cache_position": torch.arange(5)}\n'
+    "lengths = []\n"
+    "with torch.no_grad():\n"
+    "    for _ in range(3):\n"
+    "        inputs = lm.prepare_inputs_for_generation(ids, **model_kwargs)\n"
+    '        lengths.append(inputs["input_ids"].shape[1])\n'
+    "        outputs = lm(**inputs)\n"
+    "        ids = torch.cat([ids, outputs.logits[:, -1].argmax(-1, keepdim=True)], dim=-1)\n"
+    "        model_kwargs = lm._update_model_kwargs_for_generation(outputs, model_kwargs)\n"
+    'assert lengths == [5, 1, 1], f"the steps ran {lengths} tokens"\n'
+)
+
 INVALID: tuple[Invalid, ...] = (
+    Invalid(
+        _RENAMED,
+        flagged="_update_model_kwargs_for_generation",
+        versions=("5.24.0", "5.25.0"),
+        severity=Severity.WARNING,
+        runtime="OTHER",  # the assertion: every step ran the whole sequence without the carried cache
+        message_contains="stores it there as `\"cache\"` (since 5.24.0)",
+        note="transformers' update carrying the cache to the module's own hook, which takes it as `past_key_values` "
+             "(VibeVoice's streaming CFG loop): steps of 5, 1, 1 tokens on 4.57.6 and 5.23.0, 5, 6, 7 on 5.24.0 and "
+             "5.25.0",
+    ),
     Invalid(
         _CARRY,
         flagged="prepare_inputs_for_generation",
@@ -114,6 +153,12 @@ INVALID: tuple[Invalid, ...] = (
 )
 
 VALID: tuple[Valid, ...] = (
+    Valid(_RENAMED.replace("    def prepare_inputs_for_generation(self, input_ids, past_key_values=None, attention_mask=None, "
+                           "**kwargs):\n",
+                           "    def prepare_inputs_for_generation(self, input_ids, past_key_values=None, attention_mask=None, "
+                           "**kwargs):\n"
+                           '        past_key_values = kwargs.pop("cache", past_key_values)\n'),
+          note="the same hook taking the cache as `cache` too: steps of 5, 1, 1 tokens on every release"),
     Valid(_CARRY.replace("        step_kwargs = carry(outputs, step_kwargs)\n", "").replace(
         'cache = state["past_key_values"]\n', "cache = outputs = None\n").replace(
         'assert cache.get_seq_length() == ids.shape[1] - 1, f"the cache holds {cache.get_seq_length()} tokens"\n',
