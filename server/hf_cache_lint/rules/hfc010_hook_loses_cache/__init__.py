@@ -299,12 +299,15 @@ class HookLosesCache(Rule):
         that takes any input length; one whose first step needs the whole prompt raises instead (the oracle:
         `recall:heldout22/minicpmo_omnilmm_session.py` om_prepare_past, `RuntimeError: cannot reshape tensor of 0
         elements` on 4.57.6 and 5.23.0), which the message says."""
-        if hook.kind != "prepare_inputs" or not hook.truthy_cuts or not _first_step_cache_built(target) or \
+        if hook.kind != "prepare_inputs" or not hook.truthy_cuts or \
                 target.behaviour_since("cache_reaches_hooks_as_cache") is not None:
             return  # from 5.24 `past_key_values` is None in such a hook: the rename (`_lost`) is what breaks it
         for place, text in hook.truthy_cuts:
             if text == "past_key_values is not None":
-                yield self._not_none_cut(analysis, hook, target, place)
+                if _first_step_cache_not_none(target):
+                    yield self._not_none_cut(analysis, hook, target, place)
+                continue
+            if not _first_step_cache_built(target):
                 continue
             message = (f"`if {text}:` in {hook.target}: transformers {target}'s generate hands the hook, at the "
                        "first step, the empty cache it has just built with one layer per decoder layer, and a "
@@ -326,8 +329,10 @@ class HookLosesCache(Rule):
         """`if past_key_values is not None:` cutting the input to the last tokens: the legacy hook's idiom (None
         before the first step). Where generate builds its cache before the first step and hands it to the hook as
         `past_key_values` (`_FIRST_STEP_CACHE_BUILT`), that empty cache is not None: the prompt is cut before
-        anything is cached (the oracle: this rule's example, 1, 1, 1 tokens instead of 5, 1, 1 on 4.57.6 and
-        5.23.0; `recall:heldout24/openvla_action_tokens.py` ov_empty_first_step)."""
+        anything is cached (the oracle: this rule's example, 1, 1, 1 tokens instead of 5, 1, 1 on 4.52.4, 4.53.0,
+        4.57.6 and 5.23.0, 5, 1, 1 on 5.0.0; `recall:heldout24/openvla_action_tokens.py` ov_empty_first_step). On
+        4.52-4.55 that cache has no layers yet (its truth value is False: `if past_key_values:` cuts nothing there),
+        but it is not None all the same (`_FIRST_STEP_CACHE_NOT_NONE`)."""
         message = (f"`if past_key_values is not None:` in {hook.target}: transformers {target}'s generate hands the "
                    "hook, at the first step, the empty cache it has just built, which is not None: the branch cuts "
                    "the prompt before any of it is cached and the model never sees the rest of it (silently where "
@@ -753,6 +758,17 @@ def _directly_under(analysis: Analysis, place: Span, test: str) -> bool:
 # the first step on 4.57.6, 5.3.0, 5.4.0, 5.13.1, 5.19.0, 5.23.0; falsy on 4.52.4, 4.53.0 (len 0), 5.0.0 (None);
 # 4.56.x and 5.1.0-5.2.0 read from the wheels.
 _FIRST_STEP_CACHE_BUILT = ((Version.parse("4.56.0"), Version.parse("5.0.0")), (Version.parse("5.1.0"), None))
+
+
+# The releases whose generate hands `prepare_inputs_for_generation`, at the first step, a cache it has built (not
+# None), with or without its layers: 4.52.0 (the oracle's oldest, 4.52.4, and 4.53.0 build one without layers) to
+# 4.57.x, and from 5.1.0; 5.0.0 leaves it to the model (None at the first step). Earlier releases are not claimed.
+_FIRST_STEP_CACHE_NOT_NONE = ((Version.parse("4.52.0"), Version.parse("5.0.0")), (Version.parse("5.1.0"), None))
+
+
+def _first_step_cache_not_none(target: Target) -> bool:
+    return any(first <= target.version and (gone is None or target.version < gone)
+               for first, gone in _FIRST_STEP_CACHE_NOT_NONE)
 
 
 def _first_step_cache_built(target: Target) -> bool:
