@@ -89,7 +89,10 @@ class HookLosesCache(Rule):
                 miscounted.add(patched.function)
         raising: set[str] = set()  # the patched-in forwards reading a name their class no longer has
         reported: set[Span] = set()  # one function patched onto several classes reads at one place
+        unbound = _unbound_forwards(self, analysis) if analysis.of(PATCHED_SELF_READ) else set()
         for read in analysis.of(PATCHED_SELF_READ):
+            if read.function in unbound:
+                continue  # the layer's call of it raises TypeError before its body reads anything (below)
             lacks = attention_attrs.finding(self, analysis, read)
             if lacks is not None:
                 raising.add(read.function)
@@ -646,6 +649,30 @@ def _reads_gone_member(hook: HookOverride, target: Target) -> bool:
 # The keywords transformers' decoder layer passes its attention before the cache (Llama's, on 4.52.4, 4.57.6, 5.0.0,
 # 5.23.0, 5.24.0 and 5.25.0: `self.self_attn(hidden_states=..., attention_mask=..., position_ids=..., <cache>=...`).
 _BEFORE_CACHE = ("hidden_states", "attention_mask", "position_ids")
+
+
+def _unbound_forwards(rule: Rule, analysis: Analysis) -> set[str]:
+    """The layer `forward` hooks (their `__qualname__`) whose call by the target's layer raises TypeError before the
+    body runs, where this rule reports that TypeError: a signature the call cannot bind (`override_calls.
+    hook_finding`), or a cache parameter the body uses, no `**kwargs` and not the keyword the layer passes the cache
+    under (`_binds_no_cache_keyword`, reported by `_lost`). What their body would read off `self` is never
+    read (the oracle: ToolBench's `forward_2(self, hidden_states, attention_mask=None, position_ids=None,
+    past_key_value=None, ...)` patched onto `LlamaAttention` raises `TypeError: forward_2() got an unexpected keyword
+    argument 'past_key_values'` on 4.57.6 and 5.23.0, `'cache'` on 5.24.0 and 5.25.0, whatever it reads after)."""
+    target = analysis.context.target
+    out: set[str] = set()
+    for hook in analysis.of(HOOK_OVERRIDE):
+        if hook.kind != "forward" or not hook.qualname:
+            continue
+        if override_calls.hook_finding(rule, analysis, hook) is not None:
+            out.add(hook.qualname)
+            continue
+        for read in hook.reads:
+            moved = cache_moved(hook, read.key, target) if read.how == "parameter" and read.key in CACHE_NAMES \
+                else None
+            if moved is not None and _binds_no_cache_keyword(hook, moved[0]) and not hook.compat:
+                out.add(hook.qualname)  # `_lost` reports that TypeError on the parameter
+    return out
 
 
 def _binds_no_cache_keyword(hook: HookOverride, now: str) -> bool:
