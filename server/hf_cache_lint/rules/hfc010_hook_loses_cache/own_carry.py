@@ -108,8 +108,8 @@ def _stores_cache(body: Node, name: str) -> bool:
     for node in _walk(body):
         if node.type == "expr_stmt" and len(node.children) == 3 and node.children[1].type == "operator" and \
                 node.children[1].value == "=":
-            left = re.sub(r"\s+", "", node.children[0].get_code()).replace("'", '"')
-            right = re.sub(r"\s+", "", node.children[2].get_code())
+            left = re.sub(r"[\s\\]+", "", node.children[0].get_code()).replace("'", '"')
+            right = re.sub(r"[\s\\]+", "", node.children[2].get_code())
             if left + "=" == want and right.endswith(".past_key_values"):
                 return True
     return False
@@ -129,7 +129,7 @@ def _carries(fn: Node, spread: str) -> bool:
         if node.type != "expr_stmt" or len(node.children) != 3 or node.children[0].get_code().strip() != spread:
             continue
         value = node.children[2]
-        m = re.fullmatch(r"(self\.)?(\w+)\((.*)\)", re.sub(r"\s+", "", value.get_code()), re.S)
+        m = re.fullmatch(r"(self\.)?(\w+)\((.*)\)", re.sub(r"[\s\\]+", "", value.get_code()), re.S)
         if m is None:
             continue
         scope = cls.children[-1] if m.group(1) and cls is not None else module if not m.group(1) else None

@@ -44,7 +44,7 @@ def findings(rule: Rule, analysis: Analysis) -> list[Finding]:
     hooks = [d for d in defs if d.children[1].value == _HOOK]
     if not hooks or any(not _old_name_only(d) for d in hooks):
         return []  # a hook of the module's that reads `cache` too (or takes no `past_key_values`)
-    if any(d.children[1].value == _UPDATE and "super()" not in re.sub(r"\s+", "", d.get_code()) and
+    if any(d.children[1].value == _UPDATE and "super()" not in re.sub(r"[\s\\]+", "", d.get_code()) and
            _is_method(d) for d in defs):
         return []  # the model's own update stores where it stores: not transformers' key
     spread = {(id(_function(node)), dict_name) for _, node, _, _, dict_name in hook_calls(tree)}
@@ -55,10 +55,10 @@ def findings(rule: Rule, analysis: Analysis) -> list[Finding]:
         kids = node.children
         for i in range(1, len(kids) - 1):
             dot, call = kids[i], kids[i + 1]
-            if dot.type != "trailer" or re.sub(r"\s+", "", dot.get_code()) != f".{_UPDATE}" or \
+            if dot.type != "trailer" or re.sub(r"[\s\\]+", "", dot.get_code()) != f".{_UPDATE}" or \
                     call.type != "trailer" or call.children[0].get_code() != "(":
                 continue
-            receiver = re.sub(r"\s+", "", "".join(k.get_code() for k in kids[:i]))
+            receiver = re.sub(r"[\s\\]+", "", "".join(k.get_code() for k in kids[:i]))
             if receiver == "self" or receiver.startswith("super("):
                 continue
             arguments = [a for a in (call.children[1].children if len(call.children) == 3 and
