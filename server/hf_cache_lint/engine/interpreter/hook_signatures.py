@@ -19,6 +19,7 @@ from hf_cache_lint.engine.facts.hook_override import (
 )
 from hf_cache_lint.engine.interpreter.decoding_overrides import qualname, signature_of
 from hf_cache_lint.engine.interpreter.hook_names import is_trailer
+from hf_cache_lint.engine.interpreter.hook_none_reads import none_read
 from hf_cache_lint.engine.interpreter.hook_returns import _returned_reads
 from hf_cache_lint.engine.interpreter.hook_trees import _key_read, cache_key_names, suite, walk
 from hf_cache_lint.engine.syntax.nodes import (
@@ -156,6 +157,7 @@ def hook_fact(fn: Node, kind: HookKind, target: str, reference: str, container: 
                         tuple(reads), compat, reference, positional, insert_at, indent, signature_end, guarded, passes_on, base,
                         members=tuple(members), dict_default=dict_default,
                         guarded_read=_guarded_read(body, "past_key_values") if kind == "prepare_inputs" else None,
+                        none_read=_none_read(body, reads) if kind in ("prepare_inputs", "forward") else None,
                         handed=handed,
                         handed_parameter=_read_besides(fn, handed) if handed is not None else None,
                         truthy_cuts=_truthy_cuts(body) if kind == "prepare_inputs" and "past_key_values" in params
@@ -308,6 +310,13 @@ def _base_hook_call(call: Node, trailer: Node, var_keyword: str) -> bool:
     positional = [a for a in args if a.name is None and not a.star]
     return kids[0].type == "name" and kids[0].value != "self" and all(is_trailer(k, ".") for k in kids[1:at]) and \
         bool(positional) and code(positional[0].value).strip() == "self"
+
+
+def _none_read(body: Node, reads: list[HookRead]) -> tuple[str, Span, str, str] | None:
+    """The first cache parameter's first use where it raises on None (hook_none_reads.py), with its name."""
+    name = next((r.key for r in reads if r.how == "parameter" and r.key in CACHE_NAMES), None)
+    found = none_read(body, name) if name is not None else None
+    return (name, *found) if name is not None and found is not None else None
 
 
 def _guarded_read(body: Node, name: str) -> tuple[Span, str, str] | None:

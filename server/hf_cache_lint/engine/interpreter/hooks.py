@@ -22,6 +22,7 @@ from dataclasses import replace
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.facts.cache_position_sent import CachePositionSent
 from hf_cache_lint.engine.facts.hook_override import CACHE_NAMES, HookKind, HookOverride, might_hold_hook
+from hf_cache_lint.engine.interpreter.attention_swaps import swapped_in, swaps_attention
 from hf_cache_lint.engine.interpreter.bindings import attribute_model, find_models
 from hf_cache_lint.engine.interpreter.hook_classes import Generates, fails_first, generates
 from hf_cache_lint.engine.interpreter.hook_names import (
@@ -434,6 +435,14 @@ def _installed_attention(stmt: Node, names: Names, roles: dict[str, tuple[str, s
     its `LlamaForCausalLM` subclass's `__init__`), or a loaded model (and the loop variables over its layers).
     transformers' decoder layer then calls the module's class as its attention, with its own keywords: the class's
     `forward` is a hook whatever the class derives from."""
+    swapped = swapped_in(stmt)
+    if swapped is not None:
+        _, name, child = swapped
+        cls = classdefs.get(name)
+        if cls is not None and swaps_attention(stmt, child, names):
+            tested = _tested_class(stmt, child)
+            yield from _forward_of(cls, f"`{name}.forward` (swapped in for `{tested}`)")
+        return
     installed_on = _self_attn_store(stmt)
     if installed_on is None:
         return
@@ -455,11 +464,30 @@ def _installed_attention(stmt: Node, names: Names, roles: dict[str, tuple[str, s
             return
     elif not (root.value in names.models and names.model_at(root.value, stmt)):
         return
+    yield from _forward_of(cls, f"`{cls.children[1].value}.forward` (installed as `{installed}`)")
+
+
+def _forward_of(cls: Node, target: str) -> Iterator[HookOverride]:
+    """The hook fact of the `forward` the class defines, installed as a transformers layer's attention."""
     for member in suite(cls.children[-1]):
         fn = member.children[-1] if member.type == "decorated" else member
         if fn.type == "funcdef" and fn.children[1].value == "forward":
-            yield hook_fact(fn, "forward", f"`{cls.children[1].value}.forward` (installed as `{installed}`)",
-                            "attention")
+            yield hook_fact(fn, "forward", target, "attention")
+
+
+def _tested_class(stmt: Node, child: str) -> str:
+    """The class (or tuple of classes) an enclosing `if isinstance(<child>, C):` tests, as written."""
+    parent = stmt.parent
+    while parent is not None and parent.type not in ("funcdef", "classdef", "file_input"):
+        if parent.type == "if_stmt":
+            test = parent.children[1]
+            if test.type in ("power", "atom_expr") and getattr(test.children[0], "value", None) == "isinstance" and \
+                    is_trailer(test.children[1], "("):
+                args = call_args(test.children[1])
+                if len(args) == 2 and code(args[0].value).strip() == child:
+                    return code(args[1].value).strip()
+        parent = parent.parent
+    return "an attention class"
 
 
 def _self_attn_store(stmt: Node) -> tuple[Node, Node, str] | None:

@@ -24,7 +24,7 @@ from hf_cache_lint.engine.facts.patched_self_read import KIND as PATCHED_SELF_RE
 from hf_cache_lint.engine.output.analysis import Analysis
 from hf_cache_lint.engine.text.text import line_starts, offset
 from hf_cache_lint.rules.base import Rule
-from hf_cache_lint.rules.common import since
+from hf_cache_lint.rules.common import cache_moved, since
 from hf_cache_lint.rules.hfc010_hook_loses_cache import (
     attention_attrs,
     attention_returns,
@@ -34,8 +34,12 @@ from hf_cache_lint.rules.hfc010_hook_loses_cache import (
     full_positions,
     hand_loop,
     loop_examples,
+    none_examples,
     override_calls,
+    own_carry,
     position_examples,
+    renamed_carry,
+    swap_examples,
 )
 from hf_cache_lint.rules.hfc010_hook_loses_cache.examples import (
     DEFAULT_TITLE,
@@ -63,9 +67,10 @@ class HookLosesCache(Rule):
     reads = frozenset({HOOK_OVERRIDE, CACHE_USE, FIXED_FORWARD, PATCHED_ATTENTION, PATCHED_SELF_READ,
                        DECODING_OVERRIDE})
     valid = VALID + forward_examples.VALID + decoding_examples.VALID + loop_examples.VALID + \
-        position_examples.VALID
+        position_examples.VALID + none_examples.VALID + swap_examples.VALID
     invalid = INVALID + forward_examples.INVALID + decoding_examples.INVALID + loop_examples.INVALID + \
-        position_examples.INVALID
+        position_examples.INVALID + none_examples.INVALID + \
+        swap_examples.INVALID
 
     def check(self, analysis: Analysis) -> Iterable[Finding]:
         target = analysis.context.target
@@ -84,7 +89,10 @@ class HookLosesCache(Rule):
                 miscounted.add(patched.function)
         raising: set[str] = set()  # the patched-in forwards reading a name their class no longer has
         reported: set[Span] = set()  # one function patched onto several classes reads at one place
+        unbound = _unbound_forwards(self, analysis) if analysis.of(PATCHED_SELF_READ) else set()
         for read in analysis.of(PATCHED_SELF_READ):
+            if read.function in unbound:
+                continue  # the layer's call of it raises TypeError before its body reads anything (below)
             lacks = attention_attrs.finding(self, analysis, read)
             if lacks is not None:
                 raising.add(read.function)
@@ -97,6 +105,8 @@ class HookLosesCache(Rule):
                 yield binds
         yield from hand_loop.findings(self, analysis)  # a decode loop of the code's own calling transformers' hook
         yield from hand_loop.direct_findings(self, analysis)  # transformers' hook called with a cache and no positions
+        yield from own_carry.findings(self, analysis)  # a loop carrying the cache into the hook's dict itself
+        yield from renamed_carry.findings(self, analysis)  # transformers' update carrying it to a hook of the module's
         for hook in analysis.of(HOOK_OVERRIDE):
             if hook.kind == "model_kwargs" and not _generate_calls(hook, target):
                 continue  # no method of the target's generate: only the project's own code calls it, with its keys
@@ -146,7 +156,7 @@ class HookLosesCache(Rule):
     # -- the cache read under its old name ------------------------------------------------------------------------
 
     def _lost(self, analysis: Analysis, hook: HookOverride, read: HookRead, target: Target) -> Iterator[Finding]:
-        moved = _moved(hook, read.key, target)
+        moved = cache_moved(hook, read.key, target)
         if moved is None:
             return
         now, first = moved
@@ -167,6 +177,21 @@ class HookLosesCache(Rule):
                     fixes=(*_take_fixes(hook, read), self.ignore_fix(analysis, call.span)),
                     story=f"transformers {first} renamed the keyword the layers receive the cache under to `{now}`.")
                 return
+        if read.how == "parameter" and hook.none_read is not None and hook.none_read[0] == read.key and \
+                not _binds_no_cache_keyword(hook, now):
+            # The body's first use of the parameter dereferences it before any test: with the parameter None it
+            # raises there, at the hook's first call (the traceback's last line of the project's own code), whatever
+            # it would have read later (a member gone from the release's caches included).
+            _, place, text, error = hook.none_read
+            yield self.report(
+                place,
+                f"`{text}` in {hook.target}: {where} passes the cache as `{now}=`{gone}, so `{read.key}` is None "
+                f"here and this raises {error} at the hook's first call",
+                fixes=(*_take_fixes(hook, read), self.ignore_fix(analysis, place)),
+                story=f"transformers {first} renamed the keyword its generation hooks receive the cache under to "
+                      f"`{now}`. A hook taking only the old name gets its default, None, and a body that uses it "
+                      "before testing it raises. Reading both names works on every release.")
+            return
         if read.how == "parameter" and hook.kind == "prepare_inputs" and _reads_gone_member(hook, target):
             return  # it raises wherever it gets the cache (HFC007's read); here it runs its no-cache path
         place = read.span
@@ -277,12 +302,15 @@ class HookLosesCache(Rule):
         that takes any input length; one whose first step needs the whole prompt raises instead (the oracle:
         `recall:heldout22/minicpmo_omnilmm_session.py` om_prepare_past, `RuntimeError: cannot reshape tensor of 0
         elements` on 4.57.6 and 5.23.0), which the message says."""
-        if hook.kind != "prepare_inputs" or not hook.truthy_cuts or not _first_step_cache_built(target) or \
+        if hook.kind != "prepare_inputs" or not hook.truthy_cuts or \
                 target.behaviour_since("cache_reaches_hooks_as_cache") is not None:
             return  # from 5.24 `past_key_values` is None in such a hook: the rename (`_lost`) is what breaks it
         for place, text in hook.truthy_cuts:
             if text == "past_key_values is not None":
-                yield self._not_none_cut(analysis, hook, target, place)
+                if _first_step_cache_not_none(target):
+                    yield self._not_none_cut(analysis, hook, target, place)
+                continue
+            if not _first_step_cache_built(target):
                 continue
             message = (f"`if {text}:` in {hook.target}: transformers {target}'s generate hands the hook, at the "
                        "first step, the empty cache it has just built with one layer per decoder layer, and a "
@@ -304,8 +332,10 @@ class HookLosesCache(Rule):
         """`if past_key_values is not None:` cutting the input to the last tokens: the legacy hook's idiom (None
         before the first step). Where generate builds its cache before the first step and hands it to the hook as
         `past_key_values` (`_FIRST_STEP_CACHE_BUILT`), that empty cache is not None: the prompt is cut before
-        anything is cached (the oracle: this rule's example, 1, 1, 1 tokens instead of 5, 1, 1 on 4.57.6 and
-        5.23.0; `recall:heldout24/openvla_action_tokens.py` ov_empty_first_step)."""
+        anything is cached (the oracle: this rule's example, 1, 1, 1 tokens instead of 5, 1, 1 on 4.52.4, 4.53.0,
+        4.57.6 and 5.23.0, 5, 1, 1 on 5.0.0; `recall:heldout24/openvla_action_tokens.py` ov_empty_first_step). On
+        4.52-4.55 that cache has no layers yet (its truth value is False: `if past_key_values:` cuts nothing there),
+        but it is not None all the same (`_FIRST_STEP_CACHE_NOT_NONE`)."""
         message = (f"`if past_key_values is not None:` in {hook.target}: transformers {target}'s generate hands the "
                    "hook, at the first step, the empty cache it has just built, which is not None: the branch cuts "
                    "the prompt before any of it is cached and the model never sees the rest of it (silently where "
@@ -510,24 +540,6 @@ def _only_forward(analysis: Analysis, classes: set[str]) -> CacheUse | None:
     return next(iter(calls.values())) if len(calls) == 1 else None
 
 
-def _moved(hook: HookOverride, key: str, target: Target) -> tuple[str, str] | None:
-    """(the name the cache arrives under at the target, the first release that passes it so) when `key` is no
-    longer it; None when the hook still gets the cache as `key` (or the code never says which hook it is)."""
-    if hook.kind in ("prepare_inputs", "model_kwargs"):
-        if key != "past_key_values":
-            return None
-        first = target.behaviour_since("cache_reaches_hooks_as_cache")
-        return ("cache", first) if first is not None else None
-    if hook.kind in ("forward", "forward_hook") and hook.reference:
-        signature = target.hook_signature(hook.reference)
-        if key in signature:
-            return None
-        gone = target.hook_parameter_gone(hook.reference, key)
-        now = next((n for n in ("cache", "past_key_values", "past_key_value") if n in signature), None)
-        return (now, gone) if gone is not None and now is not None else None
-    return None
-
-
 def _take_fixes(hook: HookOverride, read: HookRead) -> Iterator[Fix]:
     """Read the cache under 5.24's `cache` first, then under the old name: the same object on every release."""
     if read.how == "parameter":
@@ -637,6 +649,30 @@ def _reads_gone_member(hook: HookOverride, target: Target) -> bool:
 # The keywords transformers' decoder layer passes its attention before the cache (Llama's, on 4.52.4, 4.57.6, 5.0.0,
 # 5.23.0, 5.24.0 and 5.25.0: `self.self_attn(hidden_states=..., attention_mask=..., position_ids=..., <cache>=...`).
 _BEFORE_CACHE = ("hidden_states", "attention_mask", "position_ids")
+
+
+def _unbound_forwards(rule: Rule, analysis: Analysis) -> set[str]:
+    """The layer `forward` hooks (their `__qualname__`) whose call by the target's layer raises TypeError before the
+    body runs, where this rule reports that TypeError: a signature the call cannot bind (`override_calls.
+    hook_finding`), or a cache parameter the body uses, no `**kwargs` and not the keyword the layer passes the cache
+    under (`_binds_no_cache_keyword`, reported by `_lost`). What their body would read off `self` is never
+    read (the oracle: ToolBench's `forward_2(self, hidden_states, attention_mask=None, position_ids=None,
+    past_key_value=None, ...)` patched onto `LlamaAttention` raises `TypeError: forward_2() got an unexpected keyword
+    argument 'past_key_values'` on 4.57.6 and 5.23.0, `'cache'` on 5.24.0 and 5.25.0, whatever it reads after)."""
+    target = analysis.context.target
+    out: set[str] = set()
+    for hook in analysis.of(HOOK_OVERRIDE):
+        if hook.kind != "forward" or not hook.qualname:
+            continue
+        if override_calls.hook_finding(rule, analysis, hook) is not None:
+            out.add(hook.qualname)
+            continue
+        for read in hook.reads:
+            moved = cache_moved(hook, read.key, target) if read.how == "parameter" and read.key in CACHE_NAMES \
+                else None
+            if moved is not None and _binds_no_cache_keyword(hook, moved[0]) and not hook.compat:
+                out.add(hook.qualname)  # `_lost` reports that TypeError on the parameter
+    return out
 
 
 def _binds_no_cache_keyword(hook: HookOverride, now: str) -> bool:
@@ -749,6 +785,17 @@ def _directly_under(analysis: Analysis, place: Span, test: str) -> bool:
 # the first step on 4.57.6, 5.3.0, 5.4.0, 5.13.1, 5.19.0, 5.23.0; falsy on 4.52.4, 4.53.0 (len 0), 5.0.0 (None);
 # 4.56.x and 5.1.0-5.2.0 read from the wheels.
 _FIRST_STEP_CACHE_BUILT = ((Version.parse("4.56.0"), Version.parse("5.0.0")), (Version.parse("5.1.0"), None))
+
+
+# The releases whose generate hands `prepare_inputs_for_generation`, at the first step, a cache it has built (not
+# None), with or without its layers: 4.52.0 (the oracle's oldest, 4.52.4, and 4.53.0 build one without layers) to
+# 4.57.x, and from 5.1.0; 5.0.0 leaves it to the model (None at the first step). Earlier releases are not claimed.
+_FIRST_STEP_CACHE_NOT_NONE = ((Version.parse("4.52.0"), Version.parse("5.0.0")), (Version.parse("5.1.0"), None))
+
+
+def _first_step_cache_not_none(target: Target) -> bool:
+    return any(first <= target.version and (gone is None or target.version < gone)
+               for first, gone in _FIRST_STEP_CACHE_NOT_NONE)
 
 
 def _first_step_cache_built(target: Target) -> bool:

@@ -5,8 +5,11 @@ attributes), read from each wheel. A forward written for 4.4x and patched onto `
 `self.num_heads`, which `__init__` set up to 4.47.1; from 4.48.0 no release has it, and every layer's forward raises
 `AttributeError: 'LlamaAttention' object has no attribute 'num_heads'` (the oracle: this module's examples,
 `recall:heldout20/pyramidkv_monkeypatch.py`, `recall:heldout15/easykv_eviction.py`). The name reported is the
-function's first read (as written) of one its class had at an earlier release and lacks at the target. No
-mechanical fix: what the name held is the project's to read off `self.config` or set on each module."""
+function's first read (as written) of one its class had at an earlier release and lacks at the target. Not where
+the layer's call of the function raises TypeError first (`_unbound_forwards` in this package's `__init__`: a
+parameter list without `**kwargs` lacking the keyword the layer passes the cache under, or one the call cannot
+bind; ToolBench's `forward_2`): the body never runs, and that TypeError is the finding. No mechanical fix: what the
+name held is the project's to read off `self.config` or set on each module."""
 
 from __future__ import annotations
 

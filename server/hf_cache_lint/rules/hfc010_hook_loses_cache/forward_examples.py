@@ -136,6 +136,16 @@ INVALID: tuple[Invalid, ...] = (
              "(to 5.3.0) and `cache` (from 5.24.0) are not among them; 5.4.0-5.23.0 hand neither",
     ),
     Invalid(
+        CHAT.replace("LlamaConfig, LlamaForCausalLM", "GemmaConfig, GemmaForCausalLM").replace(
+            "class Chat(LlamaForCausalLM)", "class Chat(GemmaForCausalLM)").replace(
+            "config = LlamaConfig(", "config = GemmaConfig(head_dim=16, "),
+        flagged="forward",
+        versions=("4.57.6", "5.24.0", "5.25.0"),
+        message_contains="got an unexpected keyword argument",
+        note="the same forward on Gemma's head (MoDA's `LlavaGemmaForCausalLM`), whose generate also uses "
+             "`GenerationMixin`'s hook",
+    ),
+    Invalid(
         _MIXED.format(extra="", passed=""),
         flagged="forward",
         versions=("4.57.6", "5.24.0", "5.25.0"),

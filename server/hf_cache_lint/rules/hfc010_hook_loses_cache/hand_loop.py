@@ -55,7 +55,7 @@ def findings(rule: Rule, analysis: Analysis) -> list[Finding]:
     updates = [use for use in analysis.of(CACHE_USE)
                if use.what == "model" and use.op == "call" and use.name == _UPDATE and
                not (_own(use.receiver) and not _in_module_function(tree, use.span))]
-    calls = list(_hook_calls(analysis.tree)) if updates else []
+    calls = [c[:1] + c[2:] for c in hook_calls(analysis.tree)] if updates else []
     if not calls:
         return []
     out: list[Finding] = []
@@ -162,10 +162,10 @@ def _in_module_function(tree: Node, at: Span) -> bool:
         node.parent.type == "file_input"
 
 
-def _hook_calls(tree: Node) -> list[tuple[Span, str, str, str]]:
-    """Each `<receiver>.prepare_inputs_for_generation(<name>, **<name>)` in the module: (its span, the receiver, the
-    sequence's name, the spread dict's name). Receivers that are `self` or `super()` are left out."""
-    found: list[tuple[Span, str, str, str]] = []
+def hook_calls(tree: Node) -> list[tuple[Span, Node, str, str, str]]:
+    """Each `<receiver>.prepare_inputs_for_generation(<name>, **<name>)` in the module: (its span, its node, the
+    receiver, the sequence's name, the spread dict's name). Receivers that are `self` or `super()` are left out."""
+    found: list[tuple[Span, Node, str, str, str]] = []
     stack = [tree]
     while stack:
         node = stack.pop()
@@ -190,7 +190,7 @@ def _hook_calls(tree: Node) -> list[tuple[Span, str, str, str]]:
             if first.type != "name" or second.type != "argument" or _bare(second.children[0].get_code()) != "**" or \
                     second.children[1].type != "name":
                 continue
-            found.append((span(node), receiver, first.value, second.children[1].value))
+            found.append((span(node), node, receiver, first.value, second.children[1].value))
     found.sort(key=lambda c: (c[0].start.line, c[0].start.column))
     return found
 

@@ -14,7 +14,7 @@ from hf_cache_lint.engine.facts.hook_override import KIND as HOOK_OVERRIDE
 from hf_cache_lint.engine.facts.hook_override import HookOverride, HookRead
 from hf_cache_lint.engine.output.analysis import Analysis
 from hf_cache_lint.rules.base import Rule
-from hf_cache_lint.rules.common import since
+from hf_cache_lint.rules.common import raised_before, since
 from hf_cache_lint.rules.hfc011_ignored_cache_position.examples import INVALID, REMOVE_TITLE
 from hf_cache_lint.rules.hfc011_ignored_cache_position.valid import VALID
 
@@ -42,6 +42,8 @@ class IgnoredCachePosition(Rule):
             if hook.guarded:
                 continue
             for read in hook.reads:
+                if raised_before(hook, read.span, target):
+                    continue  # the hook raises at its first use of the cache, before this read (HFC010, HFC007)
                 # A `Cache.update` override's `cache_kwargs` read fails on any key (5.4+ pass no dict at all).
                 update_kwargs = hook.kind == "cache_update" and hook.parameters[3:4] == (read.container,)
                 if read.key == _KEY and not read.container:
