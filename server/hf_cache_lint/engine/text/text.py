@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from hf_cache_lint.engine.base import process_state
 from hf_cache_lint.engine.base.findings import Edit, Position
@@ -197,13 +197,14 @@ class _Version:
     lengths of a head and a tail the two share (whole lines, found when first needed), to carry those answers over
     the edit."""
 
-    __slots__ = ("_lines", "before", "first", "said", "shared", "text")
+    __slots__ = ("_lines", "before", "calls", "first", "said", "shared", "text")
 
     def __init__(self, text: str, before: _Version | None) -> None:
         self.text = text
         self._lines: list[str] | None = None  # split when a next text or `said_line` first needs them
         self.first: dict[str, int] = {}
         self.said: dict[str, int] = {}  # `says`' words: the index in `lines` of the first line saying it, or -1
+        self.calls: dict[str, tuple[int, int] | None] = {}  # `has_call`'s words: the first call's span, or None
         self.before = before
         # (common head, common tail) in characters, then in lines, with before.text
         self.shared: tuple[int, int, int, int] | None = None
@@ -231,6 +232,25 @@ class _Version:
         if was < 0:
             return new.find(word, start, len(new) - tail + len(word) - 1)
         return new.find(word, start)
+
+    def call(self, word: str) -> tuple[int, int] | None:
+        """The span of the first call of `word` (`has_call`), carried over the edit: one wholly inside the common head
+        (the character before it too) is still the first; where there was none, a call now must reach into the edited
+        window (all of it and the character before it in the head, or in the tail, the old text had it), so it
+        starts at most at the window's end and, ending past the head, no earlier than the blanks that end the head."""
+        before, new = self.before, self.text
+        if before is None or word not in before.calls:
+            return _first_call(new, word, 0, len(new))
+        if self.shared is None:
+            self.shared = _shared_ends(before.lines, self.lines, len(new))
+        head, tail, _, _ = self.shared
+        was = before.calls[word]
+        if was is not None:
+            return was if was[1] <= head else _first_call(new, word, 0, len(new))
+        gap = head
+        while gap > 0 and (new[gap - 1] == "\\" or new[gap - 1].isspace()):
+            gap -= 1
+        return _first_call(new, word, max(0, gap - len(word)), len(new) - tail)
 
     def said_line(self, word: str) -> int:
         """The index in `lines` of the first line whose lowercase holds `word` (a lowercase ASCII word without a line
@@ -319,6 +339,40 @@ def contains(text: str, word: str) -> bool:
     except KeyError:
         at = version.first[word] = version.find(word)
         return at >= 0
+
+
+def has_call(text: str, word: str) -> bool:
+    """Whether `text` matches `\\bword[\\s\\\\]*\\(` (a call of `word`, however spaced: `torch . save (`), for a `word`
+    that starts with a letter or `_`. Not that regex: one that starts with `\\b` has no literal prefix, so `re` tries it
+    at every character (10 ms on transformers' generation/utils.py, stored 4 bytes a character, at every keystroke);
+    `word` is found by `str.find` and the rest matched where it stands. For a large text, answered once per text and
+    carried over the edit (`_Version.call`); tests/engine/test_text_scans.py compares it with the regex."""
+    if len(text) < _CONTAINS_MIN or (version := _version_of(text)) is None:
+        return _first_call(text, word, 0, len(text)) is not None
+    try:
+        return version.calls[word] is not None
+    except KeyError:
+        at = version.calls[word] = version.call(word)
+        return at is not None
+
+
+_CALL_REST: dict[str, Callable[[str, int], re.Match[str] | None]] = {}
+
+
+def _first_call(text: str, word: str, start: int, stop: int) -> tuple[int, int] | None:
+    """The span of the first match of `\\bword[\\s\\\\]*\\(` in `text` that starts in [start, stop] (the regex's `\\s` is
+    `str.isspace`, its `\\w` `str.isalnum` or `_`: both Unicode's)."""
+    rest = _CALL_REST.get(word)
+    if rest is None:
+        rest = _CALL_REST[word] = re.compile(re.escape(word) + r"[\s\\]*\(").match
+    i = text.find(word, start, stop + len(word))
+    while i >= 0:
+        if i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_"):
+            found = rest(text, i)
+            if found is not None:
+                return i, found.end()
+        i = text.find(word, i + 1, stop + len(word))
+    return None
 
 
 def line_at(text: str, line: int) -> str:
