@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hf_cache_lint.engine.environment import deps
 from hf_cache_lint.engine.interpreter import replay_calls, replay_through
@@ -141,7 +141,7 @@ class Replays:
         self.trying = False
         # What the replays of this check found of what the recorded runs read (`_same_name`, `_same_object`: by module
         # name or heap id and id() of the recorded value, with both objects; `_changed`, `_same_method`, `_stamp`).
-        self._same: dict[tuple[object, int], tuple[object, object, bool]] = {}  # `_same_as`
+        self._same: dict[tuple[object, int], tuple[object, object, bool]] = {}  # `_compare`
         self._bodies: dict[tuple[int, int], tuple[Key, bool]] = {}
         self._methods: dict[tuple[int, str, int, tuple[int, int] | None], tuple[Node, Node | None, bool]] = {}
         self._stamps: dict[str, object] = {}
@@ -181,18 +181,18 @@ class Replays:
         end = s.module_state
         if end.path != r.path or not facts_are(s, r.before):
             return None
-        if not all(map(self._same_name, r.names)):
+        if not self._same_in(r.names, end.names):
             return None
         imports = self.imports
         resolved: Mapping[tuple[str, int, str], Value] = imports.resolved if imports is not None else {}
-        if not all(self._same_as(k, resolved.get(k, ABSENT), v) for k, v in r.forced):
+        if r.forced and not self._same_in(r.forced, resolved):
             return None
         if (r.effects or r.resolutions) and (
                 s.next_id != r.ids_at or any(k in resolved for k, _ in r.resolutions)
                 or (imports.modules_analysed if imports is not None else 0) != r.analysed_at
                 or any(self._stamp(p) != st for p, st in r.stamps)):
             return None
-        if not all(map(self._same_object, r.heap)):
+        if not self._same_on_heap(r.heap, end.heap):
             return None
         changed = [n for n, k in r.bodies if self._changed(n, k)]
         if changed and not bodies_may_change:
@@ -208,23 +208,37 @@ class Replays:
     # same object: a run in between (the edited function, a class's shared instance set up, a replay's effects put
     # back) leaves the other answers standing (until 31u every run cleared them all: ~4 times a keystroke on
     # generation/utils.py, ~340 values compared again).
-    def _same_name(self, item: tuple[str, object]) -> bool:
-        return self._same_as(item[0], self.s.module_state.names.get(item[0], ABSENT), item[1])
+    def _same_in(self, items: tuple[tuple[Any, object], ...], table: Mapping[Any, object]) -> bool:
+        """Each recorded (module name or resolved import, value) `same` as what `table` holds now (`_compare`)."""
+        memo = self._same
+        for k, v in items:
+            now = table.get(k, ABSENT)
+            got = memo.get((k, id(v)))
+            if got is None or got[0] is not v or got[1] is not now:
+                got = self._compare(k, now, v)
+            if not got[2]:
+                return False
+        return True
 
-    def _same_object(self, item: tuple[int, HeapObj | None]) -> bool:
-        return self._same_as(item[0], self.s.module_state.heap.get(item[0]), item[1])
+    def _same_on_heap(self, items: tuple[tuple[int, HeapObj | None], ...], heap: Heap) -> bool:
+        """Each recorded (heap id, object) `same` as what the module's heap holds now (`_compare`)."""
+        memo = self._same
+        for i, o in items:
+            now = heap.get(i)
+            got = memo.get((i, id(o)))
+            if got is None or got[0] is not o or got[1] is not now:
+                got = self._compare(i, now, o)
+            if not got[2]:
+                return False
+        return True
 
-    def _same_as(self, key: object, now: object, recorded: object) -> bool:
-        """`same(now, recorded)`, and nothing in `recorded` moved: kept by (module name, heap id or import) and
-        id() of the recorded value, with the object it was found for (the class docstring above)."""
-        memo = (key, id(recorded))
-        got = self._same.get(memo)
-        if got is not None and got[0] is recorded and got[1] is now:
-            return got[2]
+    def _compare(self, key: object, now: object, recorded: object) -> tuple[object, object, bool]:
+        """`same(now, recorded)`, and nothing in `recorded` moved, kept by (module name, heap id or import) and id()
+        of the recorded value with both objects."""
         moved = self.moved
-        answer = same(now, recorded) and (moved is None or not moves(recorded, moved))
-        self._same[memo] = (recorded, now, answer)
-        return answer
+        got = self._same[(key, id(recorded))] = \
+            (recorded, now, same(now, recorded) and (moved is None or not moves(recorded, moved)))
+        return got
 
     def _changed(self, node: Node, key: Key) -> bool:
         """Whether the code or place of a function a recorded run ran differs from `key`, what it recorded (the
