@@ -221,7 +221,7 @@ class _Version:
             return self.text.find(word)
         new = self.text
         if self.shared is None:
-            self.shared = _shared_ends(before.lines, self.lines, len(new))
+            self.shared = shared_ends(before.lines, self.lines, len(new))
         head, tail, _, _ = self.shared
         was = before.first[word]
         if was >= 0 and was + len(word) <= head:  # inside the common head: nothing earlier can have appeared
@@ -242,7 +242,7 @@ class _Version:
         if before is None or word not in before.calls:
             return _first_call(new, word, 0, len(new))
         if self.shared is None:
-            self.shared = _shared_ends(before.lines, self.lines, len(new))
+            self.shared = shared_ends(before.lines, self.lines, len(new))
         head, tail, _, _ = self.shared
         was = before.calls[word]
         if was is not None:
@@ -259,7 +259,7 @@ class _Version:
         before = self.before
         if before is not None and word in before.said:
             if self.shared is None:
-                self.shared = _shared_ends(before.lines, self.lines, len(self.text))
+                self.shared = shared_ends(before.lines, self.lines, len(self.text))
             _, _, first, last = self.shared
             was = before.said[word]
             if 0 <= was < first:  # a line of the common head
@@ -277,7 +277,7 @@ class _Version:
         return -1 if at < 0 else lowered.count(b"\n", 0, at)  # UTF-8 holds b"\n" only for a line break
 
 
-def _shared_ends(old: list[str], new: list[str], size: int) -> tuple[int, int, int, int]:
+def shared_ends(old: list[str], new: list[str], size: int) -> tuple[int, int, int, int]:
     """The lengths in characters of a head and a tail the texts of lines `old` and `new` share (`size`: the length
     of `new`'s text): their common first and last lines, the two never overlapping; then the numbers of those lines. Whole lines: comparing lists of
     short strings costs a fraction of comparing the characters of a text stored 4 bytes each."""
