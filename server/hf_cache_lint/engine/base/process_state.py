@@ -56,6 +56,8 @@ STATE: tuple[Global, ...] = (
            "the last check's bare-called names of each function of an editor buffer, by its code (run_uncalled's order)"),
     Global("engine/interpreter/function_keys.py", "_LAST", "cache",
            "the last editor buffer's function keys, by place (carried over the edit to the next check of that path)"),
+    Global("engine/text/text.py", "_CALL_REST", "cache",
+           "`has_call`'s compiled matchers of what follows a called word, by the word (a pure function of it)"),
     Global("engine/text/text.py", "_LAST_STARTS", "cache", "the last text's line starts (a one-entry memo)"),
     Global("engine/text/text.py", "_LAST_LINES", "cache", "the last text's lines (a one-entry memo)"),
     Global("engine/text/text.py", "_LAST_LOWERED", "cache",
