@@ -216,6 +216,52 @@ def configure():
     assert [c.cache_implementation.value for c in got.calls if c.cache_implementation] == ["offloaded"]
 
 
+def test_random_edits_between_readers_of_changed_objects_give_the_analysis_without_replays(
+        tmp_path: Path, replays: list[bool]) -> None:
+    """What the replays of a check found of a recorded value is kept with the module's object it was found for
+    (replay.py `_same_as`): runs between the readers, edited at random, write the model's config or leave it, set up
+    a class's shared instance, or change nothing; each reader then reads what stands now, as a fresh check does."""
+    rng = random.Random(31)
+    ctx, path = Context(workspace=tmp_path), str(tmp_path / "buffer.py")
+    reader = '''
+
+def reader_{x}(prompt):
+    return model.generate(max_new_tokens=4{kw})
+'''
+    writer = '''
+
+def configure_{x}():
+    value = GenerationConfig(cache_implementation="offloaded")
+'''
+    holder = '''
+
+class Holder_{x}:
+    def __init__(self):
+        self.cache = DynamicCache()
+        value = GenerationConfig(cache_implementation="static")
+
+    def run(self, prompt):
+        return model.generate(past_key_values=self.cache, max_new_tokens=4)
+'''
+    parts = [reader.format(x=i, kw=", cache_implementation=MODE" if i % 3 == 0 else "") for i in range(6)]
+    parts[1:1] = [writer.format(x=1)]
+    parts[4:4] = [holder.format(x=2), writer.format(x=3)]
+    text = "from transformers import GenerationConfig\n" + HEAD + "".join(parts)
+    swaps = [("    value = ", "    model.generation_config = "), ('"offloaded"', '"static"'), ('"static"', '"offloaded"'),
+             ("MODE = \"static\"", "MODE = \"offloaded\""), ("DynamicCache()", "None"), ("None", "DynamicCache()")]
+    buffer(text, path, ctx)
+    for _ in range(40):
+        old, new = rng.choice(swaps)
+        if rng.random() < 0.5:
+            old, new = new, old
+        spots = [i for i in range(len(text)) if text.startswith(old, i)]
+        if spots:
+            at = rng.choice(spots)
+            text = text[:at] + new + text[at + len(old):]
+        assert facts(buffer(text, path, ctx)) == facts(fresh(text, path, ctx))
+    assert True in replays and False in replays
+
+
 @pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
 def test_a_keys_end_is_parsos_end_pos_for_every_node(newline: str) -> None:
     """Source.key and every span find a node's end themselves (nodes.end_pos): the same as parso's end_pos, whatever the last

@@ -99,6 +99,7 @@ def test_contains_is_in_over_random_edits(monkeypatch: object) -> None:
 
     assert isinstance(monkeypatch, pytest.MonkeyPatch)
     monkeypatch.setattr(text_module, "_CONTAINS_MIN", 0)
+    monkeypatch.setattr(text_module, "_ENDS", 0)  # carried from every last text (short ones share no 64 characters)
     monkeypatch.setattr(text_module, "_LAST_VERSION", None)
     rng = random.Random(3131)
     alphabet = ["a", "b", "ab", "ba", "\n", " ", "x", "\U0001f449", "abab"]
@@ -152,6 +153,7 @@ def test_says_is_in_the_lowered_text_over_random_edits(monkeypatch: object) -> N
 
     assert isinstance(monkeypatch, pytest.MonkeyPatch)
     monkeypatch.setattr(text_module, "_CONTAINS_MIN", 0)
+    monkeypatch.setattr(text_module, "_ENDS", 0)  # carried from every last text (short ones share no 64 characters)
     monkeypatch.setattr(text_module, "_LAST_VERSION", None)
     rng = random.Random(3132)
     every = ["n", "N", "o", "O", "q", "Q", "a", "A", "noqa", "NoQA", "\n", " ", "\u0130", "\u212a", "\U0001f449",
@@ -170,3 +172,53 @@ def test_says_is_in_the_lowered_text_over_random_edits(monkeypatch: object) -> N
                 text = text[:a] + "".join(rng.choice(alphabet) for _ in range(rng.choice([0, 1, 1, 2, 4]))) + text[b:]
             for word in rng.sample(words, rng.randint(0, len(words))):
                 assert text_module.says(text, word) == (word in text.lower()), (repr(text), word)
+
+
+def _call_regex(word: str) -> re.Pattern[str]:
+    return re.compile(r"\b" + re.escape(word) + r"[\s\\]*\(")
+
+
+def test_has_call_is_the_regex_over_random_edits(monkeypatch: object) -> None:
+    # `has_call` carried over seeded edit sequences (the length floor off), against the regex it replaced: word
+    # characters before the word (ASCII, `_`, a non-ASCII letter and digit), blanks of every kind (Unicode's too),
+    # backslashes and line breaks between the word and `(`, a 4-byte character; edits inside a call, at either end,
+    # in the blanks; each word asked of some versions only, now and then an unrelated text.
+    import pytest
+
+    assert isinstance(monkeypatch, pytest.MonkeyPatch)
+    monkeypatch.setattr(text_module, "_CONTAINS_MIN", 0)
+    monkeypatch.setattr(text_module, "_ENDS", 0)  # carried from every last text (short ones share no 64 characters)
+    monkeypatch.setattr(text_module, "_LAST_VERSION", None)
+    rng = random.Random(3133)
+    alphabet = ["save", "load", "sa", "ve", "(", "(", " ", "\n", "\n", "\n", "\\", "\t", "\u3000", "x", "_", "é",
+                "\u0663", "\U0001f449", "save (", "ssave", "save\n", "\n("]
+    words = ["save", "load", "s", "_x"]
+    regexes = {w: _call_regex(w) for w in words}
+    for _ in range(600):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        for _ in range(30):
+            if rng.random() < 0.05:
+                text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+            else:
+                a = rng.randint(0, len(text))
+                b = min(len(text), a + rng.choice([0, 0, 1, 2, 5]))
+                text = text[:a] + "".join(rng.choice(alphabet) for _ in range(rng.choice([0, 1, 1, 2, 4]))) + text[b:]
+            for word in rng.sample(words, rng.randint(0, len(words))):
+                assert text_module.has_call(text, word) == (regexes[word].search(text) is not None), (repr(text), word)
+
+
+def test_has_call_carries_real_code_over_edits() -> None:
+    # Above the floor as it ships: a large real module, calls typed, broken and spaced at spots throughout.
+    text = "\n".join(_real())
+    words = ["save", "load", "generate", "zzz_nowhere", "print"]
+    regexes = {w: _call_regex(w) for w in words}
+    rng = random.Random(33)
+    for _ in range(60):
+        at = rng.randint(0, len(text))
+        text = text[:at] + rng.choice(["x", "save(", "load \\\n (", "\n", "zzz_nowhere (", " "]) + text[at:]
+        for word in words:
+            assert text_module.has_call(text, word) == (regexes[word].search(text) is not None), word
+        cut = rng.randint(0, len(text) - 10)
+        text = text[:cut] + text[cut + rng.randint(0, 8):]
+        for word in words:
+            assert text_module.has_call(text, word) == (regexes[word].search(text) is not None), word

@@ -5,13 +5,12 @@ came from). Both sides are facts of this one kind, so a replayed run (interprete
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Literal
 
 from hf_cache_lint.engine.base.findings import Span
 from hf_cache_lint.engine.facts import FactKind
-from hf_cache_lint.engine.text.text import contains
+from hf_cache_lint.engine.text.text import contains, has_call
 
 
 @dataclass(frozen=True)
@@ -35,12 +34,7 @@ def _might_pickle(text: str) -> bool:
     """HFC012 pairs a load with the save of a cache to the same file, and engine/interpreter/known.py records
     neither where this says no: a call of each, however spaced (`torch . save (`). The word `load` alone is in most
     modules (with `save`, in 8 of transformers' own that then reached the parser for nothing)."""
-    return contains(text, "save") and contains(text, "load") and _SAVE.search(text) is not None and \
-        _LOAD.search(text) is not None
-
-
-_SAVE = re.compile(r"\bsave[\s\\]*\(")
-_LOAD = re.compile(r"\bload[\s\\]*\(")
+    return contains(text, "save") and contains(text, "load") and has_call(text, "save") and has_call(text, "load")
 
 
 # `torch.load(..., weights_only=True)`, or `torch.load(path)` (the word `load`: `torch . load (path)` is the same

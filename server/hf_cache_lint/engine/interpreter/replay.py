@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hf_cache_lint.engine.environment import deps
 from hf_cache_lint.engine.interpreter import replay_calls, replay_through
@@ -77,6 +77,9 @@ from hf_cache_lint.engine.syntax.nodes import Node
 if TYPE_CHECKING:
     from hf_cache_lint.engine.interpreter.imports import WorkspaceImports
     from hf_cache_lint.engine.interpreter.session import Session
+
+
+_UNSTAMPED = object()  # Replays._stamp: a path not stamped yet in this check
 
 
 class Replays:
@@ -136,12 +139,12 @@ class Replays:
         self.trials: list[tuple[Node, Trial | None]] | None = None
         self.inner: list[tuple[Key, CallRecord]] | None = None
         self.trying = False
-        # What the replays of this check found of a recorded value, by (module name or heap id, id() of the
-        # recorded value): the uncalled functions recorded in one check read the same module objects, so the
-        # first replay compares them and the others find the answer. Valid while the module's names and
-        # heap are as they were (`_same_at`: nothing ran since; a replay changes neither).
-        self._same: dict[tuple[object, int], bool] = {}
-        self._same_at: tuple[object, ...] = ()
+        # What the replays of this check found of what the recorded runs read (`_same_name`, `_same_object`: by module
+        # name or heap id and id() of the recorded value, with both objects; `_changed`, `_same_method`, `_stamp`).
+        self._same: dict[tuple[object, int], tuple[object, object, bool]] = {}  # `_compare`
+        self._bodies: dict[tuple[int, int], tuple[Key, bool]] = {}
+        self._methods: dict[tuple[int, str, int, tuple[int, int] | None], tuple[Node, Node | None, bool]] = {}
+        self._stamps: dict[str, object] = {}
 
     def key(self, node: Node, bound: object = None) -> RunKey | None:
         """The run's key when recordings are on for this check (None: nothing is replayed or recorded): the
@@ -174,58 +177,101 @@ class Replays:
         """None when something the recorded run read is not the same now; else the functions it ran whose code
         changed since (`bodies_may_change`; otherwise that is a difference too)."""
         assert self.source is not None  # as for every key
-        source = self.source
         s = self.s
         end = s.module_state
         if end.path != r.path or not facts_are(s, r.before):
             return None
-        # Every run (a function's, an `__init__`'s, an annotation's evaluation) adds steps or charges, and a
-        # function's run gives the module's state a new heap: the same figures, nothing ran since.
-        at = (end, end.names, end.heap, (s.steps, s.meter.charges, s.next_id))
-        memo = self._same
-        was = self._same_at
-        if not was or was[0] is not end or was[1] is not end.names or was[2] is not end.heap or was[3] != at[3]:
-            memo.clear()
-        moved = self.moved
-        for n, v in r.names:
-            got = memo.get((n, id(v)))
-            if got is None:
-                got = memo[(n, id(v))] = same(end.names.get(n, ABSENT), v) and \
-                    (moved is None or not moves(v, moved))
-            if not got:
-                self._same_at = at
-                return None
+        if not self._same_in(r.names, end.names):
+            return None
         imports = self.imports
         resolved: Mapping[tuple[str, int, str], Value] = imports.resolved if imports is not None else {}
-        for k, v in r.forced:
-            if not same(resolved.get(k, ABSENT), v) or (moved is not None and moves(v, moved)):
-                self._same_at = at
-                return None
-        effectful = bool(r.effects or r.resolutions)
-        if effectful and (s.next_id != r.ids_at or any(k in resolved for k, _ in r.resolutions)
-                          or (imports.modules_analysed if imports is not None else 0) != r.analysed_at
-                          or any(deps.stamp(p) != st for p, st in r.stamps)):
-            self._same_at = at
+        if r.forced and not self._same_in(r.forced, resolved):
             return None
-        for i, o in r.heap:
-            got = memo.get((i, id(o)))
-            if got is None:
-                got = memo[(i, id(o))] = same(end.heap.get(i), o) and (moved is None or not moves(o, moved))
-            if not got:
-                self._same_at = at
-                return None
-        changed = [n for n, k in r.bodies if source.key(n) != k]
+        if (r.effects or r.resolutions) and (
+                s.next_id != r.ids_at or any(k in resolved for k, _ in r.resolutions)
+                or (imports.modules_analysed if imports is not None else 0) != r.analysed_at
+                or any(self._stamp(p) != st for p, st in r.stamps)):
+            return None
+        if not self._same_on_heap(r.heap, end.heap):
+            return None
+        changed = [n for n, k in r.bodies if self._changed(n, k)]
         if changed and not bodies_may_change:
-            self._same_at = at
             return None
-        lookup = self.method_node
-        for cls, name, found, where in r.methods:
-            # The same node object, where it was: a run that runs it records its body (position and code) too.
-            if (lookup(cls, name) if lookup is not None else None) is not found or \
-                    (found is not None and found.start_pos != where):
-                self._same_at = at
-                return None
+        if not all(map(self._same_method, r.methods)):
+            return None
         return changed
+
+    # What the replays of this check found of what the recorded runs read. The runs recorded in one check read the
+    # same module objects, so the first replay compares a recorded value with the module's and the others find the
+    # answer; each answer is kept with the module's object it was found for (values and heap objects are frozen,
+    # and `same` does not follow refs), and holds while the module's name, heap id or resolved import holds that
+    # same object: a run in between (the edited function, a class's shared instance set up, a replay's effects put
+    # back) leaves the other answers standing (until 31u every run cleared them all: ~4 times a keystroke on
+    # generation/utils.py, ~340 values compared again).
+    def _same_in(self, items: tuple[tuple[Any, object], ...], table: Mapping[Any, object]) -> bool:
+        """Each recorded (module name or resolved import, value) `same` as what `table` holds now (`_compare`)."""
+        memo = self._same
+        for k, v in items:
+            now = table.get(k, ABSENT)
+            got = memo.get((k, id(v)))
+            if got is None or got[0] is not v or got[1] is not now:
+                got = self._compare(k, now, v)
+            if not got[2]:
+                return False
+        return True
+
+    def _same_on_heap(self, items: tuple[tuple[int, HeapObj | None], ...], heap: Heap) -> bool:
+        """Each recorded (heap id, object) `same` as what the module's heap holds now (`_compare`)."""
+        memo = self._same
+        for i, o in items:
+            now = heap.get(i)
+            got = memo.get((i, id(o)))
+            if got is None or got[0] is not o or got[1] is not now:
+                got = self._compare(i, now, o)
+            if not got[2]:
+                return False
+        return True
+
+    def _compare(self, key: object, now: object, recorded: object) -> tuple[object, object, bool]:
+        """`same(now, recorded)`, and nothing in `recorded` moved, kept by (module name, heap id or import) and id()
+        of the recorded value with both objects."""
+        moved = self.moved
+        got = self._same[(key, id(recorded))] = \
+            (recorded, now, same(now, recorded) and (moved is None or not moves(recorded, moved)))
+        return got
+
+    def _changed(self, node: Node, key: Key) -> bool:
+        """Whether the code or place of a function a recorded run ran differs from `key`, what it recorded (the
+        tree does not change while it is analysed: once per node and recorded key and check)."""
+        got = self._bodies.get((id(node), id(key)))
+        if got is not None and got[0] is key:
+            return got[1]
+        assert self.source is not None
+        answer = self.source.key(node) != key
+        self._bodies[(id(node), id(key))] = (key, answer)
+        return answer
+
+    def _same_method(self, item: tuple[Node, str, Node | None, tuple[int, int] | None]) -> bool:
+        """The same node object, where it was: a run that runs it records its body (position and code) too. Once per
+        class, name, node and place and check (the tree does not change while it is analysed)."""
+        cls, name, found, where = item
+        key = (id(cls), name, id(found), where)
+        got = self._methods.get(key)
+        if got is not None and got[0] is cls and got[1] is found:
+            return got[2]
+        lookup = self.method_node
+        answer = (lookup(cls, name) if lookup is not None else None) is found and \
+            (found is None or found.start_pos == where)
+        self._methods[key] = (cls, found, answer)
+        return answer
+
+    def _stamp(self, path: str) -> deps.Stamp:
+        """deps.stamp once per path and check (the replays of one check ask again for the files their imports
+        consulted)."""
+        got = self._stamps.get(path, _UNSTAMPED)
+        if got is _UNSTAMPED:
+            got = self._stamps[path] = deps.stamp(path)
+        return got  # type: ignore[return-value]
 
     def apply(self, key: RunKey, r: Replay, moved: bool = False) -> None:
         """Put back what the recorded run did (its reads are the same now: `unread`; `moved`: its trials and
@@ -235,12 +281,9 @@ class Replays:
         if r.trials and not moved and (self.moved is not None or self.shift is not None):
             r = replace(r, trials=(), inner=())  # where its calls started moved: not kept
         self.put_back(r, end.heap)
-        if r.effects or r.resolutions:
-            self._same.clear()  # the module's heap changed
         self.runs[key] = r
         for k, c in r.inner:  # the calls recorded inside it, for a run of it at the next check
             self.calls.setdefault(k, []).append(c)
-        self._same_at = (end, end.names, end.heap, (s.steps, s.meter.charges, s.next_id))
 
     def put_back(self, r: Replay, heap: Heap) -> None:
         """Put back on the session what a recorded run or call did, its objects on `heap` (what it read is the
@@ -268,9 +311,9 @@ class Replays:
         s.meter.charges += r.charges
 
     def forget_compared(self) -> None:
-        """Forget what the replays found of recorded values (a call was run again on the last check's heap)."""
+        """Forget what the replays found of recorded values (a call was run again on the last check's heap: the
+        answers are checked against the module's objects anyway)."""
         self._same.clear()
-        self._same_at = ()
 
     def through(self, key: RunKey, run_function: RunFunction) -> bool:
         """Record again what the run recorded under `key` did, through the calls of the functions it inlined

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from hf_cache_lint.engine.base import process_state
 from hf_cache_lint.engine.base.findings import Edit, Position
@@ -197,13 +197,14 @@ class _Version:
     lengths of a head and a tail the two share (whole lines, found when first needed), to carry those answers over
     the edit."""
 
-    __slots__ = ("_lines", "before", "first", "said", "shared", "text")
+    __slots__ = ("_lines", "before", "calls", "first", "said", "shared", "text")
 
     def __init__(self, text: str, before: _Version | None) -> None:
         self.text = text
         self._lines: list[str] | None = None  # split when a next text or `said_line` first needs them
         self.first: dict[str, int] = {}
         self.said: dict[str, int] = {}  # `says`' words: the index in `lines` of the first line saying it, or -1
+        self.calls: dict[str, tuple[int, int] | None] = {}  # `has_call`'s words: the first call's span, or None
         self.before = before
         # (common head, common tail) in characters, then in lines, with before.text
         self.shared: tuple[int, int, int, int] | None = None
@@ -220,7 +221,7 @@ class _Version:
             return self.text.find(word)
         new = self.text
         if self.shared is None:
-            self.shared = _shared_ends(before.lines, self.lines, len(new))
+            self.shared = shared_ends(before.lines, self.lines, len(new))
         head, tail, _, _ = self.shared
         was = before.first[word]
         if was >= 0 and was + len(word) <= head:  # inside the common head: nothing earlier can have appeared
@@ -232,6 +233,25 @@ class _Version:
             return new.find(word, start, len(new) - tail + len(word) - 1)
         return new.find(word, start)
 
+    def call(self, word: str) -> tuple[int, int] | None:
+        """The span of the first call of `word` (`has_call`), carried over the edit: one wholly inside the common head
+        (the character before it too) is still the first; where there was none, a call now must reach into the edited
+        window (all of it and the character before it in the head, or in the tail, the old text had it), so it
+        starts at most at the window's end and, ending past the head, no earlier than the blanks that end the head."""
+        before, new = self.before, self.text
+        if before is None or word not in before.calls:
+            return _first_call(new, word, 0, len(new))
+        if self.shared is None:
+            self.shared = shared_ends(before.lines, self.lines, len(new))
+        head, tail, _, _ = self.shared
+        was = before.calls[word]
+        if was is not None:
+            return was if was[1] <= head else _first_call(new, word, 0, len(new))
+        gap = head
+        while gap > 0 and (new[gap - 1] == "\\" or new[gap - 1].isspace()):
+            gap -= 1
+        return _first_call(new, word, max(0, gap - len(word)), len(new) - tail)
+
     def said_line(self, word: str) -> int:
         """The index in `lines` of the first line whose lowercase holds `word` (a lowercase ASCII word without a line
         break, so each match lies inside one line, and a line lowered alone gives what it gives in the whole text:
@@ -239,7 +259,7 @@ class _Version:
         before = self.before
         if before is not None and word in before.said:
             if self.shared is None:
-                self.shared = _shared_ends(before.lines, self.lines, len(self.text))
+                self.shared = shared_ends(before.lines, self.lines, len(self.text))
             _, _, first, last = self.shared
             was = before.said[word]
             if 0 <= was < first:  # a line of the common head
@@ -257,7 +277,7 @@ class _Version:
         return -1 if at < 0 else lowered.count(b"\n", 0, at)  # UTF-8 holds b"\n" only for a line break
 
 
-def _shared_ends(old: list[str], new: list[str], size: int) -> tuple[int, int, int, int]:
+def shared_ends(old: list[str], new: list[str], size: int) -> tuple[int, int, int, int]:
     """The lengths in characters of a head and a tail the texts of lines `old` and `new` share (`size`: the length
     of `new`'s text): their common first and last lines, the two never overlapping; then the numbers of those lines. Whole lines: comparing lists of
     short strings costs a fraction of comparing the characters of a text stored 4 bytes each."""
@@ -321,6 +341,40 @@ def contains(text: str, word: str) -> bool:
         return at >= 0
 
 
+def has_call(text: str, word: str) -> bool:
+    """Whether `text` matches `\\bword[\\s\\\\]*\\(` (a call of `word`, however spaced: `torch . save (`), for a `word`
+    that starts with a letter or `_`. Not that regex: one that starts with `\\b` has no literal prefix, so `re` tries it
+    at every character (10 ms on transformers' generation/utils.py, stored 4 bytes a character, at every keystroke);
+    `word` is found by `str.find` and the rest matched where it stands. For a large text, answered once per text and
+    carried over the edit (`_Version.call`); tests/engine/test_text_scans.py compares it with the regex."""
+    if len(text) < _CONTAINS_MIN or (version := _version_of(text)) is None:
+        return _first_call(text, word, 0, len(text)) is not None
+    try:
+        return version.calls[word] is not None
+    except KeyError:
+        at = version.calls[word] = version.call(word)
+        return at is not None
+
+
+_CALL_REST: dict[str, Callable[[str, int], re.Match[str] | None]] = {}
+
+
+def _first_call(text: str, word: str, start: int, stop: int) -> tuple[int, int] | None:
+    """The span of the first match of `\\bword[\\s\\\\]*\\(` in `text` that starts in [start, stop] (the regex's `\\s` is
+    `str.isspace`, its `\\w` `str.isalnum` or `_`: both Unicode's)."""
+    rest = _CALL_REST.get(word)
+    if rest is None:
+        rest = _CALL_REST[word] = re.compile(re.escape(word) + r"[\s\\]*\(").match
+    i = text.find(word, start, stop + len(word))
+    while i >= 0:
+        if i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_"):
+            found = rest(text, i)
+            if found is not None:
+                return i, found.end()
+        i = text.find(word, i + 1, stop + len(word))
+    return None
+
+
 def line_at(text: str, line: int) -> str:
     """`split_lines(text)[line - 1]`, "" past the end, without copying the list of lines (every finding's ignore
     fix asks for the one line it starts on)."""
@@ -357,3 +411,4 @@ process_state.resettable("engine/text/text.py", "_LAST_LINES", _forget_last)
 process_state.resettable("engine/text/text.py", "_LAST_LOWERED", _forget_last)
 process_state.resettable("engine/text/text.py", "_LAST_VERSION", _forget_last)
 process_state.resettable("engine/text/text.py", "_LAST_KEPT", _forget_last)
+process_state.resettable("engine/text/text.py", "_CALL_REST", _CALL_REST.clear)
