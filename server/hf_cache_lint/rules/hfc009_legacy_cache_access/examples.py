@@ -116,6 +116,13 @@ _CUT_BLOCKS = ("kv_rank = []\nfor idx, chunk in enumerate((inputs.input_ids, inp
                "    kv_block = model(chunk, use_cache=True).past_key_values\n"
                "    if idx > 0:\n        kv_block = [[la.keys[:, :, 2:], la.values[:, :, 2:]] for la in kv_block.layers]\n"
                + _CUT_LINE)
+# Batches that each keep their forward's cache (TGI's `CausalLMBatch.past_key_values`), joined by a loop over a list
+# of them: each item is one of the project's objects, and its member the cache it kept.
+_BATCH_LINE = "    print(batch.past[0][0].shape)\n"
+_BATCHES = ("\n\nclass Batch:\n    def __init__(self, ids):\n        self.ids = ids\n        self.past = None\n\n"
+            "    def step(self):\n        self.past = model(self.ids, use_cache=True).past_key_values\n\n\n"
+            "first, second = Batch(inputs.input_ids), Batch(inputs.input_ids)\nfirst.step()\nsecond.step()\n"
+            "for batch in [first, second]:\n" + _BATCH_LINE)
 # A model subclass's 4.x `_reorder_cache` (index-tts's GPT2InferenceModel): generate's beam search calls it with its
 # cache at every step, on every release.
 _REORDER = ("import torch\nfrom transformers import GPT2LMHeadModel\n\n\nclass BeamLM(GPT2LMHeadModel):\n"
@@ -227,6 +234,15 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="TypeError: 'DynamicCache' object is not subscriptable",
         note="a loop-carried name that holds the first block's cache or, after it, the cut blocks' lists: indexing "
              "it fails on the pass after the first, the cache's",
+    ),
+    invalid(
+        _LOAD + _BATCHES,
+        flagged="batch.past[0]",
+        fixes={"Use `.layers[0].keys`": (_BATCH_LINE, "    print(batch.past.layers[0].keys.shape)\n")},
+        versions=_5X,
+        portable=True,
+        message_contains="TypeError: 'DynamicCache' object is not subscriptable",
+        note="a loop over a list of the project's objects: each item's member is the cache its method kept",
     ),
     invalid(
         _REORDER + _BEAMS,
