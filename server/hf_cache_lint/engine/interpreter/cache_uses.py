@@ -324,8 +324,10 @@ def _cache_options(value: Maybe) -> Value:
     name may be one the code converted), a named test chose the cache, or no option is a cache."""
     kept: list[tuple[Value, Cond | None]] = []
     for v, c in value.options:
-        if type(v) is CacheVal and c is not None:
-            return UNKNOWN  # a test chose the cache (`if idx > 0: kv = cut(kv)`): a later test may be the same one
+        if type(v) is CacheVal and (c is not None or v.cls is not None):
+            # A test chose the cache (`if idx > 0: kv = cut(kv)`): a later test may be the same one. A cache of a
+            # class the code names (`DynamicCache.from_legacy_cache(p)` in a converter's branch) is not a forward's.
+            return UNKNOWN
         if type(v) is CacheVal or (type(v) is Const and v.value is None):
             kept.append((v, c))
         elif type(v) is not TupleVal and (type(v) is not ListVal or v.items_of is not None):
