@@ -32,8 +32,10 @@ from hf_cache_lint.engine.interpreter.init_members import init_sets, instance_on
 from hf_cache_lint.engine.interpreter.none_tests import none_test_at
 from hf_cache_lint.engine.interpreter.session import EvArg, Session
 from hf_cache_lint.engine.interpreter.values import (
+    UNKNOWN,
     CacheVal,
     ClassDef,
+    Cond,
     ConfigState,
     Const,
     InstanceState,
@@ -256,6 +258,8 @@ class CacheUses:
 
     def subscript(self, value: Value, trailer: Node, head: Node, before: Sequence[Node]) -> None:
         who = self.subject(value)
+        if who is None and type(value) is Maybe and self.on:
+            who = self.subject(_cache_options(value))
         if who is not None:
             self.record(who, "subscript", "", _receiver(head, before), self.s.span(trailer),
                         Span(self.s.span(head).start, self.s.span(trailer).end), index=code(trailer.children[1]))
@@ -309,6 +313,28 @@ class CacheUses:
             out.append(UseArgument(a.arg.name, ("**" if a.arg.star == "**" else a.arg.star) + code(a.arg.value),
                                    kind, constant))
         return tuple(out)
+
+
+def _cache_options(value: Maybe) -> Value:
+    """The options of `value` that are transformers caches (None aside), where its other options are lists or tuples
+    the code built (`kv = out.past_key_values`, then `kv = [[k[:, :, n:], v[:, :, n:]] for k, v in kv]` under an if:
+    Star Attention's blocks after the first): indexing it fails on the path that kept the cache, whatever the
+    lists' paths do: the path that kept it is one no test named (a loop's earlier pass, an `a if c else b`), so no
+    later test can be the one that rules it out. UNKNOWN when an option is anything else (a value the linter cannot
+    name may be one the code converted), a named test chose the cache, or no option is a cache."""
+    kept: list[tuple[Value, Cond | None]] = []
+    for v, c in value.options:
+        if type(v) is CacheVal and (c is not None or v.cls is not None):
+            # A test chose the cache (`if idx > 0: kv = cut(kv)`): a later test may be the same one. A cache of a
+            # class the code names (`DynamicCache.from_legacy_cache(p)` in a converter's branch) is not a forward's.
+            return UNKNOWN
+        if type(v) is CacheVal or (type(v) is Const and v.value is None):
+            kept.append((v, c))
+        elif type(v) is not TupleVal and (type(v) is not ListVal or v.items_of is not None):
+            return UNKNOWN
+    if not any(type(v) is CacheVal for v, _ in kept):
+        return UNKNOWN
+    return maybe(kept)
 
 
 def listed_cache(value: Value) -> Value | None:

@@ -159,7 +159,7 @@ class ControlFlow:
         for run in range(2 if self.s.loop_depth <= MAX_LOOP_REPEAT_DEPTH else 1):
             if kids[1].type != "operator" and node.type == "for_stmt":
                 if run:
-                    _forget_tests_of(self.s.state, _target_names(kids[1]))
+                    _forget_tests_of(self.s.state, _target_names(kids[1]), entry)
                 # `for cache in caches:` over a list of one transformers cache: each item is that cache.
                 item = list_item(iterated) if kids[1].type == "name" and self.ex.uses.on else None
                 self.st.assign(kids[1], item or Unknown("the loop variable"), node)
@@ -223,15 +223,19 @@ def _target_names(target: Node) -> set[str]:
     return {n for k in getattr(target, "children", []) for n in _target_names(k)}
 
 
-def _forget_tests_of(state: State, targets: set[str]) -> None:
+def _forget_tests_of(state: State, targets: set[str], entry: State) -> None:
     """A value the previous iteration bound under a test of the loop variable (`if step == 0: past = ...`) holds
     at the next one whatever that test now says (`else:` there: `step` is another value): its option keeps no
-    condition (a path the linter cannot name) rather than one the new path contradicts."""
+    condition (a path the linter cannot name) rather than one the new path contradicts. A value the iteration did
+    not bind (the same object as before the loop: a fork and a join keep it) keeps its conditions: the test chose
+    it before the loop, when the name meant what it meant then (TGI's `first = batches[0].past` after a loop that
+    converted each batch's cache, read in a later loop over `batch`)."""
     if not targets:
         return
     mentions = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(targets))) + r")\b")
+    before = entry.names
     for name, value in list(state.names.items()):
-        if isinstance(value, Maybe) and any(c is not None and mentions.search(c.text) for _, c in value.options):
+        if isinstance(value, Maybe) and before.get(name) is not value and any(c is not None and mentions.search(c.text) for _, c in value.options):
             state.names[name] = maybe((v, None if c is not None and mentions.search(c.text) else c)
                                       for v, c in value.options)
 

@@ -245,6 +245,13 @@ class Statements:
                                                                base.qualname.rpartition(".")[2] in _MODEL_BASES):
             self.s.model_methods[id(value.node)] = stmt  # every model runs it as its method: `self` is the model
         obj = self.s.obj(base)
+        if isinstance(base, Maybe) and all(type(v) is Ref and isinstance(self.s.obj(v), InstanceState)
+                                           for v, _ in base.options):
+            # `for batch in batches: batch.past = [...]` over a list of the project's objects (values.py
+            # `ListVal.item`): the loop stores into every item.
+            for v, _ in base.options:
+                self.set_attribute(v, attr, value, stmt)
+            return
         if not isinstance(base, Ref):
             return
         if isinstance(obj, ConfigState) and attr == "cache_implementation":

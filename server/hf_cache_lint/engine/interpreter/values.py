@@ -85,7 +85,8 @@ class ListVal:
     """A list built in the code (`[...]`, a list comprehension, `list(...)`): no model's forward takes one as the
     cache. Its items are tracked only as one value every item is: `item`, a transformers cache the code put in
     every place it filled (`caches = []`, `caches.append(model(x).past_key_values)`, `[prefix_cache] + caches`),
-    so `caches[0]` and `for c in caches` are that cache (TurboRAG's chunk caches); None: items not known. `empty`:
+    so `caches[0]` and `for c in caches` are that cache (TurboRAG's chunk caches), or a heap object every item is
+    (`[first, second]`: one of them, a `Maybe`); None: items not known. `empty`:
     the code built it with no item (`[]`) and put none in yet. `items_of`: the list is `list(cache)` of a
     transformers cache (Kangaroo's `model.past_key_values = list(out.past_key_values)`): its items are what iterating
     that cache yields (4.x's `(keys, values)` pairs, 5.x's triples), so a loop over the list unpacks them as a loop
@@ -591,13 +592,17 @@ def list_joined(site: Site | None, lists: Iterable[Value], added: Iterable[Value
 
 
 def _items(items: Iterable[Value | None]) -> Value | None:
-    """One value for `items` that are all transformers caches (the one, or a `Maybe` of them in order), else None."""
+    """One value for `items` that are all transformers caches, or all heap objects (`[first, second]` of the
+    project's batches, TGI's `concatenate(batches)`: a loop over them stores into and reads each one), as the one or
+    a `Maybe` of them in order; None otherwise (a mix, or anything else)."""
     found: list[tuple[Value, Cond | None]] = []
     for item in items:
         for v, _ in item.options if isinstance(item, Maybe) else ((item, None),):
-            if type(v) is not CacheVal:
+            if type(v) is not CacheVal and type(v) is not Ref:
                 return None
             found.append((v, None))
+    if len({type(v) for v, _ in found}) > 1:
+        return None
     if not found:
         return None
     got = maybe(found)

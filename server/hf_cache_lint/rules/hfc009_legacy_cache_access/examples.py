@@ -108,6 +108,21 @@ _PARKED_LIST = ("out = model(**inputs, use_cache=True)\nmodel.parked = list(out.
 _BLOCKS_LINE = "    kv_rank = kv_block if not kv_rank else [kv_rank[i][0] for i in range(2)]\n"
 _BLOCKS = ("kv_rank = []\nfor chunk in (inputs.input_ids, inputs.input_ids):\n"
            "    kv_block = model(chunk, use_cache=True).past_key_values\n" + _BLOCKS_LINE)
+# The same with the anchor cut off every block after the first (Star-Attention's `_discard_anchor`): a block is the
+# forward's cache on the first pass and a list on the others, so the name carried to the second pass holds the
+# first block's cache, whatever the later blocks are.
+_CUT_LINE = "    kv_rank = kv_block if not kv_rank else [kv_rank[i][0] for i in range(2)]\n"
+_CUT_BLOCKS = ("kv_rank = []\nfor idx, chunk in enumerate((inputs.input_ids, inputs.input_ids)):\n"
+               "    kv_block = model(chunk, use_cache=True).past_key_values\n"
+               "    if idx > 0:\n        kv_block = [[la.keys[:, :, 2:], la.values[:, :, 2:]] for la in kv_block.layers]\n"
+               + _CUT_LINE)
+# Batches that each keep their forward's cache (TGI's `CausalLMBatch.past_key_values`), joined by a loop over a list
+# of them: each item is one of the project's objects, and its member the cache it kept.
+_BATCH_LINE = "    print(batch.past[0][0].shape)\n"
+_BATCHES = ("\n\nclass Batch:\n    def __init__(self, ids):\n        self.ids = ids\n        self.past = None\n\n"
+            "    def step(self):\n        self.past = model(self.ids, use_cache=True).past_key_values\n\n\n"
+            "first, second = Batch(inputs.input_ids), Batch(inputs.input_ids)\nfirst.step()\nsecond.step()\n"
+            "for batch in [first, second]:\n" + _BATCH_LINE)
 # A model subclass's 4.x `_reorder_cache` (index-tts's GPT2InferenceModel): generate's beam search calls it with its
 # cache at every step, on every release.
 _REORDER = ("import torch\nfrom transformers import GPT2LMHeadModel\n\n\nclass BeamLM(GPT2LMHeadModel):\n"
@@ -207,6 +222,27 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="TypeError: 'DynamicCache' object is not subscriptable",
         note="a loop-carried name that starts as the empty list: the first pass keeps the block's cache (`not []` "
              "holds), the second indexes it",
+    ),
+    invalid(
+        _LOAD + _CUT_BLOCKS,
+        flagged="kv_rank[i]",
+        fixes={"Use `.layers[i].keys`": (_CUT_LINE, "    kv_rank = kv_block if not kv_rank else "
+                                                     "[kv_rank.layers[i].keys for i in range(2)]\n")},
+        versions=_5X,
+        portable=True,
+        severity=Severity.WARNING,
+        message_contains="TypeError: 'DynamicCache' object is not subscriptable",
+        note="a loop-carried name that holds the first block's cache or, after it, the cut blocks' lists: indexing "
+             "it fails on the pass after the first, the cache's",
+    ),
+    invalid(
+        _LOAD + _BATCHES,
+        flagged="batch.past[0]",
+        fixes={"Use `.layers[0].keys`": (_BATCH_LINE, "    print(batch.past.layers[0].keys.shape)\n")},
+        versions=_5X,
+        portable=True,
+        message_contains="TypeError: 'DynamicCache' object is not subscriptable",
+        note="a loop over a list of the project's objects: each item's member is the cache its method kept",
     ),
     invalid(
         _REORDER + _BEAMS,
