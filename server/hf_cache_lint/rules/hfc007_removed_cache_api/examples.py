@@ -130,6 +130,22 @@ CHAT = SPEAKER.replace(
     "codes = chat.say(torch.tensor([[1, 2, 3]]))\n")
 STREAMER = streaming(SPEAKER)
 STREAMER_MIXIN = streaming(SPEAKER_MIXIN)
+# A generation model's own streaming loop that copies the config it is given and asks generate's private helper for
+# its stopping criteria (CodeGeeX2's ChatGLM2 `stream_generate`), without generate's `_prepare_special_tokens`.
+STOPPING = streaming(SPEAKER_MIXIN).replace("import torch\n", "import copy\n\nimport torch\n", 1).replace(
+    "LogitsProcessorList\n", "LogitsProcessorList, StoppingCriteriaList\n", 1).replace(
+    "        processors = self._get_logits_processor(\n"
+    "            generation_config=generation_config, input_ids_seq_length=ids.shape[-1], encoder_input_ids=ids,\n"
+    "            prefix_allowed_tokens_fn=None, logits_processor=LogitsProcessorList())\n"
+    "        while ids.shape[-1] < generation_config.max_length:\n"
+    "            logits = self(input_ids=ids).logits[:, -1, :]\n"
+    "            ids = torch.cat([ids, processors(ids, logits).argmax(-1, keepdim=True)], dim=-1)\n",
+    "        generation_config = copy.deepcopy(generation_config)\n"
+    "        criteria = self._get_stopping_criteria(generation_config=generation_config,\n"
+    "                                               stopping_criteria=StoppingCriteriaList())\n"
+    "        while not criteria(ids, None).all():\n"
+    "            logits = self(input_ids=ids).logits[:, -1, :]\n"
+    "            ids = torch.cat([ids, logits.argmax(-1, keepdim=True)], dim=-1)\n")
 
 
 INVALID: tuple[Invalid, ...] = (
@@ -739,5 +755,13 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="AttributeError: 'Speaker' object has no attribute 'generate'",
         note="`generate` on the backbone-built class through a chat helper handed its holder (`Chat(voice)`, "
              "`self.voice.speaker.generate(...)`)",
+    ),
+    Invalid(
+        STOPPING,
+        flagged="_get_stopping_criteria",
+        runtime="OTHER",  # raised inside transformers (the helper): the classifier leaves such AttributeErrors OTHER
+        message_contains="AttributeError: 'GenerationConfig' object has no attribute '_eos_token_tensor'",
+        note="a model's own streaming method that copies its config and calls `_get_stopping_criteria` on it without "
+             "generate's `_prepare_special_tokens` (ChatGLM2's `stream_generate`)",
     ),
 )

@@ -10,6 +10,7 @@ from hf_cache_lint.rules.hfc007_removed_cache_api.examples import (
     CHAT,
     SPEAKER,
     SPEAKER_MIXIN,
+    STOPPING,
     STREAMER,
     STREAMER_MIXIN,
 )
@@ -335,5 +336,19 @@ VALID: tuple[Valid, ...] = (
                          "        return logits_processor\n\n"
                          "    def stream(self, ids, generation_config):\n"),
         note="the backbone-built class defining the `_get_logits_processor` its loop calls: the project's own",
+    ),
+    Valid(
+        STOPPING.replace("        criteria = self._get_stopping_criteria(",
+                         "        self._prepare_special_tokens(generation_config)\n"
+                         "        criteria = self._get_stopping_criteria("),
+        note="the model's own streaming method running generate's `_prepare_special_tokens` on its config first",
+    ),
+    Valid(
+        STOPPING.replace("        generation_config = copy.deepcopy(generation_config)\n", "").replace(
+            "codes = speaker.stream(torch.tensor([[1, 2, 3]]), GenerationConfig(max_length=6))",
+            "config = GenerationConfig(max_length=6)\nspeaker._prepare_special_tokens(config)\n"
+            "codes = speaker.stream(torch.tensor([[1, 2, 3]]), config)"),
+        note="the streaming method handing on the config its caller gives (here one the caller prepared) without "
+             "making one: as generate's own steps get theirs",
     ),
 )
