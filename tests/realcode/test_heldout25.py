@@ -18,11 +18,14 @@ from recall_set import HELDOUT25
 # Measured unseen by the lead (thirteenth session): written while round 1 worked (nobody who changed the checker saw
 # it). On 524d6d0's server/ (the session's start): 4.57.6 8/12, 8 of 8; 5.23.0 10/14, 10 of 11; 5.24.0 10/14, 10 of
 # 11; 5.25.0 10/14, 10 of 11.
+# open29s (round 1b, after seeing the set): GenerationMixin's other members on a backbone-only class
+# (mc_private_helpers), a holder's model through a chat helper (bm_chat_generate), _get_stopping_criteria on a config
+# a model's own method makes (cg_stopping_criteria): 4.57.6 11/12, 11 of 11; 5.23.0, 5.24.0, 5.25.0 13/14, 13 of 14.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(8, 8 / 8),
-    "5.23.0": Floor(10, 10 / 11),
-    "5.24.0": Floor(10, 10 / 11),
-    "5.25.0": Floor(10, 10 / 11),
+    "4.57.6": Floor(11, 11 / 11),
+    "5.23.0": Floor(13, 13 / 14),
+    "5.24.0": Floor(13, 13 / 14),
+    "5.25.0": Floor(13, 13 / 14),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,

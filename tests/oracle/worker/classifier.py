@@ -78,8 +78,12 @@ ERRORS: tuple[ErrorClass, ...] = (
                                                     r"module transformers has no attribute (\w*Cache)\b")),
     # A `GenerationConfig` field a release removed (`return_legacy_cache`, gone from 5.0.0: HFC007).
     ErrorClass("HFC007", AttributeError, re.compile(r"'GenerationConfig' object has no attribute '(\w+)'")),
-    # `generate` on a model class built on a backbone alone: PreTrainedModel lost GenerationMixin in 4.52.1 (HFC007).
-    ErrorClass("HFC007", AttributeError, re.compile(r"'\w+' object has no attribute '(generate)'")),
+    # `generate` (or another GenerationMixin method, as a remote-code `stream_generate` calls them) on a model class
+    # built on a backbone alone: PreTrainedModel lost GenerationMixin in 4.52.1 (HFC007).
+    ErrorClass("HFC007", AttributeError, re.compile(r"'\w+' object has no attribute '(generate|_get_logits_processor|"
+                                                    r"_get_stopping_criteria|_prepare_\w+|_update_model_kwargs_for_generation|"
+                                                    r"_sample|_beam_search|_has_unfinished_sequences|"
+                                                    r"prepare_inputs_for_generation|compute_transition_scores)'")),
     # A cache constructor called with an older release's positional arguments (HFC007).
     ErrorClass("HFC007", TypeError, re.compile(r"(\w*Cache)\.__init__\(\) takes (?:from \d+ to )?\d+ positional "
                                                r"arguments? but \d+")),

@@ -1,9 +1,11 @@
-"""The `backbone_generate` facts (engine/facts/backbone_generate.py): `generate` called on a model class of the
-module whose only transformers bases are backbones (`GPT2PreTrainedModel`, `LlamaModel`, `PreTrainedModel`: no
-language-model head, no `GenerationMixin`), which has no `generate` of its own from 4.52.1.
+"""The `backbone_generate` facts (engine/facts/backbone_generate.py): `generate` (or another `GenerationMixin`
+method, `MIXIN_MEMBERS`: the `_get_logits_processor` a remote-code `stream_generate` calls) called on a model class
+of the module whose only transformers bases are backbones (`GPT2PreTrainedModel`, `LlamaModel`, `PreTrainedModel`: no
+language-model head, no `GenerationMixin`), which has none of them of its own from 4.52.1.
 
 Precision: the class derives only from transformers model classes (and the module's own such classes); neither it
-nor a base of the module defines `generate` or `__getattr__`; and the call's receiver is, by what the code says,
+nor a base of the module defines `generate` or `__getattr__` (nor the member called); and the call's receiver is, by
+what the code says,
 an instance of it: `self.generate(...)` in its own methods (a class the module builds and no class of it
 derives from: `self` may be a subclass's), or `x.generate(...)` where every binding of `x` (a
 name or a `self.x` attribute, by its text) in the module is `Cls(...)` or `Cls.from_pretrained(...)`
@@ -14,7 +16,7 @@ from __future__ import annotations
 import re
 
 from hf_cache_lint.engine.base.findings import Span
-from hf_cache_lint.engine.facts.backbone_generate import BackboneGenerate
+from hf_cache_lint.engine.facts.backbone_generate import MIXIN_MEMBERS, BackboneGenerate
 from hf_cache_lint.engine.interpreter.bindings import without_self_returning
 from hf_cache_lint.engine.interpreter.hook_classes import generates
 from hf_cache_lint.engine.interpreter.hook_names import (
@@ -25,11 +27,11 @@ from hf_cache_lint.engine.interpreter.hook_names import (
     reference_role,
 )
 from hf_cache_lint.engine.interpreter.hook_trees import base_items, suite
-from hf_cache_lint.engine.syntax.nodes import Node, code, dotted, span
+from hf_cache_lint.engine.syntax.nodes import Node, call_args, code, dotted, span
 
 
 def backbone_generate_facts(module: Node, text: str) -> list[BackboneGenerate]:
-    if "generate" not in text or "transformers" not in text or "class" not in text:
+    if "transformers" not in text or "class" not in text:
         return []
     if not binds_transformers(module, text):  # no transformers class or module bound: nothing below applies
         return []
@@ -56,18 +58,118 @@ def backbone_generate_facts(module: Node, text: str) -> list[BackboneGenerate]:
             continue
         kids = node.children
         for i in range(1, len(kids) - 1):
-            if not (is_trailer(kids[i], ".", "generate") and is_trailer(kids[i + 1], "(")):
+            member = _member_called(kids[i], kids[i + 1])
+            if member is None:
                 continue
             receiver = "".join(flat(k) for k in kids[:i])
-            cls = self_class(node) if receiver == "self" else bound.get(receiver)
+            cls = self_class(node) if receiver == "self" else bound.get(receiver) or \
+                _held(receiver, node, nodes, own, set(classes))
             if cls is None or cls not in classes or (receiver == "self" and (
                     cls in subclassed or cls not in bound.values())):
                 continue  # `self` may be a subclass's instance; and a class never built here may be built with one
+            if member != "generate" and _chain_defines(classes[cls], member, own):
+                continue  # the class (or a base of the module) brings its own
             base = _backbone_base(classes[cls], names, own)
             assert base is not None
             facts.append(BackboneGenerate(span=Span(span(kids[0]).start, span(kids[i]).end), receiver=receiver,
-                                          cls=cls, base=base, class_span=span(classes[cls].children[1])))
+                                          cls=cls, base=base, class_span=span(classes[cls].children[1]),
+                                          member=member))
     return facts
+
+
+def _held(receiver: str, node: Node, nodes: list[Node], own: dict[str, Node], classes: set[str]) -> str | None:
+    """The class of `self.<holder>.<attr>` in a method of a module class (a chat helper: `self.model.llm`) whose
+    `__init__` stores one of its parameters as `self.<holder>`, where every construction of that class in the module
+    passes there an instance of one module class (`Conversation(biomedgpt)`, `biomedgpt = BioMedGPTV()`) whose
+    `self.<attr>` is built of one of `classes` (`self.llm = LlamaForCausalLM(config)`)."""
+    parts = receiver.split(".")
+    outer = self_class(node) if len(parts) == 3 and parts[0] == "self" else None
+    if outer is None or outer not in own:
+        return None
+    stored = _stored_parameter(own[outer], parts[1])
+    if stored is None:
+        return None
+    index, parameter = stored
+    built = instances(nodes, set(own))
+    held: set[str | None] = set()
+    for call in nodes:
+        kids = call.children
+        if call.type in ("power", "atom_expr") and len(kids) == 2 and kids[0].type == "name" and \
+                kids[0].value == outer and is_trailer(kids[1], "("):
+            args = call_args(kids[1])
+            if any(a.star for a in args):
+                return None
+            named = [a for a in args if a.name == parameter]
+            positional = [a for a in args if a.name is None]
+            arg = named[0] if named else positional[index] if index < len(positional) else None
+            held.add(_instance_of(arg.value, built, own) if arg is not None else None)
+    inner = next(iter(held)) if len(held) == 1 else None
+    if inner is None:
+        return None
+    cls = instances(tree_nodes(own[inner]), classes).get(f"self.{parts[2]}")
+    return cls if cls is not None and f"self.{parts[2]}" not in _rebound_outside(nodes, own[inner], parts[2]) \
+        else None
+
+
+def _instance_of(value: Node, built: dict[str, str], own: dict[str, Node]) -> str | None:
+    """The module class `value` is an instance of: a name every binding of which builds it, or `Cls(...)`."""
+    kids: list[Node] = getattr(value, "children", [])
+    if value.type in ("power", "atom_expr") and len(kids) == 2 and kids[0].type == "name" and \
+            kids[0].value in own and is_trailer(kids[1], "("):
+        return str(kids[0].value)
+    return built.get(flat(value))
+
+
+def _rebound_outside(nodes: list[Node], cls: Node, attr: str) -> set[str]:
+    """`{"self.<attr>"}` when some statement outside `cls` binds `<anything>.<attr>` (the holder's attribute may be
+    replaced from outside), else the empty set."""
+    inside = {id(n) for n in tree_nodes(cls)}
+    for node in nodes:
+        if node.type == "expr_stmt" and id(node) not in inside and flat(node.children[0]).endswith(f".{attr}") and \
+                len(node.children) == 3 and code(node.children[1]).strip() == "=":
+            return {f"self.{attr}"}
+    return set()
+
+
+def _stored_parameter(cls: Node, holder: str) -> tuple[int, str] | None:
+    """(position after `self`, name) of the `__init__` parameter that `cls` stores as `self.<holder>`, when that is
+    the class's only binding of `self.<holder>`."""
+    init = next((s for s in suite(cls.children[-1]) if s.type == "funcdef" and s.children[1].value == "__init__"),
+                None)
+    if init is None:
+        return None
+    parameters = [p.name.value for p in init.get_params() if p.star_count == 0][1:]  # but `self`
+    stored: list[str] = []
+    for node in tree_nodes(cls):
+        if node.type == "expr_stmt" and len(node.children) == 3 and flat(node.children[0]) == f"self.{holder}":
+            stored.append(flat(node.children[2]) if code(node.children[1]).strip() == "=" else "")
+    if len(stored) != 1 or stored[0] not in parameters:
+        return None
+    return parameters.index(stored[0]), stored[0]
+
+
+def _member_called(dot: Node, call: Node) -> str | None:
+    """The `GenerationMixin` member `.name(` calls, when `dot` is `.name` of one and `call` its `(...)`."""
+    if not is_trailer(call, "(") or dot.type != "trailer" or len(dot.children) != 2:
+        return None
+    name = getattr(dot.children[1], "value", None)
+    return name if isinstance(name, str) and name in MIXIN_MEMBERS and is_trailer(dot, ".", name) else None
+
+
+def _chain_defines(cls: Node, name: str, own: dict[str, Node]) -> bool:
+    """`cls` or one of the module's classes it derives from (by the base's name as written) defines `name`."""
+    seen: set[int] = set()
+    stack = [cls]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if defines(node, (name,)):
+            return True
+        if len(node.children) >= 7:
+            stack.extend(own[flat(b)] for b in base_items(node.children[3]) if flat(b) in own)
+    return False
 
 
 def flat(node: Node) -> str:

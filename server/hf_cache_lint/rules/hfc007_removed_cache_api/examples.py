@@ -89,6 +89,66 @@ _SPEAKER = (
 )
 SPEAKER = _SPEAKER.format(mixin="", mixin_import="")
 SPEAKER_MIXIN = _SPEAKER.format(mixin=", GenerationMixin", mixin_import=", GenerationMixin")
+# The same class decoding by itself from generate's private helpers, as remote code's `stream_generate` does
+# (ChatGLM's, vendored by Med-ChatGLM: `self._get_logits_processor(...)`): those are `GenerationMixin`'s too.
+_STREAM = (
+    "\n    def stream(self, ids, generation_config):\n"
+    "        processors = self._get_logits_processor(\n"
+    "            generation_config=generation_config, input_ids_seq_length=ids.shape[-1], encoder_input_ids=ids,\n"
+    "            prefix_allowed_tokens_fn=None, logits_processor=LogitsProcessorList())\n"
+    "        while ids.shape[-1] < generation_config.max_length:\n"
+    "            logits = self(input_ids=ids).logits[:, -1, :]\n"
+    "            ids = torch.cat([ids, processors(ids, logits).argmax(-1, keepdim=True)], dim=-1)\n"
+    "        return ids\n"
+)
+
+
+def streaming(speaker: str) -> str:
+    """`speaker` (SPEAKER or SPEAKER_MIXIN) with `_STREAM`'s method, streaming instead of calling generate."""
+    return speaker.replace("import torch\n", "import torch\nfrom transformers import GenerationConfig, "
+                           "LogitsProcessorList\n", 1).replace(
+        "out.past_key_values)\n", "out.past_key_values)\n" + _STREAM.rstrip("\n") + "\n", 1).replace(
+        "codes = speaker.generate(torch.tensor([[1, 2, 3]]), max_new_tokens=3, do_sample=False, pad_token_id=0)",
+        "codes = speaker.stream(torch.tensor([[1, 2, 3]]), GenerationConfig(max_length=6))")
+
+
+# The backbone-built class held by a module class and generated from by a chat helper that is handed the holder
+# (OpenBioMed's `Conversation(model)` calling `self.model.llm.generate(...)`).
+CHAT = SPEAKER.replace(
+    "speaker = Speaker(GPT2Config(vocab_size=64, n_positions=64, n_embd=32, n_layer=2, n_head=4)).eval()\n"
+    "codes = speaker.generate(torch.tensor([[1, 2, 3]]), max_new_tokens=3, do_sample=False, pad_token_id=0)\n",
+    "class Voice(torch.nn.Module):\n"
+    "    def __init__(self, config):\n"
+    "        super().__init__()\n"
+    "        self.speaker = Speaker(config)\n\n\n"
+    "class Chat:\n"
+    "    def __init__(self, voice, max_new_tokens=3):\n"
+    "        self.voice = voice\n"
+    "        self.max_new_tokens = max_new_tokens\n\n"
+    "    def say(self, ids):\n"
+    "        return self.voice.speaker.generate(ids, max_new_tokens=self.max_new_tokens, do_sample=False,\n"
+    "                                           pad_token_id=0)\n\n\n"
+    "voice = Voice(GPT2Config(vocab_size=64, n_positions=64, n_embd=32, n_layer=2, n_head=4)).eval()\n"
+    "chat = Chat(voice)\n"
+    "codes = chat.say(torch.tensor([[1, 2, 3]]))\n")
+STREAMER = streaming(SPEAKER)
+STREAMER_MIXIN = streaming(SPEAKER_MIXIN)
+# A generation model's own streaming loop that copies the config it is given and asks generate's private helper for
+# its stopping criteria (CodeGeeX2's ChatGLM2 `stream_generate`), without generate's `_prepare_special_tokens`.
+STOPPING = streaming(SPEAKER_MIXIN).replace("import torch\n", "import copy\n\nimport torch\n", 1).replace(
+    "LogitsProcessorList\n", "LogitsProcessorList, StoppingCriteriaList\n", 1).replace(
+    "        processors = self._get_logits_processor(\n"
+    "            generation_config=generation_config, input_ids_seq_length=ids.shape[-1], encoder_input_ids=ids,\n"
+    "            prefix_allowed_tokens_fn=None, logits_processor=LogitsProcessorList())\n"
+    "        while ids.shape[-1] < generation_config.max_length:\n"
+    "            logits = self(input_ids=ids).logits[:, -1, :]\n"
+    "            ids = torch.cat([ids, processors(ids, logits).argmax(-1, keepdim=True)], dim=-1)\n",
+    "        generation_config = copy.deepcopy(generation_config)\n"
+    "        criteria = self._get_stopping_criteria(generation_config=generation_config,\n"
+    "                                               stopping_criteria=StoppingCriteriaList())\n"
+    "        while not criteria(ids, None).all():\n"
+    "            logits = self(input_ids=ids).logits[:, -1, :]\n"
+    "            ids = torch.cat([ids, logits.argmax(-1, keepdim=True)], dim=-1)\n")
 
 
 INVALID: tuple[Invalid, ...] = (
@@ -691,5 +751,27 @@ INVALID: tuple[Invalid, ...] = (
         flagged="speaker.generate",
         message_contains="AttributeError: 'Speaker' object has no attribute 'generate'",
         note="`generate` on a model class built on `GPT2PreTrainedModel` alone: no `GenerationMixin` from 4.52.1",
+    ),
+    Invalid(
+        STREAMER,
+        flagged="self._get_logits_processor",
+        message_contains="AttributeError: 'Speaker' object has no attribute '_get_logits_processor'",
+        note="generate's private helper `_get_logits_processor` called by the class's own decoding loop (remote "
+             "code's `stream_generate`): a `GenerationMixin` method too, gone with it from 4.52.1",
+    ),
+    Invalid(
+        CHAT,
+        flagged="self.voice.speaker.generate",
+        message_contains="AttributeError: 'Speaker' object has no attribute 'generate'",
+        note="`generate` on the backbone-built class through a chat helper handed its holder (`Chat(voice)`, "
+             "`self.voice.speaker.generate(...)`)",
+    ),
+    Invalid(
+        STOPPING,
+        flagged="_get_stopping_criteria",
+        runtime="OTHER",  # raised inside transformers (the helper): the classifier leaves such AttributeErrors OTHER
+        message_contains="AttributeError: 'GenerationConfig' object has no attribute '_eos_token_tensor'",
+        note="a model's own streaming method that copies its config and calls `_get_stopping_criteria` on it without "
+             "generate's `_prepare_special_tokens` (ChatGLM2's `stream_generate`)",
     ),
 )

@@ -12,7 +12,9 @@ tests/oracle/test_releases.py) say what each helper reads on every call:
 
 Precision: the receiver is a model the code loads (the interpreter's `cache_use` of a model), not `self` in a
 method (an override of generate's gets generate's own prepared arguments; `self` in a module function the
-interpreter runs as a model's method, EasyEdit's `GenerationMixin.generate = deco_generate`, is judged); the config case needs the function
+interpreter runs as a model's method, EasyEdit's `GenerationMixin.generate = deco_generate`, is judged, and so is
+`self._get_stopping_criteria(config)` in a method that makes the config itself and a class that does not define the
+helper: ChatGLM2's `stream_generate`, `_own_config`); the config case needs the function
 holding the call (the module, at top level) to neither call `_prepare_special_tokens` nor set `_eos_token_tensor`;
 the dict case needs the module never to mention `cache_position` (nothing there can have put the key in), and the
 dict not to be the `**` parameter of the function holding the call (a loop generate calls with its own dict)."""
@@ -25,8 +27,9 @@ from hf_cache_lint.engine.base.findings import Finding, Severity
 from hf_cache_lint.engine.environment import releases
 from hf_cache_lint.engine.environment.release_version import Version
 from hf_cache_lint.engine.facts.cache_use import CacheUse, UseArgument
+from hf_cache_lint.engine.interpreter.backbone_generate import defines
 from hf_cache_lint.engine.output.analysis import Analysis
-from hf_cache_lint.engine.syntax.nodes import Node
+from hf_cache_lint.engine.syntax.nodes import Node, code
 from hf_cache_lint.rules.base import Rule
 
 _MIXIN = "transformers.generation.utils.GenerationMixin"
@@ -107,9 +110,37 @@ def _enclosing_names(analysis: Analysis, use: CacheUse) -> set[str] | None:
     return names
 
 
+def _own_config(analysis: Analysis, use: CacheUse, argument: UseArgument) -> bool:
+    """`self.<helper>(config)` in a method of a class that does not define the helper, where the method makes the
+    config itself (`generation_config = copy.deepcopy(generation_config)`, `= self.generation_config`): remote
+    code's own `stream_generate` (ChatGLM2's), or a `generate` override copied from an older release. Generate's
+    own steps get its prepared config as a parameter they never rebind."""
+    if use.name != "_get_stopping_criteria":
+        return False
+    scope = _scope(analysis, use)
+    owner = scope.parent if scope is not None else None
+    while owner is not None and owner.type in ("suite", "decorated"):
+        owner = owner.parent
+    if scope is None or owner is None or owner.type != "classdef":
+        return False
+    name = argument.text.strip()
+    if defines(owner, (use.name,)):
+        return False
+    if name == "self.generation_config":
+        return True
+    stack = [scope.children[-1]]
+    while stack:
+        node = stack.pop()
+        if node.type == "expr_stmt" and len(node.children) == 3 and code(node.children[1]).strip() == "=" and \
+                node.children[0].type == "name" and node.children[0].value == name:
+            return True
+        if node.type not in ("funcdef", "classdef", "lambdef"):
+            stack.extend(getattr(node, "children", ()))
+    return False
+
+
 def finding(rule: Rule, analysis: Analysis, use: CacheUse) -> Finding | None:
-    if use.what != "model" or use.op != "call" or use.name not in _READS or \
-            (use.receiver.strip() == "self" and not _module_function(analysis, use)):
+    if use.what != "model" or use.op != "call" or use.name not in _READS:
         return None
     target = analysis.context.target
     if not reads(use.name, target.version):
@@ -117,6 +148,9 @@ def finding(rule: Rule, analysis: Analysis, use: CacheUse) -> Finding | None:
     _, keyword, position = _READS[use.name]
     argument = _argument(use, keyword, position)
     if argument is None:
+        return None
+    if use.receiver.strip() == "self" and not _module_function(analysis, use) and \
+            not _own_config(analysis, use, argument):
         return None
     first = _first(lambda r: reads(use.name, r), target.version)
     since = f" (since {first})" if first != target.version else ""

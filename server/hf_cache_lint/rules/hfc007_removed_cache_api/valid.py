@@ -7,8 +7,12 @@ from hf_cache_lint.rules.hfc007_removed_cache_api.examples import (
     _GEN,
     _LOAD,
     _OWN_CACHE,
+    CHAT,
     SPEAKER,
     SPEAKER_MIXIN,
+    STOPPING,
+    STREAMER,
+    STREAMER_MIXIN,
 )
 from hf_cache_lint.rules.snippets import prelude
 
@@ -299,5 +303,52 @@ VALID: tuple[Valid, ...] = (
             "codes = speaker.generate(torch.tensor([[1, 2, 3]]), max_new_tokens=3, do_sample=False, pad_token_id=0)",
             "codes = speaker.speak(torch.tensor([[1, 2, 3]]))"),
         note="`self.generate` in a backbone-built class that a subclass of the module completes with `GenerationMixin`",
+    ),
+    Valid(
+        CHAT.replace("chat = Chat(voice)\n", "chat = Chat(voice)\n"
+                     "chat.voice.speaker = GPT2LMHeadModel(GPT2Config(vocab_size=64, n_positions=64, n_embd=32, "
+                     "n_layer=2, n_head=4)).eval()\n").replace("GPT2PreTrainedModel\n", "GPT2PreTrainedModel, "
+                                                                  "GPT2LMHeadModel\n", 1),
+        note="the chat helper's holder whose model is replaced from outside the holder's class (by a generation "
+             "head): what `self.voice.speaker` holds is not only the backbone-built class",
+    ),
+    Valid(
+        CHAT.replace("class Chat:\n", "class LoudVoice(torch.nn.Module):\n"
+                     "    def __init__(self, config):\n"
+                     "        super().__init__()\n"
+                     "        self.speaker = GPT2LMHeadModel(config)\n\n\n"
+                     "class Chat:\n").replace(
+            "chat = Chat(voice)\n", "chat = Chat(voice)\nloud = Chat(LoudVoice(GPT2Config("
+                     "vocab_size=64, n_positions=64, n_embd=32, n_layer=2, n_head=4)).eval())\n").replace(
+            "codes = chat.say(", "codes = loud.say(").replace(
+            "GPT2PreTrainedModel\n", "GPT2PreTrainedModel, GPT2LMHeadModel\n", 1),
+        note="the chat helper built with two different holders in the module (the one called holds a generation "
+             "head): what `self.voice.speaker` is is not one class",
+    ),
+    Valid(
+        STREAMER_MIXIN,
+        note="the backbone-built class's own decoding loop calling `_get_logits_processor` with `GenerationMixin` "
+             "among its bases: the helper is there on 4.57.6-5.25.0",
+    ),
+    Valid(
+        STREAMER.replace("    def stream(self, ids, generation_config):\n",
+                         "    def _get_logits_processor(self, generation_config, logits_processor, **kwargs):\n"
+                         "        return logits_processor\n\n"
+                         "    def stream(self, ids, generation_config):\n"),
+        note="the backbone-built class defining the `_get_logits_processor` its loop calls: the project's own",
+    ),
+    Valid(
+        STOPPING.replace("        criteria = self._get_stopping_criteria(",
+                         "        self._prepare_special_tokens(generation_config)\n"
+                         "        criteria = self._get_stopping_criteria("),
+        note="the model's own streaming method running generate's `_prepare_special_tokens` on its config first",
+    ),
+    Valid(
+        STOPPING.replace("        generation_config = copy.deepcopy(generation_config)\n", "").replace(
+            "codes = speaker.stream(torch.tensor([[1, 2, 3]]), GenerationConfig(max_length=6))",
+            "config = GenerationConfig(max_length=6)\nspeaker._prepare_special_tokens(config)\n"
+            "codes = speaker.stream(torch.tensor([[1, 2, 3]]), config)"),
+        note="the streaming method handing on the config its caller gives (here one the caller prepared) without "
+             "making one: as generate's own steps get theirs",
     ),
 )
