@@ -17,12 +17,14 @@ from recall_set import HELDOUT26
 
 # Measured unseen by the lead (thirteenth session): written while round 1 worked (nobody who changed the checker saw
 # it). On 524d6d0's server/ (the session's start): 4.57.6 3/3, 3 of 3; 5.23.0 4/5, 4 of 5; 5.24.0 4/7, 4 of 6; 5.25.0
-# 4/7, 4 of 6.
+# 4/7, 4 of 6. Round 1 merged (e5654a0): 5.24.0 and 5.25.0 5/7, 5 of 6, with the same findings: seen29r's scorer fix
+# (an `# observe:` mark spans its statement, 52d6c93) counts the HFC010 on line 122, the second line of the call
+# observed at 121, for mx_update_signature; scored that way the start code also gets 5/7, 5 of 6.
 FLOORS: dict[str, Floor] = {
     "4.57.6": Floor(3, 3 / 3),
     "5.23.0": Floor(4, 4 / 5),
-    "5.24.0": Floor(4, 4 / 6),
-    "5.25.0": Floor(4, 4 / 6),
+    "5.24.0": Floor(5, 5 / 6),
+    "5.25.0": Floor(5, 5 / 6),
 }
 
 # Seven breaking sites, not fifteen (three at 4.57.6, not five): the apps, toolkits and export code its writer read
