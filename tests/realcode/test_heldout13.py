@@ -29,11 +29,13 @@ from recall_set import HELDOUT13
 # 12/16, 13 of 15.
 # Twelfth session, round 1 and 1b merged (cfa96c2): 4.57.6 5 found, precision 5 of 6, 5.23.0 12 found, precision 13
 # of 14, 5.24.0 12 found, precision 13 of 15, 5.25.0 12 found, precision 13 of 15.
+# Thirteenth session, round 1 and 1b merged (8fb68d0): 4.57.6 5 found, precision 5 of 6, 5.23.0 12 found, precision
+# 13 of 14, 5.24.0 13 found, precision 14 of 16, 5.25.0 13 found, precision 14 of 16.
 FLOORS: dict[str, Floor] = {
     "4.57.6": Floor(5, 5 / 6),
     "5.23.0": Floor(12, 13 / 14),
-    "5.24.0": Floor(12, 13 / 15),
-    "5.25.0": Floor(12, 13 / 15),
+    "5.24.0": Floor(13, 14 / 16),
+    "5.25.0": Floor(13, 14 / 16),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,
