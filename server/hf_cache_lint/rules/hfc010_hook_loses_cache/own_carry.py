@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from hf_cache_lint.engine.base.findings import Finding, Severity
 from hf_cache_lint.engine.environment import releases
+from hf_cache_lint.engine.interpreter.hook_trees import walk
 from hf_cache_lint.engine.output.analysis import Analysis
 from hf_cache_lint.engine.syntax.nodes import Node, span
 from hf_cache_lint.rules.hfc010_hook_loses_cache.hand_loop import hook_calls
@@ -76,7 +77,7 @@ def findings(rule: Rule, analysis: Analysis) -> list[Finding]:
                        "raises TypeError: 'NoneType' object is not subscriptable. Instead, carry the positions of the "
                        f"new tokens in `{spread}` (`cache_position`), or let `generate` run the steps")
             severity = Severity.ERROR
-        name = next((n for n in _walk(node) if n.type == "name" and n.value == _HOOK), None)
+        name = next((n for n in walk(node) if n.type == "name" and n.value == _HOOK), None)
         out.append(rule.report(span(name) if name is not None else at, message, severity=severity,
                                story="Transformers' `prepare_inputs_for_generation` cuts the input to the tokens the "
                                      "cache lacks with what generate passes it: `cache_position` up to 5.2.0, "
@@ -105,7 +106,7 @@ def _loop(node: Node, fn: Node) -> Node | None:
 def _stores_cache(body: Node, name: str) -> bool:
     """`body` holds `<name>["past_key_values"] = <x>.past_key_values`."""
     want = f'{name}["past_key_values"]='
-    for node in _walk(body):
+    for node in walk(body):
         if node.type == "expr_stmt" and len(node.children) == 3 and node.children[1].type == "operator" and \
                 node.children[1].value == "=":
             left = re.sub(r"[\s\\]+", "", node.children[0].get_code()).replace("'", '"')
@@ -125,7 +126,7 @@ def _carries(fn: Node, spread: str) -> bool:
     while module.parent is not None:
         module = module.parent
     cls = _enclosing(fn, ("classdef",))
-    for node in _walk(fn.children[-1]):
+    for node in walk(fn.children[-1]):
         if node.type != "expr_stmt" or len(node.children) != 3 or node.children[0].get_code().strip() != spread:
             continue
         value = node.children[2]
@@ -133,7 +134,7 @@ def _carries(fn: Node, spread: str) -> bool:
         if m is None:
             continue
         scope = cls.children[-1] if m.group(1) and cls is not None else module if not m.group(1) else None
-        callee = next((d for d in _walk(scope) if d.type == "funcdef" and d.children[1].value == m.group(2)),
+        callee = next((d for d in walk(scope) if d.type == "funcdef" and d.children[1].value == m.group(2)),
                       None) if scope is not None else None
         if callee is None:
             continue
@@ -145,13 +146,3 @@ def _carries(fn: Node, spread: str) -> bool:
         if at < len(params) and _stores_cache(callee.children[-1], params[at]):
             return True
     return False
-
-
-def _walk(node: Node) -> list[Node]:
-    out: list[Node] = []
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        out.append(n)
-        stack.extend(reversed(getattr(n, "children", ())))
-    return out

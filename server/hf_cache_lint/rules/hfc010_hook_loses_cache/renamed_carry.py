@@ -20,6 +20,7 @@ import re
 from typing import TYPE_CHECKING
 
 from hf_cache_lint.engine.base.findings import Finding, Severity
+from hf_cache_lint.engine.interpreter.hook_trees import walk
 from hf_cache_lint.engine.output.analysis import Analysis
 from hf_cache_lint.engine.syntax.nodes import Node, span
 from hf_cache_lint.rules.hfc010_hook_loses_cache.hand_loop import hook_calls
@@ -40,7 +41,7 @@ def findings(rule: Rule, analysis: Analysis) -> list[Finding]:
     if first is None:
         return []
     tree = analysis.tree
-    defs = [n for n in _walk(tree) if n.type == "funcdef"]
+    defs = [n for n in walk(tree) if n.type == "funcdef"]
     hooks = [d for d in defs if d.children[1].value == _HOOK]
     if not hooks or any(not _old_name_only(d) for d in hooks):
         return []  # a hook of the module's that reads `cache` too (or takes no `past_key_values`)
@@ -49,7 +50,7 @@ def findings(rule: Rule, analysis: Analysis) -> list[Finding]:
         return []  # the model's own update stores where it stores: not transformers' key
     spread = {(id(_function(node)), dict_name) for _, node, _, _, dict_name in hook_calls(tree)}
     out: list[Finding] = []
-    for node in _walk(tree):
+    for node in walk(tree):
         if node.type not in ("power", "atom_expr"):
             continue
         kids = node.children
@@ -102,13 +103,3 @@ def _function(node: Node) -> Node | None:
     while parent is not None and parent.type != "funcdef":
         parent = parent.parent
     return parent
-
-
-def _walk(node: Node) -> list[Node]:
-    out: list[Node] = []
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        out.append(n)
-        stack.extend(reversed(getattr(n, "children", ())))
-    return out
