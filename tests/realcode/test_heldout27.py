@@ -23,7 +23,6 @@ FLOORS: dict[str, Floor] = {
     "5.25.0": Floor(0, 0.0),
 }
 
-# Fourteen breaking sites, not fifteen: the writer ran out of the session's time before a fifteenth; every release has
-# at least six (4.57.6: 6, 5.23.0: 11, 5.24.0: 14, 5.25.0: 14), 20 clean sites.
+# 16 breaking sites (7 at 4.57.6, 13 at 5.23.0, 16 at 5.24.0, 16 at 5.25.0) and 28 clean.
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,
- test_recall_and_precision_floor) = held_out_tests("heldout27", HELDOUT27, FLOORS, min_breaking=14)
+ test_recall_and_precision_floor) = held_out_tests("heldout27", HELDOUT27, FLOORS)

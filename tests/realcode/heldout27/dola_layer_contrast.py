@@ -56,6 +56,12 @@ def dola_generate(input_ids, max_new_tokens=4, mode="baseline", premature_layer=
     return outputs.sequences[:, input_ids.shape[-1]:][0], outputs.scores
 
 
+def premature_logits_during_generate(input_ids, layer, max_new_tokens=3):
+    out = model.generate(input_ids, max_new_tokens=max_new_tokens, do_sample=False,  # clean: dl_hidden_generate
+                         output_hidden_states=True, return_dict_in_generate=True, use_cache=True)
+    return [model.lm_head(model.model.norm(step[layer][:, -1])) for step in out.hidden_states]
+
+
 def lm_score(prefix_ids, continue_ids):
     input_ids = torch.cat([prefix_ids, continue_ids], dim=-1)
     with torch.no_grad():
@@ -95,6 +101,12 @@ def probe_baseline():
     model.generation_config.min_new_tokens = 4
     tokens, scores = dola_generate(prompt, max_new_tokens=4)
     assert tokens.shape == (4,) and len(scores) == 4
+
+
+def probe_premature_logits():
+    model.generation_config.min_new_tokens = 3
+    logits = premature_logits_during_generate(prompt, layer=2)
+    assert len(logits) == 3 and logits[1].shape == (1, 320)
 
 
 def probe_dola_dynamic():

@@ -12,6 +12,9 @@ Provenance (mechanisms read; this code is written here, not copied):
 - HillZhang1999/ICD @20ee87accc12012dd06e7962623f0dbb0785af69 src/decoding_algorithm/contrastive_decoding.py
   (ContrastiveDecoding.generate modes baseline / contrastive-decoding / prompt-contrastive-decoding, lm_score) and
   transformers/src/transformers/generation/utils.py (the fork's contrastive sampling loop over two model_kwargs).
+The prompt-contrastive mode is also written the two ways it runs without the fork: transformers' own negative-prompt
+guidance (`negative_prompt_ids=`, `guidance_scale=`) and a loop that keeps the normal and the evil prompt's caches side
+by side.
 Reduced: two tiny Llamas from one config (no checkpoints); greedy choice; the loop is written as a 4.4x-era port
 outside the fork (the cache position of each side built with generate's own helper, as generate did then).
 """
@@ -70,6 +73,27 @@ def evil_prefix_kwargs(evil_input_ids):
     return kwargs["past_key_values"]  # site: icd_evil_cache_key
 
 
+def prompt_contrast_generate(input_ids, evil_input_ids, max_new_tokens=3, guidance_scale=1.5):
+    return expert.generate(input_ids, negative_prompt_ids=evil_input_ids, guidance_scale=guidance_scale,  # clean: icd_guidance_generate
+                           max_new_tokens=max_new_tokens, do_sample=False)
+
+
+@torch.no_grad()
+def prompt_contrast_loop(input_ids, evil_input_ids, max_new_tokens=3, beta=0.5):
+    out = expert(input_ids=input_ids, use_cache=True)
+    evil_out = expert(input_ids=evil_input_ids, use_cache=True)
+    past, evil_past = out.past_key_values, evil_out.past_key_values
+    for _ in range(max_new_tokens):
+        scores = out.logits[:, -1, :].log_softmax(-1)
+        evil_scores = evil_out.logits[:, -1, :].log_softmax(-1)
+        next_tokens = ((1 + beta) * scores - beta * evil_scores).argmax(dim=-1, keepdim=True)
+        input_ids = torch.cat([input_ids, next_tokens], dim=-1)
+        out = expert(input_ids=next_tokens, past_key_values=past, use_cache=True)  # clean: icd_cond_step
+        evil_out = expert(input_ids=next_tokens, past_key_values=evil_past, use_cache=True)  # clean: icd_evil_step
+        past, evil_past = out.past_key_values, evil_out.past_key_values
+    return input_ids, past.get_seq_length(), evil_past.get_seq_length()
+
+
 def baseline(input_ids, max_new_tokens=3):
     outputs = expert.generate(input_ids, max_length=input_ids.shape[-1] + max_new_tokens,  # clean: icd_baseline_generate
                               num_return_sequences=1, output_scores=True, return_dict_in_generate=True,
@@ -94,6 +118,14 @@ def probe_evil_prefix():
 def probe_evil_prefix_kwargs():
     cache = evil_prefix_kwargs(evil_prompt)
     assert cache.get_seq_length() == 8
+
+
+def probe_prompt_contrast():
+    expert.generation_config.min_new_tokens = 3
+    out = prompt_contrast_generate(prompt, evil_prompt)
+    assert out.shape == (1, 8)
+    ids, n, evil_n = prompt_contrast_loop(prompt, evil_prompt)
+    assert ids.shape == (1, 8) and (n, evil_n) == (8, 11)
 
 
 def probe_baseline():

@@ -10,6 +10,8 @@ Provenance (mechanisms read; this code is written here, not copied):
 - shikiw/OPERA @2a0a23444573a5d0fbbfffdd830b50dcac810c89 minigpt4/models/llava_llama.py
   (LlavaLlamaForCausalLM.prepare_inputs_for_generation), minigpt4/models/llava.py; @5fc3aa4ea1645d0b7dadd6e6434fe6a0a229c33a
   transformers-4.29.2/src/transformers/generation/utils.py (the OPERA beam search's history and rollback).
+The same class keeps the 4.3x LLaVA `_reorder_cache(past_key_values, beam_idx)` that beam search calls to reorder the
+cache, written over the (key, value) tuples of each layer.
 Reduced: a tiny Llama subclass from a config, no vision tower (`images` is passed through and ignored); greedy
 instead of beams; the rollback keeps each step's cache as legacy (key, value) tuples (the 4.36-4.4x way of taking
 a copy of a DynamicCache) and rebuilds a cache from the tuples it rolls back to.
@@ -21,7 +23,7 @@ from transformers import DynamicCache, LlamaConfig, LlamaForCausalLM
 
 class LlavaLlamaForCausalLM(LlamaForCausalLM):
     def forward(self, input_ids=None, images=None, **kwargs):
-        return super().forward(input_ids=input_ids, **kwargs)
+        return super().forward(input_ids=input_ids, **kwargs)  # observe: op_reorder_cache
 
     def prepare_inputs_for_generation(self, input_ids, past_key_values=None, attention_mask=None,  # site: op_prepare_past
                                       inputs_embeds=None, **kwargs):
@@ -35,6 +37,13 @@ class LlavaLlamaForCausalLM(LlamaForCausalLM):
         model_inputs.update({"past_key_values": past_key_values, "use_cache": kwargs.get("use_cache"),
                              "attention_mask": attention_mask, "images": kwargs.get("images", None)})
         return model_inputs
+
+    @staticmethod
+    def _reorder_cache(past_key_values, beam_idx):
+        reordered_past = ()
+        for layer_past in past_key_values:
+            reordered_past += (tuple(past_state.index_select(0, beam_idx) for past_state in layer_past),)  # site: op_reorder_cache
+        return reordered_past
 
 
 torch.manual_seed(0)
@@ -75,6 +84,12 @@ def probe_llava_generate():
     out = model.generate(prompt, images=image, max_new_tokens=3, min_new_tokens=3, do_sample=False)
     assert out.shape == (1, 8)
     assert model.seen_lengths == [5, 1, 1], f"op_prepare_past: inputs fed per step {model.seen_lengths}"  # observe: op_prepare_past
+
+
+def probe_beam_search():
+    model.seen_lengths = []
+    out = model.generate(prompt, images=image, num_beams=2, max_new_tokens=3, min_new_tokens=3, do_sample=False)
+    assert out.shape == (1, 8)
 
 
 def probe_history():

@@ -15,13 +15,15 @@ Provenance (mechanisms read; this code is written here, not copied):
 Reduced: a tiny Llama from a config and its `model.layers.N` blocks named directly (no layer matching); the shared
 prefix reuse (deep copy of the prefilled cache per request, its length read back, the cache cut back to the prefix
 after a request, and the cached keys read for a probe of the steered layer) is this case's own, written the way
-4.3x-4.4x-era serving scripts did it.
+4.3x-4.4x-era serving scripts did it, next to the
+same steps written against the layered Cache API; a static-cache variant (for compiled serving) asks how much room is
+left after the prefix.
 """
 
 import copy
 
 import torch
-from transformers import DynamicCache, LlamaConfig, LlamaForCausalLM
+from transformers import DynamicCache, LlamaConfig, LlamaForCausalLM, StaticCache
 
 torch.manual_seed(0)
 model = LlamaForCausalLM(LlamaConfig(vocab_size=320, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
@@ -96,6 +98,34 @@ def steered_layer_keys(cache, layer):
     return cache.key_cache[layer]  # site: sv_key_cache_read
 
 
+def prefix_length_v2(prefix_cache):
+    return prefix_cache.get_seq_length()  # clean: sv_prefix_seq_len
+
+
+def reset_to_prefix_v2(cache, prefix_len):
+    cache.crop(-(cache.get_seq_length() - prefix_len))  # clean: sv_reset_negative
+    return cache
+
+
+def steered_layer_keys_v2(cache, layer):
+    return cache.layers[layer].keys  # clean: sv_layer_keys
+
+
+def static_prefix(system_ids, capacity=32):
+    cache = StaticCache(config=model.config, max_cache_len=capacity)
+    with torch.no_grad():
+        model(input_ids=system_ids, past_key_values=cache, use_cache=True)
+    return cache
+
+
+def room_left(cache, used):
+    return cache.get_max_cache_shape() - used  # site: sv_static_capacity
+
+
+def room_left_v2(cache, used):
+    return cache.layers[0].max_cache_len - used  # clean: sv_static_layer_capacity
+
+
 system = torch.tensor([[1, 70, 71, 72, 73, 74]])
 user = torch.tensor([[80, 81]])
 vector = torch.randn(32)
@@ -133,3 +163,18 @@ def probe_reset_to_prefix():
 def probe_layer_keys():
     keys = steered_layer_keys(prefill(system), 1)
     assert keys.shape[-2] == 6
+
+
+def probe_prefix_v2():
+    cache = prefill(torch.cat([system, user], dim=-1))
+    assert prefix_length_v2(cache) == 8
+    assert reset_to_prefix_v2(cache, 6).get_seq_length() == 6
+    assert steered_layer_keys_v2(cache, 1).shape[-2] == 6
+
+
+def probe_static_room():
+    assert room_left(static_prefix(system), 6) == 26
+
+
+def probe_static_room_v2():
+    assert room_left_v2(static_prefix(system), 6) == 26
