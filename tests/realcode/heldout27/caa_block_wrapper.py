@@ -4,15 +4,16 @@ model with a `BlockOutputWrapper` (and its `self_attn` with an `AttnWrapper`) th
 (`add_vector_after_position(matrix=output[0], vector, position_ids=kwargs["position_ids"], after=...)`), and rebuilds
 the block's output tuple (`(augmented_output + self.add_activations,) + output[1:]`); `generate` finds the `[/INST]`
 position, sets it on every layer and calls `self.model.generate(inputs=tokens, max_new_tokens=..., top_k=1)`;
-`get_logits` runs one forward. Steering during cached generation only sees the new token, so the wrapper tells the
-prompt pass from a decoding step by the cache the layer receives (the behaviour-eval scripts steer the answer only).
+`get_logits` runs one forward. During cached generation a block only sees the new token, so a wrapper that steers the
+answer alone tells the prompt pass from a decoding step by the cache its layer receives.
 
 Provenance (mechanisms read; this code is written here, not copied):
 - nrimsky/CAA @0825e0cfc59386c6ab95777530c8ec7317c55712 llama_wrapper.py (AttnWrapper.forward,
   BlockOutputWrapper.forward / add / reset, Llama7BChatWrapper.__init__ / generate / get_logits /
   set_add_activations); utils/helpers.py (add_vector_after_position: `mask = position_ids > after`).
 Reduced: a tiny Llama from a config, token ids instead of the chat template; no unembedding of internal decodings and
-no dot-product tracking; the decode-step test is this case's own (kwargs of the wrapped block).
+no dot-product tracking; the answer-only mode and its decode-step test (the cache in the wrapped block's keyword
+arguments) are this case's own.
 """
 
 import torch

@@ -2,15 +2,17 @@
 `generate` in `baseline` mode and, in `dola` / `dola-static` mode once the method moved into transformers
 (dola_migrate.py), passes `dola_layers=[premature_layer]` or `dola_layers=candidate_premature_layers` to the same
 `generate` call with `output_scores=True, return_dict_in_generate=True` and a keyword stopping criterion; `lm_score`
-scores an answer from one forward pass (`self.model(input_ids)[0]`, log-softmax over the answer span). The repository's
-older greedy DoLa loop (its transformers-4.28.1 fork, generation/utils.py `dola_greedy_decode`) steps with
-`prepare_inputs_for_generation(input_ids, **model_kwargs)`, a forward with `output_hidden_states=True`, the JS
-divergence between the mature layer and the candidate premature layers, and `_update_model_kwargs_for_generation`.
+scores an answer from one forward pass (`self.model(input_ids)[0]`, log-softmax over the answer span) and, in dola
+mode, picks per position the candidate premature layer of largest Jensen-Shannon divergence from the mature layer.
+Before the migration the repository decoded in its own transformers-4.28.1 fork; a greedy DoLa loop outside a fork
+steps with `prepare_inputs_for_generation(input_ids, **model_kwargs)`, a forward with `output_hidden_states=True`,
+that divergence over the hidden states, and `_update_model_kwargs_for_generation`.
 
 Provenance (mechanisms read; this code is written here, not copied):
 - voidism/DoLa @60eb13f77cad03d79f7fa07dd59841c9417fd64c dola_migrate.py (DoLa.generate modes baseline / dola-static /
-  dola, DoLa.lm_score, KeywordStoppingCriteria); @82dcec56bc1aaa94da44d5e3b541c8680961e635
-  transformers-4.28.1/src/transformers/generation/utils.py (the greedy DoLa loop's inputs and kwargs update).
+  dola, DoLa.lm_score and its JS-divergence layer choice, KeywordStoppingCriteria); the fork
+  (transformers-4.28.1/src/transformers/generation/utils.py @82dcec56bc1aaa94da44d5e3b541c8680961e635) was listed,
+  not read: the hand-written loop here is this case's own, in the shape of generate's greedy loop of 4.4x.
 Reduced: a tiny Llama from a config; the stop words are token ids; the hand-written loop is greedy with the premature
 layer picked by JS divergence over the hidden states (no relative-top filter, no repetition penalty).
 """

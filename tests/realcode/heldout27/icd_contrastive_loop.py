@@ -1,17 +1,18 @@
 """Induce-then-Contrast Decoding (HillZhang1999/ICD): `ContrastiveDecoding` loads a base (expert) model and an
 "evil" amateur model fine-tuned to hallucinate, and decodes with the difference of their next-token scores. Its
-`generate` calls the forked `model.generate(..., contrastive_decoding=True, student_model=self.amateur_model)`; the
-fork's contrastive loop keeps one `model_kwargs` per model, builds each step's inputs with
+`generate` calls the forked `model.generate(..., contrastive_decoding=True, student_model=self.amateur_model)`; a
+contrastive loop outside the fork keeps one `model_kwargs` per model, builds each step's inputs with
 `prepare_inputs_for_generation(input_ids, **model_kwargs)` / `(..., **model_kwargs_student)`, runs both models,
 scores `(1 + beta) * expert - beta * amateur` under an alpha plausibility cutoff, and carries each model's cache on
-with `_update_model_kwargs_for_generation`; its prompt-contrastive mode runs the "evil" prompt through the same
-model once and keeps that prefix's cache for the amateur side. The baseline mode is a plain `generate` with
+with `_update_model_kwargs_for_generation`; the prompt-contrastive mode (`evil_input_ids=`) contrasts the same model
+on the "evil" prompt, whose cache the loop keeps for that side. The baseline mode is a plain `generate` with
 `output_scores=True, return_dict_in_generate=True`.
 
 Provenance (mechanisms read; this code is written here, not copied):
 - HillZhang1999/ICD @20ee87accc12012dd06e7962623f0dbb0785af69 src/decoding_algorithm/contrastive_decoding.py
-  (ContrastiveDecoding.generate modes baseline / contrastive-decoding / prompt-contrastive-decoding, lm_score) and
-  transformers/src/transformers/generation/utils.py (the fork's contrastive sampling loop over two model_kwargs).
+  (ContrastiveDecoding.generate modes baseline / contrastive-decoding / prompt-contrastive-decoding, lm_score); the
+  fork's transformers/src/transformers/generation/utils.py was listed, not read: the two-model_kwargs loop here is the
+  shape such contrastive loops take (prepare_inputs_for_generation per model, _update_model_kwargs_for_generation).
 The prompt-contrastive mode is also written the two ways it runs without the fork: transformers' own negative-prompt
 guidance (`negative_prompt_ids=`, `guidance_scale=`) and a loop that keeps the normal and the evil prompt's caches side
 by side.

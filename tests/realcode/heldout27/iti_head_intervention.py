@@ -1,18 +1,19 @@
 """Inference-Time Intervention (likenneth/honest_llama): truthfulness directions are found per attention head from
-the head outputs (the input of `o_proj`, which the repository's own llama copy exposes as `self_attn.head_out`),
-collected with baukit's `TraceDict` over a forward with `output_hidden_states=True`; at answer time `TraceDict(model,
-layers_to_intervene, edit_output=...)` shifts the chosen heads' outputs along their directions at the last position
-(`start_edit_location='lt'`) while `model.generate(input_ids, top_k=1, max_length=..., num_return_sequences=1)`
-runs. The repository's llama/modeling_llama.py is a copy of transformers' Llama whose attention forward adds the
-`head_out` identity before `o_proj`; ports to newer transformers swap that copy for a patched `LlamaAttention.forward`
-that keeps the same hook point and updates the cache itself.
+the head-wise activations (the input of `o_proj`); the validation script builds, for every intervened layer, one
+direction of `head_dim * num_heads` from the heads' centre-of-mass directions scaled by the standard deviation of the
+tuning activations' projections, and wraps it as an intervener on `model.layers[L].self_attn.o_proj.input` (earlier
+versions: baukit `TraceDict(..., edit_output=lt_modulated_vector_add)` on each layer's `self_attn.head_out`, adding
+`alpha * proj_val_std * direction` to the chosen heads at the last position, `start_edit_location='lt'`) while the
+TruthfulQA answers are generated greedily. Ports of the older `head_out` hook point to newer transformers patch
+`LlamaAttention.forward` to call a `head_out` identity before `o_proj`, and then update the cache themselves.
 
 Provenance (mechanisms read; this code is written here, not copied):
-- likenneth/honest_llama @c2aff68a9dce1e9cab7484cfc3141784fc05f131 utils.py (get_llama_activations_bau,
-  tqa_run_answers with TraceDict edit_output, the intervention function adding `direction * alpha * std` at the last
-  position), @207bb14b2c005e0593487cca8d22e072cbcb987b llama/modeling_llama.py (LlamaAttention with head_out).
-Reduced: a tiny Llama from a config; the baukit TraceDict is replaced by a forward pre-hook on `o_proj` (the same
-tensor); random directions; the patched attention is written for transformers 4.5x (eager attention only).
+- likenneth/honest_llama @01f5f4008a0a6ae9fee0ea6ec4c329ded5e0e22c validation/validate_2fold.py (main: com
+  directions, proj_val_std, the `o_proj.input` intervention config around the evaluation); the `head_out` /
+  `lt_modulated_vector_add` form as the repository's earlier scripts and their forks use it.
+Reduced: a tiny Llama from a config; pyvene / baukit replaced by a forward pre-hook on `o_proj` (the same tensor); random
+directions; the patched attention (eager only, written for transformers 4.5x) is this case's own port of the
+`head_out` hook point.
 """
 
 import torch

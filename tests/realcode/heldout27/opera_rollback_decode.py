@@ -8,12 +8,15 @@ position and re-decodes from the cache kept for it (the "retrospection").
 
 Provenance (mechanisms read; this code is written here, not copied):
 - shikiw/OPERA @2a0a23444573a5d0fbbfffdd830b50dcac810c89 minigpt4/models/llava_llama.py
-  (LlavaLlamaForCausalLM.prepare_inputs_for_generation), minigpt4/models/llava.py; @5fc3aa4ea1645d0b7dadd6e6434fe6a0a229c33a
-  transformers-4.29.2/src/transformers/generation/utils.py (the OPERA beam search's history and rollback).
-The same class keeps the 4.3x LLaVA `_reorder_cache(past_key_values, beam_idx)` that beam search calls to reorder the
-cache, written over the (key, value) tuples of each layer.
-Reduced: a tiny Llama subclass from a config, no vision tower (`images` is passed through and ignored); greedy
-instead of beams; the rollback keeps each step's cache as legacy (key, value) tuples (the 4.36-4.4x way of taking
+  (LlavaLlamaForCausalLM.prepare_inputs_for_generation), minigpt4/models/modeling_llama.py
+  (LlamaForCausalLM.prepare_inputs_for_generation, _reorder_cache). The forked
+  transformers-4.29.2/src/transformers/generation/utils.py (@5fc3aa4ea1645d0b7dadd6e6434fe6a0a229c33a) was listed, not
+  read: the rollback here follows the retrospection the repository describes, not that file's code.
+The MiniGPT-4 side's copied Llama (minigpt4/models/modeling_llama.py, transformers 4.29) keeps the static
+`_reorder_cache(past_key_values, beam_idx)` that beam search calls to reorder the cache, written over the (key, value)
+tuples of each layer; this case puts it on the LLaVA class.
+Reduced: a tiny Llama subclass from a config, no vision tower (`images` is passed through and ignored); plain greedy
+and beam generation without the over-trust penalty; the hand-written rollback keeps each step's cache as legacy (key, value) tuples (the 4.36-4.4x way of taking
 a copy of a DynamicCache) and rebuilds a cache from the tuples it rolls back to.
 """
 

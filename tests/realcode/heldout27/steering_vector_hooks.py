@@ -2,16 +2,15 @@
 Hugging Face models: `SteeringVector.patch_activations` finds the decoder blocks (`guess_and_enhance_layer_config`),
 registers a forward hook on each steered block that takes the block's output tensor (`untuple_tensor`), masks the
 positions before `min_token_index` and adds `multiplier * vector` in place, and returns a handle whose `remove()`
-undoes it; `apply(...)` is the context-manager form used around `model.generate`; `record_activations` registers
-hooks that keep each block's output. The repository's patching notebook helper `get_completion` generates greedily
+undoes it; `apply(...)` is the context-manager form used around `model.generate`; recording activations (for
+training the vectors) is the same kind of hook keeping each block's output. The repository's patching notebook helper `get_completion` generates greedily
 with a list of end-of-sequence ids. Steering scripts that serve many steered completions after one shared system
 prompt prefill that prompt once and reuse its cache per request.
 
 Provenance (mechanisms read; this code is written here, not copied):
 - steering-vectors/steering-vectors @20c80afaac5b8852fba41d253ab0b1e8f01a74de steering_vectors/steering_vector.py
-  (SteeringVector.patch_activations / apply, _create_additive_hook); @d07d7f39139c2740c997a915dd9f8ecca8f9ddc9
-  steering_vectors/record_activations.py; @251080d464200b440ec58f03b2e49f41a8b68a69 aengus/patching_helpers.py
-  (get_completion).
+  (SteeringVector.patch_activations / apply, _create_additive_hook); @251080d464200b440ec58f03b2e49f41a8b68a69
+  aengus/patching_helpers.py (get_completion).
 Reduced: a tiny Llama from a config and its `model.layers.N` blocks named directly (no layer matching); the shared
 prefix reuse (deep copy of the prefilled cache per request, its length read back, the cache cut back to the prefix
 after a request, and the cached keys read for a probe of the steered layer) is this case's own, written the way
