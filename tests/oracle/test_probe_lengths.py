@@ -80,6 +80,13 @@ MARKED: dict[str, str] = {
     "min_new_tokens (3, as its GenerationParameters' max_tokens; the passed config inherits it)",
     "heldout26:verl_hf_rollout.py:vr_rollout_generate": "the probe sets module.generation_config.min_new_tokens "
     "(4, as its response_length)",
+    "heldout27:caa_block_wrapper.py:ca_wrapped_generate": "the probe sets model.generation_config.min_new_tokens "
+    "(3, as its max_new_tokens)",
+    "heldout27:steering_vector_hooks.py:sv_steered_generate": BY_PROBE + " (3, as its max_new_tokens)",
+    "heldout27:steering_vector_hooks.py:sv_prefix_generate": BY_PROBE + " (3, as its max_new_tokens)",
+    "heldout27:dola_layer_contrast.py:dl_hidden_generate": BY_PROBE + " (3, as its max_new_tokens)",
+    "heldout27:icd_contrastive_loop.py:icd_guidance_generate": "the probe sets expert.generation_config."
+    "min_new_tokens (3, as its max_new_tokens)",
 }
 # Labelled calls whose length cannot be fixed, each with why; their probes assert a range of lengths instead.
 UNFIXABLE: dict[str, str] = {
