@@ -80,6 +80,10 @@ MARKED: dict[str, str] = {
     "min_new_tokens (3, as its GenerationParameters' max_tokens; the passed config inherits it)",
     "heldout26:verl_hf_rollout.py:vr_rollout_generate": "the probe sets module.generation_config.min_new_tokens "
     "(4, as its response_length)",
+    "heldout28:open_asr_whisper_eval.py:oa_gen_kwargs": "the generate call it feeds passes min_new_tokens (the "
+    "probe's, as its max_new_tokens)",
+    "heldout28:llm_foundry_mpt_chat.py:mf_generate_kwargs": "the probe sets llama.generation_config.min_new_tokens "
+    "(3, as its max_new_tokens)",
 }
 # Labelled calls whose length cannot be fixed, each with why; their probes assert a range of lengths instead.
 UNFIXABLE: dict[str, str] = {
