@@ -24,7 +24,7 @@ FLOORS: dict[str, Floor] = {
 }
 
 # Nine breaking sites, not fifteen (eight at 4.57.6 and 5.23.0, seven at 5.24.0 and 5.25.0): the serving and
-# everyday inference code its writer read (nine cases, eight repositories) mostly ran unchanged on every release
+# everyday inference code its writer read (nine cases, seven repositories) mostly ran unchanged on every release
 # (25 clean sites); kept as written rather than padded.
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,
  test_recall_and_precision_floor) = held_out_tests("heldout28", HELDOUT28, FLOORS, min_breaking=9,
