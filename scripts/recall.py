@@ -61,11 +61,13 @@ labelled on the oracle before anyone ran the checker on it; tests/realcode/test_
 labelled on the oracle before anyone ran the checker on it; tests/realcode/test_heldout26.py).
 `--set heldout27` scores the twenty-seventh held-out set (tests/realcode/heldout27: other public repositories again,
 labelled on the oracle before anyone ran the checker on it; tests/realcode/test_heldout27.py).
+`--set heldout28` scores the twenty-eighth held-out set (tests/realcode/heldout28: other public repositories again,
+labelled on the oracle before anyone ran the checker on it; tests/realcode/test_heldout28.py).
 
 The code measured is always this script's own checkout (ROOT/server is put first on the path, whatever PYTHONPATH
 says): the report's first line names it and its commit, so a figure is never taken from the wrong checkout.
 
-Usage: python scripts/recall.py [--set recall|heldout|heldout2|heldout3|heldout4|heldout5|heldout6|heldout7|heldout8|heldout9|heldout10|heldout11|heldout12|heldout13|heldout14|heldout15|heldout16|heldout17|heldout18|heldout19|heldout20|heldout21|heldout22|heldout23|heldout24|heldout25|heldout26|heldout27] [--json]
+Usage: python scripts/recall.py [--set recall|heldout|heldout2|heldout3|heldout4|heldout5|heldout6|heldout7|heldout8|heldout9|heldout10|heldout11|heldout12|heldout13|heldout14|heldout15|heldout16|heldout17|heldout18|heldout19|heldout20|heldout21|heldout22|heldout23|heldout24|heldout25|heldout26|heldout27|heldout28] [--json]
 (tests/realcode/test_recall.py, test_heldout.py and test_heldout2.py hold the floors)
 """
 

@@ -141,7 +141,8 @@ def recall_snippets() -> list[Snippet]:
     heldout16/ as `heldout16:...`, heldout17/ as `heldout17:...`,
     heldout18/ as `heldout18:...`, heldout19/ as `heldout19:...`, heldout20/ as `heldout20:...`, heldout21/ as `heldout21:...`,
     heldout22/ as `heldout22:...`, heldout23/ as `heldout23:...`, heldout24/ as `heldout24:...`,
-    heldout25/ as `heldout25:...`, heldout26/ as `heldout26:...`, heldout27/ as `heldout27:...`)."""
+    heldout25/ as `heldout25:...`, heldout26/ as `heldout26:...`, heldout27/ as `heldout27:...`,
+    heldout28/ as `heldout28:...`)."""
     rs = recall_set()
     return [Snippet(f"{name}:{p.id}", p.source, files=dict(p.files), filename=p.case)
             for name, folder in rs.SETS.items()

@@ -87,6 +87,10 @@ MARKED: dict[str, str] = {
     "heldout27:dola_layer_contrast.py:dl_hidden_generate": BY_PROBE + " (3, as its max_new_tokens)",
     "heldout27:icd_contrastive_loop.py:icd_guidance_generate": "the probe sets expert.generation_config."
     "min_new_tokens (3, as its max_new_tokens)",
+    "heldout28:open_asr_whisper_eval.py:oa_gen_kwargs": "the generate call it feeds passes min_new_tokens (the "
+    "probe's, as its max_new_tokens)",
+    "heldout28:llm_foundry_mpt_chat.py:mf_generate_kwargs": "the probe sets llama.generation_config.min_new_tokens "
+    "(3, as its max_new_tokens)",
 }
 # Labelled calls whose length cannot be fixed, each with why; their probes assert a range of lengths instead.
 UNFIXABLE: dict[str, str] = {

@@ -1,5 +1,5 @@
 """The real-code sets' labels (tests/realcode/cases/sites.tsv, and the held-out sets' heldout/, heldout2/, heldout3/,
-heldout4/, heldout5/, heldout6/, heldout7/, heldout8/, heldout9/, heldout10/, heldout11/, heldout12/, heldout13/, heldout14/, heldout15/, heldout16/, heldout17/, heldout18/, heldout19/, heldout20/, heldout21/, heldout22/, heldout23/, heldout24/, heldout25/ and heldout26/ and heldout27/sites.tsv), each proved on real transformers: every site's probe, at every release, does what
+heldout4/, heldout5/, heldout6/, heldout7/, heldout8/, heldout9/, heldout10/, heldout11/, heldout12/, heldout13/, heldout14/, heldout15/, heldout16/, heldout17/, heldout18/, heldout19/, heldout20/, heldout21/, heldout22/, heldout23/, heldout24/, heldout25/ and heldout26/, heldout27/ and heldout28/sites.tsv), each proved on real transformers: every site's probe, at every release, does what
 its row says (OK; the exception and message at the site's line or one of its observe lines; or, for a silent
 effect, the probe's assertion naming the site). One set alone: ORACLE_ONLY=heldout3: (tests/oracle/conftest.py)."""
 
@@ -30,7 +30,8 @@ RS = recall_set()
 # "heldout21" is heldout21/ (`heldout21/case:site`), "heldout22" is heldout22/ (`heldout22/case:site`),
 # "heldout23" is heldout23/ (`heldout23/case:site`),
 # "heldout24" is heldout24/ (`heldout24/case:site`), "heldout25" is heldout25/ (`heldout25/case:site`),
-# "heldout26" is heldout26/ (`heldout26/case:site`), "heldout27" is heldout27/ (`heldout27/case:site`).
+# "heldout26" is heldout26/ (`heldout26/case:site`), "heldout27" is heldout27/ (`heldout27/case:site`),
+# "heldout28" is heldout28/ (`heldout28/case:site`).
 SITES: list[tuple[str, Any]] = [(name, s) for name, folder in RS.SETS.items()
                                 for s in RS.load_sites(folder / "sites.tsv")]
 

@@ -1,5 +1,5 @@
 """The checks the held-out sets (heldout/, heldout2/, heldout3/, heldout4/, heldout5/, heldout6/, heldout7/,
-heldout8/, heldout9/, heldout10/, heldout11/, heldout12/, heldout13/, heldout14/, heldout15/, heldout16/, heldout17/, heldout18/, heldout19/, heldout20/, heldout21/, heldout22/, heldout23/, heldout24/, heldout25/, heldout26/, heldout27/) run, each test module holding its own floors and history."""
+heldout8/, heldout9/, heldout10/, heldout11/, heldout12/, heldout13/, heldout14/, heldout15/, heldout16/, heldout17/, heldout18/, heldout19/, heldout20/, heldout21/, heldout22/, heldout23/, heldout24/, heldout25/, heldout26/, heldout27/, heldout28/) run, each test module holding its own floors and history."""
 
 from __future__ import annotations
 

@@ -132,6 +132,11 @@ HELDOUT26 = Path(__file__).resolve().with_name("heldout26")
 # watermarking, grammar-constrained and rollback decoding), labelled on the oracle before the checker was run on it
 # (nobody ran the checker on it, nor read the rules or engine, while writing it).
 HELDOUT27 = Path(__file__).resolve().with_name("heldout27")
+# A twenty-eighth held-out set (issue 29, round 28, written beside the twenty-seventh): other public repositories
+# again (serving and everyday inference scripts: streaming servers and runners, CLI chats keeping a cache across turns,
+# benchmark and evaluation scripts, LoRA inference helpers), labelled on the oracle before the checker was run on it
+# (nobody ran the checker on it, nor read the rules or engine, while writing it).
+HELDOUT28 = Path(__file__).resolve().with_name("heldout28")
 SETS = {"recall": CASES, "heldout": HELDOUT, "heldout2": HELDOUT2, "heldout3": HELDOUT3, "heldout4": HELDOUT4,
         "heldout5": HELDOUT5, "heldout6": HELDOUT6, "heldout7": HELDOUT7,
         "heldout8": HELDOUT8, "heldout9": HELDOUT9, "heldout10": HELDOUT10, "heldout11": HELDOUT11,
@@ -140,7 +145,7 @@ SETS = {"recall": CASES, "heldout": HELDOUT, "heldout2": HELDOUT2, "heldout3": H
         "heldout19": HELDOUT19, "heldout20": HELDOUT20, "heldout21": HELDOUT21,
         "heldout22": HELDOUT22, "heldout23": HELDOUT23, "heldout24": HELDOUT24,
         "heldout25": HELDOUT25, "heldout26": HELDOUT26,
-        "heldout27": HELDOUT27}
+        "heldout27": HELDOUT27, "heldout28": HELDOUT28}
 MARK = re.compile(r"#\s*(site|clean|observe):\s*(\w+)\s*$")
 PROBE = re.compile(r"^def (probe_\w+)\(", re.M)
 CLEAN = "clean"

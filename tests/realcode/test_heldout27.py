@@ -15,12 +15,14 @@ from __future__ import annotations
 from heldout_support import Floor, held_out_tests
 from recall_set import HELDOUT27
 
-# Not measured yet: the lead measures it unseen after the merge and sets the floors.
+# Unseen, measured by the lead on the session's start code (168b286) before anyone worked on this set: 4.57.6 3
+# found, precision 3 of 4, 5.23.0 10 found, precision 10 of 14, 5.24.0 12 found, precision 12 of 15, 5.25.0 12
+# found, precision 12 of 15.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(0, 0.0),
-    "5.23.0": Floor(0, 0.0),
-    "5.24.0": Floor(0, 0.0),
-    "5.25.0": Floor(0, 0.0),
+    "4.57.6": Floor(3, 3 / 4),
+    "5.23.0": Floor(10, 10 / 14),
+    "5.24.0": Floor(12, 12 / 15),
+    "5.25.0": Floor(12, 12 / 15),
 }
 
 # 16 breaking sites (7 at 4.57.6, 13 at 5.23.0, 16 at 5.24.0, 16 at 5.25.0) and 28 clean.
