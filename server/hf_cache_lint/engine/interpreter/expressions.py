@@ -211,6 +211,10 @@ class Expressions:
                 if inner.type == "testlist_comp" and not any(c.type in ("comp_for", "sync_comp_for")
                                                              for c in inner.children) else []
             if not names or any(c.type != "name" for c in names):
+                items = names if names or inner.type == "testlist_comp" else [inner]
+                for c in items:  # `torch.cat([cache.key_cache[i], k])`: an item read, which has no effect, is a use
+                    if c.type != "name" and _effect_free(c):
+                        self.eval(c)
                 return ListVal(self.s.site(node))
             return list_joined(self.s.site(node), (), (self.eval(c) for c in names))
         return UNKNOWN
@@ -548,6 +552,15 @@ class Expressions:
         if trailer.children[1].type != "subscript" and (item := list_item(value)) is not None:
             return item  # an item of a list of one transformers cache (`caches[0]`): that cache
         return UNKNOWN
+
+
+def _effect_free(node: Node) -> bool:
+    """A chain of attributes and subscripts by a name, number or string off a name (`cache.key_cache[layer_idx]`):
+    evaluating it runs nothing of the code's (no call)."""
+    return node.type in ("atom_expr", "power") and node.children[0].type == "name" and all(
+        t.type == "trailer" and (t.children[0].value == "." or (
+            t.children[0].value == "[" and len(t.children) == 3 and t.children[1].type in ("name", "number", "string")))
+        for t in node.children[1:])
 
 
 _OPERATIONS = frozenset({"arith_expr", "term", "comparison", "not_test", "factor", "shift_expr", "and_expr",

@@ -30,7 +30,12 @@ from hf_cache_lint.engine.interpreter.model_subclasses import (
     model_of,
     symbol_base,
 )
-from hf_cache_lint.engine.interpreter.narrowing import beam_fills, generate_fills, patched_generate_fills
+from hf_cache_lint.engine.interpreter.narrowing import (
+    attention_unfilled,
+    beam_fills,
+    generate_fills,
+    patched_generate_fills,
+)
 from hf_cache_lint.engine.interpreter.output_values import same_output
 from hf_cache_lint.engine.interpreter.replay_records import absent
 from hf_cache_lint.engine.interpreter.session import MAX_INLINE_DEPTH, EvArg, Session
@@ -280,6 +285,9 @@ class UserFunctions:
                     "prepare_inputs_for_generation" else None
                 if filled is not None:
                     names["past_key_values"] = filled
+                unfilled = attention_unfilled(node, params, self.ex) if node.name.value == "forward" else None
+                if unfilled is not None:
+                    names[unfilled[0]] = unfilled[1]
             if node.name.value == "_reorder_cache" and (beams := beam_fills(node, params, self.ex)) is not None:
                 names[beams[0]] = beams[1]
             self.run_function(node, names, None)

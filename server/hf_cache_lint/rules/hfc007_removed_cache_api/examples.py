@@ -31,6 +31,9 @@ _MAX_SHAPE = "limit = out.past_key_values.get_max_cache_shape()\n"
 _STATIC = "cache = StaticCache(config=model.config, max_cache_len=32)\n"
 _MAX_LEN = "limit = cache.max_cache_len\n"
 _KEYS = "keys = out.past_key_values.key_cache[0]\n"
+# The same read as an item of a list the code builds (DeCoRe's `torch.cat([past_key_value.key_cache[layer_idx],
+# key_states], dim=-2)`): the item is read before the call runs.
+_CAT_KEYS = "keys = torch.cat([out.past_key_values.key_cache[0]], dim=-2)\n"
 # 4.4x code asking a generate output's cache for its maximum, with None meaning "no maximum": the assertion fails on
 # 5.x, where the answer is -1 (the oracle's run shows the other branch taken).
 _NO_MAXIMUM = ("limit = out.past_key_values.get_max_length()\n"
@@ -238,6 +241,13 @@ INVALID: tuple[Invalid, ...] = (
         fixes={"Use `.layers[0].keys`": (_KEYS, "keys = out.past_key_values.layers[0].keys\n")},
         message_contains="AttributeError: 'DynamicCache' object has no attribute 'key_cache'",
         note="`cache.key_cache[i]`: the per-layer lists are gone from 4.56 (the layers hold the tensors)",
+    ),
+    invalid(
+        "import torch\n" + _LOAD + _GEN + _CAT_KEYS,
+        flagged="key_cache",
+        fixes={"Use `.layers[0].keys`": (_CAT_KEYS, "keys = torch.cat([out.past_key_values.layers[0].keys], dim=-2)\n")},
+        message_contains="AttributeError: 'DynamicCache' object has no attribute 'key_cache'",
+        note="`torch.cat([cache.key_cache[i], k])`: the read inside the list raises before the call runs",
     ),
     Invalid(
         _BUILT + "cache.value_cache[0] = None\n",
