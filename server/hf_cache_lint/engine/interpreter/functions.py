@@ -684,4 +684,18 @@ def _called_names(body: Any) -> Iterator[Any]:
         if node.type in ("power", "atom_expr") and kids[0].type == "name" and kids[1].type == "trailer" and \
                 kids[1].children[0].value == "(":
             yield kids[0]
+        if node.type in ("power", "atom_expr") and (bound := _method_typed(kids)) is not None:
+            yield bound  # `types.MethodType(f, model)`: `f` runs as the method, after what its binder sets up
         stack.extend(kids)
+
+
+def _method_typed(kids: list[Any]) -> Any:
+    """The function name `types.MethodType(name, obj)` (or `MethodType(name, obj)`) binds, else None."""
+    call = kids[-1]
+    if len(kids) < 2 or call.type != "trailer" or call.children[0].value != "(" or len(call.children) != 3:
+        return None
+    head = kids[-2].children[1] if kids[-2].type == "trailer" and kids[-2].children[0].value == "." else kids[-2]
+    if head.type != "name" or head.value != "MethodType" or call.children[1].type != "arglist":
+        return None
+    first = call.children[1].children[0]
+    return first if first.type == "name" else None

@@ -282,6 +282,12 @@ class Statements:
                     self.functions.inline(value, [], value.owner, span(stmt))
                 finally:
                     self.s.stack = outer
+        elif isinstance(obj, ModelState) and isinstance(value, Function) and isinstance(value.owner, Ref) and \
+                value.owner == base and attr != "generate" and self.s.target.generation_method(attr):
+            # `model._update_model_kwargs_for_generation = types.MethodType(f, model)` (attention_sinks'
+            # `inject_attention_sinks`): generate runs `f` as the model's method, so its body is the model's code,
+            # checked with a model as `self` where nothing else calls it (functions.py `_model_method`).
+            self.s.model_methods[id(value.node)] = stmt
         elif isinstance(obj, ModelState) and ((isinstance(value, Method) and value.name == "generate") or
                                               _holds_cache(value) or isinstance(self.s.obj(value), InstanceState)):
             # The original generate kept under another name, a cache parked on the model between calls

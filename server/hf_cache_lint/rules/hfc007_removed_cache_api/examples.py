@@ -60,6 +60,14 @@ _BUDGET = ("\n\nclass Budget:\n    def __init__(self):\n        self.keys = []\n
            "cache = model(**inputs, use_cache=True).past_key_values\nbudget = Budget.from_dynamic_cache(cache)\n")
 _USABLE = ("\n\ndef past_for(past):\n    if not isinstance(past, DynamicCache):\n        past = DynamicCache()\n"
            "    return past.get_usable_length(4)\n\n\nlength = past_for(None)\n")
+# generate's per-step update replaced on the model by a 4.4x copy (attention_sinks): it runs as the model's method.
+_KWARGS_UPDATE = ("\n\ndef _update_kwargs(self, outputs, model_kwargs, is_encoder_decoder=False, **kwargs):\n"
+                  "    model_kwargs[\"past_key_values\"] = self._extract_past_from_model_output(outputs)\n"
+                  "    return model_kwargs\n\n\n"
+                  "def patch(model):\n"
+                  "    model._update_model_kwargs_for_generation = types.MethodType(_update_kwargs, model)\n"
+                  "    return model\n\n\n"
+                  "patch(model).generate(**inputs, max_new_tokens=2, do_sample=False)\n")
 _RETURNED = ("\n\ndef returned(cache, return_legacy):\n    if return_legacy:\n        return cache.to_legacy_cache()\n"
              "    return cache\n\n\ncache = DynamicCache()\nmodel(**inputs, past_key_values=cache, use_cache=True)\n"
              "legacy = returned(cache, True)\n")
@@ -773,5 +781,13 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="AttributeError: 'GenerationConfig' object has no attribute '_eos_token_tensor'",
         note="a model's own streaming method that copies its config and calls `_get_stopping_criteria` on it without "
              "generate's `_prepare_special_tokens` (ChatGLM2's `stream_generate`)",
+    ),
+    Invalid(
+        "import types\n\n" + _LOAD + _KWARGS_UPDATE,
+        flagged="_extract_past_from_model_output",
+        message_contains="object has no attribute '_extract_past_from_model_output'",
+        note="a function set on the model with `types.MethodType` as generate's `_update_model_kwargs_for_generation` "
+             "(attention_sinks' `inject_attention_sinks`), asking the model for a helper gone from 4.49: generate "
+             "runs it as the model's method at its first step",
     ),
 )
