@@ -24,11 +24,14 @@ from recall_set import HELDOUT20
 # of 13, 5.24.0 12 found, precision 12 of 13, 5.25.0 12 found, precision 12 of 13.
 # Thirteenth session, round 1 and 1b merged (8fb68d0): 4.57.6 6 found, precision 6 of 6, 5.23.0 12 found, precision
 # 12 of 12, 5.24.0 13 found, precision 13 of 13, 5.25.0 13 found, precision 13 of 13.
+# Fourteenth session, idx29t (a function set on the model with types.MethodType under a GenerationMixin method's name
+# runs as the model's method): 4.57.6 7 found, precision 7 of 7, 5.23.0 13 found, precision 13 of 13, 5.24.0 and
+# 5.25.0 14 found, precision 14 of 14.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(6, 6 / 6),
-    "5.23.0": Floor(12, 12 / 12),
-    "5.24.0": Floor(13, 13 / 13),
-    "5.25.0": Floor(13, 13 / 13),
+    "4.57.6": Floor(7, 7 / 7),
+    "5.23.0": Floor(13, 13 / 13),
+    "5.24.0": Floor(14, 14 / 14),
+    "5.25.0": Floor(14, 14 / 14),
 }
 
 (test_set_shape, test_table_releases_are_the_checked_ones, test_every_probe_runs_its_case_unchanged,

@@ -234,6 +234,13 @@ class Target:
             releases.member_gone_since(_GENERATION, "GenerationMixin", name, self.version)
         return _str(gone)
 
+    def generation_method(self, name: str) -> bool:
+        """Whether `name` is a `GenerationMixin` method generate runs on the model at the target, or was at an earlier
+        release (`_update_model_kwargs_for_generation`, `_reorder_cache`): a function the code sets on a model under
+        that name runs as the model's method."""
+        return releases.member(_GENERATION, "GenerationMixin", name, self.version) is not None or \
+            releases.member_gone_since(_GENERATION, "GenerationMixin", name, self.version) is not None
+
     def backbone_generate_gone(self) -> str | None:
         """The release since which `PreTrainedModel` has not derived from `GenerationMixin` (4.52.1, the release
         table's `name:transformers.modeling_utils.PreTrainedModel`), when the target is at or past it: a model

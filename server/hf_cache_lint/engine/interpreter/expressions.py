@@ -3,7 +3,7 @@ a call's arguments are evaluated here and the call itself handed to the call dis
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -29,6 +29,7 @@ from hf_cache_lint.engine.interpreter.values import (
     Const,
     DictState,
     Entry,
+    Function,
     InstanceState,
     LayerVal,
     Lazy,
@@ -211,6 +212,10 @@ class Expressions:
                 if inner.type == "testlist_comp" and not any(c.type in ("comp_for", "sync_comp_for")
                                                              for c in inner.children) else []
             if not names or any(c.type != "name" for c in names):
+                items = names if names or inner.type == "testlist_comp" else [inner]
+                for c in items:  # `torch.cat([cache.key_cache[i], k])`: an item read, which has no effect, is a use
+                    if c.type != "name" and (_effect_free(c) or _own_call(c, self.s.lookup)):
+                        self.eval(c)
                 return ListVal(self.s.site(node))
             return list_joined(self.s.site(node), (), (self.eval(c) for c in names))
         return UNKNOWN
@@ -530,6 +535,12 @@ class Expressions:
         if isinstance(obj, DictState) and key is not None:
             got = obj.get(key)
             return got[0] if got else obj.every or UNKNOWN
+        if key is not None and isinstance(value, Maybe) and all(
+                type(v) is Ref and isinstance(self.s.obj(v), DictState) for v, _ in value.options):
+            # One of the dicts the paths built (`inputs = {...}` in each branch of an `if`): what that key holds in
+            # each, one value where all agree.
+            held = [(self.subscript(v, trailer), c) for v, c in value.options]
+            return held[0][0] if all(v == held[0][0] for v, _ in held) else maybe(held)
         if isinstance(obj, DictState) and obj.every is not None:
             return obj.every  # a key the code computes (`caches[16]`, `caches[n]`): every value is that cache
         if isinstance(value, TupleVal) and trailer.children[1].type == "number" and value.items:
@@ -548,6 +559,29 @@ class Expressions:
         if trailer.children[1].type != "subscript" and (item := list_item(value)) is not None:
             return item  # an item of a list of one transformers cache (`caches[0]`): that cache
         return UNKNOWN
+
+
+def _effect_free(node: Node) -> bool:
+    """A chain of attributes and subscripts by a name, number or string off a name (`cache.key_cache[layer_idx]`):
+    evaluating it runs nothing of the code's (no call)."""
+    return node.type in ("atom_expr", "power") and node.children[0].type == "name" and all(
+        t.type == "trailer" and (t.children[0].value == "." or (
+            t.children[0].value == "[" and len(t.children) == 3 and t.children[1].type in ("name", "number", "string")))
+        for t in node.children[1:])
+
+
+def _own_call(node: Node, lookup: Callable[[str], Value]) -> bool:
+    """A call of the module's own function by its name with effect-free arguments (`torch.full([1,
+    cached_length(past)], True)`, Freeze-Omni's mask as long as the cache): the helper runs where the list is built,
+    and its reads of what it is given are the caller's."""
+    kids = node.children if node.type in ("atom_expr", "power") else []
+    if len(kids) != 2 or kids[0].type != "name" or not isinstance(lookup(kids[0].value), Function) or \
+            kids[1].type != "trailer" or kids[1].children[0].value != "(":
+        return False
+    args = kids[1].children[1] if len(kids[1].children) == 3 else None
+    plain = [] if args is None else [args] if args.type != "arglist" else \
+        [a for a in args.children if a.type != "operator"]
+    return all(a.type in ("name", "number", "string") or _effect_free(a) for a in plain)
 
 
 _OPERATIONS = frozenset({"arith_expr", "term", "comparison", "not_test", "factor", "shift_expr", "and_expr",

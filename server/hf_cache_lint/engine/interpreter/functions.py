@@ -30,7 +30,12 @@ from hf_cache_lint.engine.interpreter.model_subclasses import (
     model_of,
     symbol_base,
 )
-from hf_cache_lint.engine.interpreter.narrowing import beam_fills, generate_fills, patched_generate_fills
+from hf_cache_lint.engine.interpreter.narrowing import (
+    attention_unfilled,
+    beam_fills,
+    generate_fills,
+    patched_generate_fills,
+)
 from hf_cache_lint.engine.interpreter.output_values import same_output
 from hf_cache_lint.engine.interpreter.replay_records import absent
 from hf_cache_lint.engine.interpreter.session import MAX_INLINE_DEPTH, EvArg, Session
@@ -280,6 +285,9 @@ class UserFunctions:
                     "prepare_inputs_for_generation" else None
                 if filled is not None:
                     names["past_key_values"] = filled
+                unfilled = attention_unfilled(node, params, self.ex) if node.name.value == "forward" else None
+                if unfilled is not None:
+                    names[unfilled[0]] = unfilled[1]
             if node.name.value == "_reorder_cache" and (beams := beam_fills(node, params, self.ex)) is not None:
                 names[beams[0]] = beams[1]
             self.run_function(node, names, None)
@@ -676,4 +684,18 @@ def _called_names(body: Any) -> Iterator[Any]:
         if node.type in ("power", "atom_expr") and kids[0].type == "name" and kids[1].type == "trailer" and \
                 kids[1].children[0].value == "(":
             yield kids[0]
+        if node.type in ("power", "atom_expr") and (bound := _method_typed(kids)) is not None:
+            yield bound  # `types.MethodType(f, model)`: `f` runs as the method, after what its binder sets up
         stack.extend(kids)
+
+
+def _method_typed(kids: list[Any]) -> Any:
+    """The function name `types.MethodType(name, obj)` (or `MethodType(name, obj)`) binds, else None."""
+    call = kids[-1]
+    if len(kids) < 2 or call.type != "trailer" or call.children[0].value != "(" or len(call.children) != 3:
+        return None
+    head = kids[-2].children[1] if kids[-2].type == "trailer" and kids[-2].children[0].value == "." else kids[-2]
+    if head.type != "name" or head.value != "MethodType" or call.children[1].type != "arglist":
+        return None
+    first = call.children[1].children[0]
+    return first if first.type == "name" else None

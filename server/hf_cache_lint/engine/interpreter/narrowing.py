@@ -265,7 +265,7 @@ def _dotted(node: Node) -> bool:
         k.type == "trailer" and k.children[0].value == "." for k in kids[1:])
 
 
-__all__ = ["Narrowed", "cache_is_builtin", "narrow", "narrowing", "reached"]
+__all__ = ["Narrowed", "attention_unfilled", "cache_is_builtin", "narrow", "narrowing", "reached"]
 
 
 def generate_fills(node: Node, params: Sequence[Any], ex: Expressions) -> CacheVal | None:
@@ -355,6 +355,37 @@ def _model_based(node: Node, ex: Expressions) -> bool:
                 name = value.qualname.rsplit(".", 1)[-1]
                 if "For" in name or name.endswith("Model"):
                     return True
+    return False
+
+
+def attention_unfilled(node: Node, params: Sequence[Any], ex: Expressions) -> tuple[str, Unknown] | None:
+    """The cache parameter of `node`, the `forward` of a direct subclass of a transformers attention class
+    (`class MyAttention(Qwen2Attention)`), that the target's decoder layers no longer fill: they pass the cache as
+    `past_key_values=` from 4.56.0 (`Target.hook_parameter_gone("attention", "past_key_value")`), so a parameter
+    still named `past_key_value` holds its default (None) whatever it is annotated with, and a read of it as a
+    cache never runs (lmms-eval's `torch.cat([past_key_value[0], key_states])` under `if past_key_value is not
+    None:`). None where the parameter is still filled, or the class is not an attention subclass."""
+    param = next((p for p in params[1:] if p.name.value == "past_key_value" and p.star_count == 0), None)
+    cls = node.search_ancestor("classdef")
+    if param is None or cls is None or node.name.value != "forward" or not _attention_based(cls, ex):
+        return None
+    gone = ex.s.target.hook_parameter_gone("attention", "past_key_value")
+    if gone is None:
+        return None
+    return "past_key_value", Unknown(f"the parameter `past_key_value`, which transformers' decoder layers no longer "
+                                     f"fill from {gone} (they pass `past_key_values=`)")
+
+
+def _attention_based(node: Node, ex: Expressions) -> bool:
+    """A direct subclass of a transformers model's attention class (`LlamaAttention`, `Qwen2SdpaAttention`)."""
+    arglist = node.get_super_arglist()
+    bases = [] if arglist is None else arglist.children if arglist.type == "arglist" else [arglist]
+    for base in bases:
+        if base.type in ("name", "power", "atom_expr"):
+            value = ex.eval(base)
+            if isinstance(value, Symbol) and value.qualname.startswith("transformers.models.") and \
+                    value.qualname.rsplit(".", 1)[-1].endswith("Attention"):
+                return True
     return False
 
 

@@ -39,6 +39,7 @@ from hf_cache_lint.engine.interpreter.values import (
     Unknown,
     Value,
     falsy,
+    maybe,
 )
 from hf_cache_lint.engine.output.analysis import CiLocation, CiValue, Incomplete, Site
 from hf_cache_lint.engine.syntax.nodes import (
@@ -207,7 +208,8 @@ class Statements:
             inner = target if t != "atom" else target.children[1]
             items = [c for c in getattr(inner, "children", [inner]) if c.type != "operator"] \
                 if inner.type in ("testlist_star_expr", "exprlist", "testlist_comp") else [inner]
-            values = value.items if isinstance(value, TupleVal) and len(value.items) == len(items) else ()
+            values = value.items if isinstance(value, TupleVal) and len(value.items) == len(items) else \
+                unpacked_options(value, len(items))
             for i, item in enumerate(items):
                 self.assign(item, values[i] if values else UNKNOWN, stmt)
         elif t in ("power", "atom_expr"):
@@ -280,6 +282,12 @@ class Statements:
                     self.functions.inline(value, [], value.owner, span(stmt))
                 finally:
                     self.s.stack = outer
+        elif isinstance(obj, ModelState) and isinstance(value, Function) and isinstance(value.owner, Ref) and \
+                value.owner == base and attr != "generate" and self.s.target.generation_method(attr):
+            # `model._update_model_kwargs_for_generation = types.MethodType(f, model)` (attention_sinks'
+            # `inject_attention_sinks`): generate runs `f` as the model's method, so its body is the model's code,
+            # checked with a model as `self` where nothing else calls it (functions.py `_model_method`).
+            self.s.model_methods[id(value.node)] = stmt
         elif isinstance(obj, ModelState) and ((isinstance(value, Method) and value.name == "generate") or
                                               _holds_cache(value) or isinstance(self.s.obj(value), InstanceState)):
             # The original generate kept under another name, a cache parked on the model between calls
@@ -314,6 +322,13 @@ class Statements:
         key = string_value(key_node)
         if isinstance(base, Symbol) and base.qualname == "os.environ" and key is not None:
             self.s.env_set.add(key)
+            return
+        if isinstance(base, Maybe) and all(type(v) is Ref and isinstance(self.s.obj(v), DictState)
+                                           for v, _ in base.options):
+            # `inputs = {...}` in each branch of an `if`, then `inputs["past_key_values"] = past`: the item is set
+            # in whichever dict the path built.
+            for v, _ in base.options:
+                self.set_item(v, key_node, value, stmt)
             return
         if isinstance(d, DictState) and isinstance(base, Ref):
             if key is None:
@@ -413,6 +428,22 @@ def _hands_all_on(node: Node) -> bool:
     """A def whose parameters after the first are only `*args` and `**kwargs`."""
     params = node.get_params()
     return len(params) >= 2 and all(p.star_count > 0 for p in params[1:])
+
+
+def unpacked_options(value: Value, count: int) -> tuple[Value, ...]:
+    """`a, cache, b = helper(...)` where the helper returns a tuple of `count` items on every path it returns on
+    (`return None, out["past_key_values"], "cl"` in one branch, `return ids, out["past_key_values"], "cs"` in
+    another: a `Maybe` of tuples): each name gets what that position holds on every path (one value where all
+    paths agree, else a `Maybe` of them under the paths' conditions); () when some path returns anything else."""
+    if not isinstance(value, Maybe) or not all(isinstance(v, TupleVal) and len(v.items) == count
+                                               for v, _ in value.options):
+        return ()
+    tuples = [(v, c) for v, c in value.options if isinstance(v, TupleVal)]
+    positions = []
+    for i in range(count):
+        held = [(t.items[i], c) for t, c in tuples]
+        positions.append(held[0][0] if all(v == held[0][0] for v, _ in held) else maybe(held))
+    return tuple(positions)
 
 
 def _holds_cache(value: Value) -> bool:

@@ -197,7 +197,10 @@ class Maybe:
     of it calls its first option that is not Unknown, or, when its live options are different callables
     (a generate replacement on some paths, state.py) with conditions, each on a path of its own (calls.py
     `_call_options`); `**` of it sets each key under the
-    condition of the options that hold it (expressions.py `_merge_options`); a subscript of it is unknown.
+    condition of the options that hold it (expressions.py `_merge_options`); a subscript of it is unknown, but a
+    string key of dicts on every option (what that key holds in each: expressions.py `subscript`, and an item set
+    sets it in each: statements.py `set_item`); unpacking tuples of one length on every option gives each name what
+    its place holds on each (statements.py `unpacked_options`).
     """
 
     options: tuple[tuple[Value, Cond | None], ...]

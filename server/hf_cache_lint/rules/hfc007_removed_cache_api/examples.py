@@ -31,6 +31,9 @@ _MAX_SHAPE = "limit = out.past_key_values.get_max_cache_shape()\n"
 _STATIC = "cache = StaticCache(config=model.config, max_cache_len=32)\n"
 _MAX_LEN = "limit = cache.max_cache_len\n"
 _KEYS = "keys = out.past_key_values.key_cache[0]\n"
+# The same read as an item of a list the code builds (DeCoRe's `torch.cat([past_key_value.key_cache[layer_idx],
+# key_states], dim=-2)`): the item is read before the call runs.
+_CAT_KEYS = "keys = torch.cat([out.past_key_values.key_cache[0]], dim=-2)\n"
 # 4.4x code asking a generate output's cache for its maximum, with None meaning "no maximum": the assertion fails on
 # 5.x, where the answer is -1 (the oracle's run shows the other branch taken).
 _NO_MAXIMUM = ("limit = out.past_key_values.get_max_length()\n"
@@ -57,6 +60,14 @@ _BUDGET = ("\n\nclass Budget:\n    def __init__(self):\n        self.keys = []\n
            "cache = model(**inputs, use_cache=True).past_key_values\nbudget = Budget.from_dynamic_cache(cache)\n")
 _USABLE = ("\n\ndef past_for(past):\n    if not isinstance(past, DynamicCache):\n        past = DynamicCache()\n"
            "    return past.get_usable_length(4)\n\n\nlength = past_for(None)\n")
+# generate's per-step update replaced on the model by a 4.4x copy (attention_sinks): it runs as the model's method.
+_KWARGS_UPDATE = ("\n\ndef _update_kwargs(self, outputs, model_kwargs, is_encoder_decoder=False, **kwargs):\n"
+                  "    model_kwargs[\"past_key_values\"] = self._extract_past_from_model_output(outputs)\n"
+                  "    return model_kwargs\n\n\n"
+                  "def patch(model):\n"
+                  "    model._update_model_kwargs_for_generation = types.MethodType(_update_kwargs, model)\n"
+                  "    return model\n\n\n"
+                  "patch(model).generate(**inputs, max_new_tokens=2, do_sample=False)\n")
 _RETURNED = ("\n\ndef returned(cache, return_legacy):\n    if return_legacy:\n        return cache.to_legacy_cache()\n"
              "    return cache\n\n\ncache = DynamicCache()\nmodel(**inputs, past_key_values=cache, use_cache=True)\n"
              "legacy = returned(cache, True)\n")
@@ -238,6 +249,13 @@ INVALID: tuple[Invalid, ...] = (
         fixes={"Use `.layers[0].keys`": (_KEYS, "keys = out.past_key_values.layers[0].keys\n")},
         message_contains="AttributeError: 'DynamicCache' object has no attribute 'key_cache'",
         note="`cache.key_cache[i]`: the per-layer lists are gone from 4.56 (the layers hold the tensors)",
+    ),
+    invalid(
+        "import torch\n" + _LOAD + _GEN + _CAT_KEYS,
+        flagged="key_cache",
+        fixes={"Use `.layers[0].keys`": (_CAT_KEYS, "keys = torch.cat([out.past_key_values.layers[0].keys], dim=-2)\n")},
+        message_contains="AttributeError: 'DynamicCache' object has no attribute 'key_cache'",
+        note="`torch.cat([cache.key_cache[i], k])`: the read inside the list raises before the call runs",
     ),
     Invalid(
         _BUILT + "cache.value_cache[0] = None\n",
@@ -763,5 +781,13 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="AttributeError: 'GenerationConfig' object has no attribute '_eos_token_tensor'",
         note="a model's own streaming method that copies its config and calls `_get_stopping_criteria` on it without "
              "generate's `_prepare_special_tokens` (ChatGLM2's `stream_generate`)",
+    ),
+    Invalid(
+        "import types\n\n" + _LOAD + _KWARGS_UPDATE,
+        flagged="_extract_past_from_model_output",
+        message_contains="object has no attribute '_extract_past_from_model_output'",
+        note="a function set on the model with `types.MethodType` as generate's `_update_model_kwargs_for_generation` "
+             "(attention_sinks' `inject_attention_sinks`), asking the model for a helper gone from 4.49: generate "
+             "runs it as the model's method at its first step",
     ),
 )

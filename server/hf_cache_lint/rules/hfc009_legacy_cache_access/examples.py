@@ -84,6 +84,24 @@ _PARKED = ("\n\ndef turn(ids, steps=2):\n"
            "turn(inputs.input_ids)\nturn(inputs.input_ids)\n")
 _PARKED_LEN = "    start = 0 if past is None else past[0][0].shape[-2]\n"
 
+# A step helper returning a tuple on each of two paths (Freeze-Omni's `_generate_one_step`: `return None,
+# outputs["past_key_values"], "cl", None` or `return last_id, outputs["past_key_values"], "cs", ...`), unpacked by
+# its caller: the cache is at the same place on either path.
+_STEP_LEN = "seq_len = past[0][0].shape[2]\n"
+_TWO_RETURNS = ("\n\ndef step(ids, prefill):\n    out = model(ids, use_cache=True)\n    if prefill:\n"
+                "        return None, out.past_key_values, \"listen\"\n"
+                "    return ids[:, -1:], out.past_key_values, \"speak\"\n\n\n"
+                "last, past, stage = step(inputs.input_ids, inputs.input_ids.shape[1] > 4)\n" + _STEP_LEN)
+# The model's keywords built in either branch of an `if` (a dict in each), then given the cache as an item and read
+# back through it (Freeze-Omni's `recognize`), the length computed by a helper inside a list display.
+_MASK_LEN = "    return past_key_values[0][0].size(2)\n"
+_BRANCH_DICTS = ("import torch\n" + prelude() + "\n\ndef cached_length(past_key_values):\n" + _MASK_LEN + "\n\n"
+                 "def recognize(ids, past, speaking):\n    if speaking:\n        kw = {\"input_ids\": ids[:, -1:]}\n"
+                 "    else:\n        kw = {\"input_ids\": ids}\n    kw[\"past_key_values\"] = past\n"
+                 "    return torch.full([1, cached_length(kw[\"past_key_values\"])], True)\n\n\n"
+                 "out = model(**inputs, use_cache=True)\n"
+                 "mask = recognize(inputs.input_ids, out.past_key_values, inputs.input_ids.shape[1] > 4)\n")
+
 _EXPAND = "batch = [[t.expand(3, -1, -1, -1) for t in past[i]] for i in range(len(past))]\n"
 
 # A list of forward passes' caches (TurboRAG's chunk caches: one forward per document chunk, each
@@ -584,6 +602,26 @@ INVALID: tuple[Invalid, ...] = (
         severity=Severity.WARNING,
         runtime={"4.57.6": "OK", "5.23.0": "HFC009", "5.24.0": "HFC009", "5.25.0": "HFC009"},
         note="a helper indexing a cache inside `isinstance(a, DynamicCache) and isinstance(b, DynamicCache)`",
+    ),
+    invalid(
+        _LOAD + _TWO_RETURNS,
+        flagged="past[0]",
+        fixes={"Use `.layers[0].keys`": (_STEP_LEN, "seq_len = past.layers[0].keys.shape[2]\n")},
+        versions=_5X,
+        portable=True,
+        message_contains="TypeError: 'DynamicCache' object is not subscriptable",
+        note="a helper returning a tuple on each of two paths, unpacked by its caller: the name gets the cache "
+             "either path puts at its place",
+    ),
+    invalid(
+        _BRANCH_DICTS,
+        flagged="past_key_values[0]",
+        fixes={"Use `.layers[0].keys`": (_MASK_LEN, "    return past_key_values.layers[0].keys.size(2)\n")},
+        versions=_5X,
+        portable=True,
+        message_contains="TypeError: 'DynamicCache' object is not subscriptable",
+        note="a dict built in either branch of an `if` given the cache as an item, read back into a helper called "
+             "inside a list display (`torch.full([1, cached_length(kw[\"past_key_values\"])], True)`)",
     ),
 )
 

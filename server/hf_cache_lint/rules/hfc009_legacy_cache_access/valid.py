@@ -21,6 +21,21 @@ from hf_cache_lint.rules.hfc009_legacy_cache_access.examples import (
 )
 from hf_cache_lint.rules.snippets import prelude
 
+# An attention subclass still written for 4.55's layers (lmms-eval's cambrian `Qwen2SdpaAttention`): its forward
+# takes the cache as `past_key_value` and concatenates the legacy pair. From 4.56 the decoder layers pass the cache
+# as `past_key_values=` (into `**kwargs` here), so the parameter keeps its default and the branch never runs.
+_OLD_NAMED_ATTENTION = ("import torch\nfrom typing import Optional\n\nfrom transformers.cache_utils import Cache\n"
+                        "from transformers.models.llama.modeling_llama import LlamaAttention\n" + _LOAD + "\n\n"
+                        "class ConcatAttention(LlamaAttention):\n"
+                        "    def forward(self, hidden_states, position_embeddings=None, attention_mask=None,\n"
+                        "                past_key_value: Optional[Cache] = None, **kwargs):\n"
+                        "        if past_key_value is not None:\n"
+                        "            keys = torch.cat([past_key_value[0], hidden_states], dim=2)\n"
+                        "            print(keys.shape)\n"
+                        "        return super().forward(hidden_states, position_embeddings, attention_mask, **kwargs)\n"
+                        "\n\nfor layer in model.model.layers:\n    layer.self_attn.__class__ = ConcatAttention\n"
+                        "model.generate(**inputs, max_new_tokens=2, min_new_tokens=2, do_sample=False)\n")
+
 VALID: tuple[Valid, ...] = (
     Valid(
         "import types\n\n" + _LOAD + _SINK.replace(_SINK_LEN, "        print(past_key_values.get_seq_length())\n")
@@ -139,5 +154,11 @@ VALID: tuple[Valid, ...] = (
         "out[\"past_key_values\"] = tuple((layer.keys, layer.values) for layer in out.past_key_values.layers)\n"
         "print(out.past_key_values[0][0].shape)\n",
         note="a tuple stored on the output under its key: the attribute reads it too (a ModelOutput keeps both)",
+    ),
+    Valid(
+        _OLD_NAMED_ATTENTION,
+        note="an attention subclass's forward indexing its `past_key_value` parameter (annotated `Cache`): the decoder "
+             "layers pass the cache as `past_key_values=` from 4.56.0, so that parameter is None and the read never "
+             "runs",
     ),
 )
