@@ -24,10 +24,11 @@ from hf_cache_lint.engine.facts.patched_self_read import KIND as PATCHED_SELF_RE
 from hf_cache_lint.engine.output.analysis import Analysis
 from hf_cache_lint.engine.text.text import line_starts, offset
 from hf_cache_lint.rules.base import Rule
-from hf_cache_lint.rules.common import cache_moved, since
+from hf_cache_lint.rules.common import cache_moved, fails_first, since
 from hf_cache_lint.rules.hfc010_hook_loses_cache import (
     attention_attrs,
     attention_returns,
+    cache_off,
     decoding_examples,
     forward_examples,
     forward_keywords,
@@ -199,6 +200,8 @@ class HookLosesCache(Rule):
             return
         if read.how == "parameter" and hook.kind == "prepare_inputs" and _reads_gone_member(hook, target):
             return  # it raises wherever it gets the cache (HFC007's read); here it runs its no-cache path
+        if hook.kind == "prepare_inputs" and cache_off.forward_turns_cache_off(analysis, hook.qualname):
+            return  # the model's own forward never keeps a cache: the no-cache path is the one it always needs
         place = read.span
         related: tuple[Related, ...] = ()
         if read.how == "parameter" and hook.kind == "prepare_inputs" and hook.guarded_read is not None and \
@@ -497,7 +500,7 @@ class HookLosesCache(Rule):
             return  # a base the target no longer has: that code path cannot run there
         owner = hook.target.split("`")[1]
         if hook.reached_by is None:
-            if _fails_first(hook.fails_first, target):
+            if fails_first(hook.fails_first, target):
                 return  # the class cannot be built, or the forward raises in its own `get_seq_length`, first
             if _stores_lost(analysis, owner.rsplit(".", 1)[0], target):
                 return  # the module hands it to the layers only through a pre-hook store the target ignores
@@ -507,7 +510,7 @@ class HookLosesCache(Rule):
             # reach one (the project calls `update` itself, with its own) is not claimed (flash-linear-attention's
             # FLACache, heldout11), nor one that fails first there; a subclass inheriting the override (its own
             # `get_seq_length` mending the owner's) is (the Huginn cache's, heldout11).
-            live = {cls for cls, fails in hook.reached_by if not _fails_first(fails, target)}
+            live = {cls for cls, fails in hook.reached_by if not fails_first(fails, target)}
             if not live:
                 return
             call = _only_forward(analysis, live)
@@ -738,30 +741,6 @@ def _patch_raises(hook: HookOverride, target: Target) -> bool:
         if removed_model_name(module, cls, target.version) is not None:
             return True
     return False
-
-
-def _fails_first(fails: str, target: Target) -> bool:
-    """The class fails at the target before any layer calls `update`: a bare `super().__init__()` of `Cache`, whose
-    `__init__` takes `layers` / `layer_class_to_replicate` there (from 4.56.0; it raises ValueError without either),
-    or it never runs a base `__init__` and so has no `layers`, which the forward's mask and length calls read (from
-    4.54.0, when caches got layers: AttributeError '<Class>' object has no attribute 'layers', the oracle:
-    `recall:heldout9/moa_streaming_cache.py` on 4.57.6-5.25.0),
-    or its own `get_seq_length` raises where the forward calls it: it
-    takes no `layer_idx` and the target's forward asks for one layer's length (`Cache.get_query_offset`, from
-    5.14.0: `TypeError: ... got an unexpected keyword argument 'layer_idx'`), or it reads an attribute the class never
-    sets that the target's caches lack (`self._seen_tokens`, the counter behind `seen_tokens`, gone in 4.54.0)."""
-    if not fails:
-        return False
-    if fails == "base_init":
-        init = releases.value("init:transformers.cache_utils.Cache", target.version) or ""
-        return "layer_class_to_replicate" in releases.parameters(f"def{init}")
-    if fails == "no_layers":
-        return target.cache_layers
-    if fails == "layer_idx":
-        return releases.member("transformers.cache_utils", "Cache", "get_query_offset", target.version) is not None
-    gone = target.removed_member("transformers.cache_utils", "DynamicCache", fails.removeprefix("_")
-                                 if fails == "_seen_tokens" else fails)
-    return gone is not None
 
 
 # From 4.56.0 to 4.57.x generate builds the cache it hands `prepare_inputs_for_generation` at the first step with
