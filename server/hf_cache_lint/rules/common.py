@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hf_cache_lint.engine.base.findings import Span
+from hf_cache_lint.engine.environment import releases
 from hf_cache_lint.engine.environment.target import Target
 from hf_cache_lint.engine.facts.hook_override import HookOverride
 from hf_cache_lint.engine.output.analysis import CacheImpl, GenerateCall, Site
@@ -99,3 +100,27 @@ def raised_before(hook: HookOverride, at: Span, target: Target) -> bool:
         return True
     member = text.rsplit(".", 1)[-1] if "." in text else ""
     return bool(member) and target.removed_member("transformers.cache_utils", "DynamicCache", member) is not None
+
+
+def fails_first(fails: str, target: Target) -> bool:
+    """The class fails at the target before any layer calls `update`: a bare `super().__init__()` of `Cache`, whose
+    `__init__` takes `layers` / `layer_class_to_replicate` there (from 4.56.0; it raises ValueError without either),
+    or it never runs a base `__init__` and so has no `layers`, which the forward's mask and length calls read (from
+    4.54.0, when caches got layers: AttributeError '<Class>' object has no attribute 'layers', the oracle:
+    `recall:heldout9/moa_streaming_cache.py` on 4.57.6-5.25.0),
+    or its own `get_seq_length` raises where the forward calls it: it
+    takes no `layer_idx` and the target's forward asks for one layer's length (`Cache.get_query_offset`, from
+    5.14.0: `TypeError: ... got an unexpected keyword argument 'layer_idx'`), or it reads an attribute the class never
+    sets that the target's caches lack (`self._seen_tokens`, the counter behind `seen_tokens`, gone in 4.54.0)."""
+    if not fails:
+        return False
+    if fails == "base_init":
+        init = releases.value("init:transformers.cache_utils.Cache", target.version) or ""
+        return "layer_class_to_replicate" in releases.parameters(f"def{init}")
+    if fails == "no_layers":
+        return target.cache_layers
+    if fails == "layer_idx":
+        return releases.member("transformers.cache_utils", "Cache", "get_query_offset", target.version) is not None
+    gone = target.removed_member("transformers.cache_utils", "DynamicCache", fails.removeprefix("_")
+                                 if fails == "_seen_tokens" else fails)
+    return gone is not None

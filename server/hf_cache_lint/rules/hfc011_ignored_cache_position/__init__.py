@@ -14,7 +14,7 @@ from hf_cache_lint.engine.facts.hook_override import KIND as HOOK_OVERRIDE
 from hf_cache_lint.engine.facts.hook_override import HookOverride, HookRead
 from hf_cache_lint.engine.output.analysis import Analysis
 from hf_cache_lint.rules.base import Rule
-from hf_cache_lint.rules.common import raised_before, since
+from hf_cache_lint.rules.common import fails_first, raised_before, since
 from hf_cache_lint.rules.hfc011_ignored_cache_position.examples import INVALID, REMOVE_TITLE
 from hf_cache_lint.rules.hfc011_ignored_cache_position.valid import VALID
 
@@ -66,6 +66,11 @@ class IgnoredCachePosition(Rule):
                 return
             if hook.reached_by is not None and not hook.reached_by:
                 return  # no instance reaches transformers' forward or generate: only the project calls `update`
+            if fails_first(hook.fails_first, target) if hook.reached_by is None else \
+                    all(fails_first(fails, target) for _, fails in hook.reached_by):
+                # The class cannot be built there (a bare `super().__init__()` of `Cache`, llama-to-coreml's), or the
+                # forward raises before any layer calls `update` (HFC007's, HFC010's findings): no read runs.
+                return
             if hook.dict_default:
                 if read.how != "subscript":
                     return  # `.get` on the default dict: None, as a guarded read answers
