@@ -27,6 +27,8 @@ from hf_cache_lint.engine.environment import releases
 from hf_cache_lint.engine.interpreter.hook_trees import walk
 from hf_cache_lint.engine.output.analysis import Analysis
 from hf_cache_lint.engine.syntax.nodes import Node, span
+from hf_cache_lint.engine.text.text import contains
+from hf_cache_lint.rules.hfc010_hook_loses_cache.by_name import says_def
 from hf_cache_lint.rules.hfc010_hook_loses_cache.hand_loop import hook_calls
 
 if TYPE_CHECKING:
@@ -38,10 +40,10 @@ _SIGNATURE = "member:transformers.generation.utils.GenerationMixin.prepare_input
 
 def findings(rule: Rule, analysis: Analysis) -> list[Finding]:
     text = analysis.text
-    if _HOOK not in text or "past_key_values" not in text or "cache_position" in text or \
-            "next_sequence_length" in text or analysis.tree is None:
-        return []
-    if re.search(rf"\bdef\s+{_HOOK}\b", text) or re.search(rf"\.\s*{_HOOK}\s*=[^=]", text):
+    if not contains(text, _HOOK) or not contains(text, "past_key_values") or contains(text, "cache_position") or \
+            contains(text, "next_sequence_length") or analysis.tree is None:
+        return []  # word tests carried over the edit (text.contains), not scans of the whole text at every keystroke
+    if says_def(text, _HOOK) or re.search(rf"\.\s*{_HOOK}\s*=[^=]", text):
         return []  # the module's own hook may cut for itself
     target = analysis.context.target
     signature = releases.value(_SIGNATURE, target.version) or ""

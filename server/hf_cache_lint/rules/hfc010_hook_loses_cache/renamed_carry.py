@@ -20,9 +20,10 @@ import re
 from typing import TYPE_CHECKING
 
 from hf_cache_lint.engine.base.findings import Finding, Severity
-from hf_cache_lint.engine.interpreter.hook_trees import walk
 from hf_cache_lint.engine.output.analysis import Analysis
 from hf_cache_lint.engine.syntax.nodes import Node, span
+from hf_cache_lint.engine.text.text import contains
+from hf_cache_lint.rules.hfc010_hook_loses_cache.by_name import defs_named, dotted_calls, says_def
 from hf_cache_lint.rules.hfc010_hook_loses_cache.hand_loop import hook_calls
 
 if TYPE_CHECKING:
@@ -34,25 +35,32 @@ _HOOK = "prepare_inputs_for_generation"
 
 def findings(rule: Rule, analysis: Analysis) -> list[Finding]:
     text = analysis.text
-    if _UPDATE not in text or not re.search(rf"\bdef\s+{_HOOK}\b", text) or analysis.tree is None:
+    if not contains(text, _UPDATE) or analysis.tree is None:
         return []
     target = analysis.context.target
     first = target.behaviour_since("cache_reaches_hooks_as_cache")
     if first is None:
         return []
+    # The defs and calls by their names' places in the text, not a walk of the module (generation/utils.py says both
+    # names and defines both: ~32,000 nodes walked at every keystroke there).
     tree = analysis.tree
-    defs = [n for n in walk(tree) if n.type == "funcdef"]
-    hooks = [d for d in defs if d.children[1].value == _HOOK]
-    if not hooks or any(not _old_name_only(d) for d in hooks):
+    hooks = defs_named(tree, text, _HOOK)
+    if not hooks or not says_def(text, _HOOK) or any(not _old_name_only(d) for d in hooks):
         return []  # a hook of the module's that reads `cache` too (or takes no `past_key_values`)
-    if any(d.children[1].value == _UPDATE and "super()" not in re.sub(r"[\s\\]+", "", d.get_code()) and
-           _is_method(d) for d in defs):
+    if any("super()" not in re.sub(r"[\s\\]+", "", d.get_code()) and _is_method(d)
+           for d in defs_named(tree, text, _UPDATE)):
         return []  # the model's own update stores where it stores: not transformers' key
-    spread = {(id(_function(node)), dict_name) for _, node, _, _, dict_name in hook_calls(tree)}
+    calls = dotted_calls(tree, text, _UPDATE)
+    return _reported(rule, analysis, calls) if calls else []
+
+
+def _reported(rule: Rule, analysis: Analysis, nodes: list[Node]) -> list[Finding]:
+    """The findings on the update calls among `nodes` (`power`/`atom_expr` nodes, in a walk's order)."""
+    target = analysis.context.target
+    first = target.behaviour_since("cache_reaches_hooks_as_cache")
+    spread = {(id(_function(node)), dict_name) for _, node, _, _, dict_name in hook_calls(analysis.tree)}
     out: list[Finding] = []
-    for node in walk(tree):
-        if node.type not in ("power", "atom_expr"):
-            continue
+    for node in nodes:
         kids = node.children
         for i in range(1, len(kids) - 1):
             dot, call = kids[i], kids[i + 1]
@@ -87,8 +95,10 @@ def findings(rule: Rule, analysis: Analysis) -> list[Finding]:
 
 def _old_name_only(fn: Node) -> bool:
     names = [p.name.value for p in fn.get_params()]
-    body = fn.children[-1].get_code()
-    return "past_key_values" in names and "cache" not in names and not re.search(r"""["']cache["']""", body)
+    # The body's code only where the names leave it to decide: generation/utils.py's own hook (~200 lines) takes
+    # `cache` from 5.24.0, and its code was joined at every keystroke.
+    return "past_key_values" in names and "cache" not in names and \
+        not re.search(r"""["']cache["']""", fn.children[-1].get_code())
 
 
 def _is_method(fn: Node) -> bool:
