@@ -23,6 +23,7 @@ from hf_cache_lint.engine.output.keywords import written_cache_keyword
 from hf_cache_lint.engine.syntax.nodes import span
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc001_cache_conflict import conflicts
+from hf_cache_lint.rules.hfc002_legacy_tuple_cache.census import unknown_model_census
 from hf_cache_lint.rules.hfc002_legacy_tuple_cache.examples import INVALID
 from hf_cache_lint.rules.hfc002_legacy_tuple_cache.valid import VALID
 from hf_cache_lint.rules.order import ci_rejected, is_encoder_decoder, keyword_rejected, kwargs_rejected
@@ -85,6 +86,7 @@ class LegacyTupleCache(Rule):
         error = f"AttributeError: '{kind}' object has no attribute '{_first_read(fwd, target)}'"
         judged = _tuple_verdict(fwd, target)
         verdict, cls = judged if judged is not None else (None, "")
+        unknown = False
         named = f"`{cls}`" if cls == fwd.model_class else f"`{cls}` (the model `{fwd.checkpoint}` names)"
         if target.tuple_cache_to_forward_raises:
             why = f"no model's forward converts a legacy {kind} any more"
@@ -97,6 +99,15 @@ class LegacyTupleCache(Rule):
             # 4.57's GPT-2-era forwards convert only a tuple (`isinstance(past_key_values, tuple)`): a list is taken
             # for a Cache there too (checked on 4.57.6: GPT-2 and Llama raise alike; 4.53.0 GPT-2 still ran).
             why = "4.57's forwards convert only a tuple, a list is taken for a `Cache` (checked on 4.57.6)"
+        elif verdict is None and not fwd.encoder_decoder and (census := unknown_model_census(target)) is not None:
+            # The code does not say which decoder it runs (a checkpoint path or argument, a submodule such as
+            # `language_model.model`) and most of the target's causal-LM heads raise: a Warning naming the others.
+            raising, total, examples, others = census
+            model = f"loaded from `{fwd.checkpoint}`" if fwd.checkpoint else "not named in the code"
+            why = (f"the model is {model}, and in {target} the forward of every decoder except {others} (the "
+                   f"release table's `tuple_forward:`: {raising} of its {total} causal-LM heads, {examples}, ...) "
+                   f"asks the cache its length")
+            unknown = True
         else:
             return None
         given = "a tuple (the legacy cache format)" if kind == "tuple" else "a list (legacy `(key, value)` pairs)"
@@ -108,7 +119,7 @@ class LegacyTupleCache(Rule):
         # Through a `**dict` there is nothing safe to apply (the entry may feed other calls); the editor still
         # offers the ignore comment.
         fixes = () if fwd.spread else (*self.forward_fixes(analysis, fwd), self.ignore_fix(analysis, fwd.span))
-        severity = Severity.ERROR
+        severity = Severity.WARNING if unknown else Severity.ERROR
         if fwd.maybe_none:  # None on some paths: it raises on the others only
             message += f". This happens only if `{fwd.value_text}` is not None."
             severity = Severity.WARNING

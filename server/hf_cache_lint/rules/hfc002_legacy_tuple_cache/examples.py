@@ -148,6 +148,10 @@ _HELPER = ("\n\ndef load_prev(cache, n_layers):\n    if not n_layers:\n        r
            "    for layer in cache.layers[:n_layers]:\n        pairs.append((layer.keys, layer.values))\n"
            "    return tuple(pairs)\n\n\nprev = load_prev(out.past_key_values, len(out.past_key_values.layers))\n")
 _HELPER_FORWARD = "step = model(**inputs, past_key_values=prev, use_cache=True)\n"
+# A fine-tune loaded from a local folder (no model name in the code), its decoder called directly.
+_LOAD_PATH = _LOAD.replace('"meta-llama/Llama-3.2-1B"', "MODEL_PATH").replace(
+    "\ntokenizer = ", '\nMODEL_PATH = "./checkpoints/sft-7b"\ntokenizer = ', 1)
+_SUB_FORWARD = "step = model.model(**inputs, past_key_values=legacy, use_cache=True)\n"
 
 # The project's subclass of a transformers model (engine/interpreter/model_subclasses.py): `Chat.from_pretrained`
 # loads the model, `self(...)` is its forward, `super().generate(...)` in a method its generate.
@@ -315,6 +319,30 @@ INVALID: tuple[Invalid, ...] = (
         versions=("5.23.0", "5.24.0", "5.25.0"),
         portable=True,
         note="a tuple into a GPT-2 forward: 4.57.6 converts it (with a deprecation warning), 5.x raise",
+    ),
+    # A decoder the code does not name (a local path, a submodule's forward): most 4.57 heads raise (the release
+    # table's census, hfc002/census.py), a Warning naming the ones that convert; every 5.x forward raises.
+    invalid(
+        _LOAD_PATH + _LAYERS + _SUB_FORWARD,
+        flagged="past_key_values=legacy",
+        fixes={"Wrap in `DynamicCache(...)`": (
+            _IMPORT, (_SUB_FORWARD, "step = model.model(**inputs, past_key_values=DynamicCache(legacy), use_cache=True)\n"))},
+        portable=True,
+        severity={"4.57.6": Severity.WARNING},
+        message_contains="AttributeError: 'tuple' object has no attribute 'get_seq_length'",
+        note="a tuple into the decoder of a model loaded from a local path: 4.57.6 raises for every decoder "
+             "but GPT-2, BioGPT, XGLM, MPT and the other converting heads (a Warning), 5.x for all",
+    ),
+    invalid(
+        _LOAD_PATH.replace("AutoModelForCausalLM", "GPT2LMHeadModel") + _LAYERS + _FORWARD,
+        flagged="past_key_values=legacy",
+        fixes={"Wrap in `DynamicCache(...)`": (
+            (_IMPORT[0].replace("AutoModelForCausalLM", "GPT2LMHeadModel"),
+             _IMPORT[1].replace("AutoModelForCausalLM", "GPT2LMHeadModel")),
+            (_FORWARD, "step = model(**inputs, past_key_values=DynamicCache(legacy), use_cache=True)\n"))},
+        versions=("5.23.0", "5.24.0", "5.25.0"),
+        portable=True,
+        note="the same local checkpoint loaded as GPT-2, whose 4.57.6 forward converts a tuple: silent there",
     ),
     invalid(
         _LOAD + _LIST + _FORWARD,
