@@ -7,6 +7,8 @@ AttributeError: a Warning naming the heads that convert. Where they are a minori
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from functools import cache
 
 from hf_cache_lint.engine.environment import releases
@@ -51,3 +53,24 @@ def unknown_model_census(target: Target) -> tuple[int, int, str, str] | None:
         return None
     raising, total, examples, others = found
     return raising, total, ", ".join(examples), ", ".join(others)
+
+
+# `Class.from_pretrained("checkpoint"` written in the module: the models it loads by a literal name.
+_LOADS = re.compile(r"\b(\w+)\.from_pretrained\(\s*(?:pretrained_model_name_or_path\s*=\s*)?[\"']([^\"']+)[\"']")
+
+
+def loads_only_converters(text: str, target: Target, verdict: Callable[[str, str], str | None]) -> bool:
+    """The module loads models by literal names (`AutoModelForCausalLM.from_pretrained("gpt2")`) and every one
+    of them the table can name converts a legacy tuple or defers at the target (`verdict(class, checkpoint)`, the
+    rule's `tuple_forward:` reading), at least one named: a forward whose model the code does not trace is most likely
+    one of those (a wrapper holding the loaded model), not a Llama-style decoder. Tokenizers, configs and processors
+    are not models."""
+    found = False
+    for cls, checkpoint in _LOADS.findall(text):
+        if not re.search(r"Model|ForCausalLM|LMHead|ForConditionalGeneration", cls):
+            continue
+        said = verdict(cls, checkpoint)
+        if said in ("raises", "rejects"):
+            return False
+        found = found or said is not None
+    return found and target.version.major == 4
