@@ -40,6 +40,9 @@ _KEY = "past_key_values"
 # The forward handles a Cache itself: not claimed.
 _AWARE = re.compile(r"from_legacy_cache|isinstance\(\s*past_key_values\b|get_seq_length|\bCache\b|"
                     r"_supports_default_dynamic_cache|_is_stateful|to_legacy_cache")
+# A `.generate(` call (ChatGLM's `chat`, a completion endpoint): a class whose own decode loop calls its forward
+# (`stream_generate`) gets what the loop passes, not what generate prepares.
+_GENERATES = re.compile(r"\.generate\(")
 # Releases whose generate hands such a forward a DynamicCache, as run (the module docstring).
 _FIRST_457 = Version.parse("4.57.0")
 _FIRST_5X = Version.parse("5.3.0")
@@ -66,8 +69,9 @@ def hands_cache(target: Target) -> bool:
 
 def legacy_forwards(tree: Node, text: str) -> Iterator[LegacyForward]:
     """The module's generation model classes whose `forward` reads `past_key_values` as a tuple first."""
-    if "GenerationMixin" not in text or "PreTrainedModel" not in text or "def forward" not in text:
-        return  # the cheap test: no such class in the text
+    if "GenerationMixin" not in text or "PreTrainedModel" not in text or "def forward" not in text or \
+            not _GENERATES.search(text):
+        return  # the cheap test: no such class in the text, or nothing here runs `generate` (a loop of its own)
     classes = {n.children[1].value: n for n in walk(tree) if n.type == "classdef"}
     for name, node in classes.items():
         if not _generation_model(name, classes) or _AWARE.search(code(node)):
