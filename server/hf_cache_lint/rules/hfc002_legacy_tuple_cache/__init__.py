@@ -23,7 +23,13 @@ from hf_cache_lint.engine.output.keywords import written_cache_keyword
 from hf_cache_lint.engine.syntax.nodes import span
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc001_cache_conflict import conflicts
+from hf_cache_lint.rules.hfc002_legacy_tuple_cache.census import loads_only_converters, unknown_model_census
 from hf_cache_lint.rules.hfc002_legacy_tuple_cache.examples import INVALID
+from hf_cache_lint.rules.hfc002_legacy_tuple_cache.own_forward import (
+    hands_cache,
+    legacy_forward_finding,
+    legacy_forwards,
+)
 from hf_cache_lint.rules.hfc002_legacy_tuple_cache.valid import VALID
 from hf_cache_lint.rules.order import ci_rejected, is_encoder_decoder, keyword_rejected, kwargs_rejected
 
@@ -65,6 +71,9 @@ class LegacyTupleCache(Rule):
                     continue  # `to_legacy_cache()` itself raises first on this version (HFC007)
                 seen.add(arg.span)
                 yield self.finding(analysis, call, arg)
+        if hands_cache(target):
+            for own in legacy_forwards(analysis.tree, analysis.text):
+                yield legacy_forward_finding(self, analysis, own)
         for fwd in analysis.of(FORWARD_CACHE):
             if fwd.span not in seen and (found := self.forward_finding(analysis, fwd)) is not None:
                 seen.add(fwd.span)
@@ -85,6 +94,7 @@ class LegacyTupleCache(Rule):
         error = f"AttributeError: '{kind}' object has no attribute '{_first_read(fwd, target)}'"
         judged = _tuple_verdict(fwd, target)
         verdict, cls = judged if judged is not None else (None, "")
+        unknown = False
         named = f"`{cls}`" if cls == fwd.model_class else f"`{cls}` (the model `{fwd.checkpoint}` names)"
         if target.tuple_cache_to_forward_raises:
             why = f"no model's forward converts a legacy {kind} any more"
@@ -97,6 +107,16 @@ class LegacyTupleCache(Rule):
             # 4.57's GPT-2-era forwards convert only a tuple (`isinstance(past_key_values, tuple)`): a list is taken
             # for a Cache there too (checked on 4.57.6: GPT-2 and Llama raise alike; 4.53.0 GPT-2 still ran).
             why = "4.57's forwards convert only a tuple, a list is taken for a `Cache` (checked on 4.57.6)"
+        elif verdict is None and not fwd.encoder_decoder and (census := unknown_model_census(target)) is not None \
+                and not loads_only_converters(analysis.text, target, partial(_loaded_verdict, target)):
+            # The code does not say which decoder it runs (a checkpoint path or argument, a submodule such as
+            # `language_model.model`) and most of the target's causal-LM heads raise: a Warning naming the others.
+            raising, total, examples, others = census
+            model = f"loaded from `{fwd.checkpoint}`" if fwd.checkpoint else "not named in the code"
+            why = (f"the model is {model}, and in {target} the forward of every decoder except {others} (the "
+                   f"release table's `tuple_forward:`: {raising} of its {total} causal-LM heads, {examples}, ...) "
+                   f"asks the cache its length")
+            unknown = True
         else:
             return None
         given = "a tuple (the legacy cache format)" if kind == "tuple" else "a list (legacy `(key, value)` pairs)"
@@ -108,7 +128,7 @@ class LegacyTupleCache(Rule):
         # Through a `**dict` there is nothing safe to apply (the entry may feed other calls); the editor still
         # offers the ignore comment.
         fixes = () if fwd.spread else (*self.forward_fixes(analysis, fwd), self.ignore_fix(analysis, fwd.span))
-        severity = Severity.ERROR
+        severity = Severity.WARNING if unknown else Severity.ERROR
         if fwd.maybe_none:  # None on some paths: it raises on the others only
             message += f". This happens only if `{fwd.value_text}` is not None."
             severity = Severity.WARNING
@@ -317,6 +337,17 @@ _CAUSAL_HEADS = ("ForCausalLM", "LMHeadModel")
 _SEQ2SEQ_HEADS = ("ForConditionalGeneration",)
 _AUTO_HEADS = {"AutoModelForCausalLM": _CAUSAL_HEADS, "AutoModelForSeq2SeqLM": _SEQ2SEQ_HEADS,
                "AutoModelForSpeechSeq2Seq": _SEQ2SEQ_HEADS}
+
+
+def _loaded_verdict(target: Target, cls: str, checkpoint: str) -> str | None:
+    """The table's `tuple_forward:` verdict at the target for a model the module loads by a literal name: the
+    class it names, else (an Auto class) the class its checkpoint names; a Hub id without an organisation
+    (`gpt2`) is read as its repository name."""
+    if not cls.startswith("Auto"):
+        return releases.value(f"tuple_forward:{cls}", target.version)
+    heads = _AUTO_HEADS.get(cls, _CAUSAL_HEADS)
+    named = _class_of_checkpoint(checkpoint if "/" in checkpoint else f"_/{checkpoint}", heads)
+    return releases.value(f"tuple_forward:{named}", target.version) if named else None
 
 
 def _class_of_checkpoint(checkpoint: str | None, heads: tuple[str, ...] | None) -> str | None:

@@ -148,6 +148,48 @@ _HELPER = ("\n\ndef load_prev(cache, n_layers):\n    if not n_layers:\n        r
            "    for layer in cache.layers[:n_layers]:\n        pairs.append((layer.keys, layer.values))\n"
            "    return tuple(pairs)\n\n\nprev = load_prev(out.past_key_values, len(out.past_key_values.layers))\n")
 _HELPER_FORWARD = "step = model(**inputs, past_key_values=prev, use_cache=True)\n"
+# A fine-tune loaded from a local folder (no model name in the code), its decoder called directly.
+_LOAD_PATH = _LOAD.replace('"meta-llama/Llama-3.2-1B"', "MODEL_PATH").replace(
+    "\ntokenizer = ", '\nMODEL_PATH = "./checkpoints/sft-7b"\ntokenizer = ', 1)
+_SUB_FORWARD = "step = model.model(**inputs, past_key_values=legacy, use_cache=True)\n"
+# A generation model of the project written for the legacy cache (remote code: ChatGLM, Baichuan, Qwen-1, CodeShell,
+# InternLM-1): its forward reads `past_key_values[0][0]` unless it is None; generate hands it a DynamicCache on 4.57
+# and 5.3-5.23 (own_forward.py).
+_OWN_MODEL = """import torch
+from torch import nn
+from transformers import GenerationMixin, GPT2Config, PreTrainedModel
+from transformers.modeling_outputs import CausalLMOutputWithPast
+
+
+class TinyForCausalLM(PreTrainedModel, GenerationMixin):
+    config_class = GPT2Config
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.wte = nn.Embedding(config.vocab_size, config.n_embd)
+        self.h = nn.ModuleList([nn.Linear(config.n_embd, config.n_embd)])
+        self.lm_head = nn.Linear(config.n_embd, config.vocab_size, bias=False)
+        self.post_init()
+
+    def forward(self, input_ids=None, attention_mask=None, past_key_values=None, use_cache=None, **kwargs):
+        if past_key_values is None:
+            past_length = 0
+            past_key_values = tuple([None] * len(self.h))
+        else:
+            past_length = past_key_values[0][0].size(-2)
+        hidden = self.wte(input_ids)
+        presents = ()
+        for block, layer_past in zip(self.h, past_key_values):
+            k = hidden.unsqueeze(1) if layer_past is None else torch.cat([layer_past[0], hidden.unsqueeze(1)], dim=2)
+            hidden = hidden + block(hidden)
+            presents = presents + ((k, k),)
+        return CausalLMOutputWithPast(logits=self.lm_head(hidden), past_key_values=presents if use_cache else None)
+
+
+config = GPT2Config(vocab_size=64, n_embd=32, n_layer=1, n_head=1, n_positions=64, bos_token_id=1, eos_token_id=2)
+model = TinyForCausalLM(config).eval()
+out = model.generate(torch.tensor([[5, 6, 7]]), max_new_tokens=2, do_sample=False, pad_token_id=2)
+"""
 
 # The project's subclass of a transformers model (engine/interpreter/model_subclasses.py): `Chat.from_pretrained`
 # loads the model, `self(...)` is its forward, `super().generate(...)` in a method its generate.
@@ -315,6 +357,41 @@ INVALID: tuple[Invalid, ...] = (
         versions=("5.23.0", "5.24.0", "5.25.0"),
         portable=True,
         note="a tuple into a GPT-2 forward: 4.57.6 converts it (with a deprecation warning), 5.x raise",
+    ),
+    # A decoder the code does not name (a local path, a submodule's forward): most 4.57 heads raise (the release
+    # table's census, hfc002/census.py), a Warning naming the ones that convert; every 5.x forward raises.
+    invalid(
+        _LOAD_PATH + _LAYERS + _SUB_FORWARD,
+        flagged="past_key_values=legacy",
+        fixes={"Wrap in `DynamicCache(...)`": (
+            _IMPORT, (_SUB_FORWARD, "step = model.model(**inputs, past_key_values=DynamicCache(legacy), use_cache=True)\n"))},
+        portable=True,
+        severity={"4.57.6": Severity.WARNING},
+        message_contains="AttributeError: 'tuple' object has no attribute 'get_seq_length'",
+        note="a tuple into the decoder of a model loaded from a local path: 4.57.6 raises for every decoder "
+             "but GPT-2, BioGPT, XGLM, MPT and the other converting heads (a Warning), 5.x for all",
+    ),
+    invalid(
+        _LOAD_PATH.replace("AutoModelForCausalLM", "GPT2LMHeadModel") + _LAYERS + _FORWARD,
+        flagged="past_key_values=legacy",
+        fixes={"Wrap in `DynamicCache(...)`": (
+            (_IMPORT[0].replace("AutoModelForCausalLM", "GPT2LMHeadModel"),
+             _IMPORT[1].replace("AutoModelForCausalLM", "GPT2LMHeadModel")),
+            (_FORWARD, "step = model(**inputs, past_key_values=DynamicCache(legacy), use_cache=True)\n"))},
+        versions=("5.23.0", "5.24.0", "5.25.0"),
+        portable=True,
+        note="the same local checkpoint loaded as GPT-2, whose 4.57.6 forward converts a tuple: silent there",
+    ),
+    invalid(
+        _OWN_MODEL,
+        flagged="past_key_values",
+        occurrence=0,
+        fixes={},
+        versions=("4.57.6", "5.23.0"),
+        message_contains="reads `past_key_values` as the legacy tuple",
+        runtime={"4.57.6": "OTHER", "5.23.0": "HFC009", "5.24.0": "OK", "5.25.0": "OK"},
+        note="a generation model of the project whose forward reads the legacy tuple (remote code): 4.57.6 and "
+             "5.3-5.23 hand it a `DynamicCache`; 5.24+ hand the cache as `cache=` (it runs, without its past)",
     ),
     invalid(
         _LOAD + _LIST + _FORWARD,

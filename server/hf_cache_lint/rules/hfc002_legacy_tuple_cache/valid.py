@@ -8,6 +8,7 @@ from hf_cache_lint.rules.hfc002_legacy_tuple_cache.examples import (
     _LAYERS,
     _LIST,
     _LOAD,
+    _OWN_MODEL,
     _SUBCLASS,
     _SUBCLASS_CALL,
 )
@@ -112,5 +113,24 @@ VALID: tuple[Valid, ...] = (
         "import functools\n\n" + _LOAD_DC + _LIST +
         _ACCEPT_LEGACY.replace('setattr(m, "forward", forward)', "m.forward = forward") + _FORWARD,
         note="the same wrapper installed by `m.forward = forward`",
+    ),
+    Valid(
+        _OWN_MODEL.replace("from transformers import GenerationMixin,", "from transformers import DynamicCache, GenerationMixin,")
+        .replace("        if past_key_values is None:\n",
+                 "        if isinstance(past_key_values, DynamicCache):\n"
+                 "            past_key_values = past_key_values.to_legacy_cache() if past_key_values.get_seq_length() else None\n"
+                 "        if past_key_values is None:\n"),
+        versions=("4.57.6",),
+        note="the same remote-code model whose forward turns the `DynamicCache` generate hands it back into the "
+             "legacy tuple first (`to_legacy_cache()`, 4.x)",
+    ),
+    Valid(
+        _LOAD.replace('"meta-llama/Llama-3.2-1B"', '"gpt2"') + _LAYERS +
+        "\n\nclass Step:\n    def __init__(self, model):\n        self.model = model\n\n"
+        "    def __call__(self, past):\n        return self.model(**inputs, past_key_values=past, use_cache=True)\n\n\n"
+        "step = Step(model)(legacy)\n",
+        versions=("4.57.6",),
+        note="a tuple into the forward of a wrapper's model when the module loads only GPT-2 (`\"gpt2\"`), whose 4.57 "
+             "forward converts it: no Warning for an unnamed decoder there (5.x raise)",
     ),
 )
