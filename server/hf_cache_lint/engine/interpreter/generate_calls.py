@@ -113,9 +113,12 @@ class GenerateFacts:
         ci_spread: Span | None = None
         carried: dict[str, str] = {}  # keyword -> what carried it in, when not a written ** dict
         spread_kws: list[SpreadKeyword] = []
+        open_spread = False  # some dict spread in may hold keys the linter cannot see
         for d, holder, by in dicts:
             # A dict rebound on some paths: its keys, each under the condition of the paths that hold it.
             obj = self.ex.merge_into(DictState(), d) if isinstance(d, Maybe) else self.s.obj(d)
+            open_spread = open_spread or not isinstance(obj, DictState) or obj.opaque or any(
+                c is not None and self.s.state.decides(c) is not True for _, _, _, c in obj.entries)
             if isinstance(obj, DictState):
                 for k, v, s, c in obj.entries:
                     if k not in given:
@@ -153,7 +156,7 @@ class GenerateFacts:
             arguments=tuple(span(a.arg.node) for a in args) if trailer.children[0].value == "(" and keywords_reach
             else (),
             keywords_reach=keywords_reach, ci_spread=ci_spread,
-            has_star_kwargs=any(a.arg.star == "**" for a in args),
+            has_star_kwargs=any(a.arg.star == "**" for a in args), open_spread=open_spread,
             task=pstate.task if isinstance(pstate, PipelineState) else None,
             spread_keywords=tuple(spread_kws),
             config_keywords=self._config_keywords(given, args, pipe is not None, mstate, callee),
