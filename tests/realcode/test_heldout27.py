@@ -18,11 +18,14 @@ from recall_set import HELDOUT27
 # Unseen, measured by the lead on the session's start code (168b286) before anyone worked on this set: 4.57.6 3
 # found, precision 3 of 4, 5.23.0 10 found, precision 10 of 14, 5.24.0 12 found, precision 12 of 15, 5.25.0 12
 # found, precision 12 of 15.
+# open29u (HFC005 DoLa through a wrapper's own **kwargs, dl_dola_layers, on 9dec748 + open29u): 4.57.6 4 found,
+# precision 4 of 5, 5.23.0 11 found, precision 11 of 15, 5.24.0 13 found, precision 13 of 16, 5.25.0 13 found,
+# precision 13 of 16.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(3, 3 / 4),
-    "5.23.0": Floor(10, 10 / 14),
-    "5.24.0": Floor(12, 12 / 15),
-    "5.25.0": Floor(12, 12 / 15),
+    "4.57.6": Floor(4, 4 / 5),
+    "5.23.0": Floor(11, 11 / 15),
+    "5.24.0": Floor(13, 13 / 16),
+    "5.25.0": Floor(13, 13 / 16),
 }
 
 # 16 breaking sites (7 at 4.57.6, 13 at 5.23.0, 16 at 5.24.0, 16 at 5.25.0) and 28 clean.

@@ -18,11 +18,17 @@ from recall_set import HELDOUT28
 # Unseen, measured by the lead on the session's start code (168b286) before anyone worked on this set: 4.57.6 4
 # found, precision 4 of 4, 5.23.0 4 found, precision 4 of 5, 5.24.0 4 found, precision 4 of 5, 5.25.0 4 found,
 # precision 4 of 5.
+# open29u (HFC001: `cache_implementation=None` set exactly when the passed cache is not None clears the model's
+# "static"): 4.57.6 3 found, precision 3 of 3, 5.23.0 4 of 4, 5.24.0 4 of 4, 5.25.0 4 of 4. The 4.57.6 figure is one
+# lower: the start code's 4th was that same false HFC001 (a ValueError the oracle never raises: device "cpu" never
+# sets "static", and the call's None clears it anyway) landing on lg_session_reset's line, whose real 4.57.6 error is
+# DynamicCache.reset() zeroing but keeping the cached length (get_seq_length 7 after reset on 4.57.6 and 5.0.0, 0 on
+# 5.24.0): a mechanism nobody checks yet.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(4, 4 / 4),
-    "5.23.0": Floor(4, 4 / 5),
-    "5.24.0": Floor(4, 4 / 5),
-    "5.25.0": Floor(4, 4 / 5),
+    "4.57.6": Floor(3, 3 / 3),
+    "5.23.0": Floor(4, 4 / 4),
+    "5.24.0": Floor(4, 4 / 4),
+    "5.25.0": Floor(4, 4 / 4),
 }
 
 # Nine breaking sites, not fifteen (eight at 4.57.6 and 5.23.0, seven at 5.24.0 and 5.25.0): the serving and

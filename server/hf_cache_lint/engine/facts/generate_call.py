@@ -135,6 +135,10 @@ class GenerateCall:
     # Every argument of the call in order (for removal edits that keep commas right).
     arguments: tuple[Span, ...] = ()
     has_star_kwargs: bool = False
+    # A dict spread in (`**kwargs`, a Thread's `kwargs=`) may hold keys the linter cannot see: an unknown value, an
+    # opaque dict or a key only some paths set. False when every `**` dict is known (a function's own `**kwargs`
+    # analysed at a call site that passes none): `spread_keywords` is then all it carries.
+    open_spread: bool = True
     # The pipeline task when constant ("text-generation"); None for generate calls or an unknown task.
     task: str | None = None
     # Whether a keyword written in this call reaches generate (False for `Thread(target=model.generate)`).

@@ -4,6 +4,7 @@ the effective `cache_implementation`, resolved in transformers' own order (docs/
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from hf_cache_lint.engine.base.findings import Span
@@ -113,9 +114,12 @@ class GenerateFacts:
         ci_spread: Span | None = None
         carried: dict[str, str] = {}  # keyword -> what carried it in, when not a written ** dict
         spread_kws: list[SpreadKeyword] = []
+        open_spread = False  # some dict spread in may hold keys the linter cannot see
         for d, holder, by in dicts:
             # A dict rebound on some paths: its keys, each under the condition of the paths that hold it.
             obj = self.ex.merge_into(DictState(), d) if isinstance(d, Maybe) else self.s.obj(d)
+            open_spread = open_spread or not isinstance(obj, DictState) or obj.opaque or any(
+                c is not None and self.s.state.decides(c) is not True for _, _, _, c in obj.entries)
             if isinstance(obj, DictState):
                 for k, v, s, c in obj.entries:
                     if k not in given:
@@ -153,7 +157,7 @@ class GenerateFacts:
             arguments=tuple(span(a.arg.node) for a in args) if trailer.children[0].value == "(" and keywords_reach
             else (),
             keywords_reach=keywords_reach, ci_spread=ci_spread,
-            has_star_kwargs=any(a.arg.star == "**" for a in args),
+            has_star_kwargs=any(a.arg.star == "**" for a in args), open_spread=open_spread,
             task=pstate.task if isinstance(pstate, PipelineState) else None,
             spread_keywords=tuple(spread_kws),
             config_keywords=self._config_keywords(given, args, pipe is not None, mstate, callee),
@@ -263,7 +267,7 @@ class GenerateFacts:
         if "cache_implementation" in given:
             value, site, cond, via_kwargs, _ = given["cache_implementation"]
             got = self._from_value(value, site, "kwargs" if via_kwargs else "keyword", cond)
-            if got is not None or self._definitely_none(value, cond):
+            if got is not None or self._definitely_none(value, cond) or _none_beside_cache(value, cond, given):
                 return got
         cfg_arg = given.get("generation_config")
         if cfg_arg is None and not is_pipeline:
@@ -327,3 +331,30 @@ class GenerateFacts:
 
 def _cond_text(c: Cond) -> str:
     return f"`{c.text}`" if c.holds else f"`not {c.text}`"
+
+
+# The value of a `key: value` dict entry, a `d["key"] = value` store or a `key=value` argument, as written.
+_ENTRY_VALUE = re.compile(r"""^\s*(?:['"]\w+['"]\s*:|\w+\s*=(?!=)|.*\]\s*=(?!=))\s*(.+?)\s*$""", re.S)
+_NOT_NONE = re.compile(r"^\s*(.+?)\s+is\s+(not\s+)?None\s*$", re.S)
+
+
+def _none_beside_cache(value: Value, cond: Cond | None,
+                       given: dict[str, tuple[Value, Site, Cond | None, bool, Node | None]]) -> bool:
+    """`cache_implementation=None` set exactly when the cache generate is given is not None (Local Gemma's chat:
+    `if cache is not None: kwargs["cache_implementation"] = None` beside `"past_key_values": cache`): on every path
+    either no cache reaches generate or the keyword clears the configured implementation, so none is effective
+    (the oracle: 5.24.0 raises on the configured "static" beside a cache, not once the call passes None)."""
+    if cond is None or not isinstance(value, Const) or value.value is not None:
+        return False
+    m = _NOT_NONE.match(cond.text)
+    if m is None or cond.holds != bool(m.group(2)):
+        return False
+    for k in CACHE_KEYWORDS:
+        entry = given.get(k)
+        if entry is None or entry[2] is not None:
+            continue
+        written = code(entry[4]) if entry[4] is not None else (entry[1].description or "").strip("`")
+        got = _ENTRY_VALUE.match(written)
+        if got is not None and got.group(1) == m.group(1).strip():
+            return True
+    return False

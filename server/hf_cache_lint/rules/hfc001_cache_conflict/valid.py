@@ -127,4 +127,16 @@ VALID: tuple[Valid, ...] = (
         "max_new_tokens=5)\n",
         note="an explicit `\"hybrid\"` conflicts in 4.x only, and this call runs only on 5.x (a version test)",
     ),
+    Valid(
+        _LOAD + 'model.generation_config.cache_implementation = "static"\n'
+        "cache = None\n"
+        "for turn in range(2):\n"
+        '    kwargs = {"past_key_values": cache, "max_new_tokens": 3, "min_new_tokens": 3, "do_sample": False}\n'
+        "    if cache is not None:\n"
+        '        kwargs["cache_implementation"] = None\n'
+        "    out = model.generate(**inputs, **kwargs)\n"
+        "    cache = DynamicCache()\n",
+        note="Local Gemma's chat loop: `cache_implementation=None` exactly when a cache is passed (`if cache is not "
+             "None`), so the model's \"static\" never meets it",
+    ),
 )

@@ -367,10 +367,14 @@ def _positions_gone(version: Version, own: str | None) -> str | None:
 def _dola_moved(target: Target, call: GenerateCall) -> Keyword | None:
     """The `dola_layers=` keyword of a transformers `generate` call that decodes greedily or by sampling (no
     keyword choosing another mode or loop, no `trust_remote_code` but False, at most one beam), on a release where
-    DoLa is on the Hub: generate raises ValueError (4.56+). A dict spread into the call, a second positional argument
-    (a `generation_config`) or a config given `num_beams` may say otherwise: not claimed."""
-    if target.version < DOLA_MOVED or call.kind != "generate" or not call.keywords_reach or call.has_star_kwargs \
-            or call.model.remote_code or len(call.arguments) - len(call.keywords) > 1 or call.spread_keywords:
+    DoLa is on the Hub: generate raises ValueError (4.56+). A dict spread into the call that may hold keys the linter
+    cannot see, or one that carries a mode's keyword, a second positional argument (a `generation_config`) or a config
+    given `num_beams` may say otherwise: not claimed. A function's own `**kwargs` analysed at a call site that passes
+    none (DoLa's `dola_generate(..., **kwargs)`) carries nothing: claimed."""
+    if target.version < DOLA_MOVED or call.kind != "generate" or not call.keywords_reach or call.open_spread \
+            or call.model.remote_code or len(call.arguments) - len(call.keywords) - call.has_star_kwargs > 1 \
+            or any(sk.name in _NOT_DOLA or sk.name in ("trust_remote_code", "num_beams", _DOLA)
+                   for sk in call.spread_keywords):
         return None
     written = {kw.name: kw.value_text.strip() for kw in call.keywords}
     dola = find_keyword(call.keywords, _DOLA)

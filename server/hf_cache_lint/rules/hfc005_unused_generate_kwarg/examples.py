@@ -29,6 +29,11 @@ _TYPO_CALL = "out = model.generate(**inputs, past_key_valyes=DynamicCache(), max
 # DeCoRe's DoLa baseline: greedy decoding with `dola_layers=` (on the Hub from 4.56: generate raises).
 _DOLA_CALL = ("out = model.generate(inputs.input_ids, do_sample=False, max_new_tokens=3, min_new_tokens=3, "
               "output_logits=True, dola_layers=\"high\", return_dict_in_generate=True)\n")
+# DoLa's own `dola_generate`: a wrapper that forwards its `**kwargs` to generate beside `dola_layers=`; the call below
+# passes none, so greedy DoLa is what it asks for.
+_DOLA_WRAPPER = ("def dola_generate(input_ids, layers, **kwargs):\n"
+                 "    return model.generate(input_ids, do_sample=False, max_new_tokens=3, min_new_tokens=3,\n"
+                 "                          dola_layers=layers, return_dict_in_generate=True, **kwargs)\n\n\n")
 
 INVALID: tuple[Invalid, ...] = (
     invalid(
@@ -279,5 +284,13 @@ INVALID: tuple[Invalid, ...] = (
         message_contains="requires `trust_remote_code=True` in your `generate` call",
         note="`dola_layers=` on greedy decoding: DoLa moved to a Hub repository in 4.56, generate raises without "
              "`trust_remote_code=True`",
+    ),
+    invalid(
+        _LOAD + _DOLA_WRAPPER + "out = dola_generate(inputs.input_ids, [0, 1])\n",
+        flagged="dola_layers=layers",
+        fixes={},
+        message_contains="requires `trust_remote_code=True` in your `generate` call",
+        note="`dola_layers=` beside the wrapper's own `**kwargs`, called with none: greedy DoLa, which generate "
+             "refuses from 4.56 without `trust_remote_code=True`",
     ),
 )

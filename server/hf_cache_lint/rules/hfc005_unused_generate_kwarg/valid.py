@@ -5,6 +5,7 @@ from __future__ import annotations
 from hf_cache_lint.rules.base import Valid
 from hf_cache_lint.rules.hfc005_unused_generate_kwarg.examples import (
     _DOLA_CALL,
+    _DOLA_WRAPPER,
     _LOAD,
     _PIPE,
     _POSITIONS_CALL,
@@ -121,4 +122,11 @@ VALID: tuple[Valid, ...] = (
           + "print(out.sequences.shape)\n",
           note="`dola_layers=` with two beams: generate warns that DoLa is for greedy and sample decoding only and "
                "runs beam search"),
+    Valid(_LOAD + _DOLA_WRAPPER + "out = dola_generate(inputs.input_ids, [0, 1], num_beams=2)\n"
+          + "print(out.sequences.shape)\n",
+          note="the DoLa wrapper's `**kwargs` carry `num_beams=2`: beam search runs, DoLa is only warned about"),
+    Valid("import json\n" + _LOAD + _DOLA_WRAPPER
+          + "out = dola_generate(inputs.input_ids, [0, 1], **json.loads('{\"num_beams\": 2}'))\n"
+          + "print(out.sequences.shape)\n",
+          note="the wrapper's `**kwargs` come from data the linter cannot read (here two beams): not claimed"),
 )
