@@ -27,8 +27,10 @@ from recall_set import HELDOUT20
 # Fourteenth session, idx29t (a function set on the model with types.MethodType under a GenerationMixin method's name
 # runs as the model's method): 4.57.6 7 found, precision 7 of 7, 5.23.0 13 found, precision 13 of 13, 5.24.0 and
 # 5.25.0 14 found, precision 14 of 14.
+# Raised to round 1 merged (5dfec1e, fourteenth session; tuple29t, idx29t, open29t): 4.57.6 8 found, precision 8 of
+# 8, 5.23.0 13 found, precision 13 of 13, 5.24.0 14 found, precision 14 of 14, 5.25.0 14 found, precision 14 of 14.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(7, 7 / 7),
+    "4.57.6": Floor(8, 8 / 8),
     "5.23.0": Floor(13, 13 / 13),
     "5.24.0": Floor(14, 14 / 14),
     "5.25.0": Floor(14, 14 / 14),

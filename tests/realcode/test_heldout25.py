@@ -23,9 +23,12 @@ from recall_set import HELDOUT25
 # a model's own method makes (cg_stopping_criteria): 4.57.6 11/12, 11 of 11; 5.23.0, 5.24.0, 5.25.0 13/14, 13 of 14.
 # open29t (fourteenth session): time_moe's get_max_length() after its DynamicCache branch raised is not claimed (no
 # DynamicCache reaches it): 5.23.0, 5.24.0, 5.25.0 13/14, 13 of 13.
+# Raised to round 1 merged (5dfec1e, fourteenth session; tuple29t, idx29t, open29t): 4.57.6 12 found, precision 12
+# of 12, 5.23.0 14 found, precision 14 of 14, 5.24.0 13 found, precision 13 of 13, 5.25.0 13 found, precision 13 of
+# 13.
 FLOORS: dict[str, Floor] = {
-    "4.57.6": Floor(11, 11 / 11),
-    "5.23.0": Floor(13, 13 / 13),
+    "4.57.6": Floor(12, 12 / 12),
+    "5.23.0": Floor(14, 14 / 14),
     "5.24.0": Floor(13, 13 / 13),
     "5.25.0": Floor(13, 13 / 13),
 }
