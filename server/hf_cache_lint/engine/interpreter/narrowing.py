@@ -25,7 +25,7 @@ with its cache (`generate_fills`): the override's uses of it are checked as a ca
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -344,18 +344,21 @@ def beam_fills(node: Node, params: Sequence[Any], ex: Expressions) -> tuple[str,
                                                                         "to `_reorder_cache`"))
 
 
-def _model_based(node: Node, ex: Expressions) -> bool:
-    """A direct subclass of a transformers model class (`LlamaForCausalLM`, `...Model`)."""
+def _transformers_bases(node: Node, ex: Expressions) -> Iterator[str]:
+    """The qualified names of the transformers classes among a class's bases, in order."""
     arglist = node.get_super_arglist()
     bases = [] if arglist is None else arglist.children if arglist.type == "arglist" else [arglist]
     for base in bases:
         if base.type in ("name", "power", "atom_expr"):
             value = ex.eval(base)
             if isinstance(value, Symbol) and value.qualname.startswith("transformers."):
-                name = value.qualname.rsplit(".", 1)[-1]
-                if "For" in name or name.endswith("Model"):
-                    return True
-    return False
+                yield value.qualname
+
+
+def _model_based(node: Node, ex: Expressions) -> bool:
+    """A direct subclass of a transformers model class (`LlamaForCausalLM`, `...Model`)."""
+    names = (qualname.rsplit(".", 1)[-1] for qualname in _transformers_bases(node, ex))
+    return any("For" in name or name.endswith("Model") for name in names)
 
 
 def attention_unfilled(node: Node, params: Sequence[Any], ex: Expressions) -> tuple[str, Unknown] | None:
@@ -378,15 +381,8 @@ def attention_unfilled(node: Node, params: Sequence[Any], ex: Expressions) -> tu
 
 def _attention_based(node: Node, ex: Expressions) -> bool:
     """A direct subclass of a transformers model's attention class (`LlamaAttention`, `Qwen2SdpaAttention`)."""
-    arglist = node.get_super_arglist()
-    bases = [] if arglist is None else arglist.children if arglist.type == "arglist" else [arglist]
-    for base in bases:
-        if base.type in ("name", "power", "atom_expr"):
-            value = ex.eval(base)
-            if isinstance(value, Symbol) and value.qualname.startswith("transformers.models.") and \
-                    value.qualname.rsplit(".", 1)[-1].endswith("Attention"):
-                return True
-    return False
+    return any(qualname.startswith("transformers.models.") and qualname.endswith("Attention")
+               for qualname in _transformers_bases(node, ex))
 
 
 def cache_is_builtin(test: Node, ex: Expressions) -> bool | None:
