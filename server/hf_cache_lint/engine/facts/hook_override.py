@@ -46,10 +46,6 @@ class HookRead:
     # A returned read whose key holds None from 5.4 (the hook handed its own None `cache_position` on by name), the
     # span running to the use of it (`inputs["cache_position"][0]`); else the key is absent there.
     entry_none: bool = False
-    # A pre-hook's store (`how="write"`) made only under `if "key" in kwargs:` (AutoRound's calibration hook): the
-    # test's span and text. Where the layer no longer gets that key the test is False and the store never runs.
-    guard: Span | None = None
-    guard_text: str = ""
 
 
 @dataclass(frozen=True)

@@ -25,55 +25,24 @@ def forward_hooks(node: Node, names: Names, calls: list[Node]) -> Iterator[HookO
     for i in range(1, len(kids) - 1):
         if is_trailer(kids[i], ".") and kids[i].children[1].value in _FORWARD_HOOKS and is_trailer(kids[i + 1], "("):
             owner = "".join(code(k) for k in kids[:i])
-            # Any other module (`module` in a function given to `model.apply`, AutoRound's calibration): only a hook
-            # whose keywords it reads by a cache name of transformers' is a hook on one of its layers.
-            known = kids[0].value in names.models or ".self_attn" in owner
+            if kids[0].value not in names.models and ".self_attn" not in owner:
+                return
             args = call_args(kids[i + 1])
             with_kwargs = any(a.name == "with_kwargs" and code(a.value) == "True" for a in args)
             if not with_kwargs or not args or args[0].name is not None:
                 return
             role = "attention" if "attn" in owner.lower() or "attention" in owner.lower() or \
-                isinstance_role(node, kids[0].value, names) == "attention" or \
-                _guard_role(node, kids[0].value) == "attention" else "decoder_layer"
+                isinstance_role(node, kids[0].value, names) == "attention" else "decoder_layer"
             hook, bound = _unwrap_partial(args[0].value)
             pre = kids[i].children[1].value == "register_forward_pre_hook"
             for fn in _hook_functions(hook, names, calls):
                 params = params_of(fn)[0]
                 container = params[2 + bound] if len(params) > 2 + bound else None
-                if not known and (container is None or not _keys_cache_name(fn, container)):
-                    continue
                 # A pre-hook's `kwargs` are the ones the layer is then called with: what it stores there is what
                 # the layer gets (a post-hook's stores reach nothing).
                 yield hook_fact(fn, "forward_hook", f"a forward {'pre-' if pre else ''}hook on `{owner}` "
                                 f"(`{fn.children[1].value}`)", role, container=container, stores=pre)
             return
-
-
-def _keys_cache_name(fn: Node, container: str) -> bool:
-    """`fn`'s body indexes, tests or gets its keywords `container` by a cache name (`kwargs["past_key_values"]`,
-    `"past_key_value" in kwargs`, `kwargs.get("past_key_values")`)."""
-    text = code(fn.children[-1])
-    return any(f'{container}["{n}"]' in text or f'"{n}" in {container}' in text or
-               f'{container}.get("{n}"' in text or f'{container}.pop("{n}"' in text
-               for n in ("past_key_values", "past_key_value"))
-
-
-def _guard_role(node: Node, name: str | None) -> str | None:
-    """"attention" where an enclosing `if` tests `name` with a predicate named for attention
-    (`if is_attention_module(module):`, AutoRound's; `if is_attn(m):`), else None."""
-    parent = node.parent
-    while parent is not None and parent.type not in ("funcdef", "classdef", "file_input"):
-        if parent.type == "if_stmt":
-            test = parent.children[1]
-            if test.type in ("power", "atom_expr") and len(test.children) == 2 and test.children[0].type == "name" \
-                    and is_trailer(test.children[1], "("):
-                args = call_args(test.children[1])
-                predicate = test.children[0].value.lower()
-                if len(args) == 1 and code(args[0].value).strip() == name and \
-                        ("attention" in predicate or "attn" in predicate):
-                    return "attention"
-        parent = parent.parent
-    return None
 
 
 def _unwrap_partial(value: Node) -> tuple[Node, int]:

@@ -95,11 +95,9 @@ def hook_fact(fn: Node, kind: HookKind, target: str, reference: str, container: 
                 compat = True
             elif stores and how == "subscript" and key in CACHE_NAMES and _stored_into(node) and \
                     node.children[0].value == container:
-                test = _membership_test(node, key, node.children[0].value)
                 reads.append(HookRead(key, "write", span_between(node.children[0], end),
                                       "".join(code(k) for k in node.children[:node.children.index(end) + 1]),
-                                      node.children[0].value, guard=span(test) if test is not None else None,
-                                      guard_text=code(test).strip() if test is not None else ""))
+                                      node.children[0].value))
             elif node.children[0].value != update_kwargs and how == "subscript" and \
                     (_stored_into(node) or _membership_guarded(node, key, node.children[0].value)):
                 continue  # a store never raises KeyError; a read under `if "key" in d:` runs only where it is there
@@ -641,21 +639,6 @@ def _membership_guarded(node: Node, key: str, container: str) -> bool:
                 return True
         child, parent = parent, parent.parent
     return False
-
-
-def _membership_test(node: Node, key: str, container: str) -> Node | None:
-    """The plain test `"key" in container` of the `if`/`elif` whose branch holds `node`, else None."""
-    child, parent = node, node.parent
-    while parent is not None and parent.type != "funcdef":
-        if parent.type == "if_stmt":
-            kids = parent.children
-            at = next((i for i, k in enumerate(kids) if k is child), -1)
-            if at >= 3 and kids[at - 1].type == "operator" and kids[at - 1].value == ":" and \
-                    kids[at - 3].type == "keyword" and kids[at - 3].value in ("if", "elif") and \
-                    kids[at - 2].type == "comparison" and _tests_membership(kids[at - 2], key, container):
-                return kids[at - 2]
-        child, parent = parent, parent.parent
-    return None
 
 
 def _tests_membership(test: Node, key: str, container: str, negated: bool = False) -> bool:

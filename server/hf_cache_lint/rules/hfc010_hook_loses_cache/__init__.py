@@ -40,9 +40,6 @@ from hf_cache_lint.rules.hfc010_hook_loses_cache import (
     own_carry,
     position_examples,
     renamed_carry,
-    signature_examples,
-    signature_names,
-    store_examples,
     swap_examples,
 )
 from hf_cache_lint.rules.hfc010_hook_loses_cache.examples import (
@@ -71,11 +68,10 @@ class HookLosesCache(Rule):
     reads = frozenset({HOOK_OVERRIDE, CACHE_USE, FIXED_FORWARD, PATCHED_ATTENTION, PATCHED_SELF_READ,
                        DECODING_OVERRIDE})
     valid = VALID + forward_examples.VALID + decoding_examples.VALID + loop_examples.VALID + \
-        position_examples.VALID + none_examples.VALID + swap_examples.VALID + store_examples.VALID + \
-        signature_examples.VALID
+        position_examples.VALID + none_examples.VALID + swap_examples.VALID
     invalid = INVALID + forward_examples.INVALID + decoding_examples.INVALID + loop_examples.INVALID + \
         position_examples.INVALID + none_examples.INVALID + \
-        swap_examples.INVALID + store_examples.INVALID + signature_examples.INVALID
+        swap_examples.INVALID
 
     def check(self, analysis: Analysis) -> Iterable[Finding]:
         target = analysis.context.target
@@ -112,7 +108,6 @@ class HookLosesCache(Rule):
         yield from hand_loop.direct_findings(self, analysis)  # transformers' hook called with a cache and no positions
         yield from own_carry.findings(self, analysis)  # a loop carrying the cache into the hook's dict itself
         yield from renamed_carry.findings(self, analysis)  # transformers' update carrying it to a hook of the module's
-        yield from signature_names.findings(self, analysis)  # the cache looked up by name in a forward's signature
         for hook in analysis.of(HOOK_OVERRIDE):
             if hook.kind == "model_kwargs" and not _generate_calls(hook, target):
                 continue  # no method of the target's generate: only the project's own code calls it, with its keys
@@ -230,15 +225,6 @@ class HookLosesCache(Rule):
             if hook.kind == "prepare_inputs":
                 message += ("; an override that feeds only the new token once it has a cache re-runs the whole "
                             "sequence every step")
-            severity = Severity.WARNING
-        elif read.how == "write" and read.guard is not None:
-            # The store is made only where the layer was called with that name: from the release that renamed it
-            # the test is False, the store never runs (the `else` a 4.5x fallback to an older name, as ignored).
-            place = read.guard
-            message = (f"`{read.guard_text}` in {hook.target}: {where} passes the layer the cache as `{now}=`"
-                       f"{gone}, so this test is False and the store under it (`{read.text} = ...`) never runs: the "
-                       "layer uses its own cache (None where the caller passes none) and never reads or updates the "
-                       "hook's (silently)")
             severity = Severity.WARNING
         elif read.how == "write":
             # A pre-hook handing the layer a cache of its own under a name the layer no longer takes: the layer is
@@ -502,8 +488,6 @@ class HookLosesCache(Rule):
         if hook.reached_by is None:
             if fails_first(hook.fails_first, target):
                 return  # the class cannot be built, or the forward raises in its own `get_seq_length`, first
-            if _stores_lost(analysis, owner.rsplit(".", 1)[0], target):
-                return  # the module hands it to the layers only through a pre-hook store the target ignores
             call = _only_forward(analysis, {owner.rsplit(".", 1)[0]})
         else:
             # Only transformers' forward calls `update` with the release's arguments: a class whose instances never
@@ -549,19 +533,6 @@ class HookLosesCache(Rule):
                      "override whose fourth parameter has a default (and that accepts `**kwargs`) runs on every "
                      "release.")
         yield self.report(at, message, fixes=(*fixes, self.ignore_fix(analysis, at)), story=story)
-
-
-def _stores_lost(analysis: Analysis, cls: str, target: Target) -> bool:
-    """No forward or generate call of the module is given an instance of `cls`, and the module's forward pre-hooks
-    store a cache into the layers' keywords only under names the target's layers are not called with (AutoRound's
-    calibration hook, `kwargs["past_key_values"] = kv_cache` under `if "past_key_values" in kwargs:`): the layers
-    use their own cache and never call this class's `update` (the oracle: `recall:heldout26/
-    autoround_fp8_kv_calibration.py`, IndexError on 5.24.0 and 5.25.0 where its scales stay empty, no TypeError)."""
-    if any(u.subclass == cls for u in analysis.of(CACHE_USE)):
-        return False
-    writes = [(h, r) for h in analysis.of(HOOK_OVERRIDE) if h.kind == "forward_hook" for r in h.reads
-              if r.how == "write" and r.key in CACHE_NAMES]
-    return bool(writes) and all(not h.compat and cache_moved(h, r.key, target) is not None for h, r in writes)
 
 
 def _only_forward(analysis: Analysis, classes: set[str]) -> CacheUse | None:
@@ -611,11 +582,7 @@ def _take_fixes(hook: HookOverride, read: HookRead) -> Iterator[Fix]:
                f'else "past_key_value"]')
         # Unsafe: the layer then reads and updates the stored cache, whose own `update` may not take what the
         # release passes it (LightCompress's, without `**kwargs`, raises on 5.24).
-        edits: tuple[Edit, ...] = (Edit(read.span, new),)
-        if read.guard is not None:
-            # The test that guards the store lets the new name through as well.
-            edits = (Edit(read.guard, f'("cache" in {c} or "{read.key}" in {c})'), *edits)
-        yield Fix(STORE_TITLE, edits, preferred=True, applicability=UNSAFE)
+        yield Fix(STORE_TITLE, (Edit(read.span, new),), preferred=True, applicability=UNSAFE)
         return
     if read.how == "subscript":
         new = f'{c}.get("cache", {c}.get("{read.key}"))'
