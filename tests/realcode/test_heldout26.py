@@ -20,15 +20,14 @@ from recall_set import HELDOUT26
 # 4/7, 4 of 6. Round 1 merged (e5654a0): 5.24.0 and 5.25.0 5/7, 5 of 6, with the same findings: seen29r's scorer fix
 # (an `# observe:` mark spans its statement, 52d6c93) counts the HFC010 on line 122, the second line of the call
 # observed at 121, for mx_update_signature; scored that way the start code also gets 5/7, 5 of 6.
-# open29t (fourteenth session, after seeing the set): a pre-hook on the modules `model.apply` picks, its store guarded
-# by `"past_key_values" in kwargs` (ar_hook_cache_keyword; the update override it never reaches no longer claimed),
-# the cache found by name in a forward's signature (ov_pkv_signature_index), a Cache.update override of a class that
-# cannot be built (no HFC011): 4.57.6 3/3, 3 of 3; 5.23.0 4/5, 4 of 4; 5.24.0 and 5.25.0 7/7, 7 of 7.
+# open29t (fourteenth session, after seeing the set): a Cache.update override of a class that cannot be built (no
+# HFC011): 5.23.0 4/5, 4 of 4. Its pre-hook and signature-name findings (7/7 at 5.24.0) were reverted before merge:
+# they fired on pinned real packages (peft, optimum-intel, unsloth, auto-round; tests/realcode) unproved.
 FLOORS: dict[str, Floor] = {
     "4.57.6": Floor(3, 3 / 3),
     "5.23.0": Floor(4, 4 / 4),
-    "5.24.0": Floor(7, 7 / 7),
-    "5.25.0": Floor(7, 7 / 7),
+    "5.24.0": Floor(5, 5 / 6),
+    "5.25.0": Floor(5, 5 / 6),
 }
 
 # Seven breaking sites, not fifteen (three at 4.57.6, not five): the apps, toolkits and export code its writer read

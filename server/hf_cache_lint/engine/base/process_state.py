@@ -143,6 +143,8 @@ STATE: tuple[Global, ...] = (
     Global("selection.py", "_spec", "memo", "an exclude pattern list compiled, by its lines"),
     Global("selection.py", "_selection", "memo", "the file selection, by its exclude settings"),
     Global("rules/order.py", "intended", "memo", "the keyword a misspelled one was meant to be, by name"),
+    Global("rules/hfc002_legacy_tuple_cache/census.py", "_census", "memo",
+           "the release table's causal-LM heads counted by what a legacy tuple does, by release"),
     Global("rules/hfc005_unused_generate_kwarg/__init__.py", "_positions_gone", "memo",
            "the release since which a tabled forward (or every one) takes no cache_position, by release"),
     Global("cli_support/cache.py", "tool_fingerprint", "memo",

@@ -107,7 +107,8 @@ _DROPS_AFTER = re.compile(
     r"[\s(]*(?:not\b[\s(]*)*(?:True\b|False\b|None\b|\.\.\.|[-+~]?\.?\d|[bBrRuUfF]{0,2}[\"'\[{]|\(\s*\))")
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 # `class C(...LlamaForCausalLM...)`: a class whose bases name a model class (the interpreter's shape, model_subclasses.py).
-_MODEL_SUBCLASS = re.compile(r"^[ \t]*class\s+\w+\s*\([^)]*?\b(?:\w*PreTrainedModel|\w+(?:Model|For[A-Z]\w*))\b", re.M)
+# A line starts after "\n" or a lone "\r" (old Mac line endings, which Python accepts; `^` under re.M knows only "\n").
+_MODEL_SUBCLASS = re.compile(r"(?:^|(?<=\r))[ \t]*class\s+\w+\s*\([^)]*?\b(?:\w*PreTrainedModel|\w+(?:Model|For[A-Z]\w*))\b", re.M)
 
 def _drops_code(text: str) -> bool:
     for word in ("while", "assert"):

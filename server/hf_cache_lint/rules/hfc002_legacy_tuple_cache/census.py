@@ -56,7 +56,9 @@ def unknown_model_census(target: Target) -> tuple[int, int, str, str] | None:
 
 
 # `Class.from_pretrained("checkpoint"` written in the module: the models it loads by a literal name.
-_LOADS = re.compile(r"\b(\w+)\.from_pretrained\(\s*(?:pretrained_model_name_or_path\s*=\s*)?[\"']([^\"']+)[\"']")
+# Spaces and line continuations around the dots and parentheses as Python allows them (tests/engine/test_metamorphic.py).
+_LOADS = re.compile(r"\b(\w+)[\s\\]*\.[\s\\]*from_pretrained[\s\\]*\([\s\\]*"
+                    r"(?:pretrained_model_name_or_path[\s\\]*=[\s\\]*)?[\"']([^\"']+)[\"']")
 
 
 def loads_only_converters(text: str, target: Target, verdict: Callable[[str, str], str | None]) -> bool:

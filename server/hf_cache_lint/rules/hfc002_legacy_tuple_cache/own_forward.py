@@ -38,11 +38,11 @@ if TYPE_CHECKING:
 
 _KEY = "past_key_values"
 # The forward handles a Cache itself: not claimed.
-_AWARE = re.compile(r"from_legacy_cache|isinstance\(\s*past_key_values\b|get_seq_length|\bCache\b|"
+_AWARE = re.compile(r"from_legacy_cache|isinstance[\s\\]*\([\s\\]*past_key_values\b|get_seq_length|\bCache\b|"
                     r"_supports_default_dynamic_cache|_is_stateful|to_legacy_cache")
 # A `.generate(` call (ChatGLM's `chat`, a completion endpoint): a class whose own decode loop calls its forward
 # (`stream_generate`) gets what the loop passes, not what generate prepares.
-_GENERATES = re.compile(r"\.generate\(")
+_GENERATES = re.compile(r"\.[\s\\]*generate[\s\\]*\(")
 # Releases whose generate hands such a forward a DynamicCache, as run (the module docstring).
 _FIRST_457 = Version.parse("4.57.0")
 _FIRST_5X = Version.parse("5.3.0")
