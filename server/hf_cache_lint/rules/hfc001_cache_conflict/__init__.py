@@ -93,6 +93,10 @@ class CacheConflict(Rule):
         shared = UNSAFE if call.via is not None else SAFE
         # Unsloth overwrites the keyword, so setting it to None would not help there.
         edits = clear_keyword(text, call, "cache_implementation") if ci.via != "wrapper" else None
+        # A `**dict` that holds `cache_implementation=None` on some path: a keyword written beside it raises TypeError
+        # ("got multiple values for keyword argument") on the path that set it.
+        if any(sk.name == "cache_implementation" and sk.none for sk in call.spread_keywords):
+            edits = None
         if edits is not None:
             yield Fix("Set `cache_implementation=None` in this call", edits, preferred=True, applicability=shared)
         if not arg.via_kwargs:

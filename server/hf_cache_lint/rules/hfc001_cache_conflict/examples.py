@@ -261,4 +261,22 @@ INVALID: tuple[Invalid, ...] = (
         runtime={"5.23.0": "OTHER", "5.24.0": "OTHER", "5.25.0": "OTHER"},
         note="the summarization task hands its call keywords to generate (5.0 removed the task: KeyError)",
     ),
+    invalid(
+        _LOAD + 'model.generation_config.cache_implementation = "static"\n'
+        "cache = None\n"
+        "for turn in range(2):\n"
+        '    kwargs = {"past_key_values": cache, "max_new_tokens": 3, "min_new_tokens": 3, "do_sample": False}\n'
+        "    if cache is None:\n"
+        '        kwargs["cache_implementation"] = None\n'
+        "    out = model.generate(**inputs, **kwargs)\n"
+        "    cache = DynamicCache()\n",
+        flagged="model.generate(**inputs, **kwargs)",
+        fixes={
+            "Ignore HFC001 on this line": ("(**inputs, **kwargs)\n",
+                                           "(**inputs, **kwargs)  # hf-cache-lint: ignore[HFC001]\n"),
+        },
+        note="the near miss of Local Gemma's chat loop: `cache_implementation=None` only when no cache is passed "
+             "(`if cache is None`), so the second turn's cache meets the model's \"static\"; no keyword fix: the dict "
+             "holds `cache_implementation` on the first turn, and a keyword beside `**kwargs` would raise TypeError",
+    ),
 )
