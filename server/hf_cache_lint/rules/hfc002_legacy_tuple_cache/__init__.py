@@ -23,7 +23,11 @@ from hf_cache_lint.engine.output.keywords import written_cache_keyword
 from hf_cache_lint.engine.syntax.nodes import span
 from hf_cache_lint.rules.base import Rule
 from hf_cache_lint.rules.hfc001_cache_conflict import conflicts
-from hf_cache_lint.rules.hfc002_legacy_tuple_cache.census import loads_only_converters, unknown_model_census
+from hf_cache_lint.rules.hfc002_legacy_tuple_cache.census import (
+    CAUSAL_HEADS,
+    loads_only_converters,
+    unknown_model_census,
+)
 from hf_cache_lint.rules.hfc002_legacy_tuple_cache.examples import INVALID
 from hf_cache_lint.rules.hfc002_legacy_tuple_cache.own_forward import (
     hands_cache,
@@ -325,7 +329,7 @@ def _tuple_verdict(fwd: ForwardCache, target: Target) -> tuple[str, str] | None:
     if not cls or cls.startswith("Auto"):
         # Loaded by an Auto class (the fact keeps no class then, only whether it was a seq2seq one): the heads it
         # loads anchor the checkpoint's name; every class of a modeling file shares its verdict.
-        heads = _AUTO_HEADS.get(cls or "", _SEQ2SEQ_HEADS if fwd.encoder_decoder else _CAUSAL_HEADS)
+        heads = _AUTO_HEADS.get(cls or "", _SEQ2SEQ_HEADS if fwd.encoder_decoder else CAUSAL_HEADS)
         cls = _class_of_checkpoint(fwd.checkpoint, heads)
     verdict = releases.value(f"tuple_forward:{cls}", target.version) if cls else None
     return (verdict, cls) if verdict is not None and cls is not None else None
@@ -333,9 +337,8 @@ def _tuple_verdict(fwd: ForwardCache, target: Target) -> tuple[str, str] | None:
 
 # The head an Auto class loads (the classes of the table it may be): a decoder's `...ForCausalLM`, a seq2seq model's
 # `...ForConditionalGeneration`.
-_CAUSAL_HEADS = ("ForCausalLM", "LMHeadModel")
 _SEQ2SEQ_HEADS = ("ForConditionalGeneration",)
-_AUTO_HEADS = {"AutoModelForCausalLM": _CAUSAL_HEADS, "AutoModelForSeq2SeqLM": _SEQ2SEQ_HEADS,
+_AUTO_HEADS = {"AutoModelForCausalLM": CAUSAL_HEADS, "AutoModelForSeq2SeqLM": _SEQ2SEQ_HEADS,
                "AutoModelForSpeechSeq2Seq": _SEQ2SEQ_HEADS}
 
 
@@ -345,7 +348,7 @@ def _loaded_verdict(target: Target, cls: str, checkpoint: str) -> str | None:
     (`gpt2`) is read as its repository name."""
     if not cls.startswith("Auto"):
         return releases.value(f"tuple_forward:{cls}", target.version)
-    heads = _AUTO_HEADS.get(cls, _CAUSAL_HEADS)
+    heads = _AUTO_HEADS.get(cls, CAUSAL_HEADS)
     named = _class_of_checkpoint(checkpoint if "/" in checkpoint else f"_/{checkpoint}", heads)
     return releases.value(f"tuple_forward:{named}", target.version) if named else None
 

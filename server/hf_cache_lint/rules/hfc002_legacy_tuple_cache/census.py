@@ -15,7 +15,8 @@ from hf_cache_lint.engine.environment import releases
 from hf_cache_lint.engine.environment.release_version import Version
 from hf_cache_lint.engine.environment.target import Target
 
-_HEADS = ("ForCausalLM", "LMHeadModel")
+# A decoder's heads in the table (`...ForCausalLM`, GPT-2's `...LMHeadModel`); the rule's Auto classes load these too.
+CAUSAL_HEADS = ("ForCausalLM", "LMHeadModel")
 # Which of the raising heads the message names as examples (the most used decoders); each only where the table says
 # it raises at the target.
 _EXAMPLES = ("Llama", "Mistral", "Qwen2", "Qwen3", "Gemma", "Gemma2", "Phi3", "Falcon", "GPTNeoX", "OPT")
@@ -27,7 +28,7 @@ def _census(version: Version) -> tuple[int, int, tuple[str, ...], tuple[str, ...
     others: list[str] = []
     for key in releases.table().facts:
         cls = key[len("tuple_forward:"):]
-        if not key.startswith("tuple_forward:") or not cls.endswith(_HEADS):
+        if not key.startswith("tuple_forward:") or not cls.endswith(CAUSAL_HEADS):
             continue
         verdict = releases.value(key, version)
         if verdict == "rejects":
